@@ -1,0 +1,41 @@
+// The `lacuna` command-line tool: one table of subcommands; each job's issue adds its command here.
+#pragma once
+
+#include "args.hpp"
+
+#include <lacuna/core/backend.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace lacuna::cli {
+
+/// Exit statuses: 0 success, 1 the operation failed (bad file, device), 2 bad usage.
+enum ExitStatus : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
+
+struct Context {
+    ParsedArgs args;
+    bool json = false;
+    BackendRequest backend = BackendRequest::Auto;
+    std::ostream& out;
+    std::ostream& err;
+
+    /// Prints "lacuna: note: ..." on stderr (never on stdout, which may carry JSON).
+    void note(const std::string& text) const;
+    /// Resolves --backend, printing a note when auto falls back to the CPU.
+    [[nodiscard]] BackendInfo select_backend() const;
+};
+
+struct Command {
+    CommandSpec spec;
+    std::function<int(Context&)> run;
+};
+
+const std::vector<Command>& commands();
+
+/// Runs the tool on argv[1..]; never throws.
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace lacuna::cli

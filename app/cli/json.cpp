@@ -1,0 +1,86 @@
+#include "json.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace lacuna::cli {
+
+std::string json_escape(const std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+void JsonObject::key(const std::string_view k) {
+    if (!body_.empty()) body_ += ",";
+    body_ += json_escape(k) + ":";
+}
+
+JsonObject& JsonObject::add(const std::string_view k, const std::string_view value) {
+    key(k);
+    body_ += json_escape(value);
+    return *this;
+}
+JsonObject& JsonObject::add(const std::string_view k, const std::int64_t value) {
+    key(k);
+    body_ += std::to_string(value);
+    return *this;
+}
+JsonObject& JsonObject::add(const std::string_view k, const std::uint64_t value) {
+    key(k);
+    body_ += std::to_string(value);
+    return *this;
+}
+JsonObject& JsonObject::add(const std::string_view k, const double value) {
+    key(k);
+    if (!std::isfinite(value)) {
+        body_ += "null";
+    } else {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.6g", value);
+        body_ += buf;
+    }
+    return *this;
+}
+JsonObject& JsonObject::add(const std::string_view k, const bool value) {
+    key(k);
+    body_ += value ? "true" : "false";
+    return *this;
+}
+JsonObject& JsonObject::add(const std::string_view k, const JsonObject& value) {
+    return add_raw(k, value.str());
+}
+JsonObject& JsonObject::add(const std::string_view k, const std::vector<std::string>& values) {
+    std::string arr = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) arr += (i ? "," : "") + json_escape(values[i]);
+    return add_raw(k, arr + "]");
+}
+JsonObject& JsonObject::add_raw(const std::string_view k, const std::string_view json) {
+    key(k);
+    body_ += json;
+    return *this;
+}
+
+std::string json_array(const std::vector<JsonObject>& objects) {
+    std::string arr = "[";
+    for (std::size_t i = 0; i < objects.size(); ++i) arr += (i ? "," : "") + objects[i].str();
+    return arr + "]";
+}
+
+}  // namespace lacuna::cli

@@ -1,0 +1,35 @@
+// Minimal JSON output for --json: objects with string, number and boolean fields, nested objects
+// and arrays of strings. Enough for reports; no parsing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lacuna::cli {
+
+std::string json_escape(std::string_view text);
+
+class JsonObject {
+public:
+    JsonObject& add(std::string_view key, std::string_view value);
+    JsonObject& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
+    JsonObject& add(std::string_view key, std::int64_t value);
+    JsonObject& add(std::string_view key, int value) { return add(key, std::int64_t{value}); }
+    JsonObject& add(std::string_view key, std::uint64_t value);
+    JsonObject& add(std::string_view key, double value);
+    JsonObject& add(std::string_view key, bool value);
+    JsonObject& add(std::string_view key, const JsonObject& value);
+    JsonObject& add(std::string_view key, const std::vector<std::string>& values);
+    JsonObject& add_raw(std::string_view key, std::string_view json);
+    [[nodiscard]] std::string str() const { return "{" + body_ + "}"; }
+
+private:
+    void key(std::string_view k);
+    std::string body_;
+};
+
+std::string json_array(const std::vector<JsonObject>& objects);
+
+}  // namespace lacuna::cli

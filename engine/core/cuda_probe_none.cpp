@@ -1,0 +1,15 @@
+// CPU-only build: CUDA is never available, and the reason says so.
+#include "cuda_probe.hpp"
+
+namespace lacuna {
+
+bool cuda_built() noexcept { return false; }
+
+namespace detail {
+const CudaProbe& probe_cuda() {
+    static const CudaProbe probe{};
+    return probe;
+}
+}  // namespace detail
+
+}  // namespace lacuna

@@ -1,0 +1,155 @@
+// DeviceImage on the CUDA runtime: cudaMallocPitch memory, 2-D copies honouring both pitches.
+#include <lacuna/core/device_image.hpp>
+
+#include "cuda_check.hpp"
+
+#include <lacuna/kernels/image_kernels.h>
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+namespace lacuna {
+
+using detail::cuda_check;
+
+template <class T>
+DeviceImage<T>::DeviceImage(const int width, const int height, const DeviceStream stream)
+    : stream_(stream) {
+    resize(width, height);
+}
+
+template <class T>
+DeviceImage<T>::DeviceImage(const ImageView<const T> src, const DeviceStream stream)
+    : DeviceImage(src.width, src.height, stream) {
+    upload(src);
+}
+
+template <class T>
+DeviceImage<T>::~DeviceImage() {
+    release();
+}
+
+template <class T>
+DeviceImage<T>::DeviceImage(DeviceImage&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      width_(std::exchange(other.width_, 0)),
+      height_(std::exchange(other.height_, 0)),
+      pitch_(std::exchange(other.pitch_, 0)),
+      capacity_width_(std::exchange(other.capacity_width_, 0)),
+      capacity_height_(std::exchange(other.capacity_height_, 0)),
+      stream_(other.stream_) {}
+
+template <class T>
+DeviceImage<T>& DeviceImage<T>::operator=(DeviceImage&& other) noexcept {
+    if (this != &other) {
+        release();
+        data_ = std::exchange(other.data_, nullptr);
+        width_ = std::exchange(other.width_, 0);
+        height_ = std::exchange(other.height_, 0);
+        pitch_ = std::exchange(other.pitch_, 0);
+        capacity_width_ = std::exchange(other.capacity_width_, 0);
+        capacity_height_ = std::exchange(other.capacity_height_, 0);
+        stream_ = other.stream_;
+    }
+    return *this;
+}
+
+template <class T>
+void DeviceImage<T>::release() noexcept {
+    if (data_ != nullptr) {
+        cudaFree(data_);  // synchronises with the device; errors here cannot be acted on
+        data_ = nullptr;
+    }
+    width_ = height_ = capacity_width_ = capacity_height_ = 0;
+    pitch_ = 0;
+}
+
+template <class T>
+void DeviceImage<T>::resize(const int width, const int height) {
+    check_image_size(width, height);
+    if (width <= capacity_width_ && height <= capacity_height_) {
+        width_ = width;
+        height_ = height;
+        return;
+    }
+    release();
+    void* memory = nullptr;
+    std::size_t pitch = 0;
+    cuda_check(cudaMallocPitch(&memory, &pitch, static_cast<std::size_t>(width) * sizeof(T),
+                               static_cast<std::size_t>(height)),
+               ("allocating a " + std::to_string(width) + "x" + std::to_string(height) +
+                " device image")
+                   .c_str());
+    data_ = static_cast<T*>(memory);
+    pitch_ = pitch;
+    width_ = capacity_width_ = width;
+    height_ = capacity_height_ = height;
+}
+
+template <class T>
+void DeviceImage<T>::check_same_size(const int width, const int height, const char* what) const {
+    if (width != width_ || height != height_) {
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string(what) + ": host image is " + std::to_string(width) + "x" +
+                        std::to_string(height) + ", device image is " + std::to_string(width_) +
+                        "x" + std::to_string(height_));
+    }
+}
+
+template <class T>
+void DeviceImage<T>::upload_async(const ImageView<const T> src) {
+    check_same_size(src.width, src.height, "upload");
+    cuda_check(cudaMemcpy2DAsync(data_, pitch_, src.data, src.pitch, src.row_bytes(),
+                                 static_cast<std::size_t>(src.height), cudaMemcpyHostToDevice,
+                                 stream_),
+               "host-to-device copy");
+}
+
+template <class T>
+void DeviceImage<T>::upload(const ImageView<const T> src) {
+    upload_async(src);
+    synchronize();
+}
+
+template <class T>
+void DeviceImage<T>::download_async(const ImageView<T> dst) const {
+    check_same_size(dst.width, dst.height, "download");
+    cuda_check(cudaMemcpy2DAsync(dst.data, dst.pitch, data_, pitch_, dst.row_bytes(),
+                                 static_cast<std::size_t>(dst.height), cudaMemcpyDeviceToHost,
+                                 stream_),
+               "device-to-host copy");
+}
+
+template <class T>
+void DeviceImage<T>::download(const ImageView<T> dst) const {
+    download_async(dst);
+    synchronize();
+}
+
+template <class T>
+Image<T> DeviceImage<T>::download() const {
+    Image<T> out(width_, height_);
+    download(out.view());
+    return out;
+}
+
+template <class T>
+void DeviceImage<T>::synchronize() const {
+    cuda_check(cudaStreamSynchronize(stream_), "stream synchronisation");
+}
+
+template class DeviceImage<Rgba8>;
+template class DeviceImage<float>;
+template class DeviceImage<std::uint8_t>;
+template class DeviceImage<std::int32_t>;
+
+void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst) {
+    dst.resize(src.width(), src.height());
+    cuda_check(kernels::launch_luminance709(src.device_view(), dst.device_view(), src.stream()),
+               "luminance kernel");
+    dst.synchronize();
+}
+
+}  // namespace lacuna

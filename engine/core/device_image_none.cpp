@@ -1,0 +1,59 @@
+// CPU-only build: device images cannot exist; every allocating call says so clearly.
+#include <lacuna/core/device_image.hpp>
+
+namespace lacuna {
+namespace {
+[[noreturn]] void no_cuda() {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+}  // namespace
+
+template <class T>
+DeviceImage<T>::DeviceImage(int, int, DeviceStream) {
+    no_cuda();
+}
+template <class T>
+DeviceImage<T>::DeviceImage(ImageView<const T>, DeviceStream) {
+    no_cuda();
+}
+template <class T>
+DeviceImage<T>::~DeviceImage() = default;
+template <class T>
+DeviceImage<T>::DeviceImage(DeviceImage&&) noexcept = default;
+template <class T>
+DeviceImage<T>& DeviceImage<T>::operator=(DeviceImage&&) noexcept = default;
+template <class T>
+void DeviceImage<T>::resize(int, int) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::upload(ImageView<const T>) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::upload_async(ImageView<const T>) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::download(ImageView<T>) const {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::download_async(ImageView<T>) const {
+    no_cuda();
+}
+template <class T>
+Image<T> DeviceImage<T>::download() const {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::synchronize() const {}
+
+template class DeviceImage<Rgba8>;
+template class DeviceImage<float>;
+template class DeviceImage<std::uint8_t>;
+template class DeviceImage<std::int32_t>;
+
+void luminance(const DeviceImage<Rgba8>&, DeviceImage<float>&) { no_cuda(); }
+
+}  // namespace lacuna

@@ -1,0 +1,57 @@
+// Which device runs the operations: the user asks for auto, cpu or cuda; the selector reports what
+// is used and, when CUDA is not, why (built without it, no device, driver too old, out of memory).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lacuna {
+
+enum class BackendRequest { Auto, Cpu, Cuda };
+enum class Backend { Cpu, Cuda };
+
+/// Why CUDA is not in use.
+enum class CudaUnavailableReason {
+    None,          ///< CUDA is available
+    NotRequested,  ///< the user asked for the CPU
+    NotBuilt,      ///< this build has no CUDA backend
+    NoDevice,      ///< no CUDA-capable device is visible
+    DriverTooOld,  ///< the driver is older than the CUDA runtime this build links
+    OutOfMemory,   ///< a device exists but cannot give us working memory
+    Other,         ///< any other CUDA runtime failure (detail in the message)
+};
+
+struct BackendInfo {
+    Backend backend = Backend::Cpu;
+    CudaUnavailableReason cuda_reason = CudaUnavailableReason::NotRequested;
+    std::string reason;  ///< one sentence; empty when CUDA is used
+    // Filled when CUDA is used.
+    int device_index = -1;
+    std::string device_name;
+    int compute_major = 0;
+    int compute_minor = 0;
+    std::size_t device_memory_bytes = 0;
+
+    /// "CUDA: NVIDIA H100 80GB HBM3 (sm_90)" or "CPU (no CUDA device found)".
+    [[nodiscard]] std::string describe() const;
+};
+
+/// Parses "auto", "cpu" or "cuda"; std::nullopt otherwise.
+std::optional<BackendRequest> parse_backend_request(std::string_view text);
+std::string_view to_string(Backend backend);
+std::string_view to_string(BackendRequest request);
+
+/// True if this binary was built with the CUDA backend.
+bool cuda_built() noexcept;
+
+/// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
+/// CPU with a reason; Cuda throws Error(CudaUnavailable) with the reason when CUDA cannot be used.
+BackendInfo select_backend(BackendRequest request);
+
+/// The sentence used for a reason, e.g. for NoDevice "no CUDA device found". `detail` is appended
+/// for Other and OutOfMemory.
+std::string describe_reason(CudaUnavailableReason reason, std::string_view detail = {});
+
+}  // namespace lacuna

@@ -1,0 +1,75 @@
+// A 2-D image in CUDA pitched device memory with one owner (RAII), optional stream, and copies to
+// and from host views of any pitch. The header needs no CUDA headers, so Qt and CPU-only code can
+// hold DeviceImages; in a build without CUDA every constructor that allocates throws
+// Error(CudaUnavailable).
+#pragma once
+
+#include <lacuna/core/image.hpp>
+
+#include <cstddef>
+
+struct CUstream_st;
+
+namespace lacuna {
+
+using DeviceStream = CUstream_st*;  ///< same type as cudaStream_t; nullptr = the default stream
+
+template <class T>
+class DeviceImage {
+public:
+    DeviceImage() = default;
+    /// Allocates width × height pixels (uninitialised). Throws OutOfMemory if the device cannot.
+    DeviceImage(int width, int height, DeviceStream stream = nullptr);
+    /// Allocates and uploads `src` (synchronously).
+    explicit DeviceImage(ImageView<const T> src, DeviceStream stream = nullptr);
+    ~DeviceImage();
+
+    DeviceImage(const DeviceImage&) = delete;
+    DeviceImage& operator=(const DeviceImage&) = delete;
+    DeviceImage(DeviceImage&& other) noexcept;
+    DeviceImage& operator=(DeviceImage&& other) noexcept;
+
+    [[nodiscard]] int width() const { return width_; }
+    [[nodiscard]] int height() const { return height_; }
+    [[nodiscard]] std::size_t pitch() const { return pitch_; }
+    [[nodiscard]] bool empty() const { return width_ <= 0 || height_ <= 0; }
+    [[nodiscard]] DeviceStream stream() const { return stream_; }
+    void set_stream(DeviceStream stream) { stream_ = stream; }
+
+    /// A view of device memory: only kernels may dereference it.
+    [[nodiscard]] ImageView<T> device_view() { return {data_, width_, height_, pitch_}; }
+    [[nodiscard]] ImageView<const T> device_view() const { return {data_, width_, height_, pitch_}; }
+
+    /// Changes the logical size; reallocates only when the capacity is too small (grow-only), so
+    /// a shrinking image (seam carving, a slider) never churns the allocator. Contents are lost
+    /// when it reallocates.
+    void resize(int width, int height);
+
+    /// Host → device. Sizes must match. `_async` enqueues on stream(); the host view must stay
+    /// alive (and ideally be page-locked) until the stream is synchronised.
+    void upload(ImageView<const T> src);
+    void upload_async(ImageView<const T> src);
+    /// Device → host. Sizes must match.
+    void download(ImageView<T> dst) const;
+    void download_async(ImageView<T> dst) const;
+    [[nodiscard]] Image<T> download() const;
+    /// Waits for every copy and kernel enqueued on stream().
+    void synchronize() const;
+
+private:
+    void release() noexcept;
+    void check_same_size(int width, int height, const char* what) const;
+
+    T* data_ = nullptr;
+    int width_ = 0;
+    int height_ = 0;
+    std::size_t pitch_ = 0;
+    int capacity_width_ = 0;
+    int capacity_height_ = 0;
+    DeviceStream stream_ = nullptr;
+};
+
+/// Rec. 709 luminance on the device (kernel in kernels/), equal bit for bit to lacuna::luminance.
+void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst);
+
+}  // namespace lacuna

@@ -1,0 +1,88 @@
+// Host images: a non-owning pitched view and an owning image with a chosen row pitch.
+// Pixel types: Rgba8 (working image), float (energies, measurement data), std::uint8_t (masks).
+#pragma once
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/kernels/hd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+namespace lacuna {
+
+/// Documented size limits for any image Lacuna creates or reads: each side at most 32768
+/// pixels and at most 2^28 pixels in all (1 GiB as RGBA8). Larger requests fail with TooLarge.
+inline constexpr int kMaxImageSide = 32768;
+inline constexpr std::int64_t kMaxImagePixels = std::int64_t{1} << 28;
+
+/// Throws Error(EmptyImage / TooLarge / InvalidArgument) if width × height is not allowed.
+void check_image_size(int width, int height);
+
+/// An owning host image. Rows are `pitch` bytes apart; by default rows are padded to 64 bytes so
+/// that SIMD loops and GPU uploads start every row aligned.
+template <class T>
+class Image {
+public:
+    static_assert(std::is_trivially_copyable_v<T>);
+
+    Image() = default;
+    Image(int width, int height);
+    /// Explicit pitch in bytes (>= width * sizeof(T), a multiple of alignof(T)): for tests and for
+    /// wrapping layouts that other libraries require.
+    Image(int width, int height, std::size_t pitch);
+    Image(int width, int height, const T& fill);
+
+    Image(const Image& other);
+    Image& operator=(const Image& other);
+    Image(Image&&) noexcept = default;
+    Image& operator=(Image&&) noexcept = default;
+    ~Image() = default;
+
+    [[nodiscard]] int width() const { return width_; }
+    [[nodiscard]] int height() const { return height_; }
+    [[nodiscard]] std::size_t pitch() const { return pitch_; }
+    [[nodiscard]] bool empty() const { return width_ <= 0 || height_ <= 0; }
+
+    [[nodiscard]] ImageView<T> view() { return {data(), width_, height_, pitch_}; }
+    [[nodiscard]] ImageView<const T> view() const { return {data(), width_, height_, pitch_}; }
+    [[nodiscard]] T* row(const int y) { return view().row(y); }
+    [[nodiscard]] const T* row(const int y) const { return view().row(y); }
+    [[nodiscard]] T& at(const int x, const int y) { return row(y)[x]; }
+    [[nodiscard]] const T& at(const int x, const int y) const { return row(y)[x]; }
+
+    void fill(const T& value);
+
+private:
+    [[nodiscard]] T* data() { return reinterpret_cast<T*>(storage_.get()); }
+    [[nodiscard]] const T* data() const { return reinterpret_cast<const T*>(storage_.get()); }
+
+    int width_ = 0;
+    int height_ = 0;
+    std::size_t pitch_ = 0;
+    std::unique_ptr<std::byte[]> storage_;
+};
+
+/// Padded row pitch in bytes used by Image(width, height).
+std::size_t default_pitch(int width, std::size_t pixel_size);
+
+/// Copies pixels between views of equal size (pitches may differ). Throws InvalidArgument otherwise.
+template <class T>
+void copy_pixels(ImageView<const T> src, ImageView<T> dst);
+
+/// True if both views have the same size and identical pixels (padding ignored).
+template <class T>
+bool equal_pixels(ImageView<const T> a, ImageView<const T> b);
+
+/// A deep copy into a tightly padded image.
+template <class T>
+Image<T> clone(ImageView<const T> src);
+
+using ImageRgba8 = Image<Rgba8>;
+using ImageF32 = Image<float>;
+
+/// Rec. 709 luminance (0..255) of every pixel: the CPU reference for the CUDA kernel.
+ImageF32 luminance(ImageView<const Rgba8> src);
+
+}  // namespace lacuna

@@ -1,0 +1,76 @@
+// Reading and writing image files. The only part of Lacuna that knows file formats (through
+// OpenCV's imgcodecs). Formats: PNG, JPEG, TIFF, WebP, BMP, PPM/PGM. Alpha is preserved where the
+// format has it; 16-bit and floating-point input is converted to 8 bits with a notice.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lacuna::io {
+
+enum class ImageFormat { Png, Jpeg, Tiff, Webp, Bmp, Ppm, Pgm };
+
+std::string_view to_string(ImageFormat format);
+/// "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM" for messages and --help.
+std::string supported_formats_text();
+
+struct FileInfo {
+    ImageFormat format = ImageFormat::Png;
+    int width = 0;
+    int height = 0;
+    int channels = 0;     ///< as stored in the file: 1 grey, 3 colour, 4 colour + alpha
+    int bit_depth = 8;    ///< per channel: 8, 16 or 32 (float)
+    bool has_alpha = false;
+    std::uintmax_t file_bytes = 0;
+};
+
+struct LoadedImage {
+    ImageRgba8 image;
+    FileInfo info;
+    std::vector<std::string> notices;  ///< conversions the user should know about
+};
+
+struct LoadedMeasurement {
+    ImageF32 values;  ///< one value per pixel: grey as stored (8/16-bit integers or float), colour as Rec. 709 luminance
+    FileInfo info;
+    std::vector<std::string> notices;
+};
+
+/// Reads an image as RGBA8 (JPEG EXIF orientation applied). Throws lacuna::Error with one clear
+/// sentence naming the file: NotFound, Unreadable, Corrupt, Truncated, UnsupportedFormat,
+/// EmptyImage or TooLarge (checked from the header before decoding).
+LoadedImage read_image(const std::filesystem::path& path);
+
+/// Reads a single-channel measurement image (temperature map, CT slice) keeping its values.
+LoadedMeasurement read_measurement(const std::filesystem::path& path);
+
+/// Decodes from memory; `name` is used in messages.
+LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
+struct WriteOptions {
+    int jpeg_quality = 95;   ///< 1..100
+    bool webp_lossless = true;
+};
+
+/// The format an output path asks for, from its extension; throws UnsupportedFormat.
+ImageFormat format_for_path(const std::filesystem::path& path);
+
+/// Encodes and writes atomically: to a temporary file in the same directory, then renamed over
+/// `path`, so a failure never leaves a half-written or destroyed file. Returns notices (e.g.
+/// "alpha dropped: JPEG has no alpha channel"). Throws WriteFailed / UnsupportedFormat / EmptyImage.
+std::vector<std::string> write_image(const std::filesystem::path& path,
+                                     ImageView<const Rgba8> image, const WriteOptions& options = {});
+
+/// Encodes to memory in `format`.
+std::vector<std::uint8_t> encode_image(ImageView<const Rgba8> image, ImageFormat format,
+                                       const WriteOptions& options = {});
+
+/// True if `a` and `b` name the same existing file (hard links and symlinks included).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+}  // namespace lacuna::io

@@ -1,0 +1,158 @@
+#include "header_probe.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace lacuna::io::detail {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+bool starts_with(const Bytes& b, const std::size_t offset, const char* magic) {
+    const std::size_t n = std::strlen(magic);
+    return b.size() >= offset + n && std::memcmp(b.data() + offset, magic, n) == 0;
+}
+
+std::uint32_t be32(const Bytes& b, const std::size_t at) {
+    return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) |
+           (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
+}
+std::uint16_t be16(const Bytes& b, const std::size_t at) {
+    return static_cast<std::uint16_t>((b[at] << 8) | b[at + 1]);
+}
+std::uint32_t le32(const Bytes& b, const std::size_t at) {
+    return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8) |
+           (std::uint32_t{b[at + 2]} << 16) | (std::uint32_t{b[at + 3]} << 24);
+}
+std::uint32_t le24(const Bytes& b, const std::size_t at) {
+    return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8) | (std::uint32_t{b[at + 2]} << 16);
+}
+
+void probe_png(const Bytes& b, HeaderProbe& p) {
+    if (b.size() >= 24 && starts_with(b, 12, "IHDR")) {
+        p.width = be32(b, 16);
+        p.height = be32(b, 20);
+    }
+    // A complete PNG ends with the IEND chunk: length 0, "IEND", CRC.
+    p.truncated = b.size() < 12 || std::memcmp(b.data() + b.size() - 8, "IEND", 4) != 0;
+}
+
+void probe_jpeg(const Bytes& b, HeaderProbe& p) {
+    std::size_t at = 2;
+    while (at + 9 < b.size()) {
+        if (b[at] != 0xFF) break;
+        const std::uint8_t marker = b[at + 1];
+        if (marker == 0xFF) {  // fill byte
+            ++at;
+            continue;
+        }
+        const bool start_of_frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
+                                    marker != 0xC8 && marker != 0xCC;
+        if (start_of_frame) {
+            p.height = be16(b, at + 5);
+            p.width = be16(b, at + 7);
+            break;
+        }
+        if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) {
+            at += 2;
+            continue;
+        }
+        at += 2 + be16(b, at + 2);
+    }
+    // The end-of-image marker closes a complete file. Encoders may pad after it, so look near
+    // the end rather than at the last two bytes.
+    const std::size_t tail = std::min<std::size_t>(b.size(), 4096);
+    bool found_eoi = false;
+    for (std::size_t i = b.size() - tail; i + 1 < b.size(); ++i) {
+        if (b[i] == 0xFF && b[i + 1] == 0xD9) found_eoi = true;
+    }
+    p.truncated = !found_eoi;
+}
+
+void probe_bmp(const Bytes& b, HeaderProbe& p) {
+    if (b.size() >= 26) {
+        p.width = static_cast<std::int32_t>(le32(b, 18));
+        const auto h = static_cast<std::int32_t>(le32(b, 22));
+        p.height = h < 0 ? -std::int64_t{h} : h;  // negative height: top-down rows
+    }
+    if (b.size() >= 6) p.truncated = b.size() < le32(b, 2);
+}
+
+void probe_webp(const Bytes& b, HeaderProbe& p) {
+    if (starts_with(b, 12, "VP8X") && b.size() >= 30) {
+        p.width = std::int64_t{le24(b, 24)} + 1;
+        p.height = std::int64_t{le24(b, 27)} + 1;
+    } else if (starts_with(b, 12, "VP8L") && b.size() >= 25) {
+        const std::uint32_t bits = le32(b, 21);
+        p.width = std::int64_t{bits & 0x3FFF} + 1;
+        p.height = std::int64_t{(bits >> 14) & 0x3FFF} + 1;
+    } else if (starts_with(b, 12, "VP8 ") && b.size() >= 30) {
+        p.width = b[26] | ((b[27] & 0x3F) << 8);
+        p.height = b[28] | ((b[29] & 0x3F) << 8);
+    }
+    if (b.size() >= 8) p.truncated = b.size() < std::size_t{le32(b, 4)} + 8;
+}
+
+// Netpbm: "P5 <w> <h> <max>" with whitespace and '#' comments between tokens.
+void probe_pnm(const Bytes& b, HeaderProbe& p) {
+    std::size_t at = 2;
+    std::int64_t values[2] = {-1, -1};
+    for (std::int64_t& v : values) {
+        while (at < b.size() && (std::isspace(b[at]) || b[at] == '#')) {
+            if (b[at] == '#') {
+                while (at < b.size() && b[at] != '\n') ++at;
+            } else {
+                ++at;
+            }
+        }
+        if (at >= b.size() || !std::isdigit(b[at])) return;
+        v = 0;
+        while (at < b.size() && std::isdigit(b[at]) && v < (std::int64_t{1} << 40)) {
+            v = v * 10 + (b[at++] - '0');
+        }
+    }
+    p.width = values[0];
+    p.height = values[1];
+}
+
+}  // namespace
+
+HeaderProbe probe_header(const Bytes& b) {
+    HeaderProbe p;
+    if (starts_with(b, 0, "\x89PNG\r\n\x1a\n")) {
+        p.format = ImageFormat::Png;
+        probe_png(b, p);
+    } else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
+        p.format = ImageFormat::Jpeg;
+        probe_jpeg(b, p);
+    } else if (starts_with(b, 0, "II*") || starts_with(b, 0, "MM") ) {
+        if (b.size() >= 4 && ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
+            p.format = ImageFormat::Tiff;
+        }
+    } else if (starts_with(b, 0, "RIFF") && starts_with(b, 8, "WEBP")) {
+        p.format = ImageFormat::Webp;
+        probe_webp(b, p);
+    } else if (starts_with(b, 0, "BM")) {
+        p.format = ImageFormat::Bmp;
+        probe_bmp(b, p);
+    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '2' || b[1] == '5')) {
+        p.format = ImageFormat::Pgm;
+        probe_pnm(b, p);
+    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '3' || b[1] == '6')) {
+        p.format = ImageFormat::Ppm;
+        probe_pnm(b, p);
+    } else if (starts_with(b, 0, "GIF87a") || starts_with(b, 0, "GIF89a")) {
+        p.unsupported_name = "GIF";
+    } else if (starts_with(b, 0, "%PDF")) {
+        p.unsupported_name = "PDF";
+    } else if (starts_with(b, 4, "ftypheic") || starts_with(b, 4, "ftypheix") ||
+               starts_with(b, 4, "ftypmif1") || starts_with(b, 4, "ftypavif")) {
+        p.unsupported_name = "HEIF/AVIF";
+    } else if (starts_with(b, 0, "8BPS")) {
+        p.unsupported_name = "Photoshop PSD";
+    }
+    return p;
+}
+
+}  // namespace lacuna::io::detail

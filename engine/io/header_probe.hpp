@@ -1,0 +1,24 @@
+// Internal: recognises a file's format from its first bytes and reads its dimensions from the
+// header, so sizes are checked before a decoder allocates anything.
+#pragma once
+
+#include <lacuna/io/image_io.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lacuna::io::detail {
+
+struct HeaderProbe {
+    std::optional<ImageFormat> format;  ///< empty: not a format we read
+    std::string unsupported_name;       ///< e.g. "GIF" when recognised but not supported
+    std::optional<std::int64_t> width;  ///< from the header, when the format makes it cheap
+    std::optional<std::int64_t> height;
+    bool truncated = false;             ///< the file visibly ends before its end marker
+};
+
+HeaderProbe probe_header(const std::vector<std::uint8_t>& bytes);
+
+}  // namespace lacuna::io::detail
