@@ -1,0 +1,154 @@
+#include "canvas.hpp"
+
+#include <lacuna/render/image_renderer.hpp>
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace lacuna::editor {
+
+Canvas::Canvas(QWidget* parent)
+    : QOpenGLWidget(parent), renderer_(std::make_unique<render::ImageRenderer>()) {
+    setAcceptDrops(true);
+    setMouseTracking(true);
+    setMinimumSize(320, 240);
+    setFocusPolicy(Qt::StrongFocus);
+}
+
+Canvas::~Canvas() {
+    // GL objects must die with their context current; Qt may already have destroyed it.
+    release_gl();
+}
+
+void Canvas::release_gl() {
+    if (!renderer_ || !renderer_->initialized()) return;
+    if (context() == nullptr) return;
+    makeCurrent();
+    renderer_->release();
+    doneCurrent();
+}
+
+void Canvas::initializeGL() {
+    std::string error;
+    if (!renderer_->initialize(error)) {
+        gl_error_ = QString::fromStdString(error);
+        return;
+    }
+    // The context can be destroyed and recreated (re-parenting, screen change): free our GL
+    // objects then; the document itself lives outside GL and is uploaded again.
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &Canvas::release_gl,
+            Qt::DirectConnection);
+    image_dirty_ = true;
+}
+
+QSize Canvas::framebuffer_size() const {
+    const qreal dpr = devicePixelRatioF();
+    return {int(std::lround(width() * dpr)), int(std::lround(height() * dpr))};
+}
+
+void Canvas::paintGL() {
+    if (!renderer_->initialized()) {
+        std::string error;
+        if (!renderer_->initialize(error)) return;
+        image_dirty_ = true;
+    }
+    if (image_dirty_) {
+        renderer_->set_image(image_.view());
+        image_dirty_ = false;
+    }
+    const QSize fb = framebuffer_size();
+    renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
+}
+
+void Canvas::resizeGL(int, int) {
+    if (fit_mode_) fit_to_window();
+}
+
+void Canvas::set_image(const ImageView<const Rgba8> image) {
+    const bool size_changed = image.width != image_.width() || image.height != image_.height();
+    image_ = clone(image);
+    image_dirty_ = true;
+    if (size_changed && fit_mode_) fit_to_window();
+    update();
+}
+
+void Canvas::fit_to_window() {
+    fit_mode_ = true;
+    const QSize fb = framebuffer_size();
+    view_ = render::fit_view(image_.width(), image_.height(), fb.width(), fb.height());
+    emit zoom_changed(view_.zoom);
+    update();
+}
+
+void Canvas::actual_size() {
+    fit_mode_ = false;
+    const QSize fb = framebuffer_size();
+    view_ = render::actual_size_view(image_.width(), image_.height(), fb.width(), fb.height());
+    emit zoom_changed(view_.zoom);
+    update();
+}
+
+void Canvas::zoom_by(const double factor) {
+    fit_mode_ = false;
+    const QSize fb = framebuffer_size();
+    view_.zoom_about({fb.width() / 2.0, fb.height() / 2.0}, factor);
+    emit zoom_changed(view_.zoom);
+    update();
+}
+
+void Canvas::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    fit_mode_ = false;
+    const qreal dpr = devicePixelRatioF();
+    const QPointF p = event->position() * dpr;
+    view_.zoom_about({p.x(), p.y()}, std::pow(1.25, steps));
+    emit zoom_changed(view_.zoom);
+    update();
+    event->accept();
+}
+
+void Canvas::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton || event->button() == Qt::MiddleButton) {
+        dragging_ = true;
+        last_drag_ = event->position();
+        setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void Canvas::mouseMoveEvent(QMouseEvent* event) {
+    if (!dragging_) return;
+    const qreal dpr = devicePixelRatioF();
+    const QPointF delta = (event->position() - last_drag_) * dpr;
+    last_drag_ = event->position();
+    fit_mode_ = false;
+    view_.origin_x += delta.x();
+    view_.origin_y += delta.y();
+    update();
+}
+
+void Canvas::mouseReleaseEvent(QMouseEvent*) {
+    dragging_ = false;
+    unsetCursor();
+}
+
+void Canvas::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void Canvas::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    }
+    if (!paths.isEmpty()) emit files_dropped(paths);
+    event->acceptProposedAction();
+}
+
+}  // namespace lacuna::editor

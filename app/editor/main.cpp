@@ -1,0 +1,44 @@
+// lacuna-editor [IMAGE]: opens IMAGE, or the bundled sample photo. Without a display it says so
+// and shows the command-line tool's help instead of failing inside Qt.
+#include "main_window.hpp"
+
+#include <commands.hpp>
+
+#include <QApplication>
+#include <QSurfaceFormat>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace {
+bool has_display() {
+    const auto set = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v != nullptr && *v != '\0';
+    };
+    // An explicit platform (offscreen, eglfs, vnc …) is the user's choice; respect it.
+    return set("DISPLAY") || set("WAYLAND_DISPLAY") || set("QT_QPA_PLATFORM");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!has_display()) {
+        std::cerr << "lacuna-editor: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the\n"
+                     "editor cannot open a window here. The same engine runs from the command line:\n\n";
+        return lacuna::cli::run({"--help"}, std::cout, std::cerr);
+    }
+    QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("Lacuna");
+    QApplication::setApplicationName("Lacuna");
+    QApplication::setApplicationDisplayName("Lacuna");
+    lacuna::editor::MainWindow window;
+    window.show();
+    const QStringList args = QApplication::arguments();
+    if (args.size() > 1) {
+        window.open_file(args.at(1));
+    } else {
+        window.open_sample();
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,189 @@
+#include <GL/glew.h>
+
+#include <lacuna/render/image_renderer.hpp>
+
+#include "shaders_embedded.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace lacuna::render {
+namespace {
+
+// GLEW 2.2 built for GLX returns GLEW_ERROR_NO_GLX_DISPLAY (4) under EGL after it has loaded
+// every core entry point; what matters is that the functions we call exist.
+bool load_gl(std::string& error) {
+    glewExperimental = GL_TRUE;
+    const GLenum status = glewInit();
+    if (status != GLEW_OK && status != 4) {
+        error = std::string("GLEW could not load OpenGL: ") +
+                reinterpret_cast<const char*>(glewGetErrorString(status));
+        return false;
+    }
+    if (glGenVertexArrays == nullptr || glCreateShader == nullptr) {
+        error = "OpenGL 3.3 entry points are missing (is a context current?)";
+        return false;
+    }
+    return true;
+}
+
+GLuint compile(const GLenum type, const char* source, std::string& error) {
+    const GLuint shader = glCreateShader(type);
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        char log[2048] = {};
+        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        error = std::string("shader compile error: ") + log;
+        glDeleteShader(shader);
+        return 0;
+    }
+    return shader;
+}
+
+GLuint link(const char* vert_src, const char* frag_src, std::string& error) {
+    const GLuint vert = compile(GL_VERTEX_SHADER, vert_src, error);
+    if (vert == 0) return 0;
+    const GLuint frag = compile(GL_FRAGMENT_SHADER, frag_src, error);
+    if (frag == 0) {
+        glDeleteShader(vert);
+        return 0;
+    }
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, vert);
+    glAttachShader(program, frag);
+    glLinkProgram(program);
+    glDeleteShader(vert);
+    glDeleteShader(frag);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        char log[2048] = {};
+        glGetProgramInfoLog(program, sizeof log, nullptr, log);
+        error = std::string("shader link error: ") + log;
+        glDeleteProgram(program);
+        return 0;
+    }
+    return program;
+}
+
+}  // namespace
+
+struct ImageRenderer::Impl {
+    bool ready = false;
+    GLuint program = 0;
+    GLuint vao = 0;
+    GLuint texture = 0;
+    int capacity_w = 0;  // allocated texture size; grows, never shrinks
+    int capacity_h = 0;
+    int image_w = 0;
+    int image_h = 0;
+    Rgb background;
+
+    void release() {
+        if (program != 0) glDeleteProgram(std::exchange(program, 0));
+        if (vao != 0) glDeleteVertexArrays(1, &vao);
+        if (texture != 0) glDeleteTextures(1, &texture);
+        vao = texture = 0;
+        capacity_w = capacity_h = image_w = image_h = 0;
+        ready = false;
+    }
+};
+
+ImageRenderer::ImageRenderer() : impl_(std::make_unique<Impl>()) {}
+
+ImageRenderer::~ImageRenderer() {
+    if (impl_ && impl_->ready) impl_->release();
+}
+
+bool ImageRenderer::initialize(std::string& error) {
+    if (impl_->ready) return true;
+    if (!load_gl(error)) return false;
+    impl_->program = link(shaders::kImageVert, shaders::kImageFrag, error);
+    if (impl_->program == 0) return false;
+    glGenVertexArrays(1, &impl_->vao);
+    glGenTextures(1, &impl_->texture);
+    glBindTexture(GL_TEXTURE_2D, impl_->texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    impl_->ready = true;
+    return true;
+}
+
+bool ImageRenderer::initialized() const { return impl_->ready; }
+int ImageRenderer::image_width() const { return impl_->image_w; }
+int ImageRenderer::image_height() const { return impl_->image_h; }
+void ImageRenderer::set_background(const Rgb color) { impl_->background = color; }
+
+void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
+    if (!impl_->ready || image.empty()) return;
+    glBindTexture(GL_TEXTURE_2D, impl_->texture);
+    if (image.width > impl_->capacity_w || image.height > impl_->capacity_h) {
+        impl_->capacity_w = std::max(image.width, impl_->capacity_w);
+        impl_->capacity_h = std::max(image.height, impl_->capacity_h);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, impl_->capacity_w, impl_->capacity_h, 0, GL_RGBA,
+                     GL_UNSIGNED_BYTE, nullptr);
+    }
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(image.pitch / sizeof(Rgba8)));
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width, image.height, GL_RGBA, GL_UNSIGNED_BYTE,
+                    image.data);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    impl_->image_w = image.width;
+    impl_->image_h = image.height;
+}
+
+void ImageRenderer::render(const unsigned fbo, const int width, const int height,
+                           const ViewTransform& view) const {
+    if (!impl_->ready) return;
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, width, height);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_BLEND);
+    glClearColor(impl_->background.r, impl_->background.g, impl_->background.b, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (impl_->image_w == 0) return;
+
+    const PointF top_left = view.to_screen({0, 0});
+    const PointF bottom_right = view.to_screen({double(impl_->image_w), double(impl_->image_h)});
+    glUseProgram(impl_->program);
+    glUniform4f(glGetUniformLocation(impl_->program, "u_rect"), float(top_left.x), float(top_left.y),
+                float(bottom_right.x), float(bottom_right.y));
+    glUniform2f(glGetUniformLocation(impl_->program, "u_viewport"), float(width), float(height));
+    glUniform2f(glGetUniformLocation(impl_->program, "u_uv_max"),
+                float(impl_->image_w) / float(impl_->capacity_w),
+                float(impl_->image_h) / float(impl_->capacity_h));
+    glUniform2f(glGetUniformLocation(impl_->program, "u_image_size"), float(impl_->image_w),
+                float(impl_->image_h));
+    glUniform1f(glGetUniformLocation(impl_->program, "u_checker_px"), 8.0f);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_image"), 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, impl_->texture);
+    // Magnified pixels stay crisp squares (an editor shows pixels); reduced views are smoothed.
+    const GLint filter = view.zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glBindVertexArray(impl_->vao);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glUseProgram(0);
+}
+
+std::string ImageRenderer::gl_description() const {
+    const auto text = [](const GLenum name) {
+        const auto* s = reinterpret_cast<const char*>(glGetString(name));
+        return std::string(s != nullptr ? s : "?");
+    };
+    return text(GL_VENDOR) + " / " + text(GL_RENDERER) + " / " + text(GL_VERSION);
+}
+
+void ImageRenderer::release() {
+    if (impl_->ready) impl_->release();
+}
+
+}  // namespace lacuna::render

@@ -1,0 +1,57 @@
+// Qt-free OpenGL renderer for the editor's canvas. Runs in whatever GL context is current (the
+// widget's, or a headless EGL context in tests). GL is loaded through GLEW inside the .cpp; this
+// header exposes no GL types, so Qt OpenGL headers and GLEW never meet in one file.
+//
+// Lifetime: every call, the destructor included, must happen with the same context current.
+// release() frees the GL objects early (from QOpenGLContext::aboutToBeDestroyed).
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/render/view.hpp>
+
+#include <memory>
+#include <string>
+
+namespace lacuna::render {
+
+struct Rgb {
+    float r = 0.16f;
+    float g = 0.16f;
+    float b = 0.17f;
+};
+
+class ImageRenderer {
+public:
+    ImageRenderer();
+    ~ImageRenderer();
+    ImageRenderer(const ImageRenderer&) = delete;
+    ImageRenderer& operator=(const ImageRenderer&) = delete;
+
+    /// Loads GL entry points and builds the shaders. Returns false and fills `error` on failure
+    /// (no context, GL older than 3.3, shader compile error).
+    bool initialize(std::string& error);
+    [[nodiscard]] bool initialized() const;
+
+    /// Copies the image into the display texture (host upload path). The texture's capacity only
+    /// grows, so a shrinking image reuses it.
+    void set_image(ImageView<const Rgba8> image);
+    [[nodiscard]] int image_width() const;
+    [[nodiscard]] int image_height() const;
+
+    /// Draws into framebuffer object `fbo` (0 for the default framebuffer) of the given size:
+    /// background, checkerboard behind transparency, the image at `view`.
+    void render(unsigned fbo, int width, int height, const ViewTransform& view) const;
+
+    void set_background(Rgb color);
+    /// "vendor / renderer / version" of the current context.
+    [[nodiscard]] std::string gl_description() const;
+
+    /// Frees every GL object; safe to call twice. Needs the context current.
+    void release();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lacuna::render

@@ -1,0 +1,23 @@
+# lacuna_embed_shaders(OUTPUT header FILES a.vert b.frag ...): writes a header with one
+# `inline constexpr const char* k<Name>` raw string per shader (image.vert → kImageVert), and
+# re-runs when a shader changes, so the binary never reads shaders from disk.
+function(lacuna_embed_shaders)
+  cmake_parse_arguments(ARG "" "OUTPUT" "FILES" ${ARGN})
+  set(content "// Generated from shaders/ by cmake/EmbedShaders.cmake. Do not edit.\n#pragma once\n\nnamespace lacuna::render::shaders {\n")
+  foreach(file IN LISTS ARG_FILES)
+    get_filename_component(name "${file}" NAME)
+    string(REGEX REPLACE "[^A-Za-z0-9]+" ";" parts "${name}")
+    set(ident "k")
+    foreach(part IN LISTS parts)
+      string(SUBSTRING "${part}" 0 1 first)
+      string(TOUPPER "${first}" first)
+      string(SUBSTRING "${part}" 1 -1 rest)
+      string(APPEND ident "${first}${rest}")
+    endforeach()
+    file(READ "${file}" source)
+    string(APPEND content "inline constexpr const char* ${ident} = R\"lacuna_glsl(${source})lacuna_glsl\";\n\n")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+  endforeach()
+  string(APPEND content "}  // namespace lacuna::render::shaders\n")
+  file(CONFIGURE OUTPUT "${ARG_OUTPUT}" CONTENT "${content}" @ONLY)
+endfunction()
