@@ -2,6 +2,7 @@
 #include <lacuna/core/device_image.hpp>
 
 #include "cuda_check.hpp"
+#include "cuda_probe.hpp"
 
 #include <lacuna/kernels/image_kernels.h>
 
@@ -73,6 +74,11 @@ void DeviceImage<T>::resize(const int width, const int height) {
         width_ = width;
         height_ = height;
         return;
+    }
+    if (const detail::CudaProbe& probe = detail::probe_cuda();
+        probe.reason != CudaUnavailableReason::None) {
+        throw Error(ErrorCode::CudaUnavailable,
+                    "cannot allocate device memory: " + describe_reason(probe.reason, probe.detail));
     }
     release();
     void* memory = nullptr;

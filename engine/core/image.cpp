@@ -34,10 +34,11 @@ std::size_t default_pitch(const int width, const std::size_t pixel_size) {
 
 template <class T>
 Image<T>::Image(const int width, const int height)
-    : Image(width, height, default_pitch(std::max(width, 0), sizeof(T))) {}
+    : Image(width, height, RowPitch{default_pitch(std::max(width, 0), sizeof(T))}) {}
 
 template <class T>
-Image<T>::Image(const int width, const int height, const std::size_t pitch) {
+Image<T>::Image(const int width, const int height, const RowPitch row_pitch) {
+    const std::size_t pitch = row_pitch.bytes;
     check_image_size(width, height);
     if (pitch < static_cast<std::size_t>(width) * sizeof(T) || pitch % alignof(T) != 0) {
         throw Error(ErrorCode::InvalidArgument,
@@ -67,7 +68,7 @@ Image<T>::Image(const int width, const int height, const T& fill_value) : Image(
 template <class T>
 Image<T>::Image(const Image& other) {
     if (!other.empty()) {
-        *this = Image(other.width_, other.height_, other.pitch_);
+        *this = Image(other.width_, other.height_, RowPitch{other.pitch_});
         copy_pixels<T>(other.view(), view());
     }
 }

@@ -20,6 +20,11 @@ inline constexpr std::int64_t kMaxImagePixels = std::int64_t{1} << 28;
 /// Throws Error(EmptyImage / TooLarge / InvalidArgument) if width × height is not allowed.
 void check_image_size(int width, int height);
 
+/// A row pitch in bytes, spelled out so it is never confused with a fill value.
+struct RowPitch {
+    std::size_t bytes;
+};
+
 /// An owning host image. Rows are `pitch` bytes apart; by default rows are padded to 64 bytes so
 /// that SIMD loops and GPU uploads start every row aligned.
 template <class T>
@@ -31,7 +36,7 @@ public:
     Image(int width, int height);
     /// Explicit pitch in bytes (>= width * sizeof(T), a multiple of alignof(T)): for tests and for
     /// wrapping layouts that other libraries require.
-    Image(int width, int height, std::size_t pitch);
+    Image(int width, int height, RowPitch pitch);
     Image(int width, int height, const T& fill);
 
     Image(const Image& other);

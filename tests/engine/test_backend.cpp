@@ -1,0 +1,81 @@
+// Backend selection without a usable GPU (CI, developer machines): what is chosen and why.
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
+#include <lacuna/core/error.hpp>
+
+#include <QtTest>
+
+using namespace lacuna;
+
+class TestBackend : public QObject {
+    Q_OBJECT
+private slots:
+    void parses_requests() {
+        QCOMPARE(parse_backend_request("auto"), std::optional(BackendRequest::Auto));
+        QCOMPARE(parse_backend_request("cpu"), std::optional(BackendRequest::Cpu));
+        QCOMPARE(parse_backend_request("cuda"), std::optional(BackendRequest::Cuda));
+        QVERIFY(!parse_backend_request("gpu"));
+        QVERIFY(!parse_backend_request(""));
+        QVERIFY(!parse_backend_request("CUDA "));
+    }
+
+    void cpu_request_always_gives_cpu() {
+        const BackendInfo info = select_backend(BackendRequest::Cpu);
+        QCOMPARE(info.backend, Backend::Cpu);
+        QCOMPARE(info.cuda_reason, CudaUnavailableReason::NotRequested);
+        QCOMPARE(QString::fromStdString(info.describe()), QString("CPU (CPU backend requested)"));
+    }
+
+    void auto_and_cuda_agree() {
+        const BackendInfo automatic = select_backend(BackendRequest::Auto);
+        if (automatic.backend == Backend::Cuda) {
+            QVERIFY(cuda_built());
+            QVERIFY(!automatic.device_name.empty());
+            QVERIFY(automatic.compute_major >= 7);
+            QCOMPARE(select_backend(BackendRequest::Cuda).device_name, automatic.device_name);
+            return;
+        }
+        // No usable CUDA: auto falls back with a reason, an explicit cuda request fails with it.
+        QVERIFY(!automatic.reason.empty());
+        QVERIFY(automatic.cuda_reason != CudaUnavailableReason::None);
+        if (!cuda_built()) QCOMPARE(automatic.cuda_reason, CudaUnavailableReason::NotBuilt);
+        try {
+            (void)select_backend(BackendRequest::Cuda);
+            QFAIL("select_backend(Cuda) must throw without a usable device");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::CudaUnavailable);
+            QVERIFY(QString(e.what()).contains(QString::fromStdString(automatic.reason)));
+        }
+    }
+
+    void reasons_are_sentences() {
+        QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NoDevice)),
+                 QString("no CUDA device found"));
+        QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::DriverTooOld, "driver supports CUDA 11.4, runtime needs 13.0")),
+                 QString("the NVIDIA driver is too old for this build's CUDA runtime (driver supports CUDA 11.4, runtime needs 13.0)"));
+        QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::OutOfMemory)),
+                 QString("the CUDA device is out of memory"));
+        QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NotBuilt)),
+                 QString("this build has no CUDA backend"));
+        QVERIFY(describe_reason(CudaUnavailableReason::None).empty());
+    }
+
+    void device_image_without_device_fails_cleanly() {
+        if (select_backend(BackendRequest::Auto).backend == Backend::Cuda) {
+            QSKIP("a CUDA device is present; the gpu tests cover device images");
+        }
+        const ImageF32 host(4, 4, 1.0f);
+        try {
+            DeviceImage<float> device(host.view());
+            QFAIL("allocating a device image without a device must throw");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::CudaUnavailable);
+        }
+        // An empty DeviceImage is harmless to create and destroy.
+        DeviceImage<float> empty;
+        QVERIFY(empty.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBackend)
+#include "test_backend.moc"

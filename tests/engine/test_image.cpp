@@ -1,0 +1,109 @@
+// Host images: pitched layout, views, copies, limits, masks, and the luminance reference.
+#include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
+
+#include <QtTest>
+
+#include <cstring>
+
+using namespace lacuna;
+
+class TestImage : public QObject {
+    Q_OBJECT
+private slots:
+    void default_pitch_is_padded_and_aligned() {
+        const ImageRgba8 image(13, 5);
+        QCOMPARE(image.pitch(), std::size_t{64});  // 13 * 4 = 52 bytes → 64
+        QCOMPARE(image.width(), 13);
+        QCOMPARE(image.height(), 5);
+        const ImageF32 wide(100, 2);
+        QCOMPARE(wide.pitch(), std::size_t{448});  // 400 → 448
+    }
+
+    void explicit_pitch_larger_than_width_addresses_rows() {
+        ImageRgba8 image(7, 3, RowPitch{7 * 4 + 36});
+        QCOMPARE(image.pitch(), std::size_t{64});
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 7; ++x) image.at(x, y) = Rgba8{std::uint8_t(x), std::uint8_t(y), 9, 255};
+        const auto* base = reinterpret_cast<const std::uint8_t*>(image.row(0));
+        // Pixel (5, 2) sits at 2 rows of 64 bytes plus 5 pixels of 4 bytes.
+        QCOMPARE(int(base[2 * 64 + 5 * 4 + 0]), 5);
+        QCOMPARE(int(base[2 * 64 + 5 * 4 + 1]), 2);
+        QCOMPARE(int(base[2 * 64 + 5 * 4 + 2]), 9);
+    }
+
+    void rejects_bad_pitch() {
+        QVERIFY_THROWS_EXCEPTION(Error, ImageRgba8(10, 2, RowPitch{39}));  // < 40 bytes
+        QVERIFY_THROWS_EXCEPTION(Error, ImageF32(10, 2, RowPitch{42}));    // not a multiple of 4
+    }
+
+    void size_limits_are_enforced() {
+        const auto code_of = [](int w, int h) {
+            try {
+                ImageRgba8 image(w, h);
+            } catch (const Error& e) {
+                return e.code();
+            }
+            return ErrorCode::InvalidArgument;  // not thrown: caught below by the comparisons
+        };
+        QCOMPARE(code_of(0, 10), ErrorCode::EmptyImage);
+        QCOMPARE(code_of(10, 0), ErrorCode::EmptyImage);
+        QCOMPARE(code_of(kMaxImageSide + 1, 1), ErrorCode::TooLarge);
+        QCOMPARE(code_of(20000, 20000), ErrorCode::TooLarge);  // 400 MP > 2^28
+        QVERIFY_THROWS_EXCEPTION(Error, ImageRgba8(-1, 5));
+        const ImageF32 one(1, 1);
+        QVERIFY(!one.empty());
+        QVERIFY(ImageF32().empty());
+    }
+
+    void copy_between_different_pitches_keeps_pixels_not_padding() {
+        ImageRgba8 src(9, 4, RowPitch{9 * 4 + 12});
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 9; ++x) src.at(x, y) = Rgba8{std::uint8_t(x * 20), std::uint8_t(y * 50), 7, std::uint8_t(200 + y)};
+        ImageRgba8 dst(9, 4, RowPitch{9 * 4 + 100});
+        copy_pixels<Rgba8>(src.view(), dst.view());
+        QVERIFY(equal_pixels<Rgba8>(src.view(), dst.view()));
+        QCOMPARE(dst.at(8, 3), (Rgba8{160, 150, 7, 203}));
+        dst.at(0, 0).r = 1;
+        QVERIFY(!equal_pixels<Rgba8>(src.view(), dst.view()));
+        const ImageRgba8 small(3, 3);
+        QVERIFY_THROWS_EXCEPTION(Error, copy_pixels<Rgba8>(small.view(), dst.view()));
+    }
+
+    void copies_are_deep() {
+        ImageF32 a(4, 4, 1.5f);
+        const ImageF32 b = a;
+        a.at(2, 2) = 9.0f;
+        QCOMPARE(b.at(2, 2), 1.5f);
+        QCOMPARE(b.pitch(), a.pitch());
+        const ImageF32 c = clone<float>(a.view());
+        QCOMPARE(c.at(2, 2), 9.0f);
+    }
+
+    void luminance_is_rec709() {
+        ImageRgba8 image(3, 1);
+        image.at(0, 0) = Rgba8{255, 255, 255, 255};
+        image.at(1, 0) = Rgba8{255, 0, 0, 0};
+        image.at(2, 0) = Rgba8{10, 20, 30, 255};
+        const ImageF32 y = luminance(image.view());
+        QVERIFY(qAbs(y.at(0, 0) - 255.0f) < 1e-3f);
+        QVERIFY(qAbs(y.at(1, 0) - 0.2126f * 255) < 1e-4f);
+        QVERIFY(qAbs(y.at(2, 0) - (0.2126f * 10 + 0.7152f * 20 + 0.0722f * 30)) < 1e-4f);
+    }
+
+    void masks_count_and_convert() {
+        ImageRgba8 painted(5, 4, Rgba8{0, 0, 0, 255});
+        painted.at(1, 1) = Rgba8{255, 255, 255, 255};
+        painted.at(2, 1) = Rgba8{0, 90, 0, 255};
+        painted.at(3, 3) = Rgba8{255, 255, 255, 0};  // transparent: not selected
+        const Mask mask = mask_from_image(painted.view());
+        QCOMPARE(count_selected(mask.view()), std::int64_t{2});
+        QCOMPARE(int(mask.at(1, 1)), 255);
+        QCOMPARE(int(mask.at(3, 3)), 0);
+        QVERIFY_THROWS_EXCEPTION(Error, check_mask_size(mask.view(), 6, 4, "protect mask"));
+        check_mask_size(mask.view(), 5, 4, "protect mask");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImage)
+#include "test_image.moc"

@@ -1,0 +1,307 @@
+// Image files: round trips in every format, alpha, 16-bit conversion, measurement data, and
+// every kind of bad input (each must give one clear error naming the file).
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace lacuna;
+namespace fs = std::filesystem;
+
+namespace {
+
+ImageRgba8 test_pattern(const int w, const int h, const bool with_alpha) {
+    ImageRgba8 image(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            image.at(x, y) = Rgba8{std::uint8_t(x * 255 / (w - 1)), std::uint8_t(y * 255 / (h - 1)),
+                                   std::uint8_t((x * 7 + y * 3) % 256),
+                                   with_alpha ? std::uint8_t(1 + (x + y) % 255) : std::uint8_t(255)};
+    return image;
+}
+
+std::vector<std::uint8_t> file_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+ErrorCode read_error(const fs::path& p, QString* message = nullptr) {
+    try {
+        (void)io::read_image(p);
+    } catch (const Error& e) {
+        if (message) *message = e.what();
+        return e.code();
+    }
+    return ErrorCode::DeviceError;  // sentinel: no error was thrown
+}
+
+double mean_abs_diff(const ImageRgba8& a, const ImageRgba8& b) {
+    double sum = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const Rgba8 p = a.at(x, y), q = b.at(x, y);
+            sum += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b);
+        }
+    return sum / (3.0 * a.width() * a.height());
+}
+
+fs::path sample_photo() { return fs::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg"; }
+
+}  // namespace
+
+class TestIo : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    fs::path tmp(const char* name) const { return fs::path(dir_.path().toStdString()) / name; }
+
+private slots:
+    void lossless_round_trips_with_alpha_data() {
+        QFETCH(QString, name);
+        QFETCH(bool, keeps_alpha);
+        const ImageRgba8 original = test_pattern(37, 23, keeps_alpha);
+        const fs::path path = tmp(name.toUtf8().constData());
+        const auto notices = io::write_image(path, original.view());
+        QVERIFY(notices.empty());
+        const io::LoadedImage loaded = io::read_image(path);
+        QCOMPARE(loaded.image.width(), 37);
+        QCOMPARE(loaded.image.height(), 23);
+        QCOMPARE(loaded.info.has_alpha, keeps_alpha);
+        QVERIFY2(equal_pixels<Rgba8>(original.view(), loaded.image.view()), qPrintable(name));
+    }
+    void lossless_round_trips_with_alpha_data_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("keeps_alpha");
+        QTest::newRow("png rgba") << "a.png" << true;
+        QTest::newRow("tiff rgba") << "a.tiff" << true;
+        QTest::newRow("webp lossless rgba") << "a.webp" << true;
+        QTest::newRow("png opaque") << "o.png" << false;
+        QTest::newRow("bmp") << "a.bmp" << false;
+        QTest::newRow("ppm") << "a.ppm" << false;
+        QTest::newRow("tif opaque") << "o.tif" << false;
+    }
+
+    void pgm_round_trip_is_grey() {
+        ImageRgba8 grey(16, 9);
+        for (int y = 0; y < 9; ++y)
+            for (int x = 0; x < 16; ++x) {
+                const auto v = std::uint8_t(x * 16 + y);
+                grey.at(x, y) = Rgba8{v, v, v, 255};
+            }
+        io::write_image(tmp("g.pgm"), grey.view());
+        const io::LoadedImage loaded = io::read_image(tmp("g.pgm"));
+        QCOMPARE(loaded.info.format, io::ImageFormat::Pgm);
+        QCOMPARE(loaded.info.channels, 1);
+        QVERIFY(equal_pixels<Rgba8>(grey.view(), loaded.image.view()));
+    }
+
+    void jpeg_round_trip_is_close() {
+        const ImageRgba8 original = test_pattern(64, 48, false);
+        io::write_image(tmp("a.jpg"), original.view());
+        const io::LoadedImage loaded = io::read_image(tmp("a.jpg"));
+        QCOMPARE(loaded.info.format, io::ImageFormat::Jpeg);
+        const double diff = mean_abs_diff(original, loaded.image);
+        QVERIFY2(diff < 3.0, qPrintable(QString::number(diff)));
+    }
+
+    void transparency_dropped_with_a_notice() {
+        const ImageRgba8 original = test_pattern(8, 8, true);
+        const auto notices = io::write_image(tmp("t.jpg"), original.view());
+        QCOMPARE(notices.size(), std::size_t{1});
+        QVERIFY(QString::fromStdString(notices[0]).contains("JPEG has no alpha"));
+    }
+
+    void pitched_source_is_written_correctly() {
+        ImageRgba8 pitched(10, 6, RowPitch{10 * 4 + 24});
+        const ImageRgba8 pattern = test_pattern(10, 6, true);
+        copy_pixels<Rgba8>(pattern.view(), pitched.view());
+        io::write_image(tmp("p.png"), pitched.view());
+        QVERIFY(equal_pixels<Rgba8>(pattern.view(), io::read_image(tmp("p.png")).image.view()));
+    }
+
+    void real_photo_reads() {
+        const io::LoadedImage photo = io::read_image(sample_photo());
+        QCOMPARE(photo.image.width(), 512);
+        QCOMPARE(photo.image.height(), 480);
+        QCOMPARE(photo.info.format, io::ImageFormat::Jpeg);
+        QCOMPARE(photo.image.at(0, 0).a, std::uint8_t(255));
+        // Same pixels as OpenCV's own decoder (BGR order there).
+        const cv::Mat ref = cv::imread(sample_photo().string(), cv::IMREAD_COLOR);
+        const cv::Vec3b bgr = ref.at<cv::Vec3b>(240, 300);
+        const Rgba8 ours = photo.image.at(300, 240);
+        QCOMPARE(int(ours.r), int(bgr[2]));
+        QCOMPARE(int(ours.g), int(bgr[1]));
+        QCOMPARE(int(ours.b), int(bgr[0]));
+    }
+
+    void sixteen_bit_input_is_converted_with_notice() {
+        cv::Mat deep(5, 7, CV_16UC3);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x) deep.at<cv::Vec3w>(y, x) = cv::Vec3w(ushort(x * 9000), ushort(y * 257 * 60), 65535);
+        QVERIFY(cv::imwrite(tmp("deep.png").string(), deep));
+        const io::LoadedImage loaded = io::read_image(tmp("deep.png"));
+        QCOMPARE(loaded.info.bit_depth, 16);
+        QCOMPARE(loaded.notices.size(), std::size_t{1});
+        QVERIFY(QString::fromStdString(loaded.notices[0]).contains("16-bit"));
+        QCOMPARE(int(loaded.image.at(3, 2).b), int(std::lround(27000 / 257.0)));  // B was x*9000
+        QCOMPARE(int(loaded.image.at(3, 2).g), 120);                             // G was y*257*60
+        QCOMPARE(int(loaded.image.at(3, 2).r), 255);
+    }
+
+    void measurement_keeps_values() {
+        cv::Mat thermal(4, 6, CV_16UC1);
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 6; ++x) thermal.at<ushort>(y, x) = ushort(1000 + 2711 * (x + 6 * y));
+        QVERIFY(cv::imwrite(tmp("thermal.png").string(), thermal));
+        const io::LoadedMeasurement m = io::read_measurement(tmp("thermal.png"));
+        QCOMPARE(m.values.at(5, 3), float(1000 + 2711 * 23));
+        cv::Mat ct(3, 3, CV_32FC1);
+        for (int i = 0; i < 9; ++i) ct.at<float>(i / 3, i % 3) = -1000.5f + 321.25f * float(i);
+        QVERIFY(cv::imwrite(tmp("ct.tiff").string(), ct));
+        const io::LoadedMeasurement c = io::read_measurement(tmp("ct.tiff"));
+        QCOMPARE(c.info.bit_depth, 32);
+        QCOMPARE(c.values.at(2, 2), -1000.5f + 321.25f * 8);
+    }
+
+    void missing_file() {
+        QString msg;
+        QCOMPARE(read_error(tmp("nope.png"), &msg), ErrorCode::NotFound);
+        QVERIFY(msg.contains("nope.png") && msg.contains("no such file"));
+    }
+
+    void directory_is_unreadable() {
+        fs::create_directory(tmp("folder.png"));
+        QString msg;
+        QCOMPARE(read_error(tmp("folder.png"), &msg), ErrorCode::Unreadable);
+        QVERIFY(msg.contains("directory"));
+    }
+
+    void permission_denied_is_unreadable() {
+        if (::geteuid() == 0) QSKIP("root can read files without permission bits");
+        io::write_image(tmp("locked.png"), test_pattern(4, 4, false).view());
+        ::chmod(tmp("locked.png").c_str(), 0);
+        QCOMPARE(read_error(tmp("locked.png")), ErrorCode::Unreadable);
+    }
+
+    void empty_file() { write_bytes(tmp("empty.png"), {}); QCOMPARE(read_error(tmp("empty.png")), ErrorCode::Corrupt); }
+
+    void corrupt_png_body() {
+        auto bytes = io::encode_image(test_pattern(40, 40, false).view(), io::ImageFormat::Png);
+        for (std::size_t i = 40; i < bytes.size() - 20; ++i) bytes[i] = std::uint8_t(i * 31);
+        write_bytes(tmp("corrupt.png"), bytes);
+        QString msg;
+        QCOMPARE(read_error(tmp("corrupt.png"), &msg), ErrorCode::Corrupt);
+        QVERIFY(msg.contains("corrupt.png"));
+    }
+
+    void truncated_png_and_jpeg() {
+        for (const auto format : {io::ImageFormat::Png, io::ImageFormat::Jpeg}) {
+            auto bytes = io::encode_image(test_pattern(64, 64, false).view(), format);
+            bytes.resize(bytes.size() / 2);
+            const fs::path p = tmp(format == io::ImageFormat::Png ? "half.png" : "half.jpg");
+            write_bytes(p, bytes);
+            QString msg;
+            QCOMPARE(read_error(p, &msg), ErrorCode::Truncated);
+            QVERIFY(msg.contains("truncated"));
+        }
+        // A real photo cut short, too.
+        auto photo = file_bytes(sample_photo());
+        photo.resize(photo.size() * 3 / 4);
+        write_bytes(tmp("photo-cut.jpg"), photo);
+        QCOMPARE(read_error(tmp("photo-cut.jpg")), ErrorCode::Truncated);
+    }
+
+    void zero_size_image() {
+        const std::string ppm = "P6\n0 0\n255\n";
+        write_bytes(tmp("zero.ppm"), {ppm.begin(), ppm.end()});
+        QString msg;
+        QCOMPARE(read_error(tmp("zero.ppm"), &msg), ErrorCode::EmptyImage);
+        QVERIFY(msg.contains("zero size"));
+    }
+
+    void oversized_dimensions_rejected_before_decoding() {
+        // A valid PNG header that claims 40000 x 40000 pixels: refused from the header alone.
+        auto bytes = io::encode_image(test_pattern(4, 4, false).view(), io::ImageFormat::Png);
+        const std::uint32_t side = 40000;
+        for (int i = 0; i < 4; ++i) {
+            bytes[16 + i] = std::uint8_t(side >> (24 - 8 * i));
+            bytes[20 + i] = std::uint8_t(side >> (24 - 8 * i));
+        }
+        write_bytes(tmp("huge.png"), bytes);
+        QString msg;
+        QCOMPARE(read_error(tmp("huge.png"), &msg), ErrorCode::TooLarge);
+        QVERIFY(msg.contains("40000x40000"));
+        const std::string ppm = "P5 33000 2 255\n";
+        write_bytes(tmp("wide.pgm"), {ppm.begin(), ppm.end()});
+        QCOMPARE(read_error(tmp("wide.pgm")), ErrorCode::TooLarge);
+    }
+
+    void unsupported_formats() {
+        const std::string gif = "GIF89a\x01\x00\x01\x00\x00\x00\x00;";
+        write_bytes(tmp("anim.gif"), {gif.begin(), gif.end()});
+        QString msg;
+        QCOMPARE(read_error(tmp("anim.gif"), &msg), ErrorCode::UnsupportedFormat);
+        QVERIFY(msg.contains("GIF"));
+        const std::string text = "hello, this is not an image\n";
+        write_bytes(tmp("notes.png"), {text.begin(), text.end()});
+        QCOMPARE(read_error(tmp("notes.png")), ErrorCode::UnsupportedFormat);
+        try {
+            io::write_image(tmp("out.gif"), test_pattern(4, 4, false).view());
+            QFAIL("writing .gif must fail");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::UnsupportedFormat);
+        }
+        QVERIFY(!fs::exists(tmp("out.gif")));
+    }
+
+    void write_is_atomic_and_failed_writes_keep_the_old_file() {
+        const fs::path out = tmp("keep.png");
+        io::write_image(out, test_pattern(5, 5, false).view());
+        const auto before = file_bytes(out);
+        // Encoding an empty image fails before anything touches the existing file.
+        QVERIFY_THROWS_EXCEPTION(Error, io::write_image(out, ImageView<const Rgba8>{}));
+        QCOMPARE(file_bytes(out), before);
+        // A successful write replaces it, leaving no temporary files behind.
+        io::write_image(out, test_pattern(6, 6, false).view());
+        QCOMPARE(io::read_image(out).image.width(), 6);
+        int entries = 0;
+        for (const auto& e : fs::directory_iterator(dir_.path().toStdString())) {
+            QVERIFY2(e.path().filename().string().find(".lacuna-") == std::string::npos,
+                     qPrintable(QString::fromStdString(e.path().string())));
+            ++entries;
+        }
+        QVERIFY(entries > 0);
+    }
+
+    void write_into_missing_directory_fails_clearly() {
+        try {
+            io::write_image(tmp("no/such/dir/x.png"), test_pattern(4, 4, false).view());
+            QFAIL("must throw");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::WriteFailed);
+            QVERIFY(QString(e.what()).contains("does not exist"));
+        }
+    }
+
+    void same_file_detects_links() {
+        io::write_image(tmp("orig.png"), test_pattern(4, 4, false).view());
+        fs::create_symlink(tmp("orig.png"), tmp("link.png"));
+        QVERIFY(io::same_file(tmp("orig.png"), tmp("link.png")));
+        QVERIFY(!io::same_file(tmp("orig.png"), tmp("other.png")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestIo)
+#include "test_io.moc"
