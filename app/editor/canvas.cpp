@@ -22,8 +22,10 @@ Canvas::Canvas(QWidget* parent)
 }
 
 Canvas::~Canvas() {
-    // GL objects must die with their context current; Qt may already have destroyed it.
+    // GL objects must die with their context current. QOpenGLWidget destroys the context after
+    // our members are gone, so stop listening to it first.
     release_gl();
+    if (context() != nullptr) disconnect(context(), nullptr, this, nullptr);
 }
 
 void Canvas::release_gl() {
@@ -43,7 +45,7 @@ void Canvas::initializeGL() {
     // The context can be destroyed and recreated (re-parenting, screen change): free our GL
     // objects then; the document itself lives outside GL and is uploaded again.
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &Canvas::release_gl,
-            Qt::DirectConnection);
+            Qt::ConnectionType(Qt::DirectConnection | Qt::UniqueConnection));
     image_dirty_ = true;
 }
 

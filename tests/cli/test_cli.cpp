@@ -1,0 +1,170 @@
+// The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
+// --json, and outputs that never replace the input.
+#include <lacuna/io/image_io.hpp>
+
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace lacuna;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    QString out;
+    QString err;
+};
+
+Result run_cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(LACUNA_CLI_PATH, args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/fruits.jpg");
+
+// One clear line on stderr, starting with "lacuna: error:" (or usage error), and nothing else.
+void verify_one_error_line(const Result& r, const QString& must_contain) {
+    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() == 1, qPrintable(r.err));
+    QVERIFY2(lines[0].startsWith("lacuna: error: ") || lines[0].startsWith("lacuna: usage error: "),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString tmp(const QString& name) const { return dir_.filePath(name); }
+
+private slots:
+    void version() {
+        const Result r = run_cli({"--version"});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.startsWith("lacuna 0.1.0 ("));
+    }
+
+    void main_help_lists_commands() {
+        const Result r = run_cli({"--help"});
+        QCOMPARE(r.status, 0);
+        for (const char* c : {"info", "convert", "backend"}) QVERIFY2(r.out.contains(QString("  ") + c), c);
+        QCOMPARE(run_cli({}).status, 2);  // no command: usage, status 2
+    }
+
+    void every_command_has_help() {
+        for (const QString& c : {"info", "convert", "backend"}) {
+            const Result r = run_cli({c, "--help"});
+            QCOMPARE(r.status, 0);
+            QVERIFY(r.out.startsWith("Usage: lacuna " + c));
+            QVERIFY(r.out.contains("--backend auto|cpu|cuda"));
+            QVERIFY(r.out.contains("--json"));
+            QCOMPARE(run_cli({"help", c}).out, r.out);
+        }
+    }
+
+    void info_text_and_json() {
+        Result r = run_cli({"info", kSample});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains("JPEG 512x480, 3 channels, 8-bit, no alpha"), qPrintable(r.out));
+        r = run_cli({"info", "--json", kSample});
+        QCOMPARE(r.status, 0);
+        const QJsonArray arr = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(arr.size(), 1);
+        QCOMPARE(arr[0].toObject()["width"].toInt(), 512);
+        QCOMPARE(arr[0].toObject()["height"].toInt(), 480);
+        QCOMPARE(arr[0].toObject()["format"].toString(), QString("JPEG"));
+    }
+
+    void errors_are_one_line_with_status() {
+        Result r = run_cli({"info", tmp("missing.png")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "no such file");
+        r = run_cli({"frobnicate"});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "unknown command 'frobnicate'");
+        r = run_cli({"info", "--bogus", kSample});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "unknown option '--bogus'");
+        r = run_cli({"convert", kSample});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "needs 2 argument(s)");
+        r = run_cli({"backend", "--backend", "gpu"});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "--backend must be auto, cpu or cuda");
+        r = run_cli({"convert", kSample, tmp("x.png"), "--quality", "500"});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "--quality must be from 1 to 100");
+    }
+
+    void corrupt_truncated_and_unsupported_inputs() {
+        QFile bad(tmp("bad.jpg"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        QFile sample(kSample);
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        bad.write(sample.read(20000));  // a photo cut short
+        bad.close();
+        Result r = run_cli({"info", tmp("bad.jpg")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "truncated");
+        QFile text(tmp("readme.txt"));
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        text.write("just words\n");
+        text.close();
+        r = run_cli({"info", tmp("readme.txt")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "not an image in a supported format");
+        r = run_cli({"convert", kSample, tmp("out.xyz")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "unsupported file extension");
+        QVERIFY(!QFile::exists(tmp("out.xyz")));
+    }
+
+    void convert_writes_and_never_replaces_the_input() {
+        QVERIFY(QFile::copy(kSample, tmp("in.jpg")));
+        const QByteArray before = [&] { QFile f(tmp("in.jpg")); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        Result r = run_cli({"convert", tmp("in.jpg"), tmp("in.jpg")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "refusing to overwrite the input");
+        QFile after(tmp("in.jpg"));
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), before);
+        r = run_cli({"convert", tmp("in.jpg"), tmp("out.png"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["width"].toInt(), 512);
+        const io::LoadedImage png = io::read_image(tmp("out.png").toStdString());
+        const io::LoadedImage jpg = io::read_image(tmp("in.jpg").toStdString());
+        QVERIFY(equal_pixels<Rgba8>(png.image.view(), jpg.image.view()));
+        r = run_cli({"convert", tmp("out.png"), tmp("out.png"), "--overwrite"});
+        QCOMPARE(r.status, 0);
+    }
+
+    void backend_selection_reports_reason() {
+        Result r = run_cli({"backend", "--backend", "cpu", "--json"});
+        QCOMPARE(r.status, 0);
+        QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["backend"].toString(), QString("cpu"));
+        QCOMPARE(o["reason"].toString(), QString("CPU backend requested"));
+        // Hiding every GPU forces the fallback, on machines with and without one.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("CUDA_VISIBLE_DEVICES", "");
+        r = run_cli({"backend", "--json"}, env);
+        QCOMPARE(r.status, 0);
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["backend"].toString(), QString("cpu"));
+        QVERIFY(!o["reason"].toString().isEmpty());
+        r = run_cli({"backend", "--backend", "cuda"}, env);
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "CUDA backend requested but");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,153 @@
+// The Qt-free renderer under headless EGL: draw the image 1:1 into a framebuffer object, read it
+// back, and compare with the engine's pixels exactly; checkerboard behind transparency; background.
+#include <GL/glew.h>
+
+#include "egl_context.hpp"
+
+#include <lacuna/render/image_renderer.hpp>
+
+#include <QtTest>
+
+#include <memory>
+
+using namespace lacuna;
+
+namespace {
+
+// An RGBA8 framebuffer object of a given size; deleted with the context current.
+class Framebuffer {
+public:
+    Framebuffer(const int w, const int h) : w_(w), h_(h) {
+        glGenFramebuffers(1, &fbo_);
+        glGenRenderbuffers(1, &rbo_);
+        glBindRenderbuffer(GL_RENDERBUFFER, rbo_);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rbo_);
+    }
+    ~Framebuffer() {
+        glDeleteFramebuffers(1, &fbo_);
+        glDeleteRenderbuffers(1, &rbo_);
+    }
+    [[nodiscard]] bool complete() const {
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+        return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    }
+    [[nodiscard]] GLuint id() const { return fbo_; }
+    /// Pixels with row 0 at the top, as the image has them.
+    [[nodiscard]] ImageRgba8 read() const {
+        ImageRgba8 out(w_, h_, RowPitch{std::size_t(w_) * 4});
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        ImageRgba8 bottom_up(w_, h_, RowPitch{std::size_t(w_) * 4});
+        glReadPixels(0, 0, w_, h_, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up.row(0));
+        for (int y = 0; y < h_; ++y) std::copy_n(bottom_up.row(h_ - 1 - y), w_, out.row(y));
+        return out;
+    }
+
+private:
+    int w_, h_;
+    GLuint fbo_ = 0, rbo_ = 0;
+};
+
+ImageRgba8 pattern(const int w, const int h, const std::size_t extra_pitch) {
+    ImageRgba8 image(w, h, RowPitch{std::size_t(w) * 4 + extra_pitch});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            image.at(x, y) = Rgba8{std::uint8_t(x * 13 + y), std::uint8_t(y * 7 + 3 * x), std::uint8_t((x ^ y) * 5), 255};
+    return image;
+}
+
+}  // namespace
+
+class TestRenderEgl : public QObject {
+    Q_OBJECT
+    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::ImageRenderer> renderer_;
+
+private slots:
+    void initTestCase() {
+        egl_ = std::make_unique<test::EglContext>();
+        if (!egl_->ok()) QSKIP(qPrintable("no headless EGL OpenGL context: " + QString::fromStdString(egl_->error())));
+        renderer_ = std::make_unique<render::ImageRenderer>();
+        std::string error;
+        QVERIFY2(renderer_->initialize(error), error.c_str());
+        qInfo("GL: %s", renderer_->gl_description().c_str());
+    }
+    void cleanupTestCase() {
+        renderer_.reset();  // GL objects go while the context is still current
+        egl_.reset();
+    }
+
+    void clears_to_background() {
+        Framebuffer fb(32, 16);
+        QVERIFY(fb.complete());
+        render::ImageRenderer empty;
+        std::string error;
+        QVERIFY(empty.initialize(error));
+        empty.set_background({1.0f, 0.0f, 0.0f});
+        empty.render(fb.id(), 32, 16, {});
+        const ImageRgba8 out = fb.read();
+        QCOMPARE(out.at(0, 0), (Rgba8{255, 0, 0, 255}));
+        QCOMPARE(out.at(31, 15), (Rgba8{255, 0, 0, 255}));
+        empty.release();
+    }
+
+    void draws_image_one_to_one_exactly() {
+        // Odd size, pitched source: the upload must honour the row pitch.
+        const ImageRgba8 image = pattern(61, 37, 20);
+        renderer_->set_image(image.view());
+        Framebuffer fb(80, 50);
+        QVERIFY(fb.complete());
+        render::ViewTransform view;
+        view.origin_x = 7;
+        view.origin_y = 5;
+        renderer_->render(fb.id(), 80, 50, view);
+        const ImageRgba8 out = fb.read();
+        int mismatches = 0;
+        for (int y = 0; y < 37; ++y)
+            for (int x = 0; x < 61; ++x) mismatches += out.at(x + 7, y + 5) != image.at(x, y);
+        QCOMPARE(mismatches, 0);
+        QCOMPARE(out.at(0, 0), (Rgba8{41, 41, 43, 255}));  // default background 0.16/0.16/0.17
+    }
+
+    void smaller_image_reuses_texture_and_draws_exactly() {
+        renderer_->set_image(pattern(61, 37, 0).view());
+        const ImageRgba8 small = pattern(20, 11, 4);
+        renderer_->set_image(small.view());
+        QCOMPARE(renderer_->image_width(), 20);
+        Framebuffer fb(20, 11);
+        renderer_->render(fb.id(), 20, 11, {});
+        QVERIFY(equal_pixels<Rgba8>(small.view(), fb.read().view()));
+    }
+
+    void zoom_two_repeats_pixels() {
+        const ImageRgba8 image = pattern(9, 7, 0);
+        renderer_->set_image(image.view());
+        Framebuffer fb(18, 14);
+        render::ViewTransform view;
+        view.zoom = 2.0;
+        renderer_->render(fb.id(), 18, 14, view);
+        const ImageRgba8 out = fb.read();
+        for (int y = 0; y < 14; ++y)
+            for (int x = 0; x < 18; ++x) QCOMPARE(out.at(x, y), image.at(x / 2, y / 2));
+    }
+
+    void checkerboard_behind_transparency() {
+        ImageRgba8 image(32, 32, Rgba8{255, 255, 255, 0});
+        image.at(20, 20) = Rgba8{0, 0, 255, 255};
+        renderer_->set_image(image.view());
+        Framebuffer fb(32, 32);
+        renderer_->render(fb.id(), 32, 32, {});
+        const ImageRgba8 out = fb.read();
+        QCOMPARE(out.at(20, 20), (Rgba8{0, 0, 255, 255}));
+        // 8-pixel squares alternate between 40 % and 60 % grey.
+        const Rgba8 a = out.at(2, 2), b = out.at(10, 2);
+        QVERIFY(std::abs(int(a.r) - 102) <= 1 || std::abs(int(a.r) - 153) <= 1);
+        QVERIFY(std::abs(int(a.r) - int(b.r)) >= 50);
+        QCOMPARE(out.at(2, 10), b);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRenderEgl)
+#include "test_render_egl.moc"
