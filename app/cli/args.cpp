@@ -63,7 +63,8 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         }
         if (!value) {
             if (i + 1 >= args.size()) {
-                throw UsageError("option '--" + name + "' needs a value (" + option->value_name + ")");
+                throw UsageError("option '--" + name + "' needs a value (" + option->value_name +
+                                 ")");
             }
             value = args[++i];
         }
@@ -86,8 +87,10 @@ std::string help_text(const CommandSpec& spec) {
     const auto print = [&](const std::vector<OptionSpec>& options) {
         for (const OptionSpec& o : options) {
             std::string left = "  --" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
-            if (left.size() < 28) left.resize(28, ' ');
-            else left += "\n" + std::string(28, ' ');
+            if (left.size() < 28)
+                left.resize(28, ' ');
+            else
+                left += "\n" + std::string(28, ' ');
             out << left << o.help << "\n";
         }
     };

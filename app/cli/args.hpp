@@ -12,7 +12,7 @@ namespace lacuna::cli {
 
 /// A mistake in how the command was called: exit status 2, with a pointer to --help.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -25,12 +25,12 @@ struct OptionSpec {
 struct CommandSpec {
     std::string name;
     std::string summary;
-    std::string usage;                 ///< e.g. "IN OUT [options]"
+    std::string usage;  ///< e.g. "IN OUT [options]"
     std::vector<std::string> positionals;
     std::size_t min_positionals = 0;
     std::size_t max_positionals = 0;
     std::vector<OptionSpec> options;
-    std::string details;               ///< extra paragraphs for --help
+    std::string details;  ///< extra paragraphs for --help
 };
 
 /// Options every command accepts.
@@ -43,7 +43,8 @@ struct ParsedArgs {
     [[nodiscard]] std::optional<std::string> get(const std::string& name) const;
 };
 
-/// Parses args (after the command name). Throws UsageError. "--help" is reported as the "help" flag.
+/// Parses args (after the command name). Throws UsageError. "--help" is reported as the "help"
+/// flag.
 ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& args);
 
 /// The --help text of a command.

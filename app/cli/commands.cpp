@@ -12,7 +12,9 @@
 
 namespace lacuna::cli {
 
-void Context::note(const std::string& text) const { err << "lacuna: note: " << text << "\n"; }
+void Context::note(const std::string& text) const {
+    err << "lacuna: note: " << text << "\n";
+}
 
 BackendInfo Context::select_backend() const {
     BackendInfo info = lacuna::select_backend(backend);
@@ -39,8 +41,10 @@ std::string main_help() {
         name.resize(14, ' ');
         text += name + c.spec.summary + "\n";
     }
-    text += "\nRun 'lacuna COMMAND --help' for a command's options.\n"
-            "Image formats: " + io::supported_formats_text() + ".\n";
+    text +=
+        "\nRun 'lacuna COMMAND --help' for a command's options.\n"
+        "Image formats: " +
+        io::supported_formats_text() + ".\n";
     return text;
 }
 
@@ -69,9 +73,10 @@ int run_info(Context& ctx) {
             } else {
                 const io::FileInfo& i = loaded.info;
                 ctx.out << path << ": " << io::to_string(i.format) << ' ' << i.width << 'x'
-                        << i.height << ", " << i.channels << (i.channels == 1 ? " channel" : " channels")
-                        << ", " << i.bit_depth << "-bit, " << (i.has_alpha ? "alpha" : "no alpha")
-                        << ", " << i.file_bytes << " bytes\n";
+                        << i.height << ", " << i.channels
+                        << (i.channels == 1 ? " channel" : " channels") << ", " << i.bit_depth
+                        << "-bit, " << (i.has_alpha ? "alpha" : "no alpha") << ", " << i.file_bytes
+                        << " bytes\n";
             }
         } catch (const Error& e) {
             ctx.err << "lacuna: error: " << e.what() << "\n";
@@ -105,8 +110,12 @@ int run_convert(Context& ctx) {
     for (const std::string& n : loaded.notices) ctx.note(n);
     for (const std::string& n : io::write_image(out, loaded.image.view(), options)) ctx.note(n);
     if (ctx.json) {
-        ctx.out << JsonObject().add("input", in).add("output", out)
-                       .add("width", loaded.image.width()).add("height", loaded.image.height()).str()
+        ctx.out << JsonObject()
+                       .add("input", in)
+                       .add("output", out)
+                       .add("width", loaded.image.width())
+                       .add("height", loaded.image.height())
+                       .str()
                 << "\n";
     }
     return kExitOk;
@@ -116,11 +125,15 @@ int run_backend(Context& ctx) {
     const BackendInfo info = lacuna::select_backend(ctx.backend);
     if (ctx.json) {
         JsonObject o;
-        o.add("backend", to_string(info.backend)).add("requested", to_string(ctx.backend))
-            .add("cuda_built", cuda_built()).add("reason", info.reason);
+        o.add("backend", to_string(info.backend))
+            .add("requested", to_string(ctx.backend))
+            .add("cuda_built", cuda_built())
+            .add("reason", info.reason);
         if (info.backend == Backend::Cuda) {
-            o.add("device", info.device_name).add("device_index", info.device_index)
-                .add("compute_capability", std::to_string(info.compute_major) + "." + std::to_string(info.compute_minor))
+            o.add("device", info.device_name)
+                .add("device_index", info.device_index)
+                .add("compute_capability",
+                     std::to_string(info.compute_major) + "." + std::to_string(info.compute_minor))
                 .add("device_memory_bytes", static_cast<std::uint64_t>(info.device_memory_bytes));
         }
         ctx.out << o.str() << "\n";
@@ -134,17 +147,34 @@ int run_backend(Context& ctx) {
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
-        {{"info", "describe image files (format, size, channels, depth, alpha)", "FILE... [options]",
-          {"FILE"}, 1, 1000, {}, ""},
+        {{"info",
+          "describe image files (format, size, channels, depth, alpha)",
+          "FILE... [options]",
+          {"FILE"},
+          1,
+          1000,
+          {},
+          ""},
          run_info},
-        {{"convert", "read an image and write it in the format of OUT's extension", "IN OUT [options]",
-          {"IN", "OUT"}, 2, 2,
+        {{"convert",
+          "read an image and write it in the format of OUT's extension",
+          "IN OUT [options]",
+          {"IN", "OUT"},
+          2,
+          2,
           {{"quality", "Q", "JPEG quality, 1..100 (default 95)"},
            {"overwrite", "", "allow OUT to be the same file as IN"}},
-          "The output is written to a temporary file and renamed, so a failed write never leaves a\n"
+          "The output is written to a temporary file and renamed, so a failed write never leaves "
+          "a\n"
           "partial file. The input is never replaced unless --overwrite is given."},
          run_convert},
-        {{"backend", "report which device runs the operations, and why", "[options]", {}, 0, 0, {},
+        {{"backend",
+          "report which device runs the operations, and why",
+          "[options]",
+          {},
+          0,
+          0,
+          {},
           "With --backend cuda, exits with status 1 and the reason when CUDA cannot be used."},
          run_backend},
     };
@@ -166,7 +196,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         const auto it = std::find_if(table.begin(), table.end(),
                                      [&](const Command& c) { return c.spec.name == args[0]; });
         if (it == table.end()) {
-            throw UsageError("unknown command '" + args[0] + "' (run 'lacuna --help' for the list)");
+            throw UsageError("unknown command '" + args[0] +
+                             "' (run 'lacuna --help' for the list)");
         }
         Context ctx{parse_args(it->spec, {args.begin() + 1, args.end()}), false,
                     BackendRequest::Auto, out, err};

@@ -12,9 +12,11 @@ namespace lacuna::cli {
 std::string json_escape(std::string_view text);
 
 class JsonObject {
-public:
+  public:
     JsonObject& add(std::string_view key, std::string_view value);
-    JsonObject& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
+    JsonObject& add(std::string_view key, const char* value) {
+        return add(key, std::string_view(value));
+    }
     JsonObject& add(std::string_view key, std::int64_t value);
     JsonObject& add(std::string_view key, int value) { return add(key, std::int64_t{value}); }
     JsonObject& add(std::string_view key, std::uint64_t value);
@@ -25,7 +27,7 @@ public:
     JsonObject& add_raw(std::string_view key, std::string_view json);
     [[nodiscard]] std::string str() const { return "{" + body_ + "}"; }
 
-private:
+  private:
     void key(std::string_view k);
     std::string body_;
 };

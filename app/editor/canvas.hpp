@@ -17,7 +17,7 @@ namespace lacuna::editor {
 
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
-public:
+  public:
     explicit Canvas(QWidget* parent = nullptr);
     ~Canvas() override;
 
@@ -33,11 +33,11 @@ public:
     /// Empty when GL initialised; otherwise why it did not.
     [[nodiscard]] QString gl_error() const { return gl_error_; }
 
-signals:
+  signals:
     void zoom_changed(double zoom);
     void files_dropped(const QStringList& paths);
 
-protected:
+  protected:
     void initializeGL() override;
     void paintGL() override;
     void resizeGL(int w, int h) override;
@@ -48,7 +48,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
-private:
+  private:
     void release_gl();
     [[nodiscard]] QSize framebuffer_size() const;
 

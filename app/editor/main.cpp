@@ -23,8 +23,9 @@ bool has_display() {
 
 int main(int argc, char** argv) {
     if (!has_display()) {
-        std::cerr << "lacuna-editor: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the\n"
-                     "editor cannot open a window here. The same engine runs from the command line:\n\n";
+        std::cerr
+            << "lacuna-editor: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the\n"
+               "editor cannot open a window here. The same engine runs from the command line:\n\n";
         return lacuna::cli::run({"--help"}, std::cout, std::cerr);
     }
     QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);

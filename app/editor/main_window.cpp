@@ -21,7 +21,9 @@
 #include <QStatusBar>
 
 // The resources live in a static library; without an explicit call the linker may drop them.
-static void init_lacuna_resources() { Q_INIT_RESOURCE(lacuna); }
+static void init_lacuna_resources() {
+    Q_INIT_RESOURCE(lacuna);
+}
 
 namespace lacuna::editor {
 namespace {
@@ -59,9 +61,12 @@ void MainWindow::build_menus() {
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { canvas_->zoom_by(1.25); });
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { canvas_->zoom_by(0.8); });
-    view->addAction(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), canvas_, &Canvas::fit_to_window);
-    view->addAction(tr("&Actual Size (1:1)"), QKeySequence(Qt::CTRL | Qt::Key_1), canvas_, &Canvas::actual_size);
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
+                    [this] { canvas_->zoom_by(0.8); });
+    view->addAction(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), canvas_,
+                    &Canvas::fit_to_window);
+    view->addAction(tr("&Actual Size (1:1)"), QKeySequence(Qt::CTRL | Qt::Key_1), canvas_,
+                    &Canvas::actual_size);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Lacuna"), this, [this] {
@@ -83,8 +88,9 @@ void MainWindow::build_status_bar() {
     statusBar()->addWidget(zoom_label_);
     statusBar()->addPermanentWidget(time_label_);
     statusBar()->addPermanentWidget(backend_label_);
-    connect(canvas_, &Canvas::zoom_changed, this,
-            [this](const double zoom) { zoom_label_->setText(tr("%1 %").arg(zoom * 100.0, 0, 'f', 0)); });
+    connect(canvas_, &Canvas::zoom_changed, this, [this](const double zoom) {
+        zoom_label_->setText(tr("%1 %").arg(zoom * 100.0, 0, 'f', 0));
+    });
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {
@@ -152,7 +158,8 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
         const auto notices = io::write_image(path.toStdString(), canvas_->image().view());
         QStringList text;
         for (const std::string& n : notices) text << QString::fromStdString(n);
-        statusBar()->showMessage(tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
+        statusBar()->showMessage(
+            tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
         document_path_ = path;
         remember_recent(path);
         update_title();
@@ -177,7 +184,8 @@ void MainWindow::choose_and_save() {
     const QString suggested = document_path_.isEmpty()
                                   ? settings.value("paths/last_dir").toString() + "/untitled.png"
                                   : document_path_;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Image As"), suggested, tr(kImageFilter));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save Image As"), suggested, tr(kImageFilter));
     if (!path.isEmpty()) save_to(path, /*allow_replace_source=*/false);
 }
 
@@ -203,8 +211,9 @@ void MainWindow::update_recent_menu() {
 }
 
 void MainWindow::update_title() {
-    setWindowTitle(document_path_.isEmpty() ? tr("Lacuna")
-                                            : tr("%1 — Lacuna").arg(QFileInfo(document_path_).fileName()));
+    setWindowTitle(document_path_.isEmpty()
+                       ? tr("Lacuna")
+                       : tr("%1 — Lacuna").arg(QFileInfo(document_path_).fileName()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

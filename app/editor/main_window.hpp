@@ -16,7 +16,7 @@ class Canvas;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -32,10 +32,10 @@ public:
     [[nodiscard]] const QString& document_path() const { return document_path_; }
     [[nodiscard]] const BackendInfo& backend() const { return backend_; }
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* event) override;
 
-private:
+  private:
     void build_menus();
     void build_status_bar();
     void show_document(ImageRgba8 image, const QString& path, const QStringList& notices);

@@ -113,10 +113,18 @@ bool ImageRenderer::initialize(std::string& error) {
     return true;
 }
 
-bool ImageRenderer::initialized() const { return impl_->ready; }
-int ImageRenderer::image_width() const { return impl_->image_w; }
-int ImageRenderer::image_height() const { return impl_->image_h; }
-void ImageRenderer::set_background(const Rgb color) { impl_->background = color; }
+bool ImageRenderer::initialized() const {
+    return impl_->ready;
+}
+int ImageRenderer::image_width() const {
+    return impl_->image_w;
+}
+int ImageRenderer::image_height() const {
+    return impl_->image_h;
+}
+void ImageRenderer::set_background(const Rgb color) {
+    impl_->background = color;
+}
 
 void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     if (!impl_->ready || image.empty()) return;
@@ -151,8 +159,8 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     const PointF top_left = view.to_screen({0, 0});
     const PointF bottom_right = view.to_screen({double(impl_->image_w), double(impl_->image_h)});
     glUseProgram(impl_->program);
-    glUniform4f(glGetUniformLocation(impl_->program, "u_rect"), float(top_left.x), float(top_left.y),
-                float(bottom_right.x), float(bottom_right.y));
+    glUniform4f(glGetUniformLocation(impl_->program, "u_rect"), float(top_left.x),
+                float(top_left.y), float(bottom_right.x), float(bottom_right.y));
     glUniform2f(glGetUniformLocation(impl_->program, "u_viewport"), float(width), float(height));
     glUniform2f(glGetUniformLocation(impl_->program, "u_uv_max"),
                 float(impl_->image_w) / float(impl_->capacity_w),

@@ -20,9 +20,12 @@ std::string_view to_string(const Backend backend) {
 
 std::string_view to_string(const BackendRequest request) {
     switch (request) {
-        case BackendRequest::Auto: return "auto";
-        case BackendRequest::Cpu: return "cpu";
-        case BackendRequest::Cuda: return "cuda";
+        case BackendRequest::Auto:
+            return "auto";
+        case BackendRequest::Cpu:
+            return "cpu";
+        case BackendRequest::Cuda:
+            return "cuda";
     }
     return "auto";
 }
@@ -30,15 +33,26 @@ std::string_view to_string(const BackendRequest request) {
 std::string describe_reason(const CudaUnavailableReason reason, const std::string_view detail) {
     std::string text;
     switch (reason) {
-        case CudaUnavailableReason::None: return {};
-        case CudaUnavailableReason::NotRequested: text = "CPU backend requested"; break;
-        case CudaUnavailableReason::NotBuilt: text = "this build has no CUDA backend"; break;
-        case CudaUnavailableReason::NoDevice: text = "no CUDA device found"; break;
+        case CudaUnavailableReason::None:
+            return {};
+        case CudaUnavailableReason::NotRequested:
+            text = "CPU backend requested";
+            break;
+        case CudaUnavailableReason::NotBuilt:
+            text = "this build has no CUDA backend";
+            break;
+        case CudaUnavailableReason::NoDevice:
+            text = "no CUDA device found";
+            break;
         case CudaUnavailableReason::DriverTooOld:
             text = "the NVIDIA driver is too old for this build's CUDA runtime";
             break;
-        case CudaUnavailableReason::OutOfMemory: text = "the CUDA device is out of memory"; break;
-        case CudaUnavailableReason::Other: text = "CUDA could not be initialised"; break;
+        case CudaUnavailableReason::OutOfMemory:
+            text = "the CUDA device is out of memory";
+            break;
+        case CudaUnavailableReason::Other:
+            text = "CUDA could not be initialised";
+            break;
     }
     if (!detail.empty()) {
         text += " (";

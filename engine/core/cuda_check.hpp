@@ -14,7 +14,8 @@ inline void cuda_check(const cudaError_t status, const char* what) {
     (void)cudaGetLastError();  // clear non-sticky errors so the caller can fall back and retry
     const ErrorCode code =
         status == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::DeviceError;
-    const std::string prefix = code == ErrorCode::OutOfMemory ? "out of device memory: " : "CUDA error: ";
+    const std::string prefix =
+        code == ErrorCode::OutOfMemory ? "out of device memory: " : "CUDA error: ";
     throw Error(code, prefix + what + " failed (" + cudaGetErrorString(status) + ")");
 }
 

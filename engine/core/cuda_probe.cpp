@@ -8,7 +8,9 @@
 
 namespace lacuna {
 
-bool cuda_built() noexcept { return true; }
+bool cuda_built() noexcept {
+    return true;
+}
 
 namespace detail {
 namespace {

@@ -3,7 +3,9 @@
 
 namespace lacuna {
 
-bool cuda_built() noexcept { return false; }
+bool cuda_built() noexcept {
+    return false;
+}
 
 namespace detail {
 const CudaProbe& probe_cuda() {

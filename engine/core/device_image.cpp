@@ -77,17 +77,17 @@ void DeviceImage<T>::resize(const int width, const int height) {
     }
     if (const detail::CudaProbe& probe = detail::probe_cuda();
         probe.reason != CudaUnavailableReason::None) {
-        throw Error(ErrorCode::CudaUnavailable,
-                    "cannot allocate device memory: " + describe_reason(probe.reason, probe.detail));
+        throw Error(ErrorCode::CudaUnavailable, "cannot allocate device memory: " +
+                                                    describe_reason(probe.reason, probe.detail));
     }
     release();
     void* memory = nullptr;
     std::size_t pitch = 0;
-    cuda_check(cudaMallocPitch(&memory, &pitch, static_cast<std::size_t>(width) * sizeof(T),
-                               static_cast<std::size_t>(height)),
-               ("allocating a " + std::to_string(width) + "x" + std::to_string(height) +
-                " device image")
-                   .c_str());
+    cuda_check(
+        cudaMallocPitch(&memory, &pitch, static_cast<std::size_t>(width) * sizeof(T),
+                        static_cast<std::size_t>(height)),
+        ("allocating a " + std::to_string(width) + "x" + std::to_string(height) + " device image")
+            .c_str());
     data_ = static_cast<T*>(memory);
     pitch_ = pitch;
     width_ = capacity_width_ = width;
@@ -107,10 +107,10 @@ void DeviceImage<T>::check_same_size(const int width, const int height, const ch
 template <class T>
 void DeviceImage<T>::upload_async(const ImageView<const T> src) {
     check_same_size(src.width, src.height, "upload");
-    cuda_check(cudaMemcpy2DAsync(data_, pitch_, src.data, src.pitch, src.row_bytes(),
-                                 static_cast<std::size_t>(src.height), cudaMemcpyHostToDevice,
-                                 stream_),
-               "host-to-device copy");
+    cuda_check(
+        cudaMemcpy2DAsync(data_, pitch_, src.data, src.pitch, src.row_bytes(),
+                          static_cast<std::size_t>(src.height), cudaMemcpyHostToDevice, stream_),
+        "host-to-device copy");
 }
 
 template <class T>
@@ -122,10 +122,10 @@ void DeviceImage<T>::upload(const ImageView<const T> src) {
 template <class T>
 void DeviceImage<T>::download_async(const ImageView<T> dst) const {
     check_same_size(dst.width, dst.height, "download");
-    cuda_check(cudaMemcpy2DAsync(dst.data, dst.pitch, data_, pitch_, dst.row_bytes(),
-                                 static_cast<std::size_t>(dst.height), cudaMemcpyDeviceToHost,
-                                 stream_),
-               "device-to-host copy");
+    cuda_check(
+        cudaMemcpy2DAsync(dst.data, dst.pitch, data_, pitch_, dst.row_bytes(),
+                          static_cast<std::size_t>(dst.height), cudaMemcpyDeviceToHost, stream_),
+        "device-to-host copy");
 }
 
 template <class T>

@@ -54,6 +54,8 @@ template class DeviceImage<float>;
 template class DeviceImage<std::uint8_t>;
 template class DeviceImage<std::int32_t>;
 
-void luminance(const DeviceImage<Rgba8>&, DeviceImage<float>&) { no_cuda(); }
+void luminance(const DeviceImage<Rgba8>&, DeviceImage<float>&) {
+    no_cuda();
+}
 
 }  // namespace lacuna

@@ -10,8 +10,8 @@ namespace lacuna {
 
 void check_image_size(const int width, const int height) {
     if (width < 0 || height < 0) {
-        throw Error(ErrorCode::InvalidArgument, "negative image size " + std::to_string(width) +
-                                                    "x" + std::to_string(height));
+        throw Error(ErrorCode::InvalidArgument,
+                    "negative image size " + std::to_string(width) + "x" + std::to_string(height));
     }
     if (width == 0 || height == 0) {
         throw Error(ErrorCode::EmptyImage, "image has zero size (" + std::to_string(width) + "x" +
@@ -41,10 +41,10 @@ Image<T>::Image(const int width, const int height, const RowPitch row_pitch) {
     const std::size_t pitch = row_pitch.bytes;
     check_image_size(width, height);
     if (pitch < static_cast<std::size_t>(width) * sizeof(T) || pitch % alignof(T) != 0) {
-        throw Error(ErrorCode::InvalidArgument,
-                    "row pitch " + std::to_string(pitch) + " bytes is too small or misaligned for " +
-                        std::to_string(width) + " pixels of " + std::to_string(sizeof(T)) +
-                        " bytes");
+        throw Error(ErrorCode::InvalidArgument, "row pitch " + std::to_string(pitch) +
+                                                    " bytes is too small or misaligned for " +
+                                                    std::to_string(width) + " pixels of " +
+                                                    std::to_string(sizeof(T)) + " bytes");
     }
     const std::size_t bytes = pitch * static_cast<std::size_t>(height);
     try {
@@ -92,10 +92,10 @@ void Image<T>::fill(const T& value) {
 template <class T>
 void copy_pixels(const ImageView<const T> src, const ImageView<T> dst) {
     if (src.width != dst.width || src.height != dst.height) {
-        throw Error(ErrorCode::InvalidArgument,
-                    "cannot copy a " + std::to_string(src.width) + "x" +
-                        std::to_string(src.height) + " image into a " + std::to_string(dst.width) +
-                        "x" + std::to_string(dst.height) + " one");
+        throw Error(ErrorCode::InvalidArgument, "cannot copy a " + std::to_string(src.width) + "x" +
+                                                    std::to_string(src.height) + " image into a " +
+                                                    std::to_string(dst.width) + "x" +
+                                                    std::to_string(dst.height) + " one");
     }
     for (int y = 0; y < src.height; ++y) {
         std::memcpy(dst.row(y), src.row(y), src.row_bytes());
@@ -160,14 +160,14 @@ void check_mask_size(const MaskView mask, const int width, const int height, con
     if (mask.width != width || mask.height != height) {
         throw Error(ErrorCode::InvalidArgument,
                     std::string(what) + " is " + std::to_string(mask.width) + "x" +
-                        std::to_string(mask.height) + " but the image is " +
-                        std::to_string(width) + "x" + std::to_string(height));
+                        std::to_string(mask.height) + " but the image is " + std::to_string(width) +
+                        "x" + std::to_string(height));
     }
 }
 
-#define LACUNA_INSTANTIATE_IMAGE(T)                                     \
-    template class Image<T>;                                            \
-    template void copy_pixels<T>(ImageView<const T>, ImageView<T>);     \
+#define LACUNA_INSTANTIATE_IMAGE(T)                                        \
+    template class Image<T>;                                               \
+    template void copy_pixels<T>(ImageView<const T>, ImageView<T>);        \
     template bool equal_pixels<T>(ImageView<const T>, ImageView<const T>); \
     template Image<T> clone<T>(ImageView<const T>);
 

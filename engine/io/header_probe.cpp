@@ -26,7 +26,8 @@ std::uint32_t le32(const Bytes& b, const std::size_t at) {
            (std::uint32_t{b[at + 2]} << 16) | (std::uint32_t{b[at + 3]} << 24);
 }
 std::uint32_t le24(const Bytes& b, const std::size_t at) {
-    return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8) | (std::uint32_t{b[at + 2]} << 16);
+    return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8) |
+           (std::uint32_t{b[at + 2]} << 16);
 }
 
 void probe_png(const Bytes& b, HeaderProbe& p) {
@@ -47,8 +48,8 @@ void probe_jpeg(const Bytes& b, HeaderProbe& p) {
             ++at;
             continue;
         }
-        const bool start_of_frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
-                                    marker != 0xC8 && marker != 0xCC;
+        const bool start_of_frame =
+            marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
         if (start_of_frame) {
             p.height = be16(b, at + 5);
             p.width = be16(b, at + 7);
@@ -126,8 +127,9 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
         p.format = ImageFormat::Jpeg;
         probe_jpeg(b, p);
-    } else if (starts_with(b, 0, "II*") || starts_with(b, 0, "MM") ) {
-        if (b.size() >= 4 && ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
+    } else if (starts_with(b, 0, "II*") || starts_with(b, 0, "MM")) {
+        if (b.size() >= 4 &&
+            ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
             p.format = ImageFormat::Tiff;
         }
     } else if (starts_with(b, 0, "RIFF") && starts_with(b, 8, "WEBP")) {

@@ -16,7 +16,7 @@ struct HeaderProbe {
     std::string unsupported_name;       ///< e.g. "GIF" when recognised but not supported
     std::optional<std::int64_t> width;  ///< from the header, when the format makes it cheap
     std::optional<std::int64_t> height;
-    bool truncated = false;             ///< the file visibly ends before its end marker
+    bool truncated = false;  ///< the file visibly ends before its end marker
 };
 
 HeaderProbe probe_header(const std::vector<std::uint8_t>& bytes);

@@ -20,22 +20,33 @@ namespace fs = std::filesystem;
 
 std::string_view to_string(const ImageFormat format) {
     switch (format) {
-        case ImageFormat::Png: return "PNG";
-        case ImageFormat::Jpeg: return "JPEG";
-        case ImageFormat::Tiff: return "TIFF";
-        case ImageFormat::Webp: return "WebP";
-        case ImageFormat::Bmp: return "BMP";
-        case ImageFormat::Ppm: return "PPM";
-        case ImageFormat::Pgm: return "PGM";
+        case ImageFormat::Png:
+            return "PNG";
+        case ImageFormat::Jpeg:
+            return "JPEG";
+        case ImageFormat::Tiff:
+            return "TIFF";
+        case ImageFormat::Webp:
+            return "WebP";
+        case ImageFormat::Bmp:
+            return "BMP";
+        case ImageFormat::Ppm:
+            return "PPM";
+        case ImageFormat::Pgm:
+            return "PGM";
     }
     return "?";
 }
 
-std::string supported_formats_text() { return "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM"; }
+std::string supported_formats_text() {
+    return "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM";
+}
 
 namespace {
 
-std::string in_quotes(const std::string_view name) { return "'" + std::string(name) + "'"; }
+std::string in_quotes(const std::string_view name) {
+    return "'" + std::string(name) + "'";
+}
 
 [[noreturn]] void fail(const ErrorCode code, const std::string_view name, const std::string& what) {
     throw Error(code, "cannot read " + in_quotes(name) + ": " + what);
@@ -49,7 +60,8 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
     if (fs::is_directory(status)) fail(ErrorCode::Unreadable, name, "it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(ErrorCode::Unreadable, name, std::strerror(errno));
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
     if (in.bad()) fail(ErrorCode::Unreadable, name, "I/O error while reading");
     return bytes;
 }
@@ -61,8 +73,8 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
     if (!probe.format) {
         if (!probe.unsupported_name.empty()) {
             fail(ErrorCode::UnsupportedFormat, name,
-                 probe.unsupported_name + " files are not supported (supported: " +
-                     supported_formats_text() + ")");
+                 probe.unsupported_name +
+                     " files are not supported (supported: " + supported_formats_text() + ")");
         }
         fail(ErrorCode::UnsupportedFormat, name,
              "not an image in a supported format (" + supported_formats_text() + ")");
@@ -83,12 +95,14 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
     }
     if (probe.truncated) {
         fail(ErrorCode::Truncated, name,
-             "the " + std::string(to_string(*probe.format)) + " file is truncated (it ends before its image data does)");
+             "the " + std::string(to_string(*probe.format)) +
+                 " file is truncated (it ends before its image data does)");
     }
     return *probe.format;
 }
 
-cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags, const std::string_view name) {
+cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags,
+               const std::string_view name) {
     cv::Mat decoded;
     try {
         decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
@@ -109,10 +123,10 @@ FileInfo describe(const cv::Mat& m, const ImageFormat format, const std::size_t 
     info.height = m.rows;
     info.channels = m.channels();
     info.has_alpha = m.channels() == 4 || m.channels() == 2;
-    info.bit_depth = m.depth() == CV_16U || m.depth() == CV_16S ? 16
+    info.bit_depth = m.depth() == CV_16U || m.depth() == CV_16S   ? 16
                      : m.depth() == CV_32F || m.depth() == CV_32S ? 32
-                     : m.depth() == CV_64F                         ? 64
-                                                                   : 8;
+                     : m.depth() == CV_64F                        ? 64
+                                                                  : 8;
     info.file_bytes = bytes;
     return info;
 }
@@ -140,15 +154,21 @@ cv::Mat to_8bit(const cv::Mat& m, std::vector<std::string>& notices) {
 ImageRgba8 to_rgba(const cv::Mat& m8) {
     cv::Mat rgba;
     switch (m8.channels()) {
-        case 1: cv::cvtColor(m8, rgba, cv::COLOR_GRAY2RGBA); break;
+        case 1:
+            cv::cvtColor(m8, rgba, cv::COLOR_GRAY2RGBA);
+            break;
         case 2: {
             std::vector<cv::Mat> planes;
             cv::split(m8, planes);
             cv::merge(std::vector<cv::Mat>{planes[0], planes[0], planes[0], planes[1]}, rgba);
             break;
         }
-        case 3: cv::cvtColor(m8, rgba, cv::COLOR_BGR2RGBA); break;
-        default: cv::cvtColor(m8, rgba, cv::COLOR_BGRA2RGBA); break;
+        case 3:
+            cv::cvtColor(m8, rgba, cv::COLOR_BGR2RGBA);
+            break;
+        default:
+            cv::cvtColor(m8, rgba, cv::COLOR_BGRA2RGBA);
+            break;
     }
     ImageRgba8 image(rgba.cols, rgba.rows);
     for (int y = 0; y < rgba.rows; ++y) {
@@ -171,7 +191,9 @@ LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     return loaded;
 }
 
-LoadedImage read_image(const fs::path& path) { return decode_image(read_file(path), path.string()); }
+LoadedImage read_image(const fs::path& path) {
+    return decode_image(read_file(path), path.string());
+}
 
 LoadedMeasurement read_measurement(const fs::path& path) {
     const std::string name = path.string();
@@ -191,14 +213,16 @@ LoadedMeasurement read_measurement(const fs::path& path) {
     }
     loaded.values = ImageF32(values.cols, values.rows);
     for (int y = 0; y < values.rows; ++y) {
-        std::memcpy(loaded.values.row(y), values.ptr<float>(y), static_cast<std::size_t>(values.cols) * 4);
+        std::memcpy(loaded.values.row(y), values.ptr<float>(y),
+                    static_cast<std::size_t>(values.cols) * 4);
     }
     return loaded;
 }
 
 ImageFormat format_for_path(const fs::path& path) {
     std::string ext = path.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (ext == ".png") return ImageFormat::Png;
     if (ext == ".jpg" || ext == ".jpeg") return ImageFormat::Jpeg;
     if (ext == ".tif" || ext == ".tiff") return ImageFormat::Tiff;
@@ -207,8 +231,8 @@ ImageFormat format_for_path(const fs::path& path) {
     if (ext == ".ppm") return ImageFormat::Ppm;
     if (ext == ".pgm") return ImageFormat::Pgm;
     throw Error(ErrorCode::UnsupportedFormat,
-                "cannot write " + in_quotes(path.string()) + ": unsupported file extension '" + ext +
-                    "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm)");
+                "cannot write " + in_quotes(path.string()) + ": unsupported file extension '" +
+                    ext + "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm)");
 }
 
 namespace {
@@ -226,13 +250,20 @@ bool format_has_alpha(const ImageFormat f) {
 
 std::string encoder_extension(const ImageFormat f) {
     switch (f) {
-        case ImageFormat::Png: return ".png";
-        case ImageFormat::Jpeg: return ".jpg";
-        case ImageFormat::Tiff: return ".tiff";
-        case ImageFormat::Webp: return ".webp";
-        case ImageFormat::Bmp: return ".bmp";
-        case ImageFormat::Ppm: return ".ppm";
-        case ImageFormat::Pgm: return ".pgm";
+        case ImageFormat::Png:
+            return ".png";
+        case ImageFormat::Jpeg:
+            return ".jpg";
+        case ImageFormat::Tiff:
+            return ".tiff";
+        case ImageFormat::Webp:
+            return ".webp";
+        case ImageFormat::Bmp:
+            return ".bmp";
+        case ImageFormat::Ppm:
+            return ".ppm";
+        case ImageFormat::Pgm:
+            return ".pgm";
     }
     return ".png";
 }
@@ -240,7 +271,8 @@ std::string encoder_extension(const ImageFormat f) {
 std::vector<std::uint8_t> encode(const ImageView<const Rgba8> image, const ImageFormat format,
                                  const WriteOptions& options, std::vector<std::string>& notices) {
     check_image_size(image.width, image.height);
-    const cv::Mat rgba(image.height, image.width, CV_8UC4, const_cast<Rgba8*>(image.data), image.pitch);
+    const cv::Mat rgba(image.height, image.width, CV_8UC4, const_cast<Rgba8*>(image.data),
+                       image.pitch);
     const bool transparent = has_transparency(image);
     cv::Mat out;
     if (format == ImageFormat::Pgm) {
@@ -255,14 +287,17 @@ std::vector<std::uint8_t> encode(const ImageView<const Rgba8> image, const Image
                              " has no alpha channel");
     }
     std::vector<int> params;
-    if (format == ImageFormat::Jpeg) params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
-    if (format == ImageFormat::Webp) params = {cv::IMWRITE_WEBP_QUALITY, options.webp_lossless ? 101 : 90};
+    if (format == ImageFormat::Jpeg)
+        params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
+    if (format == ImageFormat::Webp)
+        params = {cv::IMWRITE_WEBP_QUALITY, options.webp_lossless ? 101 : 90};
     std::vector<std::uint8_t> bytes;
     bool ok = false;
     try {
         ok = cv::imencode(encoder_extension(format), out, bytes, params);
     } catch (const cv::Exception& e) {
-        throw Error(ErrorCode::WriteFailed, "cannot encode " + std::string(to_string(format)) + ": " + e.msg);
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot encode " + std::string(to_string(format)) + ": " + e.msg);
     }
     if (!ok) throw Error(ErrorCode::WriteFailed, "cannot encode " + std::string(to_string(format)));
     return bytes;
@@ -279,12 +314,14 @@ void write_atomically(const fs::path& path, const std::vector<std::uint8_t>& byt
                                                 in_quotes(dir.string()) + " does not exist");
     }
     if (fs::is_directory(path, ec)) {
-        throw Error(ErrorCode::WriteFailed, "cannot write " + in_quotes(name) + ": it is a directory");
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot write " + in_quotes(name) + ": it is a directory");
     }
     std::string temp = (dir / ("." + path.filename().string() + ".lacuna-XXXXXX")).string();
     const int fd = ::mkstemp(temp.data());
     if (fd < 0) {
-        throw Error(ErrorCode::WriteFailed, "cannot write " + in_quotes(name) + ": " + std::strerror(errno));
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot write " + in_quotes(name) + ": " + std::strerror(errno));
     }
     std::size_t written = 0;
     while (written < bytes.size()) {
@@ -300,7 +337,8 @@ void write_atomically(const fs::path& path, const std::vector<std::uint8_t>& byt
     if (!complete || std::rename(temp.c_str(), path.c_str()) != 0) {
         const int err = complete ? errno : saved_errno;
         ::unlink(temp.c_str());
-        throw Error(ErrorCode::WriteFailed, "cannot write " + in_quotes(name) + ": " + std::strerror(err));
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot write " + in_quotes(name) + ": " + std::strerror(err));
     }
 }
 }  // namespace

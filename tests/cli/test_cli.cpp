@@ -18,13 +18,15 @@ struct Result {
     QString err;
 };
 
-Result run_cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+Result run_cli(const QStringList& args,
+               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
     p.setProcessEnvironment(env);
     p.start(LACUNA_CLI_PATH, args);
     if (!p.waitForFinished(120000)) return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/fruits.jpg");
@@ -45,7 +47,7 @@ class TestCli : public QObject {
     QTemporaryDir dir_;
     QString tmp(const QString& name) const { return dir_.filePath(name); }
 
-private slots:
+  private slots:
     void version() {
         const Result r = run_cli({"--version"});
         QCOMPARE(r.status, 0);
@@ -55,7 +57,8 @@ private slots:
     void main_help_lists_commands() {
         const Result r = run_cli({"--help"});
         QCOMPARE(r.status, 0);
-        for (const char* c : {"info", "convert", "backend"}) QVERIFY2(r.out.contains(QString("  ") + c), c);
+        for (const char* c : {"info", "convert", "backend"})
+            QVERIFY2(r.out.contains(QString("  ") + c), c);
         QCOMPARE(run_cli({}).status, 2);  // no command: usage, status 2
     }
 
@@ -129,7 +132,11 @@ private slots:
 
     void convert_writes_and_never_replaces_the_input() {
         QVERIFY(QFile::copy(kSample, tmp("in.jpg")));
-        const QByteArray before = [&] { QFile f(tmp("in.jpg")); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        const QByteArray before = [&] {
+            QFile f(tmp("in.jpg"));
+            f.open(QIODevice::ReadOnly);
+            return f.readAll();
+        }();
         Result r = run_cli({"convert", tmp("in.jpg"), tmp("in.jpg")});
         QCOMPARE(r.status, 1);
         verify_one_error_line(r, "refusing to overwrite the input");

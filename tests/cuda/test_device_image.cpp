@@ -23,7 +23,8 @@ Image<T> random_image(const int w, const int h, const std::size_t extra_pitch, s
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             if constexpr (std::is_same_v<T, Rgba8>) {
-                image.at(x, y) = Rgba8{std::uint8_t(byte(rng)), std::uint8_t(byte(rng)), std::uint8_t(byte(rng)), std::uint8_t(byte(rng))};
+                image.at(x, y) = Rgba8{std::uint8_t(byte(rng)), std::uint8_t(byte(rng)),
+                                       std::uint8_t(byte(rng)), std::uint8_t(byte(rng))};
             } else if constexpr (std::is_same_v<T, float>) {
                 image.at(x, y) = float(byte(rng)) * 0.37f - 20.0f;
             } else {
@@ -44,10 +45,11 @@ class TestDeviceImage : public QObject {
     Q_OBJECT
     std::mt19937 rng_{1234};
 
-private slots:
+  private slots:
     void initTestCase() {
         const BackendInfo info = select_backend(BackendRequest::Auto);
-        if (info.backend != Backend::Cuda) QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
+        if (info.backend != Backend::Cuda)
+            QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
         qInfo("device: %s", info.describe().c_str());
     }
 
@@ -67,14 +69,16 @@ private slots:
         const auto rgba = random_image<Rgba8>(w, h, std::size_t(extra) * 4, rng_);
         const DeviceImage<Rgba8> d_rgba(rgba.view());
         QVERIFY(d_rgba.pitch() >= std::size_t(w) * 4);
-        Image<Rgba8> back(w, h, RowPitch{std::size_t(w) * 4 + 12});  // a different host pitch on the way back
+        Image<Rgba8> back(
+            w, h, RowPitch{std::size_t(w) * 4 + 12});  // a different host pitch on the way back
         d_rgba.download(back.view());
         QVERIFY(equal_pixels<Rgba8>(rgba.view(), back.view()));
 
         const auto f = random_image<float>(w, h, std::size_t(extra) * 4, rng_);
         QVERIFY(equal_pixels<float>(f.view(), DeviceImage<float>(f.view()).download().view()));
         const auto m = random_image<std::uint8_t>(w, h, std::size_t(extra), rng_);
-        QVERIFY(equal_pixels<std::uint8_t>(m.view(), DeviceImage<std::uint8_t>(m.view()).download().view()));
+        QVERIFY(equal_pixels<std::uint8_t>(m.view(),
+                                           DeviceImage<std::uint8_t>(m.view()).download().view()));
     }
     void round_trips_odd_sizes_and_pitches_data() {
         QTest::addColumn<int>("w");
@@ -144,7 +148,8 @@ private slots:
             DeviceImage<float> d_dst;
             luminance(d_src, d_dst);
             const ImageF32 gold = luminance(src.view());
-            QVERIFY2(equal_pixels<float>(gold.view(), d_dst.download().view()), qPrintable(QString("%1x%2").arg(w).arg(h)));
+            QVERIFY2(equal_pixels<float>(gold.view(), d_dst.download().view()),
+                     qPrintable(QString("%1x%2").arg(w).arg(h)));
         }
     }
 

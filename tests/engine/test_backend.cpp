@@ -9,7 +9,7 @@ using namespace lacuna;
 
 class TestBackend : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void parses_requests() {
         QCOMPARE(parse_backend_request("auto"), std::optional(BackendRequest::Auto));
         QCOMPARE(parse_backend_request("cpu"), std::optional(BackendRequest::Cpu));
@@ -51,8 +51,11 @@ private slots:
     void reasons_are_sentences() {
         QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NoDevice)),
                  QString("no CUDA device found"));
-        QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::DriverTooOld, "driver supports CUDA 11.4, runtime needs 13.0")),
-                 QString("the NVIDIA driver is too old for this build's CUDA runtime (driver supports CUDA 11.4, runtime needs 13.0)"));
+        QCOMPARE(QString::fromStdString(
+                     describe_reason(CudaUnavailableReason::DriverTooOld,
+                                     "driver supports CUDA 11.4, runtime needs 13.0")),
+                 QString("the NVIDIA driver is too old for this build's CUDA runtime (driver "
+                         "supports CUDA 11.4, runtime needs 13.0)"));
         QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::OutOfMemory)),
                  QString("the CUDA device is out of memory"));
         QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NotBuilt)),

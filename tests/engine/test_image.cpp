@@ -10,7 +10,7 @@ using namespace lacuna;
 
 class TestImage : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void default_pitch_is_padded_and_aligned() {
         const ImageRgba8 image(13, 5);
         QCOMPARE(image.pitch(), std::size_t{64});  // 13 * 4 = 52 bytes → 64
@@ -24,7 +24,8 @@ private slots:
         ImageRgba8 image(7, 3, RowPitch{7 * 4 + 36});
         QCOMPARE(image.pitch(), std::size_t{64});
         for (int y = 0; y < 3; ++y)
-            for (int x = 0; x < 7; ++x) image.at(x, y) = Rgba8{std::uint8_t(x), std::uint8_t(y), 9, 255};
+            for (int x = 0; x < 7; ++x)
+                image.at(x, y) = Rgba8{std::uint8_t(x), std::uint8_t(y), 9, 255};
         const auto* base = reinterpret_cast<const std::uint8_t*>(image.row(0));
         // Pixel (5, 2) sits at 2 rows of 64 bytes plus 5 pixels of 4 bytes.
         QCOMPARE(int(base[2 * 64 + 5 * 4 + 0]), 5);
@@ -59,7 +60,9 @@ private slots:
     void copy_between_different_pitches_keeps_pixels_not_padding() {
         ImageRgba8 src(9, 4, RowPitch{9 * 4 + 12});
         for (int y = 0; y < 4; ++y)
-            for (int x = 0; x < 9; ++x) src.at(x, y) = Rgba8{std::uint8_t(x * 20), std::uint8_t(y * 50), 7, std::uint8_t(200 + y)};
+            for (int x = 0; x < 9; ++x)
+                src.at(x, y) =
+                    Rgba8{std::uint8_t(x * 20), std::uint8_t(y * 50), 7, std::uint8_t(200 + y)};
         ImageRgba8 dst(9, 4, RowPitch{9 * 4 + 100});
         copy_pixels<Rgba8>(src.view(), dst.view());
         QVERIFY(equal_pixels<Rgba8>(src.view(), dst.view()));

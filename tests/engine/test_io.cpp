@@ -22,9 +22,10 @@ ImageRgba8 test_pattern(const int w, const int h, const bool with_alpha) {
     ImageRgba8 image(w, h);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            image.at(x, y) = Rgba8{std::uint8_t(x * 255 / (w - 1)), std::uint8_t(y * 255 / (h - 1)),
-                                   std::uint8_t((x * 7 + y * 3) % 256),
-                                   with_alpha ? std::uint8_t(1 + (x + y) % 255) : std::uint8_t(255)};
+            image.at(x, y) =
+                Rgba8{std::uint8_t(x * 255 / (w - 1)), std::uint8_t(y * 255 / (h - 1)),
+                      std::uint8_t((x * 7 + y * 3) % 256),
+                      with_alpha ? std::uint8_t(1 + (x + y) % 255) : std::uint8_t(255)};
     return image;
 }
 
@@ -58,7 +59,9 @@ double mean_abs_diff(const ImageRgba8& a, const ImageRgba8& b) {
     return sum / (3.0 * a.width() * a.height());
 }
 
-fs::path sample_photo() { return fs::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg"; }
+fs::path sample_photo() {
+    return fs::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg";
+}
 
 }  // namespace
 
@@ -67,7 +70,7 @@ class TestIo : public QObject {
     QTemporaryDir dir_;
     fs::path tmp(const char* name) const { return fs::path(dir_.path().toStdString()) / name; }
 
-private slots:
+  private slots:
     void lossless_round_trips_with_alpha_data() {
         QFETCH(QString, name);
         QFETCH(bool, keeps_alpha);
@@ -149,21 +152,23 @@ private slots:
     void sixteen_bit_input_is_converted_with_notice() {
         cv::Mat deep(5, 7, CV_16UC3);
         for (int y = 0; y < 5; ++y)
-            for (int x = 0; x < 7; ++x) deep.at<cv::Vec3w>(y, x) = cv::Vec3w(ushort(x * 9000), ushort(y * 257 * 60), 65535);
+            for (int x = 0; x < 7; ++x)
+                deep.at<cv::Vec3w>(y, x) = cv::Vec3w(ushort(x * 9000), ushort(y * 257 * 60), 65535);
         QVERIFY(cv::imwrite(tmp("deep.png").string(), deep));
         const io::LoadedImage loaded = io::read_image(tmp("deep.png"));
         QCOMPARE(loaded.info.bit_depth, 16);
         QCOMPARE(loaded.notices.size(), std::size_t{1});
         QVERIFY(QString::fromStdString(loaded.notices[0]).contains("16-bit"));
         QCOMPARE(int(loaded.image.at(3, 2).b), int(std::lround(27000 / 257.0)));  // B was x*9000
-        QCOMPARE(int(loaded.image.at(3, 2).g), 120);                             // G was y*257*60
+        QCOMPARE(int(loaded.image.at(3, 2).g), 120);                              // G was y*257*60
         QCOMPARE(int(loaded.image.at(3, 2).r), 255);
     }
 
     void measurement_keeps_values() {
         cv::Mat thermal(4, 6, CV_16UC1);
         for (int y = 0; y < 4; ++y)
-            for (int x = 0; x < 6; ++x) thermal.at<ushort>(y, x) = ushort(1000 + 2711 * (x + 6 * y));
+            for (int x = 0; x < 6; ++x)
+                thermal.at<ushort>(y, x) = ushort(1000 + 2711 * (x + 6 * y));
         QVERIFY(cv::imwrite(tmp("thermal.png").string(), thermal));
         const io::LoadedMeasurement m = io::read_measurement(tmp("thermal.png"));
         QCOMPARE(m.values.at(5, 3), float(1000 + 2711 * 23));
@@ -195,7 +200,10 @@ private slots:
         QCOMPARE(read_error(tmp("locked.png")), ErrorCode::Unreadable);
     }
 
-    void empty_file() { write_bytes(tmp("empty.png"), {}); QCOMPARE(read_error(tmp("empty.png")), ErrorCode::Corrupt); }
+    void empty_file() {
+        write_bytes(tmp("empty.png"), {});
+        QCOMPARE(read_error(tmp("empty.png")), ErrorCode::Corrupt);
+    }
 
     void corrupt_png_body() {
         auto bytes = io::encode_image(test_pattern(40, 40, false).view(), io::ImageFormat::Png);

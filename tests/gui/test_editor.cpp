@@ -26,7 +26,8 @@ QMessageBox* visible_error_dialog(const QWidget* window) {
 }
 
 Rgba8 to_rgba(const QColor& c) {
-    return Rgba8{std::uint8_t(c.red()), std::uint8_t(c.green()), std::uint8_t(c.blue()), std::uint8_t(c.alpha())};
+    return Rgba8{std::uint8_t(c.red()), std::uint8_t(c.green()), std::uint8_t(c.blue()),
+                 std::uint8_t(c.alpha())};
 }
 }  // namespace
 
@@ -34,9 +35,10 @@ class TestEditor : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
 
-private slots:
+  private slots:
     void initTestCase() {
-        if (QGuiApplication::platformName() == "offscreen" || QGuiApplication::platformName() == "minimal") {
+        if (QGuiApplication::platformName() == "offscreen" ||
+            QGuiApplication::platformName() == "minimal") {
             // Qt 6.4's offscreen platform crashes inside QOpenGLWidget: never create one there.
             QSKIP("needs a window system with OpenGL (run under xvfb-run)");
         }
@@ -63,7 +65,8 @@ private slots:
         int checked = 0;
         for (const auto& [ix, iy] : {std::pair{256, 240}, {10, 10}, {500, 470}, {123, 321}}) {
             const render::PointF s = view.to_screen({ix + 0.5, iy + 0.5});
-            const QPoint p(int(s.x / dpr * frame.devicePixelRatio()), int(s.y / dpr * frame.devicePixelRatio()));
+            const QPoint p(int(s.x / dpr * frame.devicePixelRatio()),
+                           int(s.y / dpr * frame.devicePixelRatio()));
             if (!frame.rect().contains(p)) continue;
             QCOMPARE(to_rgba(frame.pixelColor(p)), canvas->image().at(ix, iy));
             ++checked;

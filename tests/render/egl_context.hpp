@@ -10,7 +10,7 @@
 namespace lacuna::test {
 
 class EglContext {
-public:
+  public:
     EglContext() { create(); }
     ~EglContext() {
         if (display_ != EGL_NO_DISPLAY) {
@@ -26,11 +26,13 @@ public:
     [[nodiscard]] bool ok() const { return error_.empty(); }
     [[nodiscard]] const std::string& error() const { return error_; }
 
-private:
+  private:
     EGLDisplay device_display() {
         // Prefer a device display (works without any window system); fall back to the default.
-        auto query = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-        auto platform = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+        auto query =
+            reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+        auto platform = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
+            eglGetProcAddress("eglGetPlatformDisplayEXT"));
         if (query != nullptr && platform != nullptr) {
             EGLDeviceEXT devices[8];
             EGLint count = 0;
@@ -38,7 +40,8 @@ private:
                 for (EGLint i = 0; i < count; ++i) {
                     EGLDisplay d = platform(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
                     EGLint major = 0, minor = 0;
-                    if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor) == EGL_TRUE) return d;
+                    if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor) == EGL_TRUE)
+                        return d;
                 }
             }
         }
@@ -54,8 +57,17 @@ private:
             error_ = "no EGL display";
             return;
         }
-        const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                         EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+        const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                         EGL_PBUFFER_BIT,
+                                         EGL_RENDERABLE_TYPE,
+                                         EGL_OPENGL_BIT,
+                                         EGL_RED_SIZE,
+                                         8,
+                                         EGL_GREEN_SIZE,
+                                         8,
+                                         EGL_BLUE_SIZE,
+                                         8,
+                                         EGL_NONE};
         EGLConfig config = nullptr;
         EGLint n = 0;
         if (eglChooseConfig(display_, config_attribs, &config, 1, &n) != EGL_TRUE || n == 0) {
@@ -68,14 +80,20 @@ private:
             error_ = "eglBindAPI(EGL_OPENGL_API) failed";
             return;
         }
-        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                          EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                          3,
+                                          EGL_CONTEXT_MINOR_VERSION,
+                                          3,
+                                          EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                          EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                          EGL_NONE};
         context_ = eglCreateContext(display_, config, EGL_NO_CONTEXT, context_attribs);
         if (context_ == EGL_NO_CONTEXT) {
             error_ = "eglCreateContext failed";
             return;
         }
-        if (eglMakeCurrent(display_, surface_, surface_, context_) != EGL_TRUE) error_ = "eglMakeCurrent failed";
+        if (eglMakeCurrent(display_, surface_, surface_, context_) != EGL_TRUE)
+            error_ = "eglMakeCurrent failed";
     }
 
     EGLDisplay display_ = EGL_NO_DISPLAY;

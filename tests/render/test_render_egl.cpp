@@ -16,7 +16,7 @@ namespace {
 
 // An RGBA8 framebuffer object of a given size; deleted with the context current.
 class Framebuffer {
-public:
+  public:
     Framebuffer(const int w, const int h) : w_(w), h_(h) {
         glGenFramebuffers(1, &fbo_);
         glGenRenderbuffers(1, &rbo_);
@@ -45,7 +45,7 @@ public:
         return out;
     }
 
-private:
+  private:
     int w_, h_;
     GLuint fbo_ = 0, rbo_ = 0;
 };
@@ -54,7 +54,8 @@ ImageRgba8 pattern(const int w, const int h, const std::size_t extra_pitch) {
     ImageRgba8 image(w, h, RowPitch{std::size_t(w) * 4 + extra_pitch});
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            image.at(x, y) = Rgba8{std::uint8_t(x * 13 + y), std::uint8_t(y * 7 + 3 * x), std::uint8_t((x ^ y) * 5), 255};
+            image.at(x, y) = Rgba8{std::uint8_t(x * 13 + y), std::uint8_t(y * 7 + 3 * x),
+                                   std::uint8_t((x ^ y) * 5), 255};
     return image;
 }
 
@@ -65,10 +66,12 @@ class TestRenderEgl : public QObject {
     std::unique_ptr<test::EglContext> egl_;
     std::unique_ptr<render::ImageRenderer> renderer_;
 
-private slots:
+  private slots:
     void initTestCase() {
         egl_ = std::make_unique<test::EglContext>();
-        if (!egl_->ok()) QSKIP(qPrintable("no headless EGL OpenGL context: " + QString::fromStdString(egl_->error())));
+        if (!egl_->ok())
+            QSKIP(qPrintable("no headless EGL OpenGL context: " +
+                             QString::fromStdString(egl_->error())));
         renderer_ = std::make_unique<render::ImageRenderer>();
         std::string error;
         QVERIFY2(renderer_->initialize(error), error.c_str());

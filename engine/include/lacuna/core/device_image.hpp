@@ -16,7 +16,7 @@ using DeviceStream = CUstream_st*;  ///< same type as cudaStream_t; nullptr = th
 
 template <class T>
 class DeviceImage {
-public:
+  public:
     DeviceImage() = default;
     /// Allocates width × height pixels (uninitialised). Throws OutOfMemory if the device cannot.
     DeviceImage(int width, int height, DeviceStream stream = nullptr);
@@ -38,7 +38,9 @@ public:
 
     /// A view of device memory: only kernels may dereference it.
     [[nodiscard]] ImageView<T> device_view() { return {data_, width_, height_, pitch_}; }
-    [[nodiscard]] ImageView<const T> device_view() const { return {data_, width_, height_, pitch_}; }
+    [[nodiscard]] ImageView<const T> device_view() const {
+        return {data_, width_, height_, pitch_};
+    }
 
     /// Changes the logical size; reallocates only when the capacity is too small (grow-only), so
     /// a shrinking image (seam carving, a slider) never churns the allocator. Contents are lost
@@ -56,7 +58,7 @@ public:
     /// Waits for every copy and kernel enqueued on stream().
     void synchronize() const;
 
-private:
+  private:
     void release() noexcept;
     void check_same_size(int width, int height, const char* what) const;
 

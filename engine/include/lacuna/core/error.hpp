@@ -26,12 +26,12 @@ enum class ErrorCode {
 std::string_view to_string(ErrorCode code);
 
 class Error : public std::runtime_error {
-public:
+  public:
     Error(const ErrorCode code, const std::string& message)
         : std::runtime_error(message), code_(code) {}
     [[nodiscard]] ErrorCode code() const noexcept { return code_; }
 
-private:
+  private:
     ErrorCode code_;
 };
 

@@ -29,7 +29,7 @@ struct RowPitch {
 /// that SIMD loops and GPU uploads start every row aligned.
 template <class T>
 class Image {
-public:
+  public:
     static_assert(std::is_trivially_copyable_v<T>);
 
     Image() = default;
@@ -59,7 +59,7 @@ public:
 
     void fill(const T& value);
 
-private:
+  private:
     [[nodiscard]] T* data() { return reinterpret_cast<T*>(storage_.get()); }
     [[nodiscard]] const T* data() const { return reinterpret_cast<const T*>(storage_.get()); }
 
@@ -72,7 +72,8 @@ private:
 /// Padded row pitch in bytes used by Image(width, height).
 std::size_t default_pitch(int width, std::size_t pixel_size);
 
-/// Copies pixels between views of equal size (pitches may differ). Throws InvalidArgument otherwise.
+/// Copies pixels between views of equal size (pitches may differ). Throws InvalidArgument
+/// otherwise.
 template <class T>
 void copy_pixels(ImageView<const T> src, ImageView<T> dst);
 

@@ -23,8 +23,8 @@ struct FileInfo {
     ImageFormat format = ImageFormat::Png;
     int width = 0;
     int height = 0;
-    int channels = 0;     ///< as stored in the file: 1 grey, 3 colour, 4 colour + alpha
-    int bit_depth = 8;    ///< per channel: 8, 16 or 32 (float)
+    int channels = 0;   ///< as stored in the file: 1 grey, 3 colour, 4 colour + alpha
+    int bit_depth = 8;  ///< per channel: 8, 16 or 32 (float)
     bool has_alpha = false;
     std::uintmax_t file_bytes = 0;
 };
@@ -36,7 +36,8 @@ struct LoadedImage {
 };
 
 struct LoadedMeasurement {
-    ImageF32 values;  ///< one value per pixel: grey as stored (8/16-bit integers or float), colour as Rec. 709 luminance
+    ImageF32 values;  ///< one value per pixel: grey as stored (8/16-bit integers or float), colour
+                      ///< as Rec. 709 luminance
     FileInfo info;
     std::vector<std::string> notices;
 };
@@ -53,7 +54,7 @@ LoadedMeasurement read_measurement(const std::filesystem::path& path);
 LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
 struct WriteOptions {
-    int jpeg_quality = 95;   ///< 1..100
+    int jpeg_quality = 95;  ///< 1..100
     bool webp_lossless = true;
 };
 
@@ -62,9 +63,11 @@ ImageFormat format_for_path(const std::filesystem::path& path);
 
 /// Encodes and writes atomically: to a temporary file in the same directory, then renamed over
 /// `path`, so a failure never leaves a half-written or destroyed file. Returns notices (e.g.
-/// "alpha dropped: JPEG has no alpha channel"). Throws WriteFailed / UnsupportedFormat / EmptyImage.
+/// "alpha dropped: JPEG has no alpha channel"). Throws WriteFailed / UnsupportedFormat /
+/// EmptyImage.
 std::vector<std::string> write_image(const std::filesystem::path& path,
-                                     ImageView<const Rgba8> image, const WriteOptions& options = {});
+                                     ImageView<const Rgba8> image,
+                                     const WriteOptions& options = {});
 
 /// Encodes to memory in `format`.
 std::vector<std::uint8_t> encode_image(ImageView<const Rgba8> image, ImageFormat format,

@@ -1,7 +1,7 @@
 // Shared between host C++ (C++20) and CUDA (compiled as C++17: CMake 3.25 cannot ask nvcc for
 // C++20), so this header sticks to C++17. Per-pixel math lives here once, so the CPU reference
-// and the CUDA kernels compute the same values. Kernels are compiled with --fmad=false so that floating
-// expressions written here round identically on both sides.
+// and the CUDA kernels compute the same values. Kernels are compiled with --fmad=false so that
+// floating expressions written here round identically on both sides.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +43,8 @@ LACUNA_HD float luminance709(const Rgba8 p) {
 template <class T>
 LACUNA_HD T* pitched_row(T* base, const std::size_t pitch_bytes, const int y) {
     using Byte = std::conditional_t<std::is_const_v<T>, const unsigned char, unsigned char>;
-    return reinterpret_cast<T*>(reinterpret_cast<Byte*>(base) + static_cast<std::size_t>(y) * pitch_bytes);
+    return reinterpret_cast<T*>(reinterpret_cast<Byte*>(base) +
+                                static_cast<std::size_t>(y) * pitch_bytes);
 }
 
 /// A non-owning view of a pitched 2-D buffer (host or device memory). `pitch` is in bytes and
@@ -59,7 +60,8 @@ struct ImageView {
     LACUNA_HD ImageView(T* d, const int w, const int h, const std::size_t p)
         : data(d), width(w), height(h), pitch(p) {}
     // A mutable view converts to a read-only one.
-    template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
+    template <class U,
+              std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
     LACUNA_HD ImageView(const ImageView<U>& other)  // NOLINT(google-explicit-constructor)
         : data(other.data), width(other.width), height(other.height), pitch(other.pitch) {}
 

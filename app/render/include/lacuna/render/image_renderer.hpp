@@ -21,7 +21,7 @@ struct Rgb {
 };
 
 class ImageRenderer {
-public:
+  public:
     ImageRenderer();
     ~ImageRenderer();
     ImageRenderer(const ImageRenderer&) = delete;
@@ -49,7 +49,7 @@ public:
     /// Frees every GL object; safe to call twice. Needs the context current.
     void release();
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -14,8 +14,8 @@ struct PointF {
 
 /// screen = origin + image * zoom (top-left origin on both sides, y down).
 struct ViewTransform {
-    double zoom = 1.0;     ///< framebuffer pixels per image pixel
-    double origin_x = 0;   ///< framebuffer position of the image's top-left corner
+    double zoom = 1.0;    ///< framebuffer pixels per image pixel
+    double origin_x = 0;  ///< framebuffer position of the image's top-left corner
     double origin_y = 0;
 
     [[nodiscard]] PointF to_screen(const PointF image) const {
@@ -35,7 +35,8 @@ struct ViewTransform {
 };
 
 /// The whole image centred in the viewport, never enlarged beyond 1:1.
-inline ViewTransform fit_view(const int image_w, const int image_h, const int view_w, const int view_h) {
+inline ViewTransform fit_view(const int image_w, const int image_h, const int view_w,
+                              const int view_h) {
     ViewTransform t;
     if (image_w <= 0 || image_h <= 0 || view_w <= 0 || view_h <= 0) return t;
     t.zoom = std::min({1.0, double(view_w) / image_w, double(view_h) / image_h});

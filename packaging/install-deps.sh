@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Lacuna needs to build, run and test on Debian 12 (bookworm), from Debian's packages.
+# The CUDA toolkit is optional and not installed here: when nvcc is on PATH, in $CUDACXX or at
+# /usr/local/cuda/bin/nvcc, the CUDA backend is built too.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
+  libopencv-dev                             # image codecs (imgcodecs), imgproc
+  libglew-dev libegl-dev libgl-dev          # GL loading, headless EGL
+  libgl1-mesa-dri libegl-mesa0              # software GL/EGL when there is no GPU
+  xvfb xauth                                # GUI tests without a display
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
