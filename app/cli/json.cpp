@@ -78,7 +78,10 @@ JsonObject& JsonObject::add(const std::string_view k, const JsonObject& value) {
 }
 JsonObject& JsonObject::add(const std::string_view k, const std::vector<std::string>& values) {
     std::string arr = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) arr += (i ? "," : "") + json_escape(values[i]);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) arr += ',';
+        arr += json_escape(values[i]);
+    }
     return add_raw(k, arr + "]");
 }
 JsonObject& JsonObject::add_raw(const std::string_view k, const std::string_view json) {
@@ -89,7 +92,10 @@ JsonObject& JsonObject::add_raw(const std::string_view k, const std::string_view
 
 std::string json_array(const std::vector<JsonObject>& objects) {
     std::string arr = "[";
-    for (std::size_t i = 0; i < objects.size(); ++i) arr += (i ? "," : "") + objects[i].str();
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        if (i > 0) arr += ',';
+        arr += objects[i].str();
+    }
     return arr + "]";
 }
 

@@ -63,7 +63,7 @@ class TestCli : public QObject {
     }
 
     void every_command_has_help() {
-        for (const QString& c : {"info", "convert", "backend"}) {
+        for (const QString c : {"info", "convert", "backend"}) {
             const Result r = run_cli({c, "--help"});
             QCOMPARE(r.status, 0);
             QVERIFY(r.out.startsWith("Usage: lacuna " + c));
