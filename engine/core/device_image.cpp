@@ -159,3 +159,72 @@ void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst) {
 }
 
 }  // namespace lacuna
+
+// ---- DeviceBuffer ----
+#include <lacuna/core/device_buffer.hpp>
+
+namespace lacuna {
+
+template <class T>
+DeviceBuffer<T>::~DeviceBuffer() {
+    if (data_ != nullptr) cudaFree(data_);
+}
+
+template <class T>
+DeviceBuffer<T>::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
+
+template <class T>
+DeviceBuffer<T>& DeviceBuffer<T>::operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+        if (data_ != nullptr) cudaFree(data_);
+        data_ = std::exchange(other.data_, nullptr);
+        capacity_ = std::exchange(other.capacity_, 0);
+    }
+    return *this;
+}
+
+template <class T>
+void DeviceBuffer<T>::reserve(const std::size_t count) {
+    if (count <= capacity_) return;
+    if (const detail::CudaProbe& probe = detail::probe_cuda();
+        probe.reason != CudaUnavailableReason::None) {
+        throw Error(ErrorCode::CudaUnavailable,
+                    "cannot allocate device memory: " + describe_reason(probe.reason, probe.detail));
+    }
+    if (data_ != nullptr) cudaFree(std::exchange(data_, nullptr));
+    capacity_ = 0;
+    void* memory = nullptr;
+    cuda_check(cudaMalloc(&memory, count * sizeof(T)),
+               ("allocating " + std::to_string(count * sizeof(T)) + " bytes of device memory").c_str());
+    data_ = static_cast<T*>(memory);
+    capacity_ = count;
+}
+
+template <class T>
+void DeviceBuffer<T>::zero_async(const std::size_t count, const DeviceStream stream) {
+    cuda_check(cudaMemsetAsync(data_, 0, count * sizeof(T), stream), "clearing device memory");
+}
+
+template <class T>
+void DeviceBuffer<T>::download(T* host, const std::size_t count, const DeviceStream stream) const {
+    cuda_check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream),
+               "device-to-host copy");
+    cuda_check(cudaStreamSynchronize(stream), "stream synchronisation");
+}
+
+template <class T>
+void DeviceBuffer<T>::upload(const T* host, const std::size_t count, const DeviceStream stream) {
+    reserve(count);
+    cuda_check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream),
+               "host-to-device copy");
+    cuda_check(cudaStreamSynchronize(stream), "stream synchronisation");
+}
+
+template class DeviceBuffer<float>;
+template class DeviceBuffer<std::uint8_t>;
+template class DeviceBuffer<std::uint32_t>;
+template class DeviceBuffer<std::int32_t>;
+template class DeviceBuffer<unsigned long long>;
+
+}  // namespace lacuna

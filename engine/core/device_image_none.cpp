@@ -59,3 +59,36 @@ void luminance(const DeviceImage<Rgba8>&, DeviceImage<float>&) {
 }
 
 }  // namespace lacuna
+
+// ---- DeviceBuffer: no device memory in a CPU-only build ----
+#include <lacuna/core/device_buffer.hpp>
+
+namespace lacuna {
+template <class T>
+DeviceBuffer<T>::~DeviceBuffer() = default;
+template <class T>
+DeviceBuffer<T>::DeviceBuffer(DeviceBuffer&&) noexcept = default;
+template <class T>
+DeviceBuffer<T>& DeviceBuffer<T>::operator=(DeviceBuffer&&) noexcept = default;
+template <class T>
+void DeviceBuffer<T>::reserve(std::size_t) {
+    no_cuda();
+}
+template <class T>
+void DeviceBuffer<T>::zero_async(std::size_t, DeviceStream) {
+    no_cuda();
+}
+template <class T>
+void DeviceBuffer<T>::download(T*, std::size_t, DeviceStream) const {
+    no_cuda();
+}
+template <class T>
+void DeviceBuffer<T>::upload(const T*, std::size_t, DeviceStream) {
+    no_cuda();
+}
+template class DeviceBuffer<float>;
+template class DeviceBuffer<std::uint8_t>;
+template class DeviceBuffer<std::uint32_t>;
+template class DeviceBuffer<std::int32_t>;
+template class DeviceBuffer<unsigned long long>;
+}  // namespace lacuna

@@ -1,0 +1,186 @@
+// Histogram along a line (seed 002, interactive form) and along a whole direction (the seed's
+// own method, without the padded rotated copy). Three implementations agree exactly: a short CPU
+// reference, a multi-threaded CPU version, and CUDA — all through kernels/line_sampling.h.
+#pragma once
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/image.hpp>
+#include <lacuna/kernels/line_sampling.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lacuna::ops {
+
+enum class HistogramChannel { Luminance, Red, Green, Blue, Rgb, Value };
+
+/// Parameter limits, for the CLI, the editor and validation.
+inline constexpr int kMaxHistogramBins = 65536;
+inline constexpr int kDefaultHistogramBins = 256;
+inline constexpr int kMaxBandWidth = 2048;
+
+struct Point2 {
+    double x = 0;
+    double y = 0;
+};
+
+struct LineHistogramParams {
+    Point2 from;                    ///< pixel-centre coordinates: (0, 0) is the top-left pixel's centre
+    Point2 to;
+    int band_width = 1;             ///< samples across the line, 1..kMaxBandWidth
+    int bins = kDefaultHistogramBins;
+    std::optional<std::pair<float, float>> range;  ///< default: 0..255, or the data's min..max for float images
+    HistogramChannel channel = HistogramChannel::Luminance;
+    Sampling sampling = Sampling::Bilinear;
+};
+
+struct DirectionHistogramParams {
+    double angle_degrees = 0;       ///< direction of the lines: 0 = left to right, 90 = top to bottom
+    int bins = kDefaultHistogramBins;
+    std::optional<std::pair<float, float>> range;
+    HistogramChannel channel = HistogramChannel::Luminance;
+    Sampling sampling = Sampling::Nearest;
+};
+
+/// The image prepared for sampling: one float plane per channel (luminance, R, G, B; or the one
+/// plane of a measurement image), built once and reused while the line moves.
+class HistogramSource {
+public:
+    explicit HistogramSource(ImageView<const Rgba8> image);
+    explicit HistogramSource(ImageView<const float> values);
+
+    [[nodiscard]] int width() const { return width_; }
+    [[nodiscard]] int height() const { return height_; }
+    [[nodiscard]] bool is_measurement() const { return measurement_; }
+    /// The plane(s) a channel reads: Rgb gives three.
+    [[nodiscard]] std::vector<HistogramChannel> planes_for(HistogramChannel channel) const;
+    [[nodiscard]] const ImageF32& plane(HistogramChannel channel) const;
+    /// Finite min and max of the measurement plane (0..255 for photos).
+    [[nodiscard]] std::pair<float, float> natural_range() const { return natural_range_; }
+
+private:
+    int width_ = 0;
+    int height_ = 0;
+    bool measurement_ = false;
+    std::vector<ImageF32> planes_;  // photos: lum, r, g, b; measurement: value
+    std::pair<float, float> natural_range_{0.0f, 255.0f};
+};
+
+/// One channel's result.
+struct ChannelHistogram {
+    HistogramChannel channel = HistogramChannel::Luminance;
+    /// counts[position * bins + bin]: the bins × positions matrix, stored position by position.
+    std::vector<std::uint32_t> counts;
+    // Profile across the band at each position (NaN where no sample fell inside the image).
+    std::vector<float> mean, median, min, max;
+    std::vector<std::uint32_t> samples;  ///< valid samples per position
+
+    [[nodiscard]] std::uint32_t count(const int bin, const int position, const int bins) const {
+        return counts[static_cast<std::size_t>(position) * bins + bin];
+    }
+};
+
+struct LineHistogram {
+    int bins = 0;
+    int positions = 0;
+    float range_lo = 0;
+    float range_hi = 0;
+    LineGeometry geometry;              ///< the (clipped) segment actually sampled
+    bool clipped = false;               ///< true when the drawn segment was clipped to the image
+    Point2 requested_from, requested_to;
+    std::int64_t samples_outside = 0;   ///< band samples outside the image: excluded, not clamped
+    std::int64_t samples_out_of_range = 0;  ///< inside the image but outside [lo, hi], or NaN
+    std::vector<ChannelHistogram> channels;
+};
+
+struct DirectionHistogram {
+    int bins = 0;
+    int positions = 0;                  ///< columns: lines parallel to the direction
+    float range_lo = 0;
+    float range_hi = 0;
+    DirectionGeometry geometry;
+    std::int64_t samples_outside = 0;   ///< rotated-square samples outside the image (the seed's padding)
+    std::int64_t samples_out_of_range = 0;
+    /// counts[column * bins + bin], per channel.
+    std::vector<std::vector<std::uint32_t>> counts;
+    std::vector<HistogramChannel> channels;
+};
+
+/// Where a drawn segment lies in a direction histogram (the seed's getNewXY): the direction's angle,
+/// the column holding the segment's line, and the rows the segment spans.
+struct DirectionColumn {
+    double angle_degrees = 0;
+    int column = 0;
+    double row_from = 0;
+    double row_to = 0;
+};
+
+// ---- validation and geometry (shared by every implementation) ----
+
+/// Checks parameters against the source and builds the sampling geometry. Throws
+/// Error(InvalidArgument) with a clear sentence: zero-length line, line wholly outside the image,
+/// bins out of 1..65536, band width out of 1..2048, empty or inverted range, NaN coordinates.
+struct LinePlan {
+    LineGeometry geometry;
+    BinMapping mapping;
+    bool clipped = false;
+    std::vector<HistogramChannel> planes;
+};
+LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& params);
+
+struct DirectionPlan {
+    DirectionGeometry geometry;
+    BinMapping mapping;
+    std::vector<HistogramChannel> planes;
+};
+DirectionPlan plan_direction(const HistogramSource& source, const DirectionHistogramParams& params);
+
+DirectionColumn direction_column_of(int width, int height, Point2 from, Point2 to);
+
+// ---- implementations ----
+
+/// The gold standard: single-threaded, straightforward loops.
+LineHistogram line_histogram_reference(const HistogramSource& source, const LineHistogramParams& params);
+DirectionHistogram direction_histogram_reference(const HistogramSource& source,
+                                                 const DirectionHistogramParams& params);
+
+/// Multi-threaded (positions split across hardware threads); identical results.
+LineHistogram line_histogram_fast(const HistogramSource& source, const LineHistogramParams& params);
+DirectionHistogram direction_histogram_fast(const HistogramSource& source,
+                                            const DirectionHistogramParams& params);
+
+/// CUDA: the planes live on the device (uploaded once); scratch buffers only grow. Throws
+/// Error(CudaUnavailable) in builds or on machines without CUDA.
+class CudaLineHistogrammer {
+public:
+    explicit CudaLineHistogrammer(const HistogramSource& source);
+    ~CudaLineHistogrammer();
+    CudaLineHistogrammer(const CudaLineHistogrammer&) = delete;
+    CudaLineHistogrammer& operator=(const CudaLineHistogrammer&) = delete;
+
+    LineHistogram line(const LineHistogramParams& params);
+    DirectionHistogram direction(const DirectionHistogramParams& params);
+
+    /// Device-only timing for benchmarks: runs the kernels `repeats` times (after one warm-up)
+    /// and returns the median milliseconds per run, results left on the device.
+    double time_line_kernels(const LineHistogramParams& params, int repeats);
+    double time_direction_kernels(const DirectionHistogramParams& params, int repeats);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Runs on the chosen backend.
+LineHistogram line_histogram(const HistogramSource& source, const LineHistogramParams& params,
+                             Backend backend);
+DirectionHistogram direction_histogram(const HistogramSource& source,
+                                       const DirectionHistogramParams& params, Backend backend);
+
+std::string to_string(HistogramChannel channel);
+std::optional<HistogramChannel> parse_histogram_channel(const std::string& text);
+
+}  // namespace lacuna::ops

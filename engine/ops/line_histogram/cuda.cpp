@@ -1,0 +1,219 @@
+// CUDA host side: planes uploaded once per image; result buffers grow only; one kernel launch per
+// histogram and one copy back.
+#include <lacuna/core/device_buffer.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/kernels/line_histogram_kernels.h>
+#include <lacuna/ops/line_histogram.hpp>
+
+#include "cuda_check.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace lacuna::ops {
+
+using detail::cuda_check;
+
+struct CudaLineHistogrammer::Impl {
+    const HistogramSource& source;
+    std::vector<HistogramChannel> uploaded;  // which channel each device plane holds
+    std::vector<DeviceImage<float>> planes;
+    DeviceBuffer<std::uint32_t> counts;
+    DeviceBuffer<float> profile;             // mean, median, min, max back to back
+    DeviceBuffer<std::uint32_t> samples;
+    DeviceBuffer<unsigned long long> counters;
+
+    explicit Impl(const HistogramSource& s) : source(s) {
+        const std::vector<HistogramChannel> all =
+            s.is_measurement() ? std::vector{HistogramChannel::Value}
+                               : std::vector{HistogramChannel::Luminance, HistogramChannel::Red,
+                                             HistogramChannel::Green, HistogramChannel::Blue};
+        for (const HistogramChannel c : all) {
+            uploaded.push_back(c);
+            planes.emplace_back(s.plane(c).view());
+        }
+        counters.reserve(2);
+    }
+
+    kernels::HistogramPlanes device_planes(const std::vector<HistogramChannel>& wanted) const {
+        kernels::HistogramPlanes p;
+        p.count = static_cast<int>(wanted.size());
+        for (std::size_t k = 0; k < wanted.size(); ++k) {
+            const auto it = std::find(uploaded.begin(), uploaded.end(), wanted[k]);
+            const std::size_t index = it == uploaded.end() ? 0 : static_cast<std::size_t>(it - uploaded.begin());
+            p.plane[k] = planes[index].device_view();
+        }
+        return p;
+    }
+
+    kernels::LineHistogramArgs prepare_line(const LinePlan& plan, const LineHistogramParams& params) {
+        const std::size_t slots = plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions);
+        const std::size_t count_total = slots * static_cast<std::size_t>(plan.mapping.bins);
+        counts.reserve(count_total);
+        profile.reserve(slots * 4);
+        samples.reserve(slots);
+        kernels::LineHistogramArgs a;
+        a.planes = device_planes(plan.planes);
+        a.geometry = plan.geometry;
+        a.mapping = plan.mapping;
+        a.sampling = params.sampling;
+        a.counts = counts.data();
+        a.mean = profile.data();
+        a.median = a.mean + slots;
+        a.min = a.median + slots;
+        a.max = a.min + slots;
+        a.samples = samples.data();
+        a.counters = counters.data();
+        return a;
+    }
+
+    void launch_line(const kernels::LineHistogramArgs& a, const std::size_t count_total) {
+        counters.zero_async(2);
+        if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(count_total);
+        cuda_check(kernels::launch_line_histogram(a, nullptr), "line histogram kernel");
+    }
+
+    kernels::DirectionHistogramArgs prepare_direction(const DirectionPlan& plan,
+                                                      const DirectionHistogramParams& params) {
+        const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) *
+                                  static_cast<std::size_t>(plan.mapping.bins);
+        counts.reserve(total);
+        kernels::DirectionHistogramArgs a;
+        a.planes = device_planes(plan.planes);
+        a.geometry = plan.geometry;
+        a.mapping = plan.mapping;
+        a.sampling = params.sampling;
+        a.width = source.width();
+        a.height = source.height();
+        a.counts = counts.data();
+        a.counters = counters.data();
+        return a;
+    }
+
+    void launch_direction(const kernels::DirectionHistogramArgs& a, const std::size_t total) {
+        counters.zero_async(2);
+        if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(total);
+        cuda_check(kernels::launch_direction_histogram(a, nullptr), "direction histogram kernel");
+    }
+};
+
+CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource& source)
+    : impl_(std::make_unique<Impl>(source)) {}
+
+CudaLineHistogrammer::~CudaLineHistogrammer() = default;
+
+LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
+    const LinePlan plan = plan_line(impl_->source, params);
+    const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
+    const std::size_t positions = static_cast<std::size_t>(plan.geometry.positions);
+    const std::size_t slots = plan.planes.size() * positions;
+    const std::size_t per_plane = positions * static_cast<std::size_t>(plan.mapping.bins);
+    impl_->launch_line(a, per_plane * plan.planes.size());
+
+    LineHistogram result;
+    result.bins = plan.mapping.bins;
+    result.positions = plan.geometry.positions;
+    result.range_lo = plan.mapping.lo;
+    result.range_hi = plan.mapping.hi;
+    result.geometry = plan.geometry;
+    result.clipped = plan.clipped;
+    result.requested_from = params.from;
+    result.requested_to = params.to;
+    std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
+    std::vector<float> profile(slots * 4);
+    std::vector<std::uint32_t> samples(slots);
+    unsigned long long counters[2] = {};
+    impl_->counts.download(counts.data(), counts.size());
+    impl_->profile.download(profile.data(), profile.size());
+    impl_->samples.download(samples.data(), samples.size());
+    impl_->counters.download(counters, 2);
+    result.samples_outside = static_cast<std::int64_t>(counters[0]);
+    result.samples_out_of_range = static_cast<std::int64_t>(counters[1]);
+    for (std::size_t c = 0; c < plan.planes.size(); ++c) {
+        ChannelHistogram h;
+        h.channel = plan.planes[c];
+        const auto span = [&](const std::size_t block) {
+            const auto begin = profile.begin() + static_cast<std::ptrdiff_t>(block * slots + c * positions);
+            return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(positions));
+        };
+        h.counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
+                        counts.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_plane));
+        h.mean = span(0);
+        h.median = span(1);
+        h.min = span(2);
+        h.max = span(3);
+        h.samples.assign(samples.begin() + static_cast<std::ptrdiff_t>(c * positions),
+                         samples.begin() + static_cast<std::ptrdiff_t>((c + 1) * positions));
+        result.channels.push_back(std::move(h));
+    }
+    return result;
+}
+
+DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams& params) {
+    const DirectionPlan plan = plan_direction(impl_->source, params);
+    const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
+    const std::size_t per_plane = static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
+    impl_->launch_direction(a, per_plane * plan.planes.size());
+    DirectionHistogram result;
+    result.bins = plan.mapping.bins;
+    result.positions = plan.geometry.extent;
+    result.range_lo = plan.mapping.lo;
+    result.range_hi = plan.mapping.hi;
+    result.geometry = plan.geometry;
+    result.channels = plan.planes;
+    std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
+    unsigned long long counters[2] = {};
+    impl_->counts.download(counts.data(), counts.size());
+    impl_->counters.download(counters, 2);
+    result.samples_outside = static_cast<std::int64_t>(counters[0]);
+    result.samples_out_of_range = static_cast<std::int64_t>(counters[1]);
+    for (std::size_t c = 0; c < plan.planes.size(); ++c) {
+        result.counts.emplace_back(counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
+                                   counts.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_plane));
+    }
+    return result;
+}
+
+namespace {
+// Median of `repeats` timings of `launch`, measured with CUDA events after one warm-up run.
+template <class Launch>
+double median_kernel_ms(const int repeats, Launch&& launch) {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    cuda_check(cudaEventCreate(&start), "creating a CUDA event");
+    cuda_check(cudaEventCreate(&stop), "creating a CUDA event");
+    launch();
+    cuda_check(cudaDeviceSynchronize(), "warm-up");
+    std::vector<float> times;
+    for (int r = 0; r < std::max(repeats, 1); ++r) {
+        cudaEventRecord(start);
+        launch();
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        times.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    return times[times.size() / 2];
+}
+}  // namespace
+
+double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params, const int repeats) {
+    const LinePlan plan = plan_line(impl_->source, params);
+    const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
+    const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
+    return median_kernel_ms(repeats, [&] { impl_->launch_line(a, total); });
+}
+
+double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params, const int repeats) {
+    const DirectionPlan plan = plan_direction(impl_->source, params);
+    const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
+    const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
+    return median_kernel_ms(repeats, [&] { impl_->launch_direction(a, total); });
+}
+
+}  // namespace lacuna::ops

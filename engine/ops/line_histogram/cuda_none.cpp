@@ -1,0 +1,18 @@
+// CPU-only build: the CUDA histogrammer cannot be created, and says why.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/line_histogram.hpp>
+
+namespace lacuna::ops {
+
+struct CudaLineHistogrammer::Impl {};
+
+CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+CudaLineHistogrammer::~CudaLineHistogrammer() = default;
+LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) { return {}; }
+DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams&) { return {}; }
+double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams&, int) { return 0; }
+double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams&, int) { return 0; }
+
+}  // namespace lacuna::ops

@@ -1,0 +1,228 @@
+// Parameters → sampling geometry, with every check a user can trip over; the prepared source.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/line_histogram.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+#include <tuple>
+
+namespace lacuna::ops {
+namespace {
+
+[[noreturn]] void invalid(const std::string& text) { throw Error(ErrorCode::InvalidArgument, text); }
+
+std::string point_text(const Point2 p) {
+    std::ostringstream s;
+    s << '(' << p.x << ", " << p.y << ')';
+    return s.str();
+}
+
+BinMapping make_mapping(const HistogramSource& source, const int bins,
+                        const std::optional<std::pair<float, float>>& range) {
+    if (bins < 1 || bins > kMaxHistogramBins) {
+        invalid("bins must be from 1 to " + std::to_string(kMaxHistogramBins) + ", not " + std::to_string(bins));
+    }
+    std::pair<float, float> r = range.value_or(source.natural_range());
+    if (!range && r.second <= r.first) r.second = r.first + 1.0f;  // a flat measurement image
+    if (!std::isfinite(r.first) || !std::isfinite(r.second) || !(r.first < r.second)) {
+        std::ostringstream s;
+        s << "the value range must satisfy lo < hi with finite numbers, not " << r.first << ".." << r.second;
+        invalid(s.str());
+    }
+    BinMapping m;
+    m.lo = r.first;
+    m.hi = r.second;
+    m.bins = bins;
+    m.scale = static_cast<double>(bins) / (static_cast<double>(r.second) - static_cast<double>(r.first));
+    return m;
+}
+
+// Liang–Barsky: clips p0 + t (p1 - p0), t in [0, 1], to [0, w-1] × [0, h-1].
+bool clip_segment(Point2& p0, Point2& p1, const double max_x, const double max_y, bool& clipped) {
+    const double dx = p1.x - p0.x, dy = p1.y - p0.y;
+    double t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {p0.x, max_x - p0.x, p0.y, max_y - p0.y};
+    for (int k = 0; k < 4; ++k) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0) return false;
+            continue;
+        }
+        const double t = q[k] / p[k];
+        if (p[k] < 0.0) t0 = std::max(t0, t);
+        else t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    const Point2 a = p0;
+    if (t0 > 0.0) p0 = {a.x + t0 * dx, a.y + t0 * dy};
+    if (t1 < 1.0) p1 = {a.x + t1 * dx, a.y + t1 * dy};
+    clipped = t0 > 0.0 || t1 < 1.0;
+    return true;
+}
+
+// cos and sin of an angle in degrees, exact at multiples of 90 degrees (std::cos(pi / 2) is 6e-17,
+// which would tip pixel-centre samples of axis-aligned directions across rounding boundaries).
+std::pair<double, double> cos_sin_degrees(const double degrees) {
+    double turned = std::fmod(std::fmod(degrees, 360.0) + 360.0, 360.0);
+    // atan2 of an axis-aligned segment converted to degrees can be 90.00000000000001.
+    if (const double quarter = std::round(turned / 90.0) * 90.0; std::abs(turned - quarter) < 1e-9) {
+        turned = std::fmod(quarter, 360.0);
+    }
+    if (turned == 0.0) return {1.0, 0.0};
+    if (turned == 90.0) return {0.0, 1.0};
+    if (turned == 180.0) return {-1.0, 0.0};
+    if (turned == 270.0) return {0.0, -1.0};
+    const double radians = degrees * std::numbers::pi / 180.0;
+    return {std::cos(radians), std::sin(radians)};
+}
+
+}  // namespace
+
+std::string to_string(const HistogramChannel channel) {
+    switch (channel) {
+        case HistogramChannel::Luminance: return "lum";
+        case HistogramChannel::Red: return "r";
+        case HistogramChannel::Green: return "g";
+        case HistogramChannel::Blue: return "b";
+        case HistogramChannel::Rgb: return "rgb";
+        case HistogramChannel::Value: return "value";
+    }
+    return "?";
+}
+
+std::optional<HistogramChannel> parse_histogram_channel(const std::string& text) {
+    if (text == "lum" || text == "luminance") return HistogramChannel::Luminance;
+    if (text == "r") return HistogramChannel::Red;
+    if (text == "g") return HistogramChannel::Green;
+    if (text == "b") return HistogramChannel::Blue;
+    if (text == "rgb") return HistogramChannel::Rgb;
+    if (text == "value") return HistogramChannel::Value;
+    return std::nullopt;
+}
+
+HistogramSource::HistogramSource(const ImageView<const Rgba8> image)
+    : width_(image.width), height_(image.height) {
+    check_image_size(image.width, image.height);
+    planes_.push_back(luminance(image));
+    for (int c = 0; c < 3; ++c) {
+        ImageF32 plane(image.width, image.height);
+        for (int y = 0; y < image.height; ++y) {
+            const Rgba8* in = image.row(y);
+            float* out = plane.row(y);
+            for (int x = 0; x < image.width; ++x) out[x] = c == 0 ? in[x].r : c == 1 ? in[x].g : in[x].b;
+        }
+        planes_.push_back(std::move(plane));
+    }
+}
+
+HistogramSource::HistogramSource(const ImageView<const float> values)
+    : width_(values.width), height_(values.height), measurement_(true) {
+    check_image_size(values.width, values.height);
+    planes_.push_back(clone(values));
+    float lo = INFINITY, hi = -INFINITY;
+    for (int y = 0; y < values.height; ++y) {
+        for (int x = 0; x < values.width; ++x) {
+            const float v = values.row(y)[x];
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        }
+    }
+    natural_range_ = lo <= hi ? std::pair{lo, hi} : std::pair{0.0f, 1.0f};
+}
+
+std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel channel) const {
+    if (measurement_) {
+        if (channel == HistogramChannel::Luminance || channel == HistogramChannel::Value) {
+            return {HistogramChannel::Value};
+        }
+        invalid("a measurement image has one channel of values; channel '" + to_string(channel) +
+                "' needs a colour image");
+    }
+    switch (channel) {
+        case HistogramChannel::Rgb:
+            return {HistogramChannel::Red, HistogramChannel::Green, HistogramChannel::Blue};
+        case HistogramChannel::Value: return {HistogramChannel::Luminance};
+        default: return {channel};
+    }
+}
+
+const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
+    if (measurement_) return planes_[0];
+    switch (channel) {
+        case HistogramChannel::Red: return planes_[1];
+        case HistogramChannel::Green: return planes_[2];
+        case HistogramChannel::Blue: return planes_[3];
+        default: return planes_[0];
+    }
+}
+
+LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& params) {
+    const Point2 a = params.from, b = params.to;
+    if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y)) {
+        invalid("line endpoints must be finite numbers");
+    }
+    if (a.x == b.x && a.y == b.y) {
+        invalid("the line has zero length: both ends are at " + point_text(a));
+    }
+    if (params.band_width < 1 || params.band_width > kMaxBandWidth) {
+        invalid("band width must be from 1 to " + std::to_string(kMaxBandWidth) + " samples, not " +
+                std::to_string(params.band_width));
+    }
+    LinePlan plan;
+    plan.planes = source.planes_for(params.channel);
+    plan.mapping = make_mapping(source, params.bins, params.range);
+    Point2 p0 = a, p1 = b;
+    if (!clip_segment(p0, p1, source.width() - 1.0, source.height() - 1.0, plan.clipped) ||
+        (p0.x == p1.x && p0.y == p1.y)) {
+        invalid("the line " + point_text(a) + "–" + point_text(b) + " lies wholly outside the " +
+                std::to_string(source.width()) + "x" + std::to_string(source.height()) + " image");
+    }
+    // The scikit-image profile_line convention: ceil(length) + 1 points, both ends included.
+    const double d_row = p1.y - p0.y, d_col = p1.x - p0.x;
+    const double theta = std::atan2(d_row, d_col);
+    LineGeometry& g = plan.geometry;
+    g.positions = static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0));
+    g.band = params.band_width;
+    g.x0 = p0.x;
+    g.y0 = p0.y;
+    g.x1 = p1.x;
+    g.y1 = p1.y;
+    g.step_x = (p1.x - p0.x) / static_cast<double>(g.positions - 1);
+    g.step_y = (p1.y - p0.y) / static_cast<double>(g.positions - 1);
+    g.half_x = static_cast<double>(g.band - 1) * std::sin(-theta) / 2.0;
+    g.half_y = static_cast<double>(g.band - 1) * std::cos(theta) / 2.0;
+    return plan;
+}
+
+DirectionPlan plan_direction(const HistogramSource& source, const DirectionHistogramParams& params) {
+    if (!std::isfinite(params.angle_degrees)) invalid("the direction must be a finite angle in degrees");
+    DirectionPlan plan;
+    plan.planes = source.planes_for(params.channel);
+    plan.mapping = make_mapping(source, params.bins, params.range);
+    DirectionGeometry& g = plan.geometry;
+    g.cx = (source.width() - 1) / 2.0;
+    g.cy = (source.height() - 1) / 2.0;
+    std::tie(g.dx, g.dy) = cos_sin_degrees(params.angle_degrees);
+    g.nx = -g.dy;
+    g.ny = g.dx;
+    g.extent = static_cast<int>(std::ceil(std::hypot(double(source.width()), double(source.height()))));
+    g.half = (g.extent - 1) / 2.0;
+    return plan;
+}
+
+DirectionColumn direction_column_of(const int width, const int height, const Point2 from, const Point2 to) {
+    if (from.x == to.x && from.y == to.y) invalid("the line has zero length: both ends are at " + point_text(from));
+    const double angle = std::atan2(to.y - from.y, to.x - from.x) * 180.0 / std::numbers::pi;
+    const double cx = (width - 1) / 2.0, cy = (height - 1) / 2.0;
+    const auto [dx, dy] = cos_sin_degrees(angle);
+    const double half = (std::ceil(std::hypot(double(width), double(height))) - 1) / 2.0;
+    const auto along = [&](const Point2 p) { return (p.x - cx) * dx + (p.y - cy) * dy + half; };
+    const double across = (from.x - cx) * -dy + (from.y - cy) * dx + half;
+    return {angle, static_cast<int>(std::lround(across)), along(from), along(to)};
+}
+
+}  // namespace lacuna::ops
