@@ -35,6 +35,10 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+// Subcommands defined in their own files.
+Command histogram_command();
+Command bench_command();
+
 /// Runs the tool on argv[1..]; never throws.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

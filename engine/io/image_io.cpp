@@ -309,7 +309,7 @@ std::vector<std::uint8_t> encode(const ImageView<const Rgba8> image, const Image
 
 // Writes to a unique temporary file next to `path`, flushes it to disk, then renames it over
 // `path`: readers see the old file or the new one, never a partial one.
-void write_atomically(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+void write_atomically(const fs::path& path, const std::string_view bytes) {
     const std::string name = path.string();
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     std::error_code ec;
@@ -362,8 +362,13 @@ std::vector<std::string> write_image(const fs::path& path, const ImageView<const
                                      const WriteOptions& options) {
     const ImageFormat format = format_for_path(path);
     std::vector<std::string> notices;
-    write_atomically(path, encode(image, format, options, notices));
+    const std::vector<std::uint8_t> bytes = encode(image, format, options, notices);
+    write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
     return notices;
+}
+
+void write_file_atomically(const fs::path& path, const std::string_view bytes) {
+    write_atomically(path, bytes);
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {

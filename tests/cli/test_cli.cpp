@@ -57,13 +57,13 @@ class TestCli : public QObject {
     void main_help_lists_commands() {
         const Result r = run_cli({"--help"});
         QCOMPARE(r.status, 0);
-        for (const char* c : {"info", "convert", "backend"})
+        for (const char* c : {"info", "convert", "backend", "histogram", "bench"})
             QVERIFY2(r.out.contains(QString("  ") + c), c);
         QCOMPARE(run_cli({}).status, 2);  // no command: usage, status 2
     }
 
     void every_command_has_help() {
-        for (const QString c : {"info", "convert", "backend"}) {
+        for (const QString c : {"info", "convert", "backend", "histogram", "bench"}) {
             const Result r = run_cli({c, "--help"});
             QCOMPARE(r.status, 0);
             QVERIFY(r.out.startsWith("Usage: lacuna " + c));
@@ -151,6 +151,70 @@ class TestCli : public QObject {
         QVERIFY(equal_pixels<Rgba8>(png.image.view(), jpg.image.view()));
         r = run_cli({"convert", tmp("out.png"), tmp("out.png"), "--overwrite"});
         QCOMPARE(r.status, 0);
+    }
+
+    void histogram_csv_counts_a_gradient() {
+        // Grey level 4x in column x: a nearest-sampled row gives one count in bin 4x at position x.
+        ImageRgba8 gradient(64, 32);
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 64; ++x) gradient.at(x, y) = Rgba8{std::uint8_t(4 * x), std::uint8_t(4 * x), std::uint8_t(4 * x), 255};
+        io::write_image(tmp("gradient.png").toStdString(), gradient.view());
+        const Result r = run_cli({"histogram", tmp("gradient.png"), "--from", "0,5", "--to", "63,5", "--sampling", "nearest",
+                                  "--csv", tmp("h.csv"), "--profile-csv", tmp("p.csv"), "--png", tmp("h.png"), "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["positions"].toInt(), 64);
+        QCOMPARE(o["bins"].toInt(), 256);
+        QFile csv(tmp("h.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 257);
+        QCOMPARE(lines[0].split(',').size(), 4 + 64);
+        for (int x = 0; x < 64; ++x) {
+            const QStringList row = lines[1 + 4 * x].split(',');
+            QCOMPARE(row[0], QString("lum"));
+            QCOMPARE(row[1].toInt(), 4 * x);
+            QCOMPARE(row[4 + x], QString("1"));
+            QCOMPARE(lines[2 + 4 * x].split(',')[4 + x], QString("0"));
+        }
+        QFile profile(tmp("p.csv"));
+        QVERIFY(profile.open(QIODevice::ReadOnly));
+        const QStringList prow = QString::fromUtf8(profile.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(prow.size(), 65);
+        QCOMPARE(prow[11].split(',')[5].toDouble(), 40.0);  // mean at position 10
+        const io::LoadedImage png = io::read_image(tmp("h.png").toStdString());
+        QVERIFY(png.image.width() >= 512);
+    }
+
+    void histogram_bad_input() {
+        const QStringList base = {"histogram", kSample, "--csv", tmp("bad.csv")};
+        const auto expect = [&](const QStringList& extra, const int status, const QString& text) {
+            const Result r = run_cli(base + extra);
+            QCOMPARE(r.status, status);
+            verify_one_error_line(r, text);
+            QVERIFY(!QFile::exists(tmp("bad.csv")));
+        };
+        expect({"--from", "10,10", "--to", "10,10"}, 1, "zero length");
+        expect({"--from", "-50,-50", "--to", "-10,-20"}, 1, "wholly outside");
+        expect({"--from", "1,1", "--to", "100,100", "--bins", "0"}, 1, "bins must be from 1 to 65536");
+        expect({"--from", "1,1", "--to", "100,100", "--bins", "70000"}, 1, "bins must be from 1 to 65536");
+        expect({"--from", "1,1", "--to", "100,100", "--width", "0"}, 1, "band width");
+        expect({"--from", "1,1", "--to", "100,100", "--range", "5,5"}, 1, "range");
+        expect({"--from", "1,1"}, 2, "--from x0,y0 --to x1,y1");
+        expect({"--from", "one,two", "--to", "3,4"}, 2, "--from needs a number");
+        expect({"--from", "1,1", "--to", "9,9", "--channel", "hue"}, 2, "--channel must be");
+        const Result r = run_cli({"histogram", kSample, "--from", "1,1", "--to", "9,9"});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "say where the result goes");
+    }
+
+    void histogram_direction_mode() {
+        const Result r = run_cli({"histogram", kSample, "--direction", "90", "--from", "100,0", "--to", "100,479", "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["positions"].toInt(), 702);  // ceil(hypot(512, 480)) = ceil(701.8)
+        QCOMPARE(o["mode"].toString(), QString("direction"));
+        QVERIFY(o.contains("line_column"));
     }
 
     void backend_selection_reports_reason() {

@@ -73,6 +73,9 @@ std::vector<std::string> write_image(const std::filesystem::path& path,
 std::vector<std::uint8_t> encode_image(ImageView<const Rgba8> image, ImageFormat format,
                                        const WriteOptions& options = {});
 
+/// Writes any bytes (CSV, reports) with the same temporary-file-and-rename protection as images.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+
 /// True if `a` and `b` name the same existing file (hard links and symlinks included).
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
