@@ -126,6 +126,15 @@ int bench_histogram(Context& ctx) {
              [&](const auto& p) { return ops::direction_histogram_fast(*source, p); },
              [&](const auto& p) { return gpu->direction(p); },
              [&](const auto& p) { return gpu->time_direction_kernels(p, repeats); });
+    ops::LineHistogramParams thin;
+    thin.from = {0.0, 0.0};
+    thin.to = {w - 1.0, h - 1.0};
+    thin.sampling = Sampling::Bilinear;
+    add_case("diagonal line, band 1, bilinear, lum", thin,
+             [&](const auto& p) { return ops::line_histogram_reference(*source, p); },
+             [&](const auto& p) { return ops::line_histogram_fast(*source, p); },
+             [&](const auto& p) { return gpu->line(p); },
+             [&](const auto& p) { return gpu->time_line_kernels(p, repeats); });
     ops::LineHistogramParams lp;
     lp.from = {0.0, 0.0};
     lp.to = {w - 1.0, h - 1.0};

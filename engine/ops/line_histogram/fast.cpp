@@ -15,7 +15,10 @@ struct Counters {
     std::int64_t out_of_range = 0;
 };
 
-void profile_position(std::vector<float>& values, const double sum, ChannelHistogram& h, const int i) {
+// The profile from this position's valid values (band order), with min and max found while
+// sampling; only the median needs the values reordered, and only partially.
+void profile_position(std::vector<float>& values, const double sum, const float lo, const float hi,
+                      ChannelHistogram& h, const int i) {
     const std::size_t n = values.size();
     h.samples[i] = static_cast<std::uint32_t>(n);
     if (n == 0) {
@@ -23,6 +26,8 @@ void profile_position(std::vector<float>& values, const double sum, ChannelHisto
         return;
     }
     h.mean[i] = static_cast<float>(sum / static_cast<double>(n));
+    h.min[i] = lo;
+    h.max[i] = hi;
     const auto mid = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
     std::nth_element(values.begin(), mid, values.end());
     const float upper = *mid;
@@ -32,10 +37,34 @@ void profile_position(std::vector<float>& values, const double sum, ChannelHisto
         const float lower = *std::max_element(values.begin(), mid);
         h.median[i] = static_cast<float>((static_cast<double>(lower) + upper) / 2.0);
     }
-    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    h.min[i] = *lo;
-    h.max[i] = *hi;
 }
+
+// The band's sample points at position i: the same expressions as line_sample_point, with the
+// per-position parts hoisted out of the band loop.
+struct BandWalk {
+    double sx, ex, step_x, sy, ey, step_y;
+    BandWalk(const LineGeometry& g, const int i) {
+        const double cx = linspace_at(g.x0, g.x1, g.step_x, i, g.positions);
+        const double cy = linspace_at(g.y0, g.y1, g.step_y, i, g.positions);
+        if (g.band == 1) {
+            sx = ex = cx;
+            sy = ey = cy;
+            step_x = step_y = 0;
+            return;
+        }
+        sx = cx - g.half_x;
+        ex = cx + g.half_x;
+        sy = cy - g.half_y;
+        ey = cy + g.half_y;
+        const double div = static_cast<double>(g.band - 1);
+        step_x = (ex - sx) / div;
+        step_y = (ey - sy) / div;
+    }
+    void point(const int j, const int band, double& x, double& y) const {
+        x = linspace_at(sx, ex, step_x, j, band);
+        y = linspace_at(sy, ey, step_y, j, band);
+    }
+};
 
 }  // namespace
 
@@ -71,9 +100,11 @@ LineHistogram line_histogram_fast(const HistogramSource& source, const LineHisto
                 std::uint32_t* bins = h.counts.data() + static_cast<std::size_t>(i) * result.bins;
                 values.clear();
                 double sum = 0;
+                float lo = INFINITY, hi = -INFINITY;
+                const BandWalk walk(g, i);
                 for (int j = 0; j < g.band; ++j) {
                     double x = 0, y = 0;
-                    line_sample_point(g, i, j, x, y);
+                    walk.point(j, g.band, x, y);
                     float v = 0;
                     if (!sample_plane(plane, params.sampling, x, y, v)) {
                         count.outside += c == 0;
@@ -85,9 +116,11 @@ LineHistogram line_histogram_fast(const HistogramSource& source, const LineHisto
                     if (!std::isnan(v)) {
                         values.push_back(v);
                         sum += v;
+                        lo = std::min(lo, v);
+                        hi = std::max(hi, v);
                     }
                 }
-                profile_position(values, sum, h, i);
+                profile_position(values, sum, lo, hi, h, i);
             }
         }
     });

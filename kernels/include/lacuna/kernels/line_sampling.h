@@ -48,10 +48,11 @@ enum class Sampling { Nearest = 0, Bilinear = 1 };
 /// Nearest pixel (scipy's order 0: floor(x + 0.5)). False when the pixel is outside the image.
 LACUNA_HD bool sample_nearest(const ImageView<const float>& plane, const double x, const double y,
                               float& value) {
-    const double fx = floor(x + 0.5);
-    const double fy = floor(y + 0.5);
-    if (!(fx >= 0.0 && fy >= 0.0 && fx <= plane.width - 1 && fy <= plane.height - 1)) return false;
-    value = plane.row(static_cast<int>(fy))[static_cast<int>(fx)];
+    const double sx = x + 0.5;
+    const double sy = y + 0.5;
+    // Once non-negative, truncation is floor: no libm call on CPUs without SSE4.1's roundsd.
+    if (!(sx >= 0.0 && sy >= 0.0 && sx < plane.width && sy < plane.height)) return false;
+    value = plane.row(static_cast<int>(sy))[static_cast<int>(sx)];
     return true;
 }
 
@@ -60,8 +61,8 @@ LACUNA_HD bool sample_nearest(const ImageView<const float>& plane, const double 
 LACUNA_HD bool sample_bilinear(const ImageView<const float>& plane, const double x, const double y,
                                float& value) {
     if (!(x >= 0.0 && y >= 0.0 && x <= plane.width - 1 && y <= plane.height - 1)) return false;
-    const int ix = static_cast<int>(floor(x));
-    const int iy = static_cast<int>(floor(y));
+    const int ix = static_cast<int>(x);  // x, y >= 0 here, so truncation is floor
+    const int iy = static_cast<int>(y);
     const int ix1 = ix + 1 < plane.width ? ix + 1 : ix;
     const int iy1 = iy + 1 < plane.height ? iy + 1 : iy;
     const double fx = x - ix;
