@@ -4,46 +4,73 @@
 // Direction histogram: one block per (column, channel), rows clipped to the image analytically.
 #include <lacuna/kernels/line_histogram_kernels.h>
 
+#include <algorithm>
+
 namespace lacuna::kernels {
 namespace {
 
-constexpr int kLineThreads = 128;
+constexpr int kLineWarps = 4;
 constexpr int kDirectionThreads = 256;
 
-__device__ void rank_select(const float* values, const int n_all, const int k, const float v,
-                            float* out) {
-    int less = 0, equal = 0;
-    for (int m = 0; m < n_all; ++m) {
-        const float w = values[m];
-        less += w < v;
-        equal += w == v;
-    }
-    if (less <= k && k < less + equal) *out = v;
+// Sort order with NaN (excluded samples, padding) after every number.
+__device__ __forceinline__ bool sorts_after(const float a, const float b) {
+    return isnan(a) ? !isnan(b) : (!isnan(b) && a > b);
 }
 
-__global__ void line_histogram_kernel(const LineHistogramArgs a, const bool shared_bins) {
+// Bitonic sort of `n` (a power of two) values in shared memory by one warp.
+__device__ void warp_bitonic_sort(float* values, const int n, const int lane) {
+    for (int k = 2; k <= n; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int t = lane; t < n; t += 32) {
+                const int partner = t ^ j;
+                if (partner > t) {
+                    const float a = values[t], b = values[partner];
+                    const bool ascending = (t & k) == 0;
+                    if (ascending ? sorts_after(a, b) : sorts_after(b, a)) {
+                        values[t] = b;
+                        values[partner] = a;
+                    }
+                }
+            }
+            __syncwarp();
+        }
+    }
+}
+
+__host__ __device__ inline int next_pow2(const int v) {
+    int p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+// One warp per (position, channel), several positions per block: a band is short (1..2048
+// samples), so a whole block per position would spend its time on barriers and scheduling.
+__global__ void line_histogram_kernel(const LineHistogramArgs a, const bool shared_bins,
+                                      const int warps_per_block) {
     extern __shared__ unsigned char shared[];
     const LineGeometry& g = a.geometry;
-    float* values = reinterpret_cast<float*>(shared);
-    std::uint32_t* hist = reinterpret_cast<std::uint32_t*>(values + g.band);
-    __shared__ unsigned int s_outside, s_out_of_range, s_valid;
-    __shared__ float s_median_lo, s_median_hi;
-
-    const int i = blockIdx.x;
-    const int c = blockIdx.y;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
     const int bins = a.mapping.bins;
+    const int sort_size = next_pow2(g.band);
+    const std::size_t per_warp = static_cast<std::size_t>(sort_size) + (shared_bins ? bins : 0);
+    float* values = reinterpret_cast<float*>(shared) + static_cast<std::size_t>(warp) * per_warp;
+    std::uint32_t* hist = reinterpret_cast<std::uint32_t*>(values + sort_size);
+
+    const int i = static_cast<int>(blockIdx.x) * warps_per_block + warp;
+    if (i >= g.positions) return;  // whole warps leave together; no block-wide barriers follow
+    const int c = blockIdx.y;
     const ImageView<const float> plane = a.planes.plane[c];
     const std::size_t slot = static_cast<std::size_t>(c) * g.positions + i;
     std::uint32_t* out = a.counts + slot * bins;
 
-    if (threadIdx.x == 0) s_outside = s_out_of_range = 0;
     if (shared_bins) {
-        for (int b = threadIdx.x; b < bins; b += blockDim.x) hist[b] = 0;
+        for (int b = lane; b < bins; b += 32) hist[b] = 0;
     }
-    __syncthreads();
-
+    for (int j = g.band + lane; j < sort_size; j += 32) values[j] = NAN;  // padding sorts last
+    __syncwarp();
     unsigned int outside = 0, out_of_range = 0;
-    for (int j = threadIdx.x; j < g.band; j += blockDim.x) {
+    for (int j = lane; j < g.band; j += 32) {
         double x, y;
         line_sample_point(g, i, j, x, y);
         float v;
@@ -60,51 +87,49 @@ __global__ void line_histogram_kernel(const LineHistogramArgs a, const bool shar
             atomicAdd(shared_bins ? &hist[bin] : &out[bin], 1u);
         }
     }
-    if (outside) atomicAdd(&s_outside, outside);
-    if (out_of_range) atomicAdd(&s_out_of_range, out_of_range);
-    __syncthreads();
-
-    if (shared_bins) {
-        for (int b = threadIdx.x; b < bins; b += blockDim.x) out[b] = hist[b];
+    for (int offset = 16; offset > 0; offset /= 2) {
+        outside += __shfl_down_sync(0xffffffffu, outside, offset);
+        out_of_range += __shfl_down_sync(0xffffffffu, out_of_range, offset);
     }
-    if (threadIdx.x == 0) {
-        // Band order, double accumulation: the reference's arithmetic exactly.
-        double sum = 0;
-        unsigned int n = 0;
-        float lo = INFINITY, hi = -INFINITY;
-        for (int j = 0; j < g.band; ++j) {
-            const float v = values[j];
-            if (isnan(v)) continue;
-            sum += v;
-            ++n;
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        s_valid = n;
+    __syncwarp();
+    if (shared_bins) {
+        for (int b = lane; b < bins; b += 32) out[b] = hist[b];
+    }
+    // Count, sum, min and max across the warp. The sum is a tree in double, so the mean can differ
+    // from the reference's left-to-right sum in its last float bit (tests allow one ulp); min,
+    // max and median are exact.
+    double sum = 0;
+    unsigned int n = 0;
+    float lo = INFINITY, hi = -INFINITY;
+    for (int j = lane; j < g.band; j += 32) {
+        const float v = values[j];
+        if (isnan(v)) continue;
+        sum += v;
+        ++n;
+        lo = fminf(lo, v);
+        hi = fmaxf(hi, v);
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        n += __shfl_xor_sync(0xffffffffu, n, offset);
+        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
+        hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
+    }
+    if (lane == 0) {
         a.samples[slot] = n;
+        a.outside[slot] = outside;
+        a.out_of_range[slot] = out_of_range;
         a.mean[slot] = n ? static_cast<float>(sum / static_cast<double>(n)) : NAN;
         a.min[slot] = n ? lo : NAN;
         a.max[slot] = n ? hi : NAN;
-        s_median_lo = s_median_hi = NAN;
-        if (s_outside && c == 0) atomicAdd(&a.counters[0], static_cast<unsigned long long>(s_outside));
-        if (s_out_of_range) atomicAdd(&a.counters[1], static_cast<unsigned long long>(s_out_of_range));
     }
-    __syncthreads();
-    const int n = static_cast<int>(s_valid);
-    if (n > 0) {
-        // NaN entries never compare less or equal, so ranks count valid samples only.
-        for (int j = threadIdx.x; j < g.band; j += blockDim.x) {
-            const float v = values[j];
-            if (isnan(v)) continue;
-            rank_select(values, g.band, n / 2, v, &s_median_hi);
-            if (n % 2 == 0) rank_select(values, g.band, n / 2 - 1, v, &s_median_lo);
-        }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
+    __syncwarp();
+    // The median from the sorted band (sum, min and max above used band order, like the reference).
+    warp_bitonic_sort(values, sort_size, lane);
+    if (lane == 0) {
         a.median[slot] = n == 0       ? NAN
-                         : n % 2 == 1 ? s_median_hi
-                                      : static_cast<float>((static_cast<double>(s_median_lo) + s_median_hi) / 2.0);
+                         : n % 2 == 1 ? values[n / 2]
+                                      : static_cast<float>((static_cast<double>(values[n / 2 - 1]) + values[n / 2]) / 2.0);
     }
 }
 
@@ -156,10 +181,14 @@ __global__ void direction_histogram_kernel(const DirectionHistogramArgs a, const
 
 cudaError_t launch_line_histogram(const LineHistogramArgs& args, const cudaStream_t stream) {
     const bool shared_bins = args.mapping.bins <= kMaxSharedHistogramBins;
-    const std::size_t shared_bytes = static_cast<std::size_t>(args.geometry.band) * sizeof(float) +
-                                     (shared_bins ? static_cast<std::size_t>(args.mapping.bins) * 4 : 0);
-    const dim3 grid(static_cast<unsigned>(args.geometry.positions), static_cast<unsigned>(args.planes.count));
-    line_histogram_kernel<<<grid, kLineThreads, shared_bytes, stream>>>(args, shared_bins);
+    const std::size_t per_warp = (static_cast<std::size_t>(next_pow2(args.geometry.band)) +
+                                  (shared_bins ? static_cast<std::size_t>(args.mapping.bins) : 0)) * 4;
+    // As many positions per block as fit in the 48 KiB of shared memory a launch may use without
+    // opting in, at most kLineWarps.
+    const int warps = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kLineWarps, (48u << 10) / per_warp)));
+    const dim3 grid(static_cast<unsigned>((args.geometry.positions + warps - 1) / warps),
+                    static_cast<unsigned>(args.planes.count));
+    line_histogram_kernel<<<grid, warps * 32, per_warp * warps, stream>>>(args, shared_bins, warps);
     return cudaGetLastError();
 }
 

@@ -22,8 +22,8 @@ struct CudaLineHistogrammer::Impl {
     std::vector<DeviceImage<float>> planes;
     DeviceBuffer<std::uint32_t> counts;
     DeviceBuffer<float> profile;             // mean, median, min, max back to back
-    DeviceBuffer<std::uint32_t> samples;
-    DeviceBuffer<unsigned long long> counters;
+    DeviceBuffer<std::uint32_t> samples;        // valid, outside, out of range per slot, back to back
+    DeviceBuffer<unsigned long long> counters;  // direction: outside, out of range
 
     explicit Impl(const HistogramSource& s) : source(s) {
         const std::vector<HistogramChannel> all =
@@ -53,7 +53,7 @@ struct CudaLineHistogrammer::Impl {
         const std::size_t count_total = slots * static_cast<std::size_t>(plan.mapping.bins);
         counts.reserve(count_total);
         profile.reserve(slots * 4);
-        samples.reserve(slots);
+        samples.reserve(slots * 3);
         kernels::LineHistogramArgs a;
         a.planes = device_planes(plan.planes);
         a.geometry = plan.geometry;
@@ -65,12 +65,12 @@ struct CudaLineHistogrammer::Impl {
         a.min = a.median + slots;
         a.max = a.min + slots;
         a.samples = samples.data();
-        a.counters = counters.data();
+        a.outside = a.samples + slots;
+        a.out_of_range = a.outside + slots;
         return a;
     }
 
     void launch_line(const kernels::LineHistogramArgs& a, const std::size_t count_total) {
-        counters.zero_async(2);
         if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(count_total);
         cuda_check(kernels::launch_line_histogram(a, nullptr), "line histogram kernel");
     }
@@ -123,14 +123,13 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     result.requested_to = params.to;
     std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
     std::vector<float> profile(slots * 4);
-    std::vector<std::uint32_t> samples(slots);
-    unsigned long long counters[2] = {};
+    std::vector<std::uint32_t> samples(slots * 3);
     impl_->counts.download(counts.data(), counts.size());
     impl_->profile.download(profile.data(), profile.size());
     impl_->samples.download(samples.data(), samples.size());
-    impl_->counters.download(counters, 2);
-    result.samples_outside = static_cast<std::int64_t>(counters[0]);
-    result.samples_out_of_range = static_cast<std::int64_t>(counters[1]);
+    // Outside counts are geometric: the same for every channel, so the first channel's count.
+    for (std::size_t k = 0; k < positions; ++k) result.samples_outside += samples[slots + k];
+    for (std::size_t k = 0; k < slots; ++k) result.samples_out_of_range += samples[2 * slots + k];
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
         ChannelHistogram h;
         h.channel = plan.planes[c];

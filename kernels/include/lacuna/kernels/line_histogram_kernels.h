@@ -26,8 +26,9 @@ struct LineHistogramArgs {
     float* median = nullptr;
     float* min = nullptr;
     float* max = nullptr;
-    std::uint32_t* samples = nullptr;  ///< [plane][position]
-    unsigned long long* counters = nullptr;  ///< [0] outside, [1] out of range; zeroed by the caller
+    std::uint32_t* samples = nullptr;       ///< [plane][position]: valid samples
+    std::uint32_t* outside = nullptr;       ///< [plane][position]: samples outside the image
+    std::uint32_t* out_of_range = nullptr;  ///< [plane][position]: inside, but outside [lo, hi] or NaN
 };
 
 struct DirectionHistogramArgs {
