@@ -127,9 +127,11 @@ __global__ void line_histogram_kernel(const LineHistogramArgs a, const bool shar
     // The median from the sorted band (sum, min and max above used band order, like the reference).
     warp_bitonic_sort(values, sort_size, lane);
     if (lane == 0) {
-        a.median[slot] = n == 0       ? NAN
-                         : n % 2 == 1 ? values[n / 2]
-                                      : static_cast<float>((static_cast<double>(values[n / 2 - 1]) + values[n / 2]) / 2.0);
+        a.median[slot] = n == 0 ? NAN
+                         : n % 2 == 1
+                             ? values[n / 2]
+                             : static_cast<float>(
+                                   (static_cast<double>(values[n / 2 - 1]) + values[n / 2]) / 2.0);
     }
 }
 
@@ -172,8 +174,11 @@ __global__ void direction_histogram_kernel(const DirectionHistogramArgs a, const
         for (int b = threadIdx.x; b < bins; b += blockDim.x) out[b] = hist[b];
     }
     if (threadIdx.x == 0) {
-        if (c == 0) atomicAdd(&a.counters[0], static_cast<unsigned long long>(g.extent - static_cast<int>(s_inside)));
-        if (s_out_of_range) atomicAdd(&a.counters[1], static_cast<unsigned long long>(s_out_of_range));
+        if (c == 0)
+            atomicAdd(&a.counters[0],
+                      static_cast<unsigned long long>(g.extent - static_cast<int>(s_inside)));
+        if (s_out_of_range)
+            atomicAdd(&a.counters[1], static_cast<unsigned long long>(s_out_of_range));
     }
 }
 
@@ -182,21 +187,27 @@ __global__ void direction_histogram_kernel(const DirectionHistogramArgs a, const
 cudaError_t launch_line_histogram(const LineHistogramArgs& args, const cudaStream_t stream) {
     const bool shared_bins = args.mapping.bins <= kMaxSharedHistogramBins;
     const std::size_t per_warp = (static_cast<std::size_t>(next_pow2(args.geometry.band)) +
-                                  (shared_bins ? static_cast<std::size_t>(args.mapping.bins) : 0)) * 4;
+                                  (shared_bins ? static_cast<std::size_t>(args.mapping.bins) : 0)) *
+                                 4;
     // As many positions per block as fit in the 48 KiB of shared memory a launch may use without
     // opting in, at most kLineWarps.
-    const int warps = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kLineWarps, (48u << 10) / per_warp)));
+    const int warps = static_cast<int>(
+        std::max<std::size_t>(1, std::min<std::size_t>(kLineWarps, (48u << 10) / per_warp)));
     const dim3 grid(static_cast<unsigned>((args.geometry.positions + warps - 1) / warps),
                     static_cast<unsigned>(args.planes.count));
     line_histogram_kernel<<<grid, warps * 32, per_warp * warps, stream>>>(args, shared_bins, warps);
     return cudaGetLastError();
 }
 
-cudaError_t launch_direction_histogram(const DirectionHistogramArgs& args, const cudaStream_t stream) {
+cudaError_t launch_direction_histogram(const DirectionHistogramArgs& args,
+                                       const cudaStream_t stream) {
     const bool shared_bins = args.mapping.bins <= kMaxSharedHistogramBins;
-    const std::size_t shared_bytes = shared_bins ? static_cast<std::size_t>(args.mapping.bins) * 4 : 0;
-    const dim3 grid(static_cast<unsigned>(args.geometry.extent), static_cast<unsigned>(args.planes.count));
-    direction_histogram_kernel<<<grid, kDirectionThreads, shared_bytes, stream>>>(args, shared_bins);
+    const std::size_t shared_bytes =
+        shared_bins ? static_cast<std::size_t>(args.mapping.bins) * 4 : 0;
+    const dim3 grid(static_cast<unsigned>(args.geometry.extent),
+                    static_cast<unsigned>(args.planes.count));
+    direction_histogram_kernel<<<grid, kDirectionThreads, shared_bytes, stream>>>(args,
+                                                                                  shared_bins);
     return cudaGetLastError();
 }
 

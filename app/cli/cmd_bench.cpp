@@ -31,7 +31,8 @@ double time_ms(const std::function<void()>& f) {
 double median_ms(const int repeats, const std::function<void()>& f) {
     std::vector<double> times;
     for (int r = 0; r < std::max(1, repeats); ++r) times.push_back(time_ms(f));
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
     return times[times.size() / 2];
 }
 
@@ -44,7 +45,8 @@ struct Row {
 };
 
 ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
-    const cv::Mat in(src.height(), src.width(), CV_8UC4, const_cast<Rgba8*>(src.view().data), src.pitch());
+    const cv::Mat in(src.height(), src.width(), CV_8UC4, const_cast<Rgba8*>(src.view().data),
+                     src.pitch());
     cv::Mat out;
     cv::resize(in, out, cv::Size(w, h), 0, 0, w >= src.width() ? cv::INTER_CUBIC : cv::INTER_AREA);
     ImageRgba8 image(w, h);
@@ -57,21 +59,30 @@ bool identical(const Result& a, const Result& b);
 
 template <>
 bool identical(const ops::LineHistogram& a, const ops::LineHistogram& b) {
-    if (a.positions != b.positions || a.samples_outside != b.samples_outside || a.channels.size() != b.channels.size()) return false;
+    if (a.positions != b.positions || a.samples_outside != b.samples_outside ||
+        a.channels.size() != b.channels.size())
+        return false;
     for (std::size_t c = 0; c < a.channels.size(); ++c) {
-        if (a.channels[c].counts != b.channels[c].counts || a.channels[c].samples != b.channels[c].samples) return false;
+        if (a.channels[c].counts != b.channels[c].counts ||
+            a.channels[c].samples != b.channels[c].samples)
+            return false;
         const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
-            return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](float p, float q) { return p == q || (p != p && q != q); });
+            return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                              [](float p, float q) { return p == q || (p != p && q != q); });
         };
-        // The mean is not compared: the CUDA path sums the band as a tree (tests bound it to 1 ulp).
-        if (!same(a.channels[c].median, b.channels[c].median) || !same(a.channels[c].min, b.channels[c].min)) return false;
+        // The mean is not compared: the CUDA path sums the band as a tree (tests bound it to 1
+        // ulp).
+        if (!same(a.channels[c].median, b.channels[c].median) ||
+            !same(a.channels[c].min, b.channels[c].min))
+            return false;
     }
     return true;
 }
 
 template <>
 bool identical(const ops::DirectionHistogram& a, const ops::DirectionHistogram& b) {
-    return a.positions == b.positions && a.counts == b.counts && a.samples_outside == b.samples_outside;
+    return a.positions == b.positions && a.counts == b.counts &&
+           a.samples_outside == b.samples_outside;
 }
 
 int bench_histogram(Context& ctx) {
@@ -87,12 +98,15 @@ int bench_histogram(Context& ctx) {
     ImageRgba8 image;
     const double resize_ms = time_ms([&] { image = resized(loaded.image, w, h); });
     std::unique_ptr<ops::HistogramSource> source;
-    const double prepare_ms = time_ms([&] { source = std::make_unique<ops::HistogramSource>(image.view()); });
+    const double prepare_ms =
+        time_ms([&] { source = std::make_unique<ops::HistogramSource>(image.view()); });
 
-    const BackendInfo backend = lacuna::select_backend(ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
+    const BackendInfo backend = lacuna::select_backend(
+        ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
     std::unique_ptr<ops::CudaLineHistogrammer> gpu;
     double upload_ms = 0;
-    if (backend.backend == Backend::Cuda) upload_ms = time_ms([&] { gpu = std::make_unique<ops::CudaLineHistogrammer>(*source); });
+    if (backend.backend == Backend::Cuda)
+        upload_ms = time_ms([&] { gpu = std::make_unique<ops::CudaLineHistogrammer>(*source); });
 
     std::vector<Row> rows;
     const auto add_case = [&](const std::string& name, const auto& params, const auto& reference_fn,
@@ -107,7 +121,8 @@ int bench_histogram(Context& ctx) {
         Result fast;
         const double fast_ms = median_ms(repeats, [&] { fast = fast_fn(params); });
         if (!with_reference) gold = fast;
-        rows.push_back({name, "cpu fast (" + std::to_string(worker_count()) + " threads)", fast_ms, ref_ms,
+        rows.push_back({name, "cpu fast (" + std::to_string(worker_count()) + " threads)", fast_ms,
+                        ref_ms,
                         with_reference ? (identical(gold, fast) ? "identical" : "DIFFERS") : "-"});
         if (gpu) {
             Result on_gpu;
@@ -122,53 +137,74 @@ int bench_histogram(Context& ctx) {
     ops::DirectionHistogramParams dp;
     dp.angle_degrees = angle;
     dp.sampling = Sampling::Nearest;
-    add_case("direction " + std::to_string(static_cast<int>(angle)) + " deg, lum, 256 bins",
-             dp, [&](const auto& p) { return ops::direction_histogram_reference(*source, p); },
-             [&](const auto& p) { return ops::direction_histogram_fast(*source, p); },
-             [&](const auto& p) { return gpu->direction(p); },
-             [&](const auto& p) { return gpu->time_direction_kernels(p, repeats); });
+    add_case(
+        "direction " + std::to_string(static_cast<int>(angle)) + " deg, lum, 256 bins", dp,
+        [&](const auto& p) { return ops::direction_histogram_reference(*source, p); },
+        [&](const auto& p) { return ops::direction_histogram_fast(*source, p); },
+        [&](const auto& p) { return gpu->direction(p); },
+        [&](const auto& p) { return gpu->time_direction_kernels(p, repeats); });
     ops::LineHistogramParams thin;
     thin.from = {0.0, 0.0};
     thin.to = {w - 1.0, h - 1.0};
     thin.sampling = Sampling::Bilinear;
-    add_case("diagonal line, band 1, bilinear, lum", thin,
-             [&](const auto& p) { return ops::line_histogram_reference(*source, p); },
-             [&](const auto& p) { return ops::line_histogram_fast(*source, p); },
-             [&](const auto& p) { return gpu->line(p); },
-             [&](const auto& p) { return gpu->time_line_kernels(p, repeats); });
+    add_case(
+        "diagonal line, band 1, bilinear, lum", thin,
+        [&](const auto& p) { return ops::line_histogram_reference(*source, p); },
+        [&](const auto& p) { return ops::line_histogram_fast(*source, p); },
+        [&](const auto& p) { return gpu->line(p); },
+        [&](const auto& p) { return gpu->time_line_kernels(p, repeats); });
     ops::LineHistogramParams lp;
     lp.from = {0.0, 0.0};
     lp.to = {w - 1.0, h - 1.0};
     lp.band_width = band;
     lp.sampling = Sampling::Bilinear;
-    add_case("diagonal line, band " + std::to_string(band) + ", bilinear, lum", lp,
-             [&](const auto& p) { return ops::line_histogram_reference(*source, p); },
-             [&](const auto& p) { return ops::line_histogram_fast(*source, p); },
-             [&](const auto& p) { return gpu->line(p); },
-             [&](const auto& p) { return gpu->time_line_kernels(p, repeats); });
+    add_case(
+        "diagonal line, band " + std::to_string(band) + ", bilinear, lum", lp,
+        [&](const auto& p) { return ops::line_histogram_reference(*source, p); },
+        [&](const auto& p) { return ops::line_histogram_fast(*source, p); },
+        [&](const auto& p) { return gpu->line(p); },
+        [&](const auto& p) { return gpu->time_line_kernels(p, repeats); });
 
     if (ctx.json) {
         std::vector<JsonObject> out;
         for (const Row& r : rows) {
-            out.push_back(JsonObject().add("case", r.bench_case).add("implementation", r.implementation).add("ms", r.ms)
-                              .add("speedup_vs_reference", r.reference_ms > 0 ? r.reference_ms / r.ms : 0.0).add("check", r.check));
+            out.push_back(
+                JsonObject()
+                    .add("case", r.bench_case)
+                    .add("implementation", r.implementation)
+                    .add("ms", r.ms)
+                    .add("speedup_vs_reference", r.reference_ms > 0 ? r.reference_ms / r.ms : 0.0)
+                    .add("check", r.check));
         }
-        ctx.out << JsonObject().add("image", path).add("width", w).add("height", h).add("backend", backend.describe())
-                       .add("load_ms", load_ms).add("resize_ms", resize_ms).add("prepare_ms", prepare_ms).add("upload_ms", upload_ms)
-                       .add_raw("results", json_array(out)).str() << "\n";
+        ctx.out << JsonObject()
+                       .add("image", path)
+                       .add("width", w)
+                       .add("height", h)
+                       .add("backend", backend.describe())
+                       .add("load_ms", load_ms)
+                       .add("resize_ms", resize_ms)
+                       .add("prepare_ms", prepare_ms)
+                       .add("upload_ms", upload_ms)
+                       .add_raw("results", json_array(out))
+                       .str()
+                << "\n";
         return kExitOk;
     }
     char line[256];
-    ctx.out << "lacuna bench histogram: " << path << " resized to " << w << "x" << h << "; " << backend.describe()
-            << "; median of " << repeats << " runs\n";
-    std::snprintf(line, sizeof line, "setup: read file %.1f ms, resize %.1f ms, prepare planes %.1f ms, upload to device %.1f ms\n\n",
+    ctx.out << "lacuna bench histogram: " << path << " resized to " << w << "x" << h << "; "
+            << backend.describe() << "; median of " << repeats << " runs\n";
+    std::snprintf(line, sizeof line,
+                  "setup: read file %.1f ms, resize %.1f ms, prepare planes %.1f ms, upload to "
+                  "device %.1f ms\n\n",
                   load_ms, resize_ms, prepare_ms, upload_ms);
     ctx.out << line;
-    std::snprintf(line, sizeof line, "%-38s %-28s %12s %10s  %s\n", "case", "implementation", "time (ms)", "vs ref", "result");
+    std::snprintf(line, sizeof line, "%-38s %-28s %12s %10s  %s\n", "case", "implementation",
+                  "time (ms)", "vs ref", "result");
     ctx.out << line;
     for (const Row& r : rows) {
-        std::snprintf(line, sizeof line, "%-38s %-28s %12.4f %9.1fx  %s\n", r.bench_case.c_str(), r.implementation.c_str(),
-                      r.ms, r.reference_ms > 0 ? r.reference_ms / r.ms : 0.0, r.check.c_str());
+        std::snprintf(line, sizeof line, "%-38s %-28s %12.4f %9.1fx  %s\n", r.bench_case.c_str(),
+                      r.implementation.c_str(), r.ms,
+                      r.reference_ms > 0 ? r.reference_ms / r.ms : 0.0, r.check.c_str());
         ctx.out << line;
     }
     return kExitOk;
@@ -177,21 +213,30 @@ int bench_histogram(Context& ctx) {
 }  // namespace
 
 Command bench_command() {
-    return {{"bench", "time every implementation side by side on the same input", "JOB [options]  (JOB: histogram)",
-             {"JOB"}, 1, 1,
-             {{"image", "FILE", "input photo (default: the bundled sample)"},
-              {"size", "WxH", "resize the photo to this size first (default 3932x4000, the seed's XLarge)"},
-              {"repeats", "N", "runs per timing; the median is reported (default 21)"},
-              {"width", "W", "histogram: band width of the line case (default 64)"},
-              {"direction", "DEG", "histogram: angle of the direction case (default 30)"},
-              {"no-reference", "", "skip the single-threaded reference (slow on large inputs)"}},
-             "Times are wall-clock medians on this machine; CUDA kernel times come from CUDA events.\n"
-             "Every result is compared with the CPU reference and reported as identical or DIFFERS (line\n"
-             "results: counts, sample counts, median and min; the CUDA mean may differ by one float ulp)."},
-            [](Context& ctx) {
-                if (ctx.args.positionals[0] == "histogram") return bench_histogram(ctx);
-                throw UsageError("unknown benchmark '" + ctx.args.positionals[0] + "' (available: histogram)");
-            }};
+    return {
+        {"bench",
+         "time every implementation side by side on the same input",
+         "JOB [options]  (JOB: histogram)",
+         {"JOB"},
+         1,
+         1,
+         {{"image", "FILE", "input photo (default: the bundled sample)"},
+          {"size", "WxH",
+           "resize the photo to this size first (default 3932x4000, the seed's XLarge)"},
+          {"repeats", "N", "runs per timing; the median is reported (default 21)"},
+          {"width", "W", "histogram: band width of the line case (default 64)"},
+          {"direction", "DEG", "histogram: angle of the direction case (default 30)"},
+          {"no-reference", "", "skip the single-threaded reference (slow on large inputs)"}},
+         "Times are wall-clock medians on this machine; CUDA kernel times come from CUDA events.\n"
+         "Every result is compared with the CPU reference and reported as identical or DIFFERS "
+         "(line\n"
+         "results: counts, sample counts, median and min; the CUDA mean may differ by one float "
+         "ulp)."},
+        [](Context& ctx) {
+            if (ctx.args.positionals[0] == "histogram") return bench_histogram(ctx);
+            throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
+                             "' (available: histogram)");
+        }};
 }
 
 }  // namespace lacuna::cli

@@ -18,7 +18,9 @@ namespace lacuna::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(const Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(const Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 // A photo is read as RGBA; a single-channel image with more than 8 bits (a temperature map, a CT
 // slice) keeps its values.
@@ -26,14 +28,17 @@ std::unique_ptr<ops::HistogramSource> load_source(const std::string& path, const
     io::LoadedImage image = io::read_image(path);
     if (image.info.channels == 1 && image.info.bit_depth > 8) {
         const io::LoadedMeasurement m = io::read_measurement(path);
-        ctx.note("reading " + std::to_string(m.info.bit_depth) + "-bit single-channel values as measurements");
+        ctx.note("reading " + std::to_string(m.info.bit_depth) +
+                 "-bit single-channel values as measurements");
         return std::make_unique<ops::HistogramSource>(m.values.view());
     }
     for (const std::string& n : image.notices) ctx.note(n);
     return std::make_unique<ops::HistogramSource>(image.image.view());
 }
 
-void write_text(const std::string& path, const std::string& text) { io::write_file_atomically(path, text); }
+void write_text(const std::string& path, const std::string& text) {
+    io::write_file_atomically(path, text);
+}
 
 std::string matrix_csv(const std::vector<ops::HistogramChannel>& channels,
                        const std::vector<const std::vector<std::uint32_t>*>& counts, const int bins,
@@ -45,8 +50,10 @@ std::string matrix_csv(const std::vector<ops::HistogramChannel>& channels,
     const double width = (static_cast<double>(hi) - lo) / bins;
     for (std::size_t c = 0; c < channels.size(); ++c) {
         for (int b = 0; b < bins; ++b) {
-            csv << ops::to_string(channels[c]) << ',' << b << ',' << lo + b * width << ',' << lo + (b + 1) * width;
-            for (int p = 0; p < positions; ++p) csv << ',' << (*counts[c])[static_cast<std::size_t>(p) * bins + b];
+            csv << ops::to_string(channels[c]) << ',' << b << ',' << lo + b * width << ','
+                << lo + (b + 1) * width;
+            for (int p = 0; p < positions; ++p)
+                csv << ',' << (*counts[c])[static_cast<std::size_t>(p) * bins + b];
             csv << "\n";
         }
     }
@@ -59,10 +66,13 @@ std::string profile_csv(const ops::LineHistogram& h) {
     const double step = std::hypot(h.geometry.step_x, h.geometry.step_y);
     for (const ops::ChannelHistogram& ch : h.channels) {
         for (int i = 0; i < h.positions; ++i) {
-            const double x = linspace_at(h.geometry.x0, h.geometry.x1, h.geometry.step_x, i, h.positions);
-            const double y = linspace_at(h.geometry.y0, h.geometry.y1, h.geometry.step_y, i, h.positions);
-            csv << i << ',' << x << ',' << y << ',' << i * step << ',' << ops::to_string(ch.channel) << ','
-                << ch.mean[i] << ',' << ch.median[i] << ',' << ch.min[i] << ',' << ch.max[i] << ',' << ch.samples[i] << "\n";
+            const double x =
+                linspace_at(h.geometry.x0, h.geometry.x1, h.geometry.step_x, i, h.positions);
+            const double y =
+                linspace_at(h.geometry.y0, h.geometry.y1, h.geometry.step_y, i, h.positions);
+            csv << i << ',' << x << ',' << y << ',' << i * step << ',' << ops::to_string(ch.channel)
+                << ',' << ch.mean[i] << ',' << ch.median[i] << ',' << ch.min[i] << ',' << ch.max[i]
+                << ',' << ch.samples[i] << "\n";
         }
     }
     return csv.str();
@@ -77,15 +87,19 @@ void read_common(const Context& ctx, Params& p, const ops::HistogramSource& sour
     }
     if (const auto c = ctx.args.get("channel")) {
         const auto channel = ops::parse_histogram_channel(*c);
-        if (!channel) throw UsageError("--channel must be lum, r, g, b, rgb or value, not '" + *c + "'");
+        if (!channel)
+            throw UsageError("--channel must be lum, r, g, b, rgb or value, not '" + *c + "'");
         p.channel = *channel;
     } else if (source.is_measurement()) {
         p.channel = ops::HistogramChannel::Value;
     }
     if (const auto s = ctx.args.get("sampling")) {
-        if (*s == "nearest") p.sampling = Sampling::Nearest;
-        else if (*s == "bilinear") p.sampling = Sampling::Bilinear;
-        else throw UsageError("--sampling must be nearest or bilinear, not '" + *s + "'");
+        if (*s == "nearest")
+            p.sampling = Sampling::Nearest;
+        else if (*s == "bilinear")
+            p.sampling = Sampling::Bilinear;
+        else
+            throw UsageError("--sampling must be nearest or bilinear, not '" + *s + "'");
     }
 }
 
@@ -114,16 +128,27 @@ int run_direction(Context& ctx, const ops::HistogramSource& source) {
     if (const auto csv = ctx.args.get("csv")) {
         std::vector<const std::vector<std::uint32_t>*> counts;
         for (const auto& c : h.counts) counts.push_back(&c);
-        write_text(*csv, matrix_csv(h.channels, counts, h.bins, h.positions, h.range_lo, h.range_hi));
+        write_text(*csv,
+                   matrix_csv(h.channels, counts, h.bins, h.positions, h.range_lo, h.range_hi));
     }
     if (const auto png = ctx.args.get("png")) io::write_image(*png, render_heatmap(h).view());
     if (ctx.json) {
         JsonObject o;
-        o.add("mode", "direction").add("angle_degrees", p.angle_degrees).add("bins", h.bins)
-            .add("positions", h.positions).add("range_lo", double(h.range_lo)).add("range_hi", double(h.range_hi))
-            .add("samples_outside", h.samples_outside).add("samples_out_of_range", h.samples_out_of_range)
-            .add("backend", to_string(backend.backend)).add("compute_ms", compute_ms).add("write_ms", ms_since(write_start));
-        if (column) o.add("line_column", column->column).add("line_row_from", column->row_from).add("line_row_to", column->row_to);
+        o.add("mode", "direction")
+            .add("angle_degrees", p.angle_degrees)
+            .add("bins", h.bins)
+            .add("positions", h.positions)
+            .add("range_lo", double(h.range_lo))
+            .add("range_hi", double(h.range_hi))
+            .add("samples_outside", h.samples_outside)
+            .add("samples_out_of_range", h.samples_out_of_range)
+            .add("backend", to_string(backend.backend))
+            .add("compute_ms", compute_ms)
+            .add("write_ms", ms_since(write_start));
+        if (column)
+            o.add("line_column", column->column)
+                .add("line_row_from", column->row_from)
+                .add("line_row_to", column->row_to);
         ctx.out << o.str() << "\n";
     }
     return kExitOk;
@@ -134,11 +159,16 @@ int run_histogram(Context& ctx) {
         throw UsageError("say where the result goes: --csv FILE, --png FILE and/or --json");
     }
     if (!ctx.args.has("direction") && (!ctx.args.has("from") || !ctx.args.has("to"))) {
-        throw UsageError("give the line with --from x0,y0 --to x1,y1 (or a whole direction with --direction DEG)");
+        throw UsageError(
+            "give the line with --from x0,y0 --to x1,y1 (or a whole direction with --direction "
+            "DEG)");
     }
     for (const char* out : {"csv", "png", "profile-csv"}) {
-        if (const auto path = ctx.args.get(out); path && io::same_file(ctx.args.positionals[0], *path)) {
-            throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + ctx.args.positionals[0] + "' with --" + out);
+        if (const auto path = ctx.args.get(out);
+            path && io::same_file(ctx.args.positionals[0], *path)) {
+            throw Error(
+                ErrorCode::InvalidArgument,
+                "refusing to overwrite the input '" + ctx.args.positionals[0] + "' with --" + out);
         }
     }
     if (const auto png = ctx.args.get("png")) io::format_for_path(*png);
@@ -160,10 +190,12 @@ int run_histogram(Context& ctx) {
     const ops::LineHistogram h = ops::line_histogram(*source, p, backend.backend);
     const double compute_ms = ms_since(start);
     std::ostringstream where;
-    where << std::setprecision(6) << '(' << h.geometry.x0 << ", " << h.geometry.y0 << ")–(" << h.geometry.x1 << ", " << h.geometry.y1 << ')';
+    where << std::setprecision(6) << '(' << h.geometry.x0 << ", " << h.geometry.y0 << ")–("
+          << h.geometry.x1 << ", " << h.geometry.y1 << ')';
     if (h.clipped) ctx.note("the line reaches outside the image; clipped to " + where.str());
     if (h.samples_outside > 0) {
-        ctx.note(std::to_string(h.samples_outside) + " band samples fell outside the image and were excluded");
+        ctx.note(std::to_string(h.samples_outside) +
+                 " band samples fell outside the image and were excluded");
     }
     const auto write_start = Clock::now();
     if (const auto csv = ctx.args.get("csv")) {
@@ -179,13 +211,23 @@ int run_histogram(Context& ctx) {
     if (const auto png = ctx.args.get("png")) io::write_image(*png, render_heatmap(h).view());
     if (ctx.json) {
         JsonObject o;
-        o.add("mode", "line").add("from_x", h.geometry.x0).add("from_y", h.geometry.y0)
-            .add("to_x", h.geometry.x1).add("to_y", h.geometry.y1).add("clipped", h.clipped)
+        o.add("mode", "line")
+            .add("from_x", h.geometry.x0)
+            .add("from_y", h.geometry.y0)
+            .add("to_x", h.geometry.x1)
+            .add("to_y", h.geometry.y1)
+            .add("clipped", h.clipped)
             .add("length", std::hypot(h.geometry.x1 - h.geometry.x0, h.geometry.y1 - h.geometry.y0))
-            .add("positions", h.positions).add("band_width", h.geometry.band).add("bins", h.bins)
-            .add("range_lo", double(h.range_lo)).add("range_hi", double(h.range_hi))
-            .add("samples_outside", h.samples_outside).add("samples_out_of_range", h.samples_out_of_range)
-            .add("backend", to_string(backend.backend)).add("load_ms", load_ms).add("compute_ms", compute_ms)
+            .add("positions", h.positions)
+            .add("band_width", h.geometry.band)
+            .add("bins", h.bins)
+            .add("range_lo", double(h.range_lo))
+            .add("range_hi", double(h.range_hi))
+            .add("samples_outside", h.samples_outside)
+            .add("samples_out_of_range", h.samples_out_of_range)
+            .add("backend", to_string(backend.backend))
+            .add("load_ms", load_ms)
+            .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
         ctx.out << o.str() << "\n";
     }
@@ -195,31 +237,37 @@ int run_histogram(Context& ctx) {
 }  // namespace
 
 Command histogram_command() {
-    return {{"histogram", "histogram of values at every position along a line (or a whole direction)",
-             "IN --from x0,y0 --to x1,y1 [options] --csv OUT.csv [--png OUT.png]",
-             {"IN"}, 1, 1,
-             {{"from", "x0,y0", "line start, in pixels (0,0 is the centre of the top-left pixel)"},
-              {"to", "x1,y1", "line end; both ends are sampled"},
-              {"width", "W", "band width: samples across the line (default 1, at most 2048)"},
-              {"bins", "N", "histogram bins (default 256, at most 65536)"},
-              {"range", "lo,hi", "value range of the bins (default 0,255; data min,max for measurements)"},
-              {"channel", "CH", "lum (Rec. 709, default), r, g, b, rgb, or value (measurement images)"},
-              {"sampling", "MODE", "bilinear (default for lines) or nearest (default for --direction)"},
-              {"direction", "DEG", "histogram every line at this angle (0 = rightwards, 90 = downwards)"},
-              {"csv", "FILE", "write the bins x positions counts"},
-              {"profile-csv", "FILE", "write mean, median, min and max across the band per position"},
-              {"png", "FILE", "write a heat map (log counts) with the profile curves over it"}},
-             "A line of length L gives ceil(L)+1 positions (scikit-image's profile_line convention).\n"
-             "Samples outside the image are excluded and counted, never clamped; a line that reaches\n"
-             "outside is clipped to the image. Single-channel images deeper than 8 bits (temperature\n"
-             "maps, CT slices) are histogrammed by value. In the PNG, bins run upwards, positions to\n"
-             "the right; white is the mean, cyan the median, grey the min and max."},
-            [](Context& ctx) {
-                if (ctx.args.has("direction") && !ctx.args.has("sampling")) {
-                    ctx.args.values["sampling"] = "nearest";
-                }
-                return run_histogram(ctx);
-            }};
+    return {
+        {"histogram",
+         "histogram of values at every position along a line (or a whole direction)",
+         "IN --from x0,y0 --to x1,y1 [options] --csv OUT.csv [--png OUT.png]",
+         {"IN"},
+         1,
+         1,
+         {{"from", "x0,y0", "line start, in pixels (0,0 is the centre of the top-left pixel)"},
+          {"to", "x1,y1", "line end; both ends are sampled"},
+          {"width", "W", "band width: samples across the line (default 1, at most 2048)"},
+          {"bins", "N", "histogram bins (default 256, at most 65536)"},
+          {"range", "lo,hi",
+           "value range of the bins (default 0,255; data min,max for measurements)"},
+          {"channel", "CH", "lum (Rec. 709, default), r, g, b, rgb, or value (measurement images)"},
+          {"sampling", "MODE", "bilinear (default for lines) or nearest (default for --direction)"},
+          {"direction", "DEG",
+           "histogram every line at this angle (0 = rightwards, 90 = downwards)"},
+          {"csv", "FILE", "write the bins x positions counts"},
+          {"profile-csv", "FILE", "write mean, median, min and max across the band per position"},
+          {"png", "FILE", "write a heat map (log counts) with the profile curves over it"}},
+         "A line of length L gives ceil(L)+1 positions (scikit-image's profile_line convention).\n"
+         "Samples outside the image are excluded and counted, never clamped; a line that reaches\n"
+         "outside is clipped to the image. Single-channel images deeper than 8 bits (temperature\n"
+         "maps, CT slices) are histogrammed by value. In the PNG, bins run upwards, positions to\n"
+         "the right; white is the mean, cyan the median, grey the min and max."},
+        [](Context& ctx) {
+            if (ctx.args.has("direction") && !ctx.args.has("sampling")) {
+                ctx.args.values["sampling"] = "nearest";
+            }
+            return run_histogram(ctx);
+        }};
 }
 
 }  // namespace lacuna::cli

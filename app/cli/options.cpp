@@ -26,17 +26,22 @@ int parse_int(const std::string& option, const std::string& text) {
 std::pair<double, double> parse_pair(const std::string& option, const std::string& text) {
     const auto comma = text.find(',');
     if (comma == std::string::npos) {
-        throw UsageError("--" + option + " needs two numbers separated by a comma, like 10,20.5, not '" + text + "'");
+        throw UsageError("--" + option +
+                         " needs two numbers separated by a comma, like 10,20.5, not '" + text +
+                         "'");
     }
-    return {parse_number(option, text.substr(0, comma)), parse_number(option, text.substr(comma + 1))};
+    return {parse_number(option, text.substr(0, comma)),
+            parse_number(option, text.substr(comma + 1))};
 }
 
 std::pair<int, int> parse_size(const std::string& option, const std::string& text) {
     const auto x = text.find('x');
-    if (x == std::string::npos) throw UsageError("--" + option + " needs WIDTHxHEIGHT, like 3840x2160, not '" + text + "'");
+    if (x == std::string::npos)
+        throw UsageError("--" + option + " needs WIDTHxHEIGHT, like 3840x2160, not '" + text + "'");
     const int w = parse_int(option, text.substr(0, x));
     const int h = parse_int(option, text.substr(x + 1));
-    if (w <= 0 || h <= 0) throw UsageError("--" + option + " needs positive sizes, not '" + text + "'");
+    if (w <= 0 || h <= 0)
+        throw UsageError("--" + option + " needs positive sizes, not '" + text + "'");
     return {w, h};
 }
 

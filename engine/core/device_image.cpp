@@ -189,14 +189,15 @@ void DeviceBuffer<T>::reserve(const std::size_t count) {
     if (count <= capacity_) return;
     if (const detail::CudaProbe& probe = detail::probe_cuda();
         probe.reason != CudaUnavailableReason::None) {
-        throw Error(ErrorCode::CudaUnavailable,
-                    "cannot allocate device memory: " + describe_reason(probe.reason, probe.detail));
+        throw Error(ErrorCode::CudaUnavailable, "cannot allocate device memory: " +
+                                                    describe_reason(probe.reason, probe.detail));
     }
     if (data_ != nullptr) cudaFree(std::exchange(data_, nullptr));
     capacity_ = 0;
     void* memory = nullptr;
-    cuda_check(cudaMalloc(&memory, count * sizeof(T)),
-               ("allocating " + std::to_string(count * sizeof(T)) + " bytes of device memory").c_str());
+    cuda_check(
+        cudaMalloc(&memory, count * sizeof(T)),
+        ("allocating " + std::to_string(count * sizeof(T)) + " bytes of device memory").c_str());
     data_ = static_cast<T*>(memory);
     capacity_ = count;
 }

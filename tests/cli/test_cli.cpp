@@ -157,10 +157,14 @@ class TestCli : public QObject {
         // Grey level 4x in column x: a nearest-sampled row gives one count in bin 4x at position x.
         ImageRgba8 gradient(64, 32);
         for (int y = 0; y < 32; ++y)
-            for (int x = 0; x < 64; ++x) gradient.at(x, y) = Rgba8{std::uint8_t(4 * x), std::uint8_t(4 * x), std::uint8_t(4 * x), 255};
+            for (int x = 0; x < 64; ++x)
+                gradient.at(x, y) =
+                    Rgba8{std::uint8_t(4 * x), std::uint8_t(4 * x), std::uint8_t(4 * x), 255};
         io::write_image(tmp("gradient.png").toStdString(), gradient.view());
-        const Result r = run_cli({"histogram", tmp("gradient.png"), "--from", "0,5", "--to", "63,5", "--sampling", "nearest",
-                                  "--csv", tmp("h.csv"), "--profile-csv", tmp("p.csv"), "--png", tmp("h.png"), "--json", "--backend", "cpu"});
+        const Result r =
+            run_cli({"histogram", tmp("gradient.png"), "--from", "0,5", "--to", "63,5",
+                     "--sampling", "nearest", "--csv", tmp("h.csv"), "--profile-csv", tmp("p.csv"),
+                     "--png", tmp("h.png"), "--json", "--backend", "cpu"});
         QCOMPARE(r.status, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o["positions"].toInt(), 64);
@@ -179,7 +183,8 @@ class TestCli : public QObject {
         }
         QFile profile(tmp("p.csv"));
         QVERIFY(profile.open(QIODevice::ReadOnly));
-        const QStringList prow = QString::fromUtf8(profile.readAll()).split('\n', Qt::SkipEmptyParts);
+        const QStringList prow =
+            QString::fromUtf8(profile.readAll()).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(prow.size(), 65);
         QCOMPARE(prow[11].split(',')[5].toDouble(), 40.0);  // mean at position 10
         const io::LoadedImage png = io::read_image(tmp("h.png").toStdString());
@@ -196,8 +201,10 @@ class TestCli : public QObject {
         };
         expect({"--from", "10,10", "--to", "10,10"}, 1, "zero length");
         expect({"--from", "-50,-50", "--to", "-10,-20"}, 1, "wholly outside");
-        expect({"--from", "1,1", "--to", "100,100", "--bins", "0"}, 1, "bins must be from 1 to 65536");
-        expect({"--from", "1,1", "--to", "100,100", "--bins", "70000"}, 1, "bins must be from 1 to 65536");
+        expect({"--from", "1,1", "--to", "100,100", "--bins", "0"}, 1,
+               "bins must be from 1 to 65536");
+        expect({"--from", "1,1", "--to", "100,100", "--bins", "70000"}, 1,
+               "bins must be from 1 to 65536");
         expect({"--from", "1,1", "--to", "100,100", "--width", "0"}, 1, "band width");
         expect({"--from", "1,1", "--to", "100,100", "--range", "5,5"}, 1, "range");
         expect({"--from", "1,1"}, 2, "--from x0,y0 --to x1,y1");
@@ -209,7 +216,8 @@ class TestCli : public QObject {
     }
 
     void histogram_direction_mode() {
-        const Result r = run_cli({"histogram", kSample, "--direction", "90", "--from", "100,0", "--to", "100,479", "--json"});
+        const Result r = run_cli({"histogram", kSample, "--direction", "90", "--from", "100,0",
+                                  "--to", "100,479", "--json"});
         QCOMPARE(r.status, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o["positions"].toInt(), 702);  // ceil(hypot(512, 480)) = ceil(701.8)

@@ -18,15 +18,17 @@ class TestLineHistogramCuda : public QObject {
     Q_OBJECT
     std::mt19937 rng_{2024};
 
-private slots:
+  private slots:
     void initTestCase() {
         const BackendInfo info = select_backend(BackendRequest::Auto);
-        if (info.backend != Backend::Cuda) QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
+        if (info.backend != Backend::Cuda)
+            QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
     }
 
     void line_equals_reference() {
         int compared = 0;
-        for (const auto& [w, h] : {std::pair{1, 1}, {1, 63}, {63, 1}, {37, 23}, {641, 479}, {1920, 1081}}) {
+        for (const auto& [w, h] :
+             {std::pair{1, 1}, {1, 63}, {63, 1}, {37, 23}, {641, 479}, {1920, 1081}}) {
             const ImageRgba8 image = test::random_photo(w, h, rng_);
             const HistogramSource source(image.view());
             CudaLineHistogrammer gpu(source);
@@ -40,7 +42,8 @@ private slots:
                 if (w == 1 && h == 1) p.to = {0.0, 0.0}, p.from = {-1.0, 0.0};
                 p.band_width = std::array{1, 2, 5, 64, 129, 2048, 3, 64}[k];
                 p.sampling = k % 2 ? Sampling::Nearest : Sampling::Bilinear;
-                p.channel = std::array{HistogramChannel::Luminance, HistogramChannel::Rgb, HistogramChannel::Blue}[k % 3];
+                p.channel = std::array{HistogramChannel::Luminance, HistogramChannel::Rgb,
+                                       HistogramChannel::Blue}[k % 3];
                 p.bins = std::array{256, 3, 65536, 9000, 256, 1024, 8192, 256}[k];
                 if (k == 4) p.range = std::pair{30.0f, 220.0f};
                 LineHistogram gold;
@@ -50,7 +53,8 @@ private slots:
                     continue;
                 }
                 const QString diff = test::compare(gold, gpu.line(p), 1);
-                QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 case %3: %4").arg(w).arg(h).arg(k).arg(diff)));
+                QVERIFY2(diff.isEmpty(),
+                         qPrintable(QString("%1x%2 case %3: %4").arg(w).arg(h).arg(k).arg(diff)));
                 ++compared;
             }
         }
@@ -71,7 +75,8 @@ private slots:
         p.channel = HistogramChannel::Value;
         for (const Sampling s : {Sampling::Nearest, Sampling::Bilinear}) {
             p.sampling = s;
-            const QString diff = test::compare(line_histogram_reference(source, p), CudaLineHistogrammer(source).line(p), 1);
+            const QString diff = test::compare(line_histogram_reference(source, p),
+                                               CudaLineHistogrammer(source).line(p), 1);
             QVERIFY2(diff.isEmpty(), qPrintable(diff));
         }
     }
@@ -87,8 +92,10 @@ private slots:
                 p.channel = angle < 0 ? HistogramChannel::Rgb : HistogramChannel::Luminance;
                 p.sampling = angle == 30.0 ? Sampling::Bilinear : Sampling::Nearest;
                 p.bins = angle == 123.4 ? 10000 : 256;
-                const QString diff = test::compare(direction_histogram_reference(source, p), gpu.direction(p));
-                QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 at %3: %4").arg(w).arg(h).arg(angle).arg(diff)));
+                const QString diff =
+                    test::compare(direction_histogram_reference(source, p), gpu.direction(p));
+                QVERIFY2(diff.isEmpty(),
+                         qPrintable(QString("%1x%2 at %3: %4").arg(w).arg(h).arg(angle).arg(diff)));
             }
         }
     }

@@ -17,7 +17,9 @@ using namespace lacuna::ops;
 
 namespace {
 
-float fixture_value(const int x, const int y) { return float((x * 37 + y * 91) % 101) + 0.5f * float(x); }
+float fixture_value(const int x, const int y) {
+    return float((x * 37 + y * 91) % 101) + 0.5f * float(x);
+}
 
 ImageF32 fixture_image() {
     ImageF32 image(23, 17);
@@ -26,7 +28,8 @@ ImageF32 fixture_image() {
     return image;
 }
 
-ErrorCode error_of(const HistogramSource& source, const LineHistogramParams& p, QString* text = nullptr) {
+ErrorCode error_of(const HistogramSource& source, const LineHistogramParams& p,
+                   QString* text = nullptr) {
     try {
         (void)line_histogram_reference(source, p);
     } catch (const Error& e) {
@@ -42,7 +45,7 @@ class TestLineHistogram : public QObject {
     Q_OBJECT
     std::mt19937 rng_{77};
 
-private slots:
+  private slots:
     void positions_and_values_match_scikit_image() {
         const ImageF32 image = fixture_image();
         const HistogramSource source(image.view());
@@ -61,19 +64,38 @@ private slots:
                     double x = 0, y = 0;
                     line_sample_point(plan.geometry, i, j, x, y);
                     QVERIFY2(std::abs(x - f.xs[k]) < 1e-9 && std::abs(y - f.ys[k]) < 1e-9,
-                             qPrintable(QString("line %1 sample %2,%3: %4,%5 vs %6,%7").arg(f.x0).arg(i).arg(j).arg(x).arg(y).arg(f.xs[k]).arg(f.ys[k])));
+                             qPrintable(QString("line %1 sample %2,%3: %4,%5 vs %6,%7")
+                                            .arg(f.x0)
+                                            .arg(i)
+                                            .arg(j)
+                                            .arg(x)
+                                            .arg(y)
+                                            .arg(f.xs[k])
+                                            .arg(f.ys[k])));
                     float v = 0;
                     const bool inside_nearest = sample_nearest(image.view(), x, y, v);
                     QCOMPARE(inside_nearest, !std::isnan(f.nearest[k]));
                     if (inside_nearest) {
-                        QVERIFY2(double(v) == f.nearest[k], qPrintable(QString("line from %1,%2 sample %3,%4 at %5,%6: %7 vs %8").arg(f.x0).arg(f.y0).arg(i).arg(j).arg(x).arg(y).arg(v).arg(f.nearest[k])));
+                        QVERIFY2(
+                            double(v) == f.nearest[k],
+                            qPrintable(QString("line from %1,%2 sample %3,%4 at %5,%6: %7 vs %8")
+                                           .arg(f.x0)
+                                           .arg(f.y0)
+                                           .arg(i)
+                                           .arg(j)
+                                           .arg(x)
+                                           .arg(y)
+                                           .arg(v)
+                                           .arg(f.nearest[k])));
                         ++compared_nearest;
                     }
                     // scipy's constant mode blends cval into the last pixel's outer half; inside
                     // [0, w-1] x [0, h-1] both interpolate the same four pixels.
                     if (sample_bilinear(image.view(), x, y, v)) {
-                        QVERIFY2(!std::isnan(f.bilinear[k]), "a sample Lacuna reads must be inside for scikit-image too");
-                        QVERIFY2(std::abs(double(v) - f.bilinear[k]) < 1e-4, qPrintable(QString("%1 vs %2").arg(v).arg(f.bilinear[k])));
+                        QVERIFY2(!std::isnan(f.bilinear[k]),
+                                 "a sample Lacuna reads must be inside for scikit-image too");
+                        QVERIFY2(std::abs(double(v) - f.bilinear[k]) < 1e-4,
+                                 qPrintable(QString("%1 vs %2").arg(v).arg(f.bilinear[k])));
                         ++compared_bilinear;
                     }
                 }
@@ -87,7 +109,9 @@ private slots:
         // Luminance x * 20 along a row: nearest samples at x = 0..9, one count each.
         ImageRgba8 image(10, 5);
         for (int y = 0; y < 5; ++y)
-            for (int x = 0; x < 10; ++x) image.at(x, y) = Rgba8{std::uint8_t(x * 20), std::uint8_t(x * 20), std::uint8_t(x * 20), 255};
+            for (int x = 0; x < 10; ++x)
+                image.at(x, y) =
+                    Rgba8{std::uint8_t(x * 20), std::uint8_t(x * 20), std::uint8_t(x * 20), 255};
         const HistogramSource source(image.view());
         LineHistogramParams p;
         p.from = {0, 2};
@@ -131,7 +155,8 @@ private slots:
             QCOMPARE(c.max[i], float(40 + i));
             QCOMPARE(c.median[i], 20.0f);
             QCOMPARE(c.mean[i], float((0 + 10 + 20 + 30 + 40 + i) / 5.0));
-            for (int b = 0; b < 5; ++b) QCOMPARE(c.count(b, i, 5), 1u);  // 0,10,20,30,4x → bins 0..4
+            for (int b = 0; b < 5; ++b)
+                QCOMPARE(c.count(b, i, 5), 1u);  // 0,10,20,30,4x → bins 0..4
         }
         // Even sample count: median is the mean of the two middle values.
         p.band_width = 4;
@@ -199,7 +224,8 @@ private slots:
             QCOMPARE(error_of(source, p, &text), ErrorCode::InvalidArgument);
             QVERIFY(text.contains("band width"));
         }
-        for (const auto& range : {std::pair{5.0f, 5.0f}, std::pair{9.0f, 2.0f}, std::pair{0.0f, float(INFINITY)}}) {
+        for (const auto& range :
+             {std::pair{5.0f, 5.0f}, std::pair{9.0f, 2.0f}, std::pair{0.0f, float(INFINITY)}}) {
             p = ok;
             p.range = range;
             QCOMPARE(error_of(source, p, &text), ErrorCode::InvalidArgument);
@@ -230,11 +256,13 @@ private slots:
                 LineHistogramParams p;
                 p.from = {ux(rng_), uy(rng_)};
                 p.to = {ux(rng_), uy(rng_)};
-                if (w == 1) p.from.x = p.to.x = 0;  // a 1-pixel-wide image: a vertical line through it
+                if (w == 1)
+                    p.from.x = p.to.x = 0;  // a 1-pixel-wide image: a vertical line through it
                 if (h == 1) p.from.y = p.to.y = 0;
                 p.band_width = std::array{1, 2, 3, 17, 64, 301}[k];
                 p.sampling = k % 2 ? Sampling::Nearest : Sampling::Bilinear;
-                p.channel = std::array{HistogramChannel::Luminance, HistogramChannel::Rgb, HistogramChannel::Green}[k % 3];
+                p.channel = std::array{HistogramChannel::Luminance, HistogramChannel::Rgb,
+                                       HistogramChannel::Green}[k % 3];
                 p.bins = std::array{256, 7, 65536, 100, 256, 1000}[k];
                 if (k == 3) p.range = std::pair{40.0f, 200.0f};
                 cases.push_back({w, h, p});
@@ -303,7 +331,8 @@ private slots:
                 p.sampling = angle == 45.0 ? Sampling::Bilinear : Sampling::Nearest;
                 const DirectionHistogram gold = direction_histogram_reference(source, p);
                 const QString diff = test::compare(gold, direction_histogram_fast(source, p));
-                QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 at %3: %4").arg(w).arg(h).arg(angle).arg(diff)));
+                QVERIFY2(diff.isEmpty(),
+                         qPrintable(QString("%1x%2 at %3: %4").arg(w).arg(h).arg(angle).arg(diff)));
                 // Every sample of the rotated square is counted once: inside (binned) or outside.
                 std::uint64_t total = 0;
                 for (const auto c : gold.counts[0]) total += c;

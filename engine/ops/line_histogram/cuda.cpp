@@ -21,8 +21,8 @@ struct CudaLineHistogrammer::Impl {
     std::vector<HistogramChannel> uploaded;  // which channel each device plane holds
     std::vector<DeviceImage<float>> planes;
     DeviceBuffer<std::uint32_t> counts;
-    DeviceBuffer<float> profile;             // mean, median, min, max back to back
-    DeviceBuffer<std::uint32_t> samples;        // valid, outside, out of range per slot, back to back
+    DeviceBuffer<float> profile;          // mean, median, min, max back to back
+    DeviceBuffer<std::uint32_t> samples;  // valid, outside, out of range per slot, back to back
     DeviceBuffer<unsigned long long> counters;  // direction: outside, out of range
 
     explicit Impl(const HistogramSource& s) : source(s) {
@@ -42,14 +42,17 @@ struct CudaLineHistogrammer::Impl {
         p.count = static_cast<int>(wanted.size());
         for (std::size_t k = 0; k < wanted.size(); ++k) {
             const auto it = std::find(uploaded.begin(), uploaded.end(), wanted[k]);
-            const std::size_t index = it == uploaded.end() ? 0 : static_cast<std::size_t>(it - uploaded.begin());
+            const std::size_t index =
+                it == uploaded.end() ? 0 : static_cast<std::size_t>(it - uploaded.begin());
             p.plane[k] = planes[index].device_view();
         }
         return p;
     }
 
-    kernels::LineHistogramArgs prepare_line(const LinePlan& plan, const LineHistogramParams& params) {
-        const std::size_t slots = plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions);
+    kernels::LineHistogramArgs prepare_line(const LinePlan& plan,
+                                            const LineHistogramParams& params) {
+        const std::size_t slots =
+            plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions);
         const std::size_t count_total = slots * static_cast<std::size_t>(plan.mapping.bins);
         counts.reserve(count_total);
         profile.reserve(slots * 4);
@@ -77,7 +80,8 @@ struct CudaLineHistogrammer::Impl {
 
     kernels::DirectionHistogramArgs prepare_direction(const DirectionPlan& plan,
                                                       const DirectionHistogramParams& params) {
-        const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) *
+        const std::size_t total = plan.planes.size() *
+                                  static_cast<std::size_t>(plan.geometry.extent) *
                                   static_cast<std::size_t>(plan.mapping.bins);
         counts.reserve(total);
         kernels::DirectionHistogramArgs a;
@@ -134,7 +138,8 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
         ChannelHistogram h;
         h.channel = plan.planes[c];
         const auto span = [&](const std::size_t block) {
-            const auto begin = profile.begin() + static_cast<std::ptrdiff_t>(block * slots + c * positions);
+            const auto begin =
+                profile.begin() + static_cast<std::ptrdiff_t>(block * slots + c * positions);
             return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(positions));
         };
         h.counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
@@ -153,7 +158,8 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
 DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams& params) {
     const DirectionPlan plan = plan_direction(impl_->source, params);
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
-    const std::size_t per_plane = static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
+    const std::size_t per_plane =
+        static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
     impl_->launch_direction(a, per_plane * plan.planes.size());
     DirectionHistogram result;
     result.bins = plan.mapping.bins;
@@ -169,8 +175,9 @@ DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParam
     result.samples_outside = static_cast<std::int64_t>(counters[0]);
     result.samples_out_of_range = static_cast<std::int64_t>(counters[1]);
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
-        result.counts.emplace_back(counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
-                                   counts.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_plane));
+        result.counts.emplace_back(
+            counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
+            counts.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_plane));
     }
     return result;
 }
@@ -196,22 +203,27 @@ double median_kernel_ms(const int repeats, Launch&& launch) {
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
     return times[times.size() / 2];
 }
 }  // namespace
 
-double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params, const int repeats) {
+double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params,
+                                               const int repeats) {
     const LinePlan plan = plan_line(impl_->source, params);
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
-    const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
+    const std::size_t total =
+        plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
     return median_kernel_ms(repeats, [&] { impl_->launch_line(a, total); });
 }
 
-double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params, const int repeats) {
+double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params,
+                                                    const int repeats) {
     const DirectionPlan plan = plan_direction(impl_->source, params);
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
-    const std::size_t total = plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
+    const std::size_t total =
+        plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
     return median_kernel_ms(repeats, [&] { impl_->launch_direction(a, total); });
 }
 

@@ -10,9 +10,17 @@ CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;
-LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) { return {}; }
-DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams&) { return {}; }
-double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams&, int) { return 0; }
-double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams&, int) { return 0; }
+LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) {
+    return {};
+}
+DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams&) {
+    return {};
+}
+double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams&, int) {
+    return 0;
+}
+double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams&, int) {
+    return 0;
+}
 
 }  // namespace lacuna::ops

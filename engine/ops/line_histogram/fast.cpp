@@ -68,7 +68,8 @@ struct BandWalk {
 
 }  // namespace
 
-LineHistogram line_histogram_fast(const HistogramSource& source, const LineHistogramParams& params) {
+LineHistogram line_histogram_fast(const HistogramSource& source,
+                                  const LineHistogramParams& params) {
     const LinePlan plan = plan_line(source, params);
     const LineGeometry& g = plan.geometry;
     LineHistogram result;
@@ -111,8 +112,10 @@ LineHistogram line_histogram_fast(const HistogramSource& source, const LineHisto
                         continue;
                     }
                     const int bin = value_to_bin(plan.mapping, v);
-                    if (bin < 0) ++count.out_of_range;
-                    else ++bins[bin];
+                    if (bin < 0)
+                        ++count.out_of_range;
+                    else
+                        ++bins[bin];
                     if (!std::isnan(v)) {
                         values.push_back(v);
                         sum += v;
@@ -142,14 +145,17 @@ DirectionHistogram direction_histogram_fast(const HistogramSource& source,
     result.range_hi = plan.mapping.hi;
     result.geometry = g;
     result.channels = plan.planes;
-    result.counts.assign(plan.planes.size(), std::vector<std::uint32_t>(static_cast<std::size_t>(g.extent) * result.bins, 0));
+    result.counts.assign(
+        plan.planes.size(),
+        std::vector<std::uint32_t>(static_cast<std::size_t>(g.extent) * result.bins, 0));
     std::vector<Counters> counters(worker_count());
     parallel_chunks(g.extent, [&](const int begin, const int end, const int worker) {
         Counters& count = counters[worker];
         for (std::size_t c = 0; c < plan.planes.size(); ++c) {
             const ImageView<const float> plane = source.plane(plan.planes[c]).view();
             for (int column = begin; column < end; ++column) {
-                std::uint32_t* bins = result.counts[c].data() + static_cast<std::size_t>(column) * result.bins;
+                std::uint32_t* bins =
+                    result.counts[c].data() + static_cast<std::size_t>(column) * result.bins;
                 int first = 0, last = -1;
                 direction_row_range(g, column, source.width(), source.height(), first, last);
                 std::int64_t inside = 0;
@@ -160,8 +166,10 @@ DirectionHistogram direction_histogram_fast(const HistogramSource& source,
                     if (!sample_plane(plane, params.sampling, x, y, v)) continue;
                     ++inside;
                     const int bin = value_to_bin(plan.mapping, v);
-                    if (bin < 0) ++count.out_of_range;
-                    else ++bins[bin];
+                    if (bin < 0)
+                        ++count.out_of_range;
+                    else
+                        ++bins[bin];
                 }
                 if (c == 0) count.outside += g.extent - inside;
             }
@@ -181,7 +189,8 @@ LineHistogram line_histogram(const HistogramSource& source, const LineHistogramP
 }
 
 DirectionHistogram direction_histogram(const HistogramSource& source,
-                                       const DirectionHistogramParams& params, const Backend backend) {
+                                       const DirectionHistogramParams& params,
+                                       const Backend backend) {
     if (backend == Backend::Cuda) return CudaLineHistogrammer(source).direction(params);
     return direction_histogram_fast(source, params);
 }

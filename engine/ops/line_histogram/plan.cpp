@@ -11,7 +11,9 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) { throw Error(ErrorCode::InvalidArgument, text); }
+[[noreturn]] void invalid(const std::string& text) {
+    throw Error(ErrorCode::InvalidArgument, text);
+}
 
 std::string point_text(const Point2 p) {
     std::ostringstream s;
@@ -22,20 +24,23 @@ std::string point_text(const Point2 p) {
 BinMapping make_mapping(const HistogramSource& source, const int bins,
                         const std::optional<std::pair<float, float>>& range) {
     if (bins < 1 || bins > kMaxHistogramBins) {
-        invalid("bins must be from 1 to " + std::to_string(kMaxHistogramBins) + ", not " + std::to_string(bins));
+        invalid("bins must be from 1 to " + std::to_string(kMaxHistogramBins) + ", not " +
+                std::to_string(bins));
     }
     std::pair<float, float> r = range.value_or(source.natural_range());
     if (!range && r.second <= r.first) r.second = r.first + 1.0f;  // a flat measurement image
     if (!std::isfinite(r.first) || !std::isfinite(r.second) || !(r.first < r.second)) {
         std::ostringstream s;
-        s << "the value range must satisfy lo < hi with finite numbers, not " << r.first << ".." << r.second;
+        s << "the value range must satisfy lo < hi with finite numbers, not " << r.first << ".."
+          << r.second;
         invalid(s.str());
     }
     BinMapping m;
     m.lo = r.first;
     m.hi = r.second;
     m.bins = bins;
-    m.scale = static_cast<double>(bins) / (static_cast<double>(r.second) - static_cast<double>(r.first));
+    m.scale =
+        static_cast<double>(bins) / (static_cast<double>(r.second) - static_cast<double>(r.first));
     return m;
 }
 
@@ -51,8 +56,10 @@ bool clip_segment(Point2& p0, Point2& p1, const double max_x, const double max_y
             continue;
         }
         const double t = q[k] / p[k];
-        if (p[k] < 0.0) t0 = std::max(t0, t);
-        else t1 = std::min(t1, t);
+        if (p[k] < 0.0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
         if (t0 > t1) return false;
     }
     const Point2 a = p0;
@@ -67,7 +74,8 @@ bool clip_segment(Point2& p0, Point2& p1, const double max_x, const double max_y
 std::pair<double, double> cos_sin_degrees(const double degrees) {
     double turned = std::fmod(std::fmod(degrees, 360.0) + 360.0, 360.0);
     // atan2 of an axis-aligned segment converted to degrees can be 90.00000000000001.
-    if (const double quarter = std::round(turned / 90.0) * 90.0; std::abs(turned - quarter) < 1e-9) {
+    if (const double quarter = std::round(turned / 90.0) * 90.0;
+        std::abs(turned - quarter) < 1e-9) {
         turned = std::fmod(quarter, 360.0);
     }
     if (turned == 0.0) return {1.0, 0.0};
@@ -82,12 +90,18 @@ std::pair<double, double> cos_sin_degrees(const double degrees) {
 
 std::string to_string(const HistogramChannel channel) {
     switch (channel) {
-        case HistogramChannel::Luminance: return "lum";
-        case HistogramChannel::Red: return "r";
-        case HistogramChannel::Green: return "g";
-        case HistogramChannel::Blue: return "b";
-        case HistogramChannel::Rgb: return "rgb";
-        case HistogramChannel::Value: return "value";
+        case HistogramChannel::Luminance:
+            return "lum";
+        case HistogramChannel::Red:
+            return "r";
+        case HistogramChannel::Green:
+            return "g";
+        case HistogramChannel::Blue:
+            return "b";
+        case HistogramChannel::Rgb:
+            return "rgb";
+        case HistogramChannel::Value:
+            return "value";
     }
     return "?";
 }
@@ -111,7 +125,8 @@ HistogramSource::HistogramSource(const ImageView<const Rgba8> image)
         for (int y = 0; y < image.height; ++y) {
             const Rgba8* in = image.row(y);
             float* out = plane.row(y);
-            for (int x = 0; x < image.width; ++x) out[x] = c == 0 ? in[x].r : c == 1 ? in[x].g : in[x].b;
+            for (int x = 0; x < image.width; ++x)
+                out[x] = c == 0 ? in[x].r : c == 1 ? in[x].g : in[x].b;
         }
         planes_.push_back(std::move(plane));
     }
@@ -145,18 +160,24 @@ std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel
     switch (channel) {
         case HistogramChannel::Rgb:
             return {HistogramChannel::Red, HistogramChannel::Green, HistogramChannel::Blue};
-        case HistogramChannel::Value: return {HistogramChannel::Luminance};
-        default: return {channel};
+        case HistogramChannel::Value:
+            return {HistogramChannel::Luminance};
+        default:
+            return {channel};
     }
 }
 
 const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
     if (measurement_) return planes_[0];
     switch (channel) {
-        case HistogramChannel::Red: return planes_[1];
-        case HistogramChannel::Green: return planes_[2];
-        case HistogramChannel::Blue: return planes_[3];
-        default: return planes_[0];
+        case HistogramChannel::Red:
+            return planes_[1];
+        case HistogramChannel::Green:
+            return planes_[2];
+        case HistogramChannel::Blue:
+            return planes_[3];
+        default:
+            return planes_[0];
     }
 }
 
@@ -198,8 +219,10 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
     return plan;
 }
 
-DirectionPlan plan_direction(const HistogramSource& source, const DirectionHistogramParams& params) {
-    if (!std::isfinite(params.angle_degrees)) invalid("the direction must be a finite angle in degrees");
+DirectionPlan plan_direction(const HistogramSource& source,
+                             const DirectionHistogramParams& params) {
+    if (!std::isfinite(params.angle_degrees))
+        invalid("the direction must be a finite angle in degrees");
     DirectionPlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);
@@ -209,13 +232,16 @@ DirectionPlan plan_direction(const HistogramSource& source, const DirectionHisto
     std::tie(g.dx, g.dy) = cos_sin_degrees(params.angle_degrees);
     g.nx = -g.dy;
     g.ny = g.dx;
-    g.extent = static_cast<int>(std::ceil(std::hypot(double(source.width()), double(source.height()))));
+    g.extent =
+        static_cast<int>(std::ceil(std::hypot(double(source.width()), double(source.height()))));
     g.half = (g.extent - 1) / 2.0;
     return plan;
 }
 
-DirectionColumn direction_column_of(const int width, const int height, const Point2 from, const Point2 to) {
-    if (from.x == to.x && from.y == to.y) invalid("the line has zero length: both ends are at " + point_text(from));
+DirectionColumn direction_column_of(const int width, const int height, const Point2 from,
+                                    const Point2 to) {
+    if (from.x == to.x && from.y == to.y)
+        invalid("the line has zero length: both ends are at " + point_text(from));
     const double angle = std::atan2(to.y - from.y, to.x - from.x) * 180.0 / std::numbers::pi;
     const double cx = (width - 1) / 2.0, cy = (height - 1) / 2.0;
     const auto [dx, dy] = cos_sin_degrees(angle);

@@ -6,7 +6,8 @@
 
 namespace lacuna::ops {
 
-LineHistogram line_histogram_reference(const HistogramSource& source, const LineHistogramParams& params) {
+LineHistogram line_histogram_reference(const HistogramSource& source,
+                                       const LineHistogramParams& params) {
     const LinePlan plan = plan_line(source, params);
     const LineGeometry& g = plan.geometry;
     LineHistogram result;
@@ -52,8 +53,10 @@ LineHistogram line_histogram_reference(const HistogramSource& source, const Line
             std::sort(values.begin(), values.end());
             const std::size_t n = values.size();
             h.mean.push_back(static_cast<float>(sum / static_cast<double>(n)));
-            h.median.push_back(n % 2 == 1 ? values[n / 2]
-                                          : static_cast<float>((static_cast<double>(values[n / 2 - 1]) + values[n / 2]) / 2.0));
+            h.median.push_back(
+                n % 2 == 1 ? values[n / 2]
+                           : static_cast<float>(
+                                 (static_cast<double>(values[n / 2 - 1]) + values[n / 2]) / 2.0));
             h.min.push_back(values.front());
             h.max.push_back(values.back());
         }

@@ -11,7 +11,7 @@ namespace lacuna {
 
 template <class T>
 class DeviceBuffer {
-public:
+  public:
     DeviceBuffer() = default;
     ~DeviceBuffer();
     DeviceBuffer(const DeviceBuffer&) = delete;
@@ -31,7 +31,7 @@ public:
     void download(T* host, std::size_t count, DeviceStream stream = nullptr) const;
     void upload(const T* host, std::size_t count, DeviceStream stream = nullptr);
 
-private:
+  private:
     T* data_ = nullptr;
     std::size_t capacity_ = 0;
 };

@@ -28,17 +28,18 @@ struct Point2 {
 };
 
 struct LineHistogramParams {
-    Point2 from;                    ///< pixel-centre coordinates: (0, 0) is the top-left pixel's centre
+    Point2 from;  ///< pixel-centre coordinates: (0, 0) is the top-left pixel's centre
     Point2 to;
-    int band_width = 1;             ///< samples across the line, 1..kMaxBandWidth
+    int band_width = 1;  ///< samples across the line, 1..kMaxBandWidth
     int bins = kDefaultHistogramBins;
-    std::optional<std::pair<float, float>> range;  ///< default: 0..255, or the data's min..max for float images
+    std::optional<std::pair<float, float>>
+        range;  ///< default: 0..255, or the data's min..max for float images
     HistogramChannel channel = HistogramChannel::Luminance;
     Sampling sampling = Sampling::Bilinear;
 };
 
 struct DirectionHistogramParams {
-    double angle_degrees = 0;       ///< direction of the lines: 0 = left to right, 90 = top to bottom
+    double angle_degrees = 0;  ///< direction of the lines: 0 = left to right, 90 = top to bottom
     int bins = kDefaultHistogramBins;
     std::optional<std::pair<float, float>> range;
     HistogramChannel channel = HistogramChannel::Luminance;
@@ -48,7 +49,7 @@ struct DirectionHistogramParams {
 /// The image prepared for sampling: one float plane per channel (luminance, R, G, B; or the one
 /// plane of a measurement image), built once and reused while the line moves.
 class HistogramSource {
-public:
+  public:
     explicit HistogramSource(ImageView<const Rgba8> image);
     explicit HistogramSource(ImageView<const float> values);
 
@@ -61,7 +62,7 @@ public:
     /// Finite min and max of the measurement plane (0..255 for photos).
     [[nodiscard]] std::pair<float, float> natural_range() const { return natural_range_; }
 
-private:
+  private:
     int width_ = 0;
     int height_ = 0;
     bool measurement_ = false;
@@ -88,29 +89,30 @@ struct LineHistogram {
     int positions = 0;
     float range_lo = 0;
     float range_hi = 0;
-    LineGeometry geometry;              ///< the (clipped) segment actually sampled
-    bool clipped = false;               ///< true when the drawn segment was clipped to the image
+    LineGeometry geometry;  ///< the (clipped) segment actually sampled
+    bool clipped = false;   ///< true when the drawn segment was clipped to the image
     Point2 requested_from, requested_to;
-    std::int64_t samples_outside = 0;   ///< band samples outside the image: excluded, not clamped
+    std::int64_t samples_outside = 0;  ///< band samples outside the image: excluded, not clamped
     std::int64_t samples_out_of_range = 0;  ///< inside the image but outside [lo, hi], or NaN
     std::vector<ChannelHistogram> channels;
 };
 
 struct DirectionHistogram {
     int bins = 0;
-    int positions = 0;                  ///< columns: lines parallel to the direction
+    int positions = 0;  ///< columns: lines parallel to the direction
     float range_lo = 0;
     float range_hi = 0;
     DirectionGeometry geometry;
-    std::int64_t samples_outside = 0;   ///< rotated-square samples outside the image (the seed's padding)
+    std::int64_t samples_outside =
+        0;  ///< rotated-square samples outside the image (the seed's padding)
     std::int64_t samples_out_of_range = 0;
     /// counts[column * bins + bin], per channel.
     std::vector<std::vector<std::uint32_t>> counts;
     std::vector<HistogramChannel> channels;
 };
 
-/// Where a drawn segment lies in a direction histogram (the seed's getNewXY): the direction's angle,
-/// the column holding the segment's line, and the rows the segment spans.
+/// Where a drawn segment lies in a direction histogram (the seed's getNewXY): the direction's
+/// angle, the column holding the segment's line, and the rows the segment spans.
 struct DirectionColumn {
     double angle_degrees = 0;
     int column = 0;
@@ -143,7 +145,8 @@ DirectionColumn direction_column_of(int width, int height, Point2 from, Point2 t
 // ---- implementations ----
 
 /// The gold standard: single-threaded, straightforward loops.
-LineHistogram line_histogram_reference(const HistogramSource& source, const LineHistogramParams& params);
+LineHistogram line_histogram_reference(const HistogramSource& source,
+                                       const LineHistogramParams& params);
 DirectionHistogram direction_histogram_reference(const HistogramSource& source,
                                                  const DirectionHistogramParams& params);
 
@@ -155,7 +158,7 @@ DirectionHistogram direction_histogram_fast(const HistogramSource& source,
 /// CUDA: the planes live on the device (uploaded once); scratch buffers only grow. Throws
 /// Error(CudaUnavailable) in builds or on machines without CUDA.
 class CudaLineHistogrammer {
-public:
+  public:
     explicit CudaLineHistogrammer(const HistogramSource& source);
     ~CudaLineHistogrammer();
     CudaLineHistogrammer(const CudaLineHistogrammer&) = delete;
@@ -169,7 +172,7 @@ public:
     double time_line_kernels(const LineHistogramParams& params, int repeats);
     double time_direction_kernels(const DirectionHistogramParams& params, int repeats);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -9,7 +9,8 @@
 
 namespace lacuna::kernels {
 
-inline constexpr int kMaxSharedHistogramBins = 8192;  ///< above this, bins are counted in global memory
+inline constexpr int kMaxSharedHistogramBins =
+    8192;  ///< above this, bins are counted in global memory
 
 struct HistogramPlanes {
     ImageView<const float> plane[3];
@@ -21,14 +22,16 @@ struct LineHistogramArgs {
     LineGeometry geometry;
     BinMapping mapping;
     Sampling sampling = Sampling::Bilinear;
-    std::uint32_t* counts = nullptr;   ///< [plane][position][bin]; must be zeroed when bins > kMaxSharedHistogramBins
-    float* mean = nullptr;             ///< [plane][position], likewise median, min, max
+    std::uint32_t* counts =
+        nullptr;  ///< [plane][position][bin]; must be zeroed when bins > kMaxSharedHistogramBins
+    float* mean = nullptr;  ///< [plane][position], likewise median, min, max
     float* median = nullptr;
     float* min = nullptr;
     float* max = nullptr;
-    std::uint32_t* samples = nullptr;       ///< [plane][position]: valid samples
-    std::uint32_t* outside = nullptr;       ///< [plane][position]: samples outside the image
-    std::uint32_t* out_of_range = nullptr;  ///< [plane][position]: inside, but outside [lo, hi] or NaN
+    std::uint32_t* samples = nullptr;  ///< [plane][position]: valid samples
+    std::uint32_t* outside = nullptr;  ///< [plane][position]: samples outside the image
+    std::uint32_t* out_of_range =
+        nullptr;  ///< [plane][position]: inside, but outside [lo, hi] or NaN
 };
 
 struct DirectionHistogramArgs {
@@ -38,7 +41,8 @@ struct DirectionHistogramArgs {
     Sampling sampling = Sampling::Nearest;
     int width = 0;
     int height = 0;
-    std::uint32_t* counts = nullptr;   ///< [plane][column][bin]; zeroed when bins > kMaxSharedHistogramBins
+    std::uint32_t* counts =
+        nullptr;  ///< [plane][column][bin]; zeroed when bins > kMaxSharedHistogramBins
     unsigned long long* counters = nullptr;
 };
 

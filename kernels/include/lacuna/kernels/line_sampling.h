@@ -16,7 +16,8 @@ namespace lacuna {
 struct LineGeometry {
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     double step_x = 0, step_y = 0;  ///< (x1 - x0) / (positions - 1), as numpy.linspace computes it
-    double half_x = 0, half_y = 0;  ///< (band - 1) * sin(-theta) / 2 and (band - 1) * cos(theta) / 2
+    double half_x = 0,
+           half_y = 0;  ///< (band - 1) * sin(-theta) / 2 and (band - 1) * cos(theta) / 2
     int positions = 0;
     int band = 1;
 };
@@ -28,7 +29,8 @@ LACUNA_HD double linspace_at(const double start, const double stop, const double
 }
 
 /// The j-th band sample at position i.
-LACUNA_HD void line_sample_point(const LineGeometry& g, const int i, const int j, double& x, double& y) {
+LACUNA_HD void line_sample_point(const LineGeometry& g, const int i, const int j, double& x,
+                                 double& y) {
     const double cx = linspace_at(g.x0, g.x1, g.step_x, i, g.positions);
     const double cy = linspace_at(g.y0, g.y1, g.step_y, i, g.positions);
     if (g.band == 1) {
@@ -92,7 +94,8 @@ struct BinMapping {
 /// The bin of `value`, or -1 when it is outside [lo, hi] or NaN.
 LACUNA_HD int value_to_bin(const BinMapping& m, const float value) {
     if (!(value >= m.lo && value <= m.hi)) return -1;
-    const int b = static_cast<int>((static_cast<double>(value) - static_cast<double>(m.lo)) * m.scale);
+    const int b =
+        static_cast<int>((static_cast<double>(value) - static_cast<double>(m.lo)) * m.scale);
     return b >= m.bins ? m.bins - 1 : b;
 }
 
@@ -125,7 +128,8 @@ LACUNA_HD void direction_row_range(const DirectionGeometry& g, const int column,
     const double by = g.cy + s * g.ny;
     double lo = -1e300, hi = 1e300;
     // Keep x in [-1, width] and y in [-1, height]: one pixel of margin beyond any valid sample.
-    const double bounds[2][3] = {{bx, g.dx, static_cast<double>(width)}, {by, g.dy, static_cast<double>(height)}};
+    const double bounds[2][3] = {{bx, g.dx, static_cast<double>(width)},
+                                 {by, g.dy, static_cast<double>(height)}};
     for (int a = 0; a < 2; ++a) {
         const double base = bounds[a][0], dir = bounds[a][1], size = bounds[a][2];
         if (fabs(dir) < 1e-12) {
