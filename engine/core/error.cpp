@@ -28,6 +28,8 @@ std::string_view to_string(const ErrorCode code) {
             return "out of memory";
         case ErrorCode::DeviceError:
             return "device error";
+        case ErrorCode::Cancelled:
+            return "cancelled";
     }
     return "unknown error";
 }

@@ -21,6 +21,7 @@ enum class ErrorCode {
     CudaUnavailable,    ///< CUDA was asked for but cannot be used (reason in the message)
     OutOfMemory,        ///< host or device allocation failed
     DeviceError,        ///< any other CUDA runtime failure
+    Cancelled,          ///< the user stopped a long operation
 };
 
 std::string_view to_string(ErrorCode code);

@@ -1,0 +1,109 @@
+// Seam carving (Avidan & Shamir 2007; seeds 000 and 001): shrink or enlarge an image by removing or
+// duplicating 8-connected seams of least energy. The heart is the seam-order map: the order in
+// which every pixel of the image would be removed, computed once; any width between the original
+// and the computed minimum is then one compaction pass (the editor's slider), and enlarging
+// duplicates the first k seams of that order.
+//
+// Implementations: a CPU reference (recomputes everything for each seam, obviously right), a fast
+// CPU carver (local energy and cumulative-cost updates), and CUDA. All pick identical seams:
+// integer energies from kernels/seam_energy.h, leftmost tie-break.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
+#include <lacuna/kernels/seam_energy.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lacuna::ops {
+
+/// Vertical seams run top to bottom and change the width; horizontal seams change the height.
+enum class SeamDirection { Vertical, Horizontal };
+enum class CarveImplementation { Reference, Fast, Cuda };
+
+inline constexpr std::int32_t kNeverRemoved = std::numeric_limits<std::int32_t>::max();
+
+struct CarveInput {
+    ImageView<const Rgba8> image;
+    const Mask* protect = nullptr;  ///< non-zero: avoid carving while any other seam exists
+    const Mask* remove = nullptr;   ///< non-zero: carve these first (object removal)
+    SeamEnergy energy = SeamEnergy::Forward;
+};
+
+struct SeamOrder {
+    SeamDirection direction = SeamDirection::Vertical;
+    int width = 0;  ///< of the image the order was computed on
+    int height = 0;
+    int seams = 0;  ///< how many seams were found (the order's depth)
+    /// Per pixel of that image: the index of the seam that removes it, or kNeverRemoved.
+    Image<std::int32_t> order;
+    std::vector<std::int64_t> costs;        ///< per seam: energy plus mask terms
+    std::vector<std::int32_t> protected_crossed;  ///< per seam: protected pixels it removes
+    std::vector<std::int32_t> remove_crossed;     ///< per seam: pixels marked for removal it takes
+};
+
+/// Progress of a long computation: seams done so far and the total; return false to cancel.
+using CarveProgress = std::function<bool(int done, int total)>;
+
+/// Finds `seams` seams in `direction`, removing each before finding the next. Throws
+/// Error(InvalidArgument) for masks of the wrong size or more seams than the image allows.
+SeamOrder seam_order_reference(const CarveInput& input, SeamDirection direction, int seams);
+SeamOrder seam_order_fast(const CarveInput& input, SeamDirection direction, int seams,
+                          const CarveProgress& progress = {});
+SeamOrder seam_order(const CarveInput& input, SeamDirection direction, int seams,
+                     CarveImplementation implementation, const CarveProgress& progress = {});
+
+/// One compaction pass: the image without the first `count` seams of `order`.
+template <class T>
+Image<T> remove_seams(ImageView<const T> image, const SeamOrder& order, int count);
+
+/// Enlarges by `count` (at most order.seams): every pixel of the first `count` seams is followed
+/// by a new pixel, the average of it and its original neighbour across the seam.
+ImageRgba8 insert_seams(ImageView<const Rgba8> image, const SeamOrder& order, int count);
+/// Carries a per-pixel map (masks, indices) through insert_seams: new pixels copy their source.
+template <class T>
+Image<T> insert_seams_nearest(ImageView<const T> image, const SeamOrder& order, int count);
+
+struct RetargetParams {
+    int width = 0;   ///< target size in pixels: 1 .. 2 × the original
+    int height = 0;
+    SeamEnergy energy = SeamEnergy::Forward;
+    const Mask* protect = nullptr;
+    const Mask* remove = nullptr;
+    bool want_overlay = false;  ///< draw the removed (red/blue) and inserted (green) seams on the original
+};
+
+struct RetargetResult {
+    ImageRgba8 image;
+    ImageRgba8 overlay;
+    int seams_removed_vertical = 0;
+    int seams_removed_horizontal = 0;
+    int seams_inserted_vertical = 0;
+    int seams_inserted_horizontal = 0;
+    bool width_first = true;           ///< order chosen when both dimensions shrink
+    std::int64_t total_cost = 0;
+    std::int64_t protected_removed = 0;  ///< protected pixels that had to be carved
+    std::int64_t remove_left = 0;        ///< pixels marked for removal still in the result
+    std::vector<std::string> notes;      ///< things the user should know (protection crossed …)
+};
+
+/// Validates the request (Error(InvalidArgument) with a clear sentence: target 0 or beyond twice
+/// the original, masks of the wrong size, a protect mask covering everything, a 1×1 image asked
+/// to change) and retargets. Shrinking both dimensions tries both orders and keeps the cheaper;
+/// enlarging goes in steps of at most 50 % so seams do not pile up.
+RetargetResult retarget(ImageView<const Rgba8> image, const RetargetParams& params,
+                        CarveImplementation implementation, const CarveProgress& progress = {});
+
+/// Seams needed to carve away every pixel of `remove` in one direction: the widest run of marked
+/// pixels in any row (vertical) or column (horizontal).
+int seams_to_clear(const Mask& remove, SeamDirection direction);
+
+std::string to_string(SeamEnergy energy);
+std::optional<SeamEnergy> parse_seam_energy(const std::string& text);
+
+}  // namespace lacuna::ops

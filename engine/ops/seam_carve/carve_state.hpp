@@ -1,0 +1,58 @@
+// Internal: the working state of vertical seam carving shared by the reference and the fast
+// carver — the image being carved, the original index of every remaining pixel, and the masks —
+// plus the transposition used to carve horizontal seams as vertical ones.
+#pragma once
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <string>
+#include <vector>
+
+namespace lacuna::ops::detail {
+
+template <class T>
+Image<T> transpose(const ImageView<const T> src) {
+    Image<T> out(src.height, src.width);
+    for (int y = 0; y < src.height; ++y) {
+        const T* row = src.row(y);
+        for (int x = 0; x < src.width; ++x) out.at(y, x) = row[x];
+    }
+    return out;
+}
+
+/// Checks masks and the seam count against the image; throws InvalidArgument.
+inline void check_carve_input(const CarveInput& in, const SeamDirection direction, const int seams) {
+    check_image_size(in.image.width, in.image.height);
+    if (in.protect) check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
+    if (in.remove) check_mask_size(in.remove->view(), in.image.width, in.image.height, "the remove mask");
+    const int extent = direction == SeamDirection::Vertical ? in.image.width : in.image.height;
+    if (seams < 0 || seams >= extent) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "cannot find " + std::to_string(seams) + " seams in an image " + std::to_string(extent) +
+                        " pixels " + (direction == SeamDirection::Vertical ? "wide" : "high") +
+                        " (at most " + std::to_string(extent - 1) + ")");
+    }
+}
+
+/// Runs a vertical-seam finder on the transposed problem for horizontal seams, and maps the order
+/// back. `find_vertical(input, seams)` must return a vertical SeamOrder of that input.
+template <class FindVertical>
+SeamOrder in_direction(const CarveInput& input, const SeamDirection direction, const int seams,
+                       FindVertical&& find_vertical) {
+    if (direction == SeamDirection::Vertical) return find_vertical(input, seams);
+    const ImageRgba8 image = transpose<Rgba8>(input.image);
+    std::optional<Mask> protect, remove;
+    CarveInput t = input;
+    t.image = image.view();
+    if (input.protect) t.protect = &protect.emplace(transpose<std::uint8_t>(input.protect->view()));
+    if (input.remove) t.remove = &remove.emplace(transpose<std::uint8_t>(input.remove->view()));
+    SeamOrder order = find_vertical(t, seams);
+    order.direction = SeamDirection::Horizontal;
+    order.order = transpose<std::int32_t>(order.order.view());
+    order.width = input.image.width;
+    order.height = input.image.height;
+    return order;
+}
+
+}  // namespace lacuna::ops::detail

@@ -1,0 +1,338 @@
+// Seam carving on the CPU: the reference against brute force (every 8-connected seam of small
+// images), the fast carver against the reference (identical order maps and costs), compaction,
+// insertion, masks, and bad input.
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <QtTest>
+
+#include <filesystem>
+#include <random>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+ImageRgba8 random_image(const int w, const int h, const int levels, std::mt19937& rng) {
+    ImageRgba8 image(w, h);
+    std::uniform_int_distribution<int> v(0, levels - 1);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const auto q = [&] { return std::uint8_t(v(rng) * (255 / std::max(levels - 1, 1))); };
+            image.at(x, y) = Rgba8{q(), q(), q(), 255};
+        }
+    return image;
+}
+
+Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x1, const int y1) {
+    Mask m(w, h, 0);
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) m.at(x, y) = 255;
+    return m;
+}
+
+// The cost of one vertical seam (x per row) computed independently of any DP.
+std::int64_t seam_cost(const ImageRgba8& img, const Mask* protect, const Mask* remove, const SeamEnergy kind,
+                       const std::vector<int>& xs) {
+    const auto row = [&](const int y) { return img.row(y); };
+    const ClampedRgb<decltype(row)> pixels{row, img.width(), img.height()};
+    std::int64_t total = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        const int x = xs[y];
+        total += pixel_energy(pixels, kind, x, y) +
+                 mask_term(protect ? protect->at(x, y) : 0, remove ? remove->at(x, y) : 0);
+        if (kind == SeamEnergy::Forward) total += forward_cost(pixels, x, y, y == 0 ? 0 : xs[y - 1] - x);
+    }
+    return total;
+}
+
+// Every 8-connected vertical seam; the cheapest, ties broken by the leftmost bottom pixel, then
+// the leftmost pixel in the row above, and so on (the reference's rule).
+std::pair<std::vector<int>, std::int64_t> brute_force(const ImageRgba8& img, const Mask* protect, const Mask* remove,
+                                                       const SeamEnergy kind) {
+    const int w = img.width(), h = img.height();
+    std::vector<int> xs(h), best;
+    std::int64_t best_cost = 0;
+    const auto better = [&](const std::int64_t c) {
+        if (best.empty() || c < best_cost) return true;
+        if (c > best_cost) return false;
+        for (int y = h - 1; y >= 0; --y) {
+            if (xs[y] != best[y]) return xs[y] < best[y];
+        }
+        return false;
+    };
+    const std::function<void(int)> walk = [&](const int y) {
+        if (y == h) {
+            const std::int64_t c = seam_cost(img, protect, remove, kind, xs);
+            if (better(c)) {
+                best = xs;
+                best_cost = c;
+            }
+            return;
+        }
+        for (int x = 0; x < w; ++x) {
+            if (y > 0 && std::abs(x - xs[y - 1]) > 1) continue;
+            xs[y] = x;
+            walk(y + 1);
+        }
+    };
+    walk(0);
+    return {best, best_cost};
+}
+
+std::vector<int> seam_of(const SeamOrder& order, const int s) {
+    std::vector<int> xs(order.height, -1);
+    for (int y = 0; y < order.height; ++y)
+        for (int x = 0; x < order.width; ++x)
+            if (order.order.at(x, y) == s) xs[y] = x;
+    return xs;
+}
+
+QString compare(const SeamOrder& a, const SeamOrder& b) {
+    if (a.seams != b.seams || a.width != b.width || a.height != b.height) return "shape differs";
+    for (int s = 0; s < a.seams; ++s)
+        if (a.costs[s] != b.costs[s]) return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            if (a.order.at(x, y) != b.order.at(x, y))
+                return QString("order at %1,%2: %3 vs %4").arg(x).arg(y).arg(a.order.at(x, y)).arg(b.order.at(x, y));
+    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed) return "mask counts differ";
+    return {};
+}
+
+const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward};
+
+ErrorCode retarget_error(const ImageRgba8& img, const RetargetParams& p, QString* text = nullptr) {
+    try {
+        (void)retarget(img.view(), p, CarveImplementation::Fast);
+    } catch (const Error& e) {
+        if (text) *text = e.what();
+        return e.code();
+    }
+    return ErrorCode::DeviceError;  // sentinel: nothing thrown
+}
+
+}  // namespace
+
+class TestSeamCarve : public QObject {
+    Q_OBJECT
+    std::mt19937 rng_{5};
+
+private slots:
+    void reference_matches_brute_force() {
+        int checked = 0;
+        for (const SeamEnergy kind : kEnergies) {
+            for (int trial = 0; trial < 6; ++trial) {
+                // Few grey levels: many equal costs, so the tie-break is exercised too.
+                ImageRgba8 img = random_image(7, 6, trial < 3 ? 3 : 256, rng_);
+                std::optional<Mask> protect, remove;
+                if (trial == 4) protect = rect_mask(7, 6, 2, 0, 4, 6);  // a protected band: seams go round it
+                if (trial == 5) remove = rect_mask(7, 6, 5, 1, 6, 4);
+                const Mask* pp = protect ? &*protect : nullptr;
+                const Mask* rp = remove ? &*remove : nullptr;
+                const SeamOrder order = seam_order_reference({img.view(), pp, rp, kind}, SeamDirection::Vertical, 3);
+                // Seam by seam: brute force on the image as it is when that seam is taken.
+                for (int s = 0; s < 3; ++s) {
+                    const auto [expected, cost] = brute_force(img, pp, rp, kind);
+                    QCOMPARE(order.costs[s], cost);
+                    // Map the current image's columns back to the original through the earlier seams.
+                    std::vector<int> got = seam_of(order, s);
+                    for (int y = 0; y < 6; ++y) {
+                        int current = 0;
+                        for (int x = 0; x < got[y]; ++x) current += order.order.at(x, y) > s;
+                        QVERIFY2(current == expected[y], qPrintable(QString("%1 trial %2 seam %3 row %4: %5 vs %6")
+                                                                         .arg(QString::fromStdString(to_string(kind))).arg(trial).arg(s).arg(y).arg(current).arg(expected[y])));
+                    }
+                    // Remove that seam from the working copies for the next round.
+                    // Columns already gone are dropped before this seam in `img`; rebuild the order on `img`'s grid.
+                    SeamOrder local;
+                    local.direction = SeamDirection::Vertical;
+                    local.width = img.width();
+                    local.height = 6;
+                    local.seams = 1;
+                    local.order = Image<std::int32_t>(img.width(), 6, kNeverRemoved);
+                    for (int y = 0; y < 6; ++y) local.order.at(expected[y], y) = 0;
+                    img = remove_seams<Rgba8>(img.view(), local, 1);
+                    if (protect) protect = remove_seams<std::uint8_t>(protect->view(), local, 1);
+                    if (remove) remove = remove_seams<std::uint8_t>(remove->view(), local, 1);
+                    pp = protect ? &*protect : nullptr;
+                    rp = remove ? &*remove : nullptr;
+                    ++checked;
+                }
+            }
+        }
+        QCOMPARE(checked, 4 * 6 * 3);
+    }
+
+    void protected_band_is_avoided_and_removal_taken_first() {
+        ImageRgba8 img = random_image(9, 8, 256, rng_);
+        const Mask protect = rect_mask(9, 8, 0, 0, 5, 8);  // columns 0..4 protected
+        const SeamOrder p = seam_order_reference({img.view(), &protect, nullptr, SeamEnergy::Sobel}, SeamDirection::Vertical, 4);
+        QCOMPARE(p.protected_crossed, (std::vector<std::int32_t>{0, 0, 0, 0}));  // 4 free columns: all avoid it
+        const Mask remove = rect_mask(9, 8, 2, 0, 3, 8);  // column 2 marked
+        const SeamOrder r = seam_order_reference({img.view(), nullptr, &remove, SeamEnergy::Sobel}, SeamDirection::Vertical, 1);
+        for (int y = 0; y < 8; ++y) QCOMPARE(r.order.at(2, y), 0);
+        QCOMPARE(r.remove_crossed[0], 8);
+    }
+
+    void fast_equals_reference() {
+        int compared = 0;
+        const ImageRgba8 photo = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg").image;
+        ImageRgba8 crop(97, 61);
+        for (int y = 0; y < 61; ++y)
+            for (int x = 0; x < 97; ++x) crop.at(x, y) = photo.at(200 + x, 150 + y);
+        struct Case {
+            ImageRgba8 img;
+            int seams;
+        };
+        std::vector<Case> cases;
+        cases.push_back({random_image(2, 5, 4, rng_), 1});
+        cases.push_back({random_image(13, 1, 256, rng_), 6});
+        cases.push_back({random_image(37, 23, 3, rng_), 20});
+        cases.push_back({random_image(64, 33, 256, rng_), 40});
+        cases.push_back({crop, 60});
+        for (const Case& c : cases) {
+            for (const SeamEnergy kind : kEnergies) {
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const int extent = dir == SeamDirection::Vertical ? c.img.width() : c.img.height();
+                    const int seams = std::min(c.seams, extent - 1);
+                    const int w = c.img.width(), h = c.img.height();
+                    const Mask protect = rect_mask(w, h, w / 4, h / 4, w / 2, h / 2);
+                    const Mask remove = rect_mask(w, h, w * 3 / 4, 0, std::min(w, w * 3 / 4 + 2), h);
+                    for (const bool masks : {false, true}) {
+                        const CarveInput in{c.img.view(), masks ? &protect : nullptr, masks ? &remove : nullptr, kind};
+                        const QString diff = compare(seam_order_reference(in, dir, seams), seam_order_fast(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 %3 %4 masks %5: %6").arg(w).arg(h)
+                                                                 .arg(QString::fromStdString(to_string(kind)))
+                                                                 .arg(dir == SeamDirection::Vertical ? "vertical" : "horizontal")
+                                                                 .arg(masks).arg(diff)));
+                        ++compared;
+                    }
+                }
+            }
+        }
+        QCOMPARE(compared, 5 * 4 * 2 * 2);
+    }
+
+    void compaction_and_insertion() {
+        const ImageRgba8 img = random_image(31, 17, 256, rng_);
+        const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, SeamDirection::Vertical, 10);
+        for (int k = 0; k <= 10; ++k) {
+            const ImageRgba8 smaller = remove_seams<Rgba8>(img.view(), order, k);
+            QCOMPARE(smaller.width(), 31 - k);
+            // The survivors keep their left-to-right order.
+            for (int y = 0; y < 17; ++y) {
+                int out = 0;
+                for (int x = 0; x < 31; ++x)
+                    if (order.order.at(x, y) >= k) QCOMPARE(smaller.at(out++, y), img.at(x, y));
+            }
+        }
+        const ImageRgba8 wider = insert_seams(img.view(), order, 4);
+        QCOMPARE(wider.width(), 35);
+        for (int y = 0; y < 17; ++y) {
+            int out = 0;
+            for (int x = 0; x < 31; ++x) {
+                QCOMPARE(wider.at(out++, y), img.at(x, y));
+                if (order.order.at(x, y) < 4) {
+                    const Rgba8 a = img.at(x, y), b = img.at(std::min(x + 1, 30), y);
+                    QCOMPARE(int(wider.at(out, y).g), (a.g + b.g + 1) / 2);
+                    ++out;
+                }
+            }
+        }
+        // Horizontal compaction.
+        const SeamOrder rows = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Sobel}, SeamDirection::Horizontal, 5);
+        QCOMPARE(remove_seams<Rgba8>(img.view(), rows, 5).height(), 12);
+        QCOMPARE(insert_seams(img.view(), rows, 5).height(), 22);
+    }
+
+    void retarget_sizes_masks_and_overlay() {
+        const ImageRgba8 img = random_image(40, 30, 256, rng_);
+        RetargetParams p;
+        p.width = 31;
+        p.height = 24;
+        p.want_overlay = true;
+        const RetargetResult both = retarget(img.view(), p, CarveImplementation::Fast);
+        QCOMPARE(both.image.width(), 31);
+        QCOMPARE(both.image.height(), 24);
+        QCOMPARE(both.overlay.width(), 40);
+        int marked = 0;
+        for (int y = 0; y < 30; ++y)
+            for (int x = 0; x < 40; ++x) marked += both.overlay.at(x, y) != img.at(x, y);
+        QVERIFY(marked >= 9 * 30);  // at least the vertical seams' pixels
+        // Reference and fast agree on the whole pipeline.
+        const RetargetResult ref = retarget(img.view(), p, CarveImplementation::Reference);
+        QVERIFY(equal_pixels<Rgba8>(ref.image.view(), both.image.view()));
+        QCOMPARE(ref.width_first, both.width_first);
+
+        // Protection kept, removal cleared.
+        const Mask protect = rect_mask(40, 30, 5, 5, 15, 25);
+        const Mask remove = rect_mask(40, 30, 25, 3, 29, 20);
+        RetargetParams m;
+        m.width = 40 - seams_to_clear(remove, SeamDirection::Vertical);
+        m.height = 30;
+        m.protect = &protect;
+        m.remove = &remove;
+        QCOMPARE(m.width, 36);
+        const RetargetResult r = retarget(img.view(), m, CarveImplementation::Fast);
+        QCOMPARE(r.protected_removed, std::int64_t{0});
+        QCOMPARE(r.remove_left, std::int64_t{0});
+        QVERIFY(r.notes.empty());
+
+        // Enlarging past 50 % goes in steps and reaches the exact size.
+        p = RetargetParams{};
+        p.width = 75;
+        p.height = 30;
+        const RetargetResult big = retarget(img.view(), p, CarveImplementation::Fast);
+        QCOMPARE(big.image.width(), 75);
+        QCOMPARE(big.seams_inserted_vertical, 35);
+    }
+
+    void bad_input_is_refused() {
+        const ImageRgba8 img = random_image(20, 10, 256, rng_);
+        RetargetParams p;
+        p.width = 0;
+        p.height = 10;
+        QString text;
+        QCOMPARE(retarget_error(img, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY(text.contains("at least 1 pixel"));
+        p.width = 41;
+        QCOMPARE(retarget_error(img, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY(text.contains("more than twice"));
+        p.width = 15;
+        const Mask wrong(19, 10, 0);
+        p.protect = &wrong;
+        QCOMPARE(retarget_error(img, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY2(text.contains("protect mask is 19x10 but the image is 20x10"), qPrintable(text));
+        const Mask all(20, 10, 255);
+        p.protect = &all;
+        QCOMPARE(retarget_error(img, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY(text.contains("nothing can be carved"));
+        p.protect = nullptr;
+        p.remove = &wrong;
+        QCOMPARE(retarget_error(img, p, &text), ErrorCode::InvalidArgument);
+        const ImageRgba8 dot(1, 1, Rgba8{1, 2, 3, 255});
+        RetargetParams d;
+        d.width = 2;
+        d.height = 1;
+        QCOMPARE(retarget_error(dot, d, &text), ErrorCode::InvalidArgument);
+        QVERIFY(text.contains("1x1"));
+        // A protect mask that cannot be avoided is carved, and the result says so.
+        const Mask wall = rect_mask(20, 10, 0, 4, 20, 5);  // a full protected row
+        RetargetParams q;
+        q.width = 18;
+        q.height = 10;
+        q.protect = &wall;
+        const RetargetResult r = retarget(img.view(), q, CarveImplementation::Fast);
+        QCOMPARE(r.protected_removed, std::int64_t{2});
+        QCOMPARE(r.notes.size(), std::size_t{1});
+        QVERIFY(QString::fromStdString(r.notes[0]).contains("protect mask had to be carved"));
+        // Too many seams for a seam order.
+        QVERIFY_THROWS_EXCEPTION(Error, seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::L1}, SeamDirection::Vertical, 20));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSeamCarve)
+#include "test_seam_carve.moc"
