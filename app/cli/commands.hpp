@@ -37,6 +37,8 @@ const std::vector<Command>& commands();
 
 // Subcommands defined in their own files.
 Command histogram_command();
+Command retarget_command();
+int run_retarget(Context& ctx);
 Command bench_command();
 
 /// Runs the tool on argv[1..]; never throws.

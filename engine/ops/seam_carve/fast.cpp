@@ -1,30 +1,66 @@
-// The fast CPU carver. Same seams as the reference, found with less work:
+// The fast CPU carver. Same seams as the reference, found with far less work:
 // - energies are kept and recomputed only next to the removed seam;
 // - the cumulative-cost map is kept and updated incrementally: row by row, only the columns whose
-//   inputs changed are recomputed, and the changed interval is carried down (it stays narrow);
-// - removing a seam shifts the shorter side of each row (rows have their own start offsets), and
-//   the rows are shifted in parallel.
+//   inputs changed are recomputed, and the changed interval is carried down;
+// - that row update is a branch-free min of three (the tie-break only matters when walking back,
+//   which re-derives it), compiled for AVX2 where the CPU has it; costs are 32-bit without masks;
+// - removing a seam shifts the shorter side of each row (rows keep their own start offsets), in
+//   parallel over rows.
 #include "carve_state.hpp"
 
 #include <lacuna/core/parallel.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace lacuna::ops {
 namespace {
 
+// One row of the cumulative-cost update for columns [x0, x1), away from the borders (x0 >= 1,
+// x1 <= w - 1). 32-bit costs, no masks: the hot loop of unmasked carving. `forward` selects
+// forward-energy transition costs (then `energy` is all zero).
+__attribute__((target_clones("avx2", "default"))) void cost_span(
+    const std::int32_t* above, const std::int16_t* intensity, const std::int16_t* intensity_above,
+    const std::int16_t* energy, std::int32_t* out, const int x0, const int x1, const bool forward) {
+    if (forward) {
+        for (int x = x0; x < x1; ++x) {
+            const int left = intensity[x - 1], right = intensity[x + 1], up_value = intensity_above[x];
+            const int up = right > left ? right - left : left - right;
+            const int dl = up_value > left ? up_value - left : left - up_value;
+            const int dr = up_value > right ? up_value - right : right - up_value;
+            const std::int32_t a = above[x - 1] + up + dl;
+            const std::int32_t b = above[x] + up;
+            const std::int32_t c = above[x + 1] + up + dr;
+            const std::int32_t m = a < b ? a : b;
+            out[x] = (m < c ? m : c) + energy[x];
+        }
+    } else {
+        for (int x = x0; x < x1; ++x) {
+            const std::int32_t a = above[x - 1], b = above[x], c = above[x + 1];
+            const std::int32_t m = a < b ? a : b;
+            out[x] = (m < c ? m : c) + energy[x];
+        }
+    }
+}
+
+template <class Cost>
 class FastVerticalCarver {
+    static constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
+
 public:
-    FastVerticalCarver(const CarveInput& in) : W_(in.image.width), h_(in.image.height), w_(W_), energy_kind_(in.energy) {
+    explicit FastVerticalCarver(const CarveInput& in)
+        : W_(in.image.width), h_(in.image.height), w_(W_), energy_kind_(in.energy),
+          forward_(in.energy == SeamEnergy::Forward) {
         const std::size_t n = static_cast<std::size_t>(W_) * h_;
         img_.resize(n);
+        intensity_.resize(n);
         index_.resize(n);
         energy_.resize(n);
         cost_.resize(n);
+        scratch_.resize(static_cast<std::size_t>(W_));
         begin_.assign(h_, 0);
-        has_masks_ = in.protect || in.remove;
-        if (has_masks_) {
+        if constexpr (kMasks) {
             protect_.assign(n, 0);
             remove_.assign(n, 0);
         }
@@ -32,17 +68,19 @@ public:
             const std::size_t base = static_cast<std::size_t>(y) * W_;
             std::memcpy(&img_[base], in.image.row(y), static_cast<std::size_t>(W_) * sizeof(Rgba8));
             for (int x = 0; x < W_; ++x) {
+                const Rgba8 p = img_[base + x];
+                intensity_[base + x] = static_cast<std::int16_t>(p.r + p.g + p.b);
                 index_[base + x] = static_cast<std::int32_t>(base + x);
-                if (in.protect) protect_[base + x] = in.protect->at(x, y);
-                if (in.remove) remove_[base + x] = in.remove->at(x, y);
+                if constexpr (kMasks) {
+                    if (in.protect) protect_[base + x] = in.protect->at(x, y);
+                    if (in.remove) remove_[base + x] = in.remove->at(x, y);
+                }
             }
         }
         parallel_chunks(h_, [&](const int y0, const int y1, int) {
             for (int y = y0; y < y1; ++y) recompute_energy(y, 0, w_ - 1);
         });
-        for (int y = 0; y < h_; ++y) {
-            for (int x = 0; x < w_; ++x) cost_at(x, y) = compute_cost(x, y);
-        }
+        for (int y = 0; y < h_; ++y) update_row(y, 0, w_ - 1, /*track=*/false);
     }
 
     SeamOrder run(const int seams, const CarveProgress& progress) {
@@ -54,14 +92,16 @@ public:
         result.order = Image<std::int32_t>(W_, h_, kNeverRemoved);
         std::vector<int> seam(h_);
         for (int s = 0; s < seams; ++s) {
-            if (progress && s % 16 == 0 && !progress(s, seams)) throw Error(ErrorCode::Cancelled, "seam carving cancelled");
+            if (progress && s % 16 == 0 && !progress(s, seams)) {
+                throw Error(ErrorCode::Cancelled, "seam carving cancelled");
+            }
             result.costs.push_back(backtrack(seam));
             std::int32_t crossed_protect = 0, crossed_remove = 0;
             for (int y = 0; y < h_; ++y) {
                 const std::size_t k = at(seam[y], y);
                 const std::int32_t original = index_[k];
                 result.order.at(original % W_, original / W_) = s;
-                if (has_masks_) {
+                if constexpr (kMasks) {
                     crossed_protect += protect_[k] != 0;
                     crossed_remove += remove_[k] != 0;
                 }
@@ -79,45 +119,83 @@ private:
     [[nodiscard]] std::size_t at(const int x, const int y) const {
         return static_cast<std::size_t>(y) * W_ + static_cast<std::size_t>(begin_[y] + x);
     }
-    std::int64_t& cost_at(const int x, const int y) { return cost_[at(x, y)]; }
     [[nodiscard]] const Rgba8* row(const int y) const { return &img_[at(0, y)]; }
 
     void recompute_energy(const int y, const int lo, const int hi) {
+        if (forward_) {
+            std::fill(&energy_[at(lo, y)], &energy_[at(hi, y)] + 1, std::int16_t{0});
+            return;
+        }
         const auto row_fn = [this](const int yy) { return row(yy); };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
-        for (int x = lo; x <= hi; ++x) energy_[at(x, y)] = pixel_energy(pixels, energy_kind_, x, y);
+        for (int x = lo; x <= hi; ++x) energy_[at(x, y)] = static_cast<std::int16_t>(pixel_energy(pixels, energy_kind_, x, y));
     }
 
-    [[nodiscard]] std::int64_t own(const int x, const int y) const {
+    // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
+    [[nodiscard]] Cost cell_cost(const int x, const int y) const {
         const std::size_t k = at(x, y);
-        return energy_[k] + (has_masks_ ? mask_term(protect_[k], remove_[k]) : 0);
-    }
-
-    // The reference's recurrence for one cell, with the parent choice made left first.
-    std::int64_t compute_cost(const int x, const int y) const {
-        const auto row_fn = [this](const int yy) { return row(yy); };
-        const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
-        const bool forward = energy_kind_ == SeamEnergy::Forward;
-        if (y == 0) return own(x, 0) + (forward ? forward_cost(pixels, x, 0, 0) : 0);
-        std::int64_t best = 0;
-        bool found = false;
-        for (int d = -1; d <= 1; ++d) {
-            if (x + d < 0 || x + d >= w_) continue;
-            const std::int64_t c = cost_[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0);
-            if (!found || c < best) {
-                best = c;
-                found = true;
+        std::int64_t own = energy_[k];
+        if constexpr (kMasks) own += mask_term(protect_[k], remove_[k]);
+        const std::int16_t* in = &intensity_[at(0, y)];
+        const int last = w_ - 1;
+        int up = 0, from_left = 0, from_right = 0;
+        if (forward_) {
+            const int left = in[x > 0 ? x - 1 : 0];
+            const int right = in[x < last ? x + 1 : last];
+            up = iabs(right - left);
+            if (y > 0) {
+                const int above = intensity_[at(x, y - 1)];
+                from_left = up + iabs(above - left);
+                from_right = up + iabs(above - right);
             }
         }
-        return best + own(x, y);
+        if (y == 0) return static_cast<Cost>(own + up);
+        const Cost* ca = &cost_[at(0, y - 1)];
+        std::int64_t best = std::int64_t{ca[x]} + up;
+        if (x > 0) best = std::min(best, std::int64_t{ca[x - 1]} + from_left);
+        if (x < last) best = std::min(best, std::int64_t{ca[x + 1]} + from_right);
+        return static_cast<Cost>(best + own);
+    }
+
+    // Recomputes costs of columns lo..hi in row y. With `track`, returns the interval of columns
+    // whose cost changed (empty: first > second).
+    std::pair<int, int> update_row(const int y, const int lo, const int hi, const bool track) {
+        Cost* c = &cost_[at(0, y)];
+        Cost* out = scratch_.data();
+        int inner_lo = lo, inner_hi = hi + 1;  // [inner_lo, inner_hi): the vectorisable middle
+        if constexpr (!kMasks) {
+            if (y > 0) {
+                inner_lo = std::max(lo, 1);
+                inner_hi = std::min(hi + 1, w_ - 1);
+                if (inner_lo < inner_hi) {
+                    cost_span(&cost_[at(0, y - 1)], &intensity_[at(0, y)], &intensity_[at(0, y - 1)],
+                              &energy_[at(0, y)], out, inner_lo, inner_hi, forward_);
+                }
+            } else {
+                inner_lo = inner_hi = lo;
+            }
+        } else {
+            inner_lo = inner_hi = lo;
+        }
+        for (int x = lo; x <= hi; ++x) {
+            if (x < inner_lo || x >= inner_hi) out[x] = cell_cost(x, y);
+        }
+        int changed_lo = 1, changed_hi = 0;
+        for (int x = lo; x <= hi; ++x) {
+            if (out[x] != c[x]) {
+                c[x] = out[x];
+                if (track) {
+                    if (changed_lo > changed_hi) changed_lo = x;
+                    changed_hi = x;
+                }
+            }
+        }
+        return {changed_lo, changed_hi};
     }
 
     std::int64_t backtrack(std::vector<int>& seam) const {
-        const auto row_fn = [this](const int yy) { return row(yy); };
-        const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
-        const bool forward = energy_kind_ == SeamEnergy::Forward;
         int x = 0;
-        const std::int64_t* last = &cost_[at(0, h_ - 1)];
+        const Cost* last = &cost_[at(0, h_ - 1)];
         for (int c = 1; c < w_; ++c) {
             if (last[c] < last[x]) x = c;
         }
@@ -125,11 +203,24 @@ private:
         for (int y = h_ - 1; y >= 0; --y) {
             seam[y] = x;
             if (y == 0) break;
+            // Re-derive the parent with the reference's rule: left first, strict improvement.
+            const std::int16_t* in = &intensity_[at(0, y)];
+            const int lastx = w_ - 1;
+            int up = 0, from_left = 0, from_right = 0;
+            if (forward_) {
+                const int left = in[x > 0 ? x - 1 : 0];
+                const int right = in[x < lastx ? x + 1 : lastx];
+                const int above = intensity_[at(x, y - 1)];
+                up = iabs(right - left);
+                from_left = up + iabs(above - left);
+                from_right = up + iabs(above - right);
+            }
+            const Cost* ca = &cost_[at(0, y - 1)];
             std::int64_t best = 0;
             int best_d = 2;
             for (int d = -1; d <= 1; ++d) {
-                if (x + d < 0 || x + d >= w_) continue;
-                const std::int64_t c = cost_[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0);
+                if (x + d < 0 || x + d > lastx) continue;
+                const std::int64_t c = std::int64_t{ca[x + d]} + (d < 0 ? from_left : d > 0 ? from_right : up);
                 if (best_d == 2 || c < best) {
                     best = c;
                     best_d = d;
@@ -157,10 +248,11 @@ private:
                 const int x = seam[y];
                 const bool left_side = x < w_ / 2;  // move whichever side is shorter
                 shift_row(img_, start, begin_[y], x, left_side);
+                shift_row(intensity_, start, begin_[y], x, left_side);
                 shift_row(index_, start, begin_[y], x, left_side);
                 shift_row(energy_, start, begin_[y], x, left_side);
                 shift_row(cost_, start, begin_[y], x, left_side);
-                if (has_masks_) {
+                if constexpr (kMasks) {
                     shift_row(protect_, start, begin_[y], x, left_side);
                     shift_row(remove_, start, begin_[y], x, left_side);
                 }
@@ -175,46 +267,38 @@ private:
     void update_after_removal(const std::vector<int>& seam) {
         // Energies: pixels whose 3x3 neighbourhood changed lie within two columns of the seam in
         // this row or the rows next to it.
-        std::vector<std::pair<int, int>> dirty(h_);
+        dirty_.resize(h_);
         for (int y = 0; y < h_; ++y) {
             const int a = seam[std::max(y - 1, 0)], b = seam[y], c = seam[std::min(y + 1, h_ - 1)];
             const int lo = std::max(0, std::min({a, b, c}) - 2);
             const int hi = std::min(w_ - 1, std::max({a, b, c}) + 2);
-            dirty[y] = {lo, hi};
-            if (energy_kind_ != SeamEnergy::Forward) recompute_energy(y, lo, hi);
+            dirty_[y] = {lo, hi};
+            recompute_energy(y, lo, hi);
         }
-        // Costs: recompute the dirty columns plus the neighbours of last row's changes; carry
-        // down only the interval that actually changed.
-        int changed_lo = 1, changed_hi = 0;  // empty
+        // Costs: the dirty columns plus the neighbours of last row's changes.
+        int changed_lo = 1, changed_hi = 0;
         for (int y = 0; y < h_; ++y) {
-            int lo = dirty[y].first, hi = dirty[y].second;
+            int lo = dirty_[y].first, hi = dirty_[y].second;
             if (changed_lo <= changed_hi) {
                 lo = std::min(lo, std::max(0, changed_lo - 1));
                 hi = std::max(hi, std::min(w_ - 1, changed_hi + 1));
             }
-            changed_lo = 1;
-            changed_hi = 0;
-            for (int x = lo; x <= hi; ++x) {
-                const std::int64_t value = compute_cost(x, y);
-                std::int64_t& stored = cost_at(x, y);
-                if (value != stored) {
-                    stored = value;
-                    if (changed_lo > changed_hi) changed_lo = x;
-                    changed_hi = x;
-                }
-            }
+            std::tie(changed_lo, changed_hi) = update_row(y, lo, hi, /*track=*/true);
         }
     }
 
     int W_, h_, w_;
     SeamEnergy energy_kind_;
-    bool has_masks_ = false;
+    bool forward_;
     std::vector<Rgba8> img_;
-    std::vector<std::int32_t> index_;
-    std::vector<std::int32_t> energy_;
-    std::vector<std::int64_t> cost_;
+    std::vector<std::int16_t> intensity_;  ///< R + G + B, for forward energy
+    std::vector<std::int32_t> index_;      ///< original linear index of each remaining pixel
+    std::vector<std::int16_t> energy_;     ///< per-pixel energy (at most 6120)
+    std::vector<Cost> cost_;               ///< cumulative cost
+    std::vector<Cost> scratch_;
     std::vector<std::uint8_t> protect_, remove_;
-    std::vector<int> begin_;  ///< per row: offset of column 0 within the row's storage
+    std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
+    std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
 };
 
 }  // namespace
@@ -223,7 +307,9 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
                           const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
-        return FastVerticalCarver(in).run(n, progress);
+        // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory traffic.
+        if (in.protect || in.remove) return FastVerticalCarver<std::int64_t>(in).run(n, progress);
+        return FastVerticalCarver<std::int32_t>(in).run(n, progress);
     });
 }
 
