@@ -52,11 +52,14 @@ public:
     explicit FastVerticalCarver(const CarveInput& in)
         : W_(in.image.width), h_(in.image.height), w_(W_), energy_kind_(in.energy),
           forward_(in.energy == SeamEnergy::Forward) {
+        // Forward energy needs only intensities (its per-pixel energy is zero); the gradient
+        // energies need the colours. Each array that is not needed is never shifted.
         const std::size_t n = static_cast<std::size_t>(W_) * h_;
-        img_.resize(n);
-        intensity_.resize(n);
+        if (!forward_) img_.resize(n);
+        if (forward_) intensity_.resize(n);
+        if (!forward_) energy_.resize(n);
+        zeros_.assign(static_cast<std::size_t>(W_), 0);
         index_.resize(n);
-        energy_.resize(n);
         cost_.resize(n);
         scratch_.resize(static_cast<std::size_t>(W_));
         begin_.assign(h_, 0);
@@ -66,10 +69,10 @@ public:
         }
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
-            std::memcpy(&img_[base], in.image.row(y), static_cast<std::size_t>(W_) * sizeof(Rgba8));
+            const Rgba8* src = in.image.row(y);
+            if (!forward_) std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Rgba8));
             for (int x = 0; x < W_; ++x) {
-                const Rgba8 p = img_[base + x];
-                intensity_[base + x] = static_cast<std::int16_t>(p.r + p.g + p.b);
+                if (forward_) intensity_[base + x] = static_cast<std::int16_t>(src[x].r + src[x].g + src[x].b);
                 index_[base + x] = static_cast<std::int32_t>(base + x);
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
@@ -122,10 +125,7 @@ private:
     [[nodiscard]] const Rgba8* row(const int y) const { return &img_[at(0, y)]; }
 
     void recompute_energy(const int y, const int lo, const int hi) {
-        if (forward_) {
-            std::fill(&energy_[at(lo, y)], &energy_[at(hi, y)] + 1, std::int16_t{0});
-            return;
-        }
+        if (forward_) return;  // no per-pixel energy
         const auto row_fn = [this](const int yy) { return row(yy); };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
         for (int x = lo; x <= hi; ++x) energy_[at(x, y)] = static_cast<std::int16_t>(pixel_energy(pixels, energy_kind_, x, y));
@@ -134,12 +134,12 @@ private:
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
     [[nodiscard]] Cost cell_cost(const int x, const int y) const {
         const std::size_t k = at(x, y);
-        std::int64_t own = energy_[k];
+        std::int64_t own = forward_ ? 0 : energy_[k];
         if constexpr (kMasks) own += mask_term(protect_[k], remove_[k]);
-        const std::int16_t* in = &intensity_[at(0, y)];
         const int last = w_ - 1;
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
+            const std::int16_t* in = &intensity_[at(0, y)];
             const int left = in[x > 0 ? x - 1 : 0];
             const int right = in[x < last ? x + 1 : last];
             up = iabs(right - left);
@@ -168,8 +168,10 @@ private:
                 inner_lo = std::max(lo, 1);
                 inner_hi = std::min(hi + 1, w_ - 1);
                 if (inner_lo < inner_hi) {
-                    cost_span(&cost_[at(0, y - 1)], &intensity_[at(0, y)], &intensity_[at(0, y - 1)],
-                              &energy_[at(0, y)], out, inner_lo, inner_hi, forward_);
+                    const std::int16_t* none = zeros_.data();
+                    cost_span(&cost_[at(0, y - 1)], forward_ ? &intensity_[at(0, y)] : none,
+                              forward_ ? &intensity_[at(0, y - 1)] : none, forward_ ? none : &energy_[at(0, y)],
+                              out, inner_lo, inner_hi, forward_);
                 }
             } else {
                 inner_lo = inner_hi = lo;
@@ -180,16 +182,20 @@ private:
         for (int x = lo; x <= hi; ++x) {
             if (x < inner_lo || x >= inner_hi) out[x] = cell_cost(x, y);
         }
+        // The changed interval: scan in from both ends (changes usually reach them), then copy
+        // the whole span (unchanged values are rewritten as they are).
         int changed_lo = 1, changed_hi = 0;
-        for (int x = lo; x <= hi; ++x) {
-            if (out[x] != c[x]) {
-                c[x] = out[x];
-                if (track) {
-                    if (changed_lo > changed_hi) changed_lo = x;
-                    changed_hi = x;
-                }
+        if (track) {
+            int first = lo;
+            while (first <= hi && out[first] == c[first]) ++first;
+            if (first <= hi) {
+                int last = hi;
+                while (out[last] == c[last]) --last;
+                changed_lo = first;
+                changed_hi = last;
             }
         }
+        std::memcpy(c + lo, out + lo, static_cast<std::size_t>(hi - lo + 1) * sizeof(Cost));
         return {changed_lo, changed_hi};
     }
 
@@ -204,10 +210,10 @@ private:
             seam[y] = x;
             if (y == 0) break;
             // Re-derive the parent with the reference's rule: left first, strict improvement.
-            const std::int16_t* in = &intensity_[at(0, y)];
             const int lastx = w_ - 1;
             int up = 0, from_left = 0, from_right = 0;
             if (forward_) {
+                const std::int16_t* in = &intensity_[at(0, y)];
                 const int left = in[x > 0 ? x - 1 : 0];
                 const int right = in[x < lastx ? x + 1 : lastx];
                 const int above = intensity_[at(x, y - 1)];
@@ -247,10 +253,13 @@ private:
                 const std::size_t start = static_cast<std::size_t>(y) * W_;
                 const int x = seam[y];
                 const bool left_side = x < w_ / 2;  // move whichever side is shorter
-                shift_row(img_, start, begin_[y], x, left_side);
-                shift_row(intensity_, start, begin_[y], x, left_side);
+                if (!forward_) {
+                    shift_row(img_, start, begin_[y], x, left_side);
+                    shift_row(energy_, start, begin_[y], x, left_side);
+                } else {
+                    shift_row(intensity_, start, begin_[y], x, left_side);
+                }
                 shift_row(index_, start, begin_[y], x, left_side);
-                shift_row(energy_, start, begin_[y], x, left_side);
                 shift_row(cost_, start, begin_[y], x, left_side);
                 if constexpr (kMasks) {
                     shift_row(protect_, start, begin_[y], x, left_side);
@@ -296,6 +305,7 @@ private:
     std::vector<std::int16_t> energy_;     ///< per-pixel energy (at most 6120)
     std::vector<Cost> cost_;               ///< cumulative cost
     std::vector<Cost> scratch_;
+    std::vector<std::int16_t> zeros_;  ///< stands in for the unused input of cost_span
     std::vector<std::uint8_t> protect_, remove_;
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
