@@ -225,7 +225,8 @@ double time_command(const std::string& command) {
 int bench_retarget(Context& ctx) {
     const std::string path = ctx.args.get("image").value_or(std::string(LACUNA_SAMPLE_IMAGE_PATH));
     const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
-    const auto [tw, th] = parse_size("target", ctx.args.get("target").value_or(std::to_string(w / 2) + "x" + std::to_string(h)));
+    const auto [tw, th] = parse_size(
+        "target", ctx.args.get("target").value_or(std::to_string(w / 2) + "x" + std::to_string(h)));
     std::string energy_name = ctx.args.get("energy").value_or("forward");
     const auto energy = ops::parse_seam_energy(energy_name);
     if (!energy) throw UsageError("--energy must be l1, prewitt, sobel or forward");
@@ -236,8 +237,10 @@ int bench_retarget(Context& ctx) {
     const ImageRgba8 image = resized(loaded.image, w, h);
     // Both tools read the same file; ImageMagick's time includes its own decoding and encoding,
     // so a plain `convert IN OUT` is timed too and subtracted for the carve-only figure.
-    std::string dir_template = (std::filesystem::temp_directory_path() / "lacuna-bench-XXXXXX").string();
-    if (::mkdtemp(dir_template.data()) == nullptr) throw Error(ErrorCode::WriteFailed, "cannot create a temporary folder");
+    std::string dir_template =
+        (std::filesystem::temp_directory_path() / "lacuna-bench-XXXXXX").string();
+    if (::mkdtemp(dir_template.data()) == nullptr)
+        throw Error(ErrorCode::WriteFailed, "cannot create a temporary folder");
     const std::filesystem::path dir(dir_template);
     const std::string input = (dir / "input.png").string();
     io::write_image(input, image.view());
@@ -248,40 +251,55 @@ int bench_retarget(Context& ctx) {
     const int seams = std::abs(w - tw) + std::abs(h - th);
 
     ops::RetargetResult fast;
-    const double fast_ms = time_ms([&] { fast = ops::retarget(image.view(), params, ops::CarveImplementation::Fast); });
-    double write_ms = time_ms([&] { io::write_image((dir / "lacuna.png").string(), fast.image.view()); });
+    const double fast_ms = time_ms(
+        [&] { fast = ops::retarget(image.view(), params, ops::CarveImplementation::Fast); });
+    double write_ms =
+        time_ms([&] { io::write_image((dir / "lacuna.png").string(), fast.image.view()); });
     double ref_ms = -1;
     std::string ref_check = "-";
     if (with_reference) {
         ops::RetargetResult ref;
-        ref_ms = time_ms([&] { ref = ops::retarget(image.view(), params, ops::CarveImplementation::Reference); });
-        ref_check = equal_pixels<Rgba8>(ref.image.view(), fast.image.view()) ? "identical" : "DIFFERS";
+        ref_ms = time_ms([&] {
+            ref = ops::retarget(image.view(), params, ops::CarveImplementation::Reference);
+        });
+        ref_check =
+            equal_pixels<Rgba8>(ref.image.view(), fast.image.view()) ? "identical" : "DIFFERS";
     }
     // One slider frame: the seam-order map once, then any width is one compaction pass.
     double order_ms = 0, frame_ms = 0;
     if (th == h && tw < w) {
         ops::SeamOrder order;
         const ops::CarveInput in{image.view(), nullptr, nullptr, *energy};
-        order_ms = time_ms([&] { order = ops::seam_order_fast(in, ops::SeamDirection::Vertical, w - tw); });
-        frame_ms = median_ms(15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
+        order_ms = time_ms(
+            [&] { order = ops::seam_order_fast(in, ops::SeamDirection::Vertical, w - tw); });
+        frame_ms = median_ms(
+            15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
     }
-    const std::string lqr = "convert '" + input + "' -liquid-rescale " + std::to_string(tw) + "x" + std::to_string(th) + "! '" + (dir / "lqr.png").string() + "'";
+    const std::string lqr = "convert '" + input + "' -liquid-rescale " + std::to_string(tw) + "x" +
+                            std::to_string(th) + "! '" + (dir / "lqr.png").string() + "'";
     const double lqr_ms = time_command(lqr);
-    const double io_ms = lqr_ms >= 0 ? time_command("convert '" + input + "' '" + (dir / "copy.png").string() + "'") : -1;
+    const double io_ms =
+        lqr_ms >= 0 ? time_command("convert '" + input + "' '" + (dir / "copy.png").string() + "'")
+                    : -1;
     std::filesystem::remove_all(dir);
 
     char line[256];
-    ctx.out << "lacuna bench retarget: " << path << " resized to " << w << "x" << h << " -> " << tw << "x" << th << " ("
-            << seams << " seams, " << energy_name << " energy) on " << worker_count() << " CPU threads\n";
-    std::snprintf(line, sizeof line, "file I/O: lacuna read %.1f ms (original file), write %.1f ms\n\n", load_ms, write_ms);
+    ctx.out << "lacuna bench retarget: " << path << " resized to " << w << "x" << h << " -> " << tw
+            << "x" << th << " (" << seams << " seams, " << energy_name << " energy) on "
+            << worker_count() << " CPU threads\n";
+    std::snprintf(line, sizeof line,
+                  "file I/O: lacuna read %.1f ms (original file), write %.1f ms\n\n", load_ms,
+                  write_ms);
     ctx.out << line;
-    std::snprintf(line, sizeof line, "%-40s %12s %10s %14s  %s\n", "implementation", "total (ms)", "ms/seam", "vs liblqr", "");
+    std::snprintf(line, sizeof line, "%-40s %12s %10s %14s  %s\n", "implementation", "total (ms)",
+                  "ms/seam", "vs liblqr", "");
     ctx.out << line;
     const double lqr_carve = lqr_ms >= 0 && io_ms >= 0 ? lqr_ms - io_ms : -1;
-    const auto row = [&](const std::string& name, const double ms, const std::string& ratio, const std::string& note) {
+    const auto row = [&](const std::string& name, const double ms, const std::string& ratio,
+                         const std::string& note) {
         if (ms < 0) return;
-        std::snprintf(line, sizeof line, "%-40s %12.1f %10.3f %14s  %s\n", name.c_str(), ms, ms / std::max(seams, 1),
-                      ratio.c_str(), note.c_str());
+        std::snprintf(line, sizeof line, "%-40s %12.1f %10.3f %14s  %s\n", name.c_str(), ms,
+                      ms / std::max(seams, 1), ratio.c_str(), note.c_str());
         ctx.out << line;
     };
     const auto ratio = [&](const double ms) {
@@ -291,15 +309,19 @@ int bench_retarget(Context& ctx) {
         return std::string(text);
     };
     row("lacuna cpu reference (1 thread)", ref_ms, ratio(ref_ms), "");
-    row("lacuna cpu fast", fast_ms, ratio(fast_ms), with_reference ? ref_check + " to the reference" : "");
+    row("lacuna cpu fast", fast_ms, ratio(fast_ms),
+        with_reference ? ref_check + " to the reference" : "");
     if (lqr_ms >= 0) {
         row("ImageMagick -liquid-rescale (liblqr)", lqr_ms, "", "includes its PNG read and write");
-        row("  minus a plain convert IN OUT", lqr_carve, "(peer)", "liblqr carving only: the ratio's base");
+        row("  minus a plain convert IN OUT", lqr_carve, "(peer)",
+            "liblqr carving only: the ratio's base");
     } else {
         ctx.out << "ImageMagick with liblqr not found: no peer timing\n";
     }
     if (frame_ms > 0) {
-        std::snprintf(line, sizeof line, "\nslider: seam-order map for %d seams %.1f ms once; one frame (compaction to %dx%d) %.3f ms\n",
+        std::snprintf(line, sizeof line,
+                      "\nslider: seam-order map for %d seams %.1f ms once; one frame (compaction "
+                      "to %dx%d) %.3f ms\n",
                       w - tw, order_ms, w - (w - tw) / 2, h, frame_ms);
         ctx.out << line;
     }
@@ -318,11 +340,13 @@ Command bench_command() {
          1,
          {{"image", "FILE", "input photo (default: the bundled sample)"},
           {"size", "WxH",
-           "resize the photo to this size first (histogram: 3932x4000, the seed's XLarge;\n                            retarget: 1920x1080)"},
+           "resize the photo to this size first (histogram: 3932x4000, the seed's XLarge;\n        "
+           "                    retarget: 1920x1080)"},
           {"repeats", "N", "runs per timing; the median is reported (default 21)"},
           {"width", "W", "histogram: band width of the line case (default 64)"},
           {"direction", "DEG", "histogram: angle of the direction case (default 30)"},
-          {"no-reference", "", "histogram: skip the single-threaded reference (slow on large inputs)"},
+          {"no-reference", "",
+           "histogram: skip the single-threaded reference (slow on large inputs)"},
           {"target", "WxH", "retarget: target size (default: half the width)"},
           {"energy", "E", "retarget: forward (default), l1, prewitt or sobel"},
           {"reference", "", "retarget: also time the reference carver (minutes at 1080p)"}},

@@ -15,7 +15,9 @@ namespace lacuna::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(const Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(const Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 /// "640" (pixels) or "50%" (of the original).
 int parse_extent(const std::string& option, const std::string& text, const int original) {
@@ -46,12 +48,14 @@ int run_retarget(Context& ctx) {
     }
     if (const auto overlay = ctx.args.get("seams-overlay")) io::format_for_path(*overlay);
     if (!ctx.args.has("width") && !ctx.args.has("height") && !ctx.args.has("remove")) {
-        throw UsageError("give a target size with --width and/or --height (pixels or %), or a --remove mask");
+        throw UsageError(
+            "give a target size with --width and/or --height (pixels or %), or a --remove mask");
     }
     ops::RetargetParams p;
     if (const auto e = ctx.args.get("energy")) {
         const auto energy = ops::parse_seam_energy(*e);
-        if (!energy) throw UsageError("--energy must be l1, prewitt, sobel or forward, not '" + *e + "'");
+        if (!energy)
+            throw UsageError("--energy must be l1, prewitt, sobel or forward, not '" + *e + "'");
         p.energy = *energy;
     }
     const auto load_start = Clock::now();
@@ -68,7 +72,8 @@ int run_retarget(Context& ctx) {
         if (count_selected(remove->view()) == 0) ctx.note("the remove mask is empty");
         if (!ctx.args.has("width") && !ctx.args.has("height")) {
             p.width = w - ops::seams_to_clear(*remove, ops::SeamDirection::Vertical);
-            ctx.note("removing the marked pixels takes " + std::to_string(w - p.width) + " vertical seams");
+            ctx.note("removing the marked pixels takes " + std::to_string(w - p.width) +
+                     " vertical seams");
         }
     }
     p.protect = protect ? &*protect : nullptr;
@@ -78,39 +83,51 @@ int run_retarget(Context& ctx) {
     const BackendInfo backend = ctx.select_backend();
     if (backend.backend == Backend::Cuda) {
         if (ctx.backend == BackendRequest::Cuda) {
-            throw Error(ErrorCode::CudaUnavailable, "seam carving has no CUDA implementation yet; use --backend cpu or auto");
+            throw Error(ErrorCode::CudaUnavailable,
+                        "seam carving has no CUDA implementation yet; use --backend cpu or auto");
         }
         ctx.note("seam carving runs on the CPU (its CUDA implementation is not written yet)");
     }
     auto last_report = Clock::now();
     const auto carve_start = Clock::now();
-    const ops::RetargetResult r = ops::retarget(image.image.view(), p, ops::CarveImplementation::Fast,
-                                                [&](const int done, const int total) {
-                                                    if (ms_since(last_report) > 1000.0 && done < total) {
-                                                        ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                                                        last_report = Clock::now();
-                                                    }
-                                                    return true;
-                                                });
+    const ops::RetargetResult r =
+        ops::retarget(image.image.view(), p, ops::CarveImplementation::Fast,
+                      [&](const int done, const int total) {
+                          if (ms_since(last_report) > 1000.0 && done < total) {
+                              ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+                              last_report = Clock::now();
+                          }
+                          return true;
+                      });
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();
     for (const std::string& n : io::write_image(out, r.image.view())) ctx.note(n);
-    if (const auto overlay = ctx.args.get("seams-overlay")) io::write_image(*overlay, r.overlay.view());
+    if (const auto overlay = ctx.args.get("seams-overlay"))
+        io::write_image(*overlay, r.overlay.view());
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
-        const int seams = r.seams_removed_vertical + r.seams_removed_horizontal + r.seams_inserted_vertical + r.seams_inserted_horizontal;
+        const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
+                          r.seams_inserted_vertical + r.seams_inserted_horizontal;
         ctx.out << JsonObject()
-                       .add("input", in).add("output", out).add("width", w).add("height", h)
-                       .add("target_width", r.image.width()).add("target_height", r.image.height())
+                       .add("input", in)
+                       .add("output", out)
+                       .add("width", w)
+                       .add("height", h)
+                       .add("target_width", r.image.width())
+                       .add("target_height", r.image.height())
                        .add("energy", ops::to_string(p.energy))
                        .add("seams_removed_vertical", r.seams_removed_vertical)
                        .add("seams_removed_horizontal", r.seams_removed_horizontal)
                        .add("seams_inserted_vertical", r.seams_inserted_vertical)
                        .add("seams_inserted_horizontal", r.seams_inserted_horizontal)
-                       .add("width_first", r.width_first).add("protected_removed", r.protected_removed)
-                       .add("remove_left", r.remove_left).add("backend", "cpu")
-                       .add("load_ms", load_ms).add("carve_ms", carve_ms).add("write_ms", write_ms)
+                       .add("width_first", r.width_first)
+                       .add("protected_removed", r.protected_removed)
+                       .add("remove_left", r.remove_left)
+                       .add("backend", "cpu")
+                       .add("load_ms", load_ms)
+                       .add("carve_ms", carve_ms)
+                       .add("write_ms", write_ms)
                        .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0)
                        .str()
                 << "\n";
@@ -119,19 +136,28 @@ int run_retarget(Context& ctx) {
 }
 
 Command retarget_command() {
-    return {{"retarget", "resize by seam carving, keeping what matters (shrink or enlarge)", "IN OUT [options]",
-             {"IN", "OUT"}, 2, 2,
-             {{"width", "W", "target width in pixels, or a percentage like 50%"},
-              {"height", "H", "target height in pixels or %"},
-              {"energy", "E", "forward (default), l1, prewitt or sobel"},
-              {"protect", "MASK", "image of the same size; non-black pixels are carved only if unavoidable"},
-              {"remove", "MASK", "image of the same size; non-black pixels are carved first"},
-              {"seams-overlay", "FILE", "write the original with removed seams (red: vertical, blue:\n"
-                                         "                            horizontal) and duplicated seams (green)"}},
-             "Targets run from 1 pixel to twice the original. Shrinking both sides tries width-first and\n"
-             "height-first and keeps the cheaper. Enlarging duplicates the cheapest seams, at most 50 % per\n"
-             "step. With --remove and no size, the width shrinks until every marked pixel is gone."},
-            run_retarget};
+    return {
+        {"retarget",
+         "resize by seam carving, keeping what matters (shrink or enlarge)",
+         "IN OUT [options]",
+         {"IN", "OUT"},
+         2,
+         2,
+         {{"width", "W", "target width in pixels, or a percentage like 50%"},
+          {"height", "H", "target height in pixels or %"},
+          {"energy", "E", "forward (default), l1, prewitt or sobel"},
+          {"protect", "MASK",
+           "image of the same size; non-black pixels are carved only if unavoidable"},
+          {"remove", "MASK", "image of the same size; non-black pixels are carved first"},
+          {"seams-overlay", "FILE",
+           "write the original with removed seams (red: vertical, blue:\n"
+           "                            horizontal) and duplicated seams (green)"}},
+         "Targets run from 1 pixel to twice the original. Shrinking both sides tries width-first "
+         "and\n"
+         "height-first and keeps the cheaper. Enlarging duplicates the cheapest seams, at most 50 "
+         "% per\n"
+         "step. With --remove and no size, the width shrinks until every marked pixel is gone."},
+        run_retarget};
 }
 
 }  // namespace lacuna::cli

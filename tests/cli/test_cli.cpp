@@ -57,13 +57,13 @@ class TestCli : public QObject {
     void main_help_lists_commands() {
         const Result r = run_cli({"--help"});
         QCOMPARE(r.status, 0);
-        for (const char* c : {"info", "convert", "backend", "histogram", "bench"})
+        for (const char* c : {"info", "convert", "backend", "retarget", "histogram", "bench"})
             QVERIFY2(r.out.contains(QString("  ") + c), c);
         QCOMPARE(run_cli({}).status, 2);  // no command: usage, status 2
     }
 
     void every_command_has_help() {
-        for (const QString c : {"info", "convert", "backend", "histogram", "bench"}) {
+        for (const QString c : {"info", "convert", "backend", "retarget", "histogram", "bench"}) {
             const Result r = run_cli({c, "--help"});
             QCOMPARE(r.status, 0);
             QVERIFY(r.out.startsWith("Usage: lacuna " + c));
@@ -223,6 +223,63 @@ class TestCli : public QObject {
         QCOMPARE(o["positions"].toInt(), 702);  // ceil(hypot(512, 480)) = ceil(701.8)
         QCOMPARE(o["mode"].toString(), QString("direction"));
         QVERIFY(o.contains("line_column"));
+    }
+
+    void retarget_shrinks_enlarges_and_draws_seams() {
+        Result r = run_cli({"retarget", kSample, tmp("half.png"), "--width", "50%",
+                            "--seams-overlay", tmp("seams.png"), "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["target_width"].toInt(), 256);
+        QCOMPARE(o["seams_removed_vertical"].toInt(), 256);
+        QVERIFY(o.contains("carve_ms") && o.contains("ms_per_seam"));
+        QCOMPARE(io::read_image(tmp("half.png").toStdString()).image.width(), 256);
+        const io::LoadedImage overlay = io::read_image(tmp("seams.png").toStdString());
+        QCOMPARE(overlay.image.width(), 512);
+        r = run_cli({"retarget", kSample, tmp("wide.png"), "--width", "600", "--height", "400",
+                     "--energy", "sobel", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const io::LoadedImage wide = io::read_image(tmp("wide.png").toStdString());
+        QCOMPARE(wide.image.width(), 600);
+        QCOMPARE(wide.image.height(), 400);
+    }
+
+    void retarget_bad_input() {
+        const auto expect = [&](const QStringList& args, const int status, const QString& text) {
+            const Result r =
+                run_cli(QStringList{"retarget"} + args + QStringList{"--backend", "cpu"});
+            QCOMPARE(r.status, status);
+            verify_one_error_line(r, text);
+        };
+        expect({kSample, tmp("r.png"), "--width", "0"}, 1, "at least 1 pixel");
+        expect({kSample, tmp("r.png"), "--width", "1025"}, 1, "more than twice");
+        expect({kSample, tmp("r.png"), "--height", "201%"}, 1, "more than twice");
+        expect({kSample, tmp("r.png")}, 2, "give a target size");
+        expect({kSample, tmp("r.png"), "--width", "10", "--energy", "magic"}, 2,
+               "--energy must be");
+        expect({kSample, kSample, "--width", "100"}, 1, "refusing to overwrite the input");
+        // Masks: wrong size, and one that protects everything.
+        io::write_image(tmp("small-mask.png").toStdString(),
+                        ImageRgba8(100, 100, Rgba8{255, 255, 255, 255}).view());
+        expect({kSample, tmp("r.png"), "--width", "400", "--protect", tmp("small-mask.png")}, 1,
+               "the protect mask is 100x100 but the image is 512x480");
+        expect({kSample, tmp("r.png"), "--width", "400", "--remove", tmp("small-mask.png")}, 1,
+               "the remove mask is 100x100");
+        io::write_image(tmp("all.png").toStdString(),
+                        ImageRgba8(512, 480, Rgba8{255, 255, 255, 255}).view());
+        expect({kSample, tmp("r.png"), "--width", "400", "--protect", tmp("all.png")}, 1,
+               "nothing can be carved");
+        io::write_image(tmp("dot.png").toStdString(), ImageRgba8(1, 1, Rgba8{9, 9, 9, 255}).view());
+        expect({tmp("dot.png"), tmp("r.png"), "--width", "2"}, 1, "1x1");
+        QVERIFY(!QFile::exists(tmp("r.png")));
+        // An empty remove mask is not an error: the note says so and the width stays.
+        io::write_image(tmp("none.png").toStdString(),
+                        ImageRgba8(512, 480, Rgba8{0, 0, 0, 255}).view());
+        const Result r = run_cli({"retarget", kSample, tmp("r.png"), "--remove", tmp("none.png"),
+                                  "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.err.contains("the remove mask is empty"));
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["target_width"].toInt(), 512);
     }
 
     void backend_selection_reports_reason() {

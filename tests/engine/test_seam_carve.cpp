@@ -34,8 +34,8 @@ Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x
 }
 
 // The cost of one vertical seam (x per row) computed independently of any DP.
-std::int64_t seam_cost(const ImageRgba8& img, const Mask* protect, const Mask* remove, const SeamEnergy kind,
-                       const std::vector<int>& xs) {
+std::int64_t seam_cost(const ImageRgba8& img, const Mask* protect, const Mask* remove,
+                       const SeamEnergy kind, const std::vector<int>& xs) {
     const auto row = [&](const int y) { return img.row(y); };
     const ClampedRgb<decltype(row)> pixels{row, img.width(), img.height()};
     std::int64_t total = 0;
@@ -43,15 +43,16 @@ std::int64_t seam_cost(const ImageRgba8& img, const Mask* protect, const Mask* r
         const int x = xs[y];
         total += pixel_energy(pixels, kind, x, y) +
                  mask_term(protect ? protect->at(x, y) : 0, remove ? remove->at(x, y) : 0);
-        if (kind == SeamEnergy::Forward) total += forward_cost(pixels, x, y, y == 0 ? 0 : xs[y - 1] - x);
+        if (kind == SeamEnergy::Forward)
+            total += forward_cost(pixels, x, y, y == 0 ? 0 : xs[y - 1] - x);
     }
     return total;
 }
 
 // Every 8-connected vertical seam; the cheapest, ties broken by the leftmost bottom pixel, then
 // the leftmost pixel in the row above, and so on (the reference's rule).
-std::pair<std::vector<int>, std::int64_t> brute_force(const ImageRgba8& img, const Mask* protect, const Mask* remove,
-                                                       const SeamEnergy kind) {
+std::pair<std::vector<int>, std::int64_t> brute_force(const ImageRgba8& img, const Mask* protect,
+                                                      const Mask* remove, const SeamEnergy kind) {
     const int w = img.width(), h = img.height();
     std::vector<int> xs(h), best;
     std::int64_t best_cost = 0;
@@ -93,16 +94,23 @@ std::vector<int> seam_of(const SeamOrder& order, const int s) {
 QString compare(const SeamOrder& a, const SeamOrder& b) {
     if (a.seams != b.seams || a.width != b.width || a.height != b.height) return "shape differs";
     for (int s = 0; s < a.seams; ++s)
-        if (a.costs[s] != b.costs[s]) return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
+        if (a.costs[s] != b.costs[s])
+            return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
     for (int y = 0; y < a.height; ++y)
         for (int x = 0; x < a.width; ++x)
             if (a.order.at(x, y) != b.order.at(x, y))
-                return QString("order at %1,%2: %3 vs %4").arg(x).arg(y).arg(a.order.at(x, y)).arg(b.order.at(x, y));
-    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed) return "mask counts differ";
+                return QString("order at %1,%2: %3 vs %4")
+                    .arg(x)
+                    .arg(y)
+                    .arg(a.order.at(x, y))
+                    .arg(b.order.at(x, y));
+    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed)
+        return "mask counts differ";
     return {};
 }
 
-const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward};
+const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                SeamEnergy::Forward};
 
 ErrorCode retarget_error(const ImageRgba8& img, const RetargetParams& p, QString* text = nullptr) {
     try {
@@ -120,7 +128,7 @@ class TestSeamCarve : public QObject {
     Q_OBJECT
     std::mt19937 rng_{5};
 
-private slots:
+  private slots:
     void reference_matches_brute_force() {
         int checked = 0;
         for (const SeamEnergy kind : kEnergies) {
@@ -128,25 +136,35 @@ private slots:
                 // Few grey levels: many equal costs, so the tie-break is exercised too.
                 ImageRgba8 img = random_image(7, 6, trial < 3 ? 3 : 256, rng_);
                 std::optional<Mask> protect, remove;
-                if (trial == 4) protect = rect_mask(7, 6, 2, 0, 4, 6);  // a protected band: seams go round it
+                if (trial == 4)
+                    protect = rect_mask(7, 6, 2, 0, 4, 6);  // a protected band: seams go round it
                 if (trial == 5) remove = rect_mask(7, 6, 5, 1, 6, 4);
                 const Mask* pp = protect ? &*protect : nullptr;
                 const Mask* rp = remove ? &*remove : nullptr;
-                const SeamOrder order = seam_order_reference({img.view(), pp, rp, kind}, SeamDirection::Vertical, 3);
+                const SeamOrder order =
+                    seam_order_reference({img.view(), pp, rp, kind}, SeamDirection::Vertical, 3);
                 // Seam by seam: brute force on the image as it is when that seam is taken.
                 for (int s = 0; s < 3; ++s) {
                     const auto [expected, cost] = brute_force(img, pp, rp, kind);
                     QCOMPARE(order.costs[s], cost);
-                    // Map the current image's columns back to the original through the earlier seams.
+                    // Map the current image's columns back to the original through the earlier
+                    // seams.
                     std::vector<int> got = seam_of(order, s);
                     for (int y = 0; y < 6; ++y) {
                         int current = 0;
                         for (int x = 0; x < got[y]; ++x) current += order.order.at(x, y) > s;
-                        QVERIFY2(current == expected[y], qPrintable(QString("%1 trial %2 seam %3 row %4: %5 vs %6")
-                                                                         .arg(QString::fromStdString(to_string(kind))).arg(trial).arg(s).arg(y).arg(current).arg(expected[y])));
+                        QVERIFY2(current == expected[y],
+                                 qPrintable(QString("%1 trial %2 seam %3 row %4: %5 vs %6")
+                                                .arg(QString::fromStdString(to_string(kind)))
+                                                .arg(trial)
+                                                .arg(s)
+                                                .arg(y)
+                                                .arg(current)
+                                                .arg(expected[y])));
                     }
                     // Remove that seam from the working copies for the next round.
-                    // Columns already gone are dropped before this seam in `img`; rebuild the order on `img`'s grid.
+                    // Columns already gone are dropped before this seam in `img`; rebuild the order
+                    // on `img`'s grid.
                     SeamOrder local;
                     local.direction = SeamDirection::Vertical;
                     local.width = img.width();
@@ -169,17 +187,22 @@ private slots:
     void protected_band_is_avoided_and_removal_taken_first() {
         ImageRgba8 img = random_image(9, 8, 256, rng_);
         const Mask protect = rect_mask(9, 8, 0, 0, 5, 8);  // columns 0..4 protected
-        const SeamOrder p = seam_order_reference({img.view(), &protect, nullptr, SeamEnergy::Sobel}, SeamDirection::Vertical, 4);
-        QCOMPARE(p.protected_crossed, (std::vector<std::int32_t>{0, 0, 0, 0}));  // 4 free columns: all avoid it
-        const Mask remove = rect_mask(9, 8, 2, 0, 3, 8);  // column 2 marked
-        const SeamOrder r = seam_order_reference({img.view(), nullptr, &remove, SeamEnergy::Sobel}, SeamDirection::Vertical, 1);
+        const SeamOrder p = seam_order_reference({img.view(), &protect, nullptr, SeamEnergy::Sobel},
+                                                 SeamDirection::Vertical, 4);
+        QCOMPARE(p.protected_crossed,
+                 (std::vector<std::int32_t>{0, 0, 0, 0}));  // 4 free columns: all avoid it
+        const Mask remove = rect_mask(9, 8, 2, 0, 3, 8);    // column 2 marked
+        const SeamOrder r = seam_order_reference({img.view(), nullptr, &remove, SeamEnergy::Sobel},
+                                                 SeamDirection::Vertical, 1);
         for (int y = 0; y < 8; ++y) QCOMPARE(r.order.at(2, y), 0);
         QCOMPARE(r.remove_crossed[0], 8);
     }
 
     void fast_equals_reference() {
         int compared = 0;
-        const ImageRgba8 photo = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg").image;
+        const ImageRgba8 photo =
+            io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg")
+                .image;
         ImageRgba8 crop(97, 61);
         for (int y = 0; y < 61; ++y)
             for (int x = 0; x < 97; ++x) crop.at(x, y) = photo.at(200 + x, 150 + y);
@@ -195,19 +218,29 @@ private slots:
         cases.push_back({crop, 60});
         for (const Case& c : cases) {
             for (const SeamEnergy kind : kEnergies) {
-                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
-                    const int extent = dir == SeamDirection::Vertical ? c.img.width() : c.img.height();
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const int extent =
+                        dir == SeamDirection::Vertical ? c.img.width() : c.img.height();
                     const int seams = std::min(c.seams, extent - 1);
                     const int w = c.img.width(), h = c.img.height();
                     const Mask protect = rect_mask(w, h, w / 4, h / 4, w / 2, h / 2);
-                    const Mask remove = rect_mask(w, h, w * 3 / 4, 0, std::min(w, w * 3 / 4 + 2), h);
+                    const Mask remove =
+                        rect_mask(w, h, w * 3 / 4, 0, std::min(w, w * 3 / 4 + 2), h);
                     for (const bool masks : {false, true}) {
-                        const CarveInput in{c.img.view(), masks ? &protect : nullptr, masks ? &remove : nullptr, kind};
-                        const QString diff = compare(seam_order_reference(in, dir, seams), seam_order_fast(in, dir, seams));
-                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 %3 %4 masks %5: %6").arg(w).arg(h)
-                                                                 .arg(QString::fromStdString(to_string(kind)))
-                                                                 .arg(dir == SeamDirection::Vertical ? "vertical" : "horizontal")
-                                                                 .arg(masks).arg(diff)));
+                        const CarveInput in{c.img.view(), masks ? &protect : nullptr,
+                                            masks ? &remove : nullptr, kind};
+                        const QString diff = compare(seam_order_reference(in, dir, seams),
+                                                     seam_order_fast(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(),
+                                 qPrintable(QString("%1x%2 %3 %4 masks %5: %6")
+                                                .arg(w)
+                                                .arg(h)
+                                                .arg(QString::fromStdString(to_string(kind)))
+                                                .arg(dir == SeamDirection::Vertical ? "vertical"
+                                                                                    : "horizontal")
+                                                .arg(masks)
+                                                .arg(diff)));
                         ++compared;
                     }
                 }
@@ -218,7 +251,8 @@ private slots:
 
     void compaction_and_insertion() {
         const ImageRgba8 img = random_image(31, 17, 256, rng_);
-        const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, SeamDirection::Vertical, 10);
+        const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                                SeamDirection::Vertical, 10);
         for (int k = 0; k <= 10; ++k) {
             const ImageRgba8 smaller = remove_seams<Rgba8>(img.view(), order, k);
             QCOMPARE(smaller.width(), 31 - k);
@@ -243,7 +277,8 @@ private slots:
             }
         }
         // Horizontal compaction.
-        const SeamOrder rows = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Sobel}, SeamDirection::Horizontal, 5);
+        const SeamOrder rows = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Sobel},
+                                               SeamDirection::Horizontal, 5);
         QCOMPARE(remove_seams<Rgba8>(img.view(), rows, 5).height(), 12);
         QCOMPARE(insert_seams(img.view(), rows, 5).height(), 22);
     }
@@ -330,7 +365,9 @@ private slots:
         QCOMPARE(r.notes.size(), std::size_t{1});
         QVERIFY(QString::fromStdString(r.notes[0]).contains("protect mask had to be carved"));
         // Too many seams for a seam order.
-        QVERIFY_THROWS_EXCEPTION(Error, seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::L1}, SeamDirection::Vertical, 20));
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::L1},
+                                                 SeamDirection::Vertical, 20));
     }
 };
 

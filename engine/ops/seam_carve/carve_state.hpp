@@ -22,16 +22,20 @@ Image<T> transpose(const ImageView<const T> src) {
 }
 
 /// Checks masks and the seam count against the image; throws InvalidArgument.
-inline void check_carve_input(const CarveInput& in, const SeamDirection direction, const int seams) {
+inline void check_carve_input(const CarveInput& in, const SeamDirection direction,
+                              const int seams) {
     check_image_size(in.image.width, in.image.height);
-    if (in.protect) check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
-    if (in.remove) check_mask_size(in.remove->view(), in.image.width, in.image.height, "the remove mask");
+    if (in.protect)
+        check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
+    if (in.remove)
+        check_mask_size(in.remove->view(), in.image.width, in.image.height, "the remove mask");
     const int extent = direction == SeamDirection::Vertical ? in.image.width : in.image.height;
     if (seams < 0 || seams >= extent) {
         throw Error(ErrorCode::InvalidArgument,
-                    "cannot find " + std::to_string(seams) + " seams in an image " + std::to_string(extent) +
-                        " pixels " + (direction == SeamDirection::Vertical ? "wide" : "high") +
-                        " (at most " + std::to_string(extent - 1) + ")");
+                    "cannot find " + std::to_string(seams) + " seams in an image " +
+                        std::to_string(extent) + " pixels " +
+                        (direction == SeamDirection::Vertical ? "wide" : "high") + " (at most " +
+                        std::to_string(extent - 1) + ")");
     }
 }
 

@@ -8,15 +8,20 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) { throw Error(ErrorCode::InvalidArgument, text); }
+[[noreturn]] void invalid(const std::string& text) {
+    throw Error(ErrorCode::InvalidArgument, text);
+}
 
 Rgba8 average(const Rgba8 a, const Rgba8 b) {
-    const auto avg = [](const int p, const int q) { return static_cast<std::uint8_t>((p + q + 1) / 2); };
+    const auto avg = [](const int p, const int q) {
+        return static_cast<std::uint8_t>((p + q + 1) / 2);
+    };
     return {avg(a.r, b.r), avg(a.g, b.g), avg(a.b, b.b), avg(a.a, b.a)};
 }
 
 template <class T, class Combine>
-Image<T> insert_impl(const ImageView<const T> image, const SeamOrder& order, const int count, Combine&& combine) {
+Image<T> insert_impl(const ImageView<const T> image, const SeamOrder& order, const int count,
+                     Combine&& combine) {
     const bool vertical = order.direction == SeamDirection::Vertical;
     Image<T> out(image.width + (vertical ? count : 0), image.height + (vertical ? 0 : count));
     if (vertical) {
@@ -35,7 +40,8 @@ Image<T> insert_impl(const ImageView<const T> image, const SeamOrder& order, con
             for (int y = 0; y < image.height; ++y) {
                 const T p = image.row(y)[x];
                 out.at(x, yy++) = p;
-                if (order.order.at(x, y) < count) out.at(x, yy++) = combine(p, image.row(y + 1 < image.height ? y + 1 : y)[x]);
+                if (order.order.at(x, y) < count)
+                    out.at(x, yy++) = combine(p, image.row(y + 1 < image.height ? y + 1 : y)[x]);
             }
         }
     }
@@ -43,9 +49,11 @@ Image<T> insert_impl(const ImageView<const T> image, const SeamOrder& order, con
 }
 
 void check_order(const int width, const int height, const SeamOrder& order, const int count) {
-    if (order.width != width || order.height != height) invalid("the seam order belongs to an image of another size");
+    if (order.width != width || order.height != height)
+        invalid("the seam order belongs to an image of another size");
     if (count < 0 || count > order.seams) {
-        invalid("asked for " + std::to_string(count) + " seams, but the order holds " + std::to_string(order.seams));
+        invalid("asked for " + std::to_string(count) + " seams, but the order holds " +
+                std::to_string(order.seams));
     }
 }
 
@@ -76,30 +84,40 @@ Image<T> remove_seams(const ImageView<const T> image, const SeamOrder& order, co
     return out;
 }
 
-ImageRgba8 insert_seams(const ImageView<const Rgba8> image, const SeamOrder& order, const int count) {
+ImageRgba8 insert_seams(const ImageView<const Rgba8> image, const SeamOrder& order,
+                        const int count) {
     check_order(image.width, image.height, order, count);
     return insert_impl(image, order, count, average);
 }
 
 template <class T>
-Image<T> insert_seams_nearest(const ImageView<const T> image, const SeamOrder& order, const int count) {
+Image<T> insert_seams_nearest(const ImageView<const T> image, const SeamOrder& order,
+                              const int count) {
     check_order(image.width, image.height, order, count);
     return insert_impl(image, order, count, [](const T a, const T) { return a; });
 }
 
 template Image<Rgba8> remove_seams<Rgba8>(ImageView<const Rgba8>, const SeamOrder&, int);
-template Image<std::uint8_t> remove_seams<std::uint8_t>(ImageView<const std::uint8_t>, const SeamOrder&, int);
-template Image<std::int32_t> remove_seams<std::int32_t>(ImageView<const std::int32_t>, const SeamOrder&, int);
-template Image<std::uint8_t> insert_seams_nearest<std::uint8_t>(ImageView<const std::uint8_t>, const SeamOrder&, int);
-template Image<std::int32_t> insert_seams_nearest<std::int32_t>(ImageView<const std::int32_t>, const SeamOrder&, int);
+template Image<std::uint8_t> remove_seams<std::uint8_t>(ImageView<const std::uint8_t>,
+                                                        const SeamOrder&, int);
+template Image<std::int32_t> remove_seams<std::int32_t>(ImageView<const std::int32_t>,
+                                                        const SeamOrder&, int);
+template Image<std::uint8_t> insert_seams_nearest<std::uint8_t>(ImageView<const std::uint8_t>,
+                                                                const SeamOrder&, int);
+template Image<std::int32_t> insert_seams_nearest<std::int32_t>(ImageView<const std::int32_t>,
+                                                                const SeamOrder&, int);
 
 SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, const int seams,
                      const CarveImplementation implementation, const CarveProgress& progress) {
     switch (implementation) {
-        case CarveImplementation::Reference: return seam_order_reference(input, direction, seams);
-        case CarveImplementation::Fast: return seam_order_fast(input, direction, seams, progress);
+        case CarveImplementation::Reference:
+            return seam_order_reference(input, direction, seams);
+        case CarveImplementation::Fast:
+            return seam_order_fast(input, direction, seams, progress);
         case CarveImplementation::Cuda:
-            throw Error(ErrorCode::CudaUnavailable, "seam carving on CUDA is not available in this build yet; use --backend cpu");
+            throw Error(
+                ErrorCode::CudaUnavailable,
+                "seam carving on CUDA is not available in this build yet; use --backend cpu");
     }
     return {};
 }
@@ -111,7 +129,8 @@ int seams_to_clear(const Mask& remove, const SeamDirection direction) {
     const int length = vertical ? remove.width() : remove.height();
     for (int a = 0; a < lines; ++a) {
         int count = 0;
-        for (int b = 0; b < length; ++b) count += (vertical ? remove.at(b, a) : remove.at(a, b)) != 0;
+        for (int b = 0; b < length; ++b)
+            count += (vertical ? remove.at(b, a) : remove.at(a, b)) != 0;
         widest = std::max(widest, count);
     }
     return widest;
@@ -119,10 +138,14 @@ int seams_to_clear(const Mask& remove, const SeamDirection direction) {
 
 std::string to_string(const SeamEnergy energy) {
     switch (energy) {
-        case SeamEnergy::L1: return "l1";
-        case SeamEnergy::Prewitt: return "prewitt";
-        case SeamEnergy::Sobel: return "sobel";
-        case SeamEnergy::Forward: return "forward";
+        case SeamEnergy::L1:
+            return "l1";
+        case SeamEnergy::Prewitt:
+            return "prewitt";
+        case SeamEnergy::Sobel:
+            return "sobel";
+        case SeamEnergy::Forward:
+            return "forward";
     }
     return "?";
 }
@@ -166,7 +189,8 @@ CarveInput input_of(const Working& w, const SeamEnergy energy) {
     return in;
 }
 
-void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8 colour, const bool want) {
+void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8 colour,
+                const bool want) {
     if (!want) return;
     for (int y = 0; y < w.index.height(); ++y) {
         for (int x = 0; x < w.index.width(); ++x) {
@@ -176,12 +200,16 @@ void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8
 }
 
 void shrink(Working& w, const SeamDirection dir, const int count, const SeamEnergy energy,
-            const CarveImplementation impl, const CarveProgress& progress, const bool want_overlay) {
+            const CarveImplementation impl, const CarveProgress& progress,
+            const bool want_overlay) {
     if (count <= 0) return;
     const SeamOrder order = seam_order(input_of(w, energy), dir, count, impl, progress);
-    mark_seams(w, order, count, dir == SeamDirection::Vertical ? kRemovedVertical : kRemovedHorizontal, want_overlay);
+    mark_seams(w, order, count,
+               dir == SeamDirection::Vertical ? kRemovedVertical : kRemovedHorizontal,
+               want_overlay);
     w.cost += std::accumulate(order.costs.begin(), order.costs.end(), std::int64_t{0});
-    w.protected_removed += std::accumulate(order.protected_crossed.begin(), order.protected_crossed.end(), std::int64_t{0});
+    w.protected_removed += std::accumulate(order.protected_crossed.begin(),
+                                           order.protected_crossed.end(), std::int64_t{0});
     w.image = remove_seams<Rgba8>(w.image.view(), order, count);
     w.index = remove_seams<std::int32_t>(w.index.view(), order, count);
     if (w.protect) w.protect = remove_seams<std::uint8_t>(w.protect->view(), order, count);
@@ -191,16 +219,23 @@ void shrink(Working& w, const SeamDirection dir, const int count, const SeamEner
 // Avidan & Shamir: duplicate the k cheapest seams; at most half the current size per step, so the
 // same low-energy seam is not stretched again and again.
 void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEnergy energy,
-             const CarveImplementation impl, const CarveProgress& progress, const bool want_overlay) {
-    const auto extent = [&] { return dir == SeamDirection::Vertical ? w.image.width() : w.image.height(); };
+             const CarveImplementation impl, const CarveProgress& progress,
+             const bool want_overlay) {
+    const auto extent = [&] {
+        return dir == SeamDirection::Vertical ? w.image.width() : w.image.height();
+    };
     while (extent() < target) {
-        if (extent() < 2) invalid("an image 1 pixel " + std::string(dir == SeamDirection::Vertical ? "wide" : "high") + " cannot be enlarged by seams");
+        if (extent() < 2)
+            invalid("an image 1 pixel " +
+                    std::string(dir == SeamDirection::Vertical ? "wide" : "high") +
+                    " cannot be enlarged by seams");
         const int step = std::min(target - extent(), std::max(1, extent() / 2));
         const SeamOrder order = seam_order(input_of(w, energy), dir, step, impl, progress);
         mark_seams(w, order, step, kInserted, want_overlay);
         w.image = insert_seams(w.image.view(), order, step);
         w.index = insert_seams_nearest<std::int32_t>(w.index.view(), order, step);
-        if (w.protect) w.protect = insert_seams_nearest<std::uint8_t>(w.protect->view(), order, step);
+        if (w.protect)
+            w.protect = insert_seams_nearest<std::uint8_t>(w.protect->view(), order, step);
         if (w.remove) w.remove = insert_seams_nearest<std::uint8_t>(w.remove->view(), order, step);
     }
 }
@@ -208,10 +243,13 @@ void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEn
 void validate(const ImageView<const Rgba8> image, const RetargetParams& p) {
     check_image_size(image.width, image.height);
     const auto check_target = [&](const int target, const int original, const char* what) {
-        if (target < 1) invalid(std::string("the target ") + what + " must be at least 1 pixel, not " + std::to_string(target));
+        if (target < 1)
+            invalid(std::string("the target ") + what + " must be at least 1 pixel, not " +
+                    std::to_string(target));
         if (target > 2 * original) {
-            invalid(std::string("the target ") + what + " " + std::to_string(target) + " is more than twice the original " +
-                    std::to_string(original) + " (enlarge in several runs if you must)");
+            invalid(std::string("the target ") + what + " " + std::to_string(target) +
+                    " is more than twice the original " + std::to_string(original) +
+                    " (enlarge in several runs if you must)");
         }
     };
     check_target(p.width, image.width, "width");
@@ -221,7 +259,8 @@ void validate(const ImageView<const Rgba8> image, const RetargetParams& p) {
     }
     if (p.protect) {
         check_mask_size(p.protect->view(), image.width, image.height, "the protect mask");
-        if (count_selected(p.protect->view()) == std::int64_t{image.width} * image.height && (p.width != image.width || p.height != image.height)) {
+        if (count_selected(p.protect->view()) == std::int64_t{image.width} * image.height &&
+            (p.width != image.width || p.height != image.height)) {
             invalid("the protect mask covers the whole image, so nothing can be carved");
         }
     }
@@ -248,10 +287,14 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
     const int shrink_h = std::max(0, image.height - p.height);
     const auto run = [&](const bool width_first) {
         Working w = start(image, p);
-        const SeamDirection first = width_first ? SeamDirection::Vertical : SeamDirection::Horizontal;
-        const SeamDirection second = width_first ? SeamDirection::Horizontal : SeamDirection::Vertical;
-        shrink(w, first, width_first ? shrink_w : shrink_h, p.energy, impl, progress, p.want_overlay);
-        shrink(w, second, width_first ? shrink_h : shrink_w, p.energy, impl, progress, p.want_overlay);
+        const SeamDirection first =
+            width_first ? SeamDirection::Vertical : SeamDirection::Horizontal;
+        const SeamDirection second =
+            width_first ? SeamDirection::Horizontal : SeamDirection::Vertical;
+        shrink(w, first, width_first ? shrink_w : shrink_h, p.energy, impl, progress,
+               p.want_overlay);
+        shrink(w, second, width_first ? shrink_h : shrink_w, p.energy, impl, progress,
+               p.want_overlay);
         return w;
     };
     Working w = run(true);
@@ -278,15 +321,18 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
     r.protected_removed = w.protected_removed;
     r.remove_left = w.remove ? count_selected(w.remove->view()) : 0;
     if (r.protected_removed > 0) {
-        r.notes.push_back("the protect mask had to be carved: " + std::to_string(r.protected_removed) +
-                          " protected pixels were removed because no seam could avoid them");
+        r.notes.push_back(
+            "the protect mask had to be carved: " + std::to_string(r.protected_removed) +
+            " protected pixels were removed because no seam could avoid them");
     }
     if (p.remove && r.remove_left > 0) {
-        r.notes.push_back(std::to_string(r.remove_left) + " pixels marked for removal remain; remove more seams to clear them");
+        r.notes.push_back(std::to_string(r.remove_left) +
+                          " pixels marked for removal remain; remove more seams to clear them");
     }
     if (p.want_overlay) {
         r.overlay = clone(image);
-        for (const auto& m : w.marks) r.overlay.at(m.original % image.width, m.original / image.width) = m.colour;
+        for (const auto& m : w.marks)
+            r.overlay.at(m.original % image.width, m.original / image.width) = m.colour;
     }
     r.image = std::move(w.image);
     return r;

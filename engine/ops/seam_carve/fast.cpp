@@ -25,7 +25,8 @@ __attribute__((target_clones("avx2", "default"))) void cost_span(
     const std::int16_t* energy, std::int32_t* out, const int x0, const int x1, const bool forward) {
     if (forward) {
         for (int x = x0; x < x1; ++x) {
-            const int left = intensity[x - 1], right = intensity[x + 1], up_value = intensity_above[x];
+            const int left = intensity[x - 1], right = intensity[x + 1],
+                      up_value = intensity_above[x];
             const int up = right > left ? right - left : left - right;
             const int dl = up_value > left ? up_value - left : left - up_value;
             const int dr = up_value > right ? up_value - right : right - up_value;
@@ -48,9 +49,12 @@ template <class Cost>
 class FastVerticalCarver {
     static constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
 
-public:
+  public:
     explicit FastVerticalCarver(const CarveInput& in)
-        : W_(in.image.width), h_(in.image.height), w_(W_), energy_kind_(in.energy),
+        : W_(in.image.width),
+          h_(in.image.height),
+          w_(W_),
+          energy_kind_(in.energy),
           forward_(in.energy == SeamEnergy::Forward) {
         // Forward energy needs only intensities (its per-pixel energy is zero); the gradient
         // energies need the colours. Each array that is not needed is never shifted.
@@ -70,9 +74,12 @@ public:
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
             const Rgba8* src = in.image.row(y);
-            if (!forward_) std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Rgba8));
+            if (!forward_)
+                std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Rgba8));
             for (int x = 0; x < W_; ++x) {
-                if (forward_) intensity_[base + x] = static_cast<std::int16_t>(src[x].r + src[x].g + src[x].b);
+                if (forward_)
+                    intensity_[base + x] =
+                        static_cast<std::int16_t>(src[x].r + src[x].g + src[x].b);
                 index_[base + x] = static_cast<std::int32_t>(base + x);
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
@@ -118,7 +125,7 @@ public:
         return result;
     }
 
-private:
+  private:
     [[nodiscard]] std::size_t at(const int x, const int y) const {
         return static_cast<std::size_t>(y) * W_ + static_cast<std::size_t>(begin_[y] + x);
     }
@@ -128,7 +135,8 @@ private:
         if (forward_) return;  // no per-pixel energy
         const auto row_fn = [this](const int yy) { return row(yy); };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
-        for (int x = lo; x <= hi; ++x) energy_[at(x, y)] = static_cast<std::int16_t>(pixel_energy(pixels, energy_kind_, x, y));
+        for (int x = lo; x <= hi; ++x)
+            energy_[at(x, y)] = static_cast<std::int16_t>(pixel_energy(pixels, energy_kind_, x, y));
     }
 
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
@@ -170,8 +178,9 @@ private:
                 if (inner_lo < inner_hi) {
                     const std::int16_t* none = zeros_.data();
                     cost_span(&cost_[at(0, y - 1)], forward_ ? &intensity_[at(0, y)] : none,
-                              forward_ ? &intensity_[at(0, y - 1)] : none, forward_ ? none : &energy_[at(0, y)],
-                              out, inner_lo, inner_hi, forward_);
+                              forward_ ? &intensity_[at(0, y - 1)] : none,
+                              forward_ ? none : &energy_[at(0, y)], out, inner_lo, inner_hi,
+                              forward_);
                 }
             } else {
                 inner_lo = inner_hi = lo;
@@ -226,7 +235,9 @@ private:
             int best_d = 2;
             for (int d = -1; d <= 1; ++d) {
                 if (x + d < 0 || x + d > lastx) continue;
-                const std::int64_t c = std::int64_t{ca[x + d]} + (d < 0 ? from_left : d > 0 ? from_right : up);
+                const std::int64_t c = std::int64_t{ca[x + d]} + (d < 0   ? from_left
+                                                                  : d > 0 ? from_right
+                                                                          : up);
                 if (best_d == 2 || c < best) {
                     best = c;
                     best_d = d;
@@ -238,7 +249,8 @@ private:
     }
 
     template <class T>
-    void shift_row(std::vector<T>& v, const std::size_t row_start, const int b, const int x, const bool left_side) {
+    void shift_row(std::vector<T>& v, const std::size_t row_start, const int b, const int x,
+                   const bool left_side) {
         T* data = v.data() + row_start + b;
         if (left_side) {
             std::memmove(data + 1, data, static_cast<std::size_t>(x) * sizeof(T));
@@ -268,8 +280,10 @@ private:
                 if (left_side) ++begin_[y];
             }
         };
-        if (static_cast<std::int64_t>(w_) * h_ >= 200000) parallel_chunks(h_, shift_rows);
-        else shift_rows(0, h_, 0);
+        if (static_cast<std::int64_t>(w_) * h_ >= 200000)
+            parallel_chunks(h_, shift_rows);
+        else
+            shift_rows(0, h_, 0);
         --w_;
     }
 
@@ -317,7 +331,8 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
                           const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
-        // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory traffic.
+        // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
+        // traffic.
         if (in.protect || in.remove) return FastVerticalCarver<std::int64_t>(in).run(n, progress);
         return FastVerticalCarver<std::int32_t>(in).run(n, progress);
     });

@@ -37,10 +37,13 @@ SeamOrder vertical_reference(const CarveInput& in, const int seams) {
     for (int s = 0; s < seams; ++s) {
         const auto row = [&](const int y) { return img.data() + static_cast<std::size_t>(y) * W; };
         const ClampedRgb<decltype(row)> pixels{row, w, h};
-        const auto at = [&](const int x, const int y) { return static_cast<std::size_t>(y) * W + x; };
+        const auto at = [&](const int x, const int y) {
+            return static_cast<std::size_t>(y) * W + x;
+        };
         for (int y = 0; y < h; ++y) {
             for (int x = 0; x < w; ++x) {
-                const std::int64_t own = pixel_energy(pixels, in.energy, x, y) + mask_term(protect[at(x, y)], remove[at(x, y)]);
+                const std::int64_t own = pixel_energy(pixels, in.energy, x, y) +
+                                         mask_term(protect[at(x, y)], remove[at(x, y)]);
                 if (y == 0) {
                     cost[at(x, 0)] = own + (forward ? forward_cost(pixels, x, 0, 0) : 0);
                     continue;
@@ -49,7 +52,8 @@ SeamOrder vertical_reference(const CarveInput& in, const int seams) {
                 int best_d = 2;
                 for (int d = -1; d <= 1; ++d) {  // left first: ties go to the leftmost parent
                     if (x + d < 0 || x + d >= w) continue;
-                    const std::int64_t c = cost[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0);
+                    const std::int64_t c =
+                        cost[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0);
                     if (best_d == 2 || c < best) {
                         best = c;
                         best_d = d;
@@ -77,7 +81,8 @@ SeamOrder vertical_reference(const CarveInput& in, const int seams) {
             crossed_remove += remove[k] != 0;
             const auto shift = [&](auto& v) {
                 std::copy(v.begin() + static_cast<std::ptrdiff_t>(k) + 1,
-                          v.begin() + static_cast<std::ptrdiff_t>(at(w, y)), v.begin() + static_cast<std::ptrdiff_t>(k));
+                          v.begin() + static_cast<std::ptrdiff_t>(at(w, y)),
+                          v.begin() + static_cast<std::ptrdiff_t>(k));
             };
             shift(img);
             shift(index);
@@ -93,7 +98,8 @@ SeamOrder vertical_reference(const CarveInput& in, const int seams) {
 
 }  // namespace
 
-SeamOrder seam_order_reference(const CarveInput& input, const SeamDirection direction, const int seams) {
+SeamOrder seam_order_reference(const CarveInput& input, const SeamDirection direction,
+                               const int seams) {
     detail::check_carve_input(input, direction, seams);
     return detail::in_direction(input, direction, seams, vertical_reference);
 }

@@ -42,7 +42,7 @@ struct SeamOrder {
     int seams = 0;  ///< how many seams were found (the order's depth)
     /// Per pixel of that image: the index of the seam that removes it, or kNeverRemoved.
     Image<std::int32_t> order;
-    std::vector<std::int64_t> costs;        ///< per seam: energy plus mask terms
+    std::vector<std::int64_t> costs;              ///< per seam: energy plus mask terms
     std::vector<std::int32_t> protected_crossed;  ///< per seam: protected pixels it removes
     std::vector<std::int32_t> remove_crossed;     ///< per seam: pixels marked for removal it takes
 };
@@ -70,12 +70,13 @@ template <class T>
 Image<T> insert_seams_nearest(ImageView<const T> image, const SeamOrder& order, int count);
 
 struct RetargetParams {
-    int width = 0;   ///< target size in pixels: 1 .. 2 × the original
+    int width = 0;  ///< target size in pixels: 1 .. 2 × the original
     int height = 0;
     SeamEnergy energy = SeamEnergy::Forward;
     const Mask* protect = nullptr;
     const Mask* remove = nullptr;
-    bool want_overlay = false;  ///< draw the removed (red/blue) and inserted (green) seams on the original
+    bool want_overlay =
+        false;  ///< draw the removed (red/blue) and inserted (green) seams on the original
 };
 
 struct RetargetResult {
@@ -85,7 +86,7 @@ struct RetargetResult {
     int seams_removed_horizontal = 0;
     int seams_inserted_vertical = 0;
     int seams_inserted_horizontal = 0;
-    bool width_first = true;           ///< order chosen when both dimensions shrink
+    bool width_first = true;  ///< order chosen when both dimensions shrink
     std::int64_t total_cost = 0;
     std::int64_t protected_removed = 0;  ///< protected pixels that had to be carved
     std::int64_t remove_left = 0;        ///< pixels marked for removal still in the result

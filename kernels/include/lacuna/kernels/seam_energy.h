@@ -36,12 +36,15 @@ struct ClampedRgb {
     }
 };
 
-LACUNA_HD int iabs(const int v) { return v < 0 ? -v : v; }
+LACUNA_HD int iabs(const int v) {
+    return v < 0 ? -v : v;
+}
 
 /// Backward energy of pixel (x, y): L1 central differences (seed 000), Prewitt (seed 001) or
 /// Sobel, |gx| + |gy| per channel, summed. Forward energy has no per-pixel term (returns 0).
 template <class RowFn>
-LACUNA_HD int pixel_energy(const ClampedRgb<RowFn>& img, const SeamEnergy kind, const int x, const int y) {
+LACUNA_HD int pixel_energy(const ClampedRgb<RowFn>& img, const SeamEnergy kind, const int x,
+                           const int y) {
     if (kind == SeamEnergy::Forward) return 0;
     int total = 0;
     for (int c = 0; c < 3; ++c) {
@@ -51,9 +54,11 @@ LACUNA_HD int pixel_energy(const ClampedRgb<RowFn>& img, const SeamEnergy kind, 
             gy = img.channel(x, y + 1, c) - img.channel(x, y - 1, c);
         } else {
             const int w = kind == SeamEnergy::Sobel ? 2 : 1;
-            const int tl = img.channel(x - 1, y - 1, c), tc = img.channel(x, y - 1, c), tr = img.channel(x + 1, y - 1, c);
+            const int tl = img.channel(x - 1, y - 1, c), tc = img.channel(x, y - 1, c),
+                      tr = img.channel(x + 1, y - 1, c);
             const int ml = img.channel(x - 1, y, c), mr = img.channel(x + 1, y, c);
-            const int bl = img.channel(x - 1, y + 1, c), bc = img.channel(x, y + 1, c), br = img.channel(x + 1, y + 1, c);
+            const int bl = img.channel(x - 1, y + 1, c), bc = img.channel(x, y + 1, c),
+                      br = img.channel(x + 1, y + 1, c);
             gx = (tr + w * mr + br) - (tl + w * ml + bl);
             gy = (bl + w * bc + br) - (tl + w * tc + tr);
         }
