@@ -255,6 +255,15 @@ int bench_retarget(Context& ctx) {
         [&] { fast = ops::retarget(image.view(), params, ops::CarveImplementation::Fast); });
     double write_ms =
         time_ms([&] { io::write_image((dir / "lacuna.png").string(), fast.image.view()); });
+    double cuda_ms = -1;
+    std::string cuda_check = "-";
+    const BackendInfo backend = lacuna::select_backend(ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
+    if (backend.backend == Backend::Cuda) {
+        ops::RetargetResult warm = ops::retarget(image.view(), params, ops::CarveImplementation::Cuda);  // context, allocations
+        ops::RetargetResult on_gpu;
+        cuda_ms = time_ms([&] { on_gpu = ops::retarget(image.view(), params, ops::CarveImplementation::Cuda); });
+        cuda_check = equal_pixels<Rgba8>(on_gpu.image.view(), fast.image.view()) ? "identical to cpu fast" : "DIFFERS";
+    }
     double ref_ms = -1;
     std::string ref_check = "-";
     if (with_reference) {
@@ -266,14 +275,17 @@ int bench_retarget(Context& ctx) {
             equal_pixels<Rgba8>(ref.image.view(), fast.image.view()) ? "identical" : "DIFFERS";
     }
     // One slider frame: the seam-order map once, then any width is one compaction pass.
-    double order_ms = 0, frame_ms = 0;
+    double order_ms = 0, frame_ms = 0, gpu_frame_ms = 0;
     if (th == h && tw < w) {
         ops::SeamOrder order;
         const ops::CarveInput in{image.view(), nullptr, nullptr, *energy};
-        order_ms = time_ms(
-            [&] { order = ops::seam_order_fast(in, ops::SeamDirection::Vertical, w - tw); });
-        frame_ms = median_ms(
-            15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
+        const auto impl = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
+                                                           : ops::CarveImplementation::Fast;
+        order_ms = time_ms([&] { order = ops::seam_order(in, ops::SeamDirection::Vertical, w - tw, impl); });
+        frame_ms = median_ms(15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
+        if (backend.backend == Backend::Cuda) {
+            gpu_frame_ms = ops::CudaSeamSlider(image.view(), order).time_frame_ms((w - tw) / 2, 51);
+        }
     }
     const std::string lqr = "convert '" + input + "' -liquid-rescale " + std::to_string(tw) + "x" +
                             std::to_string(th) + "! '" + (dir / "lqr.png").string() + "'";
@@ -284,6 +296,8 @@ int bench_retarget(Context& ctx) {
     std::filesystem::remove_all(dir);
 
     char line[256];
+    ctx.out << "device: " << backend.describe() << "\n";
+    ctx.out << "device: " << backend.describe() << "\n";
     ctx.out << "lacuna bench retarget: " << path << " resized to " << w << "x" << h << " -> " << tw
             << "x" << th << " (" << seams << " seams, " << energy_name << " energy) on "
             << worker_count() << " CPU threads\n";
@@ -311,6 +325,7 @@ int bench_retarget(Context& ctx) {
     row("lacuna cpu reference (1 thread)", ref_ms, ratio(ref_ms), "");
     row("lacuna cpu fast", fast_ms, ratio(fast_ms),
         with_reference ? ref_check + " to the reference" : "");
+    row("lacuna cuda (wall, incl. transfers)", cuda_ms, ratio(cuda_ms), cuda_check);
     if (lqr_ms >= 0) {
         row("ImageMagick -liquid-rescale (liblqr)", lqr_ms, "", "includes its PNG read and write");
         row("  minus a plain convert IN OUT", lqr_carve, "(peer)",
@@ -320,10 +335,16 @@ int bench_retarget(Context& ctx) {
     }
     if (frame_ms > 0) {
         std::snprintf(line, sizeof line,
-                      "\nslider: seam-order map for %d seams %.1f ms once; one frame (compaction "
-                      "to %dx%d) %.3f ms\n",
-                      w - tw, order_ms, w - (w - tw) / 2, h, frame_ms);
+                      "\nslider: seam-order map for %d seams %.1f ms once (%s); one frame (compaction to "
+                      "%dx%d): cpu %.3f ms",
+                      w - tw, order_ms, backend.backend == Backend::Cuda ? "cuda" : "cpu fast",
+                      w - (w - tw) / 2, h, frame_ms);
         ctx.out << line;
+        if (gpu_frame_ms > 0) {
+            std::snprintf(line, sizeof line, ", cuda %.4f ms (device time)", gpu_frame_ms);
+            ctx.out << line;
+        }
+        ctx.out << "\n";
     }
     return kExitOk;
 }

@@ -91,4 +91,8 @@ template class DeviceBuffer<std::uint8_t>;
 template class DeviceBuffer<std::uint32_t>;
 template class DeviceBuffer<std::int32_t>;
 template class DeviceBuffer<unsigned long long>;
+template class DeviceBuffer<Rgba8>;
+template class DeviceBuffer<std::int16_t>;
+template class DeviceBuffer<std::int64_t>;
+template class DeviceBuffer<std::int8_t>;
 }  // namespace lacuna

@@ -115,9 +115,7 @@ SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, con
         case CarveImplementation::Fast:
             return seam_order_fast(input, direction, seams, progress);
         case CarveImplementation::Cuda:
-            throw Error(
-                ErrorCode::CudaUnavailable,
-                "seam carving on CUDA is not available in this build yet; use --backend cpu");
+            return seam_order_cuda(input, direction, seams);
     }
     return {};
 }

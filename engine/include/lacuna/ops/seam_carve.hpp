@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ using CarveProgress = std::function<bool(int done, int total)>;
 SeamOrder seam_order_reference(const CarveInput& input, SeamDirection direction, int seams);
 SeamOrder seam_order_fast(const CarveInput& input, SeamDirection direction, int seams,
                           const CarveProgress& progress = {});
+/// CUDA: the whole carve stays on the device (no host round trip per seam). Throws
+/// Error(CudaUnavailable) without a CUDA build or device.
+SeamOrder seam_order_cuda(const CarveInput& input, SeamDirection direction, int seams);
 SeamOrder seam_order(const CarveInput& input, SeamDirection direction, int seams,
                      CarveImplementation implementation, const CarveProgress& progress = {});
 
@@ -68,6 +72,24 @@ ImageRgba8 insert_seams(ImageView<const Rgba8> image, const SeamOrder& order, in
 /// Carries a per-pixel map (masks, indices) through insert_seams: new pixels copy their source.
 template <class T>
 Image<T> insert_seams_nearest(ImageView<const T> image, const SeamOrder& order, int count);
+
+/// The editor's slider on the GPU: the image and its vertical seam order live on the device; each
+/// frame is one compaction kernel.
+class CudaSeamSlider {
+public:
+    CudaSeamSlider(ImageView<const Rgba8> image, const SeamOrder& order);
+    ~CudaSeamSlider();
+    CudaSeamSlider(const CudaSeamSlider&) = delete;
+    CudaSeamSlider& operator=(const CudaSeamSlider&) = delete;
+    /// The image without the first `count` seams, copied back to the host.
+    ImageRgba8 frame(int count);
+    /// Median device time of one frame (CUDA events, after a warm-up).
+    double time_frame_ms(int count, int repeats);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 struct RetargetParams {
     int width = 0;  ///< target size in pixels: 1 .. 2 × the original

@@ -1,0 +1,18 @@
+// CPU-only build: CUDA carving and the GPU slider cannot be created, and say why.
+#include "carve_state.hpp"
+
+namespace lacuna::ops {
+
+SeamOrder seam_order_cuda(const CarveInput&, SeamDirection, int) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+
+struct CudaSeamSlider::Impl {};
+CudaSeamSlider::CudaSeamSlider(ImageView<const Rgba8>, const SeamOrder&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+CudaSeamSlider::~CudaSeamSlider() = default;
+ImageRgba8 CudaSeamSlider::frame(int) { return {}; }
+double CudaSeamSlider::time_frame_ms(int, int) { return 0; }
+
+}  // namespace lacuna::ops

@@ -1,0 +1,178 @@
+// Seam carving on the device, one seam at a time with no host round trip: energies, the
+// cumulative-cost map in a single block that walks down the rows (the DP is a chain of dependent
+// rows: one block with barriers beats a launch per row, see docs/GPU.md), the leftmost argmin and
+// the walk back in that same block, then an out-of-place removal. Integer costs and the CPU's
+// tie-break rules, so the seams equal the reference's.
+#include <lacuna/kernels/seam_kernels.h>
+
+namespace lacuna::kernels {
+namespace {
+
+constexpr int kDpThreads = 1024;
+
+struct DeviceRows {
+    const Rgba8* base;
+    int stride;
+    __device__ const Rgba8* operator()(const int y) const { return base + static_cast<std::size_t>(y) * stride; }
+};
+
+__global__ void energy_kernel(const SeamState s) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= s.width) return;
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
+    s.pixel_energy[static_cast<std::size_t>(y) * s.stride + x] = static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+}
+
+template <class Cost>
+__device__ std::int64_t own_cost(const SeamState& s, const std::size_t k) {
+    std::int64_t own = s.energy == SeamEnergy::Forward ? 0 : s.pixel_energy[k];
+    if (s.protect != nullptr) own += mask_term(s.protect[k], s.remove[k]);
+    return own;
+}
+
+template <class Cost>
+__global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const int seam_index) {
+    Cost* cost = static_cast<Cost*>(s.cost);
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
+    const bool forward = s.energy == SeamEnergy::Forward;
+    for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
+        cost[x] = static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
+    }
+    __syncthreads();
+    for (int y = 1; y < s.height; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+        const Cost* above = cost + row - s.stride;
+        for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
+            std::int64_t best = 0;
+            int best_d = 2;
+            for (int d = -1; d <= 1; ++d) {  // left first, strict improvement: the reference's rule
+                if (x + d < 0 || x + d >= s.width) continue;
+                const std::int64_t c = static_cast<std::int64_t>(above[x + d]) + (forward ? forward_cost(pixels, x, y, d) : 0);
+                if (best_d == 2 || c < best) {
+                    best = c;
+                    best_d = d;
+                }
+            }
+            cost[row + x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
+            s.parent[row + x] = static_cast<std::int8_t>(best_d);
+        }
+        __syncthreads();
+    }
+    // Leftmost minimum of the last row.
+    __shared__ std::int64_t best_value[kDpThreads / 32];
+    __shared__ int best_x[kDpThreads / 32];
+    const Cost* last = cost + static_cast<std::size_t>(s.height - 1) * s.stride;
+    std::int64_t v = INT64_MAX;
+    int bx = INT32_MAX;
+    for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
+        const std::int64_t c = last[x];
+        if (c < v) {  // x grows: keeps the leftmost among equals
+            v = c;
+            bx = x;
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        const std::int64_t ov = __shfl_down_sync(0xffffffffu, v, offset);
+        const int ox = __shfl_down_sync(0xffffffffu, bx, offset);
+        if (ov < v || (ov == v && ox < bx)) {
+            v = ov;
+            bx = ox;
+        }
+    }
+    if (threadIdx.x % 32 == 0) {
+        best_value[threadIdx.x / 32] = v;
+        best_x[threadIdx.x / 32] = bx;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) {
+            if (best_value[w] < v || (best_value[w] == v && best_x[w] < bx)) {
+                v = best_value[w];
+                bx = best_x[w];
+            }
+        }
+        s.seam_costs[seam_index] = v;
+        int x = bx;
+        std::int32_t crossed_protect = 0, crossed_remove = 0;
+        for (int y = s.height - 1; y >= 0; --y) {
+            const std::size_t k = static_cast<std::size_t>(y) * s.stride + x;
+            s.seam[y] = x;
+            if (s.protect != nullptr) {
+                crossed_protect += s.protect[k] != 0;
+                crossed_remove += s.remove[k] != 0;
+            }
+            if (y > 0) x += s.parent[k];
+        }
+        s.protected_crossed[seam_index] = crossed_protect;
+        s.remove_crossed[seam_index] = crossed_remove;
+    }
+}
+
+__global__ void remove_kernel(const SeamState s, const int seam_index) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    const int cut = s.seam[y];
+    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+    if (x == 0) s.order[s.index[row + cut]] = seam_index;
+    if (x >= s.width - 1) return;
+    const std::size_t from = row + (x < cut ? x : x + 1);
+    s.image_out[row + x] = s.image[from];
+    s.index_out[row + x] = s.index[from];
+    if (s.protect != nullptr) {
+        s.protect_out[row + x] = s.protect[from];
+        s.remove_out[row + x] = s.remove[from];
+    }
+}
+
+// One block per row: a block-wide prefix count of the kept pixels gives each its output column.
+__global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, const int width, const int count,
+                               Rgba8* dst, const int dst_stride) {
+    __shared__ int warp_sums[32];
+    __shared__ int carry;
+    const int y = blockIdx.x;
+    const Rgba8* in = src + static_cast<std::size_t>(y) * width;
+    const std::int32_t* o = order + static_cast<std::size_t>(y) * width;
+    Rgba8* out = dst + static_cast<std::size_t>(y) * dst_stride;
+    if (threadIdx.x == 0) carry = 0;
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int base = 0; base < width; base += blockDim.x) {
+        const int x = base + threadIdx.x;
+        const int keep = x < width && o[x] >= count;
+        const unsigned ballot = __ballot_sync(0xffffffffu, keep);
+        const int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
+        if (lane == 0) warp_sums[warp] = __popc(ballot);
+        __syncthreads();
+        int before = carry + before_in_warp;
+        for (int w = 0; w < warp; ++w) before += warp_sums[w];
+        if (keep) out[before] = in[x];
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) carry += warp_sums[w];
+        }
+        __syncthreads();
+    }
+}
+
+}  // namespace
+
+cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index, const cudaStream_t stream) {
+    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
+    if (s.energy != SeamEnergy::Forward) energy_kernel<<<rows_grid, 256, 0, stream>>>(s);
+    if (s.protect != nullptr) {
+        dp_kernel<std::int64_t><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+    } else {
+        dp_kernel<std::int32_t><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+    }
+    remove_kernel<<<rows_grid, 256, 0, stream>>>(s, seam_index);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, const int width, const int height,
+                                const int count, Rgba8* dst, const int dst_stride, const cudaStream_t stream) {
+    compact_kernel<<<static_cast<unsigned>(height), 256, 0, stream>>>(src, order, width, count, dst, dst_stride);
+    return cudaGetLastError();
+}
+
+}  // namespace lacuna::kernels
