@@ -81,17 +81,14 @@ int run_retarget(Context& ctx) {
     p.want_overlay = ctx.args.has("seams-overlay");
 
     const BackendInfo backend = ctx.select_backend();
-    if (backend.backend == Backend::Cuda) {
-        if (ctx.backend == BackendRequest::Cuda) {
-            throw Error(ErrorCode::CudaUnavailable,
-                        "seam carving has no CUDA implementation yet; use --backend cpu or auto");
-        }
-        ctx.note("seam carving runs on the CPU (its CUDA implementation is not written yet)");
-    }
+    // The CUDA carver runs the whole job on the device; progress is reported by the CPU carver.
+    const ops::CarveImplementation implementation = backend.backend == Backend::Cuda
+                                                        ? ops::CarveImplementation::Cuda
+                                                        : ops::CarveImplementation::Fast;
     auto last_report = Clock::now();
     const auto carve_start = Clock::now();
     const ops::RetargetResult r =
-        ops::retarget(image.image.view(), p, ops::CarveImplementation::Fast,
+        ops::retarget(image.image.view(), p, implementation,
                       [&](const int done, const int total) {
                           if (ms_since(last_report) > 1000.0 && done < total) {
                               ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
@@ -124,7 +121,7 @@ int run_retarget(Context& ctx) {
                        .add("width_first", r.width_first)
                        .add("protected_removed", r.protected_removed)
                        .add("remove_left", r.remove_left)
-                       .add("backend", "cpu")
+                       .add("backend", to_string(backend.backend))
                        .add("load_ms", load_ms)
                        .add("carve_ms", carve_ms)
                        .add("write_ms", write_ms)
