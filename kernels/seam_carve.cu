@@ -31,18 +31,29 @@ __device__ std::int64_t own_cost(const SeamState& s, const std::size_t k) {
     return own;
 }
 
-template <class Cost>
+// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, which takes
+// the global-memory round trip out of the chain of dependent rows; else the full map in global.
+template <class Cost, bool Shared>
+__device__ Cost* cost_row(const SeamState& s, Cost* shared_rows, const int y) {
+    if constexpr (Shared) return shared_rows + (y & 1) * s.width;
+    return static_cast<Cost*>(s.cost) + static_cast<std::size_t>(y) * s.stride;
+}
+
+template <class Cost, bool Shared>
 __global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const int seam_index) {
-    Cost* cost = static_cast<Cost*>(s.cost);
+    extern __shared__ unsigned char shared_bytes[];
+    Cost* shared_rows = reinterpret_cast<Cost*>(shared_bytes);
     const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
     const bool forward = s.energy == SeamEnergy::Forward;
+    Cost* first = cost_row<Cost, Shared>(s, shared_rows, 0);
     for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-        cost[x] = static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
+        first[x] = static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
     }
     __syncthreads();
     for (int y = 1; y < s.height; ++y) {
         const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-        const Cost* above = cost + row - s.stride;
+        const Cost* above = cost_row<Cost, Shared>(s, shared_rows, y - 1);
+        Cost* current = cost_row<Cost, Shared>(s, shared_rows, y);
         for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
             std::int64_t best = 0;
             int best_d = 2;
@@ -54,7 +65,7 @@ __global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const
                     best_d = d;
                 }
             }
-            cost[row + x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
+            current[x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
             s.parent[row + x] = static_cast<std::int8_t>(best_d);
         }
         __syncthreads();
@@ -62,7 +73,7 @@ __global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const
     // Leftmost minimum of the last row.
     __shared__ std::int64_t best_value[kDpThreads / 32];
     __shared__ int best_x[kDpThreads / 32];
-    const Cost* last = cost + static_cast<std::size_t>(s.height - 1) * s.stride;
+    const Cost* last = cost_row<Cost, Shared>(s, shared_rows, s.height - 1);
     std::int64_t v = INT64_MAX;
     int bx = INT32_MAX;
     for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
@@ -155,15 +166,34 @@ __global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, cons
     }
 }
 
+// Two rows of costs in shared memory when they fit the device's opt-in limit (227 KiB on Hopper:
+// rows up to 29 000 pixels with 32-bit costs); otherwise the global-memory version.
+template <class Cost>
+void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stream) {
+    static int max_shared = -1;  // per process: the device does not change under us
+    if (max_shared < 0) {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        cudaFuncSetAttribute(dp_kernel<Cost, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared - 1024);
+    }
+    const std::size_t bytes = 2 * static_cast<std::size_t>(s.width) * sizeof(Cost);
+    if (bytes + 1024 <= static_cast<std::size_t>(max_shared)) {
+        dp_kernel<Cost, true><<<1, kDpThreads, bytes, stream>>>(s, seam_index);
+    } else {
+        dp_kernel<Cost, false><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+    }
+}
+
 }  // namespace
 
 cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index, const cudaStream_t stream) {
     const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
     if (s.energy != SeamEnergy::Forward) energy_kernel<<<rows_grid, 256, 0, stream>>>(s);
     if (s.protect != nullptr) {
-        dp_kernel<std::int64_t><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+        launch_dp<std::int64_t>(s, seam_index, stream);
     } else {
-        dp_kernel<std::int32_t><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+        launch_dp<std::int32_t>(s, seam_index, stream);
     }
     remove_kernel<<<rows_grid, 256, 0, stream>>>(s, seam_index);
     return cudaGetLastError();
