@@ -13,67 +13,18 @@ constexpr int kDpThreads = 1024;
 struct DeviceRows {
     const Rgba8* base;
     int stride;
-    __device__ const Rgba8* operator()(const int y) const { return base + static_cast<std::size_t>(y) * stride; }
+    __device__ const Rgba8* operator()(const int y) const {
+        return base + static_cast<std::size_t>(y) * stride;
+    }
 };
 
-__global__ void energy_kernel(const SeamState s) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
-    if (x >= s.width) return;
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    s.pixel_energy[static_cast<std::size_t>(y) * s.stride + x] = static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
-}
-
+// Leftmost minimum of the last row, then the walk back along the stored parents (one thread: a
+// chain of dependent loads), with the mask counts of the seam.
 template <class Cost>
-__device__ std::int64_t own_cost(const SeamState& s, const std::size_t k) {
-    std::int64_t own = s.energy == SeamEnergy::Forward ? 0 : s.pixel_energy[k];
-    if (s.protect != nullptr) own += mask_term(s.protect[k], s.remove[k]);
-    return own;
-}
-
-// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, which takes
-// the global-memory round trip out of the chain of dependent rows; else the full map in global.
-template <class Cost, bool Shared>
-__device__ Cost* cost_row(const SeamState& s, Cost* shared_rows, const int y) {
-    if constexpr (Shared) return shared_rows + (y & 1) * s.width;
-    return static_cast<Cost*>(s.cost) + static_cast<std::size_t>(y) * s.stride;
-}
-
-template <class Cost, bool Shared>
-__global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const int seam_index) {
-    extern __shared__ unsigned char shared_bytes[];
-    Cost* shared_rows = reinterpret_cast<Cost*>(shared_bytes);
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    const bool forward = s.energy == SeamEnergy::Forward;
-    Cost* first = cost_row<Cost, Shared>(s, shared_rows, 0);
-    for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-        first[x] = static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
-    }
-    __syncthreads();
-    for (int y = 1; y < s.height; ++y) {
-        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-        const Cost* above = cost_row<Cost, Shared>(s, shared_rows, y - 1);
-        Cost* current = cost_row<Cost, Shared>(s, shared_rows, y);
-        for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-            std::int64_t best = 0;
-            int best_d = 2;
-            for (int d = -1; d <= 1; ++d) {  // left first, strict improvement: the reference's rule
-                if (x + d < 0 || x + d >= s.width) continue;
-                const std::int64_t c = static_cast<std::int64_t>(above[x + d]) + (forward ? forward_cost(pixels, x, y, d) : 0);
-                if (best_d == 2 || c < best) {
-                    best = c;
-                    best_d = d;
-                }
-            }
-            current[x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
-            s.parent[row + x] = static_cast<std::int8_t>(best_d);
-        }
-        __syncthreads();
-    }
+__device__ void argmin_and_walk_back(const SeamState& s, const Cost* last, const int seam_index) {
     // Leftmost minimum of the last row.
     __shared__ std::int64_t best_value[kDpThreads / 32];
     __shared__ int best_x[kDpThreads / 32];
-    const Cost* last = cost_row<Cost, Shared>(s, shared_rows, s.height - 1);
     std::int64_t v = INT64_MAX;
     int bx = INT32_MAX;
     for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
@@ -120,6 +71,161 @@ __global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const
     }
 }
 
+__global__ void energy_kernel(const SeamState s) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= s.width) return;
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
+    s.pixel_energy[static_cast<std::size_t>(y) * s.stride + x] =
+        static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+}
+
+/// Everything a DP cell needs besides the row above, precomputed in parallel so the dependent
+/// chain of rows only waits on shared memory: the pixel's own energy and the three forward-energy
+/// transition costs (from the left, from above, from the right; zero for backward energies).
+struct CellTerms {
+    std::int16_t own, from_left, from_above, from_right;
+};
+
+__global__ void terms_kernel(const SeamState s, CellTerms* terms) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= s.width) return;
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
+    CellTerms t{};
+    if (s.energy == SeamEnergy::Forward) {
+        t.from_left = static_cast<std::int16_t>(forward_cost(pixels, x, y, -1));
+        t.from_above = static_cast<std::int16_t>(forward_cost(pixels, x, y, 0));
+        t.from_right = static_cast<std::int16_t>(forward_cost(pixels, x, y, 1));
+    } else {
+        t.own = static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+    }
+    terms[static_cast<std::size_t>(y) * s.stride + x] = t;
+}
+
+constexpr int kMaxCellsPerThread = 4;  ///< rows up to 4096 pixels take the prefetching DP
+
+// The DP with each thread's cells of the next row fetched into registers while the current row
+// is computed, so global-memory latency never sits on the chain of rows. Costs in shared memory.
+template <class Cost, int Cells>
+__global__ void __launch_bounds__(kDpThreads)
+    dp_prefetch_kernel(const SeamState s, const CellTerms* terms, const int seam_index) {
+    extern __shared__ unsigned char shared_bytes[];
+    Cost* rows = reinterpret_cast<Cost*>(shared_bytes);
+    const bool masks = s.protect != nullptr;
+    CellTerms next[Cells];
+    std::int64_t next_mask[Cells];
+    const auto fetch = [&](const int y) {
+        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+        for (int c = 0; c < Cells; ++c) {
+            const int x = threadIdx.x + c * blockDim.x;
+            if (x < s.width) {
+                next[c] = terms[row + x];
+                next_mask[c] = masks ? mask_term(s.protect[row + x], s.remove[row + x]) : 0;
+            }
+        }
+    };
+    fetch(0);
+    for (int c = 0; c < Cells; ++c) {
+        const int x = threadIdx.x + c * blockDim.x;
+        if (x < s.width)
+            rows[x] =
+                static_cast<Cost>(std::int64_t{next[c].own} + next_mask[c] + next[c].from_above);
+    }
+    if (s.height > 1) fetch(1);
+    __syncthreads();
+    for (int y = 1; y < s.height; ++y) {
+        CellTerms current[Cells];
+        std::int64_t current_mask[Cells];
+        for (int c = 0; c < Cells; ++c) {
+            current[c] = next[c];
+            current_mask[c] = next_mask[c];
+        }
+        if (y + 1 < s.height) fetch(y + 1);
+        const Cost* above = rows + ((y - 1) & 1) * s.width;
+        Cost* out = rows + (y & 1) * s.width;
+        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+        for (int c = 0; c < Cells; ++c) {
+            const int x = threadIdx.x + c * blockDim.x;
+            if (x >= s.width) continue;
+            // Left first, strict improvement: the reference's tie-break.
+            std::int64_t best = 0;
+            int best_d = 2;
+            if (x > 0) {
+                best = std::int64_t{above[x - 1]} + current[c].from_left;
+                best_d = -1;
+            }
+            const std::int64_t mid = std::int64_t{above[x]} + current[c].from_above;
+            if (best_d == 2 || mid < best) {
+                best = mid;
+                best_d = 0;
+            }
+            if (x + 1 < s.width) {
+                const std::int64_t right = std::int64_t{above[x + 1]} + current[c].from_right;
+                if (right < best) {
+                    best = right;
+                    best_d = 1;
+                }
+            }
+            out[x] = static_cast<Cost>(best + current[c].own + current_mask[c]);
+            s.parent[row + x] = static_cast<std::int8_t>(best_d);
+        }
+        __syncthreads();
+    }
+    argmin_and_walk_back<Cost>(s, rows + ((s.height - 1) & 1) * s.width, seam_index);
+}
+
+template <class Cost>
+__device__ std::int64_t own_cost(const SeamState& s, const std::size_t k) {
+    std::int64_t own = s.energy == SeamEnergy::Forward ? 0 : s.pixel_energy[k];
+    if (s.protect != nullptr) own += mask_term(s.protect[k], s.remove[k]);
+    return own;
+}
+
+// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, which takes
+// the global-memory round trip out of the chain of dependent rows; else the full map in global.
+template <class Cost, bool Shared>
+__device__ Cost* cost_row(const SeamState& s, Cost* shared_rows, const int y) {
+    if constexpr (Shared) return shared_rows + (y & 1) * s.width;
+    return static_cast<Cost*>(s.cost) + static_cast<std::size_t>(y) * s.stride;
+}
+
+template <class Cost, bool Shared>
+__global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const int seam_index) {
+    extern __shared__ unsigned char shared_bytes[];
+    Cost* shared_rows = reinterpret_cast<Cost*>(shared_bytes);
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
+    const bool forward = s.energy == SeamEnergy::Forward;
+    Cost* first = cost_row<Cost, Shared>(s, shared_rows, 0);
+    for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
+        first[x] =
+            static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
+    }
+    __syncthreads();
+    for (int y = 1; y < s.height; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+        const Cost* above = cost_row<Cost, Shared>(s, shared_rows, y - 1);
+        Cost* current = cost_row<Cost, Shared>(s, shared_rows, y);
+        for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
+            std::int64_t best = 0;
+            int best_d = 2;
+            for (int d = -1; d <= 1; ++d) {  // left first, strict improvement: the reference's rule
+                if (x + d < 0 || x + d >= s.width) continue;
+                const std::int64_t c = static_cast<std::int64_t>(above[x + d]) +
+                                       (forward ? forward_cost(pixels, x, y, d) : 0);
+                if (best_d == 2 || c < best) {
+                    best = c;
+                    best_d = d;
+                }
+            }
+            current[x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
+            s.parent[row + x] = static_cast<std::int8_t>(best_d);
+        }
+        __syncthreads();
+    }
+    argmin_and_walk_back<Cost>(s, cost_row<Cost, Shared>(s, shared_rows, s.height - 1), seam_index);
+}
+
 __global__ void remove_kernel(const SeamState s, const int seam_index) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
@@ -137,8 +243,8 @@ __global__ void remove_kernel(const SeamState s, const int seam_index) {
 }
 
 // One block per row: a block-wide prefix count of the kept pixels gives each its output column.
-__global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, const int width, const int count,
-                               Rgba8* dst, const int dst_stride) {
+__global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, const int width,
+                               const int count, Rgba8* dst, const int dst_stride) {
     __shared__ int warp_sums[32];
     __shared__ int carry;
     const int y = blockIdx.x;
@@ -168,6 +274,22 @@ __global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, cons
 
 // Two rows of costs in shared memory when they fit the device's opt-in limit (227 KiB on Hopper:
 // rows up to 29 000 pixels with 32-bit costs); otherwise the global-memory version.
+template <class Cost, int Cells>
+void launch_prefetch(const SeamState& s, const int seam_index, const std::size_t bytes,
+                     const cudaStream_t stream) {
+    static bool configured = false;
+    if (!configured) {
+        int device = 0, max_shared = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        cudaFuncSetAttribute(dp_prefetch_kernel<Cost, Cells>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared - 1024);
+        configured = true;
+    }
+    dp_prefetch_kernel<Cost, Cells>
+        <<<1, kDpThreads, bytes, stream>>>(s, static_cast<const CellTerms*>(s.terms), seam_index);
+}
+
 template <class Cost>
 void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stream) {
     static int max_shared = -1;  // per process: the device does not change under us
@@ -175,9 +297,37 @@ void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stre
         int device = 0;
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-        cudaFuncSetAttribute(dp_kernel<Cost, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared - 1024);
+        cudaFuncSetAttribute(dp_kernel<Cost, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             max_shared - 1024);
     }
     const std::size_t bytes = 2 * static_cast<std::size_t>(s.width) * sizeof(Cost);
+    const int cells = (s.width + kDpThreads - 1) / kDpThreads;
+    if (s.terms != nullptr && cells <= kMaxCellsPerThread &&
+        bytes + 1024 <= static_cast<std::size_t>(max_shared)) {
+        const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
+                             static_cast<unsigned>(s.height));
+        terms_kernel<<<rows_grid, 256, 0, stream>>>(s, static_cast<CellTerms*>(s.terms));
+        switch (cells) {
+            case 1:
+                launch_prefetch<Cost, 1>(s, seam_index, bytes, stream);
+                break;
+            case 2:
+                launch_prefetch<Cost, 2>(s, seam_index, bytes, stream);
+                break;
+            case 3:
+                launch_prefetch<Cost, 3>(s, seam_index, bytes, stream);
+                break;
+            default:
+                launch_prefetch<Cost, 4>(s, seam_index, bytes, stream);
+                break;
+        }
+        return;
+    }
+    if (s.energy != SeamEnergy::Forward) {
+        const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
+                             static_cast<unsigned>(s.height));
+        energy_kernel<<<rows_grid, 256, 0, stream>>>(s);
+    }
     if (bytes + 1024 <= static_cast<std::size_t>(max_shared)) {
         dp_kernel<Cost, true><<<1, kDpThreads, bytes, stream>>>(s, seam_index);
     } else {
@@ -187,9 +337,10 @@ void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stre
 
 }  // namespace
 
-cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index, const cudaStream_t stream) {
-    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
-    if (s.energy != SeamEnergy::Forward) energy_kernel<<<rows_grid, 256, 0, stream>>>(s);
+cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index,
+                                  const cudaStream_t stream) {
+    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
+                         static_cast<unsigned>(s.height));
     if (s.protect != nullptr) {
         launch_dp<std::int64_t>(s, seam_index, stream);
     } else {
@@ -199,9 +350,11 @@ cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index, cons
     return cudaGetLastError();
 }
 
-cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, const int width, const int height,
-                                const int count, Rgba8* dst, const int dst_stride, const cudaStream_t stream) {
-    compact_kernel<<<static_cast<unsigned>(height), 256, 0, stream>>>(src, order, width, count, dst, dst_stride);
+cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, const int width,
+                                const int height, const int count, Rgba8* dst, const int dst_stride,
+                                const cudaStream_t stream) {
+    compact_kernel<<<static_cast<unsigned>(height), 256, 0, stream>>>(src, order, width, count, dst,
+                                                                      dst_stride);
     return cudaGetLastError();
 }
 

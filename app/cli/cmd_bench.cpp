@@ -257,12 +257,17 @@ int bench_retarget(Context& ctx) {
         time_ms([&] { io::write_image((dir / "lacuna.png").string(), fast.image.view()); });
     double cuda_ms = -1;
     std::string cuda_check = "-";
-    const BackendInfo backend = lacuna::select_backend(ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
+    const BackendInfo backend = lacuna::select_backend(
+        ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
     if (backend.backend == Backend::Cuda) {
-        ops::RetargetResult warm = ops::retarget(image.view(), params, ops::CarveImplementation::Cuda);  // context, allocations
+        ops::RetargetResult warm = ops::retarget(
+            image.view(), params, ops::CarveImplementation::Cuda);  // context, allocations
         ops::RetargetResult on_gpu;
-        cuda_ms = time_ms([&] { on_gpu = ops::retarget(image.view(), params, ops::CarveImplementation::Cuda); });
-        cuda_check = equal_pixels<Rgba8>(on_gpu.image.view(), fast.image.view()) ? "identical to cpu fast" : "DIFFERS";
+        cuda_ms = time_ms(
+            [&] { on_gpu = ops::retarget(image.view(), params, ops::CarveImplementation::Cuda); });
+        cuda_check = equal_pixels<Rgba8>(on_gpu.image.view(), fast.image.view())
+                         ? "identical to cpu fast"
+                         : "DIFFERS";
     }
     double ref_ms = -1;
     std::string ref_check = "-";
@@ -281,8 +286,10 @@ int bench_retarget(Context& ctx) {
         const ops::CarveInput in{image.view(), nullptr, nullptr, *energy};
         const auto impl = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
                                                            : ops::CarveImplementation::Fast;
-        order_ms = time_ms([&] { order = ops::seam_order(in, ops::SeamDirection::Vertical, w - tw, impl); });
-        frame_ms = median_ms(15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
+        order_ms = time_ms(
+            [&] { order = ops::seam_order(in, ops::SeamDirection::Vertical, w - tw, impl); });
+        frame_ms = median_ms(
+            15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
         if (backend.backend == Backend::Cuda) {
             gpu_frame_ms = ops::CudaSeamSlider(image.view(), order).time_frame_ms((w - tw) / 2, 51);
         }
@@ -334,11 +341,12 @@ int bench_retarget(Context& ctx) {
         ctx.out << "ImageMagick with liblqr not found: no peer timing\n";
     }
     if (frame_ms > 0) {
-        std::snprintf(line, sizeof line,
-                      "\nslider: seam-order map for %d seams %.1f ms once (%s); one frame (compaction to "
-                      "%dx%d): cpu %.3f ms",
-                      w - tw, order_ms, backend.backend == Backend::Cuda ? "cuda" : "cpu fast",
-                      w - (w - tw) / 2, h, frame_ms);
+        std::snprintf(
+            line, sizeof line,
+            "\nslider: seam-order map for %d seams %.1f ms once (%s); one frame (compaction to "
+            "%dx%d): cpu %.3f ms",
+            w - tw, order_ms, backend.backend == Backend::Cuda ? "cuda" : "cpu fast",
+            w - (w - tw) / 2, h, frame_ms);
         ctx.out << line;
         if (gpu_frame_ms > 0) {
             std::snprintf(line, sizeof line, ", cuda %.4f ms (device time)", gpu_frame_ms);

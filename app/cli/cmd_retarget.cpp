@@ -88,14 +88,13 @@ int run_retarget(Context& ctx) {
     auto last_report = Clock::now();
     const auto carve_start = Clock::now();
     const ops::RetargetResult r =
-        ops::retarget(image.image.view(), p, implementation,
-                      [&](const int done, const int total) {
-                          if (ms_since(last_report) > 1000.0 && done < total) {
-                              ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                              last_report = Clock::now();
-                          }
-                          return true;
-                      });
+        ops::retarget(image.image.view(), p, implementation, [&](const int done, const int total) {
+            if (ms_since(last_report) > 1000.0 && done < total) {
+                ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+                last_report = Clock::now();
+            }
+            return true;
+        });
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();

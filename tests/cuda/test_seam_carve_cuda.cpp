@@ -20,7 +20,9 @@ ImageRgba8 test_image(const int w, const int h, const int levels, std::mt19937& 
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             // A smooth scene plus noise: long low-energy paths and ties both occur.
-            const auto q = [&](const int base) { return std::uint8_t(std::clamp(base + v(rng) * (64 / levels), 0, 255)); };
+            const auto q = [&](const int base) {
+                return std::uint8_t(std::clamp(base + v(rng) * (64 / levels), 0, 255));
+            };
             image.at(x, y) = Rgba8{q((x * 3) % 200), q((y * 5) % 180), q(((x + y) * 2) % 220), 255};
         }
     return image;
@@ -36,12 +38,18 @@ Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x
 QString compare(const SeamOrder& a, const SeamOrder& b) {
     if (a.seams != b.seams || a.width != b.width || a.height != b.height) return "shape differs";
     for (int s = 0; s < a.seams; ++s)
-        if (a.costs[s] != b.costs[s]) return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
+        if (a.costs[s] != b.costs[s])
+            return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
     for (int y = 0; y < a.height; ++y)
         for (int x = 0; x < a.width; ++x)
             if (a.order.at(x, y) != b.order.at(x, y))
-                return QString("order at %1,%2: %3 vs %4").arg(x).arg(y).arg(a.order.at(x, y)).arg(b.order.at(x, y));
-    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed) return "mask counts differ";
+                return QString("order at %1,%2: %3 vs %4")
+                    .arg(x)
+                    .arg(y)
+                    .arg(a.order.at(x, y))
+                    .arg(b.order.at(x, y));
+    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed)
+        return "mask counts differ";
     return {};
 }
 
@@ -51,36 +59,50 @@ class TestSeamCarveCuda : public QObject {
     Q_OBJECT
     std::mt19937 rng_{99};
 
-private slots:
+  private slots:
     void initTestCase() {
         const BackendInfo info = select_backend(BackendRequest::Auto);
-        if (info.backend != Backend::Cuda) QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
+        if (info.backend != Backend::Cuda)
+            QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(info.reason)));
     }
 
     void cuda_equals_cpu() {
         struct Case {
             int w, h, levels, seams;
         };
-        const Case cases[] = {{2, 5, 4, 1}, {13, 1, 256, 6}, {1, 31, 256, 0}, {37, 23, 3, 20}, {64, 33, 256, 40},
-                              {641, 479, 8, 200}, {1500, 1100, 16, 30}};
+        const Case cases[] = {{2, 5, 4, 1},         {13, 1, 256, 6},   {1, 31, 256, 0},
+                              {37, 23, 3, 20},      {64, 33, 256, 40}, {641, 479, 8, 200},
+                              {1500, 1100, 16, 30}, {4500, 40, 16, 3}};  // wider than 4096: the DP
+                                                                         // without prefetching
         int compared = 0;
         for (const Case& c : cases) {
             const ImageRgba8 img = test_image(c.w, c.h, c.levels, rng_);
-            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
-                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                     const int extent = dir == SeamDirection::Vertical ? c.w : c.h;
                     const int seams = std::min(c.seams, extent - 1);
                     if (seams < 0) continue;
                     const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
-                    const Mask remove = rect_mask(c.w, c.h, c.w * 3 / 4, 0, std::min(c.w, c.w * 3 / 4 + 2), c.h);
+                    const Mask remove =
+                        rect_mask(c.w, c.h, c.w * 3 / 4, 0, std::min(c.w, c.w * 3 / 4 + 2), c.h);
                     for (const bool masks : {false, true}) {
-                        const CarveInput in{img.view(), masks ? &protect : nullptr, masks ? &remove : nullptr, kind};
-                        const SeamOrder gold = c.w * c.h <= 5000 ? seam_order_reference(in, dir, seams) : seam_order_fast(in, dir, seams);
+                        const CarveInput in{img.view(), masks ? &protect : nullptr,
+                                            masks ? &remove : nullptr, kind};
+                        const SeamOrder gold = c.w * c.h <= 5000
+                                                   ? seam_order_reference(in, dir, seams)
+                                                   : seam_order_fast(in, dir, seams);
                         const QString diff = compare(gold, seam_order_cuda(in, dir, seams));
-                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 %3 %4 masks %5: %6").arg(c.w).arg(c.h)
-                                                                 .arg(QString::fromStdString(to_string(kind)))
-                                                                 .arg(dir == SeamDirection::Vertical ? "vertical" : "horizontal")
-                                                                 .arg(masks).arg(diff)));
+                        QVERIFY2(diff.isEmpty(),
+                                 qPrintable(QString("%1x%2 %3 %4 masks %5: %6")
+                                                .arg(c.w)
+                                                .arg(c.h)
+                                                .arg(QString::fromStdString(to_string(kind)))
+                                                .arg(dir == SeamDirection::Vertical ? "vertical"
+                                                                                    : "horizontal")
+                                                .arg(masks)
+                                                .arg(diff)));
                         ++compared;
                     }
                 }
@@ -92,10 +114,13 @@ private slots:
     void slider_frames_equal_cpu_compaction() {
         for (const auto& [w, h] : {std::pair{9, 4}, {333, 101}, {1921, 1081}}) {
             const ImageRgba8 img = test_image(w, h, 32, rng_);
-            const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, SeamDirection::Vertical, w / 2);
+            const SeamOrder order =
+                seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                SeamDirection::Vertical, w / 2);
             CudaSeamSlider slider(img.view(), order);
             for (const int k : {0, 1, w / 4, w / 2}) {
-                QVERIFY2(equal_pixels<Rgba8>(remove_seams<Rgba8>(img.view(), order, k).view(), slider.frame(k).view()),
+                QVERIFY2(equal_pixels<Rgba8>(remove_seams<Rgba8>(img.view(), order, k).view(),
+                                             slider.frame(k).view()),
                          qPrintable(QString("%1x%2 minus %3").arg(w).arg(h).arg(k)));
             }
             QVERIFY_THROWS_EXCEPTION(Error, slider.frame(w / 2 + 1));

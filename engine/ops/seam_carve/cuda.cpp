@@ -25,7 +25,8 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     const bool masks = in.protect != nullptr || in.remove != nullptr;
 
     std::vector<Rgba8> host_image(n);
-    for (int y = 0; y < h; ++y) std::copy_n(in.image.row(y), W, host_image.begin() + static_cast<std::ptrdiff_t>(y) * W);
+    for (int y = 0; y < h; ++y)
+        std::copy_n(in.image.row(y), W, host_image.begin() + static_cast<std::ptrdiff_t>(y) * W);
     std::vector<std::int32_t> host_index(n);
     std::iota(host_index.begin(), host_index.end(), 0);
 
@@ -33,7 +34,8 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     DeviceBuffer<std::int32_t> index[2];
     DeviceBuffer<std::uint8_t> protect[2], remove[2];
     DeviceBuffer<std::int16_t> energy;
-    DeviceBuffer<std::int64_t> cost;  // int32 costs use the first half
+    DeviceBuffer<std::int64_t> cost;   // int32 costs use the first half
+    DeviceBuffer<std::int64_t> terms;  // one 8-byte CellTerms per pixel
     DeviceBuffer<std::int8_t> parent;
     DeviceBuffer<std::int32_t> seam, order, crossed;
     DeviceBuffer<std::int64_t> seam_costs;
@@ -56,6 +58,7 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     }
     energy.reserve(n);
     cost.reserve(n);
+    terms.reserve(n);
     parent.reserve(n);
     seam.reserve(static_cast<std::size_t>(h));
     const std::vector<std::int32_t> never(n, kNeverRemoved);
@@ -69,6 +72,7 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     s.energy = in.energy;
     s.pixel_energy = energy.data();
     s.cost = cost.data();
+    s.terms = terms.data();
     s.parent = parent.data();
     s.seam = seam.data();
     s.order = order.data();
@@ -100,7 +104,8 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     std::vector<std::int32_t> host_order(n);
     order.download(host_order.data(), n);  // synchronises: the first wait since the upload
     for (int y = 0; y < h; ++y) {
-        std::copy_n(host_order.begin() + static_cast<std::ptrdiff_t>(y) * W, W, result.order.row(y));
+        std::copy_n(host_order.begin() + static_cast<std::ptrdiff_t>(y) * W, W,
+                    result.order.row(y));
     }
     if (seams > 0) {
         result.costs.resize(static_cast<std::size_t>(seams));
@@ -128,15 +133,19 @@ struct CudaSeamSlider::Impl {
 
 CudaSeamSlider::CudaSeamSlider(const ImageView<const Rgba8> image, const SeamOrder& order)
     : impl_(std::make_unique<Impl>()) {
-    if (order.direction != SeamDirection::Vertical || order.width != image.width || order.height != image.height) {
-        throw Error(ErrorCode::InvalidArgument, "the slider needs the vertical seam order of this image");
+    if (order.direction != SeamDirection::Vertical || order.width != image.width ||
+        order.height != image.height) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "the slider needs the vertical seam order of this image");
     }
     const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
     std::vector<Rgba8> pixels(n);
     std::vector<std::int32_t> ranks(n);
     for (int y = 0; y < image.height; ++y) {
-        std::copy_n(image.row(y), image.width, pixels.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
-        std::copy_n(order.order.row(y), image.width, ranks.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
+        std::copy_n(image.row(y), image.width,
+                    pixels.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
+        std::copy_n(order.order.row(y), image.width,
+                    ranks.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
     }
     impl_->width = image.width;
     impl_->height = image.height;
@@ -150,25 +159,28 @@ CudaSeamSlider::~CudaSeamSlider() = default;
 
 ImageRgba8 CudaSeamSlider::frame(const int count) {
     if (count < 0 || count > impl_->seams) {
-        throw Error(ErrorCode::InvalidArgument, "the slider holds " + std::to_string(impl_->seams) + " seams, not " + std::to_string(count));
+        throw Error(ErrorCode::InvalidArgument, "the slider holds " + std::to_string(impl_->seams) +
+                                                    " seams, not " + std::to_string(count));
     }
     const int w = impl_->width - count;
-    cuda_check(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width, impl_->height, count,
-                                            impl_->frame.data(), w, nullptr),
+    cuda_check(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
+                                            impl_->height, count, impl_->frame.data(), w, nullptr),
                "compaction kernel");
     std::vector<Rgba8> pixels(static_cast<std::size_t>(w) * impl_->height);
     impl_->frame.download(pixels.data(), pixels.size());
     ImageRgba8 out(w, impl_->height);
-    for (int y = 0; y < impl_->height; ++y) std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * w, w, out.row(y));
+    for (int y = 0; y < impl_->height; ++y)
+        std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * w, w, out.row(y));
     return out;
 }
 
 double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
     const int w = impl_->width - count;
     const auto launch = [&] {
-        cuda_check(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width, impl_->height,
-                                                count, impl_->frame.data(), w, nullptr),
-                   "compaction kernel");
+        cuda_check(
+            kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
+                                         impl_->height, count, impl_->frame.data(), w, nullptr),
+            "compaction kernel");
     };
     cudaEvent_t start = nullptr, stop = nullptr;
     cuda_check(cudaEventCreate(&start), "creating a CUDA event");
@@ -186,7 +198,8 @@ double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
     return times[times.size() / 2];
 }
 

@@ -12,7 +12,11 @@ CudaSeamSlider::CudaSeamSlider(ImageView<const Rgba8>, const SeamOrder&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 CudaSeamSlider::~CudaSeamSlider() = default;
-ImageRgba8 CudaSeamSlider::frame(int) { return {}; }
-double CudaSeamSlider::time_frame_ms(int, int) { return 0; }
+ImageRgba8 CudaSeamSlider::frame(int) {
+    return {};
+}
+double CudaSeamSlider::time_frame_ms(int, int) {
+    return 0;
+}
 
 }  // namespace lacuna::ops

@@ -76,7 +76,7 @@ Image<T> insert_seams_nearest(ImageView<const T> image, const SeamOrder& order, 
 /// The editor's slider on the GPU: the image and its vertical seam order live on the device; each
 /// frame is one compaction kernel.
 class CudaSeamSlider {
-public:
+  public:
     CudaSeamSlider(ImageView<const Rgba8> image, const SeamOrder& order);
     ~CudaSeamSlider();
     CudaSeamSlider(const CudaSeamSlider&) = delete;
@@ -86,7 +86,7 @@ public:
     /// Median device time of one frame (CUDA events, after a warm-up).
     double time_frame_ms(int count, int repeats);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

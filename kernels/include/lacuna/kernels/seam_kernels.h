@@ -26,11 +26,12 @@ struct SeamState {
     const std::uint8_t* remove = nullptr;
     std::uint8_t* remove_out = nullptr;
     std::int16_t* pixel_energy = nullptr;  ///< scratch, stride × height
-    void* cost = nullptr;                  ///< int32 without masks, int64 with
-    std::int8_t* parent = nullptr;         ///< scratch, stride × height
-    std::int32_t* seam = nullptr;          ///< height
-    std::int32_t* order = nullptr;         ///< original stride × height: seam index per pixel
-    std::int64_t* seam_costs = nullptr;    ///< per seam
+    void* terms = nullptr;          ///< scratch, 8 bytes × stride × height (per-cell DP terms)
+    void* cost = nullptr;           ///< int32 without masks, int64 with
+    std::int8_t* parent = nullptr;  ///< scratch, stride × height
+    std::int32_t* seam = nullptr;   ///< height
+    std::int32_t* order = nullptr;  ///< original stride × height: seam index per pixel
+    std::int64_t* seam_costs = nullptr;  ///< per seam
     std::int32_t* protected_crossed = nullptr;
     std::int32_t* remove_crossed = nullptr;
 };
@@ -42,7 +43,7 @@ cudaError_t launch_carve_one_seam(const SeamState& state, int s, cudaStream_t st
 
 /// The slider's compaction: keeps the pixels whose order is >= count, row by row (one block per
 /// row). `dst` has row stride `dst_stride`.
-cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, int width, int height, int count,
-                                Rgba8* dst, int dst_stride, cudaStream_t stream);
+cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, int width, int height,
+                                int count, Rgba8* dst, int dst_stride, cudaStream_t stream);
 
 }  // namespace lacuna::kernels
