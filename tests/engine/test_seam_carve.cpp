@@ -5,6 +5,8 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "seam_test_util.hpp"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -12,6 +14,8 @@
 
 using namespace lacuna;
 using namespace lacuna::ops;
+using lacuna::test::compare;
+using lacuna::test::rect_mask;
 
 namespace {
 
@@ -24,13 +28,6 @@ ImageRgba8 random_image(const int w, const int h, const int levels, std::mt19937
             image.at(x, y) = Rgba8{q(), q(), q(), 255};
         }
     return image;
-}
-
-Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x1, const int y1) {
-    Mask m(w, h, 0);
-    for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) m.at(x, y) = 255;
-    return m;
 }
 
 // The cost of one vertical seam (x per row) computed independently of any DP.
@@ -89,24 +86,6 @@ std::vector<int> seam_of(const SeamOrder& order, const int s) {
         for (int x = 0; x < order.width; ++x)
             if (order.order.at(x, y) == s) xs[y] = x;
     return xs;
-}
-
-QString compare(const SeamOrder& a, const SeamOrder& b) {
-    if (a.seams != b.seams || a.width != b.width || a.height != b.height) return "shape differs";
-    for (int s = 0; s < a.seams; ++s)
-        if (a.costs[s] != b.costs[s])
-            return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            if (a.order.at(x, y) != b.order.at(x, y))
-                return QString("order at %1,%2: %3 vs %4")
-                    .arg(x)
-                    .arg(y)
-                    .arg(a.order.at(x, y))
-                    .arg(b.order.at(x, y));
-    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed)
-        return "mask counts differ";
-    return {};
 }
 
 const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,

@@ -116,15 +116,7 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     const std::size_t per_plane = positions * static_cast<std::size_t>(plan.mapping.bins);
     impl_->launch_line(a, per_plane * plan.planes.size());
 
-    LineHistogram result;
-    result.bins = plan.mapping.bins;
-    result.positions = plan.geometry.positions;
-    result.range_lo = plan.mapping.lo;
-    result.range_hi = plan.mapping.hi;
-    result.geometry = plan.geometry;
-    result.clipped = plan.clipped;
-    result.requested_from = params.from;
-    result.requested_to = params.to;
+    LineHistogram result = empty_result(plan, params);
     std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
     std::vector<float> profile(slots * 4);
     std::vector<std::uint32_t> samples(slots * 3);
@@ -161,13 +153,7 @@ DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParam
     const std::size_t per_plane =
         static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
     impl_->launch_direction(a, per_plane * plan.planes.size());
-    DirectionHistogram result;
-    result.bins = plan.mapping.bins;
-    result.positions = plan.geometry.extent;
-    result.range_lo = plan.mapping.lo;
-    result.range_hi = plan.mapping.hi;
-    result.geometry = plan.geometry;
-    result.channels = plan.planes;
+    DirectionHistogram result = empty_result(plan);
     std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
     unsigned long long counters[2] = {};
     impl_->counts.download(counts.data(), counts.size());
@@ -182,40 +168,13 @@ DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParam
     return result;
 }
 
-namespace {
-// Median of `repeats` timings of `launch`, measured with CUDA events after one warm-up run.
-template <class Launch>
-double median_kernel_ms(const int repeats, Launch&& launch) {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cuda_check(cudaEventCreate(&start), "creating a CUDA event");
-    cuda_check(cudaEventCreate(&stop), "creating a CUDA event");
-    launch();
-    cuda_check(cudaDeviceSynchronize(), "warm-up");
-    std::vector<float> times;
-    for (int r = 0; r < std::max(repeats, 1); ++r) {
-        cudaEventRecord(start);
-        launch();
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        times.push_back(ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                     times.end());
-    return times[times.size() / 2];
-}
-}  // namespace
-
 double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params,
                                                const int repeats) {
     const LinePlan plan = plan_line(impl_->source, params);
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
-    return median_kernel_ms(repeats, [&] { impl_->launch_line(a, total); });
+    return lacuna::detail::median_event_ms(repeats, [&] { impl_->launch_line(a, total); });
 }
 
 double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params,
@@ -224,7 +183,7 @@ double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramPara
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
-    return median_kernel_ms(repeats, [&] { impl_->launch_direction(a, total); });
+    return lacuna::detail::median_event_ms(repeats, [&] { impl_->launch_direction(a, total); });
 }
 
 }  // namespace lacuna::ops

@@ -238,6 +238,30 @@ DirectionPlan plan_direction(const HistogramSource& source,
     return plan;
 }
 
+LineHistogram empty_result(const LinePlan& plan, const LineHistogramParams& params) {
+    LineHistogram result;
+    result.bins = plan.mapping.bins;
+    result.positions = plan.geometry.positions;
+    result.range_lo = plan.mapping.lo;
+    result.range_hi = plan.mapping.hi;
+    result.geometry = plan.geometry;
+    result.clipped = plan.clipped;
+    result.requested_from = params.from;
+    result.requested_to = params.to;
+    return result;
+}
+
+DirectionHistogram empty_result(const DirectionPlan& plan) {
+    DirectionHistogram result;
+    result.bins = plan.mapping.bins;
+    result.positions = plan.geometry.extent;
+    result.range_lo = plan.mapping.lo;
+    result.range_hi = plan.mapping.hi;
+    result.geometry = plan.geometry;
+    result.channels = plan.planes;
+    return result;
+}
+
 DirectionColumn direction_column_of(const int width, const int height, const Point2 from,
                                     const Point2 to) {
     if (from.x == to.x && from.y == to.y)

@@ -10,15 +10,7 @@ LineHistogram line_histogram_reference(const HistogramSource& source,
                                        const LineHistogramParams& params) {
     const LinePlan plan = plan_line(source, params);
     const LineGeometry& g = plan.geometry;
-    LineHistogram result;
-    result.bins = plan.mapping.bins;
-    result.positions = g.positions;
-    result.range_lo = plan.mapping.lo;
-    result.range_hi = plan.mapping.hi;
-    result.geometry = g;
-    result.clipped = plan.clipped;
-    result.requested_from = params.from;
-    result.requested_to = params.to;
+    LineHistogram result = empty_result(plan, params);
 
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
         const ImageView<const float> plane = source.plane(plan.planes[c]).view();
@@ -69,13 +61,7 @@ DirectionHistogram direction_histogram_reference(const HistogramSource& source,
                                                  const DirectionHistogramParams& params) {
     const DirectionPlan plan = plan_direction(source, params);
     const DirectionGeometry& g = plan.geometry;
-    DirectionHistogram result;
-    result.bins = plan.mapping.bins;
-    result.positions = g.extent;
-    result.range_lo = plan.mapping.lo;
-    result.range_hi = plan.mapping.hi;
-    result.geometry = g;
-    result.channels = plan.planes;
+    DirectionHistogram result = empty_result(plan);
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
         const ImageView<const float> plane = source.plane(plan.planes[c]).view();
         std::vector<std::uint32_t> counts(static_cast<std::size_t>(g.extent) * result.bins, 0);

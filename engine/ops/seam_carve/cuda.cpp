@@ -182,25 +182,7 @@ double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
                                          impl_->height, count, impl_->frame.data(), w, nullptr),
             "compaction kernel");
     };
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cuda_check(cudaEventCreate(&start), "creating a CUDA event");
-    cuda_check(cudaEventCreate(&stop), "creating a CUDA event");
-    launch();
-    std::vector<float> times;
-    for (int r = 0; r < std::max(1, repeats); ++r) {
-        cudaEventRecord(start);
-        launch();
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        times.push_back(ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                     times.end());
-    return times[times.size() / 2];
+    return lacuna::detail::median_event_ms(repeats, launch);
 }
 
 }  // namespace lacuna::ops

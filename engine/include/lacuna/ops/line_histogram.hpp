@@ -142,6 +142,11 @@ DirectionPlan plan_direction(const HistogramSource& source, const DirectionHisto
 
 DirectionColumn direction_column_of(int width, int height, Point2 from, Point2 to);
 
+/// A result with its shape and description filled from the plan and no counts yet: what every
+/// implementation starts from.
+LineHistogram empty_result(const LinePlan& plan, const LineHistogramParams& params);
+DirectionHistogram empty_result(const DirectionPlan& plan);
+
 // ---- implementations ----
 
 /// The gold standard: single-threaded, straightforward loops.

@@ -1,0 +1,38 @@
+// Helpers shared by the CPU and CUDA seam-carving tests: masks and exact comparison of orders.
+#pragma once
+
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <QString>
+
+namespace lacuna::test {
+
+inline Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x1,
+                      const int y1) {
+    Mask m(w, h, 0);
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) m.at(x, y) = 255;
+    return m;
+}
+
+/// Empty when both orders are identical (costs, every pixel's rank, mask counts); else the first
+/// difference.
+inline QString compare(const ops::SeamOrder& a, const ops::SeamOrder& b) {
+    if (a.seams != b.seams || a.width != b.width || a.height != b.height) return "shape differs";
+    for (int s = 0; s < a.seams; ++s)
+        if (a.costs[s] != b.costs[s])
+            return QString("seam %1 cost %2 vs %3").arg(s).arg(a.costs[s]).arg(b.costs[s]);
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            if (a.order.at(x, y) != b.order.at(x, y))
+                return QString("order at %1,%2: %3 vs %4")
+                    .arg(x)
+                    .arg(y)
+                    .arg(a.order.at(x, y))
+                    .arg(b.order.at(x, y));
+    if (a.protected_crossed != b.protected_crossed || a.remove_crossed != b.remove_crossed)
+        return "mask counts differ";
+    return {};
+}
+
+}  // namespace lacuna::test
