@@ -304,7 +304,6 @@ int bench_retarget(Context& ctx) {
 
     char line[256];
     ctx.out << "device: " << backend.describe() << "\n";
-    ctx.out << "device: " << backend.describe() << "\n";
     ctx.out << "lacuna bench retarget: " << path << " resized to " << w << "x" << h << " -> " << tw
             << "x" << th << " (" << seams << " seams, " << energy_name << " energy) on "
             << worker_count() << " CPU threads\n";
