@@ -2,6 +2,7 @@
 // exactly; the mean (summed as a tree on the GPU) within one float ulp.
 // Odd sizes, 1-pixel-wide images, pitched device planes, both samplings, bins beyond shared memory.
 #include "../engine/histogram_test_util.hpp"
+#include "../engine/ppm.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
@@ -59,6 +60,27 @@ class TestLineHistogramCuda : public QObject {
             }
         }
         QVERIFY2(compared >= 35, qPrintable(QString::number(compared)));
+    }
+
+    void real_photo_equals_reference() {
+        const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
+        QCOMPARE(photo.width(), 160);
+        const HistogramSource source(photo.view());
+        CudaLineHistogrammer gpu(source);
+        LineHistogramParams p;
+        p.from = {3.5, 110.25};
+        p.to = {150.75, 4.5};
+        p.band_width = 21;
+        p.channel = HistogramChannel::Rgb;
+        for (const Sampling s : {Sampling::Nearest, Sampling::Bilinear}) {
+            p.sampling = s;
+            const QString diff = test::compare(line_histogram_reference(source, p), gpu.line(p), 1);
+            QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        }
+        DirectionHistogramParams d;
+        d.angle_degrees = 33;
+        QVERIFY(
+            test::compare(direction_histogram_reference(source, d), gpu.direction(d)).isEmpty());
     }
 
     void measurement_line_equals_reference() {

@@ -5,6 +5,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "../engine/ppm.hpp"
 #include "../engine/seam_test_util.hpp"
 
 #include <QtTest>
@@ -88,6 +89,24 @@ class TestSeamCarveCuda : public QObject {
             }
         }
         QVERIFY(compared >= 100);
+    }
+
+    void real_photo_equals_cpu() {
+        const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
+        QCOMPARE(photo.width(), 160);
+        const Mask protect = rect_mask(160, 120, 60, 30, 100, 90);
+        for (const SeamEnergy kind :
+             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                for (const bool masks : {false, true}) {
+                    const CarveInput in{photo.view(), masks ? &protect : nullptr, nullptr, kind};
+                    const int seams = dir == SeamDirection::Vertical ? 80 : 60;
+                    const QString diff = compare(seam_order_reference(in, dir, seams),
+                                                 seam_order_cuda(in, dir, seams));
+                    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+                }
+            }
+        }
     }
 
     void slider_frames_equal_cpu_compaction() {
