@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
@@ -23,22 +24,6 @@
 
 namespace lacuna::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double time_ms(const std::function<void()>& f) {
-    const auto t = Clock::now();
-    f();
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-double median_ms(const int repeats, const std::function<void()>& f) {
-    std::vector<double> times;
-    for (int r = 0; r < std::max(1, repeats); ++r) times.push_back(time_ms(f));
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                     times.end());
-    return times[times.size() / 2];
-}
 
 struct Row {
     std::string bench_case;

@@ -4,6 +4,7 @@
 #include "heatmap.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -16,11 +17,6 @@
 
 namespace lacuna::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(const Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 // A photo is read as RGBA; a single-channel image with more than 8 bits (a temperature map, a CT
 // slice) keeps its values.

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -13,11 +14,6 @@
 
 namespace lacuna::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(const Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 /// "640" (pixels) or "50%" (of the original).
 int parse_extent(const std::string& option, const std::string& text, const int original) {

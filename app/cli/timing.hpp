@@ -1,0 +1,32 @@
+// Wall-clock timing for the CLI's --json reports and benchmarks.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <vector>
+
+namespace lacuna::cli {
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_since(const Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+inline double time_ms(const std::function<void()>& f) {
+    const auto start = Clock::now();
+    f();
+    return ms_since(start);
+}
+
+/// Median of `repeats` timed runs (at least one).
+inline double median_ms(const int repeats, const std::function<void()>& f) {
+    std::vector<double> times;
+    for (int r = 0; r < std::max(1, repeats); ++r) times.push_back(time_ms(f));
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
+    return times[times.size() / 2];
+}
+
+}  // namespace lacuna::cli
