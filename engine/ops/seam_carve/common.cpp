@@ -167,11 +167,7 @@ struct Working {
     Image<std::int32_t> index;  ///< original linear index of each pixel (for the overlay)
     std::int64_t cost = 0;
     std::int64_t protected_removed = 0;
-    struct Mark {
-        std::int32_t original;
-        Rgba8 colour;
-    };
-    std::vector<Mark> marks;  ///< overlay marks, applied at the end
+    std::optional<ImageRgba8> overlay;  ///< the original with the seams painted, when asked for
 };
 
 constexpr Rgba8 kRemovedVertical{255, 40, 40, 255};
@@ -187,24 +183,26 @@ CarveInput input_of(const Working& w, const SeamEnergy energy) {
     return in;
 }
 
-void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8 colour,
-                const bool want) {
-    if (!want) return;
+// Paints the pixels of the first `count` seams at their original positions.
+void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8 colour) {
+    if (!w.overlay) return;
+    const int original_width = w.overlay->width();
     for (int y = 0; y < w.index.height(); ++y) {
         for (int x = 0; x < w.index.width(); ++x) {
-            if (order.order.at(x, y) < count) w.marks.push_back({w.index.at(x, y), colour});
+            if (order.order.at(x, y) < count) {
+                const std::int32_t original = w.index.at(x, y);
+                w.overlay->at(original % original_width, original / original_width) = colour;
+            }
         }
     }
 }
 
 void shrink(Working& w, const SeamDirection dir, const int count, const SeamEnergy energy,
-            const CarveImplementation impl, const CarveProgress& progress,
-            const bool want_overlay) {
+            const CarveImplementation impl, const CarveProgress& progress) {
     if (count <= 0) return;
     const SeamOrder order = seam_order(input_of(w, energy), dir, count, impl, progress);
     mark_seams(w, order, count,
-               dir == SeamDirection::Vertical ? kRemovedVertical : kRemovedHorizontal,
-               want_overlay);
+               dir == SeamDirection::Vertical ? kRemovedVertical : kRemovedHorizontal);
     w.cost += std::accumulate(order.costs.begin(), order.costs.end(), std::int64_t{0});
     w.protected_removed += std::accumulate(order.protected_crossed.begin(),
                                            order.protected_crossed.end(), std::int64_t{0});
@@ -217,8 +215,7 @@ void shrink(Working& w, const SeamDirection dir, const int count, const SeamEner
 // Avidan & Shamir: duplicate the k cheapest seams; at most half the current size per step, so the
 // same low-energy seam is not stretched again and again.
 void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEnergy energy,
-             const CarveImplementation impl, const CarveProgress& progress,
-             const bool want_overlay) {
+             const CarveImplementation impl, const CarveProgress& progress) {
     const auto extent = [&] {
         return dir == SeamDirection::Vertical ? w.image.width() : w.image.height();
     };
@@ -229,7 +226,7 @@ void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEn
                     " cannot be enlarged by seams");
         const int step = std::min(target - extent(), std::max(1, extent() / 2));
         const SeamOrder order = seam_order(input_of(w, energy), dir, step, impl, progress);
-        mark_seams(w, order, step, kInserted, want_overlay);
+        mark_seams(w, order, step, kInserted);
         w.image = insert_seams(w.image.view(), order, step);
         w.index = insert_seams_nearest<std::int32_t>(w.index.view(), order, step);
         if (w.protect)
@@ -270,6 +267,7 @@ Working start(const ImageView<const Rgba8> image, const RetargetParams& p) {
     w.image = clone(image);
     if (p.protect) w.protect = *p.protect;
     if (p.remove) w.remove = *p.remove;
+    if (p.want_overlay) w.overlay = clone(image);
     w.index = Image<std::int32_t>(image.width, image.height);
     for (int y = 0; y < image.height; ++y)
         for (int x = 0; x < image.width; ++x) w.index.at(x, y) = y * image.width + x;
@@ -289,10 +287,8 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
             width_first ? SeamDirection::Vertical : SeamDirection::Horizontal;
         const SeamDirection second =
             width_first ? SeamDirection::Horizontal : SeamDirection::Vertical;
-        shrink(w, first, width_first ? shrink_w : shrink_h, p.energy, impl, progress,
-               p.want_overlay);
-        shrink(w, second, width_first ? shrink_h : shrink_w, p.energy, impl, progress,
-               p.want_overlay);
+        shrink(w, first, width_first ? shrink_w : shrink_h, p.energy, impl, progress);
+        shrink(w, second, width_first ? shrink_h : shrink_w, p.energy, impl, progress);
         return w;
     };
     Working w = run(true);
@@ -306,8 +302,8 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
             width_first = false;
         }
     }
-    enlarge(w, SeamDirection::Vertical, p.width, p.energy, impl, progress, p.want_overlay);
-    enlarge(w, SeamDirection::Horizontal, p.height, p.energy, impl, progress, p.want_overlay);
+    enlarge(w, SeamDirection::Vertical, p.width, p.energy, impl, progress);
+    enlarge(w, SeamDirection::Horizontal, p.height, p.energy, impl, progress);
 
     RetargetResult r;
     r.seams_removed_vertical = shrink_w;
@@ -327,11 +323,7 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
         r.notes.push_back(std::to_string(r.remove_left) +
                           " pixels marked for removal remain; remove more seams to clear them");
     }
-    if (p.want_overlay) {
-        r.overlay = clone(image);
-        for (const auto& m : w.marks)
-            r.overlay.at(m.original % image.width, m.original / image.width) = m.colour;
-    }
+    if (w.overlay) r.overlay = std::move(*w.overlay);
     r.image = std::move(w.image);
     return r;
 }
