@@ -1,4 +1,4 @@
-// Seam carving on the device, one seam at a time with no host round trip: energies, the
+// Seam carving on the device, one seam at a time with no host round trip: per-cell terms, the
 // cumulative-cost map in a single block that walks down the rows (the DP is a chain of dependent
 // rows: one block with barriers beats a launch per row, see docs/GPU.md), the leftmost argmin and
 // the walk back in that same block, then an out-of-place removal. Integer costs and the CPU's
@@ -71,18 +71,10 @@ __device__ void argmin_and_walk_back(const SeamState& s, const Cost* last, const
     }
 }
 
-__global__ void energy_kernel(const SeamState s) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
-    if (x >= s.width) return;
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    s.pixel_energy[static_cast<std::size_t>(y) * s.stride + x] =
-        static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
-}
-
 /// Everything a DP cell needs besides the row above, precomputed in parallel so the dependent
-/// chain of rows only waits on shared memory: the pixel's own energy and the three forward-energy
-/// transition costs (from the left, from above, from the right; zero for backward energies).
+/// chain of rows does not recompute it: the pixel's own energy (with its mask term) and the three
+/// forward-energy transition costs (from the left, from above, from the right; zero for the
+/// backward energies).
 struct CellTerms {
     std::int16_t own, from_left, from_above, from_right;
 };
@@ -103,16 +95,44 @@ __global__ void terms_kernel(const SeamState s, CellTerms* terms) {
     terms[static_cast<std::size_t>(y) * s.stride + x] = t;
 }
 
-constexpr int kMaxCellsPerThread = 4;  ///< rows up to 4096 pixels take the prefetching DP
+__device__ std::int64_t mask_of(const SeamState& s, const std::size_t k) {
+    return s.protect != nullptr ? mask_term(s.protect[k], s.remove[k]) : 0;
+}
 
-// The DP with each thread's cells of the next row fetched into registers while the current row
-// is computed, so global-memory latency never sits on the chain of rows. Costs in shared memory.
+/// One cell of the recurrence with the reference's tie-break (left first, strict improvement).
+/// Returns the cell's cost; `parent` receives -1, 0 or 1.
+template <class Cost>
+__device__ std::int64_t dp_cell(const Cost* above, const int x, const int width, const CellTerms t,
+                                const std::int64_t mask, int& parent) {
+    std::int64_t best = 0;
+    parent = 2;
+    if (x > 0) {
+        best = std::int64_t{above[x - 1]} + t.from_left;
+        parent = -1;
+    }
+    const std::int64_t mid = std::int64_t{above[x]} + t.from_above;
+    if (parent == 2 || mid < best) {
+        best = mid;
+        parent = 0;
+    }
+    if (x + 1 < width) {
+        const std::int64_t right = std::int64_t{above[x + 1]} + t.from_right;
+        if (right < best) {
+            best = right;
+            parent = 1;
+        }
+    }
+    return best + t.own + mask;
+}
+
+// Rows up to 4 × 1024 pixels (up to 4 cells per thread, see launch_dp): each thread's cells of the
+// next row are fetched into registers while the current row is computed, so global-memory latency
+// never sits on the chain of rows; costs live in shared memory (two rows, ping-pong).
 template <class Cost, int Cells>
 __global__ void __launch_bounds__(kDpThreads)
     dp_prefetch_kernel(const SeamState s, const CellTerms* terms, const int seam_index) {
     extern __shared__ unsigned char shared_bytes[];
     Cost* rows = reinterpret_cast<Cost*>(shared_bytes);
-    const bool masks = s.protect != nullptr;
     CellTerms next[Cells];
     std::int64_t next_mask[Cells];
     const auto fetch = [&](const int y) {
@@ -121,7 +141,7 @@ __global__ void __launch_bounds__(kDpThreads)
             const int x = threadIdx.x + c * blockDim.x;
             if (x < s.width) {
                 next[c] = terms[row + x];
-                next_mask[c] = masks ? mask_term(s.protect[row + x], s.remove[row + x]) : 0;
+                next_mask[c] = mask_of(s, row + x);
             }
         }
     };
@@ -148,58 +168,34 @@ __global__ void __launch_bounds__(kDpThreads)
         for (int c = 0; c < Cells; ++c) {
             const int x = threadIdx.x + c * blockDim.x;
             if (x >= s.width) continue;
-            // Left first, strict improvement: the reference's tie-break.
-            std::int64_t best = 0;
-            int best_d = 2;
-            if (x > 0) {
-                best = std::int64_t{above[x - 1]} + current[c].from_left;
-                best_d = -1;
-            }
-            const std::int64_t mid = std::int64_t{above[x]} + current[c].from_above;
-            if (best_d == 2 || mid < best) {
-                best = mid;
-                best_d = 0;
-            }
-            if (x + 1 < s.width) {
-                const std::int64_t right = std::int64_t{above[x + 1]} + current[c].from_right;
-                if (right < best) {
-                    best = right;
-                    best_d = 1;
-                }
-            }
-            out[x] = static_cast<Cost>(best + current[c].own + current_mask[c]);
-            s.parent[row + x] = static_cast<std::int8_t>(best_d);
+            int parent = 0;
+            out[x] =
+                static_cast<Cost>(dp_cell(above, x, s.width, current[c], current_mask[c], parent));
+            s.parent[row + x] = static_cast<std::int8_t>(parent);
         }
         __syncthreads();
     }
     argmin_and_walk_back<Cost>(s, rows + ((s.height - 1) & 1) * s.width, seam_index);
 }
 
-template <class Cost>
-__device__ std::int64_t own_cost(const SeamState& s, const std::size_t k) {
-    std::int64_t own = s.energy == SeamEnergy::Forward ? 0 : s.pixel_energy[k];
-    if (s.protect != nullptr) own += mask_term(s.protect[k], s.remove[k]);
-    return own;
-}
-
-// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, which takes
-// the global-memory round trip out of the chain of dependent rows; else the full map in global.
+// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, else the
+// full map in global memory (rows wider than the shared-memory limit).
 template <class Cost, bool Shared>
 __device__ Cost* cost_row(const SeamState& s, Cost* shared_rows, const int y) {
     if constexpr (Shared) return shared_rows + (y & 1) * s.width;
     return static_cast<Cost*>(s.cost) + static_cast<std::size_t>(y) * s.stride;
 }
 
+// Wider rows: the same recurrence, terms read as each row is computed.
 template <class Cost, bool Shared>
-__global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const int seam_index) {
+__global__ void __launch_bounds__(kDpThreads)
+    dp_kernel(const SeamState s, const CellTerms* terms, const int seam_index) {
     extern __shared__ unsigned char shared_bytes[];
     Cost* shared_rows = reinterpret_cast<Cost*>(shared_bytes);
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    const bool forward = s.energy == SeamEnergy::Forward;
     Cost* first = cost_row<Cost, Shared>(s, shared_rows, 0);
     for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
         first[x] =
-            static_cast<Cost>(own_cost<Cost>(s, x) + (forward ? forward_cost(pixels, x, 0, 0) : 0));
+            static_cast<Cost>(std::int64_t{terms[x].own} + mask_of(s, x) + terms[x].from_above);
     }
     __syncthreads();
     for (int y = 1; y < s.height; ++y) {
@@ -207,19 +203,10 @@ __global__ void __launch_bounds__(kDpThreads) dp_kernel(const SeamState s, const
         const Cost* above = cost_row<Cost, Shared>(s, shared_rows, y - 1);
         Cost* current = cost_row<Cost, Shared>(s, shared_rows, y);
         for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-            std::int64_t best = 0;
-            int best_d = 2;
-            for (int d = -1; d <= 1; ++d) {  // left first, strict improvement: the reference's rule
-                if (x + d < 0 || x + d >= s.width) continue;
-                const std::int64_t c = static_cast<std::int64_t>(above[x + d]) +
-                                       (forward ? forward_cost(pixels, x, y, d) : 0);
-                if (best_d == 2 || c < best) {
-                    best = c;
-                    best_d = d;
-                }
-            }
-            current[x] = static_cast<Cost>(best + own_cost<Cost>(s, row + x));
-            s.parent[row + x] = static_cast<std::int8_t>(best_d);
+            int parent = 0;
+            current[x] = static_cast<Cost>(
+                dp_cell(above, x, s.width, terms[row + x], mask_of(s, row + x), parent));
+            s.parent[row + x] = static_cast<std::int8_t>(parent);
         }
         __syncthreads();
     }
@@ -272,66 +259,53 @@ __global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, cons
     }
 }
 
-// Two rows of costs in shared memory when they fit the device's opt-in limit (227 KiB on Hopper:
-// rows up to 29 000 pixels with 32-bit costs); otherwise the global-memory version.
-template <class Cost, int Cells>
-void launch_prefetch(const SeamState& s, const int seam_index, const std::size_t bytes,
-                     const cudaStream_t stream) {
-    static bool configured = false;
-    if (!configured) {
-        int device = 0, max_shared = 0;
+// Lets `kernel` use the device's whole opt-in shared memory (227 KiB on Hopper), once per kernel;
+// returns that limit in bytes.
+template <class Kernel>
+int allow_full_shared_memory(Kernel kernel) {
+    static int limit = -1;  // one per kernel type; the device does not change under us
+    if (limit < 0) {
+        int device = 0;
         cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-        cudaFuncSetAttribute(dp_prefetch_kernel<Cost, Cells>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared - 1024);
-        configured = true;
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        limit -= 1024;  // the argmin's static shared arrays
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     }
-    dp_prefetch_kernel<Cost, Cells>
-        <<<1, kDpThreads, bytes, stream>>>(s, static_cast<const CellTerms*>(s.terms), seam_index);
+    return limit;
+}
+
+template <class Cost, int Cells>
+void launch_prefetch(const SeamState& s, const CellTerms* terms, const int seam_index,
+                     const std::size_t bytes, const cudaStream_t stream) {
+    allow_full_shared_memory(dp_prefetch_kernel<Cost, Cells>);
+    dp_prefetch_kernel<Cost, Cells><<<1, kDpThreads, bytes, stream>>>(s, terms, seam_index);
 }
 
 template <class Cost>
 void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stream) {
-    static int max_shared = -1;  // per process: the device does not change under us
-    if (max_shared < 0) {
-        int device = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-        cudaFuncSetAttribute(dp_kernel<Cost, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             max_shared - 1024);
-    }
+    CellTerms* terms = static_cast<CellTerms*>(s.terms);
+    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
+                         static_cast<unsigned>(s.height));
+    terms_kernel<<<rows_grid, 256, 0, stream>>>(s, terms);
     const std::size_t bytes = 2 * static_cast<std::size_t>(s.width) * sizeof(Cost);
-    const int cells = (s.width + kDpThreads - 1) / kDpThreads;
-    if (s.terms != nullptr && cells <= kMaxCellsPerThread &&
-        bytes + 1024 <= static_cast<std::size_t>(max_shared)) {
-        const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
-                             static_cast<unsigned>(s.height));
-        terms_kernel<<<rows_grid, 256, 0, stream>>>(s, static_cast<CellTerms*>(s.terms));
-        switch (cells) {
-            case 1:
-                launch_prefetch<Cost, 1>(s, seam_index, bytes, stream);
-                break;
-            case 2:
-                launch_prefetch<Cost, 2>(s, seam_index, bytes, stream);
-                break;
-            case 3:
-                launch_prefetch<Cost, 3>(s, seam_index, bytes, stream);
-                break;
-            default:
-                launch_prefetch<Cost, 4>(s, seam_index, bytes, stream);
-                break;
-        }
-        return;
+    const bool fits =
+        bytes <= static_cast<std::size_t>(allow_full_shared_memory(dp_kernel<Cost, true>));
+    switch (fits ? (s.width + kDpThreads - 1) / kDpThreads : 0) {
+        case 1:
+            return launch_prefetch<Cost, 1>(s, terms, seam_index, bytes, stream);
+        case 2:
+            return launch_prefetch<Cost, 2>(s, terms, seam_index, bytes, stream);
+        case 3:
+            return launch_prefetch<Cost, 3>(s, terms, seam_index, bytes, stream);
+        case 4:
+            return launch_prefetch<Cost, 4>(s, terms, seam_index, bytes, stream);
+        default:
+            break;
     }
-    if (s.energy != SeamEnergy::Forward) {
-        const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
-                             static_cast<unsigned>(s.height));
-        energy_kernel<<<rows_grid, 256, 0, stream>>>(s);
-    }
-    if (bytes + 1024 <= static_cast<std::size_t>(max_shared)) {
-        dp_kernel<Cost, true><<<1, kDpThreads, bytes, stream>>>(s, seam_index);
+    if (fits) {
+        dp_kernel<Cost, true><<<1, kDpThreads, bytes, stream>>>(s, terms, seam_index);
     } else {
-        dp_kernel<Cost, false><<<1, kDpThreads, 0, stream>>>(s, seam_index);
+        dp_kernel<Cost, false><<<1, kDpThreads, 0, stream>>>(s, terms, seam_index);
     }
 }
 

@@ -33,7 +33,6 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     DeviceBuffer<Rgba8> image[2];
     DeviceBuffer<std::int32_t> index[2];
     DeviceBuffer<std::uint8_t> protect[2], remove[2];
-    DeviceBuffer<std::int16_t> energy;
     DeviceBuffer<std::int64_t> cost;   // int32 costs use the first half
     DeviceBuffer<std::int64_t> terms;  // one 8-byte CellTerms per pixel
     DeviceBuffer<std::int8_t> parent;
@@ -56,7 +55,6 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
         protect[1].reserve(n);
         remove[1].reserve(n);
     }
-    energy.reserve(n);
     cost.reserve(n);
     terms.reserve(n);
     parent.reserve(n);
@@ -70,7 +68,6 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     s.stride = W;
     s.height = h;
     s.energy = in.energy;
-    s.pixel_energy = energy.data();
     s.cost = cost.data();
     s.terms = terms.data();
     s.parent = parent.data();

@@ -25,7 +25,6 @@ struct SeamState {
     std::uint8_t* protect_out = nullptr;
     const std::uint8_t* remove = nullptr;
     std::uint8_t* remove_out = nullptr;
-    std::int16_t* pixel_energy = nullptr;  ///< scratch, stride × height
     void* terms = nullptr;          ///< scratch, 8 bytes × stride × height (per-cell DP terms)
     void* cost = nullptr;           ///< int32 without masks, int64 with
     std::int8_t* parent = nullptr;  ///< scratch, stride × height
@@ -36,9 +35,9 @@ struct SeamState {
     std::int32_t* remove_crossed = nullptr;
 };
 
-/// Finds seam `s` of the current state and removes it into the "out" buffers: an energy kernel,
-/// one single-block kernel for the whole cumulative-cost map, the argmin and the walk back, and a
-/// removal kernel. Nothing returns to the host.
+/// Finds seam `s` of the current state and removes it into the "out" buffers: a per-cell terms
+/// kernel, one single-block kernel for the whole cumulative-cost map, the argmin and the walk back,
+/// and a removal kernel. Nothing returns to the host.
 cudaError_t launch_carve_one_seam(const SeamState& state, int s, cudaStream_t stream);
 
 /// The slider's compaction: keeps the pixels whose order is >= count, row by row (one block per
