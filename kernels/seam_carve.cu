@@ -259,17 +259,18 @@ __global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, cons
     }
 }
 
-// Lets `kernel` use the device's whole opt-in shared memory (227 KiB on Hopper), once per kernel;
-// returns that limit in bytes.
-template <class Kernel>
-int allow_full_shared_memory(Kernel kernel) {
-    static int limit = -1;  // one per kernel type; the device does not change under us
+// Lets `Kernel` use the device's whole opt-in shared memory (227 KiB on Hopper), once per kernel
+// (the kernel is a template argument so that every kernel keeps its own flag: the DP kernels all
+// share one function type); returns that limit in bytes.
+template <auto Kernel>
+int allow_full_shared_memory() {
+    static int limit = -1;  // the device does not change under us
     if (limit < 0) {
         int device = 0;
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
         limit -= 1024;  // the argmin's static shared arrays
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     }
     return limit;
 }
@@ -277,7 +278,7 @@ int allow_full_shared_memory(Kernel kernel) {
 template <class Cost, int Cells>
 void launch_prefetch(const SeamState& s, const CellTerms* terms, const int seam_index,
                      const std::size_t bytes, const cudaStream_t stream) {
-    allow_full_shared_memory(dp_prefetch_kernel<Cost, Cells>);
+    allow_full_shared_memory<dp_prefetch_kernel<Cost, Cells>>();
     dp_prefetch_kernel<Cost, Cells><<<1, kDpThreads, bytes, stream>>>(s, terms, seam_index);
 }
 
@@ -289,7 +290,7 @@ void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stre
     terms_kernel<<<rows_grid, 256, 0, stream>>>(s, terms);
     const std::size_t bytes = 2 * static_cast<std::size_t>(s.width) * sizeof(Cost);
     const bool fits =
-        bytes <= static_cast<std::size_t>(allow_full_shared_memory(dp_kernel<Cost, true>));
+        bytes <= static_cast<std::size_t>(allow_full_shared_memory<dp_kernel<Cost, true>>());
     switch (fits ? (s.width + kDpThreads - 1) / kDpThreads : 0) {
         case 1:
             return launch_prefetch<Cost, 1>(s, terms, seam_index, bytes, stream);
