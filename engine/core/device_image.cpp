@@ -231,5 +231,6 @@ template class DeviceBuffer<Rgba8>;
 template class DeviceBuffer<std::int16_t>;
 template class DeviceBuffer<std::int64_t>;
 template class DeviceBuffer<std::int8_t>;
+template class DeviceBuffer<double>;
 
 }  // namespace lacuna

@@ -95,4 +95,5 @@ template class DeviceBuffer<Rgba8>;
 template class DeviceBuffer<std::int16_t>;
 template class DeviceBuffer<std::int64_t>;
 template class DeviceBuffer<std::int8_t>;
+template class DeviceBuffer<double>;
 }  // namespace lacuna

@@ -1,0 +1,129 @@
+// Object removal by exemplar-based inpainting (Criminisi, Pérez & Toyama 2004), mapped to the GPU
+// as in seed 004. Each iteration takes the fill-front pixel of highest priority (confidence ×
+// isophote strength along the front normal), finds the source patch with the least SSD over the
+// target patch's known pixels, and copies it into the unknown pixels.
+//
+// Three implementations — a readable single-threaded reference, a multi-threaded CPU filler with
+// early-exit SSD, and CUDA with the whole loop on the device — choose the same patches in the same
+// order (integer SSD, fixed-point confidence, shared priority code; see kernels/inpaint_terms.h).
+// Pixels outside the mask are never written.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lacuna::ops {
+
+enum class InpaintImplementation { Reference, Fast, Cuda };
+enum class InpaintSearch {
+    Window,  ///< the hole's bounding box grown by α on each side (seed 004 §4.2.1)
+    Full,    ///< every complete source patch in the image
+};
+
+struct InpaintParams {
+    int patch = 9;  ///< odd, 3..31
+    InpaintSearch search = InpaintSearch::Window;
+    /// α: the window grows the hole's box by α × its height up and down and α × its width left
+    /// and right (at least two patch sizes, so small holes still have sources).
+    double window_factor = 0.5;
+    /// Also try the sources of already-filled pixels in the target patch, shifted to line up
+    /// (continues a structure that was started, even from outside the window).
+    bool coherence = true;
+    const Mask* never_sample = nullptr;  ///< non-zero: never copy from here
+};
+
+inline constexpr int kMinPatch = 3;
+inline constexpr int kMaxPatch = 31;
+
+/// One iteration's decision: the target patch centre, the source patch centre, the SSD.
+struct PatchChoice {
+    std::int32_t target = 0;  ///< linear index y · width + x
+    std::int32_t source = 0;
+    std::uint32_t ssd = 0;
+    friend bool operator==(const PatchChoice&, const PatchChoice&) = default;
+};
+
+struct InpaintProgress {
+    std::int64_t filled = 0;  ///< pixels of the hole filled so far
+    std::int64_t total = 0;   ///< pixels in the hole
+    int iterations = 0;
+    [[nodiscard]] bool done() const { return filled >= total; }
+};
+
+/// The region candidates are taken from, in source-centre coordinates (inclusive).
+struct SearchRect {
+    int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+};
+
+/// The validated problem, shared by every implementation.
+struct InpaintProblem {
+    ImageRgba8 image;   ///< the input; hole pixels keep their values until filled
+    Mask hole;          ///< 1 = to fill
+    Mask valid_source;  ///< 1 = a complete patch centred here has no hole or never-sample pixel
+    int radius = 4;
+    SearchRect hole_box;
+    SearchRect window;  ///< candidate centres (clipped to the image)
+    bool coherence = true;
+    std::int64_t hole_pixels = 0;
+    std::vector<std::string> notes;  ///< e.g. the window had no source and full search was used
+};
+
+/// Validates and prepares: throws Error(InvalidArgument) with one clear sentence for a mask or
+/// never-sample mask of the wrong size, a patch size that is even or out of 3..31, a patch larger
+/// than the image, α < 0, or a mask that leaves no complete source patch. An empty mask is valid
+/// (nothing to fill; a note says so).
+InpaintProblem prepare_inpaint(ImageView<const Rgba8> image, const Mask& mask,
+                               const InpaintParams& params);
+
+/// The step API: the editor advances a few iterations per frame and shows image() growing.
+class Inpainter {
+  public:
+    virtual ~Inpainter() = default;
+    /// Runs up to `iterations` more iterations (fewer when the hole is filled). Throws
+    /// Error(Cancelled) if cancel() was called, leaving the state consistent.
+    virtual InpaintProgress advance(int iterations) = 0;
+    [[nodiscard]] virtual InpaintProgress progress() const = 0;
+    /// The image as filled so far (a copy).
+    [[nodiscard]] virtual ImageRgba8 image() const = 0;
+    /// Every decision so far, in order.
+    [[nodiscard]] virtual std::vector<PatchChoice> history() const = 0;
+    [[nodiscard]] virtual const InpaintProblem& problem() const = 0;
+    /// Thread-safe: asks a running advance() to stop at the next iteration.
+    void cancel() { cancelled_.store(true); }
+
+  protected:
+    void throw_if_cancelled() const;
+    std::atomic<bool> cancelled_{false};
+};
+
+std::unique_ptr<Inpainter> make_inpainter(ImageView<const Rgba8> image, const Mask& mask,
+                                          const InpaintParams& params,
+                                          InpaintImplementation implementation);
+
+/// Called between steps: return false to cancel.
+using InpaintProgressCallback = std::function<bool(const InpaintProgress&)>;
+
+struct InpaintResult {
+    ImageRgba8 image;
+    InpaintProgress progress;
+    std::vector<std::string> notes;
+};
+
+/// Fills the whole hole. Throws Error(Cancelled) when the callback returns false.
+InpaintResult inpaint(ImageView<const Rgba8> image, const Mask& mask, const InpaintParams& params,
+                      InpaintImplementation implementation,
+                      const InpaintProgressCallback& progress = {});
+
+/// Parses "window", "window:0.5" or "full" into params; false for anything else.
+bool parse_inpaint_search(const std::string& text, InpaintParams& params);
+std::string describe_search(const InpaintParams& params);
+
+}  // namespace lacuna::ops

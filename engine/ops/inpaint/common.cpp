@@ -1,0 +1,220 @@
+// Validation, the search region and the driver loop shared by every inpainting implementation.
+#include "fill_state.hpp"
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/inpaint.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace lacuna::ops {
+namespace {
+
+std::string patch_text(const int patch) {
+    std::string text = std::to_string(patch);
+    text += "×";
+    text += std::to_string(patch);
+    return text;
+}
+
+void check_params(const ImageView<const Rgba8> image, const Mask& mask,
+                  const InpaintParams& params) {
+    check_image_size(image.width, image.height);
+    check_mask_size(mask.view(), image.width, image.height, "the inpainting mask");
+    if (params.never_sample)
+        check_mask_size(params.never_sample->view(), image.width, image.height,
+                        "the never-sample mask");
+    if (params.patch < kMinPatch || params.patch > kMaxPatch || params.patch % 2 == 0) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "patch size must be odd and between 3 and 31 (got " +
+                        std::to_string(params.patch) + ")");
+    }
+    if (params.patch > image.width || params.patch > image.height) {
+        std::string message = "a " + patch_text(params.patch);
+        message += " patch does not fit in a ";
+        message += std::to_string(image.width) + "×" + std::to_string(image.height);
+        message += " image";
+        throw Error(ErrorCode::InvalidArgument, message);
+    }
+    if (!(params.window_factor >= 0.0) || !std::isfinite(params.window_factor)) {
+        throw Error(ErrorCode::InvalidArgument, "the search window factor must be 0 or more");
+    }
+}
+
+/// 1 where a complete patch centred there avoids the hole and the never-sample area, using an
+/// integral image of the forbidden pixels.
+Mask valid_sources(const Mask& hole, const Mask* never_sample, const int radius) {
+    const int w = hole.width();
+    const int h = hole.height();
+    std::vector<std::int32_t> integral(static_cast<std::size_t>(w + 1) * (h + 1), 0);
+    const auto at = [&](const int x, const int y) -> std::int32_t& {
+        return integral[static_cast<std::size_t>(y) * (w + 1) + x];
+    };
+    for (int y = 0; y < h; ++y) {
+        std::int32_t row_sum = 0;
+        for (int x = 0; x < w; ++x) {
+            const bool forbidden =
+                hole.at(x, y) != 0 || (never_sample != nullptr && never_sample->at(x, y) != 0);
+            row_sum += forbidden ? 1 : 0;
+            at(x + 1, y + 1) = at(x + 1, y) + row_sum;
+        }
+    }
+    Mask valid(w, h);
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            const bool inside = x >= radius && y >= radius && x + radius < w && y + radius < h;
+            std::int32_t forbidden = 1;
+            if (inside) {
+                forbidden = at(x + radius + 1, y + radius + 1) - at(x - radius, y + radius + 1) -
+                            at(x + radius + 1, y - radius) + at(x - radius, y - radius);
+            }
+            valid.at(x, y) = forbidden == 0 ? 1 : 0;
+        }
+    }
+    return valid;
+}
+
+std::int64_t count_in(const Mask& valid, const SearchRect& rect) {
+    std::int64_t count = 0;
+    for (int y = rect.y0; y <= rect.y1; ++y)
+        for (int x = rect.x0; x <= rect.x1; ++x) count += valid.at(x, y) != 0 ? 1 : 0;
+    return count;
+}
+
+SearchRect full_rect(const int width, const int height, const int radius) {
+    return {radius, radius, width - 1 - radius, height - 1 - radius};
+}
+
+SearchRect window_rect(const SearchRect& box, const int width, const int height, const int radius,
+                       const int patch, const double alpha) {
+    const int box_w = box.x1 - box.x0 + 1;
+    const int box_h = box.y1 - box.y0 + 1;
+    const int grow_x = std::max(static_cast<int>(std::ceil(alpha * box_w)), 2 * patch);
+    const int grow_y = std::max(static_cast<int>(std::ceil(alpha * box_h)), 2 * patch);
+    const SearchRect full = full_rect(width, height, radius);
+    return {std::max(full.x0, box.x0 - grow_x), std::max(full.y0, box.y0 - grow_y),
+            std::min(full.x1, box.x1 + grow_x), std::min(full.y1, box.y1 + grow_y)};
+}
+
+}  // namespace
+
+InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& mask,
+                               const InpaintParams& params) {
+    check_params(image, mask, params);
+    InpaintProblem problem;
+    problem.image = clone(image);
+    problem.radius = params.patch / 2;
+    problem.coherence = params.coherence;
+    problem.hole = Mask(image.width, image.height);
+    SearchRect box{image.width, image.height, -1, -1};
+    for (int y = 0; y < image.height; ++y) {
+        for (int x = 0; x < image.width; ++x) {
+            const bool in_hole = mask.at(x, y) != 0;
+            problem.hole.at(x, y) = in_hole ? 1 : 0;
+            if (!in_hole) continue;
+            ++problem.hole_pixels;
+            box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                   std::max(box.y1, y)};
+        }
+    }
+    problem.hole_box = box;
+    if (problem.hole_pixels == 0) {
+        problem.notes.emplace_back("the mask is empty: nothing to fill");
+        return problem;
+    }
+    problem.valid_source = valid_sources(problem.hole, params.never_sample, problem.radius);
+    const SearchRect full = full_rect(image.width, image.height, problem.radius);
+    if (count_in(problem.valid_source, full) == 0) {
+        std::string message = "the mask leaves no complete " + patch_text(params.patch);
+        message += " source patch outside the hole";
+        if (params.never_sample != nullptr) message += " and the never-sample area";
+        message += ": use a smaller patch or a smaller mask";
+        throw Error(ErrorCode::InvalidArgument, message);
+    }
+    problem.window = full;
+    if (params.search == InpaintSearch::Window) {
+        problem.window = window_rect(box, image.width, image.height, problem.radius, params.patch,
+                                     params.window_factor);
+        if (count_in(problem.valid_source, problem.window) == 0) {
+            problem.notes.emplace_back(
+                "the search window around the hole has no complete source patch: searching the "
+                "whole image");
+            problem.window = full;
+        }
+    }
+    return problem;
+}
+
+void Inpainter::throw_if_cancelled() const {
+    if (cancelled_.load()) throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
+}
+
+InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
+                      const InpaintParams& params, const InpaintImplementation implementation,
+                      const InpaintProgressCallback& progress) {
+    const auto filler = make_inpainter(image, mask, params, implementation);
+    // Steps of a few dozen iterations: often enough for a progress bar, rare enough that the
+    // CUDA filler's one small read-back per step costs nothing.
+    constexpr int kIterationsPerStep = 64;
+    InpaintProgress state = filler->progress();
+    while (!state.done()) {
+        state = filler->advance(kIterationsPerStep);
+        if (progress && !progress(state))
+            throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
+    }
+    return {filler->image(), state, filler->problem().notes};
+}
+
+bool parse_inpaint_search(const std::string& text, InpaintParams& params) {
+    if (text == "full") {
+        params.search = InpaintSearch::Full;
+        return true;
+    }
+    if (text == "window") {
+        params.search = InpaintSearch::Window;
+        return true;
+    }
+    const std::string prefix = "window:";
+    if (text.rfind(prefix, 0) != 0) return false;
+    const std::string number = text.substr(prefix.size());
+    char* end = nullptr;
+    const double alpha = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(alpha) ||
+        alpha < 0.0)
+        return false;
+    params.search = InpaintSearch::Window;
+    params.window_factor = alpha;
+    return true;
+}
+
+std::string describe_search(const InpaintParams& params) {
+    if (params.search == InpaintSearch::Full) return "full";
+    std::ostringstream out;
+    out << "window:" << params.window_factor;
+    return out.str();
+}
+
+}  // namespace lacuna::ops
+
+#include "factories.hpp"
+
+namespace lacuna::ops {
+
+std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, const Mask& mask,
+                                          const InpaintParams& params,
+                                          const InpaintImplementation implementation) {
+    InpaintProblem problem = prepare_inpaint(image, mask, params);
+    switch (implementation) {
+        case InpaintImplementation::Reference:
+            return detail::make_reference_inpainter(std::move(problem));
+        case InpaintImplementation::Fast:
+            return detail::make_fast_inpainter(std::move(problem));
+        case InpaintImplementation::Cuda:
+            return detail::make_cuda_inpainter(std::move(problem));
+    }
+    throw Error(ErrorCode::InvalidArgument, "unknown inpainting implementation");
+}
+
+}  // namespace lacuna::ops

@@ -1,0 +1,10 @@
+// CPU-only build: the CUDA filler cannot be created, and says why.
+#include "factories.hpp"
+
+#include <lacuna/core/error.hpp>
+
+namespace lacuna::ops::detail {
+std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+}  // namespace lacuna::ops::detail

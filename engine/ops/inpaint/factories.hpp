@@ -1,0 +1,13 @@
+// Internal: one constructor per implementation, each taking a prepared problem.
+#pragma once
+
+#include <lacuna/ops/inpaint.hpp>
+
+#include <memory>
+
+namespace lacuna::ops::detail {
+std::unique_ptr<Inpainter> make_reference_inpainter(InpaintProblem problem);
+std::unique_ptr<Inpainter> make_fast_inpainter(InpaintProblem problem);
+/// Throws Error(CudaUnavailable) without a CUDA build or device.
+std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem problem);
+}  // namespace lacuna::ops::detail

@@ -1,0 +1,61 @@
+// Helpers shared by the CPU and CUDA inpainting tests: masks, crops and exact comparison of two
+// fills (every decision in order, and every pixel).
+#pragma once
+
+#include <lacuna/ops/inpaint.hpp>
+
+#include <QString>
+
+#include <vector>
+
+namespace lacuna::test {
+
+inline Mask ellipse_mask(const int w, const int h, const double cx, const double cy,
+                         const double rx, const double ry) {
+    Mask m(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double u = (x - cx) / rx;
+            const double v = (y - cy) / ry;
+            if (u * u + v * v <= 1.0) m.at(x, y) = 255;
+        }
+    return m;
+}
+
+inline ImageRgba8 crop(const ImageRgba8& image, const int x0, const int y0, const int w,
+                       const int h) {
+    ImageRgba8 out(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) out.at(x, y) = image.at(x0 + x, y0 + y);
+    return out;
+}
+
+/// Empty when both fills made the same decisions in the same order; else the first difference.
+inline QString compare_histories(const std::vector<ops::PatchChoice>& a,
+                                 const std::vector<ops::PatchChoice>& b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        if (a[i] == b[i]) continue;
+        return QString("iteration %1: target %2 source %3 ssd %4 vs target %5 source %6 ssd %7")
+            .arg(i)
+            .arg(a[i].target)
+            .arg(a[i].source)
+            .arg(a[i].ssd)
+            .arg(b[i].target)
+            .arg(b[i].source)
+            .arg(b[i].ssd);
+    }
+    if (a.size() != b.size()) return QString("%1 iterations vs %2").arg(a.size()).arg(b.size());
+    return {};
+}
+
+/// Empty when the images are identical; else the first differing pixel.
+inline QString compare_images(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return "sizes differ";
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (a.at(x, y) != b.at(x, y)) return QString("pixel %1,%2 differs").arg(x).arg(y);
+    return {};
+}
+
+}  // namespace lacuna::test
