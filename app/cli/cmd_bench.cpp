@@ -1,5 +1,6 @@
 // lacuna bench: side-by-side timings of every implementation on the same input in one run,
 // each checked against the CPU reference. File I/O and preparation are timed separately.
+#include "bench_util.hpp"
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
@@ -32,16 +33,6 @@ struct Row {
     double reference_ms = 0;
     std::string check;  // "identical", "differs: …" or "-" (the reference itself)
 };
-
-ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
-    const cv::Mat in(src.height(), src.width(), CV_8UC4, const_cast<Rgba8*>(src.view().data),
-                     src.pitch());
-    cv::Mat out;
-    cv::resize(in, out, cv::Size(w, h), 0, 0, w >= src.width() ? cv::INTER_CUBIC : cv::INTER_AREA);
-    ImageRgba8 image(w, h);
-    for (int y = 0; y < h; ++y) std::copy_n(out.ptr<Rgba8>(y), w, image.row(y));
-    return image;
-}
 
 template <class Result>
 bool identical(const Result& a, const Result& b);
@@ -199,14 +190,6 @@ int bench_histogram(Context& ctx) {
     return kExitOk;
 }
 
-// Runs a shell command; returns its wall time in ms, or a negative number if it failed.
-double time_command(const std::string& command) {
-    const auto t = Clock::now();
-    const int status = std::system((command + " >/dev/null 2>&1").c_str());
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-    return status == 0 ? ms : -1.0;
-}
-
 int bench_retarget(Context& ctx) {
     const std::string path = ctx.args.get("image").value_or(std::string(LACUNA_SAMPLE_IMAGE_PATH));
     const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
@@ -222,11 +205,7 @@ int bench_retarget(Context& ctx) {
     const ImageRgba8 image = resized(loaded.image, w, h);
     // Both tools read the same file; ImageMagick's time includes its own decoding and encoding,
     // so a plain `convert IN OUT` is timed too and subtracted for the carve-only figure.
-    std::string dir_template =
-        (std::filesystem::temp_directory_path() / "lacuna-bench-XXXXXX").string();
-    if (::mkdtemp(dir_template.data()) == nullptr)
-        throw Error(ErrorCode::WriteFailed, "cannot create a temporary folder");
-    const std::filesystem::path dir(dir_template);
+    const std::filesystem::path dir = make_temp_dir();
     const std::string input = (dir / "input.png").string();
     io::write_image(input, image.view());
     ops::RetargetParams params;
@@ -347,7 +326,7 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram or retarget)",
+         "JOB [options]  (JOB: histogram, retarget or inpaint)",
          {"JOB"},
          1,
          1,
@@ -362,7 +341,12 @@ Command bench_command() {
            "histogram: skip the single-threaded reference (slow on large inputs)"},
           {"target", "WxH", "retarget: target size (default: half the width)"},
           {"energy", "E", "retarget: forward (default), l1, prewitt or sobel"},
-          {"reference", "", "retarget: also time the reference carver (minutes at 1080p)"}},
+          {"reference", "", "retarget, inpaint: also time the reference (minutes at 1080p)"},
+          {"data", "DIR", "inpaint: folder with the case photos (default: ../shared/data/images)"},
+          {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
+          {"patch", "P", "inpaint: patch size (default 9)"},
+          {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
+          {"save", "DIR", "inpaint: write every method's output and the masks there"}},
          "Times are wall-clock medians on this machine; CUDA kernel times come from CUDA events.\n"
          "Every result is compared with the CPU reference and reported as identical or DIFFERS "
          "(line\n"
@@ -371,8 +355,9 @@ Command bench_command() {
         [](Context& ctx) {
             if (ctx.args.positionals[0] == "histogram") return bench_histogram(ctx);
             if (ctx.args.positionals[0] == "retarget") return bench_retarget(ctx);
+            if (ctx.args.positionals[0] == "inpaint") return bench_inpaint(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
-                             "' (available: histogram, retarget)");
+                             "' (available: histogram, retarget, inpaint)");
         }};
 }
 

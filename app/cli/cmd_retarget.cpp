@@ -24,14 +24,14 @@ int parse_extent(const std::string& option, const std::string& text, const int o
     return parse_int(option, text);
 }
 
+}  // namespace
+
 Mask load_mask(const std::string& path, const char* what, const int width, const int height) {
     const io::LoadedImage loaded = io::read_image(path);
     Mask mask = mask_from_image(loaded.image.view());
     check_mask_size(mask.view(), width, height, what);
     return mask;
 }
-
-}  // namespace
 
 int run_retarget(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];

@@ -178,6 +178,7 @@ const std::vector<Command>& commands() {
           "With --backend cuda, exits with status 1 and the reason when CUDA cannot be used."},
          run_backend},
         retarget_command(),
+        inpaint_command(),
         histogram_command(),
         bench_command(),
     };

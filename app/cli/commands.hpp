@@ -4,6 +4,7 @@
 #include "args.hpp"
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/mask.hpp>
 
 #include <functional>
 #include <iosfwd>
@@ -39,7 +40,13 @@ const std::vector<Command>& commands();
 Command histogram_command();
 Command retarget_command();
 int run_retarget(Context& ctx);
+int run_inpaint(Context& ctx);
+int bench_inpaint(Context& ctx);
 Command bench_command();
+Command inpaint_command();
+
+/// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.
+Mask load_mask(const std::string& path, const char* what, int width, int height);
 
 /// Runs the tool on argv[1..]; never throws.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

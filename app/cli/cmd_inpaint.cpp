@@ -1,0 +1,141 @@
+// lacuna inpaint: object removal by exemplar-based inpainting. Pixels outside the mask are copied
+// through unchanged; progress goes to stderr.
+#include "commands.hpp"
+#include "json.hpp"
+#include "options.hpp"
+#include "timing.hpp"
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/inpaint.hpp>
+
+namespace lacuna::cli {
+namespace {
+
+ops::InpaintParams parse_params(const Context& ctx) {
+    ops::InpaintParams params;
+    if (const auto patch = ctx.args.get("patch")) params.patch = parse_int("patch", *patch);
+    if (params.patch < ops::kMinPatch || params.patch > ops::kMaxPatch || params.patch % 2 == 0)
+        throw UsageError("--patch must be odd and between 3 and 31, not '" +
+                         ctx.args.get("patch").value_or("") + "'");
+    if (const auto search = ctx.args.get("search")) {
+        if (!ops::parse_inpaint_search(*search, params))
+            throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
+                             *search + "'");
+    }
+    params.coherence = !ctx.args.has("no-coherence");
+    return params;
+}
+
+ops::InpaintImplementation choose_implementation(const Context& ctx, std::string& name) {
+    if (ctx.args.has("reference")) {
+        name = "reference";
+        return ops::InpaintImplementation::Reference;
+    }
+    const BackendInfo backend = ctx.select_backend();
+    name = to_string(backend.backend);
+    return backend.backend == Backend::Cuda ? ops::InpaintImplementation::Cuda
+                                            : ops::InpaintImplementation::Fast;
+}
+
+void report_progress(const Context& ctx, const ops::InpaintProgress& p) {
+    const double percent = p.total > 0 ? 100.0 * static_cast<double>(p.filled) / p.total : 100.0;
+    ctx.err << "lacuna: progress: " << p.filled << "/" << p.total << " pixels filled ("
+            << static_cast<int>(percent) << " %), " << p.iterations << " patches\n";
+}
+
+}  // namespace
+
+int run_inpaint(Context& ctx) {
+    const std::string& in = ctx.args.positionals[0];
+    const std::string& mask_path = ctx.args.positionals[1];
+    const std::string& out = ctx.args.positionals[2];
+    io::format_for_path(out);
+    for (const std::string& protected_path : {in, mask_path}) {
+        if (io::same_file(protected_path, out))
+            throw Error(ErrorCode::InvalidArgument,
+                        "refusing to overwrite the input '" + protected_path + "'");
+    }
+    const ops::InpaintParams parsed = parse_params(ctx);
+    const auto load_start = Clock::now();
+    const io::LoadedImage image = io::read_image(in);
+    for (const std::string& n : image.notices) ctx.note(n);
+    const int w = image.image.width(), h = image.image.height();
+    const Mask mask = load_mask(mask_path, "the mask", w, h);
+    std::optional<Mask> never;
+    if (const auto m = ctx.args.get("never-sample"))
+        never = load_mask(*m, "the never-sample mask", w, h);
+    const double load_ms = ms_since(load_start);
+    ops::InpaintParams params = parsed;
+    params.never_sample = never ? &*never : nullptr;
+
+    std::string implementation_name;
+    const ops::InpaintImplementation implementation =
+        choose_implementation(ctx, implementation_name);
+    auto last_report = Clock::now();
+    const auto fill_start = Clock::now();
+    const ops::InpaintResult result = ops::inpaint(
+        image.image.view(), mask, params, implementation, [&](const ops::InpaintProgress& p) {
+            if (ms_since(last_report) > 500.0 && !p.done()) {
+                report_progress(ctx, p);
+                last_report = Clock::now();
+            }
+            return true;
+        });
+    const double fill_ms = ms_since(fill_start);
+    for (const std::string& n : result.notes) ctx.note(n);
+    if (result.progress.total > 0) report_progress(ctx, result.progress);
+    const auto write_start = Clock::now();
+    for (const std::string& n : io::write_image(out, result.image.view())) ctx.note(n);
+    const double write_ms = ms_since(write_start);
+    if (ctx.json) {
+        ctx.out << JsonObject()
+                       .add("input", in)
+                       .add("mask", mask_path)
+                       .add("output", out)
+                       .add("width", w)
+                       .add("height", h)
+                       .add("hole_pixels", result.progress.total)
+                       .add("patches", result.progress.iterations)
+                       .add("patch", params.patch)
+                       .add("search", ops::describe_search(params))
+                       .add("coherence", params.coherence)
+                       .add("implementation", implementation_name)
+                       .add("load_ms", load_ms)
+                       .add("fill_ms", fill_ms)
+                       .add("write_ms", write_ms)
+                       .str()
+                << "\n";
+    }
+    return kExitOk;
+}
+
+Command inpaint_command() {
+    return {
+        {
+            "inpaint",
+            "remove an object: fill the masked pixels from the rest of the image",
+            "IN MASK OUT [options]",
+            {"IN", "MASK", "OUT"},
+            3,
+            3,
+            {{"patch", "P", "patch size, odd, 3..31 (default 9)"},
+             {"search", "window[:A]|full",
+              "where source patches come from: a window around the hole,\n"
+              "                            grown by A times its size on each side (default "
+              "window:0.5),\n"
+              "                            or the whole image"},
+             {"never-sample", "MASK",
+              "image of the same size; never copy from its non-black pixels"},
+             {"no-coherence", "", "do not also try the sources of already-filled neighbours"},
+             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
+            "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
+            "are\n"
+            "removed. Pixels outside the mask are copied unchanged. Exemplar-based inpainting\n"
+            "(Criminisi et al. 2004): the fill grows from the hole's border, most confident and\n"
+            "most structured parts first, copying the best-matching patch each time.",
+        },
+        run_inpaint};
+}
+
+}  // namespace lacuna::cli
