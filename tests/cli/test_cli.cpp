@@ -57,13 +57,15 @@ class TestCli : public QObject {
     void main_help_lists_commands() {
         const Result r = run_cli({"--help"});
         QCOMPARE(r.status, 0);
-        for (const char* c : {"info", "convert", "backend", "retarget", "histogram", "bench"})
+        for (const char* c :
+             {"info", "convert", "backend", "retarget", "inpaint", "histogram", "bench"})
             QVERIFY2(r.out.contains(QString("  ") + c), c);
         QCOMPARE(run_cli({}).status, 2);  // no command: usage, status 2
     }
 
     void every_command_has_help() {
-        for (const QString c : {"info", "convert", "backend", "retarget", "histogram", "bench"}) {
+        for (const QString c :
+             {"info", "convert", "backend", "retarget", "inpaint", "histogram", "bench"}) {
             const Result r = run_cli({c, "--help"});
             QCOMPARE(r.status, 0);
             QVERIFY(r.out.startsWith("Usage: lacuna " + c));
@@ -280,6 +282,100 @@ class TestCli : public QObject {
         QCOMPARE(r.status, 0);
         QVERIFY(r.err.contains("the remove mask is empty"));
         QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["target_width"].toInt(), 512);
+    }
+
+    void inpaint_fills_only_the_mask() {
+        // PNG in and out, so the comparison outside the mask is exact.
+        QCOMPARE(run_cli({"convert", kSample, tmp("fruits.png")}).status, 0);
+        const ImageRgba8 input = io::read_image(tmp("fruits.png").toStdString()).image;
+        ImageRgba8 mask_image(512, 480, Rgba8{0, 0, 0, 255});
+        for (int y = 220; y < 300; ++y)
+            for (int x = 230; x < 290; ++x) mask_image.at(x, y) = Rgba8{255, 255, 255, 255};
+        io::write_image(tmp("mask.png").toStdString(), mask_image.view());
+        const Result r =
+            run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("filled.png"), "--patch",
+                     "7", "--search", "window:0.3", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.err.contains("progress: 4800/4800 pixels filled (100 %)"), qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["hole_pixels"].toInt(), 4800);
+        QCOMPARE(o["patch"].toInt(), 7);
+        QCOMPARE(o["search"].toString(), QString("window:0.3"));
+        QVERIFY(o["patches"].toInt() > 4800 / 49);
+        const ImageRgba8 output = io::read_image(tmp("filled.png").toStdString()).image;
+        int changed_inside = 0;
+        for (int y = 0; y < 480; ++y)
+            for (int x = 0; x < 512; ++x) {
+                const bool inside = mask_image.at(x, y).r != 0;
+                if (!inside) QCOMPARE(output.at(x, y), input.at(x, y));
+                if (inside && output.at(x, y) != input.at(x, y)) ++changed_inside;
+            }
+        QVERIFY(changed_inside > 4000);
+        // The reference gives the same picture.
+        QCOMPARE(run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("ref.png"), "--patch",
+                          "7", "--search", "window:0.3", "--reference"})
+                     .status,
+                 0);
+        const ImageRgba8 reference = io::read_image(tmp("ref.png").toStdString()).image;
+        QVERIFY(equal_pixels(ImageView<const Rgba8>(reference.view()),
+                             ImageView<const Rgba8>(output.view())));
+    }
+
+    void inpaint_bad_input() {
+        const auto expect = [&](const QStringList& args, const int status, const QString& text) {
+            const Result r =
+                run_cli(QStringList{"inpaint"} + args + QStringList{"--backend", "cpu"});
+            QCOMPARE(r.status, status);
+            verify_one_error_line(r, text);
+        };
+        io::write_image(tmp("m-small.png").toStdString(),
+                        ImageRgba8(100, 100, Rgba8{255, 255, 255, 255}).view());
+        expect({kSample, tmp("m-small.png"), tmp("o.png")}, 1,
+               "the mask is 100x100 but the image is 512x480");
+        ImageRgba8 dot_mask(512, 480, Rgba8{0, 0, 0, 255});
+        dot_mask.at(10, 10) = Rgba8{255, 255, 255, 255};
+        io::write_image(tmp("m-dot.png").toStdString(), dot_mask.view());
+        expect({kSample, tmp("m-dot.png"), tmp("o.png"), "--patch", "8"}, 2, "--patch must be odd");
+        expect({kSample, tmp("m-dot.png"), tmp("o.png"), "--search", "nearby"}, 2,
+               "--search must be");
+        expect({kSample, tmp("m-dot.png"), kSample}, 1, "refusing to overwrite the input");
+        expect({kSample, tmp("m-dot.png"), tmp("m-dot.png")}, 1, "refusing to overwrite the input");
+        // Everything masked but a border too thin for a 9×9 patch.
+        ImageRgba8 most(512, 480, Rgba8{255, 255, 255, 255});
+        for (int y = 0; y < 480; ++y)
+            for (int x = 0; x < 512; ++x)
+                if (x < 4 || y < 4 || x >= 508 || y >= 476) most.at(x, y) = Rgba8{0, 0, 0, 255};
+        io::write_image(tmp("m-most.png").toStdString(), most.view());
+        expect({kSample, tmp("m-most.png"), tmp("o.png")}, 1, "no complete 9×9 source patch");
+        io::write_image(tmp("tiny.png").toStdString(),
+                        ImageRgba8(20, 20, Rgba8{9, 9, 9, 255}).view());
+        ImageRgba8 tiny_mask(20, 20, Rgba8{0, 0, 0, 255});
+        tiny_mask.at(3, 3) = Rgba8{255, 255, 255, 255};
+        io::write_image(tmp("tiny-mask.png").toStdString(), tiny_mask.view());
+        expect({tmp("tiny.png"), tmp("tiny-mask.png"), tmp("o.png"), "--patch", "31"}, 1,
+               "patch does not fit in a 20×20 image");
+        expect({tmp("missing.png"), tmp("m-dot.png"), tmp("o.png")}, 1, "missing.png");
+        QVERIFY(!QFile::exists(tmp("o.png")));
+        // An empty mask: a note, and the picture is written unchanged.
+        io::write_image(tmp("m-none.png").toStdString(),
+                        ImageRgba8(20, 20, Rgba8{0, 0, 0, 255}).view());
+        const Result r = run_cli({"inpaint", tmp("tiny.png"), tmp("m-none.png"), tmp("o.png")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.err.contains("the mask is empty: nothing to fill"));
+        const ImageRgba8 written = io::read_image(tmp("o.png").toStdString()).image;
+        const ImageRgba8 tiny = io::read_image(tmp("tiny.png").toStdString()).image;
+        QVERIFY(equal_pixels(ImageView<const Rgba8>(written.view()),
+                             ImageView<const Rgba8>(tiny.view())));
+    }
+
+    void bench_inpaint_compares_with_telea() {
+        const Result r = run_cli({"bench", "inpaint", "--case", "fabric", "--reference"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains("fabric"), qPrintable(r.out));
+        QVERIFY(r.out.contains("Telea"));
+        // The fast filler made the same decisions as the reference.
+        QVERIFY2(r.out.contains("identical"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("DIFFERS"));
     }
 
     void backend_selection_reports_reason() {
