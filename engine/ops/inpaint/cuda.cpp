@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace lacuna::ops::detail {
@@ -36,13 +37,24 @@ class CudaInpainter final : public Inpainter {
 
     InpaintProgress advance(const int iterations) override {
         if (progress_.done() || iterations <= 0) return progress_;
-        throw_if_cancelled();
-        const long long filled_before = progress_.filled;
-        cuda_check(kernels::launch_inpaint_iterations(state_, iterations, nullptr),
-                   "inpainting kernels");
-        read_counters();
-        if (progress_.filled == filled_before && !progress_.done()) {
-            throw Error(ErrorCode::DeviceError, "CUDA inpainting stopped making progress");
+        int left = iterations;
+        while (left > 0 && !progress_.done()) {
+            throw_if_cancelled();
+            // Never enqueue iterations that cannot be needed: each fills at most a whole patch,
+            // so remaining / patch area more are certainly useful. Near the end the batches get
+            // small and the counters are read more often, which costs microseconds.
+            const int side = 2 * problem_.radius + 1;
+            const long long remaining = progress_.total - progress_.filled;
+            const int batch = static_cast<int>(
+                std::min<long long>(left, std::max<long long>(1, remaining / (side * side))));
+            const long long filled_before = progress_.filled;
+            cuda_check(kernels::launch_inpaint_iterations(state_, batch, nullptr),
+                       "inpainting kernels");
+            read_counters();
+            if (progress_.filled == filled_before) {
+                throw Error(ErrorCode::DeviceError, "CUDA inpainting stopped making progress");
+            }
+            left -= batch;
         }
         return progress_;
     }
