@@ -10,6 +10,8 @@ packages=(
   libglew-dev libegl-dev libgl-dev          # GL loading, headless EGL
   libgl1-mesa-dri libegl-mesa0              # software GL/EGL when there is no GPU
   xvfb xauth                                # GUI tests without a display
+  dpkg-dev file man-db                      # the Debian package: dpkg-shlibdeps, man page check
+  appstream desktop-file-utils              # validating the desktop entry and AppStream metainfo
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -34,6 +34,12 @@ struct Row {
     std::string check;  // "identical", "differs: …" or "-" (the reference itself)
 };
 
+/// The bundled sample: in the source tree, or where the package installed it.
+std::string default_sample_path() {
+    const std::string source = LACUNA_SAMPLE_IMAGE_PATH;
+    return std::filesystem::exists(source) ? source : std::string(LACUNA_INSTALLED_SAMPLE_PATH);
+}
+
 template <class Result>
 bool identical(const Result& a, const Result& b);
 
@@ -66,7 +72,7 @@ bool identical(const ops::DirectionHistogram& a, const ops::DirectionHistogram& 
 }
 
 int bench_histogram(Context& ctx) {
-    const std::string path = ctx.args.get("image").value_or(std::string(LACUNA_SAMPLE_IMAGE_PATH));
+    const std::string path = ctx.args.get("image").value_or(default_sample_path());
     const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("3932x4000"));
     const int repeats = parse_int("repeats", ctx.args.get("repeats").value_or("21"));
     const int band = parse_int("width", ctx.args.get("width").value_or("64"));
@@ -191,7 +197,7 @@ int bench_histogram(Context& ctx) {
 }
 
 int bench_retarget(Context& ctx) {
-    const std::string path = ctx.args.get("image").value_or(std::string(LACUNA_SAMPLE_IMAGE_PATH));
+    const std::string path = ctx.args.get("image").value_or(default_sample_path());
     const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
     const auto [tw, th] = parse_size(
         "target", ctx.args.get("target").value_or(std::to_string(w / 2) + "x" + std::to_string(h)));
@@ -342,7 +348,7 @@ Command bench_command() {
           {"target", "WxH", "retarget: target size (default: half the width)"},
           {"energy", "E", "retarget: forward (default), l1, prewitt or sobel"},
           {"reference", "", "retarget, inpaint: also time the reference (minutes at 1080p)"},
-          {"data", "DIR", "inpaint: folder with the case photos (default: ../shared/data/images)"},
+          {"data", "DIR", "inpaint: folder with the case photos (default: tests/data/photos)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},

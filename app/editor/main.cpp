@@ -5,6 +5,7 @@
 #include <commands.hpp>
 
 #include <QApplication>
+#include <QIcon>
 #include <QSurfaceFormat>
 
 #include <cstdlib>
@@ -33,6 +34,13 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("Lacuna");
     QApplication::setApplicationName("Lacuna");
     QApplication::setApplicationDisplayName("Lacuna");
+    // The desktop entry's name lets Wayland compositors find the icon and group the windows; the
+    // theme icon (installed by the package) wins over the copy embedded for uninstalled builds.
+    QGuiApplication::setDesktopFileName("io.github.lacuna_editor.Lacuna");
+    QIcon fallback;
+    fallback.addFile(":/lacuna/icons/lacuna-32.png");
+    fallback.addFile(":/lacuna/icons/lacuna-256.png");
+    QApplication::setWindowIcon(QIcon::fromTheme("io.github.lacuna_editor.Lacuna", fallback));
     lacuna::editor::MainWindow window;
     window.show();
     const QStringList args = QApplication::arguments();
