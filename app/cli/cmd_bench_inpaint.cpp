@@ -55,6 +55,7 @@ std::vector<BenchCase> bench_cases() {
          {{256, 220, 38, 64}},
          {},
          ops::InpaintSearch::Full},
+        {"seed 512x384 76x128", "home.jpg", 0, 0, true, {{256, 220, 38, 64}}, {}, {}},
         {"1920x1080 300x200", "building.jpg", 1920, 1080, true, {{980, 470, 150, 100}}, {}, {}},
         {"foliage", "building.jpg", 0, 0, true, {{120, 425, 28, 22}}, {}, {}},
         {"wall", "building.jpg", 0, 0, true, {{330, 250, 30, 22}}, {}, {}},

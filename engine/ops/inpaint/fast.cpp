@@ -96,8 +96,10 @@ class FastInpainter final : public Inpainter {
         : problem_(std::move(problem)), state_(problem_) {
         const SearchRect& box = problem_.hole_box;
         box_width_ = std::max(0, box.x1 - box.x0 + 1);
-        priorities_.assign(static_cast<std::size_t>(box_width_) * std::max(0, box.y1 - box.y0 + 1),
+        const int box_height = std::max(0, box.y1 - box.y0 + 1);
+        priorities_.assign(static_cast<std::size_t>(box_width_) * box_height,
                            inpaint_terms::kNotFront);
+        row_best_.resize(static_cast<std::size_t>(box_height));
         update_priorities(box);
     }
 
@@ -123,6 +125,20 @@ class FastInpainter final : public Inpainter {
             for (int x = std::max(region.x0, box.x0); x <= std::min(region.x1, box.x1); ++x)
                 priorities_[static_cast<std::size_t>(y - box.y0) * box_width_ + (x - box.x0)] =
                     inpaint_terms::priority_at(in, x, y);
+        for (int y = std::max(region.y0, box.y0); y <= std::min(region.y1, box.y1); ++y)
+            refresh_row_best(y - box.y0);
+    }
+
+    /// Each row of the box remembers its best (priority, column), so picking the target scans
+    /// rows instead of every pixel of the box; only rows a fill touched are rescanned.
+    void refresh_row_best(const int row) {
+        const double* values = &priorities_[static_cast<std::size_t>(row) * box_width_];
+        RowBest best;
+        for (int x = 0; x < box_width_; ++x) {
+            // Scan order makes "first of equal priority" the lowest index, as ranks_before.
+            if (values[x] > best.priority) best = {values[x], x};
+        }
+        row_best_[static_cast<std::size_t>(row)] = best;
     }
 
     void update_priorities_around(const int target) {
@@ -139,13 +155,10 @@ class FastInpainter final : public Inpainter {
         int best = -1;
         double best_priority = inpaint_terms::kNotFront;
         for (int y = box.y0; y <= box.y1; ++y) {
-            const double* row = &priorities_[static_cast<std::size_t>(y - box.y0) * box_width_];
-            for (int x = 0; x < box_width_; ++x) {
-                // Scan order makes "first of equal priority" the lowest index, as ranks_before.
-                if (row[x] > best_priority) {
-                    best_priority = row[x];
-                    best = y * state_.width() + box.x0 + x;
-                }
+            const RowBest& row = row_best_[static_cast<std::size_t>(y - box.y0)];
+            if (row.priority > best_priority) {
+                best_priority = row.priority;
+                best = y * state_.width() + box.x0 + row.column;
             }
         }
         return best;
@@ -266,6 +279,11 @@ class FastInpainter final : public Inpainter {
     detail::FillState state_;
     bool has_avx2_ = cpu_has_avx2();
     std::vector<double> priorities_;
+    struct RowBest {
+        double priority = inpaint_terms::kNotFront;
+        int column = -1;
+    };
+    std::vector<RowBest> row_best_;
     int box_width_ = 0;
 };
 
