@@ -340,7 +340,7 @@ Command bench_command() {
           {"size", "WxH",
            "resize the photo to this size first (histogram: 3932x4000, the seed's XLarge;\n        "
            "                    retarget: 1920x1080)"},
-          {"repeats", "N", "runs per timing; the median is reported (default 21)"},
+          {"repeats", "N", "runs per timing; the median is reported (default 21; inpaint: 3)"},
           {"width", "W", "histogram: band width of the line case (default 64)"},
           {"direction", "DEG", "histogram: angle of the direction case (default 30)"},
           {"no-reference", "",
