@@ -2,6 +2,7 @@
 
 #include <lacuna/render/image_renderer.hpp>
 
+#include "renderer_impl.hpp"
 #include "shaders_embedded.hpp"
 
 #include <algorithm>
@@ -71,27 +72,6 @@ GLuint link(const char* vert_src, const char* frag_src, std::string& error) {
 
 }  // namespace
 
-struct ImageRenderer::Impl {
-    bool ready = false;
-    GLuint program = 0;
-    GLuint vao = 0;
-    GLuint texture = 0;
-    int capacity_w = 0;  // allocated texture size; grows, never shrinks
-    int capacity_h = 0;
-    int image_w = 0;
-    int image_h = 0;
-    Rgb background;
-
-    void release() {
-        if (program != 0) glDeleteProgram(std::exchange(program, 0));
-        if (vao != 0) glDeleteVertexArrays(1, &vao);
-        if (texture != 0) glDeleteTextures(1, &texture);
-        vao = texture = 0;
-        capacity_w = capacity_h = image_w = image_h = 0;
-        ready = false;
-    }
-};
-
 ImageRenderer::ImageRenderer() : impl_(std::make_unique<Impl>()) {}
 
 ImageRenderer::~ImageRenderer() {
@@ -128,13 +108,9 @@ void ImageRenderer::set_background(const Rgb color) {
 
 void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     if (!impl_->ready || image.empty()) return;
+    impl_->reserve_texture(image.width, image.height);
     glBindTexture(GL_TEXTURE_2D, impl_->texture);
-    if (image.width > impl_->capacity_w || image.height > impl_->capacity_h) {
-        impl_->capacity_w = std::max(image.width, impl_->capacity_w);
-        impl_->capacity_h = std::max(image.height, impl_->capacity_h);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, impl_->capacity_w, impl_->capacity_h, 0, GL_RGBA,
-                     GL_UNSIGNED_BYTE, nullptr);
-    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(image.pitch / sizeof(Rgba8)));
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width, image.height, GL_RGBA, GL_UNSIGNED_BYTE,
@@ -143,6 +119,11 @@ void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     glBindTexture(GL_TEXTURE_2D, 0);
     impl_->image_w = image.width;
     impl_->image_h = image.height;
+    impl_->last_was_interop = false;
+}
+
+bool ImageRenderer::last_image_was_interop() const {
+    return impl_->last_was_interop;
 }
 
 void ImageRenderer::render(const unsigned fbo, const int width, const int height,

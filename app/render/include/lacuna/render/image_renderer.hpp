@@ -6,6 +6,7 @@
 // release() frees the GL objects early (from QOpenGLContext::aboutToBeDestroyed).
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/render/view.hpp>
 
@@ -35,6 +36,14 @@ class ImageRenderer {
     /// Copies the image into the display texture (host upload path). The texture's capacity only
     /// grows, so a shrinking image reuses it.
     void set_image(ImageView<const Rgba8> image);
+    /// The CUDA–GL interop path: a present kernel writes the device image into a pixel-unpack
+    /// buffer registered with CUDA (grow-only; registered once per allocation), which GL copies
+    /// into the display texture — the pixels never pass through the host. Returns false and
+    /// fills `error` when interop cannot be used (CPU-only build, no device, a GL context that
+    /// is not on the CUDA device); the caller then downloads and uses set_image(view).
+    bool set_image(const DeviceImage<Rgba8>& image, std::string& error);
+    /// True when the texture's current contents came through interop.
+    [[nodiscard]] bool last_image_was_interop() const;
     [[nodiscard]] int image_width() const;
     [[nodiscard]] int image_height() const;
 

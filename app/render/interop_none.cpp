@@ -1,0 +1,13 @@
+// CPU-only build: no interop; the caller presents through the host upload path.
+#include "renderer_impl.hpp"
+
+namespace lacuna::render {
+
+InteropRegistration::~InteropRegistration() = default;
+
+bool ImageRenderer::set_image(const DeviceImage<Rgba8>&, std::string& error) {
+    error = "this build has no CUDA backend";
+    return false;
+}
+
+}  // namespace lacuna::render
