@@ -84,10 +84,12 @@ bool ImageRenderer::initialize(std::string& error) {
     impl_->program = link(shaders::kImageVert, shaders::kImageFrag, error);
     if (impl_->program == 0) return false;
     glGenVertexArrays(1, &impl_->vao);
-    glGenTextures(1, &impl_->texture);
-    glBindTexture(GL_TEXTURE_2D, impl_->texture);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    for (GLuint* texture : {&impl_->texture, &impl_->mask_texture}) {
+        glGenTextures(1, texture);
+        glBindTexture(GL_TEXTURE_2D, *texture);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
     glBindTexture(GL_TEXTURE_2D, 0);
     impl_->ready = true;
     return true;
@@ -122,6 +124,42 @@ void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     impl_->last_was_interop = false;
 }
 
+void ImageRenderer::set_mask(const ImageView<const std::uint8_t> mask) {
+    Impl& impl = *impl_;
+    if (!impl.ready) return;
+    impl.mask_visible = !mask.empty();
+    if (mask.empty()) return;
+    glBindTexture(GL_TEXTURE_2D, impl.mask_texture);
+    if (mask.width > impl.mask_capacity_w || mask.height > impl.mask_capacity_h) {
+        impl.mask_capacity_w = std::max(mask.width, impl.mask_capacity_w);
+        impl.mask_capacity_h = std::max(mask.height, impl.mask_capacity_h);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, impl.mask_capacity_w, impl.mask_capacity_h, 0,
+                     GL_RED, GL_UNSIGNED_BYTE, nullptr);
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(mask.pitch));
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, mask.width, mask.height, GL_RED, GL_UNSIGNED_BYTE,
+                    mask.data);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+void ImageRenderer::set_mask_tint(const Rgb color, const float strength) {
+    impl_->tint[0] = color.r;
+    impl_->tint[1] = color.g;
+    impl_->tint[2] = color.b;
+    impl_->tint[3] = strength;
+}
+
+void ImageRenderer::set_brush(const bool visible, const PointF centre, const double radius) {
+    impl_->brush_visible = visible;
+    impl_->brush[0] = float(centre.x);
+    impl_->brush[1] = float(centre.y);
+    impl_->brush[2] = float(radius);
+}
+
 bool ImageRenderer::last_image_was_interop() const {
     return impl_->last_was_interop;
 }
@@ -150,6 +188,22 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
                 float(impl_->image_h));
     glUniform1f(glGetUniformLocation(impl_->program, "u_checker_px"), 8.0f);
     glUniform1i(glGetUniformLocation(impl_->program, "u_image"), 0);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_mask"), 1);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_mask_visible"), impl_->mask_visible);
+    const float mask_scale_x =
+        impl_->mask_capacity_w > 0 ? float(impl_->capacity_w) / float(impl_->mask_capacity_w) : 1;
+    const float mask_scale_y =
+        impl_->mask_capacity_h > 0 ? float(impl_->capacity_h) / float(impl_->mask_capacity_h) : 1;
+    glUniform2f(glGetUniformLocation(impl_->program, "u_mask_uv_scale"), mask_scale_x,
+                mask_scale_y);
+    glUniform4fv(glGetUniformLocation(impl_->program, "u_tint"), 1, impl_->tint);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_brush_visible"), impl_->brush_visible);
+    glUniform3fv(glGetUniformLocation(impl_->program, "u_brush"), 1, impl_->brush);
+    glUniform1f(glGetUniformLocation(impl_->program, "u_viewport_h"), float(height));
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, impl_->mask_texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, impl_->texture);
     // Magnified pixels stay crisp squares (an editor shows pixels); reduced views are smoothed.

@@ -41,6 +41,14 @@ struct ImageRenderer::Impl {
     std::size_t pixel_buffer_bytes = 0;
     std::unique_ptr<InteropRegistration> registration;
     bool last_was_interop = false;
+    // The object-removal mask (coverage 0..255) drawn as a tint; grow-only like the image.
+    GLuint mask_texture = 0;
+    int mask_capacity_w = 0;
+    int mask_capacity_h = 0;
+    bool mask_visible = false;
+    float tint[4] = {1.0f, 0.15f, 0.35f, 0.55f};
+    bool brush_visible = false;
+    float brush[3] = {0, 0, 0};
 
     /// Makes the texture at least width × height (grow-only).
     void reserve_texture(const int width, const int height) {
@@ -61,6 +69,10 @@ struct ImageRenderer::Impl {
         if (program != 0) glDeleteProgram(std::exchange(program, 0));
         if (vao != 0) glDeleteVertexArrays(1, &vao);
         if (texture != 0) glDeleteTextures(1, &texture);
+        if (mask_texture != 0) glDeleteTextures(1, &mask_texture);
+        mask_texture = 0;
+        mask_capacity_w = mask_capacity_h = 0;
+        mask_visible = false;
         vao = texture = 0;
         capacity_w = capacity_h = image_w = image_h = 0;
         ready = false;

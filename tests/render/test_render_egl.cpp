@@ -5,6 +5,7 @@
 #include "egl_context.hpp"
 #include "framebuffer.hpp"
 
+#include <lacuna/core/mask.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
 #include <QtTest>
@@ -79,6 +80,35 @@ class TestRenderEgl : public QObject {
             for (int x = 0; x < 61; ++x) mismatches += out.at(x + 7, y + 5) != image.at(x, y);
         QCOMPARE(mismatches, 0);
         QCOMPARE(out.at(0, 0), (Rgba8{41, 41, 43, 255}));  // default background 0.16/0.16/0.17
+    }
+
+    void mask_tint_and_brush_ring() {
+        const ImageRgba8 grey(40, 30, Rgba8{100, 100, 100, 255});
+        renderer_->set_image(grey.view());
+        Mask mask(40, 30, 0);
+        for (int y = 5; y < 15; ++y)
+            for (int x = 5; x < 15; ++x) mask.at(x, y) = 255;
+        renderer_->set_mask(mask.view());
+        renderer_->set_mask_tint({1.0f, 0.0f, 0.0f}, 0.5f);
+        Framebuffer fb(40, 30);
+        renderer_->render(fb.id(), 40, 30, {});
+        ImageRgba8 out = fb.read();
+        // Half way from grey (100) to red: r ≈ 177.5, g = b ≈ 50; untouched outside the mask.
+        const Rgba8 tinted = out.at(10, 10);
+        QVERIFY2(std::abs(tinted.r - 177) <= 1 && std::abs(tinted.g - 50) <= 1 &&
+                     std::abs(tinted.b - 50) <= 1,
+                 qPrintable(QString("%1 %2 %3").arg(tinted.r).arg(tinted.g).arg(tinted.b)));
+        QCOMPARE(out.at(30, 20), (Rgba8{100, 100, 100, 255}));
+        // The brush ring: white on the radius, black just inside, the picture elsewhere.
+        renderer_->set_mask(ImageView<const std::uint8_t>{});
+        renderer_->set_brush(true, {20.5, 15.5}, 8.0);
+        renderer_->render(fb.id(), 40, 30, {});
+        out = fb.read();
+        QCOMPARE(out.at(28, 15), (Rgba8{255, 255, 255, 255}));
+        QCOMPARE(out.at(26, 15), (Rgba8{0, 0, 0, 255}));
+        QCOMPARE(out.at(20, 15), (Rgba8{100, 100, 100, 255}));
+        QCOMPARE(out.at(5, 25), (Rgba8{100, 100, 100, 255}));
+        renderer_->set_brush(false);
     }
 
     void smaller_image_reuses_texture_and_draws_exactly() {

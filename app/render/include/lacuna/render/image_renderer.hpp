@@ -10,6 +10,7 @@
 #include <lacuna/core/image.hpp>
 #include <lacuna/render/view.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,14 @@ class ImageRenderer {
     /// fills `error` when interop cannot be used (CPU-only build, no device, a GL context that
     /// is not on the CUDA device); the caller then downloads and uses set_image(view).
     bool set_image(const DeviceImage<Rgba8>& image, std::string& error);
+    /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the
+    /// image; an empty view hides it.
+    void set_mask(ImageView<const std::uint8_t> mask);
+    /// Tint colour and its strength at full coverage (0..1).
+    void set_mask_tint(Rgb color, float strength);
+    /// The brush cursor: a ring of `radius` framebuffer pixels around `centre` (framebuffer
+    /// pixels, top-left origin), drawn over the image.
+    void set_brush(bool visible, PointF centre = {}, double radius = 0);
     /// True when the texture's current contents came through interop.
     [[nodiscard]] bool last_image_was_interop() const;
     [[nodiscard]] int image_width() const;
