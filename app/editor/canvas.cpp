@@ -63,7 +63,16 @@ void Canvas::paintGL() {
     if (image_dirty_) {
         renderer_->set_image(image_.view());
         image_dirty_ = false;
+        mask_dirty_ = true;
     }
+    if (mask_dirty_) {
+        renderer_->set_mask(mask_.view());
+        mask_dirty_ = false;
+    }
+    const qreal dpr = devicePixelRatioF();
+    const bool brush_tool = tool_ != CanvasTool::Pan;
+    renderer_->set_brush(brush_tool && cursor_inside_, {cursor_.x() * dpr, cursor_.y() * dpr},
+                         brush_.radius * view_.zoom);
     const QSize fb = framebuffer_size();
     renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
 }
@@ -76,7 +85,58 @@ void Canvas::set_image(const ImageView<const Rgba8> image) {
     const bool size_changed = image.width != image_.width() || image.height != image_.height();
     image_ = clone(image);
     image_dirty_ = true;
+    if (mask_.width() != image_.width() || mask_.height() != image_.height())
+        mask_ = Mask(image_.width(), image_.height(), 0);
     if (size_changed && fit_mode_) fit_to_window();
+    update();
+}
+
+void Canvas::set_mask(const Mask& mask) {
+    mask_ = clone(mask.view());
+    mask_dirty_ = true;
+    update();
+}
+
+void Canvas::restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask) {
+    if (pixels != nullptr) {
+        paste_region(image_, rect, *pixels);
+        image_dirty_ = true;
+    }
+    if (mask != nullptr) {
+        paste_region(mask_, rect, *mask);
+        mask_dirty_ = true;
+    }
+    update();
+}
+
+void Canvas::set_tool(const CanvasTool tool) {
+    tool_ = tool;
+    setCursor(tool == CanvasTool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor);
+    update();
+}
+
+void Canvas::set_brush(const BrushSettings& brush) {
+    brush_ = brush;
+    update();
+}
+
+render::PointF Canvas::image_point(const QPointF& widget_point) const {
+    const qreal dpr = devicePixelRatioF();
+    return view_.to_image({widget_point.x() * dpr, widget_point.y() * dpr});
+}
+
+void Canvas::paint_to(const QPointF& widget_point) {
+    const render::PointF p = image_point(widget_point);
+    BrushSettings brush = brush_;
+    brush.erase = tool_ == CanvasTool::Eraser;
+    stroke_rect_.unite(paint_segment(mask_, last_paint_.x, last_paint_.y, p.x, p.y, brush));
+    last_paint_ = p;
+    mask_dirty_ = true;
+    update();
+}
+
+void Canvas::leaveEvent(QEvent*) {
+    cursor_inside_ = false;
     update();
 }
 
@@ -117,6 +177,19 @@ void Canvas::wheelEvent(QWheelEvent* event) {
 }
 
 void Canvas::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && tool_ != CanvasTool::Pan && !image_.empty()) {
+        painting_ = true;
+        stroke_before_ = clone(ImageView<const std::uint8_t>(mask_.view()));
+        stroke_rect_ = {};
+        const render::PointF p = image_point(event->position());
+        BrushSettings brush = brush_;
+        brush.erase = tool_ == CanvasTool::Eraser;
+        stroke_rect_.unite(paint_dab(mask_, p.x, p.y, brush));
+        last_paint_ = p;
+        mask_dirty_ = true;
+        update();
+        return;
+    }
     if (event->button() == Qt::LeftButton || event->button() == Qt::MiddleButton) {
         dragging_ = true;
         last_drag_ = event->position();
@@ -125,6 +198,13 @@ void Canvas::mousePressEvent(QMouseEvent* event) {
 }
 
 void Canvas::mouseMoveEvent(QMouseEvent* event) {
+    cursor_ = event->position();
+    cursor_inside_ = true;
+    if (painting_) {
+        paint_to(event->position());
+        return;
+    }
+    if (tool_ != CanvasTool::Pan) update();  // move the brush ring
     if (!dragging_) return;
     const qreal dpr = devicePixelRatioF();
     const QPointF delta = (event->position() - last_drag_) * dpr;
@@ -135,9 +215,19 @@ void Canvas::mouseMoveEvent(QMouseEvent* event) {
     update();
 }
 
-void Canvas::mouseReleaseEvent(QMouseEvent*) {
+void Canvas::mouseReleaseEvent(QMouseEvent* event) {
+    if (painting_ && event->button() == Qt::LeftButton) {
+        painting_ = false;
+        if (!stroke_rect_.empty()) {
+            const Mask before = copy_region(stroke_before_, stroke_rect_);
+            const Mask after = copy_region(mask_, stroke_rect_);
+            emit stroke_finished(stroke_rect_, before, after);
+        }
+        stroke_before_ = Mask();
+        return;
+    }
     dragging_ = false;
-    unsetCursor();
+    setCursor(tool_ == CanvasTool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor);
 }
 
 void Canvas::dragEnterEvent(QDragEnterEvent* event) {

@@ -2,7 +2,10 @@
 // Zoom with the wheel (about the cursor), pan by dragging, fit or 1:1 from the View menu.
 #pragma once
 
+#include "brush.hpp"
+
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
 #include <lacuna/render/view.hpp>
 
 #include <QOpenGLWidget>
@@ -15,15 +18,31 @@ class ImageRenderer;
 
 namespace lacuna::editor {
 
+/// What a left-button drag does: pan the view, or paint or erase the object-removal mask. The
+/// middle button always pans.
+enum class CanvasTool { Pan, Brush, Eraser };
+
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
   public:
     explicit Canvas(QWidget* parent = nullptr);
     ~Canvas() override;
 
-    /// Shows `image` (copied into the display texture at the next paint).
+    /// Shows `image` (copied into the display texture at the next paint). A new size clears the
+    /// mask.
     void set_image(ImageView<const Rgba8> image);
     [[nodiscard]] const ImageRgba8& image() const { return image_; }
+
+    /// The object-removal mask: coverage 0..255, the image's size.
+    [[nodiscard]] const Mask& mask() const { return mask_; }
+    void set_mask(const Mask& mask);
+    /// Undo and redo: put pixels and/or mask values back inside `rect`.
+    void restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask);
+
+    void set_tool(CanvasTool tool);
+    [[nodiscard]] CanvasTool tool() const { return tool_; }
+    void set_brush(const BrushSettings& brush);
+    [[nodiscard]] const BrushSettings& brush() const { return brush_; }
 
     void fit_to_window();
     void actual_size();
@@ -36,6 +55,9 @@ class Canvas : public QOpenGLWidget {
   signals:
     void zoom_changed(double zoom);
     void files_dropped(const QStringList& paths);
+    /// A brush or eraser stroke ended: the mask inside `rect` was `before` and is now `after`.
+    void stroke_finished(const lacuna::editor::PixelRect& rect, const lacuna::Mask& before,
+                         const lacuna::Mask& after);
 
   protected:
     void initializeGL() override;
@@ -47,10 +69,24 @@ class Canvas : public QOpenGLWidget {
     void mouseReleaseEvent(QMouseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
   private:
     void release_gl();
     [[nodiscard]] QSize framebuffer_size() const;
+    [[nodiscard]] render::PointF image_point(const QPointF& widget_point) const;
+    void paint_to(const QPointF& widget_point);
+
+    Mask mask_;
+    bool mask_dirty_ = false;
+    CanvasTool tool_ = CanvasTool::Pan;
+    BrushSettings brush_;
+    bool painting_ = false;
+    Mask stroke_before_;  // the whole mask when the stroke began; freed when it ends
+    PixelRect stroke_rect_;
+    render::PointF last_paint_;
+    QPointF cursor_;  // widget coordinates, for the brush ring
+    bool cursor_inside_ = false;
 
     std::unique_ptr<render::ImageRenderer> renderer_;
     ImageRgba8 image_;

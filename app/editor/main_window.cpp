@@ -1,6 +1,8 @@
 #include "main_window.hpp"
 
 #include "canvas.hpp"
+#include "object_removal_panel.hpp"
+#include "region_command.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -9,6 +11,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
+#include <QPushButton>
+#include <QTimer>
+#include <QUndoStack>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
@@ -28,6 +34,10 @@ static void init_lacuna_resources() {
 namespace lacuna::editor {
 namespace {
 constexpr int kMaxRecentFiles = 8;
+/// Undo keeps this many edits; each holds only the rectangle it changed.
+constexpr int kUndoLimit = 64;
+/// A fill step takes about this long, so the canvas redraws the growing fill ~30 times a second.
+constexpr int kFillStepBudgetMs = 30;
 const char* const kImageFilter =
     "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm);;All files (*)";
 }  // namespace
@@ -36,12 +46,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     init_lacuna_resources();
     setCentralWidget(canvas_);
     backend_ = select_backend(BackendRequest::Auto);
+    undo_stack_ = new QUndoStack(this);
+    undo_stack_->setUndoLimit(kUndoLimit);
+    fill_timer_ = new QTimer(this);
+    fill_timer_->setInterval(0);
+    connect(fill_timer_, &QTimer::timeout, this, &MainWindow::fill_step);
+    build_object_removal_dock();
     build_menus();
     build_status_bar();
     connect(canvas_, &Canvas::files_dropped, this,
             [this](const QStringList& paths) { open_file(paths.front()); });
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
     if (!isMaximized() && settings.value("window/geometry").isNull()) resize(1280, 800);
     update_title();
 }
@@ -58,6 +75,24 @@ void MainWindow::build_menus() {
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     update_recent_menu();
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_stack_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = undo_stack_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
+                     [this] { removal_panel_->set_tool(CanvasTool::Pan); });
+    tools->addAction(tr("&Brush (mask)"), QKeySequence(Qt::Key_B), this,
+                     [this] { removal_panel_->set_tool(CanvasTool::Brush); });
+    tools->addAction(tr("&Eraser (mask)"), QKeySequence(Qt::Key_E), this,
+                     [this] { removal_panel_->set_tool(CanvasTool::Eraser); });
+    tools->addAction(tr("&Fill Masked Area"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
+                     &MainWindow::start_fill);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { canvas_->zoom_by(1.25); });
@@ -76,6 +111,171 @@ void MainWindow::build_menus() {
                               "<p>Backend: %2</p>")
                                .arg(kVersion, QString::fromStdString(backend_.describe())));
     });
+}
+
+void MainWindow::build_object_removal_dock() {
+    removal_panel_ = new ObjectRemovalPanel(this);
+    auto* dock = new QDockWidget(tr("Remove Object"), this);
+    dock->setObjectName("remove_object_dock");
+    dock->setWidget(removal_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    canvas_->set_brush(removal_panel_->brush());
+    connect(removal_panel_, &ObjectRemovalPanel::tool_changed, canvas_, &Canvas::set_tool);
+    connect(removal_panel_, &ObjectRemovalPanel::brush_changed, canvas_, &Canvas::set_brush);
+    connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
+    connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
+    connect(removal_panel_, &ObjectRemovalPanel::clear_mask_requested, this, [this] {
+        const Mask& mask = canvas_->mask();
+        if (mask.empty() || count_selected(mask.view()) == 0) return;
+        const PixelRect all{0, 0, mask.width() - 1, mask.height() - 1};
+        RegionState before{std::nullopt, clone(mask.view())};
+        canvas_->set_mask(Mask(mask.width(), mask.height(), 0));
+        RegionState after{std::nullopt, clone(canvas_->mask().view())};
+        undo_stack_->push(
+            new RegionCommand(canvas_, tr("Clear Mask"), all, std::move(before), std::move(after)));
+    });
+    connect(canvas_, &Canvas::stroke_finished, this,
+            [this](const PixelRect& rect, const Mask& before, const Mask& after) {
+                const QString text =
+                    canvas_->tool() == CanvasTool::Eraser ? tr("Erase Mask") : tr("Paint Mask");
+                undo_stack_->push(new RegionCommand(
+                    canvas_, text, rect, RegionState{std::nullopt, clone(before.view())},
+                    RegionState{std::nullopt, clone(after.view())}));
+            });
+}
+
+namespace {
+
+/// The pixels a fill removes: mask coverage of at least one half.
+Mask hole_from_coverage(const Mask& coverage) {
+    Mask hole(coverage.width(), coverage.height(), 0);
+    for (int y = 0; y < coverage.height(); ++y)
+        for (int x = 0; x < coverage.width(); ++x)
+            hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+    return hole;
+}
+
+/// Smallest rectangle holding every non-zero value.
+PixelRect nonzero_box(const Mask& mask) {
+    PixelRect box;
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x)
+            if (mask.at(x, y) != 0) box.unite({x, y, x, y});
+    return box;
+}
+
+}  // namespace
+
+bool MainWindow::start_fill() {
+    if (filler_ || canvas_->image().empty()) return false;
+    const Mask hole = hole_from_coverage(canvas_->mask());
+    if (count_selected(hole.view()) == 0) {
+        removal_panel_->show_fill_idle(
+            tr("Nothing to fill: choose the Brush and paint over what should go."));
+        return false;
+    }
+    const ops::InpaintParams params = removal_panel_->fill_params();
+    const bool cuda = backend_.backend == Backend::Cuda;
+    try {
+        try {
+            filler_ = ops::make_inpainter(
+                canvas_->image().view(), hole, params,
+                cuda ? ops::InpaintImplementation::Cuda : ops::InpaintImplementation::Fast);
+            fill_device_ = cuda ? tr("GPU") : tr("CPU");
+        } catch (const Error& e) {
+            if (!cuda || (e.code() != ErrorCode::CudaUnavailable &&
+                          e.code() != ErrorCode::OutOfMemory && e.code() != ErrorCode::DeviceError))
+                throw;
+            // The GPU could not take it (memory, driver): the CPU gives the same result.
+            filler_ = ops::make_inpainter(canvas_->image().view(), hole, params,
+                                          ops::InpaintImplementation::Fast);
+            fill_device_ = tr("CPU (GPU failed: %1)").arg(QString::fromStdString(e.what()));
+        }
+    } catch (const Error& e) {
+        filler_.reset();
+        show_error(tr("Cannot fill"), QString::fromStdString(e.what()));
+        return false;
+    }
+    fill_rect_ = nonzero_box(canvas_->mask());
+    fill_before_pixels_ = copy_region(canvas_->image(), fill_rect_);
+    fill_before_mask_ = copy_region(canvas_->mask(), fill_rect_);
+    iterations_per_step_ = 8;
+    fill_clock_.start();
+    removal_panel_->show_fill_running(0, filler_->progress().total);
+    fill_timer_->start();
+    return true;
+}
+
+void MainWindow::fill_step() {
+    if (!filler_) {
+        fill_timer_->stop();
+        return;
+    }
+    QElapsedTimer step;
+    step.start();
+    try {
+        // Adapt the batch so a step takes about the budget whatever the image and device.
+        while (!filler_->progress().done() && step.elapsed() < kFillStepBudgetMs) {
+            QElapsedTimer batch;
+            batch.start();
+            filler_->advance(iterations_per_step_);
+            if (batch.elapsed() < kFillStepBudgetMs / 4)
+                iterations_per_step_ *= 2;
+            else if (batch.elapsed() > kFillStepBudgetMs && iterations_per_step_ > 1)
+                iterations_per_step_ /= 2;
+        }
+        canvas_->set_image(filler_->image().view());
+    } catch (const Error& e) {
+        fill_timer_->stop();
+        filler_.reset();
+        canvas_->restore_region(fill_rect_, &fill_before_pixels_, &fill_before_mask_);
+        removal_panel_->show_fill_idle(QString());
+        show_error(tr("Fill failed"), QString::fromStdString(e.what()));
+        return;
+    }
+    const ops::InpaintProgress progress = filler_->progress();
+    removal_panel_->show_fill_running(progress.filled, progress.total);
+    if (progress.done()) finish_fill();
+}
+
+void MainWindow::finish_fill() {
+    fill_timer_->stop();
+    const ops::InpaintProgress progress = filler_->progress();
+    filler_.reset();
+    const qint64 ms = fill_clock_.elapsed();
+    // The mask is used up: clear it where the fill happened.
+    Mask cleared(fill_rect_.width(), fill_rect_.height(), 0);
+    canvas_->restore_region(fill_rect_, nullptr, &cleared);
+    RegionState before{std::move(fill_before_pixels_), std::move(fill_before_mask_)};
+    RegionState after{copy_region(canvas_->image(), fill_rect_), std::move(cleared)};
+    undo_stack_->push(
+        new RegionCommand(canvas_, tr("Fill"), fill_rect_, std::move(before), std::move(after)));
+    const QString message = tr("Filled %1 pixels with %2 patches in %3 ms on the %4.")
+                                .arg(progress.total)
+                                .arg(progress.iterations)
+                                .arg(ms)
+                                .arg(fill_device_);
+    removal_panel_->show_fill_idle(message);
+    time_label_->setText(tr("fill: %1 ms").arg(ms));
+    statusBar()->showMessage(message, 8000);
+}
+
+void MainWindow::cancel_fill() {
+    if (!filler_) return;
+    filler_->cancel();
+    fill_timer_->stop();
+    filler_.reset();
+    canvas_->restore_region(fill_rect_, &fill_before_pixels_, &fill_before_mask_);
+    removal_panel_->show_fill_idle(tr("Fill cancelled; the picture is as it was."));
+}
+
+bool MainWindow::confirm_discard() {
+    if (undo_stack_->isClean()) return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"), tr("The image has unsaved changes. Discard them?"),
+        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    return answer == QMessageBox::Discard;
 }
 
 void MainWindow::build_status_bar() {
@@ -102,7 +302,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 }
 
 void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStringList& notices) {
+    cancel_fill();
     canvas_->set_image(image.view());
+    canvas_->set_mask(Mask(image.width(), image.height(), 0));
+    undo_stack_->clear();
     document_path_ = path;
     size_label_->setText(tr("%1 × %2 px").arg(image.width()).arg(image.height()));
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
@@ -161,6 +364,7 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
         statusBar()->showMessage(
             tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
         document_path_ = path;
+        undo_stack_->setClean();
         remember_recent(path);
         update_title();
         return true;
@@ -217,7 +421,14 @@ void MainWindow::update_title() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings().setValue("window/geometry", saveGeometry());
+    if (!confirm_discard()) {
+        event->ignore();
+        return;
+    }
+    cancel_fill();
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
     event->accept();
 }
 

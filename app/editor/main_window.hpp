@@ -1,18 +1,27 @@
 // The editor's main window: menus, status bar, the canvas; opening and saving documents.
 #pragma once
 
+#include "brush.hpp"
+
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/ops/inpaint.hpp>
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QString>
 
+#include <memory>
+
 class QLabel;
 class QMenu;
+class QTimer;
+class QUndoStack;
 
 namespace lacuna::editor {
 
 class Canvas;
+class ObjectRemovalPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -31,6 +40,14 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] Canvas* canvas() const { return canvas_; }
     [[nodiscard]] const QString& document_path() const { return document_path_; }
     [[nodiscard]] const BackendInfo& backend() const { return backend_; }
+    [[nodiscard]] QUndoStack* undo_stack() const { return undo_stack_; }
+    [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
+
+    /// Fills the masked pixels (coverage ≥ 50 %) in steps, showing the fill grow; returns false
+    /// (with a message) when there is nothing to fill or the fill cannot start.
+    bool start_fill();
+    void cancel_fill();
+    [[nodiscard]] bool fill_running() const { return filler_ != nullptr; }
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -45,6 +62,11 @@ class MainWindow : public QMainWindow {
     void update_title();
     void choose_and_open();
     void choose_and_save();
+    void build_object_removal_dock();
+    void fill_step();
+    void finish_fill();
+    /// True when the user agreed to lose unsaved edits (or there are none).
+    bool confirm_discard();
 
     Canvas* canvas_ = nullptr;
     QMenu* recent_menu_ = nullptr;
@@ -54,6 +76,17 @@ class MainWindow : public QMainWindow {
     QLabel* time_label_ = nullptr;
     QString document_path_;
     BackendInfo backend_;
+    QUndoStack* undo_stack_ = nullptr;
+    ObjectRemovalPanel* removal_panel_ = nullptr;
+    // The running fill: the filler, where it works, and what was there before (for undo/cancel).
+    std::unique_ptr<ops::Inpainter> filler_;
+    QTimer* fill_timer_ = nullptr;
+    QElapsedTimer fill_clock_;
+    int iterations_per_step_ = 8;
+    PixelRect fill_rect_;
+    ImageRgba8 fill_before_pixels_;
+    Mask fill_before_mask_;
+    QString fill_device_;
 };
 
 }  // namespace lacuna::editor

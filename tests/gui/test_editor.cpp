@@ -2,14 +2,21 @@
 // zooming, saving, and an error dialog instead of a crash for a bad file.
 #include "canvas.hpp"
 #include "main_window.hpp"
+#include "object_removal_panel.hpp"
 
 #include <lacuna/io/image_io.hpp>
 
 #include <QApplication>
+
+#include <cmath>
 #include <QMessageBox>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QStandardPaths>
+#include <QProgressBar>
+#include <QSlider>
+#include <QToolButton>
+#include <QUndoStack>
 #include <QtTest>
 
 using namespace lacuna;
@@ -17,6 +24,24 @@ using lacuna::editor::MainWindow;
 
 namespace {
 const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/fruits.jpg");
+const QString kMessi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
+
+/// Widget coordinates of an image point on the canvas.
+QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
+    const render::PointF s = canvas->view().to_screen({x, y});
+    const double dpr = canvas->devicePixelRatioF();
+    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
+}
+
+/// Brushes a closed loop of strokes over the football in messi5.jpg (centre 362, 312).
+void brush_over_ball(editor::Canvas* canvas) {
+    const QPoint start = widget_point(canvas, 350, 300);
+    QTest::mousePress(canvas, Qt::LeftButton, {}, start);
+    for (const auto& [x, y] :
+         {std::pair{375.0, 300.0}, {375.0, 325.0}, {350.0, 325.0}, {362.0, 312.0}})
+        QTest::mouseMove(canvas, widget_point(canvas, x, y));
+    QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 362, 312));
+}
 
 QMessageBox* visible_error_dialog(const QWidget* window) {
     for (QMessageBox* box : window->findChildren<QMessageBox*>("lacuna_error_dialog")) {
@@ -88,6 +113,121 @@ class TestEditor : public QObject {
         canvas->fit_to_window();
         QVERIFY(canvas->zoom() <= 1.0);
         QVERIFY(window.windowTitle().contains("fruits.jpg"));
+    }
+
+    void brush_fill_undo_redo() {
+        MainWindow window;
+        window.resize(1100, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_file(kMessi));
+        editor::Canvas* canvas = window.canvas();
+        canvas->actual_size();
+        const ImageRgba8 original = clone(canvas->image().view());
+
+        // Choose the brush in the panel, 30 px wide, and paint over the ball.
+        window.removal_panel()->findChild<QToolButton*>("tool_brush")->click();
+        QCOMPARE(canvas->tool(), editor::CanvasTool::Brush);
+        window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(30);
+        brush_over_ball(canvas);
+        const Mask painted = clone(canvas->mask().view());
+        QVERIFY2(count_selected(painted.view()) > 1200, "the stroke did not reach the mask");
+        QCOMPARE(painted.at(362, 312), std::uint8_t{255});
+        QCOMPARE(painted.at(100, 100), std::uint8_t{0});
+        QCOMPARE(window.undo_stack()->count(), 1);
+
+        // Fill: the fill grows in steps until done, then becomes one undoable edit.
+        QVERIFY(window.start_fill());
+        QVERIFY(window.fill_running());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+        QCOMPARE(window.undo_stack()->count(), 2);
+        QCOMPARE(window.removal_panel()->progress_bar()->value(), 1000);
+        const ImageRgba8 filled = clone(canvas->image().view());
+        std::int64_t hole = 0, changed_inside = 0, changed_outside = 0;
+        for (int y = 0; y < original.height(); ++y)
+            for (int x = 0; x < original.width(); ++x) {
+                const bool in_hole = painted.at(x, y) >= 128;
+                const bool changed = filled.at(x, y) != original.at(x, y);
+                hole += in_hole;
+                changed_inside += in_hole && changed;
+                changed_outside += !in_hole && changed;
+            }
+        QCOMPARE(changed_outside, std::int64_t{0});
+        QVERIFY2(changed_inside > hole * 9 / 10,
+                 qPrintable(QString("%1 of %2").arg(changed_inside).arg(hole)));
+        QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});  // the mask is used up
+        // The ball was white and black: the fill is grass (green dominates) where it stood.
+        const Rgba8 centre = filled.at(362, 312);
+        QVERIFY2(centre.g > centre.r && centre.g > centre.b, "the ball is still there");
+        // What is on screen is the filled image.
+        const QImage frame = canvas->grabFramebuffer();
+        const render::PointF screen = canvas->view().to_screen({362.5, 312.5});
+        const QPoint p(int(screen.x / canvas->devicePixelRatioF() * frame.devicePixelRatio()),
+                       int(screen.y / canvas->devicePixelRatioF() * frame.devicePixelRatio()));
+        const Rgba8 shown = to_rgba(frame.pixelColor(p));
+        QVERIFY2(shown == centre, qPrintable(QString("shown %1,%2,%3 image %4,%5,%6 at %7,%8")
+                                                 .arg(shown.r)
+                                                 .arg(shown.g)
+                                                 .arg(shown.b)
+                                                 .arg(centre.r)
+                                                 .arg(centre.g)
+                                                 .arg(centre.b)
+                                                 .arg(p.x())
+                                                 .arg(p.y())));
+
+        // Undo restores bit-exactly: first the fill (pixels and mask), then the stroke.
+        window.undo_stack()->undo();
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), painted.view()));
+        window.undo_stack()->undo();
+        QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
+        window.undo_stack()->redo();
+        window.undo_stack()->redo();
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), filled.view()));
+        window.undo_stack()->setClean();
+    }
+
+    void fill_needs_a_mask_and_cancel_restores() {
+        MainWindow window;
+        window.resize(1100, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_file(kMessi));
+        editor::Canvas* canvas = window.canvas();
+        canvas->actual_size();
+        QVERIFY(!window.start_fill());  // nothing painted: a hint, no dialog, no edit
+        QVERIFY(visible_error_dialog(&window) == nullptr);
+        QCOMPARE(window.undo_stack()->count(), 0);
+        const ImageRgba8 original = clone(canvas->image().view());
+        window.removal_panel()->set_tool(editor::CanvasTool::Brush);
+        brush_over_ball(canvas);
+        const Mask painted = clone(canvas->mask().view());
+        // Cancel before the first step (a small fill can finish within one step, so waiting
+        // would race): the picture and the mask are as they were, and nothing is recorded.
+        QVERIFY(window.start_fill());
+        window.cancel_fill();
+        QVERIFY(!window.fill_running());
+        int diffs = 0, fx = -1, fy = -1;
+        for (int y = 0; y < original.height(); ++y)
+            for (int x = 0; x < original.width(); ++x)
+                if (canvas->image().at(x, y) != original.at(x, y)) {
+                    ++diffs;
+                    if (fx < 0) fx = x, fy = y;
+                }
+        QVERIFY2(diffs == 0, qPrintable(QString("%1 differ, first %2,%3 mask %4")
+                                            .arg(diffs)
+                                            .arg(fx)
+                                            .arg(fy)
+                                            .arg(painted.at(std::max(fx, 0), std::max(fy, 0)))));
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), painted.view()));
+        QCOMPARE(window.undo_stack()->count(), 1);  // only the stroke
+        // The eraser takes the mask away again, as one more undoable edit.
+        window.removal_panel()->set_tool(editor::CanvasTool::Eraser);
+        window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(120);
+        brush_over_ball(canvas);
+        QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
+        QCOMPARE(window.undo_stack()->count(), 2);
+        window.undo_stack()->setClean();
     }
 
     void bad_file_shows_error_dialog_and_keeps_document() {

@@ -1,0 +1,176 @@
+#include "object_removal_panel.hpp"
+
+#include "canvas.hpp"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace lacuna::editor {
+namespace {
+
+QSlider* make_slider(const int min, const int max, const int value) {
+    auto* slider = new QSlider(Qt::Horizontal);
+    slider->setRange(min, max);
+    slider->setValue(value);
+    return slider;
+}
+
+}  // namespace
+
+ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* mask_box = new QGroupBox(tr("Mask"));
+    auto* mask_layout = new QVBoxLayout(mask_box);
+    auto* tool_row = new QHBoxLayout;
+    tools_ = new QButtonGroup(this);
+    const struct {
+        CanvasTool tool;
+        const char* text;
+        const char* tip;
+    } tool_buttons[] = {
+        {CanvasTool::Pan, QT_TR_NOOP("Pan"), QT_TR_NOOP("Drag to move the view (H)")},
+        {CanvasTool::Brush, QT_TR_NOOP("Brush"), QT_TR_NOOP("Paint over what to remove (B)")},
+        {CanvasTool::Eraser, QT_TR_NOOP("Eraser"), QT_TR_NOOP("Take pixels out of the mask (E)")},
+    };
+    for (const auto& b : tool_buttons) {
+        auto* button = new QToolButton;
+        button->setText(tr(b.text));
+        button->setToolTip(tr(b.tip));
+        button->setCheckable(true);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        button->setObjectName(QString("tool_%1").arg(QString(b.text).toLower()));
+        button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        tools_->addButton(button, static_cast<int>(b.tool));
+        tool_row->addWidget(button);
+    }
+    tools_->button(static_cast<int>(CanvasTool::Pan))->setChecked(true);
+    mask_layout->addLayout(tool_row);
+
+    auto* form = new QFormLayout;
+    size_ = make_slider(1, 200, 20);
+    size_->setObjectName("brush_size");
+    size_value_ = new QLabel;
+    auto* size_row = new QHBoxLayout;
+    size_row->addWidget(size_);
+    size_row->addWidget(size_value_);
+    form->addRow(tr("Size"), size_row);
+    hardness_ = make_slider(0, 100, 80);
+    hardness_value_ = new QLabel;
+    auto* hardness_row = new QHBoxLayout;
+    hardness_row->addWidget(hardness_);
+    hardness_row->addWidget(hardness_value_);
+    form->addRow(tr("Hardness"), hardness_row);
+    mask_layout->addLayout(form);
+    auto* clear = new QPushButton(tr("Clear Mask"));
+    mask_layout->addWidget(clear);
+    layout->addWidget(mask_box);
+
+    auto* fill_box = new QGroupBox(tr("Fill"));
+    auto* fill_form = new QFormLayout(fill_box);
+    patch_ = new QSpinBox;
+    patch_->setRange(ops::kMinPatch, ops::kMaxPatch);
+    patch_->setSingleStep(2);
+    patch_->setValue(9);
+    patch_->setSuffix(tr(" px"));
+    patch_->setToolTip(tr("Patch size (odd). Larger patches keep larger structures together."));
+    fill_form->addRow(tr("Patch"), patch_);
+    search_ = new QComboBox;
+    search_->addItem(tr("Near the hole"), 0.5);
+    search_->addItem(tr("Wider around the hole"), 1.5);
+    search_->addItem(tr("Whole image"), -1.0);
+    search_->setToolTip(tr("Where source patches may come from"));
+    fill_form->addRow(tr("Search"), search_);
+    fill_ = new QPushButton(tr("Fill"));
+    fill_->setObjectName("fill_button");
+    fill_->setDefault(true);
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setEnabled(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(fill_);
+    buttons->addWidget(cancel_);
+    fill_form->addRow(buttons);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setValue(0);
+    progress_->setTextVisible(true);
+    progress_->setFormat(tr("idle"));
+    fill_form->addRow(progress_);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    // Wrap inside the dock's width instead of widening the dock when a long message arrives.
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    fill_form->addRow(status_);
+    layout->addWidget(fill_box);
+    layout->addStretch(1);
+
+    const auto emit_brush = [this] {
+        size_value_->setText(tr("%1 px").arg(size_->value()));
+        hardness_value_->setText(tr("%1 %").arg(hardness_->value()));
+        emit brush_changed(brush());
+    };
+    connect(size_, &QSlider::valueChanged, this, emit_brush);
+    connect(hardness_, &QSlider::valueChanged, this, emit_brush);
+    emit_brush();
+    connect(tools_, &QButtonGroup::idClicked, this,
+            [this](const int id) { emit tool_changed(static_cast<CanvasTool>(id)); });
+    connect(clear, &QPushButton::clicked, this, &ObjectRemovalPanel::clear_mask_requested);
+    connect(fill_, &QPushButton::clicked, this, &ObjectRemovalPanel::fill_requested);
+    connect(cancel_, &QPushButton::clicked, this, &ObjectRemovalPanel::cancel_requested);
+}
+
+CanvasTool ObjectRemovalPanel::tool() const {
+    return static_cast<CanvasTool>(tools_->checkedId());
+}
+
+void ObjectRemovalPanel::set_tool(const CanvasTool tool) {
+    tools_->button(static_cast<int>(tool))->setChecked(true);
+    emit tool_changed(tool);
+}
+
+BrushSettings ObjectRemovalPanel::brush() const {
+    BrushSettings brush;
+    // The slider sets the diameter, as painters expect.
+    brush.radius = size_->value() / 2.0;
+    brush.hardness = hardness_->value() / 100.0;
+    return brush;
+}
+
+ops::InpaintParams ObjectRemovalPanel::fill_params() const {
+    ops::InpaintParams params;
+    params.patch = patch_->value() | 1;
+    const double alpha = search_->currentData().toDouble();
+    if (alpha < 0) {
+        params.search = ops::InpaintSearch::Full;
+    } else {
+        params.search = ops::InpaintSearch::Window;
+        params.window_factor = alpha;
+    }
+    return params;
+}
+
+void ObjectRemovalPanel::show_fill_running(const std::int64_t filled, const std::int64_t total) {
+    fill_->setEnabled(false);
+    cancel_->setEnabled(true);
+    progress_->setValue(total > 0 ? static_cast<int>(1000 * filled / total) : 0);
+    progress_->setFormat(tr("%1 of %2 pixels").arg(filled).arg(total));
+}
+
+void ObjectRemovalPanel::show_fill_idle(const QString& message) {
+    fill_->setEnabled(true);
+    cancel_->setEnabled(false);
+    progress_->setFormat(message.isEmpty() ? tr("idle") : tr("done"));
+    status_->setText(message);
+}
+
+}  // namespace lacuna::editor

@@ -1,0 +1,63 @@
+// The "Remove Object" dock: brush and eraser (size, hardness), the fill's patch size and search
+// area, Fill with a progress bar and Cancel, and Clear Mask.
+#pragma once
+
+#include "brush.hpp"
+
+#include <lacuna/ops/inpaint.hpp>
+
+#include <QWidget>
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace lacuna::editor {
+
+enum class CanvasTool;
+
+class ObjectRemovalPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ObjectRemovalPanel(QWidget* parent = nullptr);
+
+    [[nodiscard]] CanvasTool tool() const;
+    void set_tool(CanvasTool tool);
+    [[nodiscard]] BrushSettings brush() const;
+    /// Patch size and search area for the next fill.
+    [[nodiscard]] ops::InpaintParams fill_params() const;
+
+    /// While a fill runs: Fill disabled, Cancel enabled, the bar shows filled / total pixels.
+    void show_fill_running(std::int64_t filled, std::int64_t total);
+    void show_fill_idle(const QString& message);
+
+    [[nodiscard]] QPushButton* fill_button() const { return fill_; }
+    [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
+    [[nodiscard]] QProgressBar* progress_bar() const { return progress_; }
+
+  signals:
+    void tool_changed(lacuna::editor::CanvasTool tool);
+    void brush_changed(const lacuna::editor::BrushSettings& brush);
+    void fill_requested();
+    void cancel_requested();
+    void clear_mask_requested();
+
+  private:
+    QButtonGroup* tools_ = nullptr;
+    QSlider* size_ = nullptr;
+    QSlider* hardness_ = nullptr;
+    QLabel* size_value_ = nullptr;
+    QLabel* hardness_value_ = nullptr;
+    QSpinBox* patch_ = nullptr;
+    QComboBox* search_ = nullptr;
+    QPushButton* fill_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+};
+
+}  // namespace lacuna::editor
