@@ -61,16 +61,16 @@ void Canvas::paintGL() {
         image_dirty_ = true;
     }
     if (image_dirty_) {
-        renderer_->set_image(image_.view());
+        renderer_->set_image(previewing_ ? preview_.view() : image_.view());
         image_dirty_ = false;
         mask_dirty_ = true;
     }
     if (mask_dirty_) {
-        renderer_->set_mask(mask_.view());
+        renderer_->set_mask(previewing_ ? ImageView<const std::uint8_t>{} : mask().view());
         mask_dirty_ = false;
     }
     const qreal dpr = devicePixelRatioF();
-    const bool brush_tool = tool_ != CanvasTool::Pan;
+    const bool brush_tool = tool_ != CanvasTool::Pan && !previewing_;
     renderer_->set_brush(brush_tool && cursor_inside_, {cursor_.x() * dpr, cursor_.y() * dpr},
                          brush_.radius * view_.zoom);
     const QSize fb = framebuffer_size();
@@ -85,25 +85,53 @@ void Canvas::set_image(const ImageView<const Rgba8> image) {
     const bool size_changed = image.width != image_.width() || image.height != image_.height();
     image_ = clone(image);
     image_dirty_ = true;
-    if (mask_.width() != image_.width() || mask_.height() != image_.height())
-        mask_ = Mask(image_.width(), image_.height(), 0);
+    for (Mask& m : masks_)
+        if (m.width() != image_.width() || m.height() != image_.height())
+            m = Mask(image_.width(), image_.height(), 0);
+    mask_dirty_ = true;
     if (size_changed && fit_mode_) fit_to_window();
     update();
 }
 
-void Canvas::set_mask(const Mask& mask) {
-    mask_ = clone(mask.view());
+void Canvas::set_preview(const ImageView<const Rgba8> preview) {
+    preview_ = clone(preview);
+    previewing_ = true;
+    image_dirty_ = true;
+    update();
+}
+
+void Canvas::clear_preview() {
+    if (!previewing_) return;
+    previewing_ = false;
+    preview_ = ImageRgba8();
+    image_dirty_ = true;
+    update();
+}
+
+void Canvas::set_mask(const MaskLayer layer, const Mask& mask) {
+    masks_[static_cast<std::size_t>(layer)] = clone(mask.view());
     mask_dirty_ = true;
     update();
 }
 
-void Canvas::restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask) {
+void Canvas::set_layer(const MaskLayer layer) {
+    layer_ = layer;
+    // Red: remove (fill, or carve first); green: protect.
+    renderer_->set_mask_tint(layer == MaskLayer::Protect ? render::Rgb{0.1f, 0.9f, 0.3f}
+                                                         : render::Rgb{1.0f, 0.15f, 0.35f},
+                             0.55f);
+    mask_dirty_ = true;
+    update();
+}
+
+void Canvas::restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask,
+                            const MaskLayer layer) {
     if (pixels != nullptr) {
         paste_region(image_, rect, *pixels);
         image_dirty_ = true;
     }
     if (mask != nullptr) {
-        paste_region(mask_, rect, *mask);
+        paste_region(masks_[static_cast<std::size_t>(layer)], rect, *mask);
         mask_dirty_ = true;
     }
     update();
@@ -129,7 +157,7 @@ void Canvas::paint_to(const QPointF& widget_point) {
     const render::PointF p = image_point(widget_point);
     BrushSettings brush = brush_;
     brush.erase = tool_ == CanvasTool::Eraser;
-    stroke_rect_.unite(paint_segment(mask_, last_paint_.x, last_paint_.y, p.x, p.y, brush));
+    stroke_rect_.unite(paint_segment(active_mask(), last_paint_.x, last_paint_.y, p.x, p.y, brush));
     last_paint_ = p;
     mask_dirty_ = true;
     update();
@@ -177,14 +205,15 @@ void Canvas::wheelEvent(QWheelEvent* event) {
 }
 
 void Canvas::mousePressEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton && tool_ != CanvasTool::Pan && !image_.empty()) {
+    if (event->button() == Qt::LeftButton && tool_ != CanvasTool::Pan && !image_.empty() &&
+        !previewing_) {
         painting_ = true;
-        stroke_before_ = clone(ImageView<const std::uint8_t>(mask_.view()));
+        stroke_before_ = clone(ImageView<const std::uint8_t>(active_mask().view()));
         stroke_rect_ = {};
         const render::PointF p = image_point(event->position());
         BrushSettings brush = brush_;
         brush.erase = tool_ == CanvasTool::Eraser;
-        stroke_rect_.unite(paint_dab(mask_, p.x, p.y, brush));
+        stroke_rect_.unite(paint_dab(active_mask(), p.x, p.y, brush));
         last_paint_ = p;
         mask_dirty_ = true;
         update();
@@ -220,8 +249,8 @@ void Canvas::mouseReleaseEvent(QMouseEvent* event) {
         painting_ = false;
         if (!stroke_rect_.empty()) {
             const Mask before = copy_region(stroke_before_, stroke_rect_);
-            const Mask after = copy_region(mask_, stroke_rect_);
-            emit stroke_finished(stroke_rect_, before, after);
+            const Mask after = copy_region(active_mask(), stroke_rect_);
+            emit stroke_finished(layer_, stroke_rect_, before, after);
         }
         stroke_before_ = Mask();
         return;

@@ -10,6 +10,7 @@
 
 #include <QOpenGLWidget>
 
+#include <array>
 #include <memory>
 
 namespace lacuna::render {
@@ -22,6 +23,11 @@ namespace lacuna::editor {
 /// middle button always pans.
 enum class CanvasTool { Pan, Brush, Eraser };
 
+/// The masks a document has: what object removal fills, and what seam carving must keep or take
+/// first. The brush paints the active one; each has its own tint.
+enum class MaskLayer { Fill = 0, Protect = 1, CarveRemove = 2 };
+inline constexpr int kMaskLayers = 3;
+
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
   public:
@@ -33,11 +39,26 @@ class Canvas : public QOpenGLWidget {
     void set_image(ImageView<const Rgba8> image);
     [[nodiscard]] const ImageRgba8& image() const { return image_; }
 
-    /// The object-removal mask: coverage 0..255, the image's size.
-    [[nodiscard]] const Mask& mask() const { return mask_; }
-    void set_mask(const Mask& mask);
-    /// Undo and redo: put pixels and/or mask values back inside `rect`.
-    void restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask);
+    /// Shows `preview` instead of the document (the retarget slider's frames); masks are hidden
+    /// and the brush is off until clear_preview().
+    void set_preview(ImageView<const Rgba8> preview);
+    void clear_preview();
+    [[nodiscard]] bool previewing() const { return previewing_; }
+    [[nodiscard]] const ImageRgba8& preview() const { return preview_; }
+
+    /// The active mask (coverage 0..255, the image's size) and the others by layer.
+    [[nodiscard]] const Mask& mask() const { return mask(layer_); }
+    [[nodiscard]] const Mask& mask(MaskLayer layer) const {
+        return masks_[static_cast<std::size_t>(layer)];
+    }
+    void set_mask(const Mask& mask) { set_mask(layer_, mask); }
+    void set_mask(MaskLayer layer, const Mask& mask);
+    /// Which mask the brush paints and the tint shows.
+    void set_layer(MaskLayer layer);
+    [[nodiscard]] MaskLayer layer() const { return layer_; }
+    /// Undo and redo: put pixels and/or one layer's mask values back inside `rect`.
+    void restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask,
+                        MaskLayer layer = MaskLayer::Fill);
 
     void set_tool(CanvasTool tool);
     [[nodiscard]] CanvasTool tool() const { return tool_; }
@@ -56,8 +77,8 @@ class Canvas : public QOpenGLWidget {
     void zoom_changed(double zoom);
     void files_dropped(const QStringList& paths);
     /// A brush or eraser stroke ended: the mask inside `rect` was `before` and is now `after`.
-    void stroke_finished(const lacuna::editor::PixelRect& rect, const lacuna::Mask& before,
-                         const lacuna::Mask& after);
+    void stroke_finished(lacuna::editor::MaskLayer layer, const lacuna::editor::PixelRect& rect,
+                         const lacuna::Mask& before, const lacuna::Mask& after);
 
   protected:
     void initializeGL() override;
@@ -77,7 +98,12 @@ class Canvas : public QOpenGLWidget {
     [[nodiscard]] render::PointF image_point(const QPointF& widget_point) const;
     void paint_to(const QPointF& widget_point);
 
-    Mask mask_;
+    [[nodiscard]] Mask& active_mask() { return masks_[static_cast<std::size_t>(layer_)]; }
+
+    ImageRgba8 preview_;
+    bool previewing_ = false;
+    std::array<Mask, kMaskLayers> masks_;
+    MaskLayer layer_ = MaskLayer::Fill;
     bool mask_dirty_ = false;
     CanvasTool tool_ = CanvasTool::Pan;
     BrushSettings brush_;

@@ -3,6 +3,8 @@
 #include "canvas.hpp"
 #include "object_removal_panel.hpp"
 #include "region_command.hpp"
+#include "retarget_panel.hpp"
+#include "retarget_session.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -52,6 +54,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     fill_timer_->setInterval(0);
     connect(fill_timer_, &QTimer::timeout, this, &MainWindow::fill_step);
     build_object_removal_dock();
+    build_retarget_dock();
     build_menus();
     build_status_bar();
     connect(canvas_, &Canvas::files_dropped, this,
@@ -116,12 +119,17 @@ void MainWindow::build_menus() {
 void MainWindow::build_object_removal_dock() {
     removal_panel_ = new ObjectRemovalPanel(this);
     auto* dock = new QDockWidget(tr("Remove Object"), this);
+    removal_dock_ = dock;
     dock->setObjectName("remove_object_dock");
     dock->setWidget(removal_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     canvas_->set_brush(removal_panel_->brush());
-    connect(removal_panel_, &ObjectRemovalPanel::tool_changed, canvas_, &Canvas::set_tool);
+    connect(removal_panel_, &ObjectRemovalPanel::tool_changed, this, [this](const CanvasTool tool) {
+        canvas_->clear_preview();
+        canvas_->set_layer(MaskLayer::Fill);
+        canvas_->set_tool(tool);
+    });
     connect(removal_panel_, &ObjectRemovalPanel::brush_changed, canvas_, &Canvas::set_brush);
     connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
     connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
@@ -129,20 +137,82 @@ void MainWindow::build_object_removal_dock() {
         const Mask& mask = canvas_->mask();
         if (mask.empty() || count_selected(mask.view()) == 0) return;
         const PixelRect all{0, 0, mask.width() - 1, mask.height() - 1};
-        RegionState before{std::nullopt, clone(mask.view())};
-        canvas_->set_mask(Mask(mask.width(), mask.height(), 0));
-        RegionState after{std::nullopt, clone(canvas_->mask().view())};
+        RegionState before{std::nullopt, clone(mask.view()), canvas_->layer()};
+        RegionState after{std::nullopt, Mask(mask.width(), mask.height(), 0), canvas_->layer()};
+        canvas_->set_mask(*after.mask);
         undo_stack_->push(
             new RegionCommand(canvas_, tr("Clear Mask"), all, std::move(before), std::move(after)));
     });
     connect(canvas_, &Canvas::stroke_finished, this,
-            [this](const PixelRect& rect, const Mask& before, const Mask& after) {
+            [this](const MaskLayer layer, const PixelRect& rect, const Mask& before,
+                   const Mask& after) {
                 const QString text =
                     canvas_->tool() == CanvasTool::Eraser ? tr("Erase Mask") : tr("Paint Mask");
                 undo_stack_->push(new RegionCommand(
-                    canvas_, text, rect, RegionState{std::nullopt, clone(before.view())},
-                    RegionState{std::nullopt, clone(after.view())}));
+                    canvas_, text, rect, RegionState{std::nullopt, clone(before.view()), layer},
+                    RegionState{std::nullopt, clone(after.view()), layer}));
             });
+}
+
+void MainWindow::build_retarget_dock() {
+    retarget_panel_ = new RetargetPanel(this);
+    auto* dock = new QDockWidget(tr("Retarget"), this);
+    dock->setObjectName("retarget_dock");
+    dock->setWidget(retarget_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(removal_dock_, dock);
+    retarget_session_ = new RetargetSession(canvas_, retarget_panel_, this);
+    connect(retarget_panel_, &RetargetPanel::target_changed, retarget_session_,
+            &RetargetSession::update_preview);
+    connect(retarget_panel_, &RetargetPanel::seams_overlay_toggled, retarget_session_,
+            &RetargetSession::update_preview);
+    connect(retarget_panel_, &RetargetPanel::energy_changed, retarget_session_,
+            &RetargetSession::restart);
+    connect(retarget_panel_, &RetargetPanel::apply_requested, this, &MainWindow::apply_retarget);
+    connect(retarget_panel_, &RetargetPanel::reset_requested, this, [this] {
+        retarget_panel_->set_target_width(canvas_->image().width());
+        retarget_panel_->set_target_height(canvas_->image().height());
+    });
+    connect(retarget_panel_, &RetargetPanel::tool_changed, this,
+            [this](const CanvasTool tool, const MaskLayer layer) {
+                canvas_->set_tool(tool);
+                if (tool == CanvasTool::Pan) {
+                    retarget_session_->update_preview();
+                    return;
+                }
+                // Masks are painted on the original, not on a preview.
+                canvas_->clear_preview();
+                canvas_->set_layer(layer);
+            });
+    // Any edit of the document or of the carving masks (including undo and redo) makes the
+    // seam maps stale: rebuild them in the background.
+    connect(undo_stack_, &QUndoStack::indexChanged, retarget_session_, &RetargetSession::restart);
+}
+
+bool MainWindow::apply_retarget() {
+    const std::optional<ImageRgba8> frame = retarget_session_->frame();
+    if (!frame || frame->width() != retarget_panel_->target_width() ||
+        frame->height() != retarget_panel_->target_height()) {
+        retarget_panel_->show_status(
+            tr("Nothing to apply yet: move a slider, and wait for the "
+               "seams if they are still being computed."));
+        return false;
+    }
+    std::array<Mask, kMaskLayers> masks;
+    for (int layer = 0; layer < kMaskLayers; ++layer)
+        masks[static_cast<std::size_t>(layer)] =
+            clone(canvas_->mask(static_cast<MaskLayer>(layer)).view());
+    ImageRgba8 before = clone(canvas_->image().view());
+    const QString text = tr("Retarget to %1 × %2").arg(frame->width()).arg(frame->height());
+    canvas_->clear_preview();
+    canvas_->set_image(frame->view());
+    size_label_->setText(tr("%1 × %2 px").arg(frame->width()).arg(frame->height()));
+    // Pushing restarts the session on the new image (indexChanged).
+    undo_stack_->push(new ReplaceImageCommand(canvas_, text, std::move(before),
+                                              clone(frame->view()), std::move(masks)));
+    statusBar()->showMessage(text, 6000);
+    return true;
 }
 
 namespace {
@@ -169,7 +239,7 @@ PixelRect nonzero_box(const Mask& mask) {
 
 bool MainWindow::start_fill() {
     if (filler_ || canvas_->image().empty()) return false;
-    const Mask hole = hole_from_coverage(canvas_->mask());
+    const Mask hole = hole_from_coverage(canvas_->mask(MaskLayer::Fill));
     if (count_selected(hole.view()) == 0) {
         removal_panel_->show_fill_idle(
             tr("Nothing to fill: choose the Brush and paint over what should go."));
@@ -197,9 +267,9 @@ bool MainWindow::start_fill() {
         show_error(tr("Cannot fill"), QString::fromStdString(e.what()));
         return false;
     }
-    fill_rect_ = nonzero_box(canvas_->mask());
+    fill_rect_ = nonzero_box(canvas_->mask(MaskLayer::Fill));
     fill_before_pixels_ = copy_region(canvas_->image(), fill_rect_);
-    fill_before_mask_ = copy_region(canvas_->mask(), fill_rect_);
+    fill_before_mask_ = copy_region(canvas_->mask(MaskLayer::Fill), fill_rect_);
     iterations_per_step_ = 8;
     fill_clock_.start();
     removal_panel_->show_fill_running(0, filler_->progress().total);
@@ -304,8 +374,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStringList& notices) {
     cancel_fill();
     canvas_->set_image(image.view());
-    canvas_->set_mask(Mask(image.width(), image.height(), 0));
+    for (int layer = 0; layer < kMaskLayers; ++layer)
+        canvas_->set_mask(static_cast<MaskLayer>(layer), Mask(image.width(), image.height(), 0));
     undo_stack_->clear();
+    retarget_session_->restart();
     document_path_ = path;
     size_label_->setText(tr("%1 × %2 px").arg(image.width()).arg(image.height()));
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
@@ -357,6 +429,8 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
             tr("%1 is the file this image was opened from. Replace it?").arg(path));
         if (answer != QMessageBox::Yes) return false;
     }
+    // What is on screen is what gets saved: a pending retarget preview is applied first.
+    if (canvas_->previewing()) apply_retarget();
     try {
         const auto notices = io::write_image(path.toStdString(), canvas_->image().view());
         QStringList text;

@@ -17,11 +17,14 @@ class QLabel;
 class QMenu;
 class QTimer;
 class QUndoStack;
+class QDockWidget;
 
 namespace lacuna::editor {
 
 class Canvas;
 class ObjectRemovalPanel;
+class RetargetPanel;
+class RetargetSession;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -42,6 +45,11 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] const BackendInfo& backend() const { return backend_; }
     [[nodiscard]] QUndoStack* undo_stack() const { return undo_stack_; }
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
+    [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
+    [[nodiscard]] RetargetSession* retarget_session() const { return retarget_session_; }
+    /// Commits the retarget preview as an undoable edit; false (with a status) when none is
+    /// ready.
+    bool apply_retarget();
 
     /// Fills the masked pixels (coverage ≥ 50 %) in steps, showing the fill grow; returns false
     /// (with a message) when there is nothing to fill or the fill cannot start.
@@ -63,6 +71,7 @@ class MainWindow : public QMainWindow {
     void choose_and_open();
     void choose_and_save();
     void build_object_removal_dock();
+    void build_retarget_dock();
     void fill_step();
     void finish_fill();
     /// True when the user agreed to lose unsaved edits (or there are none).
@@ -78,6 +87,9 @@ class MainWindow : public QMainWindow {
     BackendInfo backend_;
     QUndoStack* undo_stack_ = nullptr;
     ObjectRemovalPanel* removal_panel_ = nullptr;
+    RetargetPanel* retarget_panel_ = nullptr;
+    RetargetSession* retarget_session_ = nullptr;
+    QDockWidget* removal_dock_ = nullptr;
     // The running fill: the filler, where it works, and what was there before (for undo/cancel).
     std::unique_ptr<ops::Inpainter> filler_;
     QTimer* fill_timer_ = nullptr;

@@ -3,6 +3,10 @@
 #include "canvas.hpp"
 #include "main_window.hpp"
 #include "object_removal_panel.hpp"
+#include "retarget_panel.hpp"
+#include "retarget_session.hpp"
+
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <lacuna/io/image_io.hpp>
 
@@ -227,6 +231,50 @@ class TestEditor : public QObject {
         brush_over_ball(canvas);
         QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
         QCOMPARE(window.undo_stack()->count(), 2);
+        window.undo_stack()->setClean();
+    }
+
+    void retarget_slider_previews_and_applies() {
+        MainWindow window;
+        window.resize(1100, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_file(kMessi));
+        editor::Canvas* canvas = window.canvas();
+        canvas->actual_size();
+        const ImageRgba8 original = clone(canvas->image().view());
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 120000);
+
+        // Drag the width slider to 75 %: the canvas shows the seam-carved frame at once.
+        window.retarget_panel()->width_slider()->setValue(750);
+        QCOMPARE(window.retarget_panel()->target_width(), 411);
+        QVERIFY(canvas->previewing());
+        const Mask none(original.width(), original.height(), 0);
+        const ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
+        const ops::SeamOrder order =
+            ops::seam_order_fast(input, ops::SeamDirection::Vertical, 548 - 411);
+        const ImageRgba8 expected = ops::remove_seams<Rgba8>(original.view(), order, 548 - 411);
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), expected.view()));
+        const QImage frame = canvas->grabFramebuffer();
+        int checked = 0;
+        for (const auto& [ix, iy] : {std::pair{10, 10}, {200, 150}, {400, 330}}) {
+            const render::PointF s = canvas->view().to_screen({ix + 0.5, iy + 0.5});
+            const QPoint p(int(s.x / canvas->devicePixelRatioF() * frame.devicePixelRatio()),
+                           int(s.y / canvas->devicePixelRatioF() * frame.devicePixelRatio()));
+            if (!frame.rect().contains(p)) continue;
+            QCOMPARE(to_rgba(frame.pixelColor(p)), expected.at(ix, iy));
+            ++checked;
+        }
+        QVERIFY(checked >= 2);
+
+        // Apply makes it the document, as one undoable edit; undo restores bit-exactly.
+        QVERIFY(window.apply_retarget());
+        QCOMPARE(canvas->image().width(), 411);
+        QVERIFY(!canvas->previewing());
+        window.undo_stack()->undo();
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
+        window.undo_stack()->redo();
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
         window.undo_stack()->setClean();
     }
 

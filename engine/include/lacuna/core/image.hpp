@@ -84,6 +84,11 @@ bool equal_pixels(ImageView<const T> a, ImageView<const T> b);
 /// A deep copy into a tightly padded image.
 template <class T>
 Image<T> clone(ImageView<const T> src);
+/// The same for a view of mutable pixels.
+template <class T, class = std::enable_if_t<!std::is_const_v<T>>>
+Image<T> clone(const ImageView<T> src) {
+    return clone(ImageView<const T>(src.data, src.width, src.height, src.pitch));
+}
 
 using ImageRgba8 = Image<Rgba8>;
 using ImageF32 = Image<float>;

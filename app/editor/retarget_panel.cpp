@@ -1,0 +1,208 @@
+#include "retarget_panel.hpp"
+
+#include "canvas.hpp"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace lacuna::editor {
+namespace {
+
+/// Sliders run in tenths of a percent of the source size, 10 % … 150 % (enlarging goes at most
+/// 50 % in one step, like `lacuna retarget`).
+constexpr int kMinPermille = 100;
+constexpr int kMaxPermille = 1500;
+
+QSlider* permille_slider(const char* name) {
+    auto* slider = new QSlider(Qt::Horizontal);
+    slider->setRange(kMinPermille, kMaxPermille);
+    slider->setValue(1000);
+    slider->setObjectName(name);
+    return slider;
+}
+
+int to_pixels(const int permille, const int source) {
+    return std::max(1, static_cast<int>(std::lround(source * permille / 1000.0)));
+}
+
+}  // namespace
+
+RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* size_box = new QGroupBox(tr("Size"));
+    auto* form = new QFormLayout(size_box);
+    width_slider_ = permille_slider("retarget_width");
+    height_slider_ = permille_slider("retarget_height");
+    width_spin_ = new QSpinBox;
+    height_spin_ = new QSpinBox;
+    width_spin_->setSuffix(tr(" px"));
+    height_spin_->setSuffix(tr(" px"));
+    width_percent_ = new QLabel;
+    height_percent_ = new QLabel;
+    for (auto [label, slider, spin, percent] :
+         {std::tuple{tr("Width"), width_slider_, width_spin_, width_percent_},
+          std::tuple{tr("Height"), height_slider_, height_spin_, height_percent_}}) {
+        auto* row = new QHBoxLayout;
+        row->addWidget(spin);
+        row->addWidget(percent);
+        form->addRow(label, slider);
+        form->addRow(QString(), row);
+    }
+    energy_ = new QComboBox;
+    energy_->addItem(tr("Forward (structure)"), static_cast<int>(SeamEnergy::Forward));
+    energy_->addItem(tr("Gradient (L1)"), static_cast<int>(SeamEnergy::L1));
+    energy_->addItem(tr("Sobel"), static_cast<int>(SeamEnergy::Sobel));
+    energy_->addItem(tr("Prewitt"), static_cast<int>(SeamEnergy::Prewitt));
+    form->addRow(tr("Energy"), energy_);
+    seams_ = new QCheckBox(tr("Show seams on the original"));
+    form->addRow(seams_);
+    layout->addWidget(size_box);
+
+    auto* mask_box = new QGroupBox(tr("Masks"));
+    auto* mask_row = new QHBoxLayout(mask_box);
+    tools_ = new QButtonGroup(this);
+    const struct {
+        int id;
+        const char* text;
+        const char* tip;
+    } buttons[] = {
+        {0, QT_TR_NOOP("Pan"), QT_TR_NOOP("Drag to move the view")},
+        {1, QT_TR_NOOP("Protect"), QT_TR_NOOP("Paint what seams must avoid (green)")},
+        {2, QT_TR_NOOP("Remove"), QT_TR_NOOP("Paint what seams take first (red)")},
+        {3, QT_TR_NOOP("Eraser"), QT_TR_NOOP("Erase from the mask shown")},
+    };
+    for (const auto& b : buttons) {
+        auto* button = new QToolButton;
+        button->setText(tr(b.text));
+        button->setToolTip(tr(b.tip));
+        button->setCheckable(true);
+        button->setObjectName(QString("retarget_tool_%1").arg(QString(b.text).toLower()));
+        button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        tools_->addButton(button, b.id);
+        mask_row->addWidget(button);
+    }
+    tools_->button(0)->setChecked(true);
+    layout->addWidget(mask_box);
+
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(true);
+    layout->addWidget(progress_);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(status_);
+    auto* buttons_row = new QHBoxLayout;
+    apply_ = new QPushButton(tr("Apply"));
+    apply_->setObjectName("retarget_apply");
+    auto* reset = new QPushButton(tr("Reset"));
+    buttons_row->addWidget(apply_);
+    buttons_row->addWidget(reset);
+    layout->addLayout(buttons_row);
+    layout->addStretch(1);
+
+    connect(width_slider_, &QSlider::valueChanged, this, &RetargetPanel::sync_from_sliders);
+    connect(height_slider_, &QSlider::valueChanged, this, &RetargetPanel::sync_from_sliders);
+    connect(width_spin_, &QSpinBox::valueChanged, this, &RetargetPanel::sync_from_spins);
+    connect(height_spin_, &QSpinBox::valueChanged, this, &RetargetPanel::sync_from_spins);
+    connect(energy_, &QComboBox::currentIndexChanged, this, &RetargetPanel::energy_changed);
+    connect(seams_, &QCheckBox::toggled, this, &RetargetPanel::seams_overlay_toggled);
+    connect(apply_, &QPushButton::clicked, this, &RetargetPanel::apply_requested);
+    connect(reset, &QPushButton::clicked, this, &RetargetPanel::reset_requested);
+    connect(tools_, &QButtonGroup::idClicked, this, [this](const int id) {
+        const CanvasTool tool =
+            id == 0 ? CanvasTool::Pan : (id == 3 ? CanvasTool::Eraser : CanvasTool::Brush);
+        const MaskLayer layer = id == 1 ? MaskLayer::Protect : MaskLayer::CarveRemove;
+        emit tool_changed(tool, layer);
+    });
+    set_source_size(1, 1);
+}
+
+void RetargetPanel::set_source_size(const int width, const int height) {
+    source_width_ = std::max(1, width);
+    source_height_ = std::max(1, height);
+    syncing_ = true;
+    width_spin_->setRange(to_pixels(kMinPermille, source_width_),
+                          to_pixels(kMaxPermille, source_width_));
+    height_spin_->setRange(to_pixels(kMinPermille, source_height_),
+                           to_pixels(kMaxPermille, source_height_));
+    width_slider_->setValue(1000);
+    height_slider_->setValue(1000);
+    width_spin_->setValue(source_width_);
+    height_spin_->setValue(source_height_);
+    syncing_ = false;
+    width_percent_->setText("100 %");
+    height_percent_->setText("100 %");
+}
+
+int RetargetPanel::target_width() const {
+    return width_spin_->value();
+}
+int RetargetPanel::target_height() const {
+    return height_spin_->value();
+}
+void RetargetPanel::set_target_width(const int width) {
+    width_spin_->setValue(width);
+}
+void RetargetPanel::set_target_height(const int height) {
+    height_spin_->setValue(height);
+}
+
+SeamEnergy RetargetPanel::energy() const {
+    return static_cast<SeamEnergy>(energy_->currentData().toInt());
+}
+
+bool RetargetPanel::seams_overlay() const {
+    return seams_->isChecked();
+}
+
+void RetargetPanel::sync_from_sliders() {
+    if (syncing_) return;
+    syncing_ = true;
+    width_spin_->setValue(to_pixels(width_slider_->value(), source_width_));
+    height_spin_->setValue(to_pixels(height_slider_->value(), source_height_));
+    syncing_ = false;
+    sync_from_spins();
+}
+
+void RetargetPanel::sync_from_spins() {
+    const auto percent = [](const int px, const int source) {
+        return QString("%1 %").arg(100.0 * px / source, 0, 'f', 1);
+    };
+    width_percent_->setText(percent(width_spin_->value(), source_width_));
+    height_percent_->setText(percent(height_spin_->value(), source_height_));
+    if (!syncing_) {
+        syncing_ = true;
+        width_slider_->setValue(
+            static_cast<int>(std::lround(1000.0 * width_spin_->value() / source_width_)));
+        height_slider_->setValue(
+            static_cast<int>(std::lround(1000.0 * height_spin_->value() / source_height_)));
+        syncing_ = false;
+    }
+    emit target_changed(width_spin_->value(), height_spin_->value());
+}
+
+void RetargetPanel::show_progress(const QString& what, const int done, const int total) {
+    progress_->setValue(total > 0 ? static_cast<int>(1000LL * done / total) : 1000);
+    progress_->setFormat(done >= total ? tr("%1: ready").arg(what)
+                                       : tr("%1: %2 of %3 seams").arg(what).arg(done).arg(total));
+}
+
+void RetargetPanel::show_status(const QString& text) {
+    status_->setText(text);
+}
+
+}  // namespace lacuna::editor

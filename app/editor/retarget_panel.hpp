@@ -1,0 +1,76 @@
+// The "Retarget" dock: target width and height (sliders and spin boxes, in pixels or percent),
+// the energy, protect and remove brushes, the seams overlay, progress of the seam computation
+// running in the background, Apply and Reset.
+#pragma once
+
+#include <lacuna/kernels/seam_energy.h>
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QButtonGroup;
+
+namespace lacuna::editor {
+
+enum class CanvasTool;
+enum class MaskLayer;
+
+class RetargetPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit RetargetPanel(QWidget* parent = nullptr);
+
+    /// A new source image: the targets reset to its size.
+    void set_source_size(int width, int height);
+    [[nodiscard]] int target_width() const;
+    [[nodiscard]] int target_height() const;
+    void set_target_width(int width);
+    void set_target_height(int height);
+    [[nodiscard]] SeamEnergy energy() const;
+    [[nodiscard]] bool seams_overlay() const;
+
+    /// Progress of the background seam computation (done == total: ready).
+    void show_progress(const QString& what, int done, int total);
+    void show_status(const QString& text);
+
+    [[nodiscard]] QSlider* width_slider() const { return width_slider_; }
+    [[nodiscard]] QSlider* height_slider() const { return height_slider_; }
+    [[nodiscard]] QPushButton* apply_button() const { return apply_; }
+
+  signals:
+    void target_changed(int width, int height);
+    void energy_changed();
+    void seams_overlay_toggled(bool on);
+    /// A brush for one of the carving masks (or the pan tool).
+    void tool_changed(lacuna::editor::CanvasTool tool, lacuna::editor::MaskLayer layer);
+    void apply_requested();
+    void reset_requested();
+
+  private:
+    void sync_from_sliders();
+    void sync_from_spins();
+
+    int source_width_ = 1;
+    int source_height_ = 1;
+    bool syncing_ = false;
+    QSlider* width_slider_ = nullptr;
+    QSlider* height_slider_ = nullptr;
+    QSpinBox* width_spin_ = nullptr;
+    QSpinBox* height_spin_ = nullptr;
+    QLabel* width_percent_ = nullptr;
+    QLabel* height_percent_ = nullptr;
+    QComboBox* energy_ = nullptr;
+    QCheckBox* seams_ = nullptr;
+    QButtonGroup* tools_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QPushButton* apply_ = nullptr;
+};
+
+}  // namespace lacuna::editor
