@@ -6,6 +6,8 @@
 #include "shaders_embedded.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <utility>
 
 namespace lacuna::render {
@@ -83,6 +85,8 @@ bool ImageRenderer::initialize(std::string& error) {
     if (!load_gl(error)) return false;
     impl_->program = link(shaders::kImageVert, shaders::kImageFrag, error);
     if (impl_->program == 0) return false;
+    impl_->overlay_program = link(shaders::kOverlayVert, shaders::kOverlayFrag, error);
+    if (impl_->overlay_program == 0) return false;
     glGenVertexArrays(1, &impl_->vao);
     for (GLuint* texture : {&impl_->texture, &impl_->mask_texture}) {
         glGenTextures(1, texture);
@@ -153,6 +157,72 @@ void ImageRenderer::set_mask_tint(const Rgb color, const float strength) {
     impl_->tint[3] = strength;
 }
 
+void ImageRenderer::set_line_overlay(const LineOverlay& overlay) {
+    impl_->line = overlay;
+}
+
+namespace {
+
+/// Draws the quad around segment a–b, `half` pixels either side (and `extend` beyond the ends).
+void draw_segment_quad(const GLuint program, const PointF a, const PointF b, const double half,
+                       const double extend, const std::array<float, 4>& color) {
+    double dx = b.x - a.x, dy = b.y - a.y;
+    const double length = std::hypot(dx, dy);
+    if (length < 1e-9) {
+        dx = 1;
+        dy = 0;
+    } else {
+        dx /= length;
+        dy /= length;
+    }
+    const double nx = -dy * half, ny = dx * half;
+    const double ex = dx * extend, ey = dy * extend;
+    const float corners[8] = {float(a.x - ex + nx), float(a.y - ey + ny), float(b.x + ex + nx),
+                              float(b.y + ey + ny), float(a.x - ex - nx), float(a.y - ey - ny),
+                              float(b.x + ex - nx), float(b.y + ey - ny)};
+    glUniform2fv(glGetUniformLocation(program, "u_corners"), 4, corners);
+    glUniform4fv(glGetUniformLocation(program, "u_color"), 1, color.data());
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+/// A filled square of side 2·half centred on p.
+void draw_square(const GLuint program, const PointF p, const double half,
+                 const std::array<float, 4>& color) {
+    draw_segment_quad(program, {p.x - half, p.y}, {p.x + half, p.y}, half, 0, color);
+}
+
+}  // namespace
+
+void ImageRenderer::draw_line_overlay(const int width, const int height) const {
+    const LineOverlay& line = impl_->line;
+    if (!line.visible) return;
+    const GLuint program = impl_->overlay_program;
+    glUseProgram(program);
+    glUniform2f(glGetUniformLocation(program, "u_viewport"), float(width), float(height));
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glBindVertexArray(impl_->vao);
+    const std::array<float, 4> black{0, 0, 0, 1}, yellow{1.0f, 0.85f, 0.1f, 1};
+    if (line.band_half_width > 0.5)
+        draw_segment_quad(program, line.from, line.to, line.band_half_width, 0,
+                          {1.0f, 0.85f, 0.1f, 0.22f});
+    draw_segment_quad(program, line.from, line.to, 1.5, 0, black);
+    draw_segment_quad(program, line.from, line.to, 0.75, 0, yellow);
+    for (const PointF end : {line.from, line.to}) {
+        draw_square(program, end, 5, black);
+        draw_square(program, end, 3.5, yellow);
+    }
+    if (line.marker_visible) {
+        const PointF m{line.from.x + (line.to.x - line.from.x) * line.marker_t,
+                       line.from.y + (line.to.y - line.from.y) * line.marker_t};
+        draw_square(program, m, 4.5, black);
+        draw_square(program, m, 3, {0.2f, 0.9f, 1.0f, 1});
+    }
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    glUseProgram(0);
+}
+
 void ImageRenderer::set_brush(const bool visible, const PointF centre, const double radius) {
     impl_->brush_visible = visible;
     impl_->brush[0] = float(centre.x);
@@ -215,6 +285,7 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     glBindVertexArray(0);
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
+    draw_line_overlay(width, height);
 }
 
 std::string ImageRenderer::gl_description() const {

@@ -47,6 +47,8 @@ struct ImageRenderer::Impl {
     int mask_capacity_h = 0;
     bool mask_visible = false;
     float tint[4] = {1.0f, 0.15f, 0.35f, 0.55f};
+    GLuint overlay_program = 0;
+    LineOverlay line;
     bool brush_visible = false;
     float brush[3] = {0, 0, 0};
 
@@ -67,6 +69,7 @@ struct ImageRenderer::Impl {
         pixel_buffer = 0;
         pixel_buffer_bytes = 0;
         if (program != 0) glDeleteProgram(std::exchange(program, 0));
+        if (overlay_program != 0) glDeleteProgram(std::exchange(overlay_program, 0));
         if (vao != 0) glDeleteVertexArrays(1, &vao);
         if (texture != 0) glDeleteTextures(1, &texture);
         if (mask_texture != 0) glDeleteTextures(1, &mask_texture);

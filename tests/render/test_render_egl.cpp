@@ -111,6 +111,34 @@ class TestRenderEgl : public QObject {
         renderer_->set_brush(false);
     }
 
+    void line_overlay_band_and_handles() {
+        const ImageRgba8 grey(40, 40, Rgba8{100, 100, 100, 255});
+        renderer_->set_image(grey.view());
+        render::LineOverlay line;
+        line.visible = true;
+        line.from = {8, 20};
+        line.to = {32, 20};
+        line.band_half_width = 6;
+        renderer_->set_line_overlay(line);
+        Framebuffer fb(40, 40);
+        renderer_->render(fb.id(), 40, 40, {});
+        const ImageRgba8 out = fb.read();
+        renderer_->set_line_overlay({});
+        const Rgba8 centre = out.at(20, 19);  // the row the 1.5-px line covers
+        QVERIFY2(centre.r > 240 && centre.g > 200 && centre.b < 60,
+                 qPrintable(QString("%1 %2 %3").arg(centre.r).arg(centre.g).arg(centre.b)));
+        // Inside the band: grey tinted towards yellow; outside: untouched.
+        const Rgba8 band = out.at(20, 24);
+        QVERIFY(band.r > 110 && band.b < 100);
+        QCOMPARE(out.at(20, 32), (Rgba8{100, 100, 100, 255}));
+        // The handles: a black-rimmed yellow square at each end.
+        QVERIFY(out.at(8, 19).g > 200);
+        const Rgba8 rim = out.at(3, 20);  // handle: 10 px square centred at x = 8
+        QCOMPARE(out.at(2, 20), (Rgba8{100, 100, 100, 255}));
+        QVERIFY2(rim == (Rgba8{0, 0, 0, 255}),
+                 qPrintable(QString("%1 %2 %3").arg(rim.r).arg(rim.g).arg(rim.b)));
+    }
+
     void smaller_image_reuses_texture_and_draws_exactly() {
         renderer_->set_image(pattern(61, 37, 0).view());
         const ImageRgba8 small = pattern(20, 11, 4);

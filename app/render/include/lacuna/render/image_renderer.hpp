@@ -22,6 +22,16 @@ struct Rgb {
     float b = 0.17f;
 };
 
+/// The line-histogram overlay, in framebuffer pixels (top-left origin).
+struct LineOverlay {
+    bool visible = false;
+    PointF from;
+    PointF to;
+    double band_half_width = 0;  ///< 0: no band
+    bool marker_visible = false; ///< the plot's hover position on the line
+    double marker_t = 0;         ///< 0 at `from`, 1 at `to`
+};
+
 class ImageRenderer {
   public:
     ImageRenderer();
@@ -51,6 +61,8 @@ class ImageRenderer {
     /// The brush cursor: a ring of `radius` framebuffer pixels around `centre` (framebuffer
     /// pixels, top-left origin), drawn over the image.
     void set_brush(bool visible, PointF centre = {}, double radius = 0);
+    /// The line with its band (translucent), its two end handles and the hover marker.
+    void set_line_overlay(const LineOverlay& overlay);
     /// True when the texture's current contents came through interop.
     [[nodiscard]] bool last_image_was_interop() const;
     [[nodiscard]] int image_width() const;
@@ -68,6 +80,7 @@ class ImageRenderer {
     void release();
 
   private:
+    void draw_line_overlay(int width, int height) const;
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
