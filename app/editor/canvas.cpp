@@ -73,6 +73,17 @@ void Canvas::paintGL() {
     const bool brush_tool = tool_ != CanvasTool::Pan && !previewing_;
     renderer_->set_brush(brush_tool && cursor_inside_, {cursor_.x() * dpr, cursor_.y() * dpr},
                          brush_.radius * view_.zoom);
+    render::LineOverlay line;
+    line.visible = has_line_ && tool_ == CanvasTool::Line && !previewing_;
+    if (line.visible) {
+        // Pixel-centre coordinates → the continuous image plane (+0.5) → framebuffer pixels.
+        line.from = view_.to_screen({line_from_.x + 0.5, line_from_.y + 0.5});
+        line.to = view_.to_screen({line_to_.x + 0.5, line_to_.y + 0.5});
+        line.band_half_width = line_band_ > 1 ? line_band_ * view_.zoom / 2.0 : 0.0;
+        line.marker_visible = line_marker_.has_value();
+        line.marker_t = line_marker_.value_or(0.0);
+    }
+    renderer_->set_line_overlay(line);
     const QSize fb = framebuffer_size();
     renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
 }
@@ -137,9 +148,97 @@ void Canvas::restore_region(const PixelRect& rect, const ImageRgba8* pixels, con
     update();
 }
 
+void Canvas::set_line(const render::PointF from, const render::PointF to) {
+    line_from_ = from;
+    line_to_ = to;
+    has_line_ = true;
+    update();
+    emit line_changed(from, to);
+}
+
+void Canvas::set_line_band(const int samples) {
+    line_band_ = std::max(1, samples);
+    update();
+}
+
+void Canvas::set_line_marker(const std::optional<double> t) {
+    line_marker_ = t;
+    update();
+}
+
+std::optional<double> Canvas::line_fraction_at(const QPointF& widget_point) const {
+    if (!has_line_) return std::nullopt;
+    const render::PointF p = image_point(widget_point);
+    const double px = p.x - 0.5, py = p.y - 0.5;
+    const double dx = line_to_.x - line_from_.x, dy = line_to_.y - line_from_.y;
+    const double length2 = dx * dx + dy * dy;
+    if (length2 < 1e-12) return std::nullopt;
+    const double t = ((px - line_from_.x) * dx + (py - line_from_.y) * dy) / length2;
+    if (t < 0 || t > 1) return std::nullopt;
+    const double distance =
+        std::abs((px - line_from_.x) * dy - (py - line_from_.y) * dx) / std::sqrt(length2);
+    // Within the band, or a few screen pixels of a thin line.
+    const double reach = std::max(line_band_ / 2.0, 6.0 / view_.zoom);
+    return distance <= reach ? std::optional<double>(t) : std::nullopt;
+}
+
+bool Canvas::line_press(const QPointF& widget_point) {
+    const render::PointF p = image_point(widget_point);
+    const render::PointF centre{p.x - 0.5, p.y - 0.5};
+    const auto near = [&](const render::PointF end) {
+        const render::PointF s = view_.to_screen({end.x + 0.5, end.y + 0.5});
+        const qreal dpr = devicePixelRatioF();
+        return std::hypot(s.x - widget_point.x() * dpr, s.y - widget_point.y() * dpr) <= 8.0 * dpr;
+    };
+    if (has_line_ && near(line_to_)) {
+        line_drag_ = LineDrag::To;
+    } else if (has_line_ && near(line_from_)) {
+        line_drag_ = LineDrag::From;
+    } else if (line_fraction_at(widget_point)) {
+        line_drag_ = LineDrag::Whole;
+        line_grab_ = centre;
+        line_grab_from_ = line_from_;
+        line_grab_to_ = line_to_;
+    } else {
+        // A new line starts here; dragging moves its far end.
+        line_from_ = centre;
+        line_to_ = centre;
+        has_line_ = true;
+        line_drag_ = LineDrag::To;
+    }
+    return true;
+}
+
+void Canvas::line_move(const QPointF& widget_point, const bool snap) {
+    const render::PointF p = image_point(widget_point);
+    render::PointF centre{p.x - 0.5, p.y - 0.5};
+    if (line_drag_ == LineDrag::Whole) {
+        const double dx = centre.x - line_grab_.x, dy = centre.y - line_grab_.y;
+        line_from_ = {line_grab_from_.x + dx, line_grab_from_.y + dy};
+        line_to_ = {line_grab_to_.x + dx, line_grab_to_.y + dy};
+    } else {
+        const render::PointF anchor = line_drag_ == LineDrag::To ? line_from_ : line_to_;
+        if (snap) {
+            // Shift: the nearest multiple of 45°, keeping the length.
+            const double dx = centre.x - anchor.x, dy = centre.y - anchor.y;
+            const double length = std::hypot(dx, dy);
+            const double step = 3.14159265358979323846 / 4;
+            const double angle = std::round(std::atan2(dy, dx) / step) * step;
+            centre = {anchor.x + length * std::cos(angle), anchor.y + length * std::sin(angle)};
+            // Axis-aligned ends land on exact pixel centres.
+            if (std::abs(std::sin(angle)) < 1e-9) centre.y = anchor.y;
+            if (std::abs(std::cos(angle)) < 1e-9) centre.x = anchor.x;
+        }
+        (line_drag_ == LineDrag::To ? line_to_ : line_from_) = centre;
+    }
+    update();
+    emit line_changed(line_from_, line_to_);
+}
+
 void Canvas::set_tool(const CanvasTool tool) {
     tool_ = tool;
     setCursor(tool == CanvasTool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor);
+    if (tool != CanvasTool::Line) line_drag_ = LineDrag::None;
     update();
 }
 
@@ -205,6 +304,11 @@ void Canvas::wheelEvent(QWheelEvent* event) {
 }
 
 void Canvas::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && tool_ == CanvasTool::Line && !image_.empty()) {
+        line_press(event->position());
+        line_move(event->position(), event->modifiers() & Qt::ShiftModifier);
+        return;
+    }
     if (event->button() == Qt::LeftButton && tool_ != CanvasTool::Pan && !image_.empty() &&
         !previewing_) {
         painting_ = true;
@@ -233,6 +337,14 @@ void Canvas::mouseMoveEvent(QMouseEvent* event) {
         paint_to(event->position());
         return;
     }
+    if (tool_ == CanvasTool::Line) {
+        if (line_drag_ != LineDrag::None) {
+            line_move(event->position(), event->modifiers() & Qt::ShiftModifier);
+        } else {
+            emit line_hovered(line_fraction_at(event->position()));
+        }
+        return;
+    }
     if (tool_ != CanvasTool::Pan) update();  // move the brush ring
     if (!dragging_) return;
     const qreal dpr = devicePixelRatioF();
@@ -245,6 +357,10 @@ void Canvas::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void Canvas::mouseReleaseEvent(QMouseEvent* event) {
+    if (line_drag_ != LineDrag::None && event->button() == Qt::LeftButton) {
+        line_drag_ = LineDrag::None;
+        return;
+    }
     if (painting_ && event->button() == Qt::LeftButton) {
         painting_ = false;
         if (!stroke_rect_.empty()) {

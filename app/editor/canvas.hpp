@@ -11,6 +11,7 @@
 #include <QOpenGLWidget>
 
 #include <array>
+#include <optional>
 #include <memory>
 
 namespace lacuna::render {
@@ -21,7 +22,7 @@ namespace lacuna::editor {
 
 /// What a left-button drag does: pan the view, or paint or erase the object-removal mask. The
 /// middle button always pans.
-enum class CanvasTool { Pan, Brush, Eraser };
+enum class CanvasTool { Pan, Brush, Eraser, Line };
 
 /// The masks a document has: what object removal fills, and what seam carving must keep or take
 /// first. The brush paints the active one; each has its own tint.
@@ -60,6 +61,17 @@ class Canvas : public QOpenGLWidget {
     void restore_region(const PixelRect& rect, const ImageRgba8* pixels, const Mask* mask,
                         MaskLayer layer = MaskLayer::Fill);
 
+    /// The histogram line in pixel-centre coordinates ((0, 0) is the top-left pixel's centre, as
+    /// the engine takes it). Shown while the Line tool is active.
+    void set_line(render::PointF from, render::PointF to);
+    [[nodiscard]] bool has_line() const { return has_line_; }
+    [[nodiscard]] render::PointF line_from() const { return line_from_; }
+    [[nodiscard]] render::PointF line_to() const { return line_to_; }
+    /// Samples across the line, drawn as a band.
+    void set_line_band(int samples);
+    /// The plot's hover position as a fraction of the line (nullopt: none).
+    void set_line_marker(std::optional<double> t);
+
     void set_tool(CanvasTool tool);
     [[nodiscard]] CanvasTool tool() const { return tool_; }
     void set_brush(const BrushSettings& brush);
@@ -77,6 +89,10 @@ class Canvas : public QOpenGLWidget {
     void zoom_changed(double zoom);
     void files_dropped(const QStringList& paths);
     /// A brush or eraser stroke ended: the mask inside `rect` was `before` and is now `after`.
+    /// The line was drawn or moved (pixel-centre coordinates); emitted while dragging.
+    void line_changed(lacuna::render::PointF from, lacuna::render::PointF to);
+    /// The pointer is over the line's band at fraction t (nullopt: it left).
+    void line_hovered(std::optional<double> t);
     void stroke_finished(lacuna::editor::MaskLayer layer, const lacuna::editor::PixelRect& rect,
                          const lacuna::Mask& before, const lacuna::Mask& after);
 
@@ -100,6 +116,19 @@ class Canvas : public QOpenGLWidget {
 
     [[nodiscard]] Mask& active_mask() { return masks_[static_cast<std::size_t>(layer_)]; }
 
+    enum class LineDrag { None, From, To, Whole };
+    bool line_press(const QPointF& widget_point);
+    void line_move(const QPointF& widget_point, bool snap);
+    [[nodiscard]] std::optional<double> line_fraction_at(const QPointF& widget_point) const;
+
+    bool has_line_ = false;
+    render::PointF line_from_;
+    render::PointF line_to_;
+    int line_band_ = 1;
+    std::optional<double> line_marker_;
+    LineDrag line_drag_ = LineDrag::None;
+    render::PointF line_grab_;  // where the whole-line drag started (pixel-centre coordinates)
+    render::PointF line_grab_from_, line_grab_to_;
     ImageRgba8 preview_;
     bool previewing_ = false;
     std::array<Mask, kMaskLayers> masks_;

@@ -3,6 +3,7 @@
 #include "canvas.hpp"
 #include "object_removal_panel.hpp"
 #include "region_command.hpp"
+#include "histogram_panel.hpp"
 #include "retarget_panel.hpp"
 #include "retarget_session.hpp"
 
@@ -13,7 +14,9 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QActionGroup>
 #include <QDockWidget>
+#include <QToolBar>
 #include <QPushButton>
 #include <QTimer>
 #include <QUndoStack>
@@ -55,7 +58,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     connect(fill_timer_, &QTimer::timeout, this, &MainWindow::fill_step);
     build_object_removal_dock();
     build_retarget_dock();
+    build_histogram_dock();
     build_menus();
+    build_toolbar();
     build_status_bar();
     connect(canvas_, &Canvas::files_dropped, this,
             [this](const QStringList& paths) { open_file(paths.front()); });
@@ -89,11 +94,13 @@ void MainWindow::build_menus() {
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
-                     [this] { removal_panel_->set_tool(CanvasTool::Pan); });
+                     [this] { select_tool(CanvasTool::Pan); });
+    tools->addAction(tr("&Line Histogram"), QKeySequence(Qt::Key_L), this,
+                     [this] { select_tool(CanvasTool::Line); });
     tools->addAction(tr("&Brush (mask)"), QKeySequence(Qt::Key_B), this,
-                     [this] { removal_panel_->set_tool(CanvasTool::Brush); });
+                     [this] { select_tool(CanvasTool::Brush); });
     tools->addAction(tr("&Eraser (mask)"), QKeySequence(Qt::Key_E), this,
-                     [this] { removal_panel_->set_tool(CanvasTool::Eraser); });
+                     [this] { select_tool(CanvasTool::Eraser); });
     tools->addAction(tr("&Fill Masked Area"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                      &MainWindow::start_fill);
 
@@ -152,6 +159,88 @@ void MainWindow::build_object_removal_dock() {
                     canvas_, text, rect, RegionState{std::nullopt, clone(before.view()), layer},
                     RegionState{std::nullopt, clone(after.view()), layer}));
             });
+}
+
+void MainWindow::select_tool(const CanvasTool tool) {
+    if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser) {
+        removal_panel_->set_tool(tool);  // the object-removal mask
+        return;
+    }
+    removal_panel_->set_tool(CanvasTool::Pan);
+    if (tool == CanvasTool::Line) canvas_->clear_preview();
+    canvas_->set_tool(tool);
+}
+
+void MainWindow::build_toolbar() {
+    QToolBar* bar = addToolBar(tr("Tools"));
+    bar->setObjectName("main_toolbar");
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addAction(tr("Open"), this, &MainWindow::choose_and_open);
+    bar->addAction(tr("Save As"), this, &MainWindow::choose_and_save);
+    bar->addSeparator();
+    bar->addAction(undo_stack_->createUndoAction(bar, tr("Undo")));
+    bar->addAction(undo_stack_->createRedoAction(bar, tr("Redo")));
+    bar->addSeparator();
+    auto* group = new QActionGroup(bar);
+    const struct {
+        CanvasTool tool;
+        const char* text;
+    } tools[] = {{CanvasTool::Pan, QT_TR_NOOP("Pan")},
+                 {CanvasTool::Line, QT_TR_NOOP("Line")},
+                 {CanvasTool::Brush, QT_TR_NOOP("Brush")},
+                 {CanvasTool::Eraser, QT_TR_NOOP("Eraser")}};
+    for (const auto& t : tools) {
+        QAction* action = bar->addAction(tr(t.text));
+        action->setCheckable(true);
+        action->setChecked(t.tool == CanvasTool::Pan);
+        action->setObjectName(QString("action_tool_%1").arg(QString(t.text).toLower()));
+        group->addAction(action);
+        const CanvasTool tool = t.tool;
+        connect(action, &QAction::triggered, this, [this, tool] { select_tool(tool); });
+    }
+    bar->addSeparator();
+    bar->addAction(tr("Fit"), canvas_, &Canvas::fit_to_window);
+    bar->addAction(tr("1:1"), canvas_, &Canvas::actual_size);
+}
+
+void MainWindow::build_histogram_dock() {
+    histogram_panel_ = new HistogramPanel(this);
+    histogram_panel_->set_backend(backend_.backend);
+    auto* dock = new QDockWidget(tr("Line Histogram"), this);
+    dock->setObjectName("histogram_dock");
+    dock->setWidget(histogram_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    connect(
+        canvas_, &Canvas::line_changed, this,
+        [this](const render::PointF from, const render::PointF to) {
+            QElapsedTimer timer;
+            timer.start();
+            histogram_panel_->set_line({from.x, from.y}, {to.x, to.y});
+            time_label_->setText(tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
+        });
+    connect(histogram_panel_, &HistogramPanel::band_changed, canvas_, &Canvas::set_line_band);
+    connect(canvas_, &Canvas::line_hovered, histogram_panel_, &HistogramPanel::show_fraction);
+    connect(histogram_panel_, &HistogramPanel::hovered_fraction, canvas_, &Canvas::set_line_marker);
+    connect(histogram_panel_, &HistogramPanel::export_csv_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (CSV)"),
+                                                          "histogram.csv", tr("CSV (*.csv)"));
+        if (!path.isEmpty() && !histogram_panel_->export_csv(path))
+            show_error(tr("Cannot export"),
+                       tr("Could not write %1 (draw a line first).").arg(path));
+    });
+    connect(histogram_panel_, &HistogramPanel::export_png_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
+                                                          "histogram.png", tr("PNG (*.png)"));
+        if (!path.isEmpty() && !histogram_panel_->export_png(path))
+            show_error(tr("Cannot export"),
+                       tr("Could not write %1 (draw a line first).").arg(path));
+    });
+    // The histogram samples the document: rebuild its planes whenever the document changes.
+    connect(undo_stack_, &QUndoStack::indexChanged, this, [this] {
+        histogram_panel_->set_image(canvas_->image());
+        if (canvas_->has_line()) canvas_->set_line(canvas_->line_from(), canvas_->line_to());
+    });
 }
 
 void MainWindow::build_retarget_dock() {
@@ -378,6 +467,7 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
         canvas_->set_mask(static_cast<MaskLayer>(layer), Mask(image.width(), image.height(), 0));
     undo_stack_->clear();
     retarget_session_->restart();
+    histogram_panel_->set_image(canvas_->image());
     document_path_ = path;
     size_label_->setText(tr("%1 × %2 px").arg(image.width()).arg(image.height()));
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "brush.hpp"
+#include "canvas.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/image.hpp>
@@ -24,6 +25,7 @@ namespace lacuna::editor {
 class Canvas;
 class ObjectRemovalPanel;
 class RetargetPanel;
+class HistogramPanel;
 class RetargetSession;
 
 class MainWindow : public QMainWindow {
@@ -46,6 +48,9 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] QUndoStack* undo_stack() const { return undo_stack_; }
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
+    [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
+    /// Switches every panel and the canvas to `tool` (toolbar, menu and shortcuts call this).
+    void select_tool(CanvasTool tool);
     [[nodiscard]] RetargetSession* retarget_session() const { return retarget_session_; }
     /// Commits the retarget preview as an undoable edit; false (with a status) when none is
     /// ready.
@@ -72,6 +77,8 @@ class MainWindow : public QMainWindow {
     void choose_and_save();
     void build_object_removal_dock();
     void build_retarget_dock();
+    void build_histogram_dock();
+    void build_toolbar();
     void fill_step();
     void finish_fill();
     /// True when the user agreed to lose unsaved edits (or there are none).
@@ -88,6 +95,7 @@ class MainWindow : public QMainWindow {
     QUndoStack* undo_stack_ = nullptr;
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
+    HistogramPanel* histogram_panel_ = nullptr;
     RetargetSession* retarget_session_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
     // The running fill: the filler, where it works, and what was there before (for undo/cancel).

@@ -137,8 +137,8 @@ void ImageRenderer::set_mask(const ImageView<const std::uint8_t> mask) {
     if (mask.width > impl.mask_capacity_w || mask.height > impl.mask_capacity_h) {
         impl.mask_capacity_w = std::max(mask.width, impl.mask_capacity_w);
         impl.mask_capacity_h = std::max(mask.height, impl.mask_capacity_h);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, impl.mask_capacity_w, impl.mask_capacity_h, 0,
-                     GL_RED, GL_UNSIGNED_BYTE, nullptr);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, impl.mask_capacity_w, impl.mask_capacity_h, 0, GL_RED,
+                     GL_UNSIGNED_BYTE, nullptr);
     }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);

@@ -2,10 +2,12 @@
 // zooming, saving, and an error dialog instead of a crash for a bad file.
 #include "canvas.hpp"
 #include "main_window.hpp"
+#include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
 #include "retarget_session.hpp"
 
+#include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <lacuna/io/image_io.hpp>
@@ -18,6 +20,7 @@
 #include <QOpenGLContext>
 #include <QStandardPaths>
 #include <QProgressBar>
+#include <QSpinBox>
 #include <QSlider>
 #include <QToolButton>
 #include <QUndoStack>
@@ -276,6 +279,69 @@ class TestEditor : public QObject {
         window.undo_stack()->redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
         window.undo_stack()->setClean();
+    }
+
+    void line_histogram_follows_the_mouse() {
+        MainWindow window;
+        window.resize(1100, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_file(kMessi));
+        editor::Canvas* canvas = window.canvas();
+        canvas->actual_size();
+        window.select_tool(editor::CanvasTool::Line);
+        QCOMPARE(canvas->tool(), editor::CanvasTool::Line);
+
+        // Drag a line across the crowd and the shirt; Shift snaps it horizontal.
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 40.5, 150.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 300.5, 153.5));
+        QTest::mouseRelease(canvas, Qt::LeftButton, Qt::ShiftModifier,
+                            widget_point(canvas, 300.5, 153.5));
+        QVERIFY(canvas->has_line());
+        QVERIFY(std::abs(canvas->line_from().x - 40) <= 1 &&
+                std::abs(canvas->line_from().y - 150) <= 1);
+        // Without Shift the end follows the mouse (3 px lower).
+        QVERIFY(std::abs(canvas->line_to().y - 153) <= 1);
+        // Drag the end again with Shift held: the line snaps to 0°.
+        QTest::mousePress(canvas, Qt::LeftButton, Qt::ShiftModifier,
+                          widget_point(canvas, 300.5, 153.5));
+        // QTest::mouseMove carries no modifiers: send the Shift-drag move event directly.
+        const QPointF to = widget_point(canvas, 320.5, 156.5);
+        QMouseEvent shift_move(QEvent::MouseMove, to, canvas->mapToGlobal(to), Qt::NoButton,
+                               Qt::LeftButton, Qt::ShiftModifier);
+        QApplication::sendEvent(canvas, &shift_move);
+        QTest::mouseRelease(canvas, Qt::LeftButton, Qt::ShiftModifier, to.toPoint());
+        QCOMPARE(canvas->line_to().y, canvas->line_from().y);
+
+        // The panel's data is the engine's histogram of exactly that line.
+        const ops::LineHistogram* shown = window.histogram_panel()->result();
+        QVERIFY(shown != nullptr);
+        const ops::HistogramSource source(canvas->image().view());
+        ops::LineHistogramParams params;
+        params.from = {canvas->line_from().x, canvas->line_from().y};
+        params.to = {canvas->line_to().x, canvas->line_to().y};
+        const ops::LineHistogram expected = ops::line_histogram_fast(source, params);
+        QCOMPARE(shown->positions, expected.positions);
+        QVERIFY(shown->positions > 270);
+        QVERIFY(shown->channels.front().counts == expected.channels.front().counts);
+        QVERIFY(shown->channels.front().median == expected.channels.front().median);
+
+        // A wider band: every interior position now has 7 samples.
+        window.histogram_panel()->findChild<QSpinBox*>("histogram_band")->setValue(7);
+        shown = window.histogram_panel()->result();
+        QCOMPARE(shown->channels.front().samples[std::size_t(shown->positions / 2)], 7u);
+        // Hovering the line on the image moves the plot's crosshair to that position.
+        const double mid_x = (canvas->line_from().x + canvas->line_to().x) / 2 + 0.5;
+        QTest::mouseMove(canvas, widget_point(canvas, mid_x, canvas->line_from().y + 0.5));
+        QVERIFY(window.histogram_panel()->plot()->marker().has_value());
+        QVERIFY(std::abs(*window.histogram_panel()->plot()->marker() - shown->positions / 2) <= 2);
+        // Export writes one row per bin.
+        const QString csv = dir_.filePath("line.csv");
+        QVERIFY(window.histogram_panel()->export_csv(csv));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QCOMPARE(lines.size(), 2 + 256 + 1);  // two comment lines, 256 bins, final newline
     }
 
     void bad_file_shows_error_dialog_and_keeps_document() {

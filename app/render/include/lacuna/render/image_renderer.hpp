@@ -27,9 +27,9 @@ struct LineOverlay {
     bool visible = false;
     PointF from;
     PointF to;
-    double band_half_width = 0;  ///< 0: no band
-    bool marker_visible = false; ///< the plot's hover position on the line
-    double marker_t = 0;         ///< 0 at `from`, 1 at `to`
+    double band_half_width = 0;   ///< 0: no band
+    bool marker_visible = false;  ///< the plot's hover position on the line
+    double marker_t = 0;          ///< 0 at `from`, 1 at `to`
 };
 
 class ImageRenderer {

@@ -1,0 +1,373 @@
+#include "histogram_panel.hpp"
+
+#include <lacuna/core/error.hpp>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFile>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTextStream>
+#include <QVBoxLayout>
+
+#include <array>
+#include <cmath>
+
+namespace lacuna::editor {
+namespace {
+
+QColor inferno(const double t) {
+    static constexpr std::array<std::array<int, 3>, 5> stops = {
+        {{0, 0, 4}, {87, 16, 110}, {188, 55, 84}, {249, 142, 9}, {252, 255, 164}}};
+    const double s = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
+    const auto k = std::min<std::size_t>(static_cast<std::size_t>(s), stops.size() - 2);
+    const double f = s - static_cast<double>(k);
+    const auto mix = [&](const int c) {
+        return static_cast<int>(std::lround(stops[k][c] * (1 - f) + stops[k + 1][c] * f));
+    };
+    return {mix(0), mix(1), mix(2)};
+}
+
+QColor channel_colour(const ops::HistogramChannel channel) {
+    switch (channel) {
+        case ops::HistogramChannel::Red:
+            return {255, 90, 90};
+        case ops::HistogramChannel::Green:
+            return {90, 230, 110};
+        case ops::HistogramChannel::Blue:
+            return {110, 150, 255};
+        default:
+            return {235, 235, 235};
+    }
+}
+
+/// Heat map of one channel: positions across, bins upwards (bin 0 at the bottom).
+QImage heat_image(const ops::LineHistogram& h, const ops::ChannelHistogram& c,
+                  const bool log_scale) {
+    QImage image(h.positions, h.bins, QImage::Format_RGB32);
+    std::uint32_t peak = 0;
+    for (const std::uint32_t v : c.counts) peak = std::max(peak, v);
+    const double norm = peak == 0 ? 0.0 : (log_scale ? 1.0 / std::log1p(double(peak)) : 1.0 / peak);
+    for (int b = 0; b < h.bins; ++b) {
+        auto* row = reinterpret_cast<QRgb*>(image.scanLine(h.bins - 1 - b));
+        for (int p = 0; p < h.positions; ++p) {
+            const std::uint32_t v = c.count(b, p, h.bins);
+            const double t = log_scale ? std::log1p(double(v)) * norm : v * norm;
+            row[p] = v == 0 ? qRgb(0, 0, 4) : inferno(0.15 + 0.85 * t).rgb();
+        }
+    }
+    return image;
+}
+
+}  // namespace
+
+HistogramPlot::HistogramPlot(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setMinimumSize(240, 160);
+    setObjectName("histogram_plot");
+}
+
+void HistogramPlot::set_data(const ops::LineHistogram* histogram, const bool log_scale,
+                             const Curves curves) {
+    histogram_ = histogram;
+    curves_ = curves;
+    heat_ = histogram != nullptr && !histogram->channels.empty() && histogram->positions > 0
+                ? heat_image(*histogram, histogram->channels.front(), log_scale)
+                : QImage();
+    update();
+}
+
+void HistogramPlot::set_marker(const std::optional<int> position) {
+    marker_ = position;
+    update();
+}
+
+QRect HistogramPlot::plot_rect() const {
+    return rect().adjusted(36, 8, -8, -22);
+}
+
+void HistogramPlot::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), QColor(24, 24, 28));
+    const QRect area = plot_rect();
+    painter.setPen(QColor(200, 200, 200));
+    if (!histogram_ || heat_.isNull()) {
+        painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                         tr("Choose the Line tool and drag across the image."));
+        return;
+    }
+    painter.drawImage(area, heat_);
+    const ops::LineHistogram& h = *histogram_;
+    const double span = double(h.range_hi) - double(h.range_lo);
+    const auto y_of = [&](const double value) {
+        return area.bottom() - (value - h.range_lo) / (span > 0 ? span : 1) * area.height();
+    };
+    const auto x_of = [&](const int position) {
+        return area.left() + (position + 0.5) * area.width() / h.positions;
+    };
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (const ops::ChannelHistogram& c : h.channels) {
+        const QColor colour = channel_colour(c.channel);
+        const auto draw = [&](const std::vector<float>& values, const Qt::PenStyle style) {
+            QPainterPath path;
+            bool open = false;
+            for (int p = 0; p < h.positions; ++p) {
+                if (std::isnan(values[static_cast<std::size_t>(p)])) {
+                    open = false;
+                    continue;
+                }
+                const QPointF point(x_of(p), y_of(values[static_cast<std::size_t>(p)]));
+                if (open)
+                    path.lineTo(point);
+                else
+                    path.moveTo(point);
+                open = true;
+            }
+            painter.setPen(QPen(colour, 1.5, style));
+            painter.drawPath(path);
+        };
+        if (curves_.mean) draw(c.mean, Qt::SolidLine);
+        if (curves_.median) draw(c.median, Qt::DashLine);
+        if (curves_.max) draw(c.max, Qt::DotLine);
+    }
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.setPen(QColor(200, 200, 200));
+    painter.drawRect(area.adjusted(0, 0, -1, -1));
+    painter.drawText(QRect(0, area.top(), area.left() - 4, 14), Qt::AlignRight,
+                     QString::number(h.range_hi, 'g', 4));
+    painter.drawText(QRect(0, area.bottom() - 12, area.left() - 4, 14), Qt::AlignRight,
+                     QString::number(h.range_lo, 'g', 4));
+    painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignLeft,
+                     tr("0"));
+    painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight,
+                     tr("%1 positions").arg(h.positions));
+    if (marker_ && *marker_ >= 0 && *marker_ < h.positions) {
+        const int x = static_cast<int>(x_of(*marker_));
+        painter.setPen(QPen(QColor(60, 230, 255), 1));
+        painter.drawLine(x, area.top(), x, area.bottom());
+        const ops::ChannelHistogram& c = h.channels.front();
+        const float mean = c.mean[static_cast<std::size_t>(*marker_)];
+        painter.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, 16),
+                         Qt::AlignLeft,
+                         tr("position %1: mean %2, median %3")
+                             .arg(*marker_)
+                             .arg(double(mean), 0, 'f', 1)
+                             .arg(double(c.median[static_cast<std::size_t>(*marker_)]), 0, 'f', 1));
+    }
+}
+
+void HistogramPlot::mouseMoveEvent(QMouseEvent* event) {
+    if (!histogram_ || histogram_->positions <= 0) return;
+    const QRect area = plot_rect();
+    const double x = event->position().x() - area.left();
+    if (x < 0 || x >= area.width()) {
+        set_marker(std::nullopt);
+        emit hovered(std::nullopt);
+        return;
+    }
+    const int position = std::min(histogram_->positions - 1,
+                                  static_cast<int>(x * histogram_->positions / area.width()));
+    set_marker(position);
+    emit hovered(position);
+}
+
+void HistogramPlot::leaveEvent(QEvent*) {
+    set_marker(std::nullopt);
+    emit hovered(std::nullopt);
+}
+
+HistogramPanel::HistogramPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    plot_ = new HistogramPlot;
+    layout->addWidget(plot_, 1);
+    auto* form = new QFormLayout;
+    band_ = new QSpinBox;
+    band_->setRange(1, ops::kMaxBandWidth);
+    band_->setValue(1);
+    band_->setSuffix(tr(" samples"));
+    band_->setObjectName("histogram_band");
+    band_->setToolTip(tr("Samples across the line at each position"));
+    form->addRow(tr("Band"), band_);
+    scale_ = new QComboBox;
+    scale_->addItem(tr("Log counts"));
+    scale_->addItem(tr("Linear counts"));
+    form->addRow(tr("Scale"), scale_);
+    auto* channel_row = new QHBoxLayout;
+    const char* names[] = {QT_TR_NOOP("Lum"), QT_TR_NOOP("R"), QT_TR_NOOP("G"), QT_TR_NOOP("B")};
+    for (int i = 0; i < 4; ++i) {
+        channels_[i] = new QCheckBox(tr(names[i]));
+        channels_[i]->setChecked(i == 0);
+        channel_row->addWidget(channels_[i]);
+    }
+    form->addRow(tr("Channels"), channel_row);
+    auto* curve_row = new QHBoxLayout;
+    mean_ = new QCheckBox(tr("Mean"));
+    median_ = new QCheckBox(tr("Median"));
+    max_ = new QCheckBox(tr("Max"));
+    mean_->setChecked(true);
+    median_->setChecked(true);
+    for (QCheckBox* box : {mean_, median_, max_}) curve_row->addWidget(box);
+    form->addRow(tr("Profile"), curve_row);
+    layout->addLayout(form);
+    info_ = new QLabel;
+    info_->setWordWrap(true);
+    info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(info_);
+    auto* export_row = new QHBoxLayout;
+    auto* csv = new QPushButton(tr("Export CSV…"));
+    auto* png = new QPushButton(tr("Export PNG…"));
+    auto* copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the plot (image) and the profile (text) to the clipboard"));
+    for (QPushButton* button : {csv, png, copy}) export_row->addWidget(button);
+    layout->addLayout(export_row);
+    connect(csv, &QPushButton::clicked, this, &HistogramPanel::export_csv_requested);
+    connect(png, &QPushButton::clicked, this, &HistogramPanel::export_png_requested);
+    connect(copy, &QPushButton::clicked, this, &HistogramPanel::copy_to_clipboard);
+
+    connect(band_, &QSpinBox::valueChanged, this, [this](const int samples) {
+        emit band_changed(samples);
+        recompute();
+    });
+    connect(scale_, &QComboBox::currentIndexChanged, this, &HistogramPanel::redraw);
+    for (QCheckBox* box : channels_)
+        connect(box, &QCheckBox::toggled, this, &HistogramPanel::recompute);
+    for (QCheckBox* box : {mean_, median_, max_})
+        connect(box, &QCheckBox::toggled, this, &HistogramPanel::redraw);
+    connect(plot_, &HistogramPlot::hovered, this, [this](const std::optional<int> position) {
+        if (!position || !result_ || result_->positions < 2) {
+            emit hovered_fraction(std::nullopt);
+            return;
+        }
+        emit hovered_fraction(double(*position) / (result_->positions - 1));
+    });
+}
+
+HistogramPanel::~HistogramPanel() = default;
+
+int HistogramPanel::band_width() const {
+    return band_->value();
+}
+
+void HistogramPanel::set_image(const ImageRgba8& image) {
+    source_ = image.empty() ? nullptr : std::make_unique<ops::HistogramSource>(image.view());
+    result_.reset();
+    from_.reset();
+    to_.reset();
+    redraw();
+}
+
+void HistogramPanel::set_line(const ops::Point2 from, const ops::Point2 to) {
+    from_ = from;
+    to_ = to;
+    recompute();
+}
+
+std::vector<ops::HistogramChannel> HistogramPanel::shown_channels() const {
+    const ops::HistogramChannel all[] = {ops::HistogramChannel::Luminance,
+                                         ops::HistogramChannel::Red, ops::HistogramChannel::Green,
+                                         ops::HistogramChannel::Blue};
+    std::vector<ops::HistogramChannel> shown;
+    for (int i = 0; i < 4; ++i)
+        if (channels_[i]->isChecked()) shown.push_back(all[i]);
+    if (shown.empty()) shown.push_back(ops::HistogramChannel::Luminance);
+    return shown;
+}
+
+void HistogramPanel::recompute() {
+    if (!source_ || !from_ || !to_) return;
+    ops::LineHistogramParams params;
+    params.from = *from_;
+    params.to = *to_;
+    params.band_width = band_->value();
+    try {
+        std::optional<ops::LineHistogram> combined;
+        for (const ops::HistogramChannel channel : shown_channels()) {
+            params.channel = channel;
+            ops::LineHistogram one = ops::line_histogram(*source_, params, backend_);
+            if (!combined) {
+                combined = std::move(one);
+            } else {
+                for (ops::ChannelHistogram& c : one.channels)
+                    combined->channels.push_back(std::move(c));
+            }
+        }
+        result_ = std::move(combined);
+        const double length = std::hypot(to_->x - from_->x, to_->y - from_->y);
+        info_->setText(tr("Length %1 px, %2 positions × %3 samples%4")
+                           .arg(length, 0, 'f', 1)
+                           .arg(result_->positions)
+                           .arg(band_->value())
+                           .arg(result_->samples_outside > 0
+                                    ? tr("; %1 samples outside the image (excluded)")
+                                          .arg(result_->samples_outside)
+                                    : QString()));
+    } catch (const Error& e) {
+        // A zero-length line (a click without a drag) or one wholly outside: say so, keep going.
+        result_.reset();
+        info_->setText(QString::fromStdString(e.what()));
+    }
+    redraw();
+}
+
+void HistogramPanel::redraw() {
+    plot_->set_data(result(), scale_->currentIndex() == 0,
+                    {mean_->isChecked(), median_->isChecked(), max_->isChecked()});
+}
+
+void HistogramPanel::show_fraction(const std::optional<double> t) {
+    if (!t || !result_ || result_->positions <= 0) {
+        plot_->set_marker(std::nullopt);
+        return;
+    }
+    plot_->set_marker(static_cast<int>(std::lround(*t * (result_->positions - 1))));
+}
+
+bool HistogramPanel::export_csv(const QString& path) const {
+    if (!result_) return false;
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
+    QTextStream out(&file);
+    const ops::LineHistogram& h = *result_;
+    out << "# lacuna line histogram: from " << h.requested_from.x << "," << h.requested_from.y
+        << " to " << h.requested_to.x << "," << h.requested_to.y << "; band " << band_->value()
+        << "; bins " << h.bins << " over [" << h.range_lo << ", " << h.range_hi << "]\n";
+    for (const ops::ChannelHistogram& c : h.channels) {
+        out << "# channel " << QString::fromStdString(ops::to_string(c.channel))
+            << ": one row per bin (bin 0 first), one column per position\n";
+        for (int b = 0; b < h.bins; ++b) {
+            for (int p = 0; p < h.positions; ++p) out << (p ? "," : "") << c.count(b, p, h.bins);
+            out << "\n";
+        }
+    }
+    return file.error() == QFile::NoError;
+}
+
+bool HistogramPanel::export_png(const QString& path) const {
+    return result_ && plot_->grab().save(path, "PNG");
+}
+
+void HistogramPanel::copy_to_clipboard() const {
+    if (!result_) return;
+    auto* data = new QMimeData;  // the clipboard takes ownership
+    data->setImageData(plot_->grab().toImage());
+    QString text;
+    const ops::ChannelHistogram& c = result_->channels.front();
+    for (int p = 0; p < result_->positions; ++p)
+        text += QString("%1\t%2\t%3\n")
+                    .arg(p)
+                    .arg(double(c.mean[std::size_t(p)]))
+                    .arg(double(c.median[std::size_t(p)]));
+    data->setText(text);
+    QApplication::clipboard()->setMimeData(data);
+}
+
+}  // namespace lacuna::editor
