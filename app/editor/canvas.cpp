@@ -1,5 +1,6 @@
 #include "canvas.hpp"
 
+#include <lacuna/core/error.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
 #include <QDragEnterEvent>
@@ -61,7 +62,7 @@ void Canvas::paintGL() {
         image_dirty_ = true;
     }
     if (image_dirty_) {
-        renderer_->set_image(previewing_ ? preview_.view() : image_.view());
+        upload_displayed_image();
         image_dirty_ = false;
         mask_dirty_ = true;
     }
@@ -102,6 +103,35 @@ void Canvas::set_image(const ImageView<const Rgba8> image) {
     mask_dirty_ = true;
     if (size_changed && fit_mode_) fit_to_window();
     update();
+}
+
+void Canvas::set_cuda_present(const bool on) {
+    cuda_present_ = on;
+    interop_status_ = on ? tr("CUDA–GL interop requested") : tr("host upload");
+    image_dirty_ = true;
+    update();
+}
+
+void Canvas::upload_displayed_image() {
+    const ImageRgba8& shown = previewing_ ? preview_ : image_;
+    if (cuda_present_ && !shown.empty()) {
+        try {
+            // The device copy has grow-only capacity, so slider frames do not reallocate.
+            if (!device_image_) device_image_ = std::make_unique<DeviceImage<Rgba8>>();
+            device_image_->resize(shown.width(), shown.height());
+            device_image_->upload(shown.view());
+            std::string error;
+            if (renderer_->set_image(*device_image_, error)) {
+                interop_status_ = tr("CUDA–GL interop");
+                return;
+            }
+            interop_status_ = tr("host upload (interop unavailable: %1)").arg(QString::fromStdString(error));
+        } catch (const Error& e) {
+            interop_status_ = tr("host upload (%1)").arg(QString::fromStdString(e.what()));
+        }
+        cuda_present_ = false;  // do not retry every frame; the host path gives the same pixels
+    }
+    renderer_->set_image(shown.view());
 }
 
 void Canvas::set_preview(const ImageView<const Rgba8> preview) {

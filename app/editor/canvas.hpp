@@ -4,6 +4,7 @@
 
 #include "brush.hpp"
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/render/view.hpp>
@@ -84,6 +85,11 @@ class Canvas : public QOpenGLWidget {
     [[nodiscard]] const render::ViewTransform& view() const { return view_; }
     /// Empty when GL initialised; otherwise why it did not.
     [[nodiscard]] QString gl_error() const { return gl_error_; }
+    /// Present through CUDA–GL interop (the displayed image is mirrored in device memory and a
+    /// present kernel fills the display buffer) when `on`; falls back to the host upload by
+    /// itself when interop fails, and says why in interop_status().
+    void set_cuda_present(bool on);
+    [[nodiscard]] QString interop_status() const { return interop_status_; }
 
   signals:
     void zoom_changed(double zoom);
@@ -129,6 +135,11 @@ class Canvas : public QOpenGLWidget {
     LineDrag line_drag_ = LineDrag::None;
     render::PointF line_grab_;  // where the whole-line drag started (pixel-centre coordinates)
     render::PointF line_grab_from_, line_grab_to_;
+    void upload_displayed_image();
+
+    bool cuda_present_ = false;
+    std::unique_ptr<DeviceImage<Rgba8>> device_image_;  // the displayed pixels, for interop
+    QString interop_status_;
     ImageRgba8 preview_;
     bool previewing_ = false;
     std::array<Mask, kMaskLayers> masks_;

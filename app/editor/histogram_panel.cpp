@@ -193,7 +193,7 @@ HistogramPanel::HistogramPanel(QWidget* parent) : QWidget(parent) {
     band_ = new QSpinBox;
     band_->setRange(1, ops::kMaxBandWidth);
     band_->setValue(1);
-    band_->setSuffix(tr(" samples"));
+    band_->setSuffix(tr(" px wide"));
     band_->setObjectName("histogram_band");
     band_->setToolTip(tr("Samples across the line at each position"));
     form->addRow(tr("Band"), band_);

@@ -51,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     init_lacuna_resources();
     setCentralWidget(canvas_);
     backend_ = select_backend(BackendRequest::Auto);
+    // With a usable CUDA device the canvas presents through CUDA–GL interop.
+    canvas_->set_cuda_present(backend_.backend == Backend::Cuda);
     undo_stack_ = new QUndoStack(this);
     undo_stack_->setUndoLimit(kUndoLimit);
     fill_timer_ = new QTimer(this);
@@ -162,6 +164,11 @@ void MainWindow::build_object_removal_dock() {
 }
 
 void MainWindow::select_tool(const CanvasTool tool) {
+    // Keep the toolbar's checked tool in step with menus, shortcuts and panels.
+    const char* names[] = {"pan", "brush", "eraser", "line"};
+    if (auto* action = findChild<QAction*>(
+            QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
+        action->setChecked(true);
     if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser) {
         removal_panel_->set_tool(tool);  // the object-removal mask
         return;

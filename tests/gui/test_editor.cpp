@@ -13,6 +13,7 @@
 #include <lacuna/io/image_io.hpp>
 
 #include <QApplication>
+#include <QDockWidget>
 
 #include <cmath>
 #include <QMessageBox>
@@ -342,6 +343,67 @@ class TestEditor : public QObject {
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = file.readAll().split('\n');
         QCOMPARE(lines.size(), 2 + 256 + 1);  // two comment lines, 256 bins, final newline
+    }
+
+    /// README screenshots: runs only when LACUNA_SCREENSHOT_DIR names a folder to write into.
+    void screenshots() {
+        const QString out = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR");
+        if (out.isEmpty()) QSKIP("set LACUNA_SCREENSHOT_DIR to write the README screenshots");
+        const auto shoot = [&](MainWindow& window, const QString& name) {
+            QTest::qWait(300);
+            QVERIFY(window.grab().save(out + "/" + name, "PNG"));
+        };
+        const auto raise_dock = [](MainWindow& window, const char* name) {
+            auto* dock = window.findChild<QDockWidget*>(name);
+            dock->show();
+            dock->raise();
+        };
+        {
+            MainWindow window;
+            window.resize(1280, 800);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QVERIFY(window.open_file(LACUNA_SOURCE_DIR "/tests/data/photos/building.jpg"));
+            raise_dock(window, "retarget_dock");
+            QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 120000);
+            window.retarget_panel()->width_slider()->setValue(650);
+            window.canvas()->fit_to_window();
+            shoot(window, "retarget.png");
+        }
+        {
+            MainWindow window;
+            window.resize(1280, 800);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QVERIFY(window.open_file(kMessi));
+            editor::Canvas* canvas = window.canvas();
+            canvas->actual_size();
+            window.select_tool(editor::CanvasTool::Line);
+            window.histogram_panel()->findChild<QSpinBox*>("histogram_band")->setValue(9);
+            canvas->set_line({20, 250}, {520, 120});
+            window.histogram_panel()->show_fraction(0.45);
+            canvas->set_line_marker(0.45);
+            shoot(window, "line-histogram.png");
+        }
+        {
+            MainWindow window;
+            window.resize(1280, 800);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QVERIFY(window.open_file(kMessi));
+            editor::Canvas* canvas = window.canvas();
+            canvas->actual_size();
+            raise_dock(window, "remove_object_dock");
+            window.removal_panel()->set_tool(editor::CanvasTool::Brush);
+            window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(44);
+            brush_over_ball(canvas);
+            QTest::mouseMove(canvas, widget_point(canvas, 420, 250));
+            shoot(window, "remove-object-mask.png");
+            QVERIFY(window.start_fill());
+            QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+            shoot(window, "remove-object-filled.png");
+            window.undo_stack()->setClean();
+        }
     }
 
     void bad_file_shows_error_dialog_and_keeps_document() {
