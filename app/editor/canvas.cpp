@@ -125,7 +125,8 @@ void Canvas::upload_displayed_image() {
                 interop_status_ = tr("CUDA–GL interop");
                 return;
             }
-            interop_status_ = tr("host upload (interop unavailable: %1)").arg(QString::fromStdString(error));
+            interop_status_ =
+                tr("host upload (interop unavailable: %1)").arg(QString::fromStdString(error));
         } catch (const Error& e) {
             interop_status_ = tr("host upload (%1)").arg(QString::fromStdString(e.what()));
         }

@@ -166,8 +166,8 @@ void MainWindow::build_object_removal_dock() {
 void MainWindow::select_tool(const CanvasTool tool) {
     // Keep the toolbar's checked tool in step with menus, shortcuts and panels.
     const char* names[] = {"pan", "brush", "eraser", "line"};
-    if (auto* action = findChild<QAction*>(
-            QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
+    if (auto* action =
+            findChild<QAction*>(QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
         action->setChecked(true);
     if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser) {
         removal_panel_->set_tool(tool);  // the object-removal mask

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolButton>
@@ -114,11 +115,24 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(fill_box);
     layout->addStretch(1);
 
+    // The brush and fill settings are kept between sessions.
+    QSettings settings;
+    size_->setValue(settings.value("remove_object/brush_size", 20).toInt());
+    hardness_->setValue(settings.value("remove_object/hardness", 80).toInt());
+    patch_->setValue(settings.value("remove_object/patch", 9).toInt());
+    search_->setCurrentIndex(settings.value("remove_object/search", 0).toInt());
     const auto emit_brush = [this] {
         size_value_->setText(tr("%1 px").arg(size_->value()));
         hardness_value_->setText(tr("%1 %").arg(hardness_->value()));
+        QSettings store;
+        store.setValue("remove_object/brush_size", size_->value());
+        store.setValue("remove_object/hardness", hardness_->value());
         emit brush_changed(brush());
     };
+    connect(patch_, &QSpinBox::valueChanged, this,
+            [](const int value) { QSettings().setValue("remove_object/patch", value); });
+    connect(search_, &QComboBox::currentIndexChanged, this,
+            [](const int index) { QSettings().setValue("remove_object/search", index); });
     connect(size_, &QSlider::valueChanged, this, emit_brush);
     connect(hardness_, &QSlider::valueChanged, this, emit_brush);
     emit_brush();
