@@ -96,10 +96,14 @@ void Canvas::resizeGL(int, int) {
 void Canvas::set_image(const ImageView<const Rgba8> image) {
     const bool size_changed = image.width != image_.width() || image.height != image_.height();
     image_ = clone(image);
+    ++image_revision_;
     image_dirty_ = true;
-    for (Mask& m : masks_)
-        if (m.width() != image_.width() || m.height() != image_.height())
-            m = Mask(image_.width(), image_.height(), 0);
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        Mask& m = masks_[static_cast<std::size_t>(layer)];
+        if (m.width() == image_.width() && m.height() == image_.height()) continue;
+        m = Mask(image_.width(), image_.height(), 0);
+        touch_mask(static_cast<MaskLayer>(layer));
+    }
     mask_dirty_ = true;
     if (size_changed && fit_mode_) fit_to_window();
     update();
@@ -152,6 +156,7 @@ void Canvas::clear_preview() {
 
 void Canvas::set_mask(const MaskLayer layer, const Mask& mask) {
     masks_[static_cast<std::size_t>(layer)] = clone(mask.view());
+    touch_mask(layer);
     mask_dirty_ = true;
     update();
 }
@@ -170,10 +175,12 @@ void Canvas::restore_region(const PixelRect& rect, const ImageRgba8* pixels, con
                             const MaskLayer layer) {
     if (pixels != nullptr) {
         paste_region(image_, rect, *pixels);
+        ++image_revision_;
         image_dirty_ = true;
     }
     if (mask != nullptr) {
         paste_region(masks_[static_cast<std::size_t>(layer)], rect, *mask);
+        touch_mask(layer);
         mask_dirty_ = true;
     }
     update();
@@ -397,6 +404,7 @@ void Canvas::mouseReleaseEvent(QMouseEvent* event) {
         if (!stroke_rect_.empty()) {
             const Mask before = copy_region(stroke_before_, stroke_rect_);
             const Mask after = copy_region(active_mask(), stroke_rect_);
+            touch_mask(layer_);
             emit stroke_finished(layer_, stroke_rect_, before, after);
         }
         stroke_before_ = Mask();

@@ -12,6 +12,7 @@
 #include <QOpenGLWidget>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <memory>
 
@@ -72,6 +73,12 @@ class Canvas : public QOpenGLWidget {
     void set_line_band(int samples);
     /// The plot's hover position as a fraction of the line (nullopt: none).
     void set_line_marker(std::optional<double> t);
+
+    /// Change counters: listeners (seam maps, histogram planes) rebuild only what changed.
+    [[nodiscard]] std::uint64_t image_revision() const { return image_revision_; }
+    [[nodiscard]] std::uint64_t mask_revision(MaskLayer layer) const {
+        return mask_revisions_[static_cast<std::size_t>(layer)];
+    }
 
     void set_tool(CanvasTool tool);
     [[nodiscard]] CanvasTool tool() const { return tool_; }
@@ -142,7 +149,11 @@ class Canvas : public QOpenGLWidget {
     QString interop_status_;
     ImageRgba8 preview_;
     bool previewing_ = false;
+    void touch_mask(const MaskLayer layer) { ++mask_revisions_[static_cast<std::size_t>(layer)]; }
+
     std::array<Mask, kMaskLayers> masks_;
+    std::uint64_t image_revision_ = 0;
+    std::array<std::uint64_t, kMaskLayers> mask_revisions_{};
     MaskLayer layer_ = MaskLayer::Fill;
     bool mask_dirty_ = false;
     CanvasTool tool_ = CanvasTool::Pan;

@@ -245,6 +245,8 @@ void MainWindow::build_histogram_dock() {
     });
     // The histogram samples the document: rebuild its planes whenever the document changes.
     connect(undo_stack_, &QUndoStack::indexChanged, this, [this] {
+        if (canvas_->image_revision() == histogram_revision_) return;  // a mask edit
+        histogram_revision_ = canvas_->image_revision();
         histogram_panel_->set_image(canvas_->image());
         if (canvas_->has_line()) canvas_->set_line(canvas_->line_from(), canvas_->line_to());
     });
@@ -283,7 +285,7 @@ void MainWindow::build_retarget_dock() {
             });
     // Any edit of the document or of the carving masks (including undo and redo) makes the
     // seam maps stale: rebuild them in the background.
-    connect(undo_stack_, &QUndoStack::indexChanged, retarget_session_, &RetargetSession::restart);
+    connect(undo_stack_, &QUndoStack::indexChanged, retarget_session_, &RetargetSession::refresh);
 }
 
 bool MainWindow::apply_retarget() {
@@ -391,7 +393,9 @@ void MainWindow::fill_step() {
             else if (batch.elapsed() > kFillStepBudgetMs && iterations_per_step_ > 1)
                 iterations_per_step_ /= 2;
         }
-        canvas_->set_image(filler_->image().view());
+        // Only the hole's box changes: paste it instead of replacing the whole document.
+        const ImageRgba8 region = copy_region(filler_->image(), fill_rect_);
+        canvas_->restore_region(fill_rect_, &region, nullptr);
     } catch (const Error& e) {
         fill_timer_->stop();
         filler_.reset();
@@ -474,6 +478,7 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
         canvas_->set_mask(static_cast<MaskLayer>(layer), Mask(image.width(), image.height(), 0));
     undo_stack_->clear();
     retarget_session_->restart();
+    histogram_revision_ = canvas_->image_revision();
     histogram_panel_->set_image(canvas_->image());
     document_path_ = path;
     size_label_->setText(tr("%1 × %2 px").arg(image.width()).arg(image.height()));

@@ -107,6 +107,7 @@ class MainWindow : public QMainWindow {
     ImageRgba8 fill_before_pixels_;
     Mask fill_before_mask_;
     QString fill_device_;
+    std::uint64_t histogram_revision_ = ~0ull;  // the document revision the histogram samples
 };
 
 }  // namespace lacuna::editor

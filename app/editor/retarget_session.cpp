@@ -84,7 +84,18 @@ bool RetargetSession::horizontal_ready_for(const int width) const {
     return horizontal_.has_value() && horizontal_width_ == width;
 }
 
+void RetargetSession::refresh() {
+    if (canvas_->image_revision() == source_revision_ &&
+        canvas_->mask_revision(MaskLayer::Protect) == protect_revision_ &&
+        canvas_->mask_revision(MaskLayer::CarveRemove) == remove_revision_)
+        return;
+    restart();
+}
+
 void RetargetSession::restart() {
+    source_revision_ = canvas_->image_revision();
+    protect_revision_ = canvas_->mask_revision(MaskLayer::Protect);
+    remove_revision_ = canvas_->mask_revision(MaskLayer::CarveRemove);
     canvas_->clear_preview();
     source_ = clone(canvas_->image().view());
     protect_ = clone(canvas_->mask(MaskLayer::Protect).view());

@@ -24,8 +24,11 @@ class RetargetSession : public QObject {
     RetargetSession(Canvas* canvas, RetargetPanel* panel, QObject* parent = nullptr);
     ~RetargetSession() override;
 
-    /// The document changed (opened, applied, undone): start over from its pixels and masks.
+    /// Starts over from the document's pixels and carving masks (a new energy, a new document).
     void restart();
+    /// Restarts only if the pixels or the carving masks changed since the maps were started:
+    /// called after every edit, most of which (fill-mask strokes) leave them alone.
+    void refresh();
     /// Shows the frame for the panel's target (or the document when it equals the source size).
     void update_preview();
     /// The frame Apply commits: exactly what the preview shows. Empty when no preview is up.
@@ -50,6 +53,9 @@ class RetargetSession : public QObject {
     std::optional<ops::SeamOrder> vertical_;
     std::optional<ops::SeamOrder> horizontal_;
     int horizontal_width_ = -1;
+    std::uint64_t source_revision_ = ~0ull;
+    std::uint64_t protect_revision_ = ~0ull;
+    std::uint64_t remove_revision_ = ~0ull;
     int panel_source_w_ = -1;
     int panel_source_h_ = -1;
     std::shared_ptr<Job> vertical_job_;
