@@ -1,5 +1,7 @@
 #include "heatmap.hpp"
 
+#include <lacuna/core/colormap.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,18 +13,6 @@ constexpr int kPlotHeight = 256;
 constexpr int kMargin = 12;
 constexpr int kMinPlotWidth = 512;
 constexpr Rgba8 kBackground{24, 24, 28, 255};
-
-Rgba8 inferno(const double t) {
-    static constexpr std::array<std::array<double, 3>, 5> stops = {
-        {{0, 0, 4}, {87, 16, 110}, {188, 55, 84}, {249, 142, 9}, {252, 255, 164}}};
-    const double s = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
-    const auto k = std::min<std::size_t>(static_cast<std::size_t>(s), stops.size() - 2);
-    const double f = s - static_cast<double>(k);
-    const auto mix = [&](const int c) {
-        return static_cast<std::uint8_t>(std::lround(stops[k][c] * (1 - f) + stops[k + 1][c] * f));
-    };
-    return {mix(0), mix(1), mix(2), 255};
-}
 
 void blend(Rgba8& p, const Rgba8 c, const double alpha) {
     p.r = static_cast<std::uint8_t>(std::lround(p.r * (1 - alpha) + c.r * alpha));
@@ -47,7 +37,7 @@ void draw_matrix(ImageRgba8& out, const int x0, const int y0, const int plot_w,
             for (int b = b0; b < b1 && b < bins; ++b)
                 c = std::max(c, counts[static_cast<std::size_t>(pos) * bins + b]);
             out.at(x0 + px, y0 + py) =
-                c == 0 ? Rgba8{0, 0, 4, 255} : inferno(0.15 + 0.85 * std::log1p(c) * norm);
+                c == 0 ? kHeatmapEmpty : inferno(0.15 + 0.85 * std::log1p(c) * norm);
         }
     }
 }

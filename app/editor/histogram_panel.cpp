@@ -1,5 +1,6 @@
 #include "histogram_panel.hpp"
 
+#include <lacuna/core/colormap.hpp>
 #include <lacuna/core/error.hpp>
 
 #include <QApplication>
@@ -24,18 +25,6 @@
 
 namespace lacuna::editor {
 namespace {
-
-QColor inferno(const double t) {
-    static constexpr std::array<std::array<int, 3>, 5> stops = {
-        {{0, 0, 4}, {87, 16, 110}, {188, 55, 84}, {249, 142, 9}, {252, 255, 164}}};
-    const double s = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
-    const auto k = std::min<std::size_t>(static_cast<std::size_t>(s), stops.size() - 2);
-    const double f = s - static_cast<double>(k);
-    const auto mix = [&](const int c) {
-        return static_cast<int>(std::lround(stops[k][c] * (1 - f) + stops[k + 1][c] * f));
-    };
-    return {mix(0), mix(1), mix(2)};
-}
 
 QColor channel_colour(const ops::HistogramChannel channel) {
     switch (channel) {
@@ -62,7 +51,8 @@ QImage heat_image(const ops::LineHistogram& h, const ops::ChannelHistogram& c,
         for (int p = 0; p < h.positions; ++p) {
             const std::uint32_t v = c.count(b, p, h.bins);
             const double t = log_scale ? std::log1p(double(v)) * norm : v * norm;
-            row[p] = v == 0 ? qRgb(0, 0, 4) : inferno(0.15 + 0.85 * t).rgb();
+            const Rgba8 c = v == 0 ? kHeatmapEmpty : inferno(0.15 + 0.85 * t);
+            row[p] = qRgb(c.r, c.g, c.b);
         }
     }
     return image;
