@@ -19,6 +19,8 @@ using lacuna::test::compare_histories;
 using lacuna::test::compare_images;
 using lacuna::test::crop;
 using lacuna::test::ellipse_mask;
+using lacuna::test::never_sample_spot;
+using lacuna::test::odd_hole;
 
 namespace {
 
@@ -97,10 +99,8 @@ class TestInpaintCuda : public QObject {
         QFETCH(bool, never);
         const ImageRgba8 image = crop(fruits(), x0, y0, w, h);
         const bool border = QString(QTest::currentDataTag()).contains("border");
-        Mask mask = ellipse_mask(w, h, border ? 2 : w / 2.0, h / 2.0, w / 6.0, h / 5.0);
-        for (int x = w / 4; x < w / 4 + 3; ++x)
-            for (int y = h / 5; y < h - h / 5; ++y) mask.at(x, y) = 255;
-        const Mask never_mask = ellipse_mask(w, h, w * 0.8, h * 0.3, 6, 5);
+        const Mask mask = odd_hole(w, h, border);
+        const Mask never_mask = never_sample_spot(w, h);
         InpaintParams params;
         params.patch = patch;
         params.coherence = coherence;

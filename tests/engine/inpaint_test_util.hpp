@@ -22,6 +22,21 @@ inline Mask ellipse_mask(const int w, const int h, const double cx, const double
     return m;
 }
 
+/// The hole the CPU and CUDA equality tests share: an ellipse (centred, or cut by the left border
+/// when `on_border`) plus a thin vertical bar beside it, so the fill front has odd shapes,
+/// concave corners and two separate parts.
+inline Mask odd_hole(const int w, const int h, const bool on_border) {
+    Mask mask = ellipse_mask(w, h, on_border ? 3 : w / 2.0, h / 2.0, w / 6.0, h / 5.0);
+    for (int x = w / 4; x < w / 4 + 3; ++x)
+        for (int y = h / 5; y < h - h / 5; ++y) mask.at(x, y) = 255;
+    return mask;
+}
+
+/// A small never-sample area in the upper right of a w × h image.
+inline Mask never_sample_spot(const int w, const int h) {
+    return ellipse_mask(w, h, w * 0.8, h * 0.3, 6, 5);
+}
+
 inline ImageRgba8 crop(const ImageRgba8& image, const int x0, const int y0, const int w,
                        const int h) {
     ImageRgba8 out(w, h);

@@ -19,11 +19,14 @@ using lacuna::test::compare_histories;
 using lacuna::test::compare_images;
 using lacuna::test::crop;
 using lacuna::test::ellipse_mask;
+using lacuna::test::never_sample_spot;
+using lacuna::test::odd_hole;
 
 namespace {
 
 ImageRgba8 photo(const char* name) {
-    return io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name).image;
+    return io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name)
+        .image;
 }
 
 /// Vertical stripes of period `period`: any hole is filled exactly by a shifted copy.
@@ -206,11 +209,8 @@ class TestInpaint : public QObject {
         QFETCH(bool, never);
         const ImageRgba8 input = crop(photo(image.toUtf8().constData()), x0, y0, w, h);
         // Holes of odd shapes: an ellipse plus a thin bar; the edge case touches the border.
-        Mask mask =
-            ellipse_mask(w, h, QString(QTest::currentDataTag()).contains("edge") ? 3 : w / 2.0, h / 2.0, w / 6.0, h / 5.0);
-        for (int x = w / 4; x < w / 4 + 3; ++x)
-            for (int y = h / 5; y < h - h / 5; ++y) mask.at(x, y) = 255;
-        const Mask never_mask = ellipse_mask(w, h, w * 0.8, h * 0.3, 6, 5);
+        const Mask mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
+        const Mask never_mask = never_sample_spot(w, h);
         InpaintParams params;
         params.patch = patch;
         params.coherence = coherence;

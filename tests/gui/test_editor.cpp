@@ -41,6 +41,23 @@ QPoint widget_point(const editor::Canvas* canvas, const double x, const double y
     return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
 }
 
+/// The framebuffer pixel (of a grabFramebuffer image) that shows image point (x, y).
+QPoint frame_point(const editor::Canvas* canvas, const QImage& frame, const double x,
+                   const double y) {
+    const render::PointF s = canvas->view().to_screen({x, y});
+    const double scale = frame.devicePixelRatio() / canvas->devicePixelRatioF();
+    return {int(s.x * scale), int(s.y * scale)};
+}
+
+/// Shows the window, opens `path` and sets the canvas to 1:1.
+bool show_at_one_to_one(MainWindow& window, const QString& path, const QSize size = {1100, 700}) {
+    window.resize(size);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window) || !window.open_file(path)) return false;
+    window.canvas()->actual_size();
+    return true;
+}
+
 /// Brushes a closed loop of strokes over the football in messi5.jpg (centre 362, 312).
 void brush_over_ball(editor::Canvas* canvas) {
     const QPoint start = widget_point(canvas, 350, 300);
@@ -109,12 +126,8 @@ class TestEditor : public QObject {
 
     void zoom_and_fit() {
         MainWindow window;
-        window.resize(800, 600);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.open_file(kSample));
+        QVERIFY(show_at_one_to_one(window, kSample, {800, 600}));
         editor::Canvas* canvas = window.canvas();
-        canvas->actual_size();
         QCOMPARE(canvas->zoom(), 1.0);
         canvas->zoom_by(2.0);
         QCOMPARE(canvas->zoom(), 2.0);
@@ -125,12 +138,8 @@ class TestEditor : public QObject {
 
     void brush_fill_undo_redo() {
         MainWindow window;
-        window.resize(1100, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.open_file(kMessi));
+        QVERIFY(show_at_one_to_one(window, kMessi));
         editor::Canvas* canvas = window.canvas();
-        canvas->actual_size();
         const ImageRgba8 original = clone(canvas->image().view());
 
         // Choose the brush in the panel, 30 px wide, and paint over the ball.
@@ -169,9 +178,7 @@ class TestEditor : public QObject {
         QVERIFY2(centre.g > centre.r && centre.g > centre.b, "the ball is still there");
         // What is on screen is the filled image.
         const QImage frame = canvas->grabFramebuffer();
-        const render::PointF screen = canvas->view().to_screen({362.5, 312.5});
-        const QPoint p(int(screen.x / canvas->devicePixelRatioF() * frame.devicePixelRatio()),
-                       int(screen.y / canvas->devicePixelRatioF() * frame.devicePixelRatio()));
+        const QPoint p = frame_point(canvas, frame, 362.5, 312.5);
         const Rgba8 shown = to_rgba(frame.pixelColor(p));
         QVERIFY2(shown == centre, qPrintable(QString("shown %1,%2,%3 image %4,%5,%6 at %7,%8")
                                                  .arg(shown.r)
@@ -197,12 +204,8 @@ class TestEditor : public QObject {
 
     void fill_needs_a_mask_and_cancel_restores() {
         MainWindow window;
-        window.resize(1100, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.open_file(kMessi));
+        QVERIFY(show_at_one_to_one(window, kMessi));
         editor::Canvas* canvas = window.canvas();
-        canvas->actual_size();
         QVERIFY(!window.start_fill());  // nothing painted: a hint, no dialog, no edit
         QVERIFY(visible_error_dialog(&window) == nullptr);
         QCOMPARE(window.undo_stack()->count(), 0);
@@ -240,12 +243,8 @@ class TestEditor : public QObject {
 
     void retarget_slider_previews_and_applies() {
         MainWindow window;
-        window.resize(1100, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.open_file(kMessi));
+        QVERIFY(show_at_one_to_one(window, kMessi));
         editor::Canvas* canvas = window.canvas();
-        canvas->actual_size();
         const ImageRgba8 original = clone(canvas->image().view());
         QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 120000);
 
@@ -262,9 +261,7 @@ class TestEditor : public QObject {
         const QImage frame = canvas->grabFramebuffer();
         int checked = 0;
         for (const auto& [ix, iy] : {std::pair{10, 10}, {200, 150}, {400, 330}}) {
-            const render::PointF s = canvas->view().to_screen({ix + 0.5, iy + 0.5});
-            const QPoint p(int(s.x / canvas->devicePixelRatioF() * frame.devicePixelRatio()),
-                           int(s.y / canvas->devicePixelRatioF() * frame.devicePixelRatio()));
+            const QPoint p = frame_point(canvas, frame, ix + 0.5, iy + 0.5);
             if (!frame.rect().contains(p)) continue;
             QCOMPARE(to_rgba(frame.pixelColor(p)), expected.at(ix, iy));
             ++checked;
@@ -284,12 +281,8 @@ class TestEditor : public QObject {
 
     void line_histogram_follows_the_mouse() {
         MainWindow window;
-        window.resize(1100, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.open_file(kMessi));
+        QVERIFY(show_at_one_to_one(window, kMessi));
         editor::Canvas* canvas = window.canvas();
-        canvas->actual_size();
         window.select_tool(editor::CanvasTool::Line);
         QCOMPARE(canvas->tool(), editor::CanvasTool::Line);
 
@@ -372,12 +365,8 @@ class TestEditor : public QObject {
         }
         {
             MainWindow window;
-            window.resize(1280, 800);
-            window.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&window));
-            QVERIFY(window.open_file(kMessi));
+            QVERIFY(show_at_one_to_one(window, kMessi, {1280, 800}));
             editor::Canvas* canvas = window.canvas();
-            canvas->actual_size();
             window.select_tool(editor::CanvasTool::Line);
             window.histogram_panel()->findChild<QSpinBox*>("histogram_band")->setValue(9);
             canvas->set_line({20, 250}, {520, 120});
@@ -387,12 +376,8 @@ class TestEditor : public QObject {
         }
         {
             MainWindow window;
-            window.resize(1280, 800);
-            window.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&window));
-            QVERIFY(window.open_file(kMessi));
+            QVERIFY(show_at_one_to_one(window, kMessi, {1280, 800}));
             editor::Canvas* canvas = window.canvas();
-            canvas->actual_size();
             raise_dock(window, "remove_object_dock");
             window.removal_panel()->set_tool(editor::CanvasTool::Brush);
             window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(44);
