@@ -11,6 +11,18 @@ using namespace lacuna;
 class TestImage : public QObject {
     Q_OBJECT
   private slots:
+    void dense_round_trip_drops_and_restores_padding() {
+        Image<std::int32_t> image(5, 3, RowPitch{64});  // rows padded to 16 values
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 5; ++x) image.at(x, y) = y * 10 + x;
+        const std::vector<std::int32_t> dense = to_dense(image.view());
+        QCOMPARE(dense.size(), std::size_t{15});
+        QCOMPARE(dense[7], 12);  // row 1, column 2
+        QCOMPARE(dense[14], 24);
+        const Image<std::int32_t> back = from_dense(dense, 5, 3);
+        QVERIFY(equal_pixels<std::int32_t>(back.view(), image.view()));
+    }
+
     void default_pitch_is_padded_and_aligned() {
         const ImageRgba8 image(13, 5);
         QCOMPARE(image.pitch(), std::size_t{64});  // 13 * 4 = 52 bytes → 64

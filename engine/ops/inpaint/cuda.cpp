@@ -18,15 +18,6 @@ namespace {
 
 using lacuna::detail::cuda_check;
 
-template <class T, class Value>
-std::vector<T> dense(const Image<Value>& image, T (*convert)(Value)) {
-    std::vector<T> out(static_cast<std::size_t>(image.width()) * image.height());
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            out[static_cast<std::size_t>(y) * image.width() + x] = convert(image.at(x, y));
-    return out;
-}
-
 class CudaInpainter final : public Inpainter {
   public:
     explicit CudaInpainter(InpaintProblem problem) : problem_(std::move(problem)) {
@@ -66,10 +57,7 @@ class CudaInpainter final : public Inpainter {
         const int h = problem_.image.height();
         std::vector<Rgba8> host(static_cast<std::size_t>(w) * h);
         pixels_.download(host.data(), host.size());
-        ImageRgba8 out(w, h);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) out.at(x, y) = host[static_cast<std::size_t>(y) * w + x];
-        return out;
+        return from_dense(host, w, h);
     }
 
     [[nodiscard]] std::vector<PatchChoice> history() const override {
@@ -92,10 +80,8 @@ class CudaInpainter final : public Inpainter {
         const int w = image.width();
         const int h = image.height();
         const std::size_t n = static_cast<std::size_t>(w) * h;
-        const std::vector<Rgba8> pixels =
-            dense<Rgba8, Rgba8>(image, [](const Rgba8 p) { return p; });
-        const std::vector<std::uint8_t> hole = dense<std::uint8_t, std::uint8_t>(
-            problem_.hole, [](const std::uint8_t v) { return v; });
+        const std::vector<Rgba8> pixels = to_dense(image.view());
+        const std::vector<std::uint8_t> hole = to_dense(problem_.hole.view());
         std::vector<std::uint8_t> known(n), luma(n);
         std::vector<std::int32_t> confidence(n);
         for (std::size_t i = 0; i < n; ++i) {
@@ -109,8 +95,7 @@ class CudaInpainter final : public Inpainter {
         luma_.upload(luma.data(), n);
         confidence_.upload(confidence.data(), n);
         source_.upload(source.data(), n);
-        const std::vector<std::uint8_t> valid = dense<std::uint8_t, std::uint8_t>(
-            problem_.valid_source, [](const std::uint8_t v) { return v; });
+        const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
         valid_.upload(valid.data(), n);
 
         const SearchRect& box = problem_.hole_box;

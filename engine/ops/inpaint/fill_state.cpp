@@ -67,11 +67,7 @@ void FillState::fill(const PatchChoice& choice) {
 }
 
 ImageRgba8 FillState::image() const {
-    ImageRgba8 out(width_, height_);
-    for (int y = 0; y < height_; ++y)
-        for (int x = 0; x < width_; ++x)
-            out.at(x, y) = pixels_[static_cast<std::size_t>(y) * width_ + x];
-    return out;
+    return from_dense(pixels_, width_, height_);
 }
 
 }  // namespace lacuna::ops::detail

@@ -24,9 +24,7 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     const std::size_t n = static_cast<std::size_t>(W) * h;
     const bool masks = in.protect != nullptr || in.remove != nullptr;
 
-    std::vector<Rgba8> host_image(n);
-    for (int y = 0; y < h; ++y)
-        std::copy_n(in.image.row(y), W, host_image.begin() + static_cast<std::ptrdiff_t>(y) * W);
+    const std::vector<Rgba8> host_image = to_dense(in.image);
     std::vector<std::int32_t> host_index(n);
     std::iota(host_index.begin(), host_index.end(), 0);
 
@@ -97,13 +95,9 @@ SeamOrder vertical_cuda(const CarveInput& in, const int seams) {
     result.width = W;
     result.height = h;
     result.seams = seams;
-    result.order = Image<std::int32_t>(W, h);
     std::vector<std::int32_t> host_order(n);
     order.download(host_order.data(), n);  // synchronises: the first wait since the upload
-    for (int y = 0; y < h; ++y) {
-        std::copy_n(host_order.begin() + static_cast<std::ptrdiff_t>(y) * W, W,
-                    result.order.row(y));
-    }
+    result.order = from_dense(host_order, W, h);
     if (seams > 0) {
         result.costs.resize(static_cast<std::size_t>(seams));
         seam_costs.download(result.costs.data(), result.costs.size());
@@ -136,14 +130,8 @@ CudaSeamSlider::CudaSeamSlider(const ImageView<const Rgba8> image, const SeamOrd
                     "the slider needs the vertical seam order of this image");
     }
     const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
-    std::vector<Rgba8> pixels(n);
-    std::vector<std::int32_t> ranks(n);
-    for (int y = 0; y < image.height; ++y) {
-        std::copy_n(image.row(y), image.width,
-                    pixels.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
-        std::copy_n(order.order.row(y), image.width,
-                    ranks.begin() + static_cast<std::ptrdiff_t>(y) * image.width);
-    }
+    const std::vector<Rgba8> pixels = to_dense(image);
+    const std::vector<std::int32_t> ranks = to_dense(order.order.view());
     impl_->width = image.width;
     impl_->height = image.height;
     impl_->seams = order.seams;
@@ -165,10 +153,7 @@ ImageRgba8 CudaSeamSlider::frame(const int count) {
                "compaction kernel");
     std::vector<Rgba8> pixels(static_cast<std::size_t>(w) * impl_->height);
     impl_->frame.download(pixels.data(), pixels.size());
-    ImageRgba8 out(w, impl_->height);
-    for (int y = 0; y < impl_->height; ++y)
-        std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * w, w, out.row(y));
-    return out;
+    return from_dense(pixels, w, impl_->height);
 }
 
 double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {

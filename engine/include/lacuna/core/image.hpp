@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace lacuna {
 
@@ -88,6 +90,26 @@ Image<T> clone(ImageView<const T> src);
 template <class T, class = std::enable_if_t<!std::is_const_v<T>>>
 Image<T> clone(const ImageView<T> src) {
     return clone(ImageView<const T>(src.data, src.width, src.height, src.pitch));
+}
+
+/// The pixels row after row with no padding: what linear device buffers and per-pixel state
+/// arrays hold.
+template <class T>
+std::vector<std::remove_const_t<T>> to_dense(const ImageView<T> src) {
+    std::vector<std::remove_const_t<T>> out(static_cast<std::size_t>(src.width) * src.height);
+    for (int y = 0; y < src.height; ++y)
+        std::copy_n(src.row(y), src.width,
+                    out.begin() + static_cast<std::ptrdiff_t>(y) * src.width);
+    return out;
+}
+
+/// The inverse of to_dense: `pixels` holds width × height values row after row.
+template <class T>
+Image<T> from_dense(const std::vector<T>& pixels, const int width, const int height) {
+    Image<T> out(width, height);
+    for (int y = 0; y < height; ++y)
+        std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * width, width, out.row(y));
+    return out;
 }
 
 using ImageRgba8 = Image<Rgba8>;
