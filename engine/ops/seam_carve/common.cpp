@@ -115,7 +115,7 @@ SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, con
         case CarveImplementation::Fast:
             return seam_order_fast(input, direction, seams, progress);
         case CarveImplementation::Cuda:
-            return seam_order_cuda(input, direction, seams);
+            return seam_order_cuda(input, direction, seams, progress);
     }
     return {};
 }

@@ -56,9 +56,53 @@ using CarveProgress = std::function<bool(int done, int total)>;
 SeamOrder seam_order_reference(const CarveInput& input, SeamDirection direction, int seams);
 SeamOrder seam_order_fast(const CarveInput& input, SeamDirection direction, int seams,
                           const CarveProgress& progress = {});
-/// CUDA: the whole carve stays on the device (no host round trip per seam). Throws
-/// Error(CudaUnavailable) without a CUDA build or device.
-SeamOrder seam_order_cuda(const CarveInput& input, SeamDirection direction, int seams);
+/// CUDA: the whole carve stays on the device (no host round trip per seam): the cumulative-cost
+/// map is updated incrementally after each removal (only cells that can change are recomputed),
+/// horizontal seams are carved on a transposed copy made on the device. `progress` is called on
+/// the calling thread every few dozen seams (the device keeps working meanwhile); returning false
+/// cancels (Error(Cancelled)). Throws Error(CudaUnavailable) without a CUDA build or device.
+SeamOrder seam_order_cuda(const CarveInput& input, SeamDirection direction, int seams,
+                          const CarveProgress& progress = {});
+
+/// Where the CUDA carver's time goes, per seam on average (device time from CUDA events and the
+/// device's global timer; the profiled run serialises the stages, so it is slower than a plain
+/// run). Cells: cost cells recomputed per seam, to compare with width × height.
+struct CarveProfile {
+    int seams = 0;
+    double total_ms = 0;           ///< the whole profiled carve, events around everything
+    double setup_ms = 0;           ///< upload, transpose, first full cost map
+    double update_ms_per_seam = 0;  ///< incremental cumulative-cost update (energy terms inside)
+    double walk_ms_per_seam = 0;    ///< argmin of the last row and the walk back
+    double removal_ms_per_seam = 0;
+    double energy_ms_per_seam = 0;  ///< gradient energies next to the seam (0 for forward)
+    double cells_per_seam = 0;
+    double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
+};
+/// The CUDA carve with per-stage timing (for `lacuna bench retarget`). Same result.
+SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,
+                                   CarveProfile& profile);
+
+/// Approximate-first preview: the seam order of the image box-downscaled by `factor` (a power of
+/// two, >= 2), upsampled so that coarse seam k becomes seams factor·k … factor·k + factor − 1
+/// (column (row) j of each coarse pixel's block gets seam factor·k + j). Every row keeps exactly
+/// one pixel per seam index, so any compaction of it is a valid image; the last width % factor
+/// columns are never removed. Masks are downscaled with "any pixel set". `seams` is rounded down
+/// to a multiple of factor. Cost and crossing vectors are per fine seam (the coarse value split).
+SeamOrder seam_order_approximate(const CarveInput& input, SeamDirection direction, int seams,
+                                 int factor, CarveImplementation implementation);
+/// The factor that makes a preview cheap: the smallest power of two whose downscaled image has at
+/// most `max_pixels` pixels (1 when the image is already that small).
+int approximate_factor(int width, int height, std::int64_t max_pixels = 600000);
+/// How far an approximate order is from the exact one at `count` seams (both orders of the same
+/// image and direction): the share of pixels removed by one and kept by the other, and the summed
+/// energy (forward-energy intensity gradient |dI/dx| of each removed pixel) of each's removed set.
+struct OrderDistance {
+    double differing_share = 0;
+    std::int64_t exact_energy = 0;
+    std::int64_t approximate_energy = 0;
+};
+OrderDistance order_distance(ImageView<const Rgba8> image, const SeamOrder& exact,
+                             const SeamOrder& approximate, int count);
 SeamOrder seam_order(const CarveInput& input, SeamDirection direction, int seams,
                      CarveImplementation implementation, const CarveProgress& progress = {});
 
