@@ -87,15 +87,21 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direct
 /// (column (row) j of each coarse pixel's block gets seam factor·k + j). Every row keeps exactly
 /// one pixel per seam index, so any compaction of it is a valid image; the last width % factor
 /// columns are never removed. Masks are downscaled with "any pixel set". `seams` is rounded down
-/// to a multiple of factor. Cost and crossing vectors are per fine seam (the coarse value split).
+/// to a multiple of factor. Cost and crossing vectors are per fine seam: each of the factor fine
+/// seams of coarse seam k repeats its cost (measured on the downscaled image); the crossing counts
+/// are counted on the full-size masks. `progress` counts coarse seams. Throws InvalidArgument for
+/// a factor that is not such a power of two, or more seams than the downscaled image allows.
 SeamOrder seam_order_approximate(const CarveInput& input, SeamDirection direction, int seams,
-                                 int factor, CarveImplementation implementation);
+                                 int factor, CarveImplementation implementation,
+                                 const CarveProgress& progress = {});
 /// The factor that makes a preview cheap: the smallest power of two whose downscaled image has at
 /// most `max_pixels` pixels (1 when the image is already that small).
 int approximate_factor(int width, int height, std::int64_t max_pixels = 600000);
 /// How far an approximate order is from the exact one at `count` seams (both orders of the same
-/// image and direction): the share of pixels removed by one and kept by the other, and the summed
-/// energy (forward-energy intensity gradient |dI/dx| of each removed pixel) of each's removed set.
+/// image and direction): the share of the removed pixels that only one of them removes
+/// (|symmetric difference| / (2 · count · rows), rows: columns for horizontal seams), and the
+/// summed energy of each's removed set: |I(x+1,y) − I(x−1,y)| + |I(x,y+1) − I(x,y−1)| per pixel,
+/// I = r + g + b, borders clamped.
 struct OrderDistance {
     double differing_share = 0;
     std::int64_t exact_energy = 0;
