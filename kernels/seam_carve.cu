@@ -1,14 +1,38 @@
-// Seam carving on the device, one seam at a time with no host round trip: per-cell terms, the
-// cumulative-cost map in a single block that walks down the rows (the DP is a chain of dependent
-// rows: one block with barriers beats a launch per row, see docs/GPU.md), the leftmost argmin and
-// the walk back in that same block, then an out-of-place removal. Integer costs and the CPU's
-// tie-break rules, so the seams equal the reference's.
+// Seam carving on the device, one seam at a time with no host round trip, exact and identical to
+// the CPU carvers (integer costs, the reference's tie-breaks).
+//
+// Per seam: one single-block kernel updates the cumulative-cost map and walks the seam back, then
+// a row-parallel kernel removes the seam in place. The cost map is a chain of dependent rows, so
+// what bounds it is the latency of each row, not bytes (docs/GPU.md). Two ideas keep that short:
+// - Only cells that can change are recomputed (the fast CPU carver's rule): per row, the columns
+//   next to the removed seam plus the neighbours of the previous row's changed interval; the chain
+//   of rows thus touches a band a few hundred cells wide instead of the whole row.
+// - The band of the next batch of kCarveBatchRows rows (costs, energy terms, masks) is staged into
+//   shared memory by asynchronous copies while the current batch is computed, so no row waits on
+//   global memory. Its columns are bounded in advance: a changed interval grows by at most one
+//   column per row on each side. Bands too wide for shared memory fall back to global memory.
+// The walk back reads stored parent directions from windows of parents staged the same way (the
+// seam moves at most one column per row), so the chain of dependent loads runs in shared memory.
 #include <lacuna/kernels/seam_kernels.h>
+
+#include <cuda_pipeline.h>
+
+#include <climits>
+#include <type_traits>
 
 namespace lacuna::kernels {
 namespace {
 
-constexpr int kDpThreads = 1024;
+constexpr int kThreads = 256;
+constexpr int kRows = kCarveBatchRows;
+constexpr int kWalkRows = 64;  // rows of parents per staged walk window
+// Walk windows: 2·kWalkRows columns either side of the centre, aligned to 16 bytes.
+constexpr int kWalkPitch = ((4 * kWalkRows + 1 + 15 + 15) / 16) * 16;
+constexpr std::int32_t kNever = INT32_MAX;
+
+__host__ __device__ constexpr int round_up16(const int v) {
+    return (v + 15) & ~15;
+}
 
 struct DeviceRows {
     const Rgba8* base;
@@ -18,15 +42,221 @@ struct DeviceRows {
     }
 };
 
-// Leftmost minimum of the last row, then the walk back along the stored parents (one thread: a
-// chain of dependent loads), with the mask counts of the seam.
 template <class Cost>
-__device__ void argmin_and_walk_back(const SeamState& s, const Cost* last, const int seam_index) {
-    // Leftmost minimum of the last row.
-    __shared__ std::int64_t best_value[kDpThreads / 32];
-    __shared__ int best_x[kDpThreads / 32];
+constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
+
+/// Byte layout of one staged batch: (kRows + 1) rows of `pitch` columns (row 0 is the row above
+/// the batch) for the costs, the aux terms and, with masks, the mask bits.
+template <class Cost>
+struct BatchLayout {
+    int pitch;
+    __host__ __device__ std::size_t cost_bytes() const {
+        return static_cast<std::size_t>(kRows + 1) * pitch * sizeof(Cost);
+    }
+    __host__ __device__ std::size_t aux_bytes() const {
+        return static_cast<std::size_t>(kRows + 1) * pitch * sizeof(std::int16_t);
+    }
+    __host__ __device__ std::size_t mask_bytes() const {
+        return kMasks<Cost> ? static_cast<std::size_t>(kRows + 1) * pitch : 0;
+    }
+    __host__ __device__ std::size_t bytes() const {
+        return cost_bytes() + aux_bytes() + mask_bytes();
+    }
+};
+
+__host__ __device__ inline std::size_t hull_bytes(const int height) {
+    return static_cast<std::size_t>(round_up16(((height + kRows - 1) / kRows) * 4));
+}
+
+/// One staged batch in shared memory.
+template <class Cost>
+struct Batch {
+    Cost* cost;
+    std::int16_t* aux;
+    std::uint8_t* mask;
+    int first_column;  ///< A: window columns [A, A + columns)
+    int columns;
+    bool staged;
+};
+
+template <class Cost>
+__device__ Batch<Cost> batch_at(unsigned char* base, const BatchLayout<Cost> layout) {
+    Batch<Cost> b{};
+    b.cost = reinterpret_cast<Cost*>(base);
+    b.aux = reinterpret_cast<std::int16_t*>(base + layout.cost_bytes());
+    b.mask = base + layout.cost_bytes() + layout.aux_bytes();
+    return b;
+}
+
+/// The row pointers one row of the recurrence reads and writes; element x is at [x - offset].
+template <class Cost>
+struct RowRefs {
+    const Cost* above;
+    Cost* current;
+    const std::int16_t* aux;
+    const std::int16_t* aux_above;
+    const std::uint8_t* mask;
+    int offset;
+};
+
+/// One cell of the reference's recurrence (left first, strict improvement); `parent` receives
+/// -1, 0 or 1.
+template <class Cost, bool Forward>
+__device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, const int width,
+                          int& parent) {
+    int up = 0, from_left = 0, from_right = 0;
+    std::int64_t own = 0;
+    if constexpr (Forward) {
+        const int left = r.aux[(x > 0 ? x - 1 : 0) - r.offset];
+        const int right = r.aux[(x + 1 < width ? x + 1 : width - 1) - r.offset];
+        up = iabs(right - left);
+        if (y > 0) {
+            const int above = r.aux_above[x - r.offset];
+            from_left = up + iabs(above - left);
+            from_right = up + iabs(above - right);
+        }
+    } else {
+        own = r.aux[x - r.offset];
+    }
+    if constexpr (kMasks<Cost>) {
+        const std::uint8_t m = r.mask[x - r.offset];
+        own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
+    }
+    parent = 0;
+    if (y == 0) return static_cast<Cost>(own + up);
+    std::int64_t best = 0;
+    int from = 2;
+    if (x > 0) {
+        best = std::int64_t{r.above[x - 1 - r.offset]} + from_left;
+        from = -1;
+    }
+    const std::int64_t mid = std::int64_t{r.above[x - r.offset]} + up;
+    if (from == 2 || mid < best) {
+        best = mid;
+        from = 0;
+    }
+    if (x + 1 < width) {
+        const std::int64_t right = std::int64_t{r.above[x + 1 - r.offset]} + from_right;
+        if (right < best) {
+            best = right;
+            from = 1;
+        }
+    }
+    parent = from;
+    return static_cast<Cost>(best + own);
+}
+
+/// Columns whose terms changed when the previous seam was removed, hulled over the batch's rows:
+/// within two columns of the seam in the row and the rows next to it (the CPU carver's rule).
+__device__ short2 dirty_hull(const CarveState& s, const int batch) {
+    const int y0 = batch * kRows, y1 = min(y0 + kRows, s.height);
+    int lo = INT_MAX, hi = -1;
+    for (int y = y0; y < y1; ++y) {
+        const int a = s.seam[max(y - 1, 0)], b = s.seam[y], c = s.seam[min(y + 1, s.height - 1)];
+        lo = min(lo, min(a, min(b, c)) - 2);
+        hi = max(hi, max(a, max(b, c)) + 2);
+    }
+    return make_short2(static_cast<short>(max(lo, 0)), static_cast<short>(min(hi, s.width - 1)));
+}
+
+/// The staged window of a batch: every column its rows can compute, plus one either side.
+/// `changed_lo..changed_hi`: the changed interval of the row above the batch *before* this one
+/// (empty when lo > hi); the rows of two batches lie between, so the bound widens by 2·kRows.
+__device__ void plan_window(const CarveState& s, const short2* hulls, const int batches,
+                            const int batch, const int changed_lo, const int changed_hi,
+                            const bool full, const int capacity, int& first_column, int& columns,
+                            bool& staged) {
+    int lo = 0, hi = s.width - 1;
+    if (!full) {
+        const short2 h0 = hulls[batch];
+        lo = h0.x;
+        hi = h0.y;
+        if (batch > 0) {
+            lo = min(lo, int{hulls[batch - 1].x});
+            hi = max(hi, int{hulls[batch - 1].y});
+        }
+        if (changed_lo <= changed_hi) {
+            lo = min(lo, changed_lo);
+            hi = max(hi, changed_hi);
+        }
+        lo = max(lo - 2 * kRows - 1, 0);
+        hi = min(hi + 2 * kRows + 1, s.width - 1);
+    }
+    (void)batches;
+    first_column = lo & ~15;
+    columns = round_up16(hi + 1 - first_column);
+    staged = columns <= capacity;
+}
+
+/// Issues the asynchronous copies of `rows` rows of `width` elements starting at row `y_first`
+/// (rows outside the image skipped) from a strided global array into a pitched shared one.
+template <class T>
+__device__ void stage_rows(T* dst, const int pitch, const T* src, const int stride,
+                           const int y_first, const int rows, const int height,
+                           const int first_column, const int width) {
+    constexpr int kPerChunk = 16 / static_cast<int>(sizeof(T));
+    const int chunks_per_row = width / kPerChunk;
+    const int total = chunks_per_row * rows;
+    for (int i = threadIdx.x; i < total; i += blockDim.x) {
+        const int r = i / chunks_per_row, c = i - r * chunks_per_row;
+        const int y = y_first + r;
+        if (y < 0 || y >= height) continue;
+        __pipeline_memcpy_async(
+            dst + static_cast<std::size_t>(r) * pitch + c * kPerChunk,
+            src + static_cast<std::size_t>(y) * stride + first_column + c * kPerChunk, 16);
+    }
+}
+
+template <class Cost>
+__device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const int pitch,
+                            const int y0) {
+    stage_rows(b.cost, pitch, static_cast<const Cost*>(s.cost), s.stride, y0 - 1, kRows + 1,
+               s.height, b.first_column, b.columns);
+    stage_rows(b.aux, pitch, s.aux, s.stride, y0 - 1, kRows + 1, s.height, b.first_column,
+               b.columns);
+    if constexpr (kMasks<Cost>) {
+        stage_rows(b.mask, pitch, s.mask, s.stride, y0 - 1, kRows + 1, s.height, b.first_column,
+                   b.columns);
+    }
+    __pipeline_commit();
+}
+
+template <class Cost>
+__device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
+    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+    Cost* cost = static_cast<Cost*>(s.cost);
+    RowRefs<Cost> r{};
+    r.above = y > 0 ? cost + row - s.stride : nullptr;
+    r.current = cost + row;
+    r.aux = s.aux + row;
+    r.aux_above = y > 0 ? s.aux + row - s.stride : nullptr;
+    r.mask = s.mask != nullptr ? s.mask + row : nullptr;
+    r.offset = 0;
+    return r;
+}
+
+template <class Cost>
+__device__ RowRefs<Cost> staged_row(const Batch<Cost>& b, const int pitch, const int r) {
+    RowRefs<Cost> refs{};
+    const std::size_t at = static_cast<std::size_t>(r) * pitch;
+    refs.above = b.cost + at - pitch;
+    refs.current = b.cost + at;
+    refs.aux = b.aux + at;
+    refs.aux_above = b.aux + at - pitch;
+    refs.mask = kMasks<Cost> ? b.mask + at : nullptr;
+    refs.offset = b.first_column;
+    return refs;
+}
+
+/// Leftmost minimum of the last row, the block's threads together.
+template <class Cost>
+__device__ void argmin_last_row(const CarveState& s, std::int64_t& value, int& column) {
+    __shared__ std::int64_t warp_value[kThreads / 32];
+    __shared__ int warp_column[kThreads / 32];
+    const Cost* last =
+        static_cast<const Cost*>(s.cost) + static_cast<std::size_t>(s.height - 1) * s.stride;
     std::int64_t v = INT64_MAX;
-    int bx = INT32_MAX;
+    int bx = INT_MAX;
     for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
         const std::int64_t c = last[x];
         if (c < v) {  // x grows: keeps the leftmost among equals
@@ -43,189 +273,311 @@ __device__ void argmin_and_walk_back(const SeamState& s, const Cost* last, const
         }
     }
     if (threadIdx.x % 32 == 0) {
-        best_value[threadIdx.x / 32] = v;
-        best_x[threadIdx.x / 32] = bx;
+        warp_value[threadIdx.x / 32] = v;
+        warp_column[threadIdx.x / 32] = bx;
     }
     __syncthreads();
+    v = warp_value[0];
+    bx = warp_column[0];
+    for (int w = 1; w < kThreads / 32; ++w) {
+        if (warp_value[w] < v || (warp_value[w] == v && warp_column[w] < bx)) {
+            v = warp_value[w];
+            bx = warp_column[w];
+        }
+    }
+    value = v;
+    column = bx;
+}
+
+/// The walk back from the last row's argmin along the stored parents, in windows of kWalkRows
+/// rows staged into shared memory (one window ahead, centred where the walk stands: the seam
+/// moves at most one column per row).
+__device__ void walk_back(const CarveState& s, unsigned char* shared, const int start_column) {
+    __shared__ int walk_x[2];  // where the walk stands before window j: walk_x[j & 1]
+    std::int8_t* windows[2] = {reinterpret_cast<std::int8_t*>(shared),
+                               reinterpret_cast<std::int8_t*>(shared) + kWalkRows * kWalkPitch};
+    __shared__ int window_first[2];
+    const int h = s.height;
+    const auto stage = [&](const int j, const int centre) {
+        const int y_high = h - 1 - j * kWalkRows;
+        const int y_low = max(1, y_high - kWalkRows + 1);
+        const int first = max(0, centre - 2 * kWalkRows) & ~15;
+        const int last = min(s.width - 1, centre + 2 * kWalkRows);
+        const int columns = round_up16(last + 1 - first);
+        // Rows are stored top-down from y_low, so row y sits at (y - y_low).
+        stage_rows(windows[j & 1], kWalkPitch, s.parent, s.stride, y_low, y_high - y_low + 1, h,
+                   first, columns);
+        __pipeline_commit();
+        if (threadIdx.x == 0) window_first[j & 1] = first;
+    };
     if (threadIdx.x == 0) {
-        for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) {
-            if (best_value[w] < v || (best_value[w] == v && best_x[w] < bx)) {
-                v = best_value[w];
-                bx = best_x[w];
+        walk_x[0] = start_column;
+        s.seam[h - 1] = start_column;
+    }
+    if (h == 1) return;
+    const int windows_needed = (h - 1 + kWalkRows - 1) / kWalkRows;
+    stage(0, start_column);
+    for (int j = 0; j < windows_needed; ++j) {
+        __pipeline_wait_prior(0);
+        __syncthreads();  // window j is in; walk_x[j & 1] is where the walk stands
+        const int x_now = walk_x[j & 1];
+        if (j + 1 < windows_needed) stage(j + 1, x_now);
+        if (threadIdx.x == 0) {
+            const int y_high = h - 1 - j * kWalkRows;
+            const int y_low = max(1, y_high - kWalkRows + 1);
+            const std::int8_t* window = windows[j & 1];
+            const int first = window_first[j & 1];
+            int x = x_now;
+            for (int y = y_high; y >= y_low; --y) {
+                x += window[(y - y_low) * kWalkPitch + (x - first)];
+                s.seam[y - 1] = x;
             }
+            walk_x[(j + 1) & 1] = x;
         }
-        s.seam_costs[seam_index] = v;
-        int x = bx;
-        std::int32_t crossed_protect = 0, crossed_remove = 0;
-        for (int y = s.height - 1; y >= 0; --y) {
-            const std::size_t k = static_cast<std::size_t>(y) * s.stride + x;
-            s.seam[y] = x;
-            if (s.protect != nullptr) {
-                crossed_protect += s.protect[k] != 0;
-                crossed_remove += s.remove[k] != 0;
-            }
-            if (y > 0) x += s.parent[k];
-        }
-        s.protected_crossed[seam_index] = crossed_protect;
-        s.remove_crossed[seam_index] = crossed_remove;
+        __syncthreads();
     }
 }
 
-/// Everything a DP cell needs besides the row above, precomputed in parallel so the dependent
-/// chain of rows does not recompute it: the pixel's own energy (with its mask term) and the three
-/// forward-energy transition costs (from the left, from above, from the right; zero for the
-/// backward energies).
-struct CellTerms {
-    std::int16_t own, from_left, from_above, from_right;
-};
+template <class Cost, bool Forward>
+__global__ void __launch_bounds__(kThreads)
+    find_seam_kernel(const CarveState s, const int seam_index, const bool full,
+                     const int capacity) {
+    extern __shared__ __align__(16) unsigned char shared[];
+    __shared__ int slot_lo[3], slot_hi[3];
+    __shared__ long long clock_start;
+    if (threadIdx.x == 0 && s.clocks != nullptr) clock_start = clock64();
+    const int h = s.height, w = s.width;
+    const int batches = (h + kRows - 1) / kRows;
+    short2* hulls = reinterpret_cast<short2*>(shared);
+    const BatchLayout<Cost> layout{capacity};
+    unsigned char* batch_base = shared + hull_bytes(h);
+    Batch<Cost> buffers[2] = {batch_at<Cost>(batch_base, layout),
+                              batch_at<Cost>(batch_base + layout.bytes(), layout)};
+    if (!full) {
+        for (int b = threadIdx.x; b < batches; b += blockDim.x) hulls[b] = dirty_hull(s, b);
+    }
+    if (threadIdx.x < 3) {
+        slot_lo[threadIdx.x] = INT_MAX;
+        slot_hi[threadIdx.x] = -1;
+    }
+    __syncthreads();
 
-__global__ void terms_kernel(const SeamState s, CellTerms* terms) {
+    Cost* cost = static_cast<Cost*>(s.cost);
+    std::int64_t cells = 0, direct_rows = 0;
+    int changed_lo = INT_MAX, changed_hi = -1;  // of the row above the current one
+    plan_window(s, hulls, batches, 0, changed_lo, changed_hi, full, capacity,
+                buffers[0].first_column, buffers[0].columns, buffers[0].staged);
+    if (buffers[0].staged) stage_batch(s, buffers[0], capacity, 0);
+    for (int b = 0; b < batches; ++b) {
+        Batch<Cost>& current = buffers[b & 1];
+        Batch<Cost>& next = buffers[(b + 1) & 1];
+        const int y0 = b * kRows, y1 = min(y0 + kRows, h);
+        __pipeline_wait_prior(0);
+        __syncthreads();
+        // Row 0 of the window (the row above the batch) was copied before the previous batch
+        // wrote it: take the new values from that batch's window, or from global memory.
+        if (b > 0 && current.staged) {
+            const Batch<Cost>& previous = next;
+            for (int i = threadIdx.x; i < current.columns; i += blockDim.x) {
+                const int x = current.first_column + i;
+                if (!previous.staged) {
+                    current.cost[i] = cost[static_cast<std::size_t>(y0 - 1) * s.stride + x];
+                } else if (x >= previous.first_column &&
+                           x < previous.first_column + previous.columns) {
+                    current.cost[i] = previous.cost[static_cast<std::size_t>(kRows) * capacity + x -
+                                                    previous.first_column];
+                }
+            }
+            __syncthreads();
+        }
+        if (b + 1 < batches) {
+            plan_window(s, hulls, batches, b + 1, changed_lo, changed_hi, full, capacity,
+                        next.first_column, next.columns, next.staged);
+            if (next.staged) stage_batch(s, next, capacity, y0 + kRows);
+        }
+        for (int y = y0; y < y1; ++y) {
+            int lo = 0, hi = w - 1;
+            if (!full) {
+                lo = hulls[b].x;
+                hi = hulls[b].y;
+                if (changed_lo <= changed_hi) {
+                    lo = min(lo, max(changed_lo - 1, 0));
+                    hi = max(hi, min(changed_hi + 1, w - 1));
+                }
+            }
+            const RowRefs<Cost> refs =
+                current.staged ? staged_row(current, capacity, y - y0 + 1) : global_row<Cost>(s, y);
+            const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+            int my_lo = INT_MAX, my_hi = -1;
+            for (int x = lo + static_cast<int>(threadIdx.x); x <= hi; x += blockDim.x) {
+                int parent = 0;
+                const Cost value = cell_cost<Cost, Forward>(refs, x, y, w, parent);
+                Cost& slot = refs.current[x - refs.offset];
+                if (value != slot) {
+                    my_lo = min(my_lo, x);
+                    my_hi = max(my_hi, x);
+                }
+                slot = value;
+                if (current.staged) cost[row + x] = value;
+                s.parent[row + x] = static_cast<std::int8_t>(parent);
+            }
+            if (!full) {
+                for (int offset = 16; offset > 0; offset /= 2) {
+                    my_lo = min(my_lo, __shfl_xor_sync(0xffffffffu, my_lo, offset));
+                    my_hi = max(my_hi, __shfl_xor_sync(0xffffffffu, my_hi, offset));
+                }
+                if (threadIdx.x % 32 == 0 && my_hi >= 0) {
+                    atomicMin(&slot_lo[y % 3], my_lo);
+                    atomicMax(&slot_hi[y % 3], my_hi);
+                }
+                if (threadIdx.x == 0) {
+                    slot_lo[(y + 1) % 3] = INT_MAX;
+                    slot_hi[(y + 1) % 3] = -1;
+                }
+            }
+            if (threadIdx.x == 0) {
+                cells += hi - lo + 1;
+                direct_rows += current.staged ? 0 : 1;
+            }
+            __syncthreads();
+            if (!full) {
+                changed_lo = slot_lo[y % 3];
+                changed_hi = slot_hi[y % 3];
+            }
+        }
+    }
+    __syncthreads();
+    long long clock_walk = 0;
+    if (threadIdx.x == 0 && s.clocks != nullptr) clock_walk = clock64();
+    std::int64_t best = 0;
+    int column = 0;
+    argmin_last_row<Cost>(s, best, column);
+    if (threadIdx.x == 0) {
+        s.seam_costs[seam_index] = best;
+        if (s.stats != nullptr) {
+            atomicAdd(reinterpret_cast<unsigned long long*>(&s.stats[0]),
+                      static_cast<unsigned long long>(cells));
+            atomicAdd(reinterpret_cast<unsigned long long*>(&s.stats[1]),
+                      static_cast<unsigned long long>(direct_rows));
+        }
+    }
+    __syncthreads();  // the batch windows are free: the walk reuses that shared memory
+    walk_back(s, shared, column);
+    if (threadIdx.x == 0 && s.clocks != nullptr) {
+        const long long end = clock64();
+        s.clocks[0] = clock_walk - clock_start;
+        s.clocks[1] = end - clock_walk;
+    }
+}
+
+/// One block per row: shifts the part right of the seam left by one, in chunks (each chunk is
+/// read before any thread writes over it).
+template <class Cost, bool Forward>
+__global__ void __launch_bounds__(kThreads)
+    remove_kernel(const CarveState s, const int seam_index) {
+    const int y = blockIdx.x;
+    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+    const int cut = s.seam[y];
+    Cost* cost = static_cast<Cost*>(s.cost);
+    if (threadIdx.x == 0) {
+        s.order[s.index[row + cut]] = seam_index;
+        if constexpr (kMasks<Cost>) {
+            const std::uint8_t m = s.mask[row + cut];
+            if (m & kCarveProtectBit) atomicAdd(&s.protected_crossed[seam_index], 1);
+            if (m & kCarveRemoveBit) atomicAdd(&s.remove_crossed[seam_index], 1);
+        }
+    }
+    for (int base = cut + 1; base < s.width; base += blockDim.x) {
+        const int x = base + static_cast<int>(threadIdx.x);
+        const bool active = x < s.width;
+        std::int16_t aux = 0;
+        Cost c = 0;
+        std::int8_t parent = 0;
+        std::int32_t index = 0;
+        std::uint8_t mask = 0;
+        Rgba8 pixel{};
+        if (active) {
+            aux = s.aux[row + x];
+            c = cost[row + x];
+            parent = s.parent[row + x];
+            index = s.index[row + x];
+            if constexpr (kMasks<Cost>) mask = s.mask[row + x];
+            if constexpr (!Forward) pixel = s.image[row + x];
+        }
+        __syncthreads();
+        if (active) {
+            s.aux[row + x - 1] = aux;
+            cost[row + x - 1] = c;
+            s.parent[row + x - 1] = parent;
+            s.index[row + x - 1] = index;
+            if constexpr (kMasks<Cost>) s.mask[row + x - 1] = mask;
+            if constexpr (!Forward) s.image[row + x - 1] = pixel;
+        }
+        __syncthreads();
+    }
+}
+
+/// Gradient energies after a removal: one warp per row recomputes the columns whose 3 × 3
+/// neighbourhood changed (within two of the seam in this row and the rows next to it).
+__global__ void energy_update_kernel(const CarveState s, const int width) {
+    const int y = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (y >= s.height) return;
+    const int lane = threadIdx.x % 32;
+    const int a = s.seam[max(y - 1, 0)], b = s.seam[y], c = s.seam[min(y + 1, s.height - 1)];
+    const int lo = max(0, min(a, min(b, c)) - 2);
+    const int hi = min(width - 1, max(a, max(b, c)) + 2);
+    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, width, s.height};
+    for (int x = lo + lane; x <= hi; x += 32) {
+        s.aux[static_cast<std::size_t>(y) * s.stride + x] =
+            static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+    }
+}
+
+__global__ void init_kernel(const CarveState s, const Rgba8* image, const std::uint8_t* protect,
+                            const std::uint8_t* remove) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= s.width) return;
+    const std::size_t dense = static_cast<std::size_t>(y) * s.width + x;
+    const std::size_t at = static_cast<std::size_t>(y) * s.stride + x;
+    const Rgba8 p = image[dense];
+    if (s.energy == SeamEnergy::Forward) {
+        s.aux[at] = static_cast<std::int16_t>(int{p.r} + int{p.g} + int{p.b});
+    } else {
+        s.image[at] = p;
+    }
+    s.index[at] = static_cast<std::int32_t>(dense);
+    if (s.mask != nullptr) {
+        s.mask[at] = static_cast<std::uint8_t>(
+            (protect != nullptr && protect[dense] != 0 ? kCarveProtectBit : 0) |
+            (remove != nullptr && remove[dense] != 0 ? kCarveRemoveBit : 0));
+    }
+    s.order[dense] = kNever;
+}
+
+__global__ void energy_all_kernel(const CarveState s) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     if (x >= s.width) return;
     const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    CellTerms t{};
-    if (s.energy == SeamEnergy::Forward) {
-        t.from_left = static_cast<std::int16_t>(forward_cost(pixels, x, y, -1));
-        t.from_above = static_cast<std::int16_t>(forward_cost(pixels, x, y, 0));
-        t.from_right = static_cast<std::int16_t>(forward_cost(pixels, x, y, 1));
-    } else {
-        t.own = static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
-    }
-    terms[static_cast<std::size_t>(y) * s.stride + x] = t;
+    s.aux[static_cast<std::size_t>(y) * s.stride + x] =
+        static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
 }
 
-__device__ std::int64_t mask_of(const SeamState& s, const std::size_t k) {
-    return s.protect != nullptr ? mask_term(s.protect[k], s.remove[k]) : 0;
-}
-
-/// One cell of the recurrence with the reference's tie-break (left first, strict improvement).
-/// Returns the cell's cost; `parent` receives -1, 0 or 1.
-template <class Cost>
-__device__ std::int64_t dp_cell(const Cost* above, const int x, const int width, const CellTerms t,
-                                const std::int64_t mask, int& parent) {
-    std::int64_t best = 0;
-    parent = 2;
-    if (x > 0) {
-        best = std::int64_t{above[x - 1]} + t.from_left;
-        parent = -1;
-    }
-    const std::int64_t mid = std::int64_t{above[x]} + t.from_above;
-    if (parent == 2 || mid < best) {
-        best = mid;
-        parent = 0;
-    }
-    if (x + 1 < width) {
-        const std::int64_t right = std::int64_t{above[x + 1]} + t.from_right;
-        if (right < best) {
-            best = right;
-            parent = 1;
-        }
-    }
-    return best + t.own + mask;
-}
-
-// Rows up to 4 × 1024 pixels (up to 4 cells per thread, see launch_dp): each thread's cells of the
-// next row are fetched into registers while the current row is computed, so global-memory latency
-// never sits on the chain of rows; costs live in shared memory (two rows, ping-pong).
-template <class Cost, int Cells>
-__global__ void __launch_bounds__(kDpThreads)
-    dp_prefetch_kernel(const SeamState s, const CellTerms* terms, const int seam_index) {
-    extern __shared__ unsigned char shared_bytes[];
-    Cost* rows = reinterpret_cast<Cost*>(shared_bytes);
-    CellTerms next[Cells];
-    std::int64_t next_mask[Cells];
-    const auto fetch = [&](const int y) {
-        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-        for (int c = 0; c < Cells; ++c) {
-            const int x = threadIdx.x + c * blockDim.x;
-            if (x < s.width) {
-                next[c] = terms[row + x];
-                next_mask[c] = mask_of(s, row + x);
-            }
-        }
-    };
-    fetch(0);
-    for (int c = 0; c < Cells; ++c) {
-        const int x = threadIdx.x + c * blockDim.x;
-        if (x < s.width)
-            rows[x] =
-                static_cast<Cost>(std::int64_t{next[c].own} + next_mask[c] + next[c].from_above);
-    }
-    if (s.height > 1) fetch(1);
-    __syncthreads();
-    for (int y = 1; y < s.height; ++y) {
-        CellTerms current[Cells];
-        std::int64_t current_mask[Cells];
-        for (int c = 0; c < Cells; ++c) {
-            current[c] = next[c];
-            current_mask[c] = next_mask[c];
-        }
-        if (y + 1 < s.height) fetch(y + 1);
-        const Cost* above = rows + ((y - 1) & 1) * s.width;
-        Cost* out = rows + (y & 1) * s.width;
-        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-        for (int c = 0; c < Cells; ++c) {
-            const int x = threadIdx.x + c * blockDim.x;
-            if (x >= s.width) continue;
-            int parent = 0;
-            out[x] =
-                static_cast<Cost>(dp_cell(above, x, s.width, current[c], current_mask[c], parent));
-            s.parent[row + x] = static_cast<std::int8_t>(parent);
-        }
-        __syncthreads();
-    }
-    argmin_and_walk_back<Cost>(s, rows + ((s.height - 1) & 1) * s.width, seam_index);
-}
-
-// The cumulative costs of row y: in shared memory (two rows, ping-pong) when they fit, else the
-// full map in global memory (rows wider than the shared-memory limit).
-template <class Cost, bool Shared>
-__device__ Cost* cost_row(const SeamState& s, Cost* shared_rows, const int y) {
-    if constexpr (Shared) return shared_rows + (y & 1) * s.width;
-    return static_cast<Cost*>(s.cost) + static_cast<std::size_t>(y) * s.stride;
-}
-
-// Wider rows: the same recurrence, terms read as each row is computed.
-template <class Cost, bool Shared>
-__global__ void __launch_bounds__(kDpThreads)
-    dp_kernel(const SeamState s, const CellTerms* terms, const int seam_index) {
-    extern __shared__ unsigned char shared_bytes[];
-    Cost* shared_rows = reinterpret_cast<Cost*>(shared_bytes);
-    Cost* first = cost_row<Cost, Shared>(s, shared_rows, 0);
-    for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-        first[x] =
-            static_cast<Cost>(std::int64_t{terms[x].own} + mask_of(s, x) + terms[x].from_above);
+template <class T>
+__global__ void transpose_kernel(const T* in, const int width, const int height, T* out) {
+    __shared__ T tile[32][33];
+    const int bx = blockIdx.x * 32, by = blockIdx.y * 32;
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+        const int x = bx + threadIdx.x, y = by + j;
+        if (x < width && y < height)
+            tile[j][threadIdx.x] = in[static_cast<std::size_t>(y) * width + x];
     }
     __syncthreads();
-    for (int y = 1; y < s.height; ++y) {
-        const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-        const Cost* above = cost_row<Cost, Shared>(s, shared_rows, y - 1);
-        Cost* current = cost_row<Cost, Shared>(s, shared_rows, y);
-        for (int x = threadIdx.x; x < s.width; x += blockDim.x) {
-            int parent = 0;
-            current[x] = static_cast<Cost>(
-                dp_cell(above, x, s.width, terms[row + x], mask_of(s, row + x), parent));
-            s.parent[row + x] = static_cast<std::int8_t>(parent);
-        }
-        __syncthreads();
-    }
-    argmin_and_walk_back<Cost>(s, cost_row<Cost, Shared>(s, shared_rows, s.height - 1), seam_index);
-}
-
-__global__ void remove_kernel(const SeamState s, const int seam_index) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
-    const int cut = s.seam[y];
-    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-    if (x == 0) s.order[s.index[row + cut]] = seam_index;
-    if (x >= s.width - 1) return;
-    const std::size_t from = row + (x < cut ? x : x + 1);
-    s.image_out[row + x] = s.image[from];
-    s.index_out[row + x] = s.index[from];
-    if (s.protect != nullptr) {
-        s.protect_out[row + x] = s.protect[from];
-        s.remove_out[row + x] = s.remove[from];
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+        const int y = by + threadIdx.x, x = bx + j;  // out row x, column y
+        if (x < width && y < height)
+            out[static_cast<std::size_t>(x) * height + y] = tile[threadIdx.x][j];
     }
 }
 
@@ -259,69 +611,105 @@ __global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, cons
     }
 }
 
-// Lets `Kernel` use the device's whole opt-in shared memory (227 KiB on Hopper), once per kernel
-// (the kernel is a template argument so that every kernel keeps its own flag: the DP kernels all
-// share one function type); returns that limit in bytes.
-template <auto Kernel>
-int allow_full_shared_memory() {
+int optin_shared_bytes() {
     static int limit = -1;  // the device does not change under us
     if (limit < 0) {
         int device = 0;
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-        limit -= 1024;  // the argmin's static shared arrays
-        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+        limit -= 2048;  // the kernels' static shared arrays
     }
     return limit;
 }
 
-template <class Cost, int Cells>
-void launch_prefetch(const SeamState& s, const CellTerms* terms, const int seam_index,
-                     const std::size_t bytes, const cudaStream_t stream) {
-    allow_full_shared_memory<dp_prefetch_kernel<Cost, Cells>>();
-    dp_prefetch_kernel<Cost, Cells><<<1, kDpThreads, bytes, stream>>>(s, terms, seam_index);
+template <class Cost>
+int window_capacity(const int height) {
+    const std::size_t available = static_cast<std::size_t>(optin_shared_bytes());
+    const std::size_t fixed = hull_bytes(height);
+    if (available <= fixed) return 0;
+    const std::size_t per_column = 2 * BatchLayout<Cost>{1}.bytes();
+    const int capacity = static_cast<int>(((available - fixed) / per_column) & ~std::size_t{15});
+    return capacity >= 64 ? capacity : 0;
 }
 
-template <class Cost>
-void launch_dp(const SeamState& s, const int seam_index, const cudaStream_t stream) {
-    CellTerms* terms = static_cast<CellTerms*>(s.terms);
-    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
-                         static_cast<unsigned>(s.height));
-    terms_kernel<<<rows_grid, 256, 0, stream>>>(s, terms);
-    const std::size_t bytes = 2 * static_cast<std::size_t>(s.width) * sizeof(Cost);
-    const bool fits =
-        bytes <= static_cast<std::size_t>(allow_full_shared_memory<dp_kernel<Cost, true>>());
-    switch (fits ? (s.width + kDpThreads - 1) / kDpThreads : 0) {
-        case 1:
-            return launch_prefetch<Cost, 1>(s, terms, seam_index, bytes, stream);
-        case 2:
-            return launch_prefetch<Cost, 2>(s, terms, seam_index, bytes, stream);
-        case 3:
-            return launch_prefetch<Cost, 3>(s, terms, seam_index, bytes, stream);
-        case 4:
-            return launch_prefetch<Cost, 4>(s, terms, seam_index, bytes, stream);
-        default:
-            break;
+template <class Cost, bool Forward>
+cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full,
+                      const cudaStream_t stream) {
+    const int capacity = window_capacity<Cost>(s.height);
+    const std::size_t walk = 2 * static_cast<std::size_t>(kWalkRows) * kWalkPitch;
+    const std::size_t batches = hull_bytes(s.height) + 2 * BatchLayout<Cost>{capacity}.bytes();
+    const std::size_t bytes = batches > walk ? batches : walk;
+    static bool configured = false;  // per instantiation
+    if (!configured) {
+        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
+        configured = true;
     }
-    if (fits) {
-        dp_kernel<Cost, true><<<1, kDpThreads, bytes, stream>>>(s, terms, seam_index);
-    } else {
-        dp_kernel<Cost, false><<<1, kDpThreads, 0, stream>>>(s, terms, seam_index);
-    }
+    find_seam_kernel<Cost, Forward><<<1, kThreads, bytes, stream>>>(s, seam_index, full, capacity);
+    return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t launch_carve_one_seam(const SeamState& s, const int seam_index,
-                                  const cudaStream_t stream) {
-    const dim3 rows_grid(static_cast<unsigned>((s.width + 255) / 256),
-                         static_cast<unsigned>(s.height));
-    if (s.protect != nullptr) {
-        launch_dp<std::int64_t>(s, seam_index, stream);
-    } else {
-        launch_dp<std::int32_t>(s, seam_index, stream);
+int carve_window_capacity(const CarveState& s) {
+    return s.masks ? window_capacity<std::int64_t>(s.height)
+                   : window_capacity<std::int32_t>(s.height);
+}
+
+cudaError_t launch_carve_init(const CarveState& s, const Rgba8* dense_image,
+                              const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
+                              const cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
+    init_kernel<<<grid, 256, 0, stream>>>(s, dense_image, dense_protect, dense_remove);
+    if (s.energy != SeamEnergy::Forward) energy_all_kernel<<<grid, 256, 0, stream>>>(s);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,
+                                   const cudaStream_t stream) {
+    const bool forward = s.energy == SeamEnergy::Forward;
+    if (s.masks) {
+        return forward ? find_seam<std::int64_t, true>(s, seam_index, full, stream)
+                       : find_seam<std::int64_t, false>(s, seam_index, full, stream);
     }
-    remove_kernel<<<rows_grid, 256, 0, stream>>>(s, seam_index);
+    return forward ? find_seam<std::int32_t, true>(s, seam_index, full, stream)
+                   : find_seam<std::int32_t, false>(s, seam_index, full, stream);
+}
+
+cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
+                                     const cudaStream_t stream) {
+    const bool forward = s.energy == SeamEnergy::Forward;
+    const unsigned rows = static_cast<unsigned>(s.height);
+    if (s.masks) {
+        if (forward)
+            remove_kernel<std::int64_t, true><<<rows, kThreads, 0, stream>>>(s, seam_index);
+        else
+            remove_kernel<std::int64_t, false><<<rows, kThreads, 0, stream>>>(s, seam_index);
+    } else {
+        if (forward)
+            remove_kernel<std::int32_t, true><<<rows, kThreads, 0, stream>>>(s, seam_index);
+        else
+            remove_kernel<std::int32_t, false><<<rows, kThreads, 0, stream>>>(s, seam_index);
+    }
+    if (!forward) {
+        energy_update_kernel<<<(rows + 7) / 8, 256, 0, stream>>>(s, s.width - 1);
+    }
+    return cudaGetLastError();
+}
+
+cudaError_t launch_transpose32(const std::uint32_t* in, const int width, const int height,
+                               std::uint32_t* out, const cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((width + 31) / 32),
+                    static_cast<unsigned>((height + 31) / 32));
+    transpose_kernel<std::uint32_t><<<grid, dim3(32, 8), 0, stream>>>(in, width, height, out);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_transpose8(const std::uint8_t* in, const int width, const int height,
+                              std::uint8_t* out, const cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((width + 31) / 32),
+                    static_cast<unsigned>((height + 31) / 32));
+    transpose_kernel<std::uint8_t><<<grid, dim3(32, 8), 0, stream>>>(in, width, height, out);
     return cudaGetLastError();
 }
 

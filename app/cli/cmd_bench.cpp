@@ -227,6 +227,7 @@ int bench_retarget(Context& ctx) {
         time_ms([&] { io::write_image((dir / "lacuna.png").string(), fast.image.view()); });
     double cuda_ms = -1;
     std::string cuda_check = "-";
+    ops::CarveProfile profile;
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
     if (backend.backend == Backend::Cuda) {
@@ -238,6 +239,10 @@ int bench_retarget(Context& ctx) {
         cuda_check = equal_pixels<Rgba8>(on_gpu.image.view(), fast.image.view())
                          ? "identical to cpu fast"
                          : "DIFFERS";
+        if (th == h && tw < w) {
+            const ops::CarveInput in{image.view(), nullptr, nullptr, *energy};
+            (void)ops::seam_order_cuda_profiled(in, ops::SeamDirection::Vertical, w - tw, profile);
+        }
     }
     double ref_ms = -1;
     std::string ref_check = "-";
@@ -308,6 +313,23 @@ int bench_retarget(Context& ctx) {
             "liblqr carving only: the ratio's base");
     } else {
         ctx.out << "ImageMagick with liblqr not found: no peer timing\n";
+    }
+    if (profile.seams > 0) {
+        ctx.out << "\ncuda per seam, from a profiled run (stages serialised, CUDA events and SM "
+                   "clocks):\n";
+        std::snprintf(line, sizeof line,
+                      "  cost-map update (energy terms inside) %.4f ms, %.0f cells = %.1f %% of "
+                      "the image, %.1f %% of rows outside shared memory\n",
+                      profile.update_ms_per_seam, profile.cells_per_seam,
+                      100.0 * profile.cells_per_seam / (static_cast<double>(w) * h),
+                      100.0 * profile.direct_rows_share);
+        ctx.out << line;
+        std::snprintf(line, sizeof line,
+                      "  argmin + walk back %.4f ms; removal %.4f ms; set-up and first full map "
+                      "%.1f ms once; profiled total %.1f ms\n",
+                      profile.walk_ms_per_seam, profile.removal_ms_per_seam, profile.setup_ms,
+                      profile.total_ms);
+        ctx.out << line;
     }
     if (frame_ms > 0) {
         std::snprintf(

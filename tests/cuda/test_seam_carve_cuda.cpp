@@ -10,7 +10,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <vector>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -31,6 +34,38 @@ ImageRgba8 test_image(const int w, const int h, const int levels, std::mt19937& 
             image.at(x, y) = Rgba8{q((x * 3) % 200), q((y * 5) % 180), q(((x + y) * 2) % 220), 255};
         }
     return image;
+}
+
+/// The repository's photo crop scaled bilinearly to w × h with a little deterministic noise: real
+/// structure, large smooth areas (many equal costs) and no two rows alike.
+ImageRgba8 scaled_photo(const int w, const int h) {
+    const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
+    ImageRgba8 out(w, h);
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> noise(-2, 2);
+    for (int y = 0; y < h; ++y) {
+        const double fy = (y + 0.5) * photo.height() / h - 0.5;
+        const int y0 = std::clamp(static_cast<int>(std::floor(fy)), 0, photo.height() - 1);
+        const int y1 = std::min(y0 + 1, photo.height() - 1);
+        const double ty = std::clamp(fy - y0, 0.0, 1.0);
+        for (int x = 0; x < w; ++x) {
+            const double fx = (x + 0.5) * photo.width() / w - 0.5;
+            const int x0 = std::clamp(static_cast<int>(std::floor(fx)), 0, photo.width() - 1);
+            const int x1 = std::min(x0 + 1, photo.width() - 1);
+            const double tx = std::clamp(fx - x0, 0.0, 1.0);
+            const auto mix = [&](auto channel) {
+                const double top =
+                    channel(photo.at(x0, y0)) * (1 - tx) + channel(photo.at(x1, y0)) * tx;
+                const double bottom =
+                    channel(photo.at(x0, y1)) * (1 - tx) + channel(photo.at(x1, y1)) * tx;
+                return static_cast<std::uint8_t>(std::clamp(
+                    static_cast<int>(top * (1 - ty) + bottom * ty + 0.5) + noise(rng), 0, 255));
+            };
+            out.at(x, y) = Rgba8{mix([](Rgba8 p) { return p.r; }), mix([](Rgba8 p) { return p.g; }),
+                                 mix([](Rgba8 p) { return p.b; }), 255};
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -108,6 +143,80 @@ class TestSeamCarveCuda : public QObject {
                 }
             }
         }
+    }
+
+    // The incremental cost update must not drift over a long run: 500 seams of a 1031 × 707 photo
+    // (and long runs for the other energies, with masks, and horizontally).
+    void long_run_equals_cpu() {
+        const ImageRgba8 photo = scaled_photo(1031, 707);
+        const Mask protect = rect_mask(1031, 707, 400, 200, 600, 500);
+        const Mask remove = rect_mask(1031, 707, 800, 100, 830, 600);
+        struct Run {
+            SeamEnergy energy;
+            SeamDirection direction;
+            bool masks;
+            int seams;
+        };
+        const Run runs[] = {{SeamEnergy::Forward, SeamDirection::Vertical, false, 500},
+                            {SeamEnergy::Sobel, SeamDirection::Vertical, false, 300},
+                            {SeamEnergy::Forward, SeamDirection::Vertical, true, 300},
+                            {SeamEnergy::L1, SeamDirection::Horizontal, true, 250},
+                            {SeamEnergy::Forward, SeamDirection::Horizontal, false, 350}};
+        for (const Run& r : runs) {
+            const CarveInput in{photo.view(), r.masks ? &protect : nullptr,
+                                r.masks ? &remove : nullptr, r.energy};
+            const QString diff = compare(seam_order_fast(in, r.direction, r.seams),
+                                         seam_order_cuda(in, r.direction, r.seams));
+            QVERIFY2(diff.isEmpty(),
+                     qPrintable(QString("%1 %2 masks %3: %4")
+                                    .arg(QString::fromStdString(to_string(r.energy)))
+                                    .arg(r.direction == SeamDirection::Vertical ? "vertical"
+                                                                                : "horizontal")
+                                    .arg(r.masks)
+                                    .arg(diff)));
+        }
+    }
+
+    // Bands wider than shared memory (a remove mask changes whole rows; very wide rows) take the
+    // global-memory path for some rows; the profile says how many, and the result stays exact.
+    void wide_bands_and_profile() {
+        const ImageRgba8 photo = scaled_photo(2600, 300);
+        const Mask remove = rect_mask(2600, 300, 100, 0, 2500, 300);
+        const CarveInput in{photo.view(), nullptr, &remove, SeamEnergy::Forward};
+        CarveProfile profile;
+        const SeamOrder gpu = seam_order_cuda_profiled(in, SeamDirection::Vertical, 60, profile);
+        QVERIFY2(compare(seam_order_fast(in, SeamDirection::Vertical, 60), gpu).isEmpty(),
+                 "profiled carve differs");
+        QCOMPARE(profile.seams, 60);
+        QVERIFY(profile.update_ms_per_seam > 0);
+        QVERIFY(profile.cells_per_seam > 0);
+        QVERIFY(profile.direct_rows_share > 0);
+        qInfo("2600x300 remove mask: %.0f cells/seam, %.1f %% rows from global memory",
+              profile.cells_per_seam, 100 * profile.direct_rows_share);
+    }
+
+    void progress_and_cancel() {
+        const ImageRgba8 photo = scaled_photo(400, 300);
+        const CarveInput in{photo.view(), nullptr, nullptr, SeamEnergy::Forward};
+        std::vector<int> reports;
+        const SeamOrder order =
+            seam_order_cuda(in, SeamDirection::Vertical, 200, [&](const int done, const int total) {
+                reports.push_back(done);
+                return total == 200;
+            });
+        QVERIFY(reports.size() >= 3);
+        QCOMPARE(reports.back(), 200);
+        QVERIFY(std::is_sorted(reports.begin(), reports.end()));
+        QVERIFY(compare(seam_order_fast(in, SeamDirection::Vertical, 200), order).isEmpty());
+        int calls = 0;
+        try {
+            seam_order_cuda(in, SeamDirection::Vertical, 200,
+                            [&](int, int) { return ++calls < 2; });
+            QFAIL("cancelling did not stop the carve");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::Cancelled);
+        }
+        QCOMPARE(calls, 2);
     }
 
     void slider_frames_equal_cpu_compaction() {

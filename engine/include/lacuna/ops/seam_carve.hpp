@@ -73,8 +73,7 @@ struct CarveProfile {
     double setup_ms = 0;           ///< upload, transpose, first full cost map
     double update_ms_per_seam = 0;  ///< incremental cumulative-cost update (energy terms inside)
     double walk_ms_per_seam = 0;    ///< argmin of the last row and the walk back
-    double removal_ms_per_seam = 0;
-    double energy_ms_per_seam = 0;  ///< gradient energies next to the seam (0 for forward)
+    double removal_ms_per_seam = 0;  ///< in-place removal (+ gradient energies next to it)
     double cells_per_seam = 0;
     double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
 };

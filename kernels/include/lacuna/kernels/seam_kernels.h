@@ -1,5 +1,6 @@
-// Launchers for the seam-carving kernels (kernels/seam_carve.cu). Buffers are linear with a fixed
-// row stride (the original width): carving narrows the rows in place of reallocating.
+// Launchers for the seam-carving kernels (kernels/seam_carve.cu). The carving state is a set of
+// linear buffers with a fixed row stride (a multiple of 16 elements, at least the original width):
+// removing a seam shifts each row's right part left by one in place of reallocating.
 #pragma once
 
 #include <lacuna/kernels/seam_energy.h>
@@ -10,35 +11,65 @@
 
 namespace lacuna::kernels {
 
-/// The carving state on the device. "in" buffers are read by the removal kernel and "out"
-/// written; the caller swaps them after each seam.
-struct SeamState {
-    int stride = 0;  ///< elements per row
+/// Rows of the cumulative-cost map staged in shared memory per batch by the update kernel.
+inline constexpr int kCarveBatchRows = 8;
+/// Mask bits of the carving state: one byte per pixel.
+inline constexpr std::uint8_t kCarveProtectBit = 1;
+inline constexpr std::uint8_t kCarveRemoveBit = 2;
+
+/// The carving state on the device, vertical seams (horizontal ones are carved on a transposed
+/// copy). `aux` holds, per pixel, what the recurrence needs besides the row above: the intensity
+/// R + G + B for forward energy, the pixel's gradient energy otherwise.
+struct CarveState {
+    int stride = 0;  ///< elements per row, multiple of 16
     int width = 0;   ///< current width
     int height = 0;
+    int original_width = 0;  ///< row stride of `order`
     SeamEnergy energy = SeamEnergy::Forward;
-    const Rgba8* image = nullptr;
-    Rgba8* image_out = nullptr;
-    const std::int32_t* index = nullptr;  ///< original linear index of each pixel
-    std::int32_t* index_out = nullptr;
-    const std::uint8_t* protect = nullptr;  ///< null without masks
-    std::uint8_t* protect_out = nullptr;
-    const std::uint8_t* remove = nullptr;
-    std::uint8_t* remove_out = nullptr;
-    void* terms = nullptr;          ///< scratch, 8 bytes × stride × height (per-cell DP terms)
-    void* cost = nullptr;           ///< int32 without masks, int64 with
-    std::int8_t* parent = nullptr;  ///< scratch, stride × height
-    std::int32_t* seam = nullptr;   ///< height
-    std::int32_t* order = nullptr;  ///< original stride × height: seam index per pixel
-    std::int64_t* seam_costs = nullptr;  ///< per seam
-    std::int32_t* protected_crossed = nullptr;
-    std::int32_t* remove_crossed = nullptr;
+    bool masks = false;  ///< int64 costs and mask bits; int32 costs otherwise
+    std::int16_t* aux = nullptr;
+    void* cost = nullptr;           ///< int32 or int64 per pixel
+    std::int8_t* parent = nullptr;  ///< -1, 0, 1: where each cell's cheapest path comes from
+    std::int32_t* index = nullptr;  ///< original linear index of each remaining pixel
+    std::uint8_t* mask = nullptr;   ///< kCarveProtectBit | kCarveRemoveBit; null without masks
+    Rgba8* image = nullptr;         ///< gradient energies only (they need the colours)
+    std::int32_t* seam = nullptr;   ///< height: the last seam found (columns before its removal)
+    std::int32_t* order = nullptr;  ///< original_width × height: seam index per pixel
+    std::int64_t* seam_costs = nullptr;         ///< per seam
+    std::int32_t* protected_crossed = nullptr;  ///< per seam
+    std::int32_t* remove_crossed = nullptr;     ///< per seam
+    std::int64_t* stats =
+        nullptr;  ///< [0] cells recomputed, [1] rows updated outside shared memory
+    std::int64_t* clocks = nullptr;  ///< per call, SM clocks: [0] update, [1] argmin and walk
 };
 
-/// Finds seam `s` of the current state and removes it into the "out" buffers: a per-cell terms
-/// kernel, one single-block kernel for the whole cumulative-cost map, the argmin and the walk back,
-/// and a removal kernel. Nothing returns to the host.
-cudaError_t launch_carve_one_seam(const SeamState& state, int s, cudaStream_t stream);
+/// Fills the state from a dense `width` × `height` image (and optional dense 0/1 masks): aux,
+/// index, mask bits, the colour copy for gradient energies; sets `order` to "never removed".
+cudaError_t launch_carve_init(const CarveState& s, const Rgba8* dense_image,
+                              const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
+                              cudaStream_t stream);
+
+/// Largest shared-memory window (columns) the update kernel can stage for this state; 0 when the
+/// device cannot stage any (the kernel then reads global memory row by row).
+int carve_window_capacity(const CarveState& s);
+
+/// Cumulative costs and parents for seam `seam_index`, then its argmin and walk back into
+/// `s.seam`. `full`: compute every cell (the first seam); otherwise only the cells that can have
+/// changed since the previous seam (in `s.seam`) was removed, as the fast CPU carver does, with the
+/// rows in batches staged in shared memory. One block: the rows are a dependent chain.
+cudaError_t launch_carve_find_seam(const CarveState& s, int seam_index, bool full,
+                                   cudaStream_t stream);
+
+/// Removes `s.seam` (found at width `s.width`) from every buffer in place, records it in `order`
+/// and counts the mask pixels it crosses; for gradient energies also recomputes the energies next
+/// to it (at width `s.width` − 1).
+cudaError_t launch_carve_remove_seam(const CarveState& s, int seam_index, cudaStream_t stream);
+
+/// out[x * height + y] = in[y * width + x]: a dense transpose of 4-byte or 1-byte elements.
+cudaError_t launch_transpose32(const std::uint32_t* in, int width, int height, std::uint32_t* out,
+                               cudaStream_t stream);
+cudaError_t launch_transpose8(const std::uint8_t* in, int width, int height, std::uint8_t* out,
+                              cudaStream_t stream);
 
 /// The slider's compaction: keeps the pixels whose order is >= count, row by row (one block per
 /// row). `dst` has row stride `dst_stride`.
