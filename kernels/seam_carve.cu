@@ -23,7 +23,9 @@
 namespace lacuna::kernels {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;      // removal kernel
+constexpr int kFindThreads = 512;  // the single-block seam finder
+constexpr int kStagers = 64;       // of which the last ones stage batches
 constexpr int kRows = kCarveBatchRows;
 constexpr int kWalkRows = 64;  // rows of parents per staged walk window
 // Walk windows: 2·kWalkRows columns either side of the centre, aligned to 16 bytes.
@@ -68,15 +70,20 @@ __host__ __device__ inline std::size_t hull_bytes(const int height) {
     return static_cast<std::size_t>(round_up16(((height + kRows - 1) / kRows) * 4));
 }
 
+/// Where a batch's window lies: columns [first_column, first_column + columns); `staged` false
+/// when it does not fit shared memory (the batch then works on global memory).
+struct Window {
+    int first_column;
+    int columns;
+    int staged;
+};
+
 /// One staged batch in shared memory.
 template <class Cost>
 struct Batch {
     Cost* cost;
     std::int16_t* aux;
     std::uint8_t* mask;
-    int first_column;  ///< A: window columns [A, A + columns)
-    int columns;
-    bool staged;
 };
 
 template <class Cost>
@@ -93,6 +100,8 @@ template <class Cost>
 struct RowRefs {
     const Cost* above;
     Cost* current;
+    Cost* global_current;  ///< the row in global memory (null when `current` is that row)
+    std::int8_t* parent;   ///< global, column x at [x]
     const std::int16_t* aux;
     const std::int16_t* aux_above;
     const std::uint8_t* mask;
@@ -104,8 +113,9 @@ struct RowRefs {
 template <class Cost, bool Forward>
 __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, const int width,
                           int& parent) {
-    int up = 0, from_left = 0, from_right = 0;
-    std::int64_t own = 0;
+    // Cost is int32 without masks (every cost fits, see kSeamMaskWeight): 32-bit arithmetic keeps
+    // the chain of dependent instructions per row short.
+    Cost up = 0, from_left = 0, from_right = 0, own = 0;
     if constexpr (Forward) {
         const int left = r.aux[(x > 0 ? x - 1 : 0) - r.offset];
         const int right = r.aux[(x + 1 < width ? x + 1 : width - 1) - r.offset];
@@ -123,27 +133,27 @@ __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, cons
         own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
     }
     parent = 0;
-    if (y == 0) return static_cast<Cost>(own + up);
-    std::int64_t best = 0;
+    if (y == 0) return own + up;
+    Cost best = 0;
     int from = 2;
     if (x > 0) {
-        best = std::int64_t{r.above[x - 1 - r.offset]} + from_left;
+        best = r.above[x - 1 - r.offset] + from_left;
         from = -1;
     }
-    const std::int64_t mid = std::int64_t{r.above[x - r.offset]} + up;
+    const Cost mid = r.above[x - r.offset] + up;
     if (from == 2 || mid < best) {
         best = mid;
         from = 0;
     }
     if (x + 1 < width) {
-        const std::int64_t right = std::int64_t{r.above[x + 1 - r.offset]} + from_right;
+        const Cost right = r.above[x + 1 - r.offset] + from_right;
         if (right < best) {
             best = right;
             from = 1;
         }
     }
     parent = from;
-    return static_cast<Cost>(best + own);
+    return best + own;
 }
 
 /// Columns whose terms changed when the previous seam was removed, hulled over the batch's rows:
@@ -161,11 +171,11 @@ __device__ short2 dirty_hull(const CarveState& s, const int batch) {
 
 /// The staged window of a batch: every column its rows can compute, plus one either side.
 /// `changed_lo..changed_hi`: the changed interval of the row above the batch *before* this one
-/// (empty when lo > hi); the rows of two batches lie between, so the bound widens by 2·kRows.
-__device__ void plan_window(const CarveState& s, const short2* hulls, const int batches,
-                            const int batch, const int changed_lo, const int changed_hi,
-                            const bool full, const int capacity, int& first_column, int& columns,
-                            bool& staged) {
+/// (empty when lo > hi); the rows of two batches lie between and a batch's rows widen by one
+/// column per row, so the bound widens by 2·kRows + 2 (+ 1 for the neighbours read).
+__device__ Window plan_window(const CarveState& s, const short2* hulls, const int batch,
+                              const int changed_lo, const int changed_hi, const bool full,
+                              const int capacity) {
     int lo = 0, hi = s.width - 1;
     if (!full) {
         const short2 h0 = hulls[batch];
@@ -179,25 +189,28 @@ __device__ void plan_window(const CarveState& s, const short2* hulls, const int 
             lo = min(lo, changed_lo);
             hi = max(hi, changed_hi);
         }
-        lo = max(lo - 2 * kRows - 1, 0);
-        hi = min(hi + 2 * kRows + 1, s.width - 1);
+        lo = max(lo - 2 * kRows - 3, 0);
+        hi = min(hi + 2 * kRows + 3, s.width - 1);
     }
-    (void)batches;
-    first_column = lo & ~15;
-    columns = round_up16(hi + 1 - first_column);
-    staged = columns <= capacity;
+    Window w{};
+    w.first_column = lo & ~15;
+    w.columns = round_up16(hi + 1 - w.first_column);
+    w.staged = w.columns <= capacity;
+    return w;
 }
 
 /// Issues the asynchronous copies of `rows` rows of `width` elements starting at row `y_first`
-/// (rows outside the image skipped) from a strided global array into a pitched shared one.
+/// (rows outside the image skipped) from a strided global array into a pitched shared one;
+/// `lane` of `lanes` threads.
 template <class T>
 __device__ void stage_rows(T* dst, const int pitch, const T* src, const int stride,
                            const int y_first, const int rows, const int height,
-                           const int first_column, const int width) {
+                           const int first_column, const int width, const int lane,
+                           const int lanes) {
     constexpr int kPerChunk = 16 / static_cast<int>(sizeof(T));
     const int chunks_per_row = width / kPerChunk;
     const int total = chunks_per_row * rows;
-    for (int i = threadIdx.x; i < total; i += blockDim.x) {
+    for (int i = lane; i < total; i += lanes) {
         const int r = i / chunks_per_row, c = i - r * chunks_per_row;
         const int y = y_first + r;
         if (y < 0 || y >= height) continue;
@@ -207,16 +220,17 @@ __device__ void stage_rows(T* dst, const int pitch, const T* src, const int stri
     }
 }
 
+/// The writer warp stages a batch's rows (and the row above) of costs, aux terms and masks.
 template <class Cost>
-__device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const int pitch,
-                            const int y0) {
+__device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const Window& w,
+                            const int pitch, const int y0, const int lane) {
     stage_rows(b.cost, pitch, static_cast<const Cost*>(s.cost), s.stride, y0 - 1, kRows + 1,
-               s.height, b.first_column, b.columns);
-    stage_rows(b.aux, pitch, s.aux, s.stride, y0 - 1, kRows + 1, s.height, b.first_column,
-               b.columns);
+               s.height, w.first_column, w.columns, lane, kStagers);
+    stage_rows(b.aux, pitch, s.aux, s.stride, y0 - 1, kRows + 1, s.height, w.first_column,
+               w.columns, lane, kStagers);
     if constexpr (kMasks<Cost>) {
-        stage_rows(b.mask, pitch, s.mask, s.stride, y0 - 1, kRows + 1, s.height, b.first_column,
-                   b.columns);
+        stage_rows(b.mask, pitch, s.mask, s.stride, y0 - 1, kRows + 1, s.height, w.first_column,
+                   w.columns, lane, kStagers);
     }
     __pipeline_commit();
 }
@@ -228,6 +242,8 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     RowRefs<Cost> r{};
     r.above = y > 0 ? cost + row - s.stride : nullptr;
     r.current = cost + row;
+    r.global_current = nullptr;
+    r.parent = s.parent + row;
     r.aux = s.aux + row;
     r.aux_above = y > 0 ? s.aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
@@ -236,23 +252,27 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
 }
 
 template <class Cost>
-__device__ RowRefs<Cost> staged_row(const Batch<Cost>& b, const int pitch, const int r) {
+__device__ RowRefs<Cost> staged_row(const CarveState& s, const Batch<Cost>& b, const Window& w,
+                                    const int pitch, const int r, const int y) {
     RowRefs<Cost> refs{};
     const std::size_t at = static_cast<std::size_t>(r) * pitch;
+    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
     refs.above = b.cost + at - pitch;
     refs.current = b.cost + at;
+    refs.global_current = static_cast<Cost*>(s.cost) + row;
+    refs.parent = s.parent + row;
     refs.aux = b.aux + at;
     refs.aux_above = b.aux + at - pitch;
     refs.mask = kMasks<Cost> ? b.mask + at : nullptr;
-    refs.offset = b.first_column;
+    refs.offset = w.first_column;
     return refs;
 }
 
 /// Leftmost minimum of the last row, the block's threads together.
 template <class Cost>
 __device__ void argmin_last_row(const CarveState& s, std::int64_t& value, int& column) {
-    __shared__ std::int64_t warp_value[kThreads / 32];
-    __shared__ int warp_column[kThreads / 32];
+    __shared__ std::int64_t warp_value[kFindThreads / 32];
+    __shared__ int warp_column[kFindThreads / 32];
     const Cost* last =
         static_cast<const Cost*>(s.cost) + static_cast<std::size_t>(s.height - 1) * s.stride;
     std::int64_t v = INT64_MAX;
@@ -279,7 +299,7 @@ __device__ void argmin_last_row(const CarveState& s, std::int64_t& value, int& c
     __syncthreads();
     v = warp_value[0];
     bx = warp_column[0];
-    for (int w = 1; w < kThreads / 32; ++w) {
+    for (int w = 1; w < kFindThreads / 32; ++w) {
         if (warp_value[w] < v || (warp_value[w] == v && warp_column[w] < bx)) {
             v = warp_value[w];
             bx = warp_column[w];
@@ -306,7 +326,7 @@ __device__ void walk_back(const CarveState& s, unsigned char* shared, const int 
         const int columns = round_up16(last + 1 - first);
         // Rows are stored top-down from y_low, so row y sits at (y - y_low).
         stage_rows(windows[j & 1], kWalkPitch, s.parent, s.stride, y_low, y_high - y_low + 1, h,
-                   first, columns);
+                   first, columns, static_cast<int>(threadIdx.x), kFindThreads);
         __pipeline_commit();
         if (threadIdx.x == 0) window_first[j & 1] = first;
     };
@@ -338,121 +358,171 @@ __device__ void walk_back(const CarveState& s, unsigned char* shared, const int 
     }
 }
 
+// Threads 0 .. kComputeThreads − 1 compute the rows (writing new costs and parents to the staged
+// window and to global memory); the last kStagers threads stage the next batch while they do,
+// and meet them once per batch.
+constexpr int kComputeThreads = kFindThreads - kStagers;
+
+__device__ void compute_barrier() {
+    asm volatile("bar.sync 1, %0;" ::"r"(kComputeThreads) : "memory");
+}
+
 template <class Cost, bool Forward>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kFindThreads)
     find_seam_kernel(const CarveState s, const int seam_index, const bool full,
                      const int capacity) {
     extern __shared__ __align__(16) unsigned char shared[];
-    __shared__ int slot_lo[3], slot_hi[3];
+    __shared__ int slot_lo[2], slot_hi[2];  // last-row changes of a batch, by batch parity
+    __shared__ Window windows[2];
+    __shared__ int batch_changed_lo[2], batch_changed_hi[2];
     __shared__ long long clock_start;
-    if (threadIdx.x == 0 && s.clocks != nullptr) clock_start = clock64();
+    const int tid = static_cast<int>(threadIdx.x);
+    const bool writer = tid >= kComputeThreads;
+    const int lane = tid % 32;
+    const int stager = tid - kComputeThreads;
+    if (tid == 0 && s.clocks != nullptr) clock_start = clock64();
     const int h = s.height, w = s.width;
     const int batches = (h + kRows - 1) / kRows;
     short2* hulls = reinterpret_cast<short2*>(shared);
     const BatchLayout<Cost> layout{capacity};
     unsigned char* batch_base = shared + hull_bytes(h);
-    Batch<Cost> buffers[2] = {batch_at<Cost>(batch_base, layout),
-                              batch_at<Cost>(batch_base + layout.bytes(), layout)};
+    const Batch<Cost> buffers[2] = {batch_at<Cost>(batch_base, layout),
+                                    batch_at<Cost>(batch_base + layout.bytes(), layout)};
     if (!full) {
-        for (int b = threadIdx.x; b < batches; b += blockDim.x) hulls[b] = dirty_hull(s, b);
+        for (int b = tid; b < batches; b += blockDim.x) hulls[b] = dirty_hull(s, b);
     }
-    if (threadIdx.x < 3) {
-        slot_lo[threadIdx.x] = INT_MAX;
-        slot_hi[threadIdx.x] = -1;
+    if (tid < 2) {
+        slot_lo[tid] = INT_MAX;
+        slot_hi[tid] = -1;
     }
     __syncthreads();
 
     Cost* cost = static_cast<Cost*>(s.cost);
     std::int64_t cells = 0, direct_rows = 0;
     int changed_lo = INT_MAX, changed_hi = -1;  // of the row above the current one
-    plan_window(s, hulls, batches, 0, changed_lo, changed_hi, full, capacity,
-                buffers[0].first_column, buffers[0].columns, buffers[0].staged);
-    if (buffers[0].staged) stage_batch(s, buffers[0], capacity, 0);
+    if (writer) {
+        const Window first = plan_window(s, hulls, 0, INT_MAX, -1, full, capacity);
+        if (stager == 0) windows[0] = first;
+        if (first.staged) stage_batch(s, buffers[0], first, capacity, 0, stager);
+    }
+    long long t_wait = 0, t_rows = 0, t_stage = 0;
     for (int b = 0; b < batches; ++b) {
-        Batch<Cost>& current = buffers[b & 1];
-        Batch<Cost>& next = buffers[(b + 1) & 1];
         const int y0 = b * kRows, y1 = min(y0 + kRows, h);
+        const Batch<Cost>& current = buffers[b & 1];
+        const Batch<Cost>& previous = buffers[(b + 1) & 1];
+        const long long t0 = clock64();
         __pipeline_wait_prior(0);
-        __syncthreads();
+        __syncthreads();  // batch b is staged; the rows of batch b − 1 are done
+        t_wait += clock64() - t0;
+        const Window window = windows[b & 1];
+        const Window previous_window = windows[(b + 1) & 1];
         // Row 0 of the window (the row above the batch) was copied before the previous batch
         // wrote it: take the new values from that batch's window, or from global memory.
-        if (b > 0 && current.staged) {
-            const Batch<Cost>& previous = next;
-            for (int i = threadIdx.x; i < current.columns; i += blockDim.x) {
-                const int x = current.first_column + i;
-                if (!previous.staged) {
+        if (b > 0 && window.staged) {
+            for (int i = tid; i < window.columns; i += blockDim.x) {
+                const int x = window.first_column + i;
+                if (!previous_window.staged) {
                     current.cost[i] = cost[static_cast<std::size_t>(y0 - 1) * s.stride + x];
-                } else if (x >= previous.first_column &&
-                           x < previous.first_column + previous.columns) {
+                } else if (x >= previous_window.first_column &&
+                           x < previous_window.first_column + previous_window.columns) {
                     current.cost[i] = previous.cost[static_cast<std::size_t>(kRows) * capacity + x -
-                                                    previous.first_column];
+                                                    previous_window.first_column];
                 }
             }
             __syncthreads();
         }
-        if (b + 1 < batches) {
-            plan_window(s, hulls, batches, b + 1, changed_lo, changed_hi, full, capacity,
-                        next.first_column, next.columns, next.staged);
-            if (next.staged) stage_batch(s, next, capacity, y0 + kRows);
-        }
-        for (int y = y0; y < y1; ++y) {
-            int lo = 0, hi = w - 1;
-            if (!full) {
-                lo = hulls[b].x;
-                hi = hulls[b].y;
-                if (changed_lo <= changed_hi) {
-                    lo = min(lo, max(changed_lo - 1, 0));
-                    hi = max(hi, min(changed_hi + 1, w - 1));
-                }
+        if (writer) {
+            const long long t2 = clock64();
+            if (b + 1 < batches) {
+                const int lo = b > 0 ? batch_changed_lo[(b + 1) & 1] : INT_MAX;
+                const int hi = b > 0 ? batch_changed_hi[(b + 1) & 1] : -1;
+                const Window next = plan_window(s, hulls, b + 1, lo, hi, full, capacity);
+                if (stager == 0) windows[(b + 1) & 1] = next;
+                if (next.staged) stage_batch(s, previous, next, capacity, y0 + kRows, stager);
             }
-            const RowRefs<Cost> refs =
-                current.staged ? staged_row(current, capacity, y - y0 + 1) : global_row<Cost>(s, y);
-            const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-            int my_lo = INT_MAX, my_hi = -1;
-            for (int x = lo + static_cast<int>(threadIdx.x); x <= hi; x += blockDim.x) {
+            t_stage += clock64() - t2;
+            continue;
+        }
+        const long long t3 = clock64();
+        // The batch's first row recomputes the seam's neighbourhood plus the neighbours of the
+        // row above's changes; every further row one more column either side (a superset of the
+        // cells that can change, so exact), and only the last row's changes are gathered: no
+        // reduction on the chain of rows.
+        int first_lo = 0, first_hi = w - 1;
+        if (!full) {
+            first_lo = hulls[b].x;
+            first_hi = hulls[b].y;
+            if (changed_lo <= changed_hi) {
+                first_lo = min(first_lo, max(changed_lo - 1, 0));
+                first_hi = max(first_hi, min(changed_hi + 1, w - 1));
+            }
+        }
+        if (tid == 0) {
+            slot_lo[(b + 1) & 1] = INT_MAX;
+            slot_hi[(b + 1) & 1] = -1;
+        }
+        int my_lo = INT_MAX, my_hi = -1;
+        for (int y = y0; y < y1; ++y) {
+            const int r = y - y0;
+            const int lo = max(first_lo - r, 0), hi = min(first_hi + r, w - 1);
+            const bool last_row = y + 1 == y1;
+            const RowRefs<Cost> refs = window.staged
+                                           ? staged_row(s, current, window, capacity, r + 1, y)
+                                           : global_row<Cost>(s, y);
+            for (int x = lo + tid; x <= hi; x += kComputeThreads) {
                 int parent = 0;
                 const Cost value = cell_cost<Cost, Forward>(refs, x, y, w, parent);
                 Cost& slot = refs.current[x - refs.offset];
-                if (value != slot) {
+                if (last_row && value != slot) {
                     my_lo = min(my_lo, x);
                     my_hi = max(my_hi, x);
                 }
                 slot = value;
-                if (current.staged) cost[row + x] = value;
-                s.parent[row + x] = static_cast<std::int8_t>(parent);
+                if (refs.global_current != nullptr) refs.global_current[x] = value;
+                refs.parent[x] = static_cast<std::int8_t>(parent);
             }
-            if (!full) {
-                for (int offset = 16; offset > 0; offset /= 2) {
-                    my_lo = min(my_lo, __shfl_xor_sync(0xffffffffu, my_lo, offset));
-                    my_hi = max(my_hi, __shfl_xor_sync(0xffffffffu, my_hi, offset));
-                }
-                if (threadIdx.x % 32 == 0 && my_hi >= 0) {
-                    atomicMin(&slot_lo[y % 3], my_lo);
-                    atomicMax(&slot_hi[y % 3], my_hi);
-                }
-                if (threadIdx.x == 0) {
-                    slot_lo[(y + 1) % 3] = INT_MAX;
-                    slot_hi[(y + 1) % 3] = -1;
-                }
-            }
-            if (threadIdx.x == 0) {
+            if (tid == 0) {
                 cells += hi - lo + 1;
-                direct_rows += current.staged ? 0 : 1;
+                direct_rows += window.staged ? 0 : 1;
             }
-            __syncthreads();
-            if (!full) {
-                changed_lo = slot_lo[y % 3];
-                changed_hi = slot_hi[y % 3];
+            compute_barrier();
+        }
+        if (!full) {
+            for (int offset = 16; offset > 0; offset /= 2) {
+                my_lo = min(my_lo, __shfl_xor_sync(0xffffffffu, my_lo, offset));
+                my_hi = max(my_hi, __shfl_xor_sync(0xffffffffu, my_hi, offset));
             }
+            if (lane == 0 && my_hi >= 0) {
+                atomicMin(&slot_lo[b & 1], my_lo);
+                atomicMax(&slot_hi[b & 1], my_hi);
+            }
+            compute_barrier();
+            changed_lo = slot_lo[b & 1];
+            changed_hi = slot_hi[b & 1];
+        }
+        if (tid == 0) {
+            batch_changed_lo[b & 1] = changed_lo;
+            batch_changed_hi[b & 1] = changed_hi;
+        }
+        t_rows += clock64() - t3;
+    }
+    if (s.clocks != nullptr) {
+        if (tid == 0) {
+            s.clocks[2] = t_wait;
+            s.clocks[3] = t_rows;
+        }
+        if (tid == kComputeThreads) {
+            s.clocks[4] = 0;
+            s.clocks[5] = t_stage;
         }
     }
     __syncthreads();
     long long clock_walk = 0;
-    if (threadIdx.x == 0 && s.clocks != nullptr) clock_walk = clock64();
+    if (tid == 0 && s.clocks != nullptr) clock_walk = clock64();
     std::int64_t best = 0;
     int column = 0;
     argmin_last_row<Cost>(s, best, column);
-    if (threadIdx.x == 0) {
+    if (tid == 0) {
         s.seam_costs[seam_index] = best;
         if (s.stats != nullptr) {
             atomicAdd(reinterpret_cast<unsigned long long*>(&s.stats[0]),
@@ -463,7 +533,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();  // the batch windows are free: the walk reuses that shared memory
     walk_back(s, shared, column);
-    if (threadIdx.x == 0 && s.clocks != nullptr) {
+    if (tid == 0 && s.clocks != nullptr) {
         const long long end = clock64();
         s.clocks[0] = clock_walk - clock_start;
         s.clocks[1] = end - clock_walk;
@@ -645,7 +715,8 @@ cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full
                              cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
         configured = true;
     }
-    find_seam_kernel<Cost, Forward><<<1, kThreads, bytes, stream>>>(s, seam_index, full, capacity);
+    find_seam_kernel<Cost, Forward>
+        <<<1, kFindThreads, bytes, stream>>>(s, seam_index, full, capacity);
     return cudaGetLastError();
 }
 

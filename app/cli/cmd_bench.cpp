@@ -330,6 +330,12 @@ int bench_retarget(Context& ctx) {
                       profile.walk_ms_per_seam, profile.removal_ms_per_seam, profile.setup_ms,
                       profile.total_ms);
         ctx.out << line;
+        std::snprintf(line, sizeof line,
+                      "  inside the update: rows %.4f ms, batch barriers %.4f ms; writer warp: "
+                      "stores %.4f ms, staging %.4f ms\n",
+                      profile.rows_ms_per_seam, profile.batch_wait_ms_per_seam,
+                      profile.writer_store_ms_per_seam, profile.writer_stage_ms_per_seam);
+        ctx.out << line;
     }
     if (frame_ms > 0) {
         std::snprintf(

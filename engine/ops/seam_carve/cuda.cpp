@@ -196,10 +196,11 @@ class DeviceCarver {
         setup_done.record(stream_.get());
         setup_done.wait();
         profile.setup_ms = setup_done.since(begin);
-        clocks_.reserve(2);
+        clocks_.reserve(6);
         s_.clocks = clocks_.data();
         double update_ms = 0, walk_ms = 0, removal_ms = 0;
-        std::int64_t clocks[2] = {0, 0};
+        std::int64_t clocks[6] = {0, 0, 0, 0, 0, 0};
+        double detail[4] = {0, 0, 0, 0};
         for (int k = 0; k < seams_; ++k) {
             a.record(stream_.get());
             enqueue_find(k);
@@ -207,8 +208,10 @@ class DeviceCarver {
             enqueue_remove(k);
             c.record(stream_.get());
             c.wait();
-            clocks_.download(clocks, 2, stream_.get());
+            clocks_.download(clocks, 6, stream_.get());
             const double find_ms = b.since(a);
+            for (int i = 0; i < 4; ++i)
+                detail[i] += find_ms * clocks[2 + i] / std::max<double>(1, clocks[0] + clocks[1]);
             const double cycles = static_cast<double>(clocks[0] + clocks[1]);
             const double update_share = cycles > 0 ? clocks[0] / cycles : 1.0;
             if (k > 0) {  // the first map is set-up work
@@ -222,6 +225,10 @@ class DeviceCarver {
         const int incremental = std::max(seams_ - 1, 1);
         profile.seams = seams_;
         profile.update_ms_per_seam = update_ms / incremental;
+        profile.batch_wait_ms_per_seam = detail[0] / seams_;
+        profile.rows_ms_per_seam = detail[1] / seams_;
+        profile.writer_store_ms_per_seam = detail[2] / seams_;
+        profile.writer_stage_ms_per_seam = detail[3] / seams_;
         profile.walk_ms_per_seam = walk_ms / incremental;
         profile.removal_ms_per_seam = removal_ms / std::max(seams_, 1);
         std::int64_t stats[2] = {0, 0};
