@@ -261,6 +261,8 @@ void MainWindow::build_retarget_dock() {
     addDockWidget(Qt::RightDockWidgetArea, dock);
     tabifyDockWidget(removal_dock_, dock);
     retarget_session_ = new RetargetSession(canvas_, retarget_panel_, this);
+    // Seam maps are carved on the GPU when the editor runs on CUDA.
+    retarget_session_->set_backend(backend_.backend);
     connect(retarget_panel_, &RetargetPanel::target_changed, retarget_session_,
             &RetargetSession::update_preview);
     connect(retarget_panel_, &RetargetPanel::seams_overlay_toggled, retarget_session_,

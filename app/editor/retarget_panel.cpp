@@ -100,8 +100,10 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
     progress_->setTextVisible(true);
+    progress_->setObjectName("retarget_progress");
     layout->addWidget(progress_);
     status_ = new QLabel;
+    status_->setObjectName("retarget_status");
     status_->setWordWrap(true);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(status_);
