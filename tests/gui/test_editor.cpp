@@ -7,13 +7,18 @@
 #include "retarget_panel.hpp"
 #include "retarget_session.hpp"
 
+#include <lacuna/core/backend.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <lacuna/io/image_io.hpp>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QSignalSpy>
 
 #include <cmath>
 #include <QMessageBox>
@@ -276,6 +281,208 @@ class TestEditor : public QObject {
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
         window.undo_stack()->redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
+        window.undo_stack()->setClean();
+    }
+
+    // A 1300 × 800 photo needs factor 2: the first vertical map is the approximate one (the
+    // slider previews at once, the panel says so), then the exact one replaces it; the same for
+    // the horizontal map of the narrowed image. Each preview equals the engine's compaction with
+    // the map shown, and Apply commits the exact one.
+    void retarget_shows_approximate_map_then_exact() {
+        const QString big = dir_.filePath("building-1300x800.png");
+        QImage photo(LACUNA_SOURCE_DIR "/tests/data/photos/building.jpg");
+        QVERIFY(!photo.isNull());
+        QVERIFY(photo.scaled(1300, 800, Qt::IgnoreAspectRatio, Qt::SmoothTransformation)
+                    .save(big, "PNG"));
+        QCOMPARE(ops::approximate_factor(1300, 800), 2);
+
+        MainWindow window;
+        auto* dock = window.findChild<QDockWidget*>("retarget_dock");
+        dock->show();
+        dock->raise();
+        editor::RetargetSession* session = window.retarget_session();
+        QSignalSpy published(session, &editor::RetargetSession::map_published);
+        QVERIFY(show_at_one_to_one(window, big, {1280, 800}));
+        editor::Canvas* canvas = window.canvas();
+        const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
+        QVERIFY(status != nullptr);
+        const ImageRgba8 original = clone(canvas->image().view());
+        QCOMPARE(original.width(), 1300);
+        const Mask none(1300, 800, 0);
+        const ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
+
+        QTRY_VERIFY_WITH_TIMEOUT(published.count() >= 1, 120000);
+        QCOMPARE(published.count(), 1);
+        QCOMPARE(published.at(0), (QList<QVariant>{true, false}));
+        QVERIFY(session->vertical_ready());
+        QVERIFY(!session->vertical_exact());
+
+        // 75 % of the width from the approximate map: 1170 seams asked (10 % of the width is
+        // the floor), carved at half size.
+        window.retarget_panel()->width_slider()->setValue(750);
+        QCOMPARE(window.retarget_panel()->target_width(), 975);
+        QVERIFY(canvas->previewing());
+        const ops::SeamOrder approx = ops::seam_order_approximate(
+            input, ops::SeamDirection::Vertical, 1170, 2, ops::CarveImplementation::Fast);
+        const ImageRgba8 approx_frame = ops::remove_seams<Rgba8>(original.view(), approx, 325);
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), approx_frame.view()));
+        QVERIFY2(status->text().contains("Approximate preview (1/2 size)"),
+                 qPrintable(status->text()));
+        QVERIFY2(status->text().contains("exact map"), qPrintable(status->text()));
+        qInfo("while approximate: %s", qPrintable(status->text()));
+        if (const QString out = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !out.isEmpty()) {
+            window.canvas()->fit_to_window();
+            QTest::qWait(300);
+            QVERIFY(window.grab().save(out + "/retarget-approximate.png", "PNG"));
+            auto* seams = window.retarget_panel()->findChild<QCheckBox*>();
+            seams->setChecked(true);
+            QTest::qWait(300);
+            QVERIFY(window.grab().save(out + "/retarget-approximate-seams.png", "PNG"));
+            seams->setChecked(false);
+            QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), approx_frame.view()));
+        }
+
+        // Height 75 % while the vertical map is still approximate: the horizontal map of the
+        // approximately narrowed image (975 × 800: factor 2 again) comes first, approximate.
+        window.retarget_panel()->height_slider()->setValue(750);
+        QCOMPARE(window.retarget_panel()->target_height(), 600);
+        QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_ready_for(975), 120000);
+        QVERIFY(!session->vertical_exact());  // that carve takes several times longer
+        const Mask none_narrow(975, 800, 0);
+        QVERIFY(equal_pixels<Rgba8>(
+            canvas->preview().view(),
+            ops::remove_seams<Rgba8>(
+                approx_frame.view(),
+                ops::seam_order_approximate({approx_frame.view(), &none_narrow, &none_narrow},
+                                            ops::SeamDirection::Horizontal, 720, 2,
+                                            ops::CarveImplementation::Fast),
+                200)
+                .view()));
+
+        // The exact vertical map replaces the approximate one, and the horizontal maps start over
+        // on the exactly narrowed image: approximate, then exact.
+        QTRY_VERIFY_WITH_TIMEOUT(session->vertical_exact(), 120000);
+        QList<QList<QVariant>> vertical_events;
+        int exact_at = -1;
+        for (int i = 0; i < published.count(); ++i) {
+            if (!published.at(i).at(0).toBool()) continue;
+            vertical_events << published.at(i);
+            exact_at = i;
+        }
+        QCOMPARE(vertical_events,
+                 (QList<QList<QVariant>>{{true, false}, {true, true}}));  // approximate first
+        const ops::SeamOrder exact = ops::seam_order_fast(input, ops::SeamDirection::Vertical, 325);
+        const ImageRgba8 exact_frame = ops::remove_seams<Rgba8>(original.view(), exact, 325);
+        QVERIFY(!equal_pixels<Rgba8>(approx_frame.view(), exact_frame.view()));
+        QTRY_VERIFY_WITH_TIMEOUT(published.count() > exact_at + 1, 120000);
+        QCOMPARE(published.at(exact_at + 1), (QList<QVariant>{false, false}));
+        QVERIFY(session->horizontal_ready_for(975) && !session->horizontal_exact());
+        const ops::CarveInput narrow{exact_frame.view(), &none_narrow, &none_narrow,
+                                     SeamEnergy::Forward};
+        const ops::SeamOrder approx_h = ops::seam_order_approximate(
+            narrow, ops::SeamDirection::Horizontal, 720, 2, ops::CarveImplementation::Fast);
+        QVERIFY(equal_pixels<Rgba8>(
+            canvas->preview().view(),
+            ops::remove_seams<Rgba8>(exact_frame.view(), approx_h, 200).view()));
+        QVERIFY2(status->text().contains("approximate", Qt::CaseInsensitive),
+                 qPrintable(status->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_exact(), 120000);
+        QCOMPARE(published.count(), exact_at + 3);
+        QCOMPARE(published.at(exact_at + 2), (QList<QVariant>{false, true}));
+        // Now the preview is the engine's exact carve, and says so.
+        const ImageRgba8 expected = ops::remove_seams<Rgba8>(
+            exact_frame.view(), ops::seam_order_fast(narrow, ops::SeamDirection::Horizontal, 200),
+            200);
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), expected.view()));
+        QVERIFY2(!status->text().contains("approximate", Qt::CaseInsensitive),
+                 qPrintable(status->text()));
+        if (const QString out = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !out.isEmpty()) {
+            QVERIFY(window.grab().save(out + "/retarget-exact.png", "PNG"));
+            auto* seams = window.retarget_panel()->findChild<QCheckBox*>();
+            seams->setChecked(true);
+            QTest::qWait(300);
+            QVERIFY(window.grab().save(out + "/retarget-exact-seams.png", "PNG"));
+            seams->setChecked(false);
+        }
+
+        // Apply commits what the preview shows.
+        QVERIFY(window.apply_retarget());
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
+
+        // A new document while the exact map is being carved cancels it: the maps that follow
+        // are the new document's.
+        window.undo_stack()->undo();
+        const int before_undo = published.count();
+        QTRY_VERIFY_WITH_TIMEOUT(published.count() > before_undo, 120000);
+        QVERIFY(session->busy());
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(window.open_file(kMessi));
+        qInfo("opening another document cancelled the running carve in %lld ms",
+              static_cast<long long>(clock.elapsed()));
+        QTRY_VERIFY_WITH_TIMEOUT(session->vertical_exact(), 120000);
+        QCOMPARE(published.last(), (QList<QVariant>{true, true}));
+        window.retarget_panel()->width_slider()->setValue(750);
+        QCOMPARE(canvas->preview().width(), 411);
+        QCOMPARE(canvas->preview().height(), 342);
+        window.undo_stack()->setClean();
+    }
+
+    // An approximate map holds whole coarse seams only: 1301 px wide asks for 1171 seams, the
+    // half-size map reaches 1170. The preview stops there and says so, Apply refuses a frame of
+    // another size; the exact map then reaches the target.
+    void retarget_approximate_map_clamps_the_target() {
+        const QString odd = dir_.filePath("building-1301x800.png");
+        QImage photo(LACUNA_SOURCE_DIR "/tests/data/photos/building.jpg");
+        QVERIFY(photo.scaled(1301, 800, Qt::IgnoreAspectRatio, Qt::SmoothTransformation)
+                    .save(odd, "PNG"));
+        MainWindow window;
+        QSignalSpy published(window.retarget_session(), &editor::RetargetSession::map_published);
+        QVERIFY(show_at_one_to_one(window, odd));
+        QTRY_VERIFY_WITH_TIMEOUT(published.count() >= 1, 120000);
+        QVERIFY(!window.retarget_session()->vertical_exact());
+        window.retarget_panel()->set_target_width(130);
+        QCOMPARE(window.canvas()->preview().width(), 131);
+        const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
+        QVERIFY2(status->text().contains("reaches only 131 × 800 px"), qPrintable(status->text()));
+        QVERIFY(!window.apply_retarget());
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_exact(), 120000);
+        QCOMPARE(window.canvas()->preview().width(), 130);
+        QVERIFY(window.apply_retarget());
+        QCOMPARE(window.canvas()->image().width(), 130);
+        window.undo_stack()->setClean();
+    }
+
+    // When the CUDA carver throws (here: a build without CUDA asked to use it), the maps come
+    // from the CPU carver and the panel says why, once.
+    void retarget_falls_back_to_cpu_when_cuda_fails() {
+        if (select_backend(BackendRequest::Auto).backend == Backend::Cuda)
+            QSKIP("CUDA works here: nothing to fall back from");
+        MainWindow window;
+        window.retarget_session()->set_backend(Backend::Cuda);
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_exact(), 120000);
+        const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
+        QVERIFY2(status->text().contains("The GPU could not carve"), qPrintable(status->text()));
+        window.retarget_panel()->width_slider()->setValue(750);
+        window.retarget_panel()->height_slider()->setValue(750);
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->horizontal_exact(), 120000);
+        QCOMPARE(status->text().count("The GPU could not carve"), 1);
+        qInfo("%s", qPrintable(status->text()));
+        const ImageRgba8& original = window.canvas()->image();
+        const Mask none(original.width(), original.height(), 0);
+        const ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
+        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(
+            original.view(), ops::seam_order_fast(input, ops::SeamDirection::Vertical, 137), 137);
+        QCOMPARE(window.canvas()->preview().width(), 411);
+        QCOMPARE(window.canvas()->preview().height(), 257);
+        const Mask none_narrow(411, 342, 0);
+        const ImageRgba8 expected = ops::remove_seams<Rgba8>(
+            narrowed.view(),
+            ops::seam_order_fast({narrowed.view(), &none_narrow, &none_narrow},
+                                 ops::SeamDirection::Horizontal, 85),
+            85);
+        QVERIFY(equal_pixels<Rgba8>(window.canvas()->preview().view(), expected.view()));
         window.undo_stack()->setClean();
     }
 
