@@ -26,6 +26,7 @@ namespace {
 constexpr int kThreads = 256;      // removal kernel
 constexpr int kFindThreads = 512;  // the single-block seam finder
 constexpr int kStagers = 64;       // of which the last ones stage batches
+constexpr int kComputeThreads = kFindThreads - kStagers;
 constexpr int kRows = kCarveBatchRows;
 constexpr int kWalkRows = 64;  // rows of parents per staged walk window
 // Walk windows: 2·kWalkRows columns either side of the centre, aligned to 16 bytes.
@@ -49,18 +50,19 @@ constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
 
 /// Byte layout of one staged batch: (kRows + 1) rows of `pitch` columns (row 0 is the row above
 /// the batch) for the costs, the aux terms and, with masks, the mask bits.
+// Guard elements before and after each staged array: register strips read up to kRows + 1
+// columns left of a window and a strip's width right of it.
+constexpr int kGuardFront = 16;
+constexpr int kGuardBack = 32 * 8;
 template <class Cost>
 struct BatchLayout {
     int pitch;
-    __host__ __device__ std::size_t cost_bytes() const {
-        return static_cast<std::size_t>(kRows + 1) * pitch * sizeof(Cost);
+    __host__ __device__ std::size_t elements() const {
+        return static_cast<std::size_t>(kRows + 1) * pitch + kGuardFront + kGuardBack;
     }
-    __host__ __device__ std::size_t aux_bytes() const {
-        return static_cast<std::size_t>(kRows + 1) * pitch * sizeof(std::int16_t);
-    }
-    __host__ __device__ std::size_t mask_bytes() const {
-        return kMasks<Cost> ? static_cast<std::size_t>(kRows + 1) * pitch : 0;
-    }
+    __host__ __device__ std::size_t cost_bytes() const { return elements() * sizeof(Cost); }
+    __host__ __device__ std::size_t aux_bytes() const { return elements() * sizeof(std::int16_t); }
+    __host__ __device__ std::size_t mask_bytes() const { return kMasks<Cost> ? elements() : 0; }
     __host__ __device__ std::size_t bytes() const {
         return cost_bytes() + aux_bytes() + mask_bytes();
     }
@@ -89,9 +91,9 @@ struct Batch {
 template <class Cost>
 __device__ Batch<Cost> batch_at(unsigned char* base, const BatchLayout<Cost> layout) {
     Batch<Cost> b{};
-    b.cost = reinterpret_cast<Cost*>(base);
-    b.aux = reinterpret_cast<std::int16_t*>(base + layout.cost_bytes());
-    b.mask = base + layout.cost_bytes() + layout.aux_bytes();
+    b.cost = reinterpret_cast<Cost*>(base) + kGuardFront;
+    b.aux = reinterpret_cast<std::int16_t*>(base + layout.cost_bytes()) + kGuardFront;
+    b.mask = base + layout.cost_bytes() + layout.aux_bytes() + kGuardFront;
     return b;
 }
 
@@ -100,8 +102,7 @@ template <class Cost>
 struct RowRefs {
     const Cost* above;
     Cost* current;
-    Cost* global_current;  ///< the row in global memory (null when `current` is that row)
-    std::int8_t* parent;   ///< global, column x at [x]
+    std::int8_t* parent;
     const std::int16_t* aux;
     const std::int16_t* aux_above;
     const std::uint8_t* mask;
@@ -171,8 +172,9 @@ __device__ short2 dirty_hull(const CarveState& s, const int batch) {
 
 /// The staged window of a batch: every column its rows can compute, plus one either side.
 /// `changed_lo..changed_hi`: the changed interval of the row above the batch *before* this one
-/// (empty when lo > hi); the rows of two batches lie between and a batch's rows widen by one
-/// column per row, so the bound widens by 2·kRows + 2 (+ 1 for the neighbours read).
+/// (empty when lo > hi). A batch's region is its first row's columns widened by kRows, its
+/// strips read kRows + 1 beyond that, and the previous batch's region lies between: the bound
+/// widens by 3·kRows + 3.
 __device__ Window plan_window(const CarveState& s, const short2* hulls, const int batch,
                               const int changed_lo, const int changed_hi, const bool full,
                               const int capacity) {
@@ -189,8 +191,8 @@ __device__ Window plan_window(const CarveState& s, const short2* hulls, const in
             lo = min(lo, changed_lo);
             hi = max(hi, changed_hi);
         }
-        lo = max(lo - 2 * kRows - 3, 0);
-        hi = min(hi + 2 * kRows + 3, s.width - 1);
+        lo = max(lo - 3 * kRows - 3, 0);
+        hi = min(hi + 3 * kRows + 3, s.width - 1);
     }
     Window w{};
     w.first_column = lo & ~15;
@@ -242,30 +244,12 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     RowRefs<Cost> r{};
     r.above = y > 0 ? cost + row - s.stride : nullptr;
     r.current = cost + row;
-    r.global_current = nullptr;
     r.parent = s.parent + row;
     r.aux = s.aux + row;
     r.aux_above = y > 0 ? s.aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
     r.offset = 0;
     return r;
-}
-
-template <class Cost>
-__device__ RowRefs<Cost> staged_row(const CarveState& s, const Batch<Cost>& b, const Window& w,
-                                    const int pitch, const int r, const int y) {
-    RowRefs<Cost> refs{};
-    const std::size_t at = static_cast<std::size_t>(r) * pitch;
-    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
-    refs.above = b.cost + at - pitch;
-    refs.current = b.cost + at;
-    refs.global_current = static_cast<Cost*>(s.cost) + row;
-    refs.parent = s.parent + row;
-    refs.aux = b.aux + at;
-    refs.aux_above = b.aux + at - pitch;
-    refs.mask = kMasks<Cost> ? b.mask + at : nullptr;
-    refs.offset = w.first_column;
-    return refs;
 }
 
 /// Leftmost minimum of the last row, the block's threads together.
@@ -358,10 +342,135 @@ __device__ void walk_back(const CarveState& s, unsigned char* shared, const int 
     }
 }
 
+// A staged batch in registers, one warp per strip of kStripCells columns: each lane holds
+// kCellsPerLane consecutive cells of a row and takes its outer neighbours from the lanes beside it
+// by shuffles, so the rows of a batch need no barrier. A strip recomputes kRows columns of halo
+// either side from the staged row above the batch (the trapezoid: after r rows, the outer r
+// columns are stale), and stores only its inner columns.
+constexpr int kCellsPerLane = 2;
+constexpr int kStripCells = 32 * kCellsPerLane;
+constexpr int kStripValid = kStripCells - 2 * kRows;
+
+/// The recurrence for one cell from the three costs above and the cell's terms; the reference's
+/// tie-break (left first, strict improvement).
+template <class Cost>
+__device__ Cost cell_from(const Cost left, const Cost mid, const Cost right, const Cost up,
+                          const Cost from_left, const Cost from_right, const Cost own,
+                          const bool has_left, const bool has_right, const bool first_row,
+                          int& parent) {
+    parent = 0;
+    if (first_row) return own + up;
+    Cost best = mid + up;
+    if (has_left && left + from_left <= best) {
+        best = left + from_left;
+        parent = -1;
+    }
+    if (has_right && right + from_right < best) {
+        best = right + from_right;
+        parent = 1;
+    }
+    return best + own;
+}
+
+template <class Cost, bool Forward>
+__device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batch,
+                                    const Window& window, const int pitch, const int y0,
+                                    const int rows, const int region_lo, const int region_hi,
+                                    const int warp, const int lane, int& changed_lo,
+                                    int& changed_hi) {
+    constexpr int C = kCellsPerLane;
+    const int w = s.width;
+    const bool image_top = y0 == 0;
+    Cost* cost = static_cast<Cost*>(s.cost);
+    const int strips = (region_hi - region_lo + kStripValid) / kStripValid;
+    for (int strip = warp; strip < strips; strip += kComputeThreads / 32) {
+        const int inner_lo = region_lo + strip * kStripValid;
+        const int inner_hi = min(inner_lo + kStripValid - 1, region_hi);
+        const int x0 = inner_lo - kRows + lane * C;  // this lane's first column
+        // Every read stays inside the buffers' guard columns (no clamping): values read outside
+        // the window only reach halo cells, which are never stored.
+        const int at0 = x0 - window.first_column;
+        const Cost* cost_row = batch.cost + at0;
+        const std::int16_t* aux_row = batch.aux + at0;
+        const std::uint8_t* mask_row = batch.mask + at0;
+        bool store[C], has_left[C], has_right[C];
+        Cost above[C];
+        int aux_above[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const int x = x0 + c;
+            store[c] = x >= inner_lo && x <= inner_hi;
+            has_left[c] = x > 0;
+            has_right[c] = x + 1 < w;
+            above[c] = cost_row[c];
+            aux_above[c] = aux_row[c];
+        }
+        Cost* out_cost = cost + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
+        std::int8_t* out_parent = s.parent + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
+#pragma unroll
+        for (int r = 1; r <= kRows; ++r) {
+            if (r > rows) break;
+            aux_row += pitch;
+            mask_row += pitch;
+            int aux[C + 2];
+#pragma unroll
+            for (int c = 0; c < C + 2; ++c) aux[c] = aux_row[c - 1];
+            const Cost from_lane_left = __shfl_up_sync(0xffffffffu, above[C - 1], 1);
+            const Cost from_lane_right = __shfl_down_sync(0xffffffffu, above[0], 1);
+            const bool first_row = image_top && r == 1;
+            Cost value[C];
+            int parent[C];
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const Cost left = c == 0 ? from_lane_left : above[c - 1];
+                const Cost right = c == C - 1 ? from_lane_right : above[c + 1];
+                Cost up = 0, from_left = 0, from_right = 0, own = 0;
+                if constexpr (Forward) {
+                    // Clamped neighbours at the image's borders, as the reference reads them.
+                    const int l = has_left[c] ? aux[c] : aux[c + 1];
+                    const int rr = has_right[c] ? aux[c + 2] : aux[c + 1];
+                    up = iabs(rr - l);
+                    from_left = up + iabs(aux_above[c] - l);
+                    from_right = up + iabs(aux_above[c] - rr);
+                } else {
+                    own = aux[c + 1];
+                }
+                if constexpr (kMasks<Cost>) {
+                    const std::uint8_t m = mask_row[c];
+                    own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
+                }
+                value[c] = cell_from<Cost>(left, above[c], right, up, from_left, from_right, own,
+                                           has_left[c], has_right[c], first_row, parent[c]);
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                if (store[c]) {
+                    out_cost[c] = value[c];
+                    out_parent[c] = static_cast<std::int8_t>(parent[c]);
+                }
+                above[c] = value[c];
+                aux_above[c] = aux[c + 1];
+            }
+            if (r == rows) {  // the last row: gather its changes, keep it for the next batch
+                Cost* last = batch.cost + static_cast<std::size_t>(r) * pitch + at0;
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    if (store[c] && last[c] != value[c]) {
+                        changed_lo = min(changed_lo, x0 + c);
+                        changed_hi = max(changed_hi, x0 + c);
+                    }
+                    if (store[c]) last[c] = value[c];
+                }
+            }
+            out_cost += s.stride;
+            out_parent += s.stride;
+        }
+    }
+}
+
 // Threads 0 .. kComputeThreads − 1 compute the rows (writing new costs and parents to the staged
 // window and to global memory); the last kStagers threads stage the next batch while they do,
 // and meet them once per batch.
-constexpr int kComputeThreads = kFindThreads - kStagers;
 
 __device__ void compute_barrier() {
     asm volatile("bar.sync 1, %0;" ::"r"(kComputeThreads) : "memory");
@@ -405,7 +514,7 @@ __global__ void __launch_bounds__(kFindThreads)
         if (stager == 0) windows[0] = first;
         if (first.staged) stage_batch(s, buffers[0], first, capacity, 0, stager);
     }
-    long long t_wait = 0, t_rows = 0, t_stage = 0;
+    long long t_wait = 0, t_rows = 0, t_stage = 0, t_strips = 0;
     for (int b = 0; b < batches; ++b) {
         const int y0 = b * kRows, y1 = min(y0 + kRows, h);
         const Batch<Cost>& current = buffers[b & 1];
@@ -444,49 +553,50 @@ __global__ void __launch_bounds__(kFindThreads)
             continue;
         }
         const long long t3 = clock64();
-        // The batch's first row recomputes the seam's neighbourhood plus the neighbours of the
-        // row above's changes; every further row one more column either side (a superset of the
-        // cells that can change, so exact), and only the last row's changes are gathered: no
-        // reduction on the chain of rows.
-        int first_lo = 0, first_hi = w - 1;
+        // The batch recomputes one region of columns in all its rows: the seam's neighbourhood
+        // and the neighbours of the row above's changes, widened by kRows (a change moves at most
+        // one column per row), so every cell that can change is in it (recomputing more is
+        // exact). Only the last row's changes are gathered: no reduction on the chain of rows.
+        int region_lo = 0, region_hi = w - 1;
         if (!full) {
-            first_lo = hulls[b].x;
-            first_hi = hulls[b].y;
+            int first_lo = hulls[b].x, first_hi = hulls[b].y;
             if (changed_lo <= changed_hi) {
-                first_lo = min(first_lo, max(changed_lo - 1, 0));
-                first_hi = max(first_hi, min(changed_hi + 1, w - 1));
+                first_lo = min(first_lo, changed_lo - 1);
+                first_hi = max(first_hi, changed_hi + 1);
             }
+            region_lo = max(first_lo - kRows, 0);
+            region_hi = min(first_hi + kRows, w - 1);
         }
         if (tid == 0) {
             slot_lo[(b + 1) & 1] = INT_MAX;
             slot_hi[(b + 1) & 1] = -1;
+            cells += static_cast<std::int64_t>(region_hi - region_lo + 1) * (y1 - y0);
+            direct_rows += window.staged ? 0 : y1 - y0;
         }
         int my_lo = INT_MAX, my_hi = -1;
-        for (int y = y0; y < y1; ++y) {
-            const int r = y - y0;
-            const int lo = max(first_lo - r, 0), hi = min(first_hi + r, w - 1);
-            const bool last_row = y + 1 == y1;
-            const RowRefs<Cost> refs = window.staged
-                                           ? staged_row(s, current, window, capacity, r + 1, y)
-                                           : global_row<Cost>(s, y);
-            for (int x = lo + tid; x <= hi; x += kComputeThreads) {
-                int parent = 0;
-                const Cost value = cell_cost<Cost, Forward>(refs, x, y, w, parent);
-                Cost& slot = refs.current[x - refs.offset];
-                if (last_row && value != slot) {
-                    my_lo = min(my_lo, x);
-                    my_hi = max(my_hi, x);
+        const long long t4 = clock64();
+        if (window.staged) {
+            strips_in_registers<Cost, Forward>(s, current, window, capacity, y0, y1 - y0, region_lo,
+                                               region_hi, tid / 32, lane, my_lo, my_hi);
+        } else {
+            for (int y = y0; y < y1; ++y) {
+                const RowRefs<Cost> refs = global_row<Cost>(s, y);
+                const bool last_row = y + 1 == y1;
+                for (int x = region_lo + tid; x <= region_hi; x += kComputeThreads) {
+                    int parent = 0;
+                    const Cost value = cell_cost<Cost, Forward>(refs, x, y, w, parent);
+                    Cost& slot = refs.current[x];
+                    if (last_row && value != slot) {
+                        my_lo = min(my_lo, x);
+                        my_hi = max(my_hi, x);
+                    }
+                    slot = value;
+                    refs.parent[x] = static_cast<std::int8_t>(parent);
                 }
-                slot = value;
-                if (refs.global_current != nullptr) refs.global_current[x] = value;
-                refs.parent[x] = static_cast<std::int8_t>(parent);
+                compute_barrier();
             }
-            if (tid == 0) {
-                cells += hi - lo + 1;
-                direct_rows += window.staged ? 0 : 1;
-            }
-            compute_barrier();
         }
+        t_strips += clock64() - t4;
         if (!full) {
             for (int offset = 16; offset > 0; offset /= 2) {
                 my_lo = min(my_lo, __shfl_xor_sync(0xffffffffu, my_lo, offset));
@@ -496,7 +606,9 @@ __global__ void __launch_bounds__(kFindThreads)
                 atomicMin(&slot_lo[b & 1], my_lo);
                 atomicMax(&slot_hi[b & 1], my_hi);
             }
-            compute_barrier();
+        }
+        compute_barrier();
+        if (!full) {
             changed_lo = slot_lo[b & 1];
             changed_hi = slot_hi[b & 1];
         }
@@ -510,9 +622,9 @@ __global__ void __launch_bounds__(kFindThreads)
         if (tid == 0) {
             s.clocks[2] = t_wait;
             s.clocks[3] = t_rows;
+            s.clocks[4] = t_strips;
         }
         if (tid == kComputeThreads) {
-            s.clocks[4] = 0;
             s.clocks[5] = t_stage;
         }
     }
@@ -697,8 +809,13 @@ int window_capacity(const int height) {
     const std::size_t available = static_cast<std::size_t>(optin_shared_bytes());
     const std::size_t fixed = hull_bytes(height);
     if (available <= fixed) return 0;
-    const std::size_t per_column = 2 * BatchLayout<Cost>{1}.bytes();
-    const int capacity = static_cast<int>(((available - fixed) / per_column) & ~std::size_t{15});
+    // Two buffers; each column costs (kRows + 1) cells, each buffer its guard cells.
+    const std::size_t cell = BatchLayout<Cost>{0}.bytes() / BatchLayout<Cost>{0}.elements();
+    const std::size_t guards = 2 * BatchLayout<Cost>{0}.bytes();
+    if (available <= fixed + guards) return 0;
+    const std::size_t per_column = 2 * (kRows + 1) * cell;
+    const int capacity =
+        static_cast<int>(((available - fixed - guards) / per_column) & ~std::size_t{15});
     return capacity >= 64 ? capacity : 0;
 }
 

@@ -331,10 +331,11 @@ int bench_retarget(Context& ctx) {
                       profile.total_ms);
         ctx.out << line;
         std::snprintf(line, sizeof line,
-                      "  inside the update: rows %.4f ms, batch barriers %.4f ms; writer warp: "
-                      "stores %.4f ms, staging %.4f ms\n",
-                      profile.rows_ms_per_seam, profile.batch_wait_ms_per_seam,
-                      profile.writer_store_ms_per_seam, profile.writer_stage_ms_per_seam);
+                      "  inside the update: rows %.4f ms (register strips %.4f ms), batch "
+                      "barriers %.4f ms; stager warps %.4f ms; SM clock %.0f MHz\n",
+                      profile.rows_ms_per_seam, profile.strips_ms_per_seam,
+                      profile.batch_wait_ms_per_seam, profile.writer_stage_ms_per_seam,
+                      profile.sm_mhz);
         ctx.out << line;
     }
     if (frame_ms > 0) {

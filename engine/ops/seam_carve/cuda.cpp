@@ -198,7 +198,7 @@ class DeviceCarver {
         profile.setup_ms = setup_done.since(begin);
         clocks_.reserve(6);
         s_.clocks = clocks_.data();
-        double update_ms = 0, walk_ms = 0, removal_ms = 0;
+        double update_ms = 0, walk_ms = 0, removal_ms = 0, mhz_sum = 0;
         std::int64_t clocks[6] = {0, 0, 0, 0, 0, 0};
         double detail[4] = {0, 0, 0, 0};
         for (int k = 0; k < seams_; ++k) {
@@ -210,6 +210,7 @@ class DeviceCarver {
             c.wait();
             clocks_.download(clocks, 6, stream_.get());
             const double find_ms = b.since(a);
+            if (k > 0) mhz_sum += static_cast<double>(clocks[0] + clocks[1]) / (find_ms * 1000.0);
             for (int i = 0; i < 4; ++i)
                 detail[i] += find_ms * clocks[2 + i] / std::max<double>(1, clocks[0] + clocks[1]);
             const double cycles = static_cast<double>(clocks[0] + clocks[1]);
@@ -227,7 +228,8 @@ class DeviceCarver {
         profile.update_ms_per_seam = update_ms / incremental;
         profile.batch_wait_ms_per_seam = detail[0] / seams_;
         profile.rows_ms_per_seam = detail[1] / seams_;
-        profile.writer_store_ms_per_seam = detail[2] / seams_;
+        profile.strips_ms_per_seam = detail[2] / seams_;
+        profile.sm_mhz = mhz_sum / incremental;
         profile.writer_stage_ms_per_seam = detail[3] / seams_;
         profile.walk_ms_per_seam = walk_ms / incremental;
         profile.removal_ms_per_seam = removal_ms / std::max(seams_, 1);

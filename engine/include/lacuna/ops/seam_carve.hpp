@@ -75,10 +75,11 @@ struct CarveProfile {
     double walk_ms_per_seam = 0;    ///< argmin of the last row and the walk back
     double removal_ms_per_seam = 0;  ///< in-place removal (+ gradient energies next to it)
     double cells_per_seam = 0;
-    /// Inside the update: compute warps waiting at batch boundaries, computing rows; the writer
-    /// warp storing the previous batch, staging the next.
+    /// Inside the update: compute warps waiting at batch boundaries, computing rows (of which in
+    /// the register strips); the stager warps staging the next batch.
     double batch_wait_ms_per_seam = 0, rows_ms_per_seam = 0;
-    double writer_store_ms_per_seam = 0, writer_stage_ms_per_seam = 0;
+    double strips_ms_per_seam = 0, writer_stage_ms_per_seam = 0;
+    double sm_mhz = 0;  ///< the single-block kernel's clock, from its SM cycles over event time
     double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
 };
 /// The CUDA carve with per-stage timing (for `lacuna bench retarget`). Same result.

@@ -40,7 +40,8 @@ struct CarveState {
     std::int32_t* remove_crossed = nullptr;     ///< per seam
     std::int64_t* stats =
         nullptr;  ///< [0] cells recomputed, [1] rows updated outside shared memory
-    std::int64_t* clocks = nullptr;  ///< per call, SM clocks: [0] update, [1] argmin and walk
+    std::int64_t* clocks = nullptr;
+    int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads  ///< per call, SM clocks: [0] update, [1] argmin and walk
 };
 
 /// Fills the state from a dense `width` × `height` image (and optional dense 0/1 masks): aux,
