@@ -407,6 +407,11 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
         }
         Cost* out_cost = cost + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
         std::int8_t* out_parent = s.parent + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
+        // The terms of the next row are loaded while this one is computed (software pipeline:
+        // their latency stays off the chain of rows).
+        int aux_next[C + 2];
+#pragma unroll
+        for (int c = 0; c < C + 2; ++c) aux_next[c] = aux_row[pitch + c - 1];
 #pragma unroll
         for (int r = 1; r <= kRows; ++r) {
             if (r > rows) break;
@@ -414,7 +419,11 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
             mask_row += pitch;
             int aux[C + 2];
 #pragma unroll
-            for (int c = 0; c < C + 2; ++c) aux[c] = aux_row[c - 1];
+            for (int c = 0; c < C + 2; ++c) aux[c] = aux_next[c];
+            if (r < rows) {
+#pragma unroll
+                for (int c = 0; c < C + 2; ++c) aux_next[c] = aux_row[pitch + c - 1];
+            }
             const Cost from_lane_left = __shfl_up_sync(0xffffffffu, above[C - 1], 1);
             const Cost from_lane_right = __shfl_down_sync(0xffffffffu, above[0], 1);
             const bool first_row = image_top && r == 1;

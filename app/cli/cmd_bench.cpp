@@ -255,7 +255,9 @@ int bench_retarget(Context& ctx) {
             equal_pixels<Rgba8>(ref.image.view(), fast.image.view()) ? "identical" : "DIFFERS";
     }
     // One slider frame: the seam-order map once, then any width is one compaction pass.
-    double order_ms = 0, frame_ms = 0, gpu_frame_ms = 0;
+    double order_ms = 0, frame_ms = 0, gpu_frame_ms = 0, approx_ms = 0;
+    int approx_factor = 1, approx_count = 0;
+    ops::OrderDistance approx_distance;
     if (th == h && tw < w) {
         ops::SeamOrder order;
         const ops::CarveInput in{image.view(), nullptr, nullptr, *energy};
@@ -265,6 +267,27 @@ int bench_retarget(Context& ctx) {
             [&] { order = ops::seam_order(in, ops::SeamDirection::Vertical, w - tw, impl); });
         frame_ms = median_ms(
             15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
+        // The editor's approximate-first preview: the map of a downscaled copy, upsampled.
+        approx_factor = ops::approximate_factor(w, h);
+        if (approx_factor > 1) {
+            const int approx_seams = (w - tw) / approx_factor * approx_factor;
+            ops::SeamOrder approx;
+            (void)ops::seam_order_approximate(in, ops::SeamDirection::Vertical, approx_seams,
+                                              approx_factor, impl);  // warm-up
+            approx_ms = median_ms(5, [&] {
+                approx = ops::seam_order_approximate(in, ops::SeamDirection::Vertical, approx_seams,
+                                                     approx_factor, impl);
+            });
+            const int half = std::min(approx_seams, (w - tw) / approx_factor * approx_factor);
+            approx_distance = ops::order_distance(image.view(), order, approx, half);
+            approx_count = half;
+            if (const auto dump = ctx.args.get("dump")) {
+                io::write_image(*dump + "-exact.png",
+                                ops::remove_seams<Rgba8>(image.view(), order, half).view());
+                io::write_image(*dump + "-approximate.png",
+                                ops::remove_seams<Rgba8>(image.view(), approx, half).view());
+            }
+        }
         if (backend.backend == Backend::Cuda) {
             gpu_frame_ms = ops::CudaSeamSlider(image.view(), order).time_frame_ms((w - tw) / 2, 51);
         }
@@ -351,6 +374,22 @@ int bench_retarget(Context& ctx) {
             ctx.out << line;
         }
         ctx.out << "\n";
+        if (approx_factor > 1) {
+            std::snprintf(line, sizeof line,
+                          "approximate-first preview: map on the 1/%d-size image, upsampled, "
+                          "%.1f ms (%s); at %d seams %.1f %% of the removed pixels differ from "
+                          "the exact map's, removed energy %lld vs exact %lld (%.2fx)\n",
+                          approx_factor, approx_ms,
+                          backend.backend == Backend::Cuda ? "cuda" : "cpu fast", approx_count,
+                          100.0 * approx_distance.differing_share,
+                          static_cast<long long>(approx_distance.approximate_energy),
+                          static_cast<long long>(approx_distance.exact_energy),
+                          approx_distance.exact_energy > 0
+                              ? static_cast<double>(approx_distance.approximate_energy) /
+                                    static_cast<double>(approx_distance.exact_energy)
+                              : 0.0);
+            ctx.out << line;
+        }
     }
     return kExitOk;
 }
@@ -381,7 +420,10 @@ Command bench_command() {
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
-          {"save", "DIR", "inpaint: write every method's output and the masks there"}},
+          {"save", "DIR", "inpaint: write every method's output and the masks there"},
+          {"dump", "PREFIX",
+           "retarget: write PREFIX-exact.png and PREFIX-approximate.png (the preview's two maps "
+           "at the target)"}},
          "Times are wall-clock medians on this machine; CUDA kernel times come from CUDA events.\n"
          "Every result is compared with the CPU reference and reported as identical or DIFFERS "
          "(line\n"

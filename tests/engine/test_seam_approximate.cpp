@@ -223,13 +223,13 @@ class TestSeamApproximate : public QObject {
     }
 
     void chooses_the_factor() {
-        QCOMPARE(approximate_factor(3840, 2160), 4);
-        QCOMPARE(approximate_factor(1920, 1080), 2);
+        QCOMPARE(approximate_factor(3840, 2160), 8);
+        QCOMPARE(approximate_factor(1920, 1080), 4);
         QCOMPARE(approximate_factor(1300, 800), 2);
-        QCOMPARE(approximate_factor(640, 480), 1);
-        QCOMPARE(approximate_factor(775, 774), 1);  // 599,850 pixels
-        QCOMPARE(approximate_factor(776, 774), 2);  // 600,624 pixels
-        QCOMPARE(approximate_factor(7680, 4320), 8);
+        QCOMPARE(approximate_factor(600, 480), 1);
+        QCOMPARE(approximate_factor(547, 548), 1);  // 299,756 pixels
+        QCOMPARE(approximate_factor(548, 548), 2);  // 300,304 pixels
+        QCOMPARE(approximate_factor(7680, 4320), 16);
         QCOMPARE(approximate_factor(100, 100, 2500), 2);
         QCOMPARE(approximate_factor(100, 100, 2499), 4);
         QCOMPARE(approximate_factor(2, 1000000, 10), 2);  // never below one pixel

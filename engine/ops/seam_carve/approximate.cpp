@@ -15,6 +15,8 @@
 // counted exactly on the full-size masks.
 #include "carve_state.hpp"
 
+#include <lacuna/core/parallel.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -38,28 +40,30 @@ ImageRgba8 box_downscale(const ImageView<const Rgba8> image, const int factor) {
     const int cw = image.width / factor, ch = image.height / factor;
     ImageRgba8 out(cw, ch);
     const int n = factor * factor;
-    std::vector<int> sums(static_cast<std::size_t>(cw) * 4);
-    for (int cy = 0; cy < ch; ++cy) {
-        std::fill(sums.begin(), sums.end(), 0);
-        for (int y = cy * factor; y < (cy + 1) * factor; ++y) {
-            const Rgba8* row = image.row(y);
-            for (int x = 0; x < cw * factor; ++x) {
-                int* s = &sums[static_cast<std::size_t>(x / factor) * 4];
-                s[0] += row[x].r;
-                s[1] += row[x].g;
-                s[2] += row[x].b;
-                s[3] += row[x].a;
+    parallel_chunks(ch, [&](const int cy0, const int cy1, int) {
+        std::vector<int> sums(static_cast<std::size_t>(cw) * 4);
+        for (int cy = cy0; cy < cy1; ++cy) {
+            std::fill(sums.begin(), sums.end(), 0);
+            for (int y = cy * factor; y < (cy + 1) * factor; ++y) {
+                const Rgba8* row = image.row(y);
+                for (int x = 0; x < cw * factor; ++x) {
+                    int* s = &sums[static_cast<std::size_t>(x / factor) * 4];
+                    s[0] += row[x].r;
+                    s[1] += row[x].g;
+                    s[2] += row[x].b;
+                    s[3] += row[x].a;
+                }
+            }
+            Rgba8* dst = out.row(cy);
+            for (int cx = 0; cx < cw; ++cx) {
+                const int* s = &sums[static_cast<std::size_t>(cx) * 4];
+                const auto avg = [&](const int v) {
+                    return static_cast<std::uint8_t>((v + n / 2) / n);
+                };
+                dst[cx] = Rgba8{avg(s[0]), avg(s[1]), avg(s[2]), avg(s[3])};
             }
         }
-        Rgba8* dst = out.row(cy);
-        for (int cx = 0; cx < cw; ++cx) {
-            const int* s = &sums[static_cast<std::size_t>(cx) * 4];
-            const auto avg = [&](const int v) {
-                return static_cast<std::uint8_t>((v + n / 2) / n);
-            };
-            dst[cx] = Rgba8{avg(s[0]), avg(s[1]), avg(s[2]), avg(s[3])};
-        }
-    }
+    });
     return out;
 }
 
@@ -129,27 +133,29 @@ SeamOrder seam_order_approximate(const CarveInput& input, const SeamDirection di
     // Across: the coordinate seams are counted along (x for vertical seams); along: the other.
     const int across_blocks = vertical ? cw : ch;
     const int along_blocks = vertical ? ch : cw;
-    for (int y = 0; y < h; ++y) {
-        std::int32_t* dst = out.order.row(y);
-        for (int x = 0; x < w; ++x) {
-            const int a = vertical ? x : y;
-            const int b = vertical ? y : x;
-            if (a >= across_blocks * factor) {
-                dst[x] = kNeverRemoved;
-                continue;
+    parallel_chunks(h, [&](const int y0, const int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            std::int32_t* dst = out.order.row(y);
+            for (int x = 0; x < w; ++x) {
+                const int a = vertical ? x : y;
+                const int b = vertical ? y : x;
+                if (a >= across_blocks * factor) {
+                    dst[x] = kNeverRemoved;
+                    continue;
+                }
+                const int ca = a / factor;
+                const int cb = std::min(b / factor, along_blocks - 1);
+                const std::int32_t k = vertical ? c.order.at(ca, cb) : c.order.at(cb, ca);
+                dst[x] = k == kNeverRemoved ? kNeverRemoved : factor * k + a % factor;
             }
-            const int ca = a / factor;
-            const int cb = std::min(b / factor, along_blocks - 1);
-            const std::int32_t k = vertical ? c.order.at(ca, cb) : c.order.at(cb, ca);
-            dst[x] = k == kNeverRemoved ? kNeverRemoved : factor * k + a % factor;
         }
-    }
+    });
     out.costs.resize(static_cast<std::size_t>(out.seams));
     for (int s = 0; s < out.seams; ++s)
         out.costs[static_cast<std::size_t>(s)] = c.costs[static_cast<std::size_t>(s / factor)];
     out.protected_crossed.assign(static_cast<std::size_t>(out.seams), 0);
     out.remove_crossed.assign(static_cast<std::size_t>(out.seams), 0);
-    for (int y = 0; y < h; ++y) {
+    for (int y = 0; y < h && (input.protect || input.remove); ++y) {
         const std::int32_t* o = out.order.row(y);
         for (int x = 0; x < w; ++x) {
             if (o[x] >= out.seams) continue;

@@ -12,7 +12,7 @@
 namespace lacuna::kernels {
 
 /// Rows of the cumulative-cost map staged in shared memory per batch by the update kernel.
-inline constexpr int kCarveBatchRows = 8;
+inline constexpr int kCarveBatchRows = 12;
 /// Mask bits of the carving state: one byte per pixel.
 inline constexpr std::uint8_t kCarveProtectBit = 1;
 inline constexpr std::uint8_t kCarveRemoveBit = 2;
