@@ -13,6 +13,19 @@
 
 namespace lacuna::editor {
 
+namespace {
+
+bool painted(const Mask& mask) {
+    for (int y = 0; y < mask.height(); ++y) {
+        const std::uint8_t* row = mask.view().row(y);
+        if (std::any_of(row, row + mask.width(), [](const std::uint8_t v) { return v != 0; }))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 /// One background computation: its inputs (owned, so the GUI may change meanwhile), progress,
 /// a cancel flag, and the result.
 struct RetargetSession::Job {
@@ -42,7 +55,10 @@ struct RetargetSession::Job {
     }
 
     ops::SeamOrder carve(const ops::CarveImplementation implementation) {
-        const ops::CarveInput input{image.view(), &protect, &remove, energy};
+        // Unpainted layers are left out: without masks the carvers use 32-bit costs (faster, and
+        // on CUDA half the staged bytes per column).
+        const ops::CarveInput input{image.view(), painted(protect) ? &protect : nullptr,
+                                    painted(remove) ? &remove : nullptr, energy};
         const ops::CarveProgress progress = [this](const int d, const int t) {
             done.store(d);
             total.store(t);
