@@ -252,6 +252,26 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     return r;
 }
 
+/// Warp-wide min / max: one instruction from sm_80 on, shuffles before.
+__device__ int warp_min(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(0xffffffffu, v);
+#else
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = min(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+#endif
+}
+__device__ int warp_max(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, v);
+#else
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+#endif
+}
+
 /// Leftmost minimum of the last row, the block's threads together.
 template <class Cost>
 __device__ void argmin_last_row(const CarveState& s, std::int64_t& value, int& column) {
@@ -331,11 +351,16 @@ __device__ void walk_back(const CarveState& s, unsigned char* shared, const int 
             const int y_low = max(1, y_high - kWalkRows + 1);
             const std::int8_t* window = windows[j & 1];
             const int first = window_first[j & 1];
-            int x = x_now;
+            // Columns relative to the window: the chain per row is one shared load and an add.
+            int column = x_now - first;
+            const std::int8_t* row = window + (y_high - y_low) * kWalkPitch;
+            std::int32_t* out = s.seam + y_high - 1;
             for (int y = y_high; y >= y_low; --y) {
-                x += window[(y - y_low) * kWalkPitch + (x - first)];
-                s.seam[y - 1] = x;
+                column += row[column];
+                *out-- = column + first;
+                row -= kWalkPitch;
             }
+            const int x = column + first;
             walk_x[(j + 1) & 1] = x;
         }
         __syncthreads();
@@ -607,10 +632,8 @@ __global__ void __launch_bounds__(kFindThreads)
         }
         t_strips += clock64() - t4;
         if (!full) {
-            for (int offset = 16; offset > 0; offset /= 2) {
-                my_lo = min(my_lo, __shfl_xor_sync(0xffffffffu, my_lo, offset));
-                my_hi = max(my_hi, __shfl_xor_sync(0xffffffffu, my_hi, offset));
-            }
+            my_lo = warp_min(my_lo);
+            my_hi = warp_max(my_hi);
             if (lane == 0 && my_hi >= 0) {
                 atomicMin(&slot_lo[b & 1], my_lo);
                 atomicMax(&slot_hi[b & 1], my_hi);
