@@ -796,14 +796,15 @@ __global__ void transpose_kernel(const T* in, const int width, const int height,
 }
 
 // One block per row: a block-wide prefix count of the kept pixels gives each its output column.
-__global__ void compact_kernel(const Rgba8* src, const std::int32_t* order, const int width,
-                               const int count, Rgba8* dst, const int dst_stride) {
+template <class T>
+__global__ void compact_kernel(const T* src, const std::int32_t* order, const int width,
+                               const int count, T* dst, const int dst_stride) {
     __shared__ int warp_sums[32];
     __shared__ int carry;
     const int y = blockIdx.x;
-    const Rgba8* in = src + static_cast<std::size_t>(y) * width;
+    const T* in = src + static_cast<std::size_t>(y) * width;
     const std::int32_t* o = order + static_cast<std::size_t>(y) * width;
-    Rgba8* out = dst + static_cast<std::size_t>(y) * dst_stride;
+    T* out = dst + static_cast<std::size_t>(y) * dst_stride;
     if (threadIdx.x == 0) carry = 0;
     __syncthreads();
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -917,28 +918,57 @@ cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
     return cudaGetLastError();
 }
 
-cudaError_t launch_transpose32(const std::uint32_t* in, const int width, const int height,
-                               std::uint32_t* out, const cudaStream_t stream) {
+namespace {
+template <class T>
+cudaError_t launch_transpose(const T* in, const int width, const int height, T* out,
+                             const cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>((width + 31) / 32),
                     static_cast<unsigned>((height + 31) / 32));
-    transpose_kernel<std::uint32_t><<<grid, dim3(32, 8), 0, stream>>>(in, width, height, out);
+    transpose_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(in, width, height, out);
     return cudaGetLastError();
+}
+}  // namespace
+
+cudaError_t launch_transpose32(const std::uint32_t* in, const int width, const int height,
+                               std::uint32_t* out, const cudaStream_t stream) {
+    return launch_transpose(in, width, height, out, stream);
 }
 
 cudaError_t launch_transpose8(const std::uint8_t* in, const int width, const int height,
                               std::uint8_t* out, const cudaStream_t stream) {
-    const dim3 grid(static_cast<unsigned>((width + 31) / 32),
-                    static_cast<unsigned>((height + 31) / 32));
-    transpose_kernel<std::uint8_t><<<grid, dim3(32, 8), 0, stream>>>(in, width, height, out);
+    return launch_transpose(in, width, height, out, stream);
+}
+
+namespace {
+template <class T>
+cudaError_t compact_rows(const T* src, const std::int32_t* order, const int width, const int height,
+                         const int count, T* dst, const int dst_stride, const cudaStream_t stream) {
+    if (height > 0) {
+        compact_kernel<T><<<static_cast<unsigned>(height), 256, 0, stream>>>(
+            src, order, width, count, dst, dst_stride);
+    }
     return cudaGetLastError();
 }
+}  // namespace
 
 cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, const int width,
                                 const int height, const int count, Rgba8* dst, const int dst_stride,
                                 const cudaStream_t stream) {
-    compact_kernel<<<static_cast<unsigned>(height), 256, 0, stream>>>(src, order, width, count, dst,
-                                                                      dst_stride);
-    return cudaGetLastError();
+    return compact_rows(src, order, width, height, count, dst, dst_stride, stream);
+}
+
+cudaError_t launch_compact_rows32(const std::uint32_t* src, const std::int32_t* order,
+                                  const int width, const int height, const int count,
+                                  std::uint32_t* dst, const int dst_stride,
+                                  const cudaStream_t stream) {
+    return compact_rows(src, order, width, height, count, dst, dst_stride, stream);
+}
+
+cudaError_t launch_compact_rows8(const std::uint8_t* src, const std::int32_t* order,
+                                 const int width, const int height, const int count,
+                                 std::uint8_t* dst, const int dst_stride,
+                                 const cudaStream_t stream) {
+    return compact_rows(src, order, width, height, count, dst, dst_stride, stream);
 }
 
 }  // namespace lacuna::kernels

@@ -195,6 +195,44 @@ class TestSeamCarveCuda : public QObject {
               profile.cells_per_seam, 100 * profile.direct_rows_share);
     }
 
+    // Shrinking with CUDA keeps the image, masks and orders on the device between the passes:
+    // the result must equal the fast CPU carver's, in both orders and with masks.
+    void retarget_on_device_equals_cpu() {
+        const ImageRgba8 photo = scaled_photo(421, 317);
+        const Mask protect = rect_mask(421, 317, 150, 100, 260, 220);
+        const Mask remove = rect_mask(421, 317, 330, 40, 345, 300);
+        struct Case {
+            int width, height;
+            SeamEnergy energy;
+            bool masks;
+        };
+        const Case cases[] = {
+            {300, 250, SeamEnergy::Forward, false}, {300, 250, SeamEnergy::Forward, true},
+            {421, 200, SeamEnergy::Sobel, true},    {211, 317, SeamEnergy::L1, false},
+            {1, 317, SeamEnergy::Forward, false},   {400, 1, SeamEnergy::Prewitt, true}};
+        for (const Case& c : cases) {
+            RetargetParams params;
+            params.width = c.width;
+            params.height = c.height;
+            params.energy = c.energy;
+            params.protect = c.masks ? &protect : nullptr;
+            params.remove = c.masks ? &remove : nullptr;
+            const RetargetResult cpu = retarget(photo.view(), params, CarveImplementation::Fast);
+            const RetargetResult gpu = retarget(photo.view(), params, CarveImplementation::Cuda);
+            const QString what = QString("%1x%2 %3 masks %4")
+                                     .arg(c.width)
+                                     .arg(c.height)
+                                     .arg(QString::fromStdString(to_string(c.energy)))
+                                     .arg(c.masks);
+            QVERIFY2(equal_pixels<Rgba8>(cpu.image.view(), gpu.image.view()), qPrintable(what));
+            QCOMPARE(gpu.total_cost, cpu.total_cost);
+            QCOMPARE(gpu.width_first, cpu.width_first);
+            QCOMPARE(gpu.protected_removed, cpu.protected_removed);
+            QCOMPARE(gpu.remove_left, cpu.remove_left);
+            QCOMPARE(gpu.notes, cpu.notes);
+        }
+    }
+
     void progress_and_cancel() {
         const ImageRgba8 photo = scaled_photo(400, 300);
         const CarveInput in{photo.view(), nullptr, nullptr, SeamEnergy::Forward};

@@ -59,4 +59,20 @@ SeamOrder in_direction(const CarveInput& input, const SeamDirection direction, c
     return order;
 }
 
+/// What shrinking on the device returns: the image, the summed seam costs, the protected pixels
+/// carved and the pixels marked for removal that remain.
+struct DeviceShrink {
+    ImageRgba8 image;
+    std::int64_t cost = 0;
+    std::int64_t protected_removed = 0;
+    std::int64_t remove_left = 0;
+};
+
+/// Removes `shrink_width` vertical and `shrink_height` horizontal seams (in that order when
+/// `width_first`) with the CUDA carver, keeping the image, its masks and the seam orders on the
+/// device between the passes (transposed there for horizontal seams). Throws
+/// Error(CudaUnavailable) without a CUDA build or device.
+DeviceShrink shrink_cuda(const CarveInput& input, int shrink_width, int shrink_height,
+                         bool width_first, const CarveProgress& progress);
+
 }  // namespace lacuna::ops::detail

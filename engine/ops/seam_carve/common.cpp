@@ -276,9 +276,62 @@ Working start(const ImageView<const Rgba8> image, const RetargetParams& p) {
 
 }  // namespace
 
+namespace {
+
+/// The parts of a result both paths share: sizes, totals and the notes a user should read.
+RetargetResult summarise(const ImageView<const Rgba8> image, const RetargetParams& p,
+                         ImageRgba8 result, const std::int64_t cost,
+                         const std::int64_t protected_removed, const std::int64_t remove_left,
+                         const bool width_first) {
+    RetargetResult r;
+    r.seams_removed_vertical = std::max(0, image.width - p.width);
+    r.seams_removed_horizontal = std::max(0, image.height - p.height);
+    r.seams_inserted_vertical = std::max(0, p.width - image.width);
+    r.seams_inserted_horizontal = std::max(0, p.height - image.height);
+    r.width_first = width_first;
+    r.total_cost = cost;
+    r.protected_removed = protected_removed;
+    r.remove_left = remove_left;
+    if (r.protected_removed > 0) {
+        r.notes.push_back(
+            "the protect mask had to be carved: " + std::to_string(r.protected_removed) +
+            " protected pixels were removed because no seam could avoid them");
+    }
+    if (p.remove && r.remove_left > 0) {
+        r.notes.push_back(std::to_string(r.remove_left) +
+                          " pixels marked for removal remain; remove more seams to clear them");
+    }
+    r.image = std::move(result);
+    return r;
+}
+
+/// Shrinking with CUDA and no overlay asked for: both passes stay on the device.
+RetargetResult shrink_on_device(const ImageView<const Rgba8> image, const RetargetParams& p,
+                                const CarveProgress& progress) {
+    const int shrink_w = image.width - p.width, shrink_h = image.height - p.height;
+    const CarveInput in{image, p.protect, p.remove, p.energy};
+    detail::DeviceShrink best = detail::shrink_cuda(in, shrink_w, shrink_h, true, progress);
+    bool width_first = true;
+    if (shrink_w > 0 && shrink_h > 0) {
+        detail::DeviceShrink other = detail::shrink_cuda(in, shrink_w, shrink_h, false, progress);
+        if (other.cost < best.cost) {
+            best = std::move(other);
+            width_first = false;
+        }
+    }
+    return summarise(image, p, std::move(best.image), best.cost, best.protected_removed,
+                     best.remove_left, width_first);
+}
+
+}  // namespace
+
 RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams& p,
                         const CarveImplementation impl, const CarveProgress& progress) {
     validate(image, p);
+    if (impl == CarveImplementation::Cuda && !p.want_overlay && p.width <= image.width &&
+        p.height <= image.height) {
+        return shrink_on_device(image, p, progress);
+    }
     const int shrink_w = std::max(0, image.width - p.width);
     const int shrink_h = std::max(0, image.height - p.height);
     const auto run = [&](const bool width_first) {
@@ -305,26 +358,10 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
     enlarge(w, SeamDirection::Vertical, p.width, p.energy, impl, progress);
     enlarge(w, SeamDirection::Horizontal, p.height, p.energy, impl, progress);
 
-    RetargetResult r;
-    r.seams_removed_vertical = shrink_w;
-    r.seams_removed_horizontal = shrink_h;
-    r.seams_inserted_vertical = std::max(0, p.width - image.width);
-    r.seams_inserted_horizontal = std::max(0, p.height - image.height);
-    r.width_first = width_first;
-    r.total_cost = w.cost;
-    r.protected_removed = w.protected_removed;
-    r.remove_left = w.remove ? count_selected(w.remove->view()) : 0;
-    if (r.protected_removed > 0) {
-        r.notes.push_back(
-            "the protect mask had to be carved: " + std::to_string(r.protected_removed) +
-            " protected pixels were removed because no seam could avoid them");
-    }
-    if (p.remove && r.remove_left > 0) {
-        r.notes.push_back(std::to_string(r.remove_left) +
-                          " pixels marked for removal remain; remove more seams to clear them");
-    }
+    const std::int64_t remove_left = w.remove ? count_selected(w.remove->view()) : 0;
+    RetargetResult r = summarise(image, p, std::move(w.image), w.cost, w.protected_removed,
+                                 remove_left, width_first);
     if (w.overlay) r.overlay = std::move(*w.overlay);
-    r.image = std::move(w.image);
     return r;
 }
 

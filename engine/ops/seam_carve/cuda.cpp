@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -71,45 +72,124 @@ std::vector<std::uint8_t> dense_mask(const Mask* mask, const int w, const int h)
     return out;
 }
 
-/// Every device buffer of one carve, owned together. Horizontal seams are carved on transposed
-/// copies made on the device, so the carver itself only knows vertical seams.
+/// Dense device images of one carve or retarget, `width` × `height`: the pixels, the masks
+/// (when present) and the original linear index of every pixel (retargeting).
+struct DenseImages {
+    int width = 0, height = 0;
+    DeviceBuffer<Rgba8> image;
+    DeviceBuffer<std::uint8_t> protect, remove;
+    DeviceBuffer<std::int32_t> index;
+    bool has_protect = false, has_remove = false, has_index = false;
+
+    [[nodiscard]] std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
+    [[nodiscard]] const std::uint8_t* protect_or_null() const {
+        return has_protect ? protect.data() : nullptr;
+    }
+    [[nodiscard]] const std::uint8_t* remove_or_null() const {
+        return has_remove ? remove.data() : nullptr;
+    }
+};
+
+DenseImages upload(const CarveInput& in, const bool with_index, const cudaStream_t stream) {
+    DenseImages d;
+    d.width = in.image.width;
+    d.height = in.image.height;
+    const std::size_t n = d.pixels();
+    const std::vector<Rgba8> pixels = to_dense(in.image);
+    d.image.upload(pixels.data(), n, stream);
+    const std::vector<std::uint8_t> protect = dense_mask(in.protect, d.width, d.height);
+    const std::vector<std::uint8_t> remove = dense_mask(in.remove, d.width, d.height);
+    d.has_protect = !protect.empty();
+    d.has_remove = !remove.empty();
+    if (d.has_protect) d.protect.upload(protect.data(), n, stream);
+    if (d.has_remove) d.remove.upload(remove.data(), n, stream);
+    if (with_index) {
+        std::vector<std::int32_t> index(n);
+        for (std::size_t i = 0; i < n; ++i) index[i] = static_cast<std::int32_t>(i);
+        d.index.upload(index.data(), n, stream);
+        d.has_index = true;
+    }
+    return d;
+}
+
+/// The transpose of every image (width and height swap), on the device.
+DenseImages transposed(const DenseImages& in, const cudaStream_t stream) {
+    DenseImages t;
+    t.width = in.height;
+    t.height = in.width;
+    t.has_protect = in.has_protect;
+    t.has_remove = in.has_remove;
+    t.has_index = in.has_index;
+    const std::size_t n = in.pixels();
+    const auto words = [&](const auto& from, auto& to, const char* what) {
+        to.reserve(n);
+        cuda_check(kernels::launch_transpose32(reinterpret_cast<const std::uint32_t*>(from.data()),
+                                               in.width, in.height,
+                                               reinterpret_cast<std::uint32_t*>(to.data()), stream),
+                   what);
+    };
+    const auto bytes = [&](const DeviceBuffer<std::uint8_t>& from, DeviceBuffer<std::uint8_t>& to) {
+        to.reserve(n);
+        cuda_check(kernels::launch_transpose8(from.data(), in.width, in.height, to.data(), stream),
+                   "transposing a mask");
+    };
+    words(in.image, t.image, "transposing the image");
+    if (in.has_index) words(in.index, t.index, "transposing the pixel index");
+    if (in.has_protect) bytes(in.protect, t.protect);
+    if (in.has_remove) bytes(in.remove, t.remove);
+    return t;
+}
+
+/// Every image without the pixels whose `order` (dense, same size) is below `count`: one
+/// compaction per row, on the device.
+DenseImages compacted(const DenseImages& in, const std::int32_t* order, const int count,
+                      const cudaStream_t stream) {
+    DenseImages c;
+    c.width = in.width - count;
+    c.height = in.height;
+    c.has_protect = in.has_protect;
+    c.has_remove = in.has_remove;
+    c.has_index = in.has_index;
+    const std::size_t n = c.pixels();
+    const auto words = [&](const auto& from, auto& to) {
+        to.reserve(n);
+        cuda_check(
+            kernels::launch_compact_rows32(
+                reinterpret_cast<const std::uint32_t*>(from.data()), order, in.width, in.height,
+                count, reinterpret_cast<std::uint32_t*>(to.data()), c.width, stream),
+            "removing seams");
+    };
+    const auto bytes = [&](const DeviceBuffer<std::uint8_t>& from, DeviceBuffer<std::uint8_t>& to) {
+        to.reserve(n);
+        cuda_check(kernels::launch_compact_rows8(from.data(), order, in.width, in.height, count,
+                                                 to.data(), c.width, stream),
+                   "removing seams");
+    };
+    words(in.image, c.image);
+    if (in.has_index) words(in.index, c.index);
+    if (in.has_protect) bytes(in.protect, c.protect);
+    if (in.has_remove) bytes(in.remove, c.remove);
+    return c;
+}
+
+/// Every device buffer of one carve, owned together. The carver finds vertical seams of the
+/// images it is given; for horizontal seams it is given their transpose (made on the device) and
+/// says so, so that its order comes back in the original orientation.
 class DeviceCarver {
   public:
-    DeviceCarver(const CarveInput& in, const SeamDirection direction, const int seams)
+    DeviceCarver(const DenseImages& in, const SeamEnergy energy, const SeamDirection direction,
+                 const int seams, const cudaStream_t stream)
         : seams_(seams),
           horizontal_(direction == SeamDirection::Horizontal),
-          W_(in.image.width),
-          H_(in.image.height) {
-        const int cw = horizontal_ ? H_ : W_, ch = horizontal_ ? W_ : H_;
-        const std::size_t n = static_cast<std::size_t>(W_) * H_;
-        const bool masks = in.protect != nullptr || in.remove != nullptr;
+          W_(horizontal_ ? in.height : in.width),
+          H_(horizontal_ ? in.width : in.height),
+          stream_(stream) {
+        const int cw = in.width, ch = in.height;
+        const std::size_t n = in.pixels();
+        const bool masks = in.has_protect || in.has_remove;
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
-
-        // Dense inputs, transposed on the device for horizontal seams.
-        const std::vector<Rgba8> host_image = to_dense(in.image);
-        dense_image_.upload(host_image.data(), n, stream_.get());
-        const std::vector<std::uint8_t> protect = dense_mask(in.protect, W_, H_);
-        const std::vector<std::uint8_t> remove = dense_mask(in.remove, W_, H_);
-        if (!protect.empty()) dense_protect_.upload(protect.data(), n, stream_.get());
-        if (!remove.empty()) dense_remove_.upload(remove.data(), n, stream_.get());
-        if (horizontal_) {
-            transposed_image_.reserve(n);
-            cuda_check(
-                kernels::launch_transpose32(
-                    reinterpret_cast<const std::uint32_t*>(dense_image_.data()), W_, H_,
-                    reinterpret_cast<std::uint32_t*>(transposed_image_.data()), stream_.get()),
-                "transposing the image");
-            std::swap(dense_image_, transposed_image_);
-            for (DeviceBuffer<std::uint8_t>* m : {&dense_protect_, &dense_remove_}) {
-                if (m->capacity() == 0) continue;
-                transposed_mask_.reserve(n);
-                cuda_check(kernels::launch_transpose8(m->data(), W_, H_, transposed_mask_.data(),
-                                                      stream_.get()),
-                           "transposing a mask");
-                std::swap(*m, transposed_mask_);
-            }
-        }
+        const SeamEnergy energy_kind = energy;
 
         aux_.reserve(cells);
         cost_.reserve(masks ? cells : (cells + 1) / 2);
@@ -120,33 +200,32 @@ class DeviceCarver {
         const std::size_t per_seam = static_cast<std::size_t>(std::max(seams, 1));
         seam_costs_.reserve(per_seam);
         crossed_.reserve(2 * per_seam);
-        crossed_.zero_async(2 * per_seam, stream_.get());
+        crossed_.zero_async(2 * per_seam, stream_);
         stats_.reserve(4);
-        stats_.zero_async(4, stream_.get());
+        stats_.zero_async(4, stream_);
         if (masks) mask_.reserve(cells);
-        if (in.energy != SeamEnergy::Forward) image_.reserve(cells);
+        if (energy_kind != SeamEnergy::Forward) image_.reserve(cells);
 
         s_.stride = stride;
         s_.width = cw;
         s_.height = ch;
         s_.original_width = cw;
-        s_.energy = in.energy;
+        s_.energy = energy_kind;
         s_.masks = masks;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
         s_.index = index_.data();
         s_.mask = masks ? mask_.data() : nullptr;
-        s_.image = in.energy != SeamEnergy::Forward ? image_.data() : nullptr;
+        s_.image = energy_kind != SeamEnergy::Forward ? image_.data() : nullptr;
         s_.seam = seam_.data();
         s_.order = order_.data();
         s_.seam_costs = seam_costs_.data();
         s_.protected_crossed = crossed_.data();
         s_.remove_crossed = crossed_.data() + per_seam;
         s_.stats = stats_.data();
-        cuda_check(kernels::launch_carve_init(
-                       s_, dense_image_.data(), protect.empty() ? nullptr : dense_protect_.data(),
-                       remove.empty() ? nullptr : dense_remove_.data(), stream_.get()),
+        cuda_check(kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
+                                              in.remove_or_null(), stream_),
                    "preparing seam carving");
     }
 
@@ -154,13 +233,12 @@ class DeviceCarver {
     void enqueue_find(const int k) {
         kernels::CarveState s = s_;
         s.width = s_.width - k;
-        cuda_check(kernels::launch_carve_find_seam(s, k, k == 0, stream_.get()),
-                   "seam carving kernels");
+        cuda_check(kernels::launch_carve_find_seam(s, k, k == 0, stream_), "seam carving kernels");
     }
     void enqueue_remove(const int k) {
         kernels::CarveState s = s_;
         s.width = s_.width - k;
-        cuda_check(kernels::launch_carve_remove_seam(s, k, stream_.get()), "seam carving kernels");
+        cuda_check(kernels::launch_carve_remove_seam(s, k, stream_), "seam carving kernels");
     }
 
     /// All seams; every `kCheckEvery` seams an event lets the host report progress while at most
@@ -177,15 +255,15 @@ class DeviceCarver {
                 if (pending >= 0) {
                     checkpoints[pending].wait();
                     if (!progress(k + 1 - kCheckEvery, seams_)) {
-                        cudaStreamSynchronize(stream_.get());
+                        cudaStreamSynchronize(stream_);
                         throw Error(ErrorCode::Cancelled, "seam carving cancelled");
                     }
                 }
-                checkpoints[c].record(stream_.get());
+                checkpoints[c].record(stream_);
                 pending = c;
             }
         }
-        cuda_check(cudaStreamSynchronize(stream_.get()), "seam carving kernels");
+        cuda_check(cudaStreamSynchronize(stream_), "seam carving kernels");
         if (progress) progress(seams_, seams_);
     }
 
@@ -193,7 +271,7 @@ class DeviceCarver {
     /// single-block kernel).
     void run_profiled(CarveProfile& profile, const Event& begin) {
         Event setup_done, a, b, c;
-        setup_done.record(stream_.get());
+        setup_done.record(stream_);
         setup_done.wait();
         profile.setup_ms = setup_done.since(begin);
         clocks_.reserve(6);
@@ -202,13 +280,13 @@ class DeviceCarver {
         std::int64_t clocks[6] = {0, 0, 0, 0, 0, 0};
         double detail[4] = {0, 0, 0, 0};
         for (int k = 0; k < seams_; ++k) {
-            a.record(stream_.get());
+            a.record(stream_);
             enqueue_find(k);
-            b.record(stream_.get());
+            b.record(stream_);
             enqueue_remove(k);
-            c.record(stream_.get());
+            c.record(stream_);
             c.wait();
-            clocks_.download(clocks, 6, stream_.get());
+            clocks_.download(clocks, 6, stream_);
             const double find_ms = b.since(a);
             if (k > 0) mhz_sum += static_cast<double>(clocks[0] + clocks[1]) / (find_ms * 1000.0);
             for (int i = 0; i < 4; ++i)
@@ -234,7 +312,7 @@ class DeviceCarver {
         profile.walk_ms_per_seam = walk_ms / incremental;
         profile.removal_ms_per_seam = removal_ms / std::max(seams_, 1);
         std::int64_t stats[2] = {0, 0};
-        stats_.download(stats, 2, stream_.get());
+        stats_.download(stats, 2, stream_);
         const double rows = static_cast<double>(s_.height) * std::max(seams_, 1);
         profile.cells_per_seam = static_cast<double>(stats[0]) / std::max(seams_, 1);
         profile.direct_rows_share = static_cast<double>(stats[1]) / rows;
@@ -255,34 +333,45 @@ class DeviceCarver {
             back.reserve(n);
             cuda_check(kernels::launch_transpose32(
                            reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
-                           reinterpret_cast<std::uint32_t*>(back.data()), stream_.get()),
+                           reinterpret_cast<std::uint32_t*>(back.data()), stream_),
                        "transposing the seam order");
-            back.download(host_order.data(), n, stream_.get());
+            back.download(host_order.data(), n, stream_);
         } else {
-            order_.download(host_order.data(), n, stream_.get());
+            order_.download(host_order.data(), n, stream_);
         }
         out.order = from_dense(host_order, W_, H_);
+        const SeamOrder sums = totals();
+        out.costs = sums.costs;
+        out.protected_crossed = sums.protected_crossed;
+        out.remove_crossed = sums.remove_crossed;
+        return out;
+    }
+
+    /// The order in the carve's orientation (transposed for horizontal seams), on the device.
+    [[nodiscard]] const std::int32_t* carve_order() const { return order_.data(); }
+    /// Per-seam costs and mask crossings (the order map left empty).
+    [[nodiscard]] SeamOrder totals() {
+        SeamOrder out;
+        out.seams = seams_;
         if (seams_ > 0) {
             out.costs.resize(static_cast<std::size_t>(seams_));
-            seam_costs_.download(out.costs.data(), out.costs.size(), stream_.get());
+            seam_costs_.download(out.costs.data(), out.costs.size(), stream_);
             std::vector<std::int32_t> counts(2 * static_cast<std::size_t>(seams_));
-            crossed_.download(counts.data(), counts.size(), stream_.get());
+            crossed_.download(counts.data(), counts.size(), stream_);
             out.protected_crossed.assign(counts.begin(), counts.begin() + seams_);
             out.remove_crossed.assign(counts.begin() + seams_, counts.end());
         }
         return out;
     }
 
-    [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
-
   private:
     int seams_;
     bool horizontal_;
-    int W_, H_;
-    Stream stream_;
+    int W_, H_;  ///< the original orientation
+    cudaStream_t stream_;
     kernels::CarveState s_{};
-    DeviceBuffer<Rgba8> dense_image_, transposed_image_, image_;
-    DeviceBuffer<std::uint8_t> dense_protect_, dense_remove_, transposed_mask_, mask_;
+    DeviceBuffer<Rgba8> image_;
+    DeviceBuffer<std::uint8_t> mask_;
     DeviceBuffer<std::int16_t> aux_;
     DeviceBuffer<std::int64_t> cost_;  // int32 costs use the first half
     DeviceBuffer<std::int8_t> parent_;
@@ -295,7 +384,10 @@ class DeviceCarver {
 SeamOrder seam_order_cuda(const CarveInput& input, const SeamDirection direction, const int seams,
                           const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
-    DeviceCarver carver(input, direction, seams);
+    const Stream stream;
+    DenseImages images = upload(input, false, stream.get());
+    if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
+    DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run(progress);
     return carver.result();
 }
@@ -304,16 +396,61 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
                                    const int seams, CarveProfile& profile) {
     detail::check_carve_input(input, direction, seams);
     profile = CarveProfile{};
+    const Stream stream;
     Event begin, end;
-    begin.record(nullptr);
-    DeviceCarver carver(input, direction, seams);
+    begin.record(stream.get());
+    DenseImages images = upload(input, false, stream.get());
+    if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
+    DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run_profiled(profile, begin);
     SeamOrder order = carver.result();
-    end.record(nullptr);
+    end.record(stream.get());
     end.wait();
     profile.total_ms = end.since(begin);
     return order;
 }
+
+namespace detail {
+
+DeviceShrink shrink_cuda(const CarveInput& input, const int shrink_width, const int shrink_height,
+                         const bool width_first, const CarveProgress& progress) {
+    const Stream stream;
+    DenseImages images = upload(input, false, stream.get());
+    DeviceShrink out;
+    const auto pass = [&](const SeamDirection direction, const int count) {
+        if (count <= 0) return;
+        const bool horizontal = direction == SeamDirection::Horizontal;
+        // Horizontal seams are vertical seams of the transpose; the compaction runs there too
+        // and the result is transposed back: nothing leaves the device between the passes.
+        DenseImages frame = horizontal ? transposed(images, stream.get()) : std::move(images);
+        DeviceCarver carver(frame, input.energy, direction, count, stream.get());
+        carver.run(progress);
+        const SeamOrder sums = carver.totals();
+        out.cost += std::accumulate(sums.costs.begin(), sums.costs.end(), std::int64_t{0});
+        out.protected_removed += std::accumulate(sums.protected_crossed.begin(),
+                                                 sums.protected_crossed.end(), std::int64_t{0});
+        DenseImages narrower = compacted(frame, carver.carve_order(), count, stream.get());
+        images = horizontal ? transposed(narrower, stream.get()) : std::move(narrower);
+        // The carver's and the frame's buffers are freed here: let the kernels reading them end.
+        cuda_check(cudaStreamSynchronize(stream.get()), "removing seams");
+    };
+    pass(width_first ? SeamDirection::Vertical : SeamDirection::Horizontal,
+         width_first ? shrink_width : shrink_height);
+    pass(width_first ? SeamDirection::Horizontal : SeamDirection::Vertical,
+         width_first ? shrink_height : shrink_width);
+    std::vector<Rgba8> pixels(images.pixels());
+    images.image.download(pixels.data(), pixels.size(), stream.get());
+    out.image = from_dense(pixels, images.width, images.height);
+    if (images.has_remove) {
+        std::vector<std::uint8_t> remove(images.pixels());
+        images.remove.download(remove.data(), remove.size(), stream.get());
+        out.remove_left = std::count_if(remove.begin(), remove.end(),
+                                        [](const std::uint8_t v) { return v != 0; });
+    }
+    return out;
+}
+
+}  // namespace detail
 
 struct CudaSeamSlider::Impl {
     int width = 0, height = 0, seams = 0;

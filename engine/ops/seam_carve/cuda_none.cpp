@@ -10,6 +10,12 @@ SeamOrder seam_order_cuda_profiled(const CarveInput&, SeamDirection, int, CarveP
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 
+namespace detail {
+DeviceShrink shrink_cuda(const CarveInput&, int, int, bool, const CarveProgress&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+}  // namespace detail
+
 struct CudaSeamSlider::Impl {};
 CudaSeamSlider::CudaSeamSlider(ImageView<const Rgba8>, const SeamOrder&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");

@@ -41,7 +41,8 @@ struct CarveState {
     std::int64_t* stats =
         nullptr;  ///< [0] cells recomputed, [1] rows updated outside shared memory
     std::int64_t* clocks = nullptr;
-    int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads  ///< per call, SM clocks: [0] update, [1] argmin and walk
+    int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads
+                    ///< ///< per call, SM clocks: [0] update, [1] argmin and walk
 };
 
 /// Fills the state from a dense `width` × `height` image (and optional dense 0/1 masks): aux,
@@ -71,6 +72,15 @@ cudaError_t launch_transpose32(const std::uint32_t* in, int width, int height, s
                                cudaStream_t stream);
 cudaError_t launch_transpose8(const std::uint8_t* in, int width, int height, std::uint8_t* out,
                               cudaStream_t stream);
+
+/// Retargeting's compaction of 4-byte (pixels, indices) and 1-byte (masks) images: the same as
+/// launch_compact_rows.
+cudaError_t launch_compact_rows32(const std::uint32_t* src, const std::int32_t* order, int width,
+                                  int height, int count, std::uint32_t* dst, int dst_stride,
+                                  cudaStream_t stream);
+cudaError_t launch_compact_rows8(const std::uint8_t* src, const std::int32_t* order, int width,
+                                 int height, int count, std::uint8_t* dst, int dst_stride,
+                                 cudaStream_t stream);
 
 /// The slider's compaction: keeps the pixels whose order is >= count, row by row (one block per
 /// row). `dst` has row stride `dst_stride`.
