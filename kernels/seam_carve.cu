@@ -511,7 +511,7 @@ __device__ void compute_barrier() {
 }
 
 template <class Cost, bool Forward>
-__global__ void __launch_bounds__(kFindThreads)
+__global__ void __launch_bounds__(kFindThreads, 1)
     find_seam_kernel(const CarveState s, const int seam_index, const bool full,
                      const int capacity) {
     extern __shared__ __align__(16) unsigned char shared[];
