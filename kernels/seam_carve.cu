@@ -3,16 +3,18 @@
 //
 // Per seam: one single-block kernel updates the cumulative-cost map and walks the seam back, then
 // a row-parallel kernel removes the seam in place. The cost map is a chain of dependent rows, so
-// what bounds it is the latency of each row, not bytes (docs/GPU.md). Two ideas keep that short:
-// - Only cells that can change are recomputed (the fast CPU carver's rule): per row, the columns
-//   next to the removed seam plus the neighbours of the previous row's changed interval; the chain
-//   of rows thus touches a band a few hundred cells wide instead of the whole row.
-// - The band of the next batch of kCarveBatchRows rows (costs, energy terms, masks) is staged into
-//   shared memory by asynchronous copies while the current batch is computed, so no row waits on
-//   global memory. Its columns are bounded in advance: a changed interval grows by at most one
-//   column per row on each side. Bands too wide for shared memory fall back to global memory.
-// The walk back reads stored parent directions from windows of parents staged the same way (the
-// seam moves at most one column per row), so the chain of dependent loads runs in shared memory.
+// what bounds it is the latency of each row, not bytes (docs/notes/gpu-seam-carving.md):
+// - Only cells that can change are recomputed (the fast CPU carver's rule): the columns next to
+//   the removed seam plus whatever the previous rows' changes reach; the chain of rows thus
+//   touches a band a few hundred cells wide instead of the whole row.
+// - Rows go in batches of kCarveBatchRows. Stager warps copy the next batch's band (costs, energy
+//   terms, masks) into shared memory asynchronously while the compute warps work on the current
+//   one; the band's columns are bounded in advance (a change moves at most one column per row).
+//   Bands too wide for shared memory are computed on global memory instead.
+// - A batch's rows run in register strips: neighbours by warp shuffles, no barrier per row.
+// - The walk back reads stored parent directions from windows of parents staged the same way
+//   (the seam moves at most one column per row), so its chain of dependent loads stays in shared
+//   memory.
 #include <lacuna/kernels/seam_kernels.h>
 
 #include <cuda_pipeline.h>
@@ -97,7 +99,8 @@ __device__ Batch<Cost> batch_at(unsigned char* base, const BatchLayout<Cost> lay
     return b;
 }
 
-/// The row pointers one row of the recurrence reads and writes; element x is at [x - offset].
+/// The rows of global memory one row of the recurrence reads and writes (bands too wide to
+/// stage); element x is at [x].
 template <class Cost>
 struct RowRefs {
     const Cost* above;
@@ -106,7 +109,6 @@ struct RowRefs {
     const std::int16_t* aux;
     const std::int16_t* aux_above;
     const std::uint8_t* mask;
-    int offset;
 };
 
 /// One cell of the reference's recurrence (left first, strict improvement); `parent` receives
@@ -118,19 +120,19 @@ __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, cons
     // the chain of dependent instructions per row short.
     Cost up = 0, from_left = 0, from_right = 0, own = 0;
     if constexpr (Forward) {
-        const int left = r.aux[(x > 0 ? x - 1 : 0) - r.offset];
-        const int right = r.aux[(x + 1 < width ? x + 1 : width - 1) - r.offset];
+        const int left = r.aux[x > 0 ? x - 1 : 0];
+        const int right = r.aux[x + 1 < width ? x + 1 : width - 1];
         up = iabs(right - left);
         if (y > 0) {
-            const int above = r.aux_above[x - r.offset];
+            const int above = r.aux_above[x];
             from_left = up + iabs(above - left);
             from_right = up + iabs(above - right);
         }
     } else {
-        own = r.aux[x - r.offset];
+        own = r.aux[x];
     }
     if constexpr (kMasks<Cost>) {
-        const std::uint8_t m = r.mask[x - r.offset];
+        const std::uint8_t m = r.mask[x];
         own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
     }
     parent = 0;
@@ -138,16 +140,16 @@ __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, cons
     Cost best = 0;
     int from = 2;
     if (x > 0) {
-        best = r.above[x - 1 - r.offset] + from_left;
+        best = r.above[x - 1] + from_left;
         from = -1;
     }
-    const Cost mid = r.above[x - r.offset] + up;
+    const Cost mid = r.above[x] + up;
     if (from == 2 || mid < best) {
         best = mid;
         from = 0;
     }
     if (x + 1 < width) {
-        const Cost right = r.above[x + 1 - r.offset] + from_right;
+        const Cost right = r.above[x + 1] + from_right;
         if (right < best) {
             best = right;
             from = 1;
@@ -222,7 +224,7 @@ __device__ void stage_rows(T* dst, const int pitch, const T* src, const int stri
     }
 }
 
-/// The writer warp stages a batch's rows (and the row above) of costs, aux terms and masks.
+/// The stager threads stage a batch's rows (and the row above) of costs, aux terms and masks.
 template <class Cost>
 __device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const Window& w,
                             const int pitch, const int y0, const int lane) {
@@ -248,7 +250,6 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     r.aux = s.aux + row;
     r.aux_above = y > 0 ? s.aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
-    r.offset = 0;
     return r;
 }
 
@@ -502,10 +503,9 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
     }
 }
 
-// Threads 0 .. kComputeThreads − 1 compute the rows (writing new costs and parents to the staged
-// window and to global memory); the last kStagers threads stage the next batch while they do,
-// and meet them once per batch.
-
+// Threads 0 .. kComputeThreads − 1 compute the rows (new costs and parents go to global memory;
+// a batch's last row also to its staged window, where the next batch takes its row above from);
+// the last kStagers threads stage the next batch meanwhile and meet them once per batch.
 __device__ void compute_barrier() {
     asm volatile("bar.sync 1, %0;" ::"r"(kComputeThreads) : "memory");
 }
@@ -520,7 +520,7 @@ __global__ void __launch_bounds__(kFindThreads, 1)
     __shared__ int batch_changed_lo[2], batch_changed_hi[2];
     __shared__ long long clock_start;
     const int tid = static_cast<int>(threadIdx.x);
-    const bool writer = tid >= kComputeThreads;
+    const bool stager_thread = tid >= kComputeThreads;
     const int lane = tid % 32;
     const int stager = tid - kComputeThreads;
     if (tid == 0 && s.clocks != nullptr) clock_start = clock64();
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(kFindThreads, 1)
     Cost* cost = static_cast<Cost*>(s.cost);
     std::int64_t cells = 0, direct_rows = 0;
     int changed_lo = INT_MAX, changed_hi = -1;  // of the row above the current one
-    if (writer) {
+    if (stager_thread) {
         const Window first = plan_window(s, hulls, 0, INT_MAX, -1, full, capacity);
         if (stager == 0) windows[0] = first;
         if (first.staged) stage_batch(s, buffers[0], first, capacity, 0, stager);
@@ -574,7 +574,7 @@ __global__ void __launch_bounds__(kFindThreads, 1)
             }
             __syncthreads();
         }
-        if (writer) {
+        if (stager_thread) {
             const long long t2 = clock64();
             if (b + 1 < batches) {
                 const int lo = b > 0 ? batch_changed_lo[(b + 1) & 1] : INT_MAX;

@@ -365,8 +365,7 @@ int bench_retarget(Context& ctx) {
                       "  inside the update: rows %.4f ms (register strips %.4f ms), batch "
                       "barriers %.4f ms; stager warps %.4f ms; SM clock %.0f MHz\n",
                       profile.rows_ms_per_seam, profile.strips_ms_per_seam,
-                      profile.batch_wait_ms_per_seam, profile.writer_stage_ms_per_seam,
-                      profile.sm_mhz);
+                      profile.batch_wait_ms_per_seam, profile.stager_ms_per_seam, profile.sm_mhz);
         ctx.out << line;
     }
     if (frame_ms > 0) {

@@ -4,6 +4,7 @@
 #include "retarget_panel.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/mask.hpp>
 
 #include <QStringList>
 #include <QtConcurrent/QtConcurrentRun>
@@ -12,19 +13,6 @@
 #include <cstdlib>
 
 namespace lacuna::editor {
-
-namespace {
-
-bool painted(const Mask& mask) {
-    for (int y = 0; y < mask.height(); ++y) {
-        const std::uint8_t* row = mask.view().row(y);
-        if (std::any_of(row, row + mask.width(), [](const std::uint8_t v) { return v != 0; }))
-            return true;
-    }
-    return false;
-}
-
-}  // namespace
 
 /// One background computation: its inputs (owned, so the GUI may change meanwhile), progress,
 /// a cancel flag, and the result.
@@ -57,8 +45,9 @@ struct RetargetSession::Job {
     ops::SeamOrder carve(const ops::CarveImplementation implementation) {
         // Unpainted layers are left out: without masks the carvers use 32-bit costs (faster, and
         // on CUDA half the staged bytes per column).
-        const ops::CarveInput input{image.view(), painted(protect) ? &protect : nullptr,
-                                    painted(remove) ? &remove : nullptr, energy};
+        const ops::CarveInput input{image.view(),
+                                    count_selected(protect.view()) > 0 ? &protect : nullptr,
+                                    count_selected(remove.view()) > 0 ? &remove : nullptr, energy};
         const ops::CarveProgress progress = [this](const int d, const int t) {
             done.store(d);
             total.store(t);
@@ -219,9 +208,18 @@ void RetargetSession::add_notice(const QString& text) {
     notice_ += (notice_.isEmpty() ? QString() : QString('\n')) + text;
 }
 
+void RetargetSession::hold_exact_maps(const bool held) {
+    hold_exact_ = held;
+    if (held) return;
+    // Whatever finished while held is published now (each at most once: `handled`).
+    vertical_finished();
+    horizontal_finished();
+}
+
 void RetargetSession::vertical_finished() {
     const std::shared_ptr<Job> job = vertical_job_;
     if (!job || job->cancelled || job->handled || !vertical_watcher_.isFinished()) return;
+    if (hold_exact_ && !job->approximate()) return;
     job->handled = true;
     note_fallback(*job);
     add_notice(job->error);
@@ -277,7 +275,7 @@ void RetargetSession::launch_horizontal(std::shared_ptr<Job> job) {
 void RetargetSession::horizontal_finished() {
     const std::shared_ptr<Job> job = horizontal_job_;
     if (!job || job->cancelled || job->handled || !horizontal_watcher_.isFinished() ||
-        job->generation != vertical_generation_)
+        job->generation != vertical_generation_ || (hold_exact_ && !job->approximate()))
         return;
     job->handled = true;
     note_fallback(*job);

@@ -52,6 +52,10 @@ class RetargetSession : public QObject {
     [[nodiscard]] bool busy() const;
     /// Which device carves: CUDA when the editor runs on it (the CPU after a GPU failure).
     void set_backend(Backend backend);
+    /// While held, finished exact maps wait instead of replacing the approximate ones; releasing
+    /// publishes them. How long an approximate map stays up then depends on the caller, not on
+    /// how fast the machine carves (the GUI tests look at the approximate state this way).
+    void hold_exact_maps(bool held);
 
   signals:
     /// A new map is in use for the preview: approximate first (exact == false), then exact.
@@ -89,6 +93,7 @@ class RetargetSession : public QObject {
     std::optional<ops::SeamOrder> horizontal_;
     bool vertical_exact_ = false;
     bool horizontal_exact_ = false;
+    bool hold_exact_ = false;
     int horizontal_width_ = -1;
     /// Counts vertical maps published: a horizontal job belongs to the one it started from.
     std::uint64_t vertical_generation_ = 0;

@@ -21,27 +21,59 @@ inline void cuda_check(const cudaError_t status, const char* what) {
     throw Error(code, prefix + what + " failed (" + cudaGetErrorString(status) + ")");
 }
 
+/// One CUDA stream, owned (RAII); non-blocking, so work on it does not wait on the legacy
+/// default stream.
+class Stream {
+  public:
+    Stream() {
+        cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "creating a stream");
+    }
+    ~Stream() { cudaStreamDestroy(s_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    [[nodiscard]] cudaStream_t get() const { return s_; }
+
+  private:
+    cudaStream_t s_ = nullptr;
+};
+
+/// One CUDA event, owned (RAII).
+class Event {
+  public:
+    Event() { cuda_check(cudaEventCreate(&e_), "creating a CUDA event"); }
+    ~Event() { cudaEventDestroy(e_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    void record(const cudaStream_t stream = nullptr) {
+        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
+    }
+    void wait() const { cuda_check(cudaEventSynchronize(e_), "waiting for the device"); }
+    /// Milliseconds from `start` to this event (both complete).
+    [[nodiscard]] double since(const Event& start) const {
+        float ms = 0;
+        cuda_check(cudaEventElapsedTime(&ms, start.e_, e_), "reading a CUDA event");
+        return ms;
+    }
+
+  private:
+    cudaEvent_t e_ = nullptr;
+};
+
 /// Median device time in ms of `repeats` runs of `launch` (kernels on the default stream),
 /// measured with CUDA events after one warm-up run.
 template <class Launch>
 double median_event_ms(const int repeats, Launch&& launch) {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cuda_check(cudaEventCreate(&start), "creating a CUDA event");
-    cuda_check(cudaEventCreate(&stop), "creating a CUDA event");
+    Event start, stop;
     launch();
     cuda_check(cudaDeviceSynchronize(), "warm-up run");
     std::vector<float> times;
     for (int r = 0; r < std::max(repeats, 1); ++r) {
-        cudaEventRecord(start);
+        start.record();
         launch();
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        times.push_back(ms);
+        stop.record();
+        stop.wait();
+        times.push_back(static_cast<float>(stop.since(start)));
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
                      times.end());
     return times[times.size() / 2];

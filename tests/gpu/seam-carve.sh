@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# On the GPU machine (through .gpu/on-gpu): every GPU test (label gpu), then the retarget
+# On a machine with an NVIDIA GPU: every GPU test (label gpu), then the retarget
 # benchmark at 1080p and 4K (building.jpg, half the width, forward energy), CPU and CUDA in one
 # run; with OUT set, the exact and approximate previews at the target are written there.
-# Usage: bash .gpu/on-gpu bash tests/gpu/seam-carve.sh BUILD_DIR
+# Usage: tests/gpu/seam-carve.sh BUILD_DIR   (from the repository's root)
 build=${1:-build-gpu}
 ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tail -15
 lacuna="$build/app/cli/lacuna"

@@ -301,6 +301,9 @@ class TestEditor : public QObject {
         dock->show();
         dock->raise();
         editor::RetargetSession* session = window.retarget_session();
+        // The exact maps wait until released: the approximate state stays up however fast this
+        // machine carves.
+        session->hold_exact_maps(true);
         QSignalSpy published(session, &editor::RetargetSession::map_published);
         QVERIFY(show_at_one_to_one(window, big, {1280, 800}));
         editor::Canvas* canvas = window.canvas();
@@ -347,7 +350,7 @@ class TestEditor : public QObject {
         window.retarget_panel()->height_slider()->setValue(750);
         QCOMPARE(window.retarget_panel()->target_height(), 600);
         QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_ready_for(975), 120000);
-        QVERIFY(!session->vertical_exact());  // that carve takes several times longer
+        QVERIFY(!session->vertical_exact());  // held
         const Mask none_narrow(975, 800, 0);
         QVERIFY(equal_pixels<Rgba8>(
             canvas->preview().view(),
@@ -361,7 +364,9 @@ class TestEditor : public QObject {
 
         // The exact vertical map replaces the approximate one, and the horizontal maps start over
         // on the exactly narrowed image: approximate, then exact.
+        session->hold_exact_maps(false);
         QTRY_VERIFY_WITH_TIMEOUT(session->vertical_exact(), 120000);
+        session->hold_exact_maps(true);
         QList<QList<QVariant>> vertical_events;
         int exact_at = -1;
         for (int i = 0; i < published.count(); ++i) {
@@ -386,6 +391,7 @@ class TestEditor : public QObject {
             ops::remove_seams<Rgba8>(exact_frame.view(), approx_h, 200).view()));
         QVERIFY2(status->text().contains("approximate", Qt::CaseInsensitive),
                  qPrintable(status->text()));
+        session->hold_exact_maps(false);
         QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_exact(), 120000);
         QCOMPARE(published.count(), exact_at + 3);
         QCOMPARE(published.at(exact_at + 2), (QList<QVariant>{false, true}));
@@ -437,6 +443,7 @@ class TestEditor : public QObject {
         QVERIFY(photo.scaled(1301, 800, Qt::IgnoreAspectRatio, Qt::SmoothTransformation)
                     .save(odd, "PNG"));
         MainWindow window;
+        window.retarget_session()->hold_exact_maps(true);
         QSignalSpy published(window.retarget_session(), &editor::RetargetSession::map_published);
         QVERIFY(show_at_one_to_one(window, odd));
         QTRY_VERIFY_WITH_TIMEOUT(published.count() >= 1, 120000);
@@ -446,6 +453,7 @@ class TestEditor : public QObject {
         const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
         QVERIFY2(status->text().contains("reaches only 131 × 800 px"), qPrintable(status->text()));
         QVERIFY(!window.apply_retarget());
+        window.retarget_session()->hold_exact_maps(false);
         QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_exact(), 120000);
         QCOMPARE(window.canvas()->preview().width(), 130);
         QVERIFY(window.apply_retarget());

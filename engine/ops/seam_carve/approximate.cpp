@@ -26,9 +26,7 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) {
-    throw Error(ErrorCode::InvalidArgument, text);
-}
+using detail::invalid;
 
 bool is_power_of_two(const int v) {
     return v > 0 && (v & (v - 1)) == 0;

@@ -11,6 +11,11 @@
 
 namespace lacuna::ops::detail {
 
+/// Throws Error(InvalidArgument) with `text`, a sentence the user can act on.
+[[noreturn]] inline void invalid(const std::string& text) {
+    throw Error(ErrorCode::InvalidArgument, text);
+}
+
 template <class T>
 Image<T> transpose(const ImageView<const T> src) {
     Image<T> out(src.height, src.width);

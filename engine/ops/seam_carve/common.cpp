@@ -8,9 +8,7 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) {
-    throw Error(ErrorCode::InvalidArgument, text);
-}
+using detail::invalid;
 
 Rgba8 average(const Rgba8 a, const Rgba8 b) {
     const auto avg = [](const int p, const int q) {

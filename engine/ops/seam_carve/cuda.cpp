@@ -18,45 +18,10 @@
 namespace lacuna::ops {
 
 using lacuna::detail::cuda_check;
+using lacuna::detail::Event;
+using lacuna::detail::Stream;
 
 namespace {
-
-/// One CUDA stream or event, owned (RAII).
-class Stream {
-  public:
-    Stream() {
-        cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "creating a stream");
-    }
-    ~Stream() { cudaStreamDestroy(s_); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    [[nodiscard]] cudaStream_t get() const { return s_; }
-
-  private:
-    cudaStream_t s_ = nullptr;
-};
-
-class Event {
-  public:
-    Event() { cuda_check(cudaEventCreate(&e_), "creating an event"); }
-    ~Event() { cudaEventDestroy(e_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    [[nodiscard]] cudaEvent_t get() const { return e_; }
-    void record(const cudaStream_t stream) {
-        cuda_check(cudaEventRecord(e_, stream), "recording an event");
-    }
-    void wait() const { cuda_check(cudaEventSynchronize(e_), "seam carving kernels"); }
-    /// Milliseconds from `start` to this event (both complete).
-    [[nodiscard]] double since(const Event& start) const {
-        float ms = 0;
-        cuda_check(cudaEventElapsedTime(&ms, start.e_, e_), "reading an event");
-        return ms;
-    }
-
-  private:
-    cudaEvent_t e_ = nullptr;
-};
 
 int padded_stride(const int width) {
     return (width + 15) & ~15;
@@ -189,7 +154,6 @@ class DeviceCarver {
         const bool masks = in.has_protect || in.has_remove;
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
-        const SeamEnergy energy_kind = energy;
 
         aux_.reserve(cells);
         cost_.reserve(masks ? cells : (cells + 1) / 2);
@@ -204,20 +168,20 @@ class DeviceCarver {
         stats_.reserve(4);
         stats_.zero_async(4, stream_);
         if (masks) mask_.reserve(cells);
-        if (energy_kind != SeamEnergy::Forward) image_.reserve(cells);
+        if (energy != SeamEnergy::Forward) image_.reserve(cells);
 
         s_.stride = stride;
         s_.width = cw;
         s_.height = ch;
         s_.original_width = cw;
-        s_.energy = energy_kind;
+        s_.energy = energy;
         s_.masks = masks;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
         s_.index = index_.data();
         s_.mask = masks ? mask_.data() : nullptr;
-        s_.image = energy_kind != SeamEnergy::Forward ? image_.data() : nullptr;
+        s_.image = energy != SeamEnergy::Forward ? image_.data() : nullptr;
         s_.seam = seam_.data();
         s_.order = order_.data();
         s_.seam_costs = seam_costs_.data();
@@ -308,7 +272,7 @@ class DeviceCarver {
         profile.rows_ms_per_seam = detail[1] / seams_;
         profile.strips_ms_per_seam = detail[2] / seams_;
         profile.sm_mhz = mhz_sum / incremental;
-        profile.writer_stage_ms_per_seam = detail[3] / seams_;
+        profile.stager_ms_per_seam = detail[3] / seams_;
         profile.walk_ms_per_seam = walk_ms / incremental;
         profile.removal_ms_per_seam = removal_ms / std::max(seams_, 1);
         std::int64_t stats[2] = {0, 0};

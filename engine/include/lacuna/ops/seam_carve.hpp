@@ -69,16 +69,16 @@ SeamOrder seam_order_cuda(const CarveInput& input, SeamDirection direction, int 
 /// run). Cells: cost cells recomputed per seam, to compare with width × height.
 struct CarveProfile {
     int seams = 0;
-    double total_ms = 0;           ///< the whole profiled carve, events around everything
-    double setup_ms = 0;           ///< upload, transpose, first full cost map
-    double update_ms_per_seam = 0;  ///< incremental cumulative-cost update (energy terms inside)
-    double walk_ms_per_seam = 0;    ///< argmin of the last row and the walk back
+    double total_ms = 0;             ///< the whole profiled carve, events around everything
+    double setup_ms = 0;             ///< upload, transpose, first full cost map
+    double update_ms_per_seam = 0;   ///< incremental cumulative-cost update (energy terms inside)
+    double walk_ms_per_seam = 0;     ///< argmin of the last row and the walk back
     double removal_ms_per_seam = 0;  ///< in-place removal (+ gradient energies next to it)
     double cells_per_seam = 0;
     /// Inside the update: compute warps waiting at batch boundaries, computing rows (of which in
     /// the register strips); the stager warps staging the next batch.
     double batch_wait_ms_per_seam = 0, rows_ms_per_seam = 0;
-    double strips_ms_per_seam = 0, writer_stage_ms_per_seam = 0;
+    double strips_ms_per_seam = 0, stager_ms_per_seam = 0;
     double sm_mhz = 0;  ///< the single-block kernel's clock, from its SM cycles over event time
     double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
 };
