@@ -1,4 +1,4 @@
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 #include <lacuna/kernels/image_kernels.h>
 
 namespace lacuna::kernels {

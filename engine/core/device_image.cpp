@@ -1,5 +1,6 @@
 // DeviceImage on the CUDA runtime: cudaMallocPitch memory, 2-D copies honouring both pitches.
 #include <lacuna/core/device_image.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 
 #include "cuda_check.hpp"
 #include "cuda_probe.hpp"
@@ -107,6 +108,7 @@ void DeviceImage<T>::check_same_size(const int width, const int height, const ch
 template <class T>
 void DeviceImage<T>::upload_async(const ImageView<const T> src) {
     check_same_size(src.width, src.height, "upload");
+    detail::count_upload(static_cast<std::uint64_t>(src.row_bytes()) * src.height);
     cuda_check(
         cudaMemcpy2DAsync(data_, pitch_, src.data, src.pitch, src.row_bytes(),
                           static_cast<std::size_t>(src.height), cudaMemcpyHostToDevice, stream_),
@@ -122,6 +124,7 @@ void DeviceImage<T>::upload(const ImageView<const T> src) {
 template <class T>
 void DeviceImage<T>::download_async(const ImageView<T> dst) const {
     check_same_size(dst.width, dst.height, "download");
+    detail::count_download(static_cast<std::uint64_t>(dst.row_bytes()) * dst.height);
     cuda_check(
         cudaMemcpy2DAsync(dst.data, dst.pitch, data_, pitch_, dst.row_bytes(),
                           static_cast<std::size_t>(dst.height), cudaMemcpyDeviceToHost, stream_),
@@ -139,6 +142,73 @@ Image<T> DeviceImage<T>::download() const {
     Image<T> out(width_, height_);
     download(out.view());
     return out;
+}
+
+namespace {
+void check_inside(const PixelRect& rect, const int width, const int height, const char* what) {
+    if (rect.empty() || rect.x0 < 0 || rect.y0 < 0 || rect.x1 >= width || rect.y1 >= height)
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string(what) + ": the rectangle is empty or not inside the " +
+                        std::to_string(width) + "x" + std::to_string(height) + " image");
+}
+}  // namespace
+
+template <class T>
+Image<T> DeviceImage<T>::download_region(const PixelRect& rect) const {
+    check_inside(rect, width_, height_, "download_region");
+    Image<T> out(rect.width(), rect.height());
+    const ImageView<T> dst = out.view();
+    detail::count_download(static_cast<std::uint64_t>(dst.row_bytes()) * dst.height);
+    cuda_check(cudaMemcpy2DAsync(dst.data, dst.pitch, sub_view(device_view(), rect).data, pitch_,
+                                 dst.row_bytes(), static_cast<std::size_t>(dst.height),
+                                 cudaMemcpyDeviceToHost, stream_),
+               "device-to-host copy of a region");
+    synchronize();
+    return out;
+}
+
+template <class T>
+void DeviceImage<T>::upload_region(const PixelRect& rect, const ImageView<const T> src) {
+    check_inside(rect, width_, height_, "upload_region");
+    if (src.width != rect.width() || src.height != rect.height())
+        throw Error(ErrorCode::InvalidArgument, "upload_region: the pixels do not fit the rectangle");
+    detail::count_upload(static_cast<std::uint64_t>(src.row_bytes()) * src.height);
+    cuda_check(cudaMemcpy2DAsync(sub_view(device_view(), rect).data, pitch_, src.data, src.pitch,
+                                 src.row_bytes(), static_cast<std::size_t>(src.height),
+                                 cudaMemcpyHostToDevice, stream_),
+               "host-to-device copy of a region");
+    synchronize();
+}
+
+template <class T>
+void DeviceImage<T>::copy_from(const DeviceImage& src) {
+    if (&src == this) return;
+    resize(src.width(), src.height());
+    if (empty()) return;
+    copy_region_from(src, {0, 0, src.width() - 1, src.height() - 1}, 0, 0);
+}
+
+template <class T>
+void DeviceImage<T>::copy_region_from(const DeviceImage& src, const PixelRect& rect, const int x,
+                                      const int y) {
+    check_inside(rect, src.width(), src.height(), "copy_region_from (source)");
+    check_inside({x, y, x + rect.width() - 1, y + rect.height() - 1}, width_, height_,
+                 "copy_region_from (destination)");
+    // The source's stream has finished writing it only once its work is ordered before ours.
+    if (src.stream() != stream_) src.synchronize();
+    const ImageView<const T> from = sub_view(src.device_view(), rect);
+    cuda_check(cudaMemcpy2DAsync(pitched_row(data_, pitch_, y) + x, pitch_, from.data, from.pitch,
+                                 from.row_bytes(), static_cast<std::size_t>(from.height),
+                                 cudaMemcpyDeviceToDevice, stream_),
+               "device-to-device copy");
+}
+
+template <class T>
+void DeviceImage<T>::fill_bytes(const unsigned char byte) {
+    if (empty()) return;
+    cuda_check(cudaMemset2DAsync(data_, pitch_, byte, static_cast<std::size_t>(width_) * sizeof(T),
+                                 static_cast<std::size_t>(height_), stream_),
+               "filling device memory");
 }
 
 template <class T>
@@ -209,6 +279,7 @@ void DeviceBuffer<T>::zero_async(const std::size_t count, const DeviceStream str
 
 template <class T>
 void DeviceBuffer<T>::download(T* host, const std::size_t count, const DeviceStream stream) const {
+    detail::count_download(count * sizeof(T));
     cuda_check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream),
                "device-to-host copy");
     cuda_check(cudaStreamSynchronize(stream), "stream synchronisation");
@@ -217,6 +288,7 @@ void DeviceBuffer<T>::download(T* host, const std::size_t count, const DeviceStr
 template <class T>
 void DeviceBuffer<T>::upload(const T* host, const std::size_t count, const DeviceStream stream) {
     reserve(count);
+    detail::count_upload(count * sizeof(T));
     cuda_check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream),
                "host-to-device copy");
     cuda_check(cudaStreamSynchronize(stream), "stream synchronisation");

@@ -47,6 +47,26 @@ Image<T> DeviceImage<T>::download() const {
     no_cuda();
 }
 template <class T>
+Image<T> DeviceImage<T>::download_region(const PixelRect&) const {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::upload_region(const PixelRect&, ImageView<const T>) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::copy_from(const DeviceImage&) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::copy_region_from(const DeviceImage&, const PixelRect&, int, int) {
+    no_cuda();
+}
+template <class T>
+void DeviceImage<T>::fill_bytes(unsigned char) {
+    no_cuda();
+}
+template <class T>
 void DeviceImage<T>::synchronize() const {}
 
 template class DeviceImage<Rgba8>;

@@ -55,6 +55,15 @@ class DeviceImage {
     void download(ImageView<T> dst) const;
     void download_async(ImageView<T> dst) const;
     [[nodiscard]] Image<T> download() const;
+    /// Only the rectangle (which must lie inside): undo snapshots and their restores. Synchronous.
+    [[nodiscard]] Image<T> download_region(const PixelRect& rect) const;
+    void upload_region(const PixelRect& rect, ImageView<const T> src);
+    /// Device -> device on stream(): becomes a copy of `src` (resized, grow-only). No host copy.
+    void copy_from(const DeviceImage& src);
+    /// Device -> device on stream(): the rectangle of `src` lands at (x, y) of this image.
+    void copy_region_from(const DeviceImage& src, const PixelRect& rect, int x, int y);
+    /// Sets every byte of the logical image to `byte` on stream() (masks cleared to 0).
+    void fill_bytes(unsigned char byte);
     /// Waits for every copy and kernel enqueued on stream().
     void synchronize() const;
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <lacuna/core/error.hpp>
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -110,6 +110,51 @@ Image<T> from_dense(const std::vector<T>& pixels, const int width, const int hei
     for (int y = 0; y < height; ++y)
         std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * width, width, out.row(y));
     return out;
+}
+
+/// An inclusive pixel rectangle; empty when x1 < x0. What an edit changed (brush strokes, fills,
+/// undo snapshots) is described by one.
+struct PixelRect {
+    int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+    [[nodiscard]] bool empty() const { return x1 < x0 || y1 < y0; }
+    [[nodiscard]] int width() const { return x1 - x0 + 1; }
+    [[nodiscard]] int height() const { return y1 - y0 + 1; }
+    void unite(const PixelRect& other) {
+        if (other.empty()) return;
+        if (empty()) {
+            *this = other;
+            return;
+        }
+        x0 = std::min(x0, other.x0);
+        y0 = std::min(y0, other.y0);
+        x1 = std::max(x1, other.x1);
+        y1 = std::max(y1, other.y1);
+    }
+    friend bool operator==(const PixelRect&, const PixelRect&) = default;
+};
+
+/// The part of `rect` inside a width × height image.
+inline PixelRect clip(const PixelRect& rect, const int width, const int height) {
+    return {std::max(rect.x0, 0), std::max(rect.y0, 0), std::min(rect.x1, width - 1),
+            std::min(rect.y1, height - 1)};
+}
+
+/// A view of the rectangle inside `view` (no copy; the rectangle must lie inside).
+template <class T>
+ImageView<T> sub_view(const ImageView<T> view, const PixelRect& rect) {
+    return {view.row(rect.y0) + rect.x0, rect.width(), rect.height(), view.pitch};
+}
+
+/// A copy of the rectangle's pixels.
+template <class T>
+Image<T> copy_region(const Image<T>& image, const PixelRect& rect) {
+    return clone(sub_view(image.view(), rect));
+}
+
+/// Writes `region` back at the rectangle's place.
+template <class T>
+void paste_region(Image<T>& image, const PixelRect& rect, const Image<T>& region) {
+    copy_pixels(region.view(), sub_view(image.view(), rect));
 }
 
 using ImageRgba8 = Image<Rgba8>;

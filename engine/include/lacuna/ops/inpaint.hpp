@@ -9,6 +9,7 @@
 // Pixels outside the mask are never written.
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
 
@@ -107,6 +108,23 @@ class Inpainter {
 std::unique_ptr<Inpainter> make_inpainter(ImageView<const Rgba8> image, const Mask& mask,
                                           const InpaintParams& params,
                                           InpaintImplementation implementation);
+
+/// The CUDA filler working in device memory (the editor's device document).
+class DeviceInpainter : public Inpainter {
+  public:
+    /// Copies the filled-so-far pixels of `rect` into `dst` at the same place, device to device
+    /// on dst.stream() (dst is the image the filler started from, or one of its size).
+    virtual void copy_filled(DeviceImage<Rgba8>& dst, const PixelRect& rect) const = 0;
+};
+
+/// `problem` comes from prepare_inpaint on a host copy of the same pixels with the hole
+/// coverage >= 128 of `coverage` (the editor's host mirror). The device state (pixels, known,
+/// luma, confidence, valid sources) is built by kernels from `pixels` and `coverage`: no
+/// per-pixel upload. Same patches, same order as the other implementations. Throws
+/// Error(CudaUnavailable / OutOfMemory / DeviceError).
+std::unique_ptr<DeviceInpainter> make_device_inpainter(const DeviceImage<Rgba8>& pixels,
+                                                       const DeviceImage<std::uint8_t>& coverage,
+                                                       InpaintProblem problem);
 
 /// Called between steps: return false to cancel.
 using InpaintProgressCallback = std::function<bool(const InpaintProgress&)>;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/kernels/line_sampling.h>
 
@@ -165,6 +166,10 @@ DirectionHistogram direction_histogram_fast(const HistogramSource& source,
 class CudaLineHistogrammer {
   public:
     explicit CudaLineHistogrammer(const HistogramSource& source);
+    /// Planes built on the device from a device photo (the editor's document): no host copy.
+    explicit CudaLineHistogrammer(const DeviceImage<Rgba8>& image);
+    /// The photo changed (same or another size): planes rebuilt on the device, capacity kept.
+    void rebuild(const DeviceImage<Rgba8>& image);
     ~CudaLineHistogrammer();
     CudaLineHistogrammer(const CudaLineHistogrammer&) = delete;
     CudaLineHistogrammer& operator=(const CudaLineHistogrammer&) = delete;

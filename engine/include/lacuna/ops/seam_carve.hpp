@@ -9,6 +9,7 @@
 // integer energies from kernels/seam_energy.h, leftmost tie-break.
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/kernels/seam_energy.h>
@@ -145,6 +146,52 @@ class CudaSeamSlider {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// ---- device-resident maps and previews (the editor's GPU path) ----
+
+/// A seam-order map in device memory (the editor keeps its maps there between interactions).
+struct DeviceSeamOrder {
+    SeamDirection direction = SeamDirection::Vertical;
+    int width = 0;  ///< of the image the order was computed on
+    int height = 0;
+    int seams = 0;
+    DeviceImage<std::int32_t> order;
+};
+
+/// A host map moved to the device once (approximate maps, maps the CPU carved).
+DeviceSeamOrder upload_order(const SeamOrder& order, DeviceStream stream = nullptr);
+
+/// Inputs already on the device. The caller must leave them unchanged until the carve returns.
+struct DeviceCarveInput {
+    const DeviceImage<Rgba8>* image = nullptr;
+    const DeviceImage<std::uint8_t>* protect = nullptr;  ///< optional, the image's size
+    const DeviceImage<std::uint8_t>* remove = nullptr;   ///< optional, the image's size
+    SeamEnergy energy = SeamEnergy::Forward;
+};
+
+/// The CUDA carve from device inputs, the map left on the device: no pixel, mask or map crosses
+/// to the host. Same seams as seam_order_cuda; same errors and progress/cancel.
+DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, SeamDirection direction, int seams,
+                                const CarveProgress& progress = {});
+
+/// Device versions of remove_seams / insert_seams / insert_seams_nearest: `dst` (resized,
+/// grow-only) gets exactly what the host functions return for the same order and count. Run on
+/// dst.stream(); `image` must be the order's size; count <= order.seams.
+template <class T>
+void remove_seams(const DeviceImage<T>& image, const DeviceSeamOrder& order, int count,
+                  DeviceImage<T>& dst);
+void insert_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, int count,
+                  DeviceImage<Rgba8>& dst);
+template <class T>
+void insert_seams_nearest(const DeviceImage<T>& image, const DeviceSeamOrder& order, int count,
+                          DeviceImage<T>& dst);
+
+/// The retarget panel's "show seams" view: the image with every pixel of the first `count` seams
+/// painted `colour`. Host reference and device version (dst resized, on dst.stream()).
+ImageRgba8 paint_seams(ImageView<const Rgba8> image, const SeamOrder& order, int count,
+                       Rgba8 colour);
+void paint_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, int count,
+                 Rgba8 colour, DeviceImage<Rgba8>& dst);
 
 struct RetargetParams {
     int width = 0;  ///< target size in pixels: 1 .. 2 × the original

@@ -2,7 +2,7 @@
 // opaque stream) so engine code compiled by g++ can call them; each returns the launch status.
 #pragma once
 
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <cuda_runtime_api.h>
 

@@ -3,7 +3,7 @@
 // on the device; the host only enqueues iterations and, between steps, reads the counters.
 #pragma once
 
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <cuda_runtime_api.h>
 

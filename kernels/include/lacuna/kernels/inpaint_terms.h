@@ -10,7 +10,7 @@
 // Shared with CUDA (C++17).
 #pragma once
 
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // -ffp-contract=off, so these double expressions round identically on both sides.
 #pragma once
 
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
 // All energies work on R, G, B summed over channels; borders repeat the edge pixel.
 #pragma once
 
-#include <lacuna/kernels/hd.h>
+#include <lacuna/core/pixel.hpp>
 
 #include <stdint.h>
 
