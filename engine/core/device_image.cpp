@@ -212,6 +212,15 @@ void DeviceImage<T>::fill_bytes(const unsigned char byte) {
 }
 
 template <class T>
+void DeviceImage<T>::fill_bytes(const unsigned char byte, const PixelRect& rect) {
+    check_inside(rect, width_, height_, "fill_bytes");
+    cuda_check(cudaMemset2DAsync(sub_view(device_view(), rect).data, pitch_, byte,
+                                 static_cast<std::size_t>(rect.width()) * sizeof(T),
+                                 static_cast<std::size_t>(rect.height()), stream_),
+               "filling device memory");
+}
+
+template <class T>
 void DeviceImage<T>::synchronize() const {
     cuda_check(cudaStreamSynchronize(stream_), "stream synchronisation");
 }

@@ -67,6 +67,10 @@ void DeviceImage<T>::fill_bytes(unsigned char) {
     no_cuda();
 }
 template <class T>
+void DeviceImage<T>::fill_bytes(unsigned char, const PixelRect&) {
+    no_cuda();
+}
+template <class T>
 void DeviceImage<T>::synchronize() const {}
 
 template class DeviceImage<Rgba8>;

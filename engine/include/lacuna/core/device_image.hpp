@@ -64,6 +64,8 @@ class DeviceImage {
     void copy_region_from(const DeviceImage& src, const PixelRect& rect, int x, int y);
     /// Sets every byte of the logical image to `byte` on stream() (masks cleared to 0).
     void fill_bytes(unsigned char byte);
+    /// The same inside `rect` only (a cleared mask rectangle).
+    void fill_bytes(unsigned char byte, const PixelRect& rect);
     /// Waits for every copy and kernel enqueued on stream().
     void synchronize() const;
 
