@@ -225,6 +225,24 @@ void DeviceImage<T>::synchronize() const {
     cuda_check(cudaStreamSynchronize(stream_), "stream synchronisation");
 }
 
+OwnedStream::OwnedStream() {
+    if (const detail::CudaProbe& probe = detail::probe_cuda();
+        probe.reason != CudaUnavailableReason::None)
+        throw Error(ErrorCode::CudaUnavailable,
+                    "cannot create a CUDA stream: " + describe_reason(probe.reason, probe.detail));
+    cudaStream_t stream = nullptr;
+    cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a stream");
+    stream_ = stream;
+}
+
+OwnedStream::~OwnedStream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void OwnedStream::synchronize() const {
+    cuda_check(cudaStreamSynchronize(stream_), "stream synchronisation");
+}
+
 template class DeviceImage<Rgba8>;
 template class DeviceImage<float>;
 template class DeviceImage<std::uint8_t>;

@@ -8,6 +8,12 @@ namespace {
 }
 }  // namespace
 
+OwnedStream::OwnedStream() {
+    no_cuda();
+}
+OwnedStream::~OwnedStream() = default;
+void OwnedStream::synchronize() const {}
+
 template <class T>
 DeviceImage<T>::DeviceImage(int, int, DeviceStream) {
     no_cuda();

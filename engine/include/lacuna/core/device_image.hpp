@@ -14,6 +14,23 @@ namespace lacuna {
 
 using DeviceStream = CUstream_st*;  ///< same type as cudaStream_t; nullptr = the default stream
 
+/// A CUDA stream with one owner, created non-blocking so its work never waits behind another
+/// thread's (a background seam carve) or the legacy default stream. Throws CudaUnavailable in a
+/// build without CUDA.
+class OwnedStream {
+  public:
+    OwnedStream();
+    ~OwnedStream();
+    OwnedStream(const OwnedStream&) = delete;
+    OwnedStream& operator=(const OwnedStream&) = delete;
+    [[nodiscard]] DeviceStream get() const { return stream_; }
+    /// Waits for everything enqueued on it.
+    void synchronize() const;
+
+  private:
+    DeviceStream stream_ = nullptr;
+};
+
 template <class T>
 class DeviceImage {
   public:
