@@ -9,6 +9,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/params.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -76,7 +77,10 @@ std::string profile_csv(const ops::LineHistogram& h) {
 
 template <class Params>
 void read_common(const Context& ctx, Params& p, const ops::HistogramSource& source) {
-    if (const auto b = ctx.args.get("bins")) p.bins = parse_int("bins", *b);
+    if (const auto b = ctx.args.get("bins")) {
+        p.bins = parse_int("bins", *b);
+        ops::check_value(ops::param(ops::line_histogram_param_specs(), "bins"), p.bins);
+    }
     if (const auto r = ctx.args.get("range")) {
         const auto [lo, hi] = parse_pair("range", *r);
         p.range = std::pair{static_cast<float>(lo), static_cast<float>(hi)};
@@ -178,7 +182,10 @@ int run_histogram(Context& ctx) {
     const auto [x1, y1] = parse_pair("to", *ctx.args.get("to"));
     p.from = {x0, y0};
     p.to = {x1, y1};
-    if (const auto w = ctx.args.get("width")) p.band_width = parse_int("width", *w);
+    if (const auto w = ctx.args.get("width")) {
+        p.band_width = parse_int("width", *w);
+        ops::check_value(ops::param(ops::line_histogram_param_specs(), "band"), p.band_width);
+    }
     read_common(ctx, p, *source);
     (void)ops::plan_line(*source, p);  // refuse bad parameters before anything else is said
     const BackendInfo backend = ctx.select_backend();
@@ -233,6 +240,7 @@ int run_histogram(Context& ctx) {
 }  // namespace
 
 Command histogram_command() {
+    const auto specs = ops::line_histogram_param_specs();
     return {
         {"histogram",
          "histogram of values at every position along a line (or a whole direction)",
@@ -242,8 +250,8 @@ Command histogram_command() {
          1,
          {{"from", "x0,y0", "line start, in pixels (0,0 is the centre of the top-left pixel)"},
           {"to", "x1,y1", "line end; both ends are sampled"},
-          {"width", "W", "band width: samples across the line (default 1, at most 2048)"},
-          {"bins", "N", "histogram bins (default 256, at most 65536)"},
+          {"width", "W", param_help(ops::param(specs, "band"))},
+          {"bins", "N", param_help(ops::param(specs, "bins"))},
           {"range", "lo,hi",
            "value range of the bins (default 0,255; data min,max for measurements)"},
           {"channel", "CH", "lum (Rec. 709, default), r, g, b, rgb, or value (measurement images)"},

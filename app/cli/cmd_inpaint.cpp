@@ -8,16 +8,16 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/params.hpp>
 
 namespace lacuna::cli {
 namespace {
 
 ops::InpaintParams parse_params(const Context& ctx) {
     ops::InpaintParams params;
-    if (const auto patch = ctx.args.get("patch")) params.patch = parse_int("patch", *patch);
-    if (params.patch < ops::kMinPatch || params.patch > ops::kMaxPatch || params.patch % 2 == 0)
-        throw UsageError("--patch must be odd and between 3 and 31, not '" +
-                         ctx.args.get("patch").value_or("") + "'");
+    if (const auto patch = ctx.args.get("patch"))
+        params.patch =
+            parse_int_param("patch", *patch, ops::param(ops::inpaint_param_specs(), "patch"));
     if (const auto search = ctx.args.get("search")) {
         if (!ops::parse_inpaint_search(*search, params))
             throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
@@ -111,6 +111,8 @@ int run_inpaint(Context& ctx) {
 }
 
 Command inpaint_command() {
+    const auto specs = ops::inpaint_param_specs();
+    const ops::ParamSpec& window = ops::param(specs, "window");
     return {
         {
             "inpaint",
@@ -119,15 +121,15 @@ Command inpaint_command() {
             {"IN", "MASK", "OUT"},
             3,
             3,
-            {{"patch", "P", "patch size, odd, 3..31 (default 9)"},
+            {{"patch", "P", param_help(ops::param(specs, "patch"))},
              {"search", "window[:A]|full",
-              "where source patches come from: a window around the hole,\n"
-              "                            grown by A times its size on each side (default "
-              "window:0.5),\n"
-              "                            or the whole image"},
+              wrap_help("where source patches come from: a window around the hole, grown by A "
+                        "times its size on each side, or the whole image (default window:" +
+                        ops::format_value(window, window.default_value) + ")")},
              {"never-sample", "MASK",
               "image of the same size; never copy from its non-black pixels"},
-             {"no-coherence", "", "do not also try the sources of already-filled neighbours"},
+             {"no-coherence", "",
+              wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"

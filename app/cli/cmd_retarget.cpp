@@ -7,6 +7,7 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/params.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <chrono>
@@ -49,10 +50,10 @@ int run_retarget(Context& ctx) {
     }
     ops::RetargetParams p;
     if (const auto e = ctx.args.get("energy")) {
-        const auto energy = ops::parse_seam_energy(*e);
-        if (!energy)
-            throw UsageError("--energy must be l1, prewitt, sobel or forward, not '" + *e + "'");
-        p.energy = *energy;
+        const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
+        const int choice = parse_choice_param("energy", *e, spec);
+        // The spec's names are to_string(SeamEnergy)'s (tests/engine/test_params.cpp).
+        p.energy = ops::parse_seam_energy(std::string(spec.choices[choice])).value();
     }
     const auto load_start = Clock::now();
     const io::LoadedImage image = io::read_image(in);
@@ -137,7 +138,7 @@ Command retarget_command() {
          2,
          {{"width", "W", "target width in pixels, or a percentage like 50%"},
           {"height", "H", "target height in pixels or %"},
-          {"energy", "E", "forward (default), l1, prewitt or sobel"},
+          {"energy", "E", param_help(ops::param(ops::seam_param_specs(), "energy"))},
           {"protect", "MASK",
            "image of the same size; non-black pixels are carved only if unavoidable"},
           {"remove", "MASK", "image of the same size; non-black pixels are carved first"},

@@ -1,5 +1,8 @@
 #include "options.hpp"
 
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/params.hpp>
+
 #include <cmath>
 #include <cstdlib>
 
@@ -43,6 +46,49 @@ std::pair<int, int> parse_size(const std::string& option, const std::string& tex
     if (w <= 0 || h <= 0)
         throw UsageError("--" + option + " needs positive sizes, not '" + text + "'");
     return {w, h};
+}
+
+int parse_int_param(const std::string& option, const std::string& text,
+                    const ops::ParamSpec& spec) {
+    const int v = parse_int(option, text);
+    try {
+        ops::check_value(spec, v);
+    } catch (const Error&) {
+        throw UsageError(ops::value_error(spec, v, "--" + option));
+    }
+    return v;
+}
+
+int parse_choice_param(const std::string& option, const std::string& text,
+                       const ops::ParamSpec& spec) {
+    try {
+        return ops::parse_choice(spec, text);
+    } catch (const Error&) {
+        throw UsageError(ops::choice_error(spec, text, "--" + option));
+    }
+}
+
+std::string wrap_help(const std::string& text) {
+    // help_text() prints option help from column 28 of a 100-column screen.
+    constexpr std::size_t kColumn = 28, kWidth = 100 - kColumn;
+    std::string out, line;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && line.size() + 1 + word.size() > kWidth) {
+            out += line + "\n" + std::string(kColumn, ' ');
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        start = end + 1;
+    }
+    return out + line;
+}
+
+std::string param_help(const ops::ParamSpec& spec) {
+    return wrap_help(std::string(spec.help) + "; " + ops::describe_range(spec));
 }
 
 }  // namespace lacuna::cli

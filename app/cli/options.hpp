@@ -7,6 +7,10 @@
 #include <string>
 #include <utility>
 
+namespace lacuna::ops {
+struct ParamSpec;
+}
+
 namespace lacuna::cli {
 
 double parse_number(const std::string& option, const std::string& text);
@@ -15,5 +19,20 @@ int parse_int(const std::string& option, const std::string& text);
 std::pair<double, double> parse_pair(const std::string& option, const std::string& text);
 /// "WxH" → two positive integers.
 std::pair<int, int> parse_size(const std::string& option, const std::string& text);
+
+// Options declared by the engine's parameter tables (lacuna/ops/params.hpp).
+
+/// A whole number checked against the spec; a value it refuses is a usage error in the spec's
+/// words, naming the option: "--patch must be odd and from 3 to 31 pixels, not 8".
+int parse_int_param(const std::string& option, const std::string& text, const ops::ParamSpec& spec);
+/// The index of one of the spec's choices; anything else is a usage error:
+/// "--energy must be forward, l1, prewitt or sobel, not 'magic'".
+int parse_choice_param(const std::string& option, const std::string& text,
+                       const ops::ParamSpec& spec);
+/// The option's --help text: the spec's help and its range with the default, wrapped to the help
+/// column, e.g. "histogram bins; 1..65536 (default 256)".
+std::string param_help(const ops::ParamSpec& spec);
+/// Wraps text to fit beside the option names of --help (continuation lines indented to match).
+std::string wrap_help(const std::string& text);
 
 }  // namespace lacuna::cli
