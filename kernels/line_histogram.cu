@@ -182,7 +182,28 @@ __global__ void direction_histogram_kernel(const DirectionHistogramArgs a, const
     }
 }
 
+// The planes of a photo: luminance709 (as lacuna::luminance), then R, G, B as floats.
+__global__ void histogram_planes_kernel(const ImageView<const Rgba8> src, const PhotoPlanes dst) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= src.width || y >= src.height) return;
+    const Rgba8 p = src.row(y)[x];
+    dst.luminance.row(y)[x] = luminance709(p);
+    dst.red.row(y)[x] = static_cast<float>(p.r);
+    dst.green.row(y)[x] = static_cast<float>(p.g);
+    dst.blue.row(y)[x] = static_cast<float>(p.b);
+}
+
 }  // namespace
+
+cudaError_t launch_histogram_planes(const ImageView<const Rgba8>& src, const PhotoPlanes& dst,
+                                    const cudaStream_t stream) {
+    if (src.empty()) return cudaSuccess;
+    const dim3 block(32, 8);
+    const dim3 grid((src.width + block.x - 1) / block.x, (src.height + block.y - 1) / block.y);
+    histogram_planes_kernel<<<grid, block, 0, stream>>>(src, dst);
+    return cudaGetLastError();
+}
 
 cudaError_t launch_line_histogram(const LineHistogramArgs& args, const cudaStream_t stream) {
     const bool shared_bins = args.mapping.bins <= kMaxSharedHistogramBins;

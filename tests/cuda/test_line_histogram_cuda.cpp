@@ -1,14 +1,20 @@
 // CUDA line and direction histograms against the CPU gold: counts, counters, min, max and median
 // exactly; the mean (summed as a tree on the GPU) within one float ulp.
 // Odd sizes, 1-pixel-wide images, pitched device planes, both samplings, bins beyond shared memory.
+// Planes built on the device from a device photo (and rebuilt for another photo) give the same
+// results as planes uploaded from the host, with nothing copied between host and device.
 #include "../engine/histogram_test_util.hpp"
 #include "../engine/ppm.hpp"
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 
 #include <QtTest>
+
+#include <cuda_runtime.h>
 
 #include <array>
 
@@ -18,6 +24,64 @@ using namespace lacuna::ops;
 class TestLineHistogramCuda : public QObject {
     Q_OBJECT
     std::mt19937 rng_{2024};
+
+    /// Random lines, bands, channels and bins over `image`: `gpu` (planes built on the device)
+    /// against the reference (the mean within one ulp, as everywhere here) and against a
+    /// histogrammer with host-uploaded planes (exactly: same kernels, so same planes give the same
+    /// bits). Returns the number of lines compared.
+    int compare_device_built(const ImageRgba8& image, CudaLineHistogrammer& gpu,
+                             const QString& tag) {
+        const int w = image.width(), h = image.height();
+        const HistogramSource source(image.view());
+        CudaLineHistogrammer uploaded(source);
+        std::uniform_real_distribution<double> ux(-3.0, w + 2.0), uy(-3.0, h + 2.0);
+        int compared = 0;
+        for (int k = 0; k < 10; ++k) {
+            LineHistogramParams p;
+            p.from = {ux(rng_), uy(rng_)};
+            p.to = {ux(rng_), uy(rng_)};
+            p.band_width = std::array{1, 2, 5, 64, 129, 3, 17, 1, 8, 33}[k];
+            p.sampling = k % 2 ? Sampling::Nearest : Sampling::Bilinear;
+            p.channel = std::array{HistogramChannel::Luminance, HistogramChannel::Rgb,
+                                   HistogramChannel::Blue,      HistogramChannel::Red,
+                                   HistogramChannel::Green,     HistogramChannel::Value}[k % 6];
+            p.bins = std::array{256, 3, 9000, 256, 64, 1024}[k % 6];
+            if (k == 4) p.range = std::pair{30.0f, 220.0f};
+            LineHistogram gold;
+            try {
+                gold = line_histogram_reference(source, p);
+            } catch (const Error&) {
+                continue;
+            }
+            const LineHistogram got = gpu.line(p);
+            const QString where = QString("%1 %2x%3 case %4: ").arg(tag).arg(w).arg(h).arg(k);
+            QString diff = test::compare(gold, got, 1);
+            if (diff.isEmpty()) diff = test::compare(uploaded.line(p), got, 0);
+            if (diff.isEmpty() && (got.range_lo != gold.range_lo || got.range_hi != gold.range_hi))
+                diff = "range differs";
+            if (!diff.isEmpty()) {
+                QTest::qFail(qPrintable(where + diff), __FILE__, __LINE__);
+                return -1;
+            }
+            ++compared;
+        }
+        for (const double angle : {0.0, 33.0, 90.0, 211.5}) {
+            DirectionHistogramParams d;
+            d.angle_degrees = angle;
+            d.channel = angle > 100 ? HistogramChannel::Rgb : HistogramChannel::Luminance;
+            d.sampling = angle == 33.0 ? Sampling::Bilinear : Sampling::Nearest;
+            const QString diff =
+                test::compare(direction_histogram_reference(source, d), gpu.direction(d));
+            if (!diff.isEmpty()) {
+                QTest::qFail(
+                    qPrintable(
+                        QString("%1 %2x%3 at %4: %5").arg(tag).arg(w).arg(h).arg(angle).arg(diff)),
+                    __FILE__, __LINE__);
+                return -1;
+            }
+        }
+        return compared;
+    }
 
   private slots:
     void initTestCase() {
@@ -120,6 +184,60 @@ class TestLineHistogramCuda : public QObject {
                          qPrintable(QString("%1x%2 at %3: %4").arg(w).arg(h).arg(angle).arg(diff)));
             }
         }
+    }
+
+    void device_photo_equals_reference() {
+        ImageRgba8 image = test::random_photo(517, 301, rng_);
+        const DeviceImage<Rgba8> photo(image.view());
+        TransferStats before = transfer_stats();
+        CudaLineHistogrammer gpu(photo);
+        QVERIFY(transfer_stats() - before == TransferStats{});
+        int compared = compare_device_built(image, gpu, "built");
+        QVERIFY(compared >= 0);
+        // Other pixels at the same size, then smaller, then larger than the first capacity.
+        for (const auto& [w, h] : {std::pair{517, 301}, {211, 97}, {641, 479}, {1, 1}, {333, 5}}) {
+            image = test::random_photo(w, h, rng_);
+            const DeviceImage<Rgba8> next(image.view());
+            before = transfer_stats();
+            gpu.rebuild(next);
+            QVERIFY(transfer_stats() - before == TransferStats{});
+            const int more = compare_device_built(image, gpu, "rebuilt");
+            QVERIFY(more >= 0);
+            compared += more;
+        }
+        QVERIFY2(compared >= 40, qPrintable(QString::number(compared)));
+    }
+
+    void measurement_histogrammer_rebuilt_from_a_photo() {
+        ImageF32 values(64, 48);
+        for (int y = 0; y < values.height(); ++y)
+            for (int x = 0; x < values.width(); ++x) values.at(x, y) = float(x * y) * 0.01f;
+        const HistogramSource measurement(values.view());
+        CudaLineHistogrammer gpu(measurement);
+        const ImageRgba8 image = test::random_photo(99, 71, rng_);
+        const DeviceImage<Rgba8> photo(image.view());
+        gpu.rebuild(photo);
+        QVERIFY(compare_device_built(image, gpu, "from measurement") > 0);
+    }
+
+    void photo_on_its_own_stream() {
+        // A photo on a non-blocking stream: its planes are ready before the histogram kernels
+        // (on the default stream) read them.
+        cudaStream_t stream = nullptr;
+        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        {
+            const ImageRgba8 image = test::random_photo(300, 200, rng_);
+            DeviceImage<Rgba8> photo(image.width(), image.height(), stream);
+            photo.upload_async(image.view());  // still in flight when the planes are built
+            CudaLineHistogrammer gpu(photo);
+            QVERIFY(compare_device_built(image, gpu, "stream") > 0);
+        }
+        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
+    }
+
+    void empty_device_photo_is_refused() {
+        const DeviceImage<Rgba8> empty;
+        QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer{empty});
     }
 
     void errors_reach_the_caller() {

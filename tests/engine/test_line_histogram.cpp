@@ -341,6 +341,50 @@ class TestLineHistogram : public QObject {
             }
         }
     }
+
+    void shape_plans_like_the_source() {
+        // The CUDA histogrammer plans from a source's shape alone (its planes are on the device).
+        const ImageRgba8 image = test::random_photo(37, 23, rng_);
+        const HistogramSource photo(image.view());
+        const HistogramSource values(fixture_image().view());
+        for (const HistogramSource* source : {&photo, &values}) {
+            const HistogramSource shape = source->shape();
+            QVERIFY(source->has_planes());
+            QVERIFY(!shape.has_planes());
+            QCOMPARE(shape.width(), source->width());
+            QCOMPARE(shape.height(), source->height());
+            QCOMPARE(shape.is_measurement(), source->is_measurement());
+            QVERIFY(shape.natural_range() == source->natural_range());
+            QVERIFY_THROWS_EXCEPTION(Error, (void)shape.plane(HistogramChannel::Luminance));
+            LineHistogramParams p;
+            p.from = {-2.5, 3.25};
+            p.to = {30.5, 40.0};
+            p.band_width = 5;
+            p.channel = source->is_measurement() ? HistogramChannel::Value : HistogramChannel::Rgb;
+            const LinePlan a = plan_line(*source, p);
+            const LinePlan b = plan_line(shape, p);
+            QCOMPARE(b.geometry.positions, a.geometry.positions);
+            QCOMPARE(b.geometry.x0, a.geometry.x0);
+            QCOMPARE(b.geometry.y1, a.geometry.y1);
+            QCOMPARE(b.geometry.half_x, a.geometry.half_x);
+            QCOMPARE(b.mapping.lo, a.mapping.lo);
+            QCOMPARE(b.mapping.hi, a.mapping.hi);
+            QCOMPARE(b.mapping.scale, a.mapping.scale);
+            QCOMPARE(b.clipped, a.clipped);
+            QVERIFY(b.planes == a.planes);
+            DirectionHistogramParams d;
+            d.angle_degrees = 20;
+            QCOMPARE(plan_direction(shape, d).geometry.extent,
+                     plan_direction(*source, d).geometry.extent);
+        }
+        const HistogramSource described = HistogramSource::photo_shape(37, 23);
+        QCOMPARE(described.width(), 37);
+        QCOMPARE(described.height(), 23);
+        QVERIFY(!described.is_measurement());
+        QVERIFY(described.natural_range() == photo.natural_range());
+        QVERIFY(!described.has_planes());
+        QVERIFY_THROWS_EXCEPTION(Error, HistogramSource::photo_shape(0, 5));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLineHistogram)

@@ -1,5 +1,5 @@
-// CUDA host side: planes uploaded once per image; result buffers grow only; one kernel launch per
-// histogram and one copy back.
+// CUDA host side: planes uploaded once per image, or built on the device from a device photo;
+// planes and result buffers grow only; one kernel launch per histogram and one copy back.
 #include <lacuna/core/device_buffer.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/kernels/line_histogram_kernels.h>
@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace lacuna::ops {
@@ -17,7 +18,9 @@ namespace lacuna::ops {
 using detail::cuda_check;
 
 struct CudaLineHistogrammer::Impl {
-    const HistogramSource& source;
+    // What planning needs (size, kind, natural range): the planes themselves are only on the
+    // device, and the caller's source need not outlive the histogrammer.
+    HistogramSource shape;
     std::vector<HistogramChannel> uploaded;  // which channel each device plane holds
     std::vector<DeviceImage<float>> planes;
     DeviceBuffer<std::uint32_t> counts;
@@ -25,7 +28,7 @@ struct CudaLineHistogrammer::Impl {
     DeviceBuffer<std::uint32_t> samples;  // valid, outside, out of range per slot, back to back
     DeviceBuffer<unsigned long long> counters;  // direction: outside, out of range
 
-    explicit Impl(const HistogramSource& s) : source(s) {
+    explicit Impl(const HistogramSource& s) : shape(s.shape()) {
         const std::vector<HistogramChannel> all =
             s.is_measurement() ? std::vector{HistogramChannel::Value}
                                : std::vector{HistogramChannel::Luminance, HistogramChannel::Red,
@@ -35,6 +38,28 @@ struct CudaLineHistogrammer::Impl {
             planes.emplace_back(s.plane(c).view());
         }
         counters.reserve(2);
+    }
+
+    explicit Impl(const DeviceImage<Rgba8>& image)
+        : shape(HistogramSource::photo_shape(image.width(), image.height())) {
+        build(image);
+        counters.reserve(2);
+    }
+
+    void build(const DeviceImage<Rgba8>& image) {
+        HistogramSource next = HistogramSource::photo_shape(image.width(), image.height());
+        uploaded = {HistogramChannel::Luminance, HistogramChannel::Red, HistogramChannel::Green,
+                    HistogramChannel::Blue};
+        planes.resize(uploaded.size());
+        for (DeviceImage<float>& plane : planes) plane.resize(image.width(), image.height());
+        const kernels::PhotoPlanes out{planes[0].device_view(), planes[1].device_view(),
+                                       planes[2].device_view(), planes[3].device_view()};
+        // On the photo's stream, after whatever last wrote it; the histogram kernels run on the
+        // default stream, which a non-blocking photo stream does not order, hence the wait.
+        cuda_check(kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
+                   "histogram planes kernel");
+        image.synchronize();
+        shape = std::move(next);
     }
 
     kernels::HistogramPlanes device_planes(const std::vector<HistogramChannel>& wanted) const {
@@ -89,8 +114,8 @@ struct CudaLineHistogrammer::Impl {
         a.geometry = plan.geometry;
         a.mapping = plan.mapping;
         a.sampling = params.sampling;
-        a.width = source.width();
-        a.height = source.height();
+        a.width = shape.width();
+        a.height = shape.height();
         a.counts = counts.data();
         a.counters = counters.data();
         return a;
@@ -106,10 +131,17 @@ struct CudaLineHistogrammer::Impl {
 CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource& source)
     : impl_(std::make_unique<Impl>(source)) {}
 
+CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>& image)
+    : impl_(std::make_unique<Impl>(image)) {}
+
+void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
+    impl_->build(image);
+}
+
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;
 
 LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
-    const LinePlan plan = plan_line(impl_->source, params);
+    const LinePlan plan = plan_line(impl_->shape, params);
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
     const std::size_t positions = static_cast<std::size_t>(plan.geometry.positions);
     const std::size_t slots = plan.planes.size() * positions;
@@ -148,7 +180,7 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
 }
 
 DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams& params) {
-    const DirectionPlan plan = plan_direction(impl_->source, params);
+    const DirectionPlan plan = plan_direction(impl_->shape, params);
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
     const std::size_t per_plane =
         static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
@@ -170,7 +202,7 @@ DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParam
 
 double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params,
                                                const int repeats) {
-    const LinePlan plan = plan_line(impl_->source, params);
+    const LinePlan plan = plan_line(impl_->shape, params);
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
@@ -179,7 +211,7 @@ double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params
 
 double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params,
                                                     const int repeats) {
-    const DirectionPlan plan = plan_direction(impl_->source, params);
+    const DirectionPlan plan = plan_direction(impl_->shape, params);
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;

@@ -9,6 +9,12 @@ struct CudaLineHistogrammer::Impl {};
 CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;
 LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) {
     return {};

@@ -149,6 +149,23 @@ HistogramSource::HistogramSource(const ImageView<const float> values)
     natural_range_ = lo <= hi ? std::pair{lo, hi} : std::pair{0.0f, 1.0f};
 }
 
+HistogramSource HistogramSource::photo_shape(const int width, const int height) {
+    check_image_size(width, height);
+    HistogramSource shape;
+    shape.width_ = width;
+    shape.height_ = height;
+    return shape;
+}
+
+HistogramSource HistogramSource::shape() const {
+    HistogramSource shape;
+    shape.width_ = width_;
+    shape.height_ = height_;
+    shape.measurement_ = measurement_;
+    shape.natural_range_ = natural_range_;
+    return shape;
+}
+
 std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel channel) const {
     if (measurement_) {
         if (channel == HistogramChannel::Luminance || channel == HistogramChannel::Value) {
@@ -168,6 +185,10 @@ std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel
 }
 
 const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
+    if (planes_.empty()) {
+        invalid("this " + std::to_string(width_) + "x" + std::to_string(height_) +
+                " histogram source describes a shape and holds no planes");
+    }
     if (measurement_) return planes_[0];
     switch (channel) {
         case HistogramChannel::Red:

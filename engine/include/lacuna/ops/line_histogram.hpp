@@ -53,6 +53,12 @@ class HistogramSource {
   public:
     explicit HistogramSource(ImageView<const Rgba8> image);
     explicit HistogramSource(ImageView<const float> values);
+    /// A width × height photo described without planes: enough to plan lines and directions when
+    /// the planes live elsewhere (on the device). plane() throws on it.
+    static HistogramSource photo_shape(int width, int height);
+    /// This source's description (size, kind, natural range) without its planes.
+    [[nodiscard]] HistogramSource shape() const;
+    [[nodiscard]] bool has_planes() const { return !planes_.empty(); }
 
     [[nodiscard]] int width() const { return width_; }
     [[nodiscard]] int height() const { return height_; }
@@ -64,6 +70,8 @@ class HistogramSource {
     [[nodiscard]] std::pair<float, float> natural_range() const { return natural_range_; }
 
   private:
+    HistogramSource() = default;
+
     int width_ = 0;
     int height_ = 0;
     bool measurement_ = false;

@@ -46,6 +46,19 @@ struct DirectionHistogramArgs {
     unsigned long long* counters = nullptr;
 };
 
+/// The four planes of a photo, each the photo's size.
+struct PhotoPlanes {
+    ImageView<float> luminance;
+    ImageView<float> red;
+    ImageView<float> green;
+    ImageView<float> blue;
+};
+
+/// Builds a photo's planes in one pass on the device: luminance709 and R, G, B as floats, equal
+/// to what HistogramSource computes on the host.
+cudaError_t launch_histogram_planes(const ImageView<const Rgba8>& src, const PhotoPlanes& dst,
+                                    cudaStream_t stream);
+
 cudaError_t launch_line_histogram(const LineHistogramArgs& args, cudaStream_t stream);
 cudaError_t launch_direction_histogram(const DirectionHistogramArgs& args, cudaStream_t stream);
 
