@@ -26,6 +26,19 @@ Image<T> transpose(const ImageView<const T> src) {
     return out;
 }
 
+/// Throws InvalidArgument unless `seams` seams fit a `width` × `height` image in `direction`.
+inline void check_seam_count(const int width, const int height, const SeamDirection direction,
+                             const int seams) {
+    const int extent = direction == SeamDirection::Vertical ? width : height;
+    if (seams < 0 || seams >= extent) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "cannot find " + std::to_string(seams) + " seams in an image " +
+                        std::to_string(extent) + " pixels " +
+                        (direction == SeamDirection::Vertical ? "wide" : "high") + " (at most " +
+                        std::to_string(extent - 1) + ")");
+    }
+}
+
 /// Checks masks and the seam count against the image; throws InvalidArgument.
 inline void check_carve_input(const CarveInput& in, const SeamDirection direction,
                               const int seams) {
@@ -34,14 +47,18 @@ inline void check_carve_input(const CarveInput& in, const SeamDirection directio
         check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
     if (in.remove)
         check_mask_size(in.remove->view(), in.image.width, in.image.height, "the remove mask");
-    const int extent = direction == SeamDirection::Vertical ? in.image.width : in.image.height;
-    if (seams < 0 || seams >= extent) {
-        throw Error(ErrorCode::InvalidArgument,
-                    "cannot find " + std::to_string(seams) + " seams in an image " +
-                        std::to_string(extent) + " pixels " +
-                        (direction == SeamDirection::Vertical ? "wide" : "high") + " (at most " +
-                        std::to_string(extent - 1) + ")");
-    }
+    check_seam_count(in.image.width, in.image.height, direction, seams);
+}
+
+/// The same checks for inputs on the device (only their sizes are looked at).
+inline void check_carve_input(const DeviceCarveInput& in, const SeamDirection direction,
+                              const int seams) {
+    if (in.image == nullptr) invalid("the carve was given no image");
+    const int w = in.image->width(), h = in.image->height();
+    check_image_size(w, h);
+    if (in.protect) check_mask_size(in.protect->device_view(), w, h, "the protect mask");
+    if (in.remove) check_mask_size(in.remove->device_view(), w, h, "the remove mask");
+    check_seam_count(w, h, direction, seams);
 }
 
 /// Runs a vertical-seam finder on the transposed problem for horizontal seams, and maps the order

@@ -1,6 +1,7 @@
 // CUDA seam carving, host side: upload once, two launches per seam on one stream (find the seam,
 // remove it) with no synchronisation in between except progress checkpoints, download the order
-// map and the per-seam costs at the end.
+// map and the per-seam costs at the end. The editor's device path starts from device images and
+// leaves the map on the device.
 #include "carve_state.hpp"
 
 #include "cuda_check.hpp"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,6 +76,48 @@ DenseImages upload(const CarveInput& in, const bool with_index, const cudaStream
         d.index.upload(index.data(), n, stream);
         d.has_index = true;
     }
+    return d;
+}
+
+/// Device images may live on any stream: `consumer` waits for what `producer` has enqueued so far
+/// through an event, so neither the host nor unrelated work on either stream waits.
+void order_after(const DeviceStream producer, const cudaStream_t consumer) {
+    if (producer == consumer) return;
+    struct OrderingEvent {  // RAII; destroying it right after the wait is fine: the wait keeps it
+        cudaEvent_t e = nullptr;
+        OrderingEvent() {
+            cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating an event");
+        }
+        ~OrderingEvent() { cudaEventDestroy(e); }
+        OrderingEvent(const OrderingEvent&) = delete;
+        OrderingEvent& operator=(const OrderingEvent&) = delete;
+    } event;
+    cuda_check(cudaEventRecord(event.e, producer), "ordering two streams");
+    cuda_check(cudaStreamWaitEvent(consumer, event.e, 0), "ordering two streams");
+}
+
+/// The carver's dense buffers from images already on the device: pitched rows packed by
+/// device-to-device copies on `stream`, after the inputs' own streams; nothing crosses to the host.
+/// The masks keep their bytes (the carver reads any non-zero byte as set, as dense_mask's 1).
+DenseImages dense_from_device(const DeviceCarveInput& in, const cudaStream_t stream) {
+    DenseImages d;
+    d.width = in.image->width();
+    d.height = in.image->height();
+    const auto pack = [&](const auto& from, auto& to, const char* what) {
+        using T = std::remove_cvref_t<decltype(*from.device_view().data)>;
+        order_after(from.stream(), stream);
+        to.reserve(d.pixels());
+        const std::size_t row_bytes = static_cast<std::size_t>(d.width) * sizeof(T);
+        cuda_check(cudaMemcpy2DAsync(to.data(), row_bytes, from.device_view().data, from.pitch(),
+                                     row_bytes, static_cast<std::size_t>(d.height),
+                                     cudaMemcpyDeviceToDevice, stream),
+                   what);
+    };
+    pack(*in.image, d.image, "packing the image on the device");
+    if (in.protect != nullptr) pack(*in.protect, d.protect, "packing the protect mask");
+    if (in.remove != nullptr) pack(*in.remove, d.remove, "packing the remove mask");
+    d.has_protect = in.protect != nullptr;
+    d.has_remove = in.remove != nullptr;
     return d;
 }
 
@@ -311,6 +355,39 @@ class DeviceCarver {
         return out;
     }
 
+    /// The order as a device image in the original orientation (transposed back on the device
+    /// for horizontal seams), on `result_stream`; the carve's stream is synchronised, so the
+    /// carver may be destroyed at once.
+    [[nodiscard]] DeviceSeamOrder device_result(const DeviceStream result_stream) {
+        DeviceSeamOrder out;
+        out.direction = horizontal_ ? SeamDirection::Horizontal : SeamDirection::Vertical;
+        out.width = W_;
+        out.height = H_;
+        out.seams = seams_;
+        out.order = DeviceImage<std::int32_t>(W_, H_, result_stream);
+        const std::size_t n = static_cast<std::size_t>(W_) * H_;
+        DeviceBuffer<std::int32_t> back;
+        const std::int32_t* dense = order_.data();
+        if (horizontal_) {
+            // The carve's order is H_ wide and W_ high.
+            back.reserve(n);
+            cuda_check(kernels::launch_transpose32(
+                           reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
+                           reinterpret_cast<std::uint32_t*>(back.data()), stream_),
+                       "transposing the seam order");
+            dense = back.data();
+        }
+        const std::size_t row_bytes = static_cast<std::size_t>(W_) * sizeof(std::int32_t);
+        cuda_check(cudaMemcpy2DAsync(out.order.device_view().data, out.order.pitch(), dense,
+                                     row_bytes, row_bytes, static_cast<std::size_t>(H_),
+                                     cudaMemcpyDeviceToDevice, stream_),
+                   "copying the seam order");
+        // `back` and the carver's buffers are freed next: the copy must be done with them, and
+        // the map must be complete on whatever stream the caller reads it from.
+        cuda_check(cudaStreamSynchronize(stream_), "copying the seam order");
+        return out;
+    }
+
     /// The order in the carve's orientation (transposed for horizontal seams), on the device.
     [[nodiscard]] const std::int32_t* carve_order() const { return order_.data(); }
     /// Per-seam costs and mask crossings (the order map left empty).
@@ -372,6 +449,27 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     end.wait();
     profile.total_ms = end.since(begin);
     return order;
+}
+
+DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, const SeamDirection direction,
+                                const int seams, const CarveProgress& progress) {
+    detail::check_carve_input(input, direction, seams);
+    const Stream stream;
+    DenseImages images = dense_from_device(input, stream.get());
+    if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
+    DeviceCarver carver(images, input.energy, direction, seams, stream.get());
+    carver.run(progress);
+    return carver.device_result(input.image->stream());
+}
+
+DeviceSeamOrder upload_order(const SeamOrder& order, const DeviceStream stream) {
+    DeviceSeamOrder out;
+    out.direction = order.direction;
+    out.width = order.width;
+    out.height = order.height;
+    out.seams = order.seams;
+    out.order = DeviceImage<std::int32_t>(order.order.view(), stream);
+    return out;
 }
 
 namespace detail {

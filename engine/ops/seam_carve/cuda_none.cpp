@@ -1,4 +1,5 @@
-// CPU-only build: CUDA carving and the GPU slider cannot be created, and say why.
+// CPU-only build: CUDA carving (from host or device images) and the GPU slider cannot be created,
+// and say why.
 #include "carve_state.hpp"
 
 namespace lacuna::ops {
@@ -7,6 +8,13 @@ SeamOrder seam_order_cuda(const CarveInput&, SeamDirection, int, const CarveProg
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 SeamOrder seam_order_cuda_profiled(const CarveInput&, SeamDirection, int, CarveProfile&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+
+DeviceSeamOrder seam_order_cuda(const DeviceCarveInput&, SeamDirection, int, const CarveProgress&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+DeviceSeamOrder upload_order(const SeamOrder&, DeviceStream) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 
