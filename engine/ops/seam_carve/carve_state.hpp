@@ -39,6 +39,18 @@ inline void check_seam_count(const int width, const int height, const SeamDirect
     }
 }
 
+/// Throws InvalidArgument unless a seam order of an `order_width` × `order_height` image holding
+/// `seams` seams fits a `width` × `height` image and has `count` seams to remove or insert.
+inline void check_order(const int width, const int height, const int order_width,
+                        const int order_height, const int seams, const int count) {
+    if (order_width != width || order_height != height)
+        invalid("the seam order belongs to an image of another size");
+    if (count < 0 || count > seams) {
+        invalid("asked for " + std::to_string(count) + " seams, but the order holds " +
+                std::to_string(seams));
+    }
+}
+
 /// Checks masks and the seam count against the image; throws InvalidArgument.
 inline void check_carve_input(const CarveInput& in, const SeamDirection direction,
                               const int seams) {

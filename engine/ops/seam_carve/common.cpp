@@ -47,12 +47,7 @@ Image<T> insert_impl(const ImageView<const T> image, const SeamOrder& order, con
 }
 
 void check_order(const int width, const int height, const SeamOrder& order, const int count) {
-    if (order.width != width || order.height != height)
-        invalid("the seam order belongs to an image of another size");
-    if (count < 0 || count > order.seams) {
-        invalid("asked for " + std::to_string(count) + " seams, but the order holds " +
-                std::to_string(order.seams));
-    }
+    detail::check_order(width, height, order.width, order.height, order.seams, count);
 }
 
 }  // namespace
@@ -95,11 +90,26 @@ Image<T> insert_seams_nearest(const ImageView<const T> image, const SeamOrder& o
     return insert_impl(image, order, count, [](const T a, const T) { return a; });
 }
 
+ImageRgba8 paint_seams(const ImageView<const Rgba8> image, const SeamOrder& order, const int count,
+                       const Rgba8 colour) {
+    check_order(image.width, image.height, order, count);
+    ImageRgba8 out = clone(image);
+    for (int y = 0; y < image.height; ++y) {
+        const std::int32_t* o = order.order.row(y);
+        Rgba8* row = out.row(y);
+        for (int x = 0; x < image.width; ++x) {
+            if (o[x] < count) row[x] = colour;
+        }
+    }
+    return out;
+}
+
 template Image<Rgba8> remove_seams<Rgba8>(ImageView<const Rgba8>, const SeamOrder&, int);
 template Image<std::uint8_t> remove_seams<std::uint8_t>(ImageView<const std::uint8_t>,
                                                         const SeamOrder&, int);
 template Image<std::int32_t> remove_seams<std::int32_t>(ImageView<const std::int32_t>,
                                                         const SeamOrder&, int);
+template Image<Rgba8> insert_seams_nearest<Rgba8>(ImageView<const Rgba8>, const SeamOrder&, int);
 template Image<std::uint8_t> insert_seams_nearest<std::uint8_t>(ImageView<const std::uint8_t>,
                                                                 const SeamOrder&, int);
 template Image<std::int32_t> insert_seams_nearest<std::int32_t>(ImageView<const std::int32_t>,

@@ -1,7 +1,8 @@
 // CUDA seam carving, host side: upload once, two launches per seam on one stream (find the seam,
 // remove it) with no synchronisation in between except progress checkpoints, download the order
 // map and the per-seam costs at the end. The editor's device path starts from device images and
-// leaves the map on the device.
+// leaves the map on the device; its previews (remove, insert, paint seams) are single kernels on
+// device images (kernels/seam_preview.cu).
 #include "carve_state.hpp"
 
 #include "cuda_check.hpp"
@@ -564,5 +565,87 @@ double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
     };
     return lacuna::detail::median_event_ms(repeats, launch);
 }
+
+// ---- previews on device images ----
+namespace {
+
+template <class T>
+void check_preview(const DeviceImage<T>& image, const DeviceSeamOrder& order, const int count,
+                   const DeviceImage<T>& dst) {
+    detail::check_order(image.width(), image.height(), order.width, order.height, order.seams,
+                        count);
+    if (order.order.width() != order.width || order.order.height() != order.height)
+        detail::invalid("the device seam order's map is not the size it says");
+    // dst is resized before the kernel reads the image: it cannot be the image.
+    if (&image == &dst) detail::invalid("a seam preview cannot write into its own source");
+}
+
+/// One preview kernel into `dst` (already sized) on dst's stream, after the inputs' streams.
+template <class T>
+void run_pass(const kernels::SeamPass pass, const DeviceImage<T>& image,
+              const DeviceSeamOrder& order, const int count, DeviceImage<T>& dst,
+              const char* what) {
+    order_after(image.stream(), dst.stream());
+    order_after(order.order.stream(), dst.stream());
+    cuda_check(kernels::launch_seam_pass(pass, order.direction == SeamDirection::Vertical,
+                                         image.device_view(), order.order.device_view(), count,
+                                         dst.device_view(), dst.stream()),
+               what);
+}
+
+/// The output size of a pass that removes (sign −1) or inserts (+1) `count` seams.
+template <class T>
+void resize_for(DeviceImage<T>& dst, const DeviceImage<T>& image, const DeviceSeamOrder& order,
+                const int change) {
+    const bool vertical = order.direction == SeamDirection::Vertical;
+    dst.resize(image.width() + (vertical ? change : 0), image.height() + (vertical ? 0 : change));
+}
+
+}  // namespace
+
+template <class T>
+void remove_seams(const DeviceImage<T>& image, const DeviceSeamOrder& order, const int count,
+                  DeviceImage<T>& dst) {
+    check_preview(image, order, count, dst);
+    resize_for(dst, image, order, -count);
+    run_pass(kernels::SeamPass::Remove, image, order, count, dst, "removing seams on the device");
+}
+
+void insert_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, const int count,
+                  DeviceImage<Rgba8>& dst) {
+    check_preview(image, order, count, dst);
+    resize_for(dst, image, order, count);
+    run_pass(kernels::SeamPass::Insert, image, order, count, dst, "inserting seams on the device");
+}
+
+template <class T>
+void insert_seams_nearest(const DeviceImage<T>& image, const DeviceSeamOrder& order,
+                          const int count, DeviceImage<T>& dst) {
+    check_preview(image, order, count, dst);
+    resize_for(dst, image, order, count);
+    run_pass(kernels::SeamPass::InsertNearest, image, order, count, dst,
+             "inserting seams on the device");
+}
+
+void paint_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, const int count,
+                 const Rgba8 colour, DeviceImage<Rgba8>& dst) {
+    check_preview(image, order, count, dst);
+    dst.resize(image.width(), image.height());
+    order_after(image.stream(), dst.stream());
+    order_after(order.order.stream(), dst.stream());
+    cuda_check(kernels::launch_paint_seams(image.device_view(), order.order.device_view(), count,
+                                           colour, dst.device_view(), dst.stream()),
+               "painting seams on the device");
+}
+
+template void remove_seams<Rgba8>(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int,
+                                  DeviceImage<Rgba8>&);
+template void remove_seams<std::uint8_t>(const DeviceImage<std::uint8_t>&, const DeviceSeamOrder&,
+                                         int, DeviceImage<std::uint8_t>&);
+template void insert_seams_nearest<Rgba8>(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int,
+                                          DeviceImage<Rgba8>&);
+template void insert_seams_nearest<std::uint8_t>(const DeviceImage<std::uint8_t>&,
+                                                 const DeviceSeamOrder&, int,
+                                                 DeviceImage<std::uint8_t>&);
 
 }  // namespace lacuna::ops

@@ -1,5 +1,5 @@
-// CPU-only build: CUDA carving (from host or device images) and the GPU slider cannot be created,
-// and say why.
+// CPU-only build: CUDA carving, the GPU slider and the device previews cannot be created, and say
+// why.
 #include "carve_state.hpp"
 
 namespace lacuna::ops {
@@ -17,6 +17,31 @@ DeviceSeamOrder seam_order_cuda(const DeviceCarveInput&, SeamDirection, int, con
 DeviceSeamOrder upload_order(const SeamOrder&, DeviceStream) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+
+template <class T>
+void remove_seams(const DeviceImage<T>&, const DeviceSeamOrder&, int, DeviceImage<T>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+void insert_seams(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int, DeviceImage<Rgba8>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+template <class T>
+void insert_seams_nearest(const DeviceImage<T>&, const DeviceSeamOrder&, int, DeviceImage<T>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+void paint_seams(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int, Rgba8,
+                 DeviceImage<Rgba8>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+template void remove_seams<Rgba8>(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int,
+                                  DeviceImage<Rgba8>&);
+template void remove_seams<std::uint8_t>(const DeviceImage<std::uint8_t>&, const DeviceSeamOrder&,
+                                         int, DeviceImage<std::uint8_t>&);
+template void insert_seams_nearest<Rgba8>(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int,
+                                          DeviceImage<Rgba8>&);
+template void insert_seams_nearest<std::uint8_t>(const DeviceImage<std::uint8_t>&,
+                                                 const DeviceSeamOrder&, int,
+                                                 DeviceImage<std::uint8_t>&);
 
 namespace detail {
 DeviceShrink shrink_cuda(const CarveInput&, int, int, bool, const CarveProgress&) {

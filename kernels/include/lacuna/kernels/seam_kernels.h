@@ -3,6 +3,7 @@
 // removing a seam shifts each row's right part left by one in place of reallocating.
 #pragma once
 
+#include <lacuna/core/pixel.hpp>
 #include <lacuna/kernels/seam_energy.h>
 
 #include <cuda_runtime_api.h>
@@ -86,5 +87,27 @@ cudaError_t launch_compact_rows8(const std::uint8_t* src, const std::int32_t* or
 /// row). `dst` has row stride `dst_stride`.
 cudaError_t launch_compact_rows(const Rgba8* src, const std::int32_t* order, int width, int height,
                                 int count, Rgba8* dst, int dst_stride, cudaStream_t stream);
+
+// ---- previews on pitched device images (kernels/seam_preview.cu) ----
+
+/// What one preview pass does with the first `count` seams of an order (the host functions of
+/// engine/ops/seam_carve/common.cpp): drop them, or follow each of their pixels by a new one (the
+/// average with the neighbour across the seam, Rgba8 only; or a copy of the pixel).
+enum class SeamPass { Remove, Insert, InsertNearest };
+
+/// `src` and `order` have the same size; `dst` is the output's size (the caller sizes it).
+/// `vertical`: rows are compacted or widened; otherwise columns, in place (no transpose).
+/// Returns cudaErrorInvalidValue for Insert on std::uint8_t (averaging is defined on colours).
+cudaError_t launch_seam_pass(SeamPass pass, bool vertical, const ImageView<const Rgba8>& src,
+                             const ImageView<const std::int32_t>& order, int count,
+                             const ImageView<Rgba8>& dst, cudaStream_t stream);
+cudaError_t launch_seam_pass(SeamPass pass, bool vertical, const ImageView<const std::uint8_t>& src,
+                             const ImageView<const std::int32_t>& order, int count,
+                             const ImageView<std::uint8_t>& dst, cudaStream_t stream);
+
+/// dst = src with every pixel whose order is below `count` set to `colour` (same sizes).
+cudaError_t launch_paint_seams(const ImageView<const Rgba8>& src,
+                               const ImageView<const std::int32_t>& order, int count, Rgba8 colour,
+                               const ImageView<Rgba8>& dst, cudaStream_t stream);
 
 }  // namespace lacuna::kernels
