@@ -1,17 +1,23 @@
 // CUDA seam carving against the CPU: identical seam orders, costs and mask counts (the fast CPU
 // carver is itself tested equal to the reference), and the GPU slider's compaction against the
-// CPU's, over odd sizes, one-pixel-high images, every energy, with and without masks.
+// CPU's, over odd sizes, one-pixel-high images, every energy, with and without masks. The device
+// path (inputs, maps and previews on the device) against the host path, bit for bit, with the
+// host <-> device traffic it causes counted: none.
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include "../engine/ppm.hpp"
 #include "../engine/seam_test_util.hpp"
 
+#include <cuda_runtime.h>
+
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -66,6 +72,99 @@ ImageRgba8 scaled_photo(const int w, const int h) {
         }
     }
     return out;
+}
+
+/// Every channel random (alpha too: insert_seams averages it).
+template <class T>
+Image<T> random_pixels(const int w, const int h, std::mt19937& rng) {
+    Image<T> image(w, h);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if constexpr (std::is_same_v<T, Rgba8>) {
+                image.at(x, y) = Rgba8{std::uint8_t(byte(rng)), std::uint8_t(byte(rng)),
+                                       std::uint8_t(byte(rng)), std::uint8_t(byte(rng))};
+            } else {
+                image.at(x, y) = T(byte(rng));
+            }
+        }
+    return image;
+}
+
+/// Empty when nothing moved between host and device; else what did.
+QString moved(const TransferStats& d) {
+    if (d == TransferStats{}) return {};
+    return QString("%1 uploads (%2 bytes), %3 downloads (%4 bytes)")
+        .arg(d.uploads)
+        .arg(d.upload_bytes)
+        .arg(d.downloads)
+        .arg(d.download_bytes);
+}
+
+/// Empty when the device map is the host order's map (shape and every rank).
+QString compare_device(const SeamOrder& host, const DeviceSeamOrder& device) {
+    if (device.direction != host.direction || device.width != host.width ||
+        device.height != host.height || device.seams != host.seams)
+        return "shape differs";
+    if (device.order.width() != host.width || device.order.height() != host.height)
+        return "map size differs";
+    const Image<std::int32_t> map = device.order.download();
+    for (int y = 0; y < host.height; ++y)
+        for (int x = 0; x < host.width; ++x)
+            if (map.at(x, y) != host.order.at(x, y))
+                return QString("order at %1,%2: host %3, device %4")
+                    .arg(x)
+                    .arg(y)
+                    .arg(host.order.at(x, y))
+                    .arg(map.at(x, y));
+    return {};
+}
+
+/// A valid order without carving (big images): in every row (vertical) or column (horizontal)
+/// each index below `seams` once, at random places; compaction needs nothing more.
+SeamOrder random_order(const int w, const int h, const SeamDirection direction, const int seams,
+                       std::mt19937& rng) {
+    SeamOrder order;
+    order.direction = direction;
+    order.width = w;
+    order.height = h;
+    order.seams = seams;
+    order.order = Image<std::int32_t>(w, h);
+    const bool vertical = direction == SeamDirection::Vertical;
+    std::vector<std::int32_t> line(static_cast<std::size_t>(vertical ? w : h));
+    for (int a = 0; a < (vertical ? h : w); ++a) {
+        std::iota(line.begin(), line.end(), 0);
+        std::shuffle(line.begin(), line.end(), rng);
+        for (int b = 0; b < static_cast<int>(line.size()); ++b) {
+            const std::int32_t v = line[b] < seams ? line[b] : kNeverRemoved;
+            (vertical ? order.order.at(b, a) : order.order.at(a, b)) = v;
+        }
+    }
+    return order;
+}
+
+/// Median device time of `launch` in ms (events on `stream`, after a warm-up run).
+template <class Launch>
+double median_ms(const cudaStream_t stream, const int repeats, Launch&& launch) {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    launch();
+    cudaStreamSynchronize(stream);
+    std::vector<float> times;
+    for (int r = 0; r < repeats; ++r) {
+        cudaEventRecord(start, stream);
+        launch();
+        cudaEventRecord(stop, stream);
+        cudaEventSynchronize(stop);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        times.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    return times[times.size() / 2];
 }
 
 }  // namespace
@@ -270,6 +369,260 @@ class TestSeamCarveCuda : public QObject {
                          qPrintable(QString("%1x%2 minus %3").arg(w).arg(h).arg(k)));
             }
             QVERIFY_THROWS_EXCEPTION(Error, slider.frame(w / 2 + 1));
+        }
+    }
+
+    // ---- device-resident maps and previews ----
+
+    // The carve from device images equals the carve from host images (same orders exactly), and
+    // moves nothing between host and device: odd sizes (pitched rows with padding), both
+    // directions, every energy, with and without masks, up to the most seams allowed.
+    void device_input_carve_equals_host_input() {
+        const ImageRgba8 photo = scaled_photo(211, 157);
+        Mask protect = rect_mask(211, 157, 60, 40, 120, 110);
+        const Mask remove = rect_mask(211, 157, 150, 20, 160, 140);
+        protect.at(3, 3) = 1;  // any non-zero byte is set, not only 255
+        const DeviceImage<Rgba8> image(photo.view());
+        const DeviceImage<std::uint8_t> device_protect(protect.view());
+        const DeviceImage<std::uint8_t> device_remove(remove.view());
+        struct Case {
+            SeamEnergy energy;
+            SeamDirection direction;
+            bool protect, remove;
+            int seams;
+        };
+        const Case cases[] = {
+            {SeamEnergy::Forward, SeamDirection::Vertical, false, false, 120},
+            {SeamEnergy::Forward, SeamDirection::Horizontal, false, false, 100},
+            {SeamEnergy::Forward, SeamDirection::Vertical, true, true, 150},
+            {SeamEnergy::Forward, SeamDirection::Horizontal, true, true, 90},
+            {SeamEnergy::Sobel, SeamDirection::Horizontal, true, false, 156},
+            {SeamEnergy::L1, SeamDirection::Vertical, false, true, 210},
+            {SeamEnergy::Prewitt, SeamDirection::Vertical, false, false, 0},
+        };
+        for (const Case& c : cases) {
+            const QString what =
+                QString("%1 %2 protect %3 remove %4 seams %5")
+                    .arg(QString::fromStdString(to_string(c.energy)))
+                    .arg(c.direction == SeamDirection::Vertical ? "vertical" : "horizontal")
+                    .arg(c.protect)
+                    .arg(c.remove)
+                    .arg(c.seams);
+            const CarveInput host_in{photo.view(), c.protect ? &protect : nullptr,
+                                     c.remove ? &remove : nullptr, c.energy};
+            const SeamOrder host = seam_order_cuda(host_in, c.direction, c.seams);
+            const DeviceCarveInput device_in{&image, c.protect ? &device_protect : nullptr,
+                                             c.remove ? &device_remove : nullptr, c.energy};
+            const TransferStats before = transfer_stats();
+            const DeviceSeamOrder device = seam_order_cuda(device_in, c.direction, c.seams);
+            const QString traffic = moved(transfer_stats() - before);
+            QVERIFY2(traffic.isEmpty(), qPrintable(what + ": " + traffic));
+            const QString diff = compare_device(host, device);
+            QVERIFY2(diff.isEmpty(), qPrintable(what + ": " + diff));
+        }
+    }
+
+    // Device inputs on their own stream, images whose rows are not a multiple of anything.
+    void device_input_on_another_stream() {
+        const OwnedStream stream;  // non-blocking: ordered after the inputs only by events
+        const ImageRgba8 img = test_image(97, 61, 8, rng_);
+        DeviceImage<Rgba8> image(97, 61, stream.get());
+        image.upload_async(img.view());  // not waited for: the carve must order itself after it
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            const CarveInput in{img.view(), nullptr, nullptr, SeamEnergy::Forward};
+            const int seams = dir == SeamDirection::Vertical ? 96 : 60;
+            const DeviceSeamOrder device = seam_order_cuda(
+                DeviceCarveInput{&image, nullptr, nullptr, SeamEnergy::Forward}, dir, seams);
+            QCOMPARE(device.order.stream(), stream.get());
+            const QString diff = compare_device(seam_order_fast(in, dir, seams), device);
+            QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        }
+    }
+
+    void device_input_progress_cancel_and_errors() {
+        const ImageRgba8 photo = scaled_photo(400, 300);
+        const DeviceImage<Rgba8> image(photo.view());
+        const CarveInput host_in{photo.view(), nullptr, nullptr, SeamEnergy::Forward};
+        const DeviceCarveInput in{&image, nullptr, nullptr, SeamEnergy::Forward};
+        std::vector<int> host_reports, reports;
+        const SeamOrder host =
+            seam_order_cuda(host_in, SeamDirection::Vertical, 200, [&](const int done, int) {
+                host_reports.push_back(done);
+                return true;
+            });
+        const DeviceSeamOrder device =
+            seam_order_cuda(in, SeamDirection::Vertical, 200, [&](const int done, const int total) {
+                reports.push_back(done);
+                return total == 200;
+            });
+        QCOMPARE(reports, host_reports);
+        QVERIFY(reports.size() >= 3);
+        QCOMPARE(reports.back(), 200);
+        QVERIFY(compare_device(host, device).isEmpty());
+        int calls = 0;
+        try {
+            (void)seam_order_cuda(in, SeamDirection::Horizontal, 200,
+                                  [&](int, int) { return ++calls < 2; });
+            QFAIL("cancelling did not stop the carve");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::Cancelled);
+        }
+        QCOMPARE(calls, 2);
+
+        // The same errors, word for word, as the host-input carve.
+        const auto message = [](auto&& carve) -> QString {
+            try {
+                carve();
+            } catch (const Error& e) {
+                return e.code() == ErrorCode::InvalidArgument ? QString(e.what()) : "wrong code";
+            }
+            return "no error";
+        };
+        const Mask wrong(399, 300, 0);
+        const DeviceImage<std::uint8_t> device_wrong(wrong.view());
+        for (const bool as_protect : {true, false}) {
+            const CarveInput bad_host{photo.view(), as_protect ? &wrong : nullptr,
+                                      as_protect ? nullptr : &wrong, SeamEnergy::Forward};
+            const DeviceCarveInput bad{&image, as_protect ? &device_wrong : nullptr,
+                                       as_protect ? nullptr : &device_wrong, SeamEnergy::Forward};
+            const QString expected =
+                message([&] { (void)seam_order_cuda(bad_host, SeamDirection::Vertical, 3); });
+            QVERIFY2(expected.contains("mask is 399x300"), qPrintable(expected));
+            QCOMPARE(message([&] { (void)seam_order_cuda(bad, SeamDirection::Vertical, 3); }),
+                     expected);
+        }
+        for (const auto& [dir, seams] : {std::pair{SeamDirection::Vertical, 400},
+                                         {SeamDirection::Horizontal, 300},
+                                         {SeamDirection::Vertical, -1}}) {
+            const QString expected = message([&] { (void)seam_order_cuda(host_in, dir, seams); });
+            QVERIFY2(expected.contains("cannot find"), qPrintable(expected));
+            QCOMPARE(message([&] { (void)seam_order_cuda(in, dir, seams); }), expected);
+        }
+        QVERIFY(message([] {
+                    (void)seam_order_cuda(DeviceCarveInput{}, SeamDirection::Vertical, 0);
+                }).contains("no image"));
+    }
+
+    // remove / insert / insert_nearest / paint on device images equal the host functions bit for
+    // bit, both directions, Rgba8 and uint8, counts 0, 1, half and all, moving nothing between
+    // host and device; the outputs live on their own stream and are reused (grow-only).
+    void device_previews_equal_host() {
+        const OwnedStream stream;  // non-blocking: ordered after the inputs only by events
+        DeviceImage<Rgba8> removed(1, 1, stream.get()), inserted(1, 1, stream.get()),
+            nearest(1, 1, stream.get()), painted(1, 1, stream.get());
+        DeviceImage<std::uint8_t> removed8(1, 1, stream.get()), nearest8(1, 1, stream.get());
+        const Rgba8 colour{255, 0, 200, 17};
+        int compared = 0;
+        // 613 × 29: rows longer than one step of the row kernel; 37 × 300: several column tiles
+        // and a partial one; 1 × 70 and 70 × 1 hold no seam across their short side.
+        for (const auto& [w, h] :
+             {std::pair{211, 157}, {613, 29}, {37, 300}, {2, 2}, {1, 70}, {70, 1}}) {
+            const ImageRgba8 img = random_pixels<Rgba8>(w, h, rng_);
+            const Image<std::uint8_t> mask = random_pixels<std::uint8_t>(w, h, rng_);
+            const DeviceImage<Rgba8> device_img(img.view());
+            const DeviceImage<std::uint8_t> device_mask(mask.view());
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                const int most = (dir == SeamDirection::Vertical ? w : h) - 1;
+                const SeamOrder order =
+                    seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, dir, most);
+                const DeviceSeamOrder device_order = upload_order(order);
+                QVERIFY(compare_device(order, device_order).isEmpty());
+                for (const int k : {0, 1, most / 2, most}) {
+                    if (k > most) continue;
+                    const QString what =
+                        QString("%1x%2 %3 count %4")
+                            .arg(w)
+                            .arg(h)
+                            .arg(dir == SeamDirection::Vertical ? "vertical" : "horizontal")
+                            .arg(k);
+                    const TransferStats before = transfer_stats();
+                    remove_seams(device_img, device_order, k, removed);
+                    insert_seams(device_img, device_order, k, inserted);
+                    insert_seams_nearest(device_img, device_order, k, nearest);
+                    paint_seams(device_img, device_order, k, colour, painted);
+                    remove_seams(device_mask, device_order, k, removed8);
+                    insert_seams_nearest(device_mask, device_order, k, nearest8);
+                    const QString traffic = moved(transfer_stats() - before);
+                    QVERIFY2(traffic.isEmpty(), qPrintable(what + ": " + traffic));
+                    const auto same = [&](const auto& host, const auto& device, const char* op) {
+                        using T = std::remove_cvref_t<decltype(host.at(0, 0))>;
+                        const auto back = device.download();
+                        QVERIFY2(equal_pixels<T>(host.view(), back.view()),
+                                 qPrintable(what + ": " + op));
+                        ++compared;
+                    };
+                    same(remove_seams<Rgba8>(img.view(), order, k), removed, "remove");
+                    same(insert_seams(img.view(), order, k), inserted, "insert");
+                    same(insert_seams_nearest<Rgba8>(img.view(), order, k), nearest,
+                         "insert nearest");
+                    same(paint_seams(img.view(), order, k, colour), painted, "paint");
+                    same(remove_seams<std::uint8_t>(mask.view(), order, k), removed8,
+                         "remove uint8");
+                    same(insert_seams_nearest<std::uint8_t>(mask.view(), order, k), nearest8,
+                         "insert nearest uint8");
+                }
+                QVERIFY_THROWS_EXCEPTION(Error,
+                                         remove_seams(device_img, device_order, most + 1, removed));
+                QVERIFY_THROWS_EXCEPTION(Error,
+                                         insert_seams(device_img, device_order, -1, inserted));
+            }
+        }
+        QVERIFY(compared >= 6 * 2 * 3 * 6);
+        // The order of another image, and a pass into its own source, are refused.
+        const ImageRgba8 img = random_pixels<Rgba8>(20, 10, rng_);
+        DeviceImage<Rgba8> device_img(img.view());
+        const DeviceSeamOrder order = upload_order(seam_order_fast(
+            {img.view(), nullptr, nullptr, SeamEnergy::Forward}, SeamDirection::Vertical, 5));
+        const DeviceImage<Rgba8> other(21, 10);
+        try {
+            remove_seams(other, order, 2, removed);
+            QFAIL("an order of another size was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::InvalidArgument);
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, paint_seams(device_img, order, 2, colour, device_img));
+    }
+
+    // A 4K slider frame: the device passes on a synthetic valid order (random places per row or
+    // column) equal the host's, and their device times are printed (median of 21).
+    void preview_times_4k() {
+        const int w = 3840, h = 2160;
+        const ImageRgba8 img = random_pixels<Rgba8>(w, h, rng_);
+        const DeviceImage<Rgba8> device_img(img.view());
+        const OwnedStream stream;  // non-blocking: ordered after the inputs only by events
+        DeviceImage<Rgba8> out(1, 1, stream.get());
+        const Rgba8 colour{255, 0, 0, 255};
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            const bool vertical = dir == SeamDirection::Vertical;
+            const int seams = (vertical ? w : h) / 2;
+            const SeamOrder order = random_order(w, h, dir, seams, rng_);
+            const DeviceSeamOrder device_order = upload_order(order);
+            const int half = seams / 2;
+            remove_seams(device_img, device_order, half, out);
+            QVERIFY(equal_pixels<Rgba8>(remove_seams<Rgba8>(img.view(), order, half).view(),
+                                        out.download().view()));
+            insert_seams(device_img, device_order, half, out);
+            QVERIFY(equal_pixels<Rgba8>(insert_seams(img.view(), order, half).view(),
+                                        out.download().view()));
+            const auto time = [&](auto&& pass) { return median_ms(stream.get(), 21, pass); };
+            const double remove_ms =
+                time([&] { remove_seams(device_img, device_order, half, out); });
+            const double remove_all_ms =
+                time([&] { remove_seams(device_img, device_order, seams, out); });
+            const double insert_ms =
+                time([&] { insert_seams(device_img, device_order, half, out); });
+            const double paint_ms =
+                time([&] { paint_seams(device_img, device_order, half, colour, out); });
+            qInfo(
+                "4K %s previews (%d of %d seams): remove %.3f ms (all %d: %.3f ms), insert "
+                "%.3f ms, paint %.3f ms",
+                vertical ? "vertical" : "horizontal", half, seams, remove_ms, seams, remove_all_ms,
+                insert_ms, paint_ms);
+            QVERIFY(remove_ms > 0);
+            if (vertical) {  // the old slider's dense compaction, for comparison
+                qInfo("4K CudaSeamSlider frame (dense buffers, %d seams): %.3f ms", half,
+                      CudaSeamSlider(img.view(), order).time_frame_ms(half, 21));
+            }
         }
     }
 };

@@ -262,6 +262,66 @@ class TestSeamCarve : public QObject {
         QCOMPARE(insert_seams(img.view(), rows, 5).height(), 22);
     }
 
+    // The "show seams" view: exactly the pixels of the first `count` seams take the colour, in
+    // both directions; the rest is the image; bad counts and orders are refused.
+    void paint_seams_marks_the_first_seams() {
+        const ImageRgba8 img = random_image(31, 17, 256, rng_);
+        const Rgba8 colour{255, 0, 255, 0};  // alpha 0: no pixel of the image has it
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            const int lines = dir == SeamDirection::Vertical ? 17 : 31;
+            const int most = (dir == SeamDirection::Vertical ? 31 : 17) - 1;
+            const SeamOrder order =
+                seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, dir, most);
+            for (const int k : {0, 1, 7, most}) {
+                const ImageRgba8 painted = paint_seams(img.view(), order, k, colour);
+                QCOMPARE(painted.width(), 31);
+                QCOMPARE(painted.height(), 17);
+                int marked = 0;
+                for (int y = 0; y < 17; ++y)
+                    for (int x = 0; x < 31; ++x) {
+                        const bool in_seam = order.order.at(x, y) < k;
+                        QCOMPARE(painted.at(x, y), in_seam ? colour : img.at(x, y));
+                        marked += in_seam;
+                    }
+                QCOMPARE(marked, k * lines);  // one pixel per seam in every row (column)
+            }
+            QVERIFY_THROWS_EXCEPTION(Error, paint_seams(img.view(), order, most + 1, colour));
+            QVERIFY_THROWS_EXCEPTION(Error, paint_seams(img.view(), order, -1, colour));
+        }
+        const ImageRgba8 other = random_image(30, 17, 256, rng_);
+        const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                                SeamDirection::Vertical, 3);
+        QVERIFY_THROWS_EXCEPTION(Error, paint_seams(other.view(), order, 1, colour));
+#ifndef LACUNA_HAS_CUDA
+        // Without CUDA every device function says so.
+        const DeviceImage<Rgba8> none;
+        DeviceImage<Rgba8> dst;
+        const DeviceSeamOrder device_order;
+        const auto code = [](auto&& call) {
+            try {
+                call();
+            } catch (const Error& e) {
+                return e.code();
+            }
+            return ErrorCode::InvalidArgument;
+        };
+        QCOMPARE(code([&] { (void)upload_order(order); }), ErrorCode::CudaUnavailable);
+        QCOMPARE(code([&] {
+                     (void)seam_order_cuda(DeviceCarveInput{&none, nullptr, nullptr},
+                                           SeamDirection::Vertical, 1);
+                 }),
+                 ErrorCode::CudaUnavailable);
+        QCOMPARE(code([&] { remove_seams(none, device_order, 0, dst); }),
+                 ErrorCode::CudaUnavailable);
+        QCOMPARE(code([&] { insert_seams(none, device_order, 0, dst); }),
+                 ErrorCode::CudaUnavailable);
+        QCOMPARE(code([&] { insert_seams_nearest(none, device_order, 0, dst); }),
+                 ErrorCode::CudaUnavailable);
+        QCOMPARE(code([&] { paint_seams(none, device_order, 0, colour, dst); }),
+                 ErrorCode::CudaUnavailable);
+#endif
+    }
+
     void retarget_sizes_masks_and_overlay() {
         const ImageRgba8 img = random_image(40, 30, 256, rng_);
         RetargetParams p;
