@@ -175,18 +175,22 @@ void HistogramPlot::leaveEvent(QEvent*) {
     emit hovered(std::nullopt);
 }
 
-HistogramPanel::HistogramPanel(QWidget* parent) : QWidget(parent) {
+HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
+    : QWidget(parent), tool_(tool) {
     auto* layout = new QVBoxLayout(this);
     plot_ = new HistogramPlot;
     layout->addWidget(plot_, 1);
     auto* form = new QFormLayout;
+    // The band's range, default and help come from the operation's declared parameters.
+    const ops::ParamSpec& band_spec = ops::param(tool.params(), "band");
     band_ = new QSpinBox;
-    band_->setRange(1, ops::kMaxBandWidth);
-    band_->setValue(1);
+    band_->setRange(static_cast<int>(band_spec.min), static_cast<int>(band_spec.max));
+    band_->setValue(static_cast<int>(band_spec.default_value));
     band_->setSuffix(tr(" px wide"));
     band_->setObjectName("histogram_band");
-    band_->setToolTip(tr("Samples across the line at each position"));
-    form->addRow(tr("Band"), band_);
+    band_->setToolTip(QString::fromUtf8(band_spec.help.data(), qsizetype(band_spec.help.size())));
+    form->addRow(QString::fromUtf8(band_spec.label.data(), qsizetype(band_spec.label.size())),
+                 band_);
     scale_ = new QComboBox;
     scale_->addItem(tr("Log counts"));
     scale_->addItem(tr("Linear counts"));
@@ -224,20 +228,25 @@ HistogramPanel::HistogramPanel(QWidget* parent) : QWidget(parent) {
     connect(copy, &QPushButton::clicked, this, &HistogramPanel::copy_to_clipboard);
 
     connect(band_, &QSpinBox::valueChanged, this, [this](const int samples) {
-        emit band_changed(samples);
-        recompute();
+        tool_.set_band(samples);
+        refresh();
+        emit changed();
     });
     connect(scale_, &QComboBox::currentIndexChanged, this, &HistogramPanel::redraw);
     for (QCheckBox* box : channels_)
-        connect(box, &QCheckBox::toggled, this, &HistogramPanel::recompute);
+        connect(box, &QCheckBox::toggled, this, [this] {
+            tool_.set_channels(shown_channels());
+            refresh();
+        });
     for (QCheckBox* box : {mean_, median_, max_})
         connect(box, &QCheckBox::toggled, this, &HistogramPanel::redraw);
     connect(plot_, &HistogramPlot::hovered, this, [this](const std::optional<int> position) {
-        if (!position || !result_ || result_->positions < 2) {
+        const ops::LineHistogram* result = tool_.result();
+        if (!position || result == nullptr || result->positions < 2) {
             emit hovered_fraction(std::nullopt);
             return;
         }
-        emit hovered_fraction(double(*position) / (result_->positions - 1));
+        emit hovered_fraction(double(*position) / (result->positions - 1));
     });
 }
 
@@ -245,20 +254,6 @@ HistogramPanel::~HistogramPanel() = default;
 
 int HistogramPanel::band_width() const {
     return band_->value();
-}
-
-void HistogramPanel::set_image(const ImageRgba8& image) {
-    source_ = image.empty() ? nullptr : std::make_unique<ops::HistogramSource>(image.view());
-    result_.reset();
-    from_.reset();
-    to_.reset();
-    redraw();
-}
-
-void HistogramPanel::set_line(const ops::Point2 from, const ops::Point2 to) {
-    from_ = from;
-    to_ = to;
-    recompute();
 }
 
 std::vector<ops::HistogramChannel> HistogramPanel::shown_channels() const {
@@ -272,38 +267,22 @@ std::vector<ops::HistogramChannel> HistogramPanel::shown_channels() const {
     return shown;
 }
 
-void HistogramPanel::recompute() {
-    if (!source_ || !from_ || !to_) return;
-    ops::LineHistogramParams params;
-    params.from = *from_;
-    params.to = *to_;
-    params.band_width = band_->value();
-    try {
-        std::optional<ops::LineHistogram> combined;
-        for (const ops::HistogramChannel channel : shown_channels()) {
-            params.channel = channel;
-            ops::LineHistogram one = ops::line_histogram(*source_, params, backend_);
-            if (!combined) {
-                combined = std::move(one);
-            } else {
-                for (ops::ChannelHistogram& c : one.channels)
-                    combined->channels.push_back(std::move(c));
-            }
-        }
-        result_ = std::move(combined);
-        const double length = std::hypot(to_->x - from_->x, to_->y - from_->y);
+void HistogramPanel::refresh() {
+    const ops::LineHistogram* result = tool_.result();
+    if (result != nullptr) {
+        const ops::Point2 from = tool_.from(), to = tool_.to();
+        const double length = std::hypot(to.x - from.x, to.y - from.y);
         info_->setText(tr("Length %1 px, %2 positions × %3 samples%4")
                            .arg(length, 0, 'f', 1)
-                           .arg(result_->positions)
-                           .arg(band_->value())
-                           .arg(result_->samples_outside > 0
+                           .arg(result->positions)
+                           .arg(tool_.band())
+                           .arg(result->samples_outside > 0
                                     ? tr("; %1 samples outside the image (excluded)")
-                                          .arg(result_->samples_outside)
+                                          .arg(result->samples_outside)
                                     : QString()));
-    } catch (const Error& e) {
-        // A zero-length line (a click without a drag) or one wholly outside: say so, keep going.
-        result_.reset();
-        info_->setText(QString::fromStdString(e.what()));
+    } else {
+        // A zero-length line (a click without a drag) or one wholly outside: say so.
+        info_->setText(QString::fromStdString(tool_.message()));
     }
     redraw();
 }
@@ -314,19 +293,20 @@ void HistogramPanel::redraw() {
 }
 
 void HistogramPanel::show_fraction(const std::optional<double> t) {
-    if (!t || !result_ || result_->positions <= 0) {
+    const ops::LineHistogram* result = tool_.result();
+    if (!t || result == nullptr || result->positions <= 0) {
         plot_->set_marker(std::nullopt);
         return;
     }
-    plot_->set_marker(static_cast<int>(std::lround(*t * (result_->positions - 1))));
+    plot_->set_marker(static_cast<int>(std::lround(*t * (result->positions - 1))));
 }
 
 bool HistogramPanel::export_csv(const QString& path) const {
-    if (!result_) return false;
+    if (result() == nullptr) return false;
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
     QTextStream out(&file);
-    const ops::LineHistogram& h = *result_;
+    const ops::LineHistogram& h = *result();
     out << "# lacuna line histogram: from " << h.requested_from.x << "," << h.requested_from.y
         << " to " << h.requested_to.x << "," << h.requested_to.y << "; band " << band_->value()
         << "; bins " << h.bins << " over [" << h.range_lo << ", " << h.range_hi << "]\n";
@@ -342,16 +322,16 @@ bool HistogramPanel::export_csv(const QString& path) const {
 }
 
 bool HistogramPanel::export_png(const QString& path) const {
-    return result_ && plot_->grab().save(path, "PNG");
+    return result() != nullptr && plot_->grab().save(path, "PNG");
 }
 
 void HistogramPanel::copy_to_clipboard() const {
-    if (!result_) return;
+    if (result() == nullptr) return;
     auto* data = new QMimeData;  // the clipboard takes ownership
     data->setImageData(plot_->grab().toImage());
     QString text;
-    const ops::ChannelHistogram& c = result_->channels.front();
-    for (int p = 0; p < result_->positions; ++p)
+    const ops::ChannelHistogram& c = result()->channels.front();
+    for (int p = 0; p < result()->positions; ++p)
         text += QString("%1\t%2\t%3\n")
                     .arg(p)
                     .arg(double(c.mean[std::size_t(p)]))

@@ -3,8 +3,9 @@
 // hover crosshair linked with the line on the canvas, and export (CSV, PNG, clipboard).
 #pragma once
 
-#include <lacuna/core/backend.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+
+#include <line_tool.hpp>
 
 #include <QImage>
 #include <QWidget>
@@ -50,18 +51,17 @@ class HistogramPlot : public QWidget {
     std::optional<int> marker_;
 };
 
+/// Binds the line tool (session::LineTool) to widgets: band width and channels go to the tool,
+/// its result comes back to the plot.
 class HistogramPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit HistogramPanel(QWidget* parent = nullptr);
+    HistogramPanel(session::LineTool& tool, QWidget* parent = nullptr);
     ~HistogramPanel() override;
 
-    void set_backend(Backend backend) { backend_ = backend; }
-    /// A new document: the sampling planes are built once and reused while the line moves.
-    void set_image(const ImageRgba8& image);
-    /// Recomputes for this line (pixel-centre coordinates).
-    void set_line(ops::Point2 from, ops::Point2 to);
-    [[nodiscard]] const ops::LineHistogram* result() const { return result_ ? &*result_ : nullptr; }
+    /// Shows the tool's current result (after a drag, an edit, a new document).
+    void refresh();
+    [[nodiscard]] const ops::LineHistogram* result() const { return tool_.result(); }
     [[nodiscard]] int band_width() const;
     [[nodiscard]] HistogramPlot* plot() const { return plot_; }
     /// Links the plot's crosshair to a position along the line (fraction 0..1).
@@ -72,22 +72,18 @@ class HistogramPanel : public QWidget {
     void copy_to_clipboard() const;
 
   signals:
-    void band_changed(int samples);
+    /// The tool's settings changed (the canvas redraws the band).
+    void changed();
     /// The pointer is over the plot at this fraction of the line.
     void hovered_fraction(std::optional<double> t);
-    void failed(const QString& message);
     void export_csv_requested();
     void export_png_requested();
 
   private:
-    void recompute();
     void redraw();
     [[nodiscard]] std::vector<ops::HistogramChannel> shown_channels() const;
 
-    Backend backend_ = Backend::Cpu;
-    std::unique_ptr<ops::HistogramSource> source_;
-    std::optional<ops::Point2> from_, to_;
-    std::optional<ops::LineHistogram> result_;
+    session::LineTool& tool_;
     HistogramPlot* plot_ = nullptr;
     QSpinBox* band_ = nullptr;
     QComboBox* scale_ = nullptr;

@@ -2,7 +2,6 @@
 // and shows the command-line tool's help instead of failing inside Qt.
 #include "main_window.hpp"
 
-#include <commands.hpp>
 
 #include <QApplication>
 #include <QIcon>
@@ -24,10 +23,12 @@ bool has_display() {
 
 int main(int argc, char** argv) {
     if (!has_display()) {
+        // The editor does not link the CLI; it points at it instead.
         std::cerr
             << "lacuna-editor: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the\n"
-               "editor cannot open a window here. The same engine runs from the command line:\n\n";
-        return lacuna::cli::run({"--help"}, std::cout, std::cerr);
+               "editor cannot open a window here. The same engine runs from the command line:\n"
+               "run `lacuna --help` for its commands (retarget, histogram, inpaint, bench).\n";
+        return 2;
     }
     QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);

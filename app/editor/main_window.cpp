@@ -1,11 +1,13 @@
 #include "main_window.hpp"
 
 #include "canvas.hpp"
-#include "object_removal_panel.hpp"
-#include "region_command.hpp"
 #include "histogram_panel.hpp"
+#include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
-#include "retarget_session.hpp"
+
+#include <line_tool.hpp>
+#include <remove_object_tool.hpp>
+#include <retarget_tool.hpp>
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -19,7 +21,6 @@
 #include <QToolBar>
 #include <QPushButton>
 #include <QTimer>
-#include <QUndoStack>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
@@ -41,23 +42,23 @@ namespace {
 constexpr int kMaxRecentFiles = 8;
 /// Undo keeps this many edits; each holds only the rectangle it changed.
 constexpr int kUndoLimit = 64;
-/// A fill step takes about this long, so the canvas redraws the growing fill ~30 times a second.
-constexpr int kFillStepBudgetMs = 30;
 const char* const kImageFilter =
     "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm);;All files (*)";
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canvas(this)) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     init_lacuna_resources();
-    setCentralWidget(canvas_);
     backend_ = select_backend(BackendRequest::Auto);
-    // With a usable CUDA device the canvas presents through CUDA–GL interop.
-    canvas_->set_cuda_present(backend_.backend == Backend::Cuda);
-    undo_stack_ = new QUndoStack(this);
-    undo_stack_->setUndoLimit(kUndoLimit);
-    fill_timer_ = new QTimer(this);
-    fill_timer_->setInterval(0);
-    connect(fill_timer_, &QTimer::timeout, this, &MainWindow::fill_step);
+    // With a usable CUDA device the document lives on it and the canvas presents it through
+    // CUDA–GL interop; the session falls back to the host by itself when that cannot work.
+    session_ = std::make_unique<session::Session>(backend_.backend == Backend::Cuda);
+    canvas_ = new Canvas(*session_, this);
+    setCentralWidget(canvas_);
+    session_->on_document_changed = [this] { document_changed(); };
+    poll_timer_ = new QTimer(this);
+    poll_timer_->setInterval(15);
+    connect(poll_timer_, &QTimer::timeout, this, &MainWindow::poll);
+    poll_timer_->start();
     build_object_removal_dock();
     build_retarget_dock();
     build_histogram_dock();
@@ -66,6 +67,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     build_status_bar();
     connect(canvas_, &Canvas::files_dropped, this,
             [this](const QStringList& paths) { open_file(paths.front()); });
+    connect(canvas_, &Canvas::tool_input, this, [this] {
+        if (session_->active_kind() == session::ToolKind::LineHistogram) {
+            QElapsedTimer timer;
+            timer.start();
+            histogram_panel_->refresh();
+            time_label_->setText(
+                tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
+        }
+        show_notices();
+    });
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
@@ -73,7 +84,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), canvas_(new Canva
     update_title();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The canvas (a child widget) refers to the session: let it go first.
+    delete canvas_;
+    canvas_ = nullptr;
+}
 
 void MainWindow::build_menus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -87,12 +102,12 @@ void MainWindow::build_menus() {
     update_recent_menu();
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = undo_stack_->createUndoAction(this, tr("&Undo"));
-    undo->setShortcuts(QKeySequence::Undo);
-    QAction* redo = undo_stack_->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
+    undo_action_ = edit->addAction(tr("&Undo"), this, &MainWindow::undo);
+    undo_action_->setShortcuts(QKeySequence::Undo);
+    redo_action_ = edit->addAction(tr("&Redo"), this, &MainWindow::redo);
+    redo_action_->setShortcuts(QKeySequence::Redo);
+    undo_action_->setEnabled(false);
+    redo_action_->setEnabled(false);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
@@ -133,34 +148,36 @@ void MainWindow::build_object_removal_dock() {
     dock->setWidget(removal_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    canvas_->set_brush(removal_panel_->brush());
+    const auto set_brush = [this](const ops::BrushSettings& brush) {
+        session::RemoveObjectTool& tool = session_->remove_object();
+        const bool erase = tool.brush().erase;
+        tool.set_brush(brush);
+        tool.set_erase(erase);
+        session_->retarget().set_brush(brush);
+        canvas_->update();
+    };
+    set_brush(removal_panel_->brush());
     connect(removal_panel_, &ObjectRemovalPanel::tool_changed, this, [this](const CanvasTool tool) {
-        canvas_->clear_preview();
+        if (tool == CanvasTool::Pan) {
+            if (session_->active_kind() == session::ToolKind::RemoveObject) {
+                session_->select(session::ToolKind::Pan);
+                canvas_->set_tool(CanvasTool::Pan);
+            }
+            return;
+        }
+        session_->remove_object().set_erase(tool == CanvasTool::Eraser);
+        session_->select(session::ToolKind::RemoveObject);
         canvas_->set_layer(MaskLayer::Fill);
         canvas_->set_tool(tool);
+        canvas_->document_changed();
     });
-    connect(removal_panel_, &ObjectRemovalPanel::brush_changed, canvas_, &Canvas::set_brush);
+    connect(removal_panel_, &ObjectRemovalPanel::brush_changed, this, set_brush);
     connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
     connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
     connect(removal_panel_, &ObjectRemovalPanel::clear_mask_requested, this, [this] {
-        const Mask& mask = canvas_->mask();
-        if (mask.empty() || count_selected(mask.view()) == 0) return;
-        const PixelRect all{0, 0, mask.width() - 1, mask.height() - 1};
-        RegionState before{std::nullopt, clone(mask.view()), canvas_->layer()};
-        RegionState after{std::nullopt, Mask(mask.width(), mask.height(), 0), canvas_->layer()};
-        canvas_->set_mask(*after.mask);
-        undo_stack_->push(
-            new RegionCommand(canvas_, tr("Clear Mask"), all, std::move(before), std::move(after)));
+        session_->remove_object().clear_mask();
+        canvas_->update();
     });
-    connect(canvas_, &Canvas::stroke_finished, this,
-            [this](const MaskLayer layer, const PixelRect& rect, const Mask& before,
-                   const Mask& after) {
-                const QString text =
-                    canvas_->tool() == CanvasTool::Eraser ? tr("Erase Mask") : tr("Paint Mask");
-                undo_stack_->push(new RegionCommand(
-                    canvas_, text, rect, RegionState{std::nullopt, clone(before.view()), layer},
-                    RegionState{std::nullopt, clone(after.view()), layer}));
-            });
 }
 
 void MainWindow::select_tool(const CanvasTool tool) {
@@ -174,8 +191,22 @@ void MainWindow::select_tool(const CanvasTool tool) {
         return;
     }
     removal_panel_->set_tool(CanvasTool::Pan);
-    if (tool == CanvasTool::Line) canvas_->clear_preview();
+    session_->select(tool == CanvasTool::Line ? session::ToolKind::LineHistogram
+                                              : session::ToolKind::Pan);
     canvas_->set_tool(tool);
+    canvas_->document_changed();
+}
+
+bool MainWindow::undo() {
+    const bool done = session_->undo();
+    canvas_->document_changed();
+    return done;
+}
+
+bool MainWindow::redo() {
+    const bool done = session_->redo();
+    canvas_->document_changed();
+    return done;
 }
 
 void MainWindow::build_toolbar() {
@@ -185,8 +216,8 @@ void MainWindow::build_toolbar() {
     bar->addAction(tr("Open"), this, &MainWindow::choose_and_open);
     bar->addAction(tr("Save As"), this, &MainWindow::choose_and_save);
     bar->addSeparator();
-    bar->addAction(undo_stack_->createUndoAction(bar, tr("Undo")));
-    bar->addAction(undo_stack_->createRedoAction(bar, tr("Redo")));
+    bar->addAction(undo_action_);
+    bar->addAction(redo_action_);
     bar->addSeparator();
     auto* group = new QActionGroup(bar);
     const struct {
@@ -211,22 +242,13 @@ void MainWindow::build_toolbar() {
 }
 
 void MainWindow::build_histogram_dock() {
-    histogram_panel_ = new HistogramPanel(this);
-    histogram_panel_->set_backend(backend_.backend);
+    histogram_panel_ = new HistogramPanel(session_->line(), this);
     auto* dock = new QDockWidget(tr("Line Histogram"), this);
     dock->setObjectName("histogram_dock");
     dock->setWidget(histogram_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    connect(
-        canvas_, &Canvas::line_changed, this,
-        [this](const render::PointF from, const render::PointF to) {
-            QElapsedTimer timer;
-            timer.start();
-            histogram_panel_->set_line({from.x, from.y}, {to.x, to.y});
-            time_label_->setText(tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
-        });
-    connect(histogram_panel_, &HistogramPanel::band_changed, canvas_, &Canvas::set_line_band);
+    connect(histogram_panel_, &HistogramPanel::changed, canvas_, qOverload<>(&Canvas::update));
     connect(canvas_, &Canvas::line_hovered, histogram_panel_, &HistogramPanel::show_fraction);
     connect(histogram_panel_, &HistogramPanel::hovered_fraction, canvas_, &Canvas::set_line_marker);
     connect(histogram_panel_, &HistogramPanel::export_csv_requested, this, [this] {
@@ -243,13 +265,6 @@ void MainWindow::build_histogram_dock() {
             show_error(tr("Cannot export"),
                        tr("Could not write %1 (draw a line first).").arg(path));
     });
-    // The histogram samples the document: rebuild its planes whenever the document changes.
-    connect(undo_stack_, &QUndoStack::indexChanged, this, [this] {
-        if (canvas_->image_revision() == histogram_revision_) return;  // a mask edit
-        histogram_revision_ = canvas_->image_revision();
-        histogram_panel_->set_image(canvas_->image());
-        if (canvas_->has_line()) canvas_->set_line(canvas_->line_from(), canvas_->line_to());
-    });
 }
 
 void MainWindow::build_retarget_dock() {
@@ -260,190 +275,150 @@ void MainWindow::build_retarget_dock() {
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     tabifyDockWidget(removal_dock_, dock);
-    retarget_session_ = new RetargetSession(canvas_, retarget_panel_, this);
-    // Seam maps are carved on the GPU when the editor runs on CUDA.
-    retarget_session_->set_backend(backend_.backend);
-    connect(retarget_panel_, &RetargetPanel::target_changed, retarget_session_,
-            &RetargetSession::update_preview);
-    connect(retarget_panel_, &RetargetPanel::seams_overlay_toggled, retarget_session_,
-            &RetargetSession::update_preview);
-    connect(retarget_panel_, &RetargetPanel::energy_changed, retarget_session_,
-            &RetargetSession::restart);
+    session::RetargetTool& tool = session_->retarget();
+    tool.on_map_published = [this](const bool vertical, const bool exact) {
+        emit map_published(vertical, exact);
+    };
+    tool.on_preview_changed = [this] {
+        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
+        canvas_->document_changed();
+    };
+    connect(retarget_panel_, &RetargetPanel::target_changed, this, [this](int width, int height) {
+        session_->retarget().set_target(width, height);
+        canvas_->document_changed();
+        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
+    });
+    connect(retarget_panel_, &RetargetPanel::seams_overlay_toggled, this, [this](bool on) {
+        session_->retarget().set_show_seams(on);
+        canvas_->document_changed();
+    });
+    connect(retarget_panel_, &RetargetPanel::energy_changed, this, [this] {
+        session_->retarget().set_energy(retarget_panel_->energy());
+        canvas_->document_changed();
+    });
+    tool.set_energy(retarget_panel_->energy());
     connect(retarget_panel_, &RetargetPanel::apply_requested, this, &MainWindow::apply_retarget);
     connect(retarget_panel_, &RetargetPanel::reset_requested, this, [this] {
-        retarget_panel_->set_target_width(canvas_->image().width());
-        retarget_panel_->set_target_height(canvas_->image().height());
+        retarget_panel_->set_target_width(session_->document().width());
+        retarget_panel_->set_target_height(session_->document().height());
     });
     connect(retarget_panel_, &RetargetPanel::tool_changed, this,
             [this](const CanvasTool tool, const MaskLayer layer) {
+                removal_panel_->set_tool(CanvasTool::Pan);
+                session_->select(session::ToolKind::Retarget);
                 canvas_->set_tool(tool);
-                if (tool == CanvasTool::Pan) {
-                    retarget_session_->update_preview();
-                    return;
-                }
                 // Masks are painted on the original, not on a preview.
-                canvas_->clear_preview();
-                canvas_->set_layer(layer);
+                if (tool == CanvasTool::Pan) {
+                    session_->retarget().set_mask_brush(std::nullopt);
+                } else {
+                    session_->retarget().set_mask_brush(layer, tool == CanvasTool::Eraser);
+                    canvas_->set_layer(layer);
+                }
+                canvas_->document_changed();
             });
-    // Any edit of the document or of the carving masks (including undo and redo) makes the
-    // seam maps stale: rebuild them in the background.
-    connect(undo_stack_, &QUndoStack::indexChanged, retarget_session_, &RetargetSession::refresh);
 }
 
 bool MainWindow::apply_retarget() {
-    const std::optional<ImageRgba8> frame = retarget_session_->frame();
-    if (!frame || frame->width() != retarget_panel_->target_width() ||
-        frame->height() != retarget_panel_->target_height()) {
-        retarget_panel_->show_status(
-            tr("Nothing to apply yet: move a slider, and wait for the "
-               "seams if they are still being computed."));
+    session::RetargetTool& tool = session_->retarget();
+    if (!tool.apply()) {
+        retarget_panel_->show_status(QString::fromStdString(tool.status()));
         return false;
     }
-    std::array<Mask, kMaskLayers> masks;
-    for (int layer = 0; layer < kMaskLayers; ++layer)
-        masks[static_cast<std::size_t>(layer)] =
-            clone(canvas_->mask(static_cast<MaskLayer>(layer)).view());
-    ImageRgba8 before = clone(canvas_->image().view());
-    const QString text = tr("Retarget to %1 × %2").arg(frame->width()).arg(frame->height());
-    canvas_->clear_preview();
-    canvas_->set_image(frame->view());
-    size_label_->setText(tr("%1 × %2 px").arg(frame->width()).arg(frame->height()));
-    // Pushing restarts the session on the new image (indexChanged).
-    undo_stack_->push(new ReplaceImageCommand(canvas_, text, std::move(before),
-                                              clone(frame->view()), std::move(masks)));
+    const QString text = QString::fromStdString(session_->history().undo_label());
     statusBar()->showMessage(text, 6000);
     return true;
 }
 
-namespace {
-
-/// The pixels a fill removes: mask coverage of at least one half.
-Mask hole_from_coverage(const Mask& coverage) {
-    Mask hole(coverage.width(), coverage.height(), 0);
-    for (int y = 0; y < coverage.height(); ++y)
-        for (int x = 0; x < coverage.width(); ++x)
-            hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
-    return hole;
+bool MainWindow::fill_running() const {
+    return session_->remove_object().fill_running();
 }
-
-/// Smallest rectangle holding every non-zero value.
-PixelRect nonzero_box(const Mask& mask) {
-    PixelRect box;
-    for (int y = 0; y < mask.height(); ++y)
-        for (int x = 0; x < mask.width(); ++x)
-            if (mask.at(x, y) != 0) box.unite({x, y, x, y});
-    return box;
-}
-
-}  // namespace
 
 bool MainWindow::start_fill() {
-    if (filler_ || canvas_->image().empty()) return false;
-    const Mask hole = hole_from_coverage(canvas_->mask(MaskLayer::Fill));
-    if (count_selected(hole.view()) == 0) {
-        removal_panel_->show_fill_idle(
-            tr("Nothing to fill: choose the Brush and paint over what should go."));
+    session::RemoveObjectTool& tool = session_->remove_object();
+    tool.set_fill_params(removal_panel_->fill_params());
+    if (!tool.start_fill()) {
+        const QString message = QString::fromStdString(tool.message());
+        removal_panel_->show_fill_idle(message);
+        if (!message.startsWith("Nothing to fill")) show_error(tr("Cannot fill"), message);
         return false;
     }
-    const ops::InpaintParams params = removal_panel_->fill_params();
-    const bool cuda = backend_.backend == Backend::Cuda;
-    try {
-        try {
-            filler_ = ops::make_inpainter(
-                canvas_->image().view(), hole, params,
-                cuda ? ops::InpaintImplementation::Cuda : ops::InpaintImplementation::Fast);
-            fill_device_ = cuda ? tr("GPU") : tr("CPU");
-        } catch (const Error& e) {
-            if (!cuda || (e.code() != ErrorCode::CudaUnavailable &&
-                          e.code() != ErrorCode::OutOfMemory && e.code() != ErrorCode::DeviceError))
-                throw;
-            // The GPU could not take it (memory, driver): the CPU gives the same result.
-            filler_ = ops::make_inpainter(canvas_->image().view(), hole, params,
-                                          ops::InpaintImplementation::Fast);
-            fill_device_ = tr("CPU (GPU failed: %1)").arg(QString::fromStdString(e.what()));
-        }
-    } catch (const Error& e) {
-        filler_.reset();
-        show_error(tr("Cannot fill"), QString::fromStdString(e.what()));
-        return false;
-    }
-    fill_rect_ = nonzero_box(canvas_->mask(MaskLayer::Fill));
-    fill_before_pixels_ = copy_region(canvas_->image(), fill_rect_);
-    fill_before_mask_ = copy_region(canvas_->mask(MaskLayer::Fill), fill_rect_);
-    iterations_per_step_ = 8;
-    fill_clock_.start();
-    removal_panel_->show_fill_running(0, filler_->progress().total);
-    fill_timer_->start();
+    fill_was_running_ = true;
+    removal_panel_->show_fill_running(0, tool.fill_progress().total);
+    poll_timer_->setInterval(0);  // a step per event-loop turn while the fill runs
+    canvas_->update();
     return true;
 }
 
-void MainWindow::fill_step() {
-    if (!filler_) {
-        fill_timer_->stop();
-        return;
-    }
-    QElapsedTimer step;
-    step.start();
-    try {
-        // Adapt the batch so a step takes about the budget whatever the image and device.
-        while (!filler_->progress().done() && step.elapsed() < kFillStepBudgetMs) {
-            QElapsedTimer batch;
-            batch.start();
-            filler_->advance(iterations_per_step_);
-            if (batch.elapsed() < kFillStepBudgetMs / 4)
-                iterations_per_step_ *= 2;
-            else if (batch.elapsed() > kFillStepBudgetMs && iterations_per_step_ > 1)
-                iterations_per_step_ /= 2;
-        }
-        // Only the hole's box changes: paste it instead of replacing the whole document.
-        const ImageRgba8 region = copy_region(filler_->image(), fill_rect_);
-        canvas_->restore_region(fill_rect_, &region, nullptr);
-    } catch (const Error& e) {
-        fill_timer_->stop();
-        filler_.reset();
-        canvas_->restore_region(fill_rect_, &fill_before_pixels_, &fill_before_mask_);
-        removal_panel_->show_fill_idle(QString());
-        show_error(tr("Fill failed"), QString::fromStdString(e.what()));
-        return;
-    }
-    const ops::InpaintProgress progress = filler_->progress();
-    removal_panel_->show_fill_running(progress.filled, progress.total);
-    if (progress.done()) finish_fill();
-}
-
-void MainWindow::finish_fill() {
-    fill_timer_->stop();
-    const ops::InpaintProgress progress = filler_->progress();
-    filler_.reset();
-    const qint64 ms = fill_clock_.elapsed();
-    // The mask is used up: clear it where the fill happened.
-    Mask cleared(fill_rect_.width(), fill_rect_.height(), 0);
-    canvas_->restore_region(fill_rect_, nullptr, &cleared);
-    RegionState before{std::move(fill_before_pixels_), std::move(fill_before_mask_)};
-    RegionState after{copy_region(canvas_->image(), fill_rect_), std::move(cleared)};
-    undo_stack_->push(
-        new RegionCommand(canvas_, tr("Fill"), fill_rect_, std::move(before), std::move(after)));
-    const QString message = tr("Filled %1 pixels with %2 patches in %3 ms on the %4.")
-                                .arg(progress.total)
-                                .arg(progress.iterations)
-                                .arg(ms)
-                                .arg(fill_device_);
-    removal_panel_->show_fill_idle(message);
-    time_label_->setText(tr("fill: %1 ms").arg(ms));
-    statusBar()->showMessage(message, 8000);
-}
-
 void MainWindow::cancel_fill() {
-    if (!filler_) return;
-    filler_->cancel();
-    fill_timer_->stop();
-    filler_.reset();
-    canvas_->restore_region(fill_rect_, &fill_before_pixels_, &fill_before_mask_);
-    removal_panel_->show_fill_idle(tr("Fill cancelled; the picture is as it was."));
+    session::RemoveObjectTool& tool = session_->remove_object();
+    if (!tool.fill_running()) return;
+    tool.cancel_fill();
+    fill_was_running_ = false;
+    poll_timer_->setInterval(15);
+    removal_panel_->show_fill_idle(QString::fromStdString(tool.message()));
+    canvas_->update();
+}
+
+void MainWindow::poll() {
+    session_->poll();
+    session::RemoveObjectTool& fill = session_->remove_object();
+    if (fill.fill_running()) {
+        removal_panel_->show_fill_running(fill.fill_progress().filled, fill.fill_progress().total);
+    } else if (fill_was_running_) {
+        fill_was_running_ = false;
+        removal_panel_->show_fill_running(fill.fill_progress().filled, fill.fill_progress().total);
+        poll_timer_->setInterval(15);
+        const QString message = QString::fromStdString(fill.message());
+        removal_panel_->show_fill_idle(message);
+        statusBar()->showMessage(message, 8000);
+    }
+    const session::RetargetTool::Progress progress = session_->retarget().progress();
+    retarget_panel_->show_progress(QString::fromStdString(progress.what), progress.done,
+                                   progress.total);
+    retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
+    show_notices();
+    if (session_->frame_revision() != painted_revision_) {
+        painted_revision_ = session_->frame_revision();
+        canvas_->document_changed();
+    }
+}
+
+void MainWindow::show_notices() {
+    const std::vector<std::string> notices = session_->take_notices();
+    if (notices.empty()) return;
+    QStringList text;
+    for (const std::string& n : notices) text << QString::fromStdString(n);
+    statusBar()->showMessage(text.join("; "), 12000);
+    backend_label_->setText(session_->on_device()
+                                ? QString::fromStdString(backend_.describe())
+                                : tr("%1 — editing on the host")
+                                      .arg(QString::fromStdString(backend_.describe())));
+}
+
+void MainWindow::document_changed() {
+    const session::History& history = session_->history();
+    undo_action_->setEnabled(history.can_undo());
+    redo_action_->setEnabled(history.can_redo());
+    undo_action_->setText(history.can_undo()
+                              ? tr("&Undo %1").arg(QString::fromStdString(history.undo_label()))
+                              : tr("&Undo"));
+    redo_action_->setText(history.can_redo()
+                              ? tr("&Redo %1").arg(QString::fromStdString(history.redo_label()))
+                              : tr("&Redo"));
+    const session::Document& document = session_->document();
+    size_label_->setText(tr("%1 × %2 px").arg(document.width()).arg(document.height()));
+    if (panel_source_w_ != document.width() || panel_source_h_ != document.height()) {
+        retarget_panel_->set_source_size(document.width(), document.height());
+        panel_source_w_ = document.width();
+        panel_source_h_ = document.height();
+    }
+    histogram_panel_->refresh();
+    setWindowModified(!history.is_clean());
+    canvas_->document_changed();
 }
 
 bool MainWindow::confirm_discard() {
-    if (undo_stack_->isClean()) return true;
+    if (session_->history().is_clean()) return true;
     const auto answer = QMessageBox::question(
         this, tr("Unsaved changes"), tr("The image has unsaved changes. Discard them?"),
         QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
@@ -475,15 +450,9 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 
 void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStringList& notices) {
     cancel_fill();
-    canvas_->set_image(image.view());
-    for (int layer = 0; layer < kMaskLayers; ++layer)
-        canvas_->set_mask(static_cast<MaskLayer>(layer), Mask(image.width(), image.height(), 0));
-    undo_stack_->clear();
-    retarget_session_->restart();
-    histogram_revision_ = canvas_->image_revision();
-    histogram_panel_->set_image(canvas_->image());
+    session_->open(std::move(image));
+    canvas_->fit_to_window();
     document_path_ = path;
-    size_label_->setText(tr("%1 × %2 px").arg(image.width()).arg(image.height()));
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
     update_title();
 }
@@ -516,7 +485,7 @@ bool MainWindow::open_sample() {
         io::LoadedImage loaded =
             io::decode_image(std::vector<std::uint8_t>(data.begin(), data.end()), "sample image");
         show_document(std::move(loaded.image), QString(), {});
-        setWindowTitle(tr("Sample image (fruits.jpg) — Lacuna"));
+        setWindowTitle(tr("Sample image (fruits.jpg)[*] — Lacuna"));
         return true;
     } catch (const Error& e) {
         show_error(tr("Cannot open sample"), QString::fromStdString(e.what()));
@@ -525,7 +494,7 @@ bool MainWindow::open_sample() {
 }
 
 bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
-    if (canvas_->image().empty()) return false;
+    if (session_->document().empty()) return false;
     if (!allow_replace_source && !document_path_.isEmpty() &&
         io::same_file(document_path_.toStdString(), path.toStdString())) {
         const auto answer = QMessageBox::question(
@@ -534,15 +503,16 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
         if (answer != QMessageBox::Yes) return false;
     }
     // What is on screen is what gets saved: a pending retarget preview is applied first.
-    if (canvas_->previewing()) apply_retarget();
+    if (session_->showing_preview()) apply_retarget();
     try {
-        const auto notices = io::write_image(path.toStdString(), canvas_->image().view());
+        const auto notices =
+            io::write_image(path.toStdString(), session_->document().pixels().view());
         QStringList text;
         for (const std::string& n : notices) text << QString::fromStdString(n);
         statusBar()->showMessage(
             tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
         document_path_ = path;
-        undo_stack_->setClean();
+        session_->history().set_clean();
         remember_recent(path);
         update_title();
         return true;
@@ -594,8 +564,8 @@ void MainWindow::update_recent_menu() {
 
 void MainWindow::update_title() {
     setWindowTitle(document_path_.isEmpty()
-                       ? tr("Lacuna")
-                       : tr("%1 — Lacuna").arg(QFileInfo(document_path_).fileName()));
+                       ? tr("Lacuna[*]")
+                       : tr("%1[*] — Lacuna").arg(QFileInfo(document_path_).fileName()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

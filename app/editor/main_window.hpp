@@ -1,14 +1,14 @@
 // The editor's main window: menus, status bar, the canvas; opening and saving documents.
 #pragma once
 
-#include "brush.hpp"
 #include "canvas.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/image.hpp>
-#include <lacuna/ops/inpaint.hpp>
 
-#include <QElapsedTimer>
+#include <retarget_tool.hpp>
+#include <session.hpp>
+
 #include <QMainWindow>
 #include <QString>
 
@@ -16,8 +16,8 @@
 
 class QLabel;
 class QMenu;
+class QAction;
 class QTimer;
-class QUndoStack;
 class QDockWidget;
 
 namespace lacuna::editor {
@@ -26,7 +26,6 @@ class Canvas;
 class ObjectRemovalPanel;
 class RetargetPanel;
 class HistogramPanel;
-class RetargetSession;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,13 +44,16 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] Canvas* canvas() const { return canvas_; }
     [[nodiscard]] const QString& document_path() const { return document_path_; }
     [[nodiscard]] const BackendInfo& backend() const { return backend_; }
-    [[nodiscard]] QUndoStack* undo_stack() const { return undo_stack_; }
+    [[nodiscard]] session::Session& session() { return *session_; }
+    /// Undo and redo (menu, toolbar, shortcuts).
+    bool undo();
+    bool redo();
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     /// Switches every panel and the canvas to `tool` (toolbar, menu and shortcuts call this).
     void select_tool(CanvasTool tool);
-    [[nodiscard]] RetargetSession* retarget_session() const { return retarget_session_; }
+    [[nodiscard]] session::RetargetTool* retarget_session() const { return &session_->retarget(); }
     /// Commits the retarget preview as an undoable edit; false (with a status) when none is
     /// ready.
     bool apply_retarget();
@@ -60,7 +62,11 @@ class MainWindow : public QMainWindow {
     /// (with a message) when there is nothing to fill or the fill cannot start.
     bool start_fill();
     void cancel_fill();
-    [[nodiscard]] bool fill_running() const { return filler_ != nullptr; }
+    [[nodiscard]] bool fill_running() const;
+
+  signals:
+    /// A seam-order map is in use for the retarget preview: approximate first, then exact.
+    void map_published(bool vertical, bool exact);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -79,11 +85,15 @@ class MainWindow : public QMainWindow {
     void build_retarget_dock();
     void build_histogram_dock();
     void build_toolbar();
-    void fill_step();
-    void finish_fill();
+    /// The poll timer: background maps, fill steps, notices, panels.
+    void poll();
+    /// After every edit, undo and redo: title, undo actions, size, panels.
+    void document_changed();
+    void show_notices();
     /// True when the user agreed to lose unsaved edits (or there are none).
     bool confirm_discard();
 
+    std::unique_ptr<session::Session> session_;
     Canvas* canvas_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QLabel* size_label_ = nullptr;
@@ -92,22 +102,16 @@ class MainWindow : public QMainWindow {
     QLabel* time_label_ = nullptr;
     QString document_path_;
     BackendInfo backend_;
-    QUndoStack* undo_stack_ = nullptr;
+    QAction* undo_action_ = nullptr;
+    QAction* redo_action_ = nullptr;
+    QTimer* poll_timer_ = nullptr;
+    std::uint64_t painted_revision_ = 0;
+    bool fill_was_running_ = false;
+    int panel_source_w_ = -1, panel_source_h_ = -1;
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
-    RetargetSession* retarget_session_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
-    // The running fill: the filler, where it works, and what was there before (for undo/cancel).
-    std::unique_ptr<ops::Inpainter> filler_;
-    QTimer* fill_timer_ = nullptr;
-    QElapsedTimer fill_clock_;
-    int iterations_per_step_ = 8;
-    PixelRect fill_rect_;
-    ImageRgba8 fill_before_pixels_;
-    Mask fill_before_mask_;
-    QString fill_device_;
-    std::uint64_t histogram_revision_ = ~0ull;  // the document revision the histogram samples
 };
 
 }  // namespace lacuna::editor

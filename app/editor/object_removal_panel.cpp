@@ -16,8 +16,14 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <lacuna/ops/params.hpp>
+
 namespace lacuna::editor {
 namespace {
+
+QString text(const std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 QSlider* make_slider(const int min, const int max, const int value) {
     auto* slider = new QSlider(Qt::Horizontal);
@@ -59,14 +65,22 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     mask_layout->addLayout(tool_row);
 
     auto* form = new QFormLayout;
-    size_ = make_slider(1, 200, 20);
+    // Ranges, defaults and help come from the operations' declared parameters. The size slider
+    // sets the diameter, as painters expect; the brush takes the radius.
+    const ops::ParamSpec& radius = ops::param(ops::brush_param_specs(), "radius");
+    const ops::ParamSpec& hardness = ops::param(ops::brush_param_specs(), "hardness");
+    size_ = make_slider(static_cast<int>(2 * radius.min), static_cast<int>(2 * radius.max),
+                        static_cast<int>(2 * radius.default_value));
     size_->setObjectName("brush_size");
+    size_->setToolTip(text(radius.help));
     size_value_ = new QLabel;
     auto* size_row = new QHBoxLayout;
     size_row->addWidget(size_);
     size_row->addWidget(size_value_);
     form->addRow(tr("Size"), size_row);
-    hardness_ = make_slider(0, 100, 80);
+    hardness_ = make_slider(static_cast<int>(100 * hardness.min), static_cast<int>(100 * hardness.max),
+                            static_cast<int>(100 * hardness.default_value));
+    hardness_->setToolTip(text(hardness.help));
     hardness_value_ = new QLabel;
     auto* hardness_row = new QHBoxLayout;
     hardness_row->addWidget(hardness_);
@@ -79,12 +93,13 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
 
     auto* fill_box = new QGroupBox(tr("Fill"));
     auto* fill_form = new QFormLayout(fill_box);
+    const ops::ParamSpec& patch = ops::param(ops::inpaint_param_specs(), "patch");
     patch_ = new QSpinBox;
-    patch_->setRange(ops::kMinPatch, ops::kMaxPatch);
-    patch_->setSingleStep(2);
-    patch_->setValue(9);
+    patch_->setRange(static_cast<int>(patch.min), static_cast<int>(patch.max));
+    patch_->setSingleStep(static_cast<int>(patch.step));
+    patch_->setValue(static_cast<int>(patch.default_value));
     patch_->setSuffix(tr(" px"));
-    patch_->setToolTip(tr("Patch size (odd). Larger patches keep larger structures together."));
+    patch_->setToolTip(text(patch.help));
     fill_form->addRow(tr("Patch"), patch_);
     search_ = new QComboBox;
     search_->addItem(tr("Near the hole"), 0.5);
@@ -117,9 +132,10 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
 
     // The brush and fill settings are kept between sessions.
     QSettings settings;
-    size_->setValue(settings.value("remove_object/brush_size", 20).toInt());
-    hardness_->setValue(settings.value("remove_object/hardness", 80).toInt());
-    patch_->setValue(settings.value("remove_object/patch", 9).toInt());
+    // Saved choices win over the declared defaults the widgets start with.
+    size_->setValue(settings.value("remove_object/brush_size", size_->value()).toInt());
+    hardness_->setValue(settings.value("remove_object/hardness", hardness_->value()).toInt());
+    patch_->setValue(settings.value("remove_object/patch", patch_->value()).toInt());
     search_->setCurrentIndex(settings.value("remove_object/search", 0).toInt());
     const auto emit_brush = [this] {
         size_value_->setText(tr("%1 px").arg(size_->value()));
@@ -152,8 +168,8 @@ void ObjectRemovalPanel::set_tool(const CanvasTool tool) {
     emit tool_changed(tool);
 }
 
-BrushSettings ObjectRemovalPanel::brush() const {
-    BrushSettings brush;
+ops::BrushSettings ObjectRemovalPanel::brush() const {
+    ops::BrushSettings brush;
     // The slider sets the diameter, as painters expect.
     brush.radius = size_->value() / 2.0;
     brush.hardness = hardness_->value() / 100.0;

@@ -2,7 +2,7 @@
 // area, Fill with a progress bar and Cancel, and Clear Mask.
 #pragma once
 
-#include "brush.hpp"
+#include <lacuna/ops/brush.hpp>
 
 #include <lacuna/ops/inpaint.hpp>
 
@@ -27,7 +27,7 @@ class ObjectRemovalPanel : public QWidget {
 
     [[nodiscard]] CanvasTool tool() const;
     void set_tool(CanvasTool tool);
-    [[nodiscard]] BrushSettings brush() const;
+    [[nodiscard]] ops::BrushSettings brush() const;
     /// Patch size and search area for the next fill.
     [[nodiscard]] ops::InpaintParams fill_params() const;
 
@@ -41,7 +41,7 @@ class ObjectRemovalPanel : public QWidget {
 
   signals:
     void tool_changed(lacuna::editor::CanvasTool tool);
-    void brush_changed(const lacuna::editor::BrushSettings& brush);
+    void brush_changed(const lacuna::ops::BrushSettings& brush);
     void fill_requested();
     void cancel_requested();
     void clear_mask_requested();

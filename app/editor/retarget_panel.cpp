@@ -18,6 +18,8 @@
 
 #include <cmath>
 
+#include <lacuna/ops/params.hpp>
+
 namespace lacuna::editor {
 namespace {
 
@@ -61,12 +63,22 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
         form->addRow(label, slider);
         form->addRow(QString(), row);
     }
+    // The choices and the default are the operation's declared parameter; the panel only words
+    // them for people.
+    const ops::ParamSpec& energy = ops::param(ops::seam_param_specs(), "energy");
     energy_ = new QComboBox;
-    energy_->addItem(tr("Forward (structure)"), static_cast<int>(SeamEnergy::Forward));
-    energy_->addItem(tr("Gradient (L1)"), static_cast<int>(SeamEnergy::L1));
-    energy_->addItem(tr("Sobel"), static_cast<int>(SeamEnergy::Sobel));
-    energy_->addItem(tr("Prewitt"), static_cast<int>(SeamEnergy::Prewitt));
-    form->addRow(tr("Energy"), energy_);
+    for (const std::string_view name : energy.choices) {
+        const std::optional<SeamEnergy> value = ops::parse_seam_energy(std::string(name));
+        if (!value) continue;
+        const QString label = *value == SeamEnergy::Forward ? tr("Forward (structure)")
+                              : *value == SeamEnergy::L1    ? tr("Gradient (L1)")
+                              : *value == SeamEnergy::Sobel ? tr("Sobel")
+                                                            : tr("Prewitt");
+        energy_->addItem(label, static_cast<int>(*value));
+    }
+    energy_->setCurrentIndex(static_cast<int>(energy.default_value));
+    energy_->setToolTip(QString::fromUtf8(energy.help.data(), qsizetype(energy.help.size())));
+    form->addRow(QString::fromUtf8(energy.label.data(), qsizetype(energy.label.size())), energy_);
     seams_ = new QCheckBox(tr("Show seams on the original"));
     form->addRow(seams_);
     layout->addWidget(size_box);

@@ -3,7 +3,7 @@
 // running in the background, Apply and Reset.
 #pragma once
 
-#include <lacuna/kernels/seam_energy.h>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QWidget>
 
@@ -16,10 +16,14 @@ class QSlider;
 class QSpinBox;
 class QButtonGroup;
 
+namespace lacuna::session {
+enum class MaskLayer;
+}
+
 namespace lacuna::editor {
 
 enum class CanvasTool;
-enum class MaskLayer;
+using session::MaskLayer;
 
 class RetargetPanel : public QWidget {
     Q_OBJECT
@@ -48,7 +52,7 @@ class RetargetPanel : public QWidget {
     void energy_changed();
     void seams_overlay_toggled(bool on);
     /// A brush for one of the carving masks (or the pan tool).
-    void tool_changed(lacuna::editor::CanvasTool tool, lacuna::editor::MaskLayer layer);
+    void tool_changed(lacuna::editor::CanvasTool tool, lacuna::session::MaskLayer layer);
     void apply_requested();
     void reset_requested();
 

@@ -133,13 +133,8 @@ void ImageRenderer::set_mask(const ImageView<const std::uint8_t> mask) {
     if (!impl.ready) return;
     impl.mask_visible = !mask.empty();
     if (mask.empty()) return;
+    impl.reserve_mask_texture(mask.width, mask.height);
     glBindTexture(GL_TEXTURE_2D, impl.mask_texture);
-    if (mask.width > impl.mask_capacity_w || mask.height > impl.mask_capacity_h) {
-        impl.mask_capacity_w = std::max(mask.width, impl.mask_capacity_w);
-        impl.mask_capacity_h = std::max(mask.height, impl.mask_capacity_h);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, impl.mask_capacity_w, impl.mask_capacity_h, 0, GL_RED,
-                     GL_UNSIGNED_BYTE, nullptr);
-    }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(mask.pitch));

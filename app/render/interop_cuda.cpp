@@ -1,10 +1,9 @@
-// The CUDA–GL interop path of the renderer: the display pixel-unpack buffer is registered with
-// CUDA once per allocation; each frame maps it, runs the present kernel from the engine's
-// DeviceImage, unmaps, and lets GL copy buffer → texture on the device.
+// The CUDA–GL interop path of the renderer: the display pixel-unpack buffers (image and mask) are
+// registered with CUDA once per allocation; each frame maps one, copies the device image into it
+// on the image's stream (device to device), unmaps, and lets GL copy buffer → texture on the GPU.
 #include "renderer_impl.hpp"
 
 #include <lacuna/core/error.hpp>
-#include <lacuna/kernels/image_kernels.h>
 
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
@@ -41,38 +40,40 @@ bool gl_context_on_cuda_device(std::string& error) {
     return true;
 }
 
-}  // namespace
+/// A pixel-unpack buffer registered with CUDA, grow-only.
+struct StagingBuffer {
+    GLuint& buffer;
+    std::size_t& bytes;
+    std::unique_ptr<InteropRegistration>& registration;
+};
 
-bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& error) {
-    Impl& impl = *impl_;
-    if (!impl.ready || image.empty()) {
-        error = "nothing to present";
-        return false;
-    }
-    if (!impl.registration && !gl_context_on_cuda_device(error)) return false;
-    const std::size_t bytes =
-        static_cast<std::size_t>(image.width()) * image.height() * sizeof(Rgba8);
-    if (bytes > impl.pixel_buffer_bytes || !impl.registration) {
-        impl.registration.reset();
-        if (impl.pixel_buffer == 0) glGenBuffers(1, &impl.pixel_buffer);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, impl.pixel_buffer);
-        const std::size_t capacity = std::max(bytes, impl.pixel_buffer_bytes);
+/// Copies rows of a pitched device image into the staging buffer, tightly packed. Leaves the
+/// buffer unbound; GL sees the copy once unmapped (unmapping orders it before GL's use).
+bool stage(StagingBuffer staging, const void* device_data, const std::size_t pitch,
+           const std::size_t row_bytes, const int height, cudaStream_t stream,
+           std::string& error) {
+    if (!staging.registration && !gl_context_on_cuda_device(error)) return false;
+    const std::size_t bytes = row_bytes * static_cast<std::size_t>(height);
+    if (bytes > staging.bytes || !staging.registration) {
+        staging.registration.reset();
+        if (staging.buffer == 0) glGenBuffers(1, &staging.buffer);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, staging.buffer);
+        const std::size_t capacity = std::max(bytes, staging.bytes);
         glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(capacity), nullptr,
                      GL_STREAM_DRAW);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        impl.pixel_buffer_bytes = capacity;
+        staging.bytes = capacity;
         auto registration = std::make_unique<InteropRegistration>();
         const cudaError_t status = cudaGraphicsGLRegisterBuffer(
-            &registration->resource, impl.pixel_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
+            &registration->resource, staging.buffer, cudaGraphicsRegisterFlagsWriteDiscard);
         if (status != cudaSuccess) {
             registration->resource = nullptr;
             error = cuda_message("cannot register the display buffer with CUDA", status);
             return false;
         }
-        impl.registration = std::move(registration);
+        staging.registration = std::move(registration);
     }
-    cudaGraphicsResource* resource = impl.registration->resource;
-    const cudaStream_t stream = image.stream();
+    cudaGraphicsResource* resource = staging.registration->resource;
     cudaError_t status = cudaGraphicsMapResources(1, &resource, stream);
     if (status != cudaSuccess) {
         error = cuda_message("cannot map the display buffer", status);
@@ -82,14 +83,30 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& erro
     std::size_t mapped_bytes = 0;
     status = cudaGraphicsResourceGetMappedPointer(&mapped, &mapped_bytes, resource);
     if (status == cudaSuccess)
-        status =
-            kernels::launch_present_rgba(image.device_view(), static_cast<Rgba8*>(mapped), stream);
+        status = cudaMemcpy2DAsync(mapped, row_bytes, device_data, pitch, row_bytes,
+                                   static_cast<std::size_t>(height), cudaMemcpyDeviceToDevice,
+                                   stream);
     const cudaError_t unmap = cudaGraphicsUnmapResources(1, &resource, stream);
     if (status != cudaSuccess || unmap != cudaSuccess) {
-        error = cuda_message("the present kernel failed", status != cudaSuccess ? status : unmap);
+        error = cuda_message("the copy into the display buffer failed",
+                             status != cudaSuccess ? status : unmap);
         return false;
     }
-    // Unmapping orders the kernel before GL's use of the buffer; the copy below stays on the GPU.
+    return true;
+}
+
+}  // namespace
+
+bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& error) {
+    Impl& impl = *impl_;
+    if (!impl.ready || image.empty()) {
+        error = "nothing to present";
+        return false;
+    }
+    const ImageView<const Rgba8> view = image.device_view();
+    if (!stage({impl.pixel_buffer, impl.pixel_buffer_bytes, impl.registration}, view.data,
+               view.pitch, view.row_bytes(), view.height, image.stream(), error))
+        return false;
     impl.reserve_texture(image.width(), image.height());
     glBindTexture(GL_TEXTURE_2D, impl.texture);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, impl.pixel_buffer);
@@ -102,6 +119,31 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& erro
     impl.image_w = image.width();
     impl.image_h = image.height();
     impl.last_was_interop = true;
+    return true;
+}
+
+bool ImageRenderer::set_mask(const DeviceImage<std::uint8_t>& mask, std::string& error) {
+    Impl& impl = *impl_;
+    if (!impl.ready) {
+        error = "the renderer is not initialised";
+        return false;
+    }
+    impl.mask_visible = !mask.empty();
+    if (mask.empty()) return true;
+    const ImageView<const std::uint8_t> view = mask.device_view();
+    if (!stage({impl.mask_pixel_buffer, impl.mask_pixel_buffer_bytes, impl.mask_registration},
+               view.data, view.pitch, view.row_bytes(), view.height, mask.stream(), error))
+        return false;
+    impl.reserve_mask_texture(mask.width(), mask.height());
+    glBindTexture(GL_TEXTURE_2D, impl.mask_texture);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, impl.mask_pixel_buffer);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, mask.width(), mask.height(), GL_RED, GL_UNSIGNED_BYTE,
+                    nullptr);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glBindTexture(GL_TEXTURE_2D, 0);
     return true;
 }
 

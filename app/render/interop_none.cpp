@@ -11,3 +11,12 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>&, std::string& error) {
 }
 
 }  // namespace lacuna::render
+
+namespace lacuna::render {
+
+bool ImageRenderer::set_mask(const DeviceImage<std::uint8_t>&, std::string& error) {
+    error = "this build has no CUDA backend";
+    return false;
+}
+
+}  // namespace lacuna::render

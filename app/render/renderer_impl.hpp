@@ -41,6 +41,10 @@ struct ImageRenderer::Impl {
     std::size_t pixel_buffer_bytes = 0;
     std::unique_ptr<InteropRegistration> registration;
     bool last_was_interop = false;
+    // The mask's interop buffer, the same way (the device document's masks).
+    GLuint mask_pixel_buffer = 0;
+    std::size_t mask_pixel_buffer_bytes = 0;
+    std::unique_ptr<InteropRegistration> mask_registration;
     // The object-removal mask (coverage 0..255) drawn as a tint; grow-only like the image.
     GLuint mask_texture = 0;
     int mask_capacity_w = 0;
@@ -63,11 +67,24 @@ struct ImageRenderer::Impl {
         glBindTexture(GL_TEXTURE_2D, 0);
     }
 
+    /// Makes the mask texture at least width × height (grow-only).
+    void reserve_mask_texture(const int width, const int height) {
+        if (width <= mask_capacity_w && height <= mask_capacity_h) return;
+        mask_capacity_w = std::max(width, mask_capacity_w);
+        mask_capacity_h = std::max(height, mask_capacity_h);
+        glBindTexture(GL_TEXTURE_2D, mask_texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, mask_capacity_w, mask_capacity_h, 0, GL_RED,
+                     GL_UNSIGNED_BYTE, nullptr);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+
     void release() {
         registration.reset();  // unregister from CUDA before the buffer goes away
+        mask_registration.reset();
         if (pixel_buffer != 0) glDeleteBuffers(1, &pixel_buffer);
-        pixel_buffer = 0;
-        pixel_buffer_bytes = 0;
+        if (mask_pixel_buffer != 0) glDeleteBuffers(1, &mask_pixel_buffer);
+        pixel_buffer = mask_pixel_buffer = 0;
+        pixel_buffer_bytes = mask_pixel_buffer_bytes = 0;
         if (program != 0) glDeleteProgram(std::exchange(program, 0));
         if (overlay_program != 0) glDeleteProgram(std::exchange(overlay_program, 0));
         if (vao != 0) glDeleteVertexArrays(1, &vao);

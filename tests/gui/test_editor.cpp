@@ -5,7 +5,7 @@
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
-#include "retarget_session.hpp"
+#include <retarget_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -29,7 +29,6 @@
 #include <QSpinBox>
 #include <QSlider>
 #include <QToolButton>
-#include <QUndoStack>
 #include <QtTest>
 
 using namespace lacuna;
@@ -156,13 +155,13 @@ class TestEditor : public QObject {
         QVERIFY2(count_selected(painted.view()) > 1200, "the stroke did not reach the mask");
         QCOMPARE(painted.at(362, 312), std::uint8_t{255});
         QCOMPARE(painted.at(100, 100), std::uint8_t{0});
-        QCOMPARE(window.undo_stack()->count(), 1);
+        QCOMPARE(window.session().history().count(), 1);
 
         // Fill: the fill grows in steps until done, then becomes one undoable edit.
         QVERIFY(window.start_fill());
         QVERIFY(window.fill_running());
         QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
-        QCOMPARE(window.undo_stack()->count(), 2);
+        QCOMPARE(window.session().history().count(), 2);
         QCOMPARE(window.removal_panel()->progress_bar()->value(), 1000);
         const ImageRgba8 filled = clone(canvas->image().view());
         std::int64_t hole = 0, changed_inside = 0, changed_outside = 0;
@@ -196,15 +195,15 @@ class TestEditor : public QObject {
                                                  .arg(p.y())));
 
         // Undo restores bit-exactly: first the fill (pixels and mask), then the stroke.
-        window.undo_stack()->undo();
+        window.undo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
         QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), painted.view()));
-        window.undo_stack()->undo();
+        window.undo();
         QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
-        window.undo_stack()->redo();
-        window.undo_stack()->redo();
+        window.redo();
+        window.redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), filled.view()));
-        window.undo_stack()->setClean();
+        window.session().history().set_clean();
     }
 
     void fill_needs_a_mask_and_cancel_restores() {
@@ -213,7 +212,7 @@ class TestEditor : public QObject {
         editor::Canvas* canvas = window.canvas();
         QVERIFY(!window.start_fill());  // nothing painted: a hint, no dialog, no edit
         QVERIFY(visible_error_dialog(&window) == nullptr);
-        QCOMPARE(window.undo_stack()->count(), 0);
+        QCOMPARE(window.session().history().count(), 0);
         const ImageRgba8 original = clone(canvas->image().view());
         window.removal_panel()->set_tool(editor::CanvasTool::Brush);
         brush_over_ball(canvas);
@@ -236,14 +235,14 @@ class TestEditor : public QObject {
                                             .arg(fy)
                                             .arg(painted.at(std::max(fx, 0), std::max(fy, 0)))));
         QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), painted.view()));
-        QCOMPARE(window.undo_stack()->count(), 1);  // only the stroke
+        QCOMPARE(window.session().history().count(), 1);  // only the stroke
         // The eraser takes the mask away again, as one more undoable edit.
         window.removal_panel()->set_tool(editor::CanvasTool::Eraser);
         window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(120);
         brush_over_ball(canvas);
         QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
-        QCOMPARE(window.undo_stack()->count(), 2);
-        window.undo_stack()->setClean();
+        QCOMPARE(window.session().history().count(), 2);
+        window.session().history().set_clean();
     }
 
     void retarget_slider_previews_and_applies() {
@@ -277,11 +276,11 @@ class TestEditor : public QObject {
         QVERIFY(window.apply_retarget());
         QCOMPARE(canvas->image().width(), 411);
         QVERIFY(!canvas->previewing());
-        window.undo_stack()->undo();
+        window.undo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
-        window.undo_stack()->redo();
+        window.redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
-        window.undo_stack()->setClean();
+        window.session().history().set_clean();
     }
 
     // A 1300 × 800 photo needs factor 2: the first vertical map is the approximate one (the
@@ -300,11 +299,11 @@ class TestEditor : public QObject {
         auto* dock = window.findChild<QDockWidget*>("retarget_dock");
         dock->show();
         dock->raise();
-        editor::RetargetSession* session = window.retarget_session();
+        session::RetargetTool* retarget = window.retarget_session();
         // The exact maps wait until released: the approximate state stays up however fast this
         // machine carves.
-        session->hold_exact_maps(true);
-        QSignalSpy published(session, &editor::RetargetSession::map_published);
+        retarget->hold_exact_maps(true);
+        QSignalSpy published(&window, &MainWindow::map_published);
         QVERIFY(show_at_one_to_one(window, big, {1280, 800}));
         editor::Canvas* canvas = window.canvas();
         const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
@@ -317,8 +316,8 @@ class TestEditor : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(published.count() >= 1, 120000);
         QCOMPARE(published.count(), 1);
         QCOMPARE(published.at(0), (QList<QVariant>{true, false}));
-        QVERIFY(session->vertical_ready());
-        QVERIFY(!session->vertical_exact());
+        QVERIFY(retarget->vertical_ready());
+        QVERIFY(!retarget->vertical_exact());
 
         // 75 % of the width from the approximate map: 1170 seams asked (10 % of the width is
         // the floor), carved at half size.
@@ -349,8 +348,8 @@ class TestEditor : public QObject {
         // approximately narrowed image (975 × 800: factor 2 again) comes first, approximate.
         window.retarget_panel()->height_slider()->setValue(750);
         QCOMPARE(window.retarget_panel()->target_height(), 600);
-        QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_ready_for(975), 120000);
-        QVERIFY(!session->vertical_exact());  // held
+        QTRY_VERIFY_WITH_TIMEOUT(retarget->horizontal_ready_for(975), 120000);
+        QVERIFY(!retarget->vertical_exact());  // held
         const Mask none_narrow(975, 800, 0);
         QVERIFY(equal_pixels<Rgba8>(
             canvas->preview().view(),
@@ -364,9 +363,9 @@ class TestEditor : public QObject {
 
         // The exact vertical map replaces the approximate one, and the horizontal maps start over
         // on the exactly narrowed image: approximate, then exact.
-        session->hold_exact_maps(false);
-        QTRY_VERIFY_WITH_TIMEOUT(session->vertical_exact(), 120000);
-        session->hold_exact_maps(true);
+        retarget->hold_exact_maps(false);
+        QTRY_VERIFY_WITH_TIMEOUT(retarget->vertical_exact(), 120000);
+        retarget->hold_exact_maps(true);
         QList<QList<QVariant>> vertical_events;
         int exact_at = -1;
         for (int i = 0; i < published.count(); ++i) {
@@ -381,7 +380,7 @@ class TestEditor : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(approx_frame.view(), exact_frame.view()));
         QTRY_VERIFY_WITH_TIMEOUT(published.count() > exact_at + 1, 120000);
         QCOMPARE(published.at(exact_at + 1), (QList<QVariant>{false, false}));
-        QVERIFY(session->horizontal_ready_for(975) && !session->horizontal_exact());
+        QVERIFY(retarget->horizontal_ready_for(975) && !retarget->horizontal_exact());
         const ops::CarveInput narrow{exact_frame.view(), &none_narrow, &none_narrow,
                                      SeamEnergy::Forward};
         const ops::SeamOrder approx_h = ops::seam_order_approximate(
@@ -391,8 +390,8 @@ class TestEditor : public QObject {
             ops::remove_seams<Rgba8>(exact_frame.view(), approx_h, 200).view()));
         QVERIFY2(status->text().contains("approximate", Qt::CaseInsensitive),
                  qPrintable(status->text()));
-        session->hold_exact_maps(false);
-        QTRY_VERIFY_WITH_TIMEOUT(session->horizontal_exact(), 120000);
+        retarget->hold_exact_maps(false);
+        QTRY_VERIFY_WITH_TIMEOUT(retarget->horizontal_exact(), 120000);
         QCOMPARE(published.count(), exact_at + 3);
         QCOMPARE(published.at(exact_at + 2), (QList<QVariant>{false, true}));
         // Now the preview is the engine's exact carve, and says so.
@@ -417,21 +416,21 @@ class TestEditor : public QObject {
 
         // A new document while the exact map is being carved cancels it: the maps that follow
         // are the new document's.
-        window.undo_stack()->undo();
+        window.undo();
         const int before_undo = published.count();
         QTRY_VERIFY_WITH_TIMEOUT(published.count() > before_undo, 120000);
-        QVERIFY(session->busy());
+        QVERIFY(retarget->busy());
         QElapsedTimer clock;
         clock.start();
         QVERIFY(window.open_file(kMessi));
         qInfo("opening another document cancelled the running carve in %lld ms",
               static_cast<long long>(clock.elapsed()));
-        QTRY_VERIFY_WITH_TIMEOUT(session->vertical_exact(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(retarget->vertical_exact(), 120000);
         QCOMPARE(published.last(), (QList<QVariant>{true, true}));
         window.retarget_panel()->width_slider()->setValue(750);
         QCOMPARE(canvas->preview().width(), 411);
         QCOMPARE(canvas->preview().height(), 342);
-        window.undo_stack()->setClean();
+        window.session().history().set_clean();
     }
 
     // An approximate map holds whole coarse seams only: 1301 px wide asks for 1171 seams, the
@@ -444,7 +443,7 @@ class TestEditor : public QObject {
                     .save(odd, "PNG"));
         MainWindow window;
         window.retarget_session()->hold_exact_maps(true);
-        QSignalSpy published(window.retarget_session(), &editor::RetargetSession::map_published);
+        QSignalSpy published(&window, &MainWindow::map_published);
         QVERIFY(show_at_one_to_one(window, odd));
         QTRY_VERIFY_WITH_TIMEOUT(published.count() >= 1, 120000);
         QVERIFY(!window.retarget_session()->vertical_exact());
@@ -458,7 +457,7 @@ class TestEditor : public QObject {
         QCOMPARE(window.canvas()->preview().width(), 130);
         QVERIFY(window.apply_retarget());
         QCOMPARE(window.canvas()->image().width(), 130);
-        window.undo_stack()->setClean();
+        window.session().history().set_clean();
     }
 
     // When the CUDA carver throws (here: a build without CUDA asked to use it), the maps come
@@ -467,7 +466,7 @@ class TestEditor : public QObject {
         if (select_backend(BackendRequest::Auto).backend == Backend::Cuda)
             QSKIP("CUDA works here: nothing to fall back from");
         MainWindow window;
-        window.retarget_session()->set_backend(Backend::Cuda);
+        window.retarget_session()->set_carve_backend(Backend::Cuda);
         QVERIFY(show_at_one_to_one(window, kMessi));
         QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_exact(), 120000);
         const auto* status = window.retarget_panel()->findChild<QLabel*>("retarget_status");
@@ -491,7 +490,7 @@ class TestEditor : public QObject {
                                  ops::SeamDirection::Horizontal, 85),
             85);
         QVERIFY(equal_pixels<Rgba8>(window.canvas()->preview().view(), expected.view()));
-        window.undo_stack()->setClean();
+        window.session().history().set_clean();
     }
 
     void line_histogram_follows_the_mouse() {
@@ -602,7 +601,7 @@ class TestEditor : public QObject {
             QVERIFY(window.start_fill());
             QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
             shoot(window, "remove-object-filled.png");
-            window.undo_stack()->setClean();
+            window.session().history().set_clean();
         }
     }
 

@@ -2,7 +2,7 @@
 // back, and compare with the engine's pixels exactly; checkerboard behind transparency; background.
 #include <GL/glew.h>
 
-#include "egl_context.hpp"
+#include <lacuna/render/egl_context.hpp>
 #include "framebuffer.hpp"
 
 #include <lacuna/core/mask.hpp>

@@ -4,7 +4,7 @@
 // reused; the host path still works after interop. Needs a CUDA device (label gpu).
 #include <GL/glew.h>
 
-#include "egl_context.hpp"
+#include <lacuna/render/egl_context.hpp>
 #include "framebuffer.hpp"
 
 #include <lacuna/core/backend.hpp>

@@ -17,6 +17,10 @@ struct TransferStats {
         return {a.uploads - b.uploads, a.upload_bytes - b.upload_bytes, a.downloads - b.downloads,
                 a.download_bytes - b.download_bytes};
     }
+    friend TransferStats operator+(const TransferStats& a, const TransferStats& b) {
+        return {a.uploads + b.uploads, a.upload_bytes + b.upload_bytes, a.downloads + b.downloads,
+                a.download_bytes + b.download_bytes};
+    }
     friend bool operator==(const TransferStats&, const TransferStats&) = default;
 };
 

@@ -47,8 +47,8 @@ class ImageRenderer {
     /// Copies the image into the display texture (host upload path). The texture's capacity only
     /// grows, so a shrinking image reuses it.
     void set_image(ImageView<const Rgba8> image);
-    /// The CUDA–GL interop path: a present kernel writes the device image into a pixel-unpack
-    /// buffer registered with CUDA (grow-only; registered once per allocation), which GL copies
+    /// The CUDA–GL interop path: the device image is copied (device to device) into a
+    /// pixel-unpack buffer registered with CUDA (grow-only; registered once per allocation), which GL copies
     /// into the display texture — the pixels never pass through the host. Returns false and
     /// fills `error` when interop cannot be used (CPU-only build, no device, a GL context that
     /// is not on the CUDA device); the caller then downloads and uses set_image(view).
@@ -56,6 +56,10 @@ class ImageRenderer {
     /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the
     /// image; an empty view hides it.
     void set_mask(ImageView<const std::uint8_t> mask);
+    /// The interop path for the mask: a device mask (the device document's) goes to the tint
+    /// texture through a registered buffer, never through the host. False (with `error`) when
+    /// interop cannot be used.
+    bool set_mask(const DeviceImage<std::uint8_t>& mask, std::string& error);
     /// Tint colour and its strength at full coverage (0..1).
     void set_mask_tint(Rgb color, float strength);
     /// The brush cursor: a ring of `radius` framebuffer pixels around `centre` (framebuffer

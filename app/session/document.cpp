@@ -1,0 +1,134 @@
+#include "document.hpp"
+
+#include <lacuna/core/error.hpp>
+
+#include <utility>
+
+namespace lacuna::session {
+
+/// The device side: one stream for everything the editor presents, so a frame's kernels run in
+/// the order they were enqueued without host waits.
+struct Document::Device {
+    OwnedStream stream;
+    DeviceImage<Rgba8> pixels;
+    std::array<DeviceImage<std::uint8_t>, kMaskLayers> masks;
+
+    Device() {
+        pixels.set_stream(stream.get());
+        for (auto& m : masks) m.set_stream(stream.get());
+    }
+};
+
+Document::Document() = default;
+Document::~Document() = default;
+
+void Document::clear_masks_to_size() {
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        masks_[static_cast<std::size_t>(layer)] = Mask(pixels_.width(), pixels_.height(), 0);
+        ++mask_revisions_[static_cast<std::size_t>(layer)];
+    }
+}
+
+void Document::open(ImageRgba8 pixels, const bool device) {
+    pixels_ = std::move(pixels);
+    ++pixels_revision_;
+    clear_masks_to_size();
+    device_.reset();
+    if (!device || pixels_.empty()) return;
+    auto side = std::make_unique<Device>();
+    side->pixels.resize(pixels_.width(), pixels_.height());
+    side->pixels.upload(pixels_.view());
+    for (auto& m : side->masks) {
+        m.resize(pixels_.width(), pixels_.height());
+        m.fill_bytes(0);
+    }
+    side->stream.synchronize();
+    device_ = std::move(side);
+}
+
+void Document::leave_device() {
+    device_.reset();
+}
+
+DeviceImage<Rgba8>& Document::device_pixels() {
+    if (!device_) throw Error(ErrorCode::CudaUnavailable, "the document is not on the device");
+    return device_->pixels;
+}
+
+DeviceImage<std::uint8_t>& Document::device_mask(const MaskLayer layer) {
+    if (!device_) throw Error(ErrorCode::CudaUnavailable, "the document is not on the device");
+    return device_->masks[index(layer)];
+}
+
+DeviceStream Document::stream() const {
+    return device_ ? device_->stream.get() : nullptr;
+}
+
+bool Document::mask_painted(const MaskLayer layer) const {
+    const Mask& m = masks_[index(layer)];
+    return !m.empty() && count_selected(m.view()) > 0;
+}
+
+void Document::pull_pixels(const PixelRect& rect) {
+    if (!device_ || rect.empty()) return;
+    paste_region(pixels_, rect, device_->pixels.download_region(rect));
+}
+
+void Document::pull_mask(const MaskLayer layer, const PixelRect& rect) {
+    if (!device_ || rect.empty()) return;
+    paste_region(masks_[index(layer)], rect, device_->masks[index(layer)].download_region(rect));
+}
+
+void Document::write_pixels(const PixelRect& rect, const ImageRgba8& region) {
+    paste_region(pixels_, rect, region);
+    ++pixels_revision_;
+    if (device_) device_->pixels.upload_region(rect, region.view());
+}
+
+void Document::write_mask(const MaskLayer layer, const PixelRect& rect, const Mask& region) {
+    paste_region(masks_[index(layer)], rect, region);
+    ++mask_revisions_[index(layer)];
+    if (device_) device_->masks[index(layer)].upload_region(rect, region.view());
+}
+
+void Document::clear_mask(const MaskLayer layer, const PixelRect& rect) {
+    if (rect.empty()) return;
+    Mask& m = masks_[index(layer)];
+    for (int y = rect.y0; y <= rect.y1; ++y)
+        for (int x = rect.x0; x <= rect.x1; ++x) m.at(x, y) = 0;
+    ++mask_revisions_[index(layer)];
+    if (device_) device_->masks[index(layer)].fill_bytes(0, rect);
+}
+
+void Document::replace(const ImageRgba8& pixels, const std::array<Mask, kMaskLayers>& masks) {
+    pixels_ = clone(pixels.view());
+    ++pixels_revision_;
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        masks_[static_cast<std::size_t>(layer)] =
+            clone(masks[static_cast<std::size_t>(layer)].view());
+        ++mask_revisions_[static_cast<std::size_t>(layer)];
+    }
+    if (!device_) return;
+    device_->pixels.resize(pixels_.width(), pixels_.height());
+    device_->pixels.upload(pixels_.view());
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        auto& m = device_->masks[static_cast<std::size_t>(layer)];
+        m.resize(pixels_.width(), pixels_.height());
+        m.upload(masks_[static_cast<std::size_t>(layer)].view());
+    }
+}
+
+void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {
+    if (!device_) throw Error(ErrorCode::CudaUnavailable, "the document is not on the device");
+    device_->pixels.copy_from(pixels);
+    pixels_ = ImageRgba8(pixels.width(), pixels.height());
+    device_->pixels.download(pixels_.view());
+    ++pixels_revision_;
+    clear_masks_to_size();
+    for (auto& m : device_->masks) {
+        m.resize(pixels_.width(), pixels_.height());
+        m.fill_bytes(0);
+    }
+}
+
+}  // namespace lacuna::session

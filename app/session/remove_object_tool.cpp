@@ -1,0 +1,257 @@
+#include "remove_object_tool.hpp"
+
+#include "session.hpp"
+
+#include <lacuna/core/error.hpp>
+
+#include <sstream>
+
+namespace lacuna::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(const Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// The pixels a fill removes: mask coverage of at least one half.
+Mask hole_from_coverage(const Mask& coverage) {
+    Mask hole(coverage.width(), coverage.height(), 0);
+    for (int y = 0; y < coverage.height(); ++y) {
+        const std::uint8_t* in = coverage.row(y);
+        std::uint8_t* out = hole.row(y);
+        for (int x = 0; x < coverage.width(); ++x) out[x] = in[x] >= 128 ? 255 : 0;
+    }
+    return hole;
+}
+
+/// Smallest rectangle holding every non-zero value.
+PixelRect nonzero_box(const Mask& mask) {
+    PixelRect box;
+    for (int y = 0; y < mask.height(); ++y) {
+        const std::uint8_t* row = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x)
+            if (row[x] != 0) box.unite({x, y, x, y});
+    }
+    return box;
+}
+
+}  // namespace
+
+RemoveObjectTool::~RemoveObjectTool() = default;
+
+std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
+    return ops::inpaint_param_specs();
+}
+
+bool RemoveObjectTool::press(const Pointer& p) {
+    if (session_.document().empty()) return false;
+    stroke_.begin(session_, MaskLayer::Fill, brush_, p.x, p.y);
+    return true;
+}
+
+void RemoveObjectTool::move(const Pointer& p) {
+    hover(p);
+    stroke_.extend(session_, p.x, p.y);
+}
+
+void RemoveObjectTool::release(const Pointer&) {
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+}
+
+void RemoveObjectTool::hover(const Pointer& p) {
+    pointer_inside_ = true;
+    pointer_x_ = p.x;
+    pointer_y_ = p.y;
+}
+
+void RemoveObjectTool::deactivate() {
+    // Switching tools never drops work: a stroke in progress becomes an edit; a fill runs on.
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+}
+
+Overlay RemoveObjectTool::overlay() const {
+    Overlay o;
+    o.mask_layer = static_cast<int>(MaskLayer::Fill);
+    o.brush_ring = true;
+    o.brush_radius = brush_.radius;
+    return o;
+}
+
+void RemoveObjectTool::clear_mask() {
+    const Document& document = session_.document();
+    if (document.empty() || !document.mask_painted(MaskLayer::Fill)) return;
+    const PixelRect all{0, 0, document.width() - 1, document.height() - 1};
+    Edit edit;
+    edit.label = "Clear Mask";
+    edit.rect = all;
+    edit.layer = MaskLayer::Fill;
+    edit.before.mask = clone(document.mask(MaskLayer::Fill).view());
+    edit.after.mask = Mask(document.width(), document.height(), 0);
+    session_.document().clear_mask(MaskLayer::Fill, all);
+    session_.push(std::move(edit));
+    session_.frame_changed();
+}
+
+bool RemoveObjectTool::start_fill() {
+    Document& document = session_.document();
+    if (filler_ || document.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    const Mask& coverage = document.mask(MaskLayer::Fill);
+    const Mask hole = hole_from_coverage(coverage);
+    if (count_selected(hole.view()) == 0) {
+        message_ = "Nothing to fill: choose the Brush and paint over what should go.";
+        return false;
+    }
+    try {
+        // Validated on the host mirror (current at rest): sizes, patch, sources.
+        ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole,
+                                                           fill_params_);
+        device_filler_ = nullptr;
+        if (document.on_device()) {
+            const bool ok = session_.guarded([&] {
+                auto filler = ops::make_device_inpainter(
+                    document.device_pixels(), document.device_mask(MaskLayer::Fill), problem);
+                device_filler_ = filler.get();
+                filler_ = std::move(filler);
+            });
+            // The session is on the host now: the same fill, on the CPU.
+            if (!ok) return start_fill();
+            device_ = "GPU";
+        } else {
+            filler_ = ops::make_inpainter(document.pixels().view(), hole, fill_params_,
+                                          ops::InpaintImplementation::Fast);
+            device_ = "CPU";
+        }
+    } catch (const Error& e) {
+        filler_.reset();
+        device_filler_ = nullptr;
+        message_ = e.what();
+        return false;
+    }
+    fill_rect_ = nonzero_box(coverage);
+    before_pixels_ = copy_region(document.pixels(), fill_rect_);
+    before_mask_ = copy_region(coverage, fill_rect_);
+    progress_ = filler_->progress();
+    iterations_per_batch_ = 8;
+    started_ = Clock::now();
+    message_.clear();
+    return true;
+}
+
+void RemoveObjectTool::show_step() {
+    Document& document = session_.document();
+    if (device_filler_ != nullptr) {
+        device_filler_->copy_filled(document.device_pixels(), fill_rect_);
+        document.device_pixels_changed();
+    } else {
+        // Only the hole's box changes: paste it instead of replacing the whole document.
+        paste_region(document.host_pixels(), fill_rect_,
+                     copy_region(filler_->image(), fill_rect_));
+        document.host_pixels_changed();
+    }
+    session_.frame_changed();
+}
+
+void RemoveObjectTool::advance(const int iterations) {
+    if (!filler_) return;
+    const bool ok = session_.guarded([&] {
+        progress_ = filler_->advance(iterations);
+        show_step();
+    });
+    if (ok && filler_ && progress_.done()) finish();
+}
+
+void RemoveObjectTool::step(const double budget_ms) {
+    if (!filler_) return;
+    const auto step_start = Clock::now();
+    bool ok = true;
+    try {
+        ok = session_.guarded([&] {
+            // Adapt the batch so a step takes about the budget whatever the image and device.
+            while (!filler_->progress().done() && ms_since(step_start) < budget_ms) {
+                const auto batch_start = Clock::now();
+                progress_ = filler_->advance(iterations_per_batch_);
+                const double batch_ms = ms_since(batch_start);
+                if (batch_ms < budget_ms / 4)
+                    iterations_per_batch_ *= 2;
+                else if (batch_ms > budget_ms && iterations_per_batch_ > 1)
+                    iterations_per_batch_ /= 2;
+            }
+            show_step();
+        });
+    } catch (const Error& e) {
+        // Not a device failure (those are handled by guarded): put the picture back.
+        filler_.reset();
+        device_filler_ = nullptr;
+        restore_before();
+        message_ = std::string("Fill failed: ") + e.what();
+        session_.notice(message_);
+        return;
+    }
+    if (ok && filler_ && progress_.done()) finish();
+}
+
+void RemoveObjectTool::restore_before() {
+    Document& document = session_.document();
+    if (fill_rect_.empty()) return;
+    document.write_pixels(fill_rect_, before_pixels_);
+    session_.frame_changed();
+}
+
+void RemoveObjectTool::finish() {
+    Document& document = session_.document();
+    const ops::InpaintProgress progress = filler_->progress();
+    const bool on_device = device_filler_ != nullptr;
+    filler_.reset();
+    device_filler_ = nullptr;
+    if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
+    document.clear_mask(MaskLayer::Fill, fill_rect_);
+    Edit edit;
+    edit.label = "Fill";
+    edit.rect = fill_rect_;
+    edit.layer = MaskLayer::Fill;
+    edit.before.pixels = std::move(before_pixels_);
+    edit.before.mask = std::move(before_mask_);
+    edit.after.pixels = copy_region(document.pixels(), fill_rect_);
+    edit.after.mask = Mask(fill_rect_.width(), fill_rect_.height(), 0);
+    session_.push(std::move(edit));
+    session_.frame_changed();
+    std::ostringstream text;
+    text << "Filled " << progress.total << " pixels with " << progress.iterations
+         << " patches in " << static_cast<long long>(ms_since(started_)) << " ms on the "
+         << device_ << ".";
+    message_ = text.str();
+}
+
+void RemoveObjectTool::cancel_fill() {
+    if (!filler_) return;
+    filler_->cancel();
+    const bool on_device = device_filler_ != nullptr;
+    filler_.reset();
+    device_filler_ = nullptr;
+    // On the device path the mirror was never touched: only the device box goes back.
+    if (on_device) {
+        session_.guarded([&] {
+            session_.document().device_pixels().upload_region(fill_rect_, before_pixels_.view());
+            session_.document().device_pixels_changed();
+        });
+        session_.frame_changed();
+    } else {
+        restore_before();
+    }
+    message_ = "Fill cancelled; the picture is as it was.";
+}
+
+void RemoveObjectTool::device_lost() {
+    stroke_.device_lost(session_.document());
+    if (device_filler_ == nullptr) return;
+    // The mirror still holds the picture before the fill: start over on the CPU.
+    filler_.reset();
+    device_filler_ = nullptr;
+    start_fill();
+    device_ = "CPU (the GPU failed)";
+}
+
+}  // namespace lacuna::session

@@ -1,0 +1,88 @@
+// Remove Object: paint the fill mask (brush or eraser), then fill it in steps that the canvas
+// shows growing. On the device path the CUDA filler works from the device document and each step
+// copies the filled box into it device to device; the host mirror gets the box once, at the end
+// (the undo snapshot).
+#pragma once
+
+#include "mask_stroke.hpp"
+#include "tool.hpp"
+
+#include <lacuna/ops/inpaint.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace lacuna::session {
+
+class Session;
+
+class RemoveObjectTool final : public Tool {
+  public:
+    explicit RemoveObjectTool(Session& session) : session_(session) {}
+    ~RemoveObjectTool() override;
+
+    [[nodiscard]] ToolKind kind() const override { return ToolKind::RemoveObject; }
+    [[nodiscard]] std::span<const ops::ParamSpec> params() const override;
+    bool press(const Pointer& p) override;
+    void move(const Pointer& p) override;
+    void release(const Pointer& p) override;
+    void hover(const Pointer& p) override;
+    void deactivate() override;
+    [[nodiscard]] Overlay overlay() const override;
+
+    void set_brush(const ops::BrushSettings& brush) { brush_ = brush; }
+    [[nodiscard]] const ops::BrushSettings& brush() const { return brush_; }
+    /// Brush or eraser.
+    void set_erase(bool erase) { brush_.erase = erase; }
+    void set_fill_params(const ops::InpaintParams& params) { fill_params_ = params; }
+    /// Clears the whole fill mask as one undoable edit (nothing when it is empty).
+    void clear_mask();
+
+    /// Starts filling the pixels whose coverage is at least one half. False with message()
+    /// when there is nothing to fill or the fill cannot start.
+    bool start_fill();
+    /// Advances for about `budget_ms` (batches adapt to the device), shows the step, and
+    /// finishes when done. Called by Session::poll.
+    void step(double budget_ms);
+    /// Exactly `iterations` more iterations (tests and the latency benchmark).
+    void advance(int iterations);
+    /// Stops and puts the picture back as it was.
+    void cancel_fill();
+    [[nodiscard]] bool fill_running() const { return filler_ != nullptr; }
+    [[nodiscard]] ops::InpaintProgress fill_progress() const { return progress_; }
+    /// Where the running fill runs ("GPU", "CPU", or the CPU with the GPU's failure).
+    [[nodiscard]] const std::string& fill_device() const { return device_; }
+    /// The last outcome for the panel ("Filled … in … ms", "Nothing to fill …", an error).
+    [[nodiscard]] const std::string& message() const { return message_; }
+    [[nodiscard]] PixelRect fill_rect() const { return fill_rect_; }
+
+    /// The session left the device: a stroke continues on the host; a running fill starts
+    /// over on the CPU (the document was not touched on the host yet).
+    void device_lost();
+
+  private:
+    void show_step();
+    void finish();
+    void restore_before();
+
+    Session& session_;
+    ops::BrushSettings brush_;
+    ops::InpaintParams fill_params_;
+    MaskStroke stroke_;
+    bool pointer_inside_ = false;
+    double pointer_x_ = 0, pointer_y_ = 0;
+
+    std::unique_ptr<ops::Inpainter> filler_;
+    ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device
+    ops::InpaintProgress progress_;
+    PixelRect fill_rect_;
+    ImageRgba8 before_pixels_;
+    Mask before_mask_;
+    int iterations_per_batch_ = 8;
+    std::chrono::steady_clock::time_point started_;
+    std::string device_;
+    std::string message_;
+};
+
+}  // namespace lacuna::session

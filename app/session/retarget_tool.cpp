@@ -1,0 +1,685 @@
+#include "retarget_tool.hpp"
+
+#include "session.hpp"
+
+#include <lacuna/core/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace lacuna::session {
+namespace {
+
+/// Seams to compute in one direction: enough to reach 10 % of the extent.
+int seams_for(const int extent) {
+    return std::max(0, std::min(extent - 1, extent - std::max(1, extent / 10)));
+}
+
+constexpr Rgba8 kRemovedSeam{255, 40, 40, 255};
+constexpr Rgba8 kInsertedSeam{40, 220, 60, 255};
+
+}  // namespace
+
+/// A published map: on the device (device path) or on the host.
+struct RetargetTool::Map {
+    std::optional<ops::SeamOrder> host;
+    std::optional<ops::DeviceSeamOrder> device;
+    [[nodiscard]] int seams() const { return device ? device->seams : host->seams; }
+};
+
+/// One background carve: its inputs (owned snapshots, so the document may change meanwhile),
+/// progress, a cancel flag, and the result.
+struct RetargetTool::Job {
+    ImageRgba8 image;  ///< host inputs (empty on the device path until a CPU carve needs them)
+    Mask protect, remove;
+    std::unique_ptr<DeviceImage<Rgba8>> device_image;  ///< device snapshots
+    std::unique_ptr<DeviceImage<std::uint8_t>> device_protect, device_remove;
+    SeamEnergy energy = SeamEnergy::Forward;
+    ops::SeamDirection direction = ops::SeamDirection::Vertical;
+    int seams = 0;
+    int width = 0;   ///< horizontal jobs: the target width they belong to
+    int factor = 1;  ///< > 1: approximate, on the image downscaled by this factor
+    bool cuda = false;         ///< carve with CUDA
+    bool device_map = false;   ///< leave the map on the device
+    std::uint64_t generation = 0;
+    std::atomic<int> done{0};
+    std::atomic<int> total{0};
+    std::atomic<bool> cancelled{false};
+    std::atomic<bool> finished{false};
+    bool handled = false;
+    std::optional<ops::SeamOrder> host_result;
+    std::optional<ops::DeviceSeamOrder> device_result;
+    std::string error;
+    std::string fallback;  ///< why CUDA failed (the CPU carved instead)
+    std::thread thread;
+
+    ~Job() {
+        cancelled = true;
+        if (thread.joinable()) thread.join();
+    }
+
+    [[nodiscard]] bool approximate() const { return factor > 1; }
+    [[nodiscard]] double fraction() const {
+        const int t = total.load();
+        const int expected = t > 0 ? t : seams / factor;
+        return expected > 0 ? std::min(1.0, double(done.load()) / expected) : 0.0;
+    }
+
+    [[nodiscard]] ops::CarveProgress progress() {
+        return [this](const int d, const int t) {
+            done.store(d);
+            total.store(t);
+            return !cancelled.load();
+        };
+    }
+
+    /// The CPU carvers and the approximate carve read host inputs; on the device path they are
+    /// downloaded here, on this background thread.
+    void ensure_host_inputs() {
+        if (!image.empty() || !device_image) return;
+        image = device_image->download();
+        if (device_protect) protect = device_protect->download();
+        if (device_remove) remove = device_remove->download();
+    }
+
+    [[nodiscard]] ops::CarveInput host_input() const {
+        return {image.view(), protect.empty() ? nullptr : &protect,
+                remove.empty() ? nullptr : &remove, energy};
+    }
+
+    ops::SeamOrder carve_host(const ops::CarveImplementation implementation) {
+        if (approximate())
+            return ops::seam_order_approximate(host_input(), direction, seams, factor,
+                                               implementation, progress());
+        return ops::seam_order(host_input(), direction, seams, implementation, progress());
+    }
+
+    void take(ops::SeamOrder order) {
+        if (device_map)
+            device_result = ops::upload_order(order);
+        else
+            host_result = std::move(order);
+    }
+
+    void run_carve() {
+        if (cuda) {
+            try {
+                if (approximate() || !device_image) {
+                    ensure_host_inputs();
+                    take(carve_host(ops::CarveImplementation::Cuda));
+                } else {
+                    device_result = ops::seam_order_cuda(
+                        ops::DeviceCarveInput{device_image.get(), device_protect.get(),
+                                              device_remove.get(), energy},
+                        direction, seams, progress());
+                }
+                return;
+            } catch (const Error& e) {
+                if (e.code() == ErrorCode::Cancelled) throw;
+                fallback = e.what();
+            } catch (const std::exception& e) {
+                fallback = e.what();
+            }
+            done.store(0);
+            total.store(0);
+        }
+        ensure_host_inputs();
+        take(carve_host(ops::CarveImplementation::Fast));
+    }
+
+    void run() {
+        try {
+            run_carve();
+        } catch (const Error& e) {
+            if (e.code() != ErrorCode::Cancelled) error = e.what();
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        finished.store(true);
+    }
+};
+
+RetargetTool::RetargetTool(Session& session) : session_(session) {}
+
+RetargetTool::~RetargetTool() {
+    for (const auto& job : {vertical_job_, horizontal_job_})
+        if (job) job->cancelled = true;
+}
+
+std::span<const ops::ParamSpec> RetargetTool::params() const {
+    return ops::seam_param_specs();
+}
+
+bool RetargetTool::use_device() const {
+    return session_.on_device();
+}
+
+// ---- input: the carving masks' brush ----
+
+void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bool erase) {
+    stroke_.end(session_, "Paint Mask");
+    brush_layer_ = layer;
+    brush_.erase = erase;
+    // Masks are painted on the original, not on a preview.
+    if (layer) clear_preview();
+    else update_preview();
+}
+
+bool RetargetTool::press(const Pointer& p) {
+    if (!brush_layer_ || session_.document().empty()) return false;
+    stroke_.begin(session_, *brush_layer_, brush_, p.x, p.y);
+    return true;
+}
+
+void RetargetTool::move(const Pointer& p) {
+    hover(p);
+    stroke_.extend(session_, p.x, p.y);
+}
+
+void RetargetTool::release(const Pointer&) {
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+}
+
+void RetargetTool::hover(const Pointer&) {
+    pointer_inside_ = true;
+}
+
+void RetargetTool::deactivate() {
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+}
+
+Overlay RetargetTool::overlay() const {
+    Overlay o;
+    if (!brush_layer_ || previewing_) return o;
+    o.mask_layer = static_cast<int>(*brush_layer_);
+    o.brush_ring = true;
+    o.brush_radius = brush_.radius;
+    return o;
+}
+
+// ---- settings ----
+
+void RetargetTool::set_energy(const SeamEnergy energy) {
+    if (energy == energy_) return;
+    energy_ = energy;
+    restart();
+}
+
+void RetargetTool::set_target(const int width, const int height) {
+    target_w_ = width;
+    target_h_ = height;
+    update_preview();
+}
+
+void RetargetTool::set_show_seams(const bool on) {
+    show_seams_ = on;
+    update_preview();
+}
+
+// ---- maps ----
+
+bool RetargetTool::busy() const {
+    const auto running = [](const std::shared_ptr<Job>& job) {
+        return job && !job->finished.load();
+    };
+    return running(vertical_job_) || running(horizontal_job_) || pending_horizontal_width_ >= 0;
+}
+
+bool RetargetTool::horizontal_ready_for(const int width) const {
+    return horizontal_.has_value() && horizontal_width_ == width;
+}
+
+void RetargetTool::refresh() {
+    const Document& document = session_.document();
+    if (document.pixels_revision() == source_revision_ &&
+        document.mask_revision(MaskLayer::Protect) == protect_revision_ &&
+        document.mask_revision(MaskLayer::CarveRemove) == remove_revision_)
+        return;
+    restart();
+}
+
+void RetargetTool::restart() {
+    const Document& document = session_.document();
+    source_revision_ = document.pixels_revision();
+    protect_revision_ = document.mask_revision(MaskLayer::Protect);
+    remove_revision_ = document.mask_revision(MaskLayer::CarveRemove);
+    clear_preview();
+    if (vertical_job_) vertical_job_->cancelled = true;
+    vertical_job_.reset();
+    vertical_.reset();
+    vertical_holder_.reset();
+    vertical_exact_ = false;
+    ++generation_;
+    drop_horizontal();
+    notice_.clear();
+    status_.clear();
+    // Mask or energy edits keep the size and the chosen target; a new size resets it.
+    if (source_w_ != document.width() || source_h_ != document.height()) {
+        source_w_ = document.width();
+        source_h_ = document.height();
+        target_w_ = source_w_;
+        target_h_ = source_h_;
+    }
+    if (!document.empty()) start_vertical(false);
+}
+
+void RetargetTool::drop_horizontal() {
+    if (horizontal_job_) horizontal_job_->cancelled = true;
+    horizontal_job_.reset();
+    horizontal_.reset();
+    horizontal_holder_.reset();
+    horizontal_exact_ = false;
+    horizontal_width_ = -1;
+    pending_horizontal_width_ = -1;
+}
+
+void RetargetTool::plan_approximate(Job& job) const {
+    const int w = job.direction == ops::SeamDirection::Vertical ? source_w_
+                                                                 : source_w_ + vertical_change(job.width);
+    const int h = source_h_;
+    const int factor = ops::approximate_factor(w, h);
+    if (factor < 2) return;
+    // The downscaled image allows fewer seams: (its extent − 1) × factor at most.
+    const int extent = job.direction == ops::SeamDirection::Vertical ? w : h;
+    const int seams = std::min(job.seams, (extent / factor - 1) * factor) / factor * factor;
+    if (seams < factor) return;
+    job.factor = factor;
+    job.seams = seams;
+}
+
+void RetargetTool::start_vertical(const bool exact) {
+    Document& document = session_.document();
+    auto job = std::make_shared<Job>();
+    job->energy = energy_;
+    job->direction = ops::SeamDirection::Vertical;
+    job->seams = seams_for(source_w_);
+    if (!exact) plan_approximate(*job);
+    const bool protect = document.mask_painted(MaskLayer::Protect);
+    const bool remove = document.mask_painted(MaskLayer::CarveRemove);
+    bool on_device = use_device();
+    if (on_device) {
+        job->cuda = !cpu_only_;
+        job->device_map = true;
+        if (job->cuda && !job->approximate()) {
+            // Snapshots on the device, so the document may change while the carve runs.
+            on_device = session_.guarded([&] {
+                const auto snapshot = [](const auto& source) {
+                    auto copy = std::make_unique<std::remove_cvref_t<decltype(source)>>();
+                    copy->copy_from(source);
+                    copy->synchronize();
+                    return copy;
+                };
+                job->device_image = snapshot(document.device_pixels());
+                if (protect) job->device_protect = snapshot(document.device_mask(MaskLayer::Protect));
+                if (remove)
+                    job->device_remove = snapshot(document.device_mask(MaskLayer::CarveRemove));
+            });
+            if (!on_device) return;  // device_lost() restarted everything on the host
+        }
+    }
+    if (!on_device) job->cuda = carve_on_gpu_ && !cpu_only_;
+    if (job->image.empty() && !job->device_image) {
+        // The host mirror is current at rest: the approximate and CPU carves start from it.
+        job->image = clone(document.pixels().view());
+        if (protect) job->protect = clone(document.mask(MaskLayer::Protect).view());
+        if (remove) job->remove = clone(document.mask(MaskLayer::CarveRemove).view());
+    }
+    launch(std::move(job), true);
+}
+
+void RetargetTool::start_horizontal(const int width, const bool exact) {
+    if (!vertical_) return;
+    if (horizontal_job_ && !horizontal_job_->finished && horizontal_job_->width == width) return;
+    if (horizontal_job_) horizontal_job_->cancelled = true;
+    horizontal_job_.reset();
+    Document& document = session_.document();
+    auto job = std::make_shared<Job>();
+    job->energy = energy_;
+    job->direction = ops::SeamDirection::Horizontal;
+    job->seams = seams_for(source_h_);
+    job->width = width;
+    if (!exact) plan_approximate(*job);
+    const int change = vertical_change(width);
+    const bool protect = document.mask_painted(MaskLayer::Protect);
+    const bool remove = document.mask_painted(MaskLayer::CarveRemove);
+    if (use_device() && vertical_holder_->device) {
+        job->cuda = !cpu_only_;
+        job->device_map = true;
+        const ops::DeviceSeamOrder& order = *vertical_holder_->device;
+        const bool ok = session_.guarded([&] {
+            // The narrowed image and the masks that follow its pixels, made on the device.
+            document.device_pixels().synchronize();
+            job->device_image = std::make_unique<DeviceImage<Rgba8>>();
+            if (change < 0)
+                ops::remove_seams(document.device_pixels(), order, -change, *job->device_image);
+            else
+                ops::insert_seams(document.device_pixels(), order, change, *job->device_image);
+            const auto follow = [&](const MaskLayer layer) {
+                auto mask = std::make_unique<DeviceImage<std::uint8_t>>();
+                if (change < 0)
+                    ops::remove_seams(document.device_mask(layer), order, -change, *mask);
+                else
+                    ops::insert_seams_nearest(document.device_mask(layer), order, change, *mask);
+                mask->synchronize();
+                return mask;
+            };
+            if (protect) job->device_protect = follow(MaskLayer::Protect);
+            if (remove) job->device_remove = follow(MaskLayer::CarveRemove);
+            job->device_image->synchronize();
+        });
+        if (!ok) return;
+    } else if (vertical_holder_->host) {
+        job->cuda = carve_on_gpu_ && !cpu_only_;
+        const ops::SeamOrder& order = *vertical_holder_->host;
+        const ImageRgba8& source = document.pixels();
+        job->image = change < 0 ? ops::remove_seams<Rgba8>(source.view(), order, -change)
+                                : ops::insert_seams(source.view(), order, change);
+        const auto follow = [&](const MaskLayer layer) {
+            const MaskView mask = document.mask(layer).view();
+            return change < 0 ? ops::remove_seams<std::uint8_t>(mask, order, -change)
+                              : ops::insert_seams_nearest<std::uint8_t>(mask, order, change);
+        };
+        if (protect) job->protect = follow(MaskLayer::Protect);
+        if (remove) job->remove = follow(MaskLayer::CarveRemove);
+    } else {
+        return;
+    }
+    launch(std::move(job), false);
+}
+
+void RetargetTool::launch(std::shared_ptr<Job> job, const bool vertical) {
+    job->generation = generation_;
+    Job* raw = job.get();
+    job->thread = std::thread([raw] { raw->run(); });
+    (vertical ? vertical_job_ : horizontal_job_) = std::move(job);
+}
+
+void RetargetTool::hold_exact_maps(const bool held) {
+    hold_exact_ = held;
+    if (!held) poll();
+}
+
+void RetargetTool::add_notice(const std::string& text) {
+    if (text.empty() || notice_.find(text) != std::string::npos) return;
+    notice_ += (notice_.empty() ? "" : "\n") + text;
+}
+
+void RetargetTool::collect(std::shared_ptr<Job>& job, const bool vertical) {
+    if (!job || job->handled || !job->finished.load()) return;
+    if (hold_exact_ && !job->approximate()) return;
+    if (!vertical && job->generation != generation_) return;
+    job->handled = true;
+    if (job->thread.joinable()) job->thread.join();
+    publish(*job, vertical);
+}
+
+void RetargetTool::publish(Job& job, const bool vertical) {
+    if (!job.fallback.empty() && !cpu_only_) {
+        cpu_only_ = true;
+        add_notice("The GPU could not carve (" + job.fallback + "); the CPU carves instead.");
+    }
+    add_notice(job.error);
+    const bool have = job.device_result.has_value() || job.host_result.has_value();
+    if (have) {
+        auto map = std::make_unique<Map>();
+        map->device = std::move(job.device_result);
+        map->host = std::move(job.host_result);
+        ++maps_published_;
+        if (vertical) {
+            vertical_ = map->seams();
+            vertical_holder_ = std::move(map);
+            vertical_exact_ = !job.approximate();
+            vertical_factor_ = job.factor;
+            ++generation_;
+            // Horizontal maps belong to the image the previous vertical map narrowed.
+            drop_horizontal();
+        } else {
+            horizontal_ = map->seams();
+            horizontal_holder_ = std::move(map);
+            horizontal_exact_ = !job.approximate();
+            horizontal_factor_ = job.factor;
+            horizontal_width_ = job.width;
+        }
+    }
+    const bool approximate = job.approximate();
+    const int width = job.width;
+    if (have && on_map_published) on_map_published(vertical, !approximate);
+    if (vertical) {
+        vertical_job_.reset();
+        // The approximate map is up: now the exact one.
+        if (approximate) start_vertical(true);
+    } else {
+        horizontal_job_.reset();
+        // The exact map for the same narrowed image, unless the width has moved on.
+        if (approximate && width == target_w_ && have) start_horizontal(width, true);
+    }
+    session_.frame_changed();
+    update_preview();
+}
+
+bool RetargetTool::poll() {
+    collect(vertical_job_, true);
+    collect(horizontal_job_, false);
+    if (pending_horizontal_width_ >= 0 && vertical_) {
+        const int width = pending_horizontal_width_;
+        pending_horizontal_width_ = -1;
+        if (width == target_w_ && !horizontal_ready_for(width)) start_horizontal(width, false);
+    }
+    return busy();
+}
+
+void RetargetTool::wait() {
+    while (poll()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+// ---- preview ----
+
+int RetargetTool::vertical_change(const int width) const {
+    const int change = width - source_w_;
+    // An approximate map holds fewer seams than the target may need: it serves what it can.
+    return change < 0 ? -std::min(-change, *vertical_) : std::min(change, *vertical_);
+}
+
+void RetargetTool::clear_preview() {
+    if (!previewing_) return;
+    previewing_ = false;
+    frame_w_ = frame_h_ = 0;
+    ++preview_serial_;
+    session_.frame_changed();
+    if (on_preview_changed) on_preview_changed();
+}
+
+const DeviceImage<Rgba8>* RetargetTool::device_frame() const {
+    return previewing_ && device_frame_ && use_device() ? device_frame_.get() : nullptr;
+}
+
+const ImageRgba8* RetargetTool::host_frame() const {
+    return previewing_ && !use_device() ? &host_frame_ : nullptr;
+}
+
+void RetargetTool::update_preview() {
+    const Document& document = session_.document();
+    if (document.empty()) return;
+    preview_approximate_ = false;
+    status_.clear();
+    if (brush_layer_ || (target_w_ == source_w_ && target_h_ == source_h_)) {
+        clear_preview();
+        if (on_preview_changed) on_preview_changed();
+        return;
+    }
+    if (!vertical_) {
+        status_ = "Computing the seams… the preview follows when they are ready.";
+        clear_preview();
+        if (on_preview_changed) on_preview_changed();
+        return;
+    }
+    const int width = target_w_, height = target_h_;
+    preview_approximate_ = !vertical_exact_;
+    preview_factor_ = vertical_exact_ ? 1 : vertical_factor_;
+    const int change = vertical_change(width);
+    const bool horizontal_step = height != source_h_ && !show_seams_ && horizontal_ready_for(width);
+    int count_h = 0;
+    if (horizontal_step) {
+        count_h = std::min(std::abs(height - source_h_), *horizontal_);
+        preview_approximate_ = preview_approximate_ || !horizontal_exact_;
+        if (!horizontal_exact_) preview_factor_ = std::max(preview_factor_, horizontal_factor_);
+    }
+    const bool shrink_h = height < source_h_;
+    if (use_device() && vertical_holder_->device) {
+        Document& doc = session_.document();
+        const bool ok = session_.guarded([&] {
+            if (!device_frame_) {
+                device_frame_ = std::make_unique<DeviceImage<Rgba8>>();
+                device_narrowed_ = std::make_unique<DeviceImage<Rgba8>>();
+            }
+            device_frame_->set_stream(doc.stream());
+            device_narrowed_->set_stream(doc.stream());
+            const ops::DeviceSeamOrder& order = *vertical_holder_->device;
+            const DeviceImage<Rgba8>& source = doc.device_pixels();
+            if (show_seams_) {
+                ops::paint_seams(source, order, std::abs(change),
+                                 width < source_w_ ? kRemovedSeam : kInsertedSeam, *device_frame_);
+                return;
+            }
+            DeviceImage<Rgba8>& narrowed = horizontal_step ? *device_narrowed_ : *device_frame_;
+            if (change < 0)
+                ops::remove_seams(source, order, -change, narrowed);
+            else if (change > 0)
+                ops::insert_seams(source, order, change, narrowed);
+            else
+                narrowed.copy_from(source);
+            if (horizontal_step) {
+                const ops::DeviceSeamOrder& rows = *horizontal_holder_->device;
+                if (shrink_h)
+                    ops::remove_seams(narrowed, rows, count_h, *device_frame_);
+                else
+                    ops::insert_seams(narrowed, rows, count_h, *device_frame_);
+            }
+        });
+        if (!ok) return;  // device_lost() restarted on the host
+        frame_w_ = device_frame_->width();
+        frame_h_ = device_frame_->height();
+    } else if (vertical_holder_->host) {
+        const ops::SeamOrder& order = *vertical_holder_->host;
+        const ImageRgba8& source = document.pixels();
+        if (show_seams_) {
+            host_frame_ = ops::paint_seams(source.view(), order, std::abs(change),
+                                           width < source_w_ ? kRemovedSeam : kInsertedSeam);
+        } else {
+            ImageRgba8 narrowed = change < 0   ? ops::remove_seams<Rgba8>(source.view(), order, -change)
+                                  : change > 0 ? ops::insert_seams(source.view(), order, change)
+                                               : clone(source.view());
+            if (horizontal_step) {
+                const ops::SeamOrder& rows = *horizontal_holder_->host;
+                narrowed = shrink_h ? ops::remove_seams<Rgba8>(narrowed.view(), rows, count_h)
+                                    : ops::insert_seams(narrowed.view(), rows, count_h);
+            }
+            host_frame_ = std::move(narrowed);
+        }
+        frame_w_ = host_frame_.width();
+        frame_h_ = host_frame_.height();
+    } else {
+        return;
+    }
+    previewing_ = true;
+    ++preview_serial_;
+    if (show_seams_) {
+        status_ = "Red: seams removed; green: seams duplicated.";
+    } else if (height != source_h_ && !horizontal_step) {
+        // Horizontal seams belong to the narrowed image: computed once the width settles.
+        if (!horizontal_job_ || horizontal_job_->width != width) pending_horizontal_width_ = width;
+        status_ = "Computing horizontal seams for this width…";
+    } else if (frame_w_ != width || frame_h_ != height) {
+        status_ = std::string(preview_approximate_
+                                  ? "The quick preview reaches only "
+                                  : "The seams reach only ") +
+                  std::to_string(frame_w_) + " × " + std::to_string(frame_h_) + " px" +
+                  (preview_approximate_ ? "; the exact map will reach the target." : ".");
+    }
+    session_.frame_changed();
+    if (on_preview_changed) on_preview_changed();
+}
+
+std::string RetargetTool::status() const {
+    std::string text = notice_;
+    const auto add = [&](const std::string& part) {
+        if (part.empty()) return;
+        text += (text.empty() ? "" : "\n") + part;
+    };
+    add(status_);
+    if (previewing_ && preview_approximate_) {
+        // The exact map being computed for what is shown: vertical first, then horizontal.
+        const Job* exact = nullptr;
+        if (!vertical_exact_) {
+            if (vertical_job_ && !vertical_job_->approximate()) exact = vertical_job_.get();
+        } else if (horizontal_job_ && !horizontal_job_->approximate()) {
+            exact = horizontal_job_.get();
+        }
+        std::string quick = "Approximate preview (1/" + std::to_string(preview_factor_) + " size)";
+        if (exact)
+            quick += " — exact map " + std::to_string(static_cast<int>(100 * exact->fraction())) + " %";
+        add(quick);
+    }
+    return text;
+}
+
+RetargetTool::Progress RetargetTool::progress() const {
+    const auto phase = [](const Job& job, const char* exact, const char* quick) {
+        Progress p;
+        p.what = job.approximate() ? quick : exact;
+        p.done = job.done.load();
+        p.total = job.total > 0 ? job.total.load() : job.seams / job.factor;
+        return p;
+    };
+    if (vertical_job_ && !vertical_job_->finished)
+        return phase(*vertical_job_, "Vertical seams", "Vertical seams (quick preview)");
+    if (horizontal_job_ && !horizontal_job_->finished)
+        return phase(*horizontal_job_, "Horizontal seams", "Horizontal seams (quick preview)");
+    return {"Seams", 1, 1};
+}
+
+bool RetargetTool::apply() {
+    Document& document = session_.document();
+    if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {
+        status_ =
+            "Nothing to apply yet: move a slider, and wait for the seams if they are still being "
+            "computed.";
+        return false;
+    }
+    Edit edit;
+    edit.label = "Retarget to " + std::to_string(frame_w_) + " × " + std::to_string(frame_h_);
+    edit.whole_image = true;
+    edit.image_before = clone(document.pixels().view());
+    for (int layer = 0; layer < kMaskLayers; ++layer)
+        edit.masks_before[static_cast<std::size_t>(layer)] =
+            clone(document.mask(static_cast<MaskLayer>(layer)).view());
+    if (const DeviceImage<Rgba8>* frame = device_frame()) {
+        if (!session_.guarded([&] { document.replace_from_device(*frame); })) return false;
+    } else {
+        std::array<Mask, kMaskLayers> cleared;
+        for (Mask& m : cleared) m = Mask(host_frame_.width(), host_frame_.height(), 0);
+        document.replace(host_frame_, cleared);
+    }
+    edit.image_after = clone(document.pixels().view());
+    previewing_ = false;
+    // Pushing refreshes the tools: the maps start over on the new image.
+    session_.push(std::move(edit));
+    return true;
+}
+
+void RetargetTool::device_lost() {
+    stroke_.device_lost(session_.document());
+    for (const auto& job : {vertical_job_, horizontal_job_})
+        if (job) job->cancelled = true;
+    vertical_job_.reset();
+    horizontal_job_.reset();
+    device_frame_.reset();
+    device_narrowed_.reset();
+    source_revision_ = ~0ull;
+    restart();
+}
+
+}  // namespace lacuna::session

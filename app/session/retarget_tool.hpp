@@ -1,0 +1,155 @@
+// Retarget: drag the width and height and see the picture shrink or grow with its content
+// intact. Seam-order maps of the document are computed in the background (vertical on the
+// document; horizontal on the image narrowed to the chosen width), approximate first for large
+// images, then exact; each slider position is then one compaction pass.
+//
+// Device path: the maps are carved by the CUDA carver from device snapshots of the document and
+// its carving masks and stay on the device; a slider frame is a device compaction straight into
+// the frame that is presented — no host image. Host path: the same with the fast CPU carver and
+// host compaction. A carve the GPU cannot do is done by the CPU (the notice says why).
+#pragma once
+
+#include "mask_stroke.hpp"
+#include "tool.hpp"
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace lacuna::session {
+
+class Session;
+
+class RetargetTool final : public Tool {
+  public:
+    explicit RetargetTool(Session& session);
+    ~RetargetTool() override;
+
+    [[nodiscard]] ToolKind kind() const override { return ToolKind::Retarget; }
+    [[nodiscard]] std::span<const ops::ParamSpec> params() const override;
+    bool press(const Pointer& p) override;
+    void move(const Pointer& p) override;
+    void release(const Pointer& p) override;
+    void hover(const Pointer& p) override;
+    void deactivate() override;
+    [[nodiscard]] Overlay overlay() const override;
+
+    /// Which carving mask the brush paints (nullopt: no brush, the canvas pans).
+    void set_mask_brush(std::optional<MaskLayer> layer, bool erase = false);
+    void set_brush(const ops::BrushSettings& brush) { brush_ = brush; }
+    void set_energy(SeamEnergy energy);
+    [[nodiscard]] SeamEnergy energy() const { return energy_; }
+    /// The target size; the preview follows (or waits for its maps).
+    void set_target(int width, int height);
+    [[nodiscard]] int target_width() const { return target_w_; }
+    [[nodiscard]] int target_height() const { return target_h_; }
+    /// Show the seams that the target removes (red) or duplicates (green) on the original.
+    void set_show_seams(bool on);
+    /// Which carver computes the maps when the document is on the host: CUDA when the machine
+    /// has it (interop unavailable does not make the GPU slow at carving), else the CPU.
+    void set_carve_backend(Backend backend) { carve_on_gpu_ = backend == Backend::Cuda; }
+    [[nodiscard]] bool show_seams() const { return show_seams_; }
+
+    /// Starts over from the document's pixels and carving masks.
+    void restart();
+    /// Restarts only when the pixels or the carving masks changed since the maps were started.
+    void refresh();
+    /// Publishes finished maps and updates the preview; true while work is running.
+    bool poll();
+    /// Blocks until no map is being computed (tests, the benchmark, closing).
+    void wait();
+
+    /// A frame other than the document is shown (the target differs from the source).
+    [[nodiscard]] bool previewing() const { return previewing_; }
+    /// The preview frame: device path (on the document's stream) / host path.
+    [[nodiscard]] const DeviceImage<Rgba8>* device_frame() const;
+    [[nodiscard]] const ImageRgba8* host_frame() const;
+    [[nodiscard]] int frame_width() const { return frame_w_; }
+    [[nodiscard]] int frame_height() const { return frame_h_; }
+    /// Commits the preview as an undoable edit; false (with status()) when none is ready.
+    bool apply();
+
+    [[nodiscard]] bool vertical_ready() const { return vertical_.has_value(); }
+    [[nodiscard]] bool vertical_exact() const { return vertical_ && vertical_exact_; }
+    [[nodiscard]] bool horizontal_ready_for(int width) const;
+    [[nodiscard]] bool horizontal_exact() const { return horizontal_ && horizontal_exact_; }
+    [[nodiscard]] bool busy() const;
+    /// While held, finished exact maps wait instead of replacing the approximate ones.
+    void hold_exact_maps(bool held);
+
+    /// For the panel: the notice, what the preview shows, and progress of the running map.
+    [[nodiscard]] std::string status() const;
+    struct Progress {
+        std::string what;
+        int done = 1;
+        int total = 1;
+    };
+    [[nodiscard]] Progress progress() const;
+    /// Changes whenever the preview frame changes (the presenter re-uploads only then).
+    [[nodiscard]] std::uint64_t preview_serial() const { return preview_serial_; }
+    /// Called after the preview or its status changed (a panel shows status() and progress()).
+    std::function<void()> on_preview_changed;
+    /// Called when a map is published (vertical or horizontal, approximate or exact).
+    std::function<void(bool vertical, bool exact)> on_map_published;
+    /// Counts published maps (approximate and exact), for listeners.
+    [[nodiscard]] std::uint64_t maps_published() const { return maps_published_; }
+
+    void device_lost();
+
+  private:
+    struct Job;
+    struct Map;
+    void start_vertical(bool exact);
+    void start_horizontal(int width, bool exact);
+    void launch(std::shared_ptr<Job> job, bool vertical);
+    void collect(std::shared_ptr<Job>& job, bool vertical);
+    void publish(Job& job, bool vertical);
+    void plan_approximate(Job& job) const;
+    void drop_horizontal();
+    void add_notice(const std::string& text);
+    void update_preview();
+    void clear_preview();
+    [[nodiscard]] int vertical_change(int width) const;
+    [[nodiscard]] bool use_device() const;
+
+    Session& session_;
+    MaskStroke stroke_;
+    std::optional<MaskLayer> brush_layer_;
+    ops::BrushSettings brush_;
+    bool pointer_inside_ = false;
+    SeamEnergy energy_ = SeamEnergy::Forward;
+    int target_w_ = 0, target_h_ = 0;
+    bool show_seams_ = false;
+    int source_w_ = 0, source_h_ = 0;
+    std::uint64_t source_revision_ = ~0ull, protect_revision_ = ~0ull, remove_revision_ = ~0ull;
+
+    std::unique_ptr<Map> vertical_holder_;
+    std::unique_ptr<Map> horizontal_holder_;
+    std::optional<int> vertical_;    ///< set when a vertical map is published (its seams)
+    std::optional<int> horizontal_;  ///< the same for the horizontal map
+    bool vertical_exact_ = false, horizontal_exact_ = false;
+    int vertical_factor_ = 1, horizontal_factor_ = 1, preview_factor_ = 1;
+    int horizontal_width_ = -1;
+    std::uint64_t generation_ = 0;
+    std::uint64_t maps_published_ = 0;
+    bool hold_exact_ = false;
+    bool cpu_only_ = false;
+    bool carve_on_gpu_ = false;  ///< after a GPU carve failed: the CPU carves the rest
+    std::shared_ptr<Job> vertical_job_, horizontal_job_;
+    int pending_horizontal_width_ = -1;
+
+    bool previewing_ = false;
+    std::uint64_t preview_serial_ = 0;
+    bool preview_approximate_ = false;
+    std::string notice_, status_;
+    int frame_w_ = 0, frame_h_ = 0;
+    std::unique_ptr<DeviceImage<Rgba8>> device_narrowed_, device_frame_;
+    ImageRgba8 host_frame_;
+};
+
+}  // namespace lacuna::session

@@ -1,0 +1,117 @@
+// The editing core without Qt: the document, the undo history, the tools and what is presented.
+// The editor's widgets bind to it; the headless tests and `lacuna-bench-editor` drive it through
+// an EGL context. When CUDA is usable the document lives on the device and every interaction
+// stays there; a device error moves the session to the host path with the document intact and a
+// notice saying why.
+#pragma once
+
+#include "document.hpp"
+#include "history.hpp"
+#include "tool.hpp"
+
+#include <lacuna/core/error.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lacuna::render {
+class ImageRenderer;
+}
+
+namespace lacuna::session {
+
+class RemoveObjectTool;
+class RetargetTool;
+class LineTool;
+
+class Session {
+  public:
+    /// `use_device`: keep the document on the CUDA device (when one is usable).
+    explicit Session(bool use_device);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    /// A new document (undo history cleared). Throws for an empty image. If the device cannot
+    /// take it the session continues on the host and says why in a notice.
+    void open(ImageRgba8 pixels);
+    [[nodiscard]] const Document& document() const { return document_; }
+    [[nodiscard]] Document& document() { return document_; }
+    [[nodiscard]] bool on_device() const { return document_.on_device(); }
+
+    // ---- tools ----
+    [[nodiscard]] RemoveObjectTool& remove_object() { return *remove_object_; }
+    [[nodiscard]] RetargetTool& retarget() { return *retarget_; }
+    [[nodiscard]] LineTool& line() { return *line_; }
+    /// The tool that gets pointer input; Pan has none (the canvas pans).
+    void select(ToolKind kind);
+    [[nodiscard]] ToolKind active_kind() const { return active_; }
+    [[nodiscard]] Tool* active_tool();
+
+    // ---- undo ----
+    [[nodiscard]] const History& history() const { return history_; }
+    [[nodiscard]] History& history() { return history_; }
+    void push(Edit edit);
+    bool undo();
+    bool redo();
+
+    /// Background work (seam maps) and running fills advance; call often (a GUI timer, a test's
+    /// loop). Returns true while anything is still running.
+    bool poll();
+
+    // ---- presentation ----
+    /// Brings `renderer` up to date with what should be shown — the document, or the retarget
+    /// preview — and the active tool's mask tint. Device path: CUDA–GL interop, no host copy.
+    /// The current GL context must be the renderer's.
+    void present(render::ImageRenderer& renderer);
+    /// The retarget preview is shown instead of the document (while retargeting or panning;
+    /// painting a mask or drawing a line shows the document).
+    [[nodiscard]] bool showing_preview() const;
+    /// Size of what present() shows.
+    [[nodiscard]] int shown_width() const;
+    [[nodiscard]] int shown_height() const;
+    /// The host copy of what is shown (tests and screenshots; downloads on the device path).
+    [[nodiscard]] ImageRgba8 shown_image() const;
+    /// Counts changes of what is shown, so a widget knows when to repaint.
+    [[nodiscard]] std::uint64_t frame_revision() const { return frame_revision_; }
+    void frame_changed() { ++frame_revision_; }
+
+    // ---- device failures ----
+    /// Runs `work` on the device path; a device error (out of memory, a lost context) moves the
+    /// session to the host path — document intact — and returns false. Other errors propagate.
+    bool guarded(const std::function<void()>& work);
+    /// Leaves the device for good, with the reason shown to the user. `gpu_still_usable`: the
+    /// device works but cannot present (no interop), so the GPU may still carve seam maps.
+    void leave_device(const std::string& reason, bool gpu_still_usable = false);
+    /// Testing: the next guarded device operation fails as a lost device would.
+    void inject_device_failure() { inject_failure_ = true; }
+
+    /// Messages for the status bar (taken once each).
+    [[nodiscard]] std::vector<std::string> take_notices();
+    void notice(std::string text);
+    /// Called after every edit, undo and redo (the editor updates its title and undo actions).
+    std::function<void()> on_document_changed;
+
+  private:
+    Document document_;
+    History history_;
+    bool use_device_;
+    bool inject_failure_ = false;
+    std::unique_ptr<RemoveObjectTool> remove_object_;
+    std::unique_ptr<RetargetTool> retarget_;
+    std::unique_ptr<LineTool> line_;
+    ToolKind active_ = ToolKind::Pan;
+    std::vector<std::string> notices_;
+    std::uint64_t frame_revision_ = 1;
+    // What the renderer holds (present() uploads only what changed).
+    struct Presented;
+    std::unique_ptr<Presented> presented_;
+};
+
+/// A device failure is one of these codes; anything else is the user's or the file's problem.
+bool is_device_failure(const Error& e);
+
+}  // namespace lacuna::session

@@ -1,0 +1,277 @@
+// The editing core driven headless on the host path (the CI machine: no CUDA, Mesa EGL): every
+// interaction of the editor's tools gives exactly what the engine's operations give, undo and redo
+// put back exactly what was there, and what is presented is what the session holds.
+#include "session_scenario.hpp"
+
+#include <line_tool.hpp>
+#include <remove_object_tool.hpp>
+#include <retarget_tool.hpp>
+
+#include <lacuna/ops/brush.hpp>
+#include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+#include <lacuna/render/egl_context.hpp>
+
+#include <QtTest>
+
+#include <memory>
+
+using namespace lacuna;
+using session::MaskLayer;
+using session::Pointer;
+
+namespace {
+
+constexpr int kW = 301;
+constexpr int kH = 203;
+
+int seams_for(const int extent) {
+    return std::max(0, std::min(extent - 1, extent - std::max(1, extent / 10)));
+}
+
+/// A stroke through `points` (continuous image coordinates), painted the way the tool must.
+Mask expected_stroke(Mask mask, const std::vector<std::pair<double, double>>& points,
+                     const ops::BrushSettings& brush) {
+    ops::paint_dab(mask, points[0].first, points[0].second, brush);
+    for (std::size_t i = 1; i < points.size(); ++i)
+        ops::paint_segment(mask, points[i - 1].first, points[i - 1].second, points[i].first,
+                           points[i].second, brush);
+    return mask;
+}
+
+void stroke(session::Tool& tool, const std::vector<std::pair<double, double>>& points) {
+    tool.press(Pointer{points[0].first, points[0].second});
+    for (std::size_t i = 1; i < points.size(); ++i)
+        tool.move(Pointer{points[i].first, points[i].second});
+    tool.release(Pointer{points.back().first, points.back().second});
+}
+
+}  // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::ImageRenderer> renderer_;
+    ImageRgba8 photo_ = test::scenario_photo(kW, kH);
+
+    /// The frame the renderer shows equals the session's image wherever no mask is tinted.
+    void check_presented(session::Session& s) {
+        if (!renderer_) return;
+        const ImageRgba8 frame = test::presented_frame(s, *renderer_);
+        const ImageRgba8 shown = s.shown_image();
+        QCOMPARE(frame.width(), shown.width());
+        QCOMPARE(frame.height(), shown.height());
+        const int layer = s.active_tool() != nullptr
+                              ? s.active_tool()->overlay().mask_layer.value_or(-1)
+                              : -1;
+        int compared = 0;
+        for (int y = 0; y < shown.height(); ++y)
+            for (int x = 0; x < shown.width(); ++x) {
+                if (layer >= 0 && !s.showing_preview() &&
+                    s.document().mask(static_cast<MaskLayer>(layer)).at(x, y) != 0)
+                    continue;
+                if (frame.at(x, y) != shown.at(x, y))
+                    QFAIL(qPrintable(QString("presented pixel (%1, %2) differs").arg(x).arg(y)));
+                ++compared;
+            }
+        QVERIFY(compared > 0);
+    }
+
+  private slots:
+    void initTestCase() {
+        egl_ = std::make_unique<test::EglContext>();
+        if (!egl_->ok()) {
+            qWarning("no headless EGL context (%s): presentation is not checked",
+                     egl_->error().c_str());
+            return;
+        }
+        renderer_ = std::make_unique<render::ImageRenderer>();
+        std::string error;
+        if (!renderer_->initialize(error)) {
+            qWarning("renderer: %s", error.c_str());
+            renderer_.reset();
+        }
+    }
+
+    void cleanupTestCase() {
+        if (renderer_) renderer_->release();
+        renderer_.reset();
+    }
+
+    void brush_strokes_paint_what_the_engine_paints() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        QVERIFY(!s.on_device());
+        s.select(session::ToolKind::RemoveObject);
+        ops::BrushSettings brush{12.5, 0.5, false};
+        s.remove_object().set_brush(brush);
+        std::vector<std::pair<double, double>> points;
+        for (int i = 0; i < 100; ++i) points.push_back({20.0 + i * 2.3, 40.0 + 25 * std::sin(i * 0.1)});
+        stroke(*s.active_tool(), points);
+        const Mask expected = expected_stroke(Mask(kW, kH, 0), points, brush);
+        QVERIFY(count_selected(expected.view()) > 1000);
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                           expected.view()));
+        QCOMPARE(s.history().count(), 1);
+        check_presented(s);
+
+        // The eraser lowers coverage along its path; undo and redo are exact.
+        s.remove_object().set_erase(true);
+        const std::vector<std::pair<double, double>> erase{{60, 40}, {120, 45}, {200, 60}};
+        stroke(*s.active_tool(), erase);
+        brush.erase = true;
+        const Mask erased = expected_stroke(clone(expected.view()), erase, brush);
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                           erased.view()));
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                           expected.view()));
+        QVERIFY(s.undo());
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+        QVERIFY(s.redo());
+        QVERIFY(s.redo());
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                           erased.view()));
+        QVERIFY(!s.redo());
+        check_presented(s);
+    }
+
+    void switching_tools_never_drops_a_stroke() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::RemoveObject);
+        s.active_tool()->press(Pointer{50, 50});
+        s.active_tool()->move(Pointer{90, 60});
+        s.select(session::ToolKind::LineHistogram);  // mid-stroke
+        QCOMPARE(s.history().count(), 1);
+        QVERIFY(count_selected(s.document().mask(MaskLayer::Fill).view()) > 0);
+    }
+
+    void slider_frames_are_compactions_of_the_seam_maps() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::Retarget);
+        session::RetargetTool& tool = s.retarget();
+        tool.wait();
+        QVERIFY(tool.vertical_exact());
+        const ops::SeamOrder vertical =
+            ops::seam_order_fast({photo_.view()}, ops::SeamDirection::Vertical, seams_for(kW));
+        for (int step = 0; step < 50; ++step) {
+            const int width = kW - 1 - (step * 170) / 49;
+            tool.set_target(width, kH);
+            QVERIFY(tool.previewing());
+            const ImageRgba8 expected =
+                ops::remove_seams<Rgba8>(photo_.view(), vertical, kW - width);
+            QVERIFY2(equal_pixels<Rgba8>(s.shown_image().view(), expected.view()),
+                     qPrintable(QString("width %1").arg(width)));
+            if (step % 10 == 0) check_presented(s);
+        }
+        // Enlarging duplicates the first seams.
+        tool.set_target(kW + 30, kH);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(),
+                                    ops::insert_seams(photo_.view(), vertical, 30).view()));
+        // Height: the horizontal map of the narrowed image.
+        tool.set_target(kW - 60, kH - 40);
+        tool.wait();
+        QVERIFY(tool.horizontal_ready_for(kW - 60) && tool.horizontal_exact());
+        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(photo_.view(), vertical, 60);
+        const ops::SeamOrder horizontal = ops::seam_order_fast(
+            {narrowed.view()}, ops::SeamDirection::Horizontal, seams_for(kH));
+        const ImageRgba8 expected = ops::remove_seams<Rgba8>(narrowed.view(), horizontal, 40);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), expected.view()));
+        check_presented(s);
+        // Apply commits the frame; undo and redo are exact.
+        QVERIFY(tool.apply());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), expected.view()));
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QVERIFY(s.redo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), expected.view()));
+        check_presented(s);
+    }
+
+    void fill_steps_equal_the_engine_and_cancel_restores() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({14, 1.0, false});
+        stroke(*s.active_tool(), {{170, 80}, {195, 80}, {195, 100}, {170, 100}, {182, 92}});
+        const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+        Mask hole(kW, kH, 0);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+        const ops::InpaintParams params;
+        auto reference =
+            ops::make_inpainter(photo_.view(), hole, params, ops::InpaintImplementation::Fast);
+
+        // Cancel puts the picture back exactly.
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(3);
+        s.remove_object().cancel_fill();
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QCOMPARE(s.history().count(), 1);
+
+        QVERIFY(s.remove_object().start_fill());
+        for (const int n : {1, 4, 16}) {
+            s.remove_object().advance(n);
+            reference->advance(n);
+            QVERIFY2(equal_pixels<Rgba8>(s.document().pixels().view(), reference->image().view()),
+                     qPrintable(QString("after %1 more").arg(n)));
+            check_presented(s);
+        }
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        reference->advance(1 << 20);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), reference->image().view()));
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+        QCOMPARE(s.history().count(), 2);
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                           coverage.view()));
+        QVERIFY(s.redo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), reference->image().view()));
+
+        // An empty mask: a hint, no edit.
+        QVERIFY(!s.remove_object().start_fill());
+        QVERIFY(s.remove_object().message().find("Nothing to fill") != std::string::npos);
+        QCOMPARE(s.history().count(), 2);
+    }
+
+    void line_drags_equal_the_reference() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::LineHistogram);
+        session::LineTool& tool = s.line();
+        tool.set_band(9);
+        tool.set_channels({ops::HistogramChannel::Luminance, ops::HistogramChannel::Red});
+        const ops::HistogramSource source(photo_.view());
+        tool.press(Pointer{30.5, 40.5});
+        for (int i = 1; i <= 50; ++i) {
+            tool.move(Pointer{30.5 + i * 4.7, 40.5 + i * 2.9});
+            const ops::LineHistogram* shown = tool.result();
+            QVERIFY(shown != nullptr);
+            QCOMPARE(shown->channels.size(), std::size_t{2});
+            ops::LineHistogramParams params;
+            params.from = tool.from();
+            params.to = tool.to();
+            params.band_width = 9;
+            for (std::size_t c = 0; c < 2; ++c) {
+                params.channel = shown->channels[c].channel;
+                const ops::LineHistogram expected = ops::line_histogram_reference(source, params);
+                QVERIFY(shown->channels[c].counts == expected.channels[0].counts);
+                QVERIFY(shown->channels[c].samples == expected.channels[0].samples);
+            }
+        }
+        tool.release(Pointer{});
+        QCOMPARE(tool.overlay().line_band, 9);
+        // A click without a drag: a zero-length line is explained, not a crash.
+        tool.press(Pointer{200.5, 10.5});
+        tool.release(Pointer{200.5, 10.5});
+        QVERIFY(tool.result() == nullptr);
+        QVERIFY(!tool.message().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "test_session.moc"

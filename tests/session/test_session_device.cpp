@@ -1,0 +1,256 @@
+// The device-resident session against the host session, in lockstep under headless EGL on the
+// NVIDIA driver: 100 brush stamps, 50 slider positions, a fill, 50 line drags, undo and redo.
+// Every presented frame, read back from the framebuffer, equals the host path's frame exactly,
+// and no interaction copies the image or a mask between host and device: only histogram results
+// and undo rectangles cross (counted by DeviceImage/DeviceBuffer). A device failure moves the
+// session to the host with the document intact.
+#include "session_scenario.hpp"
+
+#include <line_tool.hpp>
+#include <remove_object_tool.hpp>
+#include <retarget_tool.hpp>
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/transfer_stats.hpp>
+#include <lacuna/render/egl_context.hpp>
+
+#include <QtTest>
+
+#include <functional>
+#include <memory>
+
+using namespace lacuna;
+using session::MaskLayer;
+using session::Pointer;
+
+namespace {
+
+constexpr int kW = 1031;
+constexpr int kH = 707;
+
+std::uint64_t moved(const TransferStats& t) {
+    return t.upload_bytes + t.download_bytes;
+}
+
+std::uint64_t result_bytes(const ops::LineHistogram& h) {
+    std::uint64_t bytes = 0;
+    for (const ops::ChannelHistogram& c : h.channels)
+        bytes += c.counts.size() * 4 + (c.mean.size() * 4) * 4 + c.samples.size() * 4 * 3;
+    return bytes;
+}
+
+}  // namespace
+
+class TestSessionDevice : public QObject {
+    Q_OBJECT
+    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::ImageRenderer> device_renderer_, host_renderer_;
+    std::unique_ptr<session::Session> device_, host_;
+    int frames_compared_ = 0;
+
+    /// Both sessions present; the framebuffers must be identical.
+    void compare_frames(const char* what) {
+        const ImageRgba8 a = test::presented_frame(*device_, *device_renderer_);
+        const ImageRgba8 b = test::presented_frame(*host_, *host_renderer_);
+        QVERIFY2(device_->on_device(), what);
+        QVERIFY2(a.width() == b.width() && a.height() == b.height(), what);
+        QVERIFY2(equal_pixels<Rgba8>(a.view(), b.view()), what);
+        ++frames_compared_;
+    }
+
+    /// Runs `interaction` on both sessions; returns what the device session moved.
+    TransferStats both(const std::function<void(session::Session&)>& interaction) {
+        interaction(*host_);
+        const TransferStats before = transfer_stats();
+        interaction(*device_);
+        return transfer_stats() - before;
+    }
+
+  private slots:
+    void initTestCase() {
+        const BackendInfo backend = select_backend(BackendRequest::Auto);
+        if (backend.backend != Backend::Cuda)
+            QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(backend.reason)));
+        egl_ = std::make_unique<test::EglContext>();
+        if (!egl_->ok())
+            QSKIP(qPrintable("no headless EGL context: " + QString::fromStdString(egl_->error())));
+        device_renderer_ = std::make_unique<render::ImageRenderer>();
+        host_renderer_ = std::make_unique<render::ImageRenderer>();
+        std::string error;
+        QVERIFY2(device_renderer_->initialize(error), error.c_str());
+        QVERIFY2(host_renderer_->initialize(error), error.c_str());
+        device_ = std::make_unique<session::Session>(true);
+        host_ = std::make_unique<session::Session>(false);
+        const ImageRgba8 photo = test::scenario_photo(kW, kH);
+        device_->open(clone(photo.view()));
+        host_->open(clone(photo.view()));
+        QVERIFY(device_->on_device());
+        QVERIFY(!host_->on_device());
+    }
+
+    void cleanupTestCase() {
+        device_.reset();
+        host_.reset();
+        if (device_renderer_) device_renderer_->release();
+        if (host_renderer_) host_renderer_->release();
+        device_renderer_.reset();
+        host_renderer_.reset();
+    }
+
+    void brush_stamps_stay_on_the_device() {
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->select(session::ToolKind::RemoveObject);
+            s->remove_object().set_brush({70, 0.7, false});
+        }
+        compare_frames("before painting");
+        const double cx = kW * 0.6, cy = kH * 0.45;
+        TransferStats stamps = both([&](session::Session& s) { s.active_tool()->press({cx - 60, cy}); });
+        for (int i = 1; i < 100; ++i) {
+            const double a = i * 0.0635;
+            stamps = stamps +
+                     both([&](session::Session& s) {
+                         s.active_tool()->move({cx + 60 * std::cos(a + 3.14159), cy + 60 * std::sin(a)});
+                     });
+            if (i % 10 == 0) compare_frames("while painting");
+        }
+        QCOMPARE(moved(stamps), std::uint64_t{0});
+        const TransferStats end = both([&](session::Session& s) { s.active_tool()->release({cx, cy}); });
+        // The stroke's rectangle comes back once: the undo snapshot (and the host mirror).
+        const PixelRect rect = [&] {
+            PixelRect r;
+            const Mask& m = host_->document().mask(MaskLayer::Fill);
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    if (m.at(x, y) != 0) r.unite({x, y, x, y});
+            return r;
+        }();
+        QCOMPARE(end.uploads, std::uint64_t{0});
+        QVERIFY(end.download_bytes <= std::uint64_t(rect.width()) * rect.height());
+        QVERIFY(equal_pixels<std::uint8_t>(device_->document().mask(MaskLayer::Fill).view(),
+                                           host_->document().mask(MaskLayer::Fill).view()));
+        compare_frames("after the stroke");
+    }
+
+    void slider_frames_stay_on_the_device() {
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->select(session::ToolKind::Retarget);
+            s->retarget().wait();
+            QVERIFY(s->retarget().vertical_exact());
+        }
+        for (int step = 0; step < 50; ++step) {
+            const int width = kW - 1 - (step * 800) / 49;
+            const TransferStats t = both([&](session::Session& s) { s.retarget().set_target(width, kH); });
+            QCOMPARE(moved(t), std::uint64_t{0});
+            if (step % 5 == 0) compare_frames("slider");
+        }
+        both([&](session::Session& s) { s.retarget().set_target(kW + 100, kH); });
+        compare_frames("enlarged");
+        both([&](session::Session& s) {
+            s.retarget().set_target(kW - 200, kH - 150);
+            s.retarget().wait();
+        });
+        QVERIFY(device_->retarget().horizontal_exact());
+        const TransferStats t = both([&](session::Session& s) { s.retarget().set_target(kW - 200, kH - 120); });
+        QCOMPARE(moved(t), std::uint64_t{0});
+        compare_frames("both directions");
+        both([&](session::Session& s) { s.retarget().set_show_seams(true); });
+        compare_frames("seams shown");
+        both([&](session::Session& s) {
+            s.retarget().set_show_seams(false);
+            s.retarget().set_target(kW, kH);
+        });
+    }
+
+    void fill_steps_stay_on_the_device() {
+        for (session::Session* s : {device_.get(), host_.get()})
+            s->select(session::ToolKind::RemoveObject);
+        TransferStats start = both([&](session::Session& s) { QVERIFY(s.remove_object().start_fill()); });
+        // Counters and scalars only: no image, no mask.
+        QVERIFY2(moved(start) < 4096, qPrintable(QString::number(moved(start))));
+        int steps = 0;
+        while (host_->remove_object().fill_running()) {
+            const TransferStats t = both([&](session::Session& s) { s.remove_object().advance(16); });
+            if (host_->remove_object().fill_running()) {
+                QVERIFY2(moved(t) < 4096, qPrintable(QString::number(moved(t))));
+                if (++steps % 8 == 1) compare_frames("fill step");
+            }
+        }
+        QVERIFY(!device_->remove_object().fill_running());
+        QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
+                                    host_->document().pixels().view()));
+        compare_frames("filled");
+    }
+
+    void line_drags_stay_on_the_device() {
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->select(session::ToolKind::LineHistogram);
+            s->line().set_band(64);
+        }
+        both([&](session::Session& s) { s.active_tool()->press({100.5, 100.5}); });
+        for (int i = 1; i <= 50; ++i) {
+            const TransferStats t = both([&](session::Session& s) {
+                s.active_tool()->move({100.5 + i * 17.3, 100.5 + i * 9.1});
+            });
+            const ops::LineHistogram* a = device_->line().result();
+            const ops::LineHistogram* b = host_->line().result();
+            QVERIFY(a != nullptr && b != nullptr);
+            QVERIFY(a->channels[0].counts == b->channels[0].counts);
+            QVERIFY(a->channels[0].median == b->channels[0].median);
+            QCOMPARE(t.uploads, std::uint64_t{0});
+            // Only the result crosses (and once, the planes are built on the device).
+            QVERIFY2(t.download_bytes <= result_bytes(*a) + 4096,
+                     qPrintable(QString("%1 > %2").arg(t.download_bytes).arg(result_bytes(*a))));
+        }
+        both([&](session::Session& s) { s.active_tool()->release({}); });
+        compare_frames("line");
+    }
+
+    void undo_and_redo_move_only_rectangles() {
+        const PixelRect fill_rect = host_->remove_object().fill_rect();
+        const std::uint64_t rect_bytes = std::uint64_t(fill_rect.width()) * fill_rect.height() * 5;
+        for (int i = 0; i < 2; ++i) {
+            const TransferStats undo = both([&](session::Session& s) { QVERIFY(s.undo()); });
+            QCOMPARE(undo.download_bytes, std::uint64_t{0});
+            QVERIFY(undo.upload_bytes <= rect_bytes);
+            compare_frames("undo");
+        }
+        for (int i = 0; i < 2; ++i) {
+            both([&](session::Session& s) { QVERIFY(s.redo()); });
+            compare_frames("redo");
+        }
+        QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
+                                    host_->document().pixels().view()));
+        qInfo("%d presented frames compared", frames_compared_);
+    }
+
+    void a_device_failure_keeps_the_document() {
+        // A lost device mid-stroke: the session moves to the host, the stroke goes on there.
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->select(session::ToolKind::RemoveObject);
+            s->remove_object().set_brush({25, 0.9, false});
+            s->active_tool()->press({200, 200});
+            s->active_tool()->move({260, 230});
+        }
+        device_->inject_device_failure();
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->active_tool()->move({330, 210});
+            s->active_tool()->release({330, 210});
+        }
+        QVERIFY(!device_->on_device());
+        const std::vector<std::string> notices = device_->take_notices();
+        QVERIFY(!notices.empty());
+        QVERIFY(notices.back().find("CPU") != std::string::npos);
+        QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
+                                    host_->document().pixels().view()));
+        QVERIFY(equal_pixels<std::uint8_t>(device_->document().mask(MaskLayer::Fill).view(),
+                                           host_->document().mask(MaskLayer::Fill).view()));
+        QCOMPARE(device_->history().count(), host_->history().count());
+        QVERIFY(device_->undo());
+        QVERIFY(host_->undo());
+        QVERIFY(equal_pixels<std::uint8_t>(device_->document().mask(MaskLayer::Fill).view(),
+                                           host_->document().mask(MaskLayer::Fill).view()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionDevice)
+#include "test_session_device.moc"
