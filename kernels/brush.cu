@@ -13,19 +13,20 @@ __global__ void brush_segment_kernel(const BrushSegmentArgs a) {
 
     // A dab reaches this pixel only if its centre is within the radius along the segment too, so
     // a long stroke of a small brush costs each pixel a few dabs, not all of them. The bounds get
-    // one dab of slack each way: rounding can never drop a dab that paints.
+    // two dabs of slack each way, so rounding can never drop a dab that paints; short segments
+    // (whose direction may be too tiny to project on) just try every dab.
     double lo = 1.0;
     double hi = static_cast<double>(a.steps);
-    const double dx = a.x1 - a.x0;
-    const double dy = a.y1 - a.y0;
-    const double length = sqrt(dx * dx + dy * dy);
-    if (length > 0.0) {
+    if (a.steps > 8) {
+        const double dx = a.x1 - a.x0;
+        const double dy = a.y1 - a.y0;
+        const double length = sqrt(dx * dx + dy * dy);
         const double px = (static_cast<double>(x) + 0.5) - a.x0;
         const double py = (static_cast<double>(y) + 0.5) - a.y0;
         const double along = (px * dx + py * dy) / length;
         const double step = length / static_cast<double>(a.steps);
-        lo = fmax(lo, floor((along - a.radius) / step) - 1.0);
-        hi = fmin(hi, ceil((along + a.radius) / step) + 1.0);
+        lo = fmax(lo, floor((along - a.radius) / step) - 2.0);
+        hi = fmin(hi, ceil((along + a.radius) / step) + 2.0);
         // Within int before converting, also for pixels beyond either end.
         lo = fmin(lo, static_cast<double>(a.steps) + 1.0);
         hi = fmax(hi, 0.0);

@@ -8,6 +8,8 @@
 
 #include <QtTest>
 
+#include <cuda_runtime.h>
+
 #include <array>
 #include <random>
 
@@ -115,6 +117,30 @@ class TestBrushCuda : public QObject {
             QCOMPARE(g, a);
             QCOMPARE(compare_masks(cpu, gpu.download()), QString());
         }
+    }
+
+    void paints_on_the_mask_stream() {
+        // Strokes queue on the mask's own (non-blocking) stream behind its upload, unsynchronised;
+        // the download, on the same stream, sees them all.
+        cudaStream_t stream = nullptr;
+        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        {
+            Mask cpu = random_mask(301, 517, rng_);
+            DeviceImage<std::uint8_t> gpu(cpu.width(), cpu.height(), stream);
+            gpu.upload_async(cpu.view());
+            std::uniform_real_distribution<double> u(-10.0, 530.0);
+            for (int k = 0; k < 40; ++k) {
+                BrushSettings b;
+                b.radius = 1.0 + k;
+                b.hardness = (k % 4) / 3.0;
+                b.erase = k % 2 == 1;
+                const double x0 = u(rng_), y0 = u(rng_), x1 = u(rng_), y1 = u(rng_);
+                QCOMPARE(paint_segment(gpu, x0, y0, x1, y1, b),
+                         paint_segment(cpu, x0, y0, x1, y1, b));
+            }
+            QCOMPARE(compare_masks(cpu, gpu.download()), QString());
+        }
+        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
     }
 
     void empty_device_mask_paints_nothing() {
