@@ -278,7 +278,77 @@ unsigned int blocks_for(const int extent, const int per_block) {
     return static_cast<unsigned int>((extent + per_block - 1) / per_block);
 }
 
+/// Adds the warp's true flags to *count with one atomic (every lane must call it).
+__device__ void count_flags(const bool flag, unsigned long long* count) {
+    const unsigned int votes = __ballot_sync(0xffffffffu, flag);
+    const unsigned int lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
+    if (lane == 0 && votes != 0) atomicAdd(count, static_cast<unsigned long long>(__popc(votes)));
+}
+
+/// What the host upload computes per pixel, from the document: the hole is coverage >= 128.
+__global__ void device_init_kernel(const InpaintDeviceState s, const InpaintDeviceInput in) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    const bool inside = x < s.width && y < s.height;
+    bool hole = false;
+    if (inside) {
+        const long long i = static_cast<long long>(y) * s.width + x;
+        const Rgba8 p = in.pixels.row(y)[x];
+        hole = in.coverage.row(y)[x] >= kHoleCoverage;
+        s.pixels[i] = p;
+        s.known[i] = hole ? 0 : 1;
+        s.luma[i] = inpaint_terms::inpaint_luma(p);
+        s.confidence[i] = hole ? 0 : inpaint_terms::kFullConfidence;
+        s.source[i] = -1;
+    }
+    count_flags(hole, &in.counts[0]);
+}
+
+/// Valid sources, separably: first whether the patch's row through each pixel is clear of the
+/// hole and inside the image ...
+__global__ void clear_rows_kernel(const InpaintDeviceState s, const InpaintDeviceInput in) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= s.width || y >= s.height) return;
+    const int r = s.radius;
+    bool clear = x >= r && x + r < s.width;
+    const std::uint8_t* row = in.coverage.row(y);
+    for (int dx = -r; clear && dx <= r; ++dx) clear = row[x + dx] < kHoleCoverage;
+    in.scratch[static_cast<long long>(y) * s.width + x] = clear ? 1 : 0;
+}
+
+/// ... then whether all the patch's rows are.
+__global__ void valid_sources_kernel(const InpaintDeviceState s, const InpaintDeviceInput in) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    const int r = s.radius;
+    bool valid = false;
+    if (x < s.width && y < s.height) {
+        valid = y >= r && y + r < s.height;
+        for (int dy = -r; valid && dy <= r; ++dy)
+            valid = in.scratch[static_cast<long long>(y + dy) * s.width + x] != 0;
+        in.valid_source[static_cast<long long>(y) * s.width + x] = valid ? 1 : 0;
+    }
+    count_flags(valid, &in.counts[1]);
+}
+
 }  // namespace
+
+cudaError_t launch_inpaint_device_init(const InpaintDeviceState& state,
+                                       const InpaintDeviceInput& input, const cudaStream_t stream) {
+    if (state.width <= 0 || state.height <= 0) return cudaSuccess;
+    if (const cudaError_t status =
+            cudaMemsetAsync(input.counts, 0, 2 * sizeof(unsigned long long), stream);
+        status != cudaSuccess)
+        return status;
+    // 32 × 8: whole warps along rows, as count_flags needs.
+    const dim3 block(32, 8);
+    const dim3 grid(blocks_for(state.width, 32), blocks_for(state.height, 8));
+    device_init_kernel<<<grid, block, 0, stream>>>(state, input);
+    clear_rows_kernel<<<grid, block, 0, stream>>>(state, input);
+    valid_sources_kernel<<<grid, block, 0, stream>>>(state, input);
+    return cudaGetLastError();
+}
 
 cudaError_t launch_inpaint_initial_priorities(const InpaintDeviceState& state,
                                               const cudaStream_t stream) {

@@ -1,15 +1,20 @@
 // CUDA inpainting against the CPU: the same patches in the same order and identical pixels (the
 // fast CPU filler is itself tested equal to the reference), on a real photo at odd sizes with
 // several patch sizes, windows, full search and never-sample masks; partial fills after the same
-// number of steps; an empty mask; cancel.
+// number of steps; an empty mask; cancel. The device filler (state built by kernels from a device
+// document) against the fast CPU filler, its copies into a device image, and what it transfers.
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/inpaint.hpp>
 
 #include "../engine/inpaint_test_util.hpp"
 #include "../engine/ppm.hpp"
 
 #include <QtTest>
+
+#include <cuda_runtime.h>
 
 #include <random>
 
@@ -53,6 +58,44 @@ void expect_same_fill(const ImageRgba8& image, const Mask& mask, const InpaintPa
     QCOMPARE(cuda->progress().filled, fast->progress().filled);
     QCOMPARE(compare_histories(fast->history(), cuda->history()), QString());
     QCOMPARE(compare_images(fast->image(), cuda->image()), QString());
+}
+
+/// What the editor holds for a fill: a painted coverage (0..255; the hole is coverage >= 128)
+/// and its thresholded host mirror, which the problem is prepared from.
+struct Painted {
+    Mask coverage;
+    Mask mask;
+};
+
+Painted paint_coverage(const Mask& hole, std::mt19937& rng) {
+    std::uniform_int_distribution<int> inside(128, 255), outside(0, 127);
+    Painted p{Mask(hole.width(), hole.height()), Mask(hole.width(), hole.height(), 0)};
+    for (int y = 0; y < hole.height(); ++y)
+        for (int x = 0; x < hole.width(); ++x) {
+            const bool in_hole = hole.at(x, y) != 0;
+            p.coverage.at(x, y) = std::uint8_t(in_hole ? inside(rng) : outside(rng));
+            p.mask.at(x, y) = in_hole ? 255 : 0;
+        }
+    return p;
+}
+
+std::uint64_t bytes_moved(const TransferStats& t) {
+    return t.upload_bytes + t.download_bytes;
+}
+
+/// Empty when `got` equals `filled` inside `rect` and `before` outside it.
+QString compare_copy(const ImageRgba8& got, const ImageRgba8& filled, const ImageRgba8& before,
+                     const PixelRect& rect) {
+    for (int y = 0; y < got.height(); ++y)
+        for (int x = 0; x < got.width(); ++x) {
+            const bool in = x >= rect.x0 && x <= rect.x1 && y >= rect.y0 && y <= rect.y1;
+            if (got.at(x, y) != (in ? filled : before).at(x, y))
+                return QString("pixel %1,%2 (%3 the rect)")
+                    .arg(x)
+                    .arg(y)
+                    .arg(in ? "in" : "outside");
+        }
+    return {};
 }
 
 }  // namespace
@@ -151,6 +194,148 @@ class TestInpaintCuda : public QObject {
         cuda->cancel();
         QVERIFY_THROWS_EXCEPTION(Error, cuda->advance(1));
         QCOMPARE(cuda->progress().iterations, 21);
+    }
+
+    void device_inpainter_equals_fast_data() {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("patch");
+        QTest::addColumn<QString>("hole");
+        QTest::addColumn<bool>("never");
+        QTest::newRow("157x119 p9 odd hole") << 157 << 119 << 9 << "odd" << false;
+        QTest::newRow("131x97 p7 border hole") << 131 << 97 << 7 << "border" << false;
+        QTest::newRow("101x77 p3 ellipse") << 101 << 77 << 3 << "ellipse" << false;
+        QTest::newRow("143x111 p11 corner") << 143 << 111 << 11 << "corner" << false;
+        QTest::newRow("133x97 p13 never-sample") << 133 << 97 << 13 << "odd" << true;
+    }
+    void device_inpainter_equals_fast() {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, patch);
+        QFETCH(QString, hole);
+        QFETCH(bool, never);
+        const ImageRgba8 image = crop(fruits(), 3, 2, w, h);
+        Mask shape = hole == "ellipse"  ? ellipse_mask(w, h, w * 0.4, h * 0.6, w / 7.0, h / 6.0)
+                     : hole == "corner" ? ellipse_mask(w, h, w - 2, h - 3, w / 5.0, h / 4.0)
+                                        : odd_hole(w, h, hole == "border");
+        std::mt19937 rng(static_cast<unsigned>(w * h));
+        const Painted painted = paint_coverage(shape, rng);
+        const Mask never_mask = never_sample_spot(w, h);
+        InpaintParams params;
+        params.patch = patch;
+        params.never_sample = never ? &never_mask : nullptr;
+        const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, params);
+        const auto fast =
+            make_inpainter(image.view(), painted.mask, params, InpaintImplementation::Fast);
+
+        const DeviceImage<Rgba8> pixels(image.view());
+        const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
+        const std::uint64_t n = std::uint64_t(w) * h;
+        TransferStats before = transfer_stats();
+        const auto device = make_device_inpainter(pixels, coverage, problem);
+        const TransferStats made = transfer_stats() - before;
+        // Counters only (a few dozen bytes); with a never-sample area, also its valid sources.
+        QVERIFY2(bytes_moved(made) < (never ? n + 200 : 200),
+                 qPrintable(QString::number(bytes_moved(made))));
+        QCOMPARE(made.upload_bytes >= n, never);
+        QCOMPARE(device->progress().total, fast->progress().total);
+
+        std::uint64_t stepped = 0;
+        for (const int step : {1, 4}) {
+            fast->advance(step);
+            before = transfer_stats();
+            const InpaintProgress p = device->advance(step);
+            stepped += bytes_moved(transfer_stats() - before);
+            QCOMPARE(p.iterations, fast->progress().iterations);
+            QCOMPARE(p.filled, fast->progress().filled);
+            QCOMPARE(compare_histories(fast->history(), device->history()), QString());
+            QCOMPARE(compare_images(fast->image(), device->image()), QString());
+        }
+        QVERIFY2(bytes_moved(made) + stepped < (never ? n + 400 : 400),
+                 qPrintable(QString::number(bytes_moved(made) + stepped)));
+
+        while (!fast->progress().done()) fast->advance(1 << 20);
+        before = transfer_stats();
+        while (!device->progress().done()) device->advance(50);
+        const TransferStats filling = transfer_stats() - before;
+        QCOMPARE(filling.upload_bytes, std::uint64_t{0});
+        QCOMPARE(filling.download_bytes, filling.downloads * sizeof(unsigned long long) * 4);
+        QCOMPARE(compare_histories(fast->history(), device->history()), QString());
+        const ImageRgba8 filled = device->image();
+        QCOMPARE(compare_images(fast->image(), filled), QString());
+
+        // copy_filled into a device image on its own non-blocking stream: the hole's box, then a
+        // rectangle on the border.
+        cudaStream_t stream = nullptr;
+        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        {
+            const ImageRgba8 backdrop(w, h, Rgba8{1, 2, 3, 4});
+            DeviceImage<Rgba8> dst(backdrop.view(), stream);
+            const SearchRect& box = problem.hole_box;
+            const PixelRect hole_rect{box.x0, box.y0, box.x1, box.y1};
+            device->copy_filled(dst, hole_rect);
+            QCOMPARE(compare_copy(dst.download(), filled, backdrop, hole_rect), QString());
+            const PixelRect edge{0, h / 3, w / 2, h - 1};
+            device->copy_filled(dst, edge);
+            ImageRgba8 expected = clone(backdrop.view());
+            for (const PixelRect& r : {hole_rect, edge})
+                for (int y = r.y0; y <= r.y1; ++y)
+                    for (int x = r.x0; x <= r.x1; ++x) expected.at(x, y) = filled.at(x, y);
+            QCOMPARE(compare_copy(dst.download(), expected, expected, edge), QString());
+            QVERIFY_THROWS_EXCEPTION(Error, device->copy_filled(dst, PixelRect{0, 0, w, 0}));
+        }
+        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
+    }
+
+    void device_copies_the_fill_as_it_grows() {
+        // copy_filled between steps, to a device image on its own stream: each copy shows the
+        // fill as far as it went, also while the next steps overwrite the filler's pixels.
+        const ImageRgba8 image = crop(fruits(), 0, 0, 151, 113);
+        std::mt19937 rng(3);
+        const Painted painted = paint_coverage(ellipse_mask(151, 113, 75, 56, 25, 18), rng);
+        const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, {});
+        const DeviceImage<Rgba8> pixels(image.view());
+        const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
+        const auto device = make_device_inpainter(pixels, coverage, problem);
+        const auto fast = make_inpainter(image.view(), painted.mask, InpaintParams{},
+                                         InpaintImplementation::Fast);
+        cudaStream_t stream = nullptr;
+        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        {
+            DeviceImage<Rgba8> dst(image.view(), stream);
+            const PixelRect all{0, 0, 150, 112};
+            for (const int step : {1, 3, 8, 30}) {
+                device->advance(step);
+                fast->advance(step);
+                device->copy_filled(dst, all);
+                QCOMPARE(compare_images(fast->image(), dst.download()), QString());
+            }
+        }
+        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
+    }
+
+    void device_inpainter_checks_its_inputs() {
+        const ImageRgba8 image = crop(fruits(), 0, 0, 64, 48);
+        std::mt19937 rng(9);
+        const Painted painted = paint_coverage(ellipse_mask(64, 48, 30, 20, 8, 6), rng);
+        const Painted other = paint_coverage(ellipse_mask(64, 48, 30, 20, 5, 4), rng);
+        const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, {});
+        const DeviceImage<Rgba8> pixels(image.view());
+        const DeviceImage<std::uint8_t> wrong(other.coverage.view());
+        QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong, problem));
+        const DeviceImage<std::uint8_t> small(32, 48);
+        QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, small, problem));
+
+        // Nothing to fill: done at once, and copy_filled still hands out the pixels.
+        const Mask empty(64, 48, 0);
+        const DeviceImage<std::uint8_t> blank(empty.view());
+        const auto idle =
+            make_device_inpainter(pixels, blank, prepare_inpaint(image.view(), empty, {}));
+        QVERIFY(idle->progress().done());
+        QCOMPARE(idle->advance(5).iterations, 0);
+        DeviceImage<Rgba8> dst(ImageRgba8(64, 48, Rgba8{9, 9, 9, 9}).view());
+        idle->copy_filled(dst, PixelRect{0, 0, 63, 47});
+        QCOMPARE(compare_images(image, dst.download()), QString());
     }
 
     void empty_mask_is_a_no_op() {

@@ -1,16 +1,20 @@
-// The CUDA filler, host side: uploads the problem once, enqueues iterations without waiting, and
-// between steps reads back only the four counters (progress, and a check that the fill moves).
+// The CUDA filler, host side. Its per-pixel state is uploaded once from a prepared problem
+// (make_inpainter) or built by kernels from the editor's device document (make_device_inpainter);
+// after that both are the same filler: iterations are enqueued without waiting, and between steps
+// only the four counters are read back.
 #include "factories.hpp"
 
 #include "cuda_check.hpp"
 
 #include <lacuna/core/device_buffer.hpp>
+#include <lacuna/core/mask.hpp>
 #include <lacuna/kernels/inpaint_kernels.h>
 #include <lacuna/kernels/inpaint_terms.h>
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 namespace lacuna::ops::detail {
@@ -18,16 +22,86 @@ namespace {
 
 using lacuna::detail::cuda_check;
 
-class CudaInpainter final : public Inpainter {
+std::string size_text(const int width, const int height) {
+    return std::to_string(width) + "x" + std::to_string(height);
+}
+
+/// A CUDA event without timing, owned (RAII): orders the filler's default-stream work against a
+/// caller's stream on the device, with no wait on the host. Created at the first record, so a
+/// filler with nothing to do makes no CUDA call.
+class OrderingEvent {
+  public:
+    OrderingEvent() = default;
+    ~OrderingEvent() {
+        if (e_ != nullptr) cudaEventDestroy(e_);
+    }
+    OrderingEvent(const OrderingEvent&) = delete;
+    OrderingEvent& operator=(const OrderingEvent&) = delete;
+
+    /// Marks everything enqueued on `stream` so far.
+    void record(const cudaStream_t stream) {
+        if (e_ == nullptr) {
+            cuda_check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming),
+                       "creating a CUDA event");
+        }
+        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
+    }
+    /// Later work on `stream` waits for the mark (nothing to wait for if never recorded).
+    void order_before(const cudaStream_t stream) const {
+        if (e_ == nullptr) return;
+        cuda_check(cudaStreamWaitEvent(stream, e_, 0), "ordering CUDA streams");
+    }
+
+  private:
+    cudaEvent_t e_ = nullptr;
+};
+
+class CudaInpainter final : public DeviceInpainter {
   public:
     explicit CudaInpainter(InpaintProblem problem) : problem_(std::move(problem)) {
         progress_.total = problem_.hole_pixels;
         if (problem_.hole_pixels == 0) return;
+        allocate();
         upload();
+        start();
+    }
+
+    CudaInpainter(const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
+                  InpaintProblem problem)
+        : problem_(std::move(problem)) {
+        progress_.total = problem_.hole_pixels;
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        if (pixels.width() != w || pixels.height() != h || coverage.width() != w ||
+            coverage.height() != h) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "the device pixels (" + size_text(pixels.width(), pixels.height()) +
+                            ") and coverage (" + size_text(coverage.width(), coverage.height()) +
+                            ") must have the problem's size (" + size_text(w, h) + ")");
+        }
+        // The document's streams may be non-blocking, which the default stream, where the
+        // filler works, does not wait for.
+        pixels.synchronize();
+        coverage.synchronize();
+        if (problem_.hole_pixels == 0) {
+            // Nothing to fill, but copy_filled still hands out the pixels.
+            pixels_.reserve(static_cast<std::size_t>(w) * h);
+            cuda_check(cudaMemcpy2DAsync(pixels_.data(), dense_pitch(), pixels.device_view().data,
+                                         pixels.pitch(), dense_pitch(), static_cast<std::size_t>(h),
+                                         cudaMemcpyDeviceToDevice, nullptr),
+                       "device-to-device copy");
+            filled_.record(nullptr);
+            return;
+        }
+        allocate();
+        build(pixels, coverage);
+        start();
     }
 
     InpaintProgress advance(const int iterations) override {
         if (progress_.done() || iterations <= 0) return progress_;
+        // A copy_filled still reading the pixels on its own stream must finish first.
+        copied_.order_before(nullptr);
         int left = iterations;
         while (left > 0 && !progress_.done()) {
             throw_if_cancelled();
@@ -41,6 +115,7 @@ class CudaInpainter final : public Inpainter {
             const long long filled_before = progress_.filled;
             cuda_check(kernels::launch_inpaint_iterations(state_, batch, nullptr),
                        "inpainting kernels");
+            filled_.record(nullptr);
             read_counters();
             if (progress_.filled == filled_before) {
                 throw Error(ErrorCode::DeviceError, "CUDA inpainting stopped making progress");
@@ -74,30 +149,52 @@ class CudaInpainter final : public Inpainter {
     }
     [[nodiscard]] const InpaintProblem& problem() const override { return problem_; }
 
-  private:
-    void upload() {
-        const ImageRgba8& image = problem_.image;
-        const int w = image.width();
-        const int h = image.height();
-        const std::size_t n = static_cast<std::size_t>(w) * h;
-        const std::vector<Rgba8> pixels = to_dense(image.view());
-        const std::vector<std::uint8_t> hole = to_dense(problem_.hole.view());
-        std::vector<std::uint8_t> known(n), luma(n);
-        std::vector<std::int32_t> confidence(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            known[i] = hole[i] != 0 ? 0 : 1;
-            luma[i] = inpaint_terms::inpaint_luma(pixels[i]);
-            confidence[i] = hole[i] != 0 ? 0 : inpaint_terms::kFullConfidence;
+    void copy_filled(DeviceImage<Rgba8>& dst, const PixelRect& rect) const override {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        if (dst.width() != w || dst.height() != h) {
+            throw Error(ErrorCode::InvalidArgument, "copy_filled: the destination is " +
+                                                        size_text(dst.width(), dst.height()) +
+                                                        ", the filler's image " + size_text(w, h));
         }
-        const std::vector<std::int32_t> source(n, -1);
-        pixels_.upload(pixels.data(), n);
-        known_.upload(known.data(), n);
-        luma_.upload(luma.data(), n);
-        confidence_.upload(confidence.data(), n);
-        source_.upload(source.data(), n);
-        const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
-        valid_.upload(valid.data(), n);
+        if (rect.empty() || rect.x0 < 0 || rect.y0 < 0 || rect.x1 >= w || rect.y1 >= h) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "copy_filled: the rectangle is empty or not inside the " + size_text(w, h) +
+                            " image");
+        }
+        if (pixels_.data() == nullptr) {
+            // Only a host-prepared filler with nothing to fill has no device pixels.
+            dst.upload_region(rect, sub_view(problem_.image.view(), rect));
+            return;
+        }
+        filled_.order_before(dst.stream());
+        const Rgba8* from = pixels_.data() + static_cast<std::size_t>(rect.y0) * w + rect.x0;
+        cuda_check(
+            cudaMemcpy2DAsync(sub_view(dst.device_view(), rect).data, dst.pitch(), from,
+                              dense_pitch(), static_cast<std::size_t>(rect.width()) * sizeof(Rgba8),
+                              static_cast<std::size_t>(rect.height()), cudaMemcpyDeviceToDevice,
+                              dst.stream()),
+            "device-to-device copy of the filled pixels");
+        copied_.record(dst.stream());
+    }
 
+  private:
+    [[nodiscard]] std::size_t dense_pitch() const {
+        return static_cast<std::size_t>(problem_.image.width()) * sizeof(Rgba8);
+    }
+
+    /// Device memory for the per-pixel state, the priorities over the hole's box and the history,
+    /// and the state's pointers and scalars.
+    void allocate() {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        const std::size_t n = static_cast<std::size_t>(w) * h;
+        pixels_.reserve(n);
+        known_.reserve(n);
+        luma_.reserve(n);
+        valid_.reserve(n);
+        confidence_.reserve(n);
+        source_.reserve(n);
         const SearchRect& box = problem_.hole_box;
         state_.box_x0 = box.x0;
         state_.box_y0 = box.y0;
@@ -108,8 +205,7 @@ class CudaInpainter final : public Inpainter {
         history_target_.reserve(capacity);
         history_source_.reserve(capacity);
         history_ssd_.reserve(capacity);
-        const kernels::InpaintCounters start{inpaint_terms::kNoCandidate, -1, 0, 0};
-        counters_.upload(reinterpret_cast<const unsigned long long*>(&start), 4);
+        counters_.reserve(4);
 
         state_.width = w;
         state_.height = h;
@@ -132,8 +228,80 @@ class CudaInpainter final : public Inpainter {
         state_.history_target = history_target_.data();
         state_.history_source = history_source_.data();
         state_.history_ssd = history_ssd_.data();
+    }
+
+    /// The per-pixel state computed on the host from the problem, uploaded.
+    void upload() {
+        const std::size_t n =
+            static_cast<std::size_t>(problem_.image.width()) * problem_.image.height();
+        const std::vector<Rgba8> pixels = to_dense(problem_.image.view());
+        const std::vector<std::uint8_t> hole = to_dense(problem_.hole.view());
+        std::vector<std::uint8_t> known(n), luma(n);
+        std::vector<std::int32_t> confidence(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            known[i] = hole[i] != 0 ? 0 : 1;
+            luma[i] = inpaint_terms::inpaint_luma(pixels[i]);
+            confidence[i] = hole[i] != 0 ? 0 : inpaint_terms::kFullConfidence;
+        }
+        const std::vector<std::int32_t> source(n, -1);
+        pixels_.upload(pixels.data(), n);
+        known_.upload(known.data(), n);
+        luma_.upload(luma.data(), n);
+        confidence_.upload(confidence.data(), n);
+        source_.upload(source.data(), n);
+        const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
+        valid_.upload(valid.data(), n);
+    }
+
+    /// The same state built by kernels from the device document; two counts come back to check
+    /// it against the problem.
+    void build(const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage) {
+        const std::size_t n =
+            static_cast<std::size_t>(problem_.image.width()) * problem_.image.height();
+        DeviceBuffer<std::uint8_t> scratch;
+        scratch.reserve(n);
+        DeviceBuffer<unsigned long long> counts;
+        counts.reserve(2);
+        kernels::InpaintDeviceInput input;
+        input.pixels = pixels.device_view();
+        input.coverage = coverage.device_view();
+        input.valid_source = valid_.data();
+        input.scratch = scratch.data();
+        input.counts = counts.data();
+        cuda_check(kernels::launch_inpaint_device_init(state_, input, nullptr),
+                   "inpainting state kernels");
+        unsigned long long found[2] = {};
+        counts.download(found, 2);
+        if (static_cast<long long>(found[0]) != problem_.hole_pixels) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "the coverage mask has " + std::to_string(found[0]) +
+                            " hole pixels (coverage >= 128) but the problem was prepared for " +
+                            std::to_string(problem_.hole_pixels));
+        }
+        // A never-sample mask only removes sources, so the problem's valid sources are a subset
+        // of the hole-only ones the kernels found: equal counts mean equal sets. Fewer found
+        // means the coverage and the problem disagree.
+        const std::int64_t expected = count_selected(problem_.valid_source.view());
+        const auto valid_found = static_cast<std::int64_t>(found[1]);
+        if (valid_found < expected) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "the coverage mask does not match the hole the problem was prepared for");
+        }
+        if (valid_found > expected) {
+            // The documented exception: the never-sample area exists only in the problem (the
+            // editor's host mirror), so its valid sources are uploaded.
+            const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
+            valid_.upload(valid.data(), n);
+        }
+    }
+
+    /// Counters and the first priorities: what both ways of building the state end with.
+    void start() {
+        const kernels::InpaintCounters start{inpaint_terms::kNoCandidate, -1, 0, 0};
+        counters_.upload(reinterpret_cast<const unsigned long long*>(&start), 4);
         cuda_check(kernels::launch_inpaint_initial_priorities(state_, nullptr),
                    "inpainting priorities");
+        filled_.record(nullptr);
     }
 
     void read_counters() {
@@ -152,6 +320,10 @@ class CudaInpainter final : public Inpainter {
     DeviceBuffer<std::uint32_t> history_ssd_;
     DeviceBuffer<double> priority_;
     DeviceBuffer<unsigned long long> counters_;
+    // The last work on the pixels (default stream) and the last copy out of them (the caller's
+    // stream): copy_filled and advance order themselves after these on the device.
+    mutable OrderingEvent filled_;
+    mutable OrderingEvent copied_;
 };
 
 }  // namespace
@@ -161,3 +333,13 @@ std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem problem) {
 }
 
 }  // namespace lacuna::ops::detail
+
+namespace lacuna::ops {
+
+std::unique_ptr<DeviceInpainter> make_device_inpainter(const DeviceImage<Rgba8>& pixels,
+                                                       const DeviceImage<std::uint8_t>& coverage,
+                                                       InpaintProblem problem) {
+    return std::make_unique<detail::CudaInpainter>(pixels, coverage, std::move(problem));
+}
+
+}  // namespace lacuna::ops

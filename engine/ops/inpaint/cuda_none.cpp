@@ -8,3 +8,11 @@ std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 }  // namespace lacuna::ops::detail
+
+namespace lacuna::ops {
+std::unique_ptr<DeviceInpainter> make_device_inpainter(const DeviceImage<Rgba8>&,
+                                                       const DeviceImage<std::uint8_t>&,
+                                                       InpaintProblem) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+}  // namespace lacuna::ops

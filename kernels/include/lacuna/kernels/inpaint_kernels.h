@@ -42,6 +42,25 @@ struct InpaintDeviceState {
     std::uint32_t* history_ssd = nullptr;
 };
 
+/// A pixel of a device coverage mask at or above this is in the hole (the editor paints 0..255).
+inline constexpr std::uint8_t kHoleCoverage = 128;
+
+/// Where a device filler starts from: the document's pixels and coverage (pitched, the state's
+/// size), a scratch array of width × height bytes, and two counters the launch zeroes and fills.
+struct InpaintDeviceInput {
+    ImageView<const Rgba8> pixels;
+    ImageView<const std::uint8_t> coverage;
+    std::uint8_t* valid_source = nullptr;  ///< written: the memory state.valid_source reads
+    std::uint8_t* scratch = nullptr;
+    unsigned long long* counts = nullptr;  ///< [0] hole pixels, [1] valid source centres
+};
+
+/// Builds the per-pixel state from `input` on the device: the dense pixels, known, luma,
+/// confidence and source (-1) as the host upload would, and valid sources for the hole alone (a
+/// complete patch inside the image with no hole pixel; never-sample areas are the caller's).
+cudaError_t launch_inpaint_device_init(const InpaintDeviceState& state,
+                                       const InpaintDeviceInput& input, cudaStream_t stream);
+
 /// Priorities of every pixel of the hole's box.
 cudaError_t launch_inpaint_initial_priorities(const InpaintDeviceState& state, cudaStream_t stream);
 /// Enqueues `iterations` iterations; those after the hole is full do nothing.
