@@ -31,12 +31,12 @@ ImageRgba8 pattern(const int w, const int h, const std::size_t extra_pitch) {
 
 class TestRenderEgl : public QObject {
     Q_OBJECT
-    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::EglContext> egl_;
     std::unique_ptr<render::ImageRenderer> renderer_;
 
   private slots:
     void initTestCase() {
-        egl_ = std::make_unique<test::EglContext>();
+        egl_ = std::make_unique<render::EglContext>();
         if (!egl_->ok())
             QSKIP(qPrintable("no headless EGL OpenGL context: " +
                              QString::fromStdString(egl_->error())));

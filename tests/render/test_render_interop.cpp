@@ -33,7 +33,7 @@ ImageRgba8 pattern(const int w, const int h, const int seed) {
 
 class TestRenderInterop : public QObject {
     Q_OBJECT
-    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::EglContext> egl_;
     std::unique_ptr<render::ImageRenderer> renderer_;
 
     /// Presents `image` through interop and checks the drawn pixels exactly.
@@ -55,7 +55,7 @@ class TestRenderInterop : public QObject {
         const BackendInfo backend = select_backend(BackendRequest::Auto);
         if (backend.backend != Backend::Cuda)
             QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(backend.reason)));
-        egl_ = std::make_unique<test::EglContext>();
+        egl_ = std::make_unique<render::EglContext>();
         if (!egl_->ok())
             QSKIP(qPrintable("no headless EGL context: " + QString::fromStdString(egl_->error())));
         renderer_ = std::make_unique<render::ImageRenderer>();

@@ -51,7 +51,7 @@ void stroke(session::Tool& tool, const std::vector<std::pair<double, double>>& p
 
 class TestSession : public QObject {
     Q_OBJECT
-    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::EglContext> egl_;
     std::unique_ptr<render::ImageRenderer> renderer_;
     ImageRgba8 photo_ = test::scenario_photo(kW, kH);
 
@@ -80,7 +80,7 @@ class TestSession : public QObject {
 
   private slots:
     void initTestCase() {
-        egl_ = std::make_unique<test::EglContext>();
+        egl_ = std::make_unique<render::EglContext>();
         if (!egl_->ok()) {
             qWarning("no headless EGL context (%s): presentation is not checked",
                      egl_->error().c_str());

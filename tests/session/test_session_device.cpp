@@ -43,7 +43,7 @@ std::uint64_t result_bytes(const ops::LineHistogram& h) {
 
 class TestSessionDevice : public QObject {
     Q_OBJECT
-    std::unique_ptr<test::EglContext> egl_;
+    std::unique_ptr<render::EglContext> egl_;
     std::unique_ptr<render::ImageRenderer> device_renderer_, host_renderer_;
     std::unique_ptr<session::Session> device_, host_;
     int frames_compared_ = 0;
@@ -71,7 +71,7 @@ class TestSessionDevice : public QObject {
         const BackendInfo backend = select_backend(BackendRequest::Auto);
         if (backend.backend != Backend::Cuda)
             QSKIP(qPrintable("no usable CUDA device: " + QString::fromStdString(backend.reason)));
-        egl_ = std::make_unique<test::EglContext>();
+        egl_ = std::make_unique<render::EglContext>();
         if (!egl_->ok())
             QSKIP(qPrintable("no headless EGL context: " + QString::fromStdString(egl_->error())));
         device_renderer_ = std::make_unique<render::ImageRenderer>();

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace lacuna::test {
+namespace lacuna::render {
 
 class EglContext {
   public:
@@ -102,4 +102,4 @@ class EglContext {
     std::string error_;
 };
 
-}  // namespace lacuna::test
+}  // namespace lacuna::render

@@ -1,0 +1,280 @@
+// lacuna-bench-editor: the editor's interactions driven headless through EGL, timed from the input
+// to a presented frame (the tool's work, present() into the renderer, a draw into a 1600 × 1000
+// framebuffer, glFinish), on the device path and the host path side by side.
+//
+//   lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N]
+//
+// Default: the bundled sample photo scaled to 3840 × 2160. Prints a table (median and 95th
+// percentile per interaction) and the host<->device bytes each interaction moved.
+#include <GL/glew.h>
+
+#include "line_tool.hpp"
+#include "remove_object_tool.hpp"
+#include "retarget_tool.hpp"
+#include "session.hpp"
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/render/egl_context.hpp>
+#include <lacuna/render/image_renderer.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace lacuna;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::string image = LACUNA_SAMPLE_IMAGE;
+    int width = 3840;
+    int height = 2160;
+    int repeats = 100;
+};
+
+/// Bilinear resize, so any photo becomes the benchmark's size.
+ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
+    ImageRgba8 out(w, h);
+    for (int y = 0; y < h; ++y) {
+        const double sy = std::clamp((y + 0.5) * src.height() / h - 0.5, 0.0, src.height() - 1.0);
+        const int y0 = static_cast<int>(sy), y1 = std::min(y0 + 1, src.height() - 1);
+        const double fy = sy - y0;
+        for (int x = 0; x < w; ++x) {
+            const double sx =
+                std::clamp((x + 0.5) * src.width() / w - 0.5, 0.0, src.width() - 1.0);
+            const int x0 = static_cast<int>(sx), x1 = std::min(x0 + 1, src.width() - 1);
+            const double fx = sx - x0;
+            const auto mix = [&](auto channel) {
+                const double top = channel(src.at(x0, y0)) * (1 - fx) + channel(src.at(x1, y0)) * fx;
+                const double bottom =
+                    channel(src.at(x0, y1)) * (1 - fx) + channel(src.at(x1, y1)) * fx;
+                return static_cast<std::uint8_t>(std::lround(top * (1 - fy) + bottom * fy));
+            };
+            out.at(x, y) = Rgba8{mix([](Rgba8 p) { return double(p.r); }),
+                                 mix([](Rgba8 p) { return double(p.g); }),
+                                 mix([](Rgba8 p) { return double(p.b); }), 255};
+        }
+    }
+    return out;
+}
+
+/// An RGBA8 framebuffer standing in for the editor's window.
+class Window {
+  public:
+    Window(const int w, const int h) : w_(w), h_(h) {
+        glGenFramebuffers(1, &fbo_);
+        glGenRenderbuffers(1, &rbo_);
+        glBindRenderbuffer(GL_RENDERBUFFER, rbo_);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rbo_);
+    }
+    ~Window() {
+        glDeleteFramebuffers(1, &fbo_);
+        glDeleteRenderbuffers(1, &rbo_);
+    }
+    Window(const Window&) = delete;
+    Window& operator=(const Window&) = delete;
+    [[nodiscard]] GLuint id() const { return fbo_; }
+    [[nodiscard]] int width() const { return w_; }
+    [[nodiscard]] int height() const { return h_; }
+
+  private:
+    int w_, h_;
+    GLuint fbo_ = 0, rbo_ = 0;
+};
+
+struct Timing {
+    std::vector<double> ms;
+    TransferStats moved;
+    [[nodiscard]] double percentile(const double p) const {
+        if (ms.empty()) return NAN;
+        std::vector<double> sorted = ms;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(p * sorted.size()))];
+    }
+};
+
+class Bench {
+  public:
+    Bench(session::Session& s, render::ImageRenderer& renderer, const Window& window)
+        : s_(s), renderer_(renderer), window_(window) {}
+
+    /// Times `interaction` followed by a presented frame.
+    void time(Timing& timing, const std::function<void()>& interaction) {
+        const TransferStats before = transfer_stats();
+        const auto start = Clock::now();
+        interaction();
+        present();
+        glFinish();
+        timing.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        timing.moved = timing.moved + (transfer_stats() - before);
+    }
+
+    void present() {
+        s_.present(renderer_);
+        const render::ViewTransform view = render::fit_view(s_.shown_width(), s_.shown_height(),
+                                                            window_.width(), window_.height());
+        renderer_.render(window_.id(), window_.width(), window_.height(), view);
+    }
+
+  private:
+    session::Session& s_;
+    render::ImageRenderer& renderer_;
+    const Window& window_;
+};
+
+std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, const int repeats,
+                                  std::string& path_name) {
+    std::map<std::string, Timing> out;
+    render::ImageRenderer renderer;
+    std::string error;
+    if (!renderer.initialize(error)) throw Error(ErrorCode::DeviceError, "renderer: " + error);
+    {
+        const Window window(1600, 1000);
+        session::Session s(device);
+        s.open(clone(photo.view()));
+        Bench bench(s, renderer, window);
+        bench.present();
+        glFinish();
+        path_name = s.on_device() ? "device" : "host";
+        const int w = photo.width(), h = photo.height();
+
+        // Brush stamps: a stroke across the object.
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({60, 0.8, false});
+        session::Tool& brush = *s.active_tool();
+        brush.press({w * 0.45, h * 0.5});
+        for (int i = 0; i < repeats; ++i) {
+            const double a = 6.2832 * i / repeats;
+            bench.time(out["brush stamp"], [&] {
+                brush.move({w * 0.5 + w * 0.05 * std::cos(a), h * 0.5 + h * 0.08 * std::sin(a)});
+            });
+        }
+        bench.time(out["stroke end (undo snapshot)"], [&] { brush.release({w * 0.5, h * 0.5}); });
+
+        // Slider frames from the exact vertical map.
+        s.select(session::ToolKind::Retarget);
+        const auto maps_start = Clock::now();
+        s.retarget().wait();
+        out["seam maps (background)"].ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - maps_start).count());
+        for (int i = 0; i < repeats; ++i) {
+            const int width = w - 1 - (i * (w / 2)) / std::max(1, repeats - 1);
+            bench.time(out["slider frame"], [&] { s.retarget().set_target(width, h); });
+        }
+        s.retarget().set_target(w, h);
+
+        // Line drags with a 64-pixel band.
+        s.select(session::ToolKind::LineHistogram);
+        s.line().set_band(64);
+        session::Tool& line = *s.active_tool();
+        line.press({w * 0.1, h * 0.2});
+        for (int i = 0; i < repeats; ++i) {
+            bench.time(out["line drag (64 px band)"], [&] {
+                line.move({w * 0.1 + w * 0.7 * (i + 1) / repeats, h * 0.2 + h * 0.5 * (i + 1) / repeats});
+            });
+        }
+        line.release({});
+
+        // Fill steps: one filler iteration per step, and a batch of 8.
+        s.select(session::ToolKind::RemoveObject);
+        if (!s.remove_object().start_fill())
+            throw Error(ErrorCode::InvalidArgument, "fill: " + s.remove_object().message());
+        for (int i = 0; i < repeats && s.remove_object().fill_running(); ++i)
+            bench.time(out["fill step (1 iteration)"], [&] { s.remove_object().advance(1); });
+        for (int i = 0; i < repeats && s.remove_object().fill_running(); ++i)
+            bench.time(out["fill step (batch of 8)"], [&] { s.remove_object().advance(8); });
+        s.remove_object().cancel_fill();
+        bench.time(out["undo (stroke rectangle)"], [&] { s.undo(); });
+        for (const std::string& n : s.take_notices()) std::cerr << "  notice: " << n << "\n";
+    }
+    renderer.release();
+    return out;
+}
+
+bool parse(int argc, char** argv, Options& o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--image") {
+            o.image = next();
+        } else if (a == "--size") {
+            if (std::sscanf(next().c_str(), "%dx%d", &o.width, &o.height) != 2) return false;
+        } else if (a == "--repeats") {
+            o.repeats = std::atoi(next().c_str());
+        } else {
+            return false;
+        }
+    }
+    return o.width > 16 && o.height > 16 && o.repeats > 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    if (!parse(argc, argv, options)) {
+        std::cerr << "usage: lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N]\n";
+        return 2;
+    }
+    try {
+        const render::EglContext egl;
+        if (!egl.ok()) {
+            std::cerr << "lacuna-bench-editor: no headless EGL context: " << egl.error() << "\n";
+            return 1;
+        }
+        const ImageRgba8 photo =
+            resized(io::read_image(options.image).image, options.width, options.height);
+        const BackendInfo backend = select_backend(BackendRequest::Auto);
+        std::cout << "editor latency, input to presented frame (1600x1000 framebuffer, glFinish), "
+                  << photo.width() << "x" << photo.height() << ", " << options.repeats
+                  << " repeats\nbackend: " << backend.describe() << "\nGL: ";
+        std::vector<std::pair<std::string, std::map<std::string, Timing>>> paths;
+        if (backend.backend == Backend::Cuda) {
+            std::string name;
+            auto timings = run(true, photo, options.repeats, name);
+            paths.emplace_back(name, std::move(timings));
+        }
+        std::string name;
+        auto host = run(false, photo, options.repeats, name);
+        paths.emplace_back(name, std::move(host));
+        std::cout << reinterpret_cast<const char*>(glGetString(GL_RENDERER)) << "\n\n";
+        std::printf("%-28s", "interaction");
+        for (const auto& [path, t] : paths) std::printf(" | %8s median  p95 ms  bytes/op", path.c_str());
+        std::printf("\n");
+        for (const auto& [label, unused] : paths.front().second) {
+            (void)unused;
+            std::printf("%-28s", label.c_str());
+            for (const auto& [path, timings] : paths) {
+                const auto it = timings.find(label);
+                if (it == timings.end()) {
+                    std::printf(" | %33s", "-");
+                    continue;
+                }
+                const Timing& t = it->second;
+                const double per_op = t.ms.empty() ? 0.0
+                                                   : double(t.moved.upload_bytes + t.moved.download_bytes) /
+                                                         t.ms.size();
+                std::printf(" | %15.3f %7.3f %9.0f", t.percentile(0.5), t.percentile(0.95), per_op);
+            }
+            std::printf("\n");
+        }
+        return 0;
+    } catch (const Error& e) {
+        std::cerr << "lacuna-bench-editor: " << e.what() << "\n";
+        return 1;
+    }
+}
