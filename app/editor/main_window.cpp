@@ -165,6 +165,10 @@ void MainWindow::build_object_removal_dock() {
             }
             return;
         }
+        // The toolbar shows the panel's brush or eraser as the active tool.
+        if (auto* action = findChild<QAction*>(tool == CanvasTool::Eraser ? "action_tool_eraser"
+                                                                          : "action_tool_brush"))
+            action->setChecked(true);
         session_->remove_object().set_erase(tool == CanvasTool::Eraser);
         session_->select(session::ToolKind::RemoveObject);
         canvas_->set_layer(MaskLayer::Fill);

@@ -114,6 +114,7 @@ void ImageRenderer::set_background(const Rgb color) {
 
 void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     if (!impl_->ready || image.empty()) return;
+    impl_->unmap_textures();
     impl_->reserve_texture(image.width, image.height);
     glBindTexture(GL_TEXTURE_2D, impl_->texture);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -128,9 +129,19 @@ void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     impl_->last_was_interop = false;
 }
 
+void ImageRenderer::set_interop_profiling(const bool on) {
+    impl_->profiling = on;
+    impl_->profile = {};
+}
+
+ImageRenderer::InteropProfile ImageRenderer::interop_profile() const {
+    return impl_->profile;
+}
+
 void ImageRenderer::set_mask(const ImageView<const std::uint8_t> mask) {
     Impl& impl = *impl_;
     if (!impl.ready) return;
+    impl.unmap_textures();
     impl.mask_visible = !mask.empty();
     if (mask.empty()) return;
     impl.reserve_mask_texture(mask.width, mask.height);
@@ -232,6 +243,7 @@ bool ImageRenderer::last_image_was_interop() const {
 void ImageRenderer::render(const unsigned fbo, const int width, const int height,
                            const ViewTransform& view) const {
     if (!impl_->ready) return;
+    impl_->unmap_textures();
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glViewport(0, 0, width, height);
     glDisable(GL_DEPTH_TEST);

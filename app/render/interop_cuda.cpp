@@ -1,6 +1,7 @@
-// The CUDA–GL interop path of the renderer: the display pixel-unpack buffers (image and mask) are
-// registered with CUDA once per allocation; each frame maps one, copies the device image into it
-// on the image's stream (device to device), unmaps, and lets GL copy buffer → texture on the GPU.
+// The CUDA–GL interop path of the renderer: the display textures (image and mask) are registered
+// with CUDA once per allocation; each present maps one, copies the device image into its array on
+// the image's stream (device to device), and unmaps. GL then samples the texture: the pixels never
+// pass through the host, and GL makes no copy of its own.
 #include "renderer_impl.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -8,12 +9,49 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <string>
+#include <utility>
 
 namespace lacuna::render {
 
 InteropRegistration::~InteropRegistration() {
-    if (resource != nullptr) cudaGraphicsUnregisterResource(resource);
+    if (resource == nullptr) return;
+    if (mapped) cudaGraphicsUnmapResources(1, &resource, stream);
+    cudaGraphicsUnregisterResource(resource);
+}
+
+namespace {
+void unmap(InteropRegistration* registration) {
+    if (registration == nullptr || !registration->mapped) return;
+    cudaGraphicsUnmapResources(1, &registration->resource, registration->stream);
+    registration->mapped = false;
+}
+
+void map(InteropRegistration* registration) {
+    if (registration == nullptr || registration->mapped) return;
+    registration->mapped =
+        cudaGraphicsMapResources(1, &registration->resource, registration->stream) == cudaSuccess;
+    if (!registration->mapped) (void)cudaGetLastError();
+}
+}  // namespace
+
+void ImageRenderer::Impl::unmap_textures() {
+    unmap(registration.get());
+    unmap(mask_registration.get());
+}
+
+void ImageRenderer::map_ahead() {
+    map(impl_->registration.get());
+    map(impl_->mask_registration.get());
+}
+
+void ImageRenderer::Impl::release_interop() {
+    registration.reset();
+    mask_registration.reset();
+    if (source_ready != nullptr) cudaEventDestroy(std::exchange(source_ready, nullptr));
+    if (copy_done != nullptr) cudaEventDestroy(std::exchange(copy_done, nullptr));
+    interop_stream.reset();
 }
 
 namespace {
@@ -40,62 +78,114 @@ bool gl_context_on_cuda_device(std::string& error) {
     return true;
 }
 
-/// A pixel-unpack buffer registered with CUDA, grow-only.
-struct StagingBuffer {
-    GLuint& buffer;
-    std::size_t& bytes;
-    std::unique_ptr<InteropRegistration>& registration;
+/// Times the stages of a present when profiling (each stage waited for first).
+class StageClock {
+  public:
+    StageClock(const bool on, cudaStream_t stream) : on_(on), stream_(stream) {
+        if (on_) start_ = std::chrono::steady_clock::now();
+    }
+    void lap(double& sum) {
+        if (!on_) return;
+        cudaStreamSynchronize(stream_);
+        const auto now = std::chrono::steady_clock::now();
+        sum += std::chrono::duration<double, std::milli>(now - start_).count();
+        start_ = now;
+    }
+
+  private:
+    bool on_;
+    cudaStream_t stream_;
+    std::chrono::steady_clock::time_point start_;
 };
 
-/// Copies rows of a pitched device image into the staging buffer, tightly packed. Leaves the
-/// buffer unbound; GL sees the copy once unmapped (unmapping orders it before GL's use).
-bool stage(StagingBuffer staging, const void* device_data, const std::size_t pitch,
-           const std::size_t row_bytes, const int height, cudaStream_t stream,
-           std::string& error) {
-    if (!staging.registration && !gl_context_on_cuda_device(error)) return false;
-    const std::size_t bytes = row_bytes * static_cast<std::size_t>(height);
-    if (bytes > staging.bytes || !staging.registration) {
-        staging.registration.reset();
-        if (staging.buffer == 0) glGenBuffers(1, &staging.buffer);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, staging.buffer);
-        const std::size_t capacity = std::max(bytes, staging.bytes);
-        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(capacity), nullptr,
-                     GL_STREAM_DRAW);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        staging.bytes = capacity;
-        auto registration = std::make_unique<InteropRegistration>();
-        const cudaError_t status = cudaGraphicsGLRegisterBuffer(
-            &registration->resource, staging.buffer, cudaGraphicsRegisterFlagsWriteDiscard);
-        if (status != cudaSuccess) {
-            registration->resource = nullptr;
-            error = cuda_message("cannot register the display buffer with CUDA", status);
-            return false;
-        }
-        staging.registration = std::move(registration);
-    }
-    cudaGraphicsResource* resource = staging.registration->resource;
-    cudaError_t status = cudaGraphicsMapResources(1, &resource, stream);
-    if (status != cudaSuccess) {
-        error = cuda_message("cannot map the display buffer", status);
+}  // namespace
+
+/// The renderer's interop stream and its two events, made on first use.
+bool ImageRenderer::Impl::ensure_interop_stream(std::string& error) {
+    if (interop_stream) return true;
+    try {
+        interop_stream = std::make_unique<OwnedStream>();
+    } catch (const Error& e) {
+        error = e.what();
         return false;
     }
-    void* mapped = nullptr;
-    std::size_t mapped_bytes = 0;
-    status = cudaGraphicsResourceGetMappedPointer(&mapped, &mapped_bytes, resource);
+    for (CUevent_st** event : {&source_ready, &copy_done}) {
+        cudaEvent_t created = nullptr;
+        const cudaError_t status = cudaEventCreateWithFlags(&created, cudaEventDisableTiming);
+        if (status != cudaSuccess) {
+            error = cuda_message("cannot create an interop event", status);
+            return false;
+        }
+        *event = created;
+    }
+    return true;
+}
+
+/// Copies a pitched device image into the top-left corner of a registered texture, on the
+/// renderer's interop stream: it starts after the work already enqueued on the image's stream,
+/// and later work on the image's stream waits for it (no frame ever shows a half-written image,
+/// and the next edit never races the copy).
+bool ImageRenderer::Impl::copy_into_texture(std::unique_ptr<InteropRegistration>& registration,
+                                            const unsigned texture, const void* device_data,
+                                            const std::size_t pitch, const std::size_t row_bytes,
+                                            const int height, DeviceStream image_stream,
+                                            std::string& error) {
+    if (!ensure_interop_stream(error)) return false;
+    InteropProfile* const profile_sum = profiling ? &profile : nullptr;
+    cudaStream_t stream = interop_stream->get();
+    if (!registration) {
+        if (!gl_context_on_cuda_device(error)) return false;
+        auto fresh = std::make_unique<InteropRegistration>();
+        // Not write-discard: a texture mapped ahead and unmapped unwritten (a repaint with no
+        // new pixels) must keep what it shows.
+        const cudaError_t status = cudaGraphicsGLRegisterImage(
+            &fresh->resource, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsNone);
+        if (status != cudaSuccess) {
+            fresh->resource = nullptr;
+            error = cuda_message("cannot register the display texture with CUDA", status);
+            return false;
+        }
+        fresh->stream = stream;
+        registration = std::move(fresh);
+    }
+    cudaGraphicsResource* resource = registration->resource;
+    StageClock clock(profile_sum != nullptr, stream);
+    cudaEventRecord(source_ready, image_stream);
+    cudaStreamWaitEvent(stream, source_ready, 0);
+    // Mapped ahead (map_ahead): the wait for GL already happened.
+    if (!registration->mapped) {
+        const cudaError_t status = cudaGraphicsMapResources(1, &resource, stream);
+        if (status != cudaSuccess) {
+            error = cuda_message("cannot map the display texture", status);
+            return false;
+        }
+    }
+    registration->mapped = false;  // unmapped below, whatever happens
+    if (profile_sum != nullptr) clock.lap(profile_sum->map_ms);
+    cudaError_t status = cudaSuccess;
+    cudaArray_t array = nullptr;
+    status = cudaGraphicsSubResourceGetMappedArray(&array, resource, 0, 0);
     if (status == cudaSuccess)
-        status = cudaMemcpy2DAsync(mapped, row_bytes, device_data, pitch, row_bytes,
-                                   static_cast<std::size_t>(height), cudaMemcpyDeviceToDevice,
-                                   stream);
+        status = cudaMemcpy2DToArrayAsync(array, 0, 0, device_data, pitch, row_bytes,
+                                          static_cast<std::size_t>(height),
+                                          cudaMemcpyDeviceToDevice, stream);
+    if (profile_sum != nullptr) clock.lap(profile_sum->copy_ms);
+    // Unmapping orders the copy before GL's next use of the texture.
     const cudaError_t unmap = cudaGraphicsUnmapResources(1, &resource, stream);
+    cudaEventRecord(copy_done, stream);
+    cudaStreamWaitEvent(image_stream, copy_done, 0);
+    if (profile_sum != nullptr) {
+        clock.lap(profile_sum->unmap_ms);
+        ++profile_sum->presents;
+    }
     if (status != cudaSuccess || unmap != cudaSuccess) {
-        error = cuda_message("the copy into the display buffer failed",
+        error = cuda_message("the copy into the display texture failed",
                              status != cudaSuccess ? status : unmap);
         return false;
     }
     return true;
 }
 
-}  // namespace
 
 bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& error) {
     Impl& impl = *impl_;
@@ -103,19 +193,11 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& erro
         error = "nothing to present";
         return false;
     }
-    const ImageView<const Rgba8> view = image.device_view();
-    if (!stage({impl.pixel_buffer, impl.pixel_buffer_bytes, impl.registration}, view.data,
-               view.pitch, view.row_bytes(), view.height, image.stream(), error))
-        return false;
     impl.reserve_texture(image.width(), image.height());
-    glBindTexture(GL_TEXTURE_2D, impl.texture);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, impl.pixel_buffer);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width(), image.height(), GL_RGBA,
-                    GL_UNSIGNED_BYTE, nullptr);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    const ImageView<const Rgba8> view = image.device_view();
+    if (!impl.copy_into_texture(impl.registration, impl.texture, view.data, view.pitch,
+                                view.row_bytes(), view.height, image.stream(), error))
+        return false;
     impl.image_w = image.width();
     impl.image_h = image.height();
     impl.last_was_interop = true;
@@ -130,21 +212,11 @@ bool ImageRenderer::set_mask(const DeviceImage<std::uint8_t>& mask, std::string&
     }
     impl.mask_visible = !mask.empty();
     if (mask.empty()) return true;
-    const ImageView<const std::uint8_t> view = mask.device_view();
-    if (!stage({impl.mask_pixel_buffer, impl.mask_pixel_buffer_bytes, impl.mask_registration},
-               view.data, view.pitch, view.row_bytes(), view.height, mask.stream(), error))
-        return false;
     impl.reserve_mask_texture(mask.width(), mask.height());
-    glBindTexture(GL_TEXTURE_2D, impl.mask_texture);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, impl.mask_pixel_buffer);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, mask.width(), mask.height(), GL_RED, GL_UNSIGNED_BYTE,
-                    nullptr);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    return true;
+    const ImageView<const std::uint8_t> view = mask.device_view();
+    return impl.copy_into_texture(impl.mask_registration, impl.mask_texture, view.data,
+                                  view.pitch, view.row_bytes(), view.height, mask.stream(),
+                                  error);
 }
 
 }  // namespace lacuna::render

@@ -5,6 +5,15 @@ namespace lacuna::render {
 
 InteropRegistration::~InteropRegistration() = default;
 
+void ImageRenderer::Impl::unmap_textures() {}
+
+void ImageRenderer::Impl::release_interop() {
+    registration.reset();
+    mask_registration.reset();
+}
+
+void ImageRenderer::map_ahead() {}
+
 bool ImageRenderer::set_image(const DeviceImage<Rgba8>&, std::string& error) {
     error = "this build has no CUDA backend";
     return false;

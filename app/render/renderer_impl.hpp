@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <utility>
 
 struct cudaGraphicsResource;
+struct CUevent_st;
 
 namespace lacuna::render {
 
@@ -19,6 +21,10 @@ namespace lacuna::render {
 /// (defined by the interop code; CPU-only builds never create one).
 struct InteropRegistration {
     cudaGraphicsResource* resource = nullptr;
+    /// Mapped ahead of the next present (map_ahead), on the renderer's interop stream; GL must
+    /// not touch the texture until it is unmapped.
+    bool mapped = false;
+    DeviceStream stream = nullptr;  ///< the renderer's interop stream (it outlives this)
     InteropRegistration() = default;
     ~InteropRegistration();
     InteropRegistration(const InteropRegistration&) = delete;
@@ -35,16 +41,29 @@ struct ImageRenderer::Impl {
     int image_w = 0;
     int image_h = 0;
     Rgb background;
-    // The interop path: a pixel-unpack buffer the image is written into by a CUDA kernel, then
-    // copied into the texture by GL. Grow-only; registered with CUDA once per allocation.
-    GLuint pixel_buffer = 0;
-    std::size_t pixel_buffer_bytes = 0;
+    // The interop path: the display textures themselves are registered with CUDA (once per
+    // allocation; the textures only grow), and CUDA copies the device image into them — no
+    // pixel buffer, no GL-side copy.
+    // The renderer's own stream for interop (maps, copies, unmaps), ordered against the image's
+    // stream by two events; declared before the registrations so it outlives them.
+    std::unique_ptr<OwnedStream> interop_stream;
+    CUevent_st* source_ready = nullptr;
+    CUevent_st* copy_done = nullptr;
     std::unique_ptr<InteropRegistration> registration;
-    bool last_was_interop = false;
-    // The mask's interop buffer, the same way (the device document's masks).
-    GLuint mask_pixel_buffer = 0;
-    std::size_t mask_pixel_buffer_bytes = 0;
     std::unique_ptr<InteropRegistration> mask_registration;
+    bool last_was_interop = false;
+    /// Unmaps textures mapped ahead, so GL may use them (defined by the interop code).
+    void unmap_textures();
+    /// Unregisters the textures and frees the interop stream and events.
+    void release_interop();
+    /// The interop stream and events, made on first use (CUDA builds only).
+    bool ensure_interop_stream(std::string& error);
+    /// Copies a pitched device image into the top-left corner of a registered texture.
+    bool copy_into_texture(std::unique_ptr<InteropRegistration>& registration, unsigned texture,
+                           const void* device_data, std::size_t pitch, std::size_t row_bytes,
+                           int height, DeviceStream image_stream, std::string& error);
+    bool profiling = false;
+    ImageRenderer::InteropProfile profile;
     // The object-removal mask (coverage 0..255) drawn as a tint; grow-only like the image.
     GLuint mask_texture = 0;
     int mask_capacity_w = 0;
@@ -56,9 +75,11 @@ struct ImageRenderer::Impl {
     bool brush_visible = false;
     float brush[3] = {0, 0, 0};
 
-    /// Makes the texture at least width × height (grow-only).
+    /// Makes the texture at least width × height (grow-only). A texture that grows is a new
+    /// allocation: its CUDA registration goes first.
     void reserve_texture(const int width, const int height) {
         if (width <= capacity_w && height <= capacity_h) return;
+        registration.reset();
         capacity_w = std::max(width, capacity_w);
         capacity_h = std::max(height, capacity_h);
         glBindTexture(GL_TEXTURE_2D, texture);
@@ -70,6 +91,7 @@ struct ImageRenderer::Impl {
     /// Makes the mask texture at least width × height (grow-only).
     void reserve_mask_texture(const int width, const int height) {
         if (width <= mask_capacity_w && height <= mask_capacity_h) return;
+        mask_registration.reset();
         mask_capacity_w = std::max(width, mask_capacity_w);
         mask_capacity_h = std::max(height, mask_capacity_h);
         glBindTexture(GL_TEXTURE_2D, mask_texture);
@@ -79,12 +101,7 @@ struct ImageRenderer::Impl {
     }
 
     void release() {
-        registration.reset();  // unregister from CUDA before the buffer goes away
-        mask_registration.reset();
-        if (pixel_buffer != 0) glDeleteBuffers(1, &pixel_buffer);
-        if (mask_pixel_buffer != 0) glDeleteBuffers(1, &mask_pixel_buffer);
-        pixel_buffer = mask_pixel_buffer = 0;
-        pixel_buffer_bytes = mask_pixel_buffer_bytes = 0;
+        release_interop();  // unregister from CUDA before the textures go away
         if (program != 0) glDeleteProgram(std::exchange(program, 0));
         if (overlay_program != 0) glDeleteProgram(std::exchange(overlay_program, 0));
         if (vao != 0) glDeleteVertexArrays(1, &vao);

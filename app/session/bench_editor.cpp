@@ -17,6 +17,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/render/egl_context.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
@@ -98,6 +99,7 @@ class Window {
 
 struct Timing {
     std::vector<double> ms;
+    std::vector<double> work_ms;  ///< the tool's part (device work finished), before presenting
     TransferStats moved;
     [[nodiscard]] double percentile(const double p) const {
         if (ms.empty()) return NAN;
@@ -117,11 +119,25 @@ class Bench {
         const TransferStats before = transfer_stats();
         const auto start = Clock::now();
         interaction();
+        // Where the time goes: the tool's work (its device work waited for) and the rest.
+        if (s_.on_device()) s_.document().device_pixels().synchronize();
+        const auto worked = Clock::now();
         present();
         glFinish();
-        timing.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        const auto end = Clock::now();
+        timing.ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+        timing.work_ms.push_back(std::chrono::duration<double, std::milli>(worked - start).count());
         timing.moved = timing.moved + (transfer_stats() - before);
+        // After the frame is shown: the interop textures are mapped for the next present, off
+        // the path from input to frame (timed on its own).
+        if (!s_.wants_map_ahead()) return;
+        const auto map_start = Clock::now();
+        renderer_.map_ahead();
+        map_ahead_ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - map_start).count());
     }
+
+    std::vector<double> map_ahead_ms;
 
     void present() {
         s_.present(renderer_);
@@ -150,6 +166,7 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
         bench.present();
         glFinish();
         path_name = s.on_device() ? "device" : "host";
+        for (int i = 0; i < repeats; ++i) bench.time(out["frame, nothing changed"], [] {});
         const int w = photo.width(), h = photo.height();
 
         // Brush stamps: a stroke across the object.
@@ -188,6 +205,26 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
             });
         }
         line.release({});
+        if (s.on_device() && s.line().result() != nullptr) {
+            // The histogram kernels alone for the last line (device time, CUDA events).
+            ops::CudaLineHistogrammer kernels(s.document().device_pixels());
+            ops::LineHistogramParams params;
+            params.from = s.line().from();
+            params.to = s.line().to();
+            params.band_width = 64;
+            out["line drag: kernels only"].ms.push_back(kernels.time_line_kernels(params, 20));
+            // The histogrammer's whole call (kernels, result copy, host vectors), and the tool's.
+            for (int i = 0; i < 20; ++i) {
+                const auto start = Clock::now();
+                const ops::LineHistogram result = kernels.line(params);
+                out["line drag: line() call"].ms.push_back(
+                    std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+                const auto tool_start = Clock::now();
+                s.line().recompute();
+                out["line drag: tool recompute"].ms.push_back(
+                    std::chrono::duration<double, std::milli>(Clock::now() - tool_start).count());
+            }
+        }
 
         // Fill steps: one filler iteration per step, and a batch of 8.
         s.select(session::ToolKind::RemoveObject);
@@ -199,6 +236,41 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
             bench.time(out["fill step (batch of 8)"], [&] { s.remove_object().advance(8); });
         s.remove_object().cancel_fill();
         bench.time(out["undo (stroke rectangle)"], [&] { s.undo(); });
+        out["map ahead (after a frame)"].ms = bench.map_ahead_ms;
+        if (s.on_device()) {
+            // Where a device present's time goes, per stage (each waited for).
+            renderer.set_interop_profiling(true);
+            s.select(session::ToolKind::Retarget);
+            s.retarget().wait();
+            for (int i = 0; i < 20; ++i) {
+                s.retarget().set_target(w - 10 - i, h);
+                bench.present();
+                glFinish();
+                renderer.map_ahead();
+            }
+            const render::ImageRenderer::InteropProfile image = renderer.interop_profile();
+            s.retarget().set_target(w, h);
+            renderer.set_interop_profiling(true);
+            s.select(session::ToolKind::RemoveObject);
+            brush.press({w * 0.3, h * 0.3});
+            for (int i = 0; i < 20; ++i) {
+                brush.move({w * 0.3 + i, h * 0.3});
+                bench.present();
+                glFinish();
+                renderer.map_ahead();
+            }
+            brush.release({w * 0.3, h * 0.3});
+            const render::ImageRenderer::InteropProfile mask = renderer.interop_profile();
+            renderer.set_interop_profiling(false);
+            const auto line = [](const char* what, const render::ImageRenderer::InteropProfile& p) {
+                const double n = std::max(1, p.presents);
+                std::printf("  %s: map %.3f ms, copy %.3f ms, unmap %.3f ms (%d)\n", what,
+                            p.map_ms / n, p.copy_ms / n, p.unmap_ms / n, p.presents);
+            };
+            std::printf("interop stages per present (profiled, each stage waited for; mapped ahead):\n");
+            line("image (slider frames)", image);
+            line("mask (brush stamps)", mask);
+        }
         for (const std::string& n : s.take_notices()) std::cerr << "  notice: " << n << "\n";
     }
     renderer.release();
@@ -253,7 +325,8 @@ int main(int argc, char** argv) {
         paths.emplace_back(name, std::move(host));
         std::cout << reinterpret_cast<const char*>(glGetString(GL_RENDERER)) << "\n\n";
         std::printf("%-28s", "interaction");
-        for (const auto& [path, t] : paths) std::printf(" | %8s median  p95 ms  bytes/op", path.c_str());
+        for (const auto& [path, t] : paths)
+            std::printf(" | %8s median  p95 ms  work ms  bytes/op", path.c_str());
         std::printf("\n");
         for (const auto& [label, unused] : paths.front().second) {
             (void)unused;
@@ -261,14 +334,18 @@ int main(int argc, char** argv) {
             for (const auto& [path, timings] : paths) {
                 const auto it = timings.find(label);
                 if (it == timings.end()) {
-                    std::printf(" | %33s", "-");
+                    std::printf(" | %42s", "-");
                     continue;
                 }
                 const Timing& t = it->second;
                 const double per_op = t.ms.empty() ? 0.0
                                                    : double(t.moved.upload_bytes + t.moved.download_bytes) /
                                                          t.ms.size();
-                std::printf(" | %15.3f %7.3f %9.0f", t.percentile(0.5), t.percentile(0.95), per_op);
+                std::vector<double> work = t.work_ms;
+                std::sort(work.begin(), work.end());
+                const double work_median = work.empty() ? NAN : work[work.size() / 2];
+                std::printf(" | %15.3f %7.3f %8.3f %9.0f", t.percentile(0.5), t.percentile(0.95),
+                            work_median, per_op);
             }
             std::printf("\n");
         }

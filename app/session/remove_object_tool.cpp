@@ -111,6 +111,8 @@ bool RemoveObjectTool::start_fill() {
         device_filler_ = nullptr;
         if (document.on_device()) {
             const bool ok = session_.guarded([&] {
+                // The filler starts from the document as its stream leaves it.
+                document.device_pixels().synchronize();
                 auto filler = ops::make_device_inpainter(
                     document.device_pixels(), document.device_mask(MaskLayer::Fill), problem);
                 device_filler_ = filler.get();

@@ -156,6 +156,11 @@ void Session::notice(std::string text) {
     notices_.push_back(std::move(text));
 }
 
+bool Session::wants_map_ahead() const {
+    return on_device() && (active_ == ToolKind::RemoveObject || active_ == ToolKind::Retarget ||
+                           remove_object_->fill_running());
+}
+
 bool Session::showing_preview() const {
     return retarget_->previewing() && (active_ == ToolKind::Pan || active_ == ToolKind::Retarget);
 }

@@ -70,6 +70,11 @@ class Session {
     /// The retarget preview is shown instead of the document (while retargeting or panning;
     /// painting a mask or drawing a line shows the document).
     [[nodiscard]] bool showing_preview() const;
+    /// Whether the next interaction will likely present new device pixels (a brush stamp, a
+    /// slider frame, a fill step): then the renderer should map its interop textures ahead,
+    /// after the current frame. The line tool changes only overlays and the plot, and mapping
+    /// ahead for it would only add GL/CUDA switches.
+    [[nodiscard]] bool wants_map_ahead() const;
     /// Size of what present() shows.
     [[nodiscard]] int shown_width() const;
     [[nodiscard]] int shown_height() const;

@@ -1,5 +1,5 @@
 // The renderer's CUDA–GL interop path under headless EGL on the NVIDIA driver: device image →
-// present kernel → registered pixel-unpack buffer → texture → framebuffer, read back and compared
+// texture registered with CUDA (a device-to-device copy) → framebuffer, read back and compared
 // exactly with the engine's pixels. Odd sizes and pitched device buffers; the buffer grows and is
 // reused; the host path still works after interop. Needs a CUDA device (label gpu).
 #include <GL/glew.h>

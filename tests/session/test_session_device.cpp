@@ -11,6 +11,7 @@
 #include <retarget_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/ops/brush.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/render/egl_context.hpp>
 
@@ -52,6 +53,12 @@ class TestSessionDevice : public QObject {
     void compare_frames(const char* what) {
         const ImageRgba8 a = test::presented_frame(*device_, *device_renderer_);
         const ImageRgba8 b = test::presented_frame(*host_, *host_renderer_);
+        // As the editor does after a frame: the next present finds its textures mapped, and a
+        // repaint with no new pixels unmaps them untouched (checked below).
+        device_renderer_->map_ahead();
+        const ImageRgba8 again = test::presented_frame(*device_, *device_renderer_);
+        QVERIFY2(equal_pixels<Rgba8>(a.view(), again.view()), what);
+        device_renderer_->map_ahead();
         QVERIFY2(device_->on_device(), what);
         QVERIFY2(a.width() == b.width() && a.height() == b.height(), what);
         QVERIFY2(equal_pixels<Rgba8>(a.view(), b.view()), what);
@@ -104,28 +111,30 @@ class TestSessionDevice : public QObject {
         }
         compare_frames("before painting");
         const double cx = kW * 0.6, cy = kH * 0.45;
+        // The stroke's rectangle as the engine paints it: what may come back at its end.
+        Mask scratch(kW, kH, 0);
+        const ops::BrushSettings brush{70, 0.7, false};
+        PixelRect rect = ops::paint_dab(scratch, cx - 60, cy, brush);
+        double last_x = cx - 60, last_y = cy;
         TransferStats stamps = both([&](session::Session& s) { s.active_tool()->press({cx - 60, cy}); });
         for (int i = 1; i < 100; ++i) {
             const double a = i * 0.0635;
-            stamps = stamps +
-                     both([&](session::Session& s) {
-                         s.active_tool()->move({cx + 60 * std::cos(a + 3.14159), cy + 60 * std::sin(a)});
-                     });
+            const double x = cx + 60 * std::cos(a + 3.14159), y = cy + 60 * std::sin(a);
+            rect.unite(ops::paint_segment(scratch, last_x, last_y, x, y, brush));
+            last_x = x;
+            last_y = y;
+            stamps = stamps + both([&](session::Session& s) { s.active_tool()->move({x, y}); });
             if (i % 10 == 0) compare_frames("while painting");
         }
         QCOMPARE(moved(stamps), std::uint64_t{0});
-        const TransferStats end = both([&](session::Session& s) { s.active_tool()->release({cx, cy}); });
+        const TransferStats end =
+            both([&](session::Session& s) { s.active_tool()->release({last_x, last_y}); });
         // The stroke's rectangle comes back once: the undo snapshot (and the host mirror).
-        const PixelRect rect = [&] {
-            PixelRect r;
-            const Mask& m = host_->document().mask(MaskLayer::Fill);
-            for (int y = 0; y < kH; ++y)
-                for (int x = 0; x < kW; ++x)
-                    if (m.at(x, y) != 0) r.unite({x, y, x, y});
-            return r;
-        }();
         QCOMPARE(end.uploads, std::uint64_t{0});
-        QVERIFY(end.download_bytes <= std::uint64_t(rect.width()) * rect.height());
+        QCOMPARE(end.downloads, std::uint64_t{1});
+        QCOMPARE(end.download_bytes, std::uint64_t(rect.width()) * rect.height());
+        QVERIFY(equal_pixels<std::uint8_t>(scratch.view(),
+                                           host_->document().mask(MaskLayer::Fill).view()));
         QVERIFY(equal_pixels<std::uint8_t>(device_->document().mask(MaskLayer::Fill).view(),
                                            host_->document().mask(MaskLayer::Fill).view()));
         compare_frames("after the stroke");
@@ -210,8 +219,10 @@ class TestSessionDevice : public QObject {
         const std::uint64_t rect_bytes = std::uint64_t(fill_rect.width()) * fill_rect.height() * 5;
         for (int i = 0; i < 2; ++i) {
             const TransferStats undo = both([&](session::Session& s) { QVERIFY(s.undo()); });
-            QCOMPARE(undo.download_bytes, std::uint64_t{0});
+            // Up: the rectangles put back. Down: only the line's histogram, recomputed because
+            // the pixels under it changed.
             QVERIFY(undo.upload_bytes <= rect_bytes);
+            QVERIFY(undo.download_bytes <= result_bytes(*device_->line().result()) + 4096);
             compare_frames("undo");
         }
         for (int i = 0; i < 2; ++i) {

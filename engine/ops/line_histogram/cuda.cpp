@@ -2,6 +2,7 @@
 // planes and result buffers grow only; one kernel launch per histogram and one copy back.
 #include <lacuna/core/device_buffer.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/kernels/line_histogram_kernels.h>
 #include <lacuna/ops/line_histogram.hpp>
 
@@ -17,6 +18,47 @@ namespace lacuna::ops {
 
 using detail::cuda_check;
 
+namespace {
+
+/// Page-locked host memory (grow-only): results come back in one asynchronous copy each and one
+/// wait, at the bus's speed rather than through the driver's pageable staging.
+template <class T>
+class PinnedBuffer {
+  public:
+    PinnedBuffer() = default;
+    ~PinnedBuffer() {
+        if (data_ != nullptr) cudaFreeHost(data_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    T* reserve(const std::size_t count) {
+        if (count > capacity_) {
+            if (data_ != nullptr) cudaFreeHost(std::exchange(data_, nullptr));
+            capacity_ = 0;
+            void* memory = nullptr;
+            cuda_check(cudaMallocHost(&memory, count * sizeof(T)), "allocating pinned memory");
+            data_ = static_cast<T*>(memory);
+            capacity_ = count;
+        }
+        return data_;
+    }
+
+  private:
+    T* data_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
+/// Device → pinned host, enqueued on the default stream (where the histogram kernels ran).
+template <class T>
+void download_async(const DeviceBuffer<T>& from, PinnedBuffer<T>& to, const std::size_t count) {
+    detail::count_download(count * sizeof(T));
+    cuda_check(cudaMemcpyAsync(to.reserve(count), from.data(), count * sizeof(T),
+                               cudaMemcpyDeviceToHost, nullptr),
+               "device-to-host copy of a histogram");
+}
+
+}  // namespace
+
 struct CudaLineHistogrammer::Impl {
     // What planning needs (size, kind, natural range): the planes themselves are only on the
     // device, and the caller's source need not outlive the histogrammer.
@@ -27,6 +69,8 @@ struct CudaLineHistogrammer::Impl {
     DeviceBuffer<float> profile;          // mean, median, min, max back to back
     DeviceBuffer<std::uint32_t> samples;  // valid, outside, out of range per slot, back to back
     DeviceBuffer<unsigned long long> counters;  // direction: outside, out of range
+    PinnedBuffer<std::uint32_t> host_counts, host_samples;
+    PinnedBuffer<float> host_profile;
 
     explicit Impl(const HistogramSource& s) : shape(s.shape()) {
         const std::vector<HistogramChannel> all =
@@ -149,12 +193,14 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     impl_->launch_line(a, per_plane * plan.planes.size());
 
     LineHistogram result = empty_result(plan, params);
-    std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
-    std::vector<float> profile(slots * 4);
-    std::vector<std::uint32_t> samples(slots * 3);
-    impl_->counts.download(counts.data(), counts.size());
-    impl_->profile.download(profile.data(), profile.size());
-    impl_->samples.download(samples.data(), samples.size());
+    // Three copies into pinned memory, one wait; then each channel's vectors are filled once.
+    download_async(impl_->counts, impl_->host_counts, per_plane * plan.planes.size());
+    download_async(impl_->profile, impl_->host_profile, slots * 4);
+    download_async(impl_->samples, impl_->host_samples, slots * 3);
+    cuda_check(cudaStreamSynchronize(nullptr), "histogram results");
+    const std::uint32_t* const counts = impl_->host_counts.reserve(0);
+    const float* const profile = impl_->host_profile.reserve(0);
+    const std::uint32_t* const samples = impl_->host_samples.reserve(0);
     // Outside counts are geometric: the same for every channel, so the first channel's count.
     for (std::size_t k = 0; k < positions; ++k) result.samples_outside += samples[slots + k];
     for (std::size_t k = 0; k < slots; ++k) result.samples_out_of_range += samples[2 * slots + k];
@@ -162,18 +208,15 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
         ChannelHistogram h;
         h.channel = plan.planes[c];
         const auto span = [&](const std::size_t block) {
-            const auto begin =
-                profile.begin() + static_cast<std::ptrdiff_t>(block * slots + c * positions);
-            return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(positions));
+            const float* begin = profile + block * slots + c * positions;
+            return std::vector<float>(begin, begin + positions);
         };
-        h.counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(c * per_plane),
-                        counts.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_plane));
+        h.counts.assign(counts + c * per_plane, counts + (c + 1) * per_plane);
         h.mean = span(0);
         h.median = span(1);
         h.min = span(2);
         h.max = span(3);
-        h.samples.assign(samples.begin() + static_cast<std::ptrdiff_t>(c * positions),
-                         samples.begin() + static_cast<std::ptrdiff_t>((c + 1) * positions));
+        h.samples.assign(samples + c * positions, samples + (c + 1) * positions);
         result.channels.push_back(std::move(h));
     }
     return result;

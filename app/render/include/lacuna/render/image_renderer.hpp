@@ -47,11 +47,11 @@ class ImageRenderer {
     /// Copies the image into the display texture (host upload path). The texture's capacity only
     /// grows, so a shrinking image reuses it.
     void set_image(ImageView<const Rgba8> image);
-    /// The CUDA–GL interop path: the device image is copied (device to device) into a
-    /// pixel-unpack buffer registered with CUDA (grow-only; registered once per allocation), which GL copies
-    /// into the display texture — the pixels never pass through the host. Returns false and
-    /// fills `error` when interop cannot be used (CPU-only build, no device, a GL context that
-    /// is not on the CUDA device); the caller then downloads and uses set_image(view).
+    /// The CUDA–GL interop path: the display texture is registered with CUDA (once per
+    /// allocation; it only grows) and the device image is copied into it device to device, on
+    /// the image's stream — the pixels never pass through the host and GL makes no copy.
+    /// Returns false and fills `error` when interop cannot be used (CPU-only build, no device,
+    /// a GL context that is not on the CUDA device); the caller then uses the host path.
     bool set_image(const DeviceImage<Rgba8>& image, std::string& error);
     /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the
     /// image; an empty view hides it.
@@ -67,6 +67,18 @@ class ImageRenderer {
     void set_brush(bool visible, PointF centre = {}, double radius = 0);
     /// The line with its band (translucent), its two end handles and the hover marker.
     void set_line_overlay(const LineOverlay& overlay);
+    /// Maps the interop textures ahead of the next device present, so mapping (which waits for
+    /// GL to be idle, ~0.5 ms on an H100) is off the path from the next input to its frame. Call
+    /// after a frame has been shown; render() and the host-path setters unmap them again.
+    void map_ahead();
+    /// Where an interop present's time goes (benchmarks): with profiling on, each stage is waited
+    /// for and timed on the host; off (the default), nothing waits.
+    struct InteropProfile {
+        int presents = 0;
+        double map_ms = 0, copy_ms = 0, unmap_ms = 0;  ///< sums
+    };
+    void set_interop_profiling(bool on);
+    [[nodiscard]] InteropProfile interop_profile() const;
     /// True when the texture's current contents came through interop.
     [[nodiscard]] bool last_image_was_interop() const;
     [[nodiscard]] int image_width() const;
