@@ -10,6 +10,7 @@
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/params.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <opencv2/core.hpp>
@@ -201,9 +202,13 @@ int bench_retarget(Context& ctx) {
     const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
     const auto [tw, th] = parse_size(
         "target", ctx.args.get("target").value_or(std::to_string(w / 2) + "x" + std::to_string(h)));
-    std::string energy_name = ctx.args.get("energy").value_or("forward");
-    const auto energy = ops::parse_seam_energy(energy_name);
-    if (!energy) throw UsageError("--energy must be l1, prewitt, sobel or forward");
+    // The energy's choices and default are the seam carver's declared parameter.
+    const ops::ParamSpec& energy_spec = ops::param(ops::seam_param_specs(), "energy");
+    const std::string energy_name =
+        ctx.args.get("energy").value_or(ops::format_value(energy_spec, energy_spec.default_value));
+    const int energy_choice = parse_choice_param("energy", energy_name, energy_spec);
+    const auto energy =
+        ops::parse_seam_energy(std::string(energy_spec.choices[static_cast<std::size_t>(energy_choice)]));
     const bool with_reference = ctx.args.has("reference");
 
     io::LoadedImage loaded;
@@ -425,7 +430,7 @@ Command bench_command() {
           {"no-reference", "",
            "histogram: skip the single-threaded reference (slow on large inputs)"},
           {"target", "WxH", "retarget: target size (default: half the width)"},
-          {"energy", "E", "retarget: forward (default), l1, prewitt or sobel"},
+          {"energy", "E", "retarget: " + param_help(ops::param(ops::seam_param_specs(), "energy"))},
           {"reference", "", "retarget, inpaint: also time the reference (minutes at 1080p)"},
           {"data", "DIR", "inpaint: folder with the case photos (default: tests/data/photos)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
