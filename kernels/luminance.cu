@@ -23,25 +23,3 @@ cudaError_t launch_luminance709(const ImageView<const Rgba8>& src, const ImageVi
 }
 
 }  // namespace lacuna::kernels
-
-namespace lacuna::kernels {
-namespace {
-
-__global__ void present_rgba_kernel(const ImageView<const Rgba8> src, Rgba8* dst) {
-    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    if (x >= src.width || y >= src.height) return;
-    dst[static_cast<long long>(y) * src.width + x] = src.row(y)[x];
-}
-
-}  // namespace
-
-cudaError_t launch_present_rgba(const ImageView<const Rgba8>& src, Rgba8* dst,
-                                const cudaStream_t stream) {
-    const dim3 block(32, 8);
-    const dim3 grid((src.width + block.x - 1) / block.x, (src.height + block.y - 1) / block.y);
-    present_rgba_kernel<<<grid, block, 0, stream>>>(src, dst);
-    return cudaGetLastError();
-}
-
-}  // namespace lacuna::kernels

@@ -13,11 +13,3 @@ cudaError_t launch_luminance709(const ImageView<const Rgba8>& src, const ImageVi
                                 cudaStream_t stream);
 
 }  // namespace lacuna::kernels
-
-namespace lacuna::kernels {
-
-/// The display copy: the engine's pitched image into a tightly packed RGBA8 buffer (a mapped GL
-/// pixel-unpack buffer), one thread per pixel.
-cudaError_t launch_present_rgba(const ImageView<const Rgba8>& src, Rgba8* dst, cudaStream_t stream);
-
-}  // namespace lacuna::kernels
