@@ -207,8 +207,8 @@ int bench_retarget(Context& ctx) {
     const std::string energy_name =
         ctx.args.get("energy").value_or(ops::format_value(energy_spec, energy_spec.default_value));
     const int energy_choice = parse_choice_param("energy", energy_name, energy_spec);
-    const auto energy =
-        ops::parse_seam_energy(std::string(energy_spec.choices[static_cast<std::size_t>(energy_choice)]));
+    const auto energy = ops::parse_seam_energy(
+        std::string(energy_spec.choices[static_cast<std::size_t>(energy_choice)]));
     const bool with_reference = ctx.args.has("reference");
 
     io::LoadedImage loaded;

@@ -17,7 +17,9 @@
 namespace lacuna::editor {
 
 Canvas::Canvas(session::Session& session, QWidget* parent)
-    : QOpenGLWidget(parent), session_(session), renderer_(std::make_unique<render::ImageRenderer>()) {
+    : QOpenGLWidget(parent),
+      session_(session),
+      renderer_(std::make_unique<render::ImageRenderer>()) {
     setAcceptDrops(true);
     setMouseTracking(true);
     setMinimumSize(320, 240);
@@ -51,12 +53,15 @@ void Canvas::initializeGL() {
             Qt::ConnectionType(Qt::DirectConnection | Qt::UniqueConnection));
     // Once a frame is on screen, map the interop textures for the next device present: the
     // mapping waits for GL, and that wait then happens before the user's next input.
-    connect(this, &QOpenGLWidget::frameSwapped, this, [this] {
-        if (!session_.wants_map_ahead() || !renderer_->initialized()) return;
-        makeCurrent();
-        renderer_->map_ahead();
-        doneCurrent();
-    }, Qt::UniqueConnection);
+    connect(
+        this, &QOpenGLWidget::frameSwapped, this,
+        [this] {
+            if (!session_.wants_map_ahead() || !renderer_->initialized()) return;
+            makeCurrent();
+            renderer_->map_ahead();
+            doneCurrent();
+        },
+        Qt::UniqueConnection);
 }
 
 QSize Canvas::framebuffer_size() const {
@@ -97,9 +102,8 @@ void Canvas::draw_overlay() {
     const session::Overlay overlay = tool != nullptr ? tool->overlay() : session::Overlay{};
     // Red: remove (fill, or carve first); green: protect.
     const bool protect = overlay.mask_layer == static_cast<int>(MaskLayer::Protect);
-    renderer_->set_mask_tint(protect ? render::Rgb{0.1f, 0.9f, 0.3f}
-                                     : render::Rgb{1.0f, 0.15f, 0.35f},
-                             0.55f);
+    renderer_->set_mask_tint(
+        protect ? render::Rgb{0.1f, 0.9f, 0.3f} : render::Rgb{1.0f, 0.15f, 0.35f}, 0.55f);
     const qreal dpr = devicePixelRatioF();
     renderer_->set_brush(overlay.brush_ring && cursor_inside_ && tool_ != CanvasTool::Pan,
                          {cursor_.x() * dpr, cursor_.y() * dpr}, overlay.brush_radius * view_.zoom);
@@ -164,8 +168,8 @@ void Canvas::leaveEvent(QEvent*) {
 void Canvas::fit_to_window() {
     fit_mode_ = true;
     const QSize fb = framebuffer_size();
-    view_ = render::fit_view(session_.shown_width(), session_.shown_height(), fb.width(),
-                             fb.height());
+    view_ =
+        render::fit_view(session_.shown_width(), session_.shown_height(), fb.width(), fb.height());
     emit zoom_changed(view_.zoom);
     update();
 }

@@ -72,8 +72,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             QElapsedTimer timer;
             timer.start();
             histogram_panel_->refresh();
-            time_label_->setText(
-                tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
+            time_label_->setText(tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
         }
         show_notices();
     });
@@ -393,10 +392,10 @@ void MainWindow::show_notices() {
     QStringList text;
     for (const std::string& n : notices) text << QString::fromStdString(n);
     statusBar()->showMessage(text.join("; "), 12000);
-    backend_label_->setText(session_->on_device()
-                                ? QString::fromStdString(backend_.describe())
-                                : tr("%1 — editing on the host")
-                                      .arg(QString::fromStdString(backend_.describe())));
+    backend_label_->setText(
+        session_->on_device()
+            ? QString::fromStdString(backend_.describe())
+            : tr("%1 — editing on the host").arg(QString::fromStdString(backend_.describe())));
 }
 
 void MainWindow::document_changed() {

@@ -78,8 +78,9 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     size_row->addWidget(size_);
     size_row->addWidget(size_value_);
     form->addRow(tr("Size"), size_row);
-    hardness_ = make_slider(static_cast<int>(100 * hardness.min), static_cast<int>(100 * hardness.max),
-                            static_cast<int>(100 * hardness.default_value));
+    hardness_ =
+        make_slider(static_cast<int>(100 * hardness.min), static_cast<int>(100 * hardness.max),
+                    static_cast<int>(100 * hardness.default_value));
     hardness_->setToolTip(text(hardness.help));
     hardness_value_ = new QLabel;
     auto* hardness_row = new QHBoxLayout;

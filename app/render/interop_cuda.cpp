@@ -186,7 +186,6 @@ bool ImageRenderer::Impl::copy_into_texture(std::unique_ptr<InteropRegistration>
     return true;
 }
 
-
 bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& error) {
     Impl& impl = *impl_;
     if (!impl.ready || image.empty()) {
@@ -214,9 +213,8 @@ bool ImageRenderer::set_mask(const DeviceImage<std::uint8_t>& mask, std::string&
     if (mask.empty()) return true;
     impl.reserve_mask_texture(mask.width(), mask.height());
     const ImageView<const std::uint8_t> view = mask.device_view();
-    return impl.copy_into_texture(impl.mask_registration, impl.mask_texture, view.data,
-                                  view.pitch, view.row_bytes(), view.height, mask.stream(),
-                                  error);
+    return impl.copy_into_texture(impl.mask_registration, impl.mask_texture, view.data, view.pitch,
+                                  view.row_bytes(), view.height, mask.stream(), error);
 }
 
 }  // namespace lacuna::render

@@ -53,12 +53,12 @@ ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
         const int y0 = static_cast<int>(sy), y1 = std::min(y0 + 1, src.height() - 1);
         const double fy = sy - y0;
         for (int x = 0; x < w; ++x) {
-            const double sx =
-                std::clamp((x + 0.5) * src.width() / w - 0.5, 0.0, src.width() - 1.0);
+            const double sx = std::clamp((x + 0.5) * src.width() / w - 0.5, 0.0, src.width() - 1.0);
             const int x0 = static_cast<int>(sx), x1 = std::min(x0 + 1, src.width() - 1);
             const double fx = sx - x0;
             const auto mix = [&](auto channel) {
-                const double top = channel(src.at(x0, y0)) * (1 - fx) + channel(src.at(x1, y0)) * fx;
+                const double top =
+                    channel(src.at(x0, y0)) * (1 - fx) + channel(src.at(x1, y0)) * fx;
                 const double bottom =
                     channel(src.at(x0, y1)) * (1 - fx) + channel(src.at(x1, y1)) * fx;
                 return static_cast<std::uint8_t>(std::lround(top * (1 - fy) + bottom * fy));
@@ -201,7 +201,8 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
         line.press({w * 0.1, h * 0.2});
         for (int i = 0; i < repeats; ++i) {
             bench.time(out["line drag (64 px band)"], [&] {
-                line.move({w * 0.1 + w * 0.7 * (i + 1) / repeats, h * 0.2 + h * 0.5 * (i + 1) / repeats});
+                line.move(
+                    {w * 0.1 + w * 0.7 * (i + 1) / repeats, h * 0.2 + h * 0.5 * (i + 1) / repeats});
             });
         }
         line.release({});
@@ -267,7 +268,8 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
                 std::printf("  %s: map %.3f ms, copy %.3f ms, unmap %.3f ms (%d)\n", what,
                             p.map_ms / n, p.copy_ms / n, p.unmap_ms / n, p.presents);
             };
-            std::printf("interop stages per present (profiled, each stage waited for; mapped ahead):\n");
+            std::printf(
+                "interop stages per present (profiled, each stage waited for; mapped ahead):\n");
             line("image (slider frames)", image);
             line("mask (brush stamps)", mask);
         }
@@ -338,9 +340,10 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 const Timing& t = it->second;
-                const double per_op = t.ms.empty() ? 0.0
-                                                   : double(t.moved.upload_bytes + t.moved.download_bytes) /
-                                                         t.ms.size();
+                const double per_op =
+                    t.ms.empty()
+                        ? 0.0
+                        : double(t.moved.upload_bytes + t.moved.download_bytes) / t.ms.size();
                 std::vector<double> work = t.work_ms;
                 std::sort(work.begin(), work.end());
                 const double work_median = work.empty() ? NAN : work[work.size() / 2];

@@ -18,7 +18,8 @@ void History::apply(Document& document, const Edit& edit, const bool forward) {
     if (edit.whole_image) {
         if (forward) {
             std::array<Mask, kMaskLayers> cleared;
-            for (Mask& m : cleared) m = Mask(edit.image_after.width(), edit.image_after.height(), 0);
+            for (Mask& m : cleared)
+                m = Mask(edit.image_after.width(), edit.image_after.height(), 0);
             document.replace(edit.image_after, cleared);
         } else {
             document.replace(edit.image_before, edit.masks_before);

@@ -55,7 +55,7 @@ class History {
   private:
     static void apply(Document& document, const Edit& edit, bool forward);
     std::vector<Edit> edits_;
-    std::size_t index_ = 0;  ///< edits_[0, index_) are applied
+    std::size_t index_ = 0;     ///< edits_[0, index_) are applied
     std::ptrdiff_t clean_ = 0;  ///< -1: the saved state was dropped by the limit
     std::size_t limit_;
 };

@@ -55,7 +55,8 @@ std::optional<double> LineTool::fraction_at(const Pointer& p) const {
     if (length2 < 1e-12) return std::nullopt;
     const double t = ((px - from_.x) * dx + (py - from_.y) * dy) / length2;
     if (t < 0 || t > 1) return std::nullopt;
-    const double distance = std::abs((px - from_.x) * dy - (py - from_.y) * dx) / std::sqrt(length2);
+    const double distance =
+        std::abs((px - from_.x) * dy - (py - from_.y) * dx) / std::sqrt(length2);
     // Within the band, or a few screen pixels of a thin line.
     const double reach = std::max(band_ / 2.0, 6.0 * p.image_per_screen);
     return distance <= reach ? std::optional<double>(t) : std::nullopt;

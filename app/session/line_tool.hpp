@@ -49,9 +49,7 @@ class LineTool final : public Tool {
 
     /// Recomputes for the current line (the document may have changed).
     void recompute();
-    [[nodiscard]] const ops::LineHistogram* result() const {
-        return result_ ? &*result_ : nullptr;
-    }
+    [[nodiscard]] const ops::LineHistogram* result() const { return result_ ? &*result_ : nullptr; }
     /// Why there is no result (a zero-length line, one wholly outside), or empty.
     [[nodiscard]] const std::string& message() const { return message_; }
     /// Forgets the line (a new document).

@@ -106,8 +106,8 @@ bool RemoveObjectTool::start_fill() {
     }
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
-        ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole,
-                                                           fill_params_);
+        ops::InpaintProblem problem =
+            ops::prepare_inpaint(document.pixels().view(), hole, fill_params_);
         device_filler_ = nullptr;
         if (document.on_device()) {
             const bool ok = session_.guarded([&] {
@@ -149,8 +149,7 @@ void RemoveObjectTool::show_step() {
         document.device_pixels_changed();
     } else {
         // Only the hole's box changes: paste it instead of replacing the whole document.
-        paste_region(document.host_pixels(), fill_rect_,
-                     copy_region(filler_->image(), fill_rect_));
+        paste_region(document.host_pixels(), fill_rect_, copy_region(filler_->image(), fill_rect_));
         document.host_pixels_changed();
     }
     session_.frame_changed();
@@ -221,9 +220,8 @@ void RemoveObjectTool::finish() {
     session_.push(std::move(edit));
     session_.frame_changed();
     std::ostringstream text;
-    text << "Filled " << progress.total << " pixels with " << progress.iterations
-         << " patches in " << static_cast<long long>(ms_since(started_)) << " ms on the "
-         << device_ << ".";
+    text << "Filled " << progress.total << " pixels with " << progress.iterations << " patches in "
+         << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     message_ = text.str();
 }
 

@@ -40,10 +40,10 @@ struct RetargetTool::Job {
     SeamEnergy energy = SeamEnergy::Forward;
     ops::SeamDirection direction = ops::SeamDirection::Vertical;
     int seams = 0;
-    int width = 0;   ///< horizontal jobs: the target width they belong to
-    int factor = 1;  ///< > 1: approximate, on the image downscaled by this factor
-    bool cuda = false;         ///< carve with CUDA
-    bool device_map = false;   ///< leave the map on the device
+    int width = 0;            ///< horizontal jobs: the target width they belong to
+    int factor = 1;           ///< > 1: approximate, on the image downscaled by this factor
+    bool cuda = false;        ///< carve with CUDA
+    bool device_map = false;  ///< leave the map on the device
     std::uint64_t generation = 0;
     std::atomic<int> done{0};
     std::atomic<int> total{0};
@@ -164,8 +164,10 @@ void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bo
     brush_layer_ = layer;
     brush_.erase = erase;
     // Masks are painted on the original, not on a preview.
-    if (layer) clear_preview();
-    else update_preview();
+    if (layer)
+        clear_preview();
+    else
+        update_preview();
 }
 
 bool RetargetTool::press(const Pointer& p) {
@@ -277,8 +279,9 @@ void RetargetTool::drop_horizontal() {
 }
 
 void RetargetTool::plan_approximate(Job& job) const {
-    const int w = job.direction == ops::SeamDirection::Vertical ? source_w_
-                                                                 : source_w_ + vertical_change(job.width);
+    const int w = job.direction == ops::SeamDirection::Vertical
+                      ? source_w_
+                      : source_w_ + vertical_change(job.width);
     const int h = source_h_;
     const int factor = ops::approximate_factor(w, h);
     if (factor < 2) return;
@@ -313,7 +316,8 @@ void RetargetTool::start_vertical(const bool exact) {
                     return copy;
                 };
                 job->device_image = snapshot(document.device_pixels());
-                if (protect) job->device_protect = snapshot(document.device_mask(MaskLayer::Protect));
+                if (protect)
+                    job->device_protect = snapshot(document.device_mask(MaskLayer::Protect));
                 if (remove)
                     job->device_remove = snapshot(document.device_mask(MaskLayer::CarveRemove));
             });
@@ -569,7 +573,8 @@ void RetargetTool::update_preview() {
             host_frame_ = ops::paint_seams(source.view(), order, std::abs(change),
                                            width < source_w_ ? kRemovedSeam : kInsertedSeam);
         } else {
-            ImageRgba8 narrowed = change < 0   ? ops::remove_seams<Rgba8>(source.view(), order, -change)
+            ImageRgba8 narrowed = change < 0
+                                      ? ops::remove_seams<Rgba8>(source.view(), order, -change)
                                   : change > 0 ? ops::insert_seams(source.view(), order, change)
                                                : clone(source.view());
             if (horizontal_step) {
@@ -593,9 +598,8 @@ void RetargetTool::update_preview() {
         if (!horizontal_job_ || horizontal_job_->width != width) pending_horizontal_width_ = width;
         status_ = "Computing horizontal seams for this width…";
     } else if (frame_w_ != width || frame_h_ != height) {
-        status_ = std::string(preview_approximate_
-                                  ? "The quick preview reaches only "
-                                  : "The seams reach only ") +
+        status_ = std::string(preview_approximate_ ? "The quick preview reaches only "
+                                                   : "The seams reach only ") +
                   std::to_string(frame_w_) + " × " + std::to_string(frame_h_) + " px" +
                   (preview_approximate_ ? "; the exact map will reach the target." : ".");
     }
@@ -620,7 +624,8 @@ std::string RetargetTool::status() const {
         }
         std::string quick = "Approximate preview (1/" + std::to_string(preview_factor_) + " size)";
         if (exact)
-            quick += " — exact map " + std::to_string(static_cast<int>(100 * exact->fraction())) + " %";
+            quick +=
+                " — exact map " + std::to_string(static_cast<int>(100 * exact->fraction())) + " %";
         add(quick);
     }
     return text;

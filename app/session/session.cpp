@@ -41,7 +41,8 @@ Session::~Session() {
 void Session::open(ImageRgba8 pixels) {
     if (pixels.empty()) throw Error(ErrorCode::EmptyImage, "the image is empty");
     remove_object_->cancel_fill();
-    const bool device = use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
+    const bool device =
+        use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
     try {
         document_.open(clone(pixels.view()), device);
     } catch (const Error& e) {
@@ -69,10 +70,14 @@ void Session::select(const ToolKind kind) {
 
 Tool* Session::active_tool() {
     switch (active_) {
-        case ToolKind::RemoveObject: return remove_object_.get();
-        case ToolKind::Retarget: return retarget_.get();
-        case ToolKind::LineHistogram: return line_.get();
-        case ToolKind::Pan: return nullptr;
+        case ToolKind::RemoveObject:
+            return remove_object_.get();
+        case ToolKind::Retarget:
+            return retarget_.get();
+        case ToolKind::LineHistogram:
+            return line_.get();
+        case ToolKind::Pan:
+            return nullptr;
     }
     return nullptr;
 }
@@ -184,15 +189,19 @@ ImageRgba8 Session::shown_image() const {
 void Session::present(render::ImageRenderer& renderer) {
     Presented& p = *presented_;
     const bool preview = showing_preview();
-    const std::uint64_t image_key = preview ? retarget_->preview_serial() : document_.pixels_revision();
+    const std::uint64_t image_key =
+        preview ? retarget_->preview_serial() : document_.pixels_revision();
     // The tint: the active tool's mask layer, never over a preview.
     std::optional<int> layer;
     if (!preview) {
-        if (const Tool* tool = const_cast<Session*>(this)->active_tool()) layer = tool->overlay().mask_layer;
+        if (const Tool* tool = const_cast<Session*>(this)->active_tool())
+            layer = tool->overlay().mask_layer;
     }
-    const std::uint64_t mask_key = layer ? document_.mask_revision(static_cast<MaskLayer>(*layer)) : 0;
+    const std::uint64_t mask_key =
+        layer ? document_.mask_revision(static_cast<MaskLayer>(*layer)) : 0;
     const bool image_stale = !p.valid || p.preview != preview || p.image_key != image_key;
-    const bool mask_stale = !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
+    const bool mask_stale =
+        !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
     if (!image_stale && !mask_stale) return;
     if (document_.empty()) {
         renderer.set_image(ImageView<const Rgba8>{});
@@ -203,13 +212,14 @@ void Session::present(render::ImageRenderer& renderer) {
         std::string error;
         bool ok = true;
         if (image_stale) {
-            const DeviceImage<Rgba8>* frame =
-                preview ? retarget_->device_frame() : &document_.device_pixels();
-            ok = frame != nullptr && renderer.set_image(*frame, error);
+            const DeviceImage<Rgba8>* frame = preview ? retarget_->device_frame() : nullptr;
+            if (frame == nullptr) frame = &document_.device_pixels();
+            ok = renderer.set_image(*frame, error);
         }
         if (ok && mask_stale) {
             if (layer)
-                ok = renderer.set_mask(document_.device_mask(static_cast<MaskLayer>(*layer)), error);
+                ok =
+                    renderer.set_mask(document_.device_mask(static_cast<MaskLayer>(*layer)), error);
             else
                 renderer.set_mask(ImageView<const std::uint8_t>{});
         }

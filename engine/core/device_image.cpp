@@ -171,7 +171,8 @@ template <class T>
 void DeviceImage<T>::upload_region(const PixelRect& rect, const ImageView<const T> src) {
     check_inside(rect, width_, height_, "upload_region");
     if (src.width != rect.width() || src.height != rect.height())
-        throw Error(ErrorCode::InvalidArgument, "upload_region: the pixels do not fit the rectangle");
+        throw Error(ErrorCode::InvalidArgument,
+                    "upload_region: the pixels do not fit the rectangle");
     detail::count_upload(static_cast<std::uint64_t>(src.row_bytes()) * src.height);
     cuda_check(cudaMemcpy2DAsync(sub_view(device_view(), rect).data, pitch_, src.data, src.pitch,
                                  src.row_bytes(), static_cast<std::size_t>(src.height),

@@ -62,9 +62,8 @@ class TestSession : public QObject {
         const ImageRgba8 shown = s.shown_image();
         QCOMPARE(frame.width(), shown.width());
         QCOMPARE(frame.height(), shown.height());
-        const int layer = s.active_tool() != nullptr
-                              ? s.active_tool()->overlay().mask_layer.value_or(-1)
-                              : -1;
+        const int layer =
+            s.active_tool() != nullptr ? s.active_tool()->overlay().mask_layer.value_or(-1) : -1;
         int compared = 0;
         for (int y = 0; y < shown.height(); ++y)
             for (int x = 0; x < shown.width(); ++x) {
@@ -107,12 +106,13 @@ class TestSession : public QObject {
         ops::BrushSettings brush{12.5, 0.5, false};
         s.remove_object().set_brush(brush);
         std::vector<std::pair<double, double>> points;
-        for (int i = 0; i < 100; ++i) points.push_back({20.0 + i * 2.3, 40.0 + 25 * std::sin(i * 0.1)});
+        for (int i = 0; i < 100; ++i)
+            points.push_back({20.0 + i * 2.3, 40.0 + 25 * std::sin(i * 0.1)});
         stroke(*s.active_tool(), points);
         const Mask expected = expected_stroke(Mask(kW, kH, 0), points, brush);
         QVERIFY(count_selected(expected.view()) > 1000);
-        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
-                                           expected.view()));
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), expected.view()));
         QCOMPARE(s.history().count(), 1);
         check_presented(s);
 
@@ -122,17 +122,17 @@ class TestSession : public QObject {
         stroke(*s.active_tool(), erase);
         brush.erase = true;
         const Mask erased = expected_stroke(clone(expected.view()), erase, brush);
-        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
-                                           erased.view()));
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), erased.view()));
         QVERIFY(s.undo());
-        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
-                                           expected.view()));
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), expected.view()));
         QVERIFY(s.undo());
         QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
         QVERIFY(s.redo());
         QVERIFY(s.redo());
-        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
-                                           erased.view()));
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), erased.view()));
         QVERIFY(!s.redo());
         check_presented(s);
     }
@@ -176,8 +176,8 @@ class TestSession : public QObject {
         tool.wait();
         QVERIFY(tool.horizontal_ready_for(kW - 60) && tool.horizontal_exact());
         const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(photo_.view(), vertical, 60);
-        const ops::SeamOrder horizontal = ops::seam_order_fast(
-            {narrowed.view()}, ops::SeamDirection::Horizontal, seams_for(kH));
+        const ops::SeamOrder horizontal =
+            ops::seam_order_fast({narrowed.view()}, ops::SeamDirection::Horizontal, seams_for(kH));
         const ImageRgba8 expected = ops::remove_seams<Rgba8>(narrowed.view(), horizontal, 40);
         QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), expected.view()));
         check_presented(s);
@@ -227,8 +227,8 @@ class TestSession : public QObject {
         QCOMPARE(s.history().count(), 2);
         QVERIFY(s.undo());
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
-        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
-                                           coverage.view()));
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), coverage.view()));
         QVERIFY(s.redo());
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), reference->image().view()));
 

@@ -116,7 +116,9 @@ class TestSessionDevice : public QObject {
         const ops::BrushSettings brush{70, 0.7, false};
         PixelRect rect = ops::paint_dab(scratch, cx - 60, cy, brush);
         double last_x = cx - 60, last_y = cy;
-        TransferStats stamps = both([&](session::Session& s) { s.active_tool()->press({cx - 60, cy}); });
+        TransferStats stamps = both([&](session::Session& s) {
+            s.active_tool()->press({cx - 60, cy});
+        });
         for (int i = 1; i < 100; ++i) {
             const double a = i * 0.0635;
             const double x = cx + 60 * std::cos(a + 3.14159), y = cy + 60 * std::sin(a);
@@ -127,8 +129,9 @@ class TestSessionDevice : public QObject {
             if (i % 10 == 0) compare_frames("while painting");
         }
         QCOMPARE(moved(stamps), std::uint64_t{0});
-        const TransferStats end =
-            both([&](session::Session& s) { s.active_tool()->release({last_x, last_y}); });
+        const TransferStats end = both([&](session::Session& s) {
+            s.active_tool()->release({last_x, last_y});
+        });
         // The stroke's rectangle comes back once: the undo snapshot (and the host mirror).
         QCOMPARE(end.uploads, std::uint64_t{0});
         QCOMPARE(end.downloads, std::uint64_t{1});
@@ -148,7 +151,8 @@ class TestSessionDevice : public QObject {
         }
         for (int step = 0; step < 50; ++step) {
             const int width = kW - 1 - (step * 800) / 49;
-            const TransferStats t = both([&](session::Session& s) { s.retarget().set_target(width, kH); });
+            const TransferStats t =
+                both([&](session::Session& s) { s.retarget().set_target(width, kH); });
             QCOMPARE(moved(t), std::uint64_t{0});
             if (step % 5 == 0) compare_frames("slider");
         }
@@ -159,7 +163,8 @@ class TestSessionDevice : public QObject {
             s.retarget().wait();
         });
         QVERIFY(device_->retarget().horizontal_exact());
-        const TransferStats t = both([&](session::Session& s) { s.retarget().set_target(kW - 200, kH - 120); });
+        const TransferStats t =
+            both([&](session::Session& s) { s.retarget().set_target(kW - 200, kH - 120); });
         QCOMPARE(moved(t), std::uint64_t{0});
         compare_frames("both directions");
         both([&](session::Session& s) { s.retarget().set_show_seams(true); });
@@ -173,12 +178,14 @@ class TestSessionDevice : public QObject {
     void fill_steps_stay_on_the_device() {
         for (session::Session* s : {device_.get(), host_.get()})
             s->select(session::ToolKind::RemoveObject);
-        TransferStats start = both([&](session::Session& s) { QVERIFY(s.remove_object().start_fill()); });
+        TransferStats start =
+            both([&](session::Session& s) { QVERIFY(s.remove_object().start_fill()); });
         // Counters and scalars only: no image, no mask.
         QVERIFY2(moved(start) < 4096, qPrintable(QString::number(moved(start))));
         int steps = 0;
         while (host_->remove_object().fill_running()) {
-            const TransferStats t = both([&](session::Session& s) { s.remove_object().advance(16); });
+            const TransferStats t =
+                both([&](session::Session& s) { s.remove_object().advance(16); });
             if (host_->remove_object().fill_running()) {
                 QVERIFY2(moved(t) < 4096, qPrintable(QString::number(moved(t))));
                 if (++steps % 8 == 1) compare_frames("fill step");

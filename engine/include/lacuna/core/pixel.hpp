@@ -1,7 +1,7 @@
-// Core pixel types and views, shared between host C++ (C++20) and CUDA (compiled as C++17: CMake 3.25 cannot ask nvcc for
-// C++20), so this header sticks to C++17. Per-pixel math lives here once, so the CPU reference
-// and the CUDA kernels compute the same values. Kernels are compiled with --fmad=false so that
-// floating expressions written here round identically on both sides.
+// Core pixel types and views, shared between host C++ (C++20) and CUDA (compiled as C++17:
+// CMake 3.25 cannot ask nvcc for C++20), so this header sticks to C++17. Per-pixel math lives here
+// once, so the CPU reference and the CUDA kernels compute the same values. Kernels are compiled
+// with --fmad=false so that floating expressions written here round identically on both sides.
 #pragma once
 
 #include <cstddef>
