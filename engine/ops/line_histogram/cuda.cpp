@@ -31,8 +31,9 @@ class PinnedBuffer {
     }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    T* reserve(const std::size_t count) {
+    T* reserve(std::size_t count) {
         if (count > capacity_) {
+            count = std::max(count, 2 * capacity_);  // a growing line reallocates rarely
             if (data_ != nullptr) cudaFreeHost(std::exchange(data_, nullptr));
             capacity_ = 0;
             void* memory = nullptr;
@@ -43,10 +44,19 @@ class PinnedBuffer {
         return data_;
     }
 
+    [[nodiscard]] const T* data() const { return data_; }
+
   private:
     T* data_ = nullptr;
     std::size_t capacity_ = 0;
 };
+
+/// Grow-only with doubling: a line dragged longer and longer would otherwise reallocate (and
+/// synchronise the device in cudaFree) at every step.
+template <class T>
+void grow(DeviceBuffer<T>& buffer, const std::size_t count) {
+    if (count > buffer.capacity()) buffer.reserve(std::max(count, 2 * buffer.capacity()));
+}
 
 /// Device → pinned host, enqueued on the default stream (where the histogram kernels ran).
 template <class T>
@@ -123,9 +133,9 @@ struct CudaLineHistogrammer::Impl {
         const std::size_t slots =
             plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions);
         const std::size_t count_total = slots * static_cast<std::size_t>(plan.mapping.bins);
-        counts.reserve(count_total);
-        profile.reserve(slots * 4);
-        samples.reserve(slots * 3);
+        grow(counts, count_total);
+        grow(profile, slots * 4);
+        grow(samples, slots * 3);
         kernels::LineHistogramArgs a;
         a.planes = device_planes(plan.planes);
         a.geometry = plan.geometry;
@@ -152,7 +162,7 @@ struct CudaLineHistogrammer::Impl {
         const std::size_t total = plan.planes.size() *
                                   static_cast<std::size_t>(plan.geometry.extent) *
                                   static_cast<std::size_t>(plan.mapping.bins);
-        counts.reserve(total);
+        grow(counts, total);
         kernels::DirectionHistogramArgs a;
         a.planes = device_planes(plan.planes);
         a.geometry = plan.geometry;
@@ -198,9 +208,9 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     download_async(impl_->profile, impl_->host_profile, slots * 4);
     download_async(impl_->samples, impl_->host_samples, slots * 3);
     cuda_check(cudaStreamSynchronize(nullptr), "histogram results");
-    const std::uint32_t* const counts = impl_->host_counts.reserve(0);
-    const float* const profile = impl_->host_profile.reserve(0);
-    const std::uint32_t* const samples = impl_->host_samples.reserve(0);
+    const std::uint32_t* const counts = impl_->host_counts.data();
+    const float* const profile = impl_->host_profile.data();
+    const std::uint32_t* const samples = impl_->host_samples.data();
     // Outside counts are geometric: the same for every channel, so the first channel's count.
     for (std::size_t k = 0; k < positions; ++k) result.samples_outside += samples[slots + k];
     for (std::size_t k = 0; k < slots; ++k) result.samples_out_of_range += samples[2 * slots + k];
