@@ -47,11 +47,12 @@ void Session::open(ImageRgba8 pixels) {
         document_.open(clone(pixels.view()), device);
     } catch (const Error& e) {
         if (!is_device_failure(e)) throw;
+        // The next document tries the device again (a smaller image may fit).
         notice(std::string("The GPU cannot hold this image (") + e.what() +
                "); editing on the CPU.");
-        use_device_ = false;
         document_.open(std::move(pixels), false);
     }
+    if (document_.on_device()) retarget_->set_carve_backend(Backend::Cuda);
     history_.clear();
     line_->reset();
     retarget_->restart();
@@ -140,7 +141,9 @@ bool Session::guarded(const std::function<void()>& work) {
 void Session::leave_device(const std::string& reason, const bool gpu_still_usable) {
     if (!on_device()) return;
     document_.leave_device();
-    use_device_ = false;
+    // Without interop no later document can be presented from the device either; after a
+    // device error the next document tries again.
+    if (gpu_still_usable) use_device_ = false;
     notice(gpu_still_usable
                ? "Editing on the host (" + reason + "); seam maps are still carved on the GPU."
                : "The GPU failed (" + reason +
