@@ -107,6 +107,8 @@ InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& m
     problem.image = clone(image);
     problem.radius = params.patch / 2;
     problem.coherence = params.coherence;
+    problem.method = params.method;
+    problem.seed = params.seed;
     problem.hole = Mask(image.width, image.height);
     SearchRect box{image.width, image.height, -1, -1};
     for (int y = 0; y < image.height; ++y) {
@@ -165,6 +167,16 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
             throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
     }
     return {filler->image(), state, filler->problem().notes};
+}
+
+std::string to_string(const InpaintMethod method) {
+    return method == InpaintMethod::PatchMatch ? "patchmatch" : "criminisi";
+}
+
+std::optional<InpaintMethod> parse_inpaint_method(const std::string& text) {
+    if (text == "criminisi") return InpaintMethod::Criminisi;
+    if (text == "patchmatch") return InpaintMethod::PatchMatch;
+    return std::nullopt;
 }
 
 bool parse_inpaint_search(const std::string& text, InpaintParams& params) {

@@ -29,6 +29,12 @@ enum class InpaintSearch {
     Full,    ///< every complete source patch in the image
 };
 
+/// Which fill. Criminisi: exemplar-based, patch by patch along the front (Criminisi, Pérez &
+/// Toyama 2004). PatchMatch: multi-scale completion of the whole hole, coarse to fine, by
+/// nearest-neighbour fields and voting (Wexler, Shechtman & Irani 2007; Barnes et al. 2009;
+/// Newson et al. 2017).
+enum class InpaintMethod { Criminisi, PatchMatch };
+
 struct InpaintParams {
     int patch = 9;  ///< odd, 3..31
     InpaintSearch search = InpaintSearch::Window;
@@ -39,6 +45,9 @@ struct InpaintParams {
     /// (continues a structure that was started, even from outside the window).
     bool coherence = true;
     const Mask* never_sample = nullptr;  ///< non-zero: never copy from here
+    InpaintMethod method = InpaintMethod::Criminisi;
+    /// PatchMatch: the random search's seed (another seed, another result: "Fill again").
+    std::uint32_t seed = 1;
 };
 
 inline constexpr int kMinPatch = 3;
@@ -73,6 +82,8 @@ struct InpaintProblem {
     SearchRect hole_box;
     SearchRect window;  ///< candidate centres (clipped to the image)
     bool coherence = true;
+    InpaintMethod method = InpaintMethod::Criminisi;
+    std::uint32_t seed = 1;
     std::int64_t hole_pixels = 0;
     std::vector<std::string> notes;  ///< e.g. the window had no source and full search was used
 };
@@ -139,6 +150,10 @@ struct InpaintResult {
 InpaintResult inpaint(ImageView<const Rgba8> image, const Mask& mask, const InpaintParams& params,
                       InpaintImplementation implementation,
                       const InpaintProgressCallback& progress = {});
+
+std::string to_string(InpaintMethod method);
+/// "criminisi" or "patchmatch".
+std::optional<InpaintMethod> parse_inpaint_method(const std::string& text);
 
 /// Parses "window", "window:0.5" or "full" into params; false for anything else.
 bool parse_inpaint_search(const std::string& text, InpaintParams& params);
