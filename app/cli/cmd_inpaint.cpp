@@ -24,6 +24,17 @@ ops::InpaintParams parse_params(const Context& ctx) {
                              *search + "'");
     }
     params.coherence = !ctx.args.has("no-coherence");
+    const auto specs = ops::inpaint_param_specs();
+    if (const auto method = ctx.args.get("method")) {
+        const ops::ParamSpec& spec = ops::param(specs, "method");
+        params.method =
+            ops::parse_inpaint_method(std::string(spec.choices[static_cast<std::size_t>(
+                                          parse_choice_param("method", *method, spec))]))
+                .value();
+    }
+    if (const auto seed = ctx.args.get("seed"))
+        params.seed =
+            static_cast<std::uint32_t>(parse_int64_param("seed", *seed, ops::param(specs, "seed")));
     return params;
 }
 
@@ -38,10 +49,12 @@ ops::InpaintImplementation choose_implementation(const Context& ctx, std::string
                                             : ops::InpaintImplementation::Fast;
 }
 
-void report_progress(const Context& ctx, const ops::InpaintProgress& p) {
+void report_progress(const Context& ctx, const ops::InpaintProgress& p,
+                     const ops::InpaintMethod method) {
     const double percent = p.total > 0 ? 100.0 * static_cast<double>(p.filled) / p.total : 100.0;
     ctx.err << "lacuna: progress: " << p.filled << "/" << p.total << " pixels filled ("
-            << static_cast<int>(percent) << " %), " << p.iterations << " patches\n";
+            << static_cast<int>(percent) << " %), " << p.iterations
+            << (method == ops::InpaintMethod::PatchMatch ? " refinement passes\n" : " patches\n");
 }
 
 }  // namespace
@@ -77,14 +90,14 @@ int run_inpaint(Context& ctx) {
     const ops::InpaintResult result = ops::inpaint(
         image.image.view(), mask, params, implementation, [&](const ops::InpaintProgress& p) {
             if (ms_since(last_report) > 500.0 && !p.done()) {
-                report_progress(ctx, p);
+                report_progress(ctx, p, params.method);
                 last_report = Clock::now();
             }
             return true;
         });
     const double fill_ms = ms_since(fill_start);
     for (const std::string& n : result.notes) ctx.note(n);
-    if (result.progress.total > 0) report_progress(ctx, result.progress);
+    if (result.progress.total > 0) report_progress(ctx, result.progress, params.method);
     const auto write_start = Clock::now();
     for (const std::string& n : io::write_image(out, result.image.view())) ctx.note(n);
     const double write_ms = ms_since(write_start);
@@ -96,7 +109,10 @@ int run_inpaint(Context& ctx) {
                        .add("width", w)
                        .add("height", h)
                        .add("hole_pixels", result.progress.total)
-                       .add("patches", result.progress.iterations)
+                       .add("method", ops::to_string(params.method))
+                       .add("seed", static_cast<std::int64_t>(params.seed))
+                       .add(params.method == ops::InpaintMethod::PatchMatch ? "passes" : "patches",
+                            result.progress.iterations)
                        .add("patch", params.patch)
                        .add("search", ops::describe_search(params))
                        .add("coherence", params.coherence)
@@ -121,7 +137,9 @@ Command inpaint_command() {
             {"IN", "MASK", "OUT"},
             3,
             3,
-            {{"patch", "P", param_help(ops::param(specs, "patch"))},
+            {{"method", "M", param_help(ops::param(specs, "method"))},
+             {"seed", "N", param_help(ops::param(specs, "seed"))},
+             {"patch", "P", param_help(ops::param(specs, "patch"))},
              {"search", "window[:A]|full",
               wrap_help("where source patches come from: a window around the hole, grown by A "
                         "times its size on each side, or the whole image (default window:" +
@@ -133,9 +151,11 @@ Command inpaint_command() {
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
-            "removed. Pixels outside the mask are copied unchanged. Exemplar-based inpainting\n"
-            "(Criminisi et al. 2004): the fill grows from the hole's border, most confident and\n"
-            "most structured parts first, copying the best-matching patch each time.",
+            "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
+            "inpainting (Criminisi et al. 2004), growing from the hole's border, most confident\n"
+            "and most structured parts first. patchmatch: multi-scale completion (Wexler et al.\n"
+            "2007, Newson et al. 2017), the whole hole refined coarse to fine from nearest-\n"
+            "neighbour patches; --seed picks another result.",
         },
         run_inpaint};
 }

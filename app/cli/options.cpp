@@ -48,6 +48,20 @@ std::pair<int, int> parse_size(const std::string& option, const std::string& tex
     return {w, h};
 }
 
+std::int64_t parse_int64_param(const std::string& option, const std::string& text,
+                               const ops::ParamSpec& spec) {
+    char* end = nullptr;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size())
+        throw UsageError("--" + option + " needs a whole number, not '" + text + "'");
+    try {
+        ops::check_value(spec, static_cast<double>(v));
+    } catch (const Error&) {
+        throw UsageError(ops::value_error(spec, static_cast<double>(v), "--" + option));
+    }
+    return v;
+}
+
 int parse_int_param(const std::string& option, const std::string& text,
                     const ops::ParamSpec& spec) {
     const int v = parse_int(option, text);

@@ -2,6 +2,8 @@
 // option's name and what was expected.
 #pragma once
 
+#include <cstdint>
+
 #include "args.hpp"
 
 #include <string>
@@ -25,6 +27,9 @@ std::pair<int, int> parse_size(const std::string& option, const std::string& tex
 /// A whole number checked against the spec; a value it refuses is a usage error in the spec's
 /// words, naming the option: "--patch must be odd and from 3 to 31 pixels, not 8".
 int parse_int_param(const std::string& option, const std::string& text, const ops::ParamSpec& spec);
+/// The same for values beyond int (a 32-bit seed).
+std::int64_t parse_int64_param(const std::string& option, const std::string& text,
+                               const ops::ParamSpec& spec);
 /// The index of one of the spec's choices; anything else is a usage error:
 /// "--energy must be forward, l1, prewitt or sobel, not 'magic'".
 int parse_choice_param(const std::string& option, const std::string& text,

@@ -18,6 +18,11 @@ constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 // ---- the tables: defaults come from the params structs, limits from the operations' headers ----
 
 constexpr InpaintParams kInpaintDefaults{};
+// In the order of InpaintMethod, so a choice's index is the enum's value.
+constexpr std::string_view kInpaintMethodNames[] = {"criminisi", "patchmatch"};
+static_assert(static_cast<int>(InpaintMethod::Criminisi) == 0 &&
+                  static_cast<int>(InpaintMethod::PatchMatch) == 1,
+              "kInpaintMethodNames follows InpaintMethod");
 constexpr ParamSpec kInpaintSpecs[] = {
     {.name = "patch",
      .label = "Patch size",
@@ -44,6 +49,24 @@ constexpr ParamSpec kInpaintSpecs[] = {
      .max = 1,
      .step = 1,
      .help = "also try the sources of already-filled neighbours, shifted to line up"},
+    {.name = "method",
+     .label = "Method",
+     .kind = ParamKind::Choice,
+     .default_value = static_cast<double>(kInpaintDefaults.method),
+     .min = 0,
+     .max = std::size(kInpaintMethodNames) - 1,
+     .step = 1,
+     .help = "criminisi fills patch by patch from the border; patchmatch refines the whole hole "
+             "coarse to fine",
+     .choices = kInpaintMethodNames},
+    {.name = "seed",
+     .label = "Seed",
+     .kind = ParamKind::Int,
+     .default_value = static_cast<double>(kInpaintDefaults.seed),
+     .min = 0,
+     .max = 4294967295.0,
+     .step = 1,
+     .help = "patchmatch: the random search's seed; another seed gives another result"},
 };
 
 constexpr LineHistogramParams kLineDefaults{};
