@@ -1,11 +1,16 @@
-// lacuna bench inpaint: our fillers (reference, fast CPU, CUDA), OpenCV's Telea and, when
-// installed, G'MIC's patch inpainting, on the same inputs in one run: speed and fill quality.
+// lacuna bench inpaint: our fillers — Criminisi (reference, fast CPU, CUDA) and PatchMatch (fast
+// CPU, CUDA) — OpenCV's Telea and, when installed, G'MIC's patch inpainting (`inpaint`) and its
+// multi-scale PatchMatch (`inpaint_matchpatch`), on the same inputs in one run: speed and fill
+// quality.
 //
 // Cases: the seed's size (512×384, a 76×128 hole, full search), a 1920×1080 photo with a 300×200
 // hole, holes cut in textured regions where the truth is known (foliage, wall, sky, fabric,
-// grass), and real objects removed with hand-drawn masks (no truth; measured against a ring).
+// grass), generated 1920×1080 pictures with known truth (sky over a tree line; a wall with a
+// diagonal edge and a thin cable; a façade grid), and real objects removed with hand-drawn masks
+// (no truth; measured against a ring).
 #include "bench_util.hpp"
 #include "commands.hpp"
+#include "inpaint_quality_cases.hpp"
 #include "options.hpp"
 #include "timing.hpp"
 
@@ -25,7 +30,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace lacuna::cli {
 namespace {
@@ -45,6 +55,8 @@ struct BenchCase {
     std::vector<Ellipse> ellipses;
     std::vector<std::vector<cv::Point>> polygons;
     std::optional<ops::InpaintSearch> search;  ///< forced for our fillers (the seed's full search)
+    /// Generated instead of read (then `file` is empty and width × height is the size).
+    ImageRgba8 (*generate)(int width, int height) = nullptr;
 };
 
 std::vector<BenchCase> bench_cases() {
@@ -75,6 +87,35 @@ std::vector<BenchCase> bench_cases() {
          {{{71, 491}, {82, 491}, {82, 527}, {71, 527}}},
          {}},
         {"object: messi ball", "messi5.jpg", 0, 0, false, {{362, 312, 28, 27}}, {}, {}},
+        // Generated, 1920×1080, truth known. The hole straddles the tree line; crosses the wall's
+        // edge and the cable (they meet outside it, below right); covers about 3 × 2 façade cells.
+        {"gen sky over tree line",
+         "",
+         1920,
+         1080,
+         true,
+         {{960, 560, 170, 120}},
+         {},
+         {},
+         generate_sky_over_tree_line},
+        {"gen wall edge and cable",
+         "",
+         1920,
+         1080,
+         true,
+         {{960, 540, 170, 120}},
+         {},
+         {},
+         generate_wall_with_cable},
+        {"gen facade grid",
+         "",
+         1920,
+         1080,
+         true,
+         {{960, 540, 200, 150}},
+         {},
+         {},
+         generate_facade_grid},
     };
 }
 
@@ -135,6 +176,83 @@ std::string check_same(const ops::Inpainter& a, const ops::Inpainter& b) {
     return "identical";
 }
 
+/// Pixels outside the mask that differ from the input (our fillers never write there), and the
+/// largest difference in any channel.
+std::pair<std::int64_t, int> changed_outside(const ImageRgba8& input, const ImageRgba8& result,
+                                             const Mask& mask) {
+    if (input.width() != result.width() || input.height() != result.height()) return {-1, 0};
+    std::int64_t n = 0;
+    int largest = 0;
+    for (int y = 0; y < input.height(); ++y)
+        for (int x = 0; x < input.width(); ++x) {
+            const Rgba8 a = input.at(x, y), b = result.at(x, y);
+            if (mask.at(x, y) != 0 || a == b) continue;
+            ++n;
+            for (const int d : {a.r - b.r, a.g - b.g, a.b - b.b})
+                largest = std::max(largest, std::abs(d));
+        }
+    return {n, largest};
+}
+
+std::string file_stem(std::string text) {
+    for (char& ch : text)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
+    return text;
+}
+
+/// The hole's bounding box grown by `margin`, clipped to the image.
+cv::Rect hole_box(const Mask& mask, const int margin) {
+    int x0 = mask.width(), y0 = mask.height(), x1 = -1, y1 = -1;
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x)
+            if (mask.at(x, y) != 0) {
+                x0 = std::min(x0, x);
+                y0 = std::min(y0, y);
+                x1 = std::max(x1, x);
+                y1 = std::max(y1, y);
+            }
+    if (x1 < 0) return {0, 0, mask.width(), mask.height()};
+    x0 = std::max(0, x0 - margin);
+    y0 = std::max(0, y0 - margin);
+    x1 = std::min(mask.width() - 1, x1 + margin);
+    y1 = std::min(mask.height() - 1, y1 + margin);
+    return {x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+/// The crops around the hole side by side, two to four per row, each labelled, with the
+/// hole's outline dotted on the truth: for looking at the fills next to each other.
+cv::Mat compare_sheet(const std::vector<std::pair<std::string, const ImageRgba8*>>& images,
+                      const Mask& mask) {
+    const cv::Rect box = hole_box(mask, 48);
+    const int columns = images.size() <= 4 ? 2 : images.size() <= 6 ? 3 : 4;
+    const int rows = static_cast<int>((images.size() + columns - 1) / columns);
+    constexpr int label = 24;
+    cv::Mat sheet(rows * (box.height + label), columns * box.width, CV_8UC3,
+                  cv::Scalar(40, 40, 40));
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const int cx = static_cast<int>(i % columns) * box.width;
+        const int cy = static_cast<int>(i / columns) * (box.height + label);
+        cv::Mat bgr;
+        cv::cvtColor(as_mat(*images[i].second)(box), bgr, cv::COLOR_RGBA2BGR);
+        bgr.copyTo(sheet(cv::Rect(cx, cy + label, box.width, box.height)));
+        cv::putText(sheet, images[i].first, cv::Point(cx + 4, cy + 17), cv::FONT_HERSHEY_SIMPLEX,
+                    0.55, cv::Scalar(255, 255, 255), 1, cv::LINE_AA);
+        if (i == 0)  // the hole's border on the truth
+            for (int y = box.y; y < box.y + box.height; ++y)
+                for (int x = box.x; x < box.x + box.width; ++x) {
+                    const bool in = mask.at(x, y) != 0;
+                    const bool border =
+                        in && (x == 0 || y == 0 || x + 1 == mask.width() ||
+                               y + 1 == mask.height() || !mask.at(x - 1, y) || !mask.at(x + 1, y) ||
+                               !mask.at(x, y - 1) || !mask.at(x, y + 1));
+                    if (border && (x + y) % 4 < 2)
+                        sheet.at<cv::Vec3b>(cy + label + y - box.y, cx + x - box.x) =
+                            cv::Vec3b(255, 0, 255);
+                }
+    }
+    return sheet;
+}
+
 }  // namespace
 
 int bench_inpaint(Context& ctx) {
@@ -146,7 +264,10 @@ int bench_inpaint(Context& ctx) {
             throw UsageError("--search must be 'full', 'window' or 'window:A'");
     const bool with_reference = ctx.args.has("reference");
     const int repeats = std::max(1, parse_int("repeats", ctx.args.get("repeats").value_or("3")));
-    const std::optional<std::string> save = ctx.args.get("save");
+    // --dump DIR (or the older --save DIR): every output, the truth, the mask, and a sheet of
+    // the crops around the hole side by side.
+    const std::optional<std::string> save =
+        ctx.args.get("dump") ? ctx.args.get("dump") : ctx.args.get("save");
     const std::optional<std::string> only = ctx.args.get("case");
     if (save) fs::create_directories(*save);
     const BackendInfo backend = lacuna::select_backend(BackendRequest::Auto);
@@ -155,69 +276,103 @@ int bench_inpaint(Context& ctx) {
     const fs::path tmp = make_temp_dir();
 
     ctx.out << "lacuna bench inpaint: patch " << params.patch << ", search "
-            << ops::describe_search(params) << " (the seed case: full); " << backend.describe()
-            << "; G'MIC " << (gmic ? "installed" : "not installed") << "; " << worker_count()
-            << " CPU threads\n"
+            << ops::describe_search(params) << " (the seed case: full); PatchMatch seed 1; "
+            << backend.describe() << "; G'MIC " << (gmic ? "installed" : "not installed") << "; "
+            << worker_count() << " CPU threads\n"
             << "Times are wall-clock medians of " << repeats
             << " runs (the reference: one), including\n"
             << "host-device copies for CUDA; G'MIC's time is its own tic/toc around the fill\n"
-            << "(10 ms resolution; start-up and PNG reading and writing excluded).\n\n";
-    char line[320];
-    std::snprintf(line, sizeof line, "%-26s %-9s %7s  %-10s %10s %8s %7s %7s %7s  %s\n", "case",
-                  "size", "hole", "method", "time (ms)", "PSNR", "SSIM", "texture", "seam",
-                  "check");
+            << "(10 ms resolution; start-up and PNG reading and writing excluded).\n"
+            << "texture: mean gradient in the hole / the truth's; p95 and >2x: per 16x16 tile "
+               "(a quarter or\n"
+            << "more in the hole), the 95th percentile of |log2 ratio| and the tiles off by more "
+               "than 2x;\n"
+            << "edge P/R: edge precision and recall within 2 px in the hole (Canny-like "
+               "detector, see\n"
+            << "inpaint_quality.hpp); seam: gradient on the hole's border / the truth's.\n\n";
+    char line[400];
+    const char* const row_format =
+        "%-24s %-9s %6s  %-10s %9s %6s %6s %7s %5s %7s %5s %5s %5s  %s\n";
+    std::snprintf(line, sizeof line, row_format, "case", "size", "hole", "method", "time (ms)",
+                  "PSNR", "SSIM", "texture", "p95", ">2x", "edgeP", "edgeR", "seam", "check");
     ctx.out << line;
     for (const BenchCase& c : bench_cases()) {
         if (only && c.name.find(*only) == std::string::npos) continue;
-        io::LoadedImage loaded = io::read_image(data / c.file);
-        const ImageRgba8 truth =
-            c.width > 0 ? resized(loaded.image, c.width, c.height) : std::move(loaded.image);
+        ImageRgba8 truth;
+        if (c.generate != nullptr) {
+            truth = c.generate(c.width, c.height);
+        } else {
+            io::LoadedImage loaded = io::read_image(data / c.file);
+            truth =
+                c.width > 0 ? resized(loaded.image, c.width, c.height) : std::move(loaded.image);
+        }
         const int w = truth.width(), h = truth.height();
         const Mask mask = draw_mask(c, w, h);
         ops::InpaintParams ours = params;
         if (c.search) ours.search = *c.search;
-        const auto run = [&](const ops::InpaintImplementation implementation,
+        ops::InpaintParams patchmatch = ours;
+        patchmatch.method = ops::InpaintMethod::PatchMatch;
+        patchmatch.seed = 1;
+        const auto run = [&](const ops::InpaintParams& p,
+                             const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {
             const int runs = implementation == ops::InpaintImplementation::Reference ? 1 : repeats;
             return median_ms(runs, [&] {
-                filler = ops::make_inpainter(truth.view(), mask, ours, implementation);
+                filler = ops::make_inpainter(truth.view(), mask, p, implementation);
                 while (!filler->progress().done()) filler->advance(1 << 20);
                 (void)filler->image();
             });
         };
         std::vector<Method> methods;
-        std::unique_ptr<ops::Inpainter> reference, fast, device;
-        if (with_reference) {
+        // One of our fillers; an exception (PatchMatch not there yet, no device memory, ...)
+        // becomes an error row instead of ending the benchmark.
+        const auto ours_row = [&](const std::string& name, const ops::InpaintParams& p,
+                                  const ops::InpaintImplementation implementation,
+                                  std::unique_ptr<ops::Inpainter>& filler,
+                                  const std::function<std::string()>& check) {
             Method m;
-            m.name = "reference";
-            m.ms = run(ops::InpaintImplementation::Reference, reference);
-            m.image = reference->image();
-            m.note = "-";
+            m.name = name;
+            try {
+                m.ms = run(p, implementation, filler);
+                m.image = filler->image();
+                m.note = check ? check() : "-";
+            } catch (const std::exception& e) {
+                filler.reset();
+                m.ms = -1;
+                m.note = std::string("ERROR: ") + e.what();
+            }
             methods.push_back(std::move(m));
-        }
-        {
-            Method m;
-            m.name = "fast CPU";
-            m.ms = run(ops::InpaintImplementation::Fast, fast);
-            m.image = fast->image();
-            m.note = reference ? check_same(*reference, *fast) : "-";
-            methods.push_back(std::move(m));
-        }
-        if (cuda) {
-            Method m;
-            m.name = "CUDA";
-            m.ms = run(ops::InpaintImplementation::Cuda, device);
-            m.image = device->image();
-            m.note = check_same(*fast, *device) + " to fast";
-            methods.push_back(std::move(m));
-        }
-        {
-            Method m;
-            m.name = "Telea";
-            m.ms = median_ms(repeats, [&] { m.image = telea(truth, mask); });
-            m.note = "OpenCV cv::inpaint r=3";
-            methods.push_back(std::move(m));
-        }
+        };
+        std::unique_ptr<ops::Inpainter> reference, fast, device, pm_fast, pm_device;
+        if (with_reference)
+            ours_row("Crim ref", ours, ops::InpaintImplementation::Reference, reference, {});
+        ours_row("Crim CPU", ours, ops::InpaintImplementation::Fast, fast, [&]() -> std::string {
+            return reference ? check_same(*reference, *fast) + " to ref" : "-";
+        });
+        if (cuda)
+            ours_row("Crim CUDA", ours, ops::InpaintImplementation::Cuda, device,
+                     [&]() -> std::string {
+                         return fast ? check_same(*fast, *device) + " to CPU" : "-";
+                     });
+        // Until PatchMatch is dispatched, asking for it may fill like Criminisi: say so.
+        const auto pm_check = [&](const ops::Inpainter& filler) -> std::string {
+            if (!fast) return "-";
+            const ImageRgba8 a = filler.image(), b = fast->image();
+            if (equal_pixels(a.view(), b.view()))
+                return "SAME PIXELS AS Criminisi (PatchMatch not dispatched?)";
+            return "-";
+        };
+        ours_row("PM CPU", patchmatch, ops::InpaintImplementation::Fast, pm_fast,
+                 [&] { return pm_check(*pm_fast); });
+        if (cuda)
+            ours_row("PM CUDA", patchmatch, ops::InpaintImplementation::Cuda, pm_device,
+                     [&]() -> std::string {
+                         const std::string same = pm_check(*pm_device);
+                         if (same != "-" || !pm_fast) return same;
+                         const ImageRgba8 a = pm_device->image(), b = pm_fast->image();
+                         return equal_pixels(a.view(), b.view()) ? "identical to PM CPU"
+                                                                 : "differs from PM CPU";
+                     });
         if (gmic) {
             const std::string in = (tmp / "in.png").string(), mk = (tmp / "mask.png").string(),
                               out = (tmp / "gmic.png").string();
@@ -226,59 +381,97 @@ int bench_inpaint(Context& ctx) {
             // G'MIC times its own fill (tic/toc, 10 ms resolution), so its start-up and PNG
             // reading and writing stay out; the whole command is timed too, for reference.
             const std::string seconds_file = (tmp / "gmic-seconds.txt").string();
-            const std::string fill = "gmic -v - " + in + " " + mk +
-                                     " tic inpaint[0] [1],7,112,0.1,1,8.4,0,0.05,10,1 toc "
-                                     "echo_stdout \\${} rm[1] o " +
-                                     out;
+            const auto gmic_row = [&](const std::string& name, const std::string& operation) {
+                const std::string fill = "gmic -v - " + in + " " + mk + " tic " + operation +
+                                         " toc echo_stdout \\${} rm[1] o " + out;
+                Method m;
+                m.name = name;
+                std::vector<double> fills, totals;
+                fs::remove(out);
+                for (int r = 0; r < repeats; ++r) {
+                    const auto start = Clock::now();
+                    const std::string command = fill + " >" + seconds_file + " 2>/dev/null";
+                    if (std::system(command.c_str()) != 0) break;
+                    totals.push_back(ms_since(start));
+                    if (const std::optional<double> seconds = read_number(seconds_file))
+                        fills.push_back(*seconds * 1000.0);
+                }
+                try {
+                    if (fills.empty() || fills.size() != totals.size())
+                        throw Error(ErrorCode::InvalidArgument, "gmic failed");
+                    std::sort(fills.begin(), fills.end());
+                    std::sort(totals.begin(), totals.end());
+                    const double total = totals[totals.size() / 2];
+                    m.ms = fills[fills.size() / 2];
+                    m.image = io::read_image(out).image;
+                    char text[128];
+                    std::snprintf(text, sizeof text, "its tic/toc; %.0f ms with start-up and I/O",
+                                  total);
+                    m.note = text;
+                    const auto [outside, largest] = changed_outside(truth, *m.image, mask);
+                    if (outside != 0)
+                        m.note += "; " + std::to_string(outside) +
+                                  " px changed outside the hole (by <= " + std::to_string(largest) +
+                                  ")";
+                } catch (const std::exception& e) {
+                    m.ms = -1;
+                    m.image.reset();
+                    m.note = std::string("ERROR: ") + e.what();
+                }
+                methods.push_back(std::move(m));
+            };
+            gmic_row("G'MIC", "inpaint[0] [1],7,112,0.1,1,8.4,0,0.05,10,1");
+            // Multi-scale PatchMatch: automatic scales, 9×9 patches, 10 iterations per scale,
+            // blend size 5 (G'MIC's defaults), no blending outside the mask (ours never write
+            // there either), not initialised.
+            gmic_row("G'MIC mp", "inpaint_matchpatch[0] [1],0,9,10,5,0,0");
+        }
+        {
             Method m;
-            m.name = "G'MIC";
-            std::vector<double> fills, totals;
-            for (int r = 0; r < repeats; ++r) {
-                const auto start = Clock::now();
-                const std::string command = fill + " >" + seconds_file + " 2>/dev/null";
-                if (std::system(command.c_str()) != 0) break;
-                totals.push_back(ms_since(start));
-                if (const std::optional<double> seconds = read_number(seconds_file))
-                    fills.push_back(*seconds * 1000.0);
-            }
-            if (!fills.empty() && fills.size() == totals.size()) {
-                std::sort(fills.begin(), fills.end());
-                std::sort(totals.begin(), totals.end());
-                const double total = totals[totals.size() / 2];
-                m.ms = fills[fills.size() / 2];
-                m.image = io::read_image(out).image;
-                char text[96];
-                std::snprintf(text, sizeof text, "its tic/toc; %.0f ms with start-up and I/O",
-                              total);
-                m.note = text;
-            } else {
-                m.note = "gmic failed";
-            }
+            m.name = "Telea";
+            m.ms = median_ms(repeats, [&] { m.image = telea(truth, mask); });
+            m.note = "OpenCV cv::inpaint r=3";
             methods.push_back(std::move(m));
         }
         const std::string size = std::to_string(w) + "x" + std::to_string(h);
+        const std::string stem = file_stem(c.name);
+        std::vector<std::pair<std::string, const ImageRgba8*>> sheet;
+        if (save) {
+            io::write_image(fs::path(*save) / (stem + "_mask.png"), mask_as_image(mask).view());
+            if (c.has_truth) io::write_image(fs::path(*save) / (stem + "_truth.png"), truth.view());
+            sheet.emplace_back(c.has_truth ? "truth (hole dotted)" : "input (hole dotted)", &truth);
+        }
         for (const Method& m : methods) {
             ops::FillQuality q{};
+            q.psnr_db = q.ssim = q.texture_ratio = q.seam_score =
+                std::numeric_limits<double>::quiet_NaN();
             if (m.image)
                 q = ops::measure_fill(m.image->view(), mask, c.has_truth ? &truth : nullptr);
-            std::snprintf(line, sizeof line, "%-26s %-9s %7lld  %-10s %10.1f %8s %7s %7s %7s  %s\n",
-                          c.name.c_str(), size.c_str(),
-                          static_cast<long long>(count_selected(mask.view())), m.name.c_str(), m.ms,
+            const std::string off = q.tiles.tiles > 0 ? std::to_string(q.tiles.tiles_off_2x) + "/" +
+                                                            std::to_string(q.tiles.tiles)
+                                                      : "-";
+            std::snprintf(line, sizeof line, row_format, c.name.c_str(), size.c_str(),
+                          std::to_string(count_selected(mask.view())).c_str(), m.name.c_str(),
+                          format_quality(m.ms < 0 ? std::nan("") : m.ms, "%.1f").c_str(),
                           format_quality(q.psnr_db, "%.2f").c_str(),
                           format_quality(q.ssim, "%.3f").c_str(),
                           format_quality(q.texture_ratio, "%.2f").c_str(),
+                          format_quality(q.tiles.p95_abs_log2, "%.2f").c_str(), off.c_str(),
+                          format_quality(q.edges.precision, "%.2f").c_str(),
+                          format_quality(q.edges.recall, "%.2f").c_str(),
                           format_quality(q.seam_score, "%.2f").c_str(), m.note.c_str());
             ctx.out << line;
             if (save && m.image) {
-                std::string stem = c.name;
-                for (char& ch : stem)
-                    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
-                std::string method = m.name;
-                for (char& ch : method)
-                    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
-                io::write_image(fs::path(*save) / (stem + "_" + method + ".png"), m.image->view());
-                io::write_image(fs::path(*save) / (stem + "_mask.png"), mask_as_image(mask).view());
+                io::write_image(fs::path(*save) / (stem + "_" + file_stem(m.name) + ".png"),
+                                m.image->view());
+                sheet.emplace_back(m.name, &*m.image);
             }
+        }
+        if (save) {
+            const cv::Mat bgr = compare_sheet(sheet, mask);
+            cv::Mat rgba;
+            cv::cvtColor(bgr, rgba, cv::COLOR_BGR2RGBA);
+            io::write_image(fs::path(*save) / (stem + "_compare.png"), from_mat(rgba).view());
         }
         ctx.out.flush();
     }

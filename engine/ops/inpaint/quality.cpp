@@ -1,6 +1,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -120,7 +121,171 @@ std::vector<std::uint8_t> dilate(const Mask& mask, const int reach, const int va
     return out;
 }
 
+Plane grad_plane(const ImageView<const Rgba8> image) {
+    return gradient_magnitude(luma_plane(image), image.width, image.height);
+}
+
+TileTexture tile_texture_of(const Plane& result_grad, const Plane& truth_grad, const Mask& mask) {
+    const int w = mask.width(), h = mask.height();
+    constexpr int t = kTextureTile;
+    constexpr int min_pixels = t * t / 4;
+    TileTexture out;
+    std::vector<double> abs_log2;
+    for (int ty = 0; ty < h; ty += t)
+        for (int tx = 0; tx < w; tx += t) {
+            double r = 0, g = 0;
+            int n = 0;
+            for (int y = ty; y < std::min(h, ty + t); ++y)
+                for (int x = tx; x < std::min(w, tx + t); ++x)
+                    if (mask.at(x, y) != 0) {
+                        const std::size_t i = static_cast<std::size_t>(y) * w + x;
+                        r += result_grad[i];
+                        g += truth_grad[i];
+                        ++n;
+                    }
+            if (n < min_pixels) continue;
+            const double ratio = (r / n + 1.0) / (g / n + 1.0);
+            out.ratios.push_back(ratio);
+            abs_log2.push_back(std::abs(std::log2(ratio)));
+            if (ratio > 2.0 || ratio < 0.5) ++out.tiles_off_2x;
+        }
+    out.tiles = static_cast<int>(out.ratios.size());
+    if (!abs_log2.empty()) {
+        // Nearest rank: the smallest value with at least 95 % of the tiles at or below it.
+        std::sort(abs_log2.begin(), abs_log2.end());
+        const auto rank = static_cast<std::size_t>(std::ceil(0.95 * abs_log2.size()));
+        out.p95_abs_log2 = abs_log2[std::max<std::size_t>(rank, 1) - 1];
+    }
+    return out;
+}
+
+/// One pass of [1 4 6 4 1]/16 along x then y, the border replicated.
+Plane binomial_blur(const Plane& in, const int w, const int h) {
+    static constexpr double k[5] = {1 / 16.0, 4 / 16.0, 6 / 16.0, 4 / 16.0, 1 / 16.0};
+    Plane tmp(in.size()), out(in.size());
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            double s = 0;
+            for (int j = -2; j <= 2; ++j)
+                s += k[j + 2] * in[static_cast<std::size_t>(y) * w + std::clamp(x + j, 0, w - 1)];
+            tmp[static_cast<std::size_t>(y) * w + x] = s;
+        }
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            double s = 0;
+            for (int j = -2; j <= 2; ++j)
+                s += k[j + 2] * tmp[static_cast<std::size_t>(std::clamp(y + j, 0, h - 1)) * w + x];
+            out[static_cast<std::size_t>(y) * w + x] = s;
+        }
+    return out;
+}
+
 }  // namespace
+
+TileTexture tile_texture(const ImageView<const Rgba8> result, const Mask& mask,
+                         const ImageView<const Rgba8> truth) {
+    check_mask_size(mask.view(), result.width, result.height, "the mask");
+    if (truth.width != result.width || truth.height != result.height)
+        throw Error(ErrorCode::InvalidArgument, "the truth image has a different size");
+    return tile_texture_of(grad_plane(result), grad_plane(truth), mask);
+}
+
+Mask detect_edges(const ImageView<const Rgba8> image) {
+    const int w = image.width, h = image.height;
+    const Plane l = binomial_blur(luma_plane(image), w, h);
+    // Sobel on the blurred luma (0 on the image border), then non-maximum suppression.
+    std::vector<float> mag(l.size(), 0.0f);
+    std::vector<std::uint8_t> dir(l.size(), 0);  // 0: along x, 1: 45°, 2: along y, 3: 135°
+    for (int y = 1; y + 1 < h; ++y)
+        for (int x = 1; x + 1 < w; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            const double gx = (l[i - w + 1] + 2 * l[i + 1] + l[i + w + 1]) -
+                              (l[i - w - 1] + 2 * l[i - 1] + l[i + w - 1]);
+            const double gy = (l[i + w - 1] + 2 * l[i + w] + l[i + w + 1]) -
+                              (l[i - w - 1] + 2 * l[i - w] + l[i - w + 1]);
+            mag[i] = static_cast<float>(std::sqrt(gx * gx + gy * gy));
+            // tan(22.5°) ≈ 0.4142: quantise the gradient direction to four bins.
+            const double ax = std::abs(gx), ay = std::abs(gy);
+            if (ay <= 0.41421356 * ax)
+                dir[i] = 0;
+            else if (ax <= 0.41421356 * ay)
+                dir[i] = 2;
+            else
+                dir[i] = (gx > 0) == (gy > 0) ? 1 : 3;
+        }
+    std::vector<std::uint8_t> state(l.size(), 0);  // 0 none, 1 weak, 2 strong
+    std::vector<std::size_t> stack;
+    for (int y = 1; y + 1 < h; ++y)
+        for (int x = 1; x + 1 < w; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            const float m = mag[i];
+            if (m < kEdgeLow) continue;
+            std::ptrdiff_t step = 1;
+            switch (dir[i]) {
+                case 0:
+                    step = 1;
+                    break;
+                case 1:
+                    step = w + 1;
+                    break;  // gx, gy same sign: along (1, 1)
+                case 2:
+                    step = w;
+                    break;
+                default:
+                    step = w - 1;
+                    break;  // along (-1, 1)
+            }
+            // Ties: keep the pixel on the lower-index side only, so a plateau gives one line.
+            if (m <= mag[i - step] || m < mag[i + step]) continue;
+            state[i] = m >= kEdgeHigh ? 2 : 1;
+            if (state[i] == 2) stack.push_back(i);
+        }
+    Mask edges(w, h, std::uint8_t{0});
+    while (!stack.empty()) {
+        const std::size_t i = stack.back();
+        stack.pop_back();
+        const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+        if (edges.at(x, y) != 0) continue;
+        edges.at(x, y) = 1;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int xx = x + dx, yy = y + dy;
+                if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+                const std::size_t j = static_cast<std::size_t>(yy) * w + xx;
+                if (state[j] != 0 && edges.at(xx, yy) == 0) stack.push_back(j);
+            }
+    }
+    return edges;
+}
+
+EdgeMatch match_edges(const Mask& result_edges, const Mask& truth_edges, const Mask& mask,
+                      const int tolerance) {
+    const int w = mask.width(), h = mask.height();
+    check_mask_size(result_edges.view(), w, h, "the result's edges");
+    check_mask_size(truth_edges.view(), w, h, "the truth's edges");
+    const std::vector<std::uint8_t> near_truth = dilate(truth_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_result = dilate(result_edges, tolerance, 1);
+    EdgeMatch out;
+    std::int64_t matched_result = 0, matched_truth = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (mask.at(x, y) == 0) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            if (result_edges.at(x, y) != 0) {
+                ++out.result_edges;
+                matched_result += near_truth[i] != 0;
+            }
+            if (truth_edges.at(x, y) != 0) {
+                ++out.truth_edges;
+                matched_truth += near_result[i] != 0;
+            }
+        }
+    if (out.result_edges > 0)
+        out.precision = static_cast<double>(matched_result) / static_cast<double>(out.result_edges);
+    if (out.truth_edges > 0)
+        out.recall = static_cast<double>(matched_truth) / static_cast<double>(out.truth_edges);
+    return out;
+}
 
 FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
                          const ImageRgba8* truth, const int ring_width) {
@@ -159,6 +324,8 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
         q.ssim = hole_ssim(luma, truth_luma, mask);
         q.texture_ratio = hole_grad / mean_where(truth_grad, w, h, hole);
         q.seam_score = band_grad / mean_where(truth_grad, w, h, band);
+        q.tiles = tile_texture_of(grad, truth_grad, mask);
+        q.edges = match_edges(detect_edges(result), detect_edges(truth->view()), mask);
     } else {
         const double ring_grad = mean_where(grad, w, h, ring);
         q.psnr_db = std::numeric_limits<double>::quiet_NaN();

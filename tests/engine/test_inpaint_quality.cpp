@@ -1,0 +1,230 @@
+// The fill-quality measures on hand-made images whose answers are known: identical images, a flat
+// fill in a textured hole, lines and steps shifted by 1 and 5 px, and the edge detector itself.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/inpaint_quality.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstdint>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+constexpr Rgba8 grey(const int v) {
+    const auto c = static_cast<std::uint8_t>(v);
+    return Rgba8{c, c, c, 255};
+}
+
+/// A deterministic texture: a hash of (x, y) in 0..255 (strong, fine-grained, no structure).
+int hash_noise(const int x, const int y) {
+    std::uint32_t h = static_cast<std::uint32_t>(x) * 73856093u ^
+                      static_cast<std::uint32_t>(y) * 19349663u ^ 0x9e3779b9u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return static_cast<int>(h & 0xffu);
+}
+
+/// Noise of amplitude ±`amp` around 128.
+ImageRgba8 noise(const int w, const int h, const int amp) {
+    ImageRgba8 image(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            image.at(x, y) = grey(128 + (hash_noise(x, y) - 128) * amp / 128);
+    return image;
+}
+
+Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x1, const int y1) {
+    Mask mask(w, h, std::uint8_t{0});
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) mask.at(x, y) = 1;
+    return mask;
+}
+
+/// Flat grey 160 with a dark vertical line of `width` px starting at column `x`.
+ImageRgba8 vertical_line(const int w, const int h, const int x, const int width) {
+    ImageRgba8 image(w, h, grey(160));
+    for (int y = 0; y < h; ++y)
+        for (int xx = x; xx < x + width; ++xx) image.at(xx, y) = grey(40);
+    return image;
+}
+
+/// Left of column `x` dark (60), from `x` on light (180).
+ImageRgba8 step(const int w, const int h, const int x) {
+    ImageRgba8 image(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int xx = 0; xx < w; ++xx) image.at(xx, y) = grey(xx < x ? 60 : 180);
+    return image;
+}
+
+/// `truth` outside the hole, `fill` inside (what a filler would return).
+ImageRgba8 composite(const ImageRgba8& truth, const ImageRgba8& fill, const Mask& mask) {
+    ImageRgba8 out = truth;
+    for (int y = 0; y < truth.height(); ++y)
+        for (int x = 0; x < truth.width(); ++x)
+            if (mask.at(x, y) != 0) out.at(x, y) = fill.at(x, y);
+    return out;
+}
+
+std::int64_t count(const Mask& m) {
+    return count_selected(m.view());
+}
+
+}  // namespace
+
+class TestInpaintQuality : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void identical_images_score_perfectly() {
+        // Noise plus a line and a step, so there are texture and edges in the hole.
+        ImageRgba8 truth = noise(160, 128, 20);
+        for (int y = 0; y < 128; ++y) {
+            truth.at(70, y) = grey(10);
+            for (int x = 100; x < 160; ++x) truth.at(x, y) = grey(230);
+        }
+        const Mask mask = rect_mask(160, 128, 32, 32, 128, 96);
+        const FillQuality q = measure_fill(truth.view(), mask, &truth);
+        QVERIFY(std::isinf(q.psnr_db));
+        QCOMPARE(q.texture_ratio, 1.0);
+        QCOMPARE(q.tiles.tiles, 6 * 4);  // 96×64 hole on the 16-px grid
+        QCOMPARE(q.tiles.tiles_off_2x, 0);
+        QCOMPARE(q.tiles.p95_abs_log2, 0.0);
+        for (const double r : q.tiles.ratios) QCOMPARE(r, 1.0);
+        QVERIFY(q.edges.truth_edges > 0);
+        QCOMPARE(q.edges.result_edges, q.edges.truth_edges);
+        QCOMPARE(q.edges.precision, 1.0);
+        QCOMPARE(q.edges.recall, 1.0);
+    }
+
+    void flat_fill_of_texture_inside_the_hole() {
+        // Texture only well inside the hole: a flat result has no gradient and no edge at all.
+        ImageRgba8 truth(128, 128, grey(128));
+        const ImageRgba8 texture = noise(128, 128, 100);
+        for (int y = 40; y < 88; ++y)
+            for (int x = 40; x < 88; ++x) truth.at(x, y) = texture.at(x, y);
+        const Mask mask = rect_mask(128, 128, 32, 32, 96, 96);
+        const ImageRgba8 flat(128, 128, grey(128));
+        const FillQuality q = measure_fill(flat.view(), mask, &truth);
+        QCOMPARE(q.texture_ratio, 0.0);
+        QVERIFY(q.edges.truth_edges > 0);
+        QCOMPARE(q.edges.result_edges, std::int64_t{0});
+        QCOMPARE(q.edges.recall, 0.0);
+        QVERIFY(std::isnan(q.edges.precision));  // nothing to be precise about
+        // Every tile with texture in the truth is far below (ratio ≈ 1 / (1 + texture)).
+        QVERIFY(q.tiles.tiles_off_2x >= 9);
+        QVERIFY(q.tiles.p95_abs_log2 > 3.0);
+    }
+
+    void flat_fill_of_textured_surroundings() {
+        // Texture everywhere, a flat fill: only the hole's border has gradient or edges.
+        const ImageRgba8 truth = noise(192, 160, 100);
+        const Mask mask = rect_mask(192, 160, 32, 32, 160, 128);
+        const ImageRgba8 flat = composite(truth, ImageRgba8(192, 160, grey(128)), mask);
+        const FillQuality q = measure_fill(flat.view(), mask, &truth);
+        QVERIFY2(q.texture_ratio < 0.1, qPrintable(QString::number(q.texture_ratio)));
+        QCOMPARE(q.tiles.tiles, 8 * 6);
+        QCOMPARE(q.tiles.tiles_off_2x, q.tiles.tiles);
+        QVERIFY2(q.edges.recall < 0.15, qPrintable(QString::number(q.edges.recall)));
+    }
+
+    void noisy_half_and_smeared_half_average_out_globally_but_not_per_tile() {
+        // The case the tile-wise ratio exists for: the global ratio looks fine.
+        const ImageRgba8 truth = noise(128, 64, 30);
+        const Mask mask = rect_mask(128, 64, 0, 0, 128, 64);
+        ImageRgba8 result = noise(128, 64, 60);
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 64; ++x) result.at(x, y) = grey(128);
+        const TileTexture t = tile_texture(result.view(), mask, truth.view());
+        const FillQuality q = measure_fill(result.view(), mask, &truth);
+        QVERIFY2(q.texture_ratio > 0.8 && q.texture_ratio < 1.3,
+                 qPrintable(QString::number(q.texture_ratio)));
+        QCOMPARE(t.tiles, 32);
+        QVERIFY2(t.tiles_off_2x >= 16, qPrintable(QString::number(t.tiles_off_2x)));
+        QVERIFY(t.p95_abs_log2 > 1.0);
+    }
+
+    void tiles_with_little_hole_do_not_count() {
+        const ImageRgba8 image = noise(64, 64, 30);
+        // 20×20 at (14, 14): tile (0,0) has 4 px, (16,0) 32 px... only (16,16) has 256 ≥ 64.
+        const Mask mask = rect_mask(64, 64, 14, 14, 34, 34);
+        QCOMPARE(tile_texture(image.view(), mask, image.view()).tiles, 1);
+        // Flat in flat is ratio 1, not 0/0.
+        const ImageRgba8 flat(64, 64, grey(90));
+        const TileTexture t = tile_texture(flat.view(), mask, flat.view());
+        QCOMPARE(t.ratios.size(), std::size_t{1});
+        QCOMPARE(t.ratios[0], 1.0);
+    }
+
+    void edge_detector_finds_a_step_and_ignores_weak_noise() {
+        const ImageRgba8 s = step(64, 48, 30);
+        const Mask e = detect_edges(s.view());
+        // One column of edge pixels (the image border rows have no Sobel response).
+        QCOMPARE(count(e), std::int64_t{48 - 2});
+        for (int y = 1; y < 47; ++y) QCOMPARE(int(e.at(29, y)) + int(e.at(30, y)), 1);
+        QCOMPARE(count(detect_edges(noise(64, 48, 6).view())), std::int64_t{0});
+        QCOMPARE(count(detect_edges(ImageRgba8(64, 48, grey(77)).view())), std::int64_t{0});
+    }
+
+    void thin_line_shifted_by_one_is_within_tolerance() {
+        const Mask mask = rect_mask(100, 64, 20, 8, 80, 56);
+        const ImageRgba8 truth = vertical_line(100, 64, 50, 1);
+        const ImageRgba8 result = composite(truth, vertical_line(100, 64, 51, 1), mask);
+        const EdgeMatch m = measure_fill(result.view(), mask, &truth).edges;
+        QVERIFY(m.truth_edges > 0);
+        QCOMPARE(m.precision, 1.0);
+        QCOMPARE(m.recall, 1.0);
+    }
+
+    void thin_line_shifted_by_five_is_caught() {
+        const Mask mask = rect_mask(100, 64, 20, 8, 80, 56);
+        const ImageRgba8 truth = vertical_line(100, 64, 50, 1);
+        const ImageRgba8 result = composite(truth, vertical_line(100, 64, 55, 1), mask);
+        const EdgeMatch m = measure_fill(result.view(), mask, &truth).edges;
+        QVERIFY(m.truth_edges > 0 && m.result_edges > 0);
+        // Only the few pixels where the shifted line meets the original at the hole's border.
+        QVERIFY2(m.precision < 0.15, qPrintable(QString::number(m.precision)));
+        QVERIFY2(m.recall < 0.15, qPrintable(QString::number(m.recall)));
+    }
+
+    void step_shifted_by_one_and_by_five() {
+        const Mask mask = rect_mask(100, 64, 20, 8, 80, 56);
+        const ImageRgba8 truth = step(100, 64, 50);
+        const ImageRgba8 near = composite(truth, step(100, 64, 51), mask);
+        const ImageRgba8 far = composite(truth, step(100, 64, 55), mask);
+        const EdgeMatch a = measure_fill(near.view(), mask, &truth).edges;
+        QCOMPARE(a.precision, 1.0);
+        QCOMPARE(a.recall, 1.0);
+        const EdgeMatch b = measure_fill(far.view(), mask, &truth).edges;
+        QVERIFY2(b.precision < 0.15, qPrintable(QString::number(b.precision)));
+        QVERIFY2(b.recall < 0.15, qPrintable(QString::number(b.recall)));
+    }
+
+    void dropped_line_and_duplicated_line() {
+        const Mask mask = rect_mask(100, 64, 20, 8, 80, 56);
+        const ImageRgba8 truth = vertical_line(100, 64, 50, 1);
+        // Dropped: the hole filled with the background.
+        const ImageRgba8 dropped = composite(truth, ImageRgba8(100, 64, grey(160)), mask);
+        const EdgeMatch d = measure_fill(dropped.view(), mask, &truth).edges;
+        QVERIFY2(d.recall < 0.15, qPrintable(QString::number(d.recall)));
+        // Duplicated: the line kept and a second one 15 px away: recall 1, precision about 1/2.
+        ImageRgba8 twice = truth;
+        for (int y = 8; y < 56; ++y) twice.at(65, y) = grey(40);
+        const EdgeMatch t = measure_fill(twice.view(), mask, &truth).edges;
+        QCOMPARE(t.recall, 1.0);
+        QVERIFY2(t.precision > 0.4 && t.precision < 0.6, qPrintable(QString::number(t.precision)));
+    }
+
+    void wrong_sizes_are_rejected() {
+        const ImageRgba8 a(32, 32, grey(1)), b(32, 31, grey(1));
+        const Mask mask(32, 32, std::uint8_t{1});
+        QVERIFY_THROWS_EXCEPTION(Error, (void)tile_texture(a.view(), mask, b.view()));
+        QVERIFY_THROWS_EXCEPTION(Error, (void)measure_fill(a.view(), mask, &b));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInpaintQuality)
+#include "test_inpaint_quality.moc"
