@@ -218,6 +218,13 @@ std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, co
                                           const InpaintParams& params,
                                           const InpaintImplementation implementation) {
     InpaintProblem problem = prepare_inpaint(image, mask, params);
+    if (params.method == InpaintMethod::PatchMatch) {
+        // PatchMatch has no separate single-threaded reference: Reference runs the Fast filler
+        // (see lacuna/ops/patchmatch.hpp).
+        if (implementation == InpaintImplementation::Cuda)
+            return detail::make_patchmatch_cuda_inpainter(std::move(problem));
+        return detail::make_patchmatch_inpainter(std::move(problem));
+    }
     switch (implementation) {
         case InpaintImplementation::Reference:
             return detail::make_reference_inpainter(std::move(problem));

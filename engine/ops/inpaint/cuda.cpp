@@ -339,6 +339,8 @@ namespace lacuna::ops {
 std::unique_ptr<DeviceInpainter> make_device_inpainter(const DeviceImage<Rgba8>& pixels,
                                                        const DeviceImage<std::uint8_t>& coverage,
                                                        InpaintProblem problem) {
+    if (problem.method == InpaintMethod::PatchMatch)
+        return detail::make_patchmatch_device_inpainter(pixels, coverage, std::move(problem));
     return std::make_unique<detail::CudaInpainter>(pixels, coverage, std::move(problem));
 }
 

@@ -7,6 +7,9 @@ namespace lacuna::ops::detail {
 std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 }  // namespace lacuna::ops::detail
 
 namespace lacuna::ops {

@@ -10,4 +10,11 @@ std::unique_ptr<Inpainter> make_reference_inpainter(InpaintProblem problem);
 std::unique_ptr<Inpainter> make_fast_inpainter(InpaintProblem problem);
 /// Throws Error(CudaUnavailable) without a CUDA build or device.
 std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem problem);
+/// PatchMatch completion (patchmatch.cpp, patchmatch_cuda.cpp); the CUDA ones throw
+/// Error(CudaUnavailable) without a CUDA build or device.
+std::unique_ptr<Inpainter> make_patchmatch_inpainter(InpaintProblem problem);
+std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem problem);
+std::unique_ptr<DeviceInpainter> make_patchmatch_device_inpainter(
+    const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
+    InpaintProblem problem);
 }  // namespace lacuna::ops::detail

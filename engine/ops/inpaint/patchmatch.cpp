@@ -1,0 +1,375 @@
+// PatchMatch completion on the CPU: thin loops over kernels/patchmatch_terms.h, split over rows
+// between threads. Every pass is Jacobi-style (reads one field buffer, writes the other; the vote
+// reads only source pixels, which are never hole pixels, and writes only hole pixels), so the
+// split and the thread count cannot change a byte, and the CUDA kernels run the same schedule.
+#include "factories.hpp"
+#include "patchmatch_driver.hpp"
+
+#include <lacuna/core/parallel.hpp>
+
+#include <limits>
+
+namespace lacuna::ops {
+namespace detail {
+namespace {
+
+using patchmatch_terms::PmLevel;
+using patchmatch_terms::PmPass;
+
+/// Calls fn(x, y) for every pixel of the inclusive rectangle, rows split between threads.
+template <class Fn>
+void for_rect(const int x0, const int y0, const int x1, const int y1, Fn&& fn) {
+    if (x1 < x0 || y1 < y0) return;
+    parallel_chunks(y1 - y0 + 1, [&](const int begin, const int end, int) {
+        for (int y = y0 + begin; y < y0 + end; ++y)
+            for (int x = x0; x <= x1; ++x) fn(x, y);
+    });
+}
+
+template <class Fn>
+void for_level(const PmLevel& l, Fn&& fn) {
+    for_rect(0, 0, l.width - 1, l.height - 1, std::forward<Fn>(fn));
+}
+
+template <class Fn>
+void for_box(const PmLevel& l, Fn&& fn) {
+    for_rect(l.box_x0, l.box_y0, l.box_x1, l.box_y1, std::forward<Fn>(fn));
+}
+
+/// One level's memory, left uninitialised (make_unique_for_overwrite): every array is written
+/// before it is read, the fields only inside the target box, and untouched pages cost nothing.
+struct LevelStore {
+    std::size_t size = 0;
+    std::unique_ptr<Rgba8[]> color;
+    std::unique_ptr<std::uint8_t[]> texture, hole, forbid, valid;
+    std::unique_ptr<std::int32_t[]> nnf[2];
+    std::unique_ptr<std::uint32_t[]> dist[2];
+
+    PmLevel allocate(const int w, const int h) {
+        size = static_cast<std::size_t>(w) * h;
+        color = std::make_unique_for_overwrite<Rgba8[]>(size);
+        texture = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        hole = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        forbid = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        valid = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        for (int b = 0; b < 2; ++b) {
+            nnf[b] = std::make_unique_for_overwrite<std::int32_t[]>(size);
+            dist[b] = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+        }
+        PmLevel l;
+        l.width = w;
+        l.height = h;
+        l.color = color.get();
+        l.texture = texture.get();
+        l.hole = hole.get();
+        l.forbid = forbid.get();
+        l.valid = valid.get();
+        for (int b = 0; b < 2; ++b) {
+            l.nnf[b] = nnf[b].get();
+            l.dist[b] = dist[b].get();
+        }
+        return l;
+    }
+};
+
+/// A level's field buffer `b` as the tests see it: -1 and 0 outside the target box.
+PatchMatchField field_of(const PmLevel& l, const int level, const int b) {
+    PatchMatchField f{level, l.width, l.height, {}, {}};
+    const auto n = static_cast<std::size_t>(l.width) * l.height;
+    f.nnf.assign(n, -1);
+    f.dist.assign(n, 0);
+    for (int y = l.box_y0; y <= l.box_y1; ++y)
+        for (int x = l.box_x0; x <= l.box_x1; ++x) {
+            const auto i = static_cast<std::size_t>(y) * l.width + x;
+            f.nnf[i] = l.nnf[b][i];
+            f.dist[i] = l.dist[b][i];
+        }
+    return f;
+}
+
+void compute_texture(const PmLevel& l) {
+    std::vector<std::uint8_t> gradient(static_cast<std::size_t>(l.width) * l.height);
+    for_level(l, [&](const int x, const int y) {
+        gradient[static_cast<std::size_t>(y) * l.width + x] =
+            patchmatch_terms::pm_gradient(l, x, y);
+    });
+    for_level(l, [&](const int x, const int y) {
+        l.texture[static_cast<std::size_t>(y) * l.width + x] =
+            patchmatch_terms::pm_texture(gradient.data(), l.width, l.height, x, y);
+    });
+}
+
+class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
+  public:
+    explicit CpuPatchMatch(InpaintProblem problem) : PatchMatchDriver(std::move(problem)) {
+        if (problem_.hole_pixels == 0) {
+            set_levels(0);
+            return;
+        }
+        build();
+    }
+
+    [[nodiscard]] ImageRgba8 image() const override {
+        if (problem_.hole_pixels == 0) return clone(problem_.image.view());
+        const LevelStore& s = store_[0];
+        return from_dense(std::vector<Rgba8>(s.color.get(), s.color.get() + s.size),
+                          problem_.image.width(), problem_.image.height());
+    }
+
+    [[nodiscard]] std::optional<PatchMatchField> field() const override {
+        if (!started()) return std::nullopt;
+        const int level = current_level();
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const int b = buffer_[static_cast<std::size_t>(level)];
+        return field_of(l, level, b);
+    }
+
+  private:
+    void build() {
+        const int r = problem_.radius;
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        const std::vector<PmShape> shapes = pyramid_shapes(w, h);
+        store_.resize(shapes.size());
+        levels_.resize(shapes.size());
+        buffer_.assign(shapes.size(), 0);
+        for (std::size_t i = 0; i < shapes.size(); ++i)
+            levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height);
+
+        PmLevel& l0 = levels_[0];
+        // Copied into the level's vectors (whose data the level points to), as 0/1.
+        const std::vector<Rgba8> pixels = to_dense(problem_.image.view());
+        const std::vector<std::uint8_t> hole = to_dense(problem_.hole.view());
+        const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
+        std::copy(pixels.begin(), pixels.end(), store_[0].color.get());
+        for (std::size_t i = 0; i < hole.size(); ++i) {
+            store_[0].hole[i] = hole[i] != 0 ? 1 : 0;
+            store_[0].valid[i] = valid[i] != 0 ? 1 : 0;
+        }
+        compute_texture(l0);
+        std::vector<std::uint8_t> row_any(static_cast<std::size_t>(w) * h);
+        for_level(l0, [&](const int x, const int y) {
+            row_any[static_cast<std::size_t>(y) * w + x] =
+                patchmatch_terms::pm_row_any(l0.valid, w, x, y, r);
+        });
+        for_level(l0, [&](const int x, const int y) {
+            patchmatch_terms::pm_forbid0_pixel(l0, row_any.data(), r, x, y);
+        });
+        for (std::size_t i = 1; i < levels_.size(); ++i) {
+            const PmLevel& fine = levels_[i - 1];
+            const PmLevel& l = levels_[i];
+            for_level(l, [&](const int x, const int y) {
+                patchmatch_terms::pm_downsample_pixel(fine, l, x, y);
+            });
+            for_level(l, [&](const int x, const int y) {
+                row_any[static_cast<std::size_t>(y) * l.width + x] =
+                    patchmatch_terms::pm_row_any(l.forbid, l.width, x, y, r);
+            });
+            for_level(l, [&](const int x, const int y) {
+                patchmatch_terms::pm_valid_pixel(l, row_any.data(), r, x, y);
+            });
+        }
+        // Usable levels: down to the first without any valid source centre.
+        int usable = 0;
+        for (std::size_t i = 0; i < levels_.size(); ++i) {
+            PmLevel& l = levels_[i];
+            const std::uint8_t* valid = store_[i].valid.get();
+            const std::uint8_t* end = valid + store_[i].size;
+            const std::uint8_t* first = std::find(valid, end, std::uint8_t{1});
+            if (first == end) break;
+            l.fallback = static_cast<std::int32_t>(first - valid);
+            set_target_box(l, hole_box_at(problem_, static_cast<int>(i)), r);
+            ++usable;
+        }
+        set_levels(usable);
+    }
+
+    void start_level(const int level) override {
+        const int r = problem_.radius;
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        buffer_[static_cast<std::size_t>(level)] = 0;
+        if (level == levels() - 1) {
+            diffuse(level);
+            for_box(l, [&](const int x, const int y) {
+                patchmatch_terms::pm_init_pixel(l, r, problem_.seed, level, x, y);
+            });
+            return;
+        }
+        const PmLevel& coarse = levels_[static_cast<std::size_t>(level) + 1];
+        const int coarse_buf = buffer_[static_cast<std::size_t>(level) + 1];
+        for_box(l, [&](const int x, const int y) {
+            patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level, x,
+                                                y);
+        });
+        vote(level, winner_take_all(level, 0));
+    }
+
+    void iterate(const int level, const int iteration, const bool wta) override {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        int& cur = buffer_[static_cast<std::size_t>(level)];
+        for (const int step : patchmatch_terms::kJumpSteps) {
+            PmPass pass;
+            pass.src = cur;
+            pass.dst = 1 - cur;
+            pass.radius = problem_.radius;
+            pass.step = step;
+            pass.recompute = step == patchmatch_terms::kJumpSteps[0];
+            pass.random = step == 1;
+            // Global random search at the coarsest level, local refinement below it.
+            pass.span = level == levels() - 1
+                            ? std::max(l.width, l.height)
+                            : std::min(std::max(l.width, l.height), patchmatch_terms::kRefineSpan);
+            pass.seed = problem_.seed;
+            pass.level = level;
+            pass.iteration = iteration;
+            for_box(l, [&](const int x, const int y) {
+                patchmatch_terms::pm_pass_pixel(l, pass, x, y);
+            });
+            cur = 1 - cur;
+        }
+        vote(level, wta);
+    }
+
+    void show(const int level) override {
+        const SearchRect box = hole_box_at(problem_, 0);
+        const PmLevel& fine = levels_[0];
+        const PmLevel& coarse = levels_[static_cast<std::size_t>(level)];
+        for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
+            patchmatch_terms::pm_compose_pixel(fine, coarse, level, x, y);
+        });
+    }
+
+    void vote(const int level, const bool wta) {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const int buf = buffer_[static_cast<std::size_t>(level)];
+        const SearchRect box = hole_box_at(problem_, level);
+        for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
+            patchmatch_terms::pm_vote_pixel(l, buf, problem_.radius, wta, x, y);
+        });
+    }
+
+    /// The coarsest hole, initialised by diffusion (double-buffered Jacobi steps).
+    void diffuse(const int level) {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const auto n = static_cast<std::size_t>(l.width) * l.height;
+        std::vector<Rgba8> color[2] = {{l.color, l.color + n}, {l.color, l.color + n}};
+        std::vector<std::uint8_t> tex[2] = {{l.texture, l.texture + n}, {l.texture, l.texture + n}};
+        std::vector<std::uint8_t> known[2];
+        known[0].resize(n);
+        for (std::size_t i = 0; i < n; ++i) known[0][i] = l.hole[i] ? 0 : 1;
+        known[1] = known[0];
+        const SearchRect box = hole_box_at(problem_, level);
+        const int steps =
+            patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
+        int cur = 0;
+        for (int s = 0; s < steps; ++s) {
+            for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
+                patchmatch_terms::pm_diffuse_pixel(
+                    l, color[cur].data(), tex[cur].data(), known[cur].data(), color[1 - cur].data(),
+                    tex[1 - cur].data(), known[1 - cur].data(), x, y);
+            });
+            cur = 1 - cur;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!l.hole[i]) continue;
+            l.color[i] = color[cur][i];
+            l.texture[i] = tex[cur][i];
+        }
+    }
+
+    std::vector<LevelStore> store_;
+    std::vector<PmLevel> levels_;
+    std::vector<int> buffer_;  ///< per level: the field buffer holding the current field
+};
+
+}  // namespace
+
+std::unique_ptr<Inpainter> make_patchmatch_inpainter(InpaintProblem problem) {
+    return std::make_unique<CpuPatchMatch>(std::move(problem));
+}
+
+}  // namespace detail
+
+std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter) {
+    const auto* source = dynamic_cast<const detail::PatchMatchFieldSource*>(&inpainter);
+    if (source == nullptr) return std::nullopt;
+    return source->field();
+}
+
+Mask patchmatch_texture(const ImageRgba8& image, const Mask& hole) {
+    check_mask_size(hole.view(), image.width(), image.height(), "the hole");
+    std::vector<Rgba8> color = to_dense(image.view());
+    std::vector<std::uint8_t> holes = to_dense(hole.view());
+    std::vector<std::uint8_t> texture(holes.size());
+    for (auto& v : holes) v = v != 0 ? 1 : 0;
+    patchmatch_terms::PmLevel l;
+    l.width = image.width();
+    l.height = image.height();
+    l.color = color.data();
+    l.hole = holes.data();
+    l.texture = texture.data();
+    detail::compute_texture(l);
+    return from_dense(texture, image.width(), image.height());
+}
+
+PatchMatchIteration patchmatch_reference_iteration(const ImageRgba8& estimate, const Mask& texture,
+                                                   const Mask& hole, const Mask& valid,
+                                                   const int radius, const bool winner_take_all) {
+    const int w = estimate.width();
+    const int h = estimate.height();
+    check_mask_size(texture.view(), w, h, "the texture");
+    check_mask_size(hole.view(), w, h, "the hole");
+    check_mask_size(valid.view(), w, h, "the valid sources");
+    std::vector<Rgba8> color = to_dense(estimate.view());
+    std::vector<std::uint8_t> tex = to_dense(texture.view());
+    std::vector<std::uint8_t> holes = to_dense(hole.view());
+    std::vector<std::uint8_t> valids = to_dense(valid.view());
+    for (auto& v : holes) v = v != 0 ? 1 : 0;
+    for (auto& v : valids) v = v != 0 ? 1 : 0;
+    std::vector<std::int32_t> nnf(color.size(), -1);
+    std::vector<std::uint32_t> dist(color.size(), 0);
+    patchmatch_terms::PmLevel l;
+    l.width = w;
+    l.height = h;
+    l.color = color.data();
+    l.texture = tex.data();
+    l.hole = holes.data();
+    l.valid = valids.data();
+    l.nnf[0] = nnf.data();
+    l.dist[0] = dist.data();
+    SearchRect box{w, h, -1, -1};
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            if (hole.at(x, y))
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    if (box.x1 >= 0) detail::set_target_box(l, box, radius);
+    // Exhaustive search, one target at a time, candidates in scan order.
+    for (int y = l.box_y0; y <= l.box_y1; ++y)
+        for (int x = l.box_x0; x <= l.box_x1; ++x) {
+            const std::size_t p = static_cast<std::size_t>(y) * w + x;
+            if (!patchmatch_terms::pm_is_target(l, x, y, radius)) continue;
+            std::int32_t best = -1;
+            std::uint32_t best_d = std::numeric_limits<std::uint32_t>::max();
+            for (int sy = 0; sy < h; ++sy)
+                for (int sx = 0; sx < w; ++sx) {
+                    if (!patchmatch_terms::pm_candidate_ok(l, sx, sy, radius)) continue;
+                    const std::uint32_t d =
+                        patchmatch_terms::pm_distance(l, x, y, sx, sy, radius, best_d);
+                    if (d < best_d || best < 0) best = sy * w + sx, best_d = d;
+                }
+            nnf[p] = best;
+            dist[p] = best < 0 ? 0 : best_d;
+        }
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            patchmatch_terms::pm_vote_pixel(l, 0, radius, winner_take_all, x, y);
+    PatchMatchIteration out;
+    out.nnf = std::move(nnf);
+    out.dist = std::move(dist);
+    out.image = from_dense(color, w, h);
+    out.texture = from_dense(tex, w, h);
+    return out;
+}
+
+}  // namespace lacuna::ops

@@ -1,0 +1,437 @@
+// PatchMatch completion with CUDA, host side. All of a fill's device memory is one arena carved
+// into the pyramid's arrays, taken from a process-wide pool that only grows, so "Fill again" and
+// the next object removal allocate nothing. Setup is a few launches per level and one read-back
+// (which levels have sources); after that advance() only enqueues kernels (four per EM
+// iteration) and never waits; image() and field() read back.
+//
+// make_device_inpainter: the pixels are copied device to device from the document, the hole is
+// built by a kernel from the coverage (>= 128) and checked there against the problem's hole, which
+// is uploaded once for that check, as are the problem's valid source centres (they carry the
+// never-sample area, which exists only in the host mirror).
+#include "factories.hpp"
+#include "patchmatch_driver.hpp"
+
+#include "cuda_check.hpp"
+
+#include <lacuna/core/device_buffer.hpp>
+#include <lacuna/kernels/patchmatch_kernels.h>
+
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <string>
+
+namespace lacuna::ops::detail {
+namespace {
+
+using lacuna::detail::cuda_check;
+using patchmatch_terms::PmLevel;
+using patchmatch_terms::PmPass;
+
+std::string size_text(const int width, const int height) {
+    return std::to_string(width) + "x" + std::to_string(height);
+}
+
+/// A CUDA event without timing, owned (RAII), created at the first record: orders the filler's
+/// default-stream work against a caller's stream on the device, with no wait on the host.
+class OrderingEvent {
+  public:
+    OrderingEvent() = default;
+    ~OrderingEvent() {
+        if (e_ != nullptr) cudaEventDestroy(e_);
+    }
+    OrderingEvent(const OrderingEvent&) = delete;
+    OrderingEvent& operator=(const OrderingEvent&) = delete;
+
+    void record(const cudaStream_t stream) {
+        if (e_ == nullptr)
+            cuda_check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming),
+                       "creating a CUDA event");
+        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
+    }
+    void order_before(const cudaStream_t stream) const {
+        if (e_ != nullptr) cuda_check(cudaStreamWaitEvent(stream, e_, 0), "ordering CUDA streams");
+    }
+    /// Waits on the host for the mark (nothing if never recorded); errors cannot be acted on.
+    void wait() const noexcept {
+        if (e_ != nullptr) cudaEventSynchronize(e_);
+    }
+
+  private:
+    cudaEvent_t e_ = nullptr;
+};
+
+/// The pool: one spare arena, handed to the next filler and taken back (the larger kept).
+/// Never destroyed, so no cudaFree runs after the CUDA runtime has shut down at exit.
+class ArenaPool {
+  public:
+    DeviceBuffer<std::uint8_t> take(const std::size_t bytes) {
+        DeviceBuffer<std::uint8_t> arena;
+        {
+            const std::lock_guard lock(mutex_);
+            arena = std::move(spare_);
+        }
+        arena.reserve(bytes);
+        return arena;
+    }
+    void give(DeviceBuffer<std::uint8_t> arena) {
+        const std::lock_guard lock(mutex_);
+        if (arena.capacity() > spare_.capacity()) spare_ = std::move(arena);
+    }
+
+  private:
+    std::mutex mutex_;
+    DeviceBuffer<std::uint8_t> spare_;
+};
+
+ArenaPool& arena_pool() {
+    static auto* pool = new ArenaPool;  // NOLINT: intentionally never freed (see ArenaPool)
+    return *pool;
+}
+
+/// Hands out 256-byte aligned pieces of an arena; run once with no base to measure.
+class Carver {
+  public:
+    explicit Carver(std::uint8_t* base) : base_(base) {}
+    template <class T>
+    T* take(const std::size_t count) {
+        offset_ = (offset_ + 255) & ~static_cast<std::size_t>(255);
+        T* p = base_ == nullptr ? nullptr : reinterpret_cast<T*>(base_ + offset_);
+        offset_ += count * sizeof(T);
+        return p;
+    }
+    [[nodiscard]] std::size_t size() const { return offset_; }
+
+  private:
+    std::uint8_t* base_;
+    std::size_t offset_ = 0;
+};
+
+kernels::PmRect rect_of(const SearchRect& r) {
+    return {r.x0, r.y0, r.x1, r.y1};
+}
+
+class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
+  public:
+    explicit CudaPatchMatch(InpaintProblem problem) : PatchMatchDriver(std::move(problem)) {
+        if (problem_.hole_pixels == 0) {
+            set_levels(0);
+            return;
+        }
+        carve();
+        const ImageView<const Rgba8> image = problem_.image.view();
+        copy_2d(levels_[0].color, image.data, image.pitch, sizeof(Rgba8), cudaMemcpyHostToDevice);
+        const MaskView hole = problem_.hole.view();
+        copy_2d(levels_[0].hole, hole.data, hole.pitch, 1, cudaMemcpyHostToDevice);
+        build(false);
+    }
+
+    CudaPatchMatch(const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
+                   InpaintProblem problem)
+        : PatchMatchDriver(std::move(problem)) {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        if (pixels.width() != w || pixels.height() != h || coverage.width() != w ||
+            coverage.height() != h) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "the device pixels (" + size_text(pixels.width(), pixels.height()) +
+                            ") and coverage (" + size_text(coverage.width(), coverage.height()) +
+                            ") must have the problem's size (" + size_text(w, h) + ")");
+        }
+        // The document's streams may be non-blocking, which the default stream does not wait for.
+        pixels.synchronize();
+        coverage.synchronize();
+        if (problem_.hole_pixels == 0) {
+            // Nothing to fill, but copy_filled still hands out the pixels.
+            set_levels(0);
+            empty_pixels_ = arena_pool().take(static_cast<std::size_t>(w) * h * sizeof(Rgba8));
+            copy_2d(reinterpret_cast<Rgba8*>(empty_pixels_.data()), pixels.device_view().data,
+                    pixels.pitch(), sizeof(Rgba8), cudaMemcpyDeviceToDevice);
+            filled_.record(nullptr);
+            return;
+        }
+        carve();
+        copy_2d(levels_[0].color, pixels.device_view().data, pixels.pitch(), sizeof(Rgba8),
+                cudaMemcpyDeviceToDevice);
+        // The problem's hole goes into the scratch array (free until the texture needs it) for
+        // the comparison; the hole itself comes from the coverage.
+        const MaskView hole = problem_.hole.view();
+        copy_2d(scratch_, hole.data, hole.pitch, 1, cudaMemcpyHostToDevice);
+        cuda_check(cudaMemsetAsync(counters_ + 2 * shapes_, 0, sizeof(unsigned long long), nullptr),
+                   "clearing counters");
+        cuda_check(
+            kernels::pm_launch_coverage_hole(coverage.device_view(), scratch_, levels_[0].hole,
+                                             counters_ + 2 * shapes_, nullptr),
+            "PatchMatch hole from the coverage");
+        build(true);
+    }
+
+    ~CudaPatchMatch() override {
+        // A copy_filled on the caller's stream may still read the arena the next fill will reuse.
+        copied_.wait();
+        if (arena_.data() != nullptr) {
+            cudaStreamSynchronize(nullptr);
+            arena_pool().give(std::move(arena_));
+        }
+        if (empty_pixels_.data() != nullptr) arena_pool().give(std::move(empty_pixels_));
+    }
+
+    [[nodiscard]] ImageRgba8 image() const override {
+        if (problem_.hole_pixels == 0) return clone(problem_.image.view());
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        std::vector<Rgba8> host(static_cast<std::size_t>(w) * h);
+        cuda_check(cudaMemcpy(host.data(), levels_[0].color, host.size() * sizeof(Rgba8),
+                              cudaMemcpyDeviceToHost),
+                   "device-to-host copy of the filled image");
+        return from_dense(host, w, h);
+    }
+
+    [[nodiscard]] std::optional<PatchMatchField> field() const override {
+        if (!started()) return std::nullopt;
+        const int level = current_level();
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const int b = buffer_[static_cast<std::size_t>(level)];
+        PatchMatchField f{level, l.width, l.height, {}, {}};
+        const auto n = static_cast<std::size_t>(l.width) * l.height;
+        f.nnf.resize(n);
+        f.dist.resize(n);
+        cuda_check(
+            cudaMemcpy(f.nnf.data(), l.nnf[b], n * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+            "device-to-host copy of the field");
+        cuda_check(
+            cudaMemcpy(f.dist.data(), l.dist[b], n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost),
+            "device-to-host copy of the field");
+        // Outside the target box the device arrays were never written.
+        for (int y = 0; y < l.height; ++y)
+            for (int x = 0; x < l.width; ++x) {
+                if (patchmatch_terms::in_box(l, x, y)) continue;
+                f.nnf[static_cast<std::size_t>(y) * l.width + x] = -1;
+                f.dist[static_cast<std::size_t>(y) * l.width + x] = 0;
+            }
+        return f;
+    }
+
+    void copy_filled(DeviceImage<Rgba8>& dst, const PixelRect& rect) const override {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        if (dst.width() != w || dst.height() != h) {
+            throw Error(ErrorCode::InvalidArgument, "copy_filled: the destination is " +
+                                                        size_text(dst.width(), dst.height()) +
+                                                        ", the filler's image " + size_text(w, h));
+        }
+        if (rect.empty() || rect.x0 < 0 || rect.y0 < 0 || rect.x1 >= w || rect.y1 >= h) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "copy_filled: the rectangle is empty or not inside the " + size_text(w, h) +
+                            " image");
+        }
+        const Rgba8* pixels = problem_.hole_pixels > 0
+                                  ? levels_[0].color
+                                  : reinterpret_cast<const Rgba8*>(empty_pixels_.data());
+        if (pixels == nullptr) {
+            // Only a host-prepared filler with nothing to fill has no device pixels.
+            dst.upload_region(rect, sub_view(problem_.image.view(), rect));
+            return;
+        }
+        filled_.order_before(dst.stream());
+        const Rgba8* from = pixels + static_cast<std::size_t>(rect.y0) * w + rect.x0;
+        cuda_check(cudaMemcpy2DAsync(sub_view(dst.device_view(), rect).data, dst.pitch(), from,
+                                     static_cast<std::size_t>(w) * sizeof(Rgba8),
+                                     static_cast<std::size_t>(rect.width()) * sizeof(Rgba8),
+                                     static_cast<std::size_t>(rect.height()),
+                                     cudaMemcpyDeviceToDevice, dst.stream()),
+                   "device-to-device copy of the filled pixels");
+        copied_.record(dst.stream());
+    }
+
+    InpaintProgress advance(const int iterations) override {
+        // A copy_filled still reading the pixels on its own stream must finish first.
+        copied_.order_before(nullptr);
+        const InpaintProgress p = PatchMatchDriver::advance(iterations);
+        if (problem_.hole_pixels > 0) filled_.record(nullptr);
+        return p;
+    }
+
+  private:
+    /// Lays the pyramid out in one arena from the pool.
+    void carve() {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        const std::vector<PmShape> shapes = pyramid_shapes(w, h);
+        shapes_ = static_cast<int>(shapes.size());
+        const auto layout = [&](Carver& c) {
+            levels_.assign(shapes.size(), PmLevel{});
+            for (std::size_t i = 0; i < shapes.size(); ++i) {
+                PmLevel& l = levels_[i];
+                l.width = shapes[i].width;
+                l.height = shapes[i].height;
+                const auto n = static_cast<std::size_t>(l.width) * l.height;
+                l.color = c.take<Rgba8>(n);
+                l.texture = c.take<std::uint8_t>(n);
+                l.hole = c.take<std::uint8_t>(n);
+                l.forbid = c.take<std::uint8_t>(n);
+                l.valid = c.take<std::uint8_t>(n);
+                for (int b = 0; b < 2; ++b) {
+                    l.nnf[b] = c.take<std::int32_t>(n);
+                    l.dist[b] = c.take<std::uint32_t>(n);
+                }
+            }
+            const auto n0 = static_cast<std::size_t>(w) * h;
+            scratch_ = c.take<std::uint8_t>(n0);
+            // [0, shapes) valid counts, [shapes, 2 shapes) first valid, [2 shapes] mismatches.
+            counters_ = c.take<unsigned long long>(2 * shapes.size() + 1);
+        };
+        Carver measure(nullptr);
+        layout(measure);
+        arena_ = arena_pool().take(measure.size());
+        Carver carver(arena_.data());
+        layout(carver);
+        buffer_.assign(shapes.size(), 0);
+    }
+
+    /// Dense copy of a pitched image of the level-0 size into `dst`.
+    void copy_2d(void* dst, const void* src, const std::size_t pitch, const std::size_t bytes,
+                 const cudaMemcpyKind kind) const {
+        const std::size_t row = static_cast<std::size_t>(problem_.image.width()) * bytes;
+        cuda_check(
+            cudaMemcpy2DAsync(dst, row, src, pitch, row,
+                              static_cast<std::size_t>(problem_.image.height()), kind, nullptr),
+            "copying the image for PatchMatch");
+    }
+
+    /// Level 0's valid centres, the texture, the pyramid, and the one read-back: which levels
+    /// have sources (and, for a device document, whether its hole matched).
+    void build(const bool check_hole) {
+        const int r = problem_.radius;
+        const MaskView valid = problem_.valid_source.view();
+        copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
+        const auto count = static_cast<std::size_t>(shapes_);
+        cuda_check(cudaMemsetAsync(counters_, 0, count * sizeof(unsigned long long), nullptr),
+                   "clearing counters");
+        cuda_check(
+            cudaMemsetAsync(counters_ + count, 0xff, count * sizeof(unsigned long long), nullptr),
+            "clearing counters");
+        if (!check_hole)
+            cuda_check(
+                cudaMemsetAsync(counters_ + 2 * count, 0, sizeof(unsigned long long), nullptr),
+                "clearing counters");
+        cuda_check(kernels::pm_launch_texture(levels_[0], scratch_, nullptr), "PatchMatch texture");
+        cuda_check(kernels::pm_launch_forbid0(levels_[0], scratch_, r, nullptr),
+                   "PatchMatch sources");
+        for (std::size_t i = 1; i < count; ++i)
+            cuda_check(
+                kernels::pm_launch_downsample(levels_[i - 1], levels_[i], scratch_, r, nullptr),
+                "PatchMatch pyramid");
+        for (std::size_t i = 0; i < count; ++i)
+            cuda_check(
+                kernels::pm_launch_stats(levels_[i], counters_ + i, counters_ + count + i, nullptr),
+                "PatchMatch sources");
+        std::vector<unsigned long long> host(2 * count + 1);
+        cuda_check(cudaMemcpy(host.data(), counters_, host.size() * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost),
+                   "reading the PatchMatch counters");
+        if (check_hole && host[2 * count] != 0) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "the coverage mask does not match the hole the problem was prepared for (" +
+                            std::to_string(host[2 * count]) + " pixels differ)");
+        }
+        int usable = 0;
+        for (std::size_t i = 0; i < count && host[i] > 0; ++i) {
+            levels_[i].fallback = static_cast<std::int32_t>(host[count + i]);
+            set_target_box(levels_[i], hole_box_at(problem_, static_cast<int>(i)), r);
+            ++usable;
+        }
+        set_levels(usable);
+        filled_.record(nullptr);
+    }
+
+    void start_level(const int level) override {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const int r = problem_.radius;
+        buffer_[static_cast<std::size_t>(level)] = 0;
+        const SearchRect box = hole_box_at(problem_, level);
+        if (level == levels() - 1) {
+            // Diffusion scratch: level 0's field memory, unused until level 0 starts, and large
+            // enough (16 bytes a pixel at level 0 against 6 at this level).
+            kernels::PmDiffuseScratch s;
+            Carver carver(reinterpret_cast<std::uint8_t*>(levels_[0].nnf[0]));
+            const auto n = static_cast<std::size_t>(l.width) * l.height;
+            for (int b = 0; b < 2; ++b) {
+                s.color[b] = carver.take<Rgba8>(n);
+                s.texture[b] = carver.take<std::uint8_t>(n);
+                s.known[b] = carver.take<std::uint8_t>(n);
+            }
+            const int steps =
+                patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
+            cuda_check(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
+                       "PatchMatch diffusion");
+            cuda_check(kernels::pm_launch_init(l, r, problem_.seed, level, nullptr),
+                       "PatchMatch initial field");
+            return;
+        }
+        const int coarse_buf = buffer_[static_cast<std::size_t>(level) + 1];
+        cuda_check(kernels::pm_launch_upsample_vote(
+                       l, levels_[static_cast<std::size_t>(level) + 1], coarse_buf, r,
+                       problem_.seed, level, rect_of(box), winner_take_all(level, 0), nullptr),
+                   "PatchMatch upsampling");
+    }
+
+    void iterate(const int level, const int iteration, const bool wta) override {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        int& cur = buffer_[static_cast<std::size_t>(level)];
+        PmPass passes[3];
+        for (int i = 0; i < 3; ++i) {
+            const int step = patchmatch_terms::kJumpSteps[i];
+            PmPass& pass = passes[i];
+            pass.src = cur;
+            pass.dst = 1 - cur;
+            pass.radius = problem_.radius;
+            pass.step = step;
+            pass.recompute = i == 0;
+            pass.random = step == 1;
+            // Global random search at the coarsest level, local refinement below it.
+            pass.span = level == levels() - 1
+                            ? std::max(l.width, l.height)
+                            : std::min(std::max(l.width, l.height), patchmatch_terms::kRefineSpan);
+            pass.seed = problem_.seed;
+            pass.level = level;
+            pass.iteration = iteration;
+            cur = 1 - cur;
+        }
+        cuda_check(kernels::pm_launch_iteration(l, passes, 3, rect_of(hole_box_at(problem_, level)),
+                                                wta, nullptr),
+                   "PatchMatch iteration");
+    }
+
+    void show(const int level) override {
+        cuda_check(kernels::pm_launch_compose(levels_[0], levels_[static_cast<std::size_t>(level)],
+                                              level, rect_of(hole_box_at(problem_, 0)), nullptr),
+                   "PatchMatch display");
+    }
+
+    DeviceBuffer<std::uint8_t> arena_;
+    DeviceBuffer<std::uint8_t> empty_pixels_;
+    std::vector<PmLevel> levels_;
+    std::vector<int> buffer_;
+    int shapes_ = 0;
+    std::uint8_t* scratch_ = nullptr;
+    unsigned long long* counters_ = nullptr;
+    // The last work on the pixels (default stream) and the last copy out of them (the caller's
+    // stream): copy_filled and advance order themselves after these on the device.
+    mutable OrderingEvent filled_;
+    mutable OrderingEvent copied_;
+};
+
+}  // namespace
+
+std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem problem) {
+    return std::make_unique<CudaPatchMatch>(std::move(problem));
+}
+
+std::unique_ptr<DeviceInpainter> make_patchmatch_device_inpainter(
+    const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
+    InpaintProblem problem) {
+    return std::make_unique<CudaPatchMatch>(pixels, coverage, std::move(problem));
+}
+
+}  // namespace lacuna::ops::detail

@@ -1,0 +1,146 @@
+// Internal: what the CPU and CUDA PatchMatch fillers share on the host: the pyramid's shapes and
+// boxes, the EM plan, and the step API driver (levels coarse to fine, iterations, progress,
+// cancel). The backends supply only "start a level", "one EM iteration" and "show".
+#pragma once
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/kernels/patchmatch_terms.h>
+#include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace lacuna::ops::detail {
+
+struct PmShape {
+    int width = 0;
+    int height = 0;
+};
+
+/// Level 0 is the image; each next level halves (rounding up) while its short side stays at least
+/// kMinCoarseSide. Levels without a valid source are dropped later by the caller.
+inline std::vector<PmShape> pyramid_shapes(const int width, const int height) {
+    std::vector<PmShape> shapes{{width, height}};
+    for (;;) {
+        const PmShape next{(shapes.back().width + 1) / 2, (shapes.back().height + 1) / 2};
+        if (std::min(next.width, next.height) < patchmatch_terms::kMinCoarseSide) break;
+        shapes.push_back(next);
+    }
+    return shapes;
+}
+
+/// The hole's box at `level` (coarse hole = any child, so the box just shifts).
+inline SearchRect hole_box_at(const InpaintProblem& problem, const int level) {
+    const SearchRect& b = problem.hole_box;
+    return {b.x0 >> level, b.y0 >> level, b.x1 >> level, b.y1 >> level};
+}
+
+/// Sets the level's target box: the hole box grown by the radius, clipped.
+inline void set_target_box(patchmatch_terms::PmLevel& l, const SearchRect& hole_box, const int r) {
+    l.box_x0 = std::max(0, hole_box.x0 - r);
+    l.box_y0 = std::max(0, hole_box.y0 - r);
+    l.box_x1 = std::min(l.width - 1, hole_box.x1 + r);
+    l.box_y1 = std::min(l.height - 1, hole_box.y1 + r);
+}
+
+/// EM iterations per level, index 0 = finest: 12 at the coarsest falling linearly to 4 at the
+/// finest; a single level gets 8.
+inline std::vector<int> em_plan(const int levels) {
+    std::vector<int> plan(static_cast<std::size_t>(levels));
+    if (levels == 1) {
+        plan[0] = 8;
+        return plan;
+    }
+    for (int l = 0; l < levels; ++l) plan[l] = 4 + (8 * l + (levels - 1) / 2) / (levels - 1);
+    return plan;
+}
+
+/// Lets patchmatch_field() read either backend's field.
+class PatchMatchFieldSource {
+  public:
+    virtual ~PatchMatchFieldSource() = default;
+    [[nodiscard]] virtual std::optional<PatchMatchField> field() const = 0;
+};
+
+/// The step API over a backend. `Base` is Inpainter (CPU) or DeviceInpainter (CUDA).
+template <class Base>
+class PatchMatchDriver : public Base, public PatchMatchFieldSource {
+  public:
+    InpaintProgress advance(const int iterations) override {
+        for (int i = 0; i < iterations && done_ < planned_; ++i) {
+            if (this->cancelled_.load()) {
+                show_current();
+                this->throw_if_cancelled();
+            }
+            // Which level and which of its iterations comes next.
+            int left = done_;
+            int level = levels_ - 1;
+            while (left >= plan_[level]) left -= plan_[level--];
+            if (left == 0) start_level(level);
+            iterate(level, left, winner_take_all(level, left));
+            current_level_ = level;
+            ++done_;
+        }
+        show_current();
+        return progress();
+    }
+
+    [[nodiscard]] InpaintProgress progress() const override {
+        InpaintProgress p;
+        p.total = problem_.hole_pixels;
+        p.iterations = done_;
+        if (planned_ == 0 || done_ >= planned_) {
+            p.filled = p.total;
+        } else {
+            // Proportional, but short of the total until the very last iteration.
+            p.filled = std::min(p.total - 1, p.total * done_ / planned_);
+        }
+        return p;
+    }
+    /// PatchMatch makes no per-patch decisions: always empty.
+    [[nodiscard]] std::vector<PatchChoice> history() const override { return {}; }
+    [[nodiscard]] const InpaintProblem& problem() const override { return problem_; }
+
+  protected:
+    explicit PatchMatchDriver(InpaintProblem problem) : problem_(std::move(problem)) {}
+
+    /// After the backend has built its pyramid: `levels` usable levels (0 for an empty hole).
+    void set_levels(const int levels) {
+        levels_ = levels;
+        plan_ = levels > 0 ? em_plan(levels) : std::vector<int>{};
+        planned_ = 0;
+        for (const int n : plan_) planned_ += n;
+    }
+    /// Winner-take-all at the finest level (and only in the last iteration when it is the only
+    /// level, so a single-level fill still gets weighted votes to converge on).
+    [[nodiscard]] bool winner_take_all(const int level, const int iteration) const {
+        return level == 0 && (levels_ > 1 || iteration == plan_[0] - 1);
+    }
+
+    /// The first iteration at `level` comes next: initialise its field and estimate.
+    virtual void start_level(int level) = 0;
+    /// One EM iteration: three field passes and the vote.
+    virtual void iterate(int level, int iteration, bool winner_take_all) = 0;
+    /// Makes the full-size image show `level`'s estimate in the hole.
+    virtual void show(int level) = 0;
+
+    [[nodiscard]] int levels() const { return levels_; }
+    [[nodiscard]] int current_level() const { return current_level_; }
+    [[nodiscard]] bool started() const { return done_ > 0; }
+
+    InpaintProblem problem_;
+
+  private:
+    void show_current() {
+        if (done_ > 0 && current_level_ > 0) show(current_level_);
+    }
+
+    int levels_ = 0;
+    std::vector<int> plan_;
+    int planned_ = 0;
+    int done_ = 0;
+    int current_level_ = 0;
+};
+
+}  // namespace lacuna::ops::detail

@@ -1,0 +1,63 @@
+// Launchers for PatchMatch completion (kernels/patchmatch.cu): one kernel per step of
+// patchmatch_terms.h, each a thin loop over its per-pixel function on the same schedule as the
+// CPU filler. Nothing here waits for the device; the caller reads back only what it must.
+#pragma once
+
+#include <lacuna/kernels/patchmatch_terms.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace lacuna::kernels {
+
+using patchmatch_terms::PmLevel;
+using patchmatch_terms::PmPass;
+
+/// An inclusive rectangle of pixels to run over.
+struct PmRect {
+    int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+};
+
+/// Level 0's texture channel (`gradient`: width × height bytes of scratch).
+cudaError_t pm_launch_texture(const PmLevel& l0, std::uint8_t* gradient, cudaStream_t stream);
+/// Level 0's forbidden pixels from its valid centres (`scratch`: width × height bytes).
+cudaError_t pm_launch_forbid0(const PmLevel& l0, std::uint8_t* scratch, int radius,
+                              cudaStream_t stream);
+/// `coarse` from `fine` (colour, texture, hole, forbid), then its valid centres.
+cudaError_t pm_launch_downsample(const PmLevel& fine, const PmLevel& coarse, std::uint8_t* scratch,
+                                 int radius, cudaStream_t stream);
+/// count[0] += number of valid centres, first[0] = min(first[0], lowest valid index): the caller
+/// zeroes count and sets first to all ones.
+cudaError_t pm_launch_stats(const PmLevel& l, unsigned long long* count, unsigned long long* first,
+                            cudaStream_t stream);
+/// The coarsest hole by diffusion, in one block (the level is small): scratch arrays of the
+/// level's size, two of each.
+struct PmDiffuseScratch {
+    Rgba8* color[2] = {nullptr, nullptr};
+    std::uint8_t* texture[2] = {nullptr, nullptr};
+    std::uint8_t* known[2] = {nullptr, nullptr};
+};
+cudaError_t pm_launch_diffuse(const PmLevel& l, PmRect hole_box, const PmDiffuseScratch& scratch,
+                              int steps, cudaStream_t stream);
+/// The coarsest level's initial field over its target box.
+cudaError_t pm_launch_init(const PmLevel& l, int radius, std::uint32_t seed, int level,
+                           cudaStream_t stream);
+/// A finer level's initial field from the coarse one, then the vote.
+cudaError_t pm_launch_upsample_vote(const PmLevel& fine, const PmLevel& coarse, int coarse_buf,
+                                    int radius, std::uint32_t seed, int level, PmRect hole_box,
+                                    bool winner_take_all, cudaStream_t stream);
+/// One EM iteration: the three passes of `passes` (src/dst alternating) and the vote from the
+/// last pass's buffer.
+cudaError_t pm_launch_iteration(const PmLevel& l, const PmPass* passes, int count, PmRect hole_box,
+                                bool winner_take_all, cudaStream_t stream);
+/// Level 0's hole shows `coarse` (level `shift`).
+cudaError_t pm_launch_compose(const PmLevel& fine, const PmLevel& coarse, int shift,
+                              PmRect hole_box, cudaStream_t stream);
+/// A device document's hole: hole[i] = coverage >= 128 (dense), and the number of pixels where
+/// that disagrees with `expected` (dense 0/1) added to *mismatches.
+cudaError_t pm_launch_coverage_hole(ImageView<const std::uint8_t> coverage,
+                                    const std::uint8_t* expected, std::uint8_t* hole,
+                                    unsigned long long* mismatches, cudaStream_t stream);
+
+}  // namespace lacuna::kernels

@@ -1,0 +1,479 @@
+// Multi-scale PatchMatch completion (Wexler, Shechtman & Irani 2007; Barnes et al. 2009; Newson
+// et al., IPOL 2017): every per-pixel step, written once for the CPU filler and the CUDA kernels.
+//
+// Both backends are thin loops over these functions on the same parallel schedule (each pass
+// reads one buffer and writes another, so the order in which pixels run does not matter), and
+// everything is integer: the hash random numbers, the patch distance, the vote weights and the
+// gathered vote with its rounding. So the CPU and the GPU produce the same field and the same
+// bytes, with no tolerance.
+//
+// Shared with CUDA (C++17, no std:: containers).
+#pragma once
+
+#include <lacuna/core/pixel.hpp>
+
+#include <cstdint>
+
+namespace lacuna::patchmatch_terms {
+
+/// The coarsest level is the last whose short side is still at least this (so 32..63 px).
+inline constexpr int kMinCoarseSide = 32;
+/// Texture: the mean gradient magnitude over a (2 × 2 + 1)² window of known pixels.
+inline constexpr int kTextureRadius = 2;
+/// The texture channel counts as two colour channels in the distance: enough that a smooth patch
+/// no longer matches foliage of the same mean colour.
+inline constexpr std::uint32_t kTextureWeight = 2;
+/// A gradient that cannot be measured (the pixel or a 4-neighbour is in the hole).
+inline constexpr std::uint8_t kNoGradient = 255;
+/// Random tries for an initial source before the level's fallback (its first valid centre).
+inline constexpr int kInitTries = 8;
+/// Random search below the coarsest level: windows from ± this (level pixels) down, around a
+/// match the coarser levels already searched globally.
+inline constexpr int kRefineSpan = 16;
+/// Jump-flooding steps of one EM iteration; the last pass also does the random search.
+inline constexpr int kJumpSteps[3] = {4, 2, 1};
+
+/// One pyramid level: dense width × height arrays (host vectors or device memory). Level 0 is the
+/// image itself; level L + 1 halves level L (rounding up).
+struct PmLevel {
+    int width = 0;
+    int height = 0;
+    Rgba8* color = nullptr;           ///< known pixels as given; hole pixels hold the estimate
+    std::uint8_t* texture = nullptr;  ///< texture channel, voted like the colour in the hole
+    std::uint8_t* hole = nullptr;     ///< 1 = to fill (coarse: any child is)
+    std::uint8_t* forbid = nullptr;   ///< 1 = no valid source patch may contain this pixel
+    std::uint8_t* valid = nullptr;    ///< 1 = a source patch centred here is complete and allowed
+    std::int32_t* nnf[2] = {nullptr, nullptr};    ///< source centre index, -1 = not a target
+    std::uint32_t* dist[2] = {nullptr, nullptr};  ///< the patch distance of nnf
+    /// Target box (inclusive): the hole's box grown by the patch radius, clipped. The field is
+    /// defined only inside it.
+    int box_x0 = 0, box_y0 = 0, box_x1 = -1, box_y1 = -1;
+    std::int32_t fallback = -1;  ///< the lowest valid centre index, for initial fields
+};
+
+LACUNA_HD int pm_min(const int a, const int b) {
+    return a < b ? a : b;
+}
+LACUNA_HD int pm_max(const int a, const int b) {
+    return a > b ? a : b;
+}
+
+LACUNA_HD bool in_box(const PmLevel& l, const int x, const int y) {
+    return x >= l.box_x0 && x <= l.box_x1 && y >= l.box_y0 && y <= l.box_y1;
+}
+
+/// Centres whose patch lies inside the level.
+LACUNA_HD bool interior(const PmLevel& l, const int x, const int y, const int r) {
+    return x >= r && y >= r && x + r < l.width && y + r < l.height;
+}
+
+// ---- Random numbers: a hash of (seed, level, iteration, x, y, k), no state ----
+
+LACUNA_HD std::uint32_t pm_mix(std::uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x7feb352dU;
+    h ^= h >> 15;
+    h *= 0x846ca68bU;
+    h ^= h >> 16;
+    return h;
+}
+
+LACUNA_HD std::uint32_t pm_hash(const std::uint32_t seed, const int level, const int iteration,
+                                const int x, const int y, const int k) {
+    std::uint32_t h = pm_mix(seed ^ 0x9e3779b9U);
+    h = pm_mix(h ^ static_cast<std::uint32_t>(level) * 0x85ebca6bU);
+    h = pm_mix(h ^ static_cast<std::uint32_t>(iteration) * 0xc2b2ae35U);
+    h = pm_mix(h ^ static_cast<std::uint32_t>(x) * 0x27d4eb2fU);
+    h = pm_mix(h ^ static_cast<std::uint32_t>(y) * 0x165667b1U);
+    return pm_mix(h ^ static_cast<std::uint32_t>(k) * 0x9e3779b1U);
+}
+
+/// Uniform in [lo, hi] (modulo bias is irrelevant here; determinism is what matters).
+LACUNA_HD int pm_uniform(const std::uint32_t h, const int lo, const int hi) {
+    return lo + static_cast<int>(h % static_cast<std::uint32_t>(hi - lo + 1));
+}
+
+// ---- Setup: texture, masks, pyramid ----
+
+LACUNA_HD int pm_luma(const Rgba8 p) {
+    return static_cast<int>((54u * p.r + 183u * p.g + 19u * p.b + 128u) >> 8);
+}
+
+LACUNA_HD int pm_abs(const int v) {
+    return v < 0 ? -v : v;
+}
+
+/// Central-difference gradient magnitude (L1, halved) of the luma, or kNoGradient where the pixel
+/// or a 4-neighbour is unknown: the hole must not leak a fake edge into the texture.
+LACUNA_HD std::uint8_t pm_gradient(const PmLevel& l, const int x, const int y) {
+    const int w = l.width, h = l.height;
+    const int xl = pm_max(x - 1, 0), xr = pm_min(x + 1, w - 1);
+    const int yu = pm_max(y - 1, 0), yd = pm_min(y + 1, h - 1);
+    const long long row = static_cast<long long>(y) * w;
+    if (l.hole[row + x] || l.hole[row + xl] || l.hole[row + xr] ||
+        l.hole[static_cast<long long>(yu) * w + x] || l.hole[static_cast<long long>(yd) * w + x])
+        return kNoGradient;
+    const int gx = pm_abs(pm_luma(l.color[row + xr]) - pm_luma(l.color[row + xl]));
+    const int gy = pm_abs(pm_luma(l.color[static_cast<long long>(yd) * w + x]) -
+                          pm_luma(l.color[static_cast<long long>(yu) * w + x]));
+    return static_cast<std::uint8_t>(pm_min((gx + gy) / 2, 254));
+}
+
+/// Texture at (x, y): the rounded mean of the measurable gradients in the window, 0 if none.
+LACUNA_HD std::uint8_t pm_texture(const std::uint8_t* gradient, const int w, const int h,
+                                  const int x, const int y) {
+    unsigned sum = 0, count = 0;
+    for (int yy = pm_max(y - kTextureRadius, 0); yy <= pm_min(y + kTextureRadius, h - 1); ++yy)
+        for (int xx = pm_max(x - kTextureRadius, 0); xx <= pm_min(x + kTextureRadius, w - 1);
+             ++xx) {
+            const std::uint8_t g = gradient[static_cast<long long>(yy) * w + xx];
+            if (g == kNoGradient) continue;
+            sum += g;
+            ++count;
+        }
+    return count == 0 ? 0 : static_cast<std::uint8_t>((sum + count / 2) / count);
+}
+
+/// 1 if any of src[x - r .. x + r] on row y is non-zero (clipped): the row half of a separable
+/// box "any" (dilation), used for the sampleable area and for valid centres.
+LACUNA_HD std::uint8_t pm_row_any(const std::uint8_t* src, const int w, const int x, const int y,
+                                  const int r) {
+    const std::uint8_t* row = src + static_cast<long long>(y) * w;
+    for (int xx = pm_max(x - r, 0); xx <= pm_min(x + r, w - 1); ++xx)
+        if (row[xx]) return 1;
+    return 0;
+}
+
+LACUNA_HD std::uint8_t pm_col_any(const std::uint8_t* src, const int w, const int h, const int x,
+                                  const int y, const int r) {
+    for (int yy = pm_max(y - r, 0); yy <= pm_min(y + r, h - 1); ++yy)
+        if (src[static_cast<long long>(yy) * w + x]) return 1;
+    return 0;
+}
+
+/// Level 0's forbidden pixels from its valid centres (`row_any` = pm_row_any of valid): a pixel
+/// no valid patch covers can never be copied, whether it is hole, never-sample or a sliver
+/// between them. Coarser levels inherit this, so never-sample areas need no mask of their own.
+LACUNA_HD void pm_forbid0_pixel(const PmLevel& l, const std::uint8_t* row_any, const int r,
+                                const int x, const int y) {
+    l.forbid[static_cast<long long>(y) * l.width + x] =
+        pm_col_any(row_any, l.width, l.height, x, y, r) ? 0 : 1;
+}
+
+/// A coarse level's valid centres (`row_any` = pm_row_any of forbid): inside, nothing forbidden.
+LACUNA_HD void pm_valid_pixel(const PmLevel& l, const std::uint8_t* row_any, const int r,
+                              const int x, const int y) {
+    l.valid[static_cast<long long>(y) * l.width + x] =
+        interior(l, x, y, r) && !pm_col_any(row_any, l.width, l.height, x, y, r) ? 1 : 0;
+}
+
+/// Coarse pixel (x, y) from its up to 2 × 2 children: the rounded mean colour and texture; hole
+/// and forbidden if any child is.
+LACUNA_HD void pm_downsample_pixel(const PmLevel& fine, const PmLevel& coarse, const int x,
+                                   const int y) {
+    unsigned r = 0, g = 0, b = 0, a = 0, t = 0, n = 0;
+    std::uint8_t hole = 0, forbid = 0;
+    for (int fy = 2 * y; fy <= pm_min(2 * y + 1, fine.height - 1); ++fy)
+        for (int fx = 2 * x; fx <= pm_min(2 * x + 1, fine.width - 1); ++fx) {
+            const long long i = static_cast<long long>(fy) * fine.width + fx;
+            const Rgba8 c = fine.color[i];
+            r += c.r;
+            g += c.g;
+            b += c.b;
+            a += c.a;
+            t += fine.texture[i];
+            hole |= fine.hole[i];
+            forbid |= fine.forbid[i];
+            ++n;
+        }
+    const long long o = static_cast<long long>(y) * coarse.width + x;
+    const unsigned half = n / 2;
+    coarse.color[o] =
+        Rgba8{static_cast<std::uint8_t>((r + half) / n), static_cast<std::uint8_t>((g + half) / n),
+              static_cast<std::uint8_t>((b + half) / n), static_cast<std::uint8_t>((a + half) / n)};
+    coarse.texture[o] = static_cast<std::uint8_t>((t + half) / n);
+    coarse.hole[o] = hole;
+    coarse.forbid[o] = forbid;
+}
+
+/// A target patch (one the field covers) is centred in the box with a hole pixel in its patch.
+LACUNA_HD bool pm_is_target(const PmLevel& l, const int x, const int y, const int r) {
+    if (!in_box(l, x, y)) return false;
+    for (int yy = pm_max(y - r, 0); yy <= pm_min(y + r, l.height - 1); ++yy) {
+        const std::uint8_t* row = l.hole + static_cast<long long>(yy) * l.width;
+        for (int xx = pm_max(x - r, 0); xx <= pm_min(x + r, l.width - 1); ++xx)
+            if (row[xx]) return true;
+    }
+    return false;
+}
+
+// ---- Initialisation of the coarsest level: diffusion into the hole ----
+
+/// One Jacobi step of the diffusion that initialises the coarsest hole: a hole pixel becomes the
+/// rounded mean of its 4-neighbours known in the previous step (known pixels never change). The
+/// fill grows in from the border of the hole and then smooths.
+LACUNA_HD void pm_diffuse_pixel(const PmLevel& l, const Rgba8* color_in, const std::uint8_t* tex_in,
+                                const std::uint8_t* known_in, Rgba8* color_out,
+                                std::uint8_t* tex_out, std::uint8_t* known_out, const int x,
+                                const int y) {
+    const long long p = static_cast<long long>(y) * l.width + x;
+    if (!l.hole[p]) return;
+    unsigned r = 0, g = 0, b = 0, a = 0, t = 0, n = 0;
+    const int dx[4] = {-1, 1, 0, 0};
+    const int dy[4] = {0, 0, -1, 1};
+    for (int k = 0; k < 4; ++k) {
+        const int nx = x + dx[k], ny = y + dy[k];
+        if (nx < 0 || ny < 0 || nx >= l.width || ny >= l.height) continue;
+        const long long q = static_cast<long long>(ny) * l.width + nx;
+        if (!known_in[q]) continue;
+        r += color_in[q].r;
+        g += color_in[q].g;
+        b += color_in[q].b;
+        a += color_in[q].a;
+        t += tex_in[q];
+        ++n;
+    }
+    if (n == 0) {
+        color_out[p] = color_in[p];
+        tex_out[p] = tex_in[p];
+        known_out[p] = known_in[p];
+        return;
+    }
+    const unsigned half = n / 2;
+    color_out[p] =
+        Rgba8{static_cast<std::uint8_t>((r + half) / n), static_cast<std::uint8_t>((g + half) / n),
+              static_cast<std::uint8_t>((b + half) / n), static_cast<std::uint8_t>((a + half) / n)};
+    tex_out[p] = static_cast<std::uint8_t>((t + half) / n);
+    known_out[p] = 1;
+}
+
+/// Diffusion steps for a coarsest hole box of bw × bh: enough to reach and smooth every pixel of
+/// any reasonable hole shape.
+LACUNA_HD int pm_diffusion_steps(const int bw, const int bh) {
+    return pm_max(16, 2 * (bw + bh));
+}
+
+// ---- The patch distance ----
+
+/// Sum of squared differences of colour (r, g, b) and texture (weighted) between the target patch
+/// at (tx, ty), clipped to the level, and the source patch at (sx, sy), which is interior. Stops
+/// as soon as the sum reaches `bound` (returning a value >= bound): a candidate is accepted only
+/// when strictly better, so stopping early never changes a decision.
+LACUNA_HD std::uint32_t pm_distance(const PmLevel& l, const int tx, const int ty, const int sx,
+                                    const int sy, const int r, const std::uint32_t bound) {
+    const int x0 = pm_max(-r, -tx), x1 = pm_min(r, l.width - 1 - tx);
+    const int y0 = pm_max(-r, -ty), y1 = pm_min(r, l.height - 1 - ty);
+    std::uint32_t sum = 0;
+    for (int dy = y0; dy <= y1; ++dy) {
+        const long long trow = static_cast<long long>(ty + dy) * l.width + tx;
+        const long long srow = static_cast<long long>(sy + dy) * l.width + sx;
+        for (int dx = x0; dx <= x1; ++dx) {
+            const Rgba8 a = l.color[trow + dx];
+            const Rgba8 b = l.color[srow + dx];
+            const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+            const int dt = l.texture[trow + dx] - l.texture[srow + dx];
+            sum += static_cast<std::uint32_t>(dr * dr + dg * dg + db * db) +
+                   kTextureWeight * static_cast<std::uint32_t>(dt * dt);
+        }
+        if (sum >= bound) return sum;
+    }
+    return sum;
+}
+
+/// Whether centre (x, y) may be a source.
+LACUNA_HD bool pm_candidate_ok(const PmLevel& l, const int x, const int y, const int r) {
+    return interior(l, x, y, r) && l.valid[static_cast<long long>(y) * l.width + x] != 0;
+}
+
+/// A deterministic initial source for target (x, y): a few hashed random centres, then the
+/// level's fallback (always valid).
+LACUNA_HD std::int32_t pm_random_source(const PmLevel& l, const int r, const std::uint32_t seed,
+                                        const int level, const int x, const int y) {
+    for (int k = 0; k < kInitTries; ++k) {
+        const int sx = pm_uniform(pm_hash(seed, level, -1, x, y, 2 * k), r, l.width - 1 - r);
+        const int sy = pm_uniform(pm_hash(seed, level, -1, x, y, 2 * k + 1), r, l.height - 1 - r);
+        if (pm_candidate_ok(l, sx, sy, r)) return sy * l.width + sx;
+    }
+    return l.fallback;
+}
+
+/// The coarsest level's initial field (buffer 0): random valid sources for targets, -1 elsewhere
+/// in the box. Distances are computed by the first pass.
+LACUNA_HD void pm_init_pixel(const PmLevel& l, const int r, const std::uint32_t seed,
+                             const int level, const int x, const int y) {
+    const long long p = static_cast<long long>(y) * l.width + x;
+    l.nnf[0][p] = pm_is_target(l, x, y, r) ? pm_random_source(l, r, seed, level, x, y) : -1;
+    l.dist[0][p] = 0;
+}
+
+/// A finer level's initial field (buffer 0) from the coarse one (buffer `coarse_buf`): the coarse
+/// source of the parent, doubled plus this pixel's offset in its parent, if valid here. The
+/// parent's distance stands in (for the first vote's weights) until the first pass recomputes it.
+LACUNA_HD void pm_upsample_pixel(const PmLevel& fine, const PmLevel& coarse, const int coarse_buf,
+                                 const int r, const std::uint32_t seed, const int level,
+                                 const int x, const int y) {
+    const long long p = static_cast<long long>(y) * fine.width + x;
+    if (!pm_is_target(fine, x, y, r)) {
+        fine.nnf[0][p] = -1;
+        fine.dist[0][p] = 0;
+        return;
+    }
+    const int px = x / 2, py = y / 2;
+    std::int32_t source = -1;
+    std::uint32_t dist = 0;
+    if (in_box(coarse, px, py)) {
+        const long long parent = static_cast<long long>(py) * coarse.width + px;
+        const std::int32_t q = coarse.nnf[coarse_buf][parent];
+        if (q >= 0) {
+            dist = coarse.dist[coarse_buf][parent];
+            const int sx = 2 * (q % coarse.width) + (x & 1);
+            const int sy = 2 * (q / coarse.width) + (y & 1);
+            const int cx = pm_min(pm_max(sx, r), fine.width - 1 - r);
+            const int cy = pm_min(pm_max(sy, r), fine.height - 1 - r);
+            if (pm_candidate_ok(fine, cx, cy, r)) source = cy * fine.width + cx;
+        }
+    }
+    if (source < 0) source = pm_random_source(fine, r, seed, level, x, y);
+    fine.nnf[0][p] = source;
+    fine.dist[0][p] = dist;
+}
+
+// ---- One field pass: propagation (jump flooding) and random search ----
+
+struct PmPass {
+    int src = 0;  ///< field buffer read
+    int dst = 1;  ///< field buffer written
+    int radius = 4;
+    int step = 1;            ///< jump: the 4 neighbours at ± step
+    bool recompute = false;  ///< the image changed since the distances were measured
+    bool random = false;     ///< then the random search around the best
+    int span = 1;            ///< the random search's first window is ± span
+    std::uint32_t seed = 1;
+    int level = 0;
+    int iteration = 0;  ///< within the level
+};
+
+/// One target pixel of a pass (Jacobi: reads buffer src only, writes dst). The candidates, in a
+/// fixed order: the current source; each neighbour's source shifted back by the jump; then random
+/// centres in windows halving from the level's size around the best so far. Strictly better wins.
+LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, const int y) {
+    const long long p = static_cast<long long>(y) * l.width + x;
+    std::int32_t best = l.nnf[pass.src][p];
+    if (best < 0) {
+        l.nnf[pass.dst][p] = -1;
+        l.dist[pass.dst][p] = 0;
+        return;
+    }
+    const int r = pass.radius;
+    const int w = l.width;
+    int bx = best % w, by = best / w;
+    std::uint32_t bd =
+        pass.recompute ? pm_distance(l, x, y, bx, by, r, 0xffffffffU) : l.dist[pass.src][p];
+    const int jx[4] = {-pass.step, pass.step, 0, 0};
+    const int jy[4] = {0, 0, -pass.step, pass.step};
+    for (int k = 0; k < 4; ++k) {
+        const int nx = x + jx[k], ny = y + jy[k];
+        if (!in_box(l, nx, ny)) continue;
+        const std::int32_t q = l.nnf[pass.src][static_cast<long long>(ny) * w + nx];
+        if (q < 0) continue;
+        const int sx = q % w - jx[k], sy = q / w - jy[k];
+        if (!pm_candidate_ok(l, sx, sy, r)) continue;
+        const std::int32_t c = sy * w + sx;
+        if (c == best) continue;
+        const std::uint32_t d = pm_distance(l, x, y, sx, sy, r, bd);
+        if (d < bd) best = c, bd = d, bx = sx, by = sy;
+    }
+    if (pass.random) {
+        int k = 0;
+        for (int span = pass.span; span >= 1; span /= 2, ++k) {
+            const int sx = pm_uniform(pm_hash(pass.seed, pass.level, pass.iteration, x, y, 2 * k),
+                                      bx - span, bx + span);
+            const int sy =
+                pm_uniform(pm_hash(pass.seed, pass.level, pass.iteration, x, y, 2 * k + 1),
+                           by - span, by + span);
+            if (!pm_candidate_ok(l, sx, sy, r)) continue;
+            const std::int32_t c = sy * w + sx;
+            if (c == best) continue;
+            const std::uint32_t d = pm_distance(l, x, y, sx, sy, r, bd);
+            if (d < bd) best = c, bd = d, bx = sx, by = sy;
+        }
+    }
+    l.nnf[pass.dst][p] = best;
+    l.dist[pass.dst][p] = bd;
+}
+
+// ---- Voting ----
+
+/// Integer vote weight from a patch distance: 2^16 / (16 + mean squared error per pixel), so
+/// 1..4096; a good match outweighs a poor one by orders of magnitude, as exp(-d / σ²) would.
+LACUNA_HD std::uint32_t pm_weight(const std::uint32_t dist, const int r) {
+    const std::uint32_t area = static_cast<std::uint32_t>((2 * r + 1) * (2 * r + 1));
+    const std::uint32_t w = 65536U / (16U + dist / area);
+    return w == 0 ? 1U : w;
+}
+
+/// Hole pixel (x, y) gathers what every target patch covering it proposes (the pixel at the same
+/// offset in its source patch): the weighted mean with rounding, or with `winner_take_all` the
+/// proposal of greatest weight (first in scan order of the offsets on ties). Sources are never
+/// hole pixels, so voting in place reads nothing it writes.
+LACUNA_HD void pm_vote_pixel(const PmLevel& l, const int buf, const int r,
+                             const bool winner_take_all, const int x, const int y) {
+    const int w = l.width;
+    const long long p = static_cast<long long>(y) * w + x;
+    if (!l.hole[p]) return;
+    unsigned long long sr = 0, sg = 0, sb = 0, sa = 0, st = 0, sw = 0;
+    std::uint32_t best_w = 0, best_d = 0;
+    long long best_at = -1;
+    for (int dy = -r; dy <= r; ++dy) {
+        const int cy = y - dy;
+        if (cy < 0 || cy >= l.height) continue;
+        for (int dx = -r; dx <= r; ++dx) {
+            const int cx = x - dx;
+            if (cx < 0 || cx >= w) continue;
+            const long long c = static_cast<long long>(cy) * w + cx;
+            const std::int32_t q = l.nnf[buf][c];
+            if (q < 0) continue;
+            const long long s = static_cast<long long>(q / w + dy) * w + (q % w + dx);
+            if (winner_take_all) {
+                // The weight never grows with the distance: only a smaller distance can win, and
+                // skipping the division for the others changes nothing.
+                const std::uint32_t d = l.dist[buf][c];
+                if (best_at >= 0 && d >= best_d) continue;
+                const std::uint32_t wt = pm_weight(d, r);
+                if (wt > best_w) best_w = wt, best_at = s, best_d = d;
+                continue;
+            }
+            const std::uint32_t wt = pm_weight(l.dist[buf][c], r);
+            const Rgba8 v = l.color[s];
+            sr += static_cast<unsigned long long>(wt) * v.r;
+            sg += static_cast<unsigned long long>(wt) * v.g;
+            sb += static_cast<unsigned long long>(wt) * v.b;
+            sa += static_cast<unsigned long long>(wt) * v.a;
+            st += static_cast<unsigned long long>(wt) * l.texture[s];
+            sw += wt;
+        }
+    }
+    if (winner_take_all) {
+        if (best_at < 0) return;
+        l.color[p] = l.color[best_at];
+        l.texture[p] = l.texture[best_at];
+        return;
+    }
+    if (sw == 0) return;
+    const unsigned long long half = sw / 2;
+    l.color[p] = Rgba8{
+        static_cast<std::uint8_t>((sr + half) / sw), static_cast<std::uint8_t>((sg + half) / sw),
+        static_cast<std::uint8_t>((sb + half) / sw), static_cast<std::uint8_t>((sa + half) / sw)};
+    l.texture[p] = static_cast<std::uint8_t>((st + half) / sw);
+}
+
+/// What the editor shows while a coarse level is being filled: level 0's hole pixels take the
+/// coarse estimate (nearest, level `shift`). Level 0's hole is rewritten by its own first vote.
+LACUNA_HD void pm_compose_pixel(const PmLevel& fine, const PmLevel& coarse, const int shift,
+                                const int x, const int y) {
+    const long long p = static_cast<long long>(y) * fine.width + x;
+    if (!fine.hole[p]) return;
+    fine.color[p] = coarse.color[static_cast<long long>(y >> shift) * coarse.width + (x >> shift)];
+}
+
+}  // namespace lacuna::patchmatch_terms
