@@ -2,7 +2,6 @@
 // and shows the command-line tool's help instead of failing inside Qt.
 #include "main_window.hpp"
 
-
 #include <QApplication>
 #include <QIcon>
 #include <QSurfaceFormat>

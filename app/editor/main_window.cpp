@@ -169,13 +169,22 @@ void MainWindow::build_object_removal_dock() {
                                                                           : "action_tool_brush"))
             action->setChecked(true);
         session_->remove_object().set_erase(tool == CanvasTool::Eraser);
+        session_->remove_object().set_layer(removal_panel_->layer());
         session_->select(session::ToolKind::RemoveObject);
-        canvas_->set_layer(MaskLayer::Fill);
+        canvas_->set_layer(removal_panel_->layer());
         canvas_->set_tool(tool);
         canvas_->document_changed();
     });
     connect(removal_panel_, &ObjectRemovalPanel::brush_changed, this, set_brush);
     connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
+    connect(removal_panel_, &ObjectRemovalPanel::fill_again_requested, this,
+            &MainWindow::fill_again);
+    connect(removal_panel_, &ObjectRemovalPanel::layer_changed, this,
+            [this](const MaskLayer layer) {
+                session_->remove_object().set_layer(layer);
+                canvas_->set_layer(layer);
+                canvas_->update();
+            });
     connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
     connect(removal_panel_, &ObjectRemovalPanel::clear_mask_requested, this, [this] {
         session_->remove_object().clear_mask();
@@ -352,6 +361,19 @@ bool MainWindow::start_fill() {
     return true;
 }
 
+bool MainWindow::fill_again() {
+    session::RemoveObjectTool& tool = session_->remove_object();
+    if (!tool.fill_again()) {
+        removal_panel_->show_fill_idle(QString::fromStdString(tool.message()));
+        return false;
+    }
+    fill_was_running_ = true;
+    removal_panel_->show_fill_running(0, tool.fill_progress().total);
+    poll_timer_->setInterval(0);
+    canvas_->update();
+    return true;
+}
+
 void MainWindow::cancel_fill() {
     session::RemoveObjectTool& tool = session_->remove_object();
     if (!tool.fill_running()) return;
@@ -373,6 +395,7 @@ void MainWindow::poll() {
         poll_timer_->setInterval(15);
         const QString message = QString::fromStdString(fill.message());
         removal_panel_->show_fill_idle(message);
+        removal_panel_->set_fill_again_enabled(fill.can_fill_again());
         statusBar()->showMessage(message, 8000);
     }
     const session::RetargetTool::Progress progress = session_->retarget().progress();
@@ -416,6 +439,7 @@ void MainWindow::document_changed() {
         panel_source_h_ = document.height();
     }
     histogram_panel_->refresh();
+    removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());
     canvas_->document_changed();
 }

@@ -62,6 +62,8 @@ class MainWindow : public QMainWindow {
     /// (with a message) when there is nothing to fill or the fill cannot start.
     bool start_fill();
     void cancel_fill();
+    /// Undoes the last fill and fills again with the next seed.
+    bool fill_again();
     [[nodiscard]] bool fill_running() const;
 
   signals:

@@ -87,6 +87,16 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     hardness_row->addWidget(hardness_);
     hardness_row->addWidget(hardness_value_);
     form->addRow(tr("Hardness"), hardness_row);
+    // The sampling-area brush: the same brush paints either what to remove or where the fill
+    // must never copy from (blue).
+    target_ = new QComboBox;
+    target_->setObjectName("mask_target");
+    target_->addItem(tr("What to remove"), static_cast<int>(MaskLayer::Fill));
+    target_->addItem(tr("Never copy from here"), static_cast<int>(MaskLayer::NeverSample));
+    target_->setToolTip(
+        tr("Red: the object to remove. Blue: areas the fill must not copy "
+           "from (a person next to the wall, a flag in the sky)."));
+    form->addRow(tr("Paint"), target_);
     mask_layout->addLayout(form);
     auto* clear = new QPushButton(tr("Clear Mask"));
     mask_layout->addWidget(clear);
@@ -94,6 +104,20 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
 
     auto* fill_box = new QGroupBox(tr("Fill"));
     auto* fill_form = new QFormLayout(fill_box);
+    const ops::ParamSpec& method = ops::param(ops::inpaint_param_specs(), "method");
+    method_ = new QComboBox;
+    method_->setObjectName("fill_method");
+    for (std::size_t i = 0; i < method.choices.size(); ++i) {
+        const auto value = ops::parse_inpaint_method(std::string(method.choices[i]));
+        if (!value) continue;
+        method_->addItem(*value == ops::InpaintMethod::PatchMatch
+                             ? tr("PatchMatch (whole hole, coarse to fine)")
+                             : tr("Criminisi (patch by patch from the border)"),
+                         static_cast<int>(*value));
+    }
+    method_->setCurrentIndex(method_->findData(static_cast<int>(method.default_value)));
+    method_->setToolTip(text(method.help));
+    fill_form->addRow(text(method.label), method_);
     const ops::ParamSpec& patch = ops::param(ops::inpaint_param_specs(), "patch");
     patch_ = new QSpinBox;
     patch_->setRange(static_cast<int>(patch.min), static_cast<int>(patch.max));
@@ -113,8 +137,13 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     fill_->setDefault(true);
     cancel_ = new QPushButton(tr("Cancel"));
     cancel_->setEnabled(false);
+    again_ = new QPushButton(tr("Fill Again"));
+    again_->setObjectName("fill_again_button");
+    again_->setToolTip(tr("Undo the last fill and fill once more with another seed"));
+    again_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(fill_);
+    buttons->addWidget(again_);
     buttons->addWidget(cancel_);
     fill_form->addRow(buttons);
     progress_ = new QProgressBar;
@@ -138,6 +167,8 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     hardness_->setValue(settings.value("remove_object/hardness", hardness_->value()).toInt());
     patch_->setValue(settings.value("remove_object/patch", patch_->value()).toInt());
     search_->setCurrentIndex(settings.value("remove_object/search", 0).toInt());
+    method_->setCurrentIndex(
+        settings.value("remove_object/method", method_->currentIndex()).toInt());
     const auto emit_brush = [this] {
         size_value_->setText(tr("%1 px").arg(size_->value()));
         hardness_value_->setText(tr("%1 %").arg(hardness_->value()));
@@ -150,6 +181,14 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
             [](const int value) { QSettings().setValue("remove_object/patch", value); });
     connect(search_, &QComboBox::currentIndexChanged, this,
             [](const int index) { QSettings().setValue("remove_object/search", index); });
+    connect(method_, &QComboBox::currentIndexChanged, this,
+            [](const int index) { QSettings().setValue("remove_object/method", index); });
+    connect(target_, &QComboBox::currentIndexChanged, this, [this] {
+        emit layer_changed(layer());
+        // Painting either mask needs the brush.
+        if (tool() == CanvasTool::Pan) set_tool(CanvasTool::Brush);
+    });
+    connect(again_, &QPushButton::clicked, this, &ObjectRemovalPanel::fill_again_requested);
     connect(size_, &QSlider::valueChanged, this, emit_brush);
     connect(hardness_, &QSlider::valueChanged, this, emit_brush);
     emit_brush();
@@ -177,8 +216,17 @@ ops::BrushSettings ObjectRemovalPanel::brush() const {
     return brush;
 }
 
+MaskLayer ObjectRemovalPanel::layer() const {
+    return static_cast<MaskLayer>(target_->currentData().toInt());
+}
+
+void ObjectRemovalPanel::set_fill_again_enabled(const bool on) {
+    again_->setEnabled(on);
+}
+
 ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     ops::InpaintParams params;
+    params.method = static_cast<ops::InpaintMethod>(method_->currentData().toInt());
     params.patch = patch_->value() | 1;
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
@@ -192,6 +240,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
 
 void ObjectRemovalPanel::show_fill_running(const std::int64_t filled, const std::int64_t total) {
     fill_->setEnabled(false);
+    again_->setEnabled(false);
     cancel_->setEnabled(true);
     progress_->setValue(total > 0 ? static_cast<int>(1000 * filled / total) : 0);
     progress_->setFormat(tr("%1 of %2 pixels").arg(filled).arg(total));

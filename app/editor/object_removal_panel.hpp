@@ -16,9 +16,14 @@ class QPushButton;
 class QSlider;
 class QSpinBox;
 
+namespace lacuna::session {
+enum class MaskLayer;
+}
+
 namespace lacuna::editor {
 
 enum class CanvasTool;
+using session::MaskLayer;
 
 class ObjectRemovalPanel : public QWidget {
     Q_OBJECT
@@ -28,6 +33,9 @@ class ObjectRemovalPanel : public QWidget {
     [[nodiscard]] CanvasTool tool() const;
     void set_tool(CanvasTool tool);
     [[nodiscard]] ops::BrushSettings brush() const;
+    /// The mask the brush paints: what to remove, or where never to copy from.
+    [[nodiscard]] MaskLayer layer() const;
+    void set_fill_again_enabled(bool on);
     /// Patch size and search area for the next fill.
     [[nodiscard]] ops::InpaintParams fill_params() const;
 
@@ -43,6 +51,8 @@ class ObjectRemovalPanel : public QWidget {
     void tool_changed(lacuna::editor::CanvasTool tool);
     void brush_changed(const lacuna::ops::BrushSettings& brush);
     void fill_requested();
+    void fill_again_requested();
+    void layer_changed(lacuna::session::MaskLayer layer);
     void cancel_requested();
     void clear_mask_requested();
 
@@ -53,6 +63,9 @@ class ObjectRemovalPanel : public QWidget {
     QLabel* size_value_ = nullptr;
     QLabel* hardness_value_ = nullptr;
     QSpinBox* patch_ = nullptr;
+    QComboBox* method_ = nullptr;
+    QComboBox* target_ = nullptr;
+    QPushButton* again_ = nullptr;
     QComboBox* search_ = nullptr;
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;

@@ -18,10 +18,10 @@
 
 namespace lacuna::session {
 
-/// The masks a document has: what object removal fills, and what seam carving must keep or take
-/// first.
-enum class MaskLayer { Fill = 0, Protect = 1, CarveRemove = 2 };
-inline constexpr int kMaskLayers = 3;
+/// The masks a document has: what object removal fills and where it must not copy from, and what
+/// seam carving must keep or take first.
+enum class MaskLayer { Fill = 0, Protect = 1, CarveRemove = 2, NeverSample = 3 };
+inline constexpr int kMaskLayers = 4;
 
 /// A document's samples. The design admits 8-bit, 16-bit and float samples with 1, 3 or 4
 /// channels (measurement images); this editor opens 8-bit RGBA, and the other formats are

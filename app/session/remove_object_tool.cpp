@@ -47,7 +47,7 @@ std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
 
 bool RemoveObjectTool::press(const Pointer& p) {
     if (session_.document().empty()) return false;
-    stroke_.begin(session_, MaskLayer::Fill, brush_, p.x, p.y);
+    stroke_.begin(session_, layer_, brush_, p.x, p.y);
     return true;
 }
 
@@ -73,7 +73,7 @@ void RemoveObjectTool::deactivate() {
 
 Overlay RemoveObjectTool::overlay() const {
     Overlay o;
-    o.mask_layer = static_cast<int>(MaskLayer::Fill);
+    o.mask_layer = static_cast<int>(layer_);
     o.brush_ring = true;
     o.brush_radius = brush_.radius;
     return o;
@@ -81,15 +81,15 @@ Overlay RemoveObjectTool::overlay() const {
 
 void RemoveObjectTool::clear_mask() {
     const Document& document = session_.document();
-    if (document.empty() || !document.mask_painted(MaskLayer::Fill)) return;
+    if (document.empty() || !document.mask_painted(layer_)) return;
     const PixelRect all{0, 0, document.width() - 1, document.height() - 1};
     Edit edit;
     edit.label = "Clear Mask";
     edit.rect = all;
-    edit.layer = MaskLayer::Fill;
-    edit.before.mask = clone(document.mask(MaskLayer::Fill).view());
+    edit.layer = layer_;
+    edit.before.mask = clone(document.mask(layer_).view());
     edit.after.mask = Mask(document.width(), document.height(), 0);
-    session_.document().clear_mask(MaskLayer::Fill, all);
+    session_.document().clear_mask(layer_, all);
     session_.push(std::move(edit));
     session_.frame_changed();
 }
@@ -104,10 +104,14 @@ bool RemoveObjectTool::start_fill() {
         message_ = "Nothing to fill: choose the Brush and paint over what should go.";
         return false;
     }
+    // The sampling-area brush: where sources must not come from.
+    ops::InpaintParams params = fill_params_;
+    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
+                              ? &document.mask(MaskLayer::NeverSample)
+                              : nullptr;
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
-        ops::InpaintProblem problem =
-            ops::prepare_inpaint(document.pixels().view(), hole, fill_params_);
+        ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole, params);
         device_filler_ = nullptr;
         if (document.on_device()) {
             const bool ok = session_.guarded([&] {
@@ -122,7 +126,7 @@ bool RemoveObjectTool::start_fill() {
             if (!ok) return start_fill();
             device_ = "GPU";
         } else {
-            filler_ = ops::make_inpainter(document.pixels().view(), hole, fill_params_,
+            filler_ = ops::make_inpainter(document.pixels().view(), hole, params,
                                           ops::InpaintImplementation::Fast);
             device_ = "CPU";
         }
@@ -218,11 +222,29 @@ void RemoveObjectTool::finish() {
     edit.after.pixels = copy_region(document.pixels(), fill_rect_);
     edit.after.mask = Mask(fill_rect_.width(), fill_rect_.height(), 0);
     session_.push(std::move(edit));
+    last_fill_index_ = static_cast<std::size_t>(session_.history().index());
     session_.frame_changed();
     std::ostringstream text;
     text << "Filled " << progress.total << " pixels with " << progress.iterations << " patches in "
          << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     message_ = text.str();
+}
+
+bool RemoveObjectTool::can_fill_again() const {
+    return !filler_ && last_fill_index_ > 0 &&
+           static_cast<std::size_t>(session_.history().index()) == last_fill_index_;
+}
+
+bool RemoveObjectTool::fill_again() {
+    if (!can_fill_again()) {
+        message_ = "Fill again works right after a fill: paint and Fill first.";
+        return false;
+    }
+    // The fill's undo puts the picture and the mask back; the next seed gives another result.
+    if (!session_.undo()) return false;
+    last_fill_index_ = 0;
+    ++fill_params_.seed;
+    return start_fill();
 }
 
 void RemoveObjectTool::cancel_fill() {

@@ -32,6 +32,10 @@ class RemoveObjectTool final : public Tool {
     [[nodiscard]] Overlay overlay() const override;
 
     void set_brush(const ops::BrushSettings& brush) { brush_ = brush; }
+    /// Which mask the brush paints: what to remove (Fill), or where the fill must never copy
+    /// from (NeverSample, the sampling-area brush).
+    void set_layer(MaskLayer layer) { layer_ = layer; }
+    [[nodiscard]] MaskLayer layer() const { return layer_; }
     [[nodiscard]] const ops::BrushSettings& brush() const { return brush_; }
     /// Brush or eraser.
     void set_erase(bool erase) { brush_.erase = erase; }
@@ -39,6 +43,11 @@ class RemoveObjectTool final : public Tool {
     /// Clears the whole fill mask as one undoable edit (nothing when it is empty).
     void clear_mask();
 
+    /// Undoes the last fill and fills the same mask again with the next seed (PatchMatch: another
+    /// result to choose from). False with message() when the last edit is not a fill.
+    bool fill_again();
+    [[nodiscard]] bool can_fill_again() const;
+    [[nodiscard]] const ops::InpaintParams& fill_params() const { return fill_params_; }
     /// Starts filling the pixels whose coverage is at least one half. False with message()
     /// when there is nothing to fill or the fill cannot start.
     bool start_fill();
@@ -68,7 +77,9 @@ class RemoveObjectTool final : public Tool {
 
     Session& session_;
     ops::BrushSettings brush_;
+    MaskLayer layer_ = MaskLayer::Fill;
     ops::InpaintParams fill_params_;
+    std::size_t last_fill_index_ = 0;  ///< history index just after the last fill (0: none)
     MaskStroke stroke_;
     bool pointer_inside_ = false;
     double pointer_x_ = 0, pointer_y_ = 0;
