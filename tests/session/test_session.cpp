@@ -238,6 +238,56 @@ class TestSession : public QObject {
         QCOMPARE(s.history().count(), 2);
     }
 
+    // The sampling-area brush and Fill Again, with PatchMatch: the fill equals the engine's with
+    // the painted never-sample mask, and Fill Again gives the next seed's result in place of the
+    // last one.
+    void never_sample_brush_and_fill_again() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::RemoveObject);
+        session::RemoveObjectTool& tool = s.remove_object();
+        ops::InpaintParams params;
+        params.method = ops::InpaintMethod::PatchMatch;
+        params.seed = 7;
+        tool.set_fill_params(params);
+        tool.set_brush({14, 1.0, false});
+        stroke(tool, {{170, 80}, {195, 80}, {195, 100}, {170, 100}, {182, 92}});
+        tool.set_layer(MaskLayer::NeverSample);
+        QCOMPARE(tool.overlay().mask_layer.value_or(-1), static_cast<int>(MaskLayer::NeverSample));
+        tool.set_brush({20, 1.0, false});
+        stroke(tool, {{120, 60}, {120, 140}});
+        const Mask never = clone(s.document().mask(MaskLayer::NeverSample).view());
+        QVERIFY(count_selected(never.view()) > 0);
+        QCOMPARE(s.history().count(), 2);
+        Mask hole(kW, kH, 0);
+        const Mask& coverage = s.document().mask(MaskLayer::Fill);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+
+        QVERIFY(tool.start_fill());
+        while (tool.fill_running()) tool.advance(64);
+        params.never_sample = &never;
+        const ops::InpaintResult seven =
+            ops::inpaint(photo_.view(), hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), seven.image.view()));
+        QCOMPARE(s.history().count(), 3);
+        QVERIFY(tool.can_fill_again());
+
+        QVERIFY(tool.fill_again());
+        while (tool.fill_running()) tool.advance(64);
+        params.seed = 8;
+        const ops::InpaintResult eight =
+            ops::inpaint(photo_.view(), hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(!equal_pixels<Rgba8>(seven.image.view(), eight.image.view()));
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), eight.image.view()));
+        QCOMPARE(s.history().count(), 3);  // the new fill replaced the old one
+        // Undo puts back the picture and the mask as they were before either fill.
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QVERIFY(!tool.can_fill_again());
+        QVERIFY(!tool.fill_again());
+    }
+
     void line_drags_equal_the_reference() {
         session::Session s(false);
         s.open(clone(photo_.view()));
