@@ -156,6 +156,8 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     status_->setWordWrap(true);
     // Wrap inside the dock's width instead of widening the dock when a long message arrives.
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // Room for a two-line result ("Filled … on the GPU."), so the dock never clips it.
+    status_->setMinimumHeight(2 * status_->fontMetrics().lineSpacing() + 2);
     fill_form->addRow(status_);
     layout->addWidget(fill_box);
     layout->addStretch(1);
