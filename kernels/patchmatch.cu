@@ -79,14 +79,18 @@ __global__ void valid_kernel(const PmLevel l, const std::uint8_t* row_any, const
     pt::pm_valid_pixel(l, row_any, radius, x, y);
 }
 
-__global__ void stats_kernel(const PmLevel l, unsigned long long* count, unsigned long long* first,
-                             const PmRect r) {
+__global__ void stats_kernel(const PmLevel l, unsigned long long* count,
+                             unsigned long long* last_first, const PmRect r) {
     int x, y;
     const bool inside = pixel_of(r, x, y);
     const bool valid = inside && l.valid[static_cast<long long>(y) * l.width + x] != 0;
-    // Integer reductions: the result does not depend on the order of the atomics.
+    // Integer reductions: the result does not depend on the order of the atomics. The first valid
+    // index is kept as (n - 1 - index) under atomicMax, so zeroed counters are the start.
     const unsigned ballot = __ballot_sync(0xffffffffU, valid);
-    if (valid) atomicMin(first, static_cast<unsigned long long>(y) * l.width + x);
+    if (valid) {
+        const unsigned long long n = static_cast<unsigned long long>(l.width) * l.height;
+        atomicMax(last_first, n - 1 - (static_cast<unsigned long long>(y) * l.width + x));
+    }
     if ((threadIdx.x & 31) == 0 && ballot != 0) atomicAdd(count, __popc(ballot));
 }
 
@@ -156,19 +160,24 @@ __global__ void compose_kernel(const PmLevel fine, const PmLevel coarse, const i
 }
 
 __global__ void coverage_hole_kernel(const ImageView<const std::uint8_t> coverage,
-                                     const std::uint8_t* expected, std::uint8_t* hole,
-                                     unsigned long long* mismatches, const PmRect r) {
+                                     std::uint8_t* hole, unsigned long long* stats,
+                                     const PmRect r) {
     int x, y;
     const bool inside = pixel_of(r, x, y);
-    bool differs = false;
+    bool in_hole = false;
     if (inside) {
-        const long long i = static_cast<long long>(y) * coverage.width + x;
-        const std::uint8_t h = coverage.at(x, y) >= 128 ? 1 : 0;
-        hole[i] = h;
-        differs = h != (expected[i] != 0 ? 1 : 0);
+        in_hole = coverage.at(x, y) >= 128;
+        hole[static_cast<long long>(y) * coverage.width + x] = in_hole ? 1 : 0;
     }
-    const unsigned ballot = __ballot_sync(0xffffffffU, differs);
-    if ((threadIdx.x & 31) == 0 && ballot != 0) atomicAdd(mismatches, __popc(ballot));
+    const unsigned ballot = __ballot_sync(0xffffffffU, in_hole);
+    if (ballot == 0) return;
+    if ((threadIdx.x & 31) == 0) atomicAdd(stats, __popc(ballot));
+    if (!in_hole) return;
+    // The box, all as maxima so that zeroed counters are the start.
+    atomicMax(stats + 1, static_cast<unsigned long long>(coverage.width - 1 - x));
+    atomicMax(stats + 2, static_cast<unsigned long long>(coverage.height - 1 - y));
+    atomicMax(stats + 3, static_cast<unsigned long long>(x));
+    atomicMax(stats + 4, static_cast<unsigned long long>(y));
 }
 
 const dim3 kBlock(kBlockX, kBlockY);
@@ -257,11 +266,18 @@ cudaError_t pm_launch_compose(const PmLevel& fine, const PmLevel& coarse, const 
 }
 
 cudaError_t pm_launch_coverage_hole(const ImageView<const std::uint8_t> coverage,
-                                    const std::uint8_t* expected, std::uint8_t* hole,
-                                    unsigned long long* mismatches, const cudaStream_t stream) {
+                                    std::uint8_t* hole, unsigned long long* stats,
+                                    const cudaStream_t stream) {
     const PmRect r{0, 0, coverage.width - 1, coverage.height - 1};
-    coverage_hole_kernel<<<grid_for(r), kBlock, 0, stream>>>(coverage, expected, hole, mismatches,
-                                                             r);
+    coverage_hole_kernel<<<grid_for(r), kBlock, 0, stream>>>(coverage, hole, stats, r);
+    return cudaGetLastError();
+}
+
+cudaError_t pm_launch_valid0(const PmLevel& l0, std::uint8_t* scratch, const int radius,
+                             const cudaStream_t stream) {
+    const PmRect r = whole(l0);
+    row_any_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0.hole, scratch, l0.width, radius, r);
+    valid_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0, scratch, radius, r);
     return cudaGetLastError();
 }
 

@@ -5,9 +5,11 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
+#include "../../engine/ops/inpaint/factories.hpp"
 #include "../engine/inpaint_test_util.hpp"
 
 #include <QtTest>
@@ -118,13 +120,21 @@ class TestPatchMatchCuda : public QObject {
         QVERIFY(gpu->progress().done());
     }
 
+    void device_inpainter_equals_cpu_data() {
+        QTest::addColumn<bool>("never");
+        QTest::newRow("hole only") << false;
+        QTest::newRow("never-sample") << true;
+    }
     void device_inpainter_equals_cpu() {
+        QFETCH(bool, never);
         const int w = 211, h = 143;
         const ImageRgba8 image = scene(w, h, 3);
         const Mask mask = odd_hole(w, h, true);
+        const Mask never_mask = lacuna::test::never_sample_spot(w, h);
         InpaintParams params;
         params.patch = 7;
         params.method = InpaintMethod::PatchMatch;
+        params.never_sample = never ? &never_mask : nullptr;
         // Coverage: painted 0..255, the hole is >= 128.
         std::mt19937 rng(1);
         std::uniform_int_distribution<int> in(128, 255), out(0, 127);
@@ -136,22 +146,52 @@ class TestPatchMatchCuda : public QObject {
         const auto cpu = make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
         const DeviceImage<Rgba8> pixels(image.view());
         const DeviceImage<std::uint8_t> device_coverage(coverage.view());
+        // The editor's rule: no interaction copies the image or a mask between host and device
+        // (only the never-sample case uploads the valid sources, which exist only on the host).
+        const TransferStats before = transfer_stats();
         const auto device = make_device_inpainter(pixels, device_coverage, problem);
         QCOMPARE(device->progress().total, cpu->progress().total);
+        device->advance(1 << 20);
+        const TransferStats moved = transfer_stats() - before;
+        qInfo("device PatchMatch %dx%d%s: %llu uploads (%llu bytes), %llu downloads (%llu bytes)",
+              w, h, never ? " with never-sample" : "", (unsigned long long)moved.uploads,
+              (unsigned long long)moved.upload_bytes, (unsigned long long)moved.downloads,
+              (unsigned long long)moved.download_bytes);
+        if (!never) QVERIFY(moved.upload_bytes + moved.download_bytes < 4096);
         const PixelRect all{0, 0, w - 1, h - 1};
-        for (const int step : {1, 5, 1 << 20}) {
-            cpu->advance(step);
-            device->advance(step);
+        cpu->advance(1 << 20);
+        {
             DeviceImage<Rgba8> dst(image.view());
             device->copy_filled(dst, all);
             QCOMPARE(compare_images(dst.download(), cpu->image()), QString());
         }
-        QVERIFY(device->progress().done());
-        // A coverage that does not match the problem is refused.
+        // Partial fills too, from a fresh pair.
+        const auto cpu2 = make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
+        const auto device2 = make_device_inpainter(pixels, device_coverage, problem);
+        for (const int step : {1, 5, 1 << 20}) {
+            cpu2->advance(step);
+            device2->advance(step);
+            DeviceImage<Rgba8> dst(image.view());
+            device2->copy_filled(dst, all);
+            QCOMPARE(compare_images(dst.download(), cpu2->image()), QString());
+        }
+        QVERIFY(device2->progress().done());
+        // A coverage that does not match the problem is refused: one more pixel, and one pixel
+        // moved outside the hole's box.
         Mask other = coverage;
         other.at(0, 0) = 255;
         const DeviceImage<std::uint8_t> wrong(other.view());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong, problem));
+        Mask moved_px = coverage;
+        for (int y = 0; y < h && moved_px.at(w - 1, h - 1) < 128; ++y)
+            for (int x = 0; x < w; ++x)
+                if (moved_px.at(x, y) >= 128) {
+                    moved_px.at(x, y) = 0;
+                    moved_px.at(w - 1, h - 1) = 255;
+                    break;
+                }
+        const DeviceImage<std::uint8_t> wrong2(moved_px.view());
+        QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong2, problem));
         // An empty hole hands the pixels back.
         const Mask empty(w, h, 0);
         const DeviceImage<std::uint8_t> none(empty.view());
@@ -167,6 +207,10 @@ class TestPatchMatchCuda : public QObject {
         struct Case {
             int w, h, hole_w, hole_h;
         };
+        using clock = std::chrono::steady_clock;
+        const auto ms = [](const clock::time_point a, const clock::time_point b) {
+            return std::chrono::duration<double, std::milli>(b - a).count();
+        };
         for (const Case c : {Case{1920, 1080, 300, 200}, Case{512, 384, 76, 128}}) {
             const ImageRgba8 image = scene(c.w, c.h, 5);
             const Mask mask =
@@ -174,27 +218,63 @@ class TestPatchMatchCuda : public QObject {
             InpaintParams params;
             params.patch = 9;
             params.method = InpaintMethod::PatchMatch;
-            std::vector<double> gpu_ms, cpu_ms;
-            for (int run = 0; run < 6; ++run) {
-                const auto t0 = std::chrono::steady_clock::now();
+            std::vector<double> gpu_ms, cpu_ms, prep_ms, setup_ms, advance_ms, wait_ms, image_ms,
+                destroy_ms;
+            TransferStats moved;
+            for (int run = 0; run < 8; ++run) {
+                const TransferStats s0 = transfer_stats();
+                const auto t0 = clock::now();
                 const InpaintResult r =
                     inpaint(image.view(), mask, params, InpaintImplementation::Cuda);
-                const auto t1 = std::chrono::steady_clock::now();
-                if (run > 0)  // the first run pays for the CUDA context and the pool
-                    gpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                const auto t1 = clock::now();
+                moved = transfer_stats() - s0;
                 QVERIFY(r.progress.done());
+                // The same fill in phases: host preparation, the filler's setup (uploads, setup
+                // kernels, its one read-back), advance (enqueues the EM iterations), the first
+                // image() (waits for the kernels, then reads back) and a second image() (the
+                // read-back alone).
+                const auto p0 = clock::now();
+                InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
+                const auto p1 = clock::now();
+                auto filler = lacuna::ops::detail::make_patchmatch_cuda_inpainter(std::move(problem));
+                const auto p2 = clock::now();
+                filler->advance(1 << 20);
+                const auto p3 = clock::now();
+                const ImageRgba8 first = filler->image();
+                const auto p4 = clock::now();
+                const ImageRgba8 second = filler->image();
+                const auto p5 = clock::now();
+                filler.reset();
+                const auto p6 = clock::now();
+                QCOMPARE(compare_images(first, r.image), QString());
+                if (run < 2) continue;  // the first runs pay for the CUDA context and the pools
+                gpu_ms.push_back(ms(t0, t1));
+                prep_ms.push_back(ms(p0, p1));
+                setup_ms.push_back(ms(p1, p2));
+                advance_ms.push_back(ms(p2, p3));
+                wait_ms.push_back(ms(p3, p4) - ms(p4, p5));
+                image_ms.push_back(ms(p4, p5));
+                destroy_ms.push_back(ms(p5, p6));
             }
             for (int run = 0; run < 1; ++run) {
-                const auto t0 = std::chrono::steady_clock::now();
+                const auto t0 = clock::now();
                 inpaint(image.view(), mask, params, InpaintImplementation::Fast);
-                const auto t1 = std::chrono::steady_clock::now();
-                cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                const auto t1 = clock::now();
+                cpu_ms.push_back(ms(t0, t1));
             }
             qInfo(
-                "PatchMatch %dx%d, hole %dx%d: CUDA %.2f ms (median of 5, end to end), CPU "
+                "PatchMatch %dx%d, hole %dx%d: CUDA %.2f ms (median of 6, end to end), CPU "
                 "%.1f ms (%u threads)",
                 c.w, c.h, c.hole_w, c.hole_h, median(gpu_ms), median(cpu_ms),
                 std::max(1u, std::thread::hardware_concurrency()));
+            qInfo(
+                "  breakdown: prepare_inpaint (host) %.2f, setup (uploads + setup kernels + "
+                "read-back) %.2f, advance (enqueue) %.2f, EM kernels (wait) %.2f, image() "
+                "read-back %.2f, destruction %.2f ms; moved up %llu B in %llu copies, down %llu B in %llu copies",
+                median(prep_ms), median(setup_ms), median(advance_ms), median(wait_ms),
+                median(image_ms), median(destroy_ms), (unsigned long long)moved.upload_bytes,
+                (unsigned long long)moved.uploads, (unsigned long long)moved.download_bytes,
+                (unsigned long long)moved.downloads);
         }
     }
 };

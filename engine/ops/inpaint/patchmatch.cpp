@@ -7,6 +7,7 @@
 
 #include <lacuna/core/parallel.hpp>
 
+#include <cstring>
 #include <limits>
 
 namespace lacuna::ops {
@@ -87,15 +88,40 @@ PatchMatchField field_of(const PmLevel& l, const int level, const int b) {
     return f;
 }
 
-void compute_texture(const PmLevel& l) {
-    std::vector<std::uint8_t> gradient(static_cast<std::size_t>(l.width) * l.height);
-    for_level(l, [&](const int x, const int y) {
-        gradient[static_cast<std::size_t>(y) * l.width + x] =
-            patchmatch_terms::pm_gradient(l, x, y);
+/// Scratch for the setup passes, uninitialised and reused: 3 bytes a pixel of level 0.
+struct SetupScratch {
+    std::unique_ptr<std::uint8_t[]> bytes;
+    std::unique_ptr<std::uint16_t[]> rows;
+    explicit SetupScratch(const std::size_t n)
+        : bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n)),
+          rows(std::make_unique_for_overwrite<std::uint16_t[]>(n)) {}
+};
+
+/// The texture channel: the gradient, then the window mean in two separable passes (the same
+/// bytes as pm_texture).
+void compute_texture(const PmLevel& l, SetupScratch& scratch) {
+    std::uint8_t* gradient = scratch.bytes.get();
+    std::uint16_t* rows = scratch.rows.get();
+    const int w = l.width;
+    parallel_chunks(l.height, [&](const int begin, const int end, int) {
+        for (int y = begin; y < end; ++y) {
+            std::uint8_t* g = gradient + static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x) g[x] = patchmatch_terms::pm_gradient(l, x, y);
+        }
     });
-    for_level(l, [&](const int x, const int y) {
-        l.texture[static_cast<std::size_t>(y) * l.width + x] =
-            patchmatch_terms::pm_texture(gradient.data(), l.width, l.height, x, y);
+    parallel_chunks(l.height, [&](const int begin, const int end, int) {
+        for (int y = begin; y < end; ++y) {
+            std::uint16_t* out = rows + static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x)
+                out[x] = patchmatch_terms::pm_texture_row(gradient, w, x, y);
+        }
+    });
+    parallel_chunks(l.height, [&](const int begin, const int end, int) {
+        for (int y = begin; y < end; ++y) {
+            std::uint8_t* out = l.texture + static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x)
+                out[x] = patchmatch_terms::pm_texture_col(rows, w, l.height, x, y);
+        }
     });
 }
 
@@ -110,10 +136,16 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     }
 
     [[nodiscard]] ImageRgba8 image() const override {
-        if (problem_.hole_pixels == 0) return clone(problem_.image.view());
-        const LevelStore& s = store_[0];
-        return from_dense(std::vector<Rgba8>(s.color.get(), s.color.get() + s.size),
-                          problem_.image.width(), problem_.image.height());
+        ImageRgba8 out = clone(problem_.image.view());
+        if (problem_.hole_pixels == 0) return out;
+        // Only hole pixels change, and they all lie in the hole's box.
+        const SearchRect& box = problem_.hole_box;
+        const int w = problem_.image.width();
+        const ImageView<Rgba8> dst = out.view();
+        for (int y = box.y0; y <= box.y1; ++y)
+            std::memcpy(dst.row(y) + box.x0, levels_[0].color + static_cast<std::size_t>(y) * w + box.x0,
+                        static_cast<std::size_t>(box.x1 - box.x0 + 1) * sizeof(Rgba8));
+        return out;
     }
 
     [[nodiscard]] std::optional<PatchMatchField> field() const override {
@@ -137,23 +169,31 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height);
 
         PmLevel& l0 = levels_[0];
-        // Copied into the level's vectors (whose data the level points to), as 0/1.
-        const std::vector<Rgba8> pixels = to_dense(problem_.image.view());
-        const std::vector<std::uint8_t> hole = to_dense(problem_.hole.view());
-        const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
-        std::copy(pixels.begin(), pixels.end(), store_[0].color.get());
-        for (std::size_t i = 0; i < hole.size(); ++i) {
-            store_[0].hole[i] = hole[i] != 0 ? 1 : 0;
-            store_[0].valid[i] = valid[i] != 0 ? 1 : 0;
-        }
-        compute_texture(l0);
-        std::vector<std::uint8_t> row_any(static_cast<std::size_t>(w) * h);
+        // Level 0 from the problem, row by row straight into the level's arrays (masks as 0/1).
+        const ImageView<const Rgba8> image = problem_.image.view();
+        const MaskView hole = problem_.hole.view();
+        const MaskView valid = problem_.valid_source.view();
+        parallel_chunks(h, [&](const int begin, const int end, int) {
+            for (int y = begin; y < end; ++y) {
+                const std::size_t o = static_cast<std::size_t>(y) * w;
+                std::memcpy(l0.color + o, image.row(y), static_cast<std::size_t>(w) * sizeof(Rgba8));
+                const std::uint8_t* hr = hole.row(y);
+                const std::uint8_t* vr = valid.row(y);
+                for (int x = 0; x < w; ++x) {
+                    l0.hole[o + x] = hr[x] != 0 ? 1 : 0;
+                    l0.valid[o + x] = vr[x] != 0 ? 1 : 0;
+                }
+            }
+        });
+        SetupScratch scratch(static_cast<std::size_t>(w) * h);
+        compute_texture(l0, scratch);
+        std::uint8_t* row_any = scratch.bytes.get();
         for_level(l0, [&](const int x, const int y) {
             row_any[static_cast<std::size_t>(y) * w + x] =
                 patchmatch_terms::pm_row_any(l0.valid, w, x, y, r);
         });
         for_level(l0, [&](const int x, const int y) {
-            patchmatch_terms::pm_forbid0_pixel(l0, row_any.data(), r, x, y);
+            patchmatch_terms::pm_forbid0_pixel(l0, row_any, r, x, y);
         });
         for (std::size_t i = 1; i < levels_.size(); ++i) {
             const PmLevel& fine = levels_[i - 1];
@@ -166,7 +206,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
                     patchmatch_terms::pm_row_any(l.forbid, l.width, x, y, r);
             });
             for_level(l, [&](const int x, const int y) {
-                patchmatch_terms::pm_valid_pixel(l, row_any.data(), r, x, y);
+                patchmatch_terms::pm_valid_pixel(l, row_any, r, x, y);
             });
         }
         // Usable levels: down to the first without any valid source centre.
@@ -308,7 +348,8 @@ Mask patchmatch_texture(const ImageRgba8& image, const Mask& hole) {
     l.color = color.data();
     l.hole = holes.data();
     l.texture = texture.data();
-    detail::compute_texture(l);
+    detail::SetupScratch scratch(holes.size());
+    detail::compute_texture(l, scratch);
     return from_dense(texture, image.width(), image.height());
 }
 

@@ -1,23 +1,38 @@
 // PatchMatch completion with CUDA, host side. All of a fill's device memory is one arena carved
 // into the pyramid's arrays, taken from a process-wide pool that only grows, so "Fill again" and
-// the next object removal allocate nothing. Setup is a few launches per level and one read-back
-// (which levels have sources); after that advance() only enqueues kernels (four per EM
-// iteration) and never waits; image() and field() read back.
+// the next object removal allocate nothing; host staging is one pinned buffer from a pool too.
+// Setup is a few launches per level and one read-back of a few counters (which levels have
+// sources, and the checks below); after that advance() only enqueues kernels (four per EM
+// iteration) and never waits; image() reads back only the hole's box (every other pixel is the
+// problem's own) and field() the field.
 //
-// make_device_inpainter: the pixels are copied device to device from the document, the hole is
-// built by a kernel from the coverage (>= 128) and checked there against the problem's hole, which
-// is uploaded once for that check, as are the problem's valid source centres (they carry the
-// never-sample area, which exists only in the host mirror).
+// Level 0's valid source centres are computed on the device from the hole, with prepare_inpaint's
+// rule (a complete patch inside the image with no hole pixel); the read-back's valid count is
+// compared with the problem's. Only a problem prepared with a never-sample mask has fewer: that
+// area exists only in the host problem, so then (and only then) the problem's valid centres are
+// uploaded and the pyramid's sources rebuilt from them.
+//
+// From the host (make_inpainter): the image is staged through pinned memory in row chunks that
+// overlap the copy with the transfer; of the hole only its box goes up.
+//
+// make_device_inpainter: no copy of the image or of a mask between host and device (except the
+// never-sample case above). The pixels are copied device to device from the document; the hole is
+// built by a kernel from the coverage (>= 128), which also counts its pixels and measures its box,
+// and both must equal the problem's (hole_pixels, hole_box).
 #include "factories.hpp"
 #include "patchmatch_driver.hpp"
 
 #include "cuda_check.hpp"
 
 #include <lacuna/core/device_buffer.hpp>
+#include <lacuna/core/mask.hpp>
+#include <lacuna/core/parallel.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/kernels/patchmatch_kernels.h>
 
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -89,6 +104,64 @@ ArenaPool& arena_pool() {
     return *pool;
 }
 
+/// Pinned host memory for staging transfers: one spare buffer, like ArenaPool (never freed at
+/// exit; a smaller buffer given back is freed).
+struct PinnedBuffer {
+    std::uint8_t* data = nullptr;
+    std::size_t capacity = 0;
+};
+
+class PinnedPool {
+  public:
+    PinnedBuffer take(const std::size_t bytes) {
+        PinnedBuffer b;
+        {
+            const std::lock_guard lock(mutex_);
+            b = spare_;
+            spare_ = {};
+        }
+        if (b.capacity < bytes) {
+            if (b.data != nullptr) cudaFreeHost(b.data);
+            b = {};
+            void* p = nullptr;
+            cuda_check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "allocating pinned memory");
+            b = {static_cast<std::uint8_t*>(p), bytes};
+        }
+        return b;
+    }
+    void give(const PinnedBuffer b) {
+        if (b.data == nullptr) return;
+        PinnedBuffer drop = b;
+        {
+            const std::lock_guard lock(mutex_);
+            if (b.capacity > spare_.capacity) std::swap(drop, spare_);
+        }
+        if (drop.data != nullptr) cudaFreeHost(drop.data);
+    }
+
+  private:
+    std::mutex mutex_;
+    PinnedBuffer spare_;
+};
+
+PinnedPool& pinned_pool() {
+    static auto* pool = new PinnedPool;  // NOLINT: intentionally never freed (see ArenaPool)
+    return *pool;
+}
+
+/// A pinned buffer held for one scope (given back to the pool at its end).
+class PinnedLease {
+  public:
+    explicit PinnedLease(const std::size_t bytes) : b_(pinned_pool().take(bytes)) {}
+    ~PinnedLease() { pinned_pool().give(b_); }
+    PinnedLease(const PinnedLease&) = delete;
+    PinnedLease& operator=(const PinnedLease&) = delete;
+    [[nodiscard]] std::uint8_t* data() const { return b_.data; }
+
+  private:
+    PinnedBuffer b_;
+};
+
 /// Hands out 256-byte aligned pieces of an arena; run once with no base to measure.
 class Carver {
   public:
@@ -119,10 +192,54 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             return;
         }
         carve();
+        clear_counters();
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        const std::size_t row = static_cast<std::size_t>(w) * sizeof(Rgba8);
+        const SearchRect& box = problem_.hole_box;
+        const int bw = box.x1 - box.x0 + 1;
+        const int bh = box.y1 - box.y0 + 1;
+        const std::size_t image_bytes = row * h;
+        const std::size_t box_bytes = static_cast<std::size_t>(bw) * bh;
+        // The staging buffer must outlive the transfers: build() ends with a synchronous read-back.
+        PinnedLease staging(image_bytes + box_bytes);
+        // The image in row chunks: each chunk's transfer overlaps the next chunk's copy.
         const ImageView<const Rgba8> image = problem_.image.view();
-        copy_2d(levels_[0].color, image.data, image.pitch, sizeof(Rgba8), cudaMemcpyHostToDevice);
+        constexpr int kChunks = 8;
+        parallel_chunks(kChunks, [&](const int begin, const int end, int) {
+            for (int c = begin; c < end; ++c) {
+                const int y0 = h * c / kChunks, y1 = h * (c + 1) / kChunks;
+                if (y1 <= y0) continue;
+                std::uint8_t* dst = staging.data() + row * y0;
+                if (image.pitch == row) {
+                    std::memcpy(dst, image.row(y0), row * (y1 - y0));
+                } else {
+                    for (int y = y0; y < y1; ++y)
+                        std::memcpy(dst + row * (y - y0), image.row(y), row);
+                }
+                cuda_check(
+                    cudaMemcpyAsync(reinterpret_cast<std::uint8_t*>(levels_[0].color) + row * y0,
+                                    dst, row * (y1 - y0), cudaMemcpyHostToDevice, nullptr),
+                    "uploading the image for PatchMatch");
+            }
+        });
+        lacuna::detail::count_upload(image_bytes);
+        // The hole is zero outside its box: only the box goes up (as 0/1).
+        cuda_check(cudaMemsetAsync(levels_[0].hole, 0, static_cast<std::size_t>(w) * h, nullptr),
+                   "clearing the hole");
+        std::uint8_t* hole_stage = staging.data() + image_bytes;
         const MaskView hole = problem_.hole.view();
-        copy_2d(levels_[0].hole, hole.data, hole.pitch, 1, cudaMemcpyHostToDevice);
+        for (int y = 0; y < bh; ++y) {
+            const std::uint8_t* src = hole.row(box.y0 + y) + box.x0;
+            for (int x = 0; x < bw; ++x)
+                hole_stage[static_cast<std::size_t>(y) * bw + x] = src[x] != 0 ? 1 : 0;
+        }
+        cuda_check(cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
+                                     static_cast<std::size_t>(w), hole_stage,
+                                     static_cast<std::size_t>(bw), static_cast<std::size_t>(bw),
+                                     static_cast<std::size_t>(bh), cudaMemcpyHostToDevice, nullptr),
+                   "uploading the hole for PatchMatch");
+        lacuna::detail::count_upload(box_bytes);
         build(false);
     }
 
@@ -151,18 +268,12 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             return;
         }
         carve();
+        clear_counters();
         copy_2d(levels_[0].color, pixels.device_view().data, pixels.pitch(), sizeof(Rgba8),
                 cudaMemcpyDeviceToDevice);
-        // The problem's hole goes into the scratch array (free until the texture needs it) for
-        // the comparison; the hole itself comes from the coverage.
-        const MaskView hole = problem_.hole.view();
-        copy_2d(scratch_, hole.data, hole.pitch, 1, cudaMemcpyHostToDevice);
-        cuda_check(cudaMemsetAsync(counters_ + 2 * shapes_, 0, sizeof(unsigned long long), nullptr),
-                   "clearing counters");
-        cuda_check(
-            kernels::pm_launch_coverage_hole(coverage.device_view(), scratch_, levels_[0].hole,
-                                             counters_ + 2 * shapes_, nullptr),
-            "PatchMatch hole from the coverage");
+        cuda_check(kernels::pm_launch_coverage_hole(coverage.device_view(), levels_[0].hole,
+                                                    hole_stats(), nullptr),
+                   "PatchMatch hole from the coverage");
         build(true);
     }
 
@@ -177,14 +288,27 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
 
     [[nodiscard]] ImageRgba8 image() const override {
-        if (problem_.hole_pixels == 0) return clone(problem_.image.view());
+        ImageRgba8 out = clone(problem_.image.view());
+        if (problem_.hole_pixels == 0) return out;
+        // Only hole pixels change, and they all lie in the hole's box.
         const int w = problem_.image.width();
-        const int h = problem_.image.height();
-        std::vector<Rgba8> host(static_cast<std::size_t>(w) * h);
-        cuda_check(cudaMemcpy(host.data(), levels_[0].color, host.size() * sizeof(Rgba8),
-                              cudaMemcpyDeviceToHost),
-                   "device-to-host copy of the filled image");
-        return from_dense(host, w, h);
+        const SearchRect& box = problem_.hole_box;
+        const int bw = box.x1 - box.x0 + 1;
+        const int bh = box.y1 - box.y0 + 1;
+        const std::size_t row = static_cast<std::size_t>(bw) * sizeof(Rgba8);
+        const PinnedLease staging(row * bh);
+        cuda_check(
+            cudaMemcpy2DAsync(staging.data(), row,
+                              levels_[0].color + static_cast<std::size_t>(box.y0) * w + box.x0,
+                              static_cast<std::size_t>(w) * sizeof(Rgba8), row,
+                              static_cast<std::size_t>(bh), cudaMemcpyDeviceToHost, nullptr),
+            "device-to-host copy of the filled image");
+        cuda_check(cudaStreamSynchronize(nullptr), "device-to-host copy of the filled image");
+        lacuna::detail::count_download(row * bh);
+        const ImageView<Rgba8> dst = out.view();
+        for (int y = 0; y < bh; ++y)
+            std::memcpy(dst.row(box.y0 + y) + box.x0, staging.data() + row * y, row);
+        return out;
     }
 
     [[nodiscard]] std::optional<PatchMatchField> field() const override {
@@ -278,8 +402,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             }
             const auto n0 = static_cast<std::size_t>(w) * h;
             scratch_ = c.take<std::uint8_t>(n0);
-            // [0, shapes) valid counts, [shapes, 2 shapes) first valid, [2 shapes] mismatches.
-            counters_ = c.take<unsigned long long>(2 * shapes.size() + 1);
+            // [0, shapes) valid counts, [shapes, 2 shapes) first valid (as n - 1 - index),
+            // [2 shapes, 2 shapes + 5) the coverage hole's count and box: all start at zero.
+            counters_ = c.take<unsigned long long>(counter_count());
         };
         Carver measure(nullptr);
         layout(measure);
@@ -299,23 +424,20 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             "copying the image for PatchMatch");
     }
 
-    /// Level 0's valid centres, the texture, the pyramid, and the one read-back: which levels
-    /// have sources (and, for a device document, whether its hole matched).
-    void build(const bool check_hole) {
-        const int r = problem_.radius;
-        const MaskView valid = problem_.valid_source.view();
-        copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
-        const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check(cudaMemsetAsync(counters_, 0, count * sizeof(unsigned long long), nullptr),
+    [[nodiscard]] std::size_t counter_count() const {
+        return 2 * static_cast<std::size_t>(shapes_) + 5;
+    }
+    [[nodiscard]] unsigned long long* hole_stats() const { return counters_ + 2 * shapes_; }
+    void clear_counters() const {
+        cuda_check(cudaMemsetAsync(counters_, 0, counter_count() * sizeof(unsigned long long),
+                                   nullptr),
                    "clearing counters");
-        cuda_check(
-            cudaMemsetAsync(counters_ + count, 0xff, count * sizeof(unsigned long long), nullptr),
-            "clearing counters");
-        if (!check_hole)
-            cuda_check(
-                cudaMemsetAsync(counters_ + 2 * count, 0, sizeof(unsigned long long), nullptr),
-                "clearing counters");
-        cuda_check(kernels::pm_launch_texture(levels_[0], scratch_, nullptr), "PatchMatch texture");
+    }
+
+    /// Level 0's forbidden pixels, the pyramid with its valid centres, and their counts.
+    void build_pyramid() {
+        const int r = problem_.radius;
+        const auto count = static_cast<std::size_t>(shapes_);
         cuda_check(kernels::pm_launch_forbid0(levels_[0], scratch_, r, nullptr),
                    "PatchMatch sources");
         for (std::size_t i = 1; i < count; ++i)
@@ -326,18 +448,84 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             cuda_check(
                 kernels::pm_launch_stats(levels_[i], counters_ + i, counters_ + count + i, nullptr),
                 "PatchMatch sources");
-        std::vector<unsigned long long> host(2 * count + 1);
+    }
+
+    /// The problem's valid centres, counted by row chunks over the threads.
+    [[nodiscard]] std::int64_t count_valid() const {
+        const MaskView valid = problem_.valid_source.view();
+        std::vector<std::int64_t> parts(worker_count(), 0);
+        parallel_chunks(valid.height, [&](const int begin, const int end, const int worker) {
+            parts[static_cast<std::size_t>(worker)] =
+                count_selected(MaskView(valid.row(begin), valid.width, end - begin, valid.pitch));
+        });
+        std::int64_t total = 0;
+        for (const std::int64_t p : parts) total += p;
+        return total;
+    }
+
+    std::vector<unsigned long long> read_counters() const {
+        std::vector<unsigned long long> host(counter_count());
         cuda_check(cudaMemcpy(host.data(), counters_, host.size() * sizeof(unsigned long long),
                               cudaMemcpyDeviceToHost),
                    "reading the PatchMatch counters");
-        if (check_hole && host[2 * count] != 0) {
+        lacuna::detail::count_download(host.size() * sizeof(unsigned long long));
+        return host;
+    }
+
+    /// Level 0's valid centres (from the hole), the texture, the pyramid, and the one read-back:
+    /// which levels have sources, whether level 0's valid centres are the problem's, and (for a
+    /// device document) whether its hole matched.
+    void build(const bool check_hole) {
+        const int r = problem_.radius;
+        const auto count = static_cast<std::size_t>(shapes_);
+        cuda_check(kernels::pm_launch_valid0(levels_[0], scratch_, r, nullptr),
+                   "PatchMatch sources");
+        cuda_check(kernels::pm_launch_texture(levels_[0], scratch_, nullptr), "PatchMatch texture");
+        build_pyramid();
+        // Counted on the host while the device works (no transfer).
+        const std::int64_t expected_valid = count_valid();
+        std::vector<unsigned long long> host = read_counters();
+        if (check_hole) {
+            const unsigned long long* s = host.data() + 2 * count;
+            const int w = problem_.image.width();
+            const int h = problem_.image.height();
+            const SearchRect& b = problem_.hole_box;
+            const auto found = static_cast<std::int64_t>(s[0]);
+            if (found != problem_.hole_pixels) {
+                throw Error(ErrorCode::InvalidArgument,
+                            "the coverage mask has " + std::to_string(found) +
+                                " hole pixels (coverage >= 128) but the problem was prepared for " +
+                                std::to_string(problem_.hole_pixels));
+            }
+            if (w - 1 - static_cast<int>(s[1]) != b.x0 || h - 1 - static_cast<int>(s[2]) != b.y0 ||
+                static_cast<int>(s[3]) != b.x1 || static_cast<int>(s[4]) != b.y1) {
+                throw Error(ErrorCode::InvalidArgument,
+                            "the coverage mask's hole is not in the box the problem was prepared "
+                            "for");
+            }
+        }
+        const auto valid_found = static_cast<std::int64_t>(host[0]);
+        if (valid_found < expected_valid) {
             throw Error(ErrorCode::InvalidArgument,
-                        "the coverage mask does not match the hole the problem was prepared for (" +
-                            std::to_string(host[2 * count]) + " pixels differ)");
+                        "the hole does not match the valid sources the problem was prepared with");
+        }
+        if (valid_found > expected_valid) {
+            // The documented exception: a never-sample mask removed sources, and it exists only
+            // in the host problem. Its valid centres go up, and the pyramid is rebuilt from them.
+            const MaskView valid = problem_.valid_source.view();
+            copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
+            lacuna::detail::count_upload(static_cast<std::uint64_t>(problem_.image.width()) *
+                                         problem_.image.height());
+            cuda_check(cudaMemsetAsync(counters_, 0, 2 * count * sizeof(unsigned long long),
+                                       nullptr),
+                       "clearing counters");
+            build_pyramid();
+            host = read_counters();
         }
         int usable = 0;
         for (std::size_t i = 0; i < count && host[i] > 0; ++i) {
-            levels_[i].fallback = static_cast<std::int32_t>(host[count + i]);
+            const auto n = static_cast<unsigned long long>(levels_[i].width) * levels_[i].height;
+            levels_[i].fallback = static_cast<std::int32_t>(n - 1 - host[count + i]);
             set_target_box(levels_[i], hole_box_at(problem_, static_cast<int>(i)), r);
             ++usable;
         }

@@ -27,9 +27,10 @@ cudaError_t pm_launch_forbid0(const PmLevel& l0, std::uint8_t* scratch, int radi
 /// `coarse` from `fine` (colour, texture, hole, forbid), then its valid centres.
 cudaError_t pm_launch_downsample(const PmLevel& fine, const PmLevel& coarse, std::uint8_t* scratch,
                                  int radius, cudaStream_t stream);
-/// count[0] += number of valid centres, first[0] = min(first[0], lowest valid index): the caller
-/// zeroes count and sets first to all ones.
-cudaError_t pm_launch_stats(const PmLevel& l, unsigned long long* count, unsigned long long* first,
+/// count[0] += number of valid centres, last_first[0] = max(last_first[0], n - 1 - lowest valid
+/// index) (n = the level's pixels): the caller zeroes both.
+cudaError_t pm_launch_stats(const PmLevel& l, unsigned long long* count,
+                            unsigned long long* last_first,
                             cudaStream_t stream);
 /// The coarsest hole by diffusion, in one block (the level is small): scratch arrays of the
 /// level's size, two of each.
@@ -54,10 +55,14 @@ cudaError_t pm_launch_iteration(const PmLevel& l, const PmPass* passes, int coun
 /// Level 0's hole shows `coarse` (level `shift`).
 cudaError_t pm_launch_compose(const PmLevel& fine, const PmLevel& coarse, int shift,
                               PmRect hole_box, cudaStream_t stream);
-/// A device document's hole: hole[i] = coverage >= 128 (dense), and the number of pixels where
-/// that disagrees with `expected` (dense 0/1) added to *mismatches.
-cudaError_t pm_launch_coverage_hole(ImageView<const std::uint8_t> coverage,
-                                    const std::uint8_t* expected, std::uint8_t* hole,
-                                    unsigned long long* mismatches, cudaStream_t stream);
+/// A device document's hole: hole[i] = coverage >= 128 (dense), and what it is checked with against
+/// the problem: stats[0] += hole pixels, stats[1..4] = max of (width - 1 - x), (height - 1 - y), x
+/// and y over the hole pixels (the box as maxima; the caller zeroes the five).
+cudaError_t pm_launch_coverage_hole(ImageView<const std::uint8_t> coverage, std::uint8_t* hole,
+                                    unsigned long long* stats, cudaStream_t stream);
+/// Level 0's valid centres from its hole, the rule of prepare_inpaint without a never-sample mask:
+/// a complete patch inside the image with no hole pixel (`scratch`: width × height bytes).
+cudaError_t pm_launch_valid0(const PmLevel& l0, std::uint8_t* scratch, int radius,
+                             cudaStream_t stream);
 
 }  // namespace lacuna::kernels

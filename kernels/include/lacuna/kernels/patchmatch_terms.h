@@ -134,6 +134,33 @@ LACUNA_HD std::uint8_t pm_texture(const std::uint8_t* gradient, const int w, con
     return count == 0 ? 0 : static_cast<std::uint8_t>((sum + count / 2) / count);
 }
 
+/// pm_texture in two separable passes, with the same result. The row half: the sum and count of
+/// the measurable gradients in gradient[x - kTextureRadius .. x + kTextureRadius] on row y
+/// (clipped), packed as sum · 32 + count (at most 5 · 254 · 32 + 5, and 5 rows of counts stay
+/// below 32).
+LACUNA_HD std::uint16_t pm_texture_row(const std::uint8_t* gradient, const int w, const int x,
+                                       const int y) {
+    const std::uint8_t* row = gradient + static_cast<long long>(y) * w;
+    unsigned sum = 0, count = 0;
+    for (int xx = pm_max(x - kTextureRadius, 0); xx <= pm_min(x + kTextureRadius, w - 1); ++xx) {
+        const std::uint8_t g = row[xx];
+        if (g == kNoGradient) continue;
+        sum += g;
+        ++count;
+    }
+    return static_cast<std::uint16_t>(sum * 32 + count);
+}
+
+/// The column half: pm_texture(gradient, w, h, x, y) from the packed row sums.
+LACUNA_HD std::uint8_t pm_texture_col(const std::uint16_t* rows, const int w, const int h,
+                                      const int x, const int y) {
+    unsigned packed = 0;
+    for (int yy = pm_max(y - kTextureRadius, 0); yy <= pm_min(y + kTextureRadius, h - 1); ++yy)
+        packed += rows[static_cast<long long>(yy) * w + x];
+    const unsigned sum = packed >> 5, count = packed & 31U;
+    return count == 0 ? 0 : static_cast<std::uint8_t>((sum + count / 2) / count);
+}
+
 /// 1 if any of src[x - r .. x + r] on row y is non-zero (clipped): the row half of a separable
 /// box "any" (dilation), used for the sampleable area and for valid centres.
 LACUNA_HD std::uint8_t pm_row_any(const std::uint8_t* src, const int w, const int x, const int y,
