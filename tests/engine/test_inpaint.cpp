@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <random>
+#include <tuple>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -70,6 +71,34 @@ class TestInpaint : public QObject {
     Q_OBJECT
 
   private slots:
+    // The valid sources are the definition: a complete patch inside the image touching neither
+    // the hole nor the never-sample area (checked patch by patch, on odd sizes and patches).
+    void valid_sources_are_the_definition() {
+        std::mt19937 rng(11);
+        for (const auto& [w, h, patch] : {std::tuple{37, 29, 3}, {64, 41, 9}, {23, 57, 7}}) {
+            ImageRgba8 image(w, h, Rgba8{90, 90, 90, 255});
+            Mask mask(w, h, 0), never(w, h, 0);
+            for (int k = 0; k < 6; ++k) {
+                mask.at(int(rng() % w), int(rng() % h)) = 255;
+                never.at(int(rng() % w), int(rng() % h)) = 255;
+            }
+            InpaintParams params;
+            params.patch = patch;
+            params.search = InpaintSearch::Full;
+            params.never_sample = &never;
+            const InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
+            const int r = patch / 2;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    bool ok = x >= r && y >= r && x + r < w && y + r < h;
+                    for (int dy = -r; ok && dy <= r; ++dy)
+                        for (int dx = -r; ok && dx <= r; ++dx)
+                            ok = mask.at(x + dx, y + dy) == 0 && never.at(x + dx, y + dy) == 0;
+                    QCOMPARE(problem.valid_source.at(x, y) != 0, ok);
+                }
+        }
+    }
+
     void first_decision_is_the_definition() {
         const ImageRgba8 image = crop(photo("butterfly.jpg"), 150, 100, 61, 47);
         const Mask mask = ellipse_mask(61, 47, 30, 23, 9, 6);
