@@ -19,6 +19,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/render/egl_context.hpp>
+#include <lacuna/render/framebuffer.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
 #include <algorithm>
@@ -71,32 +72,6 @@ ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
     return out;
 }
 
-/// An RGBA8 framebuffer standing in for the editor's window.
-class Window {
-  public:
-    Window(const int w, const int h) : w_(w), h_(h) {
-        glGenFramebuffers(1, &fbo_);
-        glGenRenderbuffers(1, &rbo_);
-        glBindRenderbuffer(GL_RENDERBUFFER, rbo_);
-        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
-        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rbo_);
-    }
-    ~Window() {
-        glDeleteFramebuffers(1, &fbo_);
-        glDeleteRenderbuffers(1, &rbo_);
-    }
-    Window(const Window&) = delete;
-    Window& operator=(const Window&) = delete;
-    [[nodiscard]] GLuint id() const { return fbo_; }
-    [[nodiscard]] int width() const { return w_; }
-    [[nodiscard]] int height() const { return h_; }
-
-  private:
-    int w_, h_;
-    GLuint fbo_ = 0, rbo_ = 0;
-};
-
 struct Timing {
     std::vector<double> ms;
     std::vector<double> work_ms;  ///< the tool's part (device work finished), before presenting
@@ -111,7 +86,7 @@ struct Timing {
 
 class Bench {
   public:
-    Bench(session::Session& s, render::ImageRenderer& renderer, const Window& window)
+    Bench(session::Session& s, render::ImageRenderer& renderer, const render::Framebuffer& window)
         : s_(s), renderer_(renderer), window_(window) {}
 
     /// Times `interaction` followed by a presented frame.
@@ -149,7 +124,7 @@ class Bench {
   private:
     session::Session& s_;
     render::ImageRenderer& renderer_;
-    const Window& window_;
+    const render::Framebuffer& window_;
 };
 
 std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, const int repeats,
@@ -159,7 +134,7 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
     std::string error;
     if (!renderer.initialize(error)) throw Error(ErrorCode::DeviceError, "renderer: " + error);
     {
-        const Window window(1600, 1000);
+        const render::Framebuffer window(1600, 1000);
         session::Session s(device);
         s.open(clone(photo.view()));
         Bench bench(s, renderer, window);

@@ -59,6 +59,43 @@ class Event {
     cudaEvent_t e_ = nullptr;
 };
 
+/// A CUDA event without timing, owned (RAII), created at the first record: orders work between
+/// streams on the device (a filler's default-stream kernels and a caller's stream), with no wait
+/// on the host; a filler with nothing to do makes no CUDA call.
+class OrderingEvent {
+  public:
+    OrderingEvent() = default;
+    ~OrderingEvent() {
+        if (e_ != nullptr) cudaEventDestroy(e_);
+    }
+    OrderingEvent(const OrderingEvent&) = delete;
+    OrderingEvent& operator=(const OrderingEvent&) = delete;
+
+    /// Marks everything enqueued on `stream` so far.
+    void record(const cudaStream_t stream) {
+        if (e_ == nullptr)
+            cuda_check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming),
+                       "creating a CUDA event");
+        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
+    }
+    /// Later work on `stream` waits for the mark (nothing to wait for if never recorded).
+    void order_before(const cudaStream_t stream) const {
+        if (e_ != nullptr) cuda_check(cudaStreamWaitEvent(stream, e_, 0), "ordering CUDA streams");
+    }
+    /// Waits on the host for the mark (nothing if never recorded); errors cannot be acted on.
+    void wait() const noexcept {
+        if (e_ != nullptr) cudaEventSynchronize(e_);
+    }
+
+  private:
+    cudaEvent_t e_ = nullptr;
+};
+
+/// "W x H" for messages.
+inline std::string size_text(const int width, const int height) {
+    return std::to_string(width) + "x" + std::to_string(height);
+}
+
 /// Median device time in ms of `repeats` runs of `launch` (kernels on the default stream),
 /// measured with CUDA events after one warm-up run.
 template <class Launch>

@@ -3,7 +3,7 @@
 #include <GL/glew.h>
 
 #include <lacuna/render/egl_context.hpp>
-#include "framebuffer.hpp"
+#include <lacuna/render/framebuffer.hpp>
 
 #include <lacuna/core/mask.hpp>
 #include <lacuna/render/image_renderer.hpp>
@@ -16,7 +16,7 @@ using namespace lacuna;
 
 namespace {
 
-using test::Framebuffer;
+using render::Framebuffer;
 
 ImageRgba8 pattern(const int w, const int h, const std::size_t extra_pitch) {
     ImageRgba8 image(w, h, RowPitch{std::size_t(w) * 4 + extra_pitch});

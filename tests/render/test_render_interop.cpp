@@ -5,7 +5,7 @@
 #include <GL/glew.h>
 
 #include <lacuna/render/egl_context.hpp>
-#include "framebuffer.hpp"
+#include <lacuna/render/framebuffer.hpp>
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
@@ -16,7 +16,7 @@
 #include <memory>
 
 using namespace lacuna;
-using test::Framebuffer;
+using render::Framebuffer;
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <GL/glew.h>
 
-#include "../render/framebuffer.hpp"
+#include <lacuna/render/framebuffer.hpp>
 
 #include <lacuna/render/image_renderer.hpp>
 
@@ -36,7 +36,7 @@ inline ImageRgba8 scenario_photo(const int w, const int h) {
 inline ImageRgba8 presented_frame(session::Session& s, render::ImageRenderer& renderer) {
     s.present(renderer);
     const int w = s.shown_width(), h = s.shown_height();
-    Framebuffer fb(w, h);
+    render::Framebuffer fb(w, h);
     renderer.set_brush(false);
     renderer.set_line_overlay({});
     renderer.render(fb.id(), w, h, render::ViewTransform{});

@@ -21,40 +21,8 @@ namespace lacuna::ops::detail {
 namespace {
 
 using lacuna::detail::cuda_check;
-
-std::string size_text(const int width, const int height) {
-    return std::to_string(width) + "x" + std::to_string(height);
-}
-
-/// A CUDA event without timing, owned (RAII): orders the filler's default-stream work against a
-/// caller's stream on the device, with no wait on the host. Created at the first record, so a
-/// filler with nothing to do makes no CUDA call.
-class OrderingEvent {
-  public:
-    OrderingEvent() = default;
-    ~OrderingEvent() {
-        if (e_ != nullptr) cudaEventDestroy(e_);
-    }
-    OrderingEvent(const OrderingEvent&) = delete;
-    OrderingEvent& operator=(const OrderingEvent&) = delete;
-
-    /// Marks everything enqueued on `stream` so far.
-    void record(const cudaStream_t stream) {
-        if (e_ == nullptr) {
-            cuda_check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming),
-                       "creating a CUDA event");
-        }
-        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
-    }
-    /// Later work on `stream` waits for the mark (nothing to wait for if never recorded).
-    void order_before(const cudaStream_t stream) const {
-        if (e_ == nullptr) return;
-        cuda_check(cudaStreamWaitEvent(stream, e_, 0), "ordering CUDA streams");
-    }
-
-  private:
-    cudaEvent_t e_ = nullptr;
-};
+using lacuna::detail::OrderingEvent;
+using lacuna::detail::size_text;
 
 class CudaInpainter final : public DeviceInpainter {
   public:

@@ -40,41 +40,10 @@ namespace lacuna::ops::detail {
 namespace {
 
 using lacuna::detail::cuda_check;
+using lacuna::detail::OrderingEvent;
+using lacuna::detail::size_text;
 using patchmatch_terms::PmLevel;
 using patchmatch_terms::PmPass;
-
-std::string size_text(const int width, const int height) {
-    return std::to_string(width) + "x" + std::to_string(height);
-}
-
-/// A CUDA event without timing, owned (RAII), created at the first record: orders the filler's
-/// default-stream work against a caller's stream on the device, with no wait on the host.
-class OrderingEvent {
-  public:
-    OrderingEvent() = default;
-    ~OrderingEvent() {
-        if (e_ != nullptr) cudaEventDestroy(e_);
-    }
-    OrderingEvent(const OrderingEvent&) = delete;
-    OrderingEvent& operator=(const OrderingEvent&) = delete;
-
-    void record(const cudaStream_t stream) {
-        if (e_ == nullptr)
-            cuda_check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming),
-                       "creating a CUDA event");
-        cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
-    }
-    void order_before(const cudaStream_t stream) const {
-        if (e_ != nullptr) cuda_check(cudaStreamWaitEvent(stream, e_, 0), "ordering CUDA streams");
-    }
-    /// Waits on the host for the mark (nothing if never recorded); errors cannot be acted on.
-    void wait() const noexcept {
-        if (e_ != nullptr) cudaEventSynchronize(e_);
-    }
-
-  private:
-    cudaEvent_t e_ = nullptr;
-};
 
 /// The pool: one spare arena, handed to the next filler and taken back (the larger kept).
 /// Never destroyed, so no cudaFree runs after the CUDA runtime has shut down at exit.
@@ -234,11 +203,12 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             for (int x = 0; x < bw; ++x)
                 hole_stage[static_cast<std::size_t>(y) * bw + x] = src[x] != 0 ? 1 : 0;
         }
-        cuda_check(cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
-                                     static_cast<std::size_t>(w), hole_stage,
-                                     static_cast<std::size_t>(bw), static_cast<std::size_t>(bw),
-                                     static_cast<std::size_t>(bh), cudaMemcpyHostToDevice, nullptr),
-                   "uploading the hole for PatchMatch");
+        cuda_check(
+            cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
+                              static_cast<std::size_t>(w), hole_stage, static_cast<std::size_t>(bw),
+                              static_cast<std::size_t>(bw), static_cast<std::size_t>(bh),
+                              cudaMemcpyHostToDevice, nullptr),
+            "uploading the hole for PatchMatch");
         lacuna::detail::count_upload(box_bytes);
         build(false);
     }
@@ -429,9 +399,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
     [[nodiscard]] unsigned long long* hole_stats() const { return counters_ + 2 * shapes_; }
     void clear_counters() const {
-        cuda_check(cudaMemsetAsync(counters_, 0, counter_count() * sizeof(unsigned long long),
-                                   nullptr),
-                   "clearing counters");
+        cuda_check(
+            cudaMemsetAsync(counters_, 0, counter_count() * sizeof(unsigned long long), nullptr),
+            "clearing counters");
     }
 
     /// Level 0's forbidden pixels, the pyramid with its valid centres, and their counts.
@@ -516,9 +486,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
             lacuna::detail::count_upload(static_cast<std::uint64_t>(problem_.image.width()) *
                                          problem_.image.height());
-            cuda_check(cudaMemsetAsync(counters_, 0, 2 * count * sizeof(unsigned long long),
-                                       nullptr),
-                       "clearing counters");
+            cuda_check(
+                cudaMemsetAsync(counters_, 0, 2 * count * sizeof(unsigned long long), nullptr),
+                "clearing counters");
             build_pyramid();
             host = read_counters();
         }

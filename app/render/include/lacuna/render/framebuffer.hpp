@@ -1,4 +1,5 @@
-// An RGBA8 framebuffer object for render tests, read back top row first.
+// An RGBA8 framebuffer object (headless tests, the editor benchmark), read back top row first.
+// Includes GLEW: only for code that already talks GL (never with Qt OpenGL headers).
 #pragma once
 
 #include <GL/glew.h>
@@ -7,7 +8,7 @@
 
 #include <algorithm>
 
-namespace lacuna::test {
+namespace lacuna::render {
 
 // An RGBA8 framebuffer object of a given size; deleted with the context current.
 class Framebuffer {
@@ -24,11 +25,15 @@ class Framebuffer {
         glDeleteFramebuffers(1, &fbo_);
         glDeleteRenderbuffers(1, &rbo_);
     }
+    Framebuffer(const Framebuffer&) = delete;
+    Framebuffer& operator=(const Framebuffer&) = delete;
     [[nodiscard]] bool complete() const {
         glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
         return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
     }
     [[nodiscard]] GLuint id() const { return fbo_; }
+    [[nodiscard]] int width() const { return w_; }
+    [[nodiscard]] int height() const { return h_; }
     /// Pixels with row 0 at the top, as the image has them.
     [[nodiscard]] ImageRgba8 read() const {
         ImageRgba8 out(w_, h_, RowPitch{std::size_t(w_) * 4});
@@ -45,4 +50,4 @@ class Framebuffer {
     GLuint fbo_ = 0, rbo_ = 0;
 };
 
-}  // namespace lacuna::test
+}  // namespace lacuna::render
