@@ -1,8 +1,8 @@
 // PatchMatch completion on the device: every kernel is a thin loop over one per-pixel function of
 // patchmatch_terms.h, over the same pixels and with the same double buffering as the CPU filler,
 // so both produce the same field and the same bytes. One thread per pixel of a rectangle (the
-// level, its target box or its hole box); the coarsest level's diffusion is one block looping over
-// its steps, which saves a launch per step.
+// level, its target box or its hole box); the coarsest level's diffusion and onion peel are one
+// block each, looping over their steps, which saves a launch per step.
 #include <lacuna/kernels/patchmatch_kernels.h>
 
 namespace lacuna::kernels {
@@ -117,10 +117,30 @@ __global__ void diffuse_kernel(const PmLevel l, const PmRect box, const PmDiffus
         cur = 1 - cur;
         __syncthreads();
     }
-    for (int i = static_cast<int>(threadIdx.x); i < n; i += blockDim.x) {
-        if (!l.hole[i]) continue;
-        l.color[i] = s.color[cur][i];
-        l.texture[i] = s.texture[cur][i];
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += blockDim.x)
+        if (l.hole[i]) l.texture[i] = s.texture[cur][i];
+}
+
+__global__ void onion_kernel(const PmLevel l, const PmRect box, std::uint8_t* known0,
+                             std::uint8_t* known1, const int radius, const std::uint32_t seed,
+                             const int level, const int layers) {
+    const int n = l.width * l.height;
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += blockDim.x)
+        known0[i] = known1[i] = l.hole[i] ? 0 : 1;
+    __syncthreads();
+    const int bw = box.x1 - box.x0 + 1;
+    const int count = bw * (box.y1 - box.y0 + 1);
+    std::uint8_t* known[2] = {known0, known1};
+    int cur = 0;
+    for (int layer = 0; layer < layers; ++layer) {
+        int filled = 0;
+        for (int i = static_cast<int>(threadIdx.x); i < count; i += blockDim.x)
+            if (pt::pm_onion_pixel(l, known[cur], known[1 - cur], radius, seed, level, layer,
+                                   box.x0 + i % bw, box.y0 + i / bw))
+                filled = 1;
+        cur = 1 - cur;
+        // The same stopping rule as the CPU's: after the first layer that fills nothing.
+        if (__syncthreads_or(filled) == 0) break;
     }
 }
 
@@ -136,7 +156,8 @@ __global__ void upsample_kernel(const PmLevel fine, const PmLevel coarse, const 
                                 const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
-    pt::pm_upsample_pixel(fine, coarse, coarse_buf, radius, seed, level, x, y);
+    pt::pm_upsample_pixel(fine, coarse, coarse_buf, radius, seed, level,
+                          !pt::pm_votes_texture(level), x, y);
 }
 
 __global__ void pass_kernel(const PmLevel l, const PmPass pass, const PmRect r) {
@@ -146,10 +167,10 @@ __global__ void pass_kernel(const PmLevel l, const PmPass pass, const PmRect r) 
 }
 
 __global__ void vote_kernel(const PmLevel l, const int buf, const int radius, const bool wta,
-                            const PmRect r) {
+                            const bool vote_texture, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
-    pt::pm_vote_pixel(l, buf, radius, wta, x, y);
+    pt::pm_vote_pixel(l, buf, radius, wta, vote_texture, x, y);
 }
 
 __global__ void compose_kernel(const PmLevel fine, const PmLevel coarse, const int shift,
@@ -224,6 +245,15 @@ cudaError_t pm_launch_diffuse(const PmLevel& l, const PmRect hole_box,
     return cudaGetLastError();
 }
 
+cudaError_t pm_launch_onion(const PmLevel& l, const PmRect hole_box, std::uint8_t* known0,
+                            std::uint8_t* known1, const int radius, const std::uint32_t seed,
+                            const int level, const int layers, const cudaStream_t stream) {
+    if (empty(hole_box)) return cudaSuccess;
+    onion_kernel<<<1, kDiffuseThreads, 0, stream>>>(l, hole_box, known0, known1, radius, seed,
+                                                    level, layers);
+    return cudaGetLastError();
+}
+
 cudaError_t pm_launch_init(const PmLevel& l, const int radius, const std::uint32_t seed,
                            const int level, const cudaStream_t stream) {
     const PmRect r = target_box(l);
@@ -242,7 +272,7 @@ cudaError_t pm_launch_upsample_vote(const PmLevel& fine, const PmLevel& coarse,
     upsample_kernel<<<grid_for(r), kBlock, 0, stream>>>(fine, coarse, coarse_buf, radius, seed,
                                                         level, r);
     vote_kernel<<<grid_for(hole_box), kBlock, 0, stream>>>(fine, 0, radius, winner_take_all,
-                                                           hole_box);
+                                                           pt::pm_votes_texture(level), hole_box);
     return cudaGetLastError();
 }
 
@@ -254,7 +284,8 @@ cudaError_t pm_launch_iteration(const PmLevel& l, const PmPass* passes, const in
     for (int i = 0; i < count; ++i)
         pass_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, passes[i], r);
     vote_kernel<<<grid_for(hole_box), kBlock, 0, stream>>>(
-        l, passes[count - 1].dst, passes[0].radius, winner_take_all, hole_box);
+        l, passes[count - 1].dst, passes[0].radius, winner_take_all,
+        pt::pm_votes_texture(passes[0].level), hole_box);
     return cudaGetLastError();
 }
 

@@ -435,6 +435,8 @@ Command bench_command() {
           {"data", "DIR", "inpaint: folder with the case photos (default: tests/data/photos)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
+          {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea)"},
+          {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR", "inpaint: write every method's output and the masks there"},
           {"dump", "PREFIX",

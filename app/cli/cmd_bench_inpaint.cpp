@@ -269,16 +269,19 @@ int bench_inpaint(Context& ctx) {
     const std::optional<std::string> save =
         ctx.args.get("dump") ? ctx.args.get("dump") : ctx.args.get("save");
     const std::optional<std::string> only = ctx.args.get("case");
+    const int pm_seed = parse_int("seed", ctx.args.get("seed").value_or("1"));
     if (save) fs::create_directories(*save);
     const BackendInfo backend = lacuna::select_backend(BackendRequest::Auto);
     const bool cuda = backend.backend == Backend::Cuda;
-    const bool gmic = command_exists("gmic");
+    // --no-peers: our fillers only (quick tuning runs).
+    const bool peers = !ctx.args.has("no-peers");
+    const bool gmic = peers && command_exists("gmic");
     const fs::path tmp = make_temp_dir();
 
     ctx.out << "lacuna bench inpaint: patch " << params.patch << ", search "
-            << ops::describe_search(params) << " (the seed case: full); PatchMatch seed 1; "
-            << backend.describe() << "; G'MIC " << (gmic ? "installed" : "not installed") << "; "
-            << worker_count() << " CPU threads\n"
+            << ops::describe_search(params) << " (the seed case: full); PatchMatch seed " << pm_seed
+            << "; " << backend.describe() << "; G'MIC " << (gmic ? "installed" : "not installed")
+            << "; " << worker_count() << " CPU threads\n"
             << "Times are wall-clock medians of " << repeats
             << " runs (the reference: one), including\n"
             << "host-device copies for CUDA; G'MIC's time is its own tic/toc around the fill\n"
@@ -312,7 +315,7 @@ int bench_inpaint(Context& ctx) {
         if (c.search) ours.search = *c.search;
         ops::InpaintParams patchmatch = ours;
         patchmatch.method = ops::InpaintMethod::PatchMatch;
-        patchmatch.seed = 1;
+        patchmatch.seed = static_cast<std::uint32_t>(pm_seed);
         const auto run = [&](const ops::InpaintParams& p,
                              const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {
@@ -426,7 +429,7 @@ int bench_inpaint(Context& ctx) {
             // there either), not initialised.
             gmic_row("G'MIC mp", "inpaint_matchpatch[0] [1],0,9,10,5,0,0");
         }
-        {
+        if (peers) {
             Method m;
             m.name = "Telea";
             m.ms = median_ms(repeats, [&] { m.image = telea(truth, mask); });

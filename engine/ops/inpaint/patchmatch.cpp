@@ -7,6 +7,7 @@
 
 #include <lacuna/core/parallel.hpp>
 
+#include <atomic>
 #include <cstring>
 #include <limits>
 
@@ -143,7 +144,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const int w = problem_.image.width();
         const ImageView<Rgba8> dst = out.view();
         for (int y = box.y0; y <= box.y1; ++y)
-            std::memcpy(dst.row(y) + box.x0, levels_[0].color + static_cast<std::size_t>(y) * w + box.x0,
+            std::memcpy(dst.row(y) + box.x0,
+                        levels_[0].color + static_cast<std::size_t>(y) * w + box.x0,
                         static_cast<std::size_t>(box.x1 - box.x0 + 1) * sizeof(Rgba8));
         return out;
     }
@@ -161,7 +163,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const int r = problem_.radius;
         const int w = problem_.image.width();
         const int h = problem_.image.height();
-        const std::vector<PmShape> shapes = pyramid_shapes(w, h);
+        const std::vector<PmShape> shapes = pyramid_shapes(problem_);
         store_.resize(shapes.size());
         levels_.resize(shapes.size());
         buffer_.assign(shapes.size(), 0);
@@ -176,7 +178,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         parallel_chunks(h, [&](const int begin, const int end, int) {
             for (int y = begin; y < end; ++y) {
                 const std::size_t o = static_cast<std::size_t>(y) * w;
-                std::memcpy(l0.color + o, image.row(y), static_cast<std::size_t>(w) * sizeof(Rgba8));
+                std::memcpy(l0.color + o, image.row(y),
+                            static_cast<std::size_t>(w) * sizeof(Rgba8));
                 const std::uint8_t* hr = hole.row(y);
                 const std::uint8_t* vr = valid.row(y);
                 for (int x = 0; x < w; ++x) {
@@ -229,7 +232,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const PmLevel& l = levels_[static_cast<std::size_t>(level)];
         buffer_[static_cast<std::size_t>(level)] = 0;
         if (level == levels() - 1) {
-            diffuse(level);
+            diffuse_texture(level);
+            onion(level);
             for_box(l, [&](const int x, const int y) {
                 patchmatch_terms::pm_init_pixel(l, r, problem_.seed, level, x, y);
             });
@@ -238,8 +242,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const PmLevel& coarse = levels_[static_cast<std::size_t>(level) + 1];
         const int coarse_buf = buffer_[static_cast<std::size_t>(level) + 1];
         for_box(l, [&](const int x, const int y) {
-            patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level, x,
-                                                y);
+            patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level,
+                                                !patchmatch_terms::pm_votes_texture(level), x, y);
         });
         vote(level, winner_take_all(level, 0));
     }
@@ -284,12 +288,40 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const int buf = buffer_[static_cast<std::size_t>(level)];
         const SearchRect box = hole_box_at(problem_, level);
         for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
-            patchmatch_terms::pm_vote_pixel(l, buf, problem_.radius, wta, x, y);
+            patchmatch_terms::pm_vote_pixel(l, buf, problem_.radius, wta,
+                                            patchmatch_terms::pm_votes_texture(level), x, y);
         });
     }
 
-    /// The coarsest hole, initialised by diffusion (double-buffered Jacobi steps).
-    void diffuse(const int level) {
+    /// The coarsest hole's colour and field by the onion peel: layers of Jacobi steps over
+    /// double-buffered known masks, until a layer fills nothing.
+    void onion(const int level) {
+        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const auto n = static_cast<std::size_t>(l.width) * l.height;
+        std::vector<std::uint8_t> known[2];
+        known[0].resize(n);
+        for (std::size_t i = 0; i < n; ++i) known[0][i] = l.hole[i] ? 0 : 1;
+        known[1] = known[0];
+        const SearchRect box = hole_box_at(problem_, level);
+        const int layers =
+            patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
+        int cur = 0;
+        for (int layer = 0; layer < layers; ++layer) {
+            std::atomic<bool> filled{false};
+            for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
+                if (patchmatch_terms::pm_onion_pixel(l, known[cur].data(), known[1 - cur].data(),
+                                                     problem_.radius, problem_.seed, level, layer,
+                                                     x, y))
+                    filled.store(true, std::memory_order_relaxed);
+            });
+            cur = 1 - cur;
+            if (!filled.load()) break;
+        }
+    }
+
+    /// The coarsest hole's texture channel, diffused in from its border (double-buffered Jacobi
+    /// steps); the diffused colour is dropped.
+    void diffuse_texture(const int level) {
         const PmLevel& l = levels_[static_cast<std::size_t>(level)];
         const auto n = static_cast<std::size_t>(l.width) * l.height;
         std::vector<Rgba8> color[2] = {{l.color, l.color + n}, {l.color, l.color + n}};
@@ -310,11 +342,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             });
             cur = 1 - cur;
         }
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!l.hole[i]) continue;
-            l.color[i] = color[cur][i];
-            l.texture[i] = tex[cur][i];
-        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (l.hole[i]) l.texture[i] = tex[cur][i];
     }
 
     std::vector<LevelStore> store_;
@@ -404,7 +433,7 @@ PatchMatchIteration patchmatch_reference_iteration(const ImageRgba8& estimate, c
         }
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            patchmatch_terms::pm_vote_pixel(l, 0, radius, winner_take_all, x, y);
+            patchmatch_terms::pm_vote_pixel(l, 0, radius, winner_take_all, true, x, y);
     PatchMatchIteration out;
     out.nnf = std::move(nnf);
     out.dist = std::move(dist);

@@ -351,7 +351,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void carve() {
         const int w = problem_.image.width();
         const int h = problem_.image.height();
-        const std::vector<PmShape> shapes = pyramid_shapes(w, h);
+        const std::vector<PmShape> shapes = pyramid_shapes(problem_);
         shapes_ = static_cast<int>(shapes.size());
         const auto layout = [&](Carver& c) {
             levels_.assign(shapes.size(), PmLevel{});
@@ -523,6 +523,16 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                 patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
             cuda_check(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
                        "PatchMatch diffusion");
+            // Onion scratch, two masks back to back: level 0's second distance buffer (4 bytes a
+            // pixel at level 0 against 2 here). The peel writes this level's nnf[0], never it;
+            // the diffusion's scratch may reach into it but is finished (same stream).
+            std::uint8_t* known0 = reinterpret_cast<std::uint8_t*>(levels_[0].dist[1]);
+            std::uint8_t* known1 = known0 + n;
+            const int layers =
+                patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
+            cuda_check(kernels::pm_launch_onion(l, rect_of(box), known0, known1, r, problem_.seed,
+                                                level, layers, nullptr),
+                       "PatchMatch onion peel");
             cuda_check(kernels::pm_launch_init(l, r, problem_.seed, level, nullptr),
                        "PatchMatch initial field");
             return;

@@ -19,15 +19,30 @@ struct PmShape {
 };
 
 /// Level 0 is the image; each next level halves (rounding up) while its short side stays at least
-/// kMinCoarseSide. Levels without a valid source are dropped later by the caller.
-inline std::vector<PmShape> pyramid_shapes(const int width, const int height) {
+/// kMinCoarseSide and the hole's box (hole_w × hole_h at level 0), on its longer side, still
+/// spans at least kHoleSpanNum / kHoleSpanDen patches. Levels without a valid source are dropped
+/// later by the caller.
+inline std::vector<PmShape> pyramid_shapes(const int width, const int height, const int hole_w,
+                                           const int hole_h, const int patch) {
     std::vector<PmShape> shapes{{width, height}};
+    // The hole box at level L spans (x0 >> L) .. (x1 >> L): at least ceil(w / 2^L) pixels. The
+    // bound is enough here; it decides the depth only.
+    int span = std::max(hole_w, hole_h);
     for (;;) {
         const PmShape next{(shapes.back().width + 1) / 2, (shapes.back().height + 1) / 2};
         if (std::min(next.width, next.height) < patchmatch_terms::kMinCoarseSide) break;
+        span = (span + 1) / 2;
+        if (patchmatch_terms::kHoleSpanDen * span < patchmatch_terms::kHoleSpanNum * patch) break;
         shapes.push_back(next);
     }
     return shapes;
+}
+
+/// pyramid_shapes for a problem.
+inline std::vector<PmShape> pyramid_shapes(const InpaintProblem& problem) {
+    const SearchRect& b = problem.hole_box;
+    return pyramid_shapes(problem.image.width(), problem.image.height(), b.x1 - b.x0 + 1,
+                          b.y1 - b.y0 + 1, 2 * problem.radius + 1);
 }
 
 /// The hole's box at `level` (coarse hole = any child, so the box just shifts).

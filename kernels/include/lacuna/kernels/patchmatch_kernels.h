@@ -30,10 +30,9 @@ cudaError_t pm_launch_downsample(const PmLevel& fine, const PmLevel& coarse, std
 /// count[0] += number of valid centres, last_first[0] = max(last_first[0], n - 1 - lowest valid
 /// index) (n = the level's pixels): the caller zeroes both.
 cudaError_t pm_launch_stats(const PmLevel& l, unsigned long long* count,
-                            unsigned long long* last_first,
-                            cudaStream_t stream);
-/// The coarsest hole by diffusion, in one block (the level is small): scratch arrays of the
-/// level's size, two of each.
+                            unsigned long long* last_first, cudaStream_t stream);
+/// The coarsest hole's texture by diffusion, in one block (the level is small): scratch arrays of
+/// the level's size, two of each.
 struct PmDiffuseScratch {
     Rgba8* color[2] = {nullptr, nullptr};
     std::uint8_t* texture[2] = {nullptr, nullptr};
@@ -41,6 +40,11 @@ struct PmDiffuseScratch {
 };
 cudaError_t pm_launch_diffuse(const PmLevel& l, PmRect hole_box, const PmDiffuseScratch& scratch,
                               int steps, cudaStream_t stream);
+/// The coarsest hole's onion peel (one block looping over its layers until one fills nothing);
+/// `known` are two scratch masks of the level's size.
+cudaError_t pm_launch_onion(const PmLevel& l, PmRect hole_box, std::uint8_t* known0,
+                            std::uint8_t* known1, int radius, std::uint32_t seed, int level,
+                            int layers, cudaStream_t stream);
 /// The coarsest level's initial field over its target box.
 cudaError_t pm_launch_init(const PmLevel& l, int radius, std::uint32_t seed, int level,
                            cudaStream_t stream);
