@@ -1,8 +1,8 @@
 // PatchMatch completion on the device: every kernel is a thin loop over one per-pixel function of
 // patchmatch_terms.h, over the same pixels and with the same double buffering as the CPU filler,
 // so both produce the same field and the same bytes. One thread per pixel of a rectangle (the
-// level, its target box or its hole box); the coarsest level's diffusion and onion peel are one
-// block each, looping over their steps, which saves a launch per step.
+// level, its target box or its hole box); the coarsest level's diffusion is one block looping over
+// its steps, which saves a launch per step; its onion peel is a block per pixel, a launch a layer.
 #include <lacuna/kernels/patchmatch_kernels.h>
 
 namespace lacuna::kernels {
@@ -13,6 +13,7 @@ namespace pt = patchmatch_terms;
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr int kDiffuseThreads = 1024;
+constexpr int kOnionThreads = 128;
 
 dim3 grid_for(const PmRect& r) {
     const int w = r.x1 - r.x0 + 1, h = r.y1 - r.y0 + 1;
@@ -121,27 +122,54 @@ __global__ void diffuse_kernel(const PmLevel l, const PmRect box, const PmDiffus
         if (l.hole[i]) l.texture[i] = s.texture[cur][i];
 }
 
-__global__ void onion_kernel(const PmLevel l, const PmRect box, std::uint8_t* known0,
-                             std::uint8_t* known1, const int radius, const std::uint32_t seed,
-                             const int level, const int layers) {
-    const int n = l.width * l.height;
-    for (int i = static_cast<int>(threadIdx.x); i < n; i += blockDim.x)
-        known0[i] = known1[i] = l.hole[i] ? 0 : 1;
-    __syncthreads();
+__global__ void onion_known_kernel(const PmLevel l, std::uint8_t* known, const PmRect r) {
+    int x, y;
+    if (!pixel_of(r, x, y)) return;
+    const long long p = static_cast<long long>(y) * l.width + x;
+    known[p] = l.hole[p] ? 0 : 1;
+}
+
+/// One layer of the onion peel: a block per pixel of the hole's box. On the front, the block's
+/// threads split the first stage's candidates and reduce to the smallest distance, ties to the
+/// earliest candidate (the CPU's sequential choice); thread 0 runs the second stage and writes.
+/// A pixel takes a few hundred patch distances: spread over a block, a layer costs about one
+/// distance chain's latency instead of the whole list's.
+__global__ void onion_layer_kernel(const PmLevel l, const PmRect box, const std::uint8_t* known_in,
+                                   std::uint8_t* known_out, const int radius,
+                                   const std::uint32_t seed, const int level, const int layer) {
     const int bw = box.x1 - box.x0 + 1;
-    const int count = bw * (box.y1 - box.y0 + 1);
-    std::uint8_t* known[2] = {known0, known1};
-    int cur = 0;
-    for (int layer = 0; layer < layers; ++layer) {
-        int filled = 0;
-        for (int i = static_cast<int>(threadIdx.x); i < count; i += blockDim.x)
-            if (pt::pm_onion_pixel(l, known[cur], known[1 - cur], radius, seed, level, layer,
-                                   box.x0 + i % bw, box.y0 + i / bw))
-                filled = 1;
-        cur = 1 - cur;
-        // The same stopping rule as the CPU's: after the first layer that fills nothing.
-        if (__syncthreads_or(filled) == 0) break;
+    const int i = static_cast<int>(blockIdx.x);
+    const int x = box.x0 + i % bw, y = box.y0 + i / bw;
+    const long long p = static_cast<long long>(y) * l.width + x;
+    const bool front = pt::pm_onion_front(l, known_in, x, y);
+    if (threadIdx.x == 0) known_out[p] = known_in[p] || front ? 1 : 0;
+    if (!front) return;
+    pt::PmOnionBest b;
+    for (int j = static_cast<int>(threadIdx.x); j < pt::kOnionFirstStage;
+         j += static_cast<int>(blockDim.x)) {
+        int sx = 0, sy = 0;
+        if (pt::pm_onion_candidate(l, known_in, radius, seed, level, layer, x, y, j, sx, sy))
+            pt::pm_onion_consider(l, known_in, radius, x, y, sx, sy, j, b);
     }
+    const auto take = [&b](const pt::PmOnionBest& o) {
+        if (o.dist < b.dist || (o.dist == b.dist && o.order < b.order)) b = o;
+    };
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        pt::PmOnionBest o;
+        o.dist = __shfl_down_sync(0xffffffffU, b.dist, offset);
+        o.order = __shfl_down_sync(0xffffffffU, b.order, offset);
+        o.best = __shfl_down_sync(0xffffffffU, b.best, offset);
+        o.x = __shfl_down_sync(0xffffffffU, b.x, offset);
+        o.y = __shfl_down_sync(0xffffffffU, b.y, offset);
+        take(o);
+    }
+    __shared__ pt::PmOnionBest warp_best[kOnionThreads / 32];
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    if (lane == 0) warp_best[warp] = b;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (int w = 1; w < kOnionThreads / 32; ++w) take(warp_best[w]);
+    pt::pm_onion_finish(l, known_in, radius, seed, level, layer, x, y, b);
 }
 
 __global__ void init_kernel(const PmLevel l, const int radius, const std::uint32_t seed,
@@ -249,8 +277,17 @@ cudaError_t pm_launch_onion(const PmLevel& l, const PmRect hole_box, std::uint8_
                             std::uint8_t* known1, const int radius, const std::uint32_t seed,
                             const int level, const int layers, const cudaStream_t stream) {
     if (empty(hole_box)) return cudaSuccess;
-    onion_kernel<<<1, kDiffuseThreads, 0, stream>>>(l, hole_box, known0, known1, radius, seed,
-                                                    level, layers);
+    const PmRect r = whole(l);
+    onion_known_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, known0, r);
+    onion_known_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, known1, r);
+    // Every layer is launched: once the hole is filled a layer changes nothing (the CPU stops
+    // there instead), and the host need not wait to find out.
+    const auto pixels =
+        static_cast<unsigned>((hole_box.x1 - hole_box.x0 + 1) * (hole_box.y1 - hole_box.y0 + 1));
+    std::uint8_t* known[2] = {known0, known1};
+    for (int layer = 0; layer < layers; ++layer)
+        onion_layer_kernel<<<pixels, kOnionThreads, 0, stream>>>(
+            l, hole_box, known[layer & 1], known[1 - (layer & 1)], radius, seed, level, layer);
     return cudaGetLastError();
 }
 

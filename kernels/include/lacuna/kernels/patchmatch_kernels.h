@@ -40,7 +40,7 @@ struct PmDiffuseScratch {
 };
 cudaError_t pm_launch_diffuse(const PmLevel& l, PmRect hole_box, const PmDiffuseScratch& scratch,
                               int steps, cudaStream_t stream);
-/// The coarsest hole's onion peel (one block looping over its layers until one fills nothing);
+/// The coarsest hole's onion peel, `layers` launches of a block per pixel of the hole's box;
 /// `known` are two scratch masks of the level's size.
 cudaError_t pm_launch_onion(const PmLevel& l, PmRect hole_box, std::uint8_t* known0,
                             std::uint8_t* known1, int radius, std::uint32_t seed, int level,

@@ -372,68 +372,127 @@ LACUNA_HD int pm_onion_layers(const int bw, const int bh) {
     return pm_max(bw, bh);
 }
 
-/// One layer of the onion peel that initialises the coarsest hole (Newson et al. 2017, where a
-/// diffusion would start the EM from a smooth blob that smooth sources then match best). Every
+/// One layer of the onion peel initialises part of the coarsest hole (Newson et al. 2017, where
+/// a diffusion would start the EM from a smooth blob that smooth sources then match best). Every
 /// hole pixel not yet known but next to a known one (8-neighbours, `known_in`) is matched on the
-/// known pixels of its patch; the candidates, in a fixed order: the sources its filled neighbours
-/// found, shifted; hashed random centres anywhere; then windows halving around the best. It takes
-/// the source's centre colour and the source as its initial field. Its texture is not copied: the
-/// coarsest hole's texture is set beforehand (diffused from the border) and stays fixed.
-/// Jacobi: a pixel written here is unknown in `known_in`, so no other pixel of the layer reads it.
-/// Returns whether the pixel was filled in this layer.
-LACUNA_HD bool pm_onion_pixel(const PmLevel& l, const std::uint8_t* known_in,
-                              std::uint8_t* known_out, const int r, const std::uint32_t seed,
-                              const int level, const int layer, const int x, const int y) {
+/// known pixels of its patch. The candidates, in a fixed order: first stage, the sources its
+/// filled neighbours found, shifted, then hashed random centres anywhere; second stage, windows
+/// halving around the best. It takes the source's centre colour and the source as its initial
+/// field. Its texture is not copied: the coarsest hole's texture is set beforehand (diffused from
+/// the border) and stays fixed. Jacobi: a pixel written here is unknown in `known_in`, so no
+/// other pixel of the layer reads it.
+///
+/// The pieces below let the CPU walk the candidates in order (pm_onion_pixel) and the GPU split
+/// the first stage over a warp: the best is the smallest distance, ties to the earliest
+/// candidate, which is what the sequential "strictly better wins" keeps.
+inline constexpr int kOnionNeighbours = 8;
+inline constexpr int kOnionFirstStage = kOnionNeighbours + kOnionTries;
+
+/// The best onion candidate so far; `order` is its index in the first stage.
+struct PmOnionBest {
+    std::int32_t best = -1;
+    std::uint32_t dist = 0xffffffffU;
+    int order = 0x7fffffff;
+    int x = 0, y = 0;
+};
+
+/// Whether (x, y) is filled in this layer: unknown in `known_in`, with a known 8-neighbour.
+LACUNA_HD bool pm_onion_front(const PmLevel& l, const std::uint8_t* known_in, const int x,
+                              const int y) {
     const int w = l.width;
-    const long long p = static_cast<long long>(y) * w + x;
-    if (known_in[p]) {
-        known_out[p] = 1;
-        return false;
-    }
-    bool front = false;
+    if (known_in[static_cast<long long>(y) * w + x]) return false;
     for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
             const int nx = x + dx, ny = y + dy;
             if (nx < 0 || ny < 0 || nx >= w || ny >= l.height) continue;
-            if (known_in[static_cast<long long>(ny) * w + nx]) front = true;
+            if (known_in[static_cast<long long>(ny) * w + nx]) return true;
         }
-    known_out[p] = front ? 1 : 0;
-    if (!front) return false;
-    std::int32_t best = -1;
-    std::uint32_t bd = 0xffffffffU;
-    int bx = 0, by = 0;
-    const auto consider = [&](const int sx, const int sy) {
-        if (!pm_candidate_ok(l, sx, sy, r)) return;
-        const std::int32_t c = sy * w + sx;
-        if (c == best) return;
-        const std::uint32_t d = pm_distance_known(l, known_in, x, y, sx, sy, r, bd);
-        if (d < bd) best = c, bd = d, bx = sx, by = sy;
-    };
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-            const int nx = x + dx, ny = y + dy;
-            if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= w || ny >= l.height) continue;
-            const long long q = static_cast<long long>(ny) * w + nx;
-            if (!known_in[q] || !l.hole[q]) continue;
-            const std::int32_t s = l.nnf[0][q];
-            if (s >= 0) consider(s % w - dx, s / w - dy);
-        }
-    // Iteration numbers below -1 (pm_random_source's) keep these draws apart from the EM's.
-    const int tag = -2 - layer;
-    for (int k = 0; k < kOnionTries; ++k)
-        consider(pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k), r, w - 1 - r),
-                 pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k + 1), r, l.height - 1 - r));
-    if (best >= 0) {
+    return false;
+}
+
+/// Iteration numbers below -1 (pm_random_source's) keep the onion's draws apart from the EM's.
+LACUNA_HD int pm_onion_tag(const int layer) {
+    return -2 - layer;
+}
+
+/// First-stage candidate `j` for (x, y): j < 8, the j-th 8-neighbour (row by row, the centre
+/// skipped) if it is a filled hole pixel, its source shifted back; then random try j - 8. False
+/// where there is none.
+LACUNA_HD bool pm_onion_candidate(const PmLevel& l, const std::uint8_t* known_in, const int r,
+                                  const std::uint32_t seed, const int level, const int layer,
+                                  const int x, const int y, const int j, int& sx, int& sy) {
+    const int w = l.width;
+    if (j < kOnionNeighbours) {
+        const int o = j < 4 ? j : j + 1;
+        const int dx = o % 3 - 1, dy = o / 3 - 1;
+        const int nx = x + dx, ny = y + dy;
+        if (nx < 0 || ny < 0 || nx >= w || ny >= l.height) return false;
+        const long long q = static_cast<long long>(ny) * w + nx;
+        if (!known_in[q] || !l.hole[q]) return false;
+        const std::int32_t s = l.nnf[0][q];
+        if (s < 0) return false;
+        sx = s % w - dx;
+        sy = s / w - dy;
+        return true;
+    }
+    const int k = j - kOnionNeighbours;
+    const int tag = pm_onion_tag(layer);
+    sx = pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k), r, w - 1 - r);
+    sy = pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k + 1), r, l.height - 1 - r);
+    return true;
+}
+
+/// Tries source (sx, sy) for (x, y); strictly better wins.
+LACUNA_HD void pm_onion_consider(const PmLevel& l, const std::uint8_t* known_in, const int r,
+                                 const int x, const int y, const int sx, const int sy,
+                                 const int order, PmOnionBest& b) {
+    if (!pm_candidate_ok(l, sx, sy, r)) return;
+    const std::int32_t c = sy * l.width + sx;
+    if (c == b.best) return;
+    const std::uint32_t d = pm_distance_known(l, known_in, x, y, sx, sy, r, b.dist);
+    if (d < b.dist) b.best = c, b.dist = d, b.order = order, b.x = sx, b.y = sy;
+}
+
+/// The second stage (windows halving from a quarter of the level around the best) and the
+/// write: the source's colour and the source itself (the level's fallback if nothing was valid).
+LACUNA_HD void pm_onion_finish(const PmLevel& l, const std::uint8_t* known_in, const int r,
+                               const std::uint32_t seed, const int level, const int layer,
+                               const int x, const int y, PmOnionBest b) {
+    const int w = l.width;
+    if (b.best >= 0) {
+        const int tag = pm_onion_tag(layer);
         int k = kOnionTries;
         for (int span = pm_max(w, l.height) / 4; span >= 1; span /= 2, ++k) {
-            const int cx = bx, cy = by;
-            consider(pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k), cx - span, cx + span),
-                     pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k + 1), cy - span, cy + span));
+            const int cx = b.x, cy = b.y;
+            pm_onion_consider(
+                l, known_in, r, x, y,
+                pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k), cx - span, cx + span),
+                pm_uniform(pm_hash(seed, level, tag, x, y, 2 * k + 1), cy - span, cy + span),
+                kOnionFirstStage + k, b);
         }
     }
-    if (best < 0) best = l.fallback;
-    l.color[p] = l.color[best];
-    l.nnf[0][p] = best;
+    const std::int32_t source = b.best >= 0 ? b.best : l.fallback;
+    const long long p = static_cast<long long>(y) * w + x;
+    l.color[p] = l.color[source];
+    l.nnf[0][p] = source;
+}
+
+/// One pixel of one layer, every candidate in order (the CPU's way). Returns whether the pixel
+/// was filled in this layer.
+LACUNA_HD bool pm_onion_pixel(const PmLevel& l, const std::uint8_t* known_in,
+                              std::uint8_t* known_out, const int r, const std::uint32_t seed,
+                              const int level, const int layer, const int x, const int y) {
+    const long long p = static_cast<long long>(y) * l.width + x;
+    const bool front = pm_onion_front(l, known_in, x, y);
+    known_out[p] = known_in[p] || front ? 1 : 0;
+    if (!front) return false;
+    PmOnionBest b;
+    for (int j = 0; j < kOnionFirstStage; ++j) {
+        int sx = 0, sy = 0;
+        if (pm_onion_candidate(l, known_in, r, seed, level, layer, x, y, j, sx, sy))
+            pm_onion_consider(l, known_in, r, x, y, sx, sy, j, b);
+    }
+    pm_onion_finish(l, known_in, r, seed, level, layer, x, y, b);
     return true;
 }
 
