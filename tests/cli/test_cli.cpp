@@ -292,12 +292,13 @@ class TestCli : public QObject {
         for (int y = 220; y < 300; ++y)
             for (int x = 230; x < 290; ++x) mask_image.at(x, y) = Rgba8{255, 255, 255, 255};
         io::write_image(tmp("mask.png").toStdString(), mask_image.view());
-        const Result r =
-            run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("filled.png"), "--patch",
-                     "7", "--search", "window:0.3", "--json", "--backend", "cpu"});
+        const Result r = run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("filled.png"),
+                                  "--patch", "7", "--search", "window:0.3", "--json", "--backend",
+                                  "cpu", "--method", "criminisi"});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.err.contains("progress: 4800/4800 pixels filled (100 %)"), qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["method"].toString(), QString("criminisi"));
         QCOMPARE(o["hole_pixels"].toInt(), 4800);
         QCOMPARE(o["patch"].toInt(), 7);
         QCOMPARE(o["search"].toString(), QString("window:0.3"));
@@ -313,12 +314,30 @@ class TestCli : public QObject {
         QVERIFY(changed_inside > 4000);
         // The reference gives the same picture.
         QCOMPARE(run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("ref.png"), "--patch",
-                          "7", "--search", "window:0.3", "--reference"})
+                          "7", "--search", "window:0.3", "--reference", "--method", "criminisi"})
                      .status,
                  0);
         const ImageRgba8 reference = io::read_image(tmp("ref.png").toStdString()).image;
         QVERIFY(equal_pixels(ImageView<const Rgba8>(reference.view()),
                              ImageView<const Rgba8>(output.view())));
+    }
+
+    void inpaint_defaults_to_patchmatch() {
+        // The bench's measurements made PatchMatch the default (see docs/notes/patchmatch.md).
+        const Result r = run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"),
+                                  tmp("filled-pm.png"), "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["method"].toString(), QString("patchmatch"));
+        QCOMPARE(o["seed"].toInt(), 1);
+        QVERIFY(o["passes"].toInt() > 0);
+        QVERIFY(!o.contains("patches"));
+        const ImageRgba8 input = io::read_image(tmp("fruits.png").toStdString()).image;
+        const ImageRgba8 output = io::read_image(tmp("filled-pm.png").toStdString()).image;
+        const ImageRgba8 mask = io::read_image(tmp("mask.png").toStdString()).image;
+        for (int y = 0; y < 480; ++y)
+            for (int x = 0; x < 512; ++x)
+                if (mask.at(x, y).r == 0) QCOMPARE(output.at(x, y), input.at(x, y));
     }
 
     void inpaint_bad_input() {

@@ -29,6 +29,13 @@ using lacuna::test::odd_hole;
 
 namespace {
 
+/// These tests are about the Criminisi filler; InpaintParams defaults to PatchMatch.
+InpaintParams criminisi_params() {
+    InpaintParams params;
+    params.method = InpaintMethod::Criminisi;
+    return params;
+}
+
 ImageRgba8 fruits() {
     return test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
 }
@@ -144,7 +151,7 @@ class TestInpaintCuda : public QObject {
         const bool border = QString(QTest::currentDataTag()).contains("border");
         const Mask mask = odd_hole(w, h, border);
         const Mask never_mask = never_sample_spot(w, h);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = patch;
         params.coherence = coherence;
         params.never_sample = never ? &never_mask : nullptr;
@@ -155,7 +162,7 @@ class TestInpaintCuda : public QObject {
     void reference_equals_cuda_on_a_small_case() {
         const ImageRgba8 image = crop(fruits(), 20, 20, 71, 53);
         const Mask mask = ellipse_mask(71, 53, 35, 26, 9, 7);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = 7;
         const auto reference =
             make_inpainter(image.view(), mask, params, InpaintImplementation::Reference);
@@ -172,7 +179,7 @@ class TestInpaintCuda : public QObject {
         const Mask second = ellipse_mask(1031, 707, 820, 120, 20, 30);
         for (int y = 0; y < 707; ++y)
             for (int x = 0; x < 1031; ++x) mask.at(x, y) |= second.at(x, y);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = 9;
         expect_same_fill(image, mask, params);
     }
@@ -181,9 +188,9 @@ class TestInpaintCuda : public QObject {
         const ImageRgba8 image = crop(fruits(), 0, 0, 151, 113);
         const Mask mask = ellipse_mask(151, 113, 75, 56, 25, 18);
         const auto fast =
-            make_inpainter(image.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+            make_inpainter(image.view(), mask, criminisi_params(), InpaintImplementation::Fast);
         const auto cuda =
-            make_inpainter(image.view(), mask, InpaintParams{}, InpaintImplementation::Cuda);
+            make_inpainter(image.view(), mask, criminisi_params(), InpaintImplementation::Cuda);
         for (const int step : {1, 4, 16}) {
             const InpaintProgress a = fast->advance(step);
             const InpaintProgress b = cuda->advance(step);
@@ -221,7 +228,7 @@ class TestInpaintCuda : public QObject {
         std::mt19937 rng(static_cast<unsigned>(w * h));
         const Painted painted = paint_coverage(shape, rng);
         const Mask never_mask = never_sample_spot(w, h);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = patch;
         params.never_sample = never ? &never_mask : nullptr;
         const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, params);
@@ -297,7 +304,7 @@ class TestInpaintCuda : public QObject {
         const DeviceImage<Rgba8> pixels(image.view());
         const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
         const auto device = make_device_inpainter(pixels, coverage, problem);
-        const auto fast = make_inpainter(image.view(), painted.mask, InpaintParams{},
+        const auto fast = make_inpainter(image.view(), painted.mask, criminisi_params(),
                                          InpaintImplementation::Fast);
         cudaStream_t stream = nullptr;
         QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
@@ -342,7 +349,7 @@ class TestInpaintCuda : public QObject {
         const ImageRgba8 image = fruits();
         const Mask mask(image.width(), image.height(), 0);
         const InpaintResult result =
-            inpaint(image.view(), mask, InpaintParams{}, InpaintImplementation::Cuda);
+            inpaint(image.view(), mask, criminisi_params(), InpaintImplementation::Cuda);
         QCOMPARE(compare_images(result.image, image), QString());
         QCOMPARE(result.notes.size(), std::size_t{1});
     }

@@ -25,6 +25,13 @@ using lacuna::test::odd_hole;
 
 namespace {
 
+/// These tests are about the Criminisi filler; InpaintParams defaults to PatchMatch.
+InpaintParams criminisi_params() {
+    InpaintParams params;
+    params.method = InpaintMethod::Criminisi;
+    return params;
+}
+
 ImageRgba8 photo(const char* name) {
     return io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name)
         .image;
@@ -82,7 +89,7 @@ class TestInpaint : public QObject {
                 mask.at(int(rng() % w), int(rng() % h)) = 255;
                 never.at(int(rng() % w), int(rng() % h)) = 255;
             }
-            InpaintParams params;
+            InpaintParams params = criminisi_params();
             params.patch = patch;
             params.search = InpaintSearch::Full;
             params.never_sample = &never;
@@ -102,7 +109,7 @@ class TestInpaint : public QObject {
     void first_decision_is_the_definition() {
         const ImageRgba8 image = crop(photo("butterfly.jpg"), 150, 100, 61, 47);
         const Mask mask = ellipse_mask(61, 47, 30, 23, 9, 6);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = 7;
         params.search = InpaintSearch::Full;
         const auto filler =
@@ -168,7 +175,7 @@ class TestInpaint : public QObject {
              {InpaintImplementation::Reference, InpaintImplementation::Fast}) {
             const ImageRgba8 image = stripes(73, 41, 6);
             const Mask mask = ellipse_mask(73, 41, 36, 20, 11, 8);
-            InpaintParams params;
+            InpaintParams params = criminisi_params();
             params.patch = 9;
             const InpaintResult result = inpaint(image.view(), mask, params, implementation);
             QVERIFY(result.progress.done());
@@ -184,7 +191,7 @@ class TestInpaint : public QObject {
             for (int x = 0; x < 64; ++x)
                 image.at(x, y) = x > y ? Rgba8{200, 60, 40, 255} : Rgba8{30, 90, 180, 255};
         const Mask mask = ellipse_mask(64, 64, 32, 32, 8, 8);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = 7;
         const InpaintResult result =
             inpaint(image.view(), mask, params, InpaintImplementation::Fast);
@@ -195,7 +202,7 @@ class TestInpaint : public QObject {
         const ImageRgba8 image = crop(photo("fruits.jpg"), 101, 77, 131, 97);
         const Mask mask = ellipse_mask(131, 97, 60, 50, 21, 14);
         const InpaintResult result =
-            inpaint(image.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+            inpaint(image.view(), mask, criminisi_params(), InpaintImplementation::Fast);
         QCOMPARE(changed_outside(image, result.image, mask), std::int64_t{0});
         std::int64_t changed_inside = 0;
         for (int y = 0; y < 97; ++y)
@@ -240,7 +247,7 @@ class TestInpaint : public QObject {
         // Holes of odd shapes: an ellipse plus a thin bar; the edge case touches the border.
         const Mask mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
         const Mask never_mask = never_sample_spot(w, h);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = patch;
         params.coherence = coherence;
         params.never_sample = never ? &never_mask : nullptr;
@@ -269,7 +276,7 @@ class TestInpaint : public QObject {
         const ImageRgba8 input = crop(photo("butterfly.jpg"), 10, 10, 120, 90);
         const Mask mask = ellipse_mask(120, 90, 60, 45, 20, 15);
         const auto filler =
-            make_inpainter(input.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+            make_inpainter(input.view(), mask, criminisi_params(), InpaintImplementation::Fast);
         QCOMPARE(filler->progress().total, count_selected(mask.view()));
         QCOMPARE(filler->progress().filled, std::int64_t{0});
         const InpaintProgress first = filler->advance(3);
@@ -289,7 +296,7 @@ class TestInpaint : public QObject {
         QCOMPARE(filler->progress().iterations, 5);
         // Cancelling through the callback of the one-call API.
         QVERIFY_THROWS_EXCEPTION(
-            Error, inpaint(input.view(), mask, InpaintParams{}, InpaintImplementation::Fast,
+            Error, inpaint(input.view(), mask, criminisi_params(), InpaintImplementation::Fast,
                            [](const InpaintProgress&) { return false; }));
     }
 
@@ -297,9 +304,9 @@ class TestInpaint : public QObject {
         const ImageRgba8 input = crop(photo("messi5.jpg"), 300, 100, 111, 87);
         const Mask mask = ellipse_mask(111, 87, 50, 40, 17, 12);
         const InpaintResult a =
-            inpaint(input.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+            inpaint(input.view(), mask, criminisi_params(), InpaintImplementation::Fast);
         const InpaintResult b =
-            inpaint(input.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+            inpaint(input.view(), mask, criminisi_params(), InpaintImplementation::Fast);
         QCOMPARE(compare_images(a.image, b.image), QString());
     }
 
@@ -309,7 +316,7 @@ class TestInpaint : public QObject {
         for (const auto implementation :
              {InpaintImplementation::Reference, InpaintImplementation::Fast}) {
             const InpaintResult result =
-                inpaint(input.view(), mask, InpaintParams{}, implementation);
+                inpaint(input.view(), mask, criminisi_params(), implementation);
             QCOMPARE(compare_images(result.image, input), QString());
             QCOMPARE(result.progress.total, std::int64_t{0});
             QCOMPARE(result.notes.size(), std::size_t{1});
@@ -326,7 +333,7 @@ class TestInpaint : public QObject {
         Mask never(60, 120, 0);
         for (int y = 20; y < 80; ++y)
             for (int x = 0; x < 60; ++x) never.at(x, y) = 255;
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = 5;
         params.window_factor = 0.0;
         params.never_sample = &never;
@@ -366,7 +373,7 @@ class TestInpaint : public QObject {
             for (int y = border; y < 30 - border; ++y)
                 for (int x = border; x < 40 - border; ++x) mask.at(x, y) = 255;
         const Mask never(never_w > 0 ? never_w : 40, 30, 0);
-        InpaintParams params;
+        InpaintParams params = criminisi_params();
         params.patch = patch;
         params.window_factor = alpha;
         params.never_sample = never_w > 0 ? &never : nullptr;
@@ -383,7 +390,7 @@ class TestInpaint : public QObject {
     }
 
     void search_parsing() {
-        InpaintParams p;
+        InpaintParams p = criminisi_params();
         QVERIFY(parse_inpaint_search("full", p));
         QCOMPARE(p.search, InpaintSearch::Full);
         QVERIFY(parse_inpaint_search("window:1.5", p));

@@ -45,7 +45,7 @@ struct InpaintParams {
     /// (continues a structure that was started, even from outside the window).
     bool coherence = true;
     const Mask* never_sample = nullptr;  ///< non-zero: never copy from here
-    InpaintMethod method = InpaintMethod::Criminisi;
+    InpaintMethod method = InpaintMethod::PatchMatch;
     /// PatchMatch: the random search's seed (another seed, another result: "Fill again").
     std::uint32_t seed = 1;
 };
