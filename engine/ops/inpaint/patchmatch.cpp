@@ -293,15 +293,18 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         });
     }
 
+    /// 1 where the level's pixel is known (not hole): the start of the onion peel and diffusion.
+    static std::vector<std::uint8_t> known_pixels(const PmLevel& l) {
+        std::vector<std::uint8_t> known(static_cast<std::size_t>(l.width) * l.height);
+        for (std::size_t i = 0; i < known.size(); ++i) known[i] = l.hole[i] ? 0 : 1;
+        return known;
+    }
+
     /// The coarsest hole's colour and field by the onion peel: layers of Jacobi steps over
     /// double-buffered known masks, until a layer fills nothing.
     void onion(const int level) {
         const PmLevel& l = levels_[static_cast<std::size_t>(level)];
-        const auto n = static_cast<std::size_t>(l.width) * l.height;
-        std::vector<std::uint8_t> known[2];
-        known[0].resize(n);
-        for (std::size_t i = 0; i < n; ++i) known[0][i] = l.hole[i] ? 0 : 1;
-        known[1] = known[0];
+        std::vector<std::uint8_t> known[2] = {known_pixels(l), known_pixels(l)};
         const SearchRect box = hole_box_at(problem_, level);
         const int layers =
             patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
@@ -326,10 +329,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const auto n = static_cast<std::size_t>(l.width) * l.height;
         std::vector<Rgba8> color[2] = {{l.color, l.color + n}, {l.color, l.color + n}};
         std::vector<std::uint8_t> tex[2] = {{l.texture, l.texture + n}, {l.texture, l.texture + n}};
-        std::vector<std::uint8_t> known[2];
-        known[0].resize(n);
-        for (std::size_t i = 0; i < n; ++i) known[0][i] = l.hole[i] ? 0 : 1;
-        known[1] = known[0];
+        std::vector<std::uint8_t> known[2] = {known_pixels(l), known_pixels(l)};
         const SearchRect box = hole_box_at(problem_, level);
         const int steps =
             patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
