@@ -257,7 +257,9 @@ cv::Mat compare_sheet(const std::vector<std::pair<std::string, const ImageRgba8*
 
 int bench_inpaint(Context& ctx) {
     const fs::path data = ctx.args.get("data").value_or(LACUNA_BENCH_DATA_DIR);
+    // The Criminisi rows ask for Criminisi: the default method is PatchMatch.
     ops::InpaintParams params;
+    params.method = ops::InpaintMethod::Criminisi;
     if (const auto p = ctx.args.get("patch")) params.patch = parse_int("patch", *p);
     if (const auto s = ctx.args.get("search"))
         if (!ops::parse_inpaint_search(*s, params))

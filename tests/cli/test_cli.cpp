@@ -395,6 +395,9 @@ class TestCli : public QObject {
         // The fast filler made the same decisions as the reference.
         QVERIFY2(r.out.contains("identical"), qPrintable(r.out));
         QVERIFY(!r.out.contains("DIFFERS"));
+        // Both methods ran: the Criminisi rows are not the default (PatchMatch) in disguise.
+        QVERIFY2(r.out.contains("PM CPU"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
     }
 
     void backend_selection_reports_reason() {
