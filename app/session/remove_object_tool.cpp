@@ -225,8 +225,14 @@ void RemoveObjectTool::finish() {
     last_fill_index_ = static_cast<std::size_t>(session_.history().index());
     session_.frame_changed();
     std::ostringstream text;
-    text << "Filled " << progress.total << " pixels with " << progress.iterations << " patches in "
-         << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
+    text << "Filled " << progress.total << " pixels";
+    if (fill_params_.method == ops::InpaintMethod::PatchMatch)
+        text << " by PatchMatch (seed " << fill_params_.seed << ", " << progress.iterations
+             << " refinement passes)";
+    else
+        text << " by Criminisi (" << progress.iterations << " patches)";
+    text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_
+         << ".";
     message_ = text.str();
 }
 

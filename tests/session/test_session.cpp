@@ -281,6 +281,9 @@ class TestSession : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(seven.image.view(), eight.image.view()));
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), eight.image.view()));
         QCOMPARE(s.history().count(), 3);  // the new fill replaced the old one
+        // The status names the method and the seed that made this result.
+        QVERIFY2(tool.message().find("by PatchMatch (seed 8,") != std::string::npos,
+                 tool.message().c_str());
         // Undo puts back the picture and the mask as they were before either fill.
         QVERIFY(s.undo());
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
