@@ -7,6 +7,9 @@
 #include <lacuna/version.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <iostream>
 #include <new>
 
@@ -61,6 +64,30 @@ JsonObject info_json(const std::string& path, const io::LoadedImage& loaded) {
         .add("notices", loaded.notices);
 }
 
+// The stored values' finite range and NaN count of a single-channel 16-bit or float file (a
+// measurement): what a user of such data checks first.
+struct ValueRange {
+    float lo = 0, hi = 0;
+    std::int64_t nan = 0;
+};
+std::optional<ValueRange> measurement_range(const std::string& path, const io::FileInfo& info) {
+    if (info.bit_depth == 8 || info.channels != 1) return std::nullopt;
+    const io::LoadedMeasurement m = io::read_measurement(path);
+    ValueRange r{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    for (int y = 0; y < m.values.height(); ++y)
+        for (int x = 0; x < m.values.width(); ++x) {
+            const float v = m.values.at(x, y);
+            if (!std::isfinite(v)) {
+                ++r.nan;
+                continue;
+            }
+            r.lo = std::min(r.lo, v);
+            r.hi = std::max(r.hi, v);
+        }
+    if (r.lo > r.hi) r.lo = r.hi = std::numeric_limits<float>::quiet_NaN();
+    return r;
+}
+
 int run_info(Context& ctx) {
     std::vector<JsonObject> reports;
     int status = kExitOk;
@@ -68,15 +95,26 @@ int run_info(Context& ctx) {
         try {
             const io::LoadedImage loaded = io::read_image(path);
             for (const std::string& n : loaded.notices) ctx.note(path + ": " + n);
+            const std::optional<ValueRange> range = measurement_range(path, loaded.info);
             if (ctx.json) {
-                reports.push_back(info_json(path, loaded));
+                JsonObject report = info_json(path, loaded);
+                if (range)
+                    report.add("value_min", double(range->lo))
+                        .add("value_max", double(range->hi))
+                        .add("non_finite", static_cast<std::uint64_t>(range->nan));
+                reports.push_back(std::move(report));
             } else {
                 const io::FileInfo& i = loaded.info;
                 ctx.out << path << ": " << io::to_string(i.format) << ' ' << i.width << 'x'
                         << i.height << ", " << i.channels
                         << (i.channels == 1 ? " channel" : " channels") << ", " << i.bit_depth
                         << "-bit, " << (i.has_alpha ? "alpha" : "no alpha") << ", " << i.file_bytes
-                        << " bytes\n";
+                        << " bytes";
+                if (range) {
+                    ctx.out << ", values " << range->lo << " to " << range->hi;
+                    if (range->nan > 0) ctx.out << " (" << range->nan << " not finite)";
+                }
+                ctx.out << "\n";
             }
         } catch (const Error& e) {
             ctx.err << "lacuna: error: " << e.what() << "\n";
@@ -106,15 +144,16 @@ int run_convert(Context& ctx) {
         throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in +
                                                     "' (pass --overwrite to replace it)");
     }
-    const io::LoadedImage loaded = io::read_image(in);
-    for (const std::string& n : loaded.notices) ctx.note(n);
-    for (const std::string& n : io::write_image(out, loaded.image.view(), options)) ctx.note(n);
+    // 16-bit and float samples survive where the output format holds them.
+    const io::ConvertResult converted = io::convert_image(in, out, options);
+    for (const std::string& n : converted.notices) ctx.note(n);
     if (ctx.json) {
         ctx.out << JsonObject()
                        .add("input", in)
                        .add("output", out)
-                       .add("width", loaded.image.width())
-                       .add("height", loaded.image.height())
+                       .add("width", converted.width)
+                       .add("height", converted.height)
+                       .add("bit_depth", converted.bit_depth)
                        .str()
                 << "\n";
     }

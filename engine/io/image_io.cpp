@@ -367,6 +367,70 @@ std::vector<std::string> write_image(const fs::path& path, const ImageView<const
     return notices;
 }
 
+namespace {
+
+// True if `format` stores samples of this depth and channel count without narrowing.
+bool holds_natively(const ImageFormat format, const int depth, const int channels) {
+    switch (format) {
+        case ImageFormat::Png:
+            return depth == CV_16U && (channels == 1 || channels == 3 || channels == 4);
+        case ImageFormat::Tiff:
+            return (depth == CV_16U || depth == CV_32F) &&
+                   (channels == 1 || channels == 3 || channels == 4);
+        case ImageFormat::Pgm:
+            return depth == CV_16U && channels == 1;
+        case ImageFormat::Ppm:
+            return depth == CV_16U && channels == 3;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+ConvertResult convert_image(const fs::path& in, const fs::path& out, const WriteOptions& options) {
+    const ImageFormat out_format = format_for_path(out);
+    const std::string name = in.string();
+    const std::vector<std::uint8_t> bytes = read_file(in);
+    const ImageFormat in_format = check_header(bytes, name);
+    ConvertResult result;
+    if (in_format != ImageFormat::Jpeg) {
+        // Non-JPEG input is decoded as stored; JPEG goes through read_image for its orientation.
+        const cv::Mat decoded = decode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH, name);
+        if (decoded.depth() != CV_8U &&
+            holds_natively(out_format, decoded.depth(), decoded.channels())) {
+            std::vector<std::uint8_t> encoded;
+            bool ok = false;
+            try {
+                ok = cv::imencode(encoder_extension(out_format), decoded, encoded);
+            } catch (const cv::Exception& e) {
+                throw Error(ErrorCode::WriteFailed,
+                            "cannot encode " + std::string(to_string(out_format)) + ": " + e.msg);
+            }
+            if (!ok)
+                throw Error(ErrorCode::WriteFailed,
+                            "cannot encode " + std::string(to_string(out_format)));
+            write_atomically(out, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
+            result.width = decoded.cols;
+            result.height = decoded.rows;
+            result.bit_depth = describe(decoded, in_format, 0).bit_depth;
+            return result;
+        }
+    }
+    LoadedImage loaded = decode_image(bytes, name);
+    result.notices = std::move(loaded.notices);
+    if (loaded.info.bit_depth != 8)
+        result.notices.push_back(std::string(to_string(out_format)) + " cannot hold " +
+                                 std::to_string(loaded.info.bit_depth) + "-bit " +
+                                 (loaded.info.channels == 1 ? "grey" : "colour") +
+                                 " samples here: written with 8 bits per channel");
+    for (std::string& n : write_image(out, loaded.image.view(), options))
+        result.notices.push_back(std::move(n));
+    result.width = loaded.image.width();
+    result.height = loaded.image.height();
+    return result;
+}
+
 void write_file_atomically(const fs::path& path, const std::string_view bytes) {
     write_atomically(path, bytes);
 }

@@ -132,6 +132,34 @@ class TestCli : public QObject {
         QVERIFY(!QFile::exists(tmp("out.xyz")));
     }
 
+    void convert_keeps_sixteen_bits() {
+        // A 16-bit PGM (what a CT or thermal export may be): 4x3 samples, big-endian.
+        QFile pgm(tmp("scan.pgm"));
+        QVERIFY(pgm.open(QIODevice::WriteOnly));
+        pgm.write("P5\n4 3\n65535\n");
+        for (int i = 0; i < 12; ++i) {
+            const int v = 1000 + 5000 * i;
+            pgm.putChar(char(v >> 8));
+            pgm.putChar(char(v & 0xff));
+        }
+        pgm.close();
+        Result r = run_cli({"convert", tmp("scan.pgm"), tmp("scan.tiff"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["bit_depth"].toInt(), 16);
+        const io::LoadedMeasurement m = io::read_measurement(tmp("scan.tiff").toStdString());
+        QCOMPARE(m.info.bit_depth, 16);
+        QCOMPARE(m.values.at(3, 2), 1000.0f + 5000.0f * 11);
+        // info reports the stored values' range.
+        r = run_cli({"info", tmp("scan.tiff")});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains("16-bit") && r.out.contains("values 1000 to 56000"),
+                 qPrintable(r.out));
+        // JPEG cannot: a note says so.
+        r = run_cli({"convert", tmp("scan.pgm"), tmp("scan.jpg")});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.err.contains("JPEG cannot hold 16-bit"), qPrintable(r.err));
+    }
+
     void convert_writes_and_never_replaces_the_input() {
         QVERIFY(QFile::copy(kSample, tmp("in.jpg")));
         const QByteArray before = [&] {

@@ -8,8 +8,10 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,6 +164,50 @@ class TestIo : public QObject {
         QCOMPARE(int(loaded.image.at(3, 2).b), int(std::lround(27000 / 257.0)));  // B was x*9000
         QCOMPARE(int(loaded.image.at(3, 2).g), 120);                              // G was y*257*60
         QCOMPARE(int(loaded.image.at(3, 2).r), 255);
+    }
+
+    void convert_keeps_sixteen_bit_and_float_samples() {
+        // 16-bit colour PNG → TIFF and 16-bit PPM: every sample exactly as stored.
+        cv::Mat deep(5, 7, CV_16UC3);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x)
+                deep.at<cv::Vec3w>(y, x) =
+                    cv::Vec3w(ushort(x * 9001 + 3), ushort(y * 12345 + 1), ushort(65535 - x * y));
+        QVERIFY(cv::imwrite(tmp("deep16.png").string(), deep));
+        for (const char* name : {"deep16.tiff", "deep16.ppm", "deep16-again.png"}) {
+            const io::ConvertResult r = io::convert_image(tmp("deep16.png"), tmp(name));
+            QCOMPARE(r.bit_depth, 16);
+            QVERIFY(r.notices.empty());
+            const cv::Mat back = cv::imread(tmp(name).string(), cv::IMREAD_UNCHANGED);
+            QCOMPARE(back.type(), CV_16UC3);
+            QCOMPARE(cv::norm(back, deep, cv::NORM_INF), 0.0);
+        }
+        // 16-bit grey → PGM keeps 16 bits.
+        cv::Mat grey(3, 4, CV_16UC1);
+        for (int i = 0; i < 12; ++i) grey.at<ushort>(i / 4, i % 4) = ushort(4095 - 300 * i);
+        QVERIFY(cv::imwrite(tmp("ct12.png").string(), grey));
+        QCOMPARE(io::convert_image(tmp("ct12.png"), tmp("ct12.pgm")).bit_depth, 16);
+        QCOMPARE(cv::norm(cv::imread(tmp("ct12.pgm").string(), cv::IMREAD_UNCHANGED), grey,
+                          cv::NORM_INF),
+                 0.0);
+        // Float TIFF → TIFF keeps the values, NaN included.
+        cv::Mat field(3, 5, CV_32FC1);
+        for (int i = 0; i < 15; ++i) field.at<float>(i / 5, i % 5) = 273.15f + 0.37f * float(i);
+        field.at<float>(1, 2) = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(cv::imwrite(tmp("field.tiff").string(), field));
+        QCOMPARE(io::convert_image(tmp("field.tiff"), tmp("field-copy.tif")).bit_depth, 32);
+        const io::LoadedMeasurement m = io::read_measurement(tmp("field-copy.tif"));
+        QCOMPARE(m.values.at(4, 2), 273.15f + 0.37f * 14.0f);
+        QVERIFY(std::isnan(m.values.at(2, 1)));
+        // A format that cannot hold the depth says so and writes 8 bits.
+        const io::ConvertResult narrowed = io::convert_image(tmp("deep16.png"), tmp("deep.jpg"));
+        QCOMPARE(narrowed.bit_depth, 8);
+        bool said = false;
+        for (const std::string& n : narrowed.notices)
+            said = said || n.find("JPEG cannot hold 16-bit") != std::string::npos;
+        QVERIFY(said);
+        QVERIFY(!io::convert_image(tmp("field.tiff"), tmp("field.png")).notices.empty());
+        QCOMPARE(cv::imread(tmp("field.png").string(), cv::IMREAD_UNCHANGED).depth(), CV_8U);
     }
 
     void measurement_keeps_values() {

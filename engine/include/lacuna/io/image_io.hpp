@@ -1,6 +1,7 @@
 // Reading and writing image files. The only part of Lacuna that knows file formats (through
 // OpenCV's imgcodecs). Formats: PNG, JPEG, TIFF, WebP, BMP, PPM/PGM. Alpha is preserved where the
-// format has it; 16-bit and floating-point input is converted to 8 bits with a notice.
+// format has it; read_image converts 16-bit and floating-point input to 8 bits with a notice,
+// while convert_image and read_measurement keep the stored samples.
 #pragma once
 
 #include <lacuna/core/image.hpp>
@@ -72,6 +73,21 @@ std::vector<std::string> write_image(const std::filesystem::path& path,
 /// Encodes to memory in `format`.
 std::vector<std::uint8_t> encode_image(ImageView<const Rgba8> image, ImageFormat format,
                                        const WriteOptions& options = {});
+
+/// What convert_image did.
+struct ConvertResult {
+    int width = 0;
+    int height = 0;
+    int bit_depth = 8;  ///< per channel, as written
+    std::vector<std::string> notices;
+};
+
+/// Reads `in` and writes it to `out` in the format `out` names, keeping the samples' depth where
+/// that format holds it: 16-bit PNG, TIFF, PGM and PPM, 32-bit float TIFF. Otherwise (JPEG, WebP,
+/// BMP, or a float image to PNG) the samples are converted to 8 bits as read_image does, and a
+/// notice says so. The same errors as read_image and write_image; written atomically.
+ConvertResult convert_image(const std::filesystem::path& in, const std::filesystem::path& out,
+                            const WriteOptions& options = {});
 
 /// Writes any bytes (CSV, reports) with the same temporary-file-and-rename protection as images.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
