@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <optional>
 #include <iostream>
+#include <limits>
 #include <new>
+#include <optional>
 
 namespace lacuna::cli {
 

@@ -183,16 +183,28 @@ ImageRgba8 to_rgba(const cv::Mat& m8) {
 
 }  // namespace
 
-LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
-    const ImageFormat format = check_header(bytes, name);
-    // JPEGs (phone photos) carry their orientation in EXIF: IMREAD_COLOR applies it. Other formats
-    // are read unchanged so that alpha and 16-bit samples survive.
-    const int flags = format == ImageFormat::Jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED;
-    const cv::Mat decoded = decode(bytes, flags, name);
+namespace {
+
+// JPEGs (phone photos) carry their orientation in EXIF: IMREAD_COLOR applies it. Other formats
+// are read unchanged so that alpha and 16-bit samples survive.
+cv::Mat decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageFormat format,
+                         const std::string_view name) {
+    return decode(bytes, format == ImageFormat::Jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED,
+                  name);
+}
+
+LoadedImage to_loaded(const cv::Mat& decoded, const ImageFormat format, const std::size_t bytes) {
     LoadedImage loaded;
-    loaded.info = describe(decoded, format, bytes.size());
+    loaded.info = describe(decoded, format, bytes);
     loaded.image = to_rgba(to_8bit(decoded, loaded.notices));
     return loaded;
+}
+
+}  // namespace
+
+LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    const ImageFormat format = check_header(bytes, name);
+    return to_loaded(decode_as_stored(bytes, format, name), format, bytes.size());
 }
 
 LoadedImage read_image(const fs::path& path) {
@@ -272,6 +284,21 @@ std::string encoder_extension(const ImageFormat f) {
     return ".png";
 }
 
+// imencode with its failures (false or an exception) turned into WriteFailed.
+std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
+                                     const std::vector<int>& params = {}) {
+    std::vector<std::uint8_t> bytes;
+    bool ok = false;
+    try {
+        ok = cv::imencode(encoder_extension(format), samples, bytes, params);
+    } catch (const cv::Exception& e) {
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot encode " + std::string(to_string(format)) + ": " + e.msg);
+    }
+    if (!ok) throw Error(ErrorCode::WriteFailed, "cannot encode " + std::string(to_string(format)));
+    return bytes;
+}
+
 std::vector<std::uint8_t> encode(const ImageView<const Rgba8> image, const ImageFormat format,
                                  const WriteOptions& options, std::vector<std::string>& notices) {
     check_image_size(image.width, image.height);
@@ -295,16 +322,7 @@ std::vector<std::uint8_t> encode(const ImageView<const Rgba8> image, const Image
         params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
     if (format == ImageFormat::Webp)
         params = {cv::IMWRITE_WEBP_QUALITY, options.webp_lossless ? 101 : 90};
-    std::vector<std::uint8_t> bytes;
-    bool ok = false;
-    try {
-        ok = cv::imencode(encoder_extension(format), out, bytes, params);
-    } catch (const cv::Exception& e) {
-        throw Error(ErrorCode::WriteFailed,
-                    "cannot encode " + std::string(to_string(format)) + ": " + e.msg);
-    }
-    if (!ok) throw Error(ErrorCode::WriteFailed, "cannot encode " + std::string(to_string(format)));
-    return bytes;
+    return encode_mat(out, format, params);
 }
 
 // Writes to a unique temporary file next to `path`, flushes it to disk, then renames it over
@@ -393,31 +411,18 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
     const std::string name = in.string();
     const std::vector<std::uint8_t> bytes = read_file(in);
     const ImageFormat in_format = check_header(bytes, name);
+    const cv::Mat decoded = decode_as_stored(bytes, in_format, name);
     ConvertResult result;
-    if (in_format != ImageFormat::Jpeg) {
-        // Non-JPEG input is decoded as stored; JPEG goes through read_image for its orientation.
-        const cv::Mat decoded = decode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH, name);
-        if (decoded.depth() != CV_8U &&
-            holds_natively(out_format, decoded.depth(), decoded.channels())) {
-            std::vector<std::uint8_t> encoded;
-            bool ok = false;
-            try {
-                ok = cv::imencode(encoder_extension(out_format), decoded, encoded);
-            } catch (const cv::Exception& e) {
-                throw Error(ErrorCode::WriteFailed,
-                            "cannot encode " + std::string(to_string(out_format)) + ": " + e.msg);
-            }
-            if (!ok)
-                throw Error(ErrorCode::WriteFailed,
-                            "cannot encode " + std::string(to_string(out_format)));
-            write_atomically(out, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
-            result.width = decoded.cols;
-            result.height = decoded.rows;
-            result.bit_depth = describe(decoded, in_format, 0).bit_depth;
-            return result;
-        }
+    result.width = decoded.cols;
+    result.height = decoded.rows;
+    if (decoded.depth() != CV_8U &&
+        holds_natively(out_format, decoded.depth(), decoded.channels())) {
+        const std::vector<std::uint8_t> encoded = encode_mat(decoded, out_format);
+        write_atomically(out, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
+        result.bit_depth = describe(decoded, in_format, 0).bit_depth;
+        return result;
     }
-    LoadedImage loaded = decode_image(bytes, name);
+    LoadedImage loaded = to_loaded(decoded, in_format, bytes.size());
     result.notices = std::move(loaded.notices);
     if (loaded.info.bit_depth != 8)
         result.notices.push_back(std::string(to_string(out_format)) + " cannot hold " +
@@ -426,8 +431,6 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
                                  " samples here: written with 8 bits per channel");
     for (std::string& n : write_image(out, loaded.image.view(), options))
         result.notices.push_back(std::move(n));
-    result.width = loaded.image.width();
-    result.height = loaded.image.height();
     return result;
 }
 

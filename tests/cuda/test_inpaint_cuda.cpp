@@ -300,7 +300,8 @@ class TestInpaintCuda : public QObject {
         const ImageRgba8 image = crop(fruits(), 0, 0, 151, 113);
         std::mt19937 rng(3);
         const Painted painted = paint_coverage(ellipse_mask(151, 113, 75, 56, 25, 18), rng);
-        const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, criminisi_params());
+        const InpaintProblem problem =
+            prepare_inpaint(image.view(), painted.mask, criminisi_params());
         const DeviceImage<Rgba8> pixels(image.view());
         const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
         const auto device = make_device_inpainter(pixels, coverage, problem);
@@ -326,7 +327,8 @@ class TestInpaintCuda : public QObject {
         std::mt19937 rng(9);
         const Painted painted = paint_coverage(ellipse_mask(64, 48, 30, 20, 8, 6), rng);
         const Painted other = paint_coverage(ellipse_mask(64, 48, 30, 20, 5, 4), rng);
-        const InpaintProblem problem = prepare_inpaint(image.view(), painted.mask, criminisi_params());
+        const InpaintProblem problem =
+            prepare_inpaint(image.view(), painted.mask, criminisi_params());
         const DeviceImage<Rgba8> pixels(image.view());
         const DeviceImage<std::uint8_t> wrong(other.coverage.view());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong, problem));
