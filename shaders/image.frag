@@ -3,6 +3,16 @@
 // then the object-removal mask as a tint, and the brush cursor as a two-tone ring that reads on
 // any picture.
 uniform sampler2D u_image;
+// u_mode 0: an 8-bit RGBA photo. 1: one channel of stored samples (any type) mapped through the
+// calibration and window (t = sample · u_scale + u_offset) to an entry of the 256-colour LUT.
+// 2: colour samples windowed per channel. NaN shows as u_nan in either.
+uniform int u_mode;
+uniform sampler2D u_lut;
+uniform float u_scale;
+uniform float u_offset;
+uniform bool u_step;           // a window of zero width: below lo → first entry, else last
+uniform vec4 u_nan;
+uniform float u_alpha_unit;
 uniform sampler2D u_mask;
 uniform float u_checker_px;    // checker square size in screen pixels
 uniform bool u_mask_visible;
@@ -15,8 +25,26 @@ in vec2 v_uv;
 in vec2 v_image_px;
 out vec4 frag_color;
 
+// The LUT index of a stored sample, as the CPU reference (render_display) computes it.
+int lut_index(float sample) {
+    float t = sample * u_scale + u_offset;
+    if (u_step) return t >= 0.0 ? 255 : 0;
+    return int(floor(clamp(t, 0.0, 1.0) * 255.0 + 0.5));
+}
+
+vec4 mapped(vec4 s) {
+    if (u_mode == 1) {
+        if (isnan(s.r)) return u_nan;
+        return texelFetch(u_lut, ivec2(lut_index(s.r), 0), 0);
+    }
+    if (isnan(s.r) || isnan(s.g) || isnan(s.b)) return u_nan;
+    vec3 rgb = vec3(lut_index(s.r), lut_index(s.g), lut_index(s.b)) / 255.0;
+    return vec4(rgb, clamp(s.a * u_alpha_unit, 0.0, 1.0));
+}
+
 void main() {
     vec4 c = texture(u_image, v_uv);
+    if (u_mode != 0) c = mapped(c);
     vec2 cell = floor(gl_FragCoord.xy / u_checker_px);
     float light = mod(cell.x + cell.y, 2.0);
     vec3 checker = mix(vec3(0.40), vec3(0.60), light);

@@ -162,6 +162,7 @@ session::Pointer Canvas::pointer(const QMouseEvent* event) const {
 
 void Canvas::leaveEvent(QEvent*) {
     cursor_inside_ = false;
+    emit image_hovered(std::nullopt);
     update();
 }
 
@@ -222,6 +223,8 @@ void Canvas::mousePressEvent(QMouseEvent* event) {
 void Canvas::mouseMoveEvent(QMouseEvent* event) {
     cursor_ = event->position();
     cursor_inside_ = true;
+    const session::Pointer at = pointer(event);
+    emit image_hovered(render::PointF{at.x, at.y});
     session::Tool* tool = session_.active_tool();
     if (tool_drag_ && tool != nullptr) {
         tool->move(pointer(event));

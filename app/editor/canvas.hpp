@@ -73,6 +73,9 @@ class Canvas : public QOpenGLWidget {
     void tool_input();
     /// The pointer is over the line's band at fraction t (nullopt: it left).
     void line_hovered(std::optional<double> t);
+    /// The pointer is over image position (x, y) (pixel units, top-left corner 0, 0); nullopt
+    /// when it left the canvas.
+    void image_hovered(std::optional<render::PointF> position);
 
   protected:
     void initializeGL() override;

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMimeData>
 #include <QMouseEvent>
@@ -132,10 +133,14 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.setPen(QColor(200, 200, 200));
     painter.drawRect(area.adjusted(0, 0, -1, -1));
+    const QString unit = unit_.isEmpty() ? QString() : " " + unit_;
     painter.drawText(QRect(0, area.top(), area.left() - 4, 14), Qt::AlignRight,
-                     QString::number(h.range_hi, 'g', 4));
+                     QString::number(h.range_hi, 'g', 5));
     painter.drawText(QRect(0, area.bottom() - 12, area.left() - 4, 14), Qt::AlignRight,
-                     QString::number(h.range_lo, 'g', 4));
+                     QString::number(h.range_lo, 'g', 5));
+    if (!unit_.isEmpty())
+        painter.drawText(QRect(0, area.center().y() - 7, area.left() - 4, 14), Qt::AlignRight,
+                         unit_);
     painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignLeft,
                      tr("0"));
     painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight,
@@ -148,11 +153,17 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
         const float mean = c.mean[static_cast<std::size_t>(*marker_)];
         painter.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, 16),
                          Qt::AlignLeft,
-                         tr("position %1: mean %2, median %3")
+                         tr("position %1: mean %2%4, median %3%4")
                              .arg(*marker_)
-                             .arg(double(mean), 0, 'f', 1)
-                             .arg(double(c.median[static_cast<std::size_t>(*marker_)]), 0, 'f', 1));
+                             .arg(double(mean), 0, 'g', 6)
+                             .arg(double(c.median[static_cast<std::size_t>(*marker_)]), 0, 'g', 6)
+                             .arg(unit));
     }
+}
+
+void HistogramPlot::set_unit(const QString& unit) {
+    unit_ = unit;
+    update();
 }
 
 void HistogramPlot::mouseMoveEvent(QMouseEvent* event) {
@@ -203,6 +214,32 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
         channel_row->addWidget(channels_[i]);
     }
     form->addRow(tr("Channels"), channel_row);
+    bins_ = new QSpinBox;
+    bins_->setRange(1, 4096);
+    bins_->setValue(ops::kDefaultHistogramBins);
+    bins_->setObjectName("histogram_bins");
+    form->addRow(tr("Bins"), bins_);
+    auto* range_row = new QHBoxLayout;
+    range_mode_ = new QComboBox;
+    range_mode_->setObjectName("histogram_range_mode");
+    range_mode_->addItem(tr("Image min–max"));
+    range_mode_->addItem(tr("Line min–max"));
+    range_mode_->addItem(tr("Typed"));
+    range_mode_->setToolTip(tr("The values the bins span; NaN is never counted"));
+    range_lo_ = new QDoubleSpinBox;
+    range_hi_ = new QDoubleSpinBox;
+    for (QDoubleSpinBox* box : {range_lo_, range_hi_}) {
+        box->setRange(-1e12, 1e12);
+        box->setDecimals(4);
+        box->setEnabled(false);
+    }
+    range_lo_->setObjectName("histogram_range_lo");
+    range_hi_->setObjectName("histogram_range_hi");
+    range_hi_->setValue(255);
+    range_row->addWidget(range_mode_);
+    range_row->addWidget(range_lo_);
+    range_row->addWidget(range_hi_);
+    form->addRow(tr("Range"), range_row);
     auto* curve_row = new QHBoxLayout;
     mean_ = new QCheckBox(tr("Mean"));
     median_ = new QCheckBox(tr("Median"));
@@ -233,6 +270,24 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
         emit changed();
     });
     connect(scale_, &QComboBox::currentIndexChanged, this, &HistogramPanel::redraw);
+    connect(bins_, &QSpinBox::valueChanged, this, [this](const int bins) {
+        tool_.set_bins(bins);
+        refresh();
+    });
+    connect(range_mode_, &QComboBox::currentIndexChanged, this, [this](const int mode) {
+        const bool typed = mode == 2;
+        range_lo_->setEnabled(typed);
+        range_hi_->setEnabled(typed);
+        if (typed && tool_.result() != nullptr) {
+            // Start typing from what is shown.
+            const QSignalBlocker block_lo(range_lo_), block_hi(range_hi_);
+            range_lo_->setValue(tool_.result()->range_lo);
+            range_hi_->setValue(tool_.result()->range_hi);
+        }
+        apply_range();
+    });
+    for (QDoubleSpinBox* box : {range_lo_, range_hi_})
+        connect(box, &QDoubleSpinBox::editingFinished, this, &HistogramPanel::apply_range);
     for (QCheckBox* box : channels_)
         connect(box, &QCheckBox::toggled, this, [this] {
             tool_.set_channels(shown_channels());
@@ -251,6 +306,25 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
 }
 
 HistogramPanel::~HistogramPanel() = default;
+
+void HistogramPanel::apply_range() {
+    const auto mode = static_cast<session::LineTool::RangeMode>(range_mode_->currentIndex());
+    tool_.set_range(mode, {range_lo_->value(), range_hi_->value()});
+    refresh();
+}
+
+void HistogramPanel::set_measurement(const bool measurement, const QString& unit) {
+    unit_ = unit;
+    plot_->set_unit(unit);
+    for (int i = 1; i < 4; ++i) {
+        channels_[i]->setEnabled(!measurement);
+        if (measurement) channels_[i]->setChecked(false);
+    }
+    channels_[0]->setText(measurement ? tr("Value") : tr("Lum"));
+    const QString suffix = unit.isEmpty() ? QString() : " " + unit;
+    range_lo_->setSuffix(suffix);
+    range_hi_->setSuffix(suffix);
+}
 
 int HistogramPanel::band_width() const {
     return band_->value();
@@ -309,7 +383,13 @@ bool HistogramPanel::export_csv(const QString& path) const {
     const ops::LineHistogram& h = *result();
     out << "# lacuna line histogram: from " << h.requested_from.x << "," << h.requested_from.y
         << " to " << h.requested_to.x << "," << h.requested_to.y << "; band " << band_->value()
-        << "; bins " << h.bins << " over [" << h.range_lo << ", " << h.range_hi << "]\n";
+        << "; bins " << h.bins << " over [" << h.range_lo << ", " << h.range_hi << "]"
+        << (unit_.isEmpty() ? QString() : " " + unit_) << "\n";
+    const double bin_width = (double(h.range_hi) - double(h.range_lo)) / h.bins;
+    out << "# bin lower edges" << (unit_.isEmpty() ? QString() : " (" + unit_ + ")") << ": ";
+    for (int b = 0; b < h.bins; ++b)
+        out << (b ? "," : "") << QString::number(double(h.range_lo) + b * bin_width, 'g', 9);
+    out << "\n";
     for (const ops::ChannelHistogram& c : h.channels) {
         out << "# channel " << QString::fromStdString(ops::to_string(c.channel))
             << ": one row per bin (bin 0 first), one column per position\n";
@@ -329,7 +409,8 @@ void HistogramPanel::copy_to_clipboard() const {
     if (result() == nullptr) return;
     auto* data = new QMimeData;  // the clipboard takes ownership
     data->setImageData(plot_->grab().toImage());
-    QString text;
+    const QString unit = unit_.isEmpty() ? QString() : " (" + unit_ + ")";
+    QString text = QString("position\tmean%1\tmedian%1\n").arg(unit);
     const ops::ChannelHistogram& c = result()->channels.front();
     for (int p = 0; p < result()->positions; ++p)
         text += QString("%1\t%2\t%3\n")

@@ -17,6 +17,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QDoubleSpinBox;
 
 namespace lacuna::editor {
 
@@ -32,6 +33,8 @@ class HistogramPlot : public QWidget {
     };
     void set_data(const ops::LineHistogram* histogram, bool log_scale, Curves curves);
     void set_marker(std::optional<int> position);
+    /// The values' unit, shown on the axis and in the readout ("" for none).
+    void set_unit(const QString& unit);
     [[nodiscard]] std::optional<int> marker() const { return marker_; }
     [[nodiscard]] QSize sizeHint() const override { return {360, 240}; }
 
@@ -49,6 +52,7 @@ class HistogramPlot : public QWidget {
     QImage heat_;
     Curves curves_;
     std::optional<int> marker_;
+    QString unit_;
 };
 
 /// Binds the line tool (session::LineTool) to widgets: band width and channels go to the tool,
@@ -70,6 +74,9 @@ class HistogramPanel : public QWidget {
     bool export_csv(const QString& path) const;
     bool export_png(const QString& path) const;
     void copy_to_clipboard() const;
+    /// A measurement document has one channel of values in `unit`: the colour channel boxes are
+    /// disabled and every number shows the unit.
+    void set_measurement(bool measurement, const QString& unit);
 
   signals:
     /// The tool's settings changed (the canvas redraws the band).
@@ -92,6 +99,12 @@ class HistogramPanel : public QWidget {
     QCheckBox* median_ = nullptr;
     QCheckBox* max_ = nullptr;
     QLabel* info_ = nullptr;
+    QSpinBox* bins_ = nullptr;
+    QComboBox* range_mode_ = nullptr;
+    QDoubleSpinBox* range_lo_ = nullptr;
+    QDoubleSpinBox* range_hi_ = nullptr;
+    QString unit_;
+    void apply_range();
 };
 
 }  // namespace lacuna::editor

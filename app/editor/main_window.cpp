@@ -1,6 +1,7 @@
 #include "main_window.hpp"
 
 #include "canvas.hpp"
+#include "display_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
@@ -9,6 +10,7 @@
 #include <remove_object_tool.hpp>
 #include <retarget_tool.hpp>
 
+#include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/version.hpp>
@@ -32,6 +34,8 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include <cmath>
+
 // The resources live in a static library; without an explicit call the linker may drop them.
 static void init_lacuna_resources() {
     Q_INIT_RESOURCE(lacuna);
@@ -43,7 +47,8 @@ constexpr int kMaxRecentFiles = 8;
 /// Undo keeps this many edits; each holds only the rectangle it changed.
 constexpr int kUndoLimit = 64;
 const char* const kImageFilter =
-    "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm);;All files (*)";
+    "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm *.pfm *.dcm *.fits *.fit "
+    "*.fts);;All files (*)";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -62,6 +67,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_object_removal_dock();
     build_retarget_dock();
     build_histogram_dock();
+    build_display_dock();
     build_menus();
     build_toolbar();
     build_status_bar();
@@ -107,6 +113,15 @@ void MainWindow::build_menus() {
     redo_action_->setShortcuts(QKeySequence::Redo);
     undo_action_->setEnabled(false);
     redo_action_->setEnabled(false);
+
+    QMenu* image = menuBar()->addMenu(tr("&Image"));
+    image->addAction(tr("&Auto Contrast"), QKeySequence(Qt::SHIFT | Qt::CTRL | Qt::Key_C), this,
+                     [this] {
+                         session_->auto_contrast();
+                         display_panel_->refresh();
+                         canvas_->update();
+                     });
+    image->addAction(tr("Convert to &8-bit Photo"), this, &MainWindow::convert_to_photo);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
@@ -279,6 +294,54 @@ void MainWindow::build_histogram_dock() {
     });
 }
 
+void MainWindow::build_display_dock() {
+    display_panel_ = new DisplayPanel(*session_, this);
+    auto* dock = new QDockWidget(tr("Display"), this);
+    dock->setObjectName("display_dock");
+    dock->setWidget(display_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    connect(display_panel_, &DisplayPanel::changed, canvas_, qOverload<>(&Canvas::update));
+    connect(display_panel_, &DisplayPanel::calibration_changed, this, [this] {
+        histogram_panel_->set_measurement(
+            session_->document().measurement(),
+            QString::fromStdString(session_->document().calibration().unit));
+        histogram_panel_->refresh();
+    });
+}
+
+void MainWindow::show_readout(const std::optional<render::PointF> position) {
+    const auto r = position ? session_->readout(position->x, position->y) : std::nullopt;
+    if (!r) {
+        value_label_->clear();
+        return;
+    }
+    const session::Document& document = session_->document();
+    QStringList raw;
+    for (int c = 0; c < r->channels; ++c) raw << QString::number(r->raw[std::size_t(c)], 'g', 8);
+    const QString unit = QString::fromStdString(r->unit);
+    const bool calibrated = !document.calibration().identity() || !unit.isEmpty();
+    QString text = tr("x %1, y %2: %3").arg(r->x).arg(r->y).arg(raw.join(", "));
+    if (std::isnan(r->value))
+        text += tr(" (NaN: no value)");
+    else if (calibrated)
+        text += tr(" → %1 %2").arg(r->value, 0, 'g', 8).arg(unit);
+    value_label_->setText(text);
+}
+
+void MainWindow::convert_to_photo() {
+    session::Document& document = session_->document();
+    if (!document.measurement()) return;
+    ImageRgba8 view = session_->shown_image();
+    const session::Session::Display display = session_->display();
+    show_document(std::move(view), QString(),
+                  {tr("Converted to an 8-bit photo through the window %1 .. %2 (%3 LUT)")
+                       .arg(display.window.lo)
+                       .arg(display.window.hi)
+                       .arg(QString::fromUtf8(to_string(display.lut).data()))});
+    setWindowModified(true);
+}
+
 void MainWindow::build_retarget_dock() {
     retarget_panel_ = new RetargetPanel(this);
     auto* dock = new QDockWidget(tr("Retarget"), this);
@@ -438,7 +501,10 @@ void MainWindow::document_changed() {
         panel_source_w_ = document.width();
         panel_source_h_ = document.height();
     }
+    histogram_panel_->set_measurement(document.measurement(),
+                                      QString::fromStdString(document.calibration().unit));
     histogram_panel_->refresh();
+    display_panel_->refresh();
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());
     canvas_->document_changed();
@@ -460,6 +526,11 @@ void MainWindow::build_status_bar() {
     backend_label_->setToolTip(tr("The device that runs Lacuna's operations"));
     statusBar()->addWidget(size_label_);
     statusBar()->addWidget(zoom_label_);
+    value_label_ = new QLabel(this);
+    value_label_->setObjectName("value_label");
+    value_label_->setToolTip(tr("The stored samples under the pointer, and the calibrated value"));
+    statusBar()->addWidget(value_label_);
+    connect(canvas_, &Canvas::image_hovered, this, &MainWindow::show_readout);
     statusBar()->addPermanentWidget(time_label_);
     statusBar()->addPermanentWidget(backend_label_);
     connect(canvas_, &Canvas::zoom_changed, this, [this](const double zoom) {
@@ -488,10 +559,29 @@ bool MainWindow::open_file(const QString& path) {
     QElapsedTimer timer;
     timer.start();
     try {
-        io::LoadedImage loaded = io::read_image(path.toStdString());
+        io::LoadedNative loaded = io::read_native(path.toStdString());
         QStringList notices;
         for (const std::string& n : loaded.notices) notices << QString::fromStdString(n);
-        show_document(std::move(loaded.image), path, notices);
+        const NativeImage& first = loaded.pages.front();
+        // 8-bit colour (and grey) files without a calibration are photos; everything else is
+        // a measurement, kept as stored.
+        const bool photo = first.sample_type() == SampleType::U8 && loaded.pages.size() == 1 &&
+                           loaded.calibration.identity() && loaded.calibration.unit.empty() &&
+                           loaded.info.format != io::ImageFormat::Dicom &&
+                           loaded.info.format != io::ImageFormat::Fits;
+        if (photo) {
+            show_document(to_rgba8(convert(first, {SampleType::U8, 4})), path, notices);
+        } else {
+            cancel_fill();
+            std::optional<DisplayWindow> window;
+            if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
+            session_->open_measurement(std::move(loaded.pages), loaded.calibration, window);
+            canvas_->fit_to_window();
+            document_path_ = path;
+            if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
+            update_title();
+            document_changed();
+        }
         remember_recent(path);
         time_label_->setText(tr("opened in %1 ms").arg(timer.elapsed()));
         return true;
@@ -532,8 +622,12 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
     // What is on screen is what gets saved: a pending retarget preview is applied first.
     if (session_->showing_preview()) apply_retarget();
     try {
-        const auto notices =
-            io::write_image(path.toStdString(), session_->document().pixels().view());
+        // A measurement document saves its stored samples (same depth where the format holds
+        // it; otherwise the notice says what was converted).
+        const session::Document& document = session_->document();
+        const auto notices = document.measurement()
+                                 ? io::write_native(path.toStdString(), document.samples())
+                                 : io::write_image(path.toStdString(), document.pixels().view());
         QStringList text;
         for (const std::string& n : notices) text << QString::fromStdString(n);
         statusBar()->showMessage(

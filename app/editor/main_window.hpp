@@ -26,6 +26,7 @@ class Canvas;
 class ObjectRemovalPanel;
 class RetargetPanel;
 class HistogramPanel;
+class DisplayPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -51,6 +52,10 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
+    [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
+    /// Replaces a measurement document by its 8-bit view (current window and LUT) as a photo
+    /// that every tool can edit; the stored samples stay in their file.
+    void convert_to_photo();
     /// Switches every panel and the canvas to `tool` (toolbar, menu and shortcuts call this).
     void select_tool(CanvasTool tool);
     [[nodiscard]] session::RetargetTool* retarget_session() const { return &session_->retarget(); }
@@ -86,6 +91,8 @@ class MainWindow : public QMainWindow {
     void build_object_removal_dock();
     void build_retarget_dock();
     void build_histogram_dock();
+    void build_display_dock();
+    void show_readout(std::optional<render::PointF> position);
     void build_toolbar();
     /// The poll timer: background maps, fill steps, notices, panels.
     void poll();
@@ -113,6 +120,8 @@ class MainWindow : public QMainWindow {
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
+    DisplayPanel* display_panel_ = nullptr;
+    QLabel* value_label_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
 };
 

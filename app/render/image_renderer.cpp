@@ -126,7 +126,139 @@ void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     glBindTexture(GL_TEXTURE_2D, 0);
     impl_->image_w = image.width;
     impl_->image_h = image.height;
+    impl_->showing_samples = false;
     impl_->last_was_interop = false;
+}
+
+namespace {
+
+struct GlSampleFormat {
+    GLenum internal = GL_RGBA8;
+    GLenum layout = GL_RGBA;
+    GLenum type = GL_UNSIGNED_BYTE;
+    double unit = 255.0;  // the stored sample a normalised texture value of 1 stands for
+};
+
+GlSampleFormat gl_format(const PixelFormat format) {
+    const int c = format.channels == 1 ? 0 : format.channels == 3 ? 1 : 2;
+    const GLenum layouts[3] = {GL_RED, GL_RGB, GL_RGBA};
+    switch (format.sample) {
+        case SampleType::U8: {
+            const GLenum f[3] = {GL_R8, GL_RGB8, GL_RGBA8};
+            return {f[c], layouts[c], GL_UNSIGNED_BYTE, 255.0};
+        }
+        case SampleType::U16: {
+            const GLenum f[3] = {GL_R16, GL_RGB16, GL_RGBA16};
+            return {f[c], layouts[c], GL_UNSIGNED_SHORT, 65535.0};
+        }
+        case SampleType::I16: {
+            // Signed normalised: -32768 reads as -1 like -32767 (GL's rule); the display
+            // differs by at most one LUT step there, and values shown as numbers come from the
+            // stored samples.
+            const GLenum f[3] = {GL_R16_SNORM, GL_RGB16_SNORM, GL_RGBA16_SNORM};
+            return {f[c], layouts[c], GL_SHORT, 32767.0};
+        }
+        case SampleType::F32: {
+            const GLenum f[3] = {GL_R32F, GL_RGB32F, GL_RGBA32F};
+            return {f[c], layouts[c], GL_FLOAT, 1.0};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+void ImageRenderer::Impl::reserve_samples_texture(const int width, const int height,
+                                                  const PixelFormat format) {
+    if (samples_texture == 0) {
+        glGenTextures(1, &samples_texture);
+        glBindTexture(GL_TEXTURE_2D, samples_texture);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    if (width <= samples_capacity_w && height <= samples_capacity_h && format == samples_format)
+        return;
+    samples_registration.reset();
+    if (!(format == samples_format)) samples_capacity_w = samples_capacity_h = 0;
+    samples_capacity_w = std::max(width, samples_capacity_w);
+    samples_capacity_h = std::max(height, samples_capacity_h);
+    samples_format = format;
+    const GlSampleFormat gl = gl_format(format);
+    glBindTexture(GL_TEXTURE_2D, samples_texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(gl.internal), samples_capacity_w,
+                 samples_capacity_h, 0, gl.layout, gl.type, nullptr);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+void ImageRenderer::set_samples(const NativeImage& samples) {
+    Impl& impl = *impl_;
+    if (!impl.ready || samples.empty()) return;
+    impl.unmap_textures();
+    impl.reserve_samples_texture(samples.width(), samples.height(), samples.format());
+    const GlSampleFormat gl = gl_format(samples.format());
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    glBindTexture(GL_TEXTURE_2D, impl.samples_texture);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    if (samples.pitch() % bpp == 0) {
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(samples.pitch() / bpp));
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, samples.width(), samples.height(), gl.layout,
+                        gl.type, samples.row(0));
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    } else {
+        // The row pitch is not a whole number of pixels (3-channel 16-bit rows): row by row.
+        for (int y = 0; y < samples.height(); ++y)
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y, samples.width(), 1, gl.layout, gl.type,
+                            samples.row(y));
+    }
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    impl.image_w = samples.width();
+    impl.image_h = samples.height();
+    impl.showing_samples = true;
+    impl.last_was_interop = false;
+}
+
+void ImageRenderer::Impl::use_sample_mapping() {
+    if (lut_texture == 0) {
+        glGenTextures(1, &lut_texture);
+        glBindTexture(GL_TEXTURE_2D, lut_texture);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    if (lut_uploaded != static_cast<int>(mapping.lut)) {
+        glBindTexture(GL_TEXTURE_2D, lut_texture);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                     lut_table(mapping.lut).data());
+        glBindTexture(GL_TEXTURE_2D, 0);
+        lut_uploaded = static_cast<int>(mapping.lut);
+    }
+    // t = (slope · stored + intercept − lo) / (hi − lo), with stored = texture value · unit,
+    // folded into one multiply-add per fragment. A window of zero width splits at lo.
+    const double unit = gl_format(samples_format).unit;
+    const double width = mapping.window.hi - mapping.window.lo;
+    const bool step = !(width > 0);
+    const double w = step ? 1.0 : width;
+    const Calibration& cal = mapping.calibration;
+    glUniform1f(glGetUniformLocation(program, "u_scale"), float(cal.slope * unit / w));
+    glUniform1f(glGetUniformLocation(program, "u_offset"),
+                float((cal.intercept - mapping.window.lo) / w));
+    glUniform1i(glGetUniformLocation(program, "u_step"), step);
+    glUniform1f(glGetUniformLocation(program, "u_alpha_unit"),
+                samples_format.sample == SampleType::F32 ? 1.0f : 1.0f);
+    glUniform4f(glGetUniformLocation(program, "u_nan"), kNanColour.r / 255.0f,
+                kNanColour.g / 255.0f, kNanColour.b / 255.0f, 1.0f);
+}
+
+void ImageRenderer::set_sample_mapping(const SampleMapping& mapping) {
+    impl_->mapping = mapping;
+}
+
+bool ImageRenderer::showing_samples() const {
+    return impl_->showing_samples;
 }
 
 void ImageRenderer::set_interop_profiling(const bool on) {
@@ -258,9 +390,15 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     glUniform4f(glGetUniformLocation(impl_->program, "u_rect"), float(top_left.x),
                 float(top_left.y), float(bottom_right.x), float(bottom_right.y));
     glUniform2f(glGetUniformLocation(impl_->program, "u_viewport"), float(width), float(height));
+    const bool samples = impl_->showing_samples;
+    const int texture_w = samples ? impl_->samples_capacity_w : impl_->capacity_w;
+    const int texture_h = samples ? impl_->samples_capacity_h : impl_->capacity_h;
     glUniform2f(glGetUniformLocation(impl_->program, "u_uv_max"),
-                float(impl_->image_w) / float(impl_->capacity_w),
-                float(impl_->image_h) / float(impl_->capacity_h));
+                float(impl_->image_w) / float(texture_w), float(impl_->image_h) / float(texture_h));
+    if (samples) impl_->use_sample_mapping();
+    glUniform1i(glGetUniformLocation(impl_->program, "u_mode"),
+                samples ? (impl_->samples_format.channels == 1 ? 1 : 2) : 0);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_lut"), 2);
     glUniform2f(glGetUniformLocation(impl_->program, "u_image_size"), float(impl_->image_w),
                 float(impl_->image_h));
     glUniform1f(glGetUniformLocation(impl_->program, "u_checker_px"), 8.0f);
@@ -268,9 +406,9 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     glUniform1i(glGetUniformLocation(impl_->program, "u_mask"), 1);
     glUniform1i(glGetUniformLocation(impl_->program, "u_mask_visible"), impl_->mask_visible);
     const float mask_scale_x =
-        impl_->mask_capacity_w > 0 ? float(impl_->capacity_w) / float(impl_->mask_capacity_w) : 1;
+        impl_->mask_capacity_w > 0 ? float(texture_w) / float(impl_->mask_capacity_w) : 1;
     const float mask_scale_y =
-        impl_->mask_capacity_h > 0 ? float(impl_->capacity_h) / float(impl_->mask_capacity_h) : 1;
+        impl_->mask_capacity_h > 0 ? float(texture_h) / float(impl_->mask_capacity_h) : 1;
     glUniform2f(glGetUniformLocation(impl_->program, "u_mask_uv_scale"), mask_scale_x,
                 mask_scale_y);
     glUniform4fv(glGetUniformLocation(impl_->program, "u_tint"), 1, impl_->tint);
@@ -281,8 +419,10 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     glBindTexture(GL_TEXTURE_2D, impl_->mask_texture);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, impl_->lut_texture);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, impl_->texture);
+    glBindTexture(GL_TEXTURE_2D, samples ? impl_->samples_texture : impl_->texture);
     // Magnified pixels stay crisp squares (an editor shows pixels); reduced views are smoothed.
     const GLint filter = view.zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);

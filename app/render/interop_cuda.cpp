@@ -49,6 +49,7 @@ void ImageRenderer::map_ahead() {
 void ImageRenderer::Impl::release_interop() {
     registration.reset();
     mask_registration.reset();
+    samples_registration.reset();
     if (source_ready != nullptr) cudaEventDestroy(std::exchange(source_ready, nullptr));
     if (copy_done != nullptr) cudaEventDestroy(std::exchange(copy_done, nullptr));
     interop_stream.reset();
@@ -199,6 +200,29 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& erro
         return false;
     impl.image_w = image.width();
     impl.image_h = image.height();
+    impl.last_was_interop = true;
+    return true;
+}
+
+bool ImageRenderer::set_samples(const DeviceImage<std::uint8_t>& rows, const PixelFormat format,
+                                const int width, std::string& error) {
+    Impl& impl = *impl_;
+    if (!impl.ready || rows.empty()) {
+        error = "nothing to present";
+        return false;
+    }
+    if (format.channels == 3) {
+        error = "CUDA cannot register 3-channel textures";
+        return false;
+    }
+    impl.reserve_samples_texture(width, rows.height(), format);
+    const ImageView<const std::uint8_t> view = rows.device_view();
+    if (!impl.copy_into_texture(impl.samples_registration, impl.samples_texture, view.data,
+                                view.pitch, view.row_bytes(), view.height, rows.stream(), error))
+        return false;
+    impl.image_w = width;
+    impl.image_h = rows.height();
+    impl.showing_samples = true;
     impl.last_was_interop = true;
     return true;
 }

@@ -10,6 +10,7 @@ void ImageRenderer::Impl::unmap_textures() {}
 void ImageRenderer::Impl::release_interop() {
     registration.reset();
     mask_registration.reset();
+    samples_registration.reset();
 }
 
 void ImageRenderer::map_ahead() {}
@@ -24,6 +25,16 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>&, std::string& error) {
 namespace lacuna::render {
 
 bool ImageRenderer::set_mask(const DeviceImage<std::uint8_t>&, std::string& error) {
+    error = "this build has no CUDA backend";
+    return false;
+}
+
+}  // namespace lacuna::render
+
+namespace lacuna::render {
+
+bool ImageRenderer::set_samples(const DeviceImage<std::uint8_t>&, PixelFormat, int,
+                                std::string& error) {
     error = "this build has no CUDA backend";
     return false;
 }

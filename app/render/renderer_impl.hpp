@@ -70,6 +70,16 @@ struct ImageRenderer::Impl {
     int mask_capacity_h = 0;
     bool mask_visible = false;
     float tint[4] = {1.0f, 0.15f, 0.35f, 0.55f};
+    // A measurement image's samples in their own type, and the LUT they are shown through.
+    GLuint samples_texture = 0;
+    int samples_capacity_w = 0;
+    int samples_capacity_h = 0;
+    PixelFormat samples_format{};
+    bool showing_samples = false;
+    std::unique_ptr<InteropRegistration> samples_registration;
+    GLuint lut_texture = 0;
+    int lut_uploaded = -1;  // the Lut in lut_texture
+    ImageRenderer::SampleMapping mapping;
     GLuint overlay_program = 0;
     LineOverlay line;
     bool brush_visible = false;
@@ -100,8 +110,21 @@ struct ImageRenderer::Impl {
         glBindTexture(GL_TEXTURE_2D, 0);
     }
 
+    /// Makes the samples texture at least width × height of `format` (grow-only; a new format
+    /// is a new allocation).
+    void reserve_samples_texture(const int width, const int height, const PixelFormat format);
+
+    /// Uploads the LUT if it changed and sets the mapping's uniforms on `program` (bound).
+    void use_sample_mapping();
+
     void release() {
         release_interop();  // unregister from CUDA before the textures go away
+        for (GLuint* t : {&samples_texture, &lut_texture})
+            if (*t != 0) glDeleteTextures(1, t);
+        samples_texture = lut_texture = 0;
+        samples_capacity_w = samples_capacity_h = 0;
+        showing_samples = false;
+        lut_uploaded = -1;
         if (program != 0) glDeleteProgram(std::exchange(program, 0));
         if (overlay_program != 0) glDeleteProgram(std::exchange(overlay_program, 0));
         if (vao != 0) glDeleteVertexArrays(1, &vao);

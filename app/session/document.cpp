@@ -1,5 +1,6 @@
 #include "document.hpp"
 
+#include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
 
 #include <utility>
@@ -11,10 +12,13 @@ namespace lacuna::session {
 struct Document::Device {
     OwnedStream stream;
     DeviceImage<Rgba8> pixels;
+    // A measurement document's samples as raw rows (row_bytes wide), whatever their type.
+    DeviceImage<std::uint8_t> samples;
     std::array<DeviceImage<std::uint8_t>, kMaskLayers> masks;
 
     Device() {
         pixels.set_stream(stream.get());
+        samples.set_stream(stream.get());
         for (auto& m : masks) m.set_stream(stream.get());
     }
 };
@@ -30,6 +34,9 @@ void Document::clear_masks_to_size() {
 }
 
 void Document::open(ImageRgba8 pixels, const bool device) {
+    samples_ = NativeImage();
+    calibration_ = {};
+    ++calibration_revision_;
     pixels_ = std::move(pixels);
     ++pixels_revision_;
     clear_masks_to_size();
@@ -44,6 +51,53 @@ void Document::open(ImageRgba8 pixels, const bool device) {
     }
     side->stream.synchronize();
     device_ = std::move(side);
+}
+
+namespace {
+
+// The 8-bit grey view a measurement document keeps for photo-only readers.
+ImageRgba8 grey_view(const NativeImage& samples, const Calibration& calibration) {
+    const ImageF32 values = measurement_plane(samples, calibration);
+    const auto [lo, hi] = auto_window(values.view());
+    return render_display(samples, calibration, {lo, hi}, Lut::Grey);
+}
+
+// Raw rows as a byte image: a NativeImage row is row_bytes() bytes whatever its type.
+ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
+    return {reinterpret_cast<const std::uint8_t*>(samples.row(0)),
+            static_cast<int>(samples.row_bytes()), samples.height(), samples.pitch()};
+}
+
+}  // namespace
+
+void Document::open_measurement(NativeImage samples, Calibration calibration, const bool device) {
+    ImageRgba8 view = grey_view(samples, calibration);
+    open(std::move(view), device);
+    samples_ = std::move(samples);
+    calibration_ = std::move(calibration);
+    ++calibration_revision_;
+    if (!device_) return;
+    device_->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
+    device_->samples.upload(raw_rows(samples_));
+    device_->stream.synchronize();
+}
+
+void Document::replace_samples(NativeImage samples) {
+    if (!measurement() || samples.width() != samples_.width() ||
+        samples.height() != samples_.height() || !(samples.format() == samples_.format()))
+        throw Error(ErrorCode::InvalidArgument, "a page must have the document's size and type");
+    samples_ = std::move(samples);
+    pixels_ = grey_view(samples_, calibration_);
+    ++pixels_revision_;
+    if (!device_) return;
+    device_->pixels.upload(pixels_.view());
+    device_->samples.upload(raw_rows(samples_));
+}
+
+const DeviceImage<std::uint8_t>& Document::device_samples() const {
+    if (!device_ || !measurement())
+        throw Error(ErrorCode::CudaUnavailable, "the document's samples are not on the device");
+    return device_->samples;
 }
 
 void Document::leave_device() {
@@ -129,6 +183,13 @@ void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {
         m.resize(pixels_.width(), pixels_.height());
         m.fill_bytes(0);
     }
+}
+
+std::string measurement_refusal(const Document& document) {
+    return "This document holds " + describe(document.format()) +
+           " samples; retargeting and object removal work on 8-bit photos in this build and "
+           "would lose the stored values. Use Image ▸ Convert to 8-bit Photo (through the current "
+           "window) to edit a copy.";
 }
 
 }  // namespace lacuna::session

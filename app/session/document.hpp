@@ -9,6 +9,7 @@
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <array>
 #include <cstdint>
@@ -23,16 +24,6 @@ namespace lacuna::session {
 enum class MaskLayer { Fill = 0, Protect = 1, CarveRemove = 2, NeverSample = 3 };
 inline constexpr int kMaskLayers = 4;
 
-/// A document's samples. The design admits 8-bit, 16-bit and float samples with 1, 3 or 4
-/// channels (measurement images); this editor opens 8-bit RGBA, and the other formats are
-/// converted on open by the I/O layer until the measurement-images work lands.
-enum class SampleType { U8, U16, F32 };
-struct PixelFormat {
-    SampleType sample = SampleType::U8;
-    int channels = 4;
-    friend bool operator==(const PixelFormat&, const PixelFormat&) = default;
-};
-
 class Document {
   public:
     Document();
@@ -43,6 +34,11 @@ class Document {
     /// A new document: the pixels, all masks cleared. With `device` the pixels and masks are
     /// also put in device memory (the one upload of an open); throws what the device throws.
     void open(ImageRgba8 pixels, bool device);
+    /// A measurement document: 16-bit or float samples (or 8-bit grey and colour without
+    /// alpha), kept as stored with their calibration. pixels() then holds the 8-bit grey view
+    /// through the auto-contrast window, sized like the samples, for tools that only read photos;
+    /// it is never written back. With `device` the samples go to device memory too.
+    void open_measurement(NativeImage samples, Calibration calibration, bool device);
     /// Leaves the device: from now on everything happens on the host mirror (after a device
     /// error, or in a CPU-only editor). The mirror is complete at rest, so nothing is lost.
     void leave_device();
@@ -50,7 +46,25 @@ class Document {
     [[nodiscard]] bool empty() const { return pixels_.empty(); }
     [[nodiscard]] int width() const { return pixels_.width(); }
     [[nodiscard]] int height() const { return pixels_.height(); }
-    [[nodiscard]] PixelFormat format() const { return {}; }
+    [[nodiscard]] PixelFormat format() const {
+        return measurement() ? samples_.format() : PixelFormat{};
+    }
+    /// True for a document opened by open_measurement: the stored samples are samples().
+    [[nodiscard]] bool measurement() const { return !samples_.empty(); }
+    [[nodiscard]] const NativeImage& samples() const { return samples_; }
+    /// The samples on the device (measurement() and on_device() only): the image's rows as
+    /// stored, `samples().row_bytes()` bytes each.
+    [[nodiscard]] const DeviceImage<std::uint8_t>& device_samples() const;
+    /// The calibration (file's or typed); identity for photos.
+    [[nodiscard]] const Calibration& calibration() const { return calibration_; }
+    void set_calibration(Calibration calibration) {
+        calibration_ = std::move(calibration);
+        ++calibration_revision_;
+    }
+    [[nodiscard]] std::uint64_t calibration_revision() const { return calibration_revision_; }
+    /// A measurement document's current page changes (a TIFF stack's page slider): same size and
+    /// type; masks kept.
+    void replace_samples(NativeImage samples);
     [[nodiscard]] bool on_device() const { return device_ != nullptr; }
 
     /// The host mirror: current whenever no stroke or fill is under way.
@@ -100,10 +114,17 @@ class Document {
     void clear_masks_to_size();
     struct Device;
     ImageRgba8 pixels_;
+    NativeImage samples_;
+    Calibration calibration_;
+    std::uint64_t calibration_revision_ = 0;
     std::array<Mask, kMaskLayers> masks_;
     std::unique_ptr<Device> device_;
     std::uint64_t pixels_revision_ = 0;
     std::array<std::uint64_t, kMaskLayers> mask_revisions_{};
 };
+
+/// Why retarget and remove object refuse a measurement document in this build: they move 8-bit
+/// RGBA pixels, and running them on the 8-bit view would replace the stored samples.
+std::string measurement_refusal(const Document& document);
 
 }  // namespace lacuna::session

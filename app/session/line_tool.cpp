@@ -2,7 +2,9 @@
 
 #include "session.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace lacuna::session {
@@ -26,8 +28,25 @@ void LineTool::reset() {
     planes_revision_ = ~0ull;
 }
 
+// The planes depend on the pixels and, for measurement documents, on the calibration.
+std::uint64_t LineTool::planes_key() const {
+    const Document& d = session_.document();
+    return d.pixels_revision() * 1000003ull + d.calibration_revision();
+}
+
 void LineTool::document_changed() {
-    if (has_line_ && planes_revision_ != session_.document().pixels_revision()) recompute();
+    if (has_line_ && planes_revision_ != planes_key()) recompute();
+}
+
+void LineTool::set_bins(const int bins) {
+    bins_ = std::clamp(bins, 1, 65536);
+    recompute();
+}
+
+void LineTool::set_range(const RangeMode mode, const std::pair<double, double> typed) {
+    range_mode_ = mode;
+    typed_range_ = typed;
+    recompute();
 }
 
 void LineTool::device_lost() {
@@ -140,10 +159,30 @@ void LineTool::set_channels(std::vector<ops::HistogramChannel> channels) {
 
 ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
     Document& document = session_.document();
+    if (document.measurement()) {
+        // One plane of calibrated values, built on the host from the stored samples and kept
+        // on the device (when there is one) while the line moves.
+        if (planes_revision_ != planes_key() || !host_planes_) {
+            host_planes_ = std::make_unique<ops::HistogramSource>(
+                measurement_plane(document.samples(), document.calibration()).view());
+            device_planes_.reset();
+            planes_revision_ = planes_key();
+        }
+        if (document.on_device()) {
+            std::optional<ops::LineHistogram> result;
+            const bool ok = session_.guarded([&] {
+                if (!device_planes_)
+                    device_planes_ = std::make_unique<ops::CudaLineHistogrammer>(*host_planes_);
+                result = device_planes_->line(params);
+            });
+            if (ok) return std::move(*result);
+        }
+        return ops::line_histogram_fast(*host_planes_, params);
+    }
     if (document.on_device()) {
         std::optional<ops::LineHistogram> result;
         const bool ok = session_.guarded([&] {
-            if (planes_revision_ != document.pixels_revision() || !device_planes_) {
+            if (planes_revision_ != planes_key() || !device_planes_) {
                 // The planes are built from the device document by a kernel, after the work
                 // already enqueued on its stream (a fill step) has finished.
                 document.device_pixels().synchronize();
@@ -152,17 +191,32 @@ ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
                 else
                     device_planes_ =
                         std::make_unique<ops::CudaLineHistogrammer>(document.device_pixels());
-                planes_revision_ = document.pixels_revision();
+                planes_revision_ = planes_key();
             }
             result = device_planes_->line(params);
         });
         if (ok) return std::move(*result);
     }
-    if (planes_revision_ != document.pixels_revision() || !host_planes_) {
+    if (planes_revision_ != planes_key() || !host_planes_) {
         host_planes_ = std::make_unique<ops::HistogramSource>(document.pixels().view());
-        planes_revision_ = document.pixels_revision();
+        planes_revision_ = planes_key();
     }
     return ops::line_histogram_fast(*host_planes_, params);
+}
+
+ops::LineHistogram LineTool::compute_all(ops::LineHistogramParams params) {
+    std::optional<ops::LineHistogram> combined;
+    for (const ops::HistogramChannel channel : channels_) {
+        params.channel = channel;
+        ops::LineHistogram one = compute(params);
+        if (!combined) {
+            combined = std::move(one);
+        } else {
+            for (ops::ChannelHistogram& c : one.channels)
+                combined->channels.push_back(std::move(c));
+        }
+    }
+    return std::move(*combined);
 }
 
 void LineTool::recompute() {
@@ -171,19 +225,27 @@ void LineTool::recompute() {
     params.from = from_;
     params.to = to_;
     params.band_width = band_;
+    params.bins = bins_;
     try {
-        std::optional<ops::LineHistogram> combined;
-        for (const ops::HistogramChannel channel : channels_) {
-            params.channel = channel;
-            ops::LineHistogram one = compute(params);
-            if (!combined) {
-                combined = std::move(one);
-            } else {
-                for (ops::ChannelHistogram& c : one.channels)
-                    combined->channels.push_back(std::move(c));
+        if (range_mode_ == RangeMode::Typed)
+            params.range =
+                std::pair<float, float>(float(typed_range_.first), float(typed_range_.second));
+        result_ = compute_all(params);
+        if (range_mode_ == RangeMode::Line) {
+            // The line's own finite min–max (NaN ignored), then the bins over exactly that.
+            double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+            for (const ops::ChannelHistogram& c : result_->channels)
+                for (std::size_t p = 0; p < c.samples.size(); ++p)
+                    if (c.samples[p] > 0) {
+                        lo = std::min(lo, double(c.min[p]));
+                        hi = std::max(hi, double(c.max[p]));
+                    }
+            if (lo <= hi) {
+                if (hi == lo) hi = lo + std::max(1e-6, std::abs(lo) * 1e-6);
+                params.range = std::pair<float, float>(float(lo), float(hi));
+                result_ = compute_all(params);
             }
         }
-        result_ = std::move(combined);
         message_.clear();
     } catch (const Error& e) {
         // A zero-length line (a click without a drag) or one wholly outside: say so, go on.

@@ -47,6 +47,16 @@ class LineTool final : public Tool {
     /// The pointer's position along the line's band, as a fraction (nullopt: not over it).
     [[nodiscard]] std::optional<double> hovered() const { return hovered_; }
 
+    /// Bins per position (1..65536).
+    void set_bins(int bins);
+    [[nodiscard]] int bins() const { return bins_; }
+    /// Where the bins' value range comes from: the image's finite min–max (0..255 for photos),
+    /// the line's own finite min–max, or a typed range (calibrated units).
+    enum class RangeMode { Image, Line, Typed };
+    void set_range(RangeMode mode, std::pair<double, double> typed = {0, 0});
+    [[nodiscard]] RangeMode range_mode() const { return range_mode_; }
+    [[nodiscard]] std::pair<double, double> typed_range() const { return typed_range_; }
+
     /// Recomputes for the current line (the document may have changed).
     void recompute();
     [[nodiscard]] const ops::LineHistogram* result() const { return result_ ? &*result_ : nullptr; }
@@ -63,7 +73,13 @@ class LineTool final : public Tool {
     [[nodiscard]] std::optional<double> fraction_at(const Pointer& p) const;
     [[nodiscard]] ops::LineHistogram compute(const ops::LineHistogramParams& params);
 
+    [[nodiscard]] ops::LineHistogram compute_all(ops::LineHistogramParams params);
+    [[nodiscard]] std::uint64_t planes_key() const;
+
     Session& session_;
+    int bins_ = ops::kDefaultHistogramBins;
+    RangeMode range_mode_ = RangeMode::Image;
+    std::pair<double, double> typed_range_{0, 0};
     bool has_line_ = false;
     ops::Point2 from_, to_;
     int band_ = 1;

@@ -47,6 +47,10 @@ std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
 
 bool RemoveObjectTool::press(const Pointer& p) {
     if (session_.document().empty()) return false;
+    if (session_.document().measurement()) {
+        message_ = measurement_refusal(session_.document());
+        return false;
+    }
     stroke_.begin(session_, layer_, brush_, p.x, p.y);
     return true;
 }
@@ -97,6 +101,10 @@ void RemoveObjectTool::clear_mask() {
 bool RemoveObjectTool::start_fill() {
     Document& document = session_.document();
     if (filler_ || document.empty()) return false;
+    if (document.measurement()) {
+        message_ = measurement_refusal(document);
+        return false;
+    }
     stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
     const Mask& coverage = document.mask(MaskLayer::Fill);
     const Mask hole = hole_from_coverage(coverage);
@@ -231,8 +239,7 @@ void RemoveObjectTool::finish() {
              << " refinement passes)";
     else
         text << " by Criminisi (" << progress.iterations << " patches)";
-    text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_
-         << ".";
+    text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     message_ = text.str();
 }
 

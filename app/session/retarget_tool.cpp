@@ -171,7 +171,8 @@ void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bo
 }
 
 bool RetargetTool::press(const Pointer& p) {
-    if (!brush_layer_ || session_.document().empty()) return false;
+    if (!brush_layer_ || session_.document().empty() || session_.document().measurement())
+        return false;
     stroke_.begin(session_, *brush_layer_, brush_, p.x, p.y);
     return true;
 }
@@ -265,7 +266,9 @@ void RetargetTool::restart() {
         target_w_ = source_w_;
         target_h_ = source_h_;
     }
-    if (!document.empty()) start_vertical(false);
+    // Measurement documents are not carved: seams on an 8-bit view would write 8-bit pixels
+    // over the stored samples (see measurement_refusal).
+    if (!document.empty() && !document.measurement()) start_vertical(false);
 }
 
 void RetargetTool::drop_horizontal() {
@@ -507,6 +510,10 @@ const ImageRgba8* RetargetTool::host_frame() const {
 void RetargetTool::update_preview() {
     const Document& document = session_.document();
     if (document.empty()) return;
+    if (document.measurement()) {
+        status_ = measurement_refusal(document);
+        return;
+    }
     preview_approximate_ = false;
     status_.clear();
     if (brush_layer_ || (target_w_ == source_w_ && target_h_ == source_h_)) {
@@ -647,6 +654,10 @@ RetargetTool::Progress RetargetTool::progress() const {
 }
 
 bool RetargetTool::apply() {
+    if (session_.document().measurement()) {
+        status_ = measurement_refusal(session_.document());
+        return false;
+    }
     Document& document = session_.document();
     if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {
         status_ =

@@ -7,6 +7,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace lacuna::session {
@@ -52,6 +53,12 @@ void Session::open(ImageRgba8 pixels) {
                "); editing on the CPU.");
         document_.open(std::move(pixels), false);
     }
+    pages_.clear();
+    page_ = 0;
+    after_open();
+}
+
+void Session::after_open() {
     if (document_.on_device()) retarget_->set_carve_backend(Backend::Cuda);
     history_.clear();
     line_->reset();
@@ -59,6 +66,102 @@ void Session::open(ImageRgba8 pixels) {
     presented_->valid = false;
     frame_changed();
     if (on_document_changed) on_document_changed();
+}
+
+void Session::open_measurement(std::vector<NativeImage> pages, Calibration calibration,
+                               const std::optional<DisplayWindow> window) {
+    if (pages.empty() || pages.front().empty())
+        throw Error(ErrorCode::EmptyImage, "the image is empty");
+    remove_object_->cancel_fill();
+    const bool device =
+        use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
+    try {
+        document_.open_measurement(pages.front(), calibration, device);
+    } catch (const Error& e) {
+        if (!device) throw;
+        // Out of device memory, or rows too wide for a device image: the host can hold it.
+        notice(std::string("The GPU cannot hold this image (") + e.what() +
+               "); editing on the CPU.");
+        document_.open_measurement(pages.front(), calibration, false);
+    }
+    pages_ = std::move(pages);
+    page_ = 0;
+    if (window) {
+        display_.window = *window;
+    } else {
+        const ImageF32 values = measurement_plane(document_.samples(), document_.calibration());
+        const auto [lo, hi] = auto_window(values.view());
+        display_.window = {lo, hi};
+    }
+    display_.lut = Lut::Grey;
+    after_open();
+}
+
+void Session::show_page(const int index) {
+    if (pages_.size() < 2) return;
+    const int clamped = std::clamp(index, 0, page_count() - 1);
+    if (clamped == page_) return;
+    const NativeImage& next = pages_[static_cast<std::size_t>(clamped)];
+    // A device failure moves the session to the host; the page is then replaced there.
+    if (!guarded([&] { document_.replace_samples(next); })) document_.replace_samples(next);
+    page_ = clamped;
+    line_->document_changed();
+    frame_changed();
+}
+
+void Session::set_window(const DisplayWindow window) {
+    display_.window = window;
+    frame_changed();
+}
+
+void Session::set_lut(const Lut lut) {
+    display_.lut = lut;
+    frame_changed();
+}
+
+void Session::auto_contrast(const double saturated) {
+    if (document_.empty()) return;
+    const ImageF32 values = document_.measurement()
+                                ? measurement_plane(document_.samples(), document_.calibration())
+                                : measurement_plane(to_native(document_.pixels().view()));
+    const auto [lo, hi] = auto_window(values.view(), saturated);
+    set_window({lo, hi});
+}
+
+void Session::set_calibration(Calibration calibration) {
+    // The window shows the same stored samples under the new calibration.
+    const Calibration& old = document_.calibration();
+    const auto to_sample = [&](const double v) { return (v - old.intercept) / old.slope; };
+    DisplayWindow window{calibration.apply(to_sample(display_.window.lo)),
+                         calibration.apply(to_sample(display_.window.hi))};
+    if (window.hi < window.lo) std::swap(window.lo, window.hi);
+    document_.set_calibration(std::move(calibration));
+    display_.window = window;
+    line_->document_changed();
+    frame_changed();
+}
+
+std::optional<Session::Readout> Session::readout(const double x, const double y) const {
+    if (document_.empty() || x < 0 || y < 0) return std::nullopt;
+    const int ix = static_cast<int>(x), iy = static_cast<int>(y);
+    if (ix >= document_.width() || iy >= document_.height()) return std::nullopt;
+    Readout r;
+    r.x = ix;
+    r.y = iy;
+    if (document_.measurement()) {
+        const NativeImage& s = document_.samples();
+        r.channels = s.channels();
+        for (int c = 0; c < r.channels; ++c) r.raw[std::size_t(c)] = s.sample(ix, iy, c);
+    } else {
+        const Rgba8 p = document_.pixels().at(ix, iy);
+        r.channels = 4;
+        r.raw = {double(p.r), double(p.g), double(p.b), double(p.a)};
+    }
+    const double measured =
+        r.channels == 1 ? r.raw[0] : 0.2126 * r.raw[0] + 0.7152 * r.raw[1] + 0.0722 * r.raw[2];
+    r.value = document_.calibration().apply(measured);
+    r.unit = document_.calibration().unit;
+    return r;
 }
 
 void Session::select(const ToolKind kind) {
@@ -182,6 +285,9 @@ int Session::shown_height() const {
 }
 
 ImageRgba8 Session::shown_image() const {
+    if (document_.measurement() && !showing_preview())
+        return render_display(document_.samples(), document_.calibration(), display_.window,
+                              display_.lut);
     if (showing_preview()) {
         if (const DeviceImage<Rgba8>* frame = retarget_->device_frame()) return frame->download();
         if (const ImageRgba8* frame = retarget_->host_frame()) return clone(frame->view());
@@ -205,6 +311,9 @@ void Session::present(render::ImageRenderer& renderer) {
     const bool image_stale = !p.valid || p.preview != preview || p.image_key != image_key;
     const bool mask_stale =
         !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
+    // The window and LUT are uniforms: set every frame, never a reason to upload.
+    if (document_.measurement())
+        renderer.set_sample_mapping({document_.calibration(), display_.window, display_.lut});
     if (!image_stale && !mask_stale) return;
     if (document_.empty()) {
         renderer.set_image(ImageView<const Rgba8>{});
@@ -214,7 +323,13 @@ void Session::present(render::ImageRenderer& renderer) {
     if (on_device()) {
         std::string error;
         bool ok = true;
-        if (image_stale) {
+        if (image_stale && document_.measurement() && !preview) {
+            // Device samples straight into the texture; 3-channel textures cannot be
+            // registered with CUDA, so those come from the host copy (only when they change).
+            if (!renderer.set_samples(document_.device_samples(), document_.format(),
+                                      document_.width(), error))
+                renderer.set_samples(document_.samples());
+        } else if (image_stale) {
             const DeviceImage<Rgba8>* frame = preview ? retarget_->device_frame() : nullptr;
             if (frame == nullptr) frame = &document_.device_pixels();
             ok = renderer.set_image(*frame, error);
@@ -234,7 +349,9 @@ void Session::present(render::ImageRenderer& renderer) {
             return;
         }
     } else {
-        if (image_stale) {
+        if (image_stale && document_.measurement() && !preview) {
+            renderer.set_samples(document_.samples());
+        } else if (image_stale) {
             const ImageRgba8* frame = preview ? retarget_->host_frame() : &document_.pixels();
             renderer.set_image(frame != nullptr ? frame->view() : document_.pixels().view());
         }

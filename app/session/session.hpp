@@ -9,10 +9,14 @@
 #include "history.hpp"
 #include "tool.hpp"
 
+#include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <cstdint>
+#include <array>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +42,40 @@ class Session {
     /// A new document (undo history cleared). Throws for an empty image. If the device cannot
     /// take it the session continues on the host and says why in a notice.
     void open(ImageRgba8 pixels);
+    /// A measurement document: `pages` (one, or a TIFF stack's; same size and type) in their
+    /// stored type with their calibration. The display starts at the file's window if it has
+    /// one, else at auto-contrast, with the grey LUT. Undo history cleared.
+    void open_measurement(std::vector<NativeImage> pages, Calibration calibration,
+                          std::optional<DisplayWindow> window = std::nullopt);
+    [[nodiscard]] int page_count() const { return static_cast<int>(pages_.size()); }
+    [[nodiscard]] int page() const { return page_; }
+    /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
+    void show_page(int index);
+
+    // ---- display of measurement documents (a view: the samples never change) ----
+    struct Display {
+        DisplayWindow window;
+        Lut lut = Lut::Grey;
+    };
+    [[nodiscard]] const Display& display() const { return display_; }
+    void set_window(DisplayWindow window);
+    void set_lut(Lut lut);
+    /// ImageJ's auto-contrast on the current page: `saturated` of the values beyond each end.
+    void auto_contrast(double saturated = 0.0035);
+    /// A typed calibration (replaces the file's); the window keeps showing the same samples.
+    void set_calibration(Calibration calibration);
+
+    /// What is under image pixel (x, y): the stored samples, the measured value (calibrated;
+    /// luminance for colour) and its unit. nullopt outside the image.
+    struct Readout {
+        int x = 0, y = 0;
+        int channels = 0;
+        std::array<double, 4> raw{};
+        double value = 0;
+        std::string unit;
+    };
+    [[nodiscard]] std::optional<Readout> readout(double x, double y) const;
+
     [[nodiscard]] const Document& document() const { return document_; }
     [[nodiscard]] Document& document() { return document_; }
     [[nodiscard]] bool on_device() const { return document_.on_device(); }
@@ -101,7 +139,11 @@ class Session {
     std::function<void()> on_document_changed;
 
   private:
+    void after_open();
     Document document_;
+    std::vector<NativeImage> pages_;  // a measurement stack's other pages (the current one too)
+    int page_ = 0;
+    Display display_;
     History history_;
     bool use_device_;
     bool inject_failure_ = false;

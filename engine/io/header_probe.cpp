@@ -117,6 +117,31 @@ void probe_pnm(const Bytes& b, HeaderProbe& p) {
     p.height = values[1];
 }
 
+// PFM: "PF" (colour) or "Pf" (grey), width, height, a scale whose sign gives the byte order, one
+// whitespace byte, then width × height × channels 32-bit floats.
+void probe_pfm(const Bytes& b, HeaderProbe& p) {
+    probe_pnm(b, p);
+    if (!p.width || !p.height || *p.width <= 0 || *p.height <= 0) return;
+    std::size_t at = 2;
+    int tokens = 0;
+    while (at < b.size() && tokens < 3) {
+        while (at < b.size() && std::isspace(b[at])) ++at;
+        if (at >= b.size()) break;
+        while (at < b.size() && !std::isspace(b[at])) ++at;
+        ++tokens;
+    }
+    if (tokens < 3 || at >= b.size()) {
+        p.truncated = true;
+        return;
+    }
+    ++at;  // the single whitespace byte that ends the header
+    const std::int64_t channels = b[1] == 'F' ? 3 : 1;
+    const std::int64_t need = *p.width * *p.height * channels * 4;
+    if (*p.width <= kMaxImageSide && *p.height <= kMaxImageSide &&
+        static_cast<std::int64_t>(b.size() - at) < need)
+        p.truncated = true;
+}
+
 }  // namespace
 
 HeaderProbe probe_header(const Bytes& b) {
@@ -144,6 +169,13 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '3' || b[1] == '6')) {
         p.format = ImageFormat::Ppm;
         probe_pnm(b, p);
+    } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(b[2])) {
+        p.format = ImageFormat::Pfm;
+        probe_pfm(b, p);
+    } else if (b.size() >= 132 && starts_with(b, 128, "DICM")) {
+        p.format = ImageFormat::Dicom;
+    } else if (starts_with(b, 0, "SIMPLE  =")) {
+        p.format = ImageFormat::Fits;
     } else if (starts_with(b, 0, "GIF87a") || starts_with(b, 0, "GIF89a")) {
         p.unsupported_name = "GIF";
     } else if (starts_with(b, 0, "%PDF")) {

@@ -1,6 +1,9 @@
 #include <lacuna/io/image_io.hpp>
 
 #include "header_probe.hpp"
+#include "scientific_io.hpp"
+
+#include <lacuna/core/display.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -13,6 +16,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <fstream>
+#include <sstream>
+#include <cmath>
 #include <unistd.h>
 
 namespace lacuna::io {
@@ -34,12 +39,18 @@ std::string_view to_string(const ImageFormat format) {
             return "PPM";
         case ImageFormat::Pgm:
             return "PGM";
+        case ImageFormat::Pfm:
+            return "PFM";
+        case ImageFormat::Dicom:
+            return "DICOM";
+        case ImageFormat::Fits:
+            return "FITS";
     }
     return "?";
 }
 
 std::string supported_formats_text() {
-    return "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM";
+    return "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM, PFM, DICOM, FITS";
 }
 
 namespace {
@@ -202,8 +213,130 @@ LoadedImage to_loaded(const cv::Mat& decoded, const ImageFormat format, const st
 
 }  // namespace
 
+namespace {
+
+bool is_scientific(const ImageFormat format) {
+    return format == ImageFormat::Dicom || format == ImageFormat::Fits;
+}
+
+LoadedNative decode_scientific(const std::vector<std::uint8_t>& bytes, const ImageFormat format,
+                               const std::string_view name) {
+    LoadedNative loaded = format == ImageFormat::Dicom ? detail::read_dicom(bytes, name)
+                                                       : detail::read_fits(bytes, name);
+    loaded.info.file_bytes = bytes.size();
+    return loaded;
+}
+
+SampleType sample_type_of(const int depth, std::vector<std::string>& notices) {
+    switch (depth) {
+        case CV_8U:
+            return SampleType::U8;
+        case CV_16U:
+            return SampleType::U16;
+        case CV_16S:
+            return SampleType::I16;
+        case CV_32F:
+            return SampleType::F32;
+        case CV_8S:
+            notices.emplace_back("signed 8-bit samples read as signed 16-bit");
+            return SampleType::I16;
+        default:
+            notices.emplace_back("samples read as 32-bit float");
+            return SampleType::F32;
+    }
+}
+
+int cv_depth(const SampleType type) {
+    switch (type) {
+        case SampleType::U8:
+            return CV_8U;
+        case SampleType::U16:
+            return CV_16U;
+        case SampleType::I16:
+            return CV_16S;
+        case SampleType::F32:
+            return CV_32F;
+    }
+    return CV_8U;
+}
+
+// OpenCV's B, G, R(, A) (or grey + alpha) → a NativeImage in R, G, B(, A) of the same depth.
+NativeImage to_native(const cv::Mat& decoded, std::vector<std::string>& notices) {
+    const SampleType type = sample_type_of(decoded.depth(), notices);
+    cv::Mat m = decoded;
+    if (cv_depth(type) != m.depth()) decoded.convertTo(m, cv_depth(type));
+    const int in_c = m.channels();
+    const int out_c = in_c == 2 ? 4 : std::min(in_c, 4);
+    cv::Mat ordered(m.rows, m.cols, CV_MAKETYPE(m.depth(), out_c));
+    // from → to pairs: grey+alpha spreads grey over R, G, B; colour swaps B and R.
+    std::vector<int> pairs;
+    if (in_c == 1) pairs = {0, 0};
+    if (in_c == 2) pairs = {0, 0, 0, 1, 0, 2, 1, 3};
+    if (in_c == 3) pairs = {2, 0, 1, 1, 0, 2};
+    if (in_c >= 4) pairs = {2, 0, 1, 1, 0, 2, 3, 3};
+    cv::mixChannels(&m, 1, &ordered, 1, pairs.data(), pairs.size() / 2);
+    NativeImage out(m.cols, m.rows, {type, out_c});
+    for (int y = 0; y < m.rows; ++y) std::memcpy(out.row(y), ordered.ptr(y), out.row_bytes());
+    return out;
+}
+
+// A NativeImage as OpenCV wants to encode it: B, G, R(, A).
+cv::Mat to_mat(const NativeImage& image) {
+    const int c = image.channels();
+    cv::Mat rgb(image.height(), image.width(), CV_MAKETYPE(cv_depth(image.sample_type()), c));
+    for (int y = 0; y < image.height(); ++y)
+        std::memcpy(rgb.ptr(y), image.row(y), image.row_bytes());
+    if (c == 1) return rgb;
+    cv::Mat bgr(rgb.size(), rgb.type());
+    const std::vector<int> pairs =
+        c == 3 ? std::vector<int>{0, 2, 1, 1, 2, 0} : std::vector<int>{0, 2, 1, 1, 2, 0, 3, 3};
+    cv::mixChannels(&rgb, 1, &bgr, 1, pairs.data(), pairs.size() / 2);
+    return bgr;
+}
+
+LoadedNative native_from_mats(const std::vector<cv::Mat>& pages, const ImageFormat format,
+                              const std::size_t bytes) {
+    LoadedNative loaded;
+    for (const cv::Mat& page : pages) {
+        if (!loaded.pages.empty() &&
+            (page.size() != pages.front().size() || page.type() != pages.front().type())) {
+            loaded.notices.push_back("page " + std::to_string(loaded.pages.size() + 1) +
+                                     " and later differ in size or type from page 1: only the "
+                                     "first " +
+                                     std::to_string(loaded.pages.size()) + " page(s) opened");
+            break;
+        }
+        loaded.pages.push_back(to_native(page, loaded.notices));
+    }
+    loaded.info = describe(pages.front(), format, bytes);
+    loaded.info.sample = loaded.pages.front().sample_type();
+    loaded.info.channels = loaded.pages.front().channels();
+    loaded.info.pages = static_cast<int>(loaded.pages.size());
+    return loaded;
+}
+
+// The 8-bit view read_image gives of a DICOM or FITS file: its own window, else auto-contrast.
+LoadedImage scientific_as_rgba(LoadedNative native) {
+    const NativeImage& page = native.pages.front();
+    const ImageF32 values = measurement_plane(page, native.calibration);
+    const auto [lo, hi] = native.window ? *native.window : auto_window(values.view());
+    LoadedImage loaded;
+    loaded.info = native.info;
+    loaded.notices = std::move(native.notices);
+    loaded.image = render_display(page, native.calibration, {lo, hi}, Lut::Grey);
+    std::ostringstream text;
+    text << std::string(to_string(native.info.format)) << " " << to_string(page.sample_type())
+         << " samples shown as 8 bits through the window " << lo << " .. " << hi;
+    if (!native.calibration.unit.empty()) text << " " << native.calibration.unit;
+    loaded.notices.push_back(text.str());
+    return loaded;
+}
+
+}  // namespace
+
 LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     const ImageFormat format = check_header(bytes, name);
+    if (is_scientific(format)) return scientific_as_rgba(decode_scientific(bytes, format, name));
     return to_loaded(decode_as_stored(bytes, format, name), format, bytes.size());
 }
 
@@ -211,27 +344,41 @@ LoadedImage read_image(const fs::path& path) {
     return decode_image(read_file(path), path.string());
 }
 
-LoadedMeasurement read_measurement(const fs::path& path) {
+LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    const ImageFormat format = check_header(bytes, name);
+    if (is_scientific(format)) return decode_scientific(bytes, format, name);
+    return native_from_mats({decode_as_stored(bytes, format, name)}, format, bytes.size());
+}
+
+LoadedNative read_native(const fs::path& path) {
     const std::string name = path.string();
     const std::vector<std::uint8_t> bytes = read_file(path);
     const ImageFormat format = check_header(bytes, name);
-    const cv::Mat decoded = decode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH, name);
+    if (format != ImageFormat::Tiff) return decode_native(bytes, name);
+    // A TIFF may hold a stack: every page, as stored.
+    std::vector<cv::Mat> pages;
+    try {
+        cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
+    } catch (const cv::Exception& e) {
+        fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+    }
+    if (pages.empty() || pages.front().empty()) return decode_native(bytes, name);
+    for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);
+    return native_from_mats(pages, format, bytes.size());
+}
+
+LoadedMeasurement read_measurement(const fs::path& path) {
+    LoadedNative native = read_native(path);
     LoadedMeasurement loaded;
-    loaded.info = describe(decoded, format, bytes.size());
-    cv::Mat values;
-    decoded.convertTo(values, CV_32F);
-    if (values.channels() > 1) {
-        // Colour measurement images are rare; luminance (Rec. 709) keeps one value per pixel.
-        std::vector<cv::Mat> planes;
-        cv::split(values, planes);  // B, G, R[, A]
-        values = 0.0722f * planes[0] + 0.7152f * planes[1] + 0.2126f * planes[2];
+    loaded.info = native.info;
+    loaded.notices = std::move(native.notices);
+    loaded.calibration = native.calibration;
+    // Colour measurement images are rare; luminance (Rec. 709) keeps one value per pixel.
+    if (native.pages.front().channels() > 1)
         loaded.notices.emplace_back("colour input reduced to Rec. 709 luminance");
-    }
-    loaded.values = ImageF32(values.cols, values.rows);
-    for (int y = 0; y < values.rows; ++y) {
-        std::memcpy(loaded.values.row(y), values.ptr<float>(y),
-                    static_cast<std::size_t>(values.cols) * 4);
-    }
+    if (native.pages.size() > 1)
+        loaded.notices.push_back("page 1 of " + std::to_string(native.pages.size()) + " used");
+    loaded.values = measurement_plane(native.pages.front(), native.calibration);
     return loaded;
 }
 
@@ -246,9 +393,10 @@ ImageFormat format_for_path(const fs::path& path) {
     if (ext == ".bmp") return ImageFormat::Bmp;
     if (ext == ".ppm") return ImageFormat::Ppm;
     if (ext == ".pgm") return ImageFormat::Pgm;
+    if (ext == ".pfm") return ImageFormat::Pfm;
     throw Error(ErrorCode::UnsupportedFormat,
                 "cannot write " + in_quotes(path.string()) + ": unsupported file extension '" +
-                    ext + "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm)");
+                    ext + "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm .pfm)");
 }
 
 namespace {
@@ -280,13 +428,22 @@ std::string encoder_extension(const ImageFormat f) {
             return ".ppm";
         case ImageFormat::Pgm:
             return ".pgm";
+        case ImageFormat::Pfm:
+            return ".pfm";
+        case ImageFormat::Dicom:
+        case ImageFormat::Fits:
+            break;  // read only: format_for_path never names them
     }
     return ".png";
 }
 
 // imencode with its failures (false or an exception) turned into WriteFailed.
 std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
-                                     const std::vector<int>& params = {}) {
+                                     std::vector<int> params = {}) {
+    // OpenCV writes 3-channel float TIFF as SGILOG (LogLuv), which is lossy: measurements must
+    // come back exactly, so float TIFF is written LZW-compressed (lossless) instead.
+    if (format == ImageFormat::Tiff && samples.depth() == CV_32F)
+        params.insert(params.end(), {cv::IMWRITE_TIFF_COMPRESSION, 5});
     std::vector<std::uint8_t> bytes;
     bool ok = false;
     try {
@@ -399,6 +556,8 @@ bool holds_natively(const ImageFormat format, const int depth, const int channel
             return depth == CV_16U && channels == 1;
         case ImageFormat::Ppm:
             return depth == CV_16U && channels == 3;
+        case ImageFormat::Pfm:
+            return depth == CV_32F && (channels == 1 || channels == 3);
         default:
             return false;
     }
@@ -432,6 +591,67 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
     for (std::string& n : write_image(out, loaded.image.view(), options))
         result.notices.push_back(std::move(n));
     return result;
+}
+
+namespace {
+
+// Samples narrowed to 8 bits for a format that cannot hold them: 16-bit ÷ 257 (signed shifted by
+// 32768 first), float with its finite min..max mapped to 0..255. The notice says which.
+ImageRgba8 narrow_to_rgba8(const NativeImage& image, const ImageFormat format,
+                           std::vector<std::string>& notices) {
+    double lo = 0, scale = 1.0 / 257.0;
+    std::ostringstream how;
+    if (image.sample_type() == SampleType::I16) lo = -32768;
+    if (image.sample_type() == SampleType::F32) {
+        const ValueStats stats = value_stats(measurement_plane(image).view());
+        lo = stats.min;
+        scale = stats.max > stats.min ? 255.0 / (stats.max - stats.min) : 1.0;
+        how << " (values " << stats.min << " .. " << stats.max << " mapped to 0 .. 255)";
+    }
+    if (image.sample_type() != SampleType::U8)
+        notices.push_back(std::string(to_string(format)) + " cannot hold " +
+                          describe(image.format()) + " samples: written with 8 bits per channel" +
+                          how.str());
+    const bool grey = image.channels() == 1;
+    ImageRgba8 out(image.width(), image.height());
+    const double alpha_scale = image.sample_type() == SampleType::F32
+                                   ? 255.0
+                                   : 255.0 / type_range(image.sample_type()).second;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            std::uint8_t c[3];
+            for (int k = 0; k < 3; ++k) {
+                const double v = (image.sample(x, y, grey ? 0 : k) - lo) * scale;
+                c[k] = static_cast<std::uint8_t>(
+                    std::isnan(v) ? 0 : std::lround(std::clamp(v, 0.0, 255.0)));
+            }
+            const double a = image.channels() == 4 ? image.sample(x, y, 3) * alpha_scale : 255.0;
+            out.at(x, y) = {c[0], c[1], c[2],
+                            static_cast<std::uint8_t>(std::lround(std::clamp(a, 0.0, 255.0)))};
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> write_native(const fs::path& path, const NativeImage& image,
+                                      const WriteOptions& options) {
+    const ImageFormat format = format_for_path(path);
+    if (image.empty())
+        throw Error(ErrorCode::EmptyImage,
+                    "cannot write " + in_quotes(path.string()) + ": the image is empty");
+    if (image.sample_type() != SampleType::U8 &&
+        holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
+        const std::vector<std::uint8_t> bytes = encode_mat(to_mat(image), format);
+        write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+        return {};
+    }
+    std::vector<std::string> notices;
+    const ImageRgba8 narrowed = narrow_to_rgba8(image, format, notices);
+    for (std::string& n : write_image(path, narrowed.view(), options))
+        notices.push_back(std::move(n));
+    return notices;
 }
 
 void write_file_atomically(const fs::path& path, const std::string_view bytes) {

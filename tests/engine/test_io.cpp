@@ -2,6 +2,7 @@
 // every kind of bad input (each must give one clear error naming the file).
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -208,6 +209,118 @@ class TestIo : public QObject {
         QVERIFY(said);
         QVERIFY(!io::convert_image(tmp("field.tiff"), tmp("field.png")).notices.empty());
         QCOMPARE(cv::imread(tmp("field.png").string(), cv::IMREAD_UNCHANGED).depth(), CV_8U);
+    }
+
+    void read_native_keeps_type_channels_and_order() {
+        // 16-bit RGB PNG: R, G, B in that order, every sample exact.
+        cv::Mat deep(5, 7, CV_16UC3);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x)
+                deep.at<cv::Vec3w>(y, x) =  // OpenCV order: B, G, R
+                    cv::Vec3w(ushort(x * 9001 + 3), ushort(y * 12345 + 1), ushort(65535 - x * y));
+        QVERIFY(cv::imwrite(tmp("n16.png").string(), deep));
+        const io::LoadedNative n = io::read_native(tmp("n16.png"));
+        QCOMPARE(n.pages.size(), std::size_t{1});
+        const NativeImage& img = n.pages[0];
+        QVERIFY(img.format() == (PixelFormat{SampleType::U16, 3}));
+        QCOMPARE(n.info.sample, SampleType::U16);
+        QCOMPARE(img.sample(6, 4, 0), double(65535 - 24));    // R
+        QCOMPARE(img.sample(6, 4, 2), double(6 * 9001 + 3));  // B
+        QCOMPARE(img.sample(3, 2, 1), double(2 * 12345 + 1));
+        QVERIFY(n.calibration.identity());
+        // Float TIFF keeps NaN and negatives; signed 16-bit TIFF keeps its sign.
+        cv::Mat field(3, 5, CV_32FC1);
+        for (int i = 0; i < 15; ++i) field.at<float>(i / 5, i % 5) = -40.5f + 17.25f * float(i);
+        field.at<float>(2, 1) = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(cv::imwrite(tmp("nf.tiff").string(), field));
+        const io::LoadedNative f = io::read_native(tmp("nf.tiff"));
+        QVERIFY(f.pages[0].format() == (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(f.pages[0].sample(4, 2, 0), -40.5 + 17.25 * 14);
+        QVERIFY(std::isnan(f.pages[0].sample(1, 2, 0)));
+        cv::Mat ct(2, 3, CV_16SC1);
+        for (int i = 0; i < 6; ++i) ct.at<short>(i / 3, i % 3) = short(-1024 + 700 * i);
+        QVERIFY(cv::imwrite(tmp("ns.tiff").string(), ct));
+        const io::LoadedNative s16 = io::read_native(tmp("ns.tiff"));
+        QVERIFY(s16.pages[0].format() == (PixelFormat{SampleType::I16, 1}));
+        QCOMPARE(s16.pages[0].sample(0, 0, 0), -1024.0);
+        QCOMPARE(s16.pages[0].sample(2, 1, 0), double(-1024 + 3500));
+    }
+
+    void multi_page_tiff_opens_as_a_stack() {
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(4, 6, CV_32FC1, cv::Scalar(10.0 * k + 0.5));
+        QVERIFY(cv::imwritemulti(tmp("stack.tiff").string(), pages));
+        const io::LoadedNative n = io::read_native(tmp("stack.tiff"));
+        QCOMPARE(n.pages.size(), std::size_t{3});
+        QCOMPARE(n.info.pages, 3);
+        for (int k = 0; k < 3; ++k)
+            QCOMPARE(n.pages[std::size_t(k)].sample(5, 3, 0), 10.0 * k + 0.5);
+    }
+
+    void write_native_round_trips_each_depth() {
+        NativeImage grey16(7, 3, {SampleType::U16, 1});
+        NativeImage rgb16(5, 4, {SampleType::U16, 3});
+        NativeImage field(6, 5, {SampleType::F32, 1});
+        NativeImage colour_field(3, 2, {SampleType::F32, 3});
+        for (NativeImage* img : {&grey16, &rgb16, &field, &colour_field})
+            for (int y = 0; y < img->height(); ++y)
+                for (int x = 0; x < img->width(); ++x)
+                    for (int c = 0; c < img->channels(); ++c)
+                        img->set_sample(x, y, c,
+                                        img->sample_type() == SampleType::F32
+                                            ? -3.75 + 1.5 * x + 100.25 * y + c * 0.125
+                                            : 40000 + 997 * x - 1201 * y + 7 * c);
+        field.set_sample(2, 3, 0, std::numeric_limits<double>::quiet_NaN());
+        const std::vector<std::pair<const NativeImage*, const char*>> cases = {
+            {&grey16, "g.png"},        {&grey16, "g.pgm"}, {&grey16, "g.tiff"},
+            {&rgb16, "c.png"},         {&rgb16, "c.ppm"},  {&rgb16, "c.tif"},
+            {&field, "f.tiff"},        {&field, "f.pfm"},  {&colour_field, "cf.pfm"},
+            {&colour_field, "cf.tiff"}};
+        for (const auto& [img, name] : cases) {
+            QVERIFY2(io::write_native(tmp(name), *img).empty(), name);
+            const io::LoadedNative back = io::read_native(tmp(name));
+            QVERIFY2(back.pages[0].format() == img->format(), name);
+            for (int y = 0; y < img->height(); ++y)
+                for (int x = 0; x < img->width(); ++x)
+                    for (int c = 0; c < img->channels(); ++c) {
+                        const double a = img->sample(x, y, c), b = back.pages[0].sample(x, y, c);
+                        QVERIFY2(a == b || (std::isnan(a) && std::isnan(b)), name);
+                    }
+        }
+        // JPEG cannot hold 16 bits: it says so and writes 8 bits; the float range is named.
+        const std::vector<std::string> said = io::write_native(tmp("g.jpg"), grey16);
+        QCOMPARE(said.size(), std::size_t{1});
+        QVERIFY(said[0].find("JPEG cannot hold 16-bit grey samples") != std::string::npos);
+        const std::vector<std::string> range = io::write_native(tmp("f.png"), field);
+        QVERIFY(!range.empty() && range[0].find("mapped to 0 .. 255") != std::string::npos);
+        QCOMPARE(io::read_native(tmp("f.png")).pages[0].sample_type(), SampleType::U8);
+    }
+
+    void truncated_native_files_are_named_errors() {
+        NativeImage field(64, 48, {SampleType::F32, 1});
+        NativeImage deep(64, 48, {SampleType::U16, 1});
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x) {
+                field.set_sample(x, y, 0, std::sin(x * 0.3) * 50 + y);
+                deep.set_sample(x, y, 0, (x * 977 + y * 131) % 65536);
+            }
+        io::write_native(tmp("whole.pfm"), field);
+        io::write_native(tmp("whole16.png"), deep);
+        io::write_native(tmp("whole16.pgm"), deep);
+        for (const char* name : {"whole.pfm", "whole16.png", "whole16.pgm"}) {
+            std::ifstream in(tmp(name), std::ios::binary);  // NOLINT
+            std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+            const std::string cut = std::string("cut-") + name;
+            std::ofstream(tmp(cut.c_str()), std::ios::binary).write(bytes.data(), bytes.size() / 2);
+            try {
+                io::read_native(tmp(cut.c_str()));
+                QFAIL(qPrintable(QString("no error for ") + cut.c_str()));
+            } catch (const Error& e) {
+                QVERIFY2(e.code() == ErrorCode::Truncated || e.code() == ErrorCode::Corrupt,
+                         e.what());
+                QVERIFY2(std::string(e.what()).find(cut) != std::string::npos, e.what());
+            }
+        }
     }
 
     void measurement_keeps_values() {

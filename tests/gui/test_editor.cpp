@@ -549,7 +549,9 @@ class TestEditor : public QObject {
         QFile file(csv);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = file.readAll().split('\n');
-        QCOMPARE(lines.size(), 2 + 256 + 1);  // two comment lines, 256 bins, final newline
+        // Three comment lines (line, bin edges, channel), 256 bins, final newline.
+        QCOMPARE(lines.size(), 3 + 256 + 1);
+        QVERIFY(lines[1].startsWith("# bin lower edges: 0,0.99609375,"));
     }
 
     /// README screenshots: runs only when LACUNA_SCREENSHOT_DIR names a folder to write into.

@@ -5,16 +5,18 @@
 #pragma once
 
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace lacuna::io {
 
-enum class ImageFormat { Png, Jpeg, Tiff, Webp, Bmp, Ppm, Pgm };
+enum class ImageFormat { Png, Jpeg, Tiff, Webp, Bmp, Ppm, Pgm, Pfm, Dicom, Fits };
 
 std::string_view to_string(ImageFormat format);
 /// "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM" for messages and --help.
@@ -26,6 +28,8 @@ struct FileInfo {
     int height = 0;
     int channels = 0;   ///< as stored in the file: 1 grey, 3 colour, 4 colour + alpha
     int bit_depth = 8;  ///< per channel: 8, 16 or 32 (float)
+    SampleType sample = SampleType::U8;
+    int pages = 1;  ///< a multi-page TIFF's page count
     bool has_alpha = false;
     std::uintmax_t file_bytes = 0;
 };
@@ -37,11 +41,39 @@ struct LoadedImage {
 };
 
 struct LoadedMeasurement {
-    ImageF32 values;  ///< one value per pixel: grey as stored (8/16-bit integers or float), colour
-                      ///< as Rec. 709 luminance
+    ImageF32 values;  ///< one calibrated value per pixel: grey as stored (8/16-bit integers or
+                      ///< float) through the file's calibration, colour as Rec. 709 luminance
+    Calibration calibration;  ///< what was applied (identity for plain image files)
     FileInfo info;
     std::vector<std::string> notices;
 };
+
+struct WriteOptions {
+    int jpeg_quality = 95;  ///< 1..100
+    bool webp_lossless = true;
+};
+
+/// A file as stored: its pages in the file's sample type, its calibration and display window.
+struct LoadedNative {
+    std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages in order
+    Calibration calibration;         ///< from the file (DICOM rescale, FITS BSCALE/BZERO/BUNIT)
+    /// The file's own display window in calibrated units (DICOM window centre/width), if any.
+    std::optional<std::pair<double, double>> window;
+    FileInfo info;
+    std::vector<std::string> notices;
+};
+
+/// Reads any supported file keeping its sample type: 8/16-bit PNG, PGM/PPM, 8/16-bit and float
+/// TIFF (every page of a multi-page TIFF), PFM, single-frame DICOM, 2-D FITS, and the 8-bit
+/// formats. Colour is R, G, B(, A). The same errors as read_image.
+LoadedNative read_native(const std::filesystem::path& path);
+LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
+/// Writes `image` keeping its depth where the format holds it (16-bit PNG, TIFF, PGM, PPM; float
+/// TIFF and PFM); otherwise converts to 8 bits (window lo..hi mapped to 0..255 for float, ÷257
+/// for 16-bit) and a notice says so. Atomic like write_image.
+std::vector<std::string> write_native(const std::filesystem::path& path, const NativeImage& image,
+                                      const WriteOptions& options = {});
 
 /// Reads an image as RGBA8 (JPEG EXIF orientation applied). Throws lacuna::Error with one clear
 /// sentence naming the file: NotFound, Unreadable, Corrupt, Truncated, UnsupportedFormat,
@@ -53,11 +85,6 @@ LoadedMeasurement read_measurement(const std::filesystem::path& path);
 
 /// Decodes from memory; `name` is used in messages.
 LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, std::string_view name);
-
-struct WriteOptions {
-    int jpeg_quality = 95;  ///< 1..100
-    bool webp_lossless = true;
-};
 
 /// The format an output path asks for, from its extension; throws UnsupportedFormat.
 ImageFormat format_for_path(const std::filesystem::path& path);

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <lacuna/core/device_image.hpp>
+#include <lacuna/core/display.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/render/view.hpp>
 
@@ -53,6 +55,25 @@ class ImageRenderer {
     /// Returns false and fills `error` when interop cannot be used (CPU-only build, no device,
     /// a GL context that is not on the CUDA device); the caller then uses the host path.
     bool set_image(const DeviceImage<Rgba8>& image, std::string& error);
+    /// A measurement image's samples in their own type (8/16-bit, signed 16-bit, float; 1, 3 or
+    /// 4 channels) go to a texture of that type, and the image shader maps them through the
+    /// calibration, the window and the LUT (set_sample_mapping). Changing the mapping is a
+    /// uniform change: no pass over the image anywhere. Shown until the next set_image.
+    void set_samples(const NativeImage& samples);
+    /// The interop path: the device samples (raw rows, `format`, width × rows.height()) are
+    /// copied into the texture device to device. 1- and 4-channel formats only (CUDA cannot
+    /// register 3-channel textures); false with `error` otherwise or when interop is unusable.
+    bool set_samples(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
+                     std::string& error);
+    /// value = slope · sample + intercept; [lo, hi] → the LUT's ends; NaN → kNanColour.
+    struct SampleMapping {
+        Calibration calibration;
+        DisplayWindow window;
+        Lut lut = Lut::Grey;
+    };
+    void set_sample_mapping(const SampleMapping& mapping);
+    /// True while set_samples' texture is what render() shows.
+    [[nodiscard]] bool showing_samples() const;
     /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the
     /// image; an empty view hides it.
     void set_mask(ImageView<const std::uint8_t> mask);

@@ -1,0 +1,677 @@
+// Single-frame DICOM through GDCM. GDCM parses the file and decodes the pixel data (including
+// the compressed transfer syntaxes its build supports); Lacuna turns the decoded samples into a
+// NativeImage and the rescale/window attributes into a Calibration and a display window.
+//
+// GDCM asserts (aborts the process) on some malformed input, e.g. a file cut inside its file
+// meta information. So before GDCM sees a file, a small walker checks its element structure
+// against the file's length: every truncation becomes Error(Truncated), every structure that
+// cannot be DICOM becomes Error(Corrupt), every element whose VR or length contradicts GDCM's
+// dictionary (GDCM's image layer asserts on those) becomes Error(Corrupt) too, and the pixel
+// module is validated from the walker's record of the top-level elements.
+#include "scientific_io.hpp"
+
+#include <gdcmDictEntry.h>
+#include <gdcmDicts.h>
+#include <gdcmGlobal.h>
+#include <gdcmImage.h>
+#include <gdcmImageReader.h>
+#include <gdcmTrace.h>
+#include <gdcmTransferSyntax.h>
+#include <gdcmVR.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+namespace lacuna::io::detail {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+constexpr std::size_t kMetaStart = 132;  // 128-byte preamble, then "DICM"
+constexpr std::uint32_t kUndefinedLength = 0xFFFFFFFF;
+constexpr int kMaxSequenceDepth = 32;  // deeper nesting is not found in images; stops recursion
+
+constexpr std::uint32_t tag(const std::uint16_t group, const std::uint16_t element) {
+    return (std::uint32_t{group} << 16) | element;
+}
+constexpr std::uint32_t kItem = tag(0xFFFE, 0xE000);
+constexpr std::uint32_t kItemEnd = tag(0xFFFE, 0xE00D);
+constexpr std::uint32_t kSequenceEnd = tag(0xFFFE, 0xE0DD);
+constexpr std::uint32_t kTransferSyntax = tag(0x0002, 0x0010);
+constexpr std::uint32_t kModality = tag(0x0008, 0x0060);
+constexpr std::uint32_t kSamplesPerPixel = tag(0x0028, 0x0002);
+constexpr std::uint32_t kPhotometric = tag(0x0028, 0x0004);
+constexpr std::uint32_t kPlanarConfiguration = tag(0x0028, 0x0006);
+constexpr std::uint32_t kNumberOfFrames = tag(0x0028, 0x0008);
+constexpr std::uint32_t kRows = tag(0x0028, 0x0010);
+constexpr std::uint32_t kColumns = tag(0x0028, 0x0011);
+constexpr std::uint32_t kBitsAllocated = tag(0x0028, 0x0100);
+constexpr std::uint32_t kBitsStored = tag(0x0028, 0x0101);
+constexpr std::uint32_t kHighBit = tag(0x0028, 0x0102);
+constexpr std::uint32_t kPixelRepresentation = tag(0x0028, 0x0103);
+constexpr std::uint32_t kWindowCenter = tag(0x0028, 0x1050);
+constexpr std::uint32_t kWindowWidth = tag(0x0028, 0x1051);
+constexpr std::uint32_t kRescaleType = tag(0x0028, 0x1054);
+constexpr std::uint32_t kPixelData = tag(0x7FE0, 0x0010);
+
+enum class Encoding { ExplicitLittle, ImplicitLittle, ExplicitBig };
+
+// Where a top-level element's value lies in the file.
+struct Span {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+};
+
+// What the walker learnt: the data set's encoding, where each top-level element is, and how
+// much of the file GDCM should parse.
+struct Layout {
+    Encoding encoding = Encoding::ExplicitLittle;
+    std::string transfer_syntax;
+    std::map<std::uint32_t, Span> elements;
+    bool encapsulated_pixels = false;  ///< compressed: pixel data is a sequence of fragments
+    std::size_t end = 0;               ///< GDCM reads bytes [0, end)
+    std::vector<std::string> notices;
+};
+
+// A text value without the spaces and NULs DICOM pads values with.
+std::string trim_padding(std::string text) {
+    const auto keep = [](const char c) { return c != ' ' && c != '\0'; };
+    text.erase(std::find_if(text.rbegin(), text.rend(), keep).base(), text.end());
+    text.erase(text.begin(), std::find_if(text.begin(), text.end(), keep));
+    return text;
+}
+
+bool valid_vr(const char a, const char b) {
+    static constexpr std::string_view kVrs[] = {
+        "AE", "AS", "AT", "CS", "DA", "DS", "DT", "FL", "FD", "IS", "LO", "LT",
+        "OB", "OD", "OF", "OL", "OV", "OW", "PN", "SH", "SL", "SQ", "SS", "ST",
+        "SV", "TM", "UC", "UI", "UL", "UN", "UR", "US", "UT", "UV"};
+    const char vr[2] = {a, b};
+    return std::any_of(std::begin(kVrs), std::end(kVrs), [&](const std::string_view known) {
+        return known == std::string_view(vr, 2);
+    });
+}
+
+// VRs whose explicit encoding has two reserved bytes and a 32-bit length (PS3.5 7.1.2).
+bool long_length_vr(const std::string_view vr) {
+    static constexpr std::string_view kLong[] = {"OB", "OD", "OF", "OL", "OV", "OW", "SQ",
+                                                 "SV", "UC", "UN", "UR", "UT", "UV"};
+    return std::find(std::begin(kLong), std::end(kLong), vr) != std::end(kLong);
+}
+
+// The size of one value of a binary VR, 0 for the others (text, and byte/word streams).
+std::uint32_t binary_value_size(const gdcm::VR::VRType vr) {
+    switch (vr) {
+        case gdcm::VR::US:
+        case gdcm::VR::SS:
+        case gdcm::VR::US_SS:
+            return 2;
+        case gdcm::VR::UL:
+        case gdcm::VR::SL:
+        case gdcm::VR::FL:
+        case gdcm::VR::AT:
+            return 4;
+        case gdcm::VR::FD:
+        case gdcm::VR::SV:
+        case gdcm::VR::UV:
+            return 8;
+        default:
+            return 0;
+    }
+}
+
+class Walker {
+  public:
+    Walker(const Bytes& bytes, const std::string_view name) : bytes_(bytes), name_(name) {}
+
+    Layout walk() {
+        pos_ = kMetaStart;
+        walk_meta_information();
+        walk_data_set();
+        return std::move(layout_);
+    }
+
+  private:
+    struct Header {
+        std::uint32_t tag = 0;
+        char vr[2] = {0, 0};
+        bool has_vr = false;
+        std::uint32_t length = 0;
+        std::size_t value_at = 0;
+        [[nodiscard]] std::string_view vr_text() const { return {vr, has_vr ? 2u : 0u}; }
+    };
+
+    [[noreturn]] void truncated(const std::string& where) const {
+        fail_reading(ErrorCode::Truncated, name_,
+                     "the DICOM file is truncated (it ends inside its " + where + ")");
+    }
+    [[noreturn]] void corrupt(const std::string& what) const {
+        fail_reading(ErrorCode::Corrupt, name_, "the DICOM file is corrupt (" + what + ")");
+    }
+
+    [[nodiscard]] std::size_t left() const { return bytes_.size() - pos_; }
+
+    [[nodiscard]] std::uint16_t u16(const std::size_t at, const bool big) const {
+        return big ? static_cast<std::uint16_t>((bytes_[at] << 8) | bytes_[at + 1])
+                   : static_cast<std::uint16_t>(bytes_[at] | (bytes_[at + 1] << 8));
+    }
+    [[nodiscard]] std::uint32_t u32(const std::size_t at, const bool big) const {
+        const std::uint32_t lo = u16(at + (big ? 2 : 0), big);
+        const std::uint32_t hi = u16(at + (big ? 0 : 2), big);
+        return (hi << 16) | lo;
+    }
+
+    // Reads a tag and its length (and VR when explicit); leaves pos_ at the value.
+    Header read_header(const bool explicit_vr, const bool big, const std::string& where) {
+        if (left() < 8) truncated(where);
+        Header h;
+        h.tag = (std::uint32_t{u16(pos_, big)} << 16) | u16(pos_ + 2, big);
+        pos_ += 4;
+        // Items and delimiters carry no VR in any encoding.
+        if (explicit_vr && (h.tag >> 16) != 0xFFFE) {
+            h.vr[0] = static_cast<char>(bytes_[pos_]);
+            h.vr[1] = static_cast<char>(bytes_[pos_ + 1]);
+            h.has_vr = true;
+            if (!valid_vr(h.vr[0], h.vr[1])) {
+                corrupt("the element " + hex(h.tag) + " has an invalid value representation");
+            }
+            if (long_length_vr(h.vr_text())) {
+                if (left() < 8) truncated(where);
+                h.length = u32(pos_ + 4, big);
+                pos_ += 8;
+            } else {
+                h.length = u16(pos_ + 2, big);
+                pos_ += 4;
+            }
+        } else {
+            h.length = u32(pos_, big);
+            pos_ += 4;
+        }
+        h.value_at = pos_;
+        check_against_dictionary(h);
+        return h;
+    }
+
+    // GDCM's image layer asserts (aborts) when an element it reads has a VR its dictionary does
+    // not allow, or a binary value of a length that is no multiple of the value size. Such an
+    // element can only come from damage, so it makes the file corrupt here.
+    void check_against_dictionary(const Header& h) const {
+        if ((h.tag >> 16) == 0xFFFE || (h.tag & 0xFFFF) == 0) return;  // items, group lengths
+        const gdcm::Tag gdcm_tag(static_cast<std::uint16_t>(h.tag >> 16),
+                                 static_cast<std::uint16_t>(h.tag & 0xFFFF));
+        const gdcm::VR expected =
+            gdcm::Global::GetInstance().GetDicts().GetDictEntry(gdcm_tag).GetVR();
+        gdcm::VR vr = expected;
+        if (h.has_vr) {
+            const char text[3] = {h.vr[0], h.vr[1], '\0'};
+            vr = gdcm::VR(gdcm::VR::GetVRType(text));
+            const bool known = expected != gdcm::VR::INVALID && expected != gdcm::VR::UN;
+            if (known && vr != gdcm::VR::UN && !expected.Compatible(vr)) {
+                corrupt("the element " + hex(h.tag) + " has the value representation " +
+                        std::string(h.vr_text()) + ", which DICOM does not allow");
+            }
+        }
+        const std::uint32_t size = binary_value_size(static_cast<gdcm::VR::VRType>(vr));
+        if (size != 0 && h.length != kUndefinedLength && h.length % size != 0) {
+            corrupt("the element " + hex(h.tag) + " has a value of " + std::to_string(h.length) +
+                    " bytes");
+        }
+    }
+
+    void skip_value(const Header& h, const std::string& where) {
+        if (h.length > left()) truncated(where);
+        pos_ += h.length;
+    }
+
+    static std::string hex(const std::uint32_t t) {
+        char text[16];
+        std::snprintf(text, sizeof text, "(%04X,%04X)", t >> 16, t & 0xFFFF);
+        return text;
+    }
+
+    // The file meta information (group 0002): always explicit VR little endian.
+    void walk_meta_information() {
+        if (left() < 8 || u16(pos_, false) != 0x0002) {
+            if (left() < 8) truncated("header");
+            corrupt("no file meta information follows the DICM marker");
+        }
+        while (left() >= 2 && u16(pos_, false) == 0x0002) {
+            const Header h = read_header(true, false, "header");
+            if (h.length == kUndefinedLength) corrupt("a file meta element has no length");
+            skip_value(h, "header");
+            if (h.tag == kTransferSyntax) layout_.transfer_syntax = trimmed(h.value_at, h.length);
+        }
+        const std::string& ts = layout_.transfer_syntax;
+        if (ts.empty()) corrupt("its file meta information names no transfer syntax");
+        if (ts == "1.2.840.10008.1.2.1.99") {
+            fail_reading(ErrorCode::UnsupportedFormat, name_,
+                         "deflated DICOM files are not supported");
+        }
+        if (ts == "1.2.840.10008.1.2") {
+            layout_.encoding = Encoding::ImplicitLittle;
+        } else if (ts == "1.2.840.10008.1.2.2") {
+            layout_.encoding = Encoding::ExplicitBig;
+        }
+    }
+
+    // Top-level elements: strictly ascending tags, every value inside the file.
+    void walk_data_set() {
+        const bool explicit_vr = layout_.encoding != Encoding::ImplicitLittle;
+        const bool big = layout_.encoding == Encoding::ExplicitBig;
+        std::uint32_t previous = 0;
+        std::optional<std::size_t> pixels_end;
+        while (left() > 0) {
+            try {
+                const Header h = read_header(explicit_vr, big, "header");
+                if (h.tag <= previous || (h.tag >> 16) == 0xFFFE) {
+                    corrupt("its data elements are out of order at " + hex(h.tag));
+                }
+                previous = h.tag;
+                const std::string where = h.tag == kPixelData ? "pixel data" : "header";
+                if (h.length == kUndefinedLength) {
+                    walk_undefined_length(h, explicit_vr, big);
+                } else {
+                    skip_value(h, where);
+                }
+                layout_.elements[h.tag] = Span{h.value_at, pos_ - h.value_at};
+                if (h.tag == kPixelData) pixels_end = pos_;
+            } catch (const Error&) {
+                // Trailing bytes after complete pixel data do not hide the image: GDCM gets the
+                // file up to the pixel data's end, and the user a notice.
+                if (!pixels_end) throw;
+                layout_.notices.push_back("ignored " + std::to_string(bytes_.size() - *pixels_end) +
+                                          " bytes after the pixel data that are not valid DICOM");
+                layout_.end = *pixels_end;
+                return;
+            }
+        }
+        layout_.end = bytes_.size();
+    }
+
+    void walk_undefined_length(const Header& h, const bool explicit_vr, const bool big) {
+        if (h.tag == kPixelData) {
+            layout_.encapsulated_pixels = true;
+            walk_fragments(big);
+        } else if (!h.has_vr || h.vr_text() == "SQ") {
+            walk_sequence(explicit_vr, big, 1);
+        } else if (h.vr_text() == "UN") {
+            // PS3.5 6.2.2: an undefined-length UN element is a sequence in implicit VR.
+            walk_sequence(false, big, 1);
+        } else {
+            corrupt("the element " + hex(h.tag) + " has an undefined length");
+        }
+    }
+
+    // Items until the sequence delimiter; an undefined-length item holds a data set that ends
+    // at an item delimiter.
+    void walk_sequence(const bool explicit_vr, const bool big, const int depth) {
+        if (depth > kMaxSequenceDepth) corrupt("its sequences are nested too deeply");
+        for (;;) {
+            const Header item = read_header(explicit_vr, big, "header");
+            if (item.tag == kSequenceEnd) return;
+            if (item.tag != kItem) corrupt("a sequence holds " + hex(item.tag) + ", not an item");
+            if (item.length != kUndefinedLength) {
+                skip_value(item, "header");
+                continue;
+            }
+            for (;;) {
+                const Header h = read_header(explicit_vr, big, "header");
+                if (h.tag == kItemEnd) break;
+                if (h.tag == kItem || h.tag == kSequenceEnd)
+                    corrupt("a sequence item is not closed");
+                if (h.length == kUndefinedLength) {
+                    const bool nested_explicit = explicit_vr && h.vr_text() != "UN";
+                    walk_sequence(nested_explicit, big, depth + 1);
+                } else {
+                    skip_value(h, "header");
+                }
+            }
+        }
+    }
+
+    // Encapsulated (compressed) pixel data: an offset table item, then one item per fragment.
+    void walk_fragments(const bool big) {
+        for (;;) {
+            const Header item = read_header(false, big, "pixel data");
+            if (item.tag == kSequenceEnd) return;
+            if (item.tag != kItem || item.length == kUndefinedLength) {
+                corrupt("its compressed pixel data is not a sequence of fragments");
+            }
+            skip_value(item, "pixel data");
+        }
+    }
+
+    [[nodiscard]] std::string trimmed(const std::size_t at, const std::size_t length) const {
+        return trim_padding(std::string(reinterpret_cast<const char*>(bytes_.data() + at), length));
+    }
+
+    const Bytes& bytes_;
+    std::string_view name_;
+    std::size_t pos_ = 0;
+    Layout layout_;
+};
+
+// Values of the top-level elements the walker found, decoded in the data set's byte order.
+class Attributes {
+  public:
+    Attributes(const Bytes& bytes, const Layout& layout) : bytes_(bytes), layout_(layout) {}
+
+    [[nodiscard]] bool has(const std::uint32_t t) const { return layout_.elements.count(t) != 0; }
+
+    [[nodiscard]] std::optional<unsigned> us(const std::uint32_t t) const {
+        const auto it = layout_.elements.find(t);
+        if (it == layout_.elements.end() || it->second.length < 2) return std::nullopt;
+        const std::uint8_t* p = bytes_.data() + it->second.offset;
+        return layout_.encoding == Encoding::ExplicitBig ? (p[0] << 8) | p[1] : p[0] | (p[1] << 8);
+    }
+
+    [[nodiscard]] std::string text(const std::uint32_t t) const {
+        const auto it = layout_.elements.find(t);
+        if (it == layout_.elements.end()) return {};
+        return trim_padding(std::string(
+            reinterpret_cast<const char*>(bytes_.data() + it->second.offset), it->second.length));
+    }
+
+    /// The first value of a decimal (DS/IS) element; multi-valued ones are separated by '\'.
+    [[nodiscard]] std::optional<double> number(const std::uint32_t t) const {
+        const std::string value = text(t);
+        const std::string first = value.substr(0, value.find('\\'));
+        std::size_t begin = first.find_first_not_of(' ');
+        if (begin == std::string::npos) return std::nullopt;
+        if (first[begin] == '+') ++begin;  // from_chars rejects an explicit plus sign
+        double result = 0;
+        const std::errc error =
+            std::from_chars(first.data() + begin, first.data() + first.size(), result).ec;
+        if (error != std::errc{} || !std::isfinite(result)) return std::nullopt;
+        return result;
+    }
+
+  private:
+    const Bytes& bytes_;
+    const Layout& layout_;
+};
+
+// The image pixel module, checked before GDCM builds an image from it.
+struct PixelModule {
+    int width = 0;
+    int height = 0;
+    int samples = 1;  ///< per pixel: 1 grey, 3 RGB
+    int bits_allocated = 16;
+    int bits_stored = 16;
+    int high_bit = 15;
+    bool is_signed = false;
+    std::string photometric;
+};
+
+[[noreturn]] void unsupported(const std::string_view name, const std::string& what) {
+    fail_reading(ErrorCode::UnsupportedFormat, name, what);
+}
+[[noreturn]] void corrupt(const std::string_view name, const std::string& what) {
+    fail_reading(ErrorCode::Corrupt, name, "the DICOM file is corrupt (" + what + ")");
+}
+
+PixelModule read_pixel_module(const Attributes& a, const std::string_view name) {
+    if (!a.has(kPixelData)) {
+        // An image pixel module without pixel data: the file was cut between elements.
+        if (a.has(kRows) && a.has(kColumns)) {
+            fail_reading(ErrorCode::Truncated, name,
+                         "the DICOM file is truncated (it ends before its pixel data)");
+        }
+        unsupported(name, "the DICOM file holds no image (it has no pixel data)");
+    }
+    if (const std::optional<double> frames = a.number(kNumberOfFrames); frames && *frames > 1000) {
+        unsupported(name, "the DICOM file has " +
+                              std::to_string(static_cast<long long>(std::min(*frames, 1e9))) +
+                              " frames; Lacuna opens single-frame DICOM");
+    }
+    PixelModule m;
+    const std::optional<unsigned> rows = a.us(kRows), columns = a.us(kColumns);
+    if (!rows || !columns) corrupt(name, "it has pixel data but no rows or columns");
+    m.width = static_cast<int>(*columns);
+    m.height = static_cast<int>(*rows);
+    try {
+        check_image_size(m.width, m.height);
+    } catch (const Error& e) {
+        fail_reading(e.code(), name, e.what());
+    }
+    m.samples = static_cast<int>(a.us(kSamplesPerPixel).value_or(1));
+    m.bits_allocated = static_cast<int>(a.us(kBitsAllocated).value_or(0));
+    m.bits_stored = static_cast<int>(a.us(kBitsStored).value_or(m.bits_allocated));
+    m.high_bit = static_cast<int>(a.us(kHighBit).value_or(m.bits_stored - 1));
+    const unsigned representation = a.us(kPixelRepresentation).value_or(0);
+    m.is_signed = representation == 1;
+    m.photometric = a.text(kPhotometric);
+    if (m.photometric.empty()) m.photometric = m.samples == 3 ? "RGB" : "MONOCHROME2";
+
+    if (m.samples != 1 && m.samples != 3) {
+        unsupported(name, "DICOM images with " + std::to_string(m.samples) +
+                              " samples per pixel are not supported (grey or RGB only)");
+    }
+    if (m.bits_allocated != 8 && m.bits_allocated != 16) {
+        unsupported(name, "DICOM images with " + std::to_string(m.bits_allocated) +
+                              " bits allocated per sample are not supported (8 or 16 only)");
+    }
+    if (m.bits_stored < 1 || m.bits_stored > m.bits_allocated || m.high_bit < m.bits_stored - 1 ||
+        m.high_bit >= m.bits_allocated || representation > 1) {
+        corrupt(name, "its bits stored, high bit or pixel representation are inconsistent");
+    }
+    if (a.us(kPlanarConfiguration).value_or(0) > 1)
+        corrupt(name, "its planar configuration is invalid");
+    const bool grey = m.photometric == "MONOCHROME1" || m.photometric == "MONOCHROME2";
+    if ((m.samples == 1 && !grey) || (m.samples == 3 && m.photometric != "RGB")) {
+        unsupported(
+            name, "DICOM images in the " + m.photometric +
+                      " photometric interpretation are not supported (MONOCHROME1, MONOCHROME2 or "
+                      "RGB only)");
+    }
+    if (m.samples == 3 && (m.bits_allocated != 8 || m.is_signed)) {
+        unsupported(name, "only 8-bit unsigned RGB DICOM images are supported");
+    }
+    return m;
+}
+
+// GDCM writes warnings (and errors it then reports through return values) to stderr. Lacuna
+// reports problems as Error and notices, so GDCM's own chatter would only confuse CLI users.
+void silence_gdcm() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        gdcm::Trace::WarningOff();
+        gdcm::Trace::ErrorOff();
+        gdcm::Trace::DebugOff();
+    });
+}
+
+// A stored sample (already in host byte order) to its value: the sample's bits sit at
+// [high_bit - bits_stored + 1, high_bit]; the rest of the cell may hold overlays or garbage, and
+// GDCM's uncompressed fast path copies the cells as they are.
+std::int32_t stored_value(const std::uint32_t cell, const PixelModule& m) {
+    const int shift = m.high_bit + 1 - m.bits_stored;
+    const std::uint32_t mask = (std::uint32_t{1} << m.bits_stored) - 1;
+    const std::uint32_t bits = (cell >> shift) & mask;
+    if (m.is_signed && (bits >> (m.bits_stored - 1)) != 0) {
+        return static_cast<std::int32_t>(bits) - (std::int32_t{1} << m.bits_stored);
+    }
+    return static_cast<std::int32_t>(bits);
+}
+
+// Copies the decoded cells into `image`. Colour comes interleaved (R, G, B per pixel) or, with
+// planar configuration 1, as three planes (all R, then all G, then all B); GDCM passes the
+// file's arrangement through.
+template <class S, class Cell>
+void fill_samples(NativeImage& image, const std::vector<char>& buffer, const PixelModule& m,
+                  const bool planar) {
+    const std::size_t pixels = static_cast<std::size_t>(m.width) * m.height;
+    const auto cell_index = [&](const std::size_t pixel, const int channel) {
+        return planar ? channel * pixels + pixel : pixel * m.samples + channel;
+    };
+    for (int y = 0; y < m.height; ++y) {
+        S* out = image.samples<S>(y);
+        for (int x = 0; x < m.width; ++x) {
+            const std::size_t pixel = static_cast<std::size_t>(y) * m.width + x;
+            for (int c = 0; c < m.samples; ++c) {
+                Cell cell;
+                std::memcpy(&cell, buffer.data() + cell_index(pixel, c) * sizeof(Cell),
+                            sizeof(Cell));
+                out[x * m.samples + c] = static_cast<S>(stored_value(cell, m));
+            }
+        }
+    }
+}
+
+SampleType sample_type(const PixelModule& m) {
+    if (m.is_signed) return SampleType::I16;  // signed 8-bit is widened: there is no I8 type
+    return m.bits_allocated == 8 ? SampleType::U8 : SampleType::U16;
+}
+
+NativeImage to_native(const std::vector<char>& buffer, const PixelModule& m, const bool planar) {
+    NativeImage image(m.width, m.height, PixelFormat{sample_type(m), m.samples});
+    if (m.bits_allocated == 8) {
+        if (m.is_signed) {
+            fill_samples<std::int16_t, std::uint8_t>(image, buffer, m, planar);
+        } else {
+            fill_samples<std::uint8_t, std::uint8_t>(image, buffer, m, planar);
+        }
+    } else if (m.is_signed) {
+        fill_samples<std::int16_t, std::uint16_t>(image, buffer, m, planar);
+    } else {
+        fill_samples<std::uint16_t, std::uint16_t>(image, buffer, m, planar);
+    }
+    return image;
+}
+
+struct Decoded {
+    std::vector<char> buffer;  ///< the samples as stored, host byte order
+    bool planar = false;       ///< colour as three planes rather than interleaved
+    double slope = 1.0;        ///< GDCM's reading of Rescale Slope / Intercept
+    double intercept = 0.0;
+};
+
+// Decodes the pixel data with GDCM (uncompressed, or any compression its build supports).
+Decoded decode_pixels(const Bytes& bytes, const Layout& layout, const PixelModule& m,
+                      const std::string_view name, std::vector<std::string>& notices) {
+    std::istringstream stream(std::string(reinterpret_cast<const char*>(bytes.data()), layout.end));
+    gdcm::ImageReader reader;
+    reader.SetStream(stream);
+    if (!reader.Read()) {
+        fail_reading(ErrorCode::Corrupt, name,
+                     "the DICOM file is corrupt (GDCM cannot read it as an image)");
+    }
+    const gdcm::Image& image = reader.GetImage();
+    if (image.GetNumberOfDimensions() > 2 && image.GetDimension(2) > 1) {
+        fail_reading(ErrorCode::UnsupportedFormat, name,
+                     "the DICOM file has " + std::to_string(image.GetDimension(2)) +
+                         " frames; Lacuna opens single-frame DICOM");
+    }
+    const std::size_t expected =
+        std::size_t(m.width) * m.height * m.samples * (m.bits_allocated / 8);
+    if (image.GetColumns() != unsigned(m.width) || image.GetRows() != unsigned(m.height) ||
+        image.GetBufferLength() != expected) {
+        fail_reading(ErrorCode::Corrupt, name,
+                     "the DICOM file is corrupt (its image attributes are inconsistent)");
+    }
+    if (!layout.encapsulated_pixels && layout.elements.at(kPixelData).length < expected) {
+        fail_reading(ErrorCode::Corrupt, name,
+                     "the DICOM file is corrupt (its pixel data holds " +
+                         std::to_string(layout.elements.at(kPixelData).length) +
+                         " bytes; the image needs " + std::to_string(expected) + ")");
+    }
+    std::vector<char> buffer(expected);
+    if (!image.GetBuffer(buffer.data())) {
+        if (layout.encapsulated_pixels) {
+            fail_reading(ErrorCode::UnsupportedFormat, name,
+                         "its compressed pixel data (transfer syntax " + layout.transfer_syntax +
+                             ") cannot be decoded by this build");
+        }
+        fail_reading(ErrorCode::Corrupt, name,
+                     "the DICOM file is corrupt (its pixel data cannot be decoded)");
+    }
+    if (image.GetTransferSyntax().IsLossy()) {
+        notices.push_back(
+            "the DICOM pixel data was stored with lossy compression (transfer syntax " +
+            layout.transfer_syntax + ")");
+    }
+    const bool planar = m.samples == 3 && image.GetPlanarConfiguration() == 1;
+    return Decoded{std::move(buffer), planar, image.GetSlope(), image.GetIntercept()};
+}
+
+// value = slope · stored + intercept (the modality LUT), in the unit Rescale Type names. CT
+// values are Hounsfield units by definition, even where Rescale Type is absent; "US" is
+// DICOM's "unspecified".
+Calibration calibration(const Attributes& a, const Decoded& decoded,
+                        std::vector<std::string>& notices) {
+    Calibration c;
+    if (std::isfinite(decoded.slope) && decoded.slope != 0.0 && std::isfinite(decoded.intercept)) {
+        c.slope = decoded.slope;
+        c.intercept = decoded.intercept;
+    } else {
+        notices.push_back("ignored an invalid DICOM rescale slope or intercept");
+    }
+    const std::string type = a.text(kRescaleType);
+    if (!type.empty() && type != "US") {
+        c.unit = type;
+    } else if (a.text(kModality) == "CT") {
+        c.unit = "HU";
+    }
+    return c;
+}
+
+// The file's suggested display window (the first, where several are given) as [low, high] in
+// calibrated units: Window Center/Width apply to rescaled values.
+std::optional<std::pair<double, double>> display_window(const Attributes& a) {
+    const std::optional<double> center = a.number(kWindowCenter);
+    const std::optional<double> width = a.number(kWindowWidth);
+    if (!center || !width || *width <= 0) return std::nullopt;
+    return std::pair{*center - *width / 2, *center + *width / 2};
+}
+
+}  // namespace
+
+bool dicom_supported() {
+    return true;
+}
+
+LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    silence_gdcm();
+    if (!looks_like_dicom(bytes)) {
+        fail_reading(ErrorCode::Corrupt, name,
+                     "not a DICOM file (there is no DICM marker after the 128-byte preamble)");
+    }
+    Layout layout = Walker(bytes, name).walk();
+    const Attributes attributes(bytes, layout);
+    const PixelModule module = read_pixel_module(attributes, name);
+
+    LoadedNative loaded;
+    loaded.notices = std::move(layout.notices);
+    const Decoded decoded = decode_pixels(bytes, layout, module, name, loaded.notices);
+    loaded.pages.push_back(to_native(decoded.buffer, module, decoded.planar));
+    loaded.calibration = calibration(attributes, decoded, loaded.notices);
+    loaded.window = display_window(attributes);
+    if (module.photometric == "MONOCHROME1") {
+        loaded.notices.push_back(
+            "MONOCHROME1: other viewers display this image inverted; Lacuna shows the stored "
+            "values");
+    }
+    if (module.bits_allocated == 8 && module.is_signed) {
+        loaded.notices.push_back("signed 8-bit DICOM samples widened to signed 16-bit");
+    }
+
+    FileInfo& info = loaded.info;
+    info.format = ImageFormat::Dicom;
+    info.width = module.width;
+    info.height = module.height;
+    info.channels = module.samples;
+    info.bit_depth = module.bits_allocated;
+    info.sample = loaded.pages.front().sample_type();
+    info.has_alpha = false;
+    info.file_bytes = bytes.size();
+    return loaded;
+}
+
+}  // namespace lacuna::io::detail

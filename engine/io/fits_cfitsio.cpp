@@ -1,0 +1,367 @@
+// 2-D FITS images through CFITSIO. The stored values are read raw (CFITSIO's own BSCALE/BZERO
+// scaling is turned off) and the scaling goes into the Calibration, so an integer image stays an
+// integer image. One exception is the FITS convention for unsigned 16-bit data (BITPIX 16,
+// BZERO 32768, BSCALE 1): it becomes a U16 image with the identity calibration.
+#include "scientific_io.hpp"
+
+#include <fitsio.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+
+namespace lacuna::io::detail {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+struct FitsCloser {
+    void operator()(fitsfile* file) const {
+        int status = 0;
+        fits_close_file(file, &status);
+    }
+};
+using FitsHandle = std::unique_ptr<fitsfile, FitsCloser>;
+
+// CFITSIO's short description of a status code, e.g. "tried to move past end of file".
+std::string status_text(const int status) {
+    char text[FLEN_STATUS] = {};
+    fits_get_errstatus(status, text);
+    return text;
+}
+
+// Turns a CFITSIO failure into an Error: running out of bytes means the file was cut short;
+// anything else means the header or data are not valid FITS.
+void check(const int status, const std::string_view name) {
+    if (status == 0) return;
+    // CFITSIO keeps a stack of detailed messages per failure; ours carry the summary.
+    fits_clear_errmsg();
+    const bool truncated = status == END_OF_FILE || status == READ_ERROR;
+    fail_reading(
+        truncated ? ErrorCode::Truncated : ErrorCode::Corrupt, name,
+        std::string(truncated ? "the FITS file is truncated" : "the FITS file is corrupt") +
+            " (CFITSIO: " + status_text(status) + ")");
+}
+
+// A FITS file opened from memory, read-only.
+class MemoryFits {
+  public:
+    MemoryFits(const Bytes& bytes, const std::string_view name)
+        : buffer_(bytes), address_(buffer_.data()), size_(buffer_.size()) {
+        fitsfile* file = nullptr;
+        int status = 0;
+        // No realloc function: a READONLY memory file never grows.
+        fits_open_memfile(&file, "memory.fits", READONLY, &address_, &size_, 0, nullptr, &status);
+        handle_.reset(file);
+        check(status, name);
+    }
+    MemoryFits(const MemoryFits&) = delete;
+    MemoryFits& operator=(const MemoryFits&) = delete;
+
+    [[nodiscard]] fitsfile* get() const { return handle_.get(); }
+
+  private:
+    // CFITSIO's API takes a writable buffer, hence the copy, and it keeps the addresses of
+    // address_ and size_: all three must outlive the handle (members are destroyed in reverse).
+    std::vector<std::uint8_t> buffer_;
+    void* address_ = nullptr;
+    std::size_t size_ = 0;
+    FitsHandle handle_;
+};
+
+// An image HDU's shape as CFITSIO reports it.
+struct ImageShape {
+    int bitpix = 0;
+    std::vector<LONGLONG> axes;  ///< NAXIS1 (width), NAXIS2 (height), ...
+
+    // A plane: two axes, or more whose extra axes all have length 1 (NAXIS3 = 1 and the
+    // degenerate frequency/Stokes axes radio astronomy writes).
+    [[nodiscard]] bool is_2d() const {
+        return axes.size() >= 2 &&
+               std::all_of(axes.begin() + 2, axes.end(), [](const LONGLONG n) { return n == 1; });
+    }
+    /// "4x3x4". Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "x" + std::string.
+    [[nodiscard]] std::string describe() const {
+        std::string text;
+        for (const LONGLONG n : axes) {
+            if (!text.empty()) text.push_back('x');
+            text.append(std::to_string(n));
+        }
+        return text;
+    }
+};
+
+ImageShape shape_of(fitsfile* file, const std::string_view name) {
+    int status = 0;
+    int naxis = 0;
+    fits_get_img_dim(file, &naxis, &status);
+    check(status, name);
+    ImageShape shape;
+    shape.axes.assign(static_cast<std::size_t>(std::max(naxis, 0)), 0);
+    fits_get_img_paramll(file, naxis, &shape.bitpix, &naxis, shape.axes.data(), &status);
+    check(status, name);
+    return shape;
+}
+
+// True when the file continues after the current HDU (its padded data end).
+bool more_hdus_follow(fitsfile* file, const std::size_t file_bytes, const std::string_view name) {
+    LONGLONG header_start = 0, data_start = 0, data_end = 0;
+    int status = 0;
+    fits_get_hduaddrll(file, &header_start, &data_start, &data_end, &status);
+    check(status, name);
+    return static_cast<std::size_t>(data_end) < file_bytes;
+}
+
+// Moves to the first HDU that holds a 2-D image and returns its shape. Empty primary arrays and
+// tables are skipped; a file whose images are all cubes or lines is UnsupportedFormat.
+ImageShape find_plane(fitsfile* file, const std::size_t file_bytes, const std::string_view name,
+                      std::vector<std::string>& notices) {
+    std::string first_other;  // the first image we skipped, for the messages
+    for (int hdu = 1;; ++hdu) {
+        if (hdu > 1) {
+            if (!more_hdus_follow(file, file_bytes, name)) break;
+            int status = 0;
+            fits_movabs_hdu(file, hdu, nullptr, &status);
+            check(status, name);
+        }
+        int type = 0, status = 0;
+        fits_get_hdu_type(file, &type, &status);
+        check(status, name);
+        if (type != IMAGE_HDU) continue;  // tables (tile-compressed images report IMAGE_HDU)
+        ImageShape shape = shape_of(file, name);
+        if (shape.axes.empty()) continue;  // a primary HDU without data, as extensions need
+        if (shape.is_2d()) {
+            if (!first_other.empty()) {
+                notices.push_back("opened the 2-D image in HDU " + std::to_string(hdu) +
+                                  "; the FITS file's first image (" + first_other + ") is not 2-D");
+            }
+            return shape;
+        }
+        if (first_other.empty()) first_other = shape.describe();
+    }
+    if (first_other.empty()) {
+        fail_reading(ErrorCode::UnsupportedFormat, name, "the FITS file holds no image");
+    }
+    fail_reading(ErrorCode::UnsupportedFormat, name,
+                 "the FITS image is " + first_other + "; Lacuna opens 2-D FITS images");
+}
+
+// Keyword values; nullopt when the keyword is absent. A keyword with a value of the wrong type
+// makes the header corrupt.
+template <class T>
+std::optional<T> keyword(fitsfile* file, const int datatype, const char* key,
+                         const std::string_view name) {
+    T value{};
+    int status = 0;
+    fits_read_key(file, datatype, key, &value, nullptr, &status);
+    if (status == KEY_NO_EXIST) {
+        fits_clear_errmsg();
+        return std::nullopt;
+    }
+    check(status, name);
+    return value;
+}
+
+std::string unit_keyword(fitsfile* file, const std::string_view name) {
+    char unit[FLEN_VALUE] = {};
+    int status = 0;
+    fits_read_key(file, TSTRING, "BUNIT", unit, nullptr, &status);
+    if (status == KEY_NO_EXIST) {
+        fits_clear_errmsg();
+        return {};
+    }
+    check(status, name);
+    return unit;
+}
+
+// How the stored type maps to ours.
+struct Plan {
+    SampleType sample = SampleType::U8;
+    bool unsigned_16 = false;  ///< BITPIX 16 with BZERO 32768: stored + 32768 as U16
+};
+
+Plan plan_for(const int bitpix, const double bscale, const double bzero,
+              std::vector<std::string>& notices) {
+    switch (bitpix) {
+        case BYTE_IMG:
+            return {SampleType::U8, false};
+        case SHORT_IMG:
+            if (bscale == 1.0 && bzero == 32768.0) return {SampleType::U16, true};
+            return {SampleType::I16, false};
+        case LONG_IMG:
+            notices.push_back("32-bit integer FITS read as float");
+            break;
+        case DOUBLE_IMG:
+            notices.push_back("64-bit float FITS read as 32-bit float");
+            break;
+        default:
+            break;  // FLOAT_IMG
+    }
+    return {SampleType::F32, false};
+}
+
+// Reads the FITS row holding our row y into `out`. FITS stores the bottom row first (row 1 is
+// at the bottom, as in a plot), while every other format Lacuna reads, and NativeImage, put row
+// 0 at the top: our row y is FITS row height - y.
+template <class Stored>
+void read_row(fitsfile* file, const int datatype, const int y, const int width, const int height,
+              Stored* out, const std::string_view name) {
+    const LONGLONG first = LONGLONG{height - 1 - y} * width + 1;  // CFITSIO counts from 1
+    int any_null = 0, status = 0;
+    // A null `nulval` turns off null checking: NaN stays NaN, BLANK keeps its stored value.
+    fits_read_img(file, datatype, first, width, nullptr, out, &any_null, &status);
+    check(status, name);
+}
+
+NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan, const int width,
+                       const int height, const std::string_view name) {
+    NativeImage image(width, height, PixelFormat{plan.sample, 1});
+    for (int y = 0; y < height; ++y) {
+        switch (shape.bitpix) {
+            case BYTE_IMG:
+                read_row(file, TBYTE, y, width, height, image.samples<std::uint8_t>(y), name);
+                break;
+            case SHORT_IMG:
+                if (!plan.unsigned_16) {
+                    read_row(file, TSHORT, y, width, height, image.samples<std::int16_t>(y), name);
+                } else {
+                    // stored + 32768, which for 16 bits is flipping the sign bit
+                    std::vector<std::int16_t> stored(static_cast<std::size_t>(width));
+                    read_row(file, TSHORT, y, width, height, stored.data(), name);
+                    std::transform(stored.begin(), stored.end(), image.samples<std::uint16_t>(y),
+                                   [](const std::int16_t v) {
+                                       return static_cast<std::uint16_t>(
+                                           static_cast<std::uint16_t>(v) ^ 0x8000u);
+                                   });
+                }
+                break;
+            case LONG_IMG: {
+                std::vector<std::int32_t> stored(static_cast<std::size_t>(width));
+                read_row(file, TINT, y, width, height, stored.data(), name);
+                std::transform(stored.begin(), stored.end(), image.samples<float>(y),
+                               [](const std::int32_t v) { return static_cast<float>(v); });
+                break;
+            }
+            case DOUBLE_IMG: {
+                std::vector<double> stored(static_cast<std::size_t>(width));
+                read_row(file, TDOUBLE, y, width, height, stored.data(), name);
+                // Beyond float's range becomes ±infinity explicitly (the cast would be UB).
+                constexpr double kMax = std::numeric_limits<float>::max();
+                std::transform(stored.begin(), stored.end(), image.samples<float>(y),
+                               [](const double v) {
+                                   if (v > kMax) return std::numeric_limits<float>::infinity();
+                                   if (v < -kMax) return -std::numeric_limits<float>::infinity();
+                                   return static_cast<float>(v);
+                               });
+                break;
+            }
+            default:
+                read_row(file, TFLOAT, y, width, height, image.samples<float>(y), name);
+                break;
+        }
+    }
+    return image;
+}
+
+// CFITSIO reads missing data as zeros without an error, so a file cut inside its data is caught
+// here from the header: the data must reach datastart + pixels × bytes per pixel (the padding
+// to a 2880-byte block may be missing). A tile-compressed image lives in a table whose size the
+// padded data end gives.
+void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t file_bytes,
+                    const std::string_view name) {
+    LONGLONG header_start = 0, data_start = 0, data_end = 0;
+    int status = 0, compressed = 0;
+    fits_get_hduaddrll(file, &header_start, &data_start, &data_end, &status);
+    check(status, name);
+    compressed = fits_is_compressed_image(file, &status);
+    check(status, name);
+    LONGLONG needed = data_end;
+    if (!compressed) {
+        needed = data_start + shape.axes[0] * shape.axes[1] * (std::abs(shape.bitpix) / 8);
+    }
+    if (static_cast<LONGLONG>(file_bytes) < needed) {
+        fail_reading(ErrorCode::Truncated, name,
+                     "the FITS file is truncated (it ends before its image data does)");
+    }
+}
+
+// FITS BLANK marks undefined pixels of integer images by a stored value. Lacuna keeps the
+// value (there is no integer NaN) and says how many pixels carry it.
+void note_blank(const NativeImage& image, const LONGLONG blank, const Plan& plan,
+                std::vector<std::string>& notices) {
+    const double marker = plan.unsigned_16 ? double(blank) + 32768.0 : double(blank);
+    std::int64_t count = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) count += image.sample(x, y, 0) == marker;
+    }
+    notices.push_back("the FITS BLANK value " + std::to_string(blank) + " marks " +
+                      std::to_string(count) + " undefined pixels; Lacuna keeps their stored value");
+}
+
+}  // namespace
+
+bool fits_supported() {
+    return true;
+}
+
+LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    if (!looks_like_fits(bytes)) {
+        fail_reading(ErrorCode::Corrupt, name, "not a FITS file (it does not start with SIMPLE)");
+    }
+    LoadedNative loaded;
+    const MemoryFits fits(bytes, name);
+    fitsfile* file = fits.get();
+    const ImageShape shape = find_plane(file, bytes.size(), name, loaded.notices);
+
+    // Sizes are checked before anything is allocated; LONGLONG axes are clamped into int first.
+    const auto side = [](const LONGLONG n) {
+        return static_cast<int>(std::clamp<LONGLONG>(n, -1, kMaxImageSide + 1));
+    };
+    const int width = side(shape.axes[0]);
+    const int height = side(shape.axes[1]);
+    try {
+        check_image_size(width, height);
+    } catch (const Error& e) {
+        fail_reading(e.code(), name, e.what());
+    }
+    check_complete(file, shape, bytes.size(), name);
+
+    const double bscale = keyword<double>(file, TDOUBLE, "BSCALE", name).value_or(1.0);
+    const double bzero = keyword<double>(file, TDOUBLE, "BZERO", name).value_or(0.0);
+    const Plan plan = plan_for(shape.bitpix, bscale, bzero, loaded.notices);
+    int status = 0;
+    fits_set_bscale(file, 1.0, 0.0, &status);  // raw stored values; the scale is the calibration
+    check(status, name);
+    loaded.pages.push_back(read_plane(file, shape, plan, width, height, name));
+
+    Calibration& calibration = loaded.calibration;
+    calibration.unit = unit_keyword(file, name);
+    if (!plan.unsigned_16) {
+        if (std::isfinite(bscale) && bscale != 0.0 && std::isfinite(bzero)) {
+            calibration.slope = bscale;
+            calibration.intercept = bzero;
+        } else {
+            loaded.notices.push_back("ignored an invalid FITS BSCALE or BZERO");
+        }
+    }
+    if (shape.bitpix > 0) {
+        if (const auto blank = keyword<LONGLONG>(file, TLONGLONG, "BLANK", name)) {
+            note_blank(loaded.pages.front(), *blank, plan, loaded.notices);
+        }
+    }
+
+    FileInfo& info = loaded.info;
+    info.format = ImageFormat::Fits;
+    info.width = width;
+    info.height = height;
+    info.channels = 1;
+    info.sample = plan.sample;
+    info.bit_depth = bit_depth(plan.sample);
+    info.has_alpha = false;
+    info.file_bytes = bytes.size();
+    return loaded;
+}
+
+}  // namespace lacuna::io::detail

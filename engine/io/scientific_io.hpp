@@ -1,0 +1,54 @@
+// Internal: scientific formats read through optional libraries. Single-frame DICOM comes through
+// GDCM (dicom_gdcm.cpp) and 2-D FITS through CFITSIO (fits_cfitsio.cpp); a build without one of
+// them links dicom_none.cpp or fits_none.cpp instead, whose readers throw UnsupportedFormat.
+// Both readers keep the stored samples and put the file's rescale into LoadedNative::calibration.
+#pragma once
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lacuna::io::detail {
+
+/// A DICOM Part 10 file: a 128-byte preamble, then "DICM". Files without the preamble (old
+/// ACR-NEMA dumps) are not recognised: nothing else in them is a reliable signature.
+inline bool looks_like_dicom(const std::vector<std::uint8_t>& bytes) {
+    return bytes.size() >= 132 && std::memcmp(bytes.data() + 128, "DICM", 4) == 0;
+}
+
+/// A FITS file: its primary header's first card is "SIMPLE  =" (keyword padded to 8 columns).
+inline bool looks_like_fits(const std::vector<std::uint8_t>& bytes) {
+    constexpr std::string_view kFirstCard = "SIMPLE  =";
+    return bytes.size() >= kFirstCard.size() &&
+           std::memcmp(bytes.data(), kFirstCard.data(), kFirstCard.size()) == 0;
+}
+
+/// Single-frame DICOM: grey 8/16-bit (unsigned or signed) or 8-bit RGB. Calibration from the
+/// rescale slope/intercept (unit: Rescale Type, or HU for CT), window from Window Center/Width.
+/// Throws Error (Truncated, Corrupt, UnsupportedFormat, TooLarge, EmptyImage) naming `name`.
+LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
+/// The first 2-D image of a FITS file, row 0 at the top. Calibration from BSCALE/BZERO/BUNIT.
+/// Throws like read_dicom.
+LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
+/// True when this build has the library (the CMake configuration found it).
+bool dicom_supported();
+bool fits_supported();
+
+/// "cannot read 'name': what", the sentence every reader error uses.
+[[noreturn]] inline void fail_reading(const ErrorCode code, const std::string_view name,
+                                      const std::string& what) {
+    std::string text = "cannot read '";
+    text.append(name);
+    text.append("': ");
+    text.append(what);
+    throw Error(code, text);
+}
+
+}  // namespace lacuna::io::detail

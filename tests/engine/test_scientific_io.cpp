@@ -1,0 +1,729 @@
+// DICOM (GDCM) and FITS (CFITSIO) reading. The tests write their own files with the same
+// libraries, so no data files are committed: exact samples, calibration, display window, row
+// order, and every kind of bad input (each must give one Error naming the file, never a crash).
+// A format whose library this build lacks is skipped.
+#include "scientific_io.hpp"
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+
+#if LACUNA_TEST_GDCM
+#include <gdcmDataElement.h>
+#include <gdcmImage.h>
+#include <gdcmImageWriter.h>
+#endif
+#if LACUNA_TEST_CFITSIO
+#include <fitsio.h>
+#endif
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace lacuna;
+namespace fs = std::filesystem;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+struct Failure {
+    ErrorCode code = ErrorCode::DeviceError;  // sentinel: nothing was thrown
+    QString message;
+};
+
+template <class Read>
+Failure failure_of(Read&& read) {
+    try {
+        (void)read();
+    } catch (const Error& e) {
+        return {e.code(), QString::fromUtf8(e.what())};
+    }
+    return {};
+}
+
+Bytes prefix(const Bytes& bytes, const std::size_t n) {
+    return {bytes.begin(), bytes.begin() + n};
+}
+
+[[maybe_unused]] bool has_notice(const io::LoadedNative& loaded, const char* text) {
+    for (const std::string& notice : loaded.notices) {
+        if (notice.find(text) != std::string::npos) return true;
+    }
+    return false;
+}
+
+// ---- DICOM files written with GDCM --------------------------------------------------------
+
+#if LACUNA_TEST_GDCM
+struct DicomSpec {
+    int width = 13;
+    int height = 7;
+    int frames = 1;
+    gdcm::PixelFormat format{gdcm::PixelFormat::INT16};
+    gdcm::PhotometricInterpretation::PIType photometric =
+        gdcm::PhotometricInterpretation::MONOCHROME2;
+    unsigned planar = 0;
+    std::optional<double> slope, intercept;
+    std::string modality = "CT";
+    std::string window_center, window_width;  ///< DS text, empty: absent
+    std::vector<char> pixels;                 ///< as stored, little endian
+};
+
+void insert_text(gdcm::DataSet& ds, const gdcm::Tag tag, const gdcm::VR vr, std::string text) {
+    // DICOM values have even lengths: UIDs are padded with NUL, text with a space.
+    if (text.size() % 2 != 0) text.push_back(vr == gdcm::VR::UI ? '\0' : ' ');
+    gdcm::DataElement element(tag);
+    element.SetVR(vr);
+    element.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
+    ds.Replace(element);
+}
+
+Bytes write_dicom(const DicomSpec& spec) {
+    gdcm::ImageWriter writer;
+    gdcm::Image& image = writer.GetImage();
+    const unsigned dims[3] = {unsigned(spec.width), unsigned(spec.height), unsigned(spec.frames)};
+    image.SetNumberOfDimensions(spec.frames > 1 ? 3 : 2);
+    image.SetDimensions(dims);
+    image.SetPixelFormat(spec.format);
+    image.SetPhotometricInterpretation(spec.photometric);
+    image.SetPlanarConfiguration(spec.planar);
+    image.SetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
+    if (spec.slope) image.SetSlope(*spec.slope);
+    if (spec.intercept) image.SetIntercept(*spec.intercept);
+    gdcm::DataElement pixels(gdcm::Tag(0x7FE0, 0x0010));
+    pixels.SetByteValue(spec.pixels.data(), static_cast<std::uint32_t>(spec.pixels.size()));
+    image.SetDataElement(pixels);
+
+    gdcm::DataSet& ds = writer.GetFile().GetDataSet();
+    // Secondary capture: an SOP class that takes any pixel module.
+    insert_text(ds, gdcm::Tag(0x0008, 0x0016), gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.7");
+    insert_text(ds, gdcm::Tag(0x0008, 0x0060), gdcm::VR::CS, spec.modality);
+    // The writer takes it from the image, but looks for it in the data set first (and warns).
+    insert_text(ds, gdcm::Tag(0x0028, 0x0004), gdcm::VR::CS,
+                gdcm::PhotometricInterpretation::GetPIString(spec.photometric));
+    if (!spec.window_center.empty()) {
+        insert_text(ds, gdcm::Tag(0x0028, 0x1050), gdcm::VR::DS, spec.window_center);
+        insert_text(ds, gdcm::Tag(0x0028, 0x1051), gdcm::VR::DS, spec.window_width);
+    }
+    std::ostringstream out;
+    writer.SetStream(out);
+    if (!writer.Write()) qFatal("GDCM could not write the test file");
+    const std::string text = out.str();
+    return {text.begin(), text.end()};
+}
+
+template <class T>
+std::vector<char> as_bytes(const std::vector<T>& values) {
+    std::vector<char> bytes(values.size() * sizeof(T));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+// The CT slice of the brief: signed 16-bit 13×7, negatives included, rescale to HU.
+std::int16_t ct_value(const int x, const int y) {
+    return std::int16_t(x * 301 - y * 977 - 1000);
+}
+
+DicomSpec ct_spec() {
+    DicomSpec spec;
+    std::vector<std::int16_t> values;
+    for (int y = 0; y < spec.height; ++y)
+        for (int x = 0; x < spec.width; ++x) values.push_back(ct_value(x, y));
+    spec.pixels = as_bytes(values);
+    spec.slope = 1.0;
+    spec.intercept = -1024.0;
+    spec.window_center = "40";
+    spec.window_width = "400";
+    return spec;
+}
+#endif
+
+// ---- FITS files written with CFITSIO ------------------------------------------------------
+
+#if LACUNA_TEST_CFITSIO
+struct FitsKeys {
+    std::optional<double> bscale, bzero;
+    std::optional<long long> blank;
+    std::string bunit;
+};
+
+class FitsWriter {
+  public:
+    explicit FitsWriter(const fs::path& path) {
+        fs::remove(path);
+        fits_create_file(&file_, path.c_str(), &status_);
+    }
+    ~FitsWriter() {
+        if (file_) fits_close_file(file_, &status_);
+    }
+    FitsWriter(const FitsWriter&) = delete;
+    FitsWriter& operator=(const FitsWriter&) = delete;
+
+    void image(const int bitpix, std::vector<long> axes, const FitsKeys& keys) {
+        fits_create_img(file_, bitpix, int(axes.size()), axes.data(), &status_);
+        if (keys.bscale)
+            fits_write_key(file_, TDOUBLE, "BSCALE", (void*)&*keys.bscale, "", &status_);
+        if (keys.bzero) fits_write_key(file_, TDOUBLE, "BZERO", (void*)&*keys.bzero, "", &status_);
+        if (keys.blank)
+            fits_write_key(file_, TLONGLONG, "BLANK", (void*)&*keys.blank, "", &status_);
+        if (!keys.bunit.empty()) {
+            fits_write_key(file_, TSTRING, "BUNIT", (void*)keys.bunit.c_str(), "", &status_);
+        }
+        // The values written are the stored ones: no scaling on the way in.
+        fits_set_bscale(file_, 1.0, 0.0, &status_);
+    }
+    /// Writes all pixels, in FITS order (first row = bottom row).
+    template <class T>
+    void pixels(const int datatype, std::vector<T> values) {
+        fits_write_img(file_, datatype, 1, LONGLONG(values.size()), values.data(), &status_);
+    }
+    void check() const {
+        if (status_ != 0) qFatal("CFITSIO could not write the test file (status %d)", status_);
+    }
+
+  private:
+    fitsfile* file_ = nullptr;
+    int status_ = 0;
+};
+
+Bytes file_bytes(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A stored value that tells where it came from: FITS column x, FITS row r (0 = bottom).
+int fits_value(const int x, const int fits_row) {
+    return x * 10 + fits_row * 1000 - 2000;
+}
+
+template <class T>
+std::vector<T> fits_pattern(const int width, const int height, const int bias = 0) {
+    std::vector<T> values;
+    for (int r = 0; r < height; ++r)
+        for (int x = 0; x < width; ++x) values.push_back(T(fits_value(x, r) + bias));
+    return values;
+}
+#endif
+
+bool dicom_ready() {
+#if LACUNA_TEST_GDCM
+    return io::detail::dicom_supported();
+#else
+    return false;
+#endif
+}
+bool fits_ready() {
+#if LACUNA_TEST_CFITSIO
+    return io::detail::fits_supported();
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+// QSKIP returns from the function it is written in, so these are macros.
+#define SKIP_WITHOUT_DICOM() \
+    if (!dicom_ready()) QSKIP("this build has no DICOM support (GDCM)")
+#define SKIP_WITHOUT_FITS() \
+    if (!fits_ready()) QSKIP("this build has no FITS support (CFITSIO)")
+
+class TestScientificIo : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    fs::path tmp(const char* name) const { return fs::path(dir_.path().toStdString()) / name; }
+
+#if LACUNA_TEST_CFITSIO
+    template <class T>
+    Bytes fits_file(const char* name, const int bitpix, const std::vector<long>& axes,
+                    const FitsKeys& keys, const int datatype, const std::vector<T>& values) {
+        const fs::path path = tmp(name);
+        {
+            FitsWriter writer(path);
+            writer.image(bitpix, axes, keys);
+            writer.pixels(datatype, values);
+            writer.check();
+        }
+        return file_bytes(path);
+    }
+#endif
+
+  private slots:
+    void magic_numbers_are_recognised() {
+        Bytes dicom(200, 0);
+        std::memcpy(dicom.data() + 128, "DICM", 4);
+        QVERIFY(io::detail::looks_like_dicom(dicom));
+        QVERIFY(!io::detail::looks_like_dicom(prefix(dicom, 131)));
+        dicom[129] = 'X';
+        QVERIFY(!io::detail::looks_like_dicom(dicom));
+        const std::string card = "SIMPLE  =                    T";
+        QVERIFY(io::detail::looks_like_fits(Bytes(card.begin(), card.end())));
+        QVERIFY(!io::detail::looks_like_fits(Bytes(card.begin(), card.begin() + 8)));
+        const std::string other = "XTENSION= 'IMAGE   '";
+        QVERIFY(!io::detail::looks_like_fits(Bytes(other.begin(), other.end())));
+    }
+
+    // A build without GDCM or CFITSIO still recognises the files and says what is missing.
+    void missing_library_is_refused_clearly() {
+        if (io::detail::dicom_supported() && io::detail::fits_supported()) {
+            QSKIP("this build has DICOM and FITS support");
+        }
+        if (!io::detail::dicom_supported()) {
+            const Failure f = failure_of([] { return io::detail::read_dicom({}, "a.dcm"); });
+            QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+            QVERIFY2(f.message.contains("a.dcm") && f.message.contains("libgdcm-dev"),
+                     qPrintable(f.message));
+        }
+        if (!io::detail::fits_supported()) {
+            const Failure f = failure_of([] { return io::detail::read_fits({}, "a.fits"); });
+            QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+            QVERIFY2(f.message.contains("a.fits") && f.message.contains("libcfitsio-dev"),
+                     qPrintable(f.message));
+        }
+    }
+
+    // ---- DICOM ----
+
+    void dicom_ct_slice_keeps_stored_values_and_rescale() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        const io::LoadedNative loaded = io::detail::read_dicom(bytes, "ct.dcm");
+        QCOMPARE(loaded.pages.size(), std::size_t{1});
+        const NativeImage& image = loaded.pages[0];
+        QCOMPARE(image.format(), (PixelFormat{SampleType::I16, 1}));
+        QCOMPARE(image.width(), 13);
+        QCOMPARE(image.height(), 7);
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 13; ++x)
+                QCOMPARE(image.samples<std::int16_t>(y)[x], ct_value(x, y));
+        QCOMPARE(loaded.calibration, (Calibration{1.0, -1024.0, "HU"}));
+        QVERIFY(loaded.window.has_value());
+        QCOMPARE(loaded.window->first, -160.0);
+        QCOMPARE(loaded.window->second, 240.0);
+        QCOMPARE(loaded.info.format, io::ImageFormat::Dicom);
+        QCOMPARE(loaded.info.width, 13);
+        QCOMPARE(loaded.info.height, 7);
+        QCOMPARE(loaded.info.channels, 1);
+        QCOMPARE(loaded.info.bit_depth, 16);
+        QCOMPARE(loaded.info.sample, SampleType::I16);
+        QCOMPARE(loaded.info.has_alpha, false);
+        QCOMPARE(loaded.info.file_bytes, std::uintmax_t(bytes.size()));
+        QVERIFY(loaded.notices.empty());
+#endif
+    }
+
+    void dicom_unsigned_16_bit() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        DicomSpec spec;
+        spec.width = 9;
+        spec.height = 3;
+        spec.format = gdcm::PixelFormat(gdcm::PixelFormat::UINT16);
+        spec.modality = "MR";
+        std::vector<std::uint16_t> values;
+        for (int i = 0; i < 27; ++i) values.push_back(std::uint16_t(i == 26 ? 65535 : i * 2417));
+        spec.pixels = as_bytes(values);
+        const io::LoadedNative loaded = io::detail::read_dicom(write_dicom(spec), "mr.dcm");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::U16, 1}));
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 9; ++x)
+                QCOMPARE(image.samples<std::uint16_t>(y)[x], values[y * 9 + x]);
+        QCOMPARE(loaded.calibration, Calibration{});  // no rescale, not CT: no unit
+        QVERIFY(!loaded.window.has_value());
+        QCOMPARE(loaded.info.sample, SampleType::U16);
+        QCOMPARE(loaded.info.bit_depth, 16);
+#endif
+    }
+
+    // 12 bits stored in 16-bit cells whose top bits hold garbage (overlays, old scanners): the
+    // values are the low 12 bits, sign-extended for signed data.
+    void dicom_12_bits_stored_are_masked_and_sign_extended() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        DicomSpec spec;
+        spec.width = 5;
+        spec.height = 2;
+        spec.format = gdcm::PixelFormat(1, 16, 12, 11, 1);
+        const std::vector<int> expected = {-2048, -1, 0, 1, 2047, -1000, 1000, -7, 7, 123};
+        std::vector<std::uint16_t> cells;
+        for (const int v : expected) cells.push_back(std::uint16_t(0xA000 | (v & 0x0FFF)));
+        spec.pixels = as_bytes(cells);
+        const io::LoadedNative loaded = io::detail::read_dicom(write_dicom(spec), "12bit.dcm");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.sample_type(), SampleType::I16);
+        for (int i = 0; i < 10; ++i)
+            QCOMPARE(int(image.samples<std::int16_t>(i / 5)[i % 5]), expected[i]);
+#endif
+    }
+
+    void dicom_rgb_8_bit() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        QFETCH(unsigned, planar);
+        DicomSpec spec;
+        spec.width = 3;
+        spec.height = 2;
+        spec.format = gdcm::PixelFormat(3, 8, 8, 7, 0);
+        spec.photometric = gdcm::PhotometricInterpretation::RGB;
+        spec.planar = planar;
+        spec.modality = "XC";
+        const auto channel = [](const int x, const int y, const int c) {
+            return std::uint8_t(x * 40 + y * 100 + c * 7 + 1);
+        };
+        std::vector<std::uint8_t> stored;
+        if (planar == 0) {
+            for (int y = 0; y < 2; ++y)
+                for (int x = 0; x < 3; ++x)
+                    for (int c = 0; c < 3; ++c) stored.push_back(channel(x, y, c));
+        } else {
+            for (int c = 0; c < 3; ++c)
+                for (int y = 0; y < 2; ++y)
+                    for (int x = 0; x < 3; ++x) stored.push_back(channel(x, y, c));
+        }
+        spec.pixels = as_bytes(stored);
+        const io::LoadedNative loaded = io::detail::read_dicom(write_dicom(spec), "rgb.dcm");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::U8, 3}));
+        for (int y = 0; y < 2; ++y)
+            for (int x = 0; x < 3; ++x)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(image.samples<std::uint8_t>(y)[x * 3 + c], channel(x, y, c));
+        QCOMPARE(loaded.info.channels, 3);
+        QCOMPARE(loaded.info.bit_depth, 8);
+        QCOMPARE(loaded.info.has_alpha, false);
+#endif
+    }
+    void dicom_rgb_8_bit_data() {
+        QTest::addColumn<unsigned>("planar");
+        QTest::newRow("interleaved") << 0u;
+        QTest::newRow("planar") << 1u;
+    }
+
+    void dicom_monochrome1_keeps_values_with_a_notice() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        DicomSpec spec = ct_spec();
+        spec.photometric = gdcm::PhotometricInterpretation::MONOCHROME1;
+        spec.modality = "CR";
+        spec.window_center = "100\\200";  // several windows: the first one counts
+        spec.window_width = "50\\80";
+        const io::LoadedNative loaded = io::detail::read_dicom(write_dicom(spec), "cr.dcm");
+        QCOMPARE(loaded.pages.at(0).samples<std::int16_t>(6)[12], ct_value(12, 6));
+        QVERIFY(has_notice(loaded, "MONOCHROME1"));
+        QCOMPARE(loaded.calibration.unit, std::string());  // not CT, no Rescale Type
+        QCOMPARE(loaded.window->first, 75.0);
+        QCOMPARE(loaded.window->second, 125.0);
+#endif
+    }
+
+    void dicom_multiframe_is_refused() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        DicomSpec spec;
+        spec.width = 4;
+        spec.height = 4;
+        spec.frames = 3;
+        spec.format = gdcm::PixelFormat(gdcm::PixelFormat::UINT8);
+        spec.pixels.assign(4 * 4 * 3, 9);
+        const Bytes bytes = write_dicom(spec);
+        const Failure f = failure_of([&] { return io::detail::read_dicom(bytes, "cine.dcm"); });
+        QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+        QVERIFY2(f.message.contains("cine.dcm") && f.message.contains("3 frames") &&
+                     f.message.contains("single-frame"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    void dicom_truncated_to_half_is_truncated() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        const Failure f = failure_of(
+            [&] { return io::detail::read_dicom(prefix(bytes, bytes.size() / 2), "half.dcm"); });
+        QCOMPARE(f.code, ErrorCode::Truncated);
+        QVERIFY2(f.message.contains("half.dcm") && f.message.contains("truncated"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    void dicom_cut_inside_pixel_data_is_truncated() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        const Failure f = failure_of(
+            [&] { return io::detail::read_dicom(prefix(bytes, bytes.size() - 11), "cut.dcm"); });
+        QCOMPARE(f.code, ErrorCode::Truncated);
+        QVERIFY2(f.message.contains("cut.dcm") && f.message.contains("pixel data"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    // Every prefix of a valid file: an Error naming the file, never a crash (GDCM asserts on
+    // some of these when handed them directly).
+    void dicom_every_prefix_fails_cleanly() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        for (std::size_t n = 0; n < bytes.size(); ++n) {
+            const Failure f =
+                failure_of([&] { return io::detail::read_dicom(prefix(bytes, n), "p.dcm"); });
+            const bool expected = f.code == ErrorCode::Truncated || f.code == ErrorCode::Corrupt ||
+                                  f.code == ErrorCode::UnsupportedFormat;
+            QVERIFY2(expected && f.message.contains("p.dcm"),
+                     qPrintable(QString("prefix %1: %2").arg(n).arg(f.message)));
+            if (n < 132) QCOMPARE(f.code, ErrorCode::Corrupt);  // no DICM marker
+        }
+#endif
+    }
+
+    void dicom_garbage_after_preamble_is_corrupt() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        Bytes bytes(132, 0);
+        std::memcpy(bytes.data() + 128, "DICM", 4);
+        for (int i = 0; i < 600; ++i) bytes.push_back(std::uint8_t((i * 7919 + 13) % 251));
+        const Failure f = failure_of([&] { return io::detail::read_dicom(bytes, "junk.dcm"); });
+        QCOMPARE(f.code, ErrorCode::Corrupt);
+        QVERIFY2(f.message.contains("junk.dcm"), qPrintable(f.message));
+#endif
+    }
+
+    // Each single byte of the header replaced by garbage: an Error or an image, never a crash.
+    void dicom_damaged_header_bytes_fail_cleanly() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        const std::size_t header_end = bytes.size() - 13 * 7 * 2;
+        for (std::size_t at = 128; at < header_end; ++at) {
+            for (const std::uint8_t value :
+                 {std::uint8_t(0x00), std::uint8_t(0xFF), std::uint8_t(0x41)}) {
+                Bytes damaged = bytes;
+                damaged[at] = value;
+                const Failure f =
+                    failure_of([&] { return io::detail::read_dicom(damaged, "d.dcm"); });
+                if (f.code != ErrorCode::DeviceError) {
+                    QVERIFY2(f.message.contains("d.dcm"), qPrintable(f.message));
+                }
+            }
+        }
+#endif
+    }
+
+    // ---- FITS ----
+
+    void fits_float_image_flipped_with_nan_and_unit() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        std::vector<float> values = fits_pattern<float>(11, 5);
+        for (float& v : values) v *= 0.25f;
+        values[2 * 11 + 4] = std::numeric_limits<float>::quiet_NaN();  // FITS row 2, column 4
+        const Bytes bytes = fits_file("f.fits", FLOAT_IMG, {11, 5},
+                                      {1.0, std::nullopt, std::nullopt, "K"}, TFLOAT, values);
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "f.fits");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(image.width(), 11);
+        QCOMPARE(image.height(), 5);
+        for (int y = 0; y < 5; ++y) {
+            const int fits_row = 4 - y;  // row 0 is the top: FITS's last row
+            for (int x = 0; x < 11; ++x) {
+                const float v = image.samples<float>(y)[x];
+                if (fits_row == 2 && x == 4) {
+                    QVERIFY(std::isnan(v));
+                } else {
+                    QCOMPARE(v, float(fits_value(x, fits_row)) * 0.25f);
+                }
+            }
+        }
+        QCOMPARE(loaded.calibration, (Calibration{1.0, 0.0, "K"}));
+        QVERIFY(!loaded.window.has_value());
+        QCOMPARE(loaded.info.format, io::ImageFormat::Fits);
+        QCOMPARE(loaded.info.width, 11);
+        QCOMPARE(loaded.info.height, 5);
+        QCOMPARE(loaded.info.channels, 1);
+        QCOMPARE(loaded.info.bit_depth, 32);
+        QCOMPARE(loaded.info.sample, SampleType::F32);
+        QCOMPARE(loaded.info.file_bytes, std::uintmax_t(bytes.size()));
+        QVERIFY(loaded.notices.empty());
+#endif
+    }
+
+    void fits_bzero_32768_is_unsigned_16_bit() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        // Stored = value − 32768, as CFITSIO's USHORT_IMG writes it.
+        std::vector<std::int16_t> stored;
+        std::vector<std::uint16_t> expected;
+        for (int i = 0; i < 6 * 4; ++i) {
+            const std::uint16_t v = i == 0 ? 0 : i == 1 ? 65535 : std::uint16_t(i * 2731);
+            expected.push_back(v);
+            stored.push_back(std::int16_t(int(v) - 32768));
+        }
+        const Bytes bytes = fits_file("u16.fits", SHORT_IMG, {6, 4},
+                                      {1.0, 32768.0, std::nullopt, ""}, TSHORT, stored);
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "u16.fits");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::U16, 1}));
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 6; ++x)
+                QCOMPARE(image.samples<std::uint16_t>(y)[x], expected[(3 - y) * 6 + x]);
+        QCOMPARE(loaded.calibration, Calibration{});
+        QCOMPARE(loaded.info.sample, SampleType::U16);
+        QCOMPARE(loaded.info.bit_depth, 16);
+#endif
+    }
+
+    void fits_scaled_16_bit_keeps_stored_values() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const std::vector<std::int16_t> stored = fits_pattern<std::int16_t>(7, 3);
+        const Bytes bytes = fits_file("s16.fits", SHORT_IMG, {7, 3},
+                                      {0.5, 100.0, std::nullopt, "mK"}, TSHORT, stored);
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "s16.fits");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::I16, 1}));
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 7; ++x)
+                QCOMPARE(int(image.samples<std::int16_t>(y)[x]), fits_value(x, 2 - y));
+        QCOMPARE(loaded.calibration, (Calibration{0.5, 100.0, "mK"}));
+#endif
+    }
+
+    void fits_other_bitpix() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        QFETCH(int, bitpix);
+        QFETCH(int, datatype);
+        QFETCH(int, sample);
+        QFETCH(QString, notice);
+        // Values every type holds exactly (0..255 for BITPIX 8).
+        std::vector<double> values;
+        for (int r = 0; r < 2; ++r)
+            for (int x = 0; x < 3; ++x)
+                values.push_back(bitpix == BYTE_IMG ? x * 10 + r * 50 + 1 : fits_value(x, r) + 0.0);
+        const Bytes bytes = fits_file("o.fits", bitpix, {3, 2}, {}, datatype, values);
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "o.fits");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(int(image.sample_type()), sample);
+        for (int y = 0; y < 2; ++y)
+            for (int x = 0; x < 3; ++x) QCOMPARE(image.sample(x, y, 0), values[(1 - y) * 3 + x]);
+        if (notice.isEmpty()) {
+            QVERIFY(loaded.notices.empty());
+        } else {
+            QVERIFY(has_notice(loaded, notice.toUtf8().constData()));
+        }
+#endif
+    }
+    void fits_other_bitpix_data() {
+#if LACUNA_TEST_CFITSIO
+        QTest::addColumn<int>("bitpix");
+        QTest::addColumn<int>("datatype");
+        QTest::addColumn<int>("sample");
+        QTest::addColumn<QString>("notice");
+        QTest::newRow("8-bit") << BYTE_IMG << TDOUBLE << int(SampleType::U8) << QString();
+        QTest::newRow("32-bit integer")
+            << LONG_IMG << TDOUBLE << int(SampleType::F32) << "32-bit integer FITS read as float";
+        QTest::newRow("64-bit float") << DOUBLE_IMG << TDOUBLE << int(SampleType::F32)
+                                      << "64-bit float FITS read as 32-bit float";
+#else
+        QTest::addColumn<int>("bitpix");
+        QTest::newRow("no CFITSIO") << 0;
+#endif
+    }
+
+    void fits_blank_is_noted() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        std::vector<std::int16_t> stored = fits_pattern<std::int16_t>(4, 4);
+        stored[5] = stored[9] = -32768;
+        const Bytes bytes = fits_file("b.fits", SHORT_IMG, {4, 4},
+                                      {std::nullopt, std::nullopt, -32768, ""}, TSHORT, stored);
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "b.fits");
+        QVERIFY(has_notice(loaded, "BLANK value -32768 marks 2 undefined pixels"));
+        QCOMPARE(loaded.pages.at(0).samples<std::int16_t>(2)[1],
+                 std::int16_t(-32768));  // FITS row 1
+#endif
+    }
+
+    void fits_plane_with_unit_third_axis_opens() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("p.fits", FLOAT_IMG, {4, 3, 1}, {}, TFLOAT, fits_pattern<float>(4, 3));
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "p.fits");
+        QCOMPARE(loaded.pages.at(0).width(), 4);
+        QCOMPARE(loaded.pages.at(0).samples<float>(0)[3], float(fits_value(3, 2)));
+#endif
+    }
+
+    void fits_cube_is_unsupported() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("c.fits", FLOAT_IMG, {4, 3, 4}, {}, TFLOAT, fits_pattern<float>(4, 12));
+        const Failure f = failure_of([&] { return io::detail::read_fits(bytes, "cube.fits"); });
+        QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+        QVERIFY2(f.message.contains("cube.fits") && f.message.contains("4x3x4"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    void fits_truncated_to_half_is_truncated() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("t.fits", FLOAT_IMG, {11, 5}, {}, TFLOAT, fits_pattern<float>(11, 5));
+        const Failure f = failure_of(
+            [&] { return io::detail::read_fits(prefix(bytes, bytes.size() / 2), "half.fits"); });
+        QCOMPARE(f.code, ErrorCode::Truncated);
+        QVERIFY2(f.message.contains("half.fits") && f.message.contains("truncated"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    // Cut inside the header, inside the data, or only the padding missing.
+    void fits_every_cut_is_classified() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("t.fits", FLOAT_IMG, {11, 5}, {}, TFLOAT, fits_pattern<float>(11, 5));
+        const std::size_t data_end = 2880 + 11 * 5 * 4;
+        for (std::size_t n = 9; n < bytes.size(); n += 7) {
+            const Failure f =
+                failure_of([&] { return io::detail::read_fits(prefix(bytes, n), "cut.fits"); });
+            if (n >= data_end) {
+                QCOMPARE(f.code, ErrorCode::DeviceError);  // only padding missing: the image reads
+            } else {
+                QVERIFY2(f.code == ErrorCode::Truncated && f.message.contains("cut.fits"),
+                         qPrintable(QString("cut at %1: %2").arg(n).arg(f.message)));
+            }
+        }
+#endif
+    }
+
+    void fits_corrupt_header_is_corrupt() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        Bytes bytes =
+            fits_file("h.fits", FLOAT_IMG, {11, 5}, {}, TFLOAT, fits_pattern<float>(11, 5));
+        for (std::size_t i = 80; i < 2880; ++i) bytes[i] = std::uint8_t((i * 7919 + 13) % 251);
+        const Failure f = failure_of([&] { return io::detail::read_fits(bytes, "bad.fits"); });
+        QCOMPARE(f.code, ErrorCode::Corrupt);
+        QVERIFY2(f.message.contains("bad.fits") && f.message.contains("CFITSIO"),
+                 qPrintable(f.message));
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScientificIo)
+#include "test_scientific_io.moc"
