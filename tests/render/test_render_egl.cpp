@@ -5,11 +5,16 @@
 #include <lacuna/render/egl_context.hpp>
 #include <lacuna/render/framebuffer.hpp>
 
+#include <lacuna/core/display.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/render/image_renderer.hpp>
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 using namespace lacuna;
@@ -62,6 +67,92 @@ class TestRenderEgl : public QObject {
         QCOMPARE(out.at(0, 0), (Rgba8{255, 0, 0, 255}));
         QCOMPARE(out.at(31, 15), (Rgba8{255, 0, 0, 255}));
         empty.release();
+    }
+
+    void samples_of_every_type_show_as_the_cpu_reference() {
+        // Stored samples of each type go to a texture of that type; the shader maps them
+        // through calibration, window and LUT as render_display does (one LUT step of float
+        // rounding allowed), NaN exactly in its own colour.
+        struct Case {
+            PixelFormat format;
+            Calibration calibration;
+            DisplayWindow window;
+            Lut lut;
+        };
+        const Case cases[] = {
+            {{SampleType::U16, 1}, {}, {1000, 50000}, Lut::Grey},
+            {{SampleType::I16, 1}, {1.0, -1024.0, "HU"}, {-1160, 1240}, Lut::Viridis},
+            {{SampleType::F32, 1}, {1.0, 0.0, "K"}, {285.0, 315.0}, Lut::Inferno},
+            {{SampleType::F32, 1}, {2.0, -10.0, "K"}, {560.0, 620.0}, Lut::Diverging},
+            {{SampleType::U16, 3}, {}, {0, 65535}, Lut::Grey},
+            {{SampleType::F32, 4}, {}, {0.0, 1.0}, Lut::Grey},
+            {{SampleType::U8, 1}, {}, {20, 200}, Lut::Inferno},
+        };
+        for (const Case& c : cases) {
+            NativeImage samples(37, 23, c.format);  // odd size; rows padded to 64 bytes
+            for (int y = 0; y < 23; ++y)
+                for (int x = 0; x < 37; ++x)
+                    for (int k = 0; k < c.format.channels; ++k) {
+                        double v = 0;
+                        switch (c.format.sample) {
+                            case SampleType::U8:
+                                v = (x * 7 + y * 3 + k * 50) % 256;
+                                break;
+                            case SampleType::U16:
+                                v = (x * 1777 + y * 901 + k * 9000) % 65536;
+                                break;
+                            case SampleType::I16:
+                                v = -2000 + x * 61 + y * 37;
+                                break;
+                            case SampleType::F32:
+                                v = c.format.channels == 4 ? (x + y + k) / 80.0
+                                                           : 280.0 + x * 0.9 + y * 0.3;
+                                break;
+                        }
+                        samples.set_sample(x, y, k, v);
+                    }
+            if (c.format.sample == SampleType::F32 && c.format.channels == 1)
+                samples.set_sample(5, 7, 0, std::numeric_limits<double>::quiet_NaN());
+            renderer_->set_samples(samples);
+            renderer_->set_sample_mapping({c.calibration, c.window, c.lut});
+            QVERIFY(renderer_->showing_samples());
+            Framebuffer fb(37, 23);
+            renderer_->render(fb.id(), 37, 23, {});
+            const ImageRgba8 out = fb.read();
+            const ImageRgba8 expected = render_display(samples, c.calibration, c.window, c.lut);
+            int worst = 0;
+            for (int y = 0; y < 23; ++y)
+                for (int x = 0; x < 37; ++x) {
+                    const Rgba8 a = out.at(x, y), b = expected.at(x, y);
+                    if (b.a != 255) continue;  // translucent: the checkerboard shows through
+                    worst = std::max(
+                        {worst, std::abs(a.r - b.r), std::abs(a.g - b.g), std::abs(a.b - b.b)});
+                }
+            QVERIFY2(worst <= 3, qPrintable(QString("%1: differs by %2 levels")
+                                                .arg(QString::fromStdString(describe(c.format)))
+                                                .arg(worst)));
+            if (c.format.sample == SampleType::F32 && c.format.channels == 1)
+                QCOMPARE(out.at(5, 7), kNanColour);
+        }
+        // A photo afterwards is shown as itself again.
+        const ImageRgba8 image = pattern(9, 5, 0);
+        renderer_->set_image(image.view());
+        QVERIFY(!renderer_->showing_samples());
+    }
+
+    void changing_the_window_needs_no_upload() {
+        NativeImage ramp(256, 1, {SampleType::U16, 1});
+        for (int x = 0; x < 256; ++x) ramp.set_sample(x, 0, 0, x * 257);
+        renderer_->set_samples(ramp);
+        Framebuffer fb(256, 1);
+        renderer_->set_sample_mapping({{}, {0, 65535}, Lut::Grey});
+        renderer_->render(fb.id(), 256, 1, {});
+        QCOMPARE(int(fb.read().at(100, 0).r), 100);
+        // Only the uniforms change: the half-width window doubles the contrast.
+        renderer_->set_sample_mapping({{}, {0, 32767.5}, Lut::Grey});
+        renderer_->render(fb.id(), 256, 1, {});
+        QCOMPARE(int(fb.read().at(100, 0).r), 200);
+        QCOMPARE(int(fb.read().at(200, 0).r), 255);
     }
 
     void draws_image_one_to_one_exactly() {

@@ -7,6 +7,8 @@
 #include <remove_object_tool.hpp>
 #include <retarget_tool.hpp>
 
+#include <lacuna/core/display.hpp>
+#include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -15,6 +17,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 
 using namespace lacuna;
@@ -323,6 +327,126 @@ class TestSession : public QObject {
         tool.release(Pointer{200.5, 10.5});
         QVERIFY(tool.result() == nullptr);
         QVERIFY(!tool.message().empty());
+    }
+
+    void measurement_documents_measure_in_their_units() {
+        // A 16-bit file as the editor opens it: through read_native, samples kept.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("thermal16.png").toStdString();
+        NativeImage thermal(97, 61, {SampleType::U16, 1});
+        for (int y = 0; y < 61; ++y)
+            for (int x = 0; x < 97; ++x)
+                thermal.set_sample(x, y, 0, 20000 + 150 * x + 37 * y + (x * y) % 23);
+        io::write_native(path, thermal);
+        io::LoadedNative loaded = io::read_native(path);
+        session::Session s(false);
+        s.open_measurement(std::move(loaded.pages), loaded.calibration);
+        QVERIFY(s.document().measurement());
+        QVERIFY(s.document().format() == (PixelFormat{SampleType::U16, 1}));
+        // The status bar's readout: the stored sample, then calibrated.
+        auto r = s.readout(10.7, 20.2);
+        QVERIFY(r.has_value());
+        QCOMPARE(r->raw[0], 20000.0 + 1500 + 740 + 200 % 23);
+        s.set_calibration({0.01, 250.0, "K"});
+        r = s.readout(10.7, 20.2);
+        QCOMPARE(r->value, 0.01 * (20000.0 + 1500 + 740 + 200 % 23) + 250.0);
+        QCOMPARE(r->unit, std::string("K"));
+        QVERIFY(!s.readout(97.0, 3.0).has_value());
+        // The line histogram bins calibrated values exactly as `lacuna histogram` does: the
+        // same plane (value = slope · sample + intercept as float) through the reference.
+        ImageF32 kelvin(97, 61);
+        for (int y = 0; y < 61; ++y)
+            for (int x = 0; x < 97; ++x)
+                kelvin.at(x, y) = float(0.01 * thermal.sample(x, y, 0) + 250.0);
+        const ops::HistogramSource oracle(kelvin.view());
+        s.select(session::ToolKind::LineHistogram);
+        session::LineTool& tool = s.line();
+        tool.set_band(5);
+        tool.set_bins(64);
+        tool.set_line({3, 4}, {90.5, 55});
+        ops::LineHistogramParams params;
+        params.from = {3, 4};
+        params.to = {90.5, 55};
+        params.band_width = 5;
+        params.bins = 64;
+        const ops::LineHistogram expected = ops::line_histogram_reference(oracle, params);
+        QVERIFY(tool.result() != nullptr);
+        QCOMPARE(tool.result()->range_lo, expected.range_lo);
+        QCOMPARE(tool.result()->range_hi, expected.range_hi);
+        QVERIFY(tool.result()->channels[0].counts == expected.channels[0].counts);
+        QVERIFY(tool.result()->channels[0].mean == expected.channels[0].mean);
+        // A typed range, then the line's own min–max.
+        tool.set_range(session::LineTool::RangeMode::Typed, {460.0, 470.0});
+        params.range = std::pair<float, float>(460.0f, 470.0f);
+        QCOMPARE(tool.result()->range_lo, 460.0f);
+        QVERIFY(tool.result()->channels[0].counts ==
+                ops::line_histogram_reference(oracle, params).channels[0].counts);
+        tool.set_range(session::LineTool::RangeMode::Line);
+        const ops::ChannelHistogram& c = expected.channels[0];
+        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+        for (std::size_t p = 0; p < c.samples.size(); ++p)
+            if (c.samples[p] > 0) {
+                lo = std::min(lo, c.min[p]);
+                hi = std::max(hi, c.max[p]);
+            }
+        QCOMPARE(tool.result()->range_lo, lo);
+        QCOMPARE(tool.result()->range_hi, hi);
+        QCOMPARE(tool.result()->samples_out_of_range, std::int64_t{0});
+        // Retarget and object removal refuse, saying why, and change nothing.
+        QVERIFY(!s.retarget().apply());
+        QVERIFY(s.retarget().status().find("16-bit grey") != std::string::npos);
+        s.select(session::ToolKind::RemoveObject);
+        QVERIFY(!s.remove_object().press(Pointer{10, 10}));
+        QVERIFY(s.document().samples() == thermal);
+        QVERIFY(!s.history().can_undo());
+    }
+
+    void measurement_display_and_stacks() {
+        // Float pages with a NaN: auto-contrast window, LUT, and what is presented.
+        std::vector<NativeImage> pages;
+        for (int k = 0; k < 3; ++k) {
+            NativeImage page(41, 29, {SampleType::F32, 1});
+            for (int y = 0; y < 29; ++y)
+                for (int x = 0; x < 41; ++x) page.set_sample(x, y, 0, 290.0 + k * 10 + x * 0.25);
+            page.set_sample(4, 4, 0, std::numeric_limits<double>::quiet_NaN());
+            pages.push_back(std::move(page));
+        }
+        session::Session s(false);
+        s.open_measurement(pages, {1.0, 0.0, "K"});
+        QCOMPARE(s.page_count(), 3);
+        const ImageF32 first = measurement_plane(pages[0]);
+        const auto [lo, hi] = auto_window(first.view());
+        QCOMPARE(s.display().window, (DisplayWindow{lo, hi}));
+        s.set_lut(Lut::Inferno);
+        const ImageRgba8 shown_now = s.shown_image();
+        const ImageRgba8 reference =
+            render_display(pages[0], {1.0, 0.0, "K"}, {lo, hi}, Lut::Inferno);
+        QVERIFY(equal_pixels(shown_now.view(), reference.view()));
+        QVERIFY(s.shown_image().at(4, 4) == kNanColour);
+        if (renderer_) {
+            const ImageRgba8 frame = test::presented_frame(s, *renderer_);
+            const ImageRgba8 shown = s.shown_image();
+            int worst = 0;
+            for (int y = 0; y < shown.height(); ++y)
+                for (int x = 0; x < shown.width(); ++x)
+                    worst = std::max({worst, std::abs(frame.at(x, y).r - shown.at(x, y).r),
+                                      std::abs(frame.at(x, y).g - shown.at(x, y).g),
+                                      std::abs(frame.at(x, y).b - shown.at(x, y).b)});
+            QVERIFY2(worst <= 3, qPrintable(QString("presented differs by %1").arg(worst)));
+        }
+        // The page slider: the readout and the histogram follow the page.
+        s.select(session::ToolKind::LineHistogram);
+        s.line().set_line({0, 10}, {40, 10});
+        const float mean_page0 = s.line().result()->channels[0].mean[0];
+        s.show_page(2);
+        QCOMPARE(s.page(), 2);
+        QCOMPARE(s.readout(0.5, 0.5)->value, 310.0);
+        QCOMPARE(s.line().result()->channels[0].mean[0], mean_page0 + 20.0f);
+        // A typed calibration keeps the window on the same samples.
+        const DisplayWindow before = s.display().window;
+        s.set_calibration({1.0, -273.15, "degC"});
+        QVERIFY(std::abs(s.display().window.lo - (before.lo - 273.15)) < 1e-9);
+        QCOMPARE(s.readout(0.5, 0.5)->unit, std::string("degC"));
     }
 };
 
