@@ -70,7 +70,8 @@ DisplayPanel::DisplayPanel(session::Session& session, QWidget* parent)
     page_label_ = new QLabel;
     page_row->addWidget(page_, 1);
     page_row->addWidget(page_label_);
-    form->addRow(tr("Page"), page_row);
+    page_title_ = new QLabel(tr("Page"));
+    form->addRow(page_title_, page_row);
     slope_ = value_box("calibration_slope");
     slope_->setDecimals(6);
     intercept_ = value_box("calibration_intercept");
@@ -157,6 +158,7 @@ void DisplayPanel::refresh() {
     const bool stack = session_.page_count() > 1;
     page_->setVisible(stack);
     page_label_->setVisible(stack);
+    page_title_->setVisible(stack);
     page_->setRange(0, std::max(0, session_.page_count() - 1));
     page_->setValue(session_.page());
     page_label_->setText(tr("%1 / %2").arg(session_.page() + 1).arg(session_.page_count()));

@@ -43,6 +43,7 @@ class DisplayPanel : public QWidget {
     QPushButton* auto_ = nullptr;
     QSlider* page_ = nullptr;
     QLabel* page_label_ = nullptr;
+    QLabel* page_title_ = nullptr;
     QDoubleSpinBox* slope_ = nullptr;
     QDoubleSpinBox* intercept_ = nullptr;
     QLineEdit* unit_ = nullptr;

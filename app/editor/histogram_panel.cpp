@@ -8,6 +8,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QFile>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QDoubleSpinBox>
@@ -83,7 +84,15 @@ void HistogramPlot::set_marker(const std::optional<int> position) {
 }
 
 QRect HistogramPlot::plot_rect() const {
-    return rect().adjusted(36, 8, -8, -22);
+    // Room on the left for the widest axis label (kelvin and HU values need more than bytes).
+    int left = 36;
+    if (histogram_ != nullptr) {
+        const QFontMetrics metrics = fontMetrics();
+        for (const float v : {histogram_->range_lo, histogram_->range_hi})
+            left = std::max(left, metrics.horizontalAdvance(QString::number(v, 'g', 5)) + 8);
+        left = std::max(left, metrics.horizontalAdvance(unit_) + 8);
+    }
+    return rect().adjusted(left, 8, -8, -22);
 }
 
 void HistogramPlot::paintEvent(QPaintEvent*) {
@@ -343,6 +352,12 @@ std::vector<ops::HistogramChannel> HistogramPanel::shown_channels() const {
 
 void HistogramPanel::refresh() {
     const ops::LineHistogram* result = tool_.result();
+    if (result != nullptr && range_mode_->currentIndex() != 2) {
+        // Outside typed mode the boxes show the range in use, to start typing from.
+        const QSignalBlocker block_lo(range_lo_), block_hi(range_hi_);
+        range_lo_->setValue(result->range_lo);
+        range_hi_->setValue(result->range_hi);
+    }
     if (result != nullptr) {
         const ops::Point2 from = tool_.from(), to = tool_.to();
         const double length = std::hypot(to.x - from.x, to.y - from.y);

@@ -100,6 +100,8 @@ void MainWindow::build_menus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::choose_and_open);
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample Image"), this, &MainWindow::open_sample);
+    file->addAction(tr("Open Sample &Measurement (temperature, K)"), this,
+                    &MainWindow::open_sample_measurement);
     file->addSeparator();
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::choose_and_save);
     file->addSeparator();
@@ -301,6 +303,9 @@ void MainWindow::build_display_dock() {
     dock->setWidget(display_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(removal_dock_, dock);
+    display_dock_ = dock;
+    removal_dock_->raise();  // photos first; a measurement document raises Display
     connect(display_panel_, &DisplayPanel::changed, canvas_, qOverload<>(&Canvas::update));
     connect(display_panel_, &DisplayPanel::calibration_changed, this, [this] {
         histogram_panel_->set_measurement(
@@ -320,12 +325,13 @@ void MainWindow::show_readout(const std::optional<render::PointF> position) {
     QStringList raw;
     for (int c = 0; c < r->channels; ++c) raw << QString::number(r->raw[std::size_t(c)], 'g', 8);
     const QString unit = QString::fromStdString(r->unit);
-    const bool calibrated = !document.calibration().identity() || !unit.isEmpty();
     QString text = tr("x %1, y %2: %3").arg(r->x).arg(r->y).arg(raw.join(", "));
     if (std::isnan(r->value))
         text += tr(" (NaN: no value)");
-    else if (calibrated)
+    else if (!document.calibration().identity())
         text += tr(" → %1 %2").arg(r->value, 0, 'g', 8).arg(unit);
+    else if (!unit.isEmpty())
+        text += " " + unit;
     value_label_->setText(text);
 }
 
@@ -505,6 +511,9 @@ void MainWindow::document_changed() {
                                       QString::fromStdString(document.calibration().unit));
     histogram_panel_->refresh();
     display_panel_->refresh();
+    // Retarget and object removal move 8-bit pixels: not offered on stored measurements.
+    retarget_panel_->setEnabled(!document.measurement());
+    removal_panel_->setEnabled(!document.measurement());
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());
     canvas_->document_changed();
@@ -559,34 +568,61 @@ bool MainWindow::open_file(const QString& path) {
     QElapsedTimer timer;
     timer.start();
     try {
-        io::LoadedNative loaded = io::read_native(path.toStdString());
-        QStringList notices;
-        for (const std::string& n : loaded.notices) notices << QString::fromStdString(n);
-        const NativeImage& first = loaded.pages.front();
-        // 8-bit colour (and grey) files without a calibration are photos; everything else is
-        // a measurement, kept as stored.
-        const bool photo = first.sample_type() == SampleType::U8 && loaded.pages.size() == 1 &&
-                           loaded.calibration.identity() && loaded.calibration.unit.empty() &&
-                           loaded.info.format != io::ImageFormat::Dicom &&
-                           loaded.info.format != io::ImageFormat::Fits;
-        if (photo) {
-            show_document(to_rgba8(convert(first, {SampleType::U8, 4})), path, notices);
-        } else {
-            cancel_fill();
-            std::optional<DisplayWindow> window;
-            if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
-            session_->open_measurement(std::move(loaded.pages), loaded.calibration, window);
-            canvas_->fit_to_window();
-            document_path_ = path;
-            if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
-            update_title();
-            document_changed();
-        }
+        show_loaded(io::read_native(path.toStdString()), path);
         remember_recent(path);
         time_label_->setText(tr("opened in %1 ms").arg(timer.elapsed()));
         return true;
     } catch (const Error& e) {
         show_error(tr("Cannot open image"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
+    QStringList notices;
+    for (const std::string& n : loaded.notices) notices << QString::fromStdString(n);
+    const NativeImage& first = loaded.pages.front();
+    // 8-bit colour (and grey) files without a calibration are photos; everything else is a
+    // measurement, kept as stored.
+    const bool photo = first.sample_type() == SampleType::U8 && loaded.pages.size() == 1 &&
+                       loaded.calibration.identity() && loaded.calibration.unit.empty() &&
+                       loaded.info.format != io::ImageFormat::Dicom &&
+                       loaded.info.format != io::ImageFormat::Fits;
+    if (photo) {
+        show_document(to_rgba8(convert(first, {SampleType::U8, 4})), path, notices);
+        return;
+    }
+    cancel_fill();
+    std::optional<DisplayWindow> window;
+    if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
+    session_->open_measurement(std::move(loaded.pages), loaded.calibration, window);
+    display_dock_->raise();
+    notices << QString::fromStdString(session::measurement_refusal(session_->document()));
+    canvas_->fit_to_window();
+    document_path_ = path;
+    if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
+    update_title();
+    document_changed();
+}
+
+bool MainWindow::open_sample_measurement() {
+    QFile file(":/lacuna/sample/temperature.fits");
+    if (!file.open(QIODevice::ReadOnly)) {
+        show_error(tr("Cannot open sample"), tr("The bundled measurement sample is missing."));
+        return false;
+    }
+    const QByteArray data = file.readAll();
+    try {
+        show_loaded(io::decode_native(std::vector<std::uint8_t>(data.begin(), data.end()),
+                                      "temperature.fits"),
+                    QString());
+        session_->set_lut(Lut::Inferno);
+        display_panel_->refresh();
+        canvas_->update();
+        setWindowTitle(tr("Sample measurement (temperature.fits, kelvin)[*] — Lacuna"));
+        return true;
+    } catch (const Error& e) {
+        show_error(tr("Cannot open sample"), QString::fromStdString(e.what()));
         return false;
     }
 }

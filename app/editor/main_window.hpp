@@ -5,6 +5,7 @@
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/io/image_io.hpp>
 
 #include <retarget_tool.hpp>
 #include <session.hpp>
@@ -38,6 +39,12 @@ class MainWindow : public QMainWindow {
     bool open_file(const QString& path);
     /// Opens the sample photo bundled in the binary.
     bool open_sample();
+    /// The bundled temperature field (FITS in kelvin, from tools/make_sample_measurement.py),
+    /// opened as a measurement document with the inferno LUT.
+    bool open_sample_measurement();
+    /// Opens loaded samples: a photo when they are 8-bit without calibration, else a
+    /// measurement document.
+    void show_loaded(io::LoadedNative loaded, const QString& path);
     /// Saves to `path` (atomically); refuses to replace the file the document came from unless
     /// `allow_replace_source`.
     bool save_to(const QString& path, bool allow_replace_source = false);
@@ -123,6 +130,7 @@ class MainWindow : public QMainWindow {
     DisplayPanel* display_panel_ = nullptr;
     QLabel* value_label_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
+    QDockWidget* display_dock_ = nullptr;
 };
 
 }  // namespace lacuna::editor

@@ -338,7 +338,9 @@ void ImageRenderer::draw_line_overlay(const int width, const int height) const {
     glUseProgram(program);
     glUniform2f(glGetUniformLocation(program, "u_viewport"), float(width), float(height));
     glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    // Colour blends; the framebuffer keeps alpha 1. (A translucent alpha would make Qt compose
+    // the widget over the window with premultiplied alpha: the band came out green or checkered.)
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     glBindVertexArray(impl_->vao);
     const std::array<float, 4> black{0, 0, 0, 1}, yellow{1.0f, 0.85f, 0.1f, 1};
     if (line.band_half_width > 0.5)

@@ -115,7 +115,7 @@ bool operator==(const NativeImage& a, const NativeImage& b) {
 }
 
 std::string Calibration::describe() const {
-    if (identity() && unit.empty()) return "none";
+    if (identity()) return unit.empty() ? "none" : "values in " + unit;
     std::ostringstream text;
     text.precision(10);
     text << "value = " << slope << " * sample";

@@ -426,7 +426,7 @@ PixelModule read_pixel_module(const Attributes& a, const std::string_view name) 
         }
         unsupported(name, "the DICOM file holds no image (it has no pixel data)");
     }
-    if (const std::optional<double> frames = a.number(kNumberOfFrames); frames && *frames > 1000) {
+    if (const std::optional<double> frames = a.number(kNumberOfFrames); frames && *frames > 1) {
         unsupported(name, "the DICOM file has " +
                               std::to_string(static_cast<long long>(std::min(*frames, 1e9))) +
                               " frames; Lacuna opens single-frame DICOM");

@@ -45,11 +45,25 @@ void check(const int status, const std::string_view name) {
             " (CFITSIO: " + status_text(status) + ")");
 }
 
+// FITS files are made of 2880-byte records, and CFITSIO's memory driver reads whole records,
+// the last one too even where the file ends inside it. The copy it reads is therefore padded
+// with zeros to a whole record, while CFITSIO is told the file's real length, which its
+// end-of-file checks use.
+constexpr std::size_t kFitsRecord = 2880;
+
+std::vector<std::uint8_t> padded_copy(const Bytes& bytes) {
+    const std::size_t records =
+        std::max<std::size_t>(1, (bytes.size() + kFitsRecord - 1) / kFitsRecord);
+    std::vector<std::uint8_t> copy(records * kFitsRecord, 0);
+    std::copy(bytes.begin(), bytes.end(), copy.begin());
+    return copy;
+}
+
 // A FITS file opened from memory, read-only.
 class MemoryFits {
   public:
     MemoryFits(const Bytes& bytes, const std::string_view name)
-        : buffer_(bytes), address_(buffer_.data()), size_(buffer_.size()) {
+        : buffer_(padded_copy(bytes)), address_(buffer_.data()), size_(bytes.size()) {
         fitsfile* file = nullptr;
         int status = 0;
         // No realloc function: a READONLY memory file never grows.
@@ -63,8 +77,8 @@ class MemoryFits {
     [[nodiscard]] fitsfile* get() const { return handle_.get(); }
 
   private:
-    // CFITSIO's API takes a writable buffer, hence the copy, and it keeps the addresses of
-    // address_ and size_: all three must outlive the handle (members are destroyed in reverse).
+    // CFITSIO keeps the addresses of address_ and size_: all three must outlive the handle
+    // (members are destroyed in reverse order).
     std::vector<std::uint8_t> buffer_;
     void* address_ = nullptr;
     std::size_t size_ = 0;

@@ -41,6 +41,7 @@ class TestNativeImage : public QObject {
         QCOMPARE(plane.at(2, 1), float(-2000 + 900 * 5 - 1024));
         QCOMPARE(hu.describe(), std::string("value = 1 * sample - 1024 HU"));
         QCOMPARE(Calibration{}.describe(), std::string("none"));
+        QCOMPARE((Calibration{1.0, 0.0, "K"}.describe()), std::string("values in K"));
         // Colour: Rec. 709 luminance of R, G, B.
         NativeImage rgb(1, 1, {SampleType::U16, 3});
         rgb.set_sample(0, 0, 0, 1000);

@@ -2,12 +2,14 @@
 // zooming, saving, and an error dialog instead of a crash for a bad file.
 #include "canvas.hpp"
 #include "main_window.hpp"
+#include "display_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
 #include <retarget_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/display.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -26,7 +28,9 @@
 #include <QOpenGLContext>
 #include <QStandardPaths>
 #include <QProgressBar>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QSlider>
 #include <QToolButton>
 #include <QtTest>
@@ -605,6 +609,58 @@ class TestEditor : public QObject {
             shoot(window, "remove-object-filled.png");
             window.session().history().set_clean();
         }
+        {
+            MainWindow window;
+            window.resize(1280, 800);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QVERIFY(window.open_sample_measurement());
+            raise_dock(window, "display_dock");
+            window.select_tool(editor::CanvasTool::Line);
+            window.histogram_panel()->findChild<QSpinBox*>("histogram_band")->setValue(5);
+            window.canvas()->zoom_by(2.5);
+            window.canvas()->set_line({20, 60}, {236, 124});
+            // Hover a quarter of the way along: the plot's crosshair and the status bar's
+            // readout show the value there.
+            window.statusBar()->clearMessage();
+            QTest::mouseMove(window.canvas(), widget_point(window.canvas(), 74.5, 76.5));
+            shoot(window, "measurement.png");
+        }
+    }
+
+    void measurement_sample_in_the_editor() {
+        // The bundled temperature field: a float document in kelvin, shown through the inferno
+        // LUT; the line histogram's axis and the readout carry the unit.
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_sample_measurement());
+        const session::Document& document = window.session().document();
+        QVERIFY(document.measurement());
+        QVERIFY(document.format() == (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(document.calibration().unit, std::string("K"));
+        QCOMPARE(window.session().display().lut, Lut::Inferno);
+        // FITS stores rows bottom-up: the dead pixel written at (200, 10) is there.
+        QVERIFY(std::isnan(document.samples().sample(200, 10, 0)));
+        window.select_tool(editor::CanvasTool::Line);
+        window.canvas()->set_line({20, 60}, {240, 120});
+        const ops::LineHistogram* h = window.histogram_panel()->result();
+        QVERIFY(h != nullptr);
+        QVERIFY(h->range_lo > 278.0f && h->range_hi < 370.0f);
+        // The display dock drives the view; the status bar shows the value under the pointer.
+        auto* lo = window.display_panel()->findChild<QDoubleSpinBox*>("display_window_lo");
+        QVERIFY(lo != nullptr && lo->suffix() == " K");
+        lo->setValue(300.0);
+        QCOMPARE(window.session().display().window.lo, 300.0);
+        QTest::mouseMove(window.canvas(), widget_point(window.canvas(), 70.5, 60.5));
+        auto* value = window.findChild<QLabel*>("value_label");
+        QVERIFY(value->text().contains(" K"));
+        // Retarget refuses a measurement document and says why; Convert makes an 8-bit photo.
+        window.convert_to_photo();
+        QVERIFY(!window.session().document().measurement());
+        QCOMPARE(window.session().document().width(), 256);
+        window.session().history().set_clean();
     }
 
     void bad_file_shows_error_dialog_and_keeps_document() {
