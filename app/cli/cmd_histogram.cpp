@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "heatmap.hpp"
 #include "json.hpp"
+#include "measurement.hpp"
 #include "options.hpp"
 #include "timing.hpp"
 
@@ -13,34 +14,109 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 namespace lacuna::cli {
 namespace {
 
-// A photo is read as RGBA; a single-channel image with more than 8 bits (a temperature map, a CT
-// slice) keeps its values.
-std::unique_ptr<ops::HistogramSource> load_source(const std::string& path, const Context& ctx) {
-    io::LoadedImage image = io::read_image(path);
-    if (image.info.channels == 1 && image.info.bit_depth > 8) {
-        const io::LoadedMeasurement m = io::read_measurement(path);
-        ctx.note("reading " + std::to_string(m.info.bit_depth) +
-                 "-bit single-channel values as measurements");
-        return std::make_unique<ops::HistogramSource>(m.values.view());
+// What is histogrammed: the values, and what they mean (for the CSV comments and the JSON).
+struct Loaded {
+    std::unique_ptr<ops::HistogramSource> source;
+    Calibration calibration;  ///< applied to the values (identity for photos)
+    std::size_t page = 0;     ///< 0-based
+    std::size_t pages = 1;
+};
+
+// 16-bit colour as read_image shows it: each sample ÷ 257 (rounded), the photo's 8-bit levels.
+ImageRgba8 rgba_from_u16(const NativeImage& image) {
+    ImageRgba8 out(image.width(), image.height());
+    const auto level = [](const double v) {
+        return static_cast<std::uint8_t>(std::lround(v / 257));
+    };
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const double a = image.channels() == 4 ? image.sample(x, y, 3) : 65535.0;
+            out.at(x, y) = {level(image.sample(x, y, 0)), level(image.sample(x, y, 1)),
+                            level(image.sample(x, y, 2)), level(a)};
+        }
+    return out;
+}
+
+// A measurement (see is_measurement) gives its calibrated values: --range and the bins are in
+// its unit. An 8- or 16-bit photo gives its 8-bit R, G, B and luminance. Signed or float colour
+// has no photo levels, so it is measured as Rec. 709 luminance.
+Loaded load_source(const std::string& path, const Context& ctx) {
+    io::LoadedNative file = io::read_native(path);
+    for (const std::string& n : file.notices) ctx.note(n);
+    Loaded loaded;
+    loaded.pages = file.pages.size();
+    loaded.page = selected_page(ctx, file, path, "used");
+    const NativeImage& image = file.pages[loaded.page];
+    const SampleType type = image.sample_type();
+    if (is_measurement(file) || type == SampleType::I16 || type == SampleType::F32) {
+        loaded.calibration = file.calibration;
+        std::string what = "reading " + describe(image.format()) + " values as measurements";
+        if (image.channels() > 1) what += " (Rec. 709 luminance)";
+        if (!file.calibration.identity())
+            what += ", calibrated: " + file.calibration.describe();
+        else if (!file.calibration.unit.empty())
+            what += ", in " + file.calibration.unit;
+        ctx.note(what);
+        const ImageF32 values = measurement_plane(image, file.calibration);
+        loaded.source = std::make_unique<ops::HistogramSource>(values.view());
+        return loaded;
     }
-    for (const std::string& n : image.notices) ctx.note(n);
-    return std::make_unique<ops::HistogramSource>(image.image.view());
+    const ImageRgba8 rgba = type == SampleType::U16 ? rgba_from_u16(image)
+                            : image.channels() == 4 ? to_rgba8(image)
+                                                    : to_rgba8(convert(image, {SampleType::U8, 4}));
+    if (type == SampleType::U16) ctx.note("16-bit colour histogrammed as 8-bit levels (÷ 257)");
+    loaded.source = std::make_unique<ops::HistogramSource>(rgba.view());
+    return loaded;
+}
+
+// The CSV's first lines, '#' comments (pandas: comment='#'): what the values are, in which unit,
+// and the bins' lower edges, as the editor's histogram export writes them.
+std::string csv_comments(const Loaded& loaded, const int bins, const float lo, const float hi) {
+    const Calibration& c = loaded.calibration;
+    const std::string unit = unit_suffix(c);
+    std::ostringstream text;
+    text << std::setprecision(9) << "# lacuna histogram: ";
+    if (!loaded.source->is_measurement())
+        text << "8-bit levels";
+    else if (!has_calibration(c))
+        text << "values as stored (no calibration)";
+    else
+        text << "values" << (c.unit.empty() ? "" : " in " + c.unit)
+             << (c.identity() ? "" : " (" + c.describe() + ")");
+    if (loaded.pages > 1) text << "; page " << loaded.page + 1 << " of " << loaded.pages;
+    text << "; " << bins << " bins over [" << lo << ", " << hi << "]" << unit << "\n";
+    text << "# bin lower edges" << (c.unit.empty() ? "" : " (" + c.unit + ")") << ": ";
+    const double width = (static_cast<double>(hi) - lo) / bins;
+    for (int b = 0; b < bins; ++b) text << (b ? "," : "") << lo + b * width;
+    text << "\n";
+    return text.str();
+}
+
+void add_calibration(JsonObject& o, const Loaded& loaded) {
+    o.add("unit", loaded.calibration.unit)
+        .add("calibration_slope", loaded.calibration.slope)
+        .add("calibration_intercept", loaded.calibration.intercept)
+        .add("page", static_cast<int>(loaded.page + 1))
+        .add("pages", static_cast<int>(loaded.pages));
 }
 
 void write_text(const std::string& path, const std::string& text) {
     io::write_file_atomically(path, text);
 }
 
-std::string matrix_csv(const std::vector<ops::HistogramChannel>& channels,
+std::string matrix_csv(const Loaded& loaded, const std::vector<ops::HistogramChannel>& channels,
                        const std::vector<const std::vector<std::uint32_t>*>& counts, const int bins,
                        const int positions, const float lo, const float hi) {
     std::ostringstream csv;
+    csv << csv_comments(loaded, bins, lo, hi);
     csv << std::setprecision(9) << "channel,bin,bin_lo,bin_hi";
     for (int p = 0; p < positions; ++p) csv << ",p" << p;
     csv << "\n";
@@ -57,8 +133,9 @@ std::string matrix_csv(const std::vector<ops::HistogramChannel>& channels,
     return csv.str();
 }
 
-std::string profile_csv(const ops::LineHistogram& h) {
+std::string profile_csv(const Loaded& loaded, const ops::LineHistogram& h) {
     std::ostringstream csv;
+    csv << csv_comments(loaded, h.bins, h.range_lo, h.range_hi);
     csv << std::setprecision(9) << "position,x,y,distance,channel,mean,median,min,max,samples\n";
     const double step = std::hypot(h.geometry.step_x, h.geometry.step_y);
     for (const ops::ChannelHistogram& ch : h.channels) {
@@ -103,7 +180,8 @@ void read_common(const Context& ctx, Params& p, const ops::HistogramSource& sour
     }
 }
 
-int run_direction(Context& ctx, const ops::HistogramSource& source) {
+int run_direction(Context& ctx, const Loaded& loaded) {
+    const ops::HistogramSource& source = *loaded.source;
     ops::DirectionHistogramParams p;
     p.angle_degrees = parse_number("direction", *ctx.args.get("direction"));
     read_common(ctx, p, source);
@@ -128,8 +206,8 @@ int run_direction(Context& ctx, const ops::HistogramSource& source) {
     if (const auto csv = ctx.args.get("csv")) {
         std::vector<const std::vector<std::uint32_t>*> counts;
         for (const auto& c : h.counts) counts.push_back(&c);
-        write_text(*csv,
-                   matrix_csv(h.channels, counts, h.bins, h.positions, h.range_lo, h.range_hi));
+        write_text(*csv, matrix_csv(loaded, h.channels, counts, h.bins, h.positions, h.range_lo,
+                                    h.range_hi));
     }
     if (const auto png = ctx.args.get("png")) io::write_image(*png, render_heatmap(h).view());
     if (ctx.json) {
@@ -141,8 +219,9 @@ int run_direction(Context& ctx, const ops::HistogramSource& source) {
             .add("range_lo", double(h.range_lo))
             .add("range_hi", double(h.range_hi))
             .add("samples_outside", h.samples_outside)
-            .add("samples_out_of_range", h.samples_out_of_range)
-            .add("backend", to_string(backend.backend))
+            .add("samples_out_of_range", h.samples_out_of_range);
+        add_calibration(o, loaded);
+        o.add("backend", to_string(backend.backend))
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
         if (column)
@@ -173,9 +252,10 @@ int run_histogram(Context& ctx) {
     }
     if (const auto png = ctx.args.get("png")) io::format_for_path(*png);
     const auto load_start = Clock::now();
-    const auto source = load_source(ctx.args.positionals[0], ctx);
+    const Loaded loaded = load_source(ctx.args.positionals[0], ctx);
+    const ops::HistogramSource* source = loaded.source.get();
     const double load_ms = ms_since(load_start);
-    if (ctx.args.has("direction")) return run_direction(ctx, *source);
+    if (ctx.args.has("direction")) return run_direction(ctx, loaded);
 
     ops::LineHistogramParams p;
     const auto [x0, y0] = parse_pair("from", *ctx.args.get("from"));
@@ -208,9 +288,10 @@ int run_histogram(Context& ctx) {
             channels.push_back(c.channel);
             counts.push_back(&c.counts);
         }
-        write_text(*csv, matrix_csv(channels, counts, h.bins, h.positions, h.range_lo, h.range_hi));
+        write_text(*csv, matrix_csv(loaded, channels, counts, h.bins, h.positions, h.range_lo,
+                                    h.range_hi));
     }
-    if (const auto csv = ctx.args.get("profile-csv")) write_text(*csv, profile_csv(h));
+    if (const auto csv = ctx.args.get("profile-csv")) write_text(*csv, profile_csv(loaded, h));
     if (const auto png = ctx.args.get("png")) io::write_image(*png, render_heatmap(h).view());
     if (ctx.json) {
         JsonObject o;
@@ -227,8 +308,9 @@ int run_histogram(Context& ctx) {
             .add("range_lo", double(h.range_lo))
             .add("range_hi", double(h.range_hi))
             .add("samples_outside", h.samples_outside)
-            .add("samples_out_of_range", h.samples_out_of_range)
-            .add("backend", to_string(backend.backend))
+            .add("samples_out_of_range", h.samples_out_of_range);
+        add_calibration(o, loaded);
+        o.add("backend", to_string(backend.backend))
             .add("load_ms", load_ms)
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
@@ -253,7 +335,9 @@ Command histogram_command() {
           {"width", "W", param_help(ops::param(specs, "band"))},
           {"bins", "N", param_help(ops::param(specs, "bins"))},
           {"range", "lo,hi",
-           "value range of the bins (default 0,255; data min,max for measurements)"},
+           wrap_help("value range of the bins, in calibrated units for measurements (default "
+                     "0,255 for photos, the data's min,max for measurements)")},
+          {"page", "N", "the page of a multi-page TIFF stack to histogram (default 1)"},
           {"channel", "CH", "lum (Rec. 709, default), r, g, b, rgb, or value (measurement images)"},
           {"sampling", "MODE", "bilinear (default for lines) or nearest (default for --direction)"},
           {"direction", "DEG",
@@ -263,9 +347,12 @@ Command histogram_command() {
           {"png", "FILE", "write a heat map (log counts) with the profile curves over it"}},
          "A line of length L gives ceil(L)+1 positions (scikit-image's profile_line convention).\n"
          "Samples outside the image are excluded and counted, never clamped; a line that reaches\n"
-         "outside is clipped to the image. Single-channel images deeper than 8 bits (temperature\n"
-         "maps, CT slices) are histogrammed by value. In the PNG, bins run upwards, positions to\n"
-         "the right; white is the mean, cyan the median, grey the min and max."},
+         "outside is clipped to the image. Measurement images (single-channel 16-bit or float\n"
+         "PNG, TIFF, PGM and PFM, DICOM, FITS) are histogrammed by value: calibrated (DICOM\n"
+         "rescale, FITS BSCALE/BZERO) and in the file's unit (HU, BUNIT), which the JSON ('unit')\n"
+         "and the CSVs' '#' comment lines name; --range is in that unit. In the PNG, bins run\n"
+         "upwards, positions to the right; white is the mean, cyan the median, grey the min and\n"
+         "max."},
         [](Context& ctx) {
             if (ctx.args.has("direction") && !ctx.args.has("sampling")) {
                 ctx.args.values["sampling"] = "nearest";

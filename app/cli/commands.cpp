@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "json.hpp"
+#include "measurement.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -51,70 +52,78 @@ std::string main_help() {
     return text;
 }
 
-JsonObject info_json(const std::string& path, const io::LoadedImage& loaded) {
-    return JsonObject()
-        .add("file", path)
-        .add("format", io::to_string(loaded.info.format))
-        .add("width", loaded.info.width)
-        .add("height", loaded.info.height)
-        .add("channels", loaded.info.channels)
-        .add("bit_depth", loaded.info.bit_depth)
-        .add("alpha", loaded.info.has_alpha)
-        .add("file_bytes", static_cast<std::uint64_t>(loaded.info.file_bytes))
-        .add("notices", loaded.notices);
+// Fields every file gets; the measurement fields are added by the caller.
+JsonObject info_json(const std::string& path, const io::LoadedNative& file) {
+    const io::FileInfo& i = file.info;
+    const Calibration& c = file.calibration;
+    JsonObject o;
+    o.add("file", path)
+        .add("format", io::to_string(i.format))
+        .add("width", i.width)
+        .add("height", i.height)
+        .add("channels", i.channels)
+        .add("bit_depth", i.bit_depth)
+        .add("alpha", i.has_alpha)
+        .add("file_bytes", static_cast<std::uint64_t>(i.file_bytes))
+        .add("notices", file.notices)
+        .add("sample_type", sample_type_code(i.sample))
+        .add("pages", i.pages)
+        .add("calibration_slope", c.slope)
+        .add("calibration_intercept", c.intercept)
+        .add("unit", c.unit);
+    if (file.window) o.add("window_lo", file.window->first).add("window_hi", file.window->second);
+    return o;
 }
 
-// The stored values' finite range and NaN count of a single-channel 16-bit or float file (a
-// measurement): what a user of such data checks first.
-struct ValueRange {
-    float lo = 0, hi = 0;
-    std::int64_t nan = 0;
-};
-std::optional<ValueRange> measurement_range(const std::string& path, const io::FileInfo& info) {
-    if (info.bit_depth == 8 || info.channels != 1) return std::nullopt;
-    const io::LoadedMeasurement m = io::read_measurement(path);
-    ValueRange r{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
-    for (int y = 0; y < m.values.height(); ++y)
-        for (int x = 0; x < m.values.width(); ++x) {
-            const float v = m.values.at(x, y);
-            if (!std::isfinite(v)) {
-                ++r.nan;
-                continue;
-            }
-            r.lo = std::min(r.lo, v);
-            r.hi = std::max(r.hi, v);
-        }
-    if (r.lo > r.hi) r.lo = r.hi = std::numeric_limits<float>::quiet_NaN();
-    return r;
+void add_value_stats(JsonObject& o, const ValueStats& stats) {
+    // No finite value at all: null rather than a made-up 0.
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    o.add("value_min", stats.finite > 0 ? stats.min : none)
+        .add("value_max", stats.finite > 0 ? stats.max : none)
+        .add("non_finite", static_cast<std::uint64_t>(stats.non_finite));
 }
 
+// One line as before (format, size, channels, depth, alpha, bytes), then what the samples are,
+// their range in calibrated units, the calibration and the file's display window.
+void print_info(std::ostream& out, const std::string& path, const io::LoadedNative& file,
+                const std::optional<ValueStats>& stats) {
+    const io::FileInfo& i = file.info;
+    const std::string unit = unit_suffix(file.calibration);
+    out << path << ": " << io::to_string(i.format) << ' ' << i.width << 'x' << i.height << ", "
+        << i.channels << (i.channels == 1 ? " channel" : " channels") << ", " << i.bit_depth
+        << "-bit, " << (i.has_alpha ? "alpha" : "no alpha") << ", " << i.file_bytes << " bytes\n";
+    out << "  " << describe(file.pages.front().format());
+    if (i.pages > 1) out << ", " << i.pages << " pages";
+    if (stats) {
+        if (stats->finite > 0)
+            out << ", values " << stats->min << " to " << stats->max << unit;
+        else
+            out << ", no finite values";
+        if (i.pages > 1) out << " (all pages)";
+        out << ", " << stats->non_finite << " not finite";
+    }
+    out << "\n  calibration: " << file.calibration.describe() << "\n";
+    if (file.window)
+        out << "  display window: " << file.window->first << " to " << file.window->second << unit
+            << "\n";
+}
+
+// read_native, not read_image: info describes the file as stored and converts nothing.
 int run_info(Context& ctx) {
     std::vector<JsonObject> reports;
     int status = kExitOk;
     for (const std::string& path : ctx.args.positionals) {
         try {
-            const io::LoadedImage loaded = io::read_image(path);
-            for (const std::string& n : loaded.notices) ctx.note(path + ": " + n);
-            const std::optional<ValueRange> range = measurement_range(path, loaded.info);
+            const io::LoadedNative file = io::read_native(path);
+            for (const std::string& n : file.notices) ctx.note(path + ": " + n);
+            std::optional<ValueStats> stats;
+            if (is_measurement(file)) stats = stack_value_stats(file);
             if (ctx.json) {
-                JsonObject report = info_json(path, loaded);
-                if (range)
-                    report.add("value_min", double(range->lo))
-                        .add("value_max", double(range->hi))
-                        .add("non_finite", static_cast<std::uint64_t>(range->nan));
+                JsonObject report = info_json(path, file);
+                if (stats) add_value_stats(report, *stats);
                 reports.push_back(std::move(report));
             } else {
-                const io::FileInfo& i = loaded.info;
-                ctx.out << path << ": " << io::to_string(i.format) << ' ' << i.width << 'x'
-                        << i.height << ", " << i.channels
-                        << (i.channels == 1 ? " channel" : " channels") << ", " << i.bit_depth
-                        << "-bit, " << (i.has_alpha ? "alpha" : "no alpha") << ", " << i.file_bytes
-                        << " bytes";
-                if (range) {
-                    ctx.out << ", values " << range->lo << " to " << range->hi;
-                    if (range->nan > 0) ctx.out << " (" << range->nan << " not finite)";
-                }
-                ctx.out << "\n";
+                print_info(ctx.out, path, file, stats);
             }
         } catch (const Error& e) {
             ctx.err << "lacuna: error: " << e.what() << "\n";
@@ -123,6 +132,88 @@ int run_info(Context& ctx) {
     }
     if (ctx.json) ctx.out << json_array(reports) << "\n";
     return status;
+}
+
+// What write_native keeps without narrowing (see image_io.hpp): unsigned 16-bit in PNG, TIFF,
+// PGM (grey) and PPM (RGB); float in TIFF and PFM (grey or RGB). 8-bit goes everywhere.
+bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
+    const SampleType s = pixels.sample;
+    const int c = pixels.channels;
+    switch (format) {
+        case io::ImageFormat::Png:
+            return s == SampleType::U16;
+        case io::ImageFormat::Tiff:
+            return s == SampleType::U16 || s == SampleType::F32;
+        case io::ImageFormat::Pgm:
+            return s == SampleType::U16 && c == 1;
+        case io::ImageFormat::Ppm:
+            return s == SampleType::U16 && c == 3;
+        case io::ImageFormat::Pfm:
+            return s == SampleType::F32 && (c == 1 || c == 3);
+        default:
+            return false;
+    }
+}
+
+double min_sample(const NativeImage& image) {
+    double lo = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            for (int c = 0; c < image.channels(); ++c) lo = std::min(lo, image.sample(x, y, c));
+    return lo;
+}
+
+// Samples the format cannot hold as they are, but can without changing a value: signed 16-bit
+// (a CT slice; no writable format stores it) becomes unsigned 16-bit when none is negative, and
+// 16-bit becomes float where the format holds float but not 16-bit (TIFF, PFM). Nothing when the
+// image is kept as it is, or narrowed to 8 bits by write_native, which says so.
+std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::ImageFormat format,
+                                         std::vector<std::string>& notices) {
+    const PixelFormat u16{SampleType::U16, image.channels()};
+    const PixelFormat f32{SampleType::F32, image.channels()};
+    const bool is_signed = image.sample_type() == SampleType::I16;
+    if (keeps_samples(format, image.format())) return std::nullopt;
+    if (is_signed && keeps_samples(format, u16) && min_sample(image) >= 0) {
+        notices.emplace_back("signed 16-bit samples (none negative) written as unsigned 16-bit");
+        return convert(image, u16);
+    }
+    if (image.sample_type() != SampleType::F32 && keeps_samples(format, f32)) {
+        notices.push_back(std::string(io::to_string(format)) + " has no " +
+                          std::string(to_string(image.sample_type())) +
+                          " samples: written as 32-bit float with the same values");
+        return convert(image, f32);
+    }
+    return std::nullopt;
+}
+
+struct Written {
+    PixelFormat pixels;  ///< as written
+    std::vector<std::string> notices;
+};
+
+// One page to `out`: 8-bit pages as photos (write_image: alpha dropped where unused), deeper ones
+// through write_native, which keeps their depth where the format holds it.
+Written write_page(const std::string& out, const io::ImageFormat format, const NativeImage& page,
+                   const io::WriteOptions& options) {
+    Written w;
+    if (page.sample_type() == SampleType::U8) {
+        const PixelFormat rgba{SampleType::U8, 4};
+        const ImageRgba8 image =
+            page.channels() == 4 ? to_rgba8(page) : to_rgba8(convert(page, rgba));
+        w.notices = io::write_image(out, image.view(), options);
+        w.pixels = page.format();
+        return w;
+    }
+    const std::optional<NativeImage> widened = widen_exactly(page, format, w.notices);
+    const NativeImage& image = widened ? *widened : page;
+    for (std::string& n : io::write_native(out, image, options)) w.notices.push_back(std::move(n));
+    w.pixels = image.format();
+    if (!keeps_samples(format, w.pixels)) {
+        w.pixels.sample = SampleType::U8;
+        w.notices.push_back("to keep the " + std::string(to_string(page.sample_type())) +
+                            " samples, write TIFF");
+    }
+    return w;
 }
 
 int run_convert(Context& ctx) {
@@ -139,23 +230,34 @@ int run_convert(Context& ctx) {
             throw UsageError("--quality must be from 1 to 100, not " + *q);
         }
     }
-    io::format_for_path(out);  // reject an unsupported output before reading anything
+    // Reject an unsupported output before reading anything.
+    const io::ImageFormat format = io::format_for_path(out);
     if (io::same_file(in, out) && !ctx.args.has("overwrite")) {
         throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in +
                                                     "' (pass --overwrite to replace it)");
     }
-    // 16-bit and float samples survive where the output format holds them.
-    const io::ConvertResult converted = io::convert_image(in, out, options);
-    for (const std::string& n : converted.notices) ctx.note(n);
+    const io::LoadedNative file = io::read_native(in);
+    for (const std::string& n : file.notices) ctx.note(n);
+    // Every output format holds one image: a stack gives one of its pages.
+    const std::size_t page = selected_page(ctx, file, in, "written");
+    const Written written = write_page(out, format, file.pages[page], options);
+    for (const std::string& n : written.notices) ctx.note(n);
+    if (const Calibration& c = file.calibration; has_calibration(c)) {
+        const std::string what =
+            c.identity() ? "unit (" + c.unit + ")" : "calibration (" + c.describe() + ")";
+        ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
+                 " files carry none");
+    }
     if (ctx.json) {
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", converted.width)
-                       .add("height", converted.height)
-                       .add("bit_depth", converted.bit_depth)
-                       .str()
-                << "\n";
+        JsonObject o;
+        o.add("input", in)
+            .add("output", out)
+            .add("width", file.pages[page].width())
+            .add("height", file.pages[page].height())
+            .add("bit_depth", bit_depth(written.pixels.sample))
+            .add("sample_type", sample_type_code(written.pixels.sample));
+        if (file.pages.size() > 1) o.add("page", static_cast<int>(page + 1));
+        ctx.out << o.str() << "\n";
     }
     return kExitOk;
 }
@@ -187,13 +289,17 @@ int run_backend(Context& ctx) {
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
         {{"info",
-          "describe image files (format, size, channels, depth, alpha)",
+          "describe image files (format, size, samples, value range, calibration)",
           "FILE... [options]",
           {"FILE"},
           1,
           1000,
           {},
-          ""},
+          "Nothing is converted: the sample type is the file's own (8-bit, 16-bit, signed 16-bit,\n"
+          "32-bit float). For measurement files (single-channel data deeper than 8 bits, DICOM,\n"
+          "FITS) the finite value range and the count of NaN and infinite samples are printed in\n"
+          "calibrated units (DICOM rescale, FITS BSCALE/BZERO/BUNIT), with the calibration and\n"
+          "the file's own display window where it has one (DICOM window centre/width)."},
          run_info},
         {{"convert",
           "read an image and write it in the format of OUT's extension",
@@ -202,10 +308,16 @@ const std::vector<Command>& commands() {
           2,
           2,
           {{"quality", "Q", "JPEG quality, 1..100 (default 95)"},
+           {"page", "N", "the page of a multi-page TIFF to write (default 1)"},
            {"overwrite", "", "allow OUT to be the same file as IN"}},
-          "The output is written to a temporary file and renamed, so a failed write never leaves "
-          "a\n"
-          "partial file. The input is never replaced unless --overwrite is given."},
+          "The stored samples are kept where OUT's format holds them: 16-bit in PNG,\n"
+          "TIFF, PGM and PPM, 32-bit float in TIFF and PFM. Signed 16-bit samples (DICOM)\n"
+          "are written as unsigned 16-bit when none is negative, else as float in TIFF or\n"
+          "PFM. Otherwise 8 bits are written and a note says so. A calibration (DICOM\n"
+          "rescale, FITS BSCALE/BZERO) is not written: OUT holds the samples. A multi-page\n"
+          "TIFF gives one page (--page). The output is written to a temporary file and\n"
+          "renamed, so a failed write never leaves a partial file. The input is never\n"
+          "replaced unless --overwrite is given."},
          run_convert},
         {{"backend",
           "report which device runs the operations, and why",

@@ -44,6 +44,7 @@ struct Options {
     int width = 3840;
     int height = 2160;
     int repeats = 100;
+    bool measurement = false;  ///< a float measurement document instead of a photo
 };
 
 /// Bilinear resize, so any photo becomes the benchmark's size.
@@ -254,6 +255,86 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
     return out;
 }
 
+/// A measurement document for the benchmark: a w × h float temperature field in kelvin (hot
+/// spots over a gradient, a few NaN), generated so no file is needed.
+NativeImage temperature_field(const int w, const int h) {
+    NativeImage field(w, h, {SampleType::F32, 1});
+    for (int y = 0; y < h; ++y) {
+        float* row = field.samples<float>(y);
+        for (int x = 0; x < w; ++x) {
+            const double u = double(x) / w, v = double(y) / h;
+            double t = 293.15 + 4.0 * u;
+            t += 75.0 * std::exp(-((u - 0.3) * (u - 0.3) + (v - 0.3) * (v - 0.3)) / 0.01);
+            t += 48.0 * std::exp(-((u - 0.65) * (u - 0.65) + (v - 0.6) * (v - 0.6)) / 0.02);
+            row[x] = static_cast<float>(t + 0.2 * std::sin(x * 0.37 + y * 0.11));
+        }
+    }
+    for (int k = 0; k < 64; ++k) field.set_sample((k * 7919) % w, (k * 104729) % h, 0, NAN);
+    return field;
+}
+
+std::map<std::string, Timing> run_measurement(const bool device, const int w, const int h,
+                                              const int repeats, std::string& path_name) {
+    std::map<std::string, Timing> out;
+    render::ImageRenderer renderer;
+    std::string error;
+    if (!renderer.initialize(error)) throw Error(ErrorCode::DeviceError, "renderer: " + error);
+    {
+        const render::Framebuffer window(1600, 1000);
+        session::Session s(device);
+        const auto open_start = Clock::now();
+        s.open_measurement({temperature_field(w, h)}, {1.0, 0.0, "K"});
+        out["open (samples to device, auto window)"].ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - open_start).count());
+        Bench bench(s, renderer, window);
+        bench.present();
+        glFinish();
+        path_name = s.on_device() ? "device" : "host";
+        for (int i = 0; i < repeats; ++i) bench.time(out["frame, nothing changed"], [] {});
+        const DisplayWindow window0 = s.display().window;
+        for (int i = 0; i < repeats; ++i)
+            bench.time(out["window change"], [&] {
+                s.set_window({window0.lo + 0.1 * i, window0.hi - 0.1 * i});
+            });
+        for (int i = 0; i < repeats; ++i)
+            bench.time(out["LUT change"], [&] { s.set_lut(all_luts()[std::size_t(i % 4)]); });
+        s.select(session::ToolKind::LineHistogram);
+        s.line().set_band(64);
+        s.line().set_bins(256);
+        session::Tool& line = *s.active_tool();
+        // The press computes the first line, building the plane (once per document, page or
+        // calibration change).
+        bench.time(out["line press (builds the plane)"], [&] { line.press({w * 0.1, h * 0.2}); });
+        for (int i = 0; i < repeats; ++i) {
+            bench.time(out["line drag (64 px band, 256 bins)"], [&] {
+                line.move(
+                    {w * 0.1 + w * 0.7 * (i + 1) / repeats, h * 0.2 + h * 0.5 * (i + 1) / repeats});
+            });
+        }
+        line.release({});
+        if (s.on_device() && s.line().result() != nullptr) {
+            ops::CudaLineHistogrammer kernels(s.document().device_samples(), s.document().format(),
+                                              w, s.document().calibration());
+            ops::LineHistogramParams params;
+            params.from = s.line().from();
+            params.to = s.line().to();
+            params.band_width = 64;
+            out["line drag: kernels only"].ms.push_back(kernels.time_line_kernels(params, 20));
+        }
+        const double mb = 1024.0 * 1024.0;
+        std::printf(
+            "measurement document %dx%d float (%s path): samples %.1f MB; host holds "
+            "%.1f MB (samples + masks), device %.1f MB (samples + masks) + histogram plane "
+            "%.1f MB + display texture %.1f MB (GL)\n",
+            w, h, path_name.c_str(), double(s.document().samples().pitch()) * h / mb,
+            double(s.document().host_bytes()) / mb, double(s.document().device_bytes()) / mb,
+            s.on_device() ? double(w) * h * 4 / mb : 0.0, double(w) * h * 4 / mb);
+        for (const std::string& n : s.take_notices()) std::cerr << "  notice: " << n << "\n";
+    }
+    renderer.release();
+    return out;
+}
+
 bool parse(int argc, char** argv, Options& o) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -262,6 +343,8 @@ bool parse(int argc, char** argv, Options& o) {
             o.image = next();
         } else if (a == "--size") {
             if (std::sscanf(next().c_str(), "%dx%d", &o.width, &o.height) != 2) return false;
+        } else if (a == "--measurement") {
+            o.measurement = true;
         } else if (a == "--repeats") {
             o.repeats = std::atoi(next().c_str());
         } else {
@@ -276,7 +359,8 @@ bool parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
     Options options;
     if (!parse(argc, argv, options)) {
-        std::cerr << "usage: lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N]\n";
+        std::cerr << "usage: lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N] "
+                     "[--measurement]\n";
         return 2;
     }
     try {
@@ -285,29 +369,36 @@ int main(int argc, char** argv) {
             std::cerr << "lacuna-bench-editor: no headless EGL context: " << egl.error() << "\n";
             return 1;
         }
-        const ImageRgba8 photo =
-            resized(io::read_image(options.image).image, options.width, options.height);
+        const ImageRgba8 photo = options.measurement ? ImageRgba8()
+                                                     : resized(io::read_image(options.image).image,
+                                                               options.width, options.height);
         const BackendInfo backend = select_backend(BackendRequest::Auto);
         std::cout << "editor latency, input to presented frame (1600x1000 framebuffer, glFinish), "
-                  << photo.width() << "x" << photo.height() << ", " << options.repeats
+                  << options.width << "x" << options.height
+                  << (options.measurement ? " float measurement" : "") << ", " << options.repeats
                   << " repeats\nbackend: " << backend.describe() << "\nGL: ";
         std::vector<std::pair<std::string, std::map<std::string, Timing>>> paths;
+        const auto run_one = [&](const bool device, std::string& name) {
+            return options.measurement ? run_measurement(device, options.width, options.height,
+                                                         options.repeats, name)
+                                       : run(device, photo, options.repeats, name);
+        };
         if (backend.backend == Backend::Cuda) {
             std::string name;
-            auto timings = run(true, photo, options.repeats, name);
+            auto timings = run_one(true, name);
             paths.emplace_back(name, std::move(timings));
         }
         std::string name;
-        auto host = run(false, photo, options.repeats, name);
+        auto host = run_one(false, name);
         paths.emplace_back(name, std::move(host));
         std::cout << reinterpret_cast<const char*>(glGetString(GL_RENDERER)) << "\n\n";
-        std::printf("%-28s", "interaction");
+        std::printf("%-38s", "interaction");
         for (const auto& [path, t] : paths)
             std::printf(" | %8s median  p95 ms  work ms  bytes/op", path.c_str());
         std::printf("\n");
         for (const auto& [label, unused] : paths.front().second) {
             (void)unused;
-            std::printf("%-28s", label.c_str());
+            std::printf("%-38s", label.c_str());
             for (const auto& [path, timings] : paths) {
                 const auto it = timings.find(label);
                 if (it == timings.end()) {

@@ -1,6 +1,5 @@
 #include "document.hpp"
 
-#include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
 
 #include <utility>
@@ -28,7 +27,7 @@ Document::~Document() = default;
 
 void Document::clear_masks_to_size() {
     for (int layer = 0; layer < kMaskLayers; ++layer) {
-        masks_[static_cast<std::size_t>(layer)] = Mask(pixels_.width(), pixels_.height(), 0);
+        masks_[static_cast<std::size_t>(layer)] = Mask(width(), height(), 0);
         ++mask_revisions_[static_cast<std::size_t>(layer)];
     }
 }
@@ -55,13 +54,6 @@ void Document::open(ImageRgba8 pixels, const bool device) {
 
 namespace {
 
-// The 8-bit grey view a measurement document keeps for photo-only readers.
-ImageRgba8 grey_view(const NativeImage& samples, const Calibration& calibration) {
-    const ImageF32 values = measurement_plane(samples, calibration);
-    const auto [lo, hi] = auto_window(values.view());
-    return render_display(samples, calibration, {lo, hi}, Lut::Grey);
-}
-
 // Raw rows as a byte image: a NativeImage row is row_bytes() bytes whatever its type.
 ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
     return {reinterpret_cast<const std::uint8_t*>(samples.row(0)),
@@ -71,15 +63,23 @@ ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
 }  // namespace
 
 void Document::open_measurement(NativeImage samples, Calibration calibration, const bool device) {
-    ImageRgba8 view = grey_view(samples, calibration);
-    open(std::move(view), device);
+    device_.reset();
+    pixels_ = ImageRgba8();
     samples_ = std::move(samples);
     calibration_ = std::move(calibration);
     ++calibration_revision_;
-    if (!device_) return;
-    device_->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
-    device_->samples.upload(raw_rows(samples_));
-    device_->stream.synchronize();
+    ++pixels_revision_;
+    clear_masks_to_size();
+    if (!device || samples_.empty()) return;
+    auto side = std::make_unique<Device>();
+    side->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
+    side->samples.upload(raw_rows(samples_));
+    for (auto& m : side->masks) {
+        m.resize(samples_.width(), samples_.height());
+        m.fill_bytes(0);
+    }
+    side->stream.synchronize();
+    device_ = std::move(side);
 }
 
 void Document::replace_samples(NativeImage samples) {
@@ -87,11 +87,8 @@ void Document::replace_samples(NativeImage samples) {
         samples.height() != samples_.height() || !(samples.format() == samples_.format()))
         throw Error(ErrorCode::InvalidArgument, "a page must have the document's size and type");
     samples_ = std::move(samples);
-    pixels_ = grey_view(samples_, calibration_);
     ++pixels_revision_;
-    if (!device_) return;
-    device_->pixels.upload(pixels_.view());
-    device_->samples.upload(raw_rows(samples_));
+    if (device_) device_->samples.upload(raw_rows(samples_));
 }
 
 const DeviceImage<std::uint8_t>& Document::device_samples() const {
@@ -112,6 +109,23 @@ DeviceImage<Rgba8>& Document::device_pixels() {
 DeviceImage<std::uint8_t>& Document::device_mask(const MaskLayer layer) {
     if (!device_) throw Error(ErrorCode::CudaUnavailable, "the document is not on the device");
     return device_->masks[index(layer)];
+}
+
+std::size_t Document::device_bytes() const {
+    if (!device_) return 0;
+    const auto bytes = [](const auto& image) {
+        return image.pitch() * std::size_t(image.height());
+    };
+    std::size_t total = bytes(device_->pixels) + bytes(device_->samples);
+    for (const auto& m : device_->masks) total += bytes(m);
+    return total;
+}
+
+std::size_t Document::host_bytes() const {
+    std::size_t total = pixels_.pitch() * std::size_t(pixels_.height()) +
+                        samples_.pitch() * std::size_t(samples_.height());
+    for (const Mask& m : masks_) total += m.pitch() * std::size_t(m.height());
+    return total;
 }
 
 DeviceStream Document::stream() const {

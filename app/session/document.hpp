@@ -34,18 +34,20 @@ class Document {
     /// A new document: the pixels, all masks cleared. With `device` the pixels and masks are
     /// also put in device memory (the one upload of an open); throws what the device throws.
     void open(ImageRgba8 pixels, bool device);
-    /// A measurement document: 16-bit or float samples (or 8-bit grey and colour without
-    /// alpha), kept as stored with their calibration. pixels() then holds the 8-bit grey view
-    /// through the auto-contrast window, sized like the samples, for tools that only read photos;
-    /// it is never written back. With `device` the samples go to device memory too.
+    /// A measurement document: 16-bit or float samples (or 8-bit with a calibration), kept as
+    /// stored with their calibration, plus the masks. There is no 8-bit copy: pixels() is empty
+    /// (the display maps the samples in the shader; the photo tools refuse, see
+    /// measurement_refusal). With `device` the samples and masks go to device memory too.
     void open_measurement(NativeImage samples, Calibration calibration, bool device);
     /// Leaves the device: from now on everything happens on the host mirror (after a device
     /// error, or in a CPU-only editor). The mirror is complete at rest, so nothing is lost.
     void leave_device();
 
-    [[nodiscard]] bool empty() const { return pixels_.empty(); }
-    [[nodiscard]] int width() const { return pixels_.width(); }
-    [[nodiscard]] int height() const { return pixels_.height(); }
+    [[nodiscard]] bool empty() const { return pixels_.empty() && samples_.empty(); }
+    [[nodiscard]] int width() const { return measurement() ? samples_.width() : pixels_.width(); }
+    [[nodiscard]] int height() const {
+        return measurement() ? samples_.height() : pixels_.height();
+    }
     [[nodiscard]] PixelFormat format() const {
         return measurement() ? samples_.format() : PixelFormat{};
     }
@@ -74,6 +76,10 @@ class Document {
     [[nodiscard]] DeviceImage<Rgba8>& device_pixels();
     [[nodiscard]] DeviceImage<std::uint8_t>& device_mask(MaskLayer layer);
     [[nodiscard]] DeviceStream stream() const;
+    /// Device memory the document holds (pixels or samples, and masks), in bytes.
+    [[nodiscard]] std::size_t device_bytes() const;
+    /// Host memory of the same.
+    [[nodiscard]] std::size_t host_bytes() const;
 
     /// Change counters: listeners (seam maps, histogram planes) rebuild only what changed.
     [[nodiscard]] std::uint64_t pixels_revision() const { return pixels_revision_; }

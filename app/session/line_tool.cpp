@@ -26,6 +26,7 @@ void LineTool::reset() {
     device_planes_.reset();
     host_planes_.reset();
     planes_revision_ = ~0ull;
+    host_revision_ = ~0ull;
 }
 
 // The planes depend on the pixels and, for measurement documents, on the calibration.
@@ -35,7 +36,10 @@ std::uint64_t LineTool::planes_key() const {
 }
 
 void LineTool::document_changed() {
-    if (has_line_ && planes_revision_ != planes_key()) recompute();
+    const Document& document = session_.document();
+    const bool host_plane = document.measurement() && !document.on_device();
+    const std::uint64_t built = host_plane ? host_revision_ : planes_revision_;
+    if (has_line_ && built != planes_key()) recompute();
 }
 
 void LineTool::set_bins(const int bins) {
@@ -160,22 +164,30 @@ void LineTool::set_channels(std::vector<ops::HistogramChannel> channels) {
 ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
     Document& document = session_.document();
     if (document.measurement()) {
-        // One plane of calibrated values, built on the host from the stored samples and kept
-        // on the device (when there is one) while the line moves.
-        if (planes_revision_ != planes_key() || !host_planes_) {
-            host_planes_ = std::make_unique<ops::HistogramSource>(
-                measurement_plane(document.samples(), document.calibration()).view());
-            device_planes_.reset();
-            planes_revision_ = planes_key();
-        }
+        // One plane of calibrated values. On the device it is computed there from the stored
+        // samples (and rebuilt only when they or the calibration change); the host builds its
+        // own only on the CPU path.
         if (document.on_device()) {
             std::optional<ops::LineHistogram> result;
             const bool ok = session_.guarded([&] {
-                if (!device_planes_)
-                    device_planes_ = std::make_unique<ops::CudaLineHistogrammer>(*host_planes_);
+                if (planes_revision_ != planes_key() || !device_planes_) {
+                    const auto& rows = document.device_samples();
+                    if (device_planes_)
+                        device_planes_->rebuild(rows, document.format(), document.width(),
+                                                document.calibration());
+                    else
+                        device_planes_ = std::make_unique<ops::CudaLineHistogrammer>(
+                            rows, document.format(), document.width(), document.calibration());
+                    planes_revision_ = planes_key();
+                }
                 result = device_planes_->line(params);
             });
             if (ok) return std::move(*result);
+        }
+        if (host_revision_ != planes_key() || !host_planes_) {
+            host_planes_ = std::make_unique<ops::HistogramSource>(
+                measurement_plane(document.samples(), document.calibration()).view());
+            host_revision_ = planes_key();
         }
         return ops::line_histogram_fast(*host_planes_, params);
     }

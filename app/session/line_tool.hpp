@@ -94,6 +94,7 @@ class LineTool final : public Tool {
     std::unique_ptr<ops::CudaLineHistogrammer> device_planes_;
     std::unique_ptr<ops::HistogramSource> host_planes_;
     std::uint64_t planes_revision_ = ~0ull;
+    std::uint64_t host_revision_ = ~0ull;  // measurement documents' host plane
 };
 
 }  // namespace lacuna::session

@@ -1,6 +1,20 @@
 // The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
 // --json, and outputs that never replace the input.
+#include "scientific_io.hpp"
+
 #include <lacuna/io/image_io.hpp>
+
+#if LACUNA_TEST_GDCM
+#include <gdcmDataElement.h>
+#include <gdcmImage.h>
+#include <gdcmImageWriter.h>
+#endif
+#if LACUNA_TEST_CFITSIO
+#include <fitsio.h>
+#endif
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <QtTest>
 
@@ -8,7 +22,17 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
 using namespace lacuna;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -40,7 +64,167 @@ void verify_one_error_line(const Result& r, const QString& must_contain) {
     QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
 }
 
+// A CSV's data rows: the '#' comment lines at its top (what the values are, their unit, the bin
+// edges) left out.
+QStringList csv_rows(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    QStringList rows;
+    for (const QString& line : QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts))
+        if (!line.startsWith('#')) rows.push_back(line);
+    return rows;
+}
+
+QStringList csv_comments(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    QStringList comments;
+    for (const QString& line : QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts))
+        if (line.startsWith('#')) comments.push_back(line);
+    return comments;
+}
+
+QJsonObject json_object(const Result& r) {
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+// `lacuna info --json` on one file: its report.
+QJsonObject info_report(const Result& r) {
+    return QJsonDocument::fromJson(r.out.toUtf8()).array().at(0).toObject();
+}
+
+// The line-histogram oracle, written from the rule in kernels/.../line_sampling.h
+// (value_to_bin): equal bins over [lo, hi], hi itself in the last bin, anything outside (or NaN)
+// in no bin. counts[position][bin] for one sample per position.
+std::vector<std::vector<int>> oracle_counts(const std::vector<double>& values, const double lo,
+                                            const double hi, const int bins, int& out_of_range) {
+    std::vector<std::vector<int>> counts(values.size(), std::vector<int>(bins, 0));
+    out_of_range = 0;
+    for (std::size_t p = 0; p < values.size(); ++p) {
+        const double v = values[p];
+        if (!(v >= lo && v <= hi)) {
+            ++out_of_range;
+            continue;
+        }
+        const int bin = std::min(bins - 1, int(std::floor((v - lo) / (hi - lo) * bins)));
+        ++counts[p][bin];
+    }
+    return counts;
+}
+
+// The histogram CSV (one channel) against the oracle: row b is bin b, column 4 + p position p.
+void verify_counts(const QString& csv, const std::vector<std::vector<int>>& expected) {
+    const QStringList rows = csv_rows(csv);
+    const int bins = int(expected.front().size());
+    QCOMPARE(rows.size(), 1 + bins);
+    for (int b = 0; b < bins; ++b) {
+        const QStringList cells = rows[1 + b].split(',');
+        QCOMPARE(cells.size(), 4 + int(expected.size()));
+        for (std::size_t p = 0; p < expected.size(); ++p)
+            QVERIFY2(cells[4 + int(p)].toInt() == expected[p][b],
+                     qPrintable(QString("bin %1, position %2: %3, expected %4")
+                                    .arg(b)
+                                    .arg(p)
+                                    .arg(cells[4 + int(p)])
+                                    .arg(expected[p][b])));
+    }
+}
+
+// ---- DICOM written with GDCM, FITS with CFITSIO (as tests/engine/test_scientific_io.cpp) ----
+
+bool dicom_ready() {
+#if LACUNA_TEST_GDCM
+    return io::detail::dicom_supported();
+#else
+    return false;
+#endif
+}
+bool fits_ready() {
+#if LACUNA_TEST_CFITSIO
+    return io::detail::fits_supported();
+#else
+    return false;
+#endif
+}
+
+// The CT slice: signed 16-bit 13x7 with negatives, rescale slope 1, intercept -1024 (HU, from
+// the CT modality), window centre 40 width 400.
+constexpr int kCtWidth = 13;
+constexpr int kCtHeight = 7;
+constexpr double kCtIntercept = -1024;
+[[maybe_unused]] std::int16_t ct_sample(const int x, const int y) {
+    return std::int16_t(x * 301 - y * 977 - 1000);
+}
+
+#if LACUNA_TEST_GDCM
+void insert_text(gdcm::DataSet& ds, const gdcm::Tag tag, const gdcm::VR vr, std::string text) {
+    // DICOM values have even lengths: UIDs are padded with NUL, text with a space.
+    if (text.size() % 2 != 0) text.push_back(vr == gdcm::VR::UI ? '\0' : ' ');
+    gdcm::DataElement element(tag);
+    element.SetVR(vr);
+    element.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
+    ds.Replace(element);
+}
+
+void write_ct_dicom(const QString& path) {
+    std::vector<std::int16_t> samples;
+    for (int y = 0; y < kCtHeight; ++y)
+        for (int x = 0; x < kCtWidth; ++x) samples.push_back(ct_sample(x, y));
+    gdcm::ImageWriter writer;
+    gdcm::Image& image = writer.GetImage();
+    const unsigned dims[2] = {unsigned(kCtWidth), unsigned(kCtHeight)};
+    image.SetNumberOfDimensions(2);
+    image.SetDimensions(dims);
+    image.SetPixelFormat(gdcm::PixelFormat(gdcm::PixelFormat::INT16));
+    image.SetPhotometricInterpretation(gdcm::PhotometricInterpretation::MONOCHROME2);
+    image.SetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
+    image.SetSlope(1.0);
+    image.SetIntercept(kCtIntercept);
+    gdcm::DataElement pixels(gdcm::Tag(0x7FE0, 0x0010));
+    pixels.SetByteValue(reinterpret_cast<const char*>(samples.data()),
+                        static_cast<std::uint32_t>(samples.size() * sizeof(std::int16_t)));
+    image.SetDataElement(pixels);
+    gdcm::DataSet& ds = writer.GetFile().GetDataSet();
+    insert_text(ds, gdcm::Tag(0x0008, 0x0016), gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.7");
+    insert_text(ds, gdcm::Tag(0x0008, 0x0060), gdcm::VR::CS, "CT");
+    insert_text(ds, gdcm::Tag(0x0028, 0x0004), gdcm::VR::CS, "MONOCHROME2");
+    insert_text(ds, gdcm::Tag(0x0028, 0x1050), gdcm::VR::DS, "40");
+    insert_text(ds, gdcm::Tag(0x0028, 0x1051), gdcm::VR::DS, "400");
+    writer.SetFileName(path.toStdString().c_str());
+    if (!writer.Write()) qFatal("GDCM could not write the test file");
+}
+#endif
+
+#if LACUNA_TEST_CFITSIO
+// A 2-D FITS image of `bitpix` with the given stored values (FITS order: first row at the
+// bottom), BSCALE/BZERO written as given but not applied on the way in, and BUNIT.
+template <class T>
+void write_fits(const QString& path, const int bitpix, const int datatype, const long width,
+                const long height, std::vector<T> values, const double bscale, const double bzero,
+                const char* bunit) {
+    fs::remove(path.toStdString());
+    fitsfile* file = nullptr;
+    int status = 0;
+    long axes[2] = {width, height};
+    fits_create_file(&file, path.toStdString().c_str(), &status);
+    fits_create_img(file, bitpix, 2, axes, &status);
+    if (bscale != 1.0) fits_write_key(file, TDOUBLE, "BSCALE", (void*)&bscale, "", &status);
+    if (bzero != 0.0) fits_write_key(file, TDOUBLE, "BZERO", (void*)&bzero, "", &status);
+    if (*bunit) fits_write_key(file, TSTRING, "BUNIT", (void*)bunit, "", &status);
+    fits_set_bscale(file, 1.0, 0.0, &status);
+    fits_write_img(file, datatype, 1, LONGLONG(values.size()), values.data(), &status);
+    fits_close_file(file, &status);
+    if (status != 0) qFatal("CFITSIO could not write the test file (status %d)", status);
+}
+#endif
+
 }  // namespace
+
+// QSKIP returns from the function it is written in, so these are macros.
+#define SKIP_WITHOUT_DICOM() \
+    if (!dicom_ready()) QSKIP("this build has no DICOM support (GDCM)")
+#define SKIP_WITHOUT_FITS() \
+    if (!fits_ready()) QSKIP("this build has no FITS support (CFITSIO)")
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -160,6 +344,286 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains("JPEG cannot hold 16-bit"), qPrintable(r.err));
     }
 
+    // ---- measurement files (issue 15) ----
+
+    void info_json_on_a_ct_dicom() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        write_ct_dicom(tmp("ct.dcm"));
+        double lo = INFINITY, hi = -INFINITY;  // the calibrated range, computed here
+        for (int y = 0; y < kCtHeight; ++y)
+            for (int x = 0; x < kCtWidth; ++x) {
+                lo = std::min(lo, ct_sample(x, y) + kCtIntercept);
+                hi = std::max(hi, ct_sample(x, y) + kCtIntercept);
+            }
+        Result r = run_cli({"info", "--json", tmp("ct.dcm")});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = info_report(r);
+        QCOMPARE(o["format"].toString(), QString("DICOM"));
+        QCOMPARE(o["sample_type"].toString(), QString("i16"));
+        QCOMPARE(o["channels"].toInt(), 1);
+        QCOMPARE(o["pages"].toInt(), 1);
+        QCOMPARE(o["unit"].toString(), QString("HU"));
+        QCOMPARE(o["calibration_slope"].toDouble(), 1.0);
+        QCOMPARE(o["calibration_intercept"].toDouble(), -1024.0);
+        QCOMPARE(o["window_lo"].toDouble(), -160.0);
+        QCOMPARE(o["window_hi"].toDouble(), 240.0);
+        QCOMPARE(o["value_min"].toDouble(), lo);
+        QCOMPARE(o["value_max"].toDouble(), hi);
+        QCOMPARE(o["non_finite"].toInt(), 0);
+        // The text says the same, and nothing claims a conversion to 8 bits.
+        r = run_cli({"info", tmp("ct.dcm")});
+        QCOMPARE(r.status, 0);
+        for (const QString& part :
+             {QString("DICOM 13x7, 1 channel, 16-bit"), QString("signed 16-bit grey"),
+              QString("values %1 to %2 HU").arg(lo).arg(hi),
+              QString("calibration: value = 1 * sample - 1024 HU"),
+              QString("display window: -160 to 240 HU")})
+            QVERIFY2(r.out.contains(part), qPrintable(part + " in:\n" + r.out));
+        QVERIFY2(!r.err.contains("8 bits"), qPrintable(r.err));
+#endif
+    }
+
+    void info_json_on_a_float_fits_with_nan() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        std::vector<float> values;
+        for (int i = 0; i < 6 * 4; ++i) values.push_back(250.0f + 2.5f * float(i));
+        values[7] = std::numeric_limits<float>::quiet_NaN();
+        write_fits(tmp("t.fits"), FLOAT_IMG, TFLOAT, 6, 4, values, 1.0, 0.0, "K");
+        Result r = run_cli({"info", "--json", tmp("t.fits")});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = info_report(r);
+        QCOMPARE(o["format"].toString(), QString("FITS"));
+        QCOMPARE(o["sample_type"].toString(), QString("f32"));
+        QCOMPARE(o["bit_depth"].toInt(), 32);
+        QCOMPARE(o["unit"].toString(), QString("K"));
+        QCOMPARE(o["non_finite"].toInt(), 1);
+        QCOMPARE(o["value_min"].toDouble(), 250.0);
+        QCOMPARE(o["value_max"].toDouble(), 250.0 + 2.5 * 23);
+        QCOMPARE(o["calibration_intercept"].toDouble(), 0.0);
+        QVERIFY(!o.contains("window_lo"));
+        r = run_cli({"info", tmp("t.fits")});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains("32-bit float grey, values 250 to 307.5 K, 1 not finite"),
+                 qPrintable(r.out));
+        // The engine's wording of a unit-only calibration.
+        const QString calibration =
+            "calibration: " + QString::fromStdString(Calibration{1.0, 0.0, "K"}.describe());
+        QVERIFY2(r.out.contains(calibration), qPrintable(calibration + " in:\n" + r.out));
+        QVERIFY2(!r.out.contains("display window"), qPrintable(r.out));
+#endif
+    }
+
+    void info_on_a_photo_and_a_stack() {
+        // A photo: its sample type, no value range, no calibration.
+        Result r = run_cli({"info", "--json", kSample});
+        QCOMPARE(r.status, 0);
+        QJsonObject o = info_report(r);
+        QCOMPARE(o["sample_type"].toString(), QString("u8"));
+        QCOMPARE(o["channels"].toInt(), 3);
+        QCOMPARE(o["pages"].toInt(), 1);
+        QCOMPARE(o["unit"].toString(), QString(""));
+        QVERIFY(!o.contains("value_min") && !o.contains("window_lo"));
+        r = run_cli({"info", kSample});
+        QVERIFY2(r.out.contains("8-bit RGB") && r.out.contains("calibration: none"),
+                 qPrintable(r.out));
+        // A 16-bit stack of three pages: the range covers every page.
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(4, 5, CV_16UC1, cv::Scalar(100 * (k + 1)));
+        QVERIFY(cv::imwritemulti(tmp("stack.tiff").toStdString(), pages));
+        r = run_cli({"info", "--json", tmp("stack.tiff")});
+        QCOMPARE(r.status, 0);
+        o = info_report(r);
+        QCOMPARE(o["pages"].toInt(), 3);
+        QCOMPARE(o["sample_type"].toString(), QString("u16"));
+        QCOMPARE(o["value_min"].toDouble(), 100.0);
+        QCOMPARE(o["value_max"].toDouble(), 300.0);
+        r = run_cli({"info", tmp("stack.tiff")});
+        QVERIFY2(r.out.contains("16-bit grey, 3 pages, values 100 to 300 (all pages)"),
+                 qPrintable(r.out));
+        QVERIFY2(!r.err.contains("converted to 8 bits"), qPrintable(r.err));
+    }
+
+    void histogram_of_sixteen_bit_and_float_values_matches_an_oracle() {
+        // Row 2 holds the values under test; the line runs along its pixel centres with a band
+        // of one, so each position samples exactly one pixel's value.
+        const std::vector<double> row16 = {1024, 1023, 3072, 3071,  5000,
+                                           9216, 9217, 0,    65535, 7168};
+        NativeImage png(int(row16.size()), 4, {SampleType::U16, 1});
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < png.width(); ++x)
+                png.set_sample(x, y, 0, y == 2 ? row16[x] : 40000 + 97 * x + y);
+        QVERIFY(io::write_native(tmp("m16.png").toStdString(), png).empty());
+        const std::vector<double> rowf = {-8,   -8.01, -4,     -4.0001, 0,    0.5,
+                                          7.99, 8,     8.0001, 100,     -3.25};
+        NativeImage tiff(int(rowf.size()), 3, {SampleType::F32, 1});
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < tiff.width(); ++x)
+                tiff.set_sample(x, y, 0, y == 2 ? rowf[x] : -1000.0 + x);
+        QVERIFY(io::write_native(tmp("mf.tiff").toStdString(), tiff).empty());
+
+        struct Case {
+            QString file;
+            std::vector<double> row;
+            double lo, hi;
+        };
+        // Ranges of power-of-two width: the bin edges are exact in binary.
+        for (const Case& c :
+             {Case{tmp("m16.png"), row16, 1024, 9216}, Case{tmp("mf.tiff"), rowf, -8, 8}}) {
+            const int last = int(c.row.size()) - 1;
+            const Result r = run_cli({"histogram", c.file, "--from", "0,2", "--to",
+                                      QString("%1,2").arg(last), "--width", "1", "--bins", "4",
+                                      "--range", QString("%1,%2").arg(c.lo).arg(c.hi), "--csv",
+                                      tmp("m.csv"), "--json", "--backend", "cpu"});
+            QCOMPARE(r.status, 0);
+            int out_of_range = 0;
+            const auto expected = oracle_counts(c.row, c.lo, c.hi, 4, out_of_range);
+            const QJsonObject o = json_object(r);
+            QCOMPARE(o["positions"].toInt(), int(c.row.size()));
+            QCOMPARE(o["range_lo"].toDouble(), c.lo);
+            QCOMPARE(o["range_hi"].toDouble(), c.hi);
+            QCOMPARE(o["samples_out_of_range"].toInt(), out_of_range);
+            QCOMPARE(o["unit"].toString(), QString(""));
+            verify_counts(tmp("m.csv"), expected);
+            const QStringList comments = csv_comments(tmp("m.csv"));
+            QCOMPARE(comments.size(), 2);
+            QVERIFY2(comments[0].contains("values as stored (no calibration)"),
+                     qPrintable(comments[0]));
+            const double w = (c.hi - c.lo) / 4;
+            QCOMPARE(comments[1], QString("# bin lower edges: %1,%2,%3,%4")
+                                      .arg(c.lo)
+                                      .arg(c.lo + w)
+                                      .arg(c.lo + 2 * w)
+                                      .arg(c.lo + 3 * w));
+            QVERIFY2(!r.err.contains("8 bits"), qPrintable(r.err));
+        }
+    }
+
+    void histogram_of_a_ct_dicom_is_in_hu() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        write_ct_dicom(tmp("ct.dcm"));
+        // Row 0 in HU: -2024 + 301 x, from -2024 to 1588.
+        std::vector<double> row;
+        for (int x = 0; x < kCtWidth; ++x) row.push_back(ct_sample(x, 0) + kCtIntercept);
+        Result r = run_cli({"histogram", tmp("ct.dcm"), "--from", "0,0", "--to",
+                            QString("%1,0").arg(kCtWidth - 1), "--width", "1", "--bins", "4",
+                            "--range", "-2048,2048", "--csv", tmp("ct.csv"), "--profile-csv",
+                            tmp("ct-profile.csv"), "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QJsonObject o = json_object(r);
+        QCOMPARE(o["unit"].toString(), QString("HU"));
+        QCOMPARE(o["calibration_intercept"].toDouble(), -1024.0);
+        int out_of_range = 0;
+        verify_counts(tmp("ct.csv"), oracle_counts(row, -2048, 2048, 4, out_of_range));
+        QCOMPARE(o["samples_out_of_range"].toInt(), out_of_range);
+        QVERIFY2(r.err.contains("value = 1 * sample - 1024 HU"), qPrintable(r.err));
+        const QStringList comments = csv_comments(tmp("ct.csv"));
+        QCOMPARE(comments.size(), 2);
+        QVERIFY2(comments[0].contains("values in HU"), qPrintable(comments[0]));
+        QCOMPARE(comments[1], QString("# bin lower edges (HU): -2048,-1024,0,1024"));
+        // The profile holds calibrated values: position 3 is -2024 + 903.
+        const QStringList profile = csv_rows(tmp("ct-profile.csv"));
+        QCOMPARE(profile[4].split(',')[5].toDouble(), -1121.0);
+        QVERIFY(csv_comments(tmp("ct-profile.csv")).join('\n').contains("HU"));
+        // Without --range, the bins span the calibrated data.
+        r = run_cli({"histogram", tmp("ct.dcm"), "--from", "0,0", "--to", "12,6", "--json",
+                     "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        o = json_object(r);
+        QCOMPARE(o["range_lo"].toDouble(), ct_sample(0, 6) + kCtIntercept);
+        QCOMPARE(o["range_hi"].toDouble(), ct_sample(12, 0) + kCtIntercept);
+#endif
+    }
+
+    void histogram_picks_a_page_of_a_stack() {
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(4, 6, CV_16UC1, cv::Scalar(1000 * (k + 1)));
+        QVERIFY(cv::imwritemulti(tmp("hstack.tiff").toStdString(), pages));
+        const QStringList base = {
+            "histogram", tmp("hstack.tiff"), "--from",   "0,1",    "--to",  "5,1",       "--bins",
+            "3",         "--range",          "500,3500", "--json", "--csv", tmp("s.csv")};
+        Result r = run_cli(base + QStringList{"--page", "3"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["page"].toInt(), 3);
+        QCOMPARE(json_object(r)["pages"].toInt(), 3);
+        QCOMPARE(csv_rows(tmp("s.csv"))[3].split(',')[4].toInt(), 1);  // 3000: the last bin
+        r = run_cli(base);
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.err.contains("stack of 3 pages: page 1 used"), qPrintable(r.err));
+        QCOMPARE(csv_rows(tmp("s.csv"))[1].split(',')[4].toInt(), 1);  // 1000: the first bin
+        r = run_cli(base + QStringList{"--page", "4"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "--page 4 is beyond the 3 page(s)");
+        r = run_cli(base + QStringList{"--page", "0"});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "--page must be 1 or more");
+    }
+
+    void convert_keeps_dicom_and_fits_samples() {
+        SKIP_WITHOUT_DICOM();
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_GDCM && LACUNA_TEST_CFITSIO
+        // Signed CT samples: float TIFF keeps every stored sample (not the HU values).
+        write_ct_dicom(tmp("ct.dcm"));
+        Result r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.tiff"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["bit_depth"].toInt(), 32);
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("f32"));
+        QVERIFY2(r.err.contains("written as 32-bit float with the same values"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("calibration (value = 1 * sample - 1024 HU) is not written"),
+                 qPrintable(r.err));
+        io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
+        QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::F32, 1}));
+        for (int y = 0; y < kCtHeight; ++y)
+            for (int x = 0; x < kCtWidth; ++x)
+                QCOMPARE(back.pages[0].sample(x, y, 0), double(ct_sample(x, y)));
+        // PNG holds no signed samples: 8 bits, and the note says so and where they would fit.
+        r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.png"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["bit_depth"].toInt(), 8);
+        QVERIFY2(r.err.contains("PNG cannot hold signed 16-bit grey"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("to keep the signed 16-bit samples, write TIFF"),
+                 qPrintable(r.err));
+        // Unsigned 16-bit FITS (BZERO 32768) to a 16-bit PNG, float FITS (NaN kept) to TIFF.
+        std::vector<std::int16_t> stored;
+        for (int i = 0; i < 5 * 3; ++i) stored.push_back(std::int16_t(i * 4000 - 32768));
+        write_fits(tmp("u.fits"), SHORT_IMG, TSHORT, 5, 3, stored, 1.0, 32768.0, "");
+        r = run_cli({"convert", tmp("u.fits"), tmp("u.png"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["bit_depth"].toInt(), 16);
+        back = io::read_native(tmp("u.png").toStdString());
+        QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::U16, 1}));
+        for (int y = 0; y < 3; ++y)  // FITS's first row is the bottom one
+            for (int x = 0; x < 5; ++x)
+                QCOMPARE(back.pages[0].sample(x, y, 0), double(((2 - y) * 5 + x) * 4000));
+        std::vector<float> values = {1.5f, -2.25f, NAN, 1e6f, 0.0f, 3.0f};
+        write_fits(tmp("f.fits"), FLOAT_IMG, TFLOAT, 3, 2, values, 1.0, 0.0, "K");
+        r = run_cli({"convert", tmp("f.fits"), tmp("f.tiff")});
+        QCOMPARE(r.status, 0);
+        back = io::read_native(tmp("f.tiff").toStdString());
+        QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::F32, 1}));
+        QVERIFY(std::isnan(back.pages[0].sample(2, 1, 0)));
+        QCOMPARE(back.pages[0].sample(0, 0, 0), 1e6);  // FITS row 1, column 0
+        QCOMPARE(back.pages[0].sample(1, 1, 0), -2.25);
+#endif
+    }
+
+    void convert_writes_one_page_of_a_stack() {
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(4, 5, CV_16UC1, cv::Scalar(111 * (k + 1)));
+        QVERIFY(cv::imwritemulti(tmp("cstack.tiff").toStdString(), pages));
+        Result r = run_cli({"convert", tmp("cstack.tiff"), tmp("p1.png"), "--json"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.err.contains("stack of 3 pages: page 1 written"), qPrintable(r.err));
+        QCOMPARE(json_object(r)["page"].toInt(), 1);
+        QCOMPARE(io::read_native(tmp("p1.png").toStdString()).pages.at(0).sample(1, 1, 0), 111.0);
+        r = run_cli({"convert", tmp("cstack.tiff"), tmp("p2.pgm"), "--page", "2"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(io::read_native(tmp("p2.pgm").toStdString()).pages.at(0).sample(4, 3, 0), 222.0);
+    }
+
     void convert_writes_and_never_replaces_the_input() {
         QVERIFY(QFile::copy(kSample, tmp("in.jpg")));
         const QByteArray before = [&] {
@@ -199,9 +663,7 @@ class TestCli : public QObject {
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o["positions"].toInt(), 64);
         QCOMPARE(o["bins"].toInt(), 256);
-        QFile csv(tmp("h.csv"));
-        QVERIFY(csv.open(QIODevice::ReadOnly));
-        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        const QStringList lines = csv_rows(tmp("h.csv"));
         QCOMPARE(lines.size(), 257);
         QCOMPARE(lines[0].split(',').size(), 4 + 64);
         for (int x = 0; x < 64; ++x) {
@@ -211,10 +673,7 @@ class TestCli : public QObject {
             QCOMPARE(row[4 + x], QString("1"));
             QCOMPARE(lines[2 + 4 * x].split(',')[4 + x], QString("0"));
         }
-        QFile profile(tmp("p.csv"));
-        QVERIFY(profile.open(QIODevice::ReadOnly));
-        const QStringList prow =
-            QString::fromUtf8(profile.readAll()).split('\n', Qt::SkipEmptyParts);
+        const QStringList prow = csv_rows(tmp("p.csv"));
         QCOMPARE(prow.size(), 65);
         QCOMPARE(prow[11].split(',')[5].toDouble(), 40.0);  // mean at position 10
         const io::LoadedImage png = io::read_image(tmp("h.png").toStdString());

@@ -9,6 +9,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 
@@ -165,6 +166,64 @@ class TestLineHistogramCuda : public QObject {
                                                CudaLineHistogrammer(source).line(p), 1);
             QVERIFY2(diff.isEmpty(), qPrintable(diff));
         }
+    }
+
+    void native_samples_build_the_measurement_plane_on_the_device() {
+        // Every sample type and channel count, odd sizes, a calibration: the device plane built
+        // from the raw rows equals measurement_plane exactly (so the natural range does too),
+        // and the lines equal the reference on the host plane.
+        const PixelFormat formats[] = {
+            {SampleType::U8, 1},  {SampleType::U16, 1}, {SampleType::I16, 1}, {SampleType::F32, 1},
+            {SampleType::U16, 3}, {SampleType::F32, 4}, {SampleType::U8, 3}};
+        const Calibration calibration{0.0137, -273.15, "degC"};
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        int formats_checked = 0;
+        for (const PixelFormat format : formats) {
+            const int w = 97 + formats_checked * 13, h = 61 + formats_checked * 7;
+            NativeImage samples(w, h, format);
+            const auto [lo, hi] = type_range(format.sample);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    for (int c = 0; c < format.channels; ++c)
+                        samples.set_sample(x, y, c,
+                                           format.sample == SampleType::F32
+                                               ? 250.0 + 120.0 * unit(rng_)
+                                               : lo + (hi - lo) * unit(rng_));
+            if (format.sample == SampleType::F32) samples.set_sample(3, 4, 0, NAN);
+            DeviceImage<std::uint8_t> rows(static_cast<int>(samples.row_bytes()), h);
+            rows.upload({reinterpret_cast<const std::uint8_t*>(samples.row(0)),
+                         static_cast<int>(samples.row_bytes()), h, samples.pitch()});
+            CudaLineHistogrammer gpu(rows, format, w, calibration);
+            const ImageF32 host_plane = measurement_plane(samples, calibration);
+            const HistogramSource source(host_plane.view());
+            const QString tag = QString::fromStdString(describe(format));
+            QCOMPARE(gpu.natural_range(), source.natural_range());
+            LineHistogramParams p;
+            p.from = {-2.5, 3.25};
+            p.to = {w + 1.5, h - 4.75};
+            p.band_width = 17;
+            p.bins = 300;
+            for (const Sampling sampling : {Sampling::Nearest, Sampling::Bilinear}) {
+                p.sampling = sampling;
+                const QString diff =
+                    test::compare(line_histogram_reference(source, p), gpu.line(p), 1);
+                QVERIFY2(diff.isEmpty(), qPrintable(tag + ": " + diff));
+                // Same kernels on an uploaded copy of the host plane: the planes are equal
+                // when every bit of the result is.
+                const QString exact =
+                    test::compare(CudaLineHistogrammer(source).line(p), gpu.line(p), 0);
+                QVERIFY2(exact.isEmpty(), qPrintable(tag + " (exact): " + exact));
+            }
+            // Rebuilt for another calibration: the range follows.
+            gpu.rebuild(rows, format, w, Calibration{});
+            QCOMPARE(gpu.natural_range(),
+                     HistogramSource(measurement_plane(samples).view()).natural_range());
+            ++formats_checked;
+        }
+        QCOMPARE(formats_checked, 7);
+        // Rows that do not match their format are refused.
+        DeviceImage<std::uint8_t> rows(10, 4);
+        QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer(rows, {SampleType::F32, 1}, 3, {}));
     }
 
     void direction_equals_reference() {

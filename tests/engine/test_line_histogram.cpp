@@ -132,6 +132,36 @@ class TestLineHistogram : public QObject {
         QCOMPARE(total, std::uint64_t{10});
     }
 
+    void a_missing_value_blanks_only_its_own_samples() {
+        // One NaN in a float plane; a bilinear line along pixel centres (row 3, and a band of 3
+        // rows) reads it only at its own position: its neighbours keep their values (a
+        // zero-weight tap must not turn them into NaN).
+        ImageF32 values(9, 7);
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 9; ++x) values.at(x, y) = float(10 * x + y);
+        values.at(4, 3) = NAN;
+        const HistogramSource source(values.view());
+        LineHistogramParams p;
+        p.from = {0, 3};
+        p.to = {8, 3};
+        p.sampling = Sampling::Bilinear;
+        p.range = std::pair{0.0f, 100.0f};
+        for (const int band : {1, 3}) {
+            p.band_width = band;
+            const LineHistogram h = line_histogram_reference(source, p);
+            for (int x = 0; x < 9; ++x) {
+                const std::uint32_t expected =
+                    x == 4 ? std::uint32_t(band - 1) : std::uint32_t(band);
+                QCOMPARE(h.channels[0].samples[std::size_t(x)], expected);
+            }
+            QCOMPARE(h.samples_out_of_range, std::int64_t{1});  // the NaN itself
+            QCOMPARE(h.channels[0].mean[3], 33.0f);
+            QCOMPARE(h.channels[0].mean[5], 53.0f);
+            const LineHistogram fast = line_histogram_fast(source, p);
+            QVERIFY(fast.channels[0].samples == h.channels[0].samples);
+        }
+    }
+
     void band_profile_by_hand() {
         // Column values 0, 10, 20, 30, 40 across a 5-wide vertical band at x = 2: a vertical line
         // down the middle column samples x = 0..4 (band) at each y.

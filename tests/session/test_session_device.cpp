@@ -11,6 +11,8 @@
 #include <retarget_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/display.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/render/egl_context.hpp>
@@ -219,6 +221,60 @@ class TestSessionDevice : public QObject {
         }
         both([&](session::Session& s) { s.active_tool()->release({}); });
         compare_frames("line");
+    }
+
+    void measurement_documents_on_the_device() {
+        // Stored samples of each kind on the device: presented through interop (or, for three
+        // channels, which CUDA cannot register, from the host copy) exactly as the host session
+        // presents them; line drags built from the device samples equal the host's, and move
+        // only their results.
+        const PixelFormat formats[] = {{SampleType::F32, 1},
+                                       {SampleType::U16, 1},
+                                       {SampleType::I16, 1},
+                                       {SampleType::U16, 4},
+                                       {SampleType::F32, 3}};
+        for (const PixelFormat format : formats) {
+            const QString tag = QString::fromStdString(describe(format));
+            NativeImage samples(kW, kH, format);
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    for (int c = 0; c < format.channels; ++c)
+                        samples.set_sample(x, y, c,
+                                           format.sample == SampleType::F32
+                                               ? 280.0 + 0.3 * x + 0.1 * y + c
+                                               : (x * 211 + y * 97 + c * 5000) % 30000);
+            if (format.sample == SampleType::F32) samples.set_sample(20, 30, 0, NAN);
+            session::Session device(true), host(false);
+            const Calibration calibration{0.5, -10.0, "mK"};
+            device.open_measurement({samples}, calibration);
+            host.open_measurement({samples}, calibration);
+            QVERIFY2(device.on_device(), qPrintable(tag));
+            for (session::Session* s : {&device, &host}) s->set_lut(Lut::Viridis);
+            const ImageRgba8 a = test::presented_frame(device, *device_renderer_);
+            const ImageRgba8 b = test::presented_frame(host, *host_renderer_);
+            QVERIFY2(equal_pixels<Rgba8>(a.view(), b.view()), qPrintable(tag + ": frames"));
+            QCOMPARE(device_renderer_->last_image_was_interop(), format.channels != 3);
+            for (session::Session* s : {&device, &host}) {
+                s->select(session::ToolKind::LineHistogram);
+                s->line().set_band(33);
+                s->active_tool()->press({5.5, 7.5});
+            }
+            for (int i = 1; i <= 10; ++i) {
+                host.active_tool()->move({5.5 + i * 27.1, 7.5 + i * 18.3});
+                const TransferStats before = transfer_stats();
+                device.active_tool()->move({5.5 + i * 27.1, 7.5 + i * 18.3});
+                const TransferStats t = transfer_stats() - before;
+                const ops::LineHistogram* d = device.line().result();
+                const ops::LineHistogram* h = host.line().result();
+                QVERIFY(d != nullptr && h != nullptr);
+                QCOMPARE(d->range_lo, h->range_lo);
+                QCOMPARE(d->range_hi, h->range_hi);
+                QVERIFY2(d->channels[0].counts == h->channels[0].counts, qPrintable(tag));
+                QVERIFY2(d->channels[0].median == h->channels[0].median, qPrintable(tag));
+                QCOMPARE(t.uploads, std::uint64_t{0});
+                QVERIFY(t.download_bytes <= result_bytes(*d) + 4096 * 2);
+            }
+        }
     }
 
     void undo_and_redo_move_only_rectangles() {

@@ -4,6 +4,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/kernels/line_histogram_kernels.h>
+#include <lacuna/kernels/measurement_kernels.h>
 #include <lacuna/ops/line_histogram.hpp>
 
 #include "cuda_check.hpp"
@@ -100,6 +101,46 @@ struct CudaLineHistogrammer::Impl {
         counters.reserve(2);
     }
 
+    Impl(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
+         const Calibration& calibration)
+        : shape(HistogramSource::photo_shape(width, rows.height())) {
+        build(rows, format, width, calibration);
+        counters.reserve(2);
+    }
+
+    DeviceBuffer<float> block_lo, block_hi;  // the min–max reduction's per-block results
+
+    void build(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
+               const Calibration& calibration) {
+        if (rows.width() != static_cast<int>(format.bytes_per_pixel()) * width)
+            throw Error(ErrorCode::InvalidArgument, "sample rows do not match their format");
+        uploaded = {HistogramChannel::Value};
+        planes.resize(1);
+        planes[0].resize(width, rows.height());
+        const kernels::RawSamples raw{
+            rows.device_view().data,         rows.pitch(),   width, rows.height(),
+            static_cast<int>(format.sample), format.channels};
+        cuda_check(kernels::launch_measurement_plane(raw, calibration.slope, calibration.intercept,
+                                                     planes[0].device_view(), rows.stream()),
+                   "measurement plane kernel");
+        const long long pixels = static_cast<long long>(width) * rows.height();
+        const int blocks = static_cast<int>(std::min<long long>(1024, (pixels + 255) / 256));
+        block_lo.reserve(static_cast<std::size_t>(blocks));
+        block_hi.reserve(static_cast<std::size_t>(blocks));
+        const DeviceImage<float>& plane = planes[0];
+        cuda_check(kernels::launch_finite_min_max(plane.device_view(), block_lo.data(),
+                                                  block_hi.data(), blocks, rows.stream()),
+                   "min-max kernel");
+        std::vector<float> lo(static_cast<std::size_t>(blocks)), hi(lo.size());
+        block_lo.download(lo.data(), lo.size(), rows.stream());
+        block_hi.download(hi.data(), hi.size(), rows.stream());
+        const float min = *std::min_element(lo.begin(), lo.end());
+        const float max = *std::max_element(hi.begin(), hi.end());
+        // No finite value at all: the host source's {0, 1}.
+        shape = HistogramSource::measurement_shape(
+            width, rows.height(), min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
+    }
+
     void build(const DeviceImage<Rgba8>& image) {
         HistogramSource next = HistogramSource::photo_shape(image.width(), image.height());
         uploaded = {HistogramChannel::Luminance, HistogramChannel::Red, HistogramChannel::Green,
@@ -190,6 +231,20 @@ CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>& image)
 
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
     impl_->build(image);
+}
+
+CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<std::uint8_t>& rows,
+                                           const PixelFormat format, const int width,
+                                           const Calibration& calibration)
+    : impl_(std::make_unique<Impl>(rows, format, width, calibration)) {}
+
+void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>& rows, const PixelFormat format,
+                                   const int width, const Calibration& calibration) {
+    impl_->build(rows, format, width, calibration);
+}
+
+std::pair<float, float> CudaLineHistogrammer::natural_range() const {
+    return impl_->shape.natural_range();
 }
 
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;

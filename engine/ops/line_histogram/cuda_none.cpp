@@ -15,6 +15,17 @@ CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>&) {
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<std::uint8_t>&, PixelFormat, int,
+                                           const Calibration&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>&, PixelFormat, int,
+                                   const Calibration&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+std::pair<float, float> CudaLineHistogrammer::natural_range() const {
+    return {0.0f, 1.0f};
+}
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;
 LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) {
     return {};

@@ -157,6 +157,17 @@ HistogramSource HistogramSource::photo_shape(const int width, const int height) 
     return shape;
 }
 
+HistogramSource HistogramSource::measurement_shape(const int width, const int height,
+                                                   const std::pair<float, float> natural_range) {
+    check_image_size(width, height);
+    HistogramSource shape;
+    shape.width_ = width;
+    shape.height_ = height;
+    shape.measurement_ = true;
+    shape.natural_range_ = natural_range;
+    return shape;
+}
+
 HistogramSource HistogramSource::shape() const {
     HistogramSource shape;
     shape.width_ = width_;

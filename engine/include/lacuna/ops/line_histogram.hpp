@@ -5,6 +5,7 @@
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/kernels/line_sampling.h>
 
@@ -56,6 +57,9 @@ class HistogramSource {
     /// A width × height photo described without planes: enough to plan lines and directions when
     /// the planes live elsewhere (on the device). plane() throws on it.
     static HistogramSource photo_shape(int width, int height);
+    /// The same for a measurement plane with its finite min–max (kept on the device).
+    static HistogramSource measurement_shape(int width, int height,
+                                             std::pair<float, float> natural_range);
     /// This source's description (size, kind, natural range) without its planes.
     [[nodiscard]] HistogramSource shape() const;
     [[nodiscard]] bool has_planes() const { return !planes_.empty(); }
@@ -178,6 +182,15 @@ class CudaLineHistogrammer {
     explicit CudaLineHistogrammer(const DeviceImage<Rgba8>& image);
     /// The photo changed (same or another size): planes rebuilt on the device, capacity kept.
     void rebuild(const DeviceImage<Rgba8>& image);
+    /// A measurement document's stored samples on the device (raw rows of `format`, `width`
+    /// pixels wide): the plane of calibrated values and its finite min–max are computed on the
+    /// device, equal to HistogramSource(measurement_plane(samples, calibration)).
+    CudaLineHistogrammer(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
+                         const Calibration& calibration);
+    void rebuild(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
+                 const Calibration& calibration);
+    /// The finite min–max the device found (the measurement plane's natural range).
+    [[nodiscard]] std::pair<float, float> natural_range() const;
     ~CudaLineHistogrammer();
     CudaLineHistogrammer(const CudaLineHistogrammer&) = delete;
     CudaLineHistogrammer& operator=(const CudaLineHistogrammer&) = delete;

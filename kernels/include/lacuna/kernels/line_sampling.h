@@ -71,8 +71,15 @@ LACUNA_HD bool sample_bilinear(const ImageView<const float>& plane, const double
     const double fy = y - iy;
     const float* r0 = plane.row(iy);
     const float* r1 = plane.row(iy1);
-    const double top = (1.0 - fx) * r0[ix] + fx * r0[ix1];
-    const double bottom = (1.0 - fx) * r1[ix] + fx * r1[ix1];
+    // A neighbour of weight zero is not read: 0 · NaN is NaN, and one missing measurement must
+    // not blank the samples at its neighbours' centres. For finite values this changes nothing
+    // (x · 1 + 0 · y == x exactly).
+    const double top = fx == 0.0 ? r0[ix] : (1.0 - fx) * r0[ix] + fx * r0[ix1];
+    if (fy == 0.0) {
+        value = static_cast<float>(top);
+        return true;
+    }
+    const double bottom = fx == 0.0 ? r1[ix] : (1.0 - fx) * r1[ix] + fx * r1[ix1];
     value = static_cast<float>((1.0 - fy) * top + fy * bottom);
     return true;
 }
