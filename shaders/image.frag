@@ -12,6 +12,9 @@ uniform float u_scale;
 uniform float u_offset;
 uniform bool u_step;           // a window of zero width: below lo → first entry, else last
 uniform vec4 u_nan;
+uniform bool u_mark_clipped;   // single channel: below the window u_below, above it u_above
+uniform vec4 u_below;
+uniform vec4 u_above;
 uniform float u_alpha_unit;
 uniform sampler2D u_mask;
 uniform float u_checker_px;    // checker square size in screen pixels
@@ -35,6 +38,11 @@ int lut_index(float sample) {
 vec4 mapped(vec4 s) {
     if (u_mode == 1) {
         if (isnan(s.r)) return u_nan;
+        if (u_mark_clipped) {
+            float t = s.r * u_scale + u_offset;
+            if (u_step ? false : t < 0.0) return u_below;
+            if (u_step ? false : t > 1.0) return u_above;
+        }
         return texelFetch(u_lut, ivec2(lut_index(s.r), 0), 0);
     }
     if (isnan(s.r) || isnan(s.g) || isnan(s.b)) return u_nan;

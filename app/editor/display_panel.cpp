@@ -4,6 +4,7 @@
 
 #include <lacuna/core/display.hpp>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -44,6 +45,12 @@ DisplayPanel::DisplayPanel(session::Session& session, QWidget* parent)
     }
     lut_->setToolTip(tr("Lookup table for single-channel data; NaN shows magenta"));
     form->addRow(tr("LUT"), lut_);
+    mark_clipped_ = new QCheckBox(tr("Mark values outside the window"));
+    mark_clipped_->setObjectName("display_mark_clipped");
+    mark_clipped_->setToolTip(
+        tr("Below the window in blue, above it in green (grey data and "
+           "every LUT); NaN is always magenta"));
+    form->addRow(QString(), mark_clipped_);
     lo_ = value_box("display_window_lo");
     hi_ = value_box("display_window_hi");
     lo_->setToolTip(tr("Value shown as the LUT's first colour (calibrated units)"));
@@ -90,6 +97,10 @@ DisplayPanel::DisplayPanel(session::Session& session, QWidget* parent)
     connect(lut_, &QComboBox::currentIndexChanged, this, [this](const int index) {
         if (index < 0) return;
         session_.set_lut(all_luts()[static_cast<std::size_t>(index)]);
+        emit changed();
+    });
+    connect(mark_clipped_, &QCheckBox::toggled, this, [this](const bool on) {
+        session_.set_mark_clipped(on);
         emit changed();
     });
     connect(lo_, &QDoubleSpinBox::valueChanged, this, &DisplayPanel::apply_window);
@@ -139,10 +150,12 @@ void DisplayPanel::refresh() {
                   .arg(QString::fromStdString(cal.describe()))
             : tr("An 8-bit photo: shown as stored. Window and LUT apply to 16-bit and float "
                  "images."));
-    for (QWidget* w : std::initializer_list<QWidget*>{lut_, lo_, hi_, auto_, saturated_, slope_,
-                                                      intercept_, unit_, apply_calibration_})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{lut_, mark_clipped_, lo_, hi_, auto_, saturated_, slope_,
+                                         intercept_, unit_, apply_calibration_})
         w->setEnabled(measurement);
-    const QSignalBlocker b1(lut_), b2(lo_), b3(hi_), b4(page_);
+    const QSignalBlocker b1(lut_), b2(lo_), b3(hi_), b4(page_), b5(mark_clipped_);
+    mark_clipped_->setChecked(session_.display().mark_clipped);
     const session::Session::Display& display = session_.display();
     const auto luts = all_luts();
     lut_->setCurrentIndex(

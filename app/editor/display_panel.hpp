@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -37,6 +38,7 @@ class DisplayPanel : public QWidget {
     session::Session& session_;
     QLabel* type_ = nullptr;
     QComboBox* lut_ = nullptr;
+    QCheckBox* mark_clipped_ = nullptr;
     QDoubleSpinBox* lo_ = nullptr;
     QDoubleSpinBox* hi_ = nullptr;
     QDoubleSpinBox* saturated_ = nullptr;

@@ -247,6 +247,12 @@ void ImageRenderer::Impl::use_sample_mapping() {
     glUniform1f(glGetUniformLocation(program, "u_offset"),
                 float((cal.intercept - mapping.window.lo) / w));
     glUniform1i(glGetUniformLocation(program, "u_step"), step);
+    glUniform1i(glGetUniformLocation(program, "u_mark_clipped"), mapping.mark_clipped);
+    glUniform4f(glGetUniformLocation(program, "u_below"), kBelowColour.r / 255.0f,
+                kBelowColour.g / 255.0f, kBelowColour.b / 255.0f, 1.0f);
+    glUniform4f(glGetUniformLocation(program, "u_above"), kAboveColour.r / 255.0f,
+                kAboveColour.g / 255.0f, kAboveColour.b / 255.0f, 1.0f);
+    // The clipping test compares the calibrated value with the window, in t: t < 0 or t > 1.
     glUniform1f(glGetUniformLocation(program, "u_alpha_unit"),
                 samples_format.sample == SampleType::F32 ? 1.0f : 1.0f);
     glUniform4f(glGetUniformLocation(program, "u_nan"), kNanColour.r / 255.0f,

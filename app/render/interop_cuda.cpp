@@ -211,8 +211,12 @@ bool ImageRenderer::set_samples(const DeviceImage<std::uint8_t>& rows, const Pix
         error = "nothing to present";
         return false;
     }
-    if (format.channels == 3) {
-        error = "CUDA cannot register 3-channel textures";
+    if (format.channels == 3 || format.sample == SampleType::I16) {
+        // Measured on an H100: registering GL_R16_SNORM fails with "invalid argument", and
+        // 3-channel textures cannot be registered at all. Those upload from the host copy, only
+        // when the samples change.
+        error = format.channels == 3 ? "CUDA cannot register 3-channel textures"
+                                     : "CUDA cannot register signed-normalised textures";
         return false;
     }
     impl.reserve_samples_texture(width, rows.height(), format);

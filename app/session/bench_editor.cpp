@@ -282,8 +282,9 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
     {
         const render::Framebuffer window(1600, 1000);
         session::Session s(device);
+        std::vector<NativeImage> pages{temperature_field(w, h)};
         const auto open_start = Clock::now();
-        s.open_measurement({temperature_field(w, h)}, {1.0, 0.0, "K"});
+        s.open_measurement(std::move(pages), {1.0, 0.0, "K"});
         out["open (samples to device, auto window)"].ms.push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - open_start).count());
         Bench bench(s, renderer, window);

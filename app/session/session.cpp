@@ -119,6 +119,11 @@ void Session::set_lut(const Lut lut) {
     frame_changed();
 }
 
+void Session::set_mark_clipped(const bool on) {
+    display_.mark_clipped = on;
+    frame_changed();
+}
+
 void Session::auto_contrast(const double saturated) {
     if (document_.empty()) return;
     const ImageF32 values = document_.measurement()
@@ -287,7 +292,7 @@ int Session::shown_height() const {
 ImageRgba8 Session::shown_image() const {
     if (document_.measurement() && !showing_preview())
         return render_display(document_.samples(), document_.calibration(), display_.window,
-                              display_.lut);
+                              display_.lut, display_.mark_clipped);
     if (showing_preview()) {
         if (const DeviceImage<Rgba8>* frame = retarget_->device_frame()) return frame->download();
         if (const ImageRgba8* frame = retarget_->host_frame()) return clone(frame->view());
@@ -313,7 +318,8 @@ void Session::present(render::ImageRenderer& renderer) {
         !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
     // The window and LUT are uniforms: set every frame, never a reason to upload.
     if (document_.measurement())
-        renderer.set_sample_mapping({document_.calibration(), display_.window, display_.lut});
+        renderer.set_sample_mapping(
+            {document_.calibration(), display_.window, display_.lut, display_.mark_clipped});
     if (!image_stale && !mask_stale) return;
     if (document_.empty()) {
         renderer.set_image(ImageView<const Rgba8>{});
@@ -327,8 +333,17 @@ void Session::present(render::ImageRenderer& renderer) {
             // Device samples straight into the texture; 3-channel textures cannot be
             // registered with CUDA, so those come from the host copy (only when they change).
             if (!renderer.set_samples(document_.device_samples(), document_.format(),
-                                      document_.width(), error))
+                                      document_.width(), error)) {
+                // Only when the samples change (open, a page): the view itself stays a uniform
+                // change. Said once, so a missing interop path is visible.
+                const PixelFormat f = document_.format();
+                const bool expected = f.channels == 3 || f.sample == SampleType::I16;
+                if (!expected && !samples_from_host_noted_) {
+                    notice("Measurement samples are presented from the host copy (" + error + ").");
+                    samples_from_host_noted_ = true;
+                }
                 renderer.set_samples(document_.samples());
+            }
         } else if (image_stale) {
             const DeviceImage<Rgba8>* frame = preview ? retarget_->device_frame() : nullptr;
             if (frame == nullptr) frame = &document_.device_pixels();

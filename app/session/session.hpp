@@ -56,10 +56,12 @@ class Session {
     struct Display {
         DisplayWindow window;
         Lut lut = Lut::Grey;
+        bool mark_clipped = false;  ///< values outside the window in kBelowColour/kAboveColour
     };
     [[nodiscard]] const Display& display() const { return display_; }
     void set_window(DisplayWindow window);
     void set_lut(Lut lut);
+    void set_mark_clipped(bool on);
     /// ImageJ's auto-contrast on the current page: `saturated` of the values beyond each end.
     void auto_contrast(double saturated = 0.0035);
     /// A typed calibration (replaces the file's); the window keeps showing the same samples.
@@ -144,6 +146,7 @@ class Session {
     std::vector<NativeImage> pages_;  // a measurement stack's other pages (the current one too)
     int page_ = 0;
     Display display_;
+    bool samples_from_host_noted_ = false;
     History history_;
     bool use_device_;
     bool inject_failure_ = false;

@@ -94,10 +94,12 @@ int window_index(const double value, const DisplayWindow& window) {
 }
 
 ImageRgba8 render_display(const NativeImage& image, const Calibration& calibration,
-                          const DisplayWindow& window, const Lut lut) {
+                          const DisplayWindow& window, const Lut lut, bool mark_clipped) {
     ImageRgba8 out(image.width(), image.height());
     const auto& table = lut_table(lut);
     const int channels = image.channels();
+    // A window of zero width splits at its value; nothing is "outside" it to mark.
+    mark_clipped = mark_clipped && window.hi > window.lo;
     const double alpha_scale =
         image.sample_type() == SampleType::F32 ? 1.0 : type_range(image.sample_type()).second;
     for (int y = 0; y < image.height(); ++y) {
@@ -105,8 +107,14 @@ ImageRgba8 render_display(const NativeImage& image, const Calibration& calibrati
         for (int x = 0; x < image.width(); ++x) {
             if (channels == 1) {
                 const double v = calibration.apply(image.sample(x, y, 0));
-                row[x] = std::isnan(v) ? kNanColour
-                                       : table[static_cast<std::size_t>(window_index(v, window))];
+                if (std::isnan(v))
+                    row[x] = kNanColour;
+                else if (mark_clipped && v < window.lo)
+                    row[x] = kBelowColour;
+                else if (mark_clipped && v > window.hi)
+                    row[x] = kAboveColour;
+                else
+                    row[x] = table[static_cast<std::size_t>(window_index(v, window))];
                 continue;
             }
             std::uint8_t rgb[3];

@@ -117,6 +117,62 @@ void probe_pnm(const Bytes& b, HeaderProbe& p) {
     p.height = values[1];
 }
 
+// TIFF: the first image directory gives the size, and where its strips (or tiles) lie; a file
+// that ends before its directory or before the end of its last strip is truncated. (libtiff
+// would report such a file only as undecodable.)
+void probe_tiff(const Bytes& b, HeaderProbe& p) {
+    const bool le = b[0] == 'I';
+    const auto u16 = [&](const std::size_t at) -> std::uint64_t {
+        return le ? std::uint64_t{b[at]} | (std::uint64_t{b[at + 1]} << 8) : be16(b, at);
+    };
+    const auto u32 = [&](const std::size_t at) -> std::uint64_t {
+        return le ? le32(b, at) : be32(b, at);
+    };
+    if (b.size() < 8) {
+        p.truncated = true;
+        return;
+    }
+    const std::uint64_t ifd = u32(4);
+    if (ifd + 2 > b.size()) {
+        p.truncated = true;
+        return;
+    }
+    const std::uint64_t entries = u16(ifd);
+    if (ifd + 2 + entries * 12 > b.size()) {
+        p.truncated = true;
+        return;
+    }
+    // Offsets and byte counts: one value in the entry, or an array the entry points to.
+    struct Array {
+        std::uint64_t type = 0, count = 0, at = 0;
+    };
+    Array offsets, counts;
+    for (std::uint64_t k = 0; k < entries; ++k) {
+        const std::size_t e = static_cast<std::size_t>(ifd + 2 + k * 12);
+        const std::uint64_t tag = u16(e), type = u16(e + 2), count = u32(e + 4);
+        const std::uint64_t size = type == 3 ? 2 : 4;
+        const std::uint64_t at = count * size <= 4 ? e + 8 : u32(e + 8);
+        if (tag == 256) p.width = static_cast<std::int64_t>(type == 3 ? u16(e + 8) : u32(e + 8));
+        if (tag == 257) p.height = static_cast<std::int64_t>(type == 3 ? u16(e + 8) : u32(e + 8));
+        if (tag == 273 || tag == 324) offsets = {type, count, at};
+        if (tag == 279 || tag == 325) counts = {type, count, at};
+    }
+    if (offsets.count == 0 || offsets.count != counts.count) return;  // let the decoder judge
+    const auto value = [&](const Array& a, const std::uint64_t i) -> std::uint64_t {
+        const std::uint64_t at = a.at + i * (a.type == 3 ? 2 : 4);
+        if (at + (a.type == 3 ? 2 : 4) > b.size()) return ~std::uint64_t{0};
+        return a.type == 3 ? u16(static_cast<std::size_t>(at)) : u32(static_cast<std::size_t>(at));
+    };
+    for (std::uint64_t i = 0; i < offsets.count && i < (1u << 20); ++i) {
+        const std::uint64_t start = value(offsets, i), length = value(counts, i);
+        if (start == ~std::uint64_t{0} || length == ~std::uint64_t{0} ||
+            start + length > b.size()) {
+            p.truncated = true;
+            return;
+        }
+    }
+}
+
 // PFM: "PF" (colour) or "Pf" (grey), width, height, a scale whose sign gives the byte order, one
 // whitespace byte, then width × height × channels 32-bit floats.
 void probe_pfm(const Bytes& b, HeaderProbe& p) {
@@ -156,6 +212,7 @@ HeaderProbe probe_header(const Bytes& b) {
         if (b.size() >= 4 &&
             ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
             p.format = ImageFormat::Tiff;
+            probe_tiff(b, p);
         }
     } else if (starts_with(b, 0, "RIFF") && starts_with(b, 8, "WEBP")) {
         p.format = ImageFormat::Webp;

@@ -307,7 +307,10 @@ class TestIo : public QObject {
         io::write_native(tmp("whole.pfm"), field);
         io::write_native(tmp("whole16.png"), deep);
         io::write_native(tmp("whole16.pgm"), deep);
-        for (const char* name : {"whole.pfm", "whole16.png", "whole16.pgm"}) {
+        io::write_native(tmp("whole.tiff"), field);
+        io::write_native(tmp("whole16.tiff"), deep);
+        for (const char* name :
+             {"whole.pfm", "whole16.png", "whole16.pgm", "whole.tiff", "whole16.tiff"}) {
             std::ifstream in(tmp(name), std::ios::binary);  // NOLINT
             std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
             const std::string cut = std::string("cut-") + name;

@@ -110,6 +110,15 @@ class TestNativeImage : public QObject {
         const ImageRgba8 shown = render_display(ct, {1.0, -1024.0, "HU"}, {-160, 240}, Lut::Grey);
         QCOMPARE(int(shown.at(0, 0).r), window_index(0.0, {-160, 240}));
         QCOMPARE(int(shown.at(1, 0).r), 128);
+        // Marked clipping: outside the window in its own colours, inside unchanged.
+        NativeImage warm(3, 1, {SampleType::F32, 1});
+        warm.set_sample(0, 0, 0, 280.0);
+        warm.set_sample(1, 0, 0, 300.0);
+        warm.set_sample(2, 0, 0, 320.0);
+        const ImageRgba8 marked = render_display(warm, {}, {290.0, 310.0}, Lut::Inferno, true);
+        QVERIFY(marked.at(0, 0) == kBelowColour);
+        QVERIFY(marked.at(1, 0) == lut_table(Lut::Inferno)[128]);
+        QVERIFY(marked.at(2, 0) == kAboveColour);
         // A window of zero width splits at its value.
         QCOMPARE(window_index(5.0, {5.0, 5.0}), 255);
         QCOMPARE(window_index(4.9, {5.0, 5.0}), 0);

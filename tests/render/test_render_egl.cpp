@@ -140,6 +140,26 @@ class TestRenderEgl : public QObject {
         QVERIFY(!renderer_->showing_samples());
     }
 
+    void clipped_values_are_marked_like_the_reference() {
+        NativeImage ramp(64, 3, {SampleType::F32, 1});
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 64; ++x) ramp.set_sample(x, y, 0, 270.5 + x);  // never on an edge
+        renderer_->set_samples(ramp);
+        renderer_->set_sample_mapping({{}, {290.0, 320.0}, Lut::Viridis, true});
+        Framebuffer fb(64, 3);
+        renderer_->render(fb.id(), 64, 3, {});
+        const ImageRgba8 out = fb.read();
+        const ImageRgba8 expected = render_display(ramp, {}, {290.0, 320.0}, Lut::Viridis, true);
+        for (int x = 0; x < 64; ++x) {
+            const Rgba8 a = out.at(x, 1), b = expected.at(x, 1);
+            QVERIFY2(
+                std::abs(a.r - b.r) <= 3 && std::abs(a.g - b.g) <= 3 && std::abs(a.b - b.b) <= 3,
+                qPrintable(QString("x %1").arg(x)));
+        }
+        QCOMPARE(out.at(0, 1), kBelowColour);
+        QCOMPARE(out.at(63, 1), kAboveColour);
+    }
+
     void changing_the_window_needs_no_upload() {
         NativeImage ramp(256, 1, {SampleType::U16, 1});
         for (int x = 0; x < 256; ++x) ramp.set_sample(x, 0, 0, x * 257);

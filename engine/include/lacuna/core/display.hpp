@@ -26,6 +26,12 @@ const std::array<Rgba8, 256>& lut_table(Lut lut);
 /// missing data never passes for a value.
 inline constexpr Rgba8 kNanColour{255, 0, 255, 255};
 
+/// With clipping marked (ImageJ's HiLo idea), single-channel values below the window show in
+/// this blue and values above it in this green, whatever the LUT, so saturated data is never
+/// mistaken for the LUT's end colours.
+inline constexpr Rgba8 kBelowColour{0, 0, 255, 255};
+inline constexpr Rgba8 kAboveColour{0, 255, 0, 255};
+
 struct DisplayWindow {
     double lo = 0;  ///< calibrated value shown as the LUT's first colour
     double hi = 1;  ///< … and as its last
@@ -39,6 +45,6 @@ int window_index(double value, const DisplayWindow& window);
 /// The view of `image`: single-channel images through `lut`, colour images windowed per channel
 /// (the LUT does not apply), alpha scaled from the type's range. NaN → kNanColour.
 ImageRgba8 render_display(const NativeImage& image, const Calibration& calibration,
-                          const DisplayWindow& window, Lut lut);
+                          const DisplayWindow& window, Lut lut, bool mark_clipped = false);
 
 }  // namespace lacuna

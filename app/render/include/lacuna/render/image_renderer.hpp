@@ -61,8 +61,9 @@ class ImageRenderer {
     /// uniform change: no pass over the image anywhere. Shown until the next set_image.
     void set_samples(const NativeImage& samples);
     /// The interop path: the device samples (raw rows, `format`, width × rows.height()) are
-    /// copied into the texture device to device. 1- and 4-channel formats only (CUDA cannot
-    /// register 3-channel textures); false with `error` otherwise or when interop is unusable.
+    /// copied into the texture device to device. 1- and 4-channel formats other than signed
+    /// 16-bit only (CUDA registers neither 3-channel nor signed-normalised textures); false with
+    /// `error` otherwise or when interop is unusable.
     bool set_samples(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
                      std::string& error);
     /// value = slope · sample + intercept; [lo, hi] → the LUT's ends; NaN → kNanColour.
@@ -70,6 +71,7 @@ class ImageRenderer {
         Calibration calibration;
         DisplayWindow window;
         Lut lut = Lut::Grey;
+        bool mark_clipped = false;  ///< kBelowColour / kAboveColour outside the window
     };
     void set_sample_mapping(const SampleMapping& mapping);
     /// True while set_samples' texture is what render() shows.
