@@ -656,7 +656,16 @@ class TestEditor : public QObject {
         QTest::mouseMove(window.canvas(), widget_point(window.canvas(), 70.5, 60.5));
         auto* value = window.findChild<QLabel*>("value_label");
         QVERIFY(value->text().contains(" K"));
+        // Save keeps the stored samples where the format holds them, NaN included; a PNG
+        // cannot hold float and says so.
+        const QString tiff = dir_.filePath("temperature-copy.tiff");
+        QVERIFY(window.save_to(tiff, true));
+        const io::LoadedNative back = io::read_native(tiff.toStdString());
+        QVERIFY(back.pages[0] == document.samples());
+        QVERIFY(window.save_to(dir_.filePath("temperature.png"), true));
+        QVERIFY(window.statusBar()->currentMessage().contains("cannot hold 32-bit float"));
         // Retarget refuses a measurement document and says why; Convert makes an 8-bit photo.
+        QVERIFY(!window.retarget_panel()->isEnabled());
         window.convert_to_photo();
         QVERIFY(!window.session().document().measurement());
         QCOMPARE(window.session().document().width(), 256);
