@@ -511,8 +511,8 @@ void MainWindow::document_changed() {
                                       QString::fromStdString(document.calibration().unit));
     histogram_panel_->refresh();
     display_panel_->refresh();
-    // Retarget and object removal move 8-bit pixels: not offered on stored measurements.
-    retarget_panel_->setEnabled(!document.measurement());
+    // Object removal fills 8-bit pixels: not offered on stored measurements (retarget carves
+    // their samples).
     removal_panel_->setEnabled(!document.measurement());
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());

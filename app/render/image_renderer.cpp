@@ -127,6 +127,7 @@ void ImageRenderer::set_image(const ImageView<const Rgba8> image) {
     impl_->image_w = image.width;
     impl_->image_h = image.height;
     impl_->showing_samples = false;
+    impl_->image_sample_channels = 0;
     impl_->last_was_interop = false;
 }
 
@@ -219,7 +220,7 @@ void ImageRenderer::set_samples(const NativeImage& samples) {
     impl.last_was_interop = false;
 }
 
-void ImageRenderer::Impl::use_sample_mapping() {
+void ImageRenderer::Impl::use_sample_mapping(const PixelFormat format) {
     if (lut_texture == 0) {
         glGenTextures(1, &lut_texture);
         glBindTexture(GL_TEXTURE_2D, lut_texture);
@@ -238,7 +239,7 @@ void ImageRenderer::Impl::use_sample_mapping() {
     }
     // t = (slope · stored + intercept − lo) / (hi − lo), with stored = texture value · unit,
     // folded into one multiply-add per fragment. A window of zero width splits at lo.
-    const double unit = gl_format(samples_format).unit;
+    const double unit = gl_format(format).unit;
     const double width = mapping.window.hi - mapping.window.lo;
     const bool step = !(width > 0);
     const double w = step ? 1.0 : width;
@@ -253,14 +254,17 @@ void ImageRenderer::Impl::use_sample_mapping() {
     glUniform4f(glGetUniformLocation(program, "u_above"), kAboveColour.r / 255.0f,
                 kAboveColour.g / 255.0f, kAboveColour.b / 255.0f, 1.0f);
     // The clipping test compares the calibrated value with the window, in t: t < 0 or t > 1.
-    glUniform1f(glGetUniformLocation(program, "u_alpha_unit"),
-                samples_format.sample == SampleType::F32 ? 1.0f : 1.0f);
+    glUniform1f(glGetUniformLocation(program, "u_alpha_unit"), 1.0f);
     glUniform4f(glGetUniformLocation(program, "u_nan"), kNanColour.r / 255.0f,
                 kNanColour.g / 255.0f, kNanColour.b / 255.0f, 1.0f);
 }
 
 void ImageRenderer::set_sample_mapping(const SampleMapping& mapping) {
     impl_->mapping = mapping;
+}
+
+void ImageRenderer::set_image_as_samples(const int channels) {
+    impl_->image_sample_channels = channels;
 }
 
 bool ImageRenderer::showing_samples() const {
@@ -403,9 +407,16 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     const int texture_h = samples ? impl_->samples_capacity_h : impl_->capacity_h;
     glUniform2f(glGetUniformLocation(impl_->program, "u_uv_max"),
                 float(impl_->image_w) / float(texture_w), float(impl_->image_h) / float(texture_h));
-    if (samples) impl_->use_sample_mapping();
-    glUniform1i(glGetUniformLocation(impl_->program, "u_mode"),
-                samples ? (impl_->samples_format.channels == 1 ? 1 : 2) : 0);
+    // Mode 1: one channel through the LUT; 2: colour windowed; 0: a photo as it is.
+    int mode = 0;
+    if (samples) {
+        impl_->use_sample_mapping(impl_->samples_format);
+        mode = impl_->samples_format.channels == 1 ? 1 : 2;
+    } else if (impl_->image_sample_channels > 0) {
+        impl_->use_sample_mapping({SampleType::U8, impl_->image_sample_channels});
+        mode = impl_->image_sample_channels == 1 ? 1 : 2;
+    }
+    glUniform1i(glGetUniformLocation(impl_->program, "u_mode"), mode);
     glUniform1i(glGetUniformLocation(impl_->program, "u_lut"), 2);
     glUniform2f(glGetUniformLocation(impl_->program, "u_image_size"), float(impl_->image_w),
                 float(impl_->image_h));

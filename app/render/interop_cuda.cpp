@@ -200,6 +200,8 @@ bool ImageRenderer::set_image(const DeviceImage<Rgba8>& image, std::string& erro
         return false;
     impl.image_w = image.width();
     impl.image_h = image.height();
+    impl.showing_samples = false;
+    impl.image_sample_channels = 0;
     impl.last_was_interop = true;
     return true;
 }

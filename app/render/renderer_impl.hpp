@@ -76,6 +76,7 @@ struct ImageRenderer::Impl {
     int samples_capacity_h = 0;
     PixelFormat samples_format{};
     bool showing_samples = false;
+    int image_sample_channels = 0;  // set_image_as_samples
     std::unique_ptr<InteropRegistration> samples_registration;
     GLuint lut_texture = 0;
     int lut_uploaded = -1;  // the Lut in lut_texture
@@ -114,8 +115,9 @@ struct ImageRenderer::Impl {
     /// is a new allocation).
     void reserve_samples_texture(const int width, const int height, const PixelFormat format);
 
-    /// Uploads the LUT if it changed and sets the mapping's uniforms on `program` (bound).
-    void use_sample_mapping();
+    /// Uploads the LUT if it changed and sets the mapping's uniforms on `program` (bound), for
+    /// samples of `format` in the bound texture.
+    void use_sample_mapping(PixelFormat format);
 
     void release() {
         release_interop();  // unregister from CUDA before the textures go away

@@ -1,6 +1,7 @@
 #include "document.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <utility>
 
@@ -62,18 +63,33 @@ ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
 
 }  // namespace
 
+void Document::rebuild_proxy() {
+    ops::CarvingProxy proxy = ops::carving_proxy(samples_);
+    pixels_ = std::move(proxy.image);
+    proxy_range_ = {proxy.raw_lo, proxy.raw_hi};
+}
+
+Calibration Document::proxy_calibration() const {
+    // level → raw = lo + level · (hi − lo) / 255 → value = slope · raw + intercept.
+    const auto [lo, hi] = proxy_range_;
+    return {calibration_.slope * (hi - lo) / 255.0,
+            calibration_.slope * lo + calibration_.intercept, calibration_.unit};
+}
+
 void Document::open_measurement(NativeImage samples, Calibration calibration, const bool device) {
-    device_.reset();
-    pixels_ = ImageRgba8();
     samples_ = std::move(samples);
     calibration_ = std::move(calibration);
     ++calibration_revision_;
     ++pixels_revision_;
+    rebuild_proxy();
     clear_masks_to_size();
+    device_.reset();
     if (!device || samples_.empty()) return;
     auto side = std::make_unique<Device>();
     side->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
     side->samples.upload(raw_rows(samples_));
+    side->pixels.resize(pixels_.width(), pixels_.height());
+    side->pixels.upload(pixels_.view());
     for (auto& m : side->masks) {
         m.resize(samples_.width(), samples_.height());
         m.fill_bytes(0);
@@ -87,8 +103,33 @@ void Document::replace_samples(NativeImage samples) {
         samples.height() != samples_.height() || !(samples.format() == samples_.format()))
         throw Error(ErrorCode::InvalidArgument, "a page must have the document's size and type");
     samples_ = std::move(samples);
+    rebuild_proxy();
     ++pixels_revision_;
-    if (device_) device_->samples.upload(raw_rows(samples_));
+    if (!device_) return;
+    device_->samples.upload(raw_rows(samples_));
+    device_->pixels.upload(pixels_.view());
+}
+
+void Document::replace_measurement(const NativeImage& samples,
+                                   const std::array<Mask, kMaskLayers>& masks) {
+    samples_ = samples;
+    rebuild_proxy();
+    ++pixels_revision_;
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        masks_[static_cast<std::size_t>(layer)] =
+            clone(masks[static_cast<std::size_t>(layer)].view());
+        ++mask_revisions_[static_cast<std::size_t>(layer)];
+    }
+    if (!device_) return;
+    device_->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
+    device_->samples.upload(raw_rows(samples_));
+    device_->pixels.resize(pixels_.width(), pixels_.height());
+    device_->pixels.upload(pixels_.view());
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        auto& m = device_->masks[static_cast<std::size_t>(layer)];
+        m.resize(samples_.width(), samples_.height());
+        m.upload(masks_[static_cast<std::size_t>(layer)].view());
+    }
 }
 
 const DeviceImage<std::uint8_t>& Document::device_samples() const {
@@ -201,9 +242,9 @@ void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {
 
 std::string measurement_refusal(const Document& document) {
     return "This document holds " + describe(document.format()) +
-           " samples; retargeting and object removal work on 8-bit photos in this build and "
-           "would lose the stored values. Use Image ▸ Convert to 8-bit Photo (through the current "
-           "window) to edit a copy.";
+           " samples; object removal works on 8-bit photos in this build and would lose the "
+           "stored values. Use Image ▸ Convert to 8-bit Photo (through the current window) to "
+           "edit a copy.";
 }
 
 }  // namespace lacuna::session

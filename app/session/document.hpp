@@ -35,9 +35,10 @@ class Document {
     /// also put in device memory (the one upload of an open); throws what the device throws.
     void open(ImageRgba8 pixels, bool device);
     /// A measurement document: 16-bit or float samples (or 8-bit with a calibration), kept as
-    /// stored with their calibration, plus the masks. There is no 8-bit copy: pixels() is empty
-    /// (the display maps the samples in the shader; the photo tools refuse, see
-    /// measurement_refusal). With `device` the samples and masks go to device memory too.
+    /// stored with their calibration, plus the masks. pixels() then holds the carving proxy
+    /// (ops::carving_proxy: the samples normalised over their own range to 8 bits), which the
+    /// retarget tool finds its seams on; the display maps the samples themselves. With `device`
+    /// samples, proxy and masks go to device memory too.
     void open_measurement(NativeImage samples, Calibration calibration, bool device);
     /// Leaves the device: from now on everything happens on the host mirror (after a device
     /// error, or in a CPU-only editor). The mirror is complete at rest, so nothing is lost.
@@ -67,6 +68,15 @@ class Document {
     /// A measurement document's current page changes (a TIFF stack's page slider): same size and
     /// type; masks kept.
     void replace_samples(NativeImage samples);
+    /// A retarget of a measurement document (or its undo): new samples of any size, masks
+    /// replaced, the proxy rebuilt, on both sides.
+    void replace_measurement(const NativeImage& samples,
+                             const std::array<Mask, kMaskLayers>& masks);
+    /// The stored samples the proxy's 0 and 255 stand for (measurement documents).
+    [[nodiscard]] std::pair<double, double> proxy_range() const { return proxy_range_; }
+    /// The calibration that turns the proxy's 8-bit levels into calibrated values: what the
+    /// display uses while a retarget preview (made of proxy pixels) is shown.
+    [[nodiscard]] Calibration proxy_calibration() const;
     [[nodiscard]] bool on_device() const { return device_ != nullptr; }
 
     /// The host mirror: current whenever no stroke or fill is under way.
@@ -123,14 +133,16 @@ class Document {
     NativeImage samples_;
     Calibration calibration_;
     std::uint64_t calibration_revision_ = 0;
+    std::pair<double, double> proxy_range_{0, 0};
+    void rebuild_proxy();
     std::array<Mask, kMaskLayers> masks_;
     std::unique_ptr<Device> device_;
     std::uint64_t pixels_revision_ = 0;
     std::array<std::uint64_t, kMaskLayers> mask_revisions_{};
 };
 
-/// Why retarget and remove object refuse a measurement document in this build: they move 8-bit
-/// RGBA pixels, and running them on the 8-bit view would replace the stored samples.
+/// Why remove object refuses a measurement document in this build: its fill writes 8-bit RGBA
+/// pixels, and running it on the 8-bit view would replace the stored samples.
 std::string measurement_refusal(const Document& document);
 
 }  // namespace lacuna::session

@@ -15,6 +15,17 @@ void History::push(Edit edit) {
 }
 
 void History::apply(Document& document, const Edit& edit, const bool forward) {
+    if (edit.whole_image && !edit.samples_after.empty()) {
+        if (forward) {
+            std::array<Mask, kMaskLayers> cleared;
+            for (Mask& m : cleared)
+                m = Mask(edit.samples_after.width(), edit.samples_after.height(), 0);
+            document.replace_measurement(edit.samples_after, cleared);
+        } else {
+            document.replace_measurement(edit.samples_before, edit.masks_before);
+        }
+        return;
+    }
     if (edit.whole_image) {
         if (forward) {
             std::array<Mask, kMaskLayers> cleared;

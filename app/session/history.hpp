@@ -28,6 +28,9 @@ struct Edit {
     bool whole_image = false;
     ImageRgba8 image_before, image_after;
     std::array<Mask, kMaskLayers> masks_before;
+    // A whole-image edit of a measurement document: its stored samples (the images above are
+    // its carving proxies and are rebuilt from these).
+    NativeImage samples_before, samples_after;
 };
 
 class History {

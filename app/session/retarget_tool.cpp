@@ -171,8 +171,7 @@ void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bo
 }
 
 bool RetargetTool::press(const Pointer& p) {
-    if (!brush_layer_ || session_.document().empty() || session_.document().measurement())
-        return false;
+    if (!brush_layer_ || session_.document().empty()) return false;
     stroke_.begin(session_, *brush_layer_, brush_, p.x, p.y);
     return true;
 }
@@ -266,9 +265,8 @@ void RetargetTool::restart() {
         target_w_ = source_w_;
         target_h_ = source_h_;
     }
-    // Measurement documents are not carved: seams on an 8-bit view would write 8-bit pixels
-    // over the stored samples (see measurement_refusal).
-    if (!document.empty() && !document.measurement()) start_vertical(false);
+    // Measurement documents are carved on their proxy (pixels()); apply moves their samples.
+    if (!document.empty()) start_vertical(false);
 }
 
 void RetargetTool::drop_horizontal() {
@@ -510,10 +508,6 @@ const ImageRgba8* RetargetTool::host_frame() const {
 void RetargetTool::update_preview() {
     const Document& document = session_.document();
     if (document.empty()) return;
-    if (document.measurement()) {
-        status_ = measurement_refusal(document);
-        return;
-    }
     preview_approximate_ = false;
     status_.clear();
     if (brush_layer_ || (target_w_ == source_w_ && target_h_ == source_h_)) {
@@ -653,11 +647,27 @@ RetargetTool::Progress RetargetTool::progress() const {
     return {"Seams", 1, 1};
 }
 
-bool RetargetTool::apply() {
-    if (session_.document().measurement()) {
-        status_ = measurement_refusal(session_.document());
-        return false;
+NativeImage RetargetTool::carve_samples(const NativeImage& samples) const {
+    // The preview's composition (update_preview), applied to the stored samples with the same
+    // maps: the vertical change, then the horizontal seams of the narrowed image.
+    const auto host_order = [](const Map& map) {
+        return map.host ? *map.host : ops::download_order(*map.device);
+    };
+    const int change = vertical_change(target_w_);
+    const ops::SeamOrder columns = host_order(*vertical_holder_);
+    NativeImage narrowed = change < 0   ? ops::remove_seams(samples, columns, -change)
+                           : change > 0 ? ops::insert_seams(samples, columns, change)
+                                        : samples;
+    if (target_h_ != source_h_ && horizontal_ready_for(target_w_)) {
+        const int count = std::min(std::abs(target_h_ - source_h_), *horizontal_);
+        const ops::SeamOrder rows = host_order(*horizontal_holder_);
+        narrowed = target_h_ < source_h_ ? ops::remove_seams(narrowed, rows, count)
+                                         : ops::insert_seams(narrowed, rows, count);
     }
+    return narrowed;
+}
+
+bool RetargetTool::apply() {
     Document& document = session_.document();
     if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {
         status_ =
@@ -672,6 +682,20 @@ bool RetargetTool::apply() {
     for (int layer = 0; layer < kMaskLayers; ++layer)
         edit.masks_before[static_cast<std::size_t>(layer)] =
             clone(document.mask(static_cast<MaskLayer>(layer)).view());
+    if (document.measurement()) {
+        // The stored samples move along the seams the preview showed; the proxy follows.
+        std::optional<NativeImage> carved;
+        if (!session_.guarded([&] { carved = carve_samples(document.samples()); })) return false;
+        edit.samples_before = document.samples();
+        std::array<Mask, kMaskLayers> cleared;
+        for (Mask& m : cleared) m = Mask(carved->width(), carved->height(), 0);
+        document.replace_measurement(*carved, cleared);
+        edit.samples_after = document.samples();
+        edit.image_after = clone(document.pixels().view());
+        previewing_ = false;
+        session_.push(std::move(edit));
+        return true;
+    }
     if (const DeviceImage<Rgba8>* frame = device_frame()) {
         if (!session_.guarded([&] { document.replace_from_device(*frame); })) return false;
     } else {

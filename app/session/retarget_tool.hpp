@@ -115,6 +115,8 @@ class RetargetTool final : public Tool {
     void update_preview();
     void clear_preview();
     [[nodiscard]] int vertical_change(int width) const;
+    /// A measurement document's samples carved as the current preview shows its proxy.
+    [[nodiscard]] NativeImage carve_samples(const NativeImage& samples) const;
     [[nodiscard]] bool use_device() const;
 
     Session& session_;

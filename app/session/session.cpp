@@ -289,10 +289,34 @@ int Session::shown_height() const {
     return showing_preview() ? retarget_->frame_height() : document_.height();
 }
 
+namespace {
+
+// A proxy frame's levels as 8-bit samples: the red channel of a grey measurement, or R, G, B.
+NativeImage proxy_levels(const ImageRgba8& frame, const int channels) {
+    NativeImage levels(frame.width(), frame.height(), {SampleType::U8, channels});
+    for (int y = 0; y < frame.height(); ++y)
+        for (int x = 0; x < frame.width(); ++x) {
+            const Rgba8 p = frame.at(x, y);
+            const std::uint8_t rgb[3] = {p.r, p.g, p.b};
+            for (int c = 0; c < channels; ++c) levels.set_sample(x, y, c, rgb[c]);
+        }
+    return levels;
+}
+
+}  // namespace
+
 ImageRgba8 Session::shown_image() const {
     if (document_.measurement() && !showing_preview())
         return render_display(document_.samples(), document_.calibration(), display_.window,
                               display_.lut, display_.mark_clipped);
+    if (document_.measurement()) {
+        const DeviceImage<Rgba8>* device = retarget_->device_frame();
+        const ImageRgba8 frame =
+            device != nullptr ? device->download() : clone(retarget_->host_frame()->view());
+        const int channels = document_.samples().channels() == 1 ? 1 : 3;
+        return render_display(proxy_levels(frame, channels), document_.proxy_calibration(),
+                              display_.window, display_.lut, display_.mark_clipped);
+    }
     if (showing_preview()) {
         if (const DeviceImage<Rgba8>* frame = retarget_->device_frame()) return frame->download();
         if (const ImageRgba8* frame = retarget_->host_frame()) return clone(frame->view());
@@ -316,10 +340,15 @@ void Session::present(render::ImageRenderer& renderer) {
     const bool image_stale = !p.valid || p.preview != preview || p.image_key != image_key;
     const bool mask_stale =
         !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
-    // The window and LUT are uniforms: set every frame, never a reason to upload.
-    if (document_.measurement())
+    // The window and LUT are uniforms: set every frame, never a reason to upload. A retarget
+    // preview of a measurement is made of proxy pixels: their levels map through the proxy's
+    // calibration to the same values.
+    const bool measurement = document_.measurement();
+    if (measurement)
         renderer.set_sample_mapping(
-            {document_.calibration(), display_.window, display_.lut, display_.mark_clipped});
+            {preview ? document_.proxy_calibration() : document_.calibration(), display_.window,
+             display_.lut, display_.mark_clipped});
+    const int proxy_channels = document_.samples().channels() == 1 ? 1 : 3;
     if (!image_stale && !mask_stale) return;
     if (document_.empty()) {
         renderer.set_image(ImageView<const Rgba8>{});
@@ -348,6 +377,7 @@ void Session::present(render::ImageRenderer& renderer) {
             const DeviceImage<Rgba8>* frame = preview ? retarget_->device_frame() : nullptr;
             if (frame == nullptr) frame = &document_.device_pixels();
             ok = renderer.set_image(*frame, error);
+            if (ok && measurement) renderer.set_image_as_samples(proxy_channels);
         }
         if (ok && mask_stale) {
             if (layer)
@@ -369,6 +399,7 @@ void Session::present(render::ImageRenderer& renderer) {
         } else if (image_stale) {
             const ImageRgba8* frame = preview ? retarget_->host_frame() : &document_.pixels();
             renderer.set_image(frame != nullptr ? frame->view() : document_.pixels().view());
+            if (measurement) renderer.set_image_as_samples(proxy_channels);
         }
         if (mask_stale)
             renderer.set_mask(layer ? document_.mask(static_cast<MaskLayer>(*layer)).view()

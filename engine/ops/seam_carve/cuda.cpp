@@ -473,6 +473,16 @@ DeviceSeamOrder upload_order(const SeamOrder& order, const DeviceStream stream) 
     return out;
 }
 
+SeamOrder download_order(const DeviceSeamOrder& order) {
+    SeamOrder out;
+    out.direction = order.direction;
+    out.width = order.width;
+    out.height = order.height;
+    out.seams = order.seams;
+    out.order = order.order.download();
+    return out;
+}
+
 namespace detail {
 
 DeviceShrink shrink_cuda(const CarveInput& input, const int shrink_width, const int shrink_height,

@@ -17,6 +17,9 @@ DeviceSeamOrder seam_order_cuda(const DeviceCarveInput&, SeamDirection, int, con
 DeviceSeamOrder upload_order(const SeamOrder&, DeviceStream) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+SeamOrder download_order(const DeviceSeamOrder&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 
 template <class T>
 void remove_seams(const DeviceImage<T>&, const DeviceSeamOrder&, int, DeviceImage<T>&) {

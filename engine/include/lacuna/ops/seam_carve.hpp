@@ -12,6 +12,7 @@
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/kernels/seam_energy.h>
 
 #include <cstdint>
@@ -125,6 +126,25 @@ Image<T> remove_seams(ImageView<const T> image, const SeamOrder& order, int coun
 /// Enlarges by `count` (at most order.seams): every pixel of the first `count` seams is followed
 /// by a new pixel, the average of it and its original neighbour across the seam.
 ImageRgba8 insert_seams(ImageView<const Rgba8> image, const SeamOrder& order, int count);
+// ---- measurement images: seams found on an 8-bit decision image, applied to the samples ----
+
+/// The image a measurement's seams are found on: every sample normalised over the finite range of
+/// all its colour channels (raw_lo → 0, raw_hi → 255, rounded; NaN → 0), grey copied to R, G, B,
+/// alpha opaque. Integer samples use exact integer arithmetic, so an 8-bit image and its ×257
+/// 16-bit copy give the same decision image, hence the same seams.
+struct CarvingProxy {
+    ImageRgba8 image;
+    double raw_lo = 0;  ///< the stored sample shown as 0
+    double raw_hi = 0;  ///< … and as 255 (raw_lo when the image is constant)
+};
+CarvingProxy carving_proxy(const NativeImage& samples);
+/// The stored samples without the first `count` seams of `order`: pixels are moved, never
+/// converted (any sample type and channel count).
+NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, int count);
+/// Enlarges like insert_seams: each new pixel is the average of its two neighbours in the stored
+/// type (integers rounded half up, float exactly; NaN stays NaN).
+NativeImage insert_seams(const NativeImage& samples, const SeamOrder& order, int count);
+
 /// Carries a per-pixel map (masks, indices) through insert_seams: new pixels copy their source.
 template <class T>
 Image<T> insert_seams_nearest(ImageView<const T> image, const SeamOrder& order, int count);
@@ -160,6 +180,8 @@ struct DeviceSeamOrder {
 
 /// A host map moved to the device once (approximate maps, maps the CPU carved).
 DeviceSeamOrder upload_order(const SeamOrder& order, DeviceStream stream = nullptr);
+/// The inverse (applying a device map to host samples): the order only, no costs.
+SeamOrder download_order(const DeviceSeamOrder& order);
 
 /// Inputs already on the device. The caller must leave them unchanged until the carve returns.
 struct DeviceCarveInput {

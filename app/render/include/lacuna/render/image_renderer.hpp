@@ -74,6 +74,11 @@ class ImageRenderer {
         bool mark_clipped = false;  ///< kBelowColour / kAboveColour outside the window
     };
     void set_sample_mapping(const SampleMapping& mapping);
+    /// The 8-bit image set by set_image holds 8-bit samples of a measurement (a retarget
+    /// preview made of carving-proxy pixels): with `channels` 1 its red channel, with 3 its
+    /// colour, is shown through the sample mapping like set_samples' texture. 0: a photo, shown
+    /// as it is (the default; every set_image call resets it).
+    void set_image_as_samples(int channels);
     /// True while set_samples' texture is what render() shows.
     [[nodiscard]] bool showing_samples() const;
     /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the

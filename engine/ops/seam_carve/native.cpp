@@ -1,0 +1,160 @@
+// Seam carving for measurement images: the seams come from an 8-bit decision image (normalised
+// over the data's own range, so an 8-bit image and its ×257 16-bit copy decide alike), and are
+// applied to the stored samples, which are moved (or, when enlarging, averaged) in their own type.
+#include "carve_state.hpp"
+
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace lacuna::ops {
+namespace {
+
+// round((v − lo) · 255 / (hi − lo)) without rounding errors for integer samples.
+std::uint8_t level_of_integer(const std::int64_t v, const std::int64_t lo, const std::int64_t hi) {
+    if (hi <= lo) return 0;
+    const std::int64_t num = (std::clamp(v, lo, hi) - lo) * 255 * 2 + (hi - lo);
+    return static_cast<std::uint8_t>(num / (2 * (hi - lo)));
+}
+
+std::uint8_t level_of_float(const double v, const double lo, const double hi) {
+    if (!std::isfinite(v) || !(hi > lo)) return 0;
+    return static_cast<std::uint8_t>(std::lround(std::clamp((v - lo) / (hi - lo), 0.0, 1.0) * 255));
+}
+
+}  // namespace
+
+CarvingProxy carving_proxy(const NativeImage& samples) {
+    CarvingProxy proxy;
+    proxy.image = ImageRgba8(samples.width(), samples.height());
+    const int channels = samples.channels();
+    const int colours = std::min(channels, 3);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int y = 0; y < samples.height(); ++y)
+        for (int x = 0; x < samples.width(); ++x)
+            for (int c = 0; c < colours; ++c) {
+                const double v = samples.sample(x, y, c);
+                if (!std::isfinite(v)) continue;
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+    if (!(lo <= hi)) lo = hi = 0;
+    proxy.raw_lo = lo;
+    proxy.raw_hi = hi;
+    const bool integer = is_integer(samples.sample_type());
+    for (int y = 0; y < samples.height(); ++y) {
+        Rgba8* row = proxy.image.row(y);
+        for (int x = 0; x < samples.width(); ++x) {
+            std::uint8_t level[3];
+            for (int c = 0; c < 3; ++c) {
+                const double v = samples.sample(x, y, std::min(c, colours - 1));
+                level[c] = integer ? level_of_integer(static_cast<std::int64_t>(v),
+                                                      static_cast<std::int64_t>(lo),
+                                                      static_cast<std::int64_t>(hi))
+                                   : level_of_float(v, lo, hi);
+            }
+            row[x] = {level[0], level[1], level[2], 255};
+        }
+    }
+    return proxy;
+}
+
+NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, const int count) {
+    detail::check_order(samples.width(), samples.height(), order.width, order.height, order.seams,
+                        count);
+    const bool vertical = order.direction == SeamDirection::Vertical;
+    NativeImage out(samples.width() - (vertical ? count : 0),
+                    samples.height() - (vertical ? 0 : count), samples.format());
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    if (vertical) {
+        for (int y = 0; y < samples.height(); ++y) {
+            const std::int32_t* o = order.order.row(y);
+            std::byte* dst = out.row(y);
+            for (int x = 0; x < samples.width(); ++x)
+                if (o[x] >= count) {
+                    std::memcpy(dst, samples.row(y) + bpp * x, bpp);
+                    dst += bpp;
+                }
+        }
+    } else {
+        for (int x = 0; x < samples.width(); ++x) {
+            int yy = 0;
+            for (int y = 0; y < samples.height(); ++y)
+                if (order.order.at(x, y) >= count)
+                    std::memcpy(out.row(yy++) + bpp * x, samples.row(y) + bpp * x, bpp);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+template <class S>
+S average(const S a, const S b) {
+    if constexpr (std::is_floating_point_v<S>) {
+        return static_cast<S>((static_cast<double>(a) + b) / 2);
+    } else {
+        // Half up, as the 8-bit insert_seams rounds; floor keeps negatives consistent.
+        return static_cast<S>(std::floor((static_cast<double>(a) + b + 1) / 2));
+    }
+}
+
+template <class S>
+void average_pixel(const std::byte* a, const std::byte* b, std::byte* out, const int channels) {
+    for (int c = 0; c < channels; ++c) {
+        S pa, pb;
+        std::memcpy(&pa, a + c * sizeof(S), sizeof(S));
+        std::memcpy(&pb, b + c * sizeof(S), sizeof(S));
+        const S v = average(pa, pb);
+        std::memcpy(out + c * sizeof(S), &v, sizeof(S));
+    }
+}
+
+}  // namespace
+
+NativeImage insert_seams(const NativeImage& samples, const SeamOrder& order, const int count) {
+    detail::check_order(samples.width(), samples.height(), order.width, order.height, order.seams,
+                        count);
+    const bool vertical = order.direction == SeamDirection::Vertical;
+    NativeImage out(samples.width() + (vertical ? count : 0),
+                    samples.height() + (vertical ? 0 : count), samples.format());
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    const int channels = samples.channels();
+    const auto blend = [&](const std::byte* a, const std::byte* b, std::byte* dst) {
+        visit_sample_type(samples.sample_type(),
+                          [&](auto s) { average_pixel<decltype(s)>(a, b, dst, channels); });
+    };
+    if (vertical) {
+        for (int y = 0; y < samples.height(); ++y) {
+            const std::int32_t* o = order.order.row(y);
+            const std::byte* in = samples.row(y);
+            std::byte* dst = out.row(y);
+            for (int x = 0; x < samples.width(); ++x) {
+                std::memcpy(dst, in + bpp * x, bpp);
+                dst += bpp;
+                if (o[x] < count) {
+                    const int next = x + 1 < samples.width() ? x + 1 : x;
+                    blend(in + bpp * x, in + bpp * next, dst);
+                    dst += bpp;
+                }
+            }
+        }
+    } else {
+        for (int x = 0; x < samples.width(); ++x) {
+            int yy = 0;
+            for (int y = 0; y < samples.height(); ++y) {
+                const std::byte* p = samples.row(y) + bpp * x;
+                std::memcpy(out.row(yy++) + bpp * x, p, bpp);
+                if (order.order.at(x, y) < count) {
+                    const int next = y + 1 < samples.height() ? y + 1 : y;
+                    blend(p, samples.row(next) + bpp * x, out.row(yy++) + bpp * x);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace lacuna::ops
