@@ -2,6 +2,7 @@
 // images), the fast carver against the reference (identical order maps and costs), compaction,
 // insertion, masks, and bad input.
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -108,6 +109,63 @@ class TestSeamCarve : public QObject {
     std::mt19937 rng_{5};
 
   private slots:
+    void carving_proxy_and_native_seams() {
+        // The decision image normalises over the data's range with exact arithmetic: an 8-bit
+        // image and its ×257 copy, or a signed copy shifted by −32768·…, decide alike.
+        NativeImage bytes(13, 7, {SampleType::U8, 3});
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 13; ++x)
+                for (int c = 0; c < 3; ++c)
+                    bytes.set_sample(x, y, c, (x * 37 + y * 11 + c * 60) % 251 + 3);
+        NativeImage deep(13, 7, {SampleType::U16, 3});
+        NativeImage sign(13, 7, {SampleType::I16, 3});
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 13; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    deep.set_sample(x, y, c, 257 * bytes.sample(x, y, c));
+                    sign.set_sample(x, y, c, 100 * bytes.sample(x, y, c) - 20000);
+                }
+        const ops::CarvingProxy a = ops::carving_proxy(bytes), b = ops::carving_proxy(deep),
+                                c = ops::carving_proxy(sign);
+        QVERIFY(equal_pixels(a.image.view(), b.image.view()));
+        QVERIFY(equal_pixels(a.image.view(), c.image.view()));
+        QCOMPARE(a.raw_lo, 3.0);
+        QCOMPARE(b.raw_hi, 257.0 * 253);
+        // The darkest sample is level 0, the brightest 255, rounding half up in between.
+        QCOMPARE(int(a.image.at(0, 0).r),
+                 int(std::lround((bytes.sample(0, 0, 0) - 3) * 255.0 / 250)));
+        // Removing moves whole pixels of any type; inserting averages in the stored type.
+        const ops::SeamOrder order =
+            ops::seam_order_fast({a.image.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                 ops::SeamDirection::Vertical, 4);
+        const NativeImage narrow = ops::remove_seams(sign, order, 4);
+        QCOMPARE(narrow.width(), 9);
+        for (int y = 0; y < 7; ++y) {
+            int out = 0;  // the kept pixels of each row, in order, every channel as stored
+            for (int x = 0; x < 13; ++x) {
+                if (order.order.at(x, y) < 4) continue;
+                for (int ch = 0; ch < 3; ++ch)
+                    QCOMPARE(narrow.sample(out, y, ch), sign.sample(x, y, ch));
+                ++out;
+            }
+            QCOMPARE(out, 9);
+        }
+        NativeImage pair(2, 1, {SampleType::I16, 1});
+        pair.set_sample(0, 0, 0, -5);
+        pair.set_sample(1, 0, 0, -2);
+        ops::SeamOrder first;
+        first.direction = ops::SeamDirection::Vertical;
+        first.width = 2;
+        first.height = 1;
+        first.seams = 1;
+        first.order = Image<std::int32_t>(2, 1, ops::kNeverRemoved);
+        first.order.at(0, 0) = 0;
+        const NativeImage wide = ops::insert_seams(pair, first, 1);
+        QCOMPARE(wide.width(), 3);
+        QCOMPARE(wide.sample(1, 0, 0), -3.0);  // (-5 + -2 + 1) / 2 rounded down: half up
+        QCOMPARE(wide.sample(2, 0, 0), -2.0);
+    }
+
     void reference_matches_brute_force() {
         int checked = 0;
         for (const SeamEnergy kind : kEnergies) {

@@ -428,9 +428,9 @@ class TestSession : public QObject {
             QVERIFY(h != nullptr);
             const QString csv = dir.filePath("counts.csv");
             QProcess cli;
-            cli.start(LACUNA_CLI_PATH, {"histogram", path, "--from", "2.25,3.5", "--to",
-                                        "79.75,41", "--width", "7", "--bins", "128", "--csv", csv,
-                                        "--backend", "cpu"});
+            cli.start(LACUNA_CLI_PATH,
+                      {"histogram", path, "--from", "2.25,3.5", "--to", "79.75,41", "--width", "7",
+                       "--bins", "128", "--csv", csv, "--backend", "cpu"});
             QVERIFY(cli.waitForFinished(60000));
             QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
             QFile file(csv);
@@ -464,7 +464,8 @@ class TestSession : public QObject {
         NativeImage bytes(w, h, {SampleType::U8, 1});
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
-                bytes.set_sample(x, y, 0, (x * 7 + y * 3 + ((x - 40) * (x - 40) + y * y) / 50) % 256);
+                bytes.set_sample(x, y, 0,
+                                 (x * 7 + y * 3 + ((x - 40) * (x - 40) + y * y) / 50) % 256);
         NativeImage deep = convert(bytes, {SampleType::U16, 1});
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
@@ -495,9 +496,9 @@ class TestSession : public QObject {
             QCOMPARE(s.document().width(), w - 20);
             // The seams are those of the decision image, applied to the samples.
             const ops::CarvingProxy proxy = ops::carving_proxy(*samples);
-            const ops::SeamOrder order = ops::seam_order_fast(
-                {proxy.image.view(), nullptr, nullptr, SeamEnergy::Forward},
-                ops::SeamDirection::Vertical, 20);
+            const ops::SeamOrder order =
+                ops::seam_order_fast({proxy.image.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                     ops::SeamDirection::Vertical, 20);
             QVERIFY(s.document().samples() == ops::remove_seams(*samples, order, 20));
             results.push_back(s.document().samples());
             // Undo puts the stored samples back exactly; redo carves them again.

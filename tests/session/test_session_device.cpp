@@ -284,6 +284,22 @@ class TestSessionDevice : public QObject {
                 QCOMPARE(t.uploads, std::uint64_t{0});
                 QVERIFY(t.download_bytes <= result_bytes(*d) + 4096 * 2);
             }
+            // Retarget on the device (proxy carved by CUDA) moves the same samples as the host.
+            for (session::Session* s : {&device, &host}) {
+                s->active_tool()->release({});
+                s->select(session::ToolKind::Retarget);
+                s->retarget().wait();
+                s->retarget().set_target(kW - 15, kH);
+            }
+            const ImageRgba8 pa = test::presented_frame(device, device_renderer);
+            const ImageRgba8 pb = test::presented_frame(host, host_renderer);
+            QVERIFY2(equal_pixels<Rgba8>(pa.view(), pb.view()), qPrintable(tag + ": preview"));
+            QVERIFY2(device.retarget().apply(), device.retarget().status().c_str());
+            QVERIFY2(host.retarget().apply(), host.retarget().status().c_str());
+            QVERIFY(device.on_device());
+            QVERIFY2(device.document().samples() == host.document().samples(),
+                     qPrintable(tag + ": retargeted samples"));
+            QCOMPARE(device.document().width(), kW - 15);
             device_renderer.release();
             host_renderer.release();
         }
