@@ -511,9 +511,6 @@ void MainWindow::document_changed() {
                                       QString::fromStdString(document.calibration().unit));
     histogram_panel_->refresh();
     display_panel_->refresh();
-    // Object removal fills 8-bit pixels: not offered on stored measurements (retarget carves
-    // their samples).
-    removal_panel_->setEnabled(!document.measurement());
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());
     canvas_->document_changed();
@@ -597,7 +594,6 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
     if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
     session_->open_measurement(std::move(loaded.pages), loaded.calibration, window);
     display_dock_->raise();
-    notices << QString::fromStdString(session::measurement_refusal(session_->document()));
     canvas_->fit_to_window();
     document_path_ = path;
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);

@@ -110,6 +110,19 @@ void Document::replace_samples(NativeImage samples) {
     device_->pixels.upload(pixels_.view());
 }
 
+void Document::write_samples(const PixelRect& rect, const NativeImage& region) {
+    paste_region(samples_, rect, region);
+    ++pixels_revision_;
+    if (!device_) return;
+    // The device rows are raw bytes: the rectangle in bytes.
+    const std::size_t bpp = samples_.format().bytes_per_pixel();
+    const PixelRect bytes{rect.x0 * static_cast<int>(bpp), rect.y0,
+                          (rect.x1 + 1) * static_cast<int>(bpp) - 1, rect.y1};
+    device_->samples.upload_region(
+        bytes, {reinterpret_cast<const std::uint8_t*>(region.row(0)),
+                static_cast<int>(region.row_bytes()), region.height(), region.pitch()});
+}
+
 void Document::replace_measurement(const NativeImage& samples,
                                    const std::array<Mask, kMaskLayers>& masks) {
     samples_ = samples;
@@ -242,9 +255,9 @@ void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {
 
 std::string measurement_refusal(const Document& document) {
     return "This document holds " + describe(document.format()) +
-           " samples; object removal works on 8-bit photos in this build and would lose the "
-           "stored values. Use Image ▸ Convert to 8-bit Photo (through the current window) to "
-           "edit a copy.";
+           " samples: object removal fills them by PatchMatch, whose fill takes every pixel from "
+           "one source pixel, so the stored values can follow. Choose PatchMatch, or Image ▸ "
+           "Convert to 8-bit Photo to fill a copy by Criminisi.";
 }
 
 }  // namespace lacuna::session

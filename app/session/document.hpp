@@ -68,6 +68,8 @@ class Document {
     /// A measurement document's current page changes (a TIFF stack's page slider): same size and
     /// type; masks kept.
     void replace_samples(NativeImage samples);
+    /// Writes a rectangle of a measurement document's samples on both sides (a fill, its undo).
+    void write_samples(const PixelRect& rect, const NativeImage& region);
     /// A retarget of a measurement document (or its undo): new samples of any size, masks
     /// replaced, the proxy rebuilt, on both sides.
     void replace_measurement(const NativeImage& samples,
@@ -141,8 +143,8 @@ class Document {
     std::array<std::uint64_t, kMaskLayers> mask_revisions_{};
 };
 
-/// Why remove object refuses a measurement document in this build: its fill writes 8-bit RGBA
-/// pixels, and running it on the 8-bit view would replace the stored samples.
+/// Why remove object refuses a measurement document with the Criminisi method: only PatchMatch's
+/// fill takes every pixel from one source pixel, which the stored samples can follow.
 std::string measurement_refusal(const Document& document);
 
 }  // namespace lacuna::session

@@ -39,6 +39,7 @@ void History::apply(Document& document, const Edit& edit, const bool forward) {
     }
     const RegionSnapshot& state = forward ? edit.after : edit.before;
     if (state.pixels) document.write_pixels(edit.rect, *state.pixels);
+    if (state.samples) document.write_samples(edit.rect, *state.samples);
     if (state.mask) document.write_mask(edit.layer, edit.rect, *state.mask);
 }
 

@@ -16,6 +16,7 @@ namespace lacuna::session {
 struct RegionSnapshot {
     std::optional<ImageRgba8> pixels;
     std::optional<Mask> mask;
+    std::optional<NativeImage> samples;  ///< a measurement document's stored samples
 };
 
 struct Edit {

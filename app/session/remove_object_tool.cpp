@@ -1,5 +1,7 @@
 #include "remove_object_tool.hpp"
 
+#include <lacuna/ops/patchmatch.hpp>
+
 #include "session.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -47,10 +49,6 @@ std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
 
 bool RemoveObjectTool::press(const Pointer& p) {
     if (session_.document().empty()) return false;
-    if (session_.document().measurement()) {
-        message_ = measurement_refusal(session_.document());
-        return false;
-    }
     stroke_.begin(session_, layer_, brush_, p.x, p.y);
     return true;
 }
@@ -101,7 +99,7 @@ void RemoveObjectTool::clear_mask() {
 bool RemoveObjectTool::start_fill() {
     Document& document = session_.document();
     if (filler_ || document.empty()) return false;
-    if (document.measurement()) {
+    if (document.measurement() && fill_params_.method != ops::InpaintMethod::PatchMatch) {
         message_ = measurement_refusal(document);
         return false;
     }
@@ -146,6 +144,13 @@ bool RemoveObjectTool::start_fill() {
     }
     fill_rect_ = nonzero_box(coverage);
     before_pixels_ = copy_region(document.pixels(), fill_rect_);
+    before_samples_.reset();
+    if (document.measurement()) {
+        // The fill runs on the carving proxy; its final vote's sources move the samples.
+        hole_ = hole;
+        radius_ = fill_params_.patch / 2;
+        before_samples_ = copy_region(document.samples(), fill_rect_);
+    }
     before_mask_ = copy_region(coverage, fill_rect_);
     progress_ = filler_->progress();
     iterations_per_batch_ = 8;
@@ -217,9 +222,18 @@ void RemoveObjectTool::finish() {
     Document& document = session_.document();
     const ops::InpaintProgress progress = filler_->progress();
     const bool on_device = device_filler_ != nullptr;
+    std::optional<std::vector<std::int32_t>> sources;
+    if (before_samples_ && !session_.guarded([&] {
+            sources = ops::patchmatch_sources(*ops::patchmatch_field(*filler_), hole_, radius_);
+        }))
+        return;
     filler_.reset();
     device_filler_ = nullptr;
     if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
+    if (sources) {
+        const NativeImage filled = ops::fill_from_sources(document.samples(), *sources);
+        document.write_samples(fill_rect_, copy_region(filled, fill_rect_));
+    }
     document.clear_mask(MaskLayer::Fill, fill_rect_);
     Edit edit;
     edit.label = "Fill";
@@ -229,6 +243,11 @@ void RemoveObjectTool::finish() {
     edit.before.mask = std::move(before_mask_);
     edit.after.pixels = copy_region(document.pixels(), fill_rect_);
     edit.after.mask = Mask(fill_rect_.width(), fill_rect_.height(), 0);
+    if (before_samples_) {
+        edit.before.samples = std::move(*before_samples_);
+        edit.after.samples = copy_region(document.samples(), fill_rect_);
+        before_samples_.reset();
+    }
     session_.push(std::move(edit));
     last_fill_index_ = static_cast<std::size_t>(session_.history().index());
     session_.frame_changed();

@@ -90,6 +90,11 @@ class RemoveObjectTool final : public Tool {
     PixelRect fill_rect_;
     ImageRgba8 before_pixels_;
     Mask before_mask_;
+    // Measurement documents: the hole and patch radius the fill ran with (its final vote's
+    // sources are recomputed from them), and the stored samples of the box before.
+    Mask hole_;
+    int radius_ = 4;
+    std::optional<NativeImage> before_samples_;
     int iterations_per_batch_ = 8;
     std::chrono::steady_clock::time_point started_;
     std::string device_;

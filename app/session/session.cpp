@@ -306,13 +306,18 @@ NativeImage proxy_levels(const ImageRgba8& frame, const int channels) {
 }  // namespace
 
 ImageRgba8 Session::shown_image() const {
-    if (document_.measurement() && !showing_preview())
+    const bool filling = remove_object_->fill_running();
+    if (document_.measurement() && !showing_preview() && !filling)
         return render_display(document_.samples(), document_.calibration(), display_.window,
                               display_.lut, display_.mark_clipped);
     if (document_.measurement()) {
-        const DeviceImage<Rgba8>* device = retarget_->device_frame();
-        const ImageRgba8 frame =
-            device != nullptr ? device->download() : clone(retarget_->host_frame()->view());
+        // A retarget preview, or the proxy a running fill paints.
+        const DeviceImage<Rgba8>* device =
+            filling ? (on_device() ? &const_cast<Document&>(document_).device_pixels() : nullptr)
+                    : retarget_->device_frame();
+        const ImageRgba8 frame = device != nullptr ? device->download()
+                                 : filling         ? clone(document_.pixels().view())
+                                                   : clone(retarget_->host_frame()->view());
         const int channels = document_.samples().channels() == 1 ? 1 : 3;
         return render_display(proxy_levels(frame, channels), document_.proxy_calibration(),
                               display_.window, display_.lut, display_.mark_clipped);
@@ -337,16 +342,19 @@ void Session::present(render::ImageRenderer& renderer) {
     }
     const std::uint64_t mask_key =
         layer ? document_.mask_revision(static_cast<MaskLayer>(*layer)) : 0;
-    const bool image_stale = !p.valid || p.preview != preview || p.image_key != image_key;
+    const bool proxy_shown = preview || (document_.measurement() && remove_object_->fill_running());
+    const bool image_stale = !p.valid || p.preview != proxy_shown || p.image_key != image_key;
     const bool mask_stale =
         !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
     // The window and LUT are uniforms: set every frame, never a reason to upload. A retarget
     // preview of a measurement is made of proxy pixels: their levels map through the proxy's
     // calibration to the same values.
     const bool measurement = document_.measurement();
+    // While a fill runs, the filler paints the proxy: that is shown until its samples land.
+    const bool proxy_view = preview || (measurement && remove_object_->fill_running());
     if (measurement)
         renderer.set_sample_mapping(
-            {preview ? document_.proxy_calibration() : document_.calibration(), display_.window,
+            {proxy_view ? document_.proxy_calibration() : document_.calibration(), display_.window,
              display_.lut, display_.mark_clipped});
     const int proxy_channels = document_.samples().channels() == 1 ? 1 : 3;
     if (!image_stale && !mask_stale) return;
@@ -358,7 +366,7 @@ void Session::present(render::ImageRenderer& renderer) {
     if (on_device()) {
         std::string error;
         bool ok = true;
-        if (image_stale && document_.measurement() && !preview) {
+        if (image_stale && measurement && !proxy_view) {
             // Device samples straight into the texture; 3-channel textures cannot be
             // registered with CUDA, so those come from the host copy (only when they change).
             if (!renderer.set_samples(document_.device_samples(), document_.format(),
@@ -394,7 +402,7 @@ void Session::present(render::ImageRenderer& renderer) {
             return;
         }
     } else {
-        if (image_stale && document_.measurement() && !preview) {
+        if (image_stale && measurement && !proxy_view) {
             renderer.set_samples(document_.samples());
         } else if (image_stale) {
             const ImageRgba8* frame = preview ? retarget_->host_frame() : &document_.pixels();
@@ -406,7 +414,7 @@ void Session::present(render::ImageRenderer& renderer) {
                                     : ImageView<const std::uint8_t>{});
     }
     p.valid = true;
-    p.preview = preview;
+    p.preview = proxy_shown;
     p.image_key = image_key;
     p.mask_layer = layer;
     p.mask_key = mask_key;

@@ -4,6 +4,7 @@
 // and fabric that keep their texture, bad input with the same
 // errors as Criminisi, and the step API (progress, cancel, history, image while coarse).
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
@@ -113,6 +114,43 @@ class TestPatchMatch : public QObject {
     Q_OBJECT
 
   private slots:
+    void sources_reproduce_the_fill_and_move_stored_samples() {
+        // The final vote's sources, recomputed from the field, reproduce the filler's output
+        // exactly; applied to an exact ×257 16-bit copy they give 257 × the 8-bit fill.
+        const ImageRgba8 truth = photo("messi5.jpg");
+        const Mask mask =
+            lacuna::test::ellipse_mask(truth.width(), truth.height(), 240, 190, 20, 16);
+        InpaintParams params;
+        params.patch = 9;
+        params.method = InpaintMethod::PatchMatch;
+        const auto filler = make_inpainter(truth.view(), mask, params, InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(8);
+        const ImageRgba8 out = filler->image();
+        const Mask hole = prepare_inpaint(truth.view(), mask, params).hole;
+        const std::vector<std::int32_t> sources =
+            patchmatch_sources(*patchmatch_field(*filler), hole, params.patch / 2);
+        const NativeImage filled = fill_from_sources(to_native(truth.view()), sources);
+        const ImageRgba8 back = to_rgba8(filled);
+        QVERIFY(equal_pixels(back.view(), out.view()));
+        int moved = 0;
+        for (const std::int32_t s : sources) moved += s >= 0;
+        QCOMPARE(std::int64_t(moved), count_selected(hole.view()));
+        NativeImage deep(truth.width(), truth.height(), {SampleType::U16, 3});
+        for (int y = 0; y < truth.height(); ++y)
+            for (int x = 0; x < truth.width(); ++x) {
+                const Rgba8 p = truth.at(x, y);
+                deep.set_sample(x, y, 0, 257 * p.r);
+                deep.set_sample(x, y, 1, 257 * p.g);
+                deep.set_sample(x, y, 2, 257 * p.b);
+            }
+        const NativeImage deep_filled = fill_from_sources(deep, sources);
+        for (int y = 0; y < truth.height(); ++y)
+            for (int x = 0; x < truth.width(); ++x)
+                if (hole.at(x, y) != 0)
+                    QCOMPARE(deep_filled.sample(x, y, 1), 257.0 * out.at(x, y).g);
+        QVERIFY_THROWS_EXCEPTION(Error, fill_from_sources(deep, {1, 2, 3}));
+    }
+
     void reference_iteration_is_brute_force() {
         const int w = 40, h = 30, r = 3;
         const ImageRgba8 image = noisy_scene(w, h, 11);

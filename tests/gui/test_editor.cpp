@@ -664,9 +664,9 @@ class TestEditor : public QObject {
         QVERIFY(back.pages[0] == document.samples());
         QVERIFY(window.save_to(dir_.filePath("temperature.png"), true));
         QVERIFY(window.statusBar()->currentMessage().contains("cannot hold 32-bit float"));
-        // Object removal refuses a measurement document and says why; Convert makes an 8-bit
-        // photo.
-        QVERIFY(!window.removal_panel()->isEnabled());
+        // Retarget and object removal are offered on measurements; Convert makes an 8-bit photo.
+        QVERIFY(window.removal_panel()->isEnabled());
+        QVERIFY(window.retarget_panel()->isEnabled());
         window.convert_to_photo();
         QVERIFY(!window.session().document().measurement());
         QCOMPARE(window.session().document().width(), 256);

@@ -12,6 +12,7 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/render/egl_context.hpp>
 
@@ -393,11 +394,63 @@ class TestSession : public QObject {
         QCOMPARE(tool.result()->range_lo, lo);
         QCOMPARE(tool.result()->range_hi, hi);
         QCOMPARE(tool.result()->samples_out_of_range, std::int64_t{0});
-        // Object removal refuses, saying why, and changes nothing.
+        // Object removal by Criminisi refuses, saying why, and changes nothing.
         s.select(session::ToolKind::RemoveObject);
-        QVERIFY(!s.remove_object().press(Pointer{10, 10}));
+        ops::InpaintParams criminisi = s.remove_object().fill_params();
+        criminisi.method = ops::InpaintMethod::Criminisi;
+        s.remove_object().set_fill_params(criminisi);
+        stroke(*s.active_tool(), {{40, 30}, {48, 34}});
+        QVERIFY(!s.remove_object().start_fill());
+        QVERIFY(s.remove_object().message().find("PatchMatch") != std::string::npos);
         QVERIFY(s.document().samples() == thermal);
-        QVERIFY(!s.history().can_undo());
+    }
+
+    void measurement_fill_moves_the_stored_samples() {
+        // PatchMatch fills the proxy; its final vote's sources move the stored samples. An
+        // 8-bit measurement and its ×257 16-bit copy fill alike: 257 × the 8-bit samples.
+        constexpr int w = 120, h = 90;
+        NativeImage bytes(w, h, {SampleType::U8, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                bytes.set_sample(x, y, 0, 40 + ((x / 6 + y / 6) % 2) * 120 + (x * y) % 13);
+        NativeImage deep(w, h, {SampleType::U16, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
+        std::vector<NativeImage> filled;
+        for (const NativeImage* samples : {&bytes, &deep}) {
+            session::Session s(false);
+            s.open_measurement({*samples}, {});
+            s.select(session::ToolKind::RemoveObject);
+            s.remove_object().set_brush({14, 1.0, false});
+            stroke(*s.active_tool(), {{50, 40}, {70, 48}});
+            const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+            QVERIFY(s.remove_object().start_fill());
+            while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+            QVERIFY(s.document().measurement());
+            // The oracle: the same fill run on the proxy, its sources applied to the samples.
+            const ops::InpaintParams params = s.remove_object().fill_params();
+            const Mask hole =
+                ops::prepare_inpaint(ops::carving_proxy(*samples).image.view(), coverage, params)
+                    .hole;
+            const auto filler =
+                ops::make_inpainter(ops::carving_proxy(*samples).image.view(), coverage, params,
+                                    ops::InpaintImplementation::Fast);
+            while (!filler->progress().done()) filler->advance(8);
+            const NativeImage expected = ops::fill_from_sources(
+                *samples,
+                ops::patchmatch_sources(*ops::patchmatch_field(*filler), hole, params.patch / 2));
+            QVERIFY(s.document().samples() == expected);
+            QVERIFY(!(s.document().samples() == *samples));
+            filled.push_back(s.document().samples());
+            // Undo puts the stored samples back exactly.
+            QVERIFY(s.undo());
+            QVERIFY(s.document().samples() == *samples);
+            QVERIFY(s.redo());
+            QVERIFY(s.document().samples() == filled.back());
+        }
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                QCOMPARE(filled[1].sample(x, y, 0), 257 * filled[0].sample(x, y, 0));
     }
 
     void editor_numbers_equal_lacuna_histogram() {

@@ -300,6 +300,19 @@ class TestSessionDevice : public QObject {
             QVERIFY2(device.document().samples() == host.document().samples(),
                      qPrintable(tag + ": retargeted samples"));
             QCOMPARE(device.document().width(), kW - 15);
+            // Object removal: the CUDA PatchMatch's sources move the same samples.
+            for (session::Session* s : {&device, &host}) {
+                s->select(session::ToolKind::RemoveObject);
+                s->remove_object().set_brush({16, 1.0, false});
+                s->active_tool()->press({60, 50});
+                s->active_tool()->move({90, 60});
+                s->active_tool()->release({90, 60});
+                QVERIFY2(s->remove_object().start_fill(), s->remove_object().message().c_str());
+                while (s->remove_object().fill_running()) s->remove_object().step(30.0);
+            }
+            QVERIFY(device.on_device());
+            QVERIFY2(device.document().samples() == host.document().samples(),
+                     qPrintable(tag + ": filled samples"));
             device_renderer.release();
             host_renderer.release();
         }

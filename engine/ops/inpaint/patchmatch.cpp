@@ -365,6 +365,61 @@ std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter) {
     return source->field();
 }
 
+std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const Mask& hole,
+                                             const int radius) {
+    if (field.level != 0)
+        throw Error(ErrorCode::InvalidArgument, "the fill has not reached full size yet");
+    if (field.width != hole.width() || field.height != hole.height())
+        throw Error(ErrorCode::InvalidArgument, "the field and the hole differ in size");
+    const int w = field.width, h = field.height;
+    std::vector<std::int32_t> sources(static_cast<std::size_t>(w) * h, -1);
+    // pm_vote_pixel's winner-take-all rule: the proposal of least distance (greatest weight),
+    // first in the scan order of the offsets on ties.
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (hole.at(x, y) == 0) continue;
+            std::uint32_t best_w = 0, best_d = 0;
+            long long best_at = -1;
+            for (int dy = -radius; dy <= radius; ++dy) {
+                const int cy = y - dy;
+                if (cy < 0 || cy >= h) continue;
+                for (int dx = -radius; dx <= radius; ++dx) {
+                    const int cx = x - dx;
+                    if (cx < 0 || cx >= w) continue;
+                    const std::size_t c = static_cast<std::size_t>(cy) * w + cx;
+                    const std::int32_t q = field.nnf[c];
+                    if (q < 0) continue;
+                    const std::uint32_t d = field.dist[c];
+                    if (best_at >= 0 && d >= best_d) continue;
+                    const std::uint32_t wt = patchmatch_terms::pm_weight(d, radius);
+                    if (wt > best_w) {
+                        best_w = wt;
+                        best_d = d;
+                        best_at = static_cast<long long>(q / w + dy) * w + (q % w + dx);
+                    }
+                }
+            }
+            sources[static_cast<std::size_t>(y) * w + x] = static_cast<std::int32_t>(best_at);
+        }
+    return sources;
+}
+
+NativeImage fill_from_sources(const NativeImage& samples,
+                              const std::vector<std::int32_t>& sources) {
+    if (sources.size() != static_cast<std::size_t>(samples.width()) * samples.height())
+        throw Error(ErrorCode::InvalidArgument, "the sources do not match the image");
+    NativeImage out = samples;
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    const int w = samples.width();
+    for (std::size_t p = 0; p < sources.size(); ++p) {
+        const std::int32_t s = sources[p];
+        if (s < 0) continue;
+        std::memcpy(out.row(static_cast<int>(p / w)) + bpp * (p % w),
+                    samples.row(s / w) + bpp * (s % w), bpp);
+    }
+    return out;
+}
+
 Mask patchmatch_texture(const ImageRgba8& image, const Mask& hole) {
     check_mask_size(hole.view(), image.width(), image.height(), "the hole");
     std::vector<Rgba8> color = to_dense(image.view());

@@ -19,6 +19,7 @@
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
 
 #include <cstdint>
@@ -40,6 +41,17 @@ struct PatchMatchField {
 /// The field of a PatchMatch inpainter (CPU or CUDA); nullopt for any other inpainter or before
 /// the first iteration.
 std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter);
+
+/// Where the final (winner-take-all) vote took each hole pixel from: for a finished fill's
+/// level-0 field, per pixel (y · width + x) the source pixel index whose value the vote copied,
+/// -1 outside the hole. Recomputed from the field with the vote's own rule, so copying the
+/// filler's input at these sources reproduces its output exactly. Throws InvalidArgument for a
+/// field above level 0 or of another size than `hole`.
+std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const Mask& hole,
+                                             int radius);
+/// A measurement's stored samples filled from `sources` (patchmatch_sources): hole pixels take
+/// their source pixel's samples, unconverted.
+NativeImage fill_from_sources(const NativeImage& samples, const std::vector<std::int32_t>& sources);
 
 /// One EM iteration at one level, done exhaustively (the readable reference): for every target
 /// patch (centre within `radius` of a hole pixel) the valid source centre of least distance
