@@ -26,39 +26,53 @@ std::uint8_t level_of_float(const double v, const double lo, const double hi) {
 
 }  // namespace
 
-CarvingProxy carving_proxy(const NativeImage& samples) {
+namespace {
+
+// One pass per row with the sample type known: the range, then the levels.
+template <class S>
+CarvingProxy proxy_of(const NativeImage& samples) {
     CarvingProxy proxy;
     proxy.image = ImageRgba8(samples.width(), samples.height());
     const int channels = samples.channels();
     const int colours = std::min(channels, 3);
     double lo = INFINITY, hi = -INFINITY;
-    for (int y = 0; y < samples.height(); ++y)
+    for (int y = 0; y < samples.height(); ++y) {
+        const S* row = samples.samples<S>(y);
         for (int x = 0; x < samples.width(); ++x)
             for (int c = 0; c < colours; ++c) {
-                const double v = samples.sample(x, y, c);
+                const double v = static_cast<double>(row[x * channels + c]);
                 if (!std::isfinite(v)) continue;
                 lo = std::min(lo, v);
                 hi = std::max(hi, v);
             }
+    }
     if (!(lo <= hi)) lo = hi = 0;
     proxy.raw_lo = lo;
     proxy.raw_hi = hi;
-    const bool integer = is_integer(samples.sample_type());
+    const auto ilo = static_cast<std::int64_t>(lo), ihi = static_cast<std::int64_t>(hi);
     for (int y = 0; y < samples.height(); ++y) {
-        Rgba8* row = proxy.image.row(y);
+        const S* in = samples.samples<S>(y);
+        Rgba8* out = proxy.image.row(y);
         for (int x = 0; x < samples.width(); ++x) {
             std::uint8_t level[3];
             for (int c = 0; c < 3; ++c) {
-                const double v = samples.sample(x, y, std::min(c, colours - 1));
-                level[c] = integer ? level_of_integer(static_cast<std::int64_t>(v),
-                                                      static_cast<std::int64_t>(lo),
-                                                      static_cast<std::int64_t>(hi))
-                                   : level_of_float(v, lo, hi);
+                const S v = in[x * channels + std::min(c, colours - 1)];
+                if constexpr (std::is_floating_point_v<S>)
+                    level[c] = level_of_float(v, lo, hi);
+                else
+                    level[c] = level_of_integer(v, ilo, ihi);
             }
-            row[x] = {level[0], level[1], level[2], 255};
+            out[x] = {level[0], level[1], level[2], 255};
         }
     }
     return proxy;
+}
+
+}  // namespace
+
+CarvingProxy carving_proxy(const NativeImage& samples) {
+    return visit_sample_type(samples.sample_type(),
+                             [&](auto s) { return proxy_of<decltype(s)>(samples); });
 }
 
 NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, const int count) {
