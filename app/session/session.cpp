@@ -200,8 +200,25 @@ void after_edit(Session& session, RetargetTool& retarget, LineTool& line) {
 }
 }  // namespace
 
+void Session::sync_pages() {
+    if (!document_.measurement() || pages_.size() < 2) return;
+    const NativeImage& shown = document_.samples();
+    if (shown.width() == pages_.front().width() && shown.height() == pages_.front().height()) {
+        // A fill (or its undo) edits the page on show: flipping away and back keeps it.
+        pages_[static_cast<std::size_t>(page_)] = shown;
+        return;
+    }
+    // A retarget changed the size: the other pages cannot be shown beside it any more. The file
+    // on disk keeps them all.
+    notice("Retargeting page " + std::to_string(page_ + 1) + " closed the stack's other " +
+           std::to_string(pages_.size() - 1) + " pages; the file still holds them.");
+    pages_ = {shown};
+    page_ = 0;
+}
+
 void Session::push(Edit edit) {
     history_.push(std::move(edit));
+    sync_pages();
     after_edit(*this, *retarget_, *line_);
 }
 
@@ -209,6 +226,7 @@ bool Session::undo() {
     if (remove_object_->fill_running()) return false;  // the fill owns the pixels until it ends
     bool done = false;
     guarded([&] { done = history_.undo(document_); });
+    sync_pages();
     after_edit(*this, *retarget_, *line_);
     return done;
 }
@@ -217,6 +235,7 @@ bool Session::redo() {
     if (remove_object_->fill_running()) return false;
     bool done = false;
     guarded([&] { done = history_.redo(document_); });
+    sync_pages();
     after_edit(*this, *retarget_, *line_);
     return done;
 }

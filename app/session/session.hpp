@@ -142,6 +142,8 @@ class Session {
 
   private:
     void after_open();
+    /// After an edit, undo or redo: the stack follows the document (see sync_pages in .cpp).
+    void sync_pages();
     Document document_;
     std::vector<NativeImage> pages_;  // a measurement stack's other pages (the current one too)
     int page_ = 0;

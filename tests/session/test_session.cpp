@@ -623,6 +623,31 @@ class TestSession : public QObject {
         QCOMPARE(s.page(), 2);
         QCOMPARE(s.readout(0.5, 0.5)->value, 310.0);
         QCOMPARE(s.line().result()->channels[0].mean[0], mean_page0 + 20.0f);
+        // A fill edits the page on show and survives flipping pages; a retarget closes the
+        // stack's other pages (they keep the original size), with a notice.
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({8, 1.0, false});
+        stroke(*s.active_tool(), {{20, 14}, {24, 16}});
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const NativeImage filled = s.document().samples();
+        QVERIFY(!(filled == pages[2]));
+        s.show_page(0);
+        QVERIFY(s.document().samples() == pages[0]);
+        s.show_page(2);
+        QVERIFY(s.document().samples() == filled);
+        s.select(session::ToolKind::Retarget);
+        s.retarget().wait();
+        s.retarget().set_target(35, 29);
+        QVERIFY(s.retarget().apply());
+        QCOMPARE(s.page_count(), 1);
+        QCOMPARE(s.document().width(), 35);
+        bool said = false;
+        for (const std::string& n : s.take_notices())
+            said = said || n.find("closed") != std::string::npos;
+        QVERIFY(said);
+        s.show_page(1);  // nothing to show: no exception, nothing changes
+        QCOMPARE(s.document().width(), 35);
         // A typed calibration keeps the window on the same samples.
         const DisplayWindow before = s.display().window;
         s.set_calibration({1.0, -273.15, "degC"});
