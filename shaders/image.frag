@@ -15,7 +15,6 @@ uniform vec4 u_nan;
 uniform bool u_mark_clipped;   // single channel: below the window u_below, above it u_above
 uniform vec4 u_below;
 uniform vec4 u_above;
-uniform float u_alpha_unit;
 uniform sampler2D u_mask;
 uniform float u_checker_px;    // checker square size in screen pixels
 uniform bool u_mask_visible;
@@ -47,7 +46,7 @@ vec4 mapped(vec4 s) {
     }
     if (isnan(s.r) || isnan(s.g) || isnan(s.b)) return u_nan;
     vec3 rgb = vec3(lut_index(s.r), lut_index(s.g), lut_index(s.b)) / 255.0;
-    return vec4(rgb, clamp(s.a * u_alpha_unit, 0.0, 1.0));
+    return vec4(rgb, clamp(s.a, 0.0, 1.0));  // normalised by the texture format
 }
 
 void main() {

@@ -254,7 +254,6 @@ void ImageRenderer::Impl::use_sample_mapping(const PixelFormat format) {
     glUniform4f(glGetUniformLocation(program, "u_above"), kAboveColour.r / 255.0f,
                 kAboveColour.g / 255.0f, kAboveColour.b / 255.0f, 1.0f);
     // The clipping test compares the calibrated value with the window, in t: t < 0 or t > 1.
-    glUniform1f(glGetUniformLocation(program, "u_alpha_unit"), 1.0f);
     glUniform4f(glGetUniformLocation(program, "u_nan"), kNanColour.r / 255.0f,
                 kNanColour.g / 255.0f, kNanColour.b / 255.0f, 1.0f);
 }
