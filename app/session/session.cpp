@@ -75,16 +75,24 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
     remove_object_->cancel_fill();
     const bool device =
         use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
+    // A single page moves into the document: the stack is kept only when there is one, so a
+    // plain measurement is held once.
+    const bool stack = pages.size() > 1;
     try {
-        document_.open_measurement(pages.front(), calibration, device);
+        document_.open_measurement(stack ? pages.front() : std::move(pages.front()), calibration,
+                                   device);
     } catch (const Error& e) {
         if (!device) throw;
-        // Out of device memory, or rows too wide for a device image: the host can hold it.
+        // Out of device memory, or rows too wide for a device image: the host can hold it. The
+        // document takes its samples before the device part, so they are there unless a stack's
+        // copy failed.
         notice(std::string("The GPU cannot hold this image (") + e.what() +
                "); editing on the CPU.");
-        document_.open_measurement(pages.front(), calibration, false);
+        document_.leave_device();
+        if (!document_.measurement()) document_.open_measurement(pages.front(), calibration, false);
     }
-    pages_ = std::move(pages);
+    pages_.clear();
+    if (stack) pages_ = std::move(pages);
     page_ = 0;
     if (window) {
         display_.window = *window;
@@ -212,7 +220,7 @@ void Session::sync_pages() {
     // on disk keeps them all.
     notice("Retargeting page " + std::to_string(page_ + 1) + " closed the stack's other " +
            std::to_string(pages_.size() - 1) + " pages; the file still holds them.");
-    pages_ = {shown};
+    pages_.clear();  // a single image now: held once, by the document
     page_ = 0;
 }
 

@@ -47,7 +47,10 @@ class Session {
     /// one, else at auto-contrast, with the grey LUT. Undo history cleared.
     void open_measurement(std::vector<NativeImage> pages, Calibration calibration,
                           std::optional<DisplayWindow> window = std::nullopt);
-    [[nodiscard]] int page_count() const { return static_cast<int>(pages_.size()); }
+    /// Pages of a measurement stack (1 for a single image, 0 without a document).
+    [[nodiscard]] int page_count() const {
+        return pages_.empty() ? (document_.empty() ? 0 : 1) : static_cast<int>(pages_.size());
+    }
     [[nodiscard]] int page() const { return page_; }
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
@@ -145,7 +148,7 @@ class Session {
     /// After an edit, undo or redo: the stack follows the document (see sync_pages in .cpp).
     void sync_pages();
     Document document_;
-    std::vector<NativeImage> pages_;  // a measurement stack's other pages (the current one too)
+    std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
     Display display_;
     bool samples_from_host_noted_ = false;

@@ -345,6 +345,7 @@ class TestSession : public QObject {
         s.open_measurement(std::move(loaded.pages), loaded.calibration);
         QVERIFY(s.document().measurement());
         QVERIFY(s.document().format() == (PixelFormat{SampleType::U16, 1}));
+        QCOMPARE(s.page_count(), 1);  // a single image: no stack copy beside the document
         // The status bar's readout: the stored sample, then calibrated.
         auto r = s.readout(10.7, 20.2);
         QVERIFY(r.has_value());
