@@ -33,26 +33,6 @@ void Document::clear_masks_to_size() {
     }
 }
 
-void Document::open(ImageRgba8 pixels, const bool device) {
-    samples_ = NativeImage();
-    calibration_ = {};
-    ++calibration_revision_;
-    pixels_ = std::move(pixels);
-    ++pixels_revision_;
-    clear_masks_to_size();
-    device_.reset();
-    if (!device || pixels_.empty()) return;
-    auto side = std::make_unique<Device>();
-    side->pixels.resize(pixels_.width(), pixels_.height());
-    side->pixels.upload(pixels_.view());
-    for (auto& m : side->masks) {
-        m.resize(pixels_.width(), pixels_.height());
-        m.fill_bytes(0);
-    }
-    side->stream.synchronize();
-    device_ = std::move(side);
-}
-
 namespace {
 
 // Raw rows as a byte image: a NativeImage row is row_bytes() bytes whatever its type.
@@ -62,6 +42,47 @@ ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
 }
 
 }  // namespace
+
+void Document::open(ImageRgba8 pixels, const bool device) {
+    samples_ = NativeImage();
+    calibration_ = {};
+    ++calibration_revision_;
+    pixels_ = std::move(pixels);
+    ++pixels_revision_;
+    clear_masks_to_size();
+    device_.reset();
+    if (device && !empty()) put_on_device();
+}
+
+void Document::put_on_device() {
+    device_ = std::make_unique<Device>();
+    try {
+        mirror_on_device(/*masks_clear=*/true);
+        device_->stream.synchronize();
+    } catch (...) {
+        device_.reset();  // the host side is complete: nothing is lost
+        throw;
+    }
+}
+
+void Document::mirror_on_device(const bool masks_clear) {
+    Device& d = *device_;
+    d.pixels.resize(pixels_.width(), pixels_.height());
+    d.pixels.upload(pixels_.view());
+    if (measurement()) {
+        d.samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
+        d.samples.upload(raw_rows(samples_));
+    }
+    for (int layer = 0; layer < kMaskLayers; ++layer) {
+        auto& m = d.masks[static_cast<std::size_t>(layer)];
+        m.resize(width(), height());
+        // Masks known to be clear (a new document) are cleared there, with no transfer.
+        if (masks_clear)
+            m.fill_bytes(0);
+        else
+            m.upload(masks_[static_cast<std::size_t>(layer)].view());
+    }
+}
 
 void Document::rebuild_proxy() {
     ops::CarvingProxy proxy = ops::carving_proxy(samples_);
@@ -84,18 +105,7 @@ void Document::open_measurement(NativeImage samples, Calibration calibration, co
     rebuild_proxy();
     clear_masks_to_size();
     device_.reset();
-    if (!device || samples_.empty()) return;
-    auto side = std::make_unique<Device>();
-    side->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
-    side->samples.upload(raw_rows(samples_));
-    side->pixels.resize(pixels_.width(), pixels_.height());
-    side->pixels.upload(pixels_.view());
-    for (auto& m : side->masks) {
-        m.resize(samples_.width(), samples_.height());
-        m.fill_bytes(0);
-    }
-    side->stream.synchronize();
-    device_ = std::move(side);
+    if (device && !empty()) put_on_device();
 }
 
 void Document::replace_samples(NativeImage samples) {
@@ -118,31 +128,14 @@ void Document::write_samples(const PixelRect& rect, const NativeImage& region) {
     const std::size_t bpp = samples_.format().bytes_per_pixel();
     const PixelRect bytes{rect.x0 * static_cast<int>(bpp), rect.y0,
                           (rect.x1 + 1) * static_cast<int>(bpp) - 1, rect.y1};
-    device_->samples.upload_region(
-        bytes, {reinterpret_cast<const std::uint8_t*>(region.row(0)),
-                static_cast<int>(region.row_bytes()), region.height(), region.pitch()});
+    device_->samples.upload_region(bytes, raw_rows(region));
 }
 
 void Document::replace_measurement(const NativeImage& samples,
                                    const std::array<Mask, kMaskLayers>& masks) {
     samples_ = samples;
     rebuild_proxy();
-    ++pixels_revision_;
-    for (int layer = 0; layer < kMaskLayers; ++layer) {
-        masks_[static_cast<std::size_t>(layer)] =
-            clone(masks[static_cast<std::size_t>(layer)].view());
-        ++mask_revisions_[static_cast<std::size_t>(layer)];
-    }
-    if (!device_) return;
-    device_->samples.resize(static_cast<int>(samples_.row_bytes()), samples_.height());
-    device_->samples.upload(raw_rows(samples_));
-    device_->pixels.resize(pixels_.width(), pixels_.height());
-    device_->pixels.upload(pixels_.view());
-    for (int layer = 0; layer < kMaskLayers; ++layer) {
-        auto& m = device_->masks[static_cast<std::size_t>(layer)];
-        m.resize(samples_.width(), samples_.height());
-        m.upload(masks_[static_cast<std::size_t>(layer)].view());
-    }
+    replace_rest(masks);
 }
 
 const DeviceImage<std::uint8_t>& Document::device_samples() const {
@@ -224,20 +217,17 @@ void Document::clear_mask(const MaskLayer layer, const PixelRect& rect) {
 
 void Document::replace(const ImageRgba8& pixels, const std::array<Mask, kMaskLayers>& masks) {
     pixels_ = clone(pixels.view());
+    replace_rest(masks);
+}
+
+void Document::replace_rest(const std::array<Mask, kMaskLayers>& masks) {
     ++pixels_revision_;
     for (int layer = 0; layer < kMaskLayers; ++layer) {
         masks_[static_cast<std::size_t>(layer)] =
             clone(masks[static_cast<std::size_t>(layer)].view());
         ++mask_revisions_[static_cast<std::size_t>(layer)];
     }
-    if (!device_) return;
-    device_->pixels.resize(pixels_.width(), pixels_.height());
-    device_->pixels.upload(pixels_.view());
-    for (int layer = 0; layer < kMaskLayers; ++layer) {
-        auto& m = device_->masks[static_cast<std::size_t>(layer)];
-        m.resize(pixels_.width(), pixels_.height());
-        m.upload(masks_[static_cast<std::size_t>(layer)].view());
-    }
+    if (device_) mirror_on_device(/*masks_clear=*/false);
 }
 
 void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {

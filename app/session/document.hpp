@@ -137,6 +137,14 @@ class Document {
     std::uint64_t calibration_revision_ = 0;
     std::pair<double, double> proxy_range_{0, 0};
     void rebuild_proxy();
+    /// Makes the device side and mirrors the host side into it (open); on failure the document
+    /// stays on the host, complete.
+    void put_on_device();
+    /// Sizes every device image like the host side and copies pixels, samples and masks.
+    void mirror_on_device(bool masks_clear);
+    /// A whole new image's common part (after pixels, or samples and proxy, are set): masks,
+    /// revisions and the device mirror.
+    void replace_rest(const std::array<Mask, kMaskLayers>& masks);
     std::array<Mask, kMaskLayers> masks_;
     std::unique_ptr<Device> device_;
     std::uint64_t pixels_revision_ = 0;

@@ -1,17 +1,8 @@
 // The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
 // --json, and outputs that never replace the input.
-#include "scientific_io.hpp"
+#include "../engine/scientific_test_files.hpp"
 
 #include <lacuna/io/image_io.hpp>
-
-#if LACUNA_TEST_GDCM
-#include <gdcmDataElement.h>
-#include <gdcmImage.h>
-#include <gdcmImageWriter.h>
-#endif
-#if LACUNA_TEST_CFITSIO
-#include <fitsio.h>
-#endif
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -130,22 +121,7 @@ void verify_counts(const QString& csv, const std::vector<std::vector<int>>& expe
     }
 }
 
-// ---- DICOM written with GDCM, FITS with CFITSIO (as tests/engine/test_scientific_io.cpp) ----
-
-bool dicom_ready() {
-#if LACUNA_TEST_GDCM
-    return io::detail::dicom_supported();
-#else
-    return false;
-#endif
-}
-bool fits_ready() {
-#if LACUNA_TEST_CFITSIO
-    return io::detail::fits_supported();
-#else
-    return false;
-#endif
-}
+// ---- DICOM written with GDCM, FITS with CFITSIO (tests/engine/scientific_test_files.hpp) ----
 
 // The CT slice: signed 16-bit 13x7 with negatives, rescale slope 1, intercept -1024 (HU, from
 // the CT modality), window centre 40 width 400.
@@ -153,45 +129,17 @@ constexpr int kCtWidth = 13;
 constexpr int kCtHeight = 7;
 constexpr double kCtIntercept = -1024;
 [[maybe_unused]] std::int16_t ct_sample(const int x, const int y) {
-    return std::int16_t(x * 301 - y * 977 - 1000);
+    return test::ct_value(x, y);
 }
 
 #if LACUNA_TEST_GDCM
-void insert_text(gdcm::DataSet& ds, const gdcm::Tag tag, const gdcm::VR vr, std::string text) {
-    // DICOM values have even lengths: UIDs are padded with NUL, text with a space.
-    if (text.size() % 2 != 0) text.push_back(vr == gdcm::VR::UI ? '\0' : ' ');
-    gdcm::DataElement element(tag);
-    element.SetVR(vr);
-    element.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
-    ds.Replace(element);
-}
-
 void write_ct_dicom(const QString& path) {
-    std::vector<std::int16_t> samples;
-    for (int y = 0; y < kCtHeight; ++y)
-        for (int x = 0; x < kCtWidth; ++x) samples.push_back(ct_sample(x, y));
-    gdcm::ImageWriter writer;
-    gdcm::Image& image = writer.GetImage();
-    const unsigned dims[2] = {unsigned(kCtWidth), unsigned(kCtHeight)};
-    image.SetNumberOfDimensions(2);
-    image.SetDimensions(dims);
-    image.SetPixelFormat(gdcm::PixelFormat(gdcm::PixelFormat::INT16));
-    image.SetPhotometricInterpretation(gdcm::PhotometricInterpretation::MONOCHROME2);
-    image.SetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
-    image.SetSlope(1.0);
-    image.SetIntercept(kCtIntercept);
-    gdcm::DataElement pixels(gdcm::Tag(0x7FE0, 0x0010));
-    pixels.SetByteValue(reinterpret_cast<const char*>(samples.data()),
-                        static_cast<std::uint32_t>(samples.size() * sizeof(std::int16_t)));
-    image.SetDataElement(pixels);
-    gdcm::DataSet& ds = writer.GetFile().GetDataSet();
-    insert_text(ds, gdcm::Tag(0x0008, 0x0016), gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.7");
-    insert_text(ds, gdcm::Tag(0x0008, 0x0060), gdcm::VR::CS, "CT");
-    insert_text(ds, gdcm::Tag(0x0028, 0x0004), gdcm::VR::CS, "MONOCHROME2");
-    insert_text(ds, gdcm::Tag(0x0028, 0x1050), gdcm::VR::DS, "40");
-    insert_text(ds, gdcm::Tag(0x0028, 0x1051), gdcm::VR::DS, "400");
-    writer.SetFileName(path.toStdString().c_str());
-    if (!writer.Write()) qFatal("GDCM could not write the test file");
+    const test::Bytes bytes = test::write_dicom(test::ct_spec());
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size())) !=
+            qint64(bytes.size()))
+        qFatal("could not write the test DICOM file");
 }
 #endif
 
@@ -202,29 +150,18 @@ template <class T>
 void write_fits(const QString& path, const int bitpix, const int datatype, const long width,
                 const long height, std::vector<T> values, const double bscale, const double bzero,
                 const char* bunit) {
-    fs::remove(path.toStdString());
-    fitsfile* file = nullptr;
-    int status = 0;
-    long axes[2] = {width, height};
-    fits_create_file(&file, path.toStdString().c_str(), &status);
-    fits_create_img(file, bitpix, 2, axes, &status);
-    if (bscale != 1.0) fits_write_key(file, TDOUBLE, "BSCALE", (void*)&bscale, "", &status);
-    if (bzero != 0.0) fits_write_key(file, TDOUBLE, "BZERO", (void*)&bzero, "", &status);
-    if (*bunit) fits_write_key(file, TSTRING, "BUNIT", (void*)bunit, "", &status);
-    fits_set_bscale(file, 1.0, 0.0, &status);
-    fits_write_img(file, datatype, 1, LONGLONG(values.size()), values.data(), &status);
-    fits_close_file(file, &status);
-    if (status != 0) qFatal("CFITSIO could not write the test file (status %d)", status);
+    test::FitsKeys keys;
+    if (bscale != 1.0) keys.bscale = bscale;
+    if (bzero != 0.0) keys.bzero = bzero;
+    keys.bunit = bunit;
+    test::FitsWriter writer(path.toStdString());
+    writer.image(bitpix, {width, height}, keys);
+    writer.pixels(datatype, std::move(values));
+    writer.check();
 }
 #endif
 
 }  // namespace
-
-// QSKIP returns from the function it is written in, so these are macros.
-#define SKIP_WITHOUT_DICOM() \
-    if (!dicom_ready()) QSKIP("this build has no DICOM support (GDCM)")
-#define SKIP_WITHOUT_FITS() \
-    if (!fits_ready()) QSKIP("this build has no FITS support (CFITSIO)")
 
 class TestCli : public QObject {
     Q_OBJECT
