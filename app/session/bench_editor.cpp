@@ -325,7 +325,8 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
         const double mb = 1024.0 * 1024.0;
         std::printf(
             "measurement document %dx%d float (%s path): samples %.1f MB; host holds "
-            "%.1f MB (samples + masks), device %.1f MB (samples + masks) + histogram plane "
+            "%.1f MB (samples, 8-bit carving proxy, masks), device %.1f MB (the same) + histogram "
+            "plane "
             "%.1f MB + display texture %.1f MB (GL)\n",
             w, h, path_name.c_str(), double(s.document().samples().pitch()) * h / mb,
             double(s.document().host_bytes()) / mb, double(s.document().device_bytes()) / mb,
