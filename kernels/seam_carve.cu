@@ -39,16 +39,21 @@ __host__ __device__ constexpr int round_up16(const int v) {
     return (v + 15) & ~15;
 }
 
+template <class Pixel>
 struct DeviceRows {
-    const Rgba8* base;
+    const Pixel* base;
     int stride;
-    __device__ const Rgba8* operator()(const int y) const {
+    __device__ const Pixel* operator()(const int y) const {
         return base + static_cast<std::size_t>(y) * stride;
     }
 };
 
 template <class Cost>
 constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
+/// The aux terms' type: 16 bits fit an 8-bit image's intensities and energies (at most 6120);
+/// with 64-bit costs (masks, or a deep 16-bit image: up to 1 572 840) they are 32 bits.
+template <class Cost>
+using AuxOf = std::conditional_t<kMasks<Cost>, std::int32_t, std::int16_t>;
 
 /// Byte layout of one staged batch: (kRows + 1) rows of `pitch` columns (row 0 is the row above
 /// the batch) for the costs, the aux terms and, with masks, the mask bits.
@@ -63,7 +68,7 @@ struct BatchLayout {
         return static_cast<std::size_t>(kRows + 1) * pitch + kGuardFront + kGuardBack;
     }
     __host__ __device__ std::size_t cost_bytes() const { return elements() * sizeof(Cost); }
-    __host__ __device__ std::size_t aux_bytes() const { return elements() * sizeof(std::int16_t); }
+    __host__ __device__ std::size_t aux_bytes() const { return elements() * sizeof(AuxOf<Cost>); }
     __host__ __device__ std::size_t mask_bytes() const { return kMasks<Cost> ? elements() : 0; }
     __host__ __device__ std::size_t bytes() const {
         return cost_bytes() + aux_bytes() + mask_bytes();
@@ -86,7 +91,7 @@ struct Window {
 template <class Cost>
 struct Batch {
     Cost* cost;
-    std::int16_t* aux;
+    AuxOf<Cost>* aux;
     std::uint8_t* mask;
 };
 
@@ -94,7 +99,7 @@ template <class Cost>
 __device__ Batch<Cost> batch_at(unsigned char* base, const BatchLayout<Cost> layout) {
     Batch<Cost> b{};
     b.cost = reinterpret_cast<Cost*>(base) + kGuardFront;
-    b.aux = reinterpret_cast<std::int16_t*>(base + layout.cost_bytes()) + kGuardFront;
+    b.aux = reinterpret_cast<AuxOf<Cost>*>(base + layout.cost_bytes()) + kGuardFront;
     b.mask = base + layout.cost_bytes() + layout.aux_bytes() + kGuardFront;
     return b;
 }
@@ -106,8 +111,8 @@ struct RowRefs {
     const Cost* above;
     Cost* current;
     std::int8_t* parent;
-    const std::int16_t* aux;
-    const std::int16_t* aux_above;
+    const AuxOf<Cost>* aux;
+    const AuxOf<Cost>* aux_above;
     const std::uint8_t* mask;
 };
 
@@ -230,8 +235,8 @@ __device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const Win
                             const int pitch, const int y0, const int lane) {
     stage_rows(b.cost, pitch, static_cast<const Cost*>(s.cost), s.stride, y0 - 1, kRows + 1,
                s.height, w.first_column, w.columns, lane, kStagers);
-    stage_rows(b.aux, pitch, s.aux, s.stride, y0 - 1, kRows + 1, s.height, w.first_column,
-               w.columns, lane, kStagers);
+    stage_rows(b.aux, pitch, static_cast<const AuxOf<Cost>*>(s.aux), s.stride, y0 - 1, kRows + 1,
+               s.height, w.first_column, w.columns, lane, kStagers);
     if constexpr (kMasks<Cost>) {
         stage_rows(b.mask, pitch, s.mask, s.stride, y0 - 1, kRows + 1, s.height, w.first_column,
                    w.columns, lane, kStagers);
@@ -247,8 +252,9 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     r.above = y > 0 ? cost + row - s.stride : nullptr;
     r.current = cost + row;
     r.parent = s.parent + row;
-    r.aux = s.aux + row;
-    r.aux_above = y > 0 ? s.aux + row - s.stride : nullptr;
+    const AuxOf<Cost>* aux = static_cast<const AuxOf<Cost>*>(s.aux);
+    r.aux = aux + row;
+    r.aux_above = y > 0 ? aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
     return r;
 }
@@ -417,7 +423,7 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
         // the window only reach halo cells, which are never stored.
         const int at0 = x0 - window.first_column;
         const Cost* cost_row = batch.cost + at0;
-        const std::int16_t* aux_row = batch.aux + at0;
+        const AuxOf<Cost>* aux_row = batch.aux + at0;
         const std::uint8_t* mask_row = batch.mask + at0;
         bool store[C], has_left[C], has_right[C];
         Cost above[C];
@@ -686,13 +692,16 @@ __global__ void __launch_bounds__(kFindThreads, 1)
 
 /// One block per row: shifts the part right of the seam left by one, in chunks (each chunk is
 /// read before any thread writes over it).
-template <class Cost, bool Forward>
+template <class Cost, bool Forward, class Pixel>
 __global__ void __launch_bounds__(kThreads)
     remove_kernel(const CarveState s, const int seam_index) {
+    using Aux = AuxOf<Cost>;
     const int y = blockIdx.x;
     const std::size_t row = static_cast<std::size_t>(y) * s.stride;
     const int cut = s.seam[y];
     Cost* cost = static_cast<Cost*>(s.cost);
+    Aux* aux_terms = static_cast<Aux*>(s.aux);
+    Pixel* image = static_cast<Pixel*>(s.image);
     if (threadIdx.x == 0) {
         s.order[s.index[row + cut]] = seam_index;
         if constexpr (kMasks<Cost>) {
@@ -704,28 +713,28 @@ __global__ void __launch_bounds__(kThreads)
     for (int base = cut + 1; base < s.width; base += blockDim.x) {
         const int x = base + static_cast<int>(threadIdx.x);
         const bool active = x < s.width;
-        std::int16_t aux = 0;
+        Aux aux = 0;
         Cost c = 0;
         std::int8_t parent = 0;
         std::int32_t index = 0;
         std::uint8_t mask = 0;
-        Rgba8 pixel{};
+        Pixel pixel{};
         if (active) {
-            aux = s.aux[row + x];
+            aux = aux_terms[row + x];
             c = cost[row + x];
             parent = s.parent[row + x];
             index = s.index[row + x];
             if constexpr (kMasks<Cost>) mask = s.mask[row + x];
-            if constexpr (!Forward) pixel = s.image[row + x];
+            if constexpr (!Forward) pixel = image[row + x];
         }
         __syncthreads();
         if (active) {
-            s.aux[row + x - 1] = aux;
+            aux_terms[row + x - 1] = aux;
             cost[row + x - 1] = c;
             s.parent[row + x - 1] = parent;
             s.index[row + x - 1] = index;
             if constexpr (kMasks<Cost>) s.mask[row + x - 1] = mask;
-            if constexpr (!Forward) s.image[row + x - 1] = pixel;
+            if constexpr (!Forward) image[row + x - 1] = pixel;
         }
         __syncthreads();
     }
@@ -733,6 +742,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Gradient energies after a removal: one warp per row recomputes the columns whose 3 × 3
 /// neighbourhood changed (within two of the seam in this row and the rows next to it).
+template <class Pixel, class Aux>
 __global__ void energy_update_kernel(const CarveState s, const int width) {
     const int y = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     if (y >= s.height) return;
@@ -740,25 +750,27 @@ __global__ void energy_update_kernel(const CarveState s, const int width) {
     const int a = s.seam[max(y - 1, 0)], b = s.seam[y], c = s.seam[min(y + 1, s.height - 1)];
     const int lo = max(0, min(a, min(b, c)) - 2);
     const int hi = min(width - 1, max(a, max(b, c)) + 2);
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, width, s.height};
+    const ClampedRgb<DeviceRows<Pixel>> pixels{
+        DeviceRows<Pixel>{static_cast<const Pixel*>(s.image), s.stride}, width, s.height};
     for (int x = lo + lane; x <= hi; x += 32) {
-        s.aux[static_cast<std::size_t>(y) * s.stride + x] =
-            static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+        static_cast<Aux*>(s.aux)[static_cast<std::size_t>(y) * s.stride + x] =
+            static_cast<Aux>(pixel_energy(pixels, s.energy, x, y));
     }
 }
 
-__global__ void init_kernel(const CarveState s, const Rgba8* image, const std::uint8_t* protect,
+template <class Pixel, class Aux>
+__global__ void init_kernel(const CarveState s, const Pixel* image, const std::uint8_t* protect,
                             const std::uint8_t* remove) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     if (x >= s.width) return;
     const std::size_t dense = static_cast<std::size_t>(y) * s.width + x;
     const std::size_t at = static_cast<std::size_t>(y) * s.stride + x;
-    const Rgba8 p = image[dense];
+    const Pixel p = image[dense];
     if (s.energy == SeamEnergy::Forward) {
-        s.aux[at] = static_cast<std::int16_t>(int{p.r} + int{p.g} + int{p.b});
+        static_cast<Aux*>(s.aux)[at] = static_cast<Aux>(int{p.r} + int{p.g} + int{p.b});
     } else {
-        s.image[at] = p;
+        static_cast<Pixel*>(s.image)[at] = p;
     }
     s.index[at] = static_cast<std::int32_t>(dense);
     if (s.mask != nullptr) {
@@ -769,13 +781,15 @@ __global__ void init_kernel(const CarveState s, const Rgba8* image, const std::u
     s.order[dense] = kNever;
 }
 
+template <class Pixel, class Aux>
 __global__ void energy_all_kernel(const CarveState s) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     if (x >= s.width) return;
-    const ClampedRgb<DeviceRows> pixels{DeviceRows{s.image, s.stride}, s.width, s.height};
-    s.aux[static_cast<std::size_t>(y) * s.stride + x] =
-        static_cast<std::int16_t>(pixel_energy(pixels, s.energy, x, y));
+    const ClampedRgb<DeviceRows<Pixel>> pixels{
+        DeviceRows<Pixel>{static_cast<const Pixel*>(s.image), s.stride}, s.width, s.height};
+    static_cast<Aux*>(s.aux)[static_cast<std::size_t>(y) * s.stride + x] =
+        static_cast<Aux>(pixel_energy(pixels, s.energy, x, y));
 }
 
 template <class T>
@@ -877,13 +891,29 @@ int carve_window_capacity(const CarveState& s) {
                    : window_capacity<std::int32_t>(s.height);
 }
 
-cudaError_t launch_carve_init(const CarveState& s, const Rgba8* dense_image,
+namespace {
+template <class Pixel, class Aux>
+cudaError_t carve_init(const CarveState& s, const void* dense_image,
+                       const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
+                       const cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
+    init_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s, static_cast<const Pixel*>(dense_image),
+                                                      dense_protect, dense_remove);
+    if (s.energy != SeamEnergy::Forward) energy_all_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s);
+    return cudaGetLastError();
+}
+}  // namespace
+
+cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
                               const cudaStream_t stream) {
-    const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
-    init_kernel<<<grid, 256, 0, stream>>>(s, dense_image, dense_protect, dense_remove);
-    if (s.energy != SeamEnergy::Forward) energy_all_kernel<<<grid, 256, 0, stream>>>(s);
-    return cudaGetLastError();
+    if (s.deep && !s.masks) return cudaErrorInvalidValue;
+    if (s.deep)
+        return carve_init<Rgba16, std::int32_t>(s, dense_image, dense_protect, dense_remove,
+                                                stream);
+    if (s.masks)
+        return carve_init<Rgba8, std::int32_t>(s, dense_image, dense_protect, dense_remove, stream);
+    return carve_init<Rgba8, std::int16_t>(s, dense_image, dense_protect, dense_remove, stream);
 }
 
 cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,
@@ -901,19 +931,34 @@ cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
                                      const cudaStream_t stream) {
     const bool forward = s.energy == SeamEnergy::Forward;
     const unsigned rows = static_cast<unsigned>(s.height);
+    if (s.deep && !s.masks) return cudaErrorInvalidValue;
+    const unsigned energy_blocks = (rows + 7) / 8;
     if (s.masks) {
-        if (forward)
-            remove_kernel<std::int64_t, true><<<rows, kThreads, 0, stream>>>(s, seam_index);
-        else
-            remove_kernel<std::int64_t, false><<<rows, kThreads, 0, stream>>>(s, seam_index);
+        if (forward) {
+            if (s.deep)
+                remove_kernel<std::int64_t, true, Rgba16>
+                    <<<rows, kThreads, 0, stream>>>(s, seam_index);
+            else
+                remove_kernel<std::int64_t, true, Rgba8>
+                    <<<rows, kThreads, 0, stream>>>(s, seam_index);
+        } else if (s.deep) {
+            remove_kernel<std::int64_t, false, Rgba16>
+                <<<rows, kThreads, 0, stream>>>(s, seam_index);
+            energy_update_kernel<Rgba16, std::int32_t>
+                <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
+        } else {
+            remove_kernel<std::int64_t, false, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
+            energy_update_kernel<Rgba8, std::int32_t>
+                <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
+        }
     } else {
-        if (forward)
-            remove_kernel<std::int32_t, true><<<rows, kThreads, 0, stream>>>(s, seam_index);
-        else
-            remove_kernel<std::int32_t, false><<<rows, kThreads, 0, stream>>>(s, seam_index);
-    }
-    if (!forward) {
-        energy_update_kernel<<<(rows + 7) / 8, 256, 0, stream>>>(s, s.width - 1);
+        if (forward) {
+            remove_kernel<std::int32_t, true, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
+        } else {
+            remove_kernel<std::int32_t, false, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
+            energy_update_kernel<Rgba8, std::int16_t>
+                <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
+        }
     }
     return cudaGetLastError();
 }
@@ -931,6 +976,11 @@ cudaError_t launch_transpose(const T* in, const int width, const int height, T* 
 
 cudaError_t launch_transpose32(const std::uint32_t* in, const int width, const int height,
                                std::uint32_t* out, const cudaStream_t stream) {
+    return launch_transpose(in, width, height, out, stream);
+}
+
+cudaError_t launch_transpose64(const std::uint64_t* in, const int width, const int height,
+                               std::uint64_t* out, const cudaStream_t stream) {
     return launch_transpose(in, width, height, out, stream);
 }
 

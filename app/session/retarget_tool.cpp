@@ -37,6 +37,11 @@ struct RetargetTool::Job {
     Mask protect, remove;
     std::unique_ptr<DeviceImage<Rgba8>> device_image;  ///< device snapshots
     std::unique_ptr<DeviceImage<std::uint8_t>> device_protect, device_remove;
+    /// Measurement documents: the stored samples (after the vertical change, for horizontal
+    /// jobs) and the document's range. An exact carve decides on their 16-bit decision image;
+    /// approximate previews stay on the 8-bit proxy.
+    std::optional<NativeImage> samples;
+    std::pair<double, double> range{0, 0};
     SeamEnergy energy = SeamEnergy::Forward;
     ops::SeamDirection direction = ops::SeamDirection::Vertical;
     int seams = 0;
@@ -81,8 +86,24 @@ struct RetargetTool::Job {
     void ensure_host_inputs() {
         if (!image.empty() || !device_image) return;
         image = device_image->download();
-        if (device_protect) protect = device_protect->download();
-        if (device_remove) remove = device_remove->download();
+        ensure_host_masks();
+    }
+    void ensure_host_masks() {
+        if (device_protect && protect.empty()) protect = device_protect->download();
+        if (device_remove && remove.empty()) remove = device_remove->download();
+    }
+
+    [[nodiscard]] bool deep() const { return samples.has_value() && !approximate(); }
+
+    /// The exact carve of a measurement document, on every bit of its samples: the 16-bit
+    /// decision image is made here, on the background thread.
+    ops::SeamOrder carve_deep(const ops::CarveImplementation implementation) {
+        ensure_host_masks();
+        const ops::DeepCarvingProxy decision =
+            ops::deep_carving_proxy(*samples, range.first, range.second);
+        const ops::DeepCarveInput input{decision.image.view(), protect.empty() ? nullptr : &protect,
+                                        remove.empty() ? nullptr : &remove, energy};
+        return ops::seam_order(input, direction, seams, implementation, progress());
     }
 
     [[nodiscard]] ops::CarveInput host_input() const {
@@ -107,7 +128,9 @@ struct RetargetTool::Job {
     void run_carve() {
         if (cuda) {
             try {
-                if (approximate() || !device_image) {
+                if (deep()) {
+                    take(carve_deep(ops::CarveImplementation::Cuda));
+                } else if (approximate() || !device_image) {
                     ensure_host_inputs();
                     take(carve_host(ops::CarveImplementation::Cuda));
                 } else {
@@ -125,6 +148,10 @@ struct RetargetTool::Job {
             }
             done.store(0);
             total.store(0);
+        }
+        if (deep()) {
+            take(carve_deep(ops::CarveImplementation::Fast));
+            return;
         }
         ensure_host_inputs();
         take(carve_host(ops::CarveImplementation::Fast));
@@ -326,6 +353,10 @@ void RetargetTool::start_vertical(const bool exact) {
         }
     }
     if (!on_device) job->cuda = carve_on_gpu_ && !cpu_only_;
+    if (document.measurement() && !job->approximate()) {
+        job->samples = document.samples();
+        job->range = document.proxy_range();
+    }
     if (job->image.empty() && !job->device_image) {
         // The host mirror is current at rest: the approximate and CPU carves start from it.
         job->image = clone(document.pixels().view());
@@ -391,6 +422,20 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
         if (remove) job->remove = follow(MaskLayer::CarveRemove);
     } else {
         return;
+    }
+    if (document.measurement() && !job->approximate()) {
+        // The exact horizontal carve decides on the samples the vertical change leaves.
+        const bool ok = session_.guarded([&] {
+            const ops::SeamOrder columns = vertical_holder_->host
+                                               ? *vertical_holder_->host
+                                               : ops::download_order(*vertical_holder_->device);
+            const NativeImage& samples = document.samples();
+            job->samples = change < 0   ? ops::remove_seams(samples, columns, -change)
+                           : change > 0 ? ops::insert_seams(samples, columns, change)
+                                        : samples;
+            job->range = document.proxy_range();
+        });
+        if (!ok) return;
     }
     launch(std::move(job), false);
 }

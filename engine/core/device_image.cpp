@@ -328,6 +328,7 @@ template class DeviceBuffer<std::uint32_t>;
 template class DeviceBuffer<std::int32_t>;
 template class DeviceBuffer<unsigned long long>;
 template class DeviceBuffer<Rgba8>;
+template class DeviceBuffer<Rgba16>;
 template class DeviceBuffer<std::int16_t>;
 template class DeviceBuffer<std::int64_t>;
 template class DeviceBuffer<std::int8_t>;

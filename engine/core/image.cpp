@@ -172,6 +172,7 @@ void check_mask_size(const MaskView mask, const int width, const int height, con
     template Image<T> clone<T>(ImageView<const T>);
 
 LACUNA_INSTANTIATE_IMAGE(Rgba8)
+LACUNA_INSTANTIATE_IMAGE(Rgba16)
 LACUNA_INSTANTIATE_IMAGE(float)
 LACUNA_INSTANTIATE_IMAGE(std::uint8_t)
 LACUNA_INSTANTIATE_IMAGE(std::uint16_t)

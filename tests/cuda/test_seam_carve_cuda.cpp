@@ -226,6 +226,47 @@ class TestSeamCarveCuda : public QObject {
         QVERIFY(compared >= 100);
     }
 
+    // 16-bit decision images (measurement documents): 32-bit aux terms and 64-bit costs on the
+    // device, the same seams and costs as the CPU carvers; wide enough for staged windows and for
+    // rows read from global memory.
+    void deep_cuda_equals_cpu() {
+        struct Case {
+            int w, h, levels, seams;
+        };
+        const Case cases[] = {{2, 5, 4, 1},           {13, 1, 65536, 6},   {37, 23, 3, 20},
+                              {641, 479, 65536, 120}, {1500, 301, 17, 40}, {30000, 3, 65536, 2}};
+        int compared = 0;
+        for (const Case& c : cases) {
+            const Image<Rgba16> img = test::random_deep_image(c.w, c.h, c.levels, rng_);
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const int extent = dir == SeamDirection::Vertical ? c.w : c.h;
+                    const int seams = std::min(c.seams, extent - 1);
+                    const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+                    for (const bool masks : {false, true}) {
+                        const DeepCarveInput in{img.view(), masks ? &protect : nullptr, nullptr,
+                                                kind};
+                        const SeamOrder gold = c.w * c.h <= 5000
+                                                   ? seam_order_reference(in, dir, seams)
+                                                   : seam_order_fast(in, dir, seams);
+                        const QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 %3 dir %4 masks %5: %6")
+                                                                .arg(c.w)
+                                                                .arg(c.h)
+                                                                .arg(int(kind))
+                                                                .arg(int(dir))
+                                                                .arg(masks)
+                                                                .arg(diff)));
+                        ++compared;
+                    }
+                }
+            }
+        }
+        QCOMPARE(compared, 6 * 4 * 2 * 2);
+    }
+
     void real_photo_equals_cpu() {
         const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
         QCOMPARE(photo.width(), 160);

@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <random>
+
 namespace lacuna::test {
 
 inline Mask rect_mask(const int w, const int h, const int x0, const int y0, const int x1,
@@ -13,6 +15,18 @@ inline Mask rect_mask(const int w, const int h, const int x0, const int y0, cons
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) m.at(x, y) = 255;
     return m;
+}
+
+/// A 16-bit decision image of random samples: `levels` evenly spaced values over 0..65535 (few
+/// levels: many equal costs, so the tie-break is exercised), alpha opaque.
+inline Image<Rgba16> random_deep_image(const int w, const int h, const int levels,
+                                       std::mt19937& rng) {
+    std::uniform_int_distribution<int> pick(0, levels - 1);
+    Image<Rgba16> img(w, h);
+    const auto level = [&] { return static_cast<std::uint16_t>(pick(rng) * 65535 / (levels - 1)); };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) img.at(x, y) = Rgba16{level(), level(), level(), 65535};
+    return img;
 }
 
 /// Empty when both orders are identical (costs, every pixel's rank, mask counts); else the first

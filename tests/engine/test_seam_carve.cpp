@@ -166,6 +166,111 @@ class TestSeamCarve : public QObject {
         QCOMPARE(wide.sample(2, 0, 0), -2.0);
     }
 
+    void deep_decision_image_keeps_every_bit() {
+        // The 16-bit decision image normalises like the 8-bit one, exactly, to 0..65535.
+        NativeImage bytes(11, 5, {SampleType::U8, 1});
+        NativeImage deep(11, 5, {SampleType::U16, 1});
+        NativeImage real(11, 5, {SampleType::F32, 1});
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 11; ++x) {
+                const int v = (x * 53 + y * 29) % 241 + 7;
+                bytes.set_sample(x, y, 0, v);
+                deep.set_sample(x, y, 0, 257 * v);
+                real.set_sample(x, y, 0, 0.5 * v - 3);
+            }
+        const ops::DeepCarvingProxy a = ops::deep_carving_proxy(bytes),
+                                    b = ops::deep_carving_proxy(deep),
+                                    c = ops::deep_carving_proxy(real);
+        QVERIFY(equal_pixels(a.image.view(), b.image.view()));
+        QVERIFY(equal_pixels(a.image.view(), c.image.view()));
+        const int v = static_cast<int>(bytes.sample(3, 2, 0));
+        const double lo = a.raw_lo, hi = a.raw_hi;
+        QCOMPARE(b.raw_hi, 257 * hi);
+        QVERIFY(hi - lo > 200);
+        QCOMPARE(int(a.image.at(3, 2).g), int(std::lround((v - lo) * 65535.0 / (hi - lo))));
+        QCOMPARE(int(a.image.at(3, 2).a), 65535);
+
+        // A ramp rising 120 samples on a 16-bit background, under hot columns that set the
+        // range: less than half an 8-bit level, so the 8-bit proxy is flat there and its leftmost
+        // tie-break takes the ramp with the first seams; the 16-bit decision image sees it and
+        // carves the flat background instead.
+        NativeImage field(24, 9, {SampleType::U16, 1});
+        for (int y = 0; y < 9; ++y)
+            for (int x = 0; x < 24; ++x)
+                field.set_sample(x, y, 0,
+                                 x >= 2 && x <= 5 ? 1000 + 30 * (x - 1) : (x >= 22 ? 65535 : 1000));
+        const ops::CarvingProxy coarse = ops::carving_proxy(field);
+        const ops::DeepCarvingProxy fine = ops::deep_carving_proxy(field);
+        QCOMPARE(int(coarse.image.at(3, 0).r), int(coarse.image.at(10, 0).r));  // flat at 8 bits
+        QVERIFY(fine.image.at(3, 0).r > fine.image.at(10, 0).r);
+        for (const SeamEnergy kind : kEnergies) {
+            const ops::SeamOrder eight = ops::seam_order_fast(
+                {coarse.image.view(), nullptr, nullptr, kind}, ops::SeamDirection::Vertical, 6);
+            const ops::SeamOrder sixteen = ops::seam_order_fast(
+                {fine.image.view(), nullptr, nullptr, kind}, ops::SeamDirection::Vertical, 6);
+            QVERIFY2(eight.order.at(3, 4) < 6, qPrintable(QString::fromStdString(to_string(kind))));
+            QVERIFY2(sixteen.order.at(3, 4) >= 6,
+                     qPrintable(QString::fromStdString(to_string(kind))));
+        }
+    }
+
+    void deep_carvers_agree_and_scale_with_8_bit() {
+        int compared = 0;
+        struct Case {
+            int w, h, levels, seams;
+        };
+        const Case cases[] = {
+            {2, 5, 4, 1}, {13, 1, 65536, 6}, {37, 23, 3, 20}, {41, 29, 65536, 30}};
+        for (const Case& c : cases) {
+            const Image<Rgba16> img = test::random_deep_image(c.w, c.h, c.levels, rng_);
+            for (const SeamEnergy kind : kEnergies)
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const int extent = dir == SeamDirection::Vertical ? c.w : c.h;
+                    const int seams = std::min(c.seams, extent - 1);
+                    const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+                    const Mask remove =
+                        rect_mask(c.w, c.h, c.w * 3 / 4, 0, std::min(c.w, c.w * 3 / 4 + 2), c.h);
+                    for (const bool masks : {false, true}) {
+                        const ops::DeepCarveInput in{img.view(), masks ? &protect : nullptr,
+                                                     masks ? &remove : nullptr, kind};
+                        const QString diff = compare(seam_order_reference(in, dir, seams),
+                                                     seam_order_fast(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 %3: %4")
+                                                                .arg(c.w)
+                                                                .arg(c.h)
+                                                                .arg(int(kind))
+                                                                .arg(diff)));
+                        ++compared;
+                    }
+                }
+        }
+        QCOMPARE(compared, 4 * 4 * 2 * 2);
+        // An 8-bit image and its ×257 copy: the same seams, every cost × 257 (the energies are
+        // homogeneous), with 32-bit energies where the 8-bit carver keeps 16-bit ones.
+        const ImageRgba8 bytes = random_image(29, 19, 256, rng_);
+        Image<Rgba16> scaled(29, 19);
+        for (int y = 0; y < 19; ++y)
+            for (int x = 0; x < 29; ++x) {
+                const Rgba8 p = bytes.at(x, y);
+                scaled.at(x, y) = Rgba16{static_cast<std::uint16_t>(257 * p.r),
+                                         static_cast<std::uint16_t>(257 * p.g),
+                                         static_cast<std::uint16_t>(257 * p.b), 65535};
+            }
+        for (const SeamEnergy kind : kEnergies)
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                const ops::SeamOrder a =
+                    seam_order_fast({bytes.view(), nullptr, nullptr, kind}, dir, 15);
+                ops::SeamOrder b = seam_order_fast(
+                    ops::DeepCarveInput{scaled.view(), nullptr, nullptr, kind}, dir, 15);
+                for (std::int64_t& cost : b.costs) {
+                    QCOMPARE(cost % 257, std::int64_t{0});
+                    cost /= 257;
+                }
+                QCOMPARE(compare(a, b), QString());
+            }
+    }
+
     void reference_matches_brute_force() {
         int checked = 0;
         for (const SeamEnergy kind : kEnergies) {

@@ -510,6 +510,41 @@ class TestSession : public QObject {
         }
     }
 
+    void measurement_retarget_decides_on_every_bit() {
+        // A ramp 120 samples high on a 16-bit background under hot columns that set the range:
+        // flat at 8 bits (the 8-bit proxy's leftmost tie-break would carve it first), visible to
+        // the 16-bit decision image, so the editor's retarget carves the background instead.
+        constexpr int w = 24, h = 9;
+        NativeImage field(w, h, {SampleType::U16, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                field.set_sample(x, y, 0,
+                                 x >= 2 && x <= 5 ? 1000 + 30 * (x - 1) : (x >= 22 ? 65535 : 1000));
+        session::Session s(false);
+        s.open_measurement({field}, {1.0, 0.0, "counts"});
+        s.select(session::ToolKind::Retarget);
+        s.retarget().wait();
+        s.retarget().set_target(w - 6, h - 2);
+        s.retarget().wait();
+        QVERIFY2(s.retarget().apply(), s.retarget().status().c_str());
+        const NativeImage& out = s.document().samples();
+        QCOMPARE(out.width(), w - 6);
+        QCOMPARE(out.height(), h - 2);
+        for (int y = 0; y < h - 2; ++y) {
+            QList<double> row;
+            for (int x = 0; x < w - 6; ++x) row.append(out.sample(x, y, 0));
+            for (const double ramp : {1030.0, 1060.0, 1090.0, 1120.0})
+                QVERIFY2(row.contains(ramp),
+                         qPrintable(QString("row %1 lost %2").arg(y).arg(ramp)));
+        }
+        // What the 8-bit proxy would have done: the ramp goes with the first seams.
+        const ops::CarvingProxy coarse = ops::carving_proxy(field);
+        const ops::SeamOrder eight =
+            ops::seam_order_fast({coarse.image.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                 ops::SeamDirection::Vertical, 6);
+        QVERIFY(eight.order.at(3, 0) < 6);
+    }
+
     void measurement_retarget_moves_the_stored_samples() {
         // An 8-bit grey measurement and its exact ×257 16-bit copy: the seams are found on the
         // same decision image, so both lose the same pixels, and the stored samples move
@@ -548,11 +583,11 @@ class TestSession : public QObject {
             QVERIFY(s.document().measurement());
             QVERIFY(s.document().format() == samples->format());
             QCOMPARE(s.document().width(), w - 20);
-            // The seams are those of the decision image, applied to the samples.
-            const ops::CarvingProxy proxy = ops::carving_proxy(*samples);
-            const ops::SeamOrder order =
-                ops::seam_order_fast({proxy.image.view(), nullptr, nullptr, SeamEnergy::Forward},
-                                     ops::SeamDirection::Vertical, 20);
+            // The seams are those of the 16-bit decision image, applied to the samples.
+            const ops::DeepCarvingProxy proxy = ops::deep_carving_proxy(*samples);
+            const ops::SeamOrder order = ops::seam_order_fast(
+                ops::DeepCarveInput{proxy.image.view(), nullptr, nullptr, SeamEnergy::Forward},
+                ops::SeamDirection::Vertical, 20);
             QVERIFY(s.document().samples() == ops::remove_seams(*samples, order, 20));
             results.push_back(s.document().samples());
             // Undo puts the stored samples back exactly; redo carves them again.

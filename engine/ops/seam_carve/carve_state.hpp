@@ -52,8 +52,9 @@ inline void check_order(const int width, const int height, const int order_width
 }
 
 /// Checks masks and the seam count against the image; throws InvalidArgument.
-inline void check_carve_input(const CarveInput& in, const SeamDirection direction,
-                              const int seams) {
+template <class Pixel>
+void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection direction,
+                       const int seams) {
     check_image_size(in.image.width, in.image.height);
     if (in.protect)
         check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
@@ -75,13 +76,13 @@ inline void check_carve_input(const DeviceCarveInput& in, const SeamDirection di
 
 /// Runs a vertical-seam finder on the transposed problem for horizontal seams, and maps the order
 /// back. `find_vertical(input, seams)` must return a vertical SeamOrder of that input.
-template <class FindVertical>
-SeamOrder in_direction(const CarveInput& input, const SeamDirection direction, const int seams,
-                       FindVertical&& find_vertical) {
+template <class Pixel, class FindVertical>
+SeamOrder in_direction(const BasicCarveInput<Pixel>& input, const SeamDirection direction,
+                       const int seams, FindVertical&& find_vertical) {
     if (direction == SeamDirection::Vertical) return find_vertical(input, seams);
-    const ImageRgba8 image = transpose<Rgba8>(input.image);
+    const Image<Pixel> image = transpose<Pixel>(input.image);
     std::optional<Mask> protect, remove;
-    CarveInput t = input;
+    BasicCarveInput<Pixel> t = input;
     t.image = image.view();
     if (input.protect) t.protect = &protect.emplace(transpose<std::uint8_t>(input.protect->view()));
     if (input.remove) t.remove = &remove.emplace(transpose<std::uint8_t>(input.remove->view()));

@@ -115,8 +115,11 @@ template Image<std::uint8_t> insert_seams_nearest<std::uint8_t>(ImageView<const 
 template Image<std::int32_t> insert_seams_nearest<std::int32_t>(ImageView<const std::int32_t>,
                                                                 const SeamOrder&, int);
 
-SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, const int seams,
-                     const CarveImplementation implementation, const CarveProgress& progress) {
+namespace {
+template <class Pixel>
+SeamOrder seam_order_any(const BasicCarveInput<Pixel>& input, const SeamDirection direction,
+                         const int seams, const CarveImplementation implementation,
+                         const CarveProgress& progress) {
     switch (implementation) {
         case CarveImplementation::Reference:
             return seam_order_reference(input, direction, seams);
@@ -126,6 +129,17 @@ SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, con
             return seam_order_cuda(input, direction, seams, progress);
     }
     return {};
+}
+}  // namespace
+
+SeamOrder seam_order(const CarveInput& input, const SeamDirection direction, const int seams,
+                     const CarveImplementation implementation, const CarveProgress& progress) {
+    return seam_order_any(input, direction, seams, implementation, progress);
+}
+
+SeamOrder seam_order(const DeepCarveInput& input, const SeamDirection direction, const int seams,
+                     const CarveImplementation implementation, const CarveProgress& progress) {
+    return seam_order_any(input, direction, seams, implementation, progress);
 }
 
 int seams_to_clear(const Mask& remove, const SeamDirection direction) {

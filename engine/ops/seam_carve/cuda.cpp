@@ -40,11 +40,14 @@ std::vector<std::uint8_t> dense_mask(const Mask* mask, const int w, const int h)
     return out;
 }
 
-/// Dense device images of one carve or retarget, `width` × `height`: the pixels, the masks
-/// (when present) and the original linear index of every pixel (retargeting).
+/// Dense device images of one carve or retarget, `width` × `height`: the pixels (Rgba8, or the
+/// Rgba16 decision image of a deep carve), the masks (when present) and the original linear index
+/// of every pixel (retargeting).
+template <class Pixel = Rgba8>
 struct DenseImages {
+    using PixelType = Pixel;
     int width = 0, height = 0;
-    DeviceBuffer<Rgba8> image;
+    DeviceBuffer<Pixel> image;
     DeviceBuffer<std::uint8_t> protect, remove;
     DeviceBuffer<std::int32_t> index;
     bool has_protect = false, has_remove = false, has_index = false;
@@ -58,12 +61,14 @@ struct DenseImages {
     }
 };
 
-DenseImages upload(const CarveInput& in, const bool with_index, const cudaStream_t stream) {
-    DenseImages d;
+template <class Pixel>
+DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_index,
+                          const cudaStream_t stream) {
+    DenseImages<Pixel> d;
     d.width = in.image.width;
     d.height = in.image.height;
     const std::size_t n = d.pixels();
-    const std::vector<Rgba8> pixels = to_dense(in.image);
+    const std::vector<Pixel> pixels = to_dense(in.image);
     d.image.upload(pixels.data(), n, stream);
     const std::vector<std::uint8_t> protect = dense_mask(in.protect, d.width, d.height);
     const std::vector<std::uint8_t> remove = dense_mask(in.remove, d.width, d.height);
@@ -100,8 +105,8 @@ void order_after(const DeviceStream producer, const cudaStream_t consumer) {
 /// The carver's dense buffers from images already on the device: pitched rows packed by
 /// device-to-device copies on `stream`, after the inputs' own streams; nothing crosses to the host.
 /// The masks keep their bytes (the carver reads any non-zero byte as set, as dense_mask's 1).
-DenseImages dense_from_device(const DeviceCarveInput& in, const cudaStream_t stream) {
-    DenseImages d;
+DenseImages<> dense_from_device(const DeviceCarveInput& in, const cudaStream_t stream) {
+    DenseImages<> d;
     d.width = in.image->width();
     d.height = in.image->height();
     const auto pack = [&](const auto& from, auto& to, const char* what) {
@@ -123,8 +128,9 @@ DenseImages dense_from_device(const DeviceCarveInput& in, const cudaStream_t str
 }
 
 /// The transpose of every image (width and height swap), on the device.
-DenseImages transposed(const DenseImages& in, const cudaStream_t stream) {
-    DenseImages t;
+template <class Pixel>
+DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t stream) {
+    DenseImages<Pixel> t;
     t.width = in.height;
     t.height = in.width;
     t.has_protect = in.has_protect;
@@ -143,7 +149,15 @@ DenseImages transposed(const DenseImages& in, const cudaStream_t stream) {
         cuda_check(kernels::launch_transpose8(from.data(), in.width, in.height, to.data(), stream),
                    "transposing a mask");
     };
-    words(in.image, t.image, "transposing the image");
+    if constexpr (sizeof(Pixel) == 8) {
+        t.image.reserve(n);
+        cuda_check(kernels::launch_transpose64(
+                       reinterpret_cast<const std::uint64_t*>(in.image.data()), in.width, in.height,
+                       reinterpret_cast<std::uint64_t*>(t.image.data()), stream),
+                   "transposing the image");
+    } else {
+        words(in.image, t.image, "transposing the image");
+    }
     if (in.has_index) words(in.index, t.index, "transposing the pixel index");
     if (in.has_protect) bytes(in.protect, t.protect);
     if (in.has_remove) bytes(in.remove, t.remove);
@@ -152,9 +166,9 @@ DenseImages transposed(const DenseImages& in, const cudaStream_t stream) {
 
 /// Every image without the pixels whose `order` (dense, same size) is below `count`: one
 /// compaction per row, on the device.
-DenseImages compacted(const DenseImages& in, const std::int32_t* order, const int count,
-                      const cudaStream_t stream) {
-    DenseImages c;
+DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, const int count,
+                        const cudaStream_t stream) {
+    DenseImages<> c;
     c.width = in.width - count;
     c.height = in.height;
     c.has_protect = in.has_protect;
@@ -187,8 +201,9 @@ DenseImages compacted(const DenseImages& in, const std::int32_t* order, const in
 /// says so, so that its order comes back in the original orientation.
 class DeviceCarver {
   public:
-    DeviceCarver(const DenseImages& in, const SeamEnergy energy, const SeamDirection direction,
-                 const int seams, const cudaStream_t stream)
+    template <class Pixel>
+    DeviceCarver(const DenseImages<Pixel>& in, const SeamEnergy energy,
+                 const SeamDirection direction, const int seams, const cudaStream_t stream)
         : seams_(seams),
           horizontal_(direction == SeamDirection::Horizontal),
           W_(horizontal_ ? in.height : in.width),
@@ -196,11 +211,14 @@ class DeviceCarver {
           stream_(stream) {
         const int cw = in.width, ch = in.height;
         const std::size_t n = in.pixels();
-        const bool masks = in.has_protect || in.has_remove;
+        // A deep carve always takes the masked layout (64-bit costs, 32-bit aux), its mask bits
+        // zero when it has no masks.
+        constexpr bool deep = std::is_same_v<Pixel, Rgba16>;
+        const bool masks = deep || in.has_protect || in.has_remove;
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
 
-        aux_.reserve(cells);
+        aux_.reserve(masks ? cells : (cells + 1) / 2);  // int32 with masks, int16 without
         cost_.reserve(masks ? cells : (cells + 1) / 2);
         parent_.reserve(cells);
         index_.reserve(cells);
@@ -213,7 +231,7 @@ class DeviceCarver {
         stats_.reserve(4);
         stats_.zero_async(4, stream_);
         if (masks) mask_.reserve(cells);
-        if (energy != SeamEnergy::Forward) image_.reserve(cells);
+        if (energy != SeamEnergy::Forward) image_.reserve(cells * sizeof(Pixel) / sizeof(Rgba8));
 
         s_.stride = stride;
         s_.width = cw;
@@ -221,6 +239,7 @@ class DeviceCarver {
         s_.original_width = cw;
         s_.energy = energy;
         s_.masks = masks;
+        s_.deep = deep;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
@@ -412,9 +431,9 @@ class DeviceCarver {
     int W_, H_;  ///< the original orientation
     cudaStream_t stream_;
     kernels::CarveState s_{};
-    DeviceBuffer<Rgba8> image_;
+    DeviceBuffer<Rgba8> image_;  ///< Rgba8 or Rgba16 pixels (a deep carve uses twice the cells)
     DeviceBuffer<std::uint8_t> mask_;
-    DeviceBuffer<std::int16_t> aux_;
+    DeviceBuffer<std::int32_t> aux_;   ///< int16 aux terms use the first half
     DeviceBuffer<std::int64_t> cost_;  // int32 costs use the first half
     DeviceBuffer<std::int8_t> parent_;
     DeviceBuffer<std::int32_t> index_, seam_, order_, crossed_;
@@ -423,15 +442,28 @@ class DeviceCarver {
 
 }  // namespace
 
-SeamOrder seam_order_cuda(const CarveInput& input, const SeamDirection direction, const int seams,
-                          const CarveProgress& progress) {
+namespace {
+template <class Pixel>
+SeamOrder carve_host_input(const BasicCarveInput<Pixel>& input, const SeamDirection direction,
+                           const int seams, const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     const Stream stream;
-    DenseImages images = upload(input, false, stream.get());
+    DenseImages<Pixel> images = upload(input, false, stream.get());
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run(progress);
     return carver.result();
+}
+}  // namespace
+
+SeamOrder seam_order_cuda(const CarveInput& input, const SeamDirection direction, const int seams,
+                          const CarveProgress& progress) {
+    return carve_host_input(input, direction, seams, progress);
+}
+
+SeamOrder seam_order_cuda(const DeepCarveInput& input, const SeamDirection direction,
+                          const int seams, const CarveProgress& progress) {
+    return carve_host_input(input, direction, seams, progress);
 }
 
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection direction,
@@ -441,7 +473,7 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     const Stream stream;
     Event begin, end;
     begin.record(stream.get());
-    DenseImages images = upload(input, false, stream.get());
+    DenseImages<> images = upload(input, false, stream.get());
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run_profiled(profile, begin);
@@ -456,7 +488,7 @@ DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, const SeamDirecti
                                 const int seams, const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     const Stream stream;
-    DenseImages images = dense_from_device(input, stream.get());
+    DenseImages<> images = dense_from_device(input, stream.get());
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run(progress);
@@ -488,21 +520,21 @@ namespace detail {
 DeviceShrink shrink_cuda(const CarveInput& input, const int shrink_width, const int shrink_height,
                          const bool width_first, const CarveProgress& progress) {
     const Stream stream;
-    DenseImages images = upload(input, false, stream.get());
+    DenseImages<> images = upload(input, false, stream.get());
     DeviceShrink out;
     const auto pass = [&](const SeamDirection direction, const int count) {
         if (count <= 0) return;
         const bool horizontal = direction == SeamDirection::Horizontal;
         // Horizontal seams are vertical seams of the transpose; the compaction runs there too
         // and the result is transposed back: nothing leaves the device between the passes.
-        DenseImages frame = horizontal ? transposed(images, stream.get()) : std::move(images);
+        DenseImages<> frame = horizontal ? transposed(images, stream.get()) : std::move(images);
         DeviceCarver carver(frame, input.energy, direction, count, stream.get());
         carver.run(progress);
         const SeamOrder sums = carver.totals();
         out.cost += std::accumulate(sums.costs.begin(), sums.costs.end(), std::int64_t{0});
         out.protected_removed += std::accumulate(sums.protected_crossed.begin(),
                                                  sums.protected_crossed.end(), std::int64_t{0});
-        DenseImages narrower = compacted(frame, carver.carve_order(), count, stream.get());
+        DenseImages<> narrower = compacted(frame, carver.carve_order(), count, stream.get());
         images = horizontal ? transposed(narrower, stream.get()) : std::move(narrower);
         // The carver's and the frame's buffers are freed here: let the kernels reading them end.
         cuda_check(cudaStreamSynchronize(stream.get()), "removing seams");

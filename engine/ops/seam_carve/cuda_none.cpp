@@ -7,6 +7,9 @@ namespace lacuna::ops {
 SeamOrder seam_order_cuda(const CarveInput&, SeamDirection, int, const CarveProgress&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+SeamOrder seam_order_cuda(const DeepCarveInput&, SeamDirection, int, const CarveProgress&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 SeamOrder seam_order_cuda_profiled(const CarveInput&, SeamDirection, int, CarveProfile&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }

@@ -45,12 +45,17 @@ __attribute__((target_clones("avx2", "default"))) void cost_span(
     }
 }
 
-template <class Cost>
+// Pixel: Rgba8 (16-bit intensities and energies, at most 765 and 6120) or Rgba16 (32-bit ones,
+// at most 196605 and 1572840; always 64-bit costs, so the generic cell path).
+template <class Pixel, class Cost>
 class FastVerticalCarver {
+    static constexpr bool kDeep = std::is_same_v<Pixel, Rgba16>;
     static constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
+    static_assert(!kDeep || kMasks, "16-bit decision images need 64-bit costs");
+    using Level = std::conditional_t<kDeep, std::int32_t, std::int16_t>;
 
   public:
-    explicit FastVerticalCarver(const CarveInput& in)
+    explicit FastVerticalCarver(const BasicCarveInput<Pixel>& in)
         : W_(in.image.width),
           h_(in.image.height),
           w_(W_),
@@ -73,13 +78,13 @@ class FastVerticalCarver {
         }
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
-            const Rgba8* src = in.image.row(y);
+            const Pixel* src = in.image.row(y);
             if (!forward_)
-                std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Rgba8));
+                std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Pixel));
             for (int x = 0; x < W_; ++x) {
                 if (forward_)
                     intensity_[base + x] =
-                        static_cast<std::int16_t>(src[x].r + src[x].g + src[x].b);
+                        static_cast<Level>(int{src[x].r} + int{src[x].g} + int{src[x].b});
                 index_[base + x] = static_cast<std::int32_t>(base + x);
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
@@ -129,14 +134,14 @@ class FastVerticalCarver {
     [[nodiscard]] std::size_t at(const int x, const int y) const {
         return static_cast<std::size_t>(y) * W_ + static_cast<std::size_t>(begin_[y] + x);
     }
-    [[nodiscard]] const Rgba8* row(const int y) const { return &img_[at(0, y)]; }
+    [[nodiscard]] const Pixel* row(const int y) const { return &img_[at(0, y)]; }
 
     void recompute_energy(const int y, const int lo, const int hi) {
         if (forward_) return;  // no per-pixel energy
         const auto row_fn = [this](const int yy) { return row(yy); };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
         for (int x = lo; x <= hi; ++x)
-            energy_[at(x, y)] = static_cast<std::int16_t>(pixel_energy(pixels, energy_kind_, x, y));
+            energy_[at(x, y)] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y));
     }
 
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
@@ -147,7 +152,7 @@ class FastVerticalCarver {
         const int last = w_ - 1;
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
-            const std::int16_t* in = &intensity_[at(0, y)];
+            const Level* in = &intensity_[at(0, y)];
             const int left = in[x > 0 ? x - 1 : 0];
             const int right = in[x < last ? x + 1 : last];
             up = iabs(right - left);
@@ -176,7 +181,7 @@ class FastVerticalCarver {
                 inner_lo = std::max(lo, 1);
                 inner_hi = std::min(hi + 1, w_ - 1);
                 if (inner_lo < inner_hi) {
-                    const std::int16_t* none = zeros_.data();
+                    const Level* none = zeros_.data();
                     cost_span(&cost_[at(0, y - 1)], forward_ ? &intensity_[at(0, y)] : none,
                               forward_ ? &intensity_[at(0, y - 1)] : none,
                               forward_ ? none : &energy_[at(0, y)], out, inner_lo, inner_hi,
@@ -222,7 +227,7 @@ class FastVerticalCarver {
             const int lastx = w_ - 1;
             int up = 0, from_left = 0, from_right = 0;
             if (forward_) {
-                const std::int16_t* in = &intensity_[at(0, y)];
+                const Level* in = &intensity_[at(0, y)];
                 const int left = in[x > 0 ? x - 1 : 0];
                 const int right = in[x < lastx ? x + 1 : lastx];
                 const int above = intensity_[at(x, y - 1)];
@@ -313,13 +318,13 @@ class FastVerticalCarver {
     int W_, h_, w_;
     SeamEnergy energy_kind_;
     bool forward_;
-    std::vector<Rgba8> img_;
-    std::vector<std::int16_t> intensity_;  ///< R + G + B, for forward energy
-    std::vector<std::int32_t> index_;      ///< original linear index of each remaining pixel
-    std::vector<std::int16_t> energy_;     ///< per-pixel energy (at most 6120)
-    std::vector<Cost> cost_;               ///< cumulative cost
+    std::vector<Pixel> img_;
+    std::vector<Level> intensity_;     ///< R + G + B, for forward energy
+    std::vector<std::int32_t> index_;  ///< original linear index of each remaining pixel
+    std::vector<Level> energy_;        ///< per-pixel energy
+    std::vector<Cost> cost_;           ///< cumulative cost
     std::vector<Cost> scratch_;
-    std::vector<std::int16_t> zeros_;  ///< stands in for the unused input of cost_span
+    std::vector<Level> zeros_;  ///< stands in for the unused input of cost_span
     std::vector<std::uint8_t> protect_, remove_;
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
@@ -333,9 +338,19 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
     return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
         // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
         // traffic.
-        if (in.protect || in.remove) return FastVerticalCarver<std::int64_t>(in).run(n, progress);
-        return FastVerticalCarver<std::int32_t>(in).run(n, progress);
+        if (in.protect || in.remove)
+            return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
+        return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
     });
+}
+
+SeamOrder seam_order_fast(const DeepCarveInput& input, const SeamDirection direction,
+                          const int seams, const CarveProgress& progress) {
+    detail::check_carve_input(input, direction, seams);
+    return detail::in_direction(
+        input, direction, seams, [&](const DeepCarveInput& in, const int n) {
+            return FastVerticalCarver<Rgba16, std::int64_t>(in).run(n, progress);
+        });
 }
 
 }  // namespace lacuna::ops

@@ -1,6 +1,8 @@
-// Seam carving for measurement images: the seams come from an 8-bit decision image (normalised
-// over the data's own range, so an 8-bit image and its ×257 16-bit copy decide alike), and are
-// applied to the stored samples, which are moved (or, when enlarging, averaged) in their own type.
+// Seam carving for measurement images: the seams come from a 16-bit decision image (normalised
+// over the data's own range, so an 8-bit image and its ×257 16-bit copy decide alike, and every
+// bit of a 16-bit image counts), and are applied to the stored samples, which are moved (or, when
+// enlarging, averaged) in their own type. The 8-bit proxy of the same normalisation is what the
+// editor shows during a retarget preview.
 #include "carve_state.hpp"
 
 #include <lacuna/ops/seam_carve.hpp>
@@ -8,31 +10,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <tuple>
+#include <utility>
 
 namespace lacuna::ops {
 namespace {
 
-// round((v − lo) · 255 / (hi − lo)) without rounding errors for integer samples.
-std::uint8_t level_of_integer(const std::int64_t v, const std::int64_t lo, const std::int64_t hi) {
+// round((v − lo) · top / (hi − lo)) without rounding errors for integer samples.
+std::int64_t level_of_integer(const std::int64_t v, const std::int64_t lo, const std::int64_t hi,
+                              const std::int64_t top) {
     if (hi <= lo) return 0;
-    const std::int64_t num = (std::clamp(v, lo, hi) - lo) * 255 * 2 + (hi - lo);
-    return static_cast<std::uint8_t>(num / (2 * (hi - lo)));
+    // At most 2^32 · 65535 · 2: fits 64 bits for every integer sample type the document holds.
+    const std::int64_t num = (std::clamp(v, lo, hi) - lo) * top * 2 + (hi - lo);
+    return num / (2 * (hi - lo));
 }
 
-std::uint8_t level_of_float(const double v, const double lo, const double hi) {
+std::int64_t level_of_float(const double v, const double lo, const double hi,
+                            const std::int64_t top) {
     if (!std::isfinite(v) || !(hi > lo)) return 0;
-    return static_cast<std::uint8_t>(std::lround(std::clamp((v - lo) / (hi - lo), 0.0, 1.0) * 255));
+    return std::llround(std::clamp((v - lo) / (hi - lo), 0.0, 1.0) * static_cast<double>(top));
 }
 
-}  // namespace
-
-namespace {
-
-// One pass per row with the sample type known: the range, then the levels.
+// The finite range of the colour channels (lo > hi: none).
 template <class S>
-CarvingProxy proxy_of(const NativeImage& samples) {
-    CarvingProxy proxy;
-    proxy.image = ImageRgba8(samples.width(), samples.height());
+std::pair<double, double> finite_range(const NativeImage& samples) {
     const int channels = samples.channels();
     const int colours = std::min(channels, 3);
     double lo = INFINITY, hi = -INFINITY;
@@ -47,32 +49,68 @@ CarvingProxy proxy_of(const NativeImage& samples) {
             }
     }
     if (!(lo <= hi)) lo = hi = 0;
-    proxy.raw_lo = lo;
-    proxy.raw_hi = hi;
+    return {lo, hi};
+}
+
+// One pass for the range, one for the levels, with the sample type known. Pixel: Rgba8 (levels
+// 0..255) or Rgba16 (0..65535); grey is copied to R, G, B; alpha opaque.
+template <class S, class Pixel>
+Image<Pixel> levels_of(const NativeImage& samples, const double lo, const double hi) {
+    using Channel = decltype(Pixel{}.r);
+    constexpr std::int64_t top = std::numeric_limits<Channel>::max();
+    Image<Pixel> image(samples.width(), samples.height());
+    const int channels = samples.channels();
+    const int colours = std::min(channels, 3);
     const auto ilo = static_cast<std::int64_t>(lo), ihi = static_cast<std::int64_t>(hi);
     for (int y = 0; y < samples.height(); ++y) {
         const S* in = samples.samples<S>(y);
-        Rgba8* out = proxy.image.row(y);
+        Pixel* out = image.row(y);
         for (int x = 0; x < samples.width(); ++x) {
-            std::uint8_t level[3];
+            Channel level[3];
             for (int c = 0; c < 3; ++c) {
                 const S v = in[x * channels + std::min(c, colours - 1)];
                 if constexpr (std::is_floating_point_v<S>)
-                    level[c] = level_of_float(v, lo, hi);
+                    level[c] = static_cast<Channel>(level_of_float(v, lo, hi, top));
                 else
-                    level[c] = level_of_integer(v, ilo, ihi);
+                    level[c] = static_cast<Channel>(level_of_integer(v, ilo, ihi, top));
             }
-            out[x] = {level[0], level[1], level[2], 255};
+            out[x] = {level[0], level[1], level[2], static_cast<Channel>(top)};
         }
     }
-    return proxy;
+    return image;
 }
 
 }  // namespace
 
 CarvingProxy carving_proxy(const NativeImage& samples) {
-    return visit_sample_type(samples.sample_type(),
-                             [&](auto s) { return proxy_of<decltype(s)>(samples); });
+    return visit_sample_type(samples.sample_type(), [&](auto s) {
+        using S = decltype(s);
+        CarvingProxy proxy;
+        std::tie(proxy.raw_lo, proxy.raw_hi) = finite_range<S>(samples);
+        proxy.image = levels_of<S, Rgba8>(samples, proxy.raw_lo, proxy.raw_hi);
+        return proxy;
+    });
+}
+
+DeepCarvingProxy deep_carving_proxy(const NativeImage& samples) {
+    return visit_sample_type(samples.sample_type(), [&](auto s) {
+        using S = decltype(s);
+        DeepCarvingProxy proxy;
+        std::tie(proxy.raw_lo, proxy.raw_hi) = finite_range<S>(samples);
+        proxy.image = levels_of<S, Rgba16>(samples, proxy.raw_lo, proxy.raw_hi);
+        return proxy;
+    });
+}
+
+DeepCarvingProxy deep_carving_proxy(const NativeImage& samples, const double raw_lo,
+                                    const double raw_hi) {
+    return visit_sample_type(samples.sample_type(), [&](auto s) {
+        DeepCarvingProxy proxy;
+        proxy.raw_lo = raw_lo;
+        proxy.raw_hi = raw_hi;
+        proxy.image = levels_of<decltype(s), Rgba16>(samples, raw_lo, raw_hi);
+        return proxy;
+    });
 }
 
 NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, const int count) {

@@ -7,11 +7,12 @@
 namespace lacuna::ops {
 namespace {
 
-SeamOrder vertical_reference(const CarveInput& in, const int seams) {
+template <class Pixel>
+SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) {
     const int W = in.image.width, h = in.image.height;
     int w = W;
     // Row-major working copies with the original width as stride; removal shifts rows left.
-    std::vector<Rgba8> img(static_cast<std::size_t>(W) * h);
+    std::vector<Pixel> img(static_cast<std::size_t>(W) * h);
     std::vector<std::int32_t> index(img.size());
     std::vector<std::uint8_t> protect(img.size(), 0), remove(img.size(), 0);
     for (int y = 0; y < h; ++y) {
@@ -101,7 +102,13 @@ SeamOrder vertical_reference(const CarveInput& in, const int seams) {
 SeamOrder seam_order_reference(const CarveInput& input, const SeamDirection direction,
                                const int seams) {
     detail::check_carve_input(input, direction, seams);
-    return detail::in_direction(input, direction, seams, vertical_reference);
+    return detail::in_direction(input, direction, seams, vertical_reference<Rgba8>);
+}
+
+SeamOrder seam_order_reference(const DeepCarveInput& input, const SeamDirection direction,
+                               const int seams) {
+    detail::check_carve_input(input, direction, seams);
+    return detail::in_direction(input, direction, seams, vertical_reference<Rgba16>);
 }
 
 }  // namespace lacuna::ops

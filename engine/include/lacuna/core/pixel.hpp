@@ -30,6 +30,21 @@ struct Rgba8 {
 };
 static_assert(sizeof(Rgba8) == 4, "Rgba8 must be tightly packed: images and GL textures share it");
 
+/// One RGBA pixel, 16 bits per channel: the decision image seams of measurement documents are
+/// found on (their samples normalised to 0..65535, so every stored bit of a 16-bit image counts).
+struct Rgba16 {
+    std::uint16_t r = 0;
+    std::uint16_t g = 0;
+    std::uint16_t b = 0;
+    std::uint16_t a = 65535;
+
+    friend constexpr bool operator==(const Rgba16& a, const Rgba16& b) {
+        return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a;
+    }
+    friend constexpr bool operator!=(const Rgba16& a, const Rgba16& b) { return !(a == b); }
+};
+static_assert(sizeof(Rgba16) == 8, "Rgba16 must be tightly packed");
+
 /// Rec. 709 luma of an sRGB-encoded pixel, on the 0..255 scale (alpha ignored).
 /// Written as separate products and sums so host and device round the same way.
 LACUNA_HD float luminance709(const Rgba8 p) {

@@ -31,12 +31,17 @@ enum class CarveImplementation { Reference, Fast, Cuda };
 
 inline constexpr std::int32_t kNeverRemoved = std::numeric_limits<std::int32_t>::max();
 
-struct CarveInput {
-    ImageView<const Rgba8> image;
+/// What a carve decides on: an 8-bit image (photos), or a 16-bit decision image (measurement
+/// documents: deep_carving_proxy). Both give the same seams for an image and its ×257 copy.
+template <class Pixel>
+struct BasicCarveInput {
+    ImageView<const Pixel> image;
     const Mask* protect = nullptr;  ///< non-zero: avoid carving while any other seam exists
     const Mask* remove = nullptr;   ///< non-zero: carve these first (object removal)
     SeamEnergy energy = SeamEnergy::Forward;
 };
+using CarveInput = BasicCarveInput<Rgba8>;
+using DeepCarveInput = BasicCarveInput<Rgba16>;
 
 struct SeamOrder {
     SeamDirection direction = SeamDirection::Vertical;
@@ -88,6 +93,15 @@ struct CarveProfile {
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,
                                    CarveProfile& profile);
 
+/// The same three carvers on a 16-bit decision image: 32-bit energies and 64-bit costs
+/// throughout (an 8-bit carve keeps 16-bit energies and, without masks, 32-bit costs). Same
+/// seams on all three; same errors, progress and cancel.
+SeamOrder seam_order_reference(const DeepCarveInput& input, SeamDirection direction, int seams);
+SeamOrder seam_order_fast(const DeepCarveInput& input, SeamDirection direction, int seams,
+                          const CarveProgress& progress = {});
+SeamOrder seam_order_cuda(const DeepCarveInput& input, SeamDirection direction, int seams,
+                          const CarveProgress& progress = {});
+
 /// Approximate-first preview: the seam order of the image box-downscaled by `factor` (a power of
 /// two, >= 2), upsampled so that coarse seam k becomes seams factor·k … factor·k + factor − 1
 /// (column (row) j of each coarse pixel's block gets seam factor·k + j). Every row keeps exactly
@@ -118,6 +132,8 @@ OrderDistance order_distance(ImageView<const Rgba8> image, const SeamOrder& exac
                              const SeamOrder& approximate, int count);
 SeamOrder seam_order(const CarveInput& input, SeamDirection direction, int seams,
                      CarveImplementation implementation, const CarveProgress& progress = {});
+SeamOrder seam_order(const DeepCarveInput& input, SeamDirection direction, int seams,
+                     CarveImplementation implementation, const CarveProgress& progress = {});
 
 /// One compaction pass: the image without the first `count` seams of `order`.
 template <class T>
@@ -126,7 +142,7 @@ Image<T> remove_seams(ImageView<const T> image, const SeamOrder& order, int coun
 /// Enlarges by `count` (at most order.seams): every pixel of the first `count` seams is followed
 /// by a new pixel, the average of it and its original neighbour across the seam.
 ImageRgba8 insert_seams(ImageView<const Rgba8> image, const SeamOrder& order, int count);
-// ---- measurement images: seams found on an 8-bit decision image, applied to the samples ----
+// ---- measurement images: seams found on a 16-bit decision image, applied to the samples ----
 
 /// The image a measurement's seams are found on: every sample normalised over the finite range of
 /// all its colour channels (raw_lo → 0, raw_hi → 255, rounded; NaN → 0), grey copied to R, G, B,
@@ -138,6 +154,19 @@ struct CarvingProxy {
     double raw_hi = 0;  ///< … and as 255 (raw_lo when the image is constant)
 };
 CarvingProxy carving_proxy(const NativeImage& samples);
+/// The image a measurement's seams are decided on, at full precision: the same normalisation to
+/// 0..65535 (an 8-bit image gives 257 × its levels, a 16-bit image spanning its whole type range
+/// keeps every sample; float keeps 16 bits of its range). Integer samples round exactly, so an
+/// 8-bit image and its ×257 copy give the same decision image. Range as in carving_proxy.
+struct DeepCarvingProxy {
+    Image<Rgba16> image;
+    double raw_lo = 0;
+    double raw_hi = 0;
+};
+DeepCarvingProxy deep_carving_proxy(const NativeImage& samples);
+/// The same over a given range (a carved copy of a document keeps deciding on the document's
+/// range: raw_lo → 0, raw_hi → 65535, samples outside clamped).
+DeepCarvingProxy deep_carving_proxy(const NativeImage& samples, double raw_lo, double raw_hi);
 /// The stored samples without the first `count` seams of `order`: pixels are moved, never
 /// converted (any sample type and channel count).
 NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, int count);

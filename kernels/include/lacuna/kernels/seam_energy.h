@@ -1,6 +1,9 @@
 // Seam-carving energies in integer arithmetic, shared by the CPU reference, the fast CPU carver
-// and (later) CUDA, so every implementation computes the same costs and picks the same seams.
-// All energies work on R, G, B summed over channels; borders repeat the edge pixel.
+// and CUDA, so every implementation computes the same costs and picks the same seams.
+// All energies work on R, G, B summed over channels; borders repeat the edge pixel. Pixels are
+// Rgba8 (photos) or Rgba16 (measurement documents' decision images): every energy is homogeneous
+// of degree one in the samples, so an Rgba16 image of 257 × an Rgba8 one has 257 × its costs and
+// the same seams.
 #pragma once
 
 #include <lacuna/core/pixel.hpp>
@@ -12,8 +15,9 @@ namespace lacuna {
 enum class SeamEnergy { L1 = 0, Prewitt = 1, Sobel = 2, Forward = 3 };
 
 /// Mask terms: a protected pixel costs this much more, a pixel marked for removal this much less.
-/// It exceeds the largest possible unmasked seam cost (32768 rows × 6120), so any seam that
-/// avoids protection is cheaper than every seam through it.
+/// It exceeds the largest possible unmasked seam cost (32768 rows × 6120 for Rgba8, × 1 572 840
+/// for Rgba16: 5.2e10 < 2^40), so any seam that avoids protection is cheaper than every seam
+/// through it.
 inline constexpr int64_t kSeamMaskWeight = int64_t{1} << 40;
 
 /// Pixel access with clamped coordinates: `row(y)` gives the start of row y of a w × h image.
@@ -25,13 +29,13 @@ struct ClampedRgb {
     LACUNA_HD int channel(int x, int y, const int c) const {
         x = x < 0 ? 0 : (x >= width ? width - 1 : x);
         y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-        const Rgba8 p = row(y)[x];
-        return c == 0 ? p.r : (c == 1 ? p.g : p.b);
+        const auto p = row(y)[x];
+        return c == 0 ? int(p.r) : (c == 1 ? int(p.g) : int(p.b));
     }
     LACUNA_HD int intensity(int x, int y) const {
         x = x < 0 ? 0 : (x >= width ? width - 1 : x);
         y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-        const Rgba8 p = row(y)[x];
+        const auto p = row(y)[x];
         return int(p.r) + int(p.g) + int(p.b);
     }
 };

@@ -20,20 +20,24 @@ inline constexpr std::uint8_t kCarveRemoveBit = 2;
 
 /// The carving state on the device, vertical seams (horizontal ones are carved on a transposed
 /// copy). `aux` holds, per pixel, what the recurrence needs besides the row above: the intensity
-/// R + G + B for forward energy, the pixel's gradient energy otherwise.
+/// R + G + B for forward energy, the pixel's gradient energy otherwise. Three layouts:
+/// 8-bit without masks (int32 costs, int16 aux), 8-bit with masks (int64 costs, int32 aux) and
+/// deep, a 16-bit decision image (always with mask bits, possibly all zero: int64 costs, int32
+/// aux, Rgba16 pixels).
 struct CarveState {
     int stride = 0;  ///< elements per row, multiple of 16
     int width = 0;   ///< current width
     int height = 0;
     int original_width = 0;  ///< row stride of `order`
     SeamEnergy energy = SeamEnergy::Forward;
-    bool masks = false;  ///< int64 costs and mask bits; int32 costs otherwise
-    std::int16_t* aux = nullptr;
+    bool masks = false;  ///< int64 costs, int32 aux and mask bits; int32 costs, int16 aux otherwise
+    bool deep = false;   ///< Rgba16 pixels (needs masks); Rgba8 otherwise
+    void* aux = nullptr;            ///< int16 or int32 per pixel (see masks)
     void* cost = nullptr;           ///< int32 or int64 per pixel
     std::int8_t* parent = nullptr;  ///< -1, 0, 1: where each cell's cheapest path comes from
     std::int32_t* index = nullptr;  ///< original linear index of each remaining pixel
     std::uint8_t* mask = nullptr;   ///< kCarveProtectBit | kCarveRemoveBit; null without masks
-    Rgba8* image = nullptr;         ///< gradient energies only (they need the colours)
+    void* image = nullptr;  ///< Rgba8 or Rgba16 (deep); gradient energies only (they need colours)
     std::int32_t* seam = nullptr;   ///< height: the last seam found (columns before its removal)
     std::int32_t* order = nullptr;  ///< original_width × height: seam index per pixel
     std::int64_t* seam_costs = nullptr;         ///< per seam
@@ -46,9 +50,10 @@ struct CarveState {
                     ///< ///< per call, SM clocks: [0] update, [1] argmin and walk
 };
 
-/// Fills the state from a dense `width` × `height` image (and optional dense 0/1 masks): aux,
-/// index, mask bits, the colour copy for gradient energies; sets `order` to "never removed".
-cudaError_t launch_carve_init(const CarveState& s, const Rgba8* dense_image,
+/// Fills the state from a dense `width` × `height` image (Rgba8, or Rgba16 when deep; and optional
+/// dense 0/1 masks): aux, index, mask bits, the colour copy for gradient energies; sets `order` to
+/// "never removed".
+cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
                               cudaStream_t stream);
 
@@ -68,8 +73,10 @@ cudaError_t launch_carve_find_seam(const CarveState& s, int seam_index, bool ful
 /// to it (at width `s.width` − 1).
 cudaError_t launch_carve_remove_seam(const CarveState& s, int seam_index, cudaStream_t stream);
 
-/// out[x * height + y] = in[y * width + x]: a dense transpose of 4-byte or 1-byte elements.
+/// out[x * height + y] = in[y * width + x]: a dense transpose of 4-, 8- or 1-byte elements.
 cudaError_t launch_transpose32(const std::uint32_t* in, int width, int height, std::uint32_t* out,
+                               cudaStream_t stream);
+cudaError_t launch_transpose64(const std::uint64_t* in, int width, int height, std::uint64_t* out,
                                cudaStream_t stream);
 cudaError_t launch_transpose8(const std::uint8_t* in, int width, int height, std::uint8_t* out,
                               cudaStream_t stream);
