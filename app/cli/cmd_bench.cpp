@@ -261,6 +261,8 @@ int bench_retarget(Context& ctx) {
     }
     // One slider frame: the seam-order map once, then any width is one compaction pass.
     double order_ms = 0, masked_order_ms = 0, frame_ms = 0, gpu_frame_ms = 0, approx_ms = 0;
+    double deep_order_ms = 0;
+    std::string deep_check;
     int approx_factor = 1, approx_count = 0;
     ops::OrderDistance approx_distance;
     if (th == h && tw < w) {
@@ -278,6 +280,24 @@ int bench_retarget(Context& ctx) {
         const ops::CarveInput masked{image.view(), &protect, nullptr, *energy};
         masked_order_ms = time_ms(
             [&] { (void)ops::seam_order(masked, ops::SeamDirection::Vertical, w - tw, impl); });
+        // A measurement document's map: the 16-bit decision image (here the exact ×257 copy,
+        // which must give the same seams) with 32-bit energies and 64-bit costs.
+        Image<Rgba16> deep(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const Rgba8 p = image.at(x, y);
+                deep.at(x, y) = Rgba16{static_cast<std::uint16_t>(257 * p.r),
+                                       static_cast<std::uint16_t>(257 * p.g),
+                                       static_cast<std::uint16_t>(257 * p.b), 65535};
+            }
+        const ops::DeepCarveInput deep_in{deep.view(), nullptr, nullptr, *energy};
+        ops::SeamOrder deep_order;
+        deep_order_ms = time_ms([&] {
+            deep_order = ops::seam_order(deep_in, ops::SeamDirection::Vertical, w - tw, impl);
+        });
+        deep_check = equal_pixels<std::int32_t>(deep_order.order.view(), order.order.view())
+                         ? "same seams as the 8-bit map"
+                         : "SEAMS DIFFER from the 8-bit map";
         frame_ms = median_ms(
             15, [&] { (void)ops::remove_seams<Rgba8>(image.view(), order, (w - tw) / 2); });
         // The editor's approximate-first preview: the map of a downscaled copy, upsampled.
@@ -389,6 +409,11 @@ int bench_retarget(Context& ctx) {
         std::snprintf(line, sizeof line,
                       "the same map with a protect mask (centre box, 64-bit costs): %.1f ms\n",
                       masked_order_ms);
+        ctx.out << line;
+        std::snprintf(line, sizeof line,
+                      "the same map on a 16-bit decision image (measurement documents, the "
+                      "image x 257; 32-bit energies, 64-bit costs): %.1f ms, %s\n",
+                      deep_order_ms, deep_check.c_str());
         ctx.out << line;
         if (approx_factor > 1) {
             std::snprintf(line, sizeof line,
