@@ -114,6 +114,7 @@ struct RowRefs {
     const AuxOf<Cost>* aux;
     const AuxOf<Cost>* aux_above;
     const std::uint8_t* mask;
+    int temporal_unit;
 };
 
 /// One cell of the reference's recurrence (left first, strict improvement); `parent` receives
@@ -138,7 +139,8 @@ __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, cons
     }
     if constexpr (kMasks<Cost>) {
         const std::uint8_t m = r.mask[x];
-        own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
+        own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit) +
+               temporal_term(static_cast<std::uint8_t>(m >> kCarveTemporalShift), r.temporal_unit);
     }
     parent = 0;
     if (y == 0) return own + up;
@@ -256,6 +258,7 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     r.aux = aux + row;
     r.aux_above = y > 0 ? aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
+    r.temporal_unit = s.temporal_unit;
     return r;
 }
 
@@ -478,7 +481,9 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
                 }
                 if constexpr (kMasks<Cost>) {
                     const std::uint8_t m = mask_row[c];
-                    own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit);
+                    own += mask_term(m & kCarveProtectBit, m & kCarveRemoveBit) +
+                           temporal_term(static_cast<std::uint8_t>(m >> kCarveTemporalShift),
+                                         s.temporal_unit);
                 }
                 value[c] = cell_from<Cost>(left, above[c], right, up, from_left, from_right, own,
                                            has_left[c], has_right[c], first_row, parent[c]);
@@ -760,7 +765,7 @@ __global__ void energy_update_kernel(const CarveState s, const int width) {
 
 template <class Pixel, class Aux>
 __global__ void init_kernel(const CarveState s, const Pixel* image, const std::uint8_t* protect,
-                            const std::uint8_t* remove) {
+                            const std::uint8_t* remove, const std::uint8_t* temporal) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     if (x >= s.width) return;
@@ -776,7 +781,8 @@ __global__ void init_kernel(const CarveState s, const Pixel* image, const std::u
     if (s.mask != nullptr) {
         s.mask[at] = static_cast<std::uint8_t>(
             (protect != nullptr && protect[dense] != 0 ? kCarveProtectBit : 0) |
-            (remove != nullptr && remove[dense] != 0 ? kCarveRemoveBit : 0));
+            (remove != nullptr && remove[dense] != 0 ? kCarveRemoveBit : 0) |
+            (temporal != nullptr ? temporal[dense] << kCarveTemporalShift : 0));
     }
     s.order[dense] = kNever;
 }
@@ -895,10 +901,10 @@ namespace {
 template <class Pixel, class Aux>
 cudaError_t carve_init(const CarveState& s, const void* dense_image,
                        const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                       const cudaStream_t stream) {
+                       const std::uint8_t* dense_temporal, const cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
     init_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s, static_cast<const Pixel*>(dense_image),
-                                                      dense_protect, dense_remove);
+                                                      dense_protect, dense_remove, dense_temporal);
     if (s.energy != SeamEnergy::Forward) energy_all_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s);
     return cudaGetLastError();
 }
@@ -906,14 +912,16 @@ cudaError_t carve_init(const CarveState& s, const void* dense_image,
 
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                              const cudaStream_t stream) {
+                              const std::uint8_t* dense_temporal, const cudaStream_t stream) {
     if (s.deep && !s.masks) return cudaErrorInvalidValue;
     if (s.deep)
         return carve_init<Rgba16, std::int32_t>(s, dense_image, dense_protect, dense_remove,
-                                                stream);
+                                                dense_temporal, stream);
     if (s.masks)
-        return carve_init<Rgba8, std::int32_t>(s, dense_image, dense_protect, dense_remove, stream);
-    return carve_init<Rgba8, std::int16_t>(s, dense_image, dense_protect, dense_remove, stream);
+        return carve_init<Rgba8, std::int32_t>(s, dense_image, dense_protect, dense_remove,
+                                               dense_temporal, stream);
+    return carve_init<Rgba8, std::int16_t>(s, dense_image, dense_protect, dense_remove,
+                                           dense_temporal, stream);
 }
 
 cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,

@@ -267,6 +267,42 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 6 * 4 * 2 * 2);
     }
 
+    // Video's temporal term (distance levels in the mask byte's upper bits on the device): the
+    // same seams and costs as the CPU carvers, with and without a protect mask, both directions.
+    void temporal_term_equals_cpu() {
+        struct Case {
+            int w, h, seams;
+        };
+        const Case cases[] = {{13, 7, 5}, {97, 61, 30}, {641, 479, 100}, {1500, 40, 20}};
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 img = test_image(c.w, c.h, 16, rng_);
+            std::uniform_int_distribution<int> level(0, kTemporalLevels - 1);
+            Mask distances(c.w, c.h, 0);
+            for (int y = 0; y < c.h; ++y)
+                for (int x = 0; x < c.w; ++x)
+                    distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
+            const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+            for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool masks : {false, true}) {
+                        CarveInput in{img.view(), masks ? &protect : nullptr, nullptr, kind};
+                        in.temporal = &distances;
+                        in.temporal_unit = masks ? 9 : 40;
+                        const int seams =
+                            std::min(c.seams, (dir == SeamDirection::Vertical ? c.w : c.h) - 1);
+                        const SeamOrder gold = c.w * c.h <= 10000
+                                                   ? seam_order_reference(in, dir, seams)
+                                                   : seam_order_fast(in, dir, seams);
+                        const QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(),
+                                 qPrintable(QString("%1x%2: %3").arg(c.w).arg(c.h).arg(diff)));
+                        ++compared;
+                    }
+        }
+        QCOMPARE(compared, 4 * 2 * 2 * 2);
+    }
+
     void real_photo_equals_cpu() {
         const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
         QCOMPARE(photo.width(), 160);

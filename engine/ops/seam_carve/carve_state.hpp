@@ -60,7 +60,25 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
         check_mask_size(in.protect->view(), in.image.width, in.image.height, "the protect mask");
     if (in.remove)
         check_mask_size(in.remove->view(), in.image.width, in.image.height, "the remove mask");
+    if (in.temporal) {
+        check_mask_size(in.temporal->view(), in.image.width, in.image.height,
+                        "the temporal distance map");
+        for (int y = 0; y < in.temporal->height(); ++y)
+            for (int x = 0; x < in.temporal->width(); ++x)
+                if (in.temporal->at(x, y) >= kTemporalLevels)
+                    invalid("the temporal distance map holds levels 0 to " +
+                            std::to_string(kTemporalLevels - 1));
+    }
+    if (in.temporal_unit < 0 || in.temporal_unit > kTemporalMaxUnit)
+        invalid("the temporal weight is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
+                " per level)");
     check_seam_count(in.image.width, in.image.height, direction, seams);
+}
+
+/// Whether a carve needs the masked layout (64-bit costs, per-pixel mask terms).
+template <class Pixel>
+bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
+    return in.protect || in.remove || (in.temporal && in.temporal_unit > 0);
 }
 
 /// The same checks for inputs on the device (only their sizes are looked at).
@@ -81,11 +99,13 @@ SeamOrder in_direction(const BasicCarveInput<Pixel>& input, const SeamDirection 
                        const int seams, FindVertical&& find_vertical) {
     if (direction == SeamDirection::Vertical) return find_vertical(input, seams);
     const Image<Pixel> image = transpose<Pixel>(input.image);
-    std::optional<Mask> protect, remove;
+    std::optional<Mask> protect, remove, temporal;
     BasicCarveInput<Pixel> t = input;
     t.image = image.view();
     if (input.protect) t.protect = &protect.emplace(transpose<std::uint8_t>(input.protect->view()));
     if (input.remove) t.remove = &remove.emplace(transpose<std::uint8_t>(input.remove->view()));
+    if (input.temporal)
+        t.temporal = &temporal.emplace(transpose<std::uint8_t>(input.temporal->view()));
     SeamOrder order = find_vertical(t, seams);
     order.direction = SeamDirection::Horizontal;
     order.order = transpose<std::int32_t>(order.order.view());

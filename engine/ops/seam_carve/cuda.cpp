@@ -49,8 +49,10 @@ struct DenseImages {
     int width = 0, height = 0;
     DeviceBuffer<Pixel> image;
     DeviceBuffer<std::uint8_t> protect, remove;
+    DeviceBuffer<std::uint8_t> temporal;  ///< levels 0 .. kTemporalLevels − 1 (video)
     DeviceBuffer<std::int32_t> index;
-    bool has_protect = false, has_remove = false, has_index = false;
+    bool has_protect = false, has_remove = false, has_index = false, has_temporal = false;
+    int temporal_unit = 0;
 
     [[nodiscard]] std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
     [[nodiscard]] const std::uint8_t* protect_or_null() const {
@@ -58,6 +60,9 @@ struct DenseImages {
     }
     [[nodiscard]] const std::uint8_t* remove_or_null() const {
         return has_remove ? remove.data() : nullptr;
+    }
+    [[nodiscard]] const std::uint8_t* temporal_or_null() const {
+        return has_temporal ? temporal.data() : nullptr;
     }
 };
 
@@ -76,6 +81,12 @@ DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_inde
     d.has_remove = !remove.empty();
     if (d.has_protect) d.protect.upload(protect.data(), n, stream);
     if (d.has_remove) d.remove.upload(remove.data(), n, stream);
+    if (in.temporal != nullptr && in.temporal_unit > 0) {
+        const std::vector<std::uint8_t> levels = to_dense(in.temporal->view());
+        d.temporal.upload(levels.data(), n, stream);
+        d.has_temporal = true;
+        d.temporal_unit = in.temporal_unit;
+    }
     if (with_index) {
         std::vector<std::int32_t> index(n);
         for (std::size_t i = 0; i < n; ++i) index[i] = static_cast<std::int32_t>(i);
@@ -136,6 +147,8 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     t.has_protect = in.has_protect;
     t.has_remove = in.has_remove;
     t.has_index = in.has_index;
+    t.has_temporal = in.has_temporal;
+    t.temporal_unit = in.temporal_unit;
     const std::size_t n = in.pixels();
     const auto words = [&](const auto& from, auto& to, const char* what) {
         to.reserve(n);
@@ -161,6 +174,7 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     if (in.has_index) words(in.index, t.index, "transposing the pixel index");
     if (in.has_protect) bytes(in.protect, t.protect);
     if (in.has_remove) bytes(in.remove, t.remove);
+    if (in.has_temporal) bytes(in.temporal, t.temporal);
     return t;
 }
 
@@ -174,6 +188,8 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     c.has_protect = in.has_protect;
     c.has_remove = in.has_remove;
     c.has_index = in.has_index;
+    c.has_temporal = in.has_temporal;
+    c.temporal_unit = in.temporal_unit;
     const std::size_t n = c.pixels();
     const auto words = [&](const auto& from, auto& to) {
         to.reserve(n);
@@ -193,6 +209,7 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     if (in.has_index) words(in.index, c.index);
     if (in.has_protect) bytes(in.protect, c.protect);
     if (in.has_remove) bytes(in.remove, c.remove);
+    if (in.has_temporal) bytes(in.temporal, c.temporal);
     return c;
 }
 
@@ -214,7 +231,7 @@ class DeviceCarver {
         // A deep carve always takes the masked layout (64-bit costs, 32-bit aux), its mask bits
         // zero when it has no masks.
         constexpr bool deep = std::is_same_v<Pixel, Rgba16>;
-        const bool masks = deep || in.has_protect || in.has_remove;
+        const bool masks = deep || in.has_protect || in.has_remove || in.has_temporal;
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
 
@@ -240,6 +257,7 @@ class DeviceCarver {
         s_.energy = energy;
         s_.masks = masks;
         s_.deep = deep;
+        s_.temporal_unit = in.has_temporal ? in.temporal_unit : 0;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
@@ -253,7 +271,7 @@ class DeviceCarver {
         s_.remove_crossed = crossed_.data() + per_seam;
         s_.stats = stats_.data();
         cuda_check(kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
-                                              in.remove_or_null(), stream_),
+                                              in.remove_or_null(), in.temporal_or_null(), stream_),
                    "preparing seam carving");
     }
 

@@ -68,6 +68,7 @@ class FastVerticalCarver {
         if (forward_) intensity_.resize(n);
         if (!forward_) energy_.resize(n);
         zeros_.assign(static_cast<std::size_t>(W_), 0);
+        temporal_unit_ = in.temporal ? in.temporal_unit : 0;
         index_.resize(n);
         cost_.resize(n);
         scratch_.resize(static_cast<std::size_t>(W_));
@@ -75,6 +76,7 @@ class FastVerticalCarver {
         if constexpr (kMasks) {
             protect_.assign(n, 0);
             remove_.assign(n, 0);
+            temporal_.assign(n, 0);
         }
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
@@ -89,6 +91,7 @@ class FastVerticalCarver {
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
+                    if (in.temporal) temporal_[base + x] = in.temporal->at(x, y);
                 }
             }
         }
@@ -148,7 +151,8 @@ class FastVerticalCarver {
     [[nodiscard]] Cost cell_cost(const int x, const int y) const {
         const std::size_t k = at(x, y);
         std::int64_t own = forward_ ? 0 : energy_[k];
-        if constexpr (kMasks) own += mask_term(protect_[k], remove_[k]);
+        if constexpr (kMasks)
+            own += mask_term(protect_[k], remove_[k]) + temporal_term(temporal_[k], temporal_unit_);
         const int last = w_ - 1;
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
@@ -281,6 +285,7 @@ class FastVerticalCarver {
                 if constexpr (kMasks) {
                     shift_row(protect_, start, begin_[y], x, left_side);
                     shift_row(remove_, start, begin_[y], x, left_side);
+                    shift_row(temporal_, start, begin_[y], x, left_side);
                 }
                 if (left_side) ++begin_[y];
             }
@@ -325,7 +330,8 @@ class FastVerticalCarver {
     std::vector<Cost> cost_;           ///< cumulative cost
     std::vector<Cost> scratch_;
     std::vector<Level> zeros_;  ///< stands in for the unused input of cost_span
-    std::vector<std::uint8_t> protect_, remove_;
+    std::vector<std::uint8_t> protect_, remove_, temporal_;
+    int temporal_unit_ = 0;
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
 };
@@ -338,7 +344,7 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
     return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
         // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
         // traffic.
-        if (in.protect || in.remove)
+        if (detail::has_pixel_terms(in))
             return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
         return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
     });

@@ -14,7 +14,9 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
     // Row-major working copies with the original width as stride; removal shifts rows left.
     std::vector<Pixel> img(static_cast<std::size_t>(W) * h);
     std::vector<std::int32_t> index(img.size());
-    std::vector<std::uint8_t> protect(img.size(), 0), remove(img.size(), 0);
+    std::vector<std::uint8_t> protect(img.size(), 0), remove(img.size(), 0),
+        temporal(img.size(), 0);
+    const int unit = in.temporal_unit;
     for (int y = 0; y < h; ++y) {
         for (int x = 0; x < W; ++x) {
             const std::size_t k = static_cast<std::size_t>(y) * W + x;
@@ -22,6 +24,7 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
             index[k] = static_cast<std::int32_t>(k);
             if (in.protect) protect[k] = in.protect->at(x, y);
             if (in.remove) remove[k] = in.remove->at(x, y);
+            if (in.temporal) temporal[k] = in.temporal->at(x, y);
         }
     }
     SeamOrder result;
@@ -44,7 +47,8 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
         for (int y = 0; y < h; ++y) {
             for (int x = 0; x < w; ++x) {
                 const std::int64_t own = pixel_energy(pixels, in.energy, x, y) +
-                                         mask_term(protect[at(x, y)], remove[at(x, y)]);
+                                         mask_term(protect[at(x, y)], remove[at(x, y)]) +
+                                         temporal_term(temporal[at(x, y)], unit);
                 if (y == 0) {
                     cost[at(x, 0)] = own + (forward ? forward_cost(pixels, x, 0, 0) : 0);
                     continue;
@@ -89,6 +93,7 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
             shift(index);
             shift(protect);
             shift(remove);
+            shift(temporal);
         }
         result.protected_crossed.push_back(crossed_protect);
         result.remove_crossed.push_back(crossed_remove);

@@ -39,6 +39,10 @@ struct BasicCarveInput {
     const Mask* protect = nullptr;  ///< non-zero: avoid carving while any other seam exists
     const Mask* remove = nullptr;   ///< non-zero: carve these first (object removal)
     SeamEnergy energy = SeamEnergy::Forward;
+    /// Video: per pixel a distance level 0 .. kTemporalLevels − 1 (temporal_distance_map), each
+    /// level adding `temporal_unit` (0 .. kTemporalMaxUnit) to the pixel's energy.
+    const Mask* temporal = nullptr;
+    int temporal_unit = 0;
 };
 using CarveInput = BasicCarveInput<Rgba8>;
 using DeepCarveInput = BasicCarveInput<Rgba16>;

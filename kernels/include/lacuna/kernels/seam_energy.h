@@ -88,4 +88,14 @@ LACUNA_HD int64_t mask_term(const uint8_t protect, const uint8_t remove) {
     return (protect ? kSeamMaskWeight : 0) - (remove ? kSeamMaskWeight : 0);
 }
 
+/// Video's temporal term (Grundmann et al. 2010 in spirit): a pixel costs `unit` per column of
+/// distance to the nearest pixel the previous frame's seams removed in its row, the distance
+/// capped at kTemporalLevels - 1. Both bounds keep every unmasked seam cheaper than one
+/// protected pixel: 32768 rows × (1 572 840 + 63 × 65535) < 2^40.
+inline constexpr int kTemporalLevels = 64;
+inline constexpr int kTemporalMaxUnit = 65535;
+LACUNA_HD int64_t temporal_term(const uint8_t level, const int unit) {
+    return static_cast<int64_t>(level) * unit;
+}
+
 }  // namespace lacuna

@@ -14,9 +14,10 @@ namespace lacuna::kernels {
 
 /// Rows of the cumulative-cost map staged in shared memory per batch by the update kernel.
 inline constexpr int kCarveBatchRows = 12;
-/// Mask bits of the carving state: one byte per pixel.
+/// Mask bits of the carving state: one byte per pixel; bits 2..7 hold the temporal level.
 inline constexpr std::uint8_t kCarveProtectBit = 1;
 inline constexpr std::uint8_t kCarveRemoveBit = 2;
+inline constexpr int kCarveTemporalShift = 2;
 
 /// The carving state on the device, vertical seams (horizontal ones are carved on a transposed
 /// copy). `aux` holds, per pixel, what the recurrence needs besides the row above: the intensity
@@ -32,6 +33,7 @@ struct CarveState {
     SeamEnergy energy = SeamEnergy::Forward;
     bool masks = false;  ///< int64 costs, int32 aux and mask bits; int32 costs, int16 aux otherwise
     bool deep = false;   ///< Rgba16 pixels (needs masks); Rgba8 otherwise
+    int temporal_unit = 0;          ///< cost per temporal level (mask bits 2..7; needs masks)
     void* aux = nullptr;            ///< int16 or int32 per pixel (see masks)
     void* cost = nullptr;           ///< int32 or int64 per pixel
     std::int8_t* parent = nullptr;  ///< -1, 0, 1: where each cell's cheapest path comes from
@@ -55,7 +57,7 @@ struct CarveState {
 /// "never removed".
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                              cudaStream_t stream);
+                              const std::uint8_t* dense_temporal, cudaStream_t stream);
 
 /// Largest shared-memory window (columns) the update kernel can stage for this state; 0 when the
 /// device cannot stage any (the kernel then reads global memory row by row).

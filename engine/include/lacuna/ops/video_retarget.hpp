@@ -1,0 +1,95 @@
+// Video retargeting (seed 000's "image and video resizing"): every frame is carved to the target
+// size with the image carvers, plus a temporal term that keeps seams where the previous frame had
+// them (in the spirit of Grundmann et al. 2010, "Discontinuous seam-carving for video
+// retargeting"): each pixel costs `unit` per column (row, for horizontal seams) of distance to the
+// nearest pixel the previous frame's seams removed. Seams then stay put on static content and
+// follow slow motion, instead of jumping between equally cheap paths from frame to frame, which
+// is what makes per-frame carving flicker. A scene cut (a large mean change of luma between two
+// input frames) drops the term for the frame after it.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace lacuna::ops {
+
+/// The temporal term's distance levels of an order: per row (vertical seams) or column
+/// (horizontal seams), the distance from each pixel to the nearest pixel that the first `count`
+/// seams remove, capped at kTemporalLevels − 1 (and that cap where the line has none).
+Mask temporal_distance_map(const SeamOrder& order, int count);
+
+/// The carvers' cost per distance level for a user weight (0 = independent frames): one level of
+/// weight 1 costs as much as an edge of 8 grey levels (R + G + B) in forward energy.
+int temporal_unit(double weight);
+
+/// Mean |ΔY| (Rec. 709 luma on 0..255) between two frames of the same size.
+double mean_luma_difference(ImageView<const Rgba8> a, ImageView<const Rgba8> b);
+
+struct VideoRetargetParams {
+    int width = 0;  ///< target size: 1 .. 2 × the source − 1 in each direction
+    int height = 0;
+    SeamEnergy energy = SeamEnergy::Forward;
+    double temporal = 1.0;          ///< weight of the temporal term; 0 = independent frames
+    const Mask* protect = nullptr;  ///< a still mask for every frame (the source's size)
+    double cut_threshold = 30.0;    ///< mean |ΔY| above which a frame starts a new shot
+};
+
+/// Carves a sequence of frames one after another, remembering the previous frame's seams.
+class VideoRetargeter {
+  public:
+    /// Throws Error(InvalidArgument) for an impossible target, a protect mask of another size,
+    /// a negative weight or threshold.
+    VideoRetargeter(int source_width, int source_height, const VideoRetargetParams& params,
+                    CarveImplementation implementation);
+
+    /// The next frame at the target size. Throws InvalidArgument for a frame of another size
+    /// (and whatever the carver throws: CudaUnavailable, Cancelled …).
+    ImageRgba8 process(ImageView<const Rgba8> frame);
+
+    [[nodiscard]] int frames() const { return frames_; }
+    [[nodiscard]] int cuts() const { return cuts_; }
+    [[nodiscard]] bool last_was_cut() const { return last_cut_; }
+    /// The last frame's seam orders (for tests and the flicker view).
+    [[nodiscard]] const std::optional<SeamOrder>& vertical_order() const { return vertical_; }
+    [[nodiscard]] const std::optional<SeamOrder>& horizontal_order() const { return horizontal_; }
+    void set_implementation(CarveImplementation implementation) {
+        implementation_ = implementation;
+    }
+
+  private:
+    int source_w_, source_h_;
+    VideoRetargetParams params_;
+    CarveImplementation implementation_;
+    int unit_ = 0;
+    std::optional<ImageRgba8> previous_input_;
+    std::optional<SeamOrder> vertical_, horizontal_;
+    int frames_ = 0, cuts_ = 0;
+    bool last_cut_ = false;
+};
+
+/// How much a retargeted video flickers: for consecutive frames, the mean absolute difference
+/// (over R, G, B, 0..255) of the output frames, minus that of the input frames scaled to the
+/// output size (bilinear). Scaling follows the input's own change and nothing else, so the excess
+/// is what the carving adds: seams jumping between frames.
+class FlickerMeter {
+  public:
+    void add(ImageView<const Rgba8> input, ImageView<const Rgba8> output);
+    [[nodiscard]] int pairs() const { return pairs_; }
+    [[nodiscard]] double output_change() const { return pairs_ ? output_sum_ / pairs_ : 0; }
+    [[nodiscard]] double scaled_change() const { return pairs_ ? scaled_sum_ / pairs_ : 0; }
+    [[nodiscard]] double excess() const { return output_change() - scaled_change(); }
+
+  private:
+    std::optional<ImageRgba8> previous_output_, previous_scaled_;
+    double output_sum_ = 0, scaled_sum_ = 0;
+    int pairs_ = 0;
+};
+
+/// Bilinear resampling (pixel centres aligned), for the flicker measure's baseline.
+ImageRgba8 resize_bilinear(ImageView<const Rgba8> image, int width, int height);
+
+}  // namespace lacuna::ops

@@ -1,0 +1,197 @@
+// Video retargeting: the image carvers frame by frame, with the temporal term of
+// video_retarget.hpp and scene-cut resets; and the flicker measure.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/video_retarget.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace lacuna::ops {
+namespace {
+
+[[noreturn]] void invalid(const std::string& text) {
+    throw Error(ErrorCode::InvalidArgument, text);
+}
+
+// Distance to the nearest marked entry of a line of `n` entries, two sweeps, capped.
+template <class Marked, class Store>
+void line_distances(const int n, Marked&& marked, Store&& store) {
+    constexpr int cap = kTemporalLevels - 1;
+    int since = cap;
+    std::vector<int> left(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        since = marked(i) ? 0 : std::min(since + 1, cap);
+        left[static_cast<std::size_t>(i)] = since;
+    }
+    since = cap;
+    for (int i = n - 1; i >= 0; --i) {
+        since = marked(i) ? 0 : std::min(since + 1, cap);
+        store(i, std::min(since, left[static_cast<std::size_t>(i)]));
+    }
+}
+
+double mean_abs_difference(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b) {
+    double sum = 0;
+    for (int y = 0; y < a.height; ++y) {
+        const Rgba8* pa = a.row(y);
+        const Rgba8* pb = b.row(y);
+        for (int x = 0; x < a.width; ++x)
+            sum += std::abs(pa[x].r - pb[x].r) + std::abs(pa[x].g - pb[x].g) +
+                   std::abs(pa[x].b - pb[x].b);
+    }
+    const double n = 3.0 * a.width * a.height;
+    return n > 0 ? sum / n : 0;
+}
+
+}  // namespace
+
+Mask temporal_distance_map(const SeamOrder& order, const int count) {
+    Mask map(order.width, order.height, 0);
+    const auto removed = [&](const int x, const int y) { return order.order.at(x, y) < count; };
+    if (order.direction == SeamDirection::Vertical) {
+        for (int y = 0; y < order.height; ++y)
+            line_distances(
+                order.width, [&](const int x) { return removed(x, y); },
+                [&](const int x, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+    } else {
+        for (int x = 0; x < order.width; ++x)
+            line_distances(
+                order.height, [&](const int y) { return removed(x, y); },
+                [&](const int y, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+    }
+    return map;
+}
+
+int temporal_unit(const double weight) {
+    if (!(weight > 0)) return 0;
+    return static_cast<int>(std::min<double>(std::lround(weight * 8), kTemporalMaxUnit));
+}
+
+double mean_luma_difference(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b) {
+    if (a.width != b.width || a.height != b.height)
+        invalid("frames of different sizes cannot be compared");
+    double sum = 0;
+    for (int y = 0; y < a.height; ++y) {
+        const Rgba8* pa = a.row(y);
+        const Rgba8* pb = b.row(y);
+        for (int x = 0; x < a.width; ++x)
+            sum += std::fabs(luminance709(pa[x]) - luminance709(pb[x]));
+    }
+    const double n = static_cast<double>(a.width) * a.height;
+    return n > 0 ? sum / n : 0;
+}
+
+VideoRetargeter::VideoRetargeter(const int source_width, const int source_height,
+                                 const VideoRetargetParams& params,
+                                 const CarveImplementation implementation)
+    : source_w_(source_width),
+      source_h_(source_height),
+      params_(params),
+      implementation_(implementation),
+      unit_(temporal_unit(params.temporal)) {
+    check_image_size(source_width, source_height);
+    const auto check_extent = [](const int target, const int source, const char* what) {
+        if (target < 1 || target > 2 * source - 1)
+            invalid(std::string("the target ") + what + " " + std::to_string(target) +
+                    " is out of range for a video " + std::to_string(source) + " pixels " +
+                    (what[0] == 'w' ? "wide" : "high") + " (1 to " +
+                    std::to_string(2 * source - 1) + ")");
+    };
+    check_extent(params.width, source_width, "width");
+    check_extent(params.height, source_height, "height");
+    if (params.protect)
+        check_mask_size(params.protect->view(), source_width, source_height, "the protect mask");
+    if (!(params.temporal >= 0)) invalid("the temporal weight must be 0 or more");
+    if (!(params.cut_threshold >= 0)) invalid("the cut threshold must be 0 or more");
+}
+
+ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
+    if (frame.width != source_w_ || frame.height != source_h_)
+        invalid("frame " + std::to_string(frames_) + " is " + std::to_string(frame.width) + "x" +
+                std::to_string(frame.height) + " but the video is " + std::to_string(source_w_) +
+                "x" + std::to_string(source_h_));
+    last_cut_ = previous_input_ &&
+                mean_luma_difference(previous_input_->view(), frame) > params_.cut_threshold;
+    if (last_cut_) ++cuts_;
+    const bool temporal = unit_ > 0 && previous_input_ && !last_cut_;
+
+    ImageRgba8 current = clone(frame);
+    std::optional<Mask> protect;
+    if (params_.protect) protect = clone(params_.protect->view());
+    // One direction: the seams of `current` (with the previous frame's term), applied to it and
+    // to the protect mask that follows its pixels.
+    const auto pass = [&](const SeamDirection direction, const int target, const int extent,
+                          std::optional<SeamOrder>& previous) {
+        if (target == extent) {
+            previous.reset();
+            return;
+        }
+        const int count = std::abs(target - extent);
+        std::optional<Mask> distances;
+        if (temporal && previous && previous->seams == count &&
+            previous->width == current.width() && previous->height == current.height())
+            distances = temporal_distance_map(*previous, count);
+        CarveInput in{current.view(), protect ? &*protect : nullptr, nullptr, params_.energy};
+        if (distances) {
+            in.temporal = &*distances;
+            in.temporal_unit = unit_;
+        }
+        SeamOrder order = seam_order(in, direction, count, implementation_);
+        const bool shrink = target < extent;
+        current = shrink ? remove_seams<Rgba8>(current.view(), order, count)
+                         : insert_seams(current.view(), order, count);
+        if (protect)
+            protect = shrink ? remove_seams<std::uint8_t>(protect->view(), order, count)
+                             : insert_seams_nearest<std::uint8_t>(protect->view(), order, count);
+        previous = std::move(order);
+    };
+    pass(SeamDirection::Vertical, params_.width, source_w_, vertical_);
+    pass(SeamDirection::Horizontal, params_.height, source_h_, horizontal_);
+    previous_input_ = clone(frame);
+    ++frames_;
+    return current;
+}
+
+ImageRgba8 resize_bilinear(const ImageView<const Rgba8> image, const int width, const int height) {
+    check_image_size(width, height);
+    ImageRgba8 out(width, height);
+    const double sx = static_cast<double>(image.width) / width;
+    const double sy = static_cast<double>(image.height) / height;
+    for (int y = 0; y < height; ++y) {
+        const double fy = std::clamp((y + 0.5) * sy - 0.5, 0.0, image.height - 1.0);
+        const int y0 = static_cast<int>(fy), y1 = std::min(y0 + 1, image.height - 1);
+        const double wy = fy - y0;
+        for (int x = 0; x < width; ++x) {
+            const double fx = std::clamp((x + 0.5) * sx - 0.5, 0.0, image.width - 1.0);
+            const int x0 = static_cast<int>(fx), x1 = std::min(x0 + 1, image.width - 1);
+            const double wx = fx - x0;
+            const auto mix = [&](auto channel) {
+                const double top =
+                    channel(image.row(y0)[x0]) * (1 - wx) + channel(image.row(y0)[x1]) * wx;
+                const double bottom =
+                    channel(image.row(y1)[x0]) * (1 - wx) + channel(image.row(y1)[x1]) * wx;
+                return static_cast<std::uint8_t>(std::lround(top * (1 - wy) + bottom * wy));
+            };
+            out.at(x, y) = Rgba8{
+                mix([](Rgba8 p) { return double(p.r); }), mix([](Rgba8 p) { return double(p.g); }),
+                mix([](Rgba8 p) { return double(p.b); }), mix([](Rgba8 p) { return double(p.a); })};
+        }
+    }
+    return out;
+}
+
+void FlickerMeter::add(const ImageView<const Rgba8> input, const ImageView<const Rgba8> output) {
+    ImageRgba8 scaled = resize_bilinear(input, output.width, output.height);
+    if (previous_output_ && previous_output_->width() == output.width &&
+        previous_output_->height() == output.height) {
+        output_sum_ += mean_abs_difference(output, previous_output_->view());
+        scaled_sum_ += mean_abs_difference(scaled.view(), previous_scaled_->view());
+        ++pairs_;
+    }
+    previous_output_ = clone(output);
+    previous_scaled_ = std::move(scaled);
+}
+
+}  // namespace lacuna::ops

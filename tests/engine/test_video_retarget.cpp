@@ -1,0 +1,282 @@
+// Video retargeting: the temporal term in every carver (against the reference), the distance
+// map, coherence over frames, scene cuts, protect masks, the flicker measure and bad input.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/video_retarget.hpp>
+
+#include "seam_test_util.hpp"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+using lacuna::test::compare;
+using lacuna::test::rect_mask;
+
+namespace {
+
+// A textured scene (smooth blobs and stripes) shifted `pan` pixels right, plus sensor noise:
+// consecutive frames differ little, and many seams through the smooth parts cost about the same,
+// so per-frame carving is free to jump between them.
+ImageRgba8 scene(const int w, const int h, const double pan, const int noise, std::mt19937& rng,
+                 const int variant = 0) {
+    std::uniform_int_distribution<int> jitter(-noise, noise);
+    ImageRgba8 img(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double u = x - pan;
+            double v = 120 + 60 * std::sin(u * 0.07 + variant) * std::cos(y * 0.05);
+            if (static_cast<int>(std::floor(u / 23.0)) % 4 == 0) v += 50;  // stripes
+            if (variant != 0) v = 255 - v;
+            const auto c = [&](const double t) {
+                return static_cast<std::uint8_t>(std::clamp(t + jitter(rng), 0.0, 255.0));
+            };
+            img.at(x, y) = Rgba8{c(v), c(0.8 * v + 20), c(0.6 * v + 40), 255};
+        }
+    return img;
+}
+
+// Share of the removed pixels (first `count` seams) that differ between two orders.
+double removed_difference(const SeamOrder& a, const SeamOrder& b, const int count) {
+    long long differ = 0;
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            differ += (a.order.at(x, y) < count) != (b.order.at(x, y) < count);
+    return static_cast<double>(differ) / (2.0 * count * a.height);
+}
+
+}  // namespace
+
+class TestVideoRetarget : public QObject {
+    Q_OBJECT
+    std::mt19937 rng_{17};
+
+  private slots:
+    void distance_map_is_exact() {
+        SeamOrder order;
+        order.direction = SeamDirection::Vertical;
+        order.width = 9;
+        order.height = 2;
+        order.seams = 2;
+        order.order = Image<std::int32_t>(9, 2, kNeverRemoved);
+        order.order.at(2, 0) = 0;
+        order.order.at(6, 0) = 1;
+        order.order.at(8, 1) = 0;
+        order.order.at(0, 1) = 1;
+        const Mask map = temporal_distance_map(order, 2);
+        const int row0[9] = {2, 1, 0, 1, 2, 1, 0, 1, 2};
+        const int row1[9] = {0, 1, 2, 3, 4, 3, 2, 1, 0};
+        for (int x = 0; x < 9; ++x) {
+            QCOMPARE(int(map.at(x, 0)), row0[x]);
+            QCOMPARE(int(map.at(x, 1)), row1[x]);
+        }
+        // Only the first seam: row 1 measures from column 8; the cap where a line has none.
+        const Mask first = temporal_distance_map(order, 1);
+        QCOMPARE(int(first.at(0, 1)), 8);
+        QCOMPARE(int(temporal_distance_map(order, 0).at(4, 0)), kTemporalLevels - 1);
+        // Horizontal seams measure along columns.
+        order.direction = SeamDirection::Horizontal;
+        const Mask columns = temporal_distance_map(order, 2);
+        QCOMPARE(int(columns.at(2, 1)), 1);
+        QCOMPARE(int(columns.at(0, 0)), 1);
+        QCOMPARE(int(columns.at(1, 0)), kTemporalLevels - 1);  // column 1 has none removed
+    }
+
+    void temporal_term_equals_reference_in_every_carver() {
+        int compared = 0;
+        for (const auto& [w, h] : {std::pair{7, 5}, std::pair{23, 17}, std::pair{40, 31}}) {
+            std::uniform_int_distribution<int> pick(0, 255), level(0, kTemporalLevels - 1);
+            ImageRgba8 img(w, h);
+            Mask distances(w, h, 0);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const auto v = static_cast<std::uint8_t>(pick(rng_) / 64 * 64);
+                    img.at(x, y) = Rgba8{v, v, v, 255};
+                    distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
+                }
+            const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const int unit : {1, 40, kTemporalMaxUnit}) {
+                        CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr, kind};
+                        in.temporal = &distances;
+                        in.temporal_unit = unit;
+                        const int seams = std::min(6, (dir == SeamDirection::Vertical ? w : h) - 1);
+                        const SeamOrder gold = seam_order_reference(in, dir, seams);
+                        QCOMPARE(compare(gold, seam_order_fast(in, dir, seams)), QString());
+                        ++compared;
+                    }
+        }
+        QCOMPARE(compared, 3 * 4 * 2 * 3);
+        // The term steers: a map that is 0 on column 5 and large elsewhere takes column 5 first.
+        ImageRgba8 flat(12, 6, Rgba8{90, 90, 90, 255});
+        Mask pull(12, 6, kTemporalLevels - 1);
+        for (int y = 0; y < 6; ++y) pull.at(5, y) = 0;
+        CarveInput in{flat.view(), nullptr, nullptr, SeamEnergy::Forward};
+        QCOMPARE(seam_order_fast(in, SeamDirection::Vertical, 1).order.at(0, 3), 0);
+        in.temporal = &pull;
+        in.temporal_unit = 3;
+        const SeamOrder pulled = seam_order_fast(in, SeamDirection::Vertical, 1);
+        for (int y = 0; y < 6; ++y) QCOMPARE(pulled.order.at(5, y), 0);
+        QCOMPARE(pulled.costs[0], std::int64_t{0});
+    }
+
+    void temporal_frames_stay_coherent() {
+        // Slow pan with noise: independent frames move their seams about; with the temporal term
+        // the removed pixels of consecutive frames mostly coincide, and the flicker excess drops.
+        constexpr int w = 160, h = 90, frames = 8;
+        std::vector<ImageRgba8> clip;
+        for (int f = 0; f < frames; ++f) clip.push_back(scene(w, h, 0.5 * f, 6, rng_));
+        double share[2] = {0, 0}, excess[2] = {0, 0};
+        for (const int mode : {0, 1}) {
+            VideoRetargetParams p;
+            p.width = 120;
+            p.height = h;
+            p.temporal = mode == 0 ? 0.0 : 2.0;
+            VideoRetargeter carver(w, h, p, CarveImplementation::Fast);
+            FlickerMeter meter;
+            std::optional<SeamOrder> previous;
+            for (const ImageRgba8& frame : clip) {
+                const ImageRgba8 out = carver.process(frame.view());
+                QCOMPARE(out.width(), 120);
+                QCOMPARE(out.height(), h);
+                meter.add(frame.view(), out.view());
+                if (previous)
+                    share[mode] += removed_difference(*previous, *carver.vertical_order(), 40);
+                previous = carver.vertical_order();
+            }
+            QCOMPARE(carver.cuts(), 0);
+            QCOMPARE(meter.pairs(), frames - 1);
+            share[mode] /= frames - 1;
+            excess[mode] = meter.excess();
+        }
+        qInfo(
+            "removed pixels changing per frame: independent %.3f, temporal %.3f; flicker excess "
+            "%.3f vs %.3f",
+            share[0], share[1], excess[0], excess[1]);
+        QVERIFY2(
+            share[1] < 0.5 * share[0],
+            qPrintable(QString("removed pixels changing per frame: independent %1, temporal %2")
+                           .arg(share[0])
+                           .arg(share[1])));
+        QVERIFY2(excess[1] < excess[0], qPrintable(QString("flicker excess: independent %1, "
+                                                           "temporal %2")
+                                                       .arg(excess[0])
+                                                       .arg(excess[1])));
+    }
+
+    void a_cut_resets_the_temporal_term() {
+        constexpr int w = 96, h = 64;
+        VideoRetargetParams p;
+        p.width = 70;
+        p.height = 56;
+        p.temporal = 4.0;
+        VideoRetargeter coherent(w, h, p, CarveImplementation::Fast);
+        for (int f = 0; f < 3; ++f) (void)coherent.process(scene(w, h, f, 4, rng_).view());
+        QVERIFY(!coherent.last_was_cut());
+        const ImageRgba8 other = scene(w, h, 0, 4, rng_, 1);  // the next shot
+        const ImageRgba8 after_cut = coherent.process(other.view());
+        QVERIFY(coherent.last_was_cut());
+        QCOMPARE(coherent.cuts(), 1);
+        // The frame after the cut is carved as if it were the first.
+        VideoRetargeter fresh(w, h, p, CarveImplementation::Fast);
+        const ImageRgba8 first = fresh.process(other.view());
+        QVERIFY(equal_pixels(after_cut.view(), first.view()));
+        // Without the cut (threshold above any change) the term would have applied.
+        p.cut_threshold = 1000;
+        VideoRetargeter blind(w, h, p, CarveImplementation::Fast);
+        for (int f = 0; f < 3; ++f) (void)blind.process(scene(w, h, f, 4, rng_).view());
+        (void)blind.process(other.view());
+        QVERIFY(!blind.last_was_cut());
+    }
+
+    void protect_mask_holds_on_every_frame() {
+        constexpr int w = 80, h = 40;
+        const Mask protect = rect_mask(w, h, 30, 0, 36, h);  // a 6-column band, full height
+        VideoRetargetParams p;
+        p.width = 50;
+        p.height = h;
+        p.protect = &protect;
+        VideoRetargeter carver(w, h, p, CarveImplementation::Fast);
+        for (int f = 0; f < 4; ++f) {
+            ImageRgba8 frame = scene(w, h, f, 3, rng_);
+            for (int y = 0; y < h; ++y)
+                for (int x = 30; x < 36; ++x) frame.at(x, y) = Rgba8{255, 0, 255, 255};
+            const ImageRgba8 out = carver.process(frame.view());
+            for (int y = 0; y < h; ++y) {
+                int magenta = 0;
+                for (int x = 0; x < 50; ++x) magenta += out.at(x, y) == Rgba8{255, 0, 255, 255};
+                QCOMPARE(magenta, 6);
+            }
+        }
+    }
+
+    void flicker_meter_measures_only_what_carving_adds() {
+        // Output = the scaled input: no excess. Output that alternates: the excess is its change.
+        std::vector<ImageRgba8> clip;
+        for (int f = 0; f < 4; ++f) clip.push_back(scene(40, 30, f, 0, rng_));
+        FlickerMeter same, jumpy;
+        for (int f = 0; f < 4; ++f) {
+            const ImageRgba8 scaled = resize_bilinear(clip[f].view(), 30, 30);
+            same.add(clip[f].view(), scaled.view());
+            ImageRgba8 shifted = scaled;
+            if (f % 2 == 1)
+                for (int y = 0; y < 30; ++y) shifted.at(0, y) = Rgba8{0, 0, 0, 255};
+            jumpy.add(clip[f].view(), shifted.view());
+        }
+        QCOMPARE(same.pairs(), 3);
+        QCOMPARE(same.excess(), 0.0);
+        QVERIFY(jumpy.excess() > 0.5);
+    }
+
+    void bad_input_is_refused() {
+        const auto code = [](auto&& fn) {
+            try {
+                fn();
+            } catch (const Error& e) {
+                return e.code();
+            }
+            return ErrorCode::DeviceError;
+        };
+        VideoRetargetParams p;
+        p.width = 0;
+        p.height = 10;
+        QCOMPARE(code([&] { VideoRetargeter(20, 10, p, CarveImplementation::Fast); }),
+                 ErrorCode::InvalidArgument);
+        p.width = 40;  // 2 × 20 is beyond what one step of seams can insert
+        QCOMPARE(code([&] { VideoRetargeter(20, 10, p, CarveImplementation::Fast); }),
+                 ErrorCode::InvalidArgument);
+        p.width = 15;
+        const Mask wrong(19, 10, 0);
+        p.protect = &wrong;
+        QCOMPARE(code([&] { VideoRetargeter(20, 10, p, CarveImplementation::Fast); }),
+                 ErrorCode::InvalidArgument);
+        p.protect = nullptr;
+        p.temporal = -1;
+        QCOMPARE(code([&] { VideoRetargeter(20, 10, p, CarveImplementation::Fast); }),
+                 ErrorCode::InvalidArgument);
+        p.temporal = 1;
+        VideoRetargeter carver(20, 10, p, CarveImplementation::Fast);
+        const ImageRgba8 small(19, 10);
+        QCOMPARE(code([&] { (void)carver.process(small.view()); }), ErrorCode::InvalidArgument);
+        // A temporal map with a level beyond the cap, or a unit out of range.
+        const ImageRgba8 img(8, 8);
+        Mask levels(8, 8, kTemporalLevels);
+        CarveInput in{img.view(), nullptr, nullptr, SeamEnergy::Forward};
+        in.temporal = &levels;
+        in.temporal_unit = 1;
+        QCOMPARE(code([&] { (void)seam_order_fast(in, SeamDirection::Vertical, 2); }),
+                 ErrorCode::InvalidArgument);
+        levels = Mask(8, 8, 0);
+        in.temporal_unit = kTemporalMaxUnit + 1;
+        QCOMPARE(code([&] { (void)seam_order_reference(in, SeamDirection::Vertical, 2); }),
+                 ErrorCode::InvalidArgument);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestVideoRetarget)
+#include "test_video_retarget.moc"
