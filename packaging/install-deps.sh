@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
   libopencv-dev                             # image codecs (imgcodecs), imgproc
+  libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images
   libglew-dev libegl-dev libgl-dev          # GL loading, headless EGL
   libgl1-mesa-dri libegl-mesa0              # software GL/EGL when there is no GPU

@@ -441,7 +441,7 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget or inpaint)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint or video)",
          {"JOB"},
          1,
          1,
@@ -464,6 +464,11 @@ Command bench_command() {
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR", "inpaint: write every method's output and the masks there"},
+          {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
+          {"frames", "N", "video: frames to generate and to carve in memory (default 60)"},
+          {"photo", "FILE", "video: the photo the generated clip pans over"},
+          {"keep-clip", "FILE", "video: also save the generated clip there"},
+          {"temporal", "W", "video: temporal weight of the coherent run (default 1)"},
           {"dump", "PREFIX",
            "retarget: write PREFIX-exact.png and PREFIX-approximate.png (the preview's two maps "
            "at the target)"}},
@@ -476,8 +481,9 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "histogram") return bench_histogram(ctx);
             if (ctx.args.positionals[0] == "retarget") return bench_retarget(ctx);
             if (ctx.args.positionals[0] == "inpaint") return bench_inpaint(ctx);
+            if (ctx.args.positionals[0] == "video") return bench_video(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
-                             "' (available: histogram, retarget, inpaint)");
+                             "' (available: histogram, retarget, inpaint, video)");
         }};
 }
 

@@ -7,6 +7,7 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -37,6 +38,9 @@ Mask load_mask(const std::string& path, const char* what, const int width, const
 int run_retarget(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
+    if (io::is_video_path(in)) return run_retarget_video(ctx);
+    if (io::is_video_path(out))
+        throw UsageError("'" + in + "' is an image: write it to an image file, not a video");
     io::format_for_path(out);
     for (const std::string& path : {out, ctx.args.get("seams-overlay").value_or("")}) {
         if (!path.empty() && io::same_file(in, path)) {
@@ -132,7 +136,7 @@ Command retarget_command() {
     return {
         {"retarget",
          "resize by seam carving, keeping what matters (shrink or enlarge)",
-         "IN OUT [options]",
+         "IN OUT [options]  (images, or videos: IN.mp4 OUT.mp4, frames/%05d.png)",
          {"IN", "OUT"},
          2,
          2,
@@ -142,6 +146,14 @@ Command retarget_command() {
           {"protect", "MASK",
            "image of the same size; non-black pixels are carved only if unavoidable"},
           {"remove", "MASK", "image of the same size; non-black pixels are carved first"},
+          {"temporal", "W",
+           "videos: weight keeping seams where the previous frame had them\n"
+           "                            (0 = independent frames; default 1)"},
+          {"cut-threshold", "T",
+           "videos: mean luma change (0..255) that starts a new shot (default 30)"},
+          {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
+          {"keep-truncated", "",
+           "videos: retarget the frames a truncated file still has (default: refuse)"},
           {"seams-overlay", "FILE",
            "write the original with removed seams (red: vertical, blue:\n"
            "                            horizontal) and duplicated seams (green)"}},
@@ -149,7 +161,10 @@ Command retarget_command() {
          "and\n"
          "height-first and keeps the cheaper. Enlarging duplicates the cheapest seams, at most 50 "
          "% per\n"
-         "step. With --remove and no size, the width shrinks until every marked pixel is gone."},
+         "step. With --remove and no size, the width shrinks until every marked pixel is gone.\n"
+         "Videos (MP4, AVI, MKV, MOV or a PNG sequence) keep their frame rate and frame count; "
+         "audio is not\n"
+         "copied. Progress goes to stderr; the output appears only when every frame is written."},
         run_retarget};
 }
 

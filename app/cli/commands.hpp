@@ -40,8 +40,11 @@ const std::vector<Command>& commands();
 Command histogram_command();
 Command retarget_command();
 int run_retarget(Context& ctx);
+/// run_retarget for videos (IN is a video file or an image-sequence pattern).
+int run_retarget_video(Context& ctx);
 int run_inpaint(Context& ctx);
 int bench_inpaint(Context& ctx);
+int bench_video(Context& ctx);
 Command bench_command();
 Command inpaint_command();
 

@@ -3,6 +3,7 @@
 #include "../engine/scientific_test_files.hpp"
 
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -706,6 +707,132 @@ class TestCli : public QObject {
         QCOMPARE(r.status, 0);
         QVERIFY(r.err.contains("the remove mask is empty"));
         QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["target_width"].toInt(), 512);
+    }
+
+    // A small clip: a textured background panning one pixel a frame under a still bright bar.
+    void write_clip(const QString& path, const int w, const int h, const int frames,
+                    const double fps) {
+        io::VideoWriter writer(path.toStdString(), w, h, fps);
+        for (int f = 0; f < frames; ++f) {
+            ImageRgba8 img(w, h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const int u = x + f;
+                    const auto v = static_cast<std::uint8_t>(
+                        100 + 60 * std::sin(u * 0.3) * std::cos(y * 0.2) + (u % 17 < 3 ? 50 : 0));
+                    img.at(x, y) = Rgba8{v, static_cast<std::uint8_t>(v / 2 + 40),
+                                         static_cast<std::uint8_t>(255 - v), 255};
+                }
+            writer.write(img);
+        }
+        writer.finish();
+    }
+
+    void retarget_video_keeps_frames_and_rate() {
+        write_clip(tmp("clip.mp4"), 96, 64, 24, 25.0);
+        Result r = run_cli({"retarget", tmp("clip.mp4"), tmp("narrow.mp4"), "--width", "75%",
+                            "--temporal", "2", "--flicker", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["frames"].toInt(), 24);
+        QCOMPARE(o["target_width"].toInt(), 72);
+        QCOMPARE(o["target_height"].toInt(), 64);
+        QVERIFY(std::abs(o["fps"].toDouble() - 25.0) < 0.01);
+        QCOMPARE(o["temporal"].toDouble(), 2.0);
+        QVERIFY(o.contains("flicker_excess") && o.contains("carve_seconds"));
+        QVERIFY2(r.err.contains("frame 1 of 24"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("24 frames in"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("audio track not copied"), qPrintable(r.err));
+        io::VideoReader out(tmp("narrow.mp4").toStdString());
+        QCOMPARE(out.info().width, 72);
+        QCOMPARE(out.info().height, 64);
+        QVERIFY(std::abs(out.info().fps - 25.0) < 0.01);
+        int frames = 0;
+        while (out.next()) ++frames;
+        QCOMPARE(frames, 24);
+        // A PNG sequence out, both sides changing; the pixels are lossless there.
+        QDir().mkpath(tmp("seq"));
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("seq/f%03d.png"), "--width", "80", "--height",
+                     "56", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QFile::exists(tmp("seq/f000.png")) && QFile::exists(tmp("seq/f023.png")));
+        QVERIFY(!QFile::exists(tmp("seq/f024.png")));
+        const io::LoadedImage first = io::read_image(tmp("seq/f000.png").toStdString());
+        QCOMPARE(first.image.width(), 80);
+        QCOMPARE(first.image.height(), 56);
+        // A sequence in: the same frames come back out as MP4.
+        r = run_cli({"retarget", tmp("seq/f%03d.png"), tmp("back.mp4"), "--width", "60", "--json",
+                     "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["frames"].toInt(), 24);
+    }
+
+    void retarget_video_bad_input() {
+        const auto expect = [&](const QStringList& args, const int status, const QString& text,
+                                const QString& absent) {
+            Result r = run_cli(QStringList{"retarget"} + args + QStringList{"--backend", "cpu"});
+            QCOMPARE(r.status, status);
+            // Progress lines may come before the error (it can come at any frame).
+            QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
+            lines.removeIf([](const QString& l) { return l.startsWith("lacuna: frame "); });
+            r.err = lines.join('\n');
+            verify_one_error_line(r, text);
+            QVERIFY2(!QFile::exists(absent), qPrintable(absent));
+        };
+        write_clip(tmp("good.mp4"), 64, 48, 30, 30.0);
+        // Not a video: random bytes under a video name.
+        {
+            QFile f(tmp("noise.mp4"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            std::mt19937 rng(3);
+            QByteArray bytes(20000, '\0');
+            for (char& c : bytes) c = static_cast<char>(rng());
+            f.write(bytes);
+        }
+        expect({tmp("noise.mp4"), tmp("o1.mp4"), "--width", "40"}, 1, "noise.mp4", tmp("o1.mp4"));
+        expect({tmp("missing.mp4"), tmp("o2.mp4"), "--width", "40"}, 1, "missing.mp4",
+               tmp("o2.mp4"));
+        // Truncated: the first 40 % of a good file. Either it cannot be opened, or it ends
+        // before the frames it announces; both are errors, and nothing is written.
+        {
+            QFile good(tmp("good.mp4"));
+            QVERIFY(good.open(QIODevice::ReadOnly));
+            const QByteArray all = good.readAll();
+            QFile cut(tmp("cut.mp4"));
+            QVERIFY(cut.open(QIODevice::WriteOnly));
+            cut.write(all.left(all.size() * 2 / 5));
+        }
+        const Result truncated = run_cli(
+            {"retarget", tmp("cut.mp4"), tmp("o3.mp4"), "--width", "40", "--backend", "cpu"});
+        QCOMPARE(truncated.status, 1);
+        QVERIFY2(truncated.err.contains("lacuna: error:"), qPrintable(truncated.err));
+        QVERIFY(!QFile::exists(tmp("o3.mp4")));
+        // Frames of different sizes in a sequence: named, and no output.
+        QDir().mkpath(tmp("mixed"));
+        for (int f = 0; f < 5; ++f)
+            io::write_image(tmp(QString("mixed/%1.png").arg(f, 2, 10, QChar('0'))).toStdString(),
+                            ImageRgba8(f == 3 ? 30 : 32, 24, Rgba8{40, 80, 120, 255}).view());
+        expect({tmp("mixed/%02d.png"), tmp("o4.mp4"), "--width", "24"}, 1,
+               "03.png') is 30x24 but the video started at 32x24", tmp("o4.mp4"));
+        // An empty sequence, targets out of range, image options, odd MP4 sizes.
+        expect({tmp("nothing/%04d.png"), tmp("o5.mp4"), "--width", "24"}, 1, "nothing",
+               tmp("o5.mp4"));
+        expect({tmp("good.mp4"), tmp("o6.mp4"), "--width", "0"}, 1, "target width", tmp("o6.mp4"));
+        expect({tmp("good.mp4"), tmp("o7.mp4"), "--width", "128"}, 1, "target width",
+               tmp("o7.mp4"));
+        expect({tmp("good.mp4"), tmp("o8.mp4"), "--width", "40", "--remove", kSample}, 2,
+               "--remove", tmp("o8.mp4"));
+        expect({tmp("good.mp4"), tmp("o9.mp4")}, 2, "give a target size", tmp("o9.mp4"));
+        expect({tmp("good.mp4"), tmp("o10.mp4"), "--width", "41"}, 1, "even", tmp("o10.mp4"));
+        expect({tmp("good.mp4"), tmp("o11.png"), "--width", "40"}, 2, "must be a video",
+               tmp("o11.png"));
+        expect({tmp("good.mp4"), tmp("good.mp4"), "--width", "40"}, 1, "refusing to overwrite",
+               tmp("nonexistent"));
+        expect({tmp("good.mp4"), tmp("o12.mp4"), "--width", "40", "--protect", kSample}, 1,
+               "the protect mask is 512x480", tmp("o12.mp4"));
+        // The directory holds no temporary left behind by any of these.
+        for (const QString& name : QDir(tmp("")).entryList(QDir::Files | QDir::Hidden))
+            QVERIFY2(!name.contains("partial"), qPrintable(name));
     }
 
     void inpaint_fills_only_the_mask() {

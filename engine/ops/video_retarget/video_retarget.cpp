@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace lacuna::ops {
 namespace {
@@ -69,18 +70,35 @@ int temporal_unit(const double weight) {
     return static_cast<int>(std::min<double>(std::lround(weight * 8), kTemporalMaxUnit));
 }
 
+namespace {
+// Mean luma of every kCutBlock × kCutBlock block (the last ones clipped).
+constexpr int kCutBlock = 16;
+std::vector<double> block_luma(const ImageView<const Rgba8> image) {
+    const int bw = (image.width + kCutBlock - 1) / kCutBlock;
+    const int bh = (image.height + kCutBlock - 1) / kCutBlock;
+    std::vector<double> sum(static_cast<std::size_t>(bw) * bh, 0.0), count(sum.size(), 0.0);
+    for (int y = 0; y < image.height; ++y) {
+        const Rgba8* row = image.row(y);
+        for (int x = 0; x < image.width; ++x) {
+            const std::size_t b = static_cast<std::size_t>(y / kCutBlock) * bw + x / kCutBlock;
+            sum[b] += luminance709(row[x]);
+            count[b] += 1;
+        }
+    }
+    for (std::size_t b = 0; b < sum.size(); ++b) sum[b] /= count[b];
+    return sum;
+}
+}  // namespace
+
 double mean_luma_difference(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b) {
     if (a.width != b.width || a.height != b.height)
         invalid("frames of different sizes cannot be compared");
+    // On block means: a pan moves fine texture a few pixels and changes single pixels a lot, but
+    // hardly moves the block means; a cut changes them.
+    const std::vector<double> ma = block_luma(a), mb = block_luma(b);
     double sum = 0;
-    for (int y = 0; y < a.height; ++y) {
-        const Rgba8* pa = a.row(y);
-        const Rgba8* pb = b.row(y);
-        for (int x = 0; x < a.width; ++x)
-            sum += std::fabs(luminance709(pa[x]) - luminance709(pb[x]));
-    }
-    const double n = static_cast<double>(a.width) * a.height;
-    return n > 0 ? sum / n : 0;
+    for (std::size_t i = 0; i < ma.size(); ++i) sum += std::fabs(ma[i] - mb[i]);
+    return ma.empty() ? 0 : sum / static_cast<double>(ma.size());
 }
 
 VideoRetargeter::VideoRetargeter(const int source_width, const int source_height,

@@ -26,7 +26,8 @@ Mask temporal_distance_map(const SeamOrder& order, int count);
 /// weight 1 costs as much as an edge of 8 grey levels (R + G + B) in forward energy.
 int temporal_unit(double weight);
 
-/// Mean |ΔY| (Rec. 709 luma on 0..255) between two frames of the same size.
+/// Mean |ΔY| (Rec. 709 luma on 0..255) between two frames of the same size, over the means of
+/// 16 × 16 blocks: motion moves texture within blocks and barely changes this; a cut does.
 double mean_luma_difference(ImageView<const Rgba8> a, ImageView<const Rgba8> b);
 
 struct VideoRetargetParams {

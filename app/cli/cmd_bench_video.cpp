@@ -1,0 +1,224 @@
+// lacuna bench video: video retargeting end to end (decode, carve, encode) and carve only, on the
+// CPU and CUDA in the same run, and the flicker of independent against temporally coherent seams.
+// Without --input the clip is made here: a slow pan and zoom over a photo (the generator is this
+// file; nothing large is committed).
+#include "bench_util.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/video_retarget.hpp>
+#include <lacuna/video/retarget_video.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace lacuna::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(const Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// A camera panning slowly across `photo` (1.5 output pixels a frame, with a slight vertical
+/// sway) and zooming in by 0.1 % a frame: frame f shows a window of the photo resampled to
+/// w × h (bicubic), like a handheld camera on a tripod head.
+ImageRgba8 pan_frame(const cv::Mat& photo, const int w, const int h, const int f,
+                     const int frames) {
+    (void)frames;
+    const double aspect = static_cast<double>(w) / h;
+    double win_w = std::min<double>(photo.cols * 0.7, photo.rows * 0.9 * aspect);
+    win_w /= 1.0 + 0.001 * f;
+    const double win_h = win_w / aspect;
+    const double px = 1.5 * win_w / w;  // one output pixel in photo pixels
+    const double x0 = std::clamp(photo.cols * 0.05 + px * f, 0.0, photo.cols - win_w);
+    const double y0 = (photo.rows - win_h) * (0.5 + 0.2 * std::sin(0.02 * f));
+    // An affine map from output pixels to the window keeps sub-pixel motion smooth.
+    const double s = win_w / w;
+    cv::Mat affine = (cv::Mat_<double>(2, 3) << s, 0, x0, 0, s, y0);
+    cv::Mat out;
+    cv::warpAffine(photo, out, affine, cv::Size(w, h), cv::INTER_CUBIC | cv::WARP_INVERSE_MAP,
+                   cv::BORDER_REFLECT);
+    return from_mat(out);
+}
+
+std::string make_clip(const std::string& photo_path, const int w, const int h, const int frames,
+                      const std::filesystem::path& out) {
+    const io::LoadedImage photo = io::read_image(photo_path);
+    const cv::Mat rgba = as_mat(photo.image).clone();
+    io::VideoWriter writer(out, w, h, 30.0);
+    for (int f = 0; f < frames; ++f) writer.write(pan_frame(rgba, w, h, f, frames));
+    writer.finish();
+    return writer.codec();
+}
+
+std::vector<ImageRgba8> decode_all(const std::filesystem::path& path, const int limit) {
+    io::VideoReader reader(path);
+    std::vector<ImageRgba8> frames;
+    while (static_cast<int>(frames.size()) < limit) {
+        std::optional<ImageRgba8> f = reader.next();
+        if (!f) break;
+        frames.push_back(std::move(*f));
+    }
+    return frames;
+}
+
+// Share of the removed pixels (first `count` seams) that differ between two orders.
+double removed_difference(const ops::SeamOrder& a, const ops::SeamOrder& b, const int count) {
+    long long differ = 0;
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            differ += (a.order.at(x, y) < count) != (b.order.at(x, y) < count);
+    return static_cast<double>(differ) / (2.0 * std::max(count, 1) * a.height);
+}
+
+struct CarveRun {
+    double fps = 0;
+    double flicker = 0;
+    double seam_change = 0;  ///< share of removed pixels changing between frames (width seams)
+    int cuts = 0;
+};
+
+CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRetargetParams& p,
+                      const ops::CarveImplementation impl) {
+    ops::VideoRetargeter carver(frames[0].width(), frames[0].height(), p, impl);
+    (void)ops::VideoRetargeter(frames[0].width(), frames[0].height(), p, impl)
+        .process(frames[0].view());  // warm-up: device context, allocations
+    ops::FlickerMeter meter;
+    double carve = 0, change = 0;
+    int pairs = 0;
+    std::optional<ops::SeamOrder> previous;
+    for (const ImageRgba8& frame : frames) {
+        const auto t = Clock::now();
+        const ImageRgba8 out = carver.process(frame.view());
+        carve += seconds_since(t);
+        meter.add(frame.view(), out.view());
+        if (carver.vertical_order()) {
+            if (previous) {
+                change += removed_difference(*previous, *carver.vertical_order(),
+                                             std::abs(p.width - frame.width()));
+                ++pairs;
+            }
+            previous = carver.vertical_order();
+        }
+    }
+    CarveRun r;
+    r.fps = carve > 0 ? frames.size() / carve : 0;
+    r.flicker = meter.excess();
+    r.seam_change = pairs > 0 ? change / pairs : 0;
+    r.cuts = carver.cuts();
+    return r;
+}
+
+}  // namespace
+
+int bench_video(Context& ctx) {
+    const std::filesystem::path dir = make_temp_dir();
+    struct Cleanup {
+        std::filesystem::path d;
+        ~Cleanup() {
+            std::error_code ec;
+            std::filesystem::remove_all(d, ec);
+        }
+    } cleanup{dir};
+    std::string input = ctx.args.get("input").value_or("");
+    std::string source_note;
+    const int frames_wanted =
+        ctx.args.has("frames") ? parse_int("frames", *ctx.args.get("frames")) : 60;
+    if (frames_wanted < 2) throw UsageError("--frames must be at least 2");
+    if (input.empty()) {
+        const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1280x720"));
+        const std::string photo =
+            ctx.args.get("photo").value_or(std::string(LACUNA_BENCH_DATA_DIR) + "/building.jpg");
+        input = (dir / "clip.mp4").string();
+        const auto t = Clock::now();
+        const std::string codec = make_clip(photo, w, h, frames_wanted, input);
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "generated: %dx%d, %d frames at 30 fps, a slow pan and 15 %% zoom over %s "
+                      "(%s, %.1f s to make)",
+                      w, h, frames_wanted, photo.c_str(), codec.c_str(), seconds_since(t));
+        source_note = text;
+        if (const auto keep = ctx.args.get("keep-clip"))
+            std::filesystem::copy_file(input, *keep,
+                                       std::filesystem::copy_options::overwrite_existing);
+    }
+    const io::VideoInfo info = io::VideoReader(input).info();
+    const auto [tw, th] =
+        parse_size("target", ctx.args.get("target").value_or(std::to_string(info.width * 3 / 4) +
+                                                             "x" + std::to_string(info.height)));
+    const double weight =
+        ctx.args.has("temporal") ? parse_number("temporal", *ctx.args.get("temporal")) : 1.0;
+    ops::VideoRetargetParams p;
+    p.width = tw;
+    p.height = th;
+    p.temporal = weight;
+
+    const BackendInfo backend = lacuna::select_backend(
+        ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
+    std::vector<std::pair<std::string, ops::CarveImplementation>> impls{
+        {"cpu fast", ops::CarveImplementation::Fast}};
+    if (backend.backend == Backend::Cuda)
+        impls.insert(impls.begin(), {"cuda", ops::CarveImplementation::Cuda});
+
+    ctx.out << "device: " << backend.describe() << "\n";
+    ctx.out << "lacuna bench video: " << (source_note.empty() ? input : source_note) << "\n";
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "input %dx%d, %d frames at %.2f fps (%s) -> %dx%d, temporal weight %.2f\n\n",
+                  info.width, info.height, info.frame_count, info.fps, info.codec.c_str(), tw, th,
+                  weight);
+    ctx.out << line;
+    std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
+                  "carve only", "decode", "carve", "encode", "(fps; busy s)");
+    ctx.out << line;
+    const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
+    if (frames.size() < 2)
+        throw Error(ErrorCode::InvalidArgument, "the clip has fewer than 2 frames");
+    for (const auto& [name, impl] : impls) {
+        video::RetargetVideoOptions o;
+        o.input = input;
+        o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + ".mp4");
+        o.params = p;
+        o.implementation = impl;
+        o.allow_truncated = true;  // the bench times what decodes
+        const video::RetargetVideoResult r = video::retarget_video(o);
+        const CarveRun carve = carve_frames(frames, p, impl);
+        std::snprintf(line, sizeof line,
+                      "%-10s %12.1f %12.1f %10.2f %10.2f %10.2f  %d frames, %s\n", name.c_str(),
+                      r.frames / r.seconds, carve.fps, r.decode_seconds, r.carve_seconds,
+                      r.encode_seconds, r.frames, r.output_codec.c_str());
+        ctx.out << line;
+    }
+    // Flicker: the same carver with independent frames and with the temporal term.
+    const ops::CarveImplementation best = impls.front().second;
+    ops::VideoRetargetParams independent = p;
+    independent.temporal = 0;
+    const CarveRun a = carve_frames(frames, independent, best);
+    const CarveRun b = carve_frames(frames, p, best);
+    ctx.out << "\nflicker over " << frames.size()
+            << " frames (mean |output change| minus that of the input scaled to the output "
+               "size, 0..255):\n";
+    std::snprintf(line, sizeof line,
+                  "  independent frames (temporal 0): excess %.3f, removed pixels changing per "
+                  "frame %.1f %%\n",
+                  a.flicker, 100.0 * a.seam_change);
+    ctx.out << line;
+    std::snprintf(line, sizeof line,
+                  "  temporal weight %.2f:            excess %.3f, removed pixels changing per "
+                  "frame %.1f %%, %d cut(s)\n",
+                  weight, b.flicker, 100.0 * b.seam_change, b.cuts);
+    ctx.out << line;
+    return kExitOk;
+}
+
+}  // namespace lacuna::cli

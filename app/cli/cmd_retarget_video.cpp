@@ -1,0 +1,130 @@
+// lacuna retarget on a video: every frame carved to the target size with temporally coherent
+// seams, through the decode → carve → encode pipeline; progress on stderr, a JSON summary.
+#include "commands.hpp"
+#include "json.hpp"
+#include "options.hpp"
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/params.hpp>
+#include <lacuna/video/retarget_video.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace lacuna::cli {
+namespace {
+
+int parse_extent(const std::string& option, const std::string& text, const int original) {
+    if (!text.empty() && text.back() == '%') {
+        const double percent = parse_number(option, text.substr(0, text.size() - 1));
+        return static_cast<int>(std::lround(original * percent / 100.0));
+    }
+    return parse_int(option, text);
+}
+
+std::string clock_text(const double seconds) {
+    if (seconds < 0) return "?";
+    const int s = static_cast<int>(std::lround(seconds));
+    char text[32];
+    std::snprintf(text, sizeof text, "%d:%02d", s / 60, s % 60);
+    return text;
+}
+
+}  // namespace
+
+int run_retarget_video(Context& ctx) {
+    const std::string& in = ctx.args.positionals[0];
+    const std::string& out = ctx.args.positionals[1];
+    if (!io::is_video_path(out))
+        throw UsageError(
+            "the output of a video retarget must be a video (.mp4, .mkv, .avi, "
+            ".mov) or a PNG sequence pattern such as frames/%05d.png");
+    if (io::same_file(in, out))
+        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    if (ctx.args.has("remove") || ctx.args.has("seams-overlay"))
+        throw UsageError("--remove and --seams-overlay are for images; a video takes --protect");
+    if (!ctx.args.has("width") && !ctx.args.has("height"))
+        throw UsageError("give a target size with --width and/or --height (pixels or %)");
+
+    // The frame size first (the reader is opened again by the pipeline: cheap, and it keeps
+    // the pipeline the only owner of its reader).
+    const io::VideoInfo info = io::VideoReader(in).info();
+    video::RetargetVideoOptions o;
+    o.input = in;
+    o.output = out;
+    o.params.width = ctx.args.has("width")
+                         ? parse_extent("width", *ctx.args.get("width"), info.width)
+                         : info.width;
+    o.params.height = ctx.args.has("height")
+                          ? parse_extent("height", *ctx.args.get("height"), info.height)
+                          : info.height;
+    if (const auto e = ctx.args.get("energy")) {
+        const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
+        const int choice = parse_choice_param("energy", *e, spec);
+        o.params.energy = ops::parse_seam_energy(std::string(spec.choices[choice])).value();
+    }
+    if (const auto t = ctx.args.get("temporal")) o.params.temporal = parse_number("temporal", *t);
+    if (const auto c = ctx.args.get("cut-threshold"))
+        o.params.cut_threshold = parse_number("cut-threshold", *c);
+    std::optional<Mask> protect;
+    if (const auto m = ctx.args.get("protect"))
+        protect = load_mask(*m, "the protect mask", info.width, info.height);
+    o.params.protect = protect ? &*protect : nullptr;
+    o.measure_flicker = ctx.args.has("flicker");
+    o.allow_truncated = ctx.args.has("keep-truncated");
+    const BackendInfo backend = ctx.select_backend();
+    o.implementation = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
+                                                        : ops::CarveImplementation::Fast;
+
+    using Clock = std::chrono::steady_clock;
+    auto last_report = Clock::now() - std::chrono::seconds(2);
+    const video::RetargetVideoResult r =
+        video::retarget_video(o, [&](const video::VideoProgress& p) {
+            const bool last = p.total > 0 && p.frame >= p.total;
+            if (Clock::now() - last_report >= std::chrono::seconds(1) || last) {
+                char line[160];
+                std::snprintf(line, sizeof line, "lacuna: frame %d of %s, %.1f fps, %s left\n",
+                              p.frame, p.total > 0 ? std::to_string(p.total).c_str() : "?", p.fps,
+                              clock_text(p.seconds_left).c_str());
+                ctx.err << line << std::flush;
+                last_report = Clock::now();
+            }
+            return true;
+        });
+    for (const std::string& n : r.notices) ctx.note(n);
+    char done[160];
+    std::snprintf(done, sizeof done, "lacuna: %d frames in %.1f s (%.1f fps, %s carver)\n",
+                  r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0,
+                  r.backend.c_str());
+    ctx.err << done;
+    if (ctx.json) {
+        JsonObject json;
+        json.add("input", in)
+            .add("output", out)
+            .add("frames", r.frames)
+            .add("fps", r.fps)
+            .add("width", r.width)
+            .add("height", r.height)
+            .add("target_width", r.out_width)
+            .add("target_height", r.out_height)
+            .add("energy", ops::to_string(o.params.energy))
+            .add("temporal", o.params.temporal)
+            .add("cuts", r.cuts)
+            .add("input_codec", r.input_codec)
+            .add("output_codec", r.output_codec)
+            .add("backend", r.backend)
+            .add("seconds", r.seconds)
+            .add("frames_per_second", r.seconds > 0 ? r.frames / r.seconds : 0.0)
+            .add("decode_seconds", r.decode_seconds)
+            .add("carve_seconds", r.carve_seconds)
+            .add("encode_seconds", r.encode_seconds);
+        if (o.measure_flicker) json.add("flicker_excess", r.flicker_excess);
+        ctx.out << json.str() << "\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace lacuna::cli

@@ -1,0 +1,233 @@
+// The video pipeline: reader thread → bounded queue → carver (calling thread) → bounded queue →
+// writer thread. Errors in any stage stop the others and are rethrown here; nothing is left under
+// the output's name unless every frame was written.
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/video/retarget_video.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace lacuna::video {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(const Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// A queue of at most `capacity` items; close() wakes everyone (pop returns nullopt once empty,
+/// push returns false). A stage that fails or is cancelled closes both queues.
+template <class T>
+class BoundedQueue {
+  public:
+    explicit BoundedQueue(const std::size_t capacity) : capacity_(capacity) {}
+
+    bool push(T item) {
+        std::unique_lock lock(mutex_);
+        not_full_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+        if (closed_) return false;
+        items_.push_back(std::move(item));
+        not_empty_.notify_one();
+        return true;
+    }
+    std::optional<T> pop() {
+        std::unique_lock lock(mutex_);
+        not_empty_.wait(lock, [&] { return closed_ || !items_.empty() || finished_; });
+        if (items_.empty()) return std::nullopt;
+        T item = std::move(items_.front());
+        items_.pop_front();
+        not_full_.notify_one();
+        return item;
+    }
+    /// The producer is done: pop drains what is left, then returns nullopt.
+    void finish() {
+        std::lock_guard lock(mutex_);
+        finished_ = true;
+        not_empty_.notify_all();
+    }
+    /// Abandon: producers and consumers stop at once.
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        items_.clear();
+        not_empty_.notify_all();
+        not_full_.notify_all();
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable not_empty_, not_full_;
+    std::deque<T> items_;
+    std::size_t capacity_;
+    bool closed_ = false, finished_ = false;
+};
+
+/// The first exception of any stage.
+class FirstError {
+  public:
+    void set(std::exception_ptr e) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::move(e);
+    }
+    void rethrow() {
+        std::lock_guard lock(mutex_);
+        if (error_) std::rethrow_exception(error_);
+    }
+
+  private:
+    std::mutex mutex_;
+    std::exception_ptr error_;
+};
+
+}  // namespace
+
+RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
+                                   const VideoProgressFn& progress) {
+    const auto start = Clock::now();
+    io::VideoReader reader(options.input);
+    const io::VideoInfo info = reader.info();
+    RetargetVideoResult result;
+    result.width = info.width;
+    result.height = info.height;
+    result.fps = info.fps;
+    result.input_codec = info.codec;
+    ops::VideoRetargeter carver(info.width, info.height, options.params, options.implementation);
+    result.out_width = options.params.width;
+    result.out_height = options.params.height;
+    result.backend = options.implementation == ops::CarveImplementation::Cuda ? "cuda" : "cpu";
+    // A container without a frame rate (some AVI and MKV files) is written at the sequence rate.
+    if (!(result.fps > 0)) {
+        result.fps = io::VideoReader::kSequenceFps;
+        result.notices.push_back("the input has no frame rate: writing " +
+                                 std::to_string(static_cast<int>(result.fps)) + " fps");
+    }
+    io::VideoWriter writer(options.output, result.out_width, result.out_height, result.fps);
+    result.output_codec = writer.codec();
+
+    const std::size_t depth = static_cast<std::size_t>(std::max(1, options.queue_frames));
+    BoundedQueue<ImageRgba8> decoded(depth), carved(depth);
+    FirstError error;
+    std::atomic<double> decode_seconds{0}, encode_seconds{0};
+    std::atomic<int> written{0};
+
+    std::thread read_thread([&] {
+        try {
+            for (;;) {
+                const auto t = Clock::now();
+                std::optional<ImageRgba8> frame = reader.next();
+                decode_seconds = decode_seconds + seconds_since(t);
+                if (!frame) break;
+                if (!decoded.push(std::move(*frame))) return;
+            }
+            decoded.finish();
+        } catch (...) {
+            error.set(std::current_exception());
+            decoded.close();
+            carved.close();
+        }
+    });
+    std::thread write_thread([&] {
+        try {
+            while (std::optional<ImageRgba8> frame = carved.pop()) {
+                const auto t = Clock::now();
+                writer.write(*frame);
+                encode_seconds = encode_seconds + seconds_since(t);
+                ++written;
+            }
+        } catch (...) {
+            error.set(std::current_exception());
+            decoded.close();
+            carved.close();
+        }
+    });
+    // Joins both threads on every way out of this function (an exception included).
+    struct Joiner {
+        std::thread& a;
+        std::thread& b;
+        BoundedQueue<ImageRgba8>& q1;
+        BoundedQueue<ImageRgba8>& q2;
+        bool done = false;
+        ~Joiner() {
+            if (!done) {
+                q1.close();
+                q2.close();
+            }
+            if (a.joinable()) a.join();
+            if (b.joinable()) b.join();
+        }
+    } joiner{read_thread, write_thread, decoded, carved};
+
+    ops::FlickerMeter meter;
+    double carve_seconds = 0;
+    int frames = 0;
+    while (std::optional<ImageRgba8> frame = decoded.pop()) {
+        const auto t = Clock::now();
+        ImageRgba8 out;
+        try {
+            out = carver.process(frame->view());
+        } catch (const Error& e) {
+            if (e.code() == ErrorCode::Cancelled ||
+                options.implementation != ops::CarveImplementation::Cuda ||
+                result.backend != "cuda")
+                throw;
+            // The device failed: the CPU carver goes on with the same state.
+            result.notices.push_back(std::string("CUDA failed (") + e.what() +
+                                     "): the CPU carved the rest of the video");
+            result.backend = "cpu";
+            carver.set_implementation(ops::CarveImplementation::Fast);
+            out = carver.process(frame->view());
+        }
+        carve_seconds += seconds_since(t);
+        if (options.measure_flicker) meter.add(frame->view(), out.view());
+        if (!carved.push(std::move(out))) break;
+        ++frames;
+        if (progress) {
+            VideoProgress p;
+            p.frame = frames;
+            p.total = info.frame_count;
+            const double elapsed = seconds_since(start);
+            p.fps = elapsed > 0 ? frames / elapsed : 0;
+            if (info.frame_count > 0 && p.fps > 0)
+                p.seconds_left = std::max(0, info.frame_count - frames) / p.fps;
+            if (!progress(p)) {
+                decoded.close();
+                carved.close();
+                throw Error(ErrorCode::Cancelled, "video export cancelled");
+            }
+        }
+    }
+    carved.finish();
+    joiner.done = true;
+    read_thread.join();
+    write_thread.join();
+    error.rethrow();
+    if (frames == 0) throw Error(ErrorCode::EmptyImage, "the video has no frames");
+    if (reader.ended_early() && !options.allow_truncated)
+        throw Error(ErrorCode::Corrupt,
+                    "'" + options.input.string() + "' ends after " +
+                        std::to_string(reader.frames_read()) + " of the " +
+                        std::to_string(info.frame_count) +
+                        " frames it announces: the file is truncated or damaged; nothing was "
+                        "written (--keep-truncated retargets the frames that decode)");
+    writer.finish();
+    result.frames = frames;
+    result.cuts = carver.cuts();
+    result.flicker_excess = meter.excess();
+    result.decode_seconds = decode_seconds;
+    result.encode_seconds = encode_seconds;
+    result.carve_seconds = carve_seconds;
+    if (!reader.warning().empty()) result.notices.push_back(reader.warning());
+    for (const std::string& n : writer.notices()) result.notices.push_back(n);
+    result.seconds = seconds_since(start);
+    return result;
+}
+
+}  // namespace lacuna::video
