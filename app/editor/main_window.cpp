@@ -2,6 +2,7 @@
 
 #include "canvas.hpp"
 #include "display_panel.hpp"
+#include "video_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
@@ -13,6 +14,7 @@
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/version.hpp>
 
 #include <QAction>
@@ -48,7 +50,8 @@ constexpr int kMaxRecentFiles = 8;
 constexpr int kUndoLimit = 64;
 const char* const kImageFilter =
     "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm *.pfm *.dcm *.fits *.fit "
-    "*.fts);;All files (*)";
+    "*.fts);;Videos (*.mp4 *.m4v *.mov *.avi *.mkv *.webm *.mpg *.mpeg);;All files (*)";
+const char* const kVideoFilter = "Videos (*.mp4 *.mkv *.avi *.mov);;All files (*)";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -68,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_retarget_dock();
     build_histogram_dock();
     build_display_dock();
+    build_video_dock();
     build_menus();
     build_toolbar();
     build_status_bar();
@@ -104,6 +108,16 @@ void MainWindow::build_menus() {
                     &MainWindow::open_sample_measurement);
     file->addSeparator();
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::choose_and_save);
+    file->addAction(tr("&Export Video…"), this, [this] {
+        if (session_->video() == nullptr) {
+            statusBar()->showMessage(tr("Open a video first (File ▸ Open)."), 5000);
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Video"),
+            QSettings().value("paths/last_dir").toString() + "/retargeted.mp4", tr(kVideoFilter));
+        if (!path.isEmpty()) video_panel_->export_to(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     update_recent_menu();
@@ -294,6 +308,58 @@ void MainWindow::build_histogram_dock() {
             show_error(tr("Cannot export"),
                        tr("Could not write %1 (draw a line first).").arg(path));
     });
+}
+
+void MainWindow::build_video_dock() {
+    video_panel_ = new VideoPanel(*session_, this);
+    auto* dock = new QDockWidget(tr("Video"), this);
+    dock->setObjectName("video_dock");
+    dock->setWidget(video_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(removal_dock_, dock);
+    video_dock_ = dock;
+    removal_dock_->raise();
+    connect(video_panel_, &VideoPanel::frame_shown, this, [this] {
+        canvas_->update();
+        document_changed();
+    });
+    connect(video_panel_, &VideoPanel::export_finished, this,
+            [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+}
+
+bool MainWindow::open_video(const QString& path) {
+    QElapsedTimer timer;
+    timer.start();
+    if (video_panel_->exporting()) {
+        show_error(tr("Cannot open video"), tr("An export is running: cancel it or let it end."));
+        return false;
+    }
+    try {
+        cancel_fill();
+        session_->open_video(path.toStdString());
+    } catch (const Error& e) {
+        show_error(tr("Cannot open video"), QString::fromStdString(e.what()));
+        return false;
+    }
+    canvas_->fit_to_window();
+    document_path_ = path;
+    remember_recent(path);
+    video_panel_->refresh();
+    video_dock_->raise();
+    const session::VideoClip& clip = *session_->video();
+    time_label_->setText(tr("opened in %1 ms").arg(timer.elapsed()));
+    statusBar()->showMessage(tr("%1 × %2, %3 frames at %4 fps (%5): retarget a frame to preview; "
+                                "Export Video writes them all")
+                                 .arg(clip.info().width)
+                                 .arg(clip.info().height)
+                                 .arg(clip.frame_count())
+                                 .arg(clip.info().fps, 0, 'f', 2)
+                                 .arg(QString::fromStdString(clip.info().codec)),
+                             10000);
+    update_title();
+    document_changed();
+    return true;
 }
 
 void MainWindow::build_display_dock() {
@@ -491,6 +557,7 @@ void MainWindow::show_notices() {
 }
 
 void MainWindow::document_changed() {
+    if (video_panel_) video_panel_->refresh();
     const session::History& history = session_->history();
     undo_action_->setEnabled(history.can_undo());
     redo_action_->setEnabled(history.can_redo());
@@ -558,10 +625,12 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
     canvas_->fit_to_window();
     document_path_ = path;
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
+    video_panel_->refresh();
     update_title();
 }
 
 bool MainWindow::open_file(const QString& path) {
+    if (io::is_video_path(path.toStdString())) return open_video(path);
     QElapsedTimer timer;
     timer.start();
     try {

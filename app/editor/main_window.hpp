@@ -28,6 +28,7 @@ class ObjectRemovalPanel;
 class RetargetPanel;
 class HistogramPanel;
 class DisplayPanel;
+class VideoPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -60,6 +61,9 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
+    [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
+    /// Opens a video or image sequence: its first frame as the document, the Video dock raised.
+    bool open_video(const QString& path);
     /// Replaces a measurement document by its 8-bit view (current window and LUT) as a photo
     /// that every tool can edit; the stored samples stay in their file.
     void convert_to_photo();
@@ -98,6 +102,7 @@ class MainWindow : public QMainWindow {
     void build_object_removal_dock();
     void build_retarget_dock();
     void build_histogram_dock();
+    void build_video_dock();
     void build_display_dock();
     void show_readout(std::optional<render::PointF> position);
     void build_toolbar();
@@ -131,6 +136,8 @@ class MainWindow : public QMainWindow {
     QLabel* value_label_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
     QDockWidget* display_dock_ = nullptr;
+    QDockWidget* video_dock_ = nullptr;
+    VideoPanel* video_panel_ = nullptr;
 };
 
 }  // namespace lacuna::editor

@@ -55,7 +55,60 @@ void Session::open(ImageRgba8 pixels) {
     }
     pages_.clear();
     page_ = 0;
+    video_.reset();
     after_open();
+}
+
+void Session::open_video(const std::filesystem::path& path) {
+    auto clip = std::make_unique<VideoClip>(path);
+    open(clone(clip->current_frame().view()));
+    video_ = std::move(clip);
+}
+
+void Session::show_video_frame(const int index) {
+    if (!video_) return;
+    const int before = video_->current();
+    const ImageRgba8& frame = video_->seek(index);
+    if (video_->current() == before) return;
+    remove_object_->cancel_fill();
+    std::array<Mask, kMaskLayers> masks;
+    for (int i = 0; i < kMaskLayers; ++i)
+        masks[static_cast<std::size_t>(i)] =
+            clone(document_.mask(static_cast<MaskLayer>(i)).view());
+    // A device failure moves the session to the host; the frame is then replaced there.
+    if (!guarded([&] { document_.replace(frame, masks); })) document_.replace(frame, masks);
+    history_.clear();
+    line_->document_changed();
+    frame_changed();
+}
+
+Session::VideoExport Session::prepare_video_export(const std::filesystem::path& output,
+                                                   const double temporal) const {
+    if (!video_) throw Error(ErrorCode::InvalidArgument, "no video is open");
+    VideoExport job;
+    video::RetargetVideoOptions& o = job.options;
+    o.input = video_->path();
+    o.output = output;
+    o.params.width = retarget_->target_width();
+    o.params.height = retarget_->target_height();
+    o.params.energy = retarget_->energy();
+    o.params.temporal = temporal;
+    if (document_.mask_painted(MaskLayer::Protect)) {
+        job.protect =
+            std::make_shared<const Mask>(clone(document_.mask(MaskLayer::Protect).view()));
+        o.params.protect = job.protect.get();
+    }
+    o.implementation = select_backend(BackendRequest::Auto).backend == Backend::Cuda
+                           ? ops::CarveImplementation::Cuda
+                           : ops::CarveImplementation::Fast;
+    return job;
+}
+
+video::RetargetVideoResult Session::export_video(const std::filesystem::path& output,
+                                                 const double temporal,
+                                                 const video::VideoProgressFn& progress) {
+    const VideoExport job = prepare_video_export(output, temporal);
+    return video::retarget_video(job.options, progress);
 }
 
 void Session::after_open() {
@@ -94,6 +147,7 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
     pages_.clear();
     if (stack) pages_ = std::move(pages);
     page_ = 0;
+    video_.reset();
     if (window) {
         display_.window = *window;
     } else {

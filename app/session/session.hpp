@@ -8,6 +8,7 @@
 #include "document.hpp"
 #include "history.hpp"
 #include "tool.hpp"
+#include "video_clip.hpp"
 
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <array>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <memory>
@@ -52,6 +54,30 @@ class Session {
         return pages_.empty() ? (document_.empty() ? 0 : 1) : static_cast<int>(pages_.size());
     }
     [[nodiscard]] int page() const { return page_; }
+
+    // ---- video ----
+    /// Opens a video (or an image sequence) and shows its first frame as a photo document.
+    /// Throws lacuna::Error for a clip that cannot be read; the current document stays then.
+    void open_video(const std::filesystem::path& path);
+    /// The open clip, or null (a photo or measurement document).
+    [[nodiscard]] VideoClip* video() { return video_.get(); }
+    [[nodiscard]] const VideoClip* video() const { return video_.get(); }
+    /// Shows frame `index` (clamped): the pixels change, the masks stay (a protect mask is a
+    /// still for every frame), the retarget target stays; the undo history is cleared (edits
+    /// belong to a frame).
+    void show_video_frame(int index);
+    /// The whole clip through the retarget pipeline at the retarget tool's target size and
+    /// energy, with the protect mask if painted, on the GPU when the session carves there.
+    video::RetargetVideoResult export_video(const std::filesystem::path& output, double temporal,
+                                            const video::VideoProgressFn& progress);
+    /// The same export's inputs, taken now, to run on another thread (the editor's Export Video
+    /// runs while the user goes on): the options own what they point to.
+    struct VideoExport {
+        video::RetargetVideoOptions options;
+        std::shared_ptr<const Mask> protect;
+    };
+    [[nodiscard]] VideoExport prepare_video_export(const std::filesystem::path& output,
+                                                   double temporal) const;
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
 
@@ -150,6 +176,7 @@ class Session {
     Document document_;
     std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
+    std::unique_ptr<VideoClip> video_;  // the open clip (video documents only)
     Display display_;
     bool samples_from_host_noted_ = false;
     History history_;

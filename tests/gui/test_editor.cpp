@@ -6,6 +6,7 @@
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
+#include "video_panel.hpp"
 #include <retarget_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
@@ -14,6 +15,7 @@
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -626,6 +628,76 @@ class TestEditor : public QObject {
             QTest::mouseMove(window.canvas(), widget_point(window.canvas(), 74.5, 76.5));
             shoot(window, "measurement.png");
         }
+    }
+
+    void video_in_the_editor() {
+        // tree.avi (OpenCV's sample, a truncated file: 68 frames of the 444 it announces). The
+        // editor opens it at frame 0, the slider shows any frame, the retarget preview follows
+        // it, and Export Video writes every frame that decodes at the Retarget panel's size.
+        QTemporaryDir dir;
+        const QString clip = dir.filePath("clip.mp4");
+        {
+            io::VideoReader tree(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi");
+            io::VideoWriter writer(clip.toStdString(), 320, 240, 15.0);
+            for (int f = 0; f < 20; ++f) writer.write(*tree.next());
+            writer.finish();
+        }
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, clip));
+        auto* dock = window.findChild<QDockWidget*>("video_dock");
+        QVERIFY(dock != nullptr);
+        QTRY_VERIFY(!dock->visibleRegion().isEmpty());  // raised on open
+        auto* slider = window.video_panel()->findChild<QSlider*>("video_frame");
+        QCOMPARE(slider->maximum(), 19);
+        slider->setValue(9);
+        QCOMPARE(window.session().video()->current(), 9);
+        io::VideoReader again(clip.toStdString());
+        for (int f = 0; f < 9; ++f) (void)again.next();
+        const ImageRgba8 expected = *again.next();
+        QVERIFY(equal_pixels<Rgba8>(window.session().document().pixels().view(), expected.view()));
+        QVERIFY(window.video_panel()
+                    ->findChild<QLabel*>("video_time_code")
+                    ->text()
+                    .contains("frame 10 of 20"));
+        // Retarget the current frame (the preview) and export the clip at that size.
+        window.findChild<QDockWidget*>("retarget_dock")->raise();
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 60000);
+        window.retarget_session()->set_target(240, 240);
+        QTRY_COMPARE_WITH_TIMEOUT(window.session().shown_width(), 240, 60000);
+        const QString out = dir.filePath("narrow.mp4");
+        QVERIFY(window.video_panel()->export_to(out));
+        QVERIFY(!window.video_panel()->export_to(out));  // one export at a time
+        QTRY_VERIFY_WITH_TIMEOUT(!window.video_panel()->exporting(), 120000);
+        QVERIFY2(window.video_panel()->status().startsWith("Exported 20 frames (240 × 240"),
+                 qPrintable(window.video_panel()->status()));
+        io::VideoReader narrow(out.toStdString());
+        QCOMPARE(narrow.info().width, 240);
+        QCOMPARE(narrow.info().frame_count, 20);
+        // Cancel: no file under the chosen name.
+        const QString cancelled = dir.filePath("cancelled.mp4");
+        QVERIFY(window.video_panel()->export_to(cancelled));
+        window.video_panel()->cancel_export();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.video_panel()->exporting(), 120000);
+        QVERIFY2(window.video_panel()->status().contains("cancelled"),
+                 qPrintable(window.video_panel()->status()));
+        QVERIFY(!QFile::exists(cancelled));
+        if (const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            dock->raise();
+            slider->setValue(14);
+            QTest::qWait(300);
+            QVERIFY(window.grab().save(shots + "/video.png", "PNG"));
+        }
+        // A damaged video gives an error dialog and keeps the document.
+        QFile noise(dir.filePath("noise.mp4"));
+        QVERIFY(noise.open(QIODevice::WriteOnly));
+        noise.write(QByteArray(5000, 'x'));
+        noise.close();
+        QVERIFY(!window.open_file(noise.fileName()));
+        QMessageBox* box = visible_error_dialog(&window);
+        QVERIFY(box != nullptr);
+        QVERIFY2(box->text().contains("noise.mp4"), qPrintable(box->text()));
+        box->accept();
+        QCOMPARE(window.session().video()->frame_count(), 20);
     }
 
     void measurement_sample_in_the_editor() {

@@ -9,6 +9,7 @@
 
 #include <lacuna/core/display.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -508,6 +509,91 @@ class TestSession : public QObject {
             }
             QCOMPARE(bin, 128);
         }
+    }
+
+    void video_frames_masks_and_export() {
+        // A PNG sequence (lossless): frame f is a texture shifted f pixels, with a bright bar.
+        QTemporaryDir dir;
+        const std::string pattern = (dir.path() + "/in/%03d.png").toStdString();
+        QDir().mkpath(dir.path() + "/in");
+        const auto frame_at = [](const int f) {
+            ImageRgba8 img(64, 40);
+            for (int y = 0; y < 40; ++y)
+                for (int x = 0; x < 64; ++x) {
+                    const int u = x + f;
+                    const auto v = static_cast<std::uint8_t>(
+                        100 + 70 * std::sin(u * 0.35) * std::cos(y * 0.25) + (u % 13 < 2 ? 60 : 0));
+                    img.at(x, y) = Rgba8{v, static_cast<std::uint8_t>(v / 3 + 30), 200, 255};
+                }
+            return img;
+        };
+        {
+            io::VideoWriter writer(pattern, 64, 40, 24.0);
+            for (int f = 0; f < 12; ++f) writer.write(frame_at(f));
+            writer.finish();
+        }
+        session::Session s(false);
+        s.open_video(pattern);
+        QVERIFY(s.video() != nullptr);
+        QCOMPARE(s.video()->frame_count(), 12);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), frame_at(0).view()));
+        // A protect mask painted on one frame stays for the others.
+        Mask protect(64, 40, 0);
+        for (int y = 0; y < 40; ++y)
+            for (int x = 20; x < 26; ++x) protect.at(x, y) = 255;
+        s.document().write_mask(MaskLayer::Protect, {0, 0, 63, 39}, protect);
+        s.show_video_frame(7);
+        QCOMPARE(s.video()->current(), 7);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), frame_at(7).view()));
+        s.show_video_frame(2);  // backwards: reopened and read forward
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), frame_at(2).view()));
+        QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Protect).view(),
+                                           protect.view()));
+        QCOMPARE(s.video()->time_code(2), std::string("00:00.02 · frame 3 of 12"));
+        s.show_video_frame(100);  // clamped
+        QCOMPARE(s.video()->current(), 11);
+        // The retarget panel's target decides the export; the preview follows the frame.
+        s.select(session::ToolKind::Retarget);
+        s.retarget().wait();
+        s.retarget().set_target(48, 40);
+        s.retarget().wait();
+        QCOMPARE(s.shown_width(), 48);
+        const std::string out = (dir.path() + "/out/%03d.png").toStdString();
+        QDir().mkpath(dir.path() + "/out");
+        int reported = 0;
+        const video::RetargetVideoResult r = s.export_video(out, 1.0, [&](const auto& p) {
+            reported = p.frame;
+            return true;
+        });
+        QCOMPARE(r.frames, 12);
+        QCOMPARE(reported, 12);
+        QCOMPARE(r.out_width, 48);
+        // The exported frames are what the video carver gives with the same settings.
+        ops::VideoRetargetParams p;
+        p.width = 48;
+        p.height = 40;
+        p.energy = s.retarget().energy();
+        p.temporal = 1.0;
+        p.protect = &protect;
+        ops::VideoRetargeter carver(64, 40, p, ops::CarveImplementation::Fast);
+        io::VideoReader written(out);
+        for (int f = 0; f < 12; ++f) {
+            const ImageRgba8 expected = carver.process(frame_at(f).view());
+            QVERIFY2(equal_pixels<Rgba8>(expected.view(), written.next()->view()),
+                     qPrintable(QString::number(f)));
+        }
+        // Cancel: an error, and no file under the name.
+        const std::string cancelled = (dir.path() + "/cancelled.mp4").toStdString();
+        try {
+            (void)s.export_video(cancelled, 1.0, [](const auto& p) { return p.frame < 3; });
+            QFAIL("cancel must throw");
+        } catch (const Error& e) {
+            QCOMPARE(e.code(), ErrorCode::Cancelled);
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(cancelled)));
+        // Opening a photo leaves video mode.
+        s.open(frame_at(0));
+        QVERIFY(s.video() == nullptr);
     }
 
     void measurement_retarget_decides_on_every_bit() {

@@ -1,0 +1,176 @@
+#include "video_panel.hpp"
+
+#include <retarget_tool.hpp>
+#include <session.hpp>
+
+#include <lacuna/core/error.hpp>
+
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace lacuna::editor {
+
+VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
+    : QWidget(parent), session_(session) {
+    auto* layout = new QVBoxLayout(this);
+    slider_ = new QSlider(Qt::Horizontal);
+    slider_->setObjectName("video_frame");
+    time_code_ = new QLabel;
+    time_code_->setObjectName("video_time_code");
+    layout->addWidget(new QLabel(tr("Frame")));
+    layout->addWidget(slider_);
+    layout->addWidget(time_code_);
+
+    auto* form = new QFormLayout;
+    temporal_ = new QDoubleSpinBox;
+    temporal_->setObjectName("video_temporal");
+    temporal_->setRange(0.0, 50.0);
+    temporal_->setSingleStep(0.5);
+    temporal_->setValue(1.0);
+    temporal_->setToolTip(
+        tr("How strongly each frame's seams stay where the previous frame had them: 0 carves "
+           "every frame on its own (seams jump, the picture wobbles); higher keeps them still"));
+    form->addRow(tr("Temporal weight"), temporal_);
+    layout->addLayout(form);
+
+    auto* buttons = new QHBoxLayout;
+    export_button_ = new QPushButton(tr("Export Video…"));
+    export_button_->setObjectName("video_export");
+    export_button_->setToolTip(tr("Retarget every frame to the Retarget panel's size"));
+    cancel_button_ = new QPushButton(tr("Cancel"));
+    cancel_button_->setObjectName("video_cancel");
+    cancel_button_->setEnabled(false);
+    buttons->addWidget(export_button_);
+    buttons->addWidget(cancel_button_);
+    layout->addLayout(buttons);
+    progress_ = new QProgressBar;
+    progress_->setObjectName("video_progress");
+    progress_->setVisible(false);
+    layout->addWidget(progress_);
+    status_ = new QLabel;
+    status_->setObjectName("video_status");
+    status_->setWordWrap(true);
+    layout->addWidget(status_);
+    layout->addStretch(1);
+
+    timer_ = new QTimer(this);
+    timer_->setInterval(100);
+    connect(timer_, &QTimer::timeout, this, &VideoPanel::poll_export);
+    connect(slider_, &QSlider::valueChanged, this, &VideoPanel::show_frame);
+    connect(cancel_button_, &QPushButton::clicked, this, &VideoPanel::cancel_export);
+    refresh();
+}
+
+VideoPanel::~VideoPanel() {
+    cancel_ = true;
+    if (worker_.joinable()) worker_.join();
+}
+
+void VideoPanel::refresh() {
+    const session::VideoClip* clip = session_.video();
+    slider_->blockSignals(true);
+    slider_->setRange(0, clip ? clip->frame_count() - 1 : 0);
+    slider_->setValue(clip ? clip->current() : 0);
+    slider_->blockSignals(false);
+    slider_->setEnabled(clip != nullptr && !exporting());
+    export_button_->setEnabled(clip != nullptr && !exporting());
+    time_code_->setText(clip ? QString::fromStdString(clip->time_code(clip->current()))
+                             : tr("No video open: File ▸ Open a video (MP4, AVI, MKV, MOV) or an "
+                                  "image sequence."));
+}
+
+void VideoPanel::show_frame(const int index) {
+    try {
+        session_.show_video_frame(index);
+    } catch (const Error& e) {
+        status_->setText(tr("Cannot show frame %1: %2").arg(index + 1).arg(e.what()));
+    }
+    refresh();
+    emit frame_shown();
+}
+
+bool VideoPanel::export_to(const QString& path) {
+    if (exporting() || session_.video() == nullptr) return false;
+    session::Session::VideoExport job;
+    try {
+        job = session_.prepare_video_export(path.toStdString(), temporal_->value());
+    } catch (const Error& e) {
+        status_->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    done_ = 0;
+    total_ = session_.video()->frame_count();
+    cancel_ = false;
+    finished_ = false;
+    progress_->setRange(0, total_);
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancel_button_->setEnabled(true);
+    status_->setText(
+        tr("Exporting %1 × %2 …").arg(job.options.params.width).arg(job.options.params.height));
+    worker_ = std::thread([this, job = std::move(job)] {
+        try {
+            const video::RetargetVideoResult r =
+                video::retarget_video(job.options, [this](const video::VideoProgress& p) {
+                    done_ = p.frame;
+                    if (p.total > 0) total_ = p.total;
+                    return !cancel_.load();
+                });
+            QString notes;
+            for (const std::string& n : r.notices) notes += "\n" + QString::fromStdString(n);
+            message_ = tr("Exported %1 frames (%2 × %3, %4 fps, %5) in %6 s: %7 fps, %8 carver.%9")
+                           .arg(r.frames)
+                           .arg(r.out_width)
+                           .arg(r.out_height)
+                           .arg(r.fps, 0, 'f', 2)
+                           .arg(QString::fromStdString(r.output_codec))
+                           .arg(r.seconds, 0, 'f', 1)
+                           .arg(r.seconds > 0 ? r.frames / r.seconds : 0.0, 0, 'f', 1)
+                           .arg(QString::fromStdString(r.backend))
+                           .arg(notes);
+            ok_ = true;
+        } catch (const Error& e) {
+            message_ = e.code() == ErrorCode::Cancelled
+                           ? tr("Export cancelled: nothing was written.")
+                           : tr("Export failed: %1").arg(e.what());
+            ok_ = false;
+        } catch (const std::exception& e) {
+            message_ = tr("Export failed: %1").arg(e.what());
+            ok_ = false;
+        }
+        finished_ = true;
+    });
+    timer_->start();
+    refresh();
+    return true;
+}
+
+void VideoPanel::cancel_export() {
+    cancel_ = true;
+}
+
+void VideoPanel::poll_export() {
+    progress_->setMaximum(std::max(1, total_.load()));
+    progress_->setValue(done_.load());
+    if (!finished_.load()) return;
+    timer_->stop();
+    worker_.join();
+    progress_->setVisible(false);
+    cancel_button_->setEnabled(false);
+    status_->setText(message_);
+    refresh();
+    emit export_finished(ok_, message_);
+}
+
+QString VideoPanel::status() const {
+    return status_->text();
+}
+
+}  // namespace lacuna::editor

@@ -1,0 +1,69 @@
+// The Video dock: the open clip's frame slider and time code, the temporal weight, and Export
+// Video (the whole clip through the retarget pipeline at the Retarget panel's target) with a
+// progress bar and Cancel. The export runs on a worker thread; the editor stays usable.
+#pragma once
+
+#include <lacuna/video/retarget_video.hpp>
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTimer;
+
+namespace lacuna::session {
+class Session;
+}
+
+namespace lacuna::editor {
+
+class VideoPanel : public QWidget {
+    Q_OBJECT
+  public:
+    VideoPanel(session::Session& session, QWidget* parent = nullptr);
+    ~VideoPanel() override;
+
+    /// After a document opened: the slider's range and the time code follow the clip (or the
+    /// panel says there is none).
+    void refresh();
+    /// Starts exporting to `path`; false (and a message in the status line) if no clip is open,
+    /// an export is running, or the settings are refused.
+    bool export_to(const QString& path);
+    [[nodiscard]] bool exporting() const { return worker_.joinable(); }
+    void cancel_export();
+    /// The last export's result line, or its error.
+    [[nodiscard]] QString status() const;
+
+  signals:
+    void frame_shown();
+    void export_finished(bool ok, const QString& message);
+
+  private:
+    void show_frame(int index);
+    void poll_export();
+
+    session::Session& session_;
+    QSlider* slider_ = nullptr;
+    QLabel* time_code_ = nullptr;
+    QDoubleSpinBox* temporal_ = nullptr;
+    QPushButton* export_button_ = nullptr;
+    QPushButton* cancel_button_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QTimer* timer_ = nullptr;
+
+    std::thread worker_;
+    std::atomic<int> done_{0}, total_{0};
+    std::atomic<bool> cancel_{false}, finished_{false};
+    bool ok_ = false;
+    QString message_;  ///< written by the worker before finished_, read after
+};
+
+}  // namespace lacuna::editor
