@@ -165,10 +165,19 @@ int bench_video(Context& ctx) {
 
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
-    std::vector<std::pair<std::string, ops::CarveImplementation>> impls{
-        {"cpu fast", ops::CarveImplementation::Fast}};
-    if (backend.backend == Backend::Cuda)
-        impls.insert(impls.begin(), {"cuda", ops::CarveImplementation::Cuda});
+    struct Carver {
+        std::string name;
+        ops::CarveImplementation impl;
+        int approximate;
+    };
+    std::vector<Carver> impls;
+    if (backend.backend == Backend::Cuda) {
+        impls.push_back({"cuda", ops::CarveImplementation::Cuda, 1});
+        impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2});
+        impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4});
+    }
+    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1});
+    impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4});
 
     ctx.out << "device: " << backend.describe() << "\n";
     ctx.out << "lacuna bench video: " << (source_note.empty() ? input : source_note) << "\n";
@@ -184,40 +193,48 @@ int bench_video(Context& ctx) {
     const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
     if (frames.size() < 2)
         throw Error(ErrorCode::InvalidArgument, "the clip has fewer than 2 frames");
-    for (const auto& [name, impl] : impls) {
+    for (const auto& [name, impl, approximate] : impls) {
         video::RetargetVideoOptions o;
         o.input = input;
-        o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + ".mp4");
+        o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + "-" +
+                          std::to_string(approximate) + ".mp4");
         o.params = p;
+        o.params.approximate = approximate;
         o.implementation = impl;
         o.allow_truncated = true;  // the bench times what decodes
         const video::RetargetVideoResult r = video::retarget_video(o);
-        const CarveRun carve = carve_frames(frames, p, impl);
+        const CarveRun carve = carve_frames(frames, o.params, impl);
         std::snprintf(line, sizeof line,
                       "%-10s %12.1f %12.1f %10.2f %10.2f %10.2f  %d frames, %s\n", name.c_str(),
                       r.frames / r.seconds, carve.fps, r.decode_seconds, r.carve_seconds,
                       r.encode_seconds, r.frames, r.output_codec.c_str());
         ctx.out << line;
     }
-    // Flicker: the same carver with independent frames and with the temporal term.
-    const ops::CarveImplementation best = impls.front().second;
-    ops::VideoRetargetParams independent = p;
-    independent.temporal = 0;
-    const CarveRun a = carve_frames(frames, independent, best);
-    const CarveRun b = carve_frames(frames, p, best);
+    // Flicker: the same carver with independent frames and with the temporal term, exact and
+    // approximate.
+    const ops::CarveImplementation best = impls.front().impl;
     ctx.out << "\nflicker over " << frames.size()
             << " frames (mean |output change| minus that of the input scaled to the output "
                "size, 0..255):\n";
-    std::snprintf(line, sizeof line,
-                  "  independent frames (temporal 0): excess %.3f, removed pixels changing per "
-                  "frame %.1f %%\n",
-                  a.flicker, 100.0 * a.seam_change);
-    ctx.out << line;
-    std::snprintf(line, sizeof line,
-                  "  temporal weight %.2f:            excess %.3f, removed pixels changing per "
-                  "frame %.1f %%, %d cut(s)\n",
-                  weight, b.flicker, 100.0 * b.seam_change, b.cuts);
-    ctx.out << line;
+    for (const int approximate : {1, 4}) {
+        ops::VideoRetargetParams coherent = p;
+        coherent.approximate = approximate;
+        ops::VideoRetargetParams independent = coherent;
+        independent.temporal = 0;
+        const CarveRun a = carve_frames(frames, independent, best);
+        const CarveRun b = carve_frames(frames, coherent, best);
+        const char* seams = approximate == 1 ? "exact seams" : "seams ~1/4";
+        std::snprintf(line, sizeof line,
+                      "  %-12s independent frames (temporal 0): excess %.3f, removed pixels "
+                      "changing per frame %.1f %%\n",
+                      seams, a.flicker, 100.0 * a.seam_change);
+        ctx.out << line;
+        std::snprintf(line, sizeof line,
+                      "  %-12s temporal weight %.2f:            excess %.3f, removed pixels "
+                      "changing per frame %.1f %%, %d cut(s)\n",
+                      seams, weight, b.flicker, 100.0 * b.seam_change, b.cuts);
+        ctx.out << line;
+    }
     return kExitOk;
 }
 

@@ -152,6 +152,9 @@ Command retarget_command() {
           {"cut-threshold", "T",
            "videos: mean luma change (0..255) that starts a new shot (default 30)"},
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
+          {"approximate", "F",
+           "videos: seams of a 1/F-size copy (F = 2, 4 or 8; default 1 = exact):\n"
+           "                            about F² times faster, for real-time video"},
           {"keep-truncated", "",
            "videos: retarget the frames a truncated file still has (default: refuse)"},
           {"seams-overlay", "FILE",

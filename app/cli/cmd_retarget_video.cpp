@@ -75,6 +75,8 @@ int run_retarget_video(Context& ctx) {
     o.params.protect = protect ? &*protect : nullptr;
     o.measure_flicker = ctx.args.has("flicker");
     o.allow_truncated = ctx.args.has("keep-truncated");
+    if (const auto a = ctx.args.get("approximate"))
+        o.params.approximate = parse_int("approximate", *a);
     const BackendInfo backend = ctx.select_backend();
     o.implementation = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
                                                         : ops::CarveImplementation::Fast;
@@ -112,6 +114,7 @@ int run_retarget_video(Context& ctx) {
             .add("target_height", r.out_height)
             .add("energy", ops::to_string(o.params.energy))
             .add("temporal", o.params.temporal)
+            .add("approximate", o.params.approximate)
             .add("cuts", r.cuts)
             .add("input_codec", r.input_codec)
             .add("output_codec", r.output_codec)

@@ -169,6 +169,42 @@ class TestVideoRetarget : public QObject {
                                                        .arg(excess[1])));
     }
 
+    void approximate_seams_for_real_time() {
+        // Seams of a 1/2- and 1/4-size copy: the target size exactly (any count, not only
+        // multiples of the factor), and the temporal term still holds them steady.
+        constexpr int w = 160, h = 96, frames = 6;
+        std::vector<ImageRgba8> clip;
+        for (int f = 0; f < frames; ++f) clip.push_back(scene(w, h, 0.5 * f, 6, rng_));
+        for (const int factor : {2, 4}) {
+            double share[2] = {0, 0};
+            for (const int mode : {0, 1}) {
+                VideoRetargetParams p;
+                p.width = 123;  // 37 seams: not a multiple of the factor
+                p.height = 90;
+                p.temporal = mode == 0 ? 0.0 : 2.0;
+                p.approximate = factor;
+                VideoRetargeter carver(w, h, p, CarveImplementation::Fast);
+                std::optional<SeamOrder> previous;
+                for (const ImageRgba8& frame : clip) {
+                    const ImageRgba8 out = carver.process(frame.view());
+                    QCOMPARE(out.width(), 123);
+                    QCOMPARE(out.height(), 90);
+                    if (previous)
+                        share[mode] += removed_difference(*previous, *carver.vertical_order(), 37);
+                    previous = carver.vertical_order();
+                }
+            }
+            QVERIFY2(
+                share[1] < share[0],
+                qPrintable(QString("factor %1: %2 vs %3").arg(factor).arg(share[0]).arg(share[1])));
+        }
+        VideoRetargetParams bad;
+        bad.width = 100;
+        bad.height = 96;
+        bad.approximate = 3;
+        QVERIFY_THROWS_EXCEPTION(Error, VideoRetargeter(w, h, bad, CarveImplementation::Fast));
+    }
+
     void a_cut_resets_the_temporal_term() {
         constexpr int w = 96, h = 64;
         VideoRetargetParams p;

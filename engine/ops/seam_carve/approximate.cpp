@@ -78,6 +78,23 @@ Mask mask_downscale(const MaskView mask, const int factor) {
     return out;
 }
 
+/// The temporal term's distance levels at the coarse scale: the nearest distance in the block,
+/// in coarse columns (rows), rounded.
+Mask temporal_downscale(const MaskView levels, const int factor) {
+    const int cw = levels.width / factor, ch = levels.height / factor;
+    Mask out(cw, ch, kTemporalLevels - 1);
+    for (int y = 0; y < ch * factor; ++y) {
+        const std::uint8_t* row = levels.row(y);
+        std::uint8_t* dst = out.row(y / factor);
+        for (int x = 0; x < cw * factor; ++x) {
+            const auto coarse = static_cast<std::uint8_t>((row[x] + factor / 2) / factor);
+            std::uint8_t& d = dst[x / factor];
+            if (coarse < d) d = coarse;
+        }
+    }
+    return out;
+}
+
 /// |I(x+1,y) − I(x−1,y)| + |I(x,y+1) − I(x,y−1)| with I = r + g + b and clamped borders.
 std::int64_t gradient(const ImageView<const Rgba8> image, const int x, const int y) {
     const auto intensity = [&](const int px, const int py) {
@@ -114,8 +131,13 @@ SeamOrder seam_order_approximate(const CarveInput& input, const SeamDirection di
                 " (at most " + std::to_string((coarse_extent - 1) * factor) + " seams)");
 
     const ImageRgba8 coarse_image = box_downscale(input.image, factor);
-    std::optional<Mask> coarse_protect, coarse_remove;
+    std::optional<Mask> coarse_protect, coarse_remove, coarse_temporal;
     CarveInput coarse{coarse_image.view(), nullptr, nullptr, input.energy};
+    if (input.temporal && input.temporal_unit > 0) {
+        coarse.temporal =
+            &coarse_temporal.emplace(temporal_downscale(input.temporal->view(), factor));
+        coarse.temporal_unit = input.temporal_unit;
+    }
     if (input.protect)
         coarse.protect = &coarse_protect.emplace(mask_downscale(input.protect->view(), factor));
     if (input.remove)

@@ -123,6 +123,10 @@ VideoRetargeter::VideoRetargeter(const int source_width, const int source_height
         check_mask_size(params.protect->view(), source_width, source_height, "the protect mask");
     if (!(params.temporal >= 0)) invalid("the temporal weight must be 0 or more");
     if (!(params.cut_threshold >= 0)) invalid("the cut threshold must be 0 or more");
+    if (params.approximate != 1 && params.approximate != 2 && params.approximate != 4 &&
+        params.approximate != 8)
+        invalid("the approximation factor must be 1 (exact), 2, 4 or 8, not " +
+                std::to_string(params.approximate));
 }
 
 ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
@@ -148,7 +152,7 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         }
         const int count = std::abs(target - extent);
         std::optional<Mask> distances;
-        if (temporal && previous && previous->seams == count &&
+        if (temporal && previous && previous->seams >= count &&
             previous->width == current.width() && previous->height == current.height())
             distances = temporal_distance_map(*previous, count);
         CarveInput in{current.view(), protect ? &*protect : nullptr, nullptr, params_.energy};
@@ -156,7 +160,16 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
             in.temporal = &*distances;
             in.temporal_unit = unit_;
         }
-        SeamOrder order = seam_order(in, direction, count, implementation_);
+        // Approximate: the coarse carve finds whole blocks of `factor` seams; enough blocks for
+        // `count`, of which exactly `count` seams are then taken (any prefix of an order is one).
+        const int factor = params_.approximate;
+        const int coarse_extent =
+            (direction == SeamDirection::Vertical ? current.width() : current.height()) / factor;
+        const int rounded = (count + factor - 1) / factor * factor;
+        SeamOrder order =
+            factor > 1 && rounded / factor < coarse_extent
+                ? seam_order_approximate(in, direction, rounded, factor, implementation_)
+                : seam_order(in, direction, count, implementation_);
         const bool shrink = target < extent;
         current = shrink ? remove_seams<Rgba8>(current.view(), order, count)
                          : insert_seams(current.view(), order, count);

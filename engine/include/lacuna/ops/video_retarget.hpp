@@ -37,6 +37,10 @@ struct VideoRetargetParams {
     double temporal = 1.0;          ///< weight of the temporal term; 0 = independent frames
     const Mask* protect = nullptr;  ///< a still mask for every frame (the source's size)
     double cut_threshold = 30.0;    ///< mean |ΔY| above which a frame starts a new shot
+    /// 1: exact seams. 2, 4, 8: seams of a copy downscaled by this factor, stretched back (the
+    /// editor's approximate-first maps; blocks of `factor` neighbouring seams): about factor²
+    /// times less work per frame, for real-time video.
+    int approximate = 1;
 };
 
 /// Carves a sequence of frames one after another, remembering the previous frame's seams.
