@@ -23,7 +23,9 @@ inline Image<Rgba16> random_deep_image(const int w, const int h, const int level
                                        std::mt19937& rng) {
     std::uniform_int_distribution<int> pick(0, levels - 1);
     Image<Rgba16> img(w, h);
-    const auto level = [&] { return static_cast<std::uint16_t>(pick(rng) * 65535 / (levels - 1)); };
+    const auto level = [&] {
+        return static_cast<std::uint16_t>(std::int64_t{pick(rng)} * 65535 / (levels - 1));
+    };
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) img.at(x, y) = Rgba16{level(), level(), level(), 65535};
     return img;
