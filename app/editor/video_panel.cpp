@@ -5,6 +5,7 @@
 
 #include <lacuna/core/error.hpp>
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -38,6 +39,15 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
         tr("How strongly each frame's seams stay where the previous frame had them: 0 carves "
            "every frame on its own (seams jump, the picture wobbles); higher keeps them still"));
     form->addRow(tr("Temporal weight"), temporal_);
+    seams_ = new QComboBox;
+    seams_->setObjectName("video_seams");
+    seams_->addItem(tr("Exact"), 1);
+    seams_->addItem(tr("Fast (1/2-size seams)"), 2);
+    seams_->addItem(tr("Fastest (1/4-size seams)"), 4);
+    seams_->setToolTip(
+        tr("Exact seams flicker least; the fast ones find seams on a downscaled "
+           "copy, several times faster, and move more between frames"));
+    form->addRow(tr("Seams"), seams_);
     layout->addLayout(form);
 
     auto* buttons = new QHBoxLayout;
@@ -100,7 +110,8 @@ bool VideoPanel::export_to(const QString& path) {
     if (exporting() || session_.video() == nullptr) return false;
     session::Session::VideoExport job;
     try {
-        job = session_.prepare_video_export(path.toStdString(), temporal_->value());
+        job = session_.prepare_video_export(path.toStdString(), temporal_->value(),
+                                            seams_->currentData().toInt());
     } catch (const Error& e) {
         status_->setText(QString::fromStdString(e.what()));
         return false;

@@ -83,7 +83,8 @@ void Session::show_video_frame(const int index) {
 }
 
 Session::VideoExport Session::prepare_video_export(const std::filesystem::path& output,
-                                                   const double temporal) const {
+                                                   const double temporal,
+                                                   const int approximate) const {
     if (!video_) throw Error(ErrorCode::InvalidArgument, "no video is open");
     VideoExport job;
     video::RetargetVideoOptions& o = job.options;
@@ -93,6 +94,7 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
     o.params.height = retarget_->target_height();
     o.params.energy = retarget_->energy();
     o.params.temporal = temporal;
+    o.params.approximate = approximate;
     if (document_.mask_painted(MaskLayer::Protect)) {
         job.protect =
             std::make_shared<const Mask>(clone(document_.mask(MaskLayer::Protect).view()));
@@ -106,8 +108,9 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
 
 video::RetargetVideoResult Session::export_video(const std::filesystem::path& output,
                                                  const double temporal,
-                                                 const video::VideoProgressFn& progress) {
-    const VideoExport job = prepare_video_export(output, temporal);
+                                                 const video::VideoProgressFn& progress,
+                                                 const int approximate) {
+    const VideoExport job = prepare_video_export(output, temporal, approximate);
     return video::retarget_video(job.options, progress);
 }
 

@@ -68,8 +68,10 @@ class Session {
     void show_video_frame(int index);
     /// The whole clip through the retarget pipeline at the retarget tool's target size and
     /// energy, with the protect mask if painted, on the GPU when the session carves there.
+    /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time).
     video::RetargetVideoResult export_video(const std::filesystem::path& output, double temporal,
-                                            const video::VideoProgressFn& progress);
+                                            const video::VideoProgressFn& progress,
+                                            int approximate = 1);
     /// The same export's inputs, taken now, to run on another thread (the editor's Export Video
     /// runs while the user goes on): the options own what they point to.
     struct VideoExport {
@@ -77,7 +79,7 @@ class Session {
         std::shared_ptr<const Mask> protect;
     };
     [[nodiscard]] VideoExport prepare_video_export(const std::filesystem::path& output,
-                                                   double temporal) const;
+                                                   double temporal, int approximate = 1) const;
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
 

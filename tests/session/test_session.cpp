@@ -582,6 +582,17 @@ class TestSession : public QObject {
             QVERIFY2(equal_pixels<Rgba8>(expected.view(), written.next()->view()),
                      qPrintable(QString::number(f)));
         }
+        // Approximate seams for real time: the same as the carver with that factor.
+        const std::string fast = (dir.path() + "/fast/%03d.png").toStdString();
+        QDir().mkpath(dir.path() + "/fast");
+        QCOMPARE(s.export_video(fast, 1.0, {}, 2).frames, 12);
+        p.approximate = 2;
+        ops::VideoRetargeter approximate(64, 40, p, ops::CarveImplementation::Fast);
+        io::VideoReader fast_frames(fast);
+        for (int f = 0; f < 12; ++f) {
+            const ImageRgba8 expected = approximate.process(frame_at(f).view());
+            QVERIFY(equal_pixels<Rgba8>(expected.view(), fast_frames.next()->view()));
+        }
         // Cancel: an error, and no file under the name.
         const std::string cancelled = (dir.path() + "/cancelled.mp4").toStdString();
         try {
