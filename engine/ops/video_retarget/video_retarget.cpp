@@ -1,6 +1,7 @@
 // Video retargeting: the image carvers frame by frame, with the temporal term of
 // video_retarget.hpp and scene-cut resets; and the flicker measure.
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/video_retarget.hpp>
 
 #include <algorithm>
@@ -51,16 +52,21 @@ double mean_abs_difference(const ImageView<const Rgba8> a, const ImageView<const
 Mask temporal_distance_map(const SeamOrder& order, const int count) {
     Mask map(order.width, order.height, 0);
     const auto removed = [&](const int x, const int y) { return order.order.at(x, y) < count; };
+    // Lines are independent: split them between threads (a video pays this every frame).
     if (order.direction == SeamDirection::Vertical) {
-        for (int y = 0; y < order.height; ++y)
-            line_distances(
-                order.width, [&](const int x) { return removed(x, y); },
-                [&](const int x, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+        parallel_chunks(order.height, [&](const int y0, const int y1, int) {
+            for (int y = y0; y < y1; ++y)
+                line_distances(
+                    order.width, [&](const int x) { return removed(x, y); },
+                    [&](const int x, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+        });
     } else {
-        for (int x = 0; x < order.width; ++x)
-            line_distances(
-                order.height, [&](const int y) { return removed(x, y); },
-                [&](const int y, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+        parallel_chunks(order.width, [&](const int x0, const int x1, int) {
+            for (int x = x0; x < x1; ++x)
+                line_distances(
+                    order.height, [&](const int y) { return removed(x, y); },
+                    [&](const int y, const int d) { map.at(x, y) = static_cast<std::uint8_t>(d); });
+        });
     }
     return map;
 }
@@ -70,7 +76,7 @@ int temporal_unit(const double weight) {
     return static_cast<int>(std::min<double>(std::lround(weight * 8), kTemporalMaxUnit));
 }
 
-namespace {
+namespace detail_cut {
 // Mean luma of every kCutBlock × kCutBlock block (the last ones clipped).
 constexpr int kCutBlock = 16;
 std::vector<double> block_luma(const ImageView<const Rgba8> image) {
@@ -88,17 +94,19 @@ std::vector<double> block_luma(const ImageView<const Rgba8> image) {
     for (std::size_t b = 0; b < sum.size(); ++b) sum[b] /= count[b];
     return sum;
 }
-}  // namespace
+double block_difference(const std::vector<double>& ma, const std::vector<double>& mb) {
+    double sum = 0;
+    for (std::size_t i = 0; i < ma.size(); ++i) sum += std::fabs(ma[i] - mb[i]);
+    return ma.empty() ? 0 : sum / static_cast<double>(ma.size());
+}
+}  // namespace detail_cut
 
 double mean_luma_difference(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b) {
     if (a.width != b.width || a.height != b.height)
         invalid("frames of different sizes cannot be compared");
     // On block means: a pan moves fine texture a few pixels and changes single pixels a lot, but
     // hardly moves the block means; a cut changes them.
-    const std::vector<double> ma = block_luma(a), mb = block_luma(b);
-    double sum = 0;
-    for (std::size_t i = 0; i < ma.size(); ++i) sum += std::fabs(ma[i] - mb[i]);
-    return ma.empty() ? 0 : sum / static_cast<double>(ma.size());
+    return detail_cut::block_difference(detail_cut::block_luma(a), detail_cut::block_luma(b));
 }
 
 VideoRetargeter::VideoRetargeter(const int source_width, const int source_height,
@@ -134,10 +142,13 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         invalid("frame " + std::to_string(frames_) + " is " + std::to_string(frame.width) + "x" +
                 std::to_string(frame.height) + " but the video is " + std::to_string(source_w_) +
                 "x" + std::to_string(source_h_));
-    last_cut_ = previous_input_ &&
-                mean_luma_difference(previous_input_->view(), frame) > params_.cut_threshold;
+    // The previous frame is kept as its block means only (mean_luma_difference in two halves).
+    std::vector<double> blocks = detail_cut::block_luma(frame);
+    const bool first = previous_blocks_.empty();
+    last_cut_ =
+        !first && detail_cut::block_difference(previous_blocks_, blocks) > params_.cut_threshold;
     if (last_cut_) ++cuts_;
-    const bool temporal = unit_ > 0 && previous_input_ && !last_cut_;
+    const bool temporal = unit_ > 0 && !first && !last_cut_;
 
     ImageRgba8 current = clone(frame);
     std::optional<Mask> protect;
@@ -180,7 +191,7 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
     };
     pass(SeamDirection::Vertical, params_.width, source_w_, vertical_);
     pass(SeamDirection::Horizontal, params_.height, source_h_, horizontal_);
-    previous_input_ = clone(frame);
+    previous_blocks_ = std::move(blocks);
     ++frames_;
     return current;
 }

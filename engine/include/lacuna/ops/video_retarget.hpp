@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace lacuna::ops {
 
@@ -70,7 +71,7 @@ class VideoRetargeter {
     VideoRetargetParams params_;
     CarveImplementation implementation_;
     int unit_ = 0;
-    std::optional<ImageRgba8> previous_input_;
+    std::vector<double> previous_blocks_;  ///< the previous frame's 16 × 16 block luma
     std::optional<SeamOrder> vertical_, horizontal_;
     int frames_ = 0, cuts_ = 0;
     bool last_cut_ = false;
