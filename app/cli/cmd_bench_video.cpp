@@ -72,15 +72,6 @@ std::vector<ImageRgba8> decode_all(const std::filesystem::path& path, const int 
     return frames;
 }
 
-// Share of the removed pixels (first `count` seams) that differ between two orders.
-double removed_difference(const ops::SeamOrder& a, const ops::SeamOrder& b, const int count) {
-    long long differ = 0;
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            differ += (a.order.at(x, y) < count) != (b.order.at(x, y) < count);
-    return static_cast<double>(differ) / (2.0 * std::max(count, 1) * a.height);
-}
-
 struct CarveRun {
     double fps = 0;
     double flicker = 0;
@@ -104,8 +95,8 @@ CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRet
         meter.add(frame.view(), out.view());
         if (carver.vertical_order()) {
             if (previous) {
-                change += removed_difference(*previous, *carver.vertical_order(),
-                                             std::abs(p.width - frame.width()));
+                change += ops::removed_pixels_changed(*previous, *carver.vertical_order(),
+                                                      std::abs(p.width - frame.width()));
                 ++pairs;
             }
             previous = carver.vertical_order();

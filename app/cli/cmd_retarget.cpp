@@ -15,18 +15,6 @@
 #include <cmath>
 
 namespace lacuna::cli {
-namespace {
-
-/// "640" (pixels) or "50%" (of the original).
-int parse_extent(const std::string& option, const std::string& text, const int original) {
-    if (!text.empty() && text.back() == '%') {
-        const double percent = parse_number(option, text.substr(0, text.size() - 1));
-        return static_cast<int>(std::lround(original * percent / 100.0));
-    }
-    return parse_int(option, text);
-}
-
-}  // namespace
 
 Mask load_mask(const std::string& path, const char* what, const int width, const int height) {
     const io::LoadedImage loaded = io::read_image(path);
@@ -53,12 +41,7 @@ int run_retarget(Context& ctx) {
             "give a target size with --width and/or --height (pixels or %), or a --remove mask");
     }
     ops::RetargetParams p;
-    if (const auto e = ctx.args.get("energy")) {
-        const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
-        const int choice = parse_choice_param("energy", *e, spec);
-        // The spec's names are to_string(SeamEnergy)'s (tests/engine/test_params.cpp).
-        p.energy = ops::parse_seam_energy(std::string(spec.choices[choice])).value();
-    }
+    if (const auto e = ctx.args.get("energy")) p.energy = parse_energy_option(*e);
     const auto load_start = Clock::now();
     const io::LoadedImage image = io::read_image(in);
     for (const std::string& n : image.notices) ctx.note(n);

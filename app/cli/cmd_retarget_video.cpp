@@ -17,14 +17,6 @@
 namespace lacuna::cli {
 namespace {
 
-int parse_extent(const std::string& option, const std::string& text, const int original) {
-    if (!text.empty() && text.back() == '%') {
-        const double percent = parse_number(option, text.substr(0, text.size() - 1));
-        return static_cast<int>(std::lround(original * percent / 100.0));
-    }
-    return parse_int(option, text);
-}
-
 std::string clock_text(const double seconds) {
     if (seconds < 0) return "?";
     const int s = static_cast<int>(std::lround(seconds));
@@ -61,11 +53,7 @@ int run_retarget_video(Context& ctx) {
     o.params.height = ctx.args.has("height")
                           ? parse_extent("height", *ctx.args.get("height"), info.height)
                           : info.height;
-    if (const auto e = ctx.args.get("energy")) {
-        const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
-        const int choice = parse_choice_param("energy", *e, spec);
-        o.params.energy = ops::parse_seam_energy(std::string(spec.choices[choice])).value();
-    }
+    if (const auto e = ctx.args.get("energy")) o.params.energy = parse_energy_option(*e);
     if (const auto t = ctx.args.get("temporal")) o.params.temporal = parse_number("temporal", *t);
     if (const auto c = ctx.args.get("cut-threshold"))
         o.params.cut_threshold = parse_number("cut-threshold", *c);

@@ -2,6 +2,7 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -103,6 +104,22 @@ std::string wrap_help(const std::string& text) {
 
 std::string param_help(const ops::ParamSpec& spec) {
     return wrap_help(std::string(spec.help) + "; " + ops::describe_range(spec));
+}
+
+int parse_extent(const std::string& option, const std::string& text, const int original) {
+    if (!text.empty() && text.back() == '%') {
+        const double percent = parse_number(option, text.substr(0, text.size() - 1));
+        return static_cast<int>(std::lround(original * percent / 100.0));
+    }
+    return parse_int(option, text);
+}
+
+SeamEnergy parse_energy_option(const std::string& text) {
+    const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
+    const int choice = parse_choice_param("energy", text, spec);
+    // The spec's names are to_string(SeamEnergy)'s (tests/engine/test_params.cpp).
+    return ops::parse_seam_energy(std::string(spec.choices[static_cast<std::size_t>(choice)]))
+        .value();
 }
 
 }  // namespace lacuna::cli

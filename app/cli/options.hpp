@@ -6,6 +6,8 @@
 
 #include "args.hpp"
 
+#include <lacuna/kernels/seam_energy.h>
+
 #include <string>
 #include <utility>
 
@@ -21,6 +23,10 @@ int parse_int(const std::string& option, const std::string& text);
 std::pair<double, double> parse_pair(const std::string& option, const std::string& text);
 /// "WxH" → two positive integers.
 std::pair<int, int> parse_size(const std::string& option, const std::string& text);
+/// A target extent: "640" (pixels) or "50%" (of `original`, rounded).
+int parse_extent(const std::string& option, const std::string& text, int original);
+/// --energy: one of the seam carver's declared choices (a usage error names them otherwise).
+SeamEnergy parse_energy_option(const std::string& text);
 
 // Options declared by the engine's parameter tables (lacuna/ops/params.hpp).
 

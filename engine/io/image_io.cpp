@@ -1,6 +1,7 @@
 #include <lacuna/io/image_io.hpp>
 
 #include "header_probe.hpp"
+#include "io_messages.hpp"
 #include "scientific_io.hpp"
 
 #include <lacuna/core/display.hpp>
@@ -55,24 +56,14 @@ std::string supported_formats_text() {
 
 namespace {
 
-std::string in_quotes(const std::string_view name) {
-    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...).
-    std::string text(1, '\'');
-    text.append(name);
-    text.push_back('\'');
-    return text;
-}
-
+using detail::in_quotes;
 [[noreturn]] void fail(const ErrorCode code, const std::string_view name, const std::string& what) {
-    throw Error(code, "cannot read " + in_quotes(name) + ": " + what);
+    detail::fail_read(code, name, what);
 }
 
 std::vector<std::uint8_t> read_file(const fs::path& path) {
     const std::string name = path.string();
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
-    if (!fs::exists(status)) fail(ErrorCode::NotFound, name, "no such file");
-    if (fs::is_directory(status)) fail(ErrorCode::Unreadable, name, "it is a directory");
+    detail::check_is_file(path, name);
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(ErrorCode::Unreadable, name, std::strerror(errno));
     std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),

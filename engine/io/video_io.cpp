@@ -2,6 +2,8 @@
 
 #include <lacuna/core/error.hpp>
 
+#include "io_messages.hpp"
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -26,18 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string in_quotes(const std::string_view name) {
-    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...).
-    std::string text(1, '\'');
-    text.append(name);
-    text.push_back('\'');
-    return text;
-}
-
-[[noreturn]] void fail_read(const ErrorCode code, const std::string_view name,
-                            const std::string& what) {
-    throw Error(code, "cannot read " + in_quotes(name) + ": " + what);
-}
+using detail::fail_read;
+using detail::in_quotes;
 
 [[noreturn]] void fail_write(const ErrorCode code, const std::string_view name,
                              const std::string& what) {
@@ -207,10 +199,7 @@ struct VideoReaderState {
 namespace {
 
 void check_readable_file(const fs::path& path, const std::string& name) {
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
-    if (!fs::exists(status)) fail_read(ErrorCode::NotFound, name, "no such file");
-    if (fs::is_directory(status)) fail_read(ErrorCode::Unreadable, name, "it is a directory");
+    detail::check_is_file(path, name);
     if (::access(path.c_str(), R_OK) != 0)
         fail_read(ErrorCode::Unreadable, name, std::strerror(errno));
 }

@@ -7,6 +7,8 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "image_test_util.hpp"
+
 #include <QtTest>
 
 #include <cmath>
@@ -52,15 +54,7 @@ ErrorCode read_error(const fs::path& p, QString* message = nullptr) {
     return ErrorCode::DeviceError;  // sentinel: no error was thrown
 }
 
-double mean_abs_diff(const ImageRgba8& a, const ImageRgba8& b) {
-    double sum = 0;
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const Rgba8 p = a.at(x, y), q = b.at(x, y);
-            sum += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b);
-        }
-    return sum / (3.0 * a.width() * a.height());
-}
+using test::mean_abs_diff;
 
 fs::path sample_photo() {
     return fs::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg";

@@ -5,6 +5,8 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 
+#include "image_test_util.hpp"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -51,15 +53,7 @@ ImageRgba8 noise_frame(const int w, const int h, const int f) {
     return image;
 }
 
-double mean_abs_diff(const ImageRgba8& a, const ImageRgba8& b) {
-    double sum = 0;
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const Rgba8 p = a.at(x, y), q = b.at(x, y);
-            sum += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b);
-        }
-    return sum / (3.0 * a.width() * a.height());
-}
+using test::mean_abs_diff;
 
 bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
     return equal_pixels(a.view(), b.view());

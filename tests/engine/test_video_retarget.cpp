@@ -39,15 +39,6 @@ ImageRgba8 scene(const int w, const int h, const double pan, const int noise, st
     return img;
 }
 
-// Share of the removed pixels (first `count` seams) that differ between two orders.
-double removed_difference(const SeamOrder& a, const SeamOrder& b, const int count) {
-    long long differ = 0;
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            differ += (a.order.at(x, y) < count) != (b.order.at(x, y) < count);
-    return static_cast<double>(differ) / (2.0 * count * a.height);
-}
-
 }  // namespace
 
 class TestVideoRetarget : public QObject {
@@ -146,7 +137,7 @@ class TestVideoRetarget : public QObject {
                 QCOMPARE(out.height(), h);
                 meter.add(frame.view(), out.view());
                 if (previous)
-                    share[mode] += removed_difference(*previous, *carver.vertical_order(), 40);
+                    share[mode] += removed_pixels_changed(*previous, *carver.vertical_order(), 40);
                 previous = carver.vertical_order();
             }
             QCOMPARE(carver.cuts(), 0);
@@ -190,7 +181,8 @@ class TestVideoRetarget : public QObject {
                     QCOMPARE(out.width(), 123);
                     QCOMPARE(out.height(), 90);
                     if (previous)
-                        share[mode] += removed_difference(*previous, *carver.vertical_order(), 37);
+                        share[mode] +=
+                            removed_pixels_changed(*previous, *carver.vertical_order(), 37);
                     previous = carver.vertical_order();
                 }
             }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -82,35 +83,33 @@ Image<Pixel> levels_of(const NativeImage& samples, const double lo, const double
 
 }  // namespace
 
-CarvingProxy carving_proxy(const NativeImage& samples) {
+namespace {
+
+// Either proxy: the range (the samples' own unless given), then the levels at Proxy's depth.
+template <class Proxy, class Pixel>
+Proxy make_proxy(const NativeImage& samples, const std::optional<std::pair<double, double>> range) {
     return visit_sample_type(samples.sample_type(), [&](auto s) {
         using S = decltype(s);
-        CarvingProxy proxy;
-        std::tie(proxy.raw_lo, proxy.raw_hi) = finite_range<S>(samples);
-        proxy.image = levels_of<S, Rgba8>(samples, proxy.raw_lo, proxy.raw_hi);
+        Proxy proxy;
+        std::tie(proxy.raw_lo, proxy.raw_hi) = range ? *range : finite_range<S>(samples);
+        proxy.image = levels_of<S, Pixel>(samples, proxy.raw_lo, proxy.raw_hi);
         return proxy;
     });
 }
 
+}  // namespace
+
+CarvingProxy carving_proxy(const NativeImage& samples) {
+    return make_proxy<CarvingProxy, Rgba8>(samples, std::nullopt);
+}
+
 DeepCarvingProxy deep_carving_proxy(const NativeImage& samples) {
-    return visit_sample_type(samples.sample_type(), [&](auto s) {
-        using S = decltype(s);
-        DeepCarvingProxy proxy;
-        std::tie(proxy.raw_lo, proxy.raw_hi) = finite_range<S>(samples);
-        proxy.image = levels_of<S, Rgba16>(samples, proxy.raw_lo, proxy.raw_hi);
-        return proxy;
-    });
+    return make_proxy<DeepCarvingProxy, Rgba16>(samples, std::nullopt);
 }
 
 DeepCarvingProxy deep_carving_proxy(const NativeImage& samples, const double raw_lo,
                                     const double raw_hi) {
-    return visit_sample_type(samples.sample_type(), [&](auto s) {
-        DeepCarvingProxy proxy;
-        proxy.raw_lo = raw_lo;
-        proxy.raw_hi = raw_hi;
-        proxy.image = levels_of<decltype(s), Rgba16>(samples, raw_lo, raw_hi);
-        return proxy;
-    });
+    return make_proxy<DeepCarvingProxy, Rgba16>(samples, std::pair{raw_lo, raw_hi});
 }
 
 NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, const int count) {

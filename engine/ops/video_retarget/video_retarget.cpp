@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lacuna::ops {
@@ -69,6 +70,19 @@ Mask temporal_distance_map(const SeamOrder& order, const int count) {
         });
     }
     return map;
+}
+
+double removed_pixels_changed(const SeamOrder& a, const SeamOrder& b, const int count) {
+    if (a.width != b.width || a.height != b.height || a.direction != b.direction)
+        invalid("seam orders of different images cannot be compared");
+    long long differ = 0;
+    for (int y = 0; y < a.height; ++y) {
+        const std::int32_t* ra = a.order.row(y);
+        const std::int32_t* rb = b.order.row(y);
+        for (int x = 0; x < a.width; ++x) differ += (ra[x] < count) != (rb[x] < count);
+    }
+    const int lines = a.direction == SeamDirection::Vertical ? a.height : a.width;
+    return static_cast<double>(differ) / (2.0 * std::max(count, 1) * lines);
 }
 
 int temporal_unit(const double weight) {
@@ -150,11 +164,16 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
     if (last_cut_) ++cuts_;
     const bool temporal = unit_ > 0 && !first && !last_cut_;
 
-    ImageRgba8 current = clone(frame);
-    std::optional<Mask> protect;
-    if (params_.protect) protect = clone(params_.protect->view());
-    // One direction: the seams of `current` (with the previous frame's term), applied to it and
-    // to the protect mask that follows its pixels.
+    // The frame and the protect mask as the passes leave them: the inputs themselves until a
+    // pass has carved them (the carver only reads, so nothing is copied for it).
+    std::optional<ImageRgba8> carved;
+    std::optional<Mask> carved_protect;
+    const auto current = [&] { return carved ? std::as_const(*carved).view() : frame; };
+    const auto protect = [&]() -> const Mask* {
+        return carved_protect ? &*carved_protect : params_.protect;
+    };
+    // One direction: the seams of the current image (with the previous frame's term), applied
+    // to it and to the protect mask that follows its pixels.
     const auto pass = [&](const SeamDirection direction, const int target, const int extent,
                           std::optional<SeamOrder>& previous) {
         if (target == extent) {
@@ -164,9 +183,9 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         const int count = std::abs(target - extent);
         std::optional<Mask> distances;
         if (temporal && previous && previous->seams >= count &&
-            previous->width == current.width() && previous->height == current.height())
+            previous->width == current().width && previous->height == current().height)
             distances = temporal_distance_map(*previous, count);
-        CarveInput in{current.view(), protect ? &*protect : nullptr, nullptr, params_.energy};
+        CarveInput in{current(), protect(), nullptr, params_.energy};
         if (distances) {
             in.temporal = &*distances;
             in.temporal_unit = unit_;
@@ -175,25 +194,26 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         // `count`, of which exactly `count` seams are then taken (any prefix of an order is one).
         const int factor = params_.approximate;
         const int coarse_extent =
-            (direction == SeamDirection::Vertical ? current.width() : current.height()) / factor;
+            (direction == SeamDirection::Vertical ? current().width : current().height) / factor;
         const int rounded = (count + factor - 1) / factor * factor;
         SeamOrder order =
             factor > 1 && rounded / factor < coarse_extent
                 ? seam_order_approximate(in, direction, rounded, factor, implementation_)
                 : seam_order(in, direction, count, implementation_);
         const bool shrink = target < extent;
-        current = shrink ? remove_seams<Rgba8>(current.view(), order, count)
-                         : insert_seams(current.view(), order, count);
-        if (protect)
-            protect = shrink ? remove_seams<std::uint8_t>(protect->view(), order, count)
-                             : insert_seams_nearest<std::uint8_t>(protect->view(), order, count);
+        carved = shrink ? remove_seams<Rgba8>(current(), order, count)
+                        : insert_seams(current(), order, count);
+        if (const Mask* mask = protect())
+            carved_protect = shrink
+                                 ? remove_seams<std::uint8_t>(mask->view(), order, count)
+                                 : insert_seams_nearest<std::uint8_t>(mask->view(), order, count);
         previous = std::move(order);
     };
     pass(SeamDirection::Vertical, params_.width, source_w_, vertical_);
     pass(SeamDirection::Horizontal, params_.height, source_h_, horizontal_);
     previous_blocks_ = std::move(blocks);
     ++frames_;
-    return current;
+    return carved ? std::move(*carved) : clone(frame);
 }
 
 ImageRgba8 resize_bilinear(const ImageView<const Rgba8> image, const int width, const int height) {

@@ -23,6 +23,10 @@ namespace lacuna::ops {
 /// seams remove, capped at kTemporalLevels − 1 (and that cap where the line has none).
 Mask temporal_distance_map(const SeamOrder& order, int count);
 
+/// How steady seams are between two frames: the share of the pixels the first `count` seams
+/// remove that only one of two orders (same size and direction) removes, 0 (the same) .. 1.
+double removed_pixels_changed(const SeamOrder& a, const SeamOrder& b, int count);
+
 /// The carvers' cost per distance level for a user weight (0 = independent frames): one level of
 /// weight 1 costs as much as an edge of 8 grey levels (R + G + B) in forward energy.
 int temporal_unit(double weight);
