@@ -21,11 +21,13 @@ dim3 grid_for(const PmRect& r) {
                 static_cast<unsigned>((h + kBlockY - 1) / kBlockY));
 }
 
-PmRect whole(const PmLevel& l) {
+template <class D>
+PmRect whole(const BasicPmLevel<D>& l) {
     return {0, 0, l.width - 1, l.height - 1};
 }
 
-PmRect target_box(const PmLevel& l) {
+template <class D>
+PmRect target_box(const BasicPmLevel<D>& l) {
     return {l.box_x0, l.box_y0, l.box_x1, l.box_y1};
 }
 
@@ -40,17 +42,21 @@ __device__ bool pixel_of(const PmRect& r, int& x, int& y) {
     return x <= r.x1 && y <= r.y1;
 }
 
-__global__ void gradient_kernel(const PmLevel l, std::uint8_t* gradient, const PmRect r) {
+template <class D>
+__global__ void gradient_kernel(const BasicPmLevel<D> l, typename D::Tex* gradient,
+                                const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     gradient[static_cast<long long>(y) * l.width + x] = pt::pm_gradient(l, x, y);
 }
 
-__global__ void texture_kernel(const PmLevel l, const std::uint8_t* gradient, const PmRect r) {
+template <class D>
+__global__ void texture_kernel(const BasicPmLevel<D> l, const typename D::Tex* gradient,
+                               const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     l.texture[static_cast<long long>(y) * l.width + x] =
-        pt::pm_texture(gradient, l.width, l.height, x, y);
+        pt::pm_texture<D>(gradient, l.width, l.height, x, y);
 }
 
 __global__ void row_any_kernel(const std::uint8_t* src, std::uint8_t* dst, const int w,
@@ -60,27 +66,32 @@ __global__ void row_any_kernel(const std::uint8_t* src, std::uint8_t* dst, const
     dst[static_cast<long long>(y) * w + x] = pt::pm_row_any(src, w, x, y, radius);
 }
 
-__global__ void forbid0_kernel(const PmLevel l, const std::uint8_t* row_any, const int radius,
-                               const PmRect r) {
+template <class D>
+__global__ void forbid0_kernel(const BasicPmLevel<D> l, const std::uint8_t* row_any,
+                               const int radius, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_forbid0_pixel(l, row_any, radius, x, y);
 }
 
-__global__ void downsample_kernel(const PmLevel fine, const PmLevel coarse, const PmRect r) {
+template <class D>
+__global__ void downsample_kernel(const BasicPmLevel<D> fine, const BasicPmLevel<D> coarse,
+                                  const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_downsample_pixel(fine, coarse, x, y);
 }
 
-__global__ void valid_kernel(const PmLevel l, const std::uint8_t* row_any, const int radius,
+template <class D>
+__global__ void valid_kernel(const BasicPmLevel<D> l, const std::uint8_t* row_any, const int radius,
                              const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_valid_pixel(l, row_any, radius, x, y);
 }
 
-__global__ void stats_kernel(const PmLevel l, unsigned long long* count,
+template <class D>
+__global__ void stats_kernel(const BasicPmLevel<D> l, unsigned long long* count,
                              unsigned long long* last_first, const PmRect r) {
     int x, y;
     const bool inside = pixel_of(r, x, y);
@@ -95,8 +106,9 @@ __global__ void stats_kernel(const PmLevel l, unsigned long long* count,
     if ((threadIdx.x & 31) == 0 && ballot != 0) atomicAdd(count, __popc(ballot));
 }
 
-__global__ void diffuse_kernel(const PmLevel l, const PmRect box, const PmDiffuseScratch s,
-                               const int steps) {
+template <class D>
+__global__ void diffuse_kernel(const BasicPmLevel<D> l, const PmRect box,
+                               const PmDiffuseScratch<D> s, const int steps) {
     const int n = l.width * l.height;
     for (int i = static_cast<int>(threadIdx.x); i < n; i += blockDim.x) {
         for (int b = 0; b < 2; ++b) {
@@ -122,7 +134,8 @@ __global__ void diffuse_kernel(const PmLevel l, const PmRect box, const PmDiffus
         if (l.hole[i]) l.texture[i] = s.texture[cur][i];
 }
 
-__global__ void onion_known_kernel(const PmLevel l, std::uint8_t* known, const PmRect r) {
+template <class D>
+__global__ void onion_known_kernel(const BasicPmLevel<D> l, std::uint8_t* known, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     const long long p = static_cast<long long>(y) * l.width + x;
@@ -134,9 +147,11 @@ __global__ void onion_known_kernel(const PmLevel l, std::uint8_t* known, const P
 /// earliest candidate (the CPU's sequential choice); thread 0 runs the second stage and writes.
 /// A pixel takes a few hundred patch distances: spread over a block, a layer costs about one
 /// distance chain's latency instead of the whole list's.
-__global__ void onion_layer_kernel(const PmLevel l, const PmRect box, const std::uint8_t* known_in,
-                                   std::uint8_t* known_out, const int radius,
-                                   const std::uint32_t seed, const int level, const int layer) {
+template <class D>
+__global__ void onion_layer_kernel(const BasicPmLevel<D> l, const PmRect box,
+                                   const std::uint8_t* known_in, std::uint8_t* known_out,
+                                   const int radius, const std::uint32_t seed, const int level,
+                                   const int layer) {
     const int bw = box.x1 - box.x0 + 1;
     const int i = static_cast<int>(blockIdx.x);
     const int x = box.x0 + i % bw, y = box.y0 + i / bw;
@@ -144,18 +159,18 @@ __global__ void onion_layer_kernel(const PmLevel l, const PmRect box, const std:
     const bool front = pt::pm_onion_front(l, known_in, x, y);
     if (threadIdx.x == 0) known_out[p] = known_in[p] || front ? 1 : 0;
     if (!front) return;
-    pt::PmOnionBest b;
+    pt::PmOnionBest<D> b;
     for (int j = static_cast<int>(threadIdx.x); j < pt::kOnionFirstStage;
          j += static_cast<int>(blockDim.x)) {
         int sx = 0, sy = 0;
         if (pt::pm_onion_candidate(l, known_in, radius, seed, level, layer, x, y, j, sx, sy))
             pt::pm_onion_consider(l, known_in, radius, x, y, sx, sy, j, b);
     }
-    const auto take = [&b](const pt::PmOnionBest& o) {
+    const auto take = [&b](const pt::PmOnionBest<D>& o) {
         if (o.dist < b.dist || (o.dist == b.dist && o.order < b.order)) b = o;
     };
     for (int offset = 16; offset > 0; offset >>= 1) {
-        pt::PmOnionBest o;
+        pt::PmOnionBest<D> o;
         o.dist = __shfl_down_sync(0xffffffffU, b.dist, offset);
         o.order = __shfl_down_sync(0xffffffffU, b.order, offset);
         o.best = __shfl_down_sync(0xffffffffU, b.best, offset);
@@ -163,7 +178,7 @@ __global__ void onion_layer_kernel(const PmLevel l, const PmRect box, const std:
         o.y = __shfl_down_sync(0xffffffffU, b.y, offset);
         take(o);
     }
-    __shared__ pt::PmOnionBest warp_best[kOnionThreads / 32];
+    __shared__ pt::PmOnionBest<D> warp_best[kOnionThreads / 32];
     const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
     if (lane == 0) warp_best[warp] = b;
     __syncthreads();
@@ -172,37 +187,42 @@ __global__ void onion_layer_kernel(const PmLevel l, const PmRect box, const std:
     pt::pm_onion_finish(l, known_in, radius, seed, level, layer, x, y, b);
 }
 
-__global__ void init_kernel(const PmLevel l, const int radius, const std::uint32_t seed,
+template <class D>
+__global__ void init_kernel(const BasicPmLevel<D> l, const int radius, const std::uint32_t seed,
                             const int level, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_init_pixel(l, radius, seed, level, x, y);
 }
 
-__global__ void upsample_kernel(const PmLevel fine, const PmLevel coarse, const int coarse_buf,
-                                const int radius, const std::uint32_t seed, const int level,
-                                const PmRect r) {
+template <class D>
+__global__ void upsample_kernel(const BasicPmLevel<D> fine, const BasicPmLevel<D> coarse,
+                                const int coarse_buf, const int radius, const std::uint32_t seed,
+                                const int level, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_upsample_pixel(fine, coarse, coarse_buf, radius, seed, level,
                           !pt::pm_votes_texture(level), x, y);
 }
 
-__global__ void pass_kernel(const PmLevel l, const PmPass pass, const PmRect r) {
+template <class D>
+__global__ void pass_kernel(const BasicPmLevel<D> l, const PmPass pass, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_pass_pixel(l, pass, x, y);
 }
 
-__global__ void vote_kernel(const PmLevel l, const int buf, const int radius, const bool wta,
-                            const bool vote_texture, const PmRect r) {
+template <class D>
+__global__ void vote_kernel(const BasicPmLevel<D> l, const int buf, const int radius,
+                            const bool wta, const bool vote_texture, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_vote_pixel(l, buf, radius, wta, vote_texture, x, y);
 }
 
-__global__ void compose_kernel(const PmLevel fine, const PmLevel coarse, const int shift,
-                               const PmRect r) {
+template <class D>
+__global__ void compose_kernel(const BasicPmLevel<D> fine, const BasicPmLevel<D> coarse,
+                               const int shift, const PmRect r) {
     int x, y;
     if (!pixel_of(r, x, y)) return;
     pt::pm_compose_pixel(fine, coarse, shift, x, y);
@@ -229,11 +249,19 @@ __global__ void coverage_hole_kernel(const ImageView<const std::uint8_t> coverag
     atomicMax(stats + 4, static_cast<unsigned long long>(y));
 }
 
+__global__ void show8_kernel(const PmLevel16 l0, const ImageView<Rgba8> dst, const PmRect r) {
+    int x, y;
+    if (!pixel_of(r, x, y)) return;
+    const long long p = static_cast<long long>(y) * l0.width + x;
+    if (l0.hole[p]) dst.at(x, y) = pt::pm_to_rgba8(l0.color[p]);
+}
+
 const dim3 kBlock(kBlockX, kBlockY);
 
 }  // namespace
 
-cudaError_t pm_launch_texture(const PmLevel& l0, std::uint8_t* gradient,
+template <class D>
+cudaError_t pm_launch_texture(const BasicPmLevel<D>& l0, typename D::Tex* gradient,
                               const cudaStream_t stream) {
     const PmRect r = whole(l0);
     gradient_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0, gradient, r);
@@ -241,7 +269,8 @@ cudaError_t pm_launch_texture(const PmLevel& l0, std::uint8_t* gradient,
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_forbid0(const PmLevel& l0, std::uint8_t* scratch, const int radius,
+template <class D>
+cudaError_t pm_launch_forbid0(const BasicPmLevel<D>& l0, std::uint8_t* scratch, const int radius,
                               const cudaStream_t stream) {
     const PmRect r = whole(l0);
     row_any_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0.valid, scratch, l0.width, radius, r);
@@ -249,8 +278,10 @@ cudaError_t pm_launch_forbid0(const PmLevel& l0, std::uint8_t* scratch, const in
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_downsample(const PmLevel& fine, const PmLevel& coarse, std::uint8_t* scratch,
-                                 const int radius, const cudaStream_t stream) {
+template <class D>
+cudaError_t pm_launch_downsample(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
+                                 std::uint8_t* scratch, const int radius,
+                                 const cudaStream_t stream) {
     const PmRect r = whole(coarse);
     downsample_kernel<<<grid_for(r), kBlock, 0, stream>>>(fine, coarse, r);
     row_any_kernel<<<grid_for(r), kBlock, 0, stream>>>(coarse.forbid, scratch, coarse.width, radius,
@@ -259,21 +290,24 @@ cudaError_t pm_launch_downsample(const PmLevel& fine, const PmLevel& coarse, std
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_stats(const PmLevel& l, unsigned long long* count, unsigned long long* first,
-                            const cudaStream_t stream) {
+template <class D>
+cudaError_t pm_launch_stats(const BasicPmLevel<D>& l, unsigned long long* count,
+                            unsigned long long* first, const cudaStream_t stream) {
     const PmRect r = whole(l);
     stats_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, count, first, r);
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_diffuse(const PmLevel& l, const PmRect hole_box,
-                              const PmDiffuseScratch& scratch, const int steps,
+template <class D>
+cudaError_t pm_launch_diffuse(const BasicPmLevel<D>& l, const PmRect hole_box,
+                              const PmDiffuseScratch<D>& scratch, const int steps,
                               const cudaStream_t stream) {
     diffuse_kernel<<<1, kDiffuseThreads, 0, stream>>>(l, hole_box, scratch, steps);
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_onion(const PmLevel& l, const PmRect hole_box, std::uint8_t* known0,
+template <class D>
+cudaError_t pm_launch_onion(const BasicPmLevel<D>& l, const PmRect hole_box, std::uint8_t* known0,
                             std::uint8_t* known1, const int radius, const std::uint32_t seed,
                             const int level, const int layers, const cudaStream_t stream) {
     if (empty(hole_box)) return cudaSuccess;
@@ -291,7 +325,8 @@ cudaError_t pm_launch_onion(const PmLevel& l, const PmRect hole_box, std::uint8_
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_init(const PmLevel& l, const int radius, const std::uint32_t seed,
+template <class D>
+cudaError_t pm_launch_init(const BasicPmLevel<D>& l, const int radius, const std::uint32_t seed,
                            const int level, const cudaStream_t stream) {
     const PmRect r = target_box(l);
     if (empty(r)) return cudaSuccess;
@@ -299,7 +334,8 @@ cudaError_t pm_launch_init(const PmLevel& l, const int radius, const std::uint32
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_upsample_vote(const PmLevel& fine, const PmLevel& coarse,
+template <class D>
+cudaError_t pm_launch_upsample_vote(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
                                     const int coarse_buf, const int radius,
                                     const std::uint32_t seed, const int level,
                                     const PmRect hole_box, const bool winner_take_all,
@@ -313,7 +349,8 @@ cudaError_t pm_launch_upsample_vote(const PmLevel& fine, const PmLevel& coarse,
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_iteration(const PmLevel& l, const PmPass* passes, const int count,
+template <class D>
+cudaError_t pm_launch_iteration(const BasicPmLevel<D>& l, const PmPass* passes, const int count,
                                 const PmRect hole_box, const bool winner_take_all,
                                 const cudaStream_t stream) {
     const PmRect r = target_box(l);
@@ -326,8 +363,9 @@ cudaError_t pm_launch_iteration(const PmLevel& l, const PmPass* passes, const in
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_compose(const PmLevel& fine, const PmLevel& coarse, const int shift,
-                              const PmRect hole_box, const cudaStream_t stream) {
+template <class D>
+cudaError_t pm_launch_compose(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
+                              const int shift, const PmRect hole_box, const cudaStream_t stream) {
     if (empty(hole_box)) return cudaSuccess;
     compose_kernel<<<grid_for(hole_box), kBlock, 0, stream>>>(fine, coarse, shift, hole_box);
     return cudaGetLastError();
@@ -341,12 +379,50 @@ cudaError_t pm_launch_coverage_hole(const ImageView<const std::uint8_t> coverage
     return cudaGetLastError();
 }
 
-cudaError_t pm_launch_valid0(const PmLevel& l0, std::uint8_t* scratch, const int radius,
+template <class D>
+cudaError_t pm_launch_valid0(const BasicPmLevel<D>& l0, std::uint8_t* scratch, const int radius,
                              const cudaStream_t stream) {
     const PmRect r = whole(l0);
     row_any_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0.hole, scratch, l0.width, radius, r);
     valid_kernel<<<grid_for(r), kBlock, 0, stream>>>(l0, scratch, radius, r);
     return cudaGetLastError();
 }
+
+cudaError_t pm_launch_show8(const PmLevel16& l0, const ImageView<Rgba8> dst, const PmRect rect,
+                            const cudaStream_t stream) {
+    if (empty(rect)) return cudaSuccess;
+    show8_kernel<<<grid_for(rect), kBlock, 0, stream>>>(l0, dst, rect);
+    return cudaGetLastError();
+}
+
+// The two depths.
+#define LACUNA_PM_INSTANTIATE(D)                                                                   \
+    template cudaError_t pm_launch_texture<D>(const BasicPmLevel<D>&, D::Tex*, cudaStream_t);      \
+    template cudaError_t pm_launch_forbid0<D>(const BasicPmLevel<D>&, std::uint8_t*, int,          \
+                                              cudaStream_t);                                       \
+    template cudaError_t pm_launch_downsample<D>(const BasicPmLevel<D>&, const BasicPmLevel<D>&,   \
+                                                 std::uint8_t*, int, cudaStream_t);                \
+    template cudaError_t pm_launch_stats<D>(const BasicPmLevel<D>&, unsigned long long*,           \
+                                            unsigned long long*, cudaStream_t);                    \
+    template cudaError_t pm_launch_diffuse<D>(const BasicPmLevel<D>&, PmRect,                      \
+                                              const PmDiffuseScratch<D>&, int, cudaStream_t);      \
+    template cudaError_t pm_launch_onion<D>(const BasicPmLevel<D>&, PmRect, std::uint8_t*,         \
+                                            std::uint8_t*, int, std::uint32_t, int, int,           \
+                                            cudaStream_t);                                         \
+    template cudaError_t pm_launch_init<D>(const BasicPmLevel<D>&, int, std::uint32_t, int,        \
+                                           cudaStream_t);                                          \
+    template cudaError_t pm_launch_upsample_vote<D>(                                               \
+        const BasicPmLevel<D>&, const BasicPmLevel<D>&, int, int, std::uint32_t, int, PmRect,      \
+        bool, cudaStream_t);                                                                       \
+    template cudaError_t pm_launch_iteration<D>(const BasicPmLevel<D>&, const PmPass*, int,        \
+                                                PmRect, bool, cudaStream_t);                       \
+    template cudaError_t pm_launch_compose<D>(const BasicPmLevel<D>&, const BasicPmLevel<D>&, int, \
+                                              PmRect, cudaStream_t);                               \
+    template cudaError_t pm_launch_valid0<D>(const BasicPmLevel<D>&, std::uint8_t*, int,           \
+                                             cudaStream_t);
+
+LACUNA_PM_INSTANTIATE(PmDepth8)
+LACUNA_PM_INSTANTIATE(PmDepth16)
+#undef LACUNA_PM_INSTANTIATE
 
 }  // namespace lacuna::kernels

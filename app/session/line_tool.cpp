@@ -161,14 +161,14 @@ void LineTool::set_channels(std::vector<ops::HistogramChannel> channels) {
     recompute();
 }
 
-ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
+ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params,
+                                     ops::LineHistogram recycled) {
     Document& document = session_.document();
     if (document.measurement()) {
         // One plane of calibrated values. On the device it is computed there from the stored
         // samples (and rebuilt only when they or the calibration change); the host builds its
         // own only on the CPU path.
         if (document.on_device()) {
-            std::optional<ops::LineHistogram> result;
             const bool ok = session_.guarded([&] {
                 if (planes_revision_ != planes_key() || !device_planes_) {
                     const auto& rows = document.device_samples();
@@ -180,9 +180,9 @@ ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
                             rows, document.format(), document.width(), document.calibration());
                     planes_revision_ = planes_key();
                 }
-                result = device_planes_->line(params);
+                device_planes_->line(params, recycled);
             });
-            if (ok) return std::move(*result);
+            if (ok) return recycled;
         }
         if (host_revision_ != planes_key() || !host_planes_) {
             host_planes_ = std::make_unique<ops::HistogramSource>(
@@ -192,7 +192,6 @@ ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
         return ops::line_histogram_fast(*host_planes_, params);
     }
     if (document.on_device()) {
-        std::optional<ops::LineHistogram> result;
         const bool ok = session_.guarded([&] {
             if (planes_revision_ != planes_key() || !device_planes_) {
                 // The planes are built from the device document by a kernel, after the work
@@ -205,9 +204,9 @@ ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
                         std::make_unique<ops::CudaLineHistogrammer>(document.device_pixels());
                 planes_revision_ = planes_key();
             }
-            result = device_planes_->line(params);
+            device_planes_->line(params, recycled);
         });
-        if (ok) return std::move(*result);
+        if (ok) return recycled;
     }
     if (planes_revision_ != planes_key() || !host_planes_) {
         host_planes_ = std::make_unique<ops::HistogramSource>(document.pixels().view());
@@ -216,11 +215,14 @@ ops::LineHistogram LineTool::compute(const ops::LineHistogramParams& params) {
     return ops::line_histogram_fast(*host_planes_, params);
 }
 
-ops::LineHistogram LineTool::compute_all(ops::LineHistogramParams params) {
+ops::LineHistogram LineTool::compute_all(ops::LineHistogramParams params,
+                                         ops::LineHistogram recycled) {
     std::optional<ops::LineHistogram> combined;
     for (const ops::HistogramChannel channel : channels_) {
         params.channel = channel;
-        ops::LineHistogram one = compute(params);
+        // The first channel refills the previous result's memory.
+        ops::LineHistogram one =
+            compute(params, combined ? ops::LineHistogram{} : std::move(recycled));
         if (!combined) {
             combined = std::move(one);
         } else {
@@ -242,7 +244,10 @@ void LineTool::recompute() {
         if (range_mode_ == RangeMode::Typed)
             params.range =
                 std::pair<float, float>(float(typed_range_.first), float(typed_range_.second));
-        result_ = compute_all(params);
+        // The previous result's memory is refilled: no fresh 2-MB matrix per mouse move.
+        ops::LineHistogram recycled = result_ ? std::move(*result_) : ops::LineHistogram{};
+        result_.reset();
+        result_ = compute_all(params, std::move(recycled));
         if (range_mode_ == RangeMode::Line) {
             // The line's own finite min–max (NaN ignored), then the bins over exactly that.
             double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -255,7 +260,9 @@ void LineTool::recompute() {
             if (lo <= hi) {
                 if (hi == lo) hi = lo + std::max(1e-6, std::abs(lo) * 1e-6);
                 params.range = std::pair<float, float>(float(lo), float(hi));
-                result_ = compute_all(params);
+                ops::LineHistogram first = std::move(*result_);
+                result_.reset();
+                result_ = compute_all(params, std::move(first));
             }
         }
         message_.clear();

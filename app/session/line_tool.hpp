@@ -71,9 +71,12 @@ class LineTool final : public Tool {
   private:
     enum class Drag { None, From, To, Whole };
     [[nodiscard]] std::optional<double> fraction_at(const Pointer& p) const;
-    [[nodiscard]] ops::LineHistogram compute(const ops::LineHistogramParams& params);
+    /// `recycled`: a result whose memory the device path refills (see CudaLineHistogrammer::line).
+    [[nodiscard]] ops::LineHistogram compute(const ops::LineHistogramParams& params,
+                                             ops::LineHistogram recycled);
 
-    [[nodiscard]] ops::LineHistogram compute_all(ops::LineHistogramParams params);
+    [[nodiscard]] ops::LineHistogram compute_all(ops::LineHistogramParams params,
+                                                 ops::LineHistogram recycled);
     [[nodiscard]] std::uint64_t planes_key() const;
 
     Session& session_;

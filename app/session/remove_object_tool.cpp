@@ -1,6 +1,7 @@
 #include "remove_object_tool.hpp"
 
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include "session.hpp"
 
@@ -119,7 +120,9 @@ bool RemoveObjectTool::start_fill() {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
         ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole, params);
         device_filler_ = nullptr;
-        if (document.on_device()) {
+        if (document.measurement()) {
+            start_deep_fill(std::move(problem));
+        } else if (document.on_device()) {
             const bool ok = session_.guarded([&] {
                 // The filler starts from the document as its stream leaves it.
                 document.device_pixels().synchronize();
@@ -146,7 +149,8 @@ bool RemoveObjectTool::start_fill() {
     before_pixels_ = copy_region(document.pixels(), fill_rect_);
     before_samples_.reset();
     if (document.measurement()) {
-        // The fill runs on the carving proxy; its final vote's sources move the samples.
+        // The fill decides on the 16-bit decision image; its final vote's sources move the
+        // samples.
         hole_ = hole;
         radius_ = fill_params_.patch / 2;
         before_samples_ = copy_region(document.samples(), fill_rect_);
@@ -157,6 +161,30 @@ bool RemoveObjectTool::start_fill() {
     started_ = Clock::now();
     message_.clear();
     return true;
+}
+
+void RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
+    // A measurement is filled deciding on every bit of its samples: patches are compared on the
+    // 16-bit decision image over the proxy's range (an 8-bit image and its ×257 copy give the
+    // same image, hence the same fill), and the final vote's sources then move the samples.
+    Document& document = session_.document();
+    const auto [lo, hi] = document.proxy_range();
+    ops::DeepCarvingProxy decision = ops::deep_carving_proxy(document.samples(), lo, hi);
+    if (document.on_device()) {
+        const bool ok = session_.guarded([&] {
+            auto filler = ops::make_deep_patchmatch_device_inpainter(problem, decision.image);
+            device_filler_ = filler.get();
+            filler_ = std::move(filler);
+        });
+        if (ok) {
+            device_ = "GPU";
+            return;
+        }
+        // The session is on the host now: the same fill, on the CPU.
+    }
+    filler_ = ops::make_deep_patchmatch_inpainter(std::move(problem), std::move(decision.image),
+                                                  ops::InpaintImplementation::Fast);
+    device_ = "CPU";
 }
 
 void RemoveObjectTool::show_step() {

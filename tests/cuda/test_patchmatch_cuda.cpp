@@ -54,6 +54,7 @@ QString compare_fields(const Inpainter& a, const Inpainter& b) {
     const auto fb = patchmatch_field(b);
     if (!fa || !fb) return "no field";
     if (fa->level != fb->level) return QString("levels %1 and %2").arg(fa->level).arg(fb->level);
+    if (fa->depth != fb->depth) return QString("depths %1 and %2").arg(fa->depth).arg(fb->depth);
     for (std::size_t i = 0; i < fa->nnf.size(); ++i)
         if (fa->nnf[i] != fb->nnf[i] || fa->dist[i] != fb->dist[i])
             return QString("entry %1: %2 (%3) vs %4 (%5)")
@@ -118,6 +119,71 @@ class TestPatchMatchCuda : public QObject {
             QCOMPARE(compare_images(cpu->image(), gpu->image()), QString());
         }
         QVERIFY(gpu->progress().done());
+    }
+
+    void deep_cuda_equals_cpu_data() {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("patch");
+        QTest::addColumn<bool>("border");
+        QTest::addColumn<bool>("never");
+        QTest::newRow("97x71 p7 border") << 97 << 71 << 7 << true << false;
+        QTest::newRow("203x157 p9 border never") << 203 << 157 << 9 << true << true;
+        QTest::newRow("331x199 p5 centre") << 331 << 199 << 5 << false << false;
+        QTest::newRow("45x37 p7 single level") << 45 << 37 << 7 << true << false;
+    }
+    void deep_cuda_equals_cpu() {
+        // The 16-bit fill (a measurement's decision image): the same field, the same shown
+        // pixels and the same sources on both backends, partial and full, through image() and
+        // through copy_filled.
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, patch);
+        QFETCH(bool, border);
+        QFETCH(bool, never);
+        const ImageRgba8 image = scene(w, h, unsigned(w * h));
+        // The decision image: the scene's levels × 257 plus detail below 8 bits.
+        Image<Rgba16> decision(w, h);
+        std::mt19937 rng(unsigned(w + h));
+        std::uniform_int_distribution<int> low(0, 200);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const Rgba8 p = image.at(x, y);
+                const auto c = [&](const int v) {
+                    return std::uint16_t(std::min(65535, 257 * v + low(rng)));
+                };
+                decision.at(x, y) = Rgba16{c(p.r), c(p.g), c(p.b), 65535};
+            }
+        const Mask mask = odd_hole(w, h, border);
+        const Mask never_mask = lacuna::test::never_sample_spot(w, h);
+        InpaintParams params;
+        params.patch = patch;
+        params.method = InpaintMethod::PatchMatch;
+        params.seed = 5;
+        params.never_sample = never ? &never_mask : nullptr;
+        const InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
+        const auto cpu = make_deep_patchmatch_inpainter(problem, clone(decision.view()),
+                                                        InpaintImplementation::Fast);
+        const auto gpu = make_deep_patchmatch_inpainter(problem, clone(decision.view()),
+                                                        InpaintImplementation::Cuda);
+        const auto device = make_deep_patchmatch_device_inpainter(problem, clone(decision.view()));
+        const PixelRect all{0, 0, w - 1, h - 1};
+        for (const int step : {1, 5, 1 << 20}) {
+            const InpaintProgress pc = cpu->advance(step);
+            const InpaintProgress pg = gpu->advance(step);
+            device->advance(step);
+            QCOMPARE(pg.iterations, pc.iterations);
+            QCOMPARE(patchmatch_field(*gpu)->depth, 16);
+            QCOMPARE(compare_fields(*cpu, *gpu), QString());
+            QCOMPARE(compare_images(cpu->image(), gpu->image()), QString());
+            DeviceImage<Rgba8> dst(image.view());
+            device->copy_filled(dst, all);
+            QCOMPARE(compare_images(dst.download(), cpu->image()), QString());
+        }
+        QVERIFY(gpu->progress().done());
+        const Mask& hole = problem.hole;
+        QVERIFY(patchmatch_sources(*patchmatch_field(*cpu), hole, patch / 2) ==
+                patchmatch_sources(*patchmatch_field(*gpu), hole, patch / 2));
     }
 
     void device_inpainter_equals_cpu_data() {
@@ -236,7 +302,8 @@ class TestPatchMatchCuda : public QObject {
                 const auto p0 = clock::now();
                 InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
                 const auto p1 = clock::now();
-                auto filler = lacuna::ops::detail::make_patchmatch_cuda_inpainter(std::move(problem));
+                auto filler =
+                    lacuna::ops::detail::make_patchmatch_cuda_inpainter(std::move(problem));
                 const auto p2 = clock::now();
                 filler->advance(1 << 20);
                 const auto p3 = clock::now();
@@ -270,7 +337,8 @@ class TestPatchMatchCuda : public QObject {
             qInfo(
                 "  breakdown: prepare_inpaint (host) %.2f, setup (uploads + setup kernels + "
                 "read-back) %.2f, advance (enqueue) %.2f, EM kernels (wait) %.2f, image() "
-                "read-back %.2f, destruction %.2f ms; moved up %llu B in %llu copies, down %llu B in %llu copies",
+                "read-back %.2f, destruction %.2f ms; moved up %llu B in %llu copies, down %llu B "
+                "in %llu copies",
                 median(prep_ms), median(setup_ms), median(advance_ms), median(wait_ms),
                 median(image_ms), median(destroy_ms), (unsigned long long)moved.upload_bytes,
                 (unsigned long long)moved.uploads, (unsigned long long)moved.download_bytes,

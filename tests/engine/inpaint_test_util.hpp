@@ -2,13 +2,42 @@
 // fills (every decision in order, and every pixel).
 #pragma once
 
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
 
 #include <QString>
 
+#include <cmath>
 #include <vector>
 
 namespace lacuna::test {
+
+/// A 16-bit grey measurement whose texture lives below 8 bits: vertical stripes 8 px wide and 96
+/// samples high (under half an 8-bit level of the range: the 8-bit proxy is flat there) right of
+/// a 12-px band that spans the whole 16-bit range (so the range is the type's). What a fill
+/// deciding on every bit must continue into a hole in the stripes.
+inline int faint_stripe(const int x) {
+    return 30000 + ((x / 4) % 2) * 96;
+}
+inline NativeImage faint_stripes(const int w, const int h) {
+    NativeImage image(w, h, {SampleType::U16, 1});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            image.set_sample(x, y, 0, x < 12 ? (65535 * y) / (h - 1) : faint_stripe(x));
+    return image;
+}
+/// The mean |sample - stripe| over the hole: 0 when the fill continued the stripes.
+inline double stripe_error(const NativeImage& filled, const Mask& hole) {
+    double sum = 0;
+    int n = 0;
+    for (int y = 0; y < filled.height(); ++y)
+        for (int x = 0; x < filled.width(); ++x)
+            if (hole.at(x, y)) {
+                sum += std::abs(filled.sample(x, y, 0) - faint_stripe(x));
+                ++n;
+            }
+    return n == 0 ? 0 : sum / n;
+}
 
 inline Mask ellipse_mask(const int w, const int h, const double cx, const double cy,
                          const double rx, const double ry) {

@@ -9,6 +9,7 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include "../../engine/ops/inpaint/factories.hpp"
 #include "inpaint_test_util.hpp"
@@ -149,6 +150,75 @@ class TestPatchMatch : public QObject {
                 if (hole.at(x, y) != 0)
                     QCOMPARE(deep_filled.sample(x, y, 1), 257.0 * out.at(x, y).g);
         QVERIFY_THROWS_EXCEPTION(Error, fill_from_sources(deep, {1, 2, 3}));
+    }
+
+    void deep_fill_decides_on_every_bit() {
+        // Stripes 96 samples high (the 8-bit proxy is flat there) with a hole in them: the fill
+        // on the 16-bit decision image continues them, in phase; the fill on the proxy cannot
+        // see them and puts them back out of phase.
+        const NativeImage samples = lacuna::test::faint_stripes(96, 64);
+        const ImageRgba8 proxy = carving_proxy(samples).image;
+        const Mask mask = lacuna::test::ellipse_mask(96, 64, 58, 32, 11, 9);
+        InpaintParams params;
+        params.patch = 7;
+        params.method = InpaintMethod::PatchMatch;
+        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
+        const auto run = [&](std::unique_ptr<Inpainter> filler) {
+            while (!filler->progress().done()) filler->advance(8);
+            const PatchMatchField field = *patchmatch_field(*filler);
+            return std::pair{fill_from_sources(samples, patchmatch_sources(field, problem.hole, 3)),
+                             field};
+        };
+        const auto [deep, deep_field] = run(make_deep_patchmatch_inpainter(
+            problem, deep_carving_proxy(samples).image, InpaintImplementation::Fast));
+        const auto [flat, flat_field] =
+            run(make_inpainter(proxy.view(), mask, params, InpaintImplementation::Fast));
+        QCOMPARE(deep_field.depth, 16);
+        QCOMPARE(flat_field.depth, 8);
+        const double deep_error = lacuna::test::stripe_error(deep, problem.hole);
+        const double flat_error = lacuna::test::stripe_error(flat, problem.hole);
+        qInfo("mean |fill - stripes| in the hole: 16-bit decisions %.2f, 8-bit proxy %.2f",
+              deep_error, flat_error);
+        QCOMPARE(deep_error, 0.0);
+        QVERIFY(flat_error > 20.0);
+        // The 8-bit view of the deep fill: its proxy pixels outside the hole, the estimate / 257
+        // (rounded) in it.
+        const auto shown = make_deep_patchmatch_inpainter(
+            problem, deep_carving_proxy(samples).image, InpaintImplementation::Fast);
+        while (!shown->progress().done()) shown->advance(8);
+        const ImageRgba8 view = shown->image();
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 96; ++x) {
+                if (!problem.hole.at(x, y)) {
+                    QVERIFY(view.at(x, y) == proxy.at(x, y));
+                    continue;
+                }
+                // The decision image over the type's range is the samples themselves.
+                const int level = (int(deep.sample(x, y, 0)) + 128) / 257;
+                QCOMPARE(int(view.at(x, y).g), level);
+            }
+    }
+
+    void deep_fill_refuses_a_decision_image_of_another_size() {
+        const NativeImage samples = lacuna::test::faint_stripes(40, 30);
+        const ImageRgba8 proxy = carving_proxy(samples).image;
+        const Mask mask = lacuna::test::ellipse_mask(40, 30, 25, 15, 4, 4);
+        InpaintParams params;
+        params.patch = 5;
+        params.method = InpaintMethod::PatchMatch;
+        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
+        const Image<Rgba16> small(39, 30);
+        const QString error = error_of([&] {
+            (void)make_deep_patchmatch_inpainter(problem, clone(small.view()),
+                                                 InpaintImplementation::Fast);
+        });
+        QVERIFY2(error.contains("39x30") && error.contains("40x30"), qPrintable(error));
+        InpaintProblem criminisi = problem;
+        criminisi.method = InpaintMethod::Criminisi;
+        QVERIFY(error_of([&] {
+                    (void)make_deep_patchmatch_inpainter(
+                        criminisi, deep_carving_proxy(samples).image, InpaintImplementation::Fast);
+                }).contains("PatchMatch"));
     }
 
     void reference_iteration_is_brute_force() {

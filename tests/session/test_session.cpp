@@ -2,6 +2,7 @@
 // interaction of the editor's tools gives exactly what the engine's operations give, undo and redo
 // put back exactly what was there, and what is presented is what the session holds.
 #include "session_scenario.hpp"
+#include "../engine/inpaint_test_util.hpp"
 
 #include <line_tool.hpp>
 #include <remove_object_tool.hpp>
@@ -408,8 +409,9 @@ class TestSession : public QObject {
     }
 
     void measurement_fill_moves_the_stored_samples() {
-        // PatchMatch fills the proxy; its final vote's sources move the stored samples. An
-        // 8-bit measurement and its ×257 16-bit copy fill alike: 257 × the 8-bit samples.
+        // PatchMatch decides on the 16-bit decision image; its final vote's sources move the
+        // stored samples. An 8-bit measurement and its ×257 16-bit copy have the same decision
+        // image, so they fill alike: 257 × the 8-bit samples.
         constexpr int w = 120, h = 90;
         NativeImage bytes(w, h, {SampleType::U8, 1});
         for (int y = 0; y < h; ++y)
@@ -426,17 +428,18 @@ class TestSession : public QObject {
             s.remove_object().set_brush({14, 1.0, false});
             stroke(*s.active_tool(), {{50, 40}, {70, 48}});
             const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+            const auto [lo, hi] = s.document().proxy_range();
             QVERIFY(s.remove_object().start_fill());
             while (s.remove_object().fill_running()) s.remove_object().step(30.0);
             QVERIFY(s.document().measurement());
-            // The oracle: the same fill run on the proxy, its sources applied to the samples.
+            // The oracle: the same fill on the decision image, its sources applied to the samples.
             const ops::InpaintParams params = s.remove_object().fill_params();
-            const Mask hole =
-                ops::prepare_inpaint(ops::carving_proxy(*samples).image.view(), coverage, params)
-                    .hole;
-            const auto filler =
-                ops::make_inpainter(ops::carving_proxy(*samples).image.view(), coverage, params,
-                                    ops::InpaintImplementation::Fast);
+            const ops::InpaintProblem problem =
+                ops::prepare_inpaint(ops::carving_proxy(*samples).image.view(), coverage, params);
+            const Mask hole = problem.hole;
+            const auto filler = ops::make_deep_patchmatch_inpainter(
+                problem, ops::deep_carving_proxy(*samples, lo, hi).image,
+                ops::InpaintImplementation::Fast);
             while (!filler->progress().done()) filler->advance(8);
             const NativeImage expected = ops::fill_from_sources(
                 *samples,
@@ -453,6 +456,31 @@ class TestSession : public QObject {
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
                 QCOMPARE(filled[1].sample(x, y, 0), 257 * filled[0].sample(x, y, 0));
+    }
+
+    void measurement_fill_decides_on_every_bit() {
+        // Stripes 96 samples high, under half an 8-bit level of the range: the remove-object
+        // fill continues them in phase, which a fill deciding on the 8-bit proxy cannot (it sees
+        // a flat area; the engine test measures it). Red if the editor falls back to the proxy.
+        const NativeImage stripes = lacuna::test::faint_stripes(96, 64);
+        NativeImage with_object = stripes;  // a bright blob on the stripes, to remove
+        for (int y = 27; y <= 37; ++y)
+            for (int x = 52; x <= 64; ++x) with_object.set_sample(x, y, 0, 52000);
+        session::Session s(false);
+        s.open_measurement({with_object}, {});
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({12, 1.0, false});
+        stroke(*s.active_tool(), {{54, 30}, {62, 34}});
+        const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const Mask hole = ops::prepare_inpaint(ops::carving_proxy(stripes).image.view(), coverage,
+                                               s.remove_object().fill_params())
+                              .hole;
+        QVERIFY(count_selected(hole.view()) > 100);
+        QVERIFY(lacuna::test::stripe_error(with_object, hole) > 1000);
+        QCOMPARE(lacuna::test::stripe_error(s.document().samples(), hole), 0.0);
+        QVERIFY(s.document().samples().format() == stripes.format());
     }
 
     void editor_numbers_equal_lacuna_histogram() {

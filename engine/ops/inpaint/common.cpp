@@ -4,6 +4,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -255,6 +256,24 @@ std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, co
             return detail::make_cuda_inpainter(std::move(problem));
     }
     throw Error(ErrorCode::InvalidArgument, "unknown inpainting implementation");
+}
+
+std::unique_ptr<Inpainter> make_deep_patchmatch_inpainter(
+    InpaintProblem problem, Image<Rgba16> decision, const InpaintImplementation implementation) {
+    if (problem.method != InpaintMethod::PatchMatch)
+        throw Error(ErrorCode::InvalidArgument,
+                    "a fill on every bit of a measurement is a PatchMatch fill");
+    if (implementation == InpaintImplementation::Cuda)
+        return detail::make_deep_patchmatch_cuda_inpainter(std::move(problem), std::move(decision));
+    return detail::make_deep_patchmatch_cpu_inpainter(std::move(problem), std::move(decision));
+}
+
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(InpaintProblem problem,
+                                                                       Image<Rgba16> decision) {
+    if (problem.method != InpaintMethod::PatchMatch)
+        throw Error(ErrorCode::InvalidArgument,
+                    "a fill on every bit of a measurement is a PatchMatch fill");
+    return detail::make_deep_patchmatch_cuda_inpainter(std::move(problem), std::move(decision));
 }
 
 }  // namespace lacuna::ops

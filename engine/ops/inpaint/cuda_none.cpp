@@ -10,6 +10,10 @@ std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem) {
 std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem,
+                                                                     Image<Rgba16>) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 }  // namespace lacuna::ops::detail
 
 namespace lacuna::ops {

@@ -14,6 +14,11 @@ std::unique_ptr<Inpainter> make_cuda_inpainter(InpaintProblem problem);
 /// Error(CudaUnavailable) without a CUDA build or device.
 std::unique_ptr<Inpainter> make_patchmatch_inpainter(InpaintProblem problem);
 std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem problem);
+/// At 16 bits (see make_deep_patchmatch_inpainter).
+std::unique_ptr<Inpainter> make_deep_patchmatch_cpu_inpainter(InpaintProblem problem,
+                                                              Image<Rgba16> decision);
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem problem,
+                                                                     Image<Rgba16> decision);
 std::unique_ptr<DeviceInpainter> make_patchmatch_device_inpainter(
     const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
     InpaintProblem problem);

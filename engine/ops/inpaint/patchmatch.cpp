@@ -15,6 +15,9 @@ namespace lacuna::ops {
 namespace detail {
 namespace {
 
+using patchmatch_terms::BasicPmLevel;
+using patchmatch_terms::PmDepth16;
+using patchmatch_terms::PmDepth8;
 using patchmatch_terms::PmLevel;
 using patchmatch_terms::PmPass;
 
@@ -28,37 +31,39 @@ void for_rect(const int x0, const int y0, const int x1, const int y1, Fn&& fn) {
     });
 }
 
-template <class Fn>
-void for_level(const PmLevel& l, Fn&& fn) {
+template <class D, class Fn>
+void for_level(const BasicPmLevel<D>& l, Fn&& fn) {
     for_rect(0, 0, l.width - 1, l.height - 1, std::forward<Fn>(fn));
 }
 
-template <class Fn>
-void for_box(const PmLevel& l, Fn&& fn) {
+template <class D, class Fn>
+void for_box(const BasicPmLevel<D>& l, Fn&& fn) {
     for_rect(l.box_x0, l.box_y0, l.box_x1, l.box_y1, std::forward<Fn>(fn));
 }
 
 /// One level's memory, left uninitialised (make_unique_for_overwrite): every array is written
 /// before it is read, the fields only inside the target box, and untouched pages cost nothing.
+template <class D>
 struct LevelStore {
     std::size_t size = 0;
-    std::unique_ptr<Rgba8[]> color;
-    std::unique_ptr<std::uint8_t[]> texture, hole, forbid, valid;
+    std::unique_ptr<typename D::Color[]> color;
+    std::unique_ptr<typename D::Tex[]> texture;
+    std::unique_ptr<std::uint8_t[]> hole, forbid, valid;
     std::unique_ptr<std::int32_t[]> nnf[2];
-    std::unique_ptr<std::uint32_t[]> dist[2];
+    std::unique_ptr<typename D::Dist[]> dist[2];
 
-    PmLevel allocate(const int w, const int h) {
+    BasicPmLevel<D> allocate(const int w, const int h) {
         size = static_cast<std::size_t>(w) * h;
-        color = std::make_unique_for_overwrite<Rgba8[]>(size);
-        texture = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        color = std::make_unique_for_overwrite<typename D::Color[]>(size);
+        texture = std::make_unique_for_overwrite<typename D::Tex[]>(size);
         hole = std::make_unique_for_overwrite<std::uint8_t[]>(size);
         forbid = std::make_unique_for_overwrite<std::uint8_t[]>(size);
         valid = std::make_unique_for_overwrite<std::uint8_t[]>(size);
         for (int b = 0; b < 2; ++b) {
             nnf[b] = std::make_unique_for_overwrite<std::int32_t[]>(size);
-            dist[b] = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+            dist[b] = std::make_unique_for_overwrite<typename D::Dist[]>(size);
         }
-        PmLevel l;
+        BasicPmLevel<D> l;
         l.width = w;
         l.height = h;
         l.color = color.get();
@@ -75,8 +80,9 @@ struct LevelStore {
 };
 
 /// A level's field buffer `b` as the tests see it: -1 and 0 outside the target box.
-PatchMatchField field_of(const PmLevel& l, const int level, const int b) {
-    PatchMatchField f{level, l.width, l.height, {}, {}};
+template <class D>
+PatchMatchField field_of(const BasicPmLevel<D>& l, const int level, const int b) {
+    PatchMatchField f{level, l.width, l.height, {}, {}, depth_bits<D>()};
     const auto n = static_cast<std::size_t>(l.width) * l.height;
     f.nnf.assign(n, -1);
     f.dist.assign(n, 0);
@@ -89,51 +95,79 @@ PatchMatchField field_of(const PmLevel& l, const int level, const int b) {
     return f;
 }
 
-/// Scratch for the setup passes, uninitialised and reused: 3 bytes a pixel of level 0.
+/// Scratch for the setup passes, uninitialised and reused: 3 bytes a pixel of level 0 at 8 bits
+/// (the gradient shares the bytes), 8 at 16 bits.
+template <class D>
 struct SetupScratch {
+    using Tex = typename D::Tex;
     std::unique_ptr<std::uint8_t[]> bytes;
-    std::unique_ptr<std::uint16_t[]> rows;
+    std::unique_ptr<Tex[]> wide;  ///< the gradient, where it does not fit the bytes
+    std::unique_ptr<typename D::RowSum[]> rows;
     explicit SetupScratch(const std::size_t n)
         : bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n)),
-          rows(std::make_unique_for_overwrite<std::uint16_t[]>(n)) {}
+          rows(std::make_unique_for_overwrite<typename D::RowSum[]>(n)) {
+        if constexpr (!std::is_same_v<Tex, std::uint8_t>)
+            wide = std::make_unique_for_overwrite<Tex[]>(n);
+    }
+    [[nodiscard]] Tex* gradient() {
+        if constexpr (std::is_same_v<Tex, std::uint8_t>)
+            return bytes.get();
+        else
+            return wide.get();
+    }
 };
 
 /// The texture channel: the gradient, then the window mean in two separable passes (the same
-/// bytes as pm_texture).
-void compute_texture(const PmLevel& l, SetupScratch& scratch) {
-    std::uint8_t* gradient = scratch.bytes.get();
-    std::uint16_t* rows = scratch.rows.get();
+/// values as pm_texture).
+template <class D>
+void compute_texture(const BasicPmLevel<D>& l, SetupScratch<D>& scratch) {
+    using Tex = typename D::Tex;
+    Tex* gradient = scratch.gradient();
+    typename D::RowSum* rows = scratch.rows.get();
     const int w = l.width;
     parallel_chunks(l.height, [&](const int begin, const int end, int) {
         for (int y = begin; y < end; ++y) {
-            std::uint8_t* g = gradient + static_cast<std::size_t>(y) * w;
+            Tex* g = gradient + static_cast<std::size_t>(y) * w;
             for (int x = 0; x < w; ++x) g[x] = patchmatch_terms::pm_gradient(l, x, y);
         }
     });
     parallel_chunks(l.height, [&](const int begin, const int end, int) {
         for (int y = begin; y < end; ++y) {
-            std::uint16_t* out = rows + static_cast<std::size_t>(y) * w;
+            typename D::RowSum* out = rows + static_cast<std::size_t>(y) * w;
             for (int x = 0; x < w; ++x)
-                out[x] = patchmatch_terms::pm_texture_row(gradient, w, x, y);
+                out[x] = patchmatch_terms::pm_texture_row<D>(gradient, w, x, y);
         }
     });
     parallel_chunks(l.height, [&](const int begin, const int end, int) {
         for (int y = begin; y < end; ++y) {
-            std::uint8_t* out = l.texture + static_cast<std::size_t>(y) * w;
+            Tex* out = l.texture + static_cast<std::size_t>(y) * w;
             for (int x = 0; x < w; ++x)
-                out[x] = patchmatch_terms::pm_texture_col(rows, w, l.height, x, y);
+                out[x] = patchmatch_terms::pm_texture_col<D>(rows, w, l.height, x, y);
         }
     });
 }
 
+/// PatchMatch at depth D. At 8 bits it decides on the problem's image; at 16 bits on a decision
+/// image of the problem's size (a measurement's deep_carving_proxy), and image() shows the
+/// estimate in the hole at 8 bits (each channel / 257, rounded) over the problem's image.
+template <class D>
 class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
   public:
-    explicit CpuPatchMatch(InpaintProblem problem) : PatchMatchDriver(std::move(problem)) {
+    using Color = typename D::Color;
+    using Level = BasicPmLevel<D>;
+
+    CpuPatchMatch(InpaintProblem problem, Image<Color> decision)
+        : PatchMatchDriver(std::move(problem)) {
         if (problem_.hole_pixels == 0) {
             set_levels(0);
             return;
         }
-        build();
+        if constexpr (std::is_same_v<D, PmDepth8>) {
+            build(decision.empty() ? problem_.image.view() : decision.view());
+        } else {
+            check_decision_size(decision.width(), decision.height(), problem_);
+            build(decision.view());
+        }
     }
 
     [[nodiscard]] ImageRgba8 image() const override {
@@ -143,23 +177,31 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const SearchRect& box = problem_.hole_box;
         const int w = problem_.image.width();
         const ImageView<Rgba8> dst = out.view();
-        for (int y = box.y0; y <= box.y1; ++y)
-            std::memcpy(dst.row(y) + box.x0,
-                        levels_[0].color + static_cast<std::size_t>(y) * w + box.x0,
-                        static_cast<std::size_t>(box.x1 - box.x0 + 1) * sizeof(Rgba8));
+        const Level& l0 = levels_[0];
+        for (int y = box.y0; y <= box.y1; ++y) {
+            const std::size_t o = static_cast<std::size_t>(y) * w;
+            if constexpr (std::is_same_v<D, PmDepth8>) {
+                std::memcpy(dst.row(y) + box.x0, l0.color + o + box.x0,
+                            static_cast<std::size_t>(box.x1 - box.x0 + 1) * sizeof(Rgba8));
+            } else {
+                for (int x = box.x0; x <= box.x1; ++x)
+                    if (l0.hole[o + x])
+                        dst.row(y)[x] = patchmatch_terms::pm_to_rgba8(l0.color[o + x]);
+            }
+        }
         return out;
     }
 
     [[nodiscard]] std::optional<PatchMatchField> field() const override {
         if (!started()) return std::nullopt;
         const int level = current_level();
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         const int b = buffer_[static_cast<std::size_t>(level)];
         return field_of(l, level, b);
     }
 
   private:
-    void build() {
+    void build(const ImageView<const Color> image) {
         const int r = problem_.radius;
         const int w = problem_.image.width();
         const int h = problem_.image.height();
@@ -170,16 +212,16 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         for (std::size_t i = 0; i < shapes.size(); ++i)
             levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height);
 
-        PmLevel& l0 = levels_[0];
-        // Level 0 from the problem, row by row straight into the level's arrays (masks as 0/1).
-        const ImageView<const Rgba8> image = problem_.image.view();
+        Level& l0 = levels_[0];
+        // Level 0 from the decision image and the problem's masks, row by row straight into the
+        // level's arrays (masks as 0/1).
         const MaskView hole = problem_.hole.view();
         const MaskView valid = problem_.valid_source.view();
         parallel_chunks(h, [&](const int begin, const int end, int) {
             for (int y = begin; y < end; ++y) {
                 const std::size_t o = static_cast<std::size_t>(y) * w;
                 std::memcpy(l0.color + o, image.row(y),
-                            static_cast<std::size_t>(w) * sizeof(Rgba8));
+                            static_cast<std::size_t>(w) * sizeof(Color));
                 const std::uint8_t* hr = hole.row(y);
                 const std::uint8_t* vr = valid.row(y);
                 for (int x = 0; x < w; ++x) {
@@ -188,7 +230,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
                 }
             }
         });
-        SetupScratch scratch(static_cast<std::size_t>(w) * h);
+        SetupScratch<D> scratch(static_cast<std::size_t>(w) * h);
         compute_texture(l0, scratch);
         std::uint8_t* row_any = scratch.bytes.get();
         for_level(l0, [&](const int x, const int y) {
@@ -199,8 +241,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             patchmatch_terms::pm_forbid0_pixel(l0, row_any, r, x, y);
         });
         for (std::size_t i = 1; i < levels_.size(); ++i) {
-            const PmLevel& fine = levels_[i - 1];
-            const PmLevel& l = levels_[i];
+            const Level& fine = levels_[i - 1];
+            const Level& l = levels_[i];
             for_level(l, [&](const int x, const int y) {
                 patchmatch_terms::pm_downsample_pixel(fine, l, x, y);
             });
@@ -215,7 +257,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         // Usable levels: down to the first without any valid source centre.
         int usable = 0;
         for (std::size_t i = 0; i < levels_.size(); ++i) {
-            PmLevel& l = levels_[i];
+            Level& l = levels_[i];
             const std::uint8_t* valid = store_[i].valid.get();
             const std::uint8_t* end = valid + store_[i].size;
             const std::uint8_t* first = std::find(valid, end, std::uint8_t{1});
@@ -229,7 +271,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
 
     void start_level(const int level) override {
         const int r = problem_.radius;
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         buffer_[static_cast<std::size_t>(level)] = 0;
         if (level == levels() - 1) {
             diffuse_texture(level);
@@ -239,7 +281,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             });
             return;
         }
-        const PmLevel& coarse = levels_[static_cast<std::size_t>(level) + 1];
+        const Level& coarse = levels_[static_cast<std::size_t>(level) + 1];
         const int coarse_buf = buffer_[static_cast<std::size_t>(level) + 1];
         for_box(l, [&](const int x, const int y) {
             patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level,
@@ -249,7 +291,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     }
 
     void iterate(const int level, const int iteration, const bool wta) override {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         int& cur = buffer_[static_cast<std::size_t>(level)];
         for (const int step : patchmatch_terms::kJumpSteps) {
             PmPass pass;
@@ -276,15 +318,15 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
 
     void show(const int level) override {
         const SearchRect box = hole_box_at(problem_, 0);
-        const PmLevel& fine = levels_[0];
-        const PmLevel& coarse = levels_[static_cast<std::size_t>(level)];
+        const Level& fine = levels_[0];
+        const Level& coarse = levels_[static_cast<std::size_t>(level)];
         for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
             patchmatch_terms::pm_compose_pixel(fine, coarse, level, x, y);
         });
     }
 
     void vote(const int level, const bool wta) {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         const int buf = buffer_[static_cast<std::size_t>(level)];
         const SearchRect box = hole_box_at(problem_, level);
         for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
@@ -294,7 +336,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     }
 
     /// 1 where the level's pixel is known (not hole): the start of the onion peel and diffusion.
-    static std::vector<std::uint8_t> known_pixels(const PmLevel& l) {
+    static std::vector<std::uint8_t> known_pixels(const Level& l) {
         std::vector<std::uint8_t> known(static_cast<std::size_t>(l.width) * l.height);
         for (std::size_t i = 0; i < known.size(); ++i) known[i] = l.hole[i] ? 0 : 1;
         return known;
@@ -303,7 +345,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     /// The coarsest hole's colour and field by the onion peel: layers of Jacobi steps over
     /// double-buffered known masks, until a layer fills nothing.
     void onion(const int level) {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         std::vector<std::uint8_t> known[2] = {known_pixels(l), known_pixels(l)};
         const SearchRect box = hole_box_at(problem_, level);
         const int layers =
@@ -325,10 +367,11 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     /// The coarsest hole's texture channel, diffused in from its border (double-buffered Jacobi
     /// steps); the diffused colour is dropped.
     void diffuse_texture(const int level) {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         const auto n = static_cast<std::size_t>(l.width) * l.height;
-        std::vector<Rgba8> color[2] = {{l.color, l.color + n}, {l.color, l.color + n}};
-        std::vector<std::uint8_t> tex[2] = {{l.texture, l.texture + n}, {l.texture, l.texture + n}};
+        std::vector<Color> color[2] = {{l.color, l.color + n}, {l.color, l.color + n}};
+        std::vector<typename D::Tex> tex[2] = {{l.texture, l.texture + n},
+                                               {l.texture, l.texture + n}};
         std::vector<std::uint8_t> known[2] = {known_pixels(l), known_pixels(l)};
         const SearchRect box = hole_box_at(problem_, level);
         const int steps =
@@ -346,15 +389,20 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             if (l.hole[i]) l.texture[i] = tex[cur][i];
     }
 
-    std::vector<LevelStore> store_;
-    std::vector<PmLevel> levels_;
+    std::vector<LevelStore<D>> store_;
+    std::vector<Level> levels_;
     std::vector<int> buffer_;  ///< per level: the field buffer holding the current field
 };
 
 }  // namespace
 
 std::unique_ptr<Inpainter> make_patchmatch_inpainter(InpaintProblem problem) {
-    return std::make_unique<CpuPatchMatch>(std::move(problem));
+    return std::make_unique<CpuPatchMatch<PmDepth8>>(std::move(problem), ImageRgba8());
+}
+
+std::unique_ptr<Inpainter> make_deep_patchmatch_cpu_inpainter(InpaintProblem problem,
+                                                              Image<Rgba16> decision) {
+    return std::make_unique<CpuPatchMatch<PmDepth16>>(std::move(problem), std::move(decision));
 }
 
 }  // namespace detail
@@ -371,6 +419,15 @@ std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const
         throw Error(ErrorCode::InvalidArgument, "the fill has not reached full size yet");
     if (field.width != hole.width() || field.height != hole.height())
         throw Error(ErrorCode::InvalidArgument, "the field and the hole differ in size");
+    if (field.depth != 8 && field.depth != 16)
+        throw Error(ErrorCode::InvalidArgument, "the field's depth must be 8 or 16 bits");
+    // The vote's weight at the field's depth (the distances are that depth's).
+    const auto weight = [&](const std::uint64_t d) {
+        return field.depth == 8
+                   ? patchmatch_terms::pm_weight<patchmatch_terms::PmDepth8>(
+                         static_cast<std::uint32_t>(d), radius)
+                   : patchmatch_terms::pm_weight<patchmatch_terms::PmDepth16>(d, radius);
+    };
     const int w = field.width, h = field.height;
     std::vector<std::int32_t> sources(static_cast<std::size_t>(w) * h, -1);
     // pm_vote_pixel's winner-take-all rule: the proposal of least distance (greatest weight),
@@ -378,7 +435,8 @@ std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             if (hole.at(x, y) == 0) continue;
-            std::uint32_t best_w = 0, best_d = 0;
+            std::uint32_t best_w = 0;
+            std::uint64_t best_d = 0;
             long long best_at = -1;
             for (int dy = -radius; dy <= radius; ++dy) {
                 const int cy = y - dy;
@@ -389,9 +447,9 @@ std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const
                     const std::size_t c = static_cast<std::size_t>(cy) * w + cx;
                     const std::int32_t q = field.nnf[c];
                     if (q < 0) continue;
-                    const std::uint32_t d = field.dist[c];
+                    const std::uint64_t d = field.dist[c];
                     if (best_at >= 0 && d >= best_d) continue;
-                    const std::uint32_t wt = patchmatch_terms::pm_weight(d, radius);
+                    const std::uint32_t wt = weight(d);
                     if (wt > best_w) {
                         best_w = wt;
                         best_d = d;
@@ -432,7 +490,7 @@ Mask patchmatch_texture(const ImageRgba8& image, const Mask& hole) {
     l.color = color.data();
     l.hole = holes.data();
     l.texture = texture.data();
-    detail::SetupScratch scratch(holes.size());
+    detail::SetupScratch<patchmatch_terms::PmDepth8> scratch(holes.size());
     detail::compute_texture(l, scratch);
     return from_dense(texture, image.width(), image.height());
 }

@@ -33,6 +33,8 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <mutex>
 #include <string>
 
@@ -42,7 +44,9 @@ namespace {
 using lacuna::detail::cuda_check;
 using lacuna::detail::OrderingEvent;
 using lacuna::detail::size_text;
-using patchmatch_terms::PmLevel;
+using patchmatch_terms::BasicPmLevel;
+using patchmatch_terms::PmDepth16;
+using patchmatch_terms::PmDepth8;
 using patchmatch_terms::PmPass;
 
 /// The pool: one spare arena, handed to the next filler and taken back (the larger kept).
@@ -153,9 +157,20 @@ kernels::PmRect rect_of(const SearchRect& r) {
     return {r.x0, r.y0, r.x1, r.y1};
 }
 
+/// PatchMatch on the device at depth D: at 8 bits on the problem's image (uploaded, or copied
+/// from a device document); at 16 bits on a decision image of the problem's size (uploaded),
+/// where image() and copy_filled show the hole's estimate at 8 bits (pm_to_rgba8).
+template <class D>
 class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
   public:
-    explicit CudaPatchMatch(InpaintProblem problem) : PatchMatchDriver(std::move(problem)) {
+    using Color = typename D::Color;
+    using Level = BasicPmLevel<D>;
+    static constexpr bool kDeep = !std::is_same_v<D, PmDepth8>;
+
+    /// From the host: the decision image (empty at 8 bits: the problem's image) goes up.
+    CudaPatchMatch(InpaintProblem problem, const Image<Color>& decision)
+        : PatchMatchDriver(std::move(problem)) {
+        if constexpr (kDeep) check_decision_size(decision.width(), decision.height(), problem_);
         if (problem_.hole_pixels == 0) {
             set_levels(0);
             return;
@@ -164,7 +179,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         clear_counters();
         const int w = problem_.image.width();
         const int h = problem_.image.height();
-        const std::size_t row = static_cast<std::size_t>(w) * sizeof(Rgba8);
+        const std::size_t row = static_cast<std::size_t>(w) * sizeof(Color);
         const SearchRect& box = problem_.hole_box;
         const int bw = box.x1 - box.x0 + 1;
         const int bh = box.y1 - box.y0 + 1;
@@ -173,7 +188,12 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         // The staging buffer must outlive the transfers: build() ends with a synchronous read-back.
         PinnedLease staging(image_bytes + box_bytes);
         // The image in row chunks: each chunk's transfer overlaps the next chunk's copy.
-        const ImageView<const Rgba8> image = problem_.image.view();
+        const ImageView<const Color> image = [&] {
+            if constexpr (kDeep)
+                return decision.view();
+            else
+                return decision.empty() ? std::as_const(problem_.image).view() : decision.view();
+        }();
         constexpr int kChunks = 8;
         parallel_chunks(kChunks, [&](const int begin, const int end, int) {
             for (int c = begin; c < end; ++c) {
@@ -213,9 +233,11 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         build(false);
     }
 
+    /// From a device document (8 bits only).
     CudaPatchMatch(const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
                    InpaintProblem problem)
         : PatchMatchDriver(std::move(problem)) {
+        static_assert(!kDeep, "a deep fill starts from its decision image");
         const int w = problem_.image.width();
         const int h = problem_.image.height();
         if (pixels.width() != w || pixels.height() != h || coverage.width() != w ||
@@ -265,37 +287,49 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const SearchRect& box = problem_.hole_box;
         const int bw = box.x1 - box.x0 + 1;
         const int bh = box.y1 - box.y0 + 1;
-        const std::size_t row = static_cast<std::size_t>(bw) * sizeof(Rgba8);
+        const std::size_t row = static_cast<std::size_t>(bw) * sizeof(Color);
         const PinnedLease staging(row * bh);
         cuda_check(
             cudaMemcpy2DAsync(staging.data(), row,
                               levels_[0].color + static_cast<std::size_t>(box.y0) * w + box.x0,
-                              static_cast<std::size_t>(w) * sizeof(Rgba8), row,
+                              static_cast<std::size_t>(w) * sizeof(Color), row,
                               static_cast<std::size_t>(bh), cudaMemcpyDeviceToHost, nullptr),
             "device-to-host copy of the filled image");
         cuda_check(cudaStreamSynchronize(nullptr), "device-to-host copy of the filled image");
         lacuna::detail::count_download(row * bh);
         const ImageView<Rgba8> dst = out.view();
-        for (int y = 0; y < bh; ++y)
-            std::memcpy(dst.row(box.y0 + y) + box.x0, staging.data() + row * y, row);
+        for (int y = 0; y < bh; ++y) {
+            if constexpr (kDeep) {
+                // Only the hole shows the estimate; elsewhere the problem's own pixels stay.
+                const auto* estimate = reinterpret_cast<const Color*>(staging.data() + row * y);
+                const std::uint8_t* hole = problem_.hole.view().row(box.y0 + y) + box.x0;
+                for (int x = 0; x < bw; ++x)
+                    if (hole[x])
+                        dst.row(box.y0 + y)[box.x0 + x] =
+                            patchmatch_terms::pm_to_rgba8(estimate[x]);
+            } else {
+                std::memcpy(dst.row(box.y0 + y) + box.x0, staging.data() + row * y, row);
+            }
+        }
         return out;
     }
 
     [[nodiscard]] std::optional<PatchMatchField> field() const override {
         if (!started()) return std::nullopt;
         const int level = current_level();
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         const int b = buffer_[static_cast<std::size_t>(level)];
-        PatchMatchField f{level, l.width, l.height, {}, {}};
+        PatchMatchField f{level, l.width, l.height, {}, {}, depth_bits<D>()};
         const auto n = static_cast<std::size_t>(l.width) * l.height;
         f.nnf.resize(n);
-        f.dist.resize(n);
+        std::vector<typename D::Dist> dist(n);
         cuda_check(
             cudaMemcpy(f.nnf.data(), l.nnf[b], n * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
             "device-to-host copy of the field");
-        cuda_check(
-            cudaMemcpy(f.dist.data(), l.dist[b], n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost),
-            "device-to-host copy of the field");
+        cuda_check(cudaMemcpy(dist.data(), l.dist[b], n * sizeof(typename D::Dist),
+                              cudaMemcpyDeviceToHost),
+                   "device-to-host copy of the field");
+        f.dist.assign(dist.begin(), dist.end());
         // Outside the target box the device arrays were never written.
         for (int y = 0; y < l.height; ++y)
             for (int x = 0; x < l.width; ++x) {
@@ -319,8 +353,17 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                         "copy_filled: the rectangle is empty or not inside the " + size_text(w, h) +
                             " image");
         }
+        if constexpr (kDeep) {
+            if (problem_.hole_pixels == 0) return;  // nothing changed: dst keeps its pixels
+            filled_.order_before(dst.stream());
+            cuda_check(kernels::pm_launch_show8(levels_[0], dst.device_view(),
+                                                {rect.x0, rect.y0, rect.x1, rect.y1}, dst.stream()),
+                       "showing the filled pixels");
+            copied_.record(dst.stream());
+            return;
+        }
         const Rgba8* pixels = problem_.hole_pixels > 0
-                                  ? levels_[0].color
+                                  ? reinterpret_cast<const Rgba8*>(levels_[0].color)
                                   : reinterpret_cast<const Rgba8*>(empty_pixels_.data());
         if (pixels == nullptr) {
             // Only a host-prepared filler with nothing to fill has no device pixels.
@@ -354,24 +397,25 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const std::vector<PmShape> shapes = pyramid_shapes(problem_);
         shapes_ = static_cast<int>(shapes.size());
         const auto layout = [&](Carver& c) {
-            levels_.assign(shapes.size(), PmLevel{});
+            levels_.assign(shapes.size(), Level{});
             for (std::size_t i = 0; i < shapes.size(); ++i) {
-                PmLevel& l = levels_[i];
+                Level& l = levels_[i];
                 l.width = shapes[i].width;
                 l.height = shapes[i].height;
                 const auto n = static_cast<std::size_t>(l.width) * l.height;
-                l.color = c.take<Rgba8>(n);
-                l.texture = c.take<std::uint8_t>(n);
+                l.color = c.take<Color>(n);
+                l.texture = c.take<typename D::Tex>(n);
                 l.hole = c.take<std::uint8_t>(n);
                 l.forbid = c.take<std::uint8_t>(n);
                 l.valid = c.take<std::uint8_t>(n);
                 for (int b = 0; b < 2; ++b) {
                     l.nnf[b] = c.take<std::int32_t>(n);
-                    l.dist[b] = c.take<std::uint32_t>(n);
+                    l.dist[b] = c.take<typename D::Dist>(n);
                 }
             }
             const auto n0 = static_cast<std::size_t>(w) * h;
-            scratch_ = c.take<std::uint8_t>(n0);
+            // Bytes for the masks' passes, or the gradient (a texture value a pixel).
+            scratch_ = c.take<typename D::Tex>(n0);
             // [0, shapes) valid counts, [shapes, 2 shapes) first valid (as n - 1 - index),
             // [2 shapes, 2 shapes + 5) the coverage hole's count and box: all start at zero.
             counters_ = c.take<unsigned long long>(counter_count());
@@ -408,12 +452,12 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void build_pyramid() {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check(kernels::pm_launch_forbid0(levels_[0], scratch_, r, nullptr),
+        cuda_check(kernels::pm_launch_forbid0(levels_[0], scratch_bytes(), r, nullptr),
                    "PatchMatch sources");
         for (std::size_t i = 1; i < count; ++i)
-            cuda_check(
-                kernels::pm_launch_downsample(levels_[i - 1], levels_[i], scratch_, r, nullptr),
-                "PatchMatch pyramid");
+            cuda_check(kernels::pm_launch_downsample(levels_[i - 1], levels_[i], scratch_bytes(), r,
+                                                     nullptr),
+                       "PatchMatch pyramid");
         for (std::size_t i = 0; i < count; ++i)
             cuda_check(
                 kernels::pm_launch_stats(levels_[i], counters_ + i, counters_ + count + i, nullptr),
@@ -448,7 +492,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void build(const bool check_hole) {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check(kernels::pm_launch_valid0(levels_[0], scratch_, r, nullptr),
+        cuda_check(kernels::pm_launch_valid0(levels_[0], scratch_bytes(), r, nullptr),
                    "PatchMatch sources");
         cuda_check(kernels::pm_launch_texture(levels_[0], scratch_, nullptr), "PatchMatch texture");
         build_pyramid();
@@ -504,28 +548,29 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
 
     void start_level(const int level) override {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         const int r = problem_.radius;
         buffer_[static_cast<std::size_t>(level)] = 0;
         const SearchRect box = hole_box_at(problem_, level);
         if (level == levels() - 1) {
             // Diffusion scratch: level 0's field memory, unused until level 0 starts, and large
-            // enough (16 bytes a pixel at level 0 against 6 at this level).
-            kernels::PmDiffuseScratch s;
+            // enough (16 bytes a pixel at level 0 against 6 at this level; 24 against 22 at 16
+            // bits).
+            kernels::PmDiffuseScratch<D> s;
             Carver carver(reinterpret_cast<std::uint8_t*>(levels_[0].nnf[0]));
             const auto n = static_cast<std::size_t>(l.width) * l.height;
             for (int b = 0; b < 2; ++b) {
-                s.color[b] = carver.take<Rgba8>(n);
-                s.texture[b] = carver.take<std::uint8_t>(n);
+                s.color[b] = carver.take<Color>(n);
+                s.texture[b] = carver.take<typename D::Tex>(n);
                 s.known[b] = carver.take<std::uint8_t>(n);
             }
             const int steps =
                 patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
             cuda_check(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
                        "PatchMatch diffusion");
-            // Onion scratch, two masks back to back: level 0's second distance buffer (4 bytes a
-            // pixel at level 0 against 2 here). The peel writes this level's nnf[0], never it;
-            // the diffusion's scratch may reach into it but is finished (same stream).
+            // Onion scratch, two masks back to back: level 0's second distance buffer (4 or 8
+            // bytes a pixel at level 0 against 2 here). The peel writes this level's nnf[0], never
+            // it; the diffusion's scratch may reach into it but is finished (same stream).
             std::uint8_t* known0 = reinterpret_cast<std::uint8_t*>(levels_[0].dist[1]);
             std::uint8_t* known1 = known0 + n;
             const int layers =
@@ -545,7 +590,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
 
     void iterate(const int level, const int iteration, const bool wta) override {
-        const PmLevel& l = levels_[static_cast<std::size_t>(level)];
+        const Level& l = levels_[static_cast<std::size_t>(level)];
         int& cur = buffer_[static_cast<std::size_t>(level)];
         PmPass passes[3];
         for (int i = 0; i < 3; ++i) {
@@ -579,10 +624,13 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
 
     DeviceBuffer<std::uint8_t> arena_;
     DeviceBuffer<std::uint8_t> empty_pixels_;
-    std::vector<PmLevel> levels_;
+    std::vector<Level> levels_;
     std::vector<int> buffer_;
     int shapes_ = 0;
-    std::uint8_t* scratch_ = nullptr;
+    typename D::Tex* scratch_ = nullptr;
+    [[nodiscard]] std::uint8_t* scratch_bytes() const {
+        return reinterpret_cast<std::uint8_t*>(scratch_);
+    }
     unsigned long long* counters_ = nullptr;
     // The last work on the pixels (default stream) and the last copy out of them (the caller's
     // stream): copy_filled and advance order themselves after these on the device.
@@ -593,13 +641,18 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
 }  // namespace
 
 std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem problem) {
-    return std::make_unique<CudaPatchMatch>(std::move(problem));
+    return std::make_unique<CudaPatchMatch<PmDepth8>>(std::move(problem), ImageRgba8());
+}
+
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem problem,
+                                                                     Image<Rgba16> decision) {
+    return std::make_unique<CudaPatchMatch<PmDepth16>>(std::move(problem), decision);
 }
 
 std::unique_ptr<DeviceInpainter> make_patchmatch_device_inpainter(
     const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
     InpaintProblem problem) {
-    return std::make_unique<CudaPatchMatch>(pixels, coverage, std::move(problem));
+    return std::make_unique<CudaPatchMatch<PmDepth8>>(pixels, coverage, std::move(problem));
 }
 
 }  // namespace lacuna::ops::detail

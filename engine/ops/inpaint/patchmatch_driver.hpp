@@ -9,9 +9,26 @@
 #include <lacuna/ops/patchmatch.hpp>
 
 #include <algorithm>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lacuna::ops::detail {
+
+/// The depth a PatchMatchField's distances are measured at.
+template <class D>
+constexpr int depth_bits() {
+    return std::is_same_v<D, patchmatch_terms::PmDepth8> ? 8 : 16;
+}
+
+/// A 16-bit decision image must have the problem's size.
+inline void check_decision_size(const int w, const int h, const InpaintProblem& problem) {
+    if (w != problem.image.width() || h != problem.image.height())
+        throw Error(ErrorCode::InvalidArgument,
+                    "the decision image is " + std::to_string(w) + "x" + std::to_string(h) +
+                        " but the image to fill is " + std::to_string(problem.image.width()) + "x" +
+                        std::to_string(problem.image.height()));
+}
 
 struct PmShape {
     int width = 0;
@@ -52,7 +69,8 @@ inline SearchRect hole_box_at(const InpaintProblem& problem, const int level) {
 }
 
 /// Sets the level's target box: the hole box grown by the radius, clipped.
-inline void set_target_box(patchmatch_terms::PmLevel& l, const SearchRect& hole_box, const int r) {
+template <class D>
+void set_target_box(patchmatch_terms::BasicPmLevel<D>& l, const SearchRect& hole_box, const int r) {
     l.box_x0 = std::max(0, hole_box.x0 - r);
     l.box_y0 = std::max(0, hole_box.y0 - r);
     l.box_x1 = std::min(l.width - 1, hole_box.x1 + r);

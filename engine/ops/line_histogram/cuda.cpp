@@ -250,6 +250,12 @@ std::pair<float, float> CudaLineHistogrammer::natural_range() const {
 CudaLineHistogrammer::~CudaLineHistogrammer() = default;
 
 LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
+    LineHistogram result;
+    line(params, result);
+    return result;
+}
+
+void CudaLineHistogrammer::line(const LineHistogramParams& params, LineHistogram& into) {
     const LinePlan plan = plan_line(impl_->shape, params);
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
     const std::size_t positions = static_cast<std::size_t>(plan.geometry.positions);
@@ -257,7 +263,8 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     const std::size_t per_plane = positions * static_cast<std::size_t>(plan.mapping.bins);
     impl_->launch_line(a, per_plane * plan.planes.size());
 
-    LineHistogram result = empty_result(plan, params);
+    std::vector<ChannelHistogram> recycled = std::move(into.channels);
+    into = empty_result(plan, params);
     // Three copies into pinned memory, one wait; then each channel's vectors are filled once.
     download_async(impl_->counts, impl_->host_counts, per_plane * plan.planes.size());
     download_async(impl_->profile, impl_->host_profile, slots * 4);
@@ -267,24 +274,25 @@ LineHistogram CudaLineHistogrammer::line(const LineHistogramParams& params) {
     const float* const profile = impl_->host_profile.data();
     const std::uint32_t* const samples = impl_->host_samples.data();
     // Outside counts are geometric: the same for every channel, so the first channel's count.
-    for (std::size_t k = 0; k < positions; ++k) result.samples_outside += samples[slots + k];
-    for (std::size_t k = 0; k < slots; ++k) result.samples_out_of_range += samples[2 * slots + k];
+    for (std::size_t k = 0; k < positions; ++k) into.samples_outside += samples[slots + k];
+    for (std::size_t k = 0; k < slots; ++k) into.samples_out_of_range += samples[2 * slots + k];
+    recycled.resize(std::max(recycled.size(), plan.planes.size()));
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
-        ChannelHistogram h;
+        ChannelHistogram& h = recycled[c];  // assign() keeps each vector's capacity
         h.channel = plan.planes[c];
-        const auto span = [&](const std::size_t block) {
+        const auto span = [&](std::vector<float>& to, const std::size_t block) {
             const float* begin = profile + block * slots + c * positions;
-            return std::vector<float>(begin, begin + positions);
+            to.assign(begin, begin + positions);
         };
         h.counts.assign(counts + c * per_plane, counts + (c + 1) * per_plane);
-        h.mean = span(0);
-        h.median = span(1);
-        h.min = span(2);
-        h.max = span(3);
+        span(h.mean, 0);
+        span(h.median, 1);
+        span(h.min, 2);
+        span(h.max, 3);
         h.samples.assign(samples + c * positions, samples + (c + 1) * positions);
-        result.channels.push_back(std::move(h));
     }
-    return result;
+    recycled.resize(plan.planes.size());
+    into.channels = std::move(recycled);
 }
 
 DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams& params) {

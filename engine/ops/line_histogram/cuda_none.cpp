@@ -30,6 +30,7 @@ CudaLineHistogrammer::~CudaLineHistogrammer() = default;
 LineHistogram CudaLineHistogrammer::line(const LineHistogramParams&) {
     return {};
 }
+void CudaLineHistogrammer::line(const LineHistogramParams&, LineHistogram&) {}
 DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParams&) {
     return {};
 }

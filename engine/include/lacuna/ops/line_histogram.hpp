@@ -196,6 +196,11 @@ class CudaLineHistogrammer {
     CudaLineHistogrammer& operator=(const CudaLineHistogrammer&) = delete;
 
     LineHistogram line(const LineHistogramParams& params);
+    /// The same into `into`, reusing its vectors' memory: a line dragged in the editor
+    /// recomputes at every mouse move, and a fresh 2-MB matrix each time is a fresh mapping of
+    /// pages by the allocator (page faults on the way in, unmapping on the way out) on the path
+    /// from input to plot.
+    void line(const LineHistogramParams& params, LineHistogram& into);
     DirectionHistogram direction(const DirectionHistogramParams& params);
 
     /// Device-only timing for benchmarks: runs the kernels `repeats` times (after one warm-up)

@@ -35,12 +35,29 @@ struct PatchMatchField {
     int width = 0;
     int height = 0;
     std::vector<std::int32_t> nnf;
-    std::vector<std::uint32_t> dist;  ///< the patch distance of each entry (0 where nnf is -1)
+    std::vector<std::uint64_t> dist;  ///< the patch distance of each entry (0 where nnf is -1)
+    int depth = 8;  ///< the bits a sample of the image decided on had (8, or 16 for a deep fill)
 };
 
 /// The field of a PatchMatch inpainter (CPU or CUDA); nullopt for any other inpainter or before
 /// the first iteration.
 std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter);
+
+/// PatchMatch deciding on every bit of a measurement: the fill of `problem` (prepared on the
+/// measurement's 8-bit proxy, which gives the hole, the valid sources and what image() shows)
+/// with every patch distance, texture and vote computed on `decision`, the 16-bit decision image
+/// of the same size (deep_carving_proxy). The same schedule, random numbers and rules as the
+/// 8-bit fill; patchmatch_sources of its field then says which samples to copy. image() is the
+/// problem's image with the hole showing the 16-bit estimate / 257. Throws InvalidArgument for a
+/// decision image of another size.
+std::unique_ptr<Inpainter> make_deep_patchmatch_inpainter(InpaintProblem problem,
+                                                          Image<Rgba16> decision,
+                                                          InpaintImplementation implementation);
+/// The CUDA deep fill as a DeviceInpainter: copy_filled writes the hole's pixels of `rect` at 8
+/// bits (the other pixels of dst are left as they are). Throws Error(CudaUnavailable /
+/// OutOfMemory / DeviceError) like make_device_inpainter.
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(InpaintProblem problem,
+                                                                       Image<Rgba16> decision);
 
 /// Where the final (winner-take-all) vote took each hole pixel from: for a finished fill's
 /// level-0 field, per pixel (y · width + x) the source pixel index whose value the vote copied,

@@ -33,8 +33,7 @@ inline constexpr int kTextureRadius = 2;
 /// texture cases: 2 leaves foliage and fabric at 0.4 of their texture; 8 keeps every case within
 /// 0.76..1.29 over three seeds; 16 starts to put foliage into sky next to a tree.
 inline constexpr std::uint32_t kTextureWeight = 8;
-/// A gradient that cannot be measured (the pixel or a 4-neighbour is in the hole).
-inline constexpr std::uint8_t kNoGradient = 255;
+// A gradient that cannot be measured (the pixel or a 4-neighbour is in the hole): D::kNoGradient.
 /// Random tries for an initial source before the level's fallback (its first valid centre).
 inline constexpr int kInitTries = 8;
 /// Global random candidates per pixel of the onion peel, before the windows around the best. The
@@ -47,23 +46,68 @@ inline constexpr int kRefineSpan = 16;
 /// Jump-flooding steps of one EM iteration; the last pass also does the random search.
 inline constexpr int kJumpSteps[3] = {4, 2, 1};
 
+/// The sample depth a fill decides on. 8 bits: photos and the 8-bit carving proxy. 16 bits: a
+/// measurement's decision image (ops::deep_carving_proxy), so that patches are told apart on
+/// every bit of the data. Everything else (the schedule, the random numbers, the rules) is the
+/// same, so the two fill alike wherever 8 bits are enough.
+struct PmDepth8 {
+    using Color = Rgba8;
+    using Channel = std::uint8_t;
+    using Tex = std::uint8_t;      ///< texture channel (a gradient magnitude of the luma)
+    using RowSum = std::uint16_t;  ///< packed separable texture sums (see pm_texture_row)
+    using Dist = std::uint32_t;    ///< patch distance: 31² pixels · 11 · 255² fits
+    static constexpr Tex kNoGradient = 255;
+    /// Distances of the same content at this depth are kDistScale × those at 8 bits.
+    static constexpr unsigned long long kDistScale = 1;
+};
+struct PmDepth16 {
+    using Color = Rgba16;
+    using Channel = std::uint16_t;
+    using Tex = std::uint16_t;
+    using RowSum = std::uint32_t;  ///< 5 · 65534 · 32 + 5, summed over 5 rows, fits
+    using Dist = std::uint64_t;    ///< 31² pixels · 11 · 65535² needs more than 32 bits
+    static constexpr Tex kNoGradient = 65535;
+    static constexpr unsigned long long kDistScale = 257ULL * 257ULL;
+};
+
 /// One pyramid level: dense width × height arrays (host vectors or device memory). Level 0 is the
 /// image itself; level L + 1 halves level L (rounding up).
-struct PmLevel {
+template <class D>
+struct BasicPmLevel {
+    using Depth = D;
     int width = 0;
     int height = 0;
-    Rgba8* color = nullptr;           ///< known pixels as given; hole pixels hold the estimate
-    std::uint8_t* texture = nullptr;  ///< texture channel, voted like the colour in the hole
-    std::uint8_t* hole = nullptr;     ///< 1 = to fill (coarse: any child is)
-    std::uint8_t* forbid = nullptr;   ///< 1 = no valid source patch may contain this pixel
-    std::uint8_t* valid = nullptr;    ///< 1 = a source patch centred here is complete and allowed
-    std::int32_t* nnf[2] = {nullptr, nullptr};    ///< source centre index, -1 = not a target
-    std::uint32_t* dist[2] = {nullptr, nullptr};  ///< the patch distance of nnf
+    typename D::Color* color = nullptr;  ///< known pixels as given; hole pixels hold the estimate
+    typename D::Tex* texture = nullptr;  ///< texture channel, voted like the colour in the hole
+    std::uint8_t* hole = nullptr;        ///< 1 = to fill (coarse: any child is)
+    std::uint8_t* forbid = nullptr;      ///< 1 = no valid source patch may contain this pixel
+    std::uint8_t* valid = nullptr;  ///< 1 = a source patch centred here is complete and allowed
+    std::int32_t* nnf[2] = {nullptr, nullptr};       ///< source centre index, -1 = not a target
+    typename D::Dist* dist[2] = {nullptr, nullptr};  ///< the patch distance of nnf
     /// Target box (inclusive): the hole's box grown by the patch radius, clipped. The field is
     /// defined only inside it.
     int box_x0 = 0, box_y0 = 0, box_x1 = -1, box_y1 = -1;
     std::int32_t fallback = -1;  ///< the lowest valid centre index, for initial fields
 };
+using PmLevel = BasicPmLevel<PmDepth8>;
+using PmLevel16 = BasicPmLevel<PmDepth16>;
+
+/// A 16-bit colour shown at 8 bits: each channel / 257, rounded (exact for a ×257 image).
+LACUNA_HD Rgba8 pm_to_rgba8(const Rgba16 c) {
+    const auto down = [](const unsigned v) { return static_cast<std::uint8_t>((v + 128U) / 257U); };
+    return Rgba8{down(c.r), down(c.g), down(c.b), down(c.a)};
+}
+
+/// A colour of depth D from channel sums and their count, each rounded half up.
+template <class D>
+LACUNA_HD typename D::Color pm_mean_color(const unsigned long long r, const unsigned long long g,
+                                          const unsigned long long b, const unsigned long long a,
+                                          const unsigned long long n) {
+    using C = typename D::Channel;
+    const unsigned long long half = n / 2;
+    return typename D::Color{static_cast<C>((r + half) / n), static_cast<C>((g + half) / n),
+                             static_cast<C>((b + half) / n), static_cast<C>((a + half) / n)};
+}
 
 LACUNA_HD int pm_min(const int a, const int b) {
     return a < b ? a : b;
@@ -72,12 +116,14 @@ LACUNA_HD int pm_max(const int a, const int b) {
     return a > b ? a : b;
 }
 
-LACUNA_HD bool in_box(const PmLevel& l, const int x, const int y) {
+template <class D>
+LACUNA_HD bool in_box(const BasicPmLevel<D>& l, const int x, const int y) {
     return x >= l.box_x0 && x <= l.box_x1 && y >= l.box_y0 && y <= l.box_y1;
 }
 
 /// Centres whose patch lies inside the level.
-LACUNA_HD bool interior(const PmLevel& l, const int x, const int y, const int r) {
+template <class D>
+LACUNA_HD bool interior(const BasicPmLevel<D>& l, const int x, const int y, const int r) {
     return x >= r && y >= r && x + r < l.width && y + r < l.height;
 }
 
@@ -109,7 +155,8 @@ LACUNA_HD int pm_uniform(const std::uint32_t h, const int lo, const int hi) {
 
 // ---- Setup: texture, masks, pyramid ----
 
-LACUNA_HD int pm_luma(const Rgba8 p) {
+template <class C>
+LACUNA_HD int pm_luma(const C p) {  // 32 bits hold 16-bit channels
     return static_cast<int>((54u * p.r + 183u * p.g + 19u * p.b + 128u) >> 8);
 }
 
@@ -119,60 +166,64 @@ LACUNA_HD int pm_abs(const int v) {
 
 /// Central-difference gradient magnitude (L1, halved) of the luma, or kNoGradient where the pixel
 /// or a 4-neighbour is unknown: the hole must not leak a fake edge into the texture.
-LACUNA_HD std::uint8_t pm_gradient(const PmLevel& l, const int x, const int y) {
+template <class D>
+LACUNA_HD typename D::Tex pm_gradient(const BasicPmLevel<D>& l, const int x, const int y) {
     const int w = l.width, h = l.height;
     const int xl = pm_max(x - 1, 0), xr = pm_min(x + 1, w - 1);
     const int yu = pm_max(y - 1, 0), yd = pm_min(y + 1, h - 1);
     const long long row = static_cast<long long>(y) * w;
     if (l.hole[row + x] || l.hole[row + xl] || l.hole[row + xr] ||
         l.hole[static_cast<long long>(yu) * w + x] || l.hole[static_cast<long long>(yd) * w + x])
-        return kNoGradient;
+        return D::kNoGradient;
     const int gx = pm_abs(pm_luma(l.color[row + xr]) - pm_luma(l.color[row + xl]));
     const int gy = pm_abs(pm_luma(l.color[static_cast<long long>(yd) * w + x]) -
                           pm_luma(l.color[static_cast<long long>(yu) * w + x]));
-    return static_cast<std::uint8_t>(pm_min((gx + gy) / 2, 254));
+    return static_cast<typename D::Tex>(pm_min((gx + gy) / 2, D::kNoGradient - 1));
 }
 
 /// Texture at (x, y): the rounded mean of the measurable gradients in the window, 0 if none.
-LACUNA_HD std::uint8_t pm_texture(const std::uint8_t* gradient, const int w, const int h,
-                                  const int x, const int y) {
+template <class D>
+LACUNA_HD typename D::Tex pm_texture(const typename D::Tex* gradient, const int w, const int h,
+                                     const int x, const int y) {
     unsigned sum = 0, count = 0;
     for (int yy = pm_max(y - kTextureRadius, 0); yy <= pm_min(y + kTextureRadius, h - 1); ++yy)
         for (int xx = pm_max(x - kTextureRadius, 0); xx <= pm_min(x + kTextureRadius, w - 1);
              ++xx) {
-            const std::uint8_t g = gradient[static_cast<long long>(yy) * w + xx];
-            if (g == kNoGradient) continue;
+            const typename D::Tex g = gradient[static_cast<long long>(yy) * w + xx];
+            if (g == D::kNoGradient) continue;
             sum += g;
             ++count;
         }
-    return count == 0 ? 0 : static_cast<std::uint8_t>((sum + count / 2) / count);
+    return count == 0 ? 0 : static_cast<typename D::Tex>((sum + count / 2) / count);
 }
 
 /// pm_texture in two separable passes, with the same result. The row half: the sum and count of
 /// the measurable gradients in gradient[x - kTextureRadius .. x + kTextureRadius] on row y
-/// (clipped), packed as sum · 32 + count (at most 5 · 254 · 32 + 5, and 5 rows of counts stay
-/// below 32).
-LACUNA_HD std::uint16_t pm_texture_row(const std::uint8_t* gradient, const int w, const int x,
-                                       const int y) {
-    const std::uint8_t* row = gradient + static_cast<long long>(y) * w;
+/// (clipped), packed as sum · 32 + count (at most 5 · 254 · 32 + 5 at 8 bits, and 5 rows of
+/// counts stay below 32).
+template <class D>
+LACUNA_HD typename D::RowSum pm_texture_row(const typename D::Tex* gradient, const int w,
+                                            const int x, const int y) {
+    const typename D::Tex* row = gradient + static_cast<long long>(y) * w;
     unsigned sum = 0, count = 0;
     for (int xx = pm_max(x - kTextureRadius, 0); xx <= pm_min(x + kTextureRadius, w - 1); ++xx) {
-        const std::uint8_t g = row[xx];
-        if (g == kNoGradient) continue;
+        const typename D::Tex g = row[xx];
+        if (g == D::kNoGradient) continue;
         sum += g;
         ++count;
     }
-    return static_cast<std::uint16_t>(sum * 32 + count);
+    return static_cast<typename D::RowSum>(sum * 32 + count);
 }
 
 /// The column half: pm_texture(gradient, w, h, x, y) from the packed row sums.
-LACUNA_HD std::uint8_t pm_texture_col(const std::uint16_t* rows, const int w, const int h,
-                                      const int x, const int y) {
+template <class D>
+LACUNA_HD typename D::Tex pm_texture_col(const typename D::RowSum* rows, const int w, const int h,
+                                         const int x, const int y) {
     unsigned packed = 0;
     for (int yy = pm_max(y - kTextureRadius, 0); yy <= pm_min(y + kTextureRadius, h - 1); ++yy)
         packed += rows[static_cast<long long>(yy) * w + x];
     const unsigned sum = packed >> 5, count = packed & 31U;
-    return count == 0 ? 0 : static_cast<std::uint8_t>((sum + count / 2) / count);
+    return count == 0 ? 0 : static_cast<typename D::Tex>((sum + count / 2) / count);
 }
 
 /// 1 if any of src[x - r .. x + r] on row y is non-zero (clipped): the row half of a separable
@@ -195,14 +246,16 @@ LACUNA_HD std::uint8_t pm_col_any(const std::uint8_t* src, const int w, const in
 /// Level 0's forbidden pixels from its valid centres (`row_any` = pm_row_any of valid): a pixel
 /// no valid patch covers can never be copied, whether it is hole, never-sample or a sliver
 /// between them. Coarser levels inherit this, so never-sample areas need no mask of their own.
-LACUNA_HD void pm_forbid0_pixel(const PmLevel& l, const std::uint8_t* row_any, const int r,
+template <class D>
+LACUNA_HD void pm_forbid0_pixel(const BasicPmLevel<D>& l, const std::uint8_t* row_any, const int r,
                                 const int x, const int y) {
     l.forbid[static_cast<long long>(y) * l.width + x] =
         pm_col_any(row_any, l.width, l.height, x, y, r) ? 0 : 1;
 }
 
 /// A coarse level's valid centres (`row_any` = pm_row_any of forbid): inside, nothing forbidden.
-LACUNA_HD void pm_valid_pixel(const PmLevel& l, const std::uint8_t* row_any, const int r,
+template <class D>
+LACUNA_HD void pm_valid_pixel(const BasicPmLevel<D>& l, const std::uint8_t* row_any, const int r,
                               const int x, const int y) {
     l.valid[static_cast<long long>(y) * l.width + x] =
         interior(l, x, y, r) && !pm_col_any(row_any, l.width, l.height, x, y, r) ? 1 : 0;
@@ -210,14 +263,15 @@ LACUNA_HD void pm_valid_pixel(const PmLevel& l, const std::uint8_t* row_any, con
 
 /// Coarse pixel (x, y) from its up to 2 × 2 children: the rounded mean colour and texture; hole
 /// and forbidden if any child is.
-LACUNA_HD void pm_downsample_pixel(const PmLevel& fine, const PmLevel& coarse, const int x,
-                                   const int y) {
+template <class D>
+LACUNA_HD void pm_downsample_pixel(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
+                                   const int x, const int y) {
     unsigned r = 0, g = 0, b = 0, a = 0, t = 0, n = 0;
     std::uint8_t hole = 0, forbid = 0;
     for (int fy = 2 * y; fy <= pm_min(2 * y + 1, fine.height - 1); ++fy)
         for (int fx = 2 * x; fx <= pm_min(2 * x + 1, fine.width - 1); ++fx) {
             const long long i = static_cast<long long>(fy) * fine.width + fx;
-            const Rgba8 c = fine.color[i];
+            const typename D::Color c = fine.color[i];
             r += c.r;
             g += c.g;
             b += c.b;
@@ -228,17 +282,15 @@ LACUNA_HD void pm_downsample_pixel(const PmLevel& fine, const PmLevel& coarse, c
             ++n;
         }
     const long long o = static_cast<long long>(y) * coarse.width + x;
-    const unsigned half = n / 2;
-    coarse.color[o] =
-        Rgba8{static_cast<std::uint8_t>((r + half) / n), static_cast<std::uint8_t>((g + half) / n),
-              static_cast<std::uint8_t>((b + half) / n), static_cast<std::uint8_t>((a + half) / n)};
-    coarse.texture[o] = static_cast<std::uint8_t>((t + half) / n);
+    coarse.color[o] = pm_mean_color<D>(r, g, b, a, n);
+    coarse.texture[o] = static_cast<typename D::Tex>((t + n / 2) / n);
     coarse.hole[o] = hole;
     coarse.forbid[o] = forbid;
 }
 
 /// A target patch (one the field covers) is centred in the box with a hole pixel in its patch.
-LACUNA_HD bool pm_is_target(const PmLevel& l, const int x, const int y, const int r) {
+template <class D>
+LACUNA_HD bool pm_is_target(const BasicPmLevel<D>& l, const int x, const int y, const int r) {
     if (!in_box(l, x, y)) return false;
     for (int yy = pm_max(y - r, 0); yy <= pm_min(y + r, l.height - 1); ++yy) {
         const std::uint8_t* row = l.hole + static_cast<long long>(yy) * l.width;
@@ -254,10 +306,11 @@ LACUNA_HD bool pm_is_target(const PmLevel& l, const int x, const int y, const in
 /// becomes the rounded mean of its 4-neighbours known in the previous step (known pixels never
 /// change). The fill grows in from the border of the hole and then smooths. The colour is
 /// diffused alongside (the drivers keep only the texture; the onion peel fills the colour).
-LACUNA_HD void pm_diffuse_pixel(const PmLevel& l, const Rgba8* color_in, const std::uint8_t* tex_in,
-                                const std::uint8_t* known_in, Rgba8* color_out,
-                                std::uint8_t* tex_out, std::uint8_t* known_out, const int x,
-                                const int y) {
+template <class D>
+LACUNA_HD void pm_diffuse_pixel(const BasicPmLevel<D>& l, const typename D::Color* color_in,
+                                const typename D::Tex* tex_in, const std::uint8_t* known_in,
+                                typename D::Color* color_out, typename D::Tex* tex_out,
+                                std::uint8_t* known_out, const int x, const int y) {
     const long long p = static_cast<long long>(y) * l.width + x;
     if (!l.hole[p]) return;
     unsigned r = 0, g = 0, b = 0, a = 0, t = 0, n = 0;
@@ -281,11 +334,8 @@ LACUNA_HD void pm_diffuse_pixel(const PmLevel& l, const Rgba8* color_in, const s
         known_out[p] = known_in[p];
         return;
     }
-    const unsigned half = n / 2;
-    color_out[p] =
-        Rgba8{static_cast<std::uint8_t>((r + half) / n), static_cast<std::uint8_t>((g + half) / n),
-              static_cast<std::uint8_t>((b + half) / n), static_cast<std::uint8_t>((a + half) / n)};
-    tex_out[p] = static_cast<std::uint8_t>((t + half) / n);
+    color_out[p] = pm_mean_color<D>(r, g, b, a, n);
+    tex_out[p] = static_cast<typename D::Tex>((t + n / 2) / n);
     known_out[p] = 1;
 }
 
@@ -297,25 +347,37 @@ LACUNA_HD int pm_diffusion_steps(const int bw, const int bh) {
 
 // ---- The patch distance ----
 
+/// Squared colour (r, g, b) difference plus the weighted squared texture difference of pixels t
+/// and s. At 16 bits the squares need 64 bits (3 · 65535² does not fit 32); at 8 bits the sum
+/// is the same number it always was.
+template <class D>
+LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const long long t,
+                                             const long long s) {
+    using Dist = typename D::Dist;
+    const typename D::Color a = l.color[t];
+    const typename D::Color b = l.color[s];
+    const long long dr = int(a.r) - int(b.r), dg = int(a.g) - int(b.g), db = int(a.b) - int(b.b);
+    const long long dt = int(l.texture[t]) - int(l.texture[s]);
+    return static_cast<Dist>(dr * dr + dg * dg + db * db) +
+           static_cast<Dist>(kTextureWeight) * static_cast<Dist>(dt * dt);
+}
+
 /// Sum of squared differences of colour (r, g, b) and texture (weighted) between the target patch
 /// at (tx, ty), clipped to the level, and the source patch at (sx, sy), which is interior. Stops
 /// as soon as the sum reaches `bound` (returning a value >= bound): a candidate is accepted only
 /// when strictly better, so stopping early never changes a decision.
-LACUNA_HD std::uint32_t pm_distance(const PmLevel& l, const int tx, const int ty, const int sx,
-                                    const int sy, const int r, const std::uint32_t bound) {
+template <class D>
+LACUNA_HD typename D::Dist pm_distance(const BasicPmLevel<D>& l, const int tx, const int ty,
+                                       const int sx, const int sy, const int r,
+                                       const typename D::Dist bound) {
     const int x0 = pm_max(-r, -tx), x1 = pm_min(r, l.width - 1 - tx);
     const int y0 = pm_max(-r, -ty), y1 = pm_min(r, l.height - 1 - ty);
-    std::uint32_t sum = 0;
+    typename D::Dist sum = 0;
     for (int dy = y0; dy <= y1; ++dy) {
         const long long trow = static_cast<long long>(ty + dy) * l.width + tx;
         const long long srow = static_cast<long long>(sy + dy) * l.width + sx;
         for (int dx = x0; dx <= x1; ++dx) {
-            const Rgba8 a = l.color[trow + dx];
-            const Rgba8 b = l.color[srow + dx];
-            const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
-            const int dt = l.texture[trow + dx] - l.texture[srow + dx];
-            sum += static_cast<std::uint32_t>(dr * dr + dg * dg + db * db) +
-                   kTextureWeight * static_cast<std::uint32_t>(dt * dt);
+            sum += pm_pixel_distance(l, trow + dx, srow + dx);
         }
         if (sum >= bound) return sum;
     }
@@ -323,14 +385,17 @@ LACUNA_HD std::uint32_t pm_distance(const PmLevel& l, const int tx, const int ty
 }
 
 /// Whether centre (x, y) may be a source.
-LACUNA_HD bool pm_candidate_ok(const PmLevel& l, const int x, const int y, const int r) {
+template <class D>
+LACUNA_HD bool pm_candidate_ok(const BasicPmLevel<D>& l, const int x, const int y, const int r) {
     return interior(l, x, y, r) && l.valid[static_cast<long long>(y) * l.width + x] != 0;
 }
 
 /// A deterministic initial source for target (x, y): a few hashed random centres, then the
 /// level's fallback (always valid).
-LACUNA_HD std::int32_t pm_random_source(const PmLevel& l, const int r, const std::uint32_t seed,
-                                        const int level, const int x, const int y) {
+template <class D>
+LACUNA_HD std::int32_t pm_random_source(const BasicPmLevel<D>& l, const int r,
+                                        const std::uint32_t seed, const int level, const int x,
+                                        const int y) {
     for (int k = 0; k < kInitTries; ++k) {
         const int sx = pm_uniform(pm_hash(seed, level, -1, x, y, 2 * k), r, l.width - 1 - r);
         const int sy = pm_uniform(pm_hash(seed, level, -1, x, y, 2 * k + 1), r, l.height - 1 - r);
@@ -342,23 +407,19 @@ LACUNA_HD std::int32_t pm_random_source(const PmLevel& l, const int r, const std
 // ---- Initialisation of the coarsest level: onion peel ----
 
 /// pm_distance over the target pixels that are `known` only (the onion peel's partial patches).
-LACUNA_HD std::uint32_t pm_distance_known(const PmLevel& l, const std::uint8_t* known, const int tx,
-                                          const int ty, const int sx, const int sy, const int r,
-                                          const std::uint32_t bound) {
+template <class D>
+LACUNA_HD typename D::Dist pm_distance_known(const BasicPmLevel<D>& l, const std::uint8_t* known,
+                                             const int tx, const int ty, const int sx, const int sy,
+                                             const int r, const typename D::Dist bound) {
     const int x0 = pm_max(-r, -tx), x1 = pm_min(r, l.width - 1 - tx);
     const int y0 = pm_max(-r, -ty), y1 = pm_min(r, l.height - 1 - ty);
-    std::uint32_t sum = 0;
+    typename D::Dist sum = 0;
     for (int dy = y0; dy <= y1; ++dy) {
         const long long trow = static_cast<long long>(ty + dy) * l.width + tx;
         const long long srow = static_cast<long long>(sy + dy) * l.width + sx;
         for (int dx = x0; dx <= x1; ++dx) {
             if (!known[trow + dx]) continue;
-            const Rgba8 a = l.color[trow + dx];
-            const Rgba8 b = l.color[srow + dx];
-            const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
-            const int dt = l.texture[trow + dx] - l.texture[srow + dx];
-            sum += static_cast<std::uint32_t>(dr * dr + dg * dg + db * db) +
-                   kTextureWeight * static_cast<std::uint32_t>(dt * dt);
+            sum += pm_pixel_distance(l, trow + dx, srow + dx);
         }
         if (sum >= bound) return sum;
     }
@@ -389,15 +450,17 @@ inline constexpr int kOnionNeighbours = 8;
 inline constexpr int kOnionFirstStage = kOnionNeighbours + kOnionTries;
 
 /// The best onion candidate so far; `order` is its index in the first stage.
+template <class D>
 struct PmOnionBest {
     std::int32_t best = -1;
-    std::uint32_t dist = 0xffffffffU;
+    typename D::Dist dist = static_cast<typename D::Dist>(~typename D::Dist{0});
     int order = 0x7fffffff;
     int x = 0, y = 0;
 };
 
 /// Whether (x, y) is filled in this layer: unknown in `known_in`, with a known 8-neighbour.
-LACUNA_HD bool pm_onion_front(const PmLevel& l, const std::uint8_t* known_in, const int x,
+template <class D>
+LACUNA_HD bool pm_onion_front(const BasicPmLevel<D>& l, const std::uint8_t* known_in, const int x,
                               const int y) {
     const int w = l.width;
     if (known_in[static_cast<long long>(y) * w + x]) return false;
@@ -418,9 +481,11 @@ LACUNA_HD int pm_onion_tag(const int layer) {
 /// First-stage candidate `j` for (x, y): j < 8, the j-th 8-neighbour (row by row, the centre
 /// skipped) if it is a filled hole pixel, its source shifted back; then random try j - 8. False
 /// where there is none.
-LACUNA_HD bool pm_onion_candidate(const PmLevel& l, const std::uint8_t* known_in, const int r,
-                                  const std::uint32_t seed, const int level, const int layer,
-                                  const int x, const int y, const int j, int& sx, int& sy) {
+template <class D>
+LACUNA_HD bool pm_onion_candidate(const BasicPmLevel<D>& l, const std::uint8_t* known_in,
+                                  const int r, const std::uint32_t seed, const int level,
+                                  const int layer, const int x, const int y, const int j, int& sx,
+                                  int& sy) {
     const int w = l.width;
     if (j < kOnionNeighbours) {
         const int o = j < 4 ? j : j + 1;
@@ -443,21 +508,23 @@ LACUNA_HD bool pm_onion_candidate(const PmLevel& l, const std::uint8_t* known_in
 }
 
 /// Tries source (sx, sy) for (x, y); strictly better wins.
-LACUNA_HD void pm_onion_consider(const PmLevel& l, const std::uint8_t* known_in, const int r,
-                                 const int x, const int y, const int sx, const int sy,
-                                 const int order, PmOnionBest& b) {
+template <class D>
+LACUNA_HD void pm_onion_consider(const BasicPmLevel<D>& l, const std::uint8_t* known_in,
+                                 const int r, const int x, const int y, const int sx, const int sy,
+                                 const int order, PmOnionBest<D>& b) {
     if (!pm_candidate_ok(l, sx, sy, r)) return;
     const std::int32_t c = sy * l.width + sx;
     if (c == b.best) return;
-    const std::uint32_t d = pm_distance_known(l, known_in, x, y, sx, sy, r, b.dist);
+    const typename D::Dist d = pm_distance_known(l, known_in, x, y, sx, sy, r, b.dist);
     if (d < b.dist) b.best = c, b.dist = d, b.order = order, b.x = sx, b.y = sy;
 }
 
 /// The second stage (windows halving from a quarter of the level around the best) and the
 /// write: the source's colour and the source itself (the level's fallback if nothing was valid).
-LACUNA_HD void pm_onion_finish(const PmLevel& l, const std::uint8_t* known_in, const int r,
+template <class D>
+LACUNA_HD void pm_onion_finish(const BasicPmLevel<D>& l, const std::uint8_t* known_in, const int r,
                                const std::uint32_t seed, const int level, const int layer,
-                               const int x, const int y, PmOnionBest b) {
+                               const int x, const int y, PmOnionBest<D> b) {
     const int w = l.width;
     if (b.best >= 0) {
         const int tag = pm_onion_tag(layer);
@@ -479,14 +546,15 @@ LACUNA_HD void pm_onion_finish(const PmLevel& l, const std::uint8_t* known_in, c
 
 /// One pixel of one layer, every candidate in order (the CPU's way). Returns whether the pixel
 /// was filled in this layer.
-LACUNA_HD bool pm_onion_pixel(const PmLevel& l, const std::uint8_t* known_in,
+template <class D>
+LACUNA_HD bool pm_onion_pixel(const BasicPmLevel<D>& l, const std::uint8_t* known_in,
                               std::uint8_t* known_out, const int r, const std::uint32_t seed,
                               const int level, const int layer, const int x, const int y) {
     const long long p = static_cast<long long>(y) * l.width + x;
     const bool front = pm_onion_front(l, known_in, x, y);
     known_out[p] = known_in[p] || front ? 1 : 0;
     if (!front) return false;
-    PmOnionBest b;
+    PmOnionBest<D> b;
     for (int j = 0; j < kOnionFirstStage; ++j) {
         int sx = 0, sy = 0;
         if (pm_onion_candidate(l, known_in, r, seed, level, layer, x, y, j, sx, sy))
@@ -499,7 +567,8 @@ LACUNA_HD bool pm_onion_pixel(const PmLevel& l, const std::uint8_t* known_in,
 /// The coarsest level's initial field (buffer 0), after the onion peel: hole pixels keep the
 /// peel's source; other targets get random valid sources; -1 elsewhere in the box. Distances are
 /// computed by the first pass.
-LACUNA_HD void pm_init_pixel(const PmLevel& l, const int r, const std::uint32_t seed,
+template <class D>
+LACUNA_HD void pm_init_pixel(const BasicPmLevel<D>& l, const int r, const std::uint32_t seed,
                              const int level, const int x, const int y) {
     const long long p = static_cast<long long>(y) * l.width + x;
     l.dist[0][p] = 0;
@@ -512,9 +581,11 @@ LACUNA_HD void pm_init_pixel(const PmLevel& l, const int r, const std::uint32_t 
 /// parent's distance stands in (for the first vote's weights) until the first pass recomputes it.
 /// With `fixed_texture`, a hole pixel also takes its parent's texture, which stays fixed at this
 /// level (see pm_vote_pixel).
-LACUNA_HD void pm_upsample_pixel(const PmLevel& fine, const PmLevel& coarse, const int coarse_buf,
-                                 const int r, const std::uint32_t seed, const int level,
-                                 const bool fixed_texture, const int x, const int y) {
+template <class D>
+LACUNA_HD void pm_upsample_pixel(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
+                                 const int coarse_buf, const int r, const std::uint32_t seed,
+                                 const int level, const bool fixed_texture, const int x,
+                                 const int y) {
     const long long p = static_cast<long long>(y) * fine.width + x;
     if (fixed_texture && fine.hole[p])
         fine.texture[p] = coarse.texture[static_cast<long long>(y / 2) * coarse.width + x / 2];
@@ -525,7 +596,7 @@ LACUNA_HD void pm_upsample_pixel(const PmLevel& fine, const PmLevel& coarse, con
     }
     const int px = x / 2, py = y / 2;
     std::int32_t source = -1;
-    std::uint32_t dist = 0;
+    typename D::Dist dist = 0;
     if (in_box(coarse, px, py)) {
         const long long parent = static_cast<long long>(py) * coarse.width + px;
         const std::int32_t q = coarse.nnf[coarse_buf][parent];
@@ -561,7 +632,10 @@ struct PmPass {
 /// One target pixel of a pass (Jacobi: reads buffer src only, writes dst). The candidates, in a
 /// fixed order: the current source; each neighbour's source shifted back by the jump; then random
 /// centres in windows halving from the level's size around the best so far. Strictly better wins.
-LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, const int y) {
+template <class D>
+LACUNA_HD void pm_pass_pixel(const BasicPmLevel<D>& l, const PmPass& pass, const int x,
+                             const int y) {
+    using Dist = typename D::Dist;
     const long long p = static_cast<long long>(y) * l.width + x;
     std::int32_t best = l.nnf[pass.src][p];
     if (best < 0) {
@@ -572,8 +646,8 @@ LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, 
     const int r = pass.radius;
     const int w = l.width;
     int bx = best % w, by = best / w;
-    std::uint32_t bd =
-        pass.recompute ? pm_distance(l, x, y, bx, by, r, 0xffffffffU) : l.dist[pass.src][p];
+    Dist bd = pass.recompute ? pm_distance(l, x, y, bx, by, r, static_cast<Dist>(~Dist{0}))
+                             : l.dist[pass.src][p];
     const int jx[4] = {-pass.step, pass.step, 0, 0};
     const int jy[4] = {0, 0, -pass.step, pass.step};
     for (int k = 0; k < 4; ++k) {
@@ -585,7 +659,7 @@ LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, 
         if (!pm_candidate_ok(l, sx, sy, r)) continue;
         const std::int32_t c = sy * w + sx;
         if (c == best) continue;
-        const std::uint32_t d = pm_distance(l, x, y, sx, sy, r, bd);
+        const Dist d = pm_distance(l, x, y, sx, sy, r, bd);
         if (d < bd) best = c, bd = d, bx = sx, by = sy;
     }
     if (pass.random) {
@@ -599,7 +673,7 @@ LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, 
             if (!pm_candidate_ok(l, sx, sy, r)) continue;
             const std::int32_t c = sy * w + sx;
             if (c == best) continue;
-            const std::uint32_t d = pm_distance(l, x, y, sx, sy, r, bd);
+            const Dist d = pm_distance(l, x, y, sx, sy, r, bd);
             if (d < bd) best = c, bd = d, bx = sx, by = sy;
         }
     }
@@ -610,11 +684,14 @@ LACUNA_HD void pm_pass_pixel(const PmLevel& l, const PmPass& pass, const int x, 
 // ---- Voting ----
 
 /// Integer vote weight from a patch distance: 2^16 / (16 + mean squared error per pixel), so
-/// 1..4096; a good match outweighs a poor one by orders of magnitude, as exp(-d / σ²) would.
-LACUNA_HD std::uint32_t pm_weight(const std::uint32_t dist, const int r) {
-    const std::uint32_t area = static_cast<std::uint32_t>((2 * r + 1) * (2 * r + 1));
-    const std::uint32_t w = 65536U / (16U + dist / area);
-    return w == 0 ? 1U : w;
+/// 1..4096; a good match outweighs a poor one by orders of magnitude, as exp(-d / σ²) would. At
+/// 16 bits the bias and the numerator are scaled by 257², so that the same content weighs about
+/// the same at either depth.
+template <class D>
+LACUNA_HD std::uint32_t pm_weight(const typename D::Dist dist, const int r) {
+    const unsigned long long area = static_cast<unsigned long long>((2 * r + 1) * (2 * r + 1));
+    const unsigned long long w = (65536ULL * D::kDistScale) / (16ULL * D::kDistScale + dist / area);
+    return w == 0 ? 1U : static_cast<std::uint32_t>(w);
 }
 
 /// Whether the texture channel of the hole is voted at `level`. Above level 0 it stays fixed: the
@@ -631,14 +708,16 @@ LACUNA_HD bool pm_votes_texture(const int level) {
 /// proposal of greatest weight (first in scan order of the offsets on ties). The texture channel
 /// is gathered the same way when `vote_texture`. Sources are never hole pixels, so voting in place
 /// reads nothing it writes.
-LACUNA_HD void pm_vote_pixel(const PmLevel& l, const int buf, const int r,
+template <class D>
+LACUNA_HD void pm_vote_pixel(const BasicPmLevel<D>& l, const int buf, const int r,
                              const bool winner_take_all, const bool vote_texture, const int x,
                              const int y) {
     const int w = l.width;
     const long long p = static_cast<long long>(y) * w + x;
     if (!l.hole[p]) return;
     unsigned long long sr = 0, sg = 0, sb = 0, sa = 0, st = 0, sw = 0;
-    std::uint32_t best_w = 0, best_d = 0;
+    std::uint32_t best_w = 0;
+    typename D::Dist best_d = 0;
     long long best_at = -1;
     for (int dy = -r; dy <= r; ++dy) {
         const int cy = y - dy;
@@ -653,14 +732,14 @@ LACUNA_HD void pm_vote_pixel(const PmLevel& l, const int buf, const int r,
             if (winner_take_all) {
                 // The weight never grows with the distance: only a smaller distance can win, and
                 // skipping the division for the others changes nothing.
-                const std::uint32_t d = l.dist[buf][c];
+                const typename D::Dist d = l.dist[buf][c];
                 if (best_at >= 0 && d >= best_d) continue;
-                const std::uint32_t wt = pm_weight(d, r);
+                const std::uint32_t wt = pm_weight<D>(d, r);
                 if (wt > best_w) best_w = wt, best_at = s, best_d = d;
                 continue;
             }
-            const std::uint32_t wt = pm_weight(l.dist[buf][c], r);
-            const Rgba8 v = l.color[s];
+            const std::uint32_t wt = pm_weight<D>(l.dist[buf][c], r);
+            const typename D::Color v = l.color[s];
             sr += static_cast<unsigned long long>(wt) * v.r;
             sg += static_cast<unsigned long long>(wt) * v.g;
             sb += static_cast<unsigned long long>(wt) * v.b;
@@ -676,17 +755,15 @@ LACUNA_HD void pm_vote_pixel(const PmLevel& l, const int buf, const int r,
         return;
     }
     if (sw == 0) return;
-    const unsigned long long half = sw / 2;
-    l.color[p] = Rgba8{
-        static_cast<std::uint8_t>((sr + half) / sw), static_cast<std::uint8_t>((sg + half) / sw),
-        static_cast<std::uint8_t>((sb + half) / sw), static_cast<std::uint8_t>((sa + half) / sw)};
-    if (vote_texture) l.texture[p] = static_cast<std::uint8_t>((st + half) / sw);
+    l.color[p] = pm_mean_color<D>(sr, sg, sb, sa, sw);
+    if (vote_texture) l.texture[p] = static_cast<typename D::Tex>((st + sw / 2) / sw);
 }
 
 /// What the editor shows while a coarse level is being filled: level 0's hole pixels take the
 /// coarse estimate (nearest, level `shift`). Level 0's hole is rewritten by its own first vote.
-LACUNA_HD void pm_compose_pixel(const PmLevel& fine, const PmLevel& coarse, const int shift,
-                                const int x, const int y) {
+template <class D>
+LACUNA_HD void pm_compose_pixel(const BasicPmLevel<D>& fine, const BasicPmLevel<D>& coarse,
+                                const int shift, const int x, const int y) {
     const long long p = static_cast<long long>(y) * fine.width + x;
     if (!fine.hole[p]) return;
     fine.color[p] = coarse.color[static_cast<long long>(y >> shift) * coarse.width + (x >> shift)];
