@@ -43,6 +43,42 @@ __global__ void measurement_plane_kernel(const RawSamples s, const double slope,
     dst.row(y)[x] = static_cast<float>(__dadd_rn(__dmul_rn(slope, raw), intercept));
 }
 
+// native.cpp's level_of_integer: round((v − lo) · top / (hi − lo)) in 64-bit integers.
+__device__ long long level_of_integer(const long long v, const long long lo, const long long hi,
+                                      const long long top) {
+    if (hi <= lo) return 0;
+    const long long clamped = v < lo ? lo : (v > hi ? hi : v);
+    return ((clamped - lo) * top * 2 + (hi - lo)) / (2 * (hi - lo));
+}
+
+// native.cpp's level_of_float, each step rounded as the host's (no contraction).
+__device__ long long level_of_float(const double v, const double lo, const double hi,
+                                    const long long top) {
+    if (!isfinite(v) || !(hi > lo)) return 0;
+    double t = __ddiv_rn(__dsub_rn(v, lo), __dsub_rn(hi, lo));
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    return llround(__dmul_rn(t, static_cast<double>(top)));
+}
+
+__global__ void deep_decision_kernel(const RawSamples s, const double lo, const double hi,
+                                     const ImageView<Rgba16> dst) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= s.width || y >= s.height) return;
+    const std::uint8_t* row = s.data + s.pitch * static_cast<std::size_t>(y);
+    const int colours = s.channels < 3 ? s.channels : 3;
+    // The host truncates the range to integers for integer samples.
+    const auto ilo = static_cast<long long>(lo), ihi = static_cast<long long>(hi);
+    std::uint16_t level[3];
+    for (int c = 0; c < 3; ++c) {
+        const double v = sample_at(s, row, x * s.channels + (c < colours ? c : colours - 1));
+        level[c] = static_cast<std::uint16_t>(
+            s.sample_type == 3 ? level_of_float(v, lo, hi, 65535)
+                               : level_of_integer(static_cast<long long>(v), ilo, ihi, 65535));
+    }
+    dst.row(y)[x] = Rgba16{level[0], level[1], level[2], 65535};
+}
+
 __global__ void finite_min_max_kernel(const ImageView<const float> plane, float* block_lo,
                                       float* block_hi) {
     __shared__ float lo[256], hi[256];
@@ -79,6 +115,14 @@ cudaError_t launch_measurement_plane(const RawSamples& src, const double slope,
     const dim3 block(32, 8);
     const dim3 grid((src.width + block.x - 1) / block.x, (src.height + block.y - 1) / block.y);
     measurement_plane_kernel<<<grid, block, 0, stream>>>(src, slope, intercept, dst);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_deep_decision(const RawSamples& src, const double lo, const double hi,
+                                 const ImageView<Rgba16>& dst, const cudaStream_t stream) {
+    const dim3 block(32, 8);
+    const dim3 grid((src.width + block.x - 1) / block.x, (src.height + block.y - 1) / block.y);
+    deep_decision_kernel<<<grid, block, 0, stream>>>(src, lo, hi, dst);
     return cudaGetLastError();
 }
 

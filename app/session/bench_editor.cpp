@@ -313,6 +313,23 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
             });
         }
         line.release({});
+        // Remove object on the measurement: the fill decides on the 16-bit decision image (made
+        // on the device from the samples there) and its sources move the float samples.
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({40, 1.0, false});
+        session::Tool& brush = *s.active_tool();
+        brush.press({w * 0.5, h * 0.5});
+        brush.move({w * 0.5 + 60, h * 0.5 + 20});
+        brush.release({w * 0.5 + 60, h * 0.5 + 20});
+        bench.time(out["fill start (decision image, pyramid)"], [&] {
+            if (!s.remove_object().start_fill())
+                throw Error(ErrorCode::InvalidArgument, "fill: " + s.remove_object().message());
+        });
+        bench.time(out["fill to the end (16-bit PatchMatch)"], [&] {
+            while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        });
+        std::printf("fill: %s\n", s.remove_object().message().c_str());
+        s.select(session::ToolKind::LineHistogram);
         if (s.on_device() && s.line().result() != nullptr) {
             ops::CudaLineHistogrammer kernels(s.document().device_samples(), s.document().format(),
                                               w, s.document().calibration());

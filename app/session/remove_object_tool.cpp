@@ -169,10 +169,13 @@ void RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
     // same image, hence the same fill), and the final vote's sources then move the samples.
     Document& document = session_.document();
     const auto [lo, hi] = document.proxy_range();
-    ops::DeepCarvingProxy decision = ops::deep_carving_proxy(document.samples(), lo, hi);
     if (document.on_device()) {
         const bool ok = session_.guarded([&] {
-            auto filler = ops::make_deep_patchmatch_device_inpainter(problem, decision.image);
+            // Made on the device from the stored samples there: nothing crosses the bus but
+            // the hole's box.
+            const DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
+                document.device_samples(), document.format(), document.width(), lo, hi);
+            auto filler = ops::make_deep_patchmatch_device_inpainter(problem, decision);
             device_filler_ = filler.get();
             filler_ = std::move(filler);
         });
@@ -182,8 +185,9 @@ void RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
         }
         // The session is on the host now: the same fill, on the CPU.
     }
-    filler_ = ops::make_deep_patchmatch_inpainter(std::move(problem), std::move(decision.image),
-                                                  ops::InpaintImplementation::Fast);
+    filler_ = ops::make_deep_patchmatch_inpainter(
+        std::move(problem), ops::deep_carving_proxy(document.samples(), lo, hi).image,
+        ops::InpaintImplementation::Fast);
     device_ = "CPU";
 }
 

@@ -83,6 +83,7 @@ template class DeviceImage<Rgba8>;
 template class DeviceImage<float>;
 template class DeviceImage<std::uint8_t>;
 template class DeviceImage<std::int32_t>;
+template class DeviceImage<Rgba16>;
 
 void luminance(const DeviceImage<Rgba8>&, DeviceImage<float>&) {
     no_cuda();

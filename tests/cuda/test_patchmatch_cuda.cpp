@@ -8,6 +8,7 @@
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include "../../engine/ops/inpaint/factories.hpp"
 #include "../engine/inpaint_test_util.hpp"
@@ -16,6 +17,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <random>
 
 using namespace lacuna;
@@ -184,6 +187,106 @@ class TestPatchMatchCuda : public QObject {
         const Mask& hole = problem.hole;
         QVERIFY(patchmatch_sources(*patchmatch_field(*cpu), hole, patch / 2) ==
                 patchmatch_sources(*patchmatch_field(*gpu), hole, patch / 2));
+    }
+
+    void deep_decision_on_device_equals_host_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("channels");
+        for (const SampleType t :
+             {SampleType::U8, SampleType::U16, SampleType::I16, SampleType::F32})
+            for (const int c : {1, 3, 4})
+                QTest::newRow(qPrintable(QString("type %1, %2 channels").arg(int(t)).arg(c)))
+                    << int(t) << c;
+    }
+    void deep_decision_on_device_equals_host() {
+        // deep_carving_proxy from a document's device rows = the host's, bit for bit: odd sizes,
+        // samples outside the range (clamped), NaN (float), the document's own range and one
+        // narrower than the data.
+        QFETCH(int, type);
+        QFETCH(int, channels);
+        const PixelFormat format{SampleType(type), channels};
+        for (const auto [w, h] : {std::pair{1, 1}, std::pair{37, 23}, std::pair{301, 7}}) {
+            NativeImage samples(w, h, format);
+            std::mt19937 rng(unsigned(w * 131 + h + type * 7 + channels));
+            std::uniform_real_distribution<double> u(0.0, 1.0);
+            const double top = format.sample == SampleType::U8    ? 255
+                               : format.sample == SampleType::F32 ? 1000.5
+                                                                  : 65535;
+            const double bottom = format.sample == SampleType::I16   ? -32768
+                                  : format.sample == SampleType::F32 ? -3.25
+                                                                     : 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    for (int c = 0; c < channels; ++c) {
+                        double v = bottom + (top - bottom) * u(rng);
+                        if (format.sample != SampleType::F32) v = std::floor(v);
+                        samples.set_sample(x, y, c, v);
+                    }
+            if (format.sample == SampleType::F32 && w * h > 1)
+                samples.set_sample(w / 2, h / 2, 0, std::numeric_limits<double>::quiet_NaN());
+            std::vector<std::uint8_t> bytes(samples.row_bytes() * h);
+            for (int y = 0; y < h; ++y)
+                std::memcpy(bytes.data() + samples.row_bytes() * y, samples.row(y),
+                            samples.row_bytes());
+            const DeviceImage<std::uint8_t> rows(ImageView<const std::uint8_t>(
+                bytes.data(), int(samples.row_bytes()), h, samples.row_bytes()));
+            const DeepCarvingProxy own = deep_carving_proxy(samples);
+            const double mid = (own.raw_lo + own.raw_hi) / 2;
+            for (const auto [lo, hi] : {std::pair{own.raw_lo, own.raw_hi},
+                                        std::pair{own.raw_lo + (mid - own.raw_lo) / 3, mid}}) {
+                const Image<Rgba16> host = deep_carving_proxy(samples, lo, hi).image;
+                const Image<Rgba16> device = deep_carving_proxy(rows, format, w, lo, hi).download();
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x)
+                        if (!(host.at(x, y) == device.at(x, y)))
+                            QFAIL(qPrintable(QString("%1x%2 range %3..%4: (%5, %6) host %7, "
+                                                     "device %8")
+                                                 .arg(w)
+                                                 .arg(h)
+                                                 .arg(lo)
+                                                 .arg(hi)
+                                                 .arg(x)
+                                                 .arg(y)
+                                                 .arg(host.at(x, y).g)
+                                                 .arg(device.at(x, y).g)));
+            }
+        }
+    }
+
+    void deep_fill_from_a_device_decision_equals_cpu() {
+        // The editor's device path: the decision image made on the device from the samples, the
+        // fill started from it (only the hole's box goes up) = the CPU fill of the host's
+        // decision image; and it continues the faint stripes the 8-bit proxy cannot see.
+        const NativeImage samples = lacuna::test::faint_stripes(133, 71);
+        const ImageRgba8 proxy = carving_proxy(samples).image;
+        const Mask mask = lacuna::test::ellipse_mask(133, 71, 80, 35, 13, 10);
+        InpaintParams params;
+        params.patch = 7;
+        params.method = InpaintMethod::PatchMatch;
+        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
+        std::vector<std::uint8_t> bytes(samples.row_bytes() * samples.height());
+        for (int y = 0; y < samples.height(); ++y)
+            std::memcpy(bytes.data() + samples.row_bytes() * y, samples.row(y),
+                        samples.row_bytes());
+        const DeviceImage<std::uint8_t> rows(ImageView<const std::uint8_t>(
+            bytes.data(), int(samples.row_bytes()), samples.height(), samples.row_bytes()));
+        const TransferStats before = transfer_stats();
+        const DeviceImage<Rgba16> decision =
+            deep_carving_proxy(rows, samples.format(), samples.width(), 0, 65535);
+        const auto device = make_deep_patchmatch_device_inpainter(problem, decision);
+        device->advance(1 << 20);
+        const TransferStats moved = transfer_stats() - before;
+        // The hole's box and a few counters, nothing of the image's size.
+        QVERIFY2(
+            moved.upload_bytes + moved.download_bytes < 4096,
+            qPrintable(QString("%1 bytes moved").arg(moved.upload_bytes + moved.download_bytes)));
+        const auto cpu = make_deep_patchmatch_inpainter(
+            problem, deep_carving_proxy(samples, 0, 65535).image, InpaintImplementation::Fast);
+        cpu->advance(1 << 20);
+        QCOMPARE(compare_fields(*cpu, *device), QString());
+        const NativeImage filled = fill_from_sources(
+            samples, patchmatch_sources(*patchmatch_field(*device), problem.hole, 3));
+        QCOMPARE(lacuna::test::stripe_error(filled, problem.hole), 0.0);
     }
 
     void device_inpainter_equals_cpu_data() {

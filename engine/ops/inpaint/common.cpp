@@ -276,4 +276,12 @@ std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(InpaintPr
     return detail::make_deep_patchmatch_cuda_inpainter(std::move(problem), std::move(decision));
 }
 
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(
+    InpaintProblem problem, const DeviceImage<Rgba16>& decision) {
+    if (problem.method != InpaintMethod::PatchMatch)
+        throw Error(ErrorCode::InvalidArgument,
+                    "a fill on every bit of a measurement is a PatchMatch fill");
+    return detail::make_deep_patchmatch_cuda_inpainter(std::move(problem), decision);
+}
+
 }  // namespace lacuna::ops

@@ -14,6 +14,10 @@ std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProb
                                                                      Image<Rgba16>) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem,
+                                                                     const DeviceImage<Rgba16>&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 }  // namespace lacuna::ops::detail
 
 namespace lacuna::ops {

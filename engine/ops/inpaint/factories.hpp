@@ -19,6 +19,8 @@ std::unique_ptr<Inpainter> make_deep_patchmatch_cpu_inpainter(InpaintProblem pro
                                                               Image<Rgba16> decision);
 std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem problem,
                                                                      Image<Rgba16> decision);
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(
+    InpaintProblem problem, const DeviceImage<Rgba16>& decision);
 std::unique_ptr<DeviceInpainter> make_patchmatch_device_inpainter(
     const DeviceImage<Rgba8>& pixels, const DeviceImage<std::uint8_t>& coverage,
     InpaintProblem problem);

@@ -213,23 +213,28 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             }
         });
         lacuna::detail::count_upload(image_bytes);
-        // The hole is zero outside its box: only the box goes up (as 0/1).
-        cuda_check(cudaMemsetAsync(levels_[0].hole, 0, static_cast<std::size_t>(w) * h, nullptr),
-                   "clearing the hole");
-        std::uint8_t* hole_stage = staging.data() + image_bytes;
-        const MaskView hole = problem_.hole.view();
-        for (int y = 0; y < bh; ++y) {
-            const std::uint8_t* src = hole.row(box.y0 + y) + box.x0;
-            for (int x = 0; x < bw; ++x)
-                hole_stage[static_cast<std::size_t>(y) * bw + x] = src[x] != 0 ? 1 : 0;
+        upload_hole(staging.data() + image_bytes);
+        build(false);
+    }
+
+    /// From a decision image already on the device (a measurement document's, made there from
+    /// its samples): copied device to device; only the hole's box goes up.
+    CudaPatchMatch(InpaintProblem problem, const DeviceImage<Color>& decision)
+        : PatchMatchDriver(std::move(problem)) {
+        check_decision_size(decision.width(), decision.height(), problem_);
+        decision.synchronize();
+        if (problem_.hole_pixels == 0) {
+            set_levels(0);
+            return;
         }
-        cuda_check(
-            cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
-                              static_cast<std::size_t>(w), hole_stage, static_cast<std::size_t>(bw),
-                              static_cast<std::size_t>(bw), static_cast<std::size_t>(bh),
-                              cudaMemcpyHostToDevice, nullptr),
-            "uploading the hole for PatchMatch");
-        lacuna::detail::count_upload(box_bytes);
+        carve();
+        clear_counters();
+        copy_2d(levels_[0].color, decision.device_view().data, decision.pitch(), sizeof(Color),
+                cudaMemcpyDeviceToDevice);
+        const SearchRect& box = problem_.hole_box;
+        // The staging buffer must outlive the transfer: build() ends with a synchronous read-back.
+        PinnedLease staging(static_cast<std::size_t>(box.x1 - box.x0 + 1) * (box.y1 - box.y0 + 1));
+        upload_hole(staging.data());
         build(false);
     }
 
@@ -390,6 +395,31 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
 
   private:
+    /// Level 0's hole, zero outside its box: only the box goes up (as 0/1), staged in `stage`
+    /// (box-sized pinned memory that must outlive the transfer).
+    void upload_hole(std::uint8_t* const stage) {
+        const int w = problem_.image.width();
+        const int h = problem_.image.height();
+        const SearchRect& box = problem_.hole_box;
+        const int bw = box.x1 - box.x0 + 1;
+        const int bh = box.y1 - box.y0 + 1;
+        cuda_check(cudaMemsetAsync(levels_[0].hole, 0, static_cast<std::size_t>(w) * h, nullptr),
+                   "clearing the hole");
+        const MaskView hole = problem_.hole.view();
+        for (int y = 0; y < bh; ++y) {
+            const std::uint8_t* src = hole.row(box.y0 + y) + box.x0;
+            for (int x = 0; x < bw; ++x)
+                stage[static_cast<std::size_t>(y) * bw + x] = src[x] != 0 ? 1 : 0;
+        }
+        cuda_check(
+            cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
+                              static_cast<std::size_t>(w), stage, static_cast<std::size_t>(bw),
+                              static_cast<std::size_t>(bw), static_cast<std::size_t>(bh),
+                              cudaMemcpyHostToDevice, nullptr),
+            "uploading the hole for PatchMatch");
+        lacuna::detail::count_upload(static_cast<std::uint64_t>(bw) * bh);
+    }
+
     /// Lays the pyramid out in one arena from the pool.
     void carve() {
         const int w = problem_.image.width();
@@ -646,6 +676,11 @@ std::unique_ptr<Inpainter> make_patchmatch_cuda_inpainter(InpaintProblem problem
 
 std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(InpaintProblem problem,
                                                                      Image<Rgba16> decision) {
+    return std::make_unique<CudaPatchMatch<PmDepth16>>(std::move(problem), decision);
+}
+
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_cuda_inpainter(
+    InpaintProblem problem, const DeviceImage<Rgba16>& decision) {
     return std::make_unique<CudaPatchMatch<PmDepth16>>(std::move(problem), decision);
 }
 

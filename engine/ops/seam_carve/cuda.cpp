@@ -8,6 +8,7 @@
 #include "cuda_check.hpp"
 
 #include <lacuna/core/device_buffer.hpp>
+#include <lacuna/kernels/measurement_kernels.h>
 #include <lacuna/kernels/seam_kernels.h>
 
 #include <cuda_runtime.h>
@@ -707,5 +708,17 @@ template void insert_seams_nearest<Rgba8>(const DeviceImage<Rgba8>&, const Devic
 template void insert_seams_nearest<std::uint8_t>(const DeviceImage<std::uint8_t>&,
                                                  const DeviceSeamOrder&, int,
                                                  DeviceImage<std::uint8_t>&);
+
+DeviceImage<Rgba16> deep_carving_proxy(const DeviceImage<std::uint8_t>& rows,
+                                       const PixelFormat format, const int width,
+                                       const double raw_lo, const double raw_hi) {
+    DeviceImage<Rgba16> out(width, rows.height(), rows.stream());
+    const kernels::RawSamples raw{
+        rows.device_view().data,         rows.pitch(),   width, rows.height(),
+        static_cast<int>(format.sample), format.channels};
+    cuda_check(kernels::launch_deep_decision(raw, raw_lo, raw_hi, out.device_view(), rows.stream()),
+               "decision image kernel");
+    return out;
+}
 
 }  // namespace lacuna::ops

@@ -67,4 +67,9 @@ double CudaSeamSlider::time_frame_ms(int, int) {
     return 0;
 }
 
+DeviceImage<Rgba16> deep_carving_proxy(const DeviceImage<std::uint8_t>&, PixelFormat, int, double,
+                                       double) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+
 }  // namespace lacuna::ops

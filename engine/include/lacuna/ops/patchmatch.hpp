@@ -58,6 +58,10 @@ std::unique_ptr<Inpainter> make_deep_patchmatch_inpainter(InpaintProblem problem
 /// OutOfMemory / DeviceError) like make_device_inpainter.
 std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(InpaintProblem problem,
                                                                        Image<Rgba16> decision);
+/// The same from a decision image on the device (deep_carving_proxy of a document's device
+/// rows): no image crosses the bus, only the hole's box goes up.
+std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(
+    InpaintProblem problem, const DeviceImage<Rgba16>& decision);
 
 /// Where the final (winner-take-all) vote took each hole pixel from: for a finished fill's
 /// level-0 field, per pixel (y · width + x) the source pixel index whose value the vote copied,

@@ -171,6 +171,11 @@ DeepCarvingProxy deep_carving_proxy(const NativeImage& samples);
 /// The same over a given range (a carved copy of a document keeps deciding on the document's
 /// range: raw_lo → 0, raw_hi → 65535, samples outside clamped).
 DeepCarvingProxy deep_carving_proxy(const NativeImage& samples, double raw_lo, double raw_hi);
+/// deep_carving_proxy(samples, raw_lo, raw_hi) computed on the device from a measurement
+/// document's device rows (the stored samples as raw rows of `width` pixels of `format`), on the
+/// rows' stream: the same image, bit for bit. Throws Error(CudaUnavailable) without CUDA.
+DeviceImage<Rgba16> deep_carving_proxy(const DeviceImage<std::uint8_t>& rows, PixelFormat format,
+                                       int width, double raw_lo, double raw_hi);
 /// The stored samples without the first `count` seams of `order`: pixels are moved, never
 /// converted (any sample type and channel count).
 NativeImage remove_seams(const NativeImage& samples, const SeamOrder& order, int count);

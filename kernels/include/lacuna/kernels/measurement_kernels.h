@@ -26,6 +26,13 @@ struct RawSamples {
 cudaError_t launch_measurement_plane(const RawSamples& src, double slope, double intercept,
                                      const ImageView<float>& dst, cudaStream_t stream);
 
+/// ops::deep_carving_proxy on the device: every colour sample normalised over [lo, hi] to
+/// 0..65535 (integers exactly, as the host's int64 arithmetic; float as its double arithmetic
+/// rounded to nearest, NaN → 0), grey copied to R, G, B, alpha opaque: the host's image, bit for
+/// bit.
+cudaError_t launch_deep_decision(const RawSamples& src, double lo, double hi,
+                                 const ImageView<Rgba16>& dst, cudaStream_t stream);
+
 /// Per-block finite minimum and maximum of `plane` into block_lo/block_hi (`blocks` entries, at
 /// most 1024; blocks without a finite value write +inf/−inf).
 cudaError_t launch_finite_min_max(const ImageView<const float>& plane, float* block_lo,
