@@ -254,7 +254,7 @@ void RemoveObjectTool::finish() {
     Document& document = session_.document();
     const ops::InpaintProgress progress = filler_->progress();
     const bool on_device = device_filler_ != nullptr;
-    std::optional<std::vector<std::int32_t>> sources;
+    std::optional<ops::FillSources> sources;
     if (before_samples_ && !session_.guarded([&] {
             sources = ops::patchmatch_sources(*ops::patchmatch_field(*filler_), hole_, radius_);
         }))
@@ -263,8 +263,9 @@ void RemoveObjectTool::finish() {
     device_filler_ = nullptr;
     if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
     if (sources) {
-        const NativeImage filled = ops::fill_from_sources(document.samples(), *sources);
-        document.write_samples(fill_rect_, copy_region(filled, fill_rect_));
+        // Only the fill's rectangle is copied and written back, however large the image.
+        document.write_samples(
+            fill_rect_, ops::fill_region_from_sources(document.samples(), *sources, fill_rect_));
     }
     document.clear_mask(MaskLayer::Fill, fill_rect_);
     Edit edit;

@@ -128,13 +128,13 @@ class TestPatchMatch : public QObject {
         while (!filler->progress().done()) filler->advance(8);
         const ImageRgba8 out = filler->image();
         const Mask hole = prepare_inpaint(truth.view(), mask, params).hole;
-        const std::vector<std::int32_t> sources =
+        const FillSources sources =
             patchmatch_sources(*patchmatch_field(*filler), hole, params.patch / 2);
         const NativeImage filled = fill_from_sources(to_native(truth.view()), sources);
         const ImageRgba8 back = to_rgba8(filled);
         QVERIFY(equal_pixels(back.view(), out.view()));
         int moved = 0;
-        for (const std::int32_t s : sources) moved += s >= 0;
+        for (const std::int32_t s : sources.index) moved += s >= 0;
         QCOMPARE(std::int64_t(moved), count_selected(hole.view()));
         NativeImage deep(truth.width(), truth.height(), {SampleType::U16, 3});
         for (int y = 0; y < truth.height(); ++y)
@@ -149,7 +149,14 @@ class TestPatchMatch : public QObject {
             for (int x = 0; x < truth.width(); ++x)
                 if (hole.at(x, y) != 0)
                     QCOMPARE(deep_filled.sample(x, y, 1), 257.0 * out.at(x, y).g);
-        QVERIFY_THROWS_EXCEPTION(Error, fill_from_sources(deep, {1, 2, 3}));
+        // Sources for another size, or whose box does not fit the image, are refused.
+        QVERIFY_THROWS_EXCEPTION(Error, fill_from_sources(deep, FillSources{1, 2, {}, {}}));
+        FillSources outside = sources;
+        outside.box.x1 = truth.width();
+        QVERIFY_THROWS_EXCEPTION(Error, fill_from_sources(deep, outside));
+        // Only a rectangle: the same samples there as the whole fill.
+        const PixelRect rect{200, 150, 280, 230};
+        QVERIFY(fill_region_from_sources(deep, sources, rect) == copy_region(deep_filled, rect));
     }
 
     void deep_fill_decides_on_every_bit() {

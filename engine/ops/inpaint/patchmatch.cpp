@@ -79,18 +79,21 @@ struct LevelStore {
     }
 };
 
-/// A level's field buffer `b` as the tests see it: -1 and 0 outside the target box.
+/// A level's field buffer `b` over its target box.
 template <class D>
 PatchMatchField field_of(const BasicPmLevel<D>& l, const int level, const int b) {
-    PatchMatchField f{level, l.width, l.height, {}, {}, depth_bits<D>()};
-    const auto n = static_cast<std::size_t>(l.width) * l.height;
-    f.nnf.assign(n, -1);
-    f.dist.assign(n, 0);
+    PatchMatchField f{level, l.width, l.height,       {l.box_x0, l.box_y0, l.box_x1, l.box_y1},
+                      {},    {},      depth_bits<D>()};
+    if (l.box_x1 < l.box_x0 || l.box_y1 < l.box_y0) return f;
+    const int bw = f.box_width();
+    f.nnf.resize(static_cast<std::size_t>(bw) * (l.box_y1 - l.box_y0 + 1));
+    f.dist.resize(f.nnf.size());
     for (int y = l.box_y0; y <= l.box_y1; ++y)
         for (int x = l.box_x0; x <= l.box_x1; ++x) {
             const auto i = static_cast<std::size_t>(y) * l.width + x;
-            f.nnf[i] = l.nnf[b][i];
-            f.dist[i] = l.dist[b][i];
+            const auto o = static_cast<std::size_t>(y - l.box_y0) * bw + (x - l.box_x0);
+            f.nnf[o] = l.nnf[b][i];
+            f.dist[o] = l.dist[b][i];
         }
     return f;
 }
@@ -413,8 +416,7 @@ std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter) {
     return source->field();
 }
 
-std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const Mask& hole,
-                                             const int radius) {
+FillSources patchmatch_sources(const PatchMatchField& field, const Mask& hole, const int radius) {
     if (field.level != 0)
         throw Error(ErrorCode::InvalidArgument, "the fill has not reached full size yet");
     if (field.width != hole.width() || field.height != hole.height())
@@ -428,26 +430,34 @@ std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const
                          static_cast<std::uint32_t>(d), radius)
                    : patchmatch_terms::pm_weight<patchmatch_terms::PmDepth16>(d, radius);
     };
-    const int w = field.width, h = field.height;
-    std::vector<std::int32_t> sources(static_cast<std::size_t>(w) * h, -1);
-    // pm_vote_pixel's winner-take-all rule: the proposal of least distance (greatest weight),
-    // first in the scan order of the offsets on ties.
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
+    const int w = field.width;
+    FillSources out{field.width, field.height, {w, field.height, -1, -1}, {}};
+    // Hole pixels lie inside the target box (the hole's box grown by the radius).
+    const SearchRect& fb = field.box;
+    for (int y = std::max(fb.y0, 0); y <= fb.y1; ++y)
+        for (int x = std::max(fb.x0, 0); x <= fb.x1; ++x)
+            if (hole.at(x, y) != 0)
+                out.box = {std::min(out.box.x0, x), std::min(out.box.y0, y),
+                           std::max(out.box.x1, x), std::max(out.box.y1, y)};
+    if (out.box.x1 < out.box.x0) return out;
+    const int bw = out.box.x1 - out.box.x0 + 1;
+    out.index.assign(static_cast<std::size_t>(bw) * (out.box.y1 - out.box.y0 + 1), -1);
+    // pm_vote_pixel's winner-take-all rule: the proposal of greatest weight, first in the scan
+    // order of the offsets on ties.
+    for (int y = out.box.y0; y <= out.box.y1; ++y)
+        for (int x = out.box.x0; x <= out.box.x1; ++x) {
             if (hole.at(x, y) == 0) continue;
             std::uint32_t best_w = 0;
             std::uint64_t best_d = 0;
             long long best_at = -1;
-            for (int dy = -radius; dy <= radius; ++dy) {
-                const int cy = y - dy;
-                if (cy < 0 || cy >= h) continue;
+            for (int dy = -radius; dy <= radius; ++dy)
                 for (int dx = -radius; dx <= radius; ++dx) {
-                    const int cx = x - dx;
-                    if (cx < 0 || cx >= w) continue;
-                    const std::size_t c = static_cast<std::size_t>(cy) * w + cx;
-                    const std::int32_t q = field.nnf[c];
+                    const int cx = x - dx, cy = y - dy;
+                    const std::int32_t q = field.source_at(cx, cy);
                     if (q < 0) continue;
-                    const std::uint64_t d = field.dist[c];
+                    const std::uint64_t d =
+                        field.dist[static_cast<std::size_t>(cy - fb.y0) * field.box_width() +
+                                   (cx - fb.x0)];
                     if (best_at >= 0 && d >= best_d) continue;
                     const std::uint32_t wt = weight(d);
                     if (wt > best_w) {
@@ -456,26 +466,42 @@ std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const
                         best_at = static_cast<long long>(q / w + dy) * w + (q % w + dx);
                     }
                 }
-            }
-            sources[static_cast<std::size_t>(y) * w + x] = static_cast<std::int32_t>(best_at);
+            out.index[static_cast<std::size_t>(y - out.box.y0) * bw + (x - out.box.x0)] =
+                static_cast<std::int32_t>(best_at);
         }
-    return sources;
+    return out;
 }
 
-NativeImage fill_from_sources(const NativeImage& samples,
-                              const std::vector<std::int32_t>& sources) {
-    if (sources.size() != static_cast<std::size_t>(samples.width()) * samples.height())
+NativeImage fill_region_from_sources(const NativeImage& samples, const FillSources& sources,
+                                     const PixelRect& rect) {
+    if (sources.width != samples.width() || sources.height != samples.height())
         throw Error(ErrorCode::InvalidArgument, "the sources do not match the image");
-    NativeImage out = samples;
+    const SearchRect& b = sources.box;
+    const int bw = b.x1 - b.x0 + 1;
+    if (b.x1 >= b.x0 &&
+        (b.x0 < 0 || b.y0 < 0 || b.x1 >= samples.width() || b.y1 >= samples.height() ||
+         sources.index.size() != static_cast<std::size_t>(bw) * (b.y1 - b.y0 + 1)))
+        throw Error(ErrorCode::InvalidArgument, "the sources do not match the image");
+    NativeImage out = copy_region(samples, rect);
     const std::size_t bpp = samples.format().bytes_per_pixel();
     const int w = samples.width();
-    for (std::size_t p = 0; p < sources.size(); ++p) {
-        const std::int32_t s = sources[p];
-        if (s < 0) continue;
-        std::memcpy(out.row(static_cast<int>(p / w)) + bpp * (p % w),
-                    samples.row(s / w) + bpp * (s % w), bpp);
-    }
+    const std::size_t n = static_cast<std::size_t>(w) * samples.height();
+    for (int y = std::max(b.y0, rect.y0); y <= std::min(b.y1, rect.y1); ++y)
+        for (int x = std::max(b.x0, rect.x0); x <= std::min(b.x1, rect.x1); ++x) {
+            const std::int32_t s =
+                sources.index[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)];
+            if (s < 0) continue;
+            if (static_cast<std::size_t>(s) >= n)
+                throw Error(ErrorCode::InvalidArgument, "a source lies outside the image");
+            std::memcpy(out.row(y - rect.y0) + bpp * (x - rect.x0),
+                        samples.row(s / w) + bpp * (s % w), bpp);
+        }
     return out;
+}
+
+NativeImage fill_from_sources(const NativeImage& samples, const FillSources& sources) {
+    return fill_region_from_sources(samples, sources,
+                                    {0, 0, samples.width() - 1, samples.height() - 1});
 }
 
 Mask patchmatch_texture(const ImageRgba8& image, const Mask& hole) {

@@ -324,24 +324,26 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const int level = current_level();
         const Level& l = levels_[static_cast<std::size_t>(level)];
         const int b = buffer_[static_cast<std::size_t>(level)];
-        PatchMatchField f{level, l.width, l.height, {}, {}, depth_bits<D>()};
-        const auto n = static_cast<std::size_t>(l.width) * l.height;
-        f.nnf.resize(n);
-        std::vector<typename D::Dist> dist(n);
-        cuda_check(
-            cudaMemcpy(f.nnf.data(), l.nnf[b], n * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
-            "device-to-host copy of the field");
-        cuda_check(cudaMemcpy(dist.data(), l.dist[b], n * sizeof(typename D::Dist),
-                              cudaMemcpyDeviceToHost),
+        PatchMatchField f{level, l.width, l.height,       {l.box_x0, l.box_y0, l.box_x1, l.box_y1},
+                          {},    {},      depth_bits<D>()};
+        if (l.box_x1 < l.box_x0 || l.box_y1 < l.box_y0) return f;
+        // Only the target box: the field is defined nowhere else.
+        const auto bw = static_cast<std::size_t>(f.box_width());
+        const auto bh = static_cast<std::size_t>(l.box_y1 - l.box_y0 + 1);
+        const std::size_t at = static_cast<std::size_t>(l.box_y0) * l.width + l.box_x0;
+        const auto pitch = static_cast<std::size_t>(l.width);
+        f.nnf.resize(bw * bh);
+        std::vector<typename D::Dist> dist(bw * bh);
+        cuda_check(cudaMemcpy2D(f.nnf.data(), bw * sizeof(std::int32_t), l.nnf[b] + at,
+                                pitch * sizeof(std::int32_t), bw * sizeof(std::int32_t), bh,
+                                cudaMemcpyDeviceToHost),
                    "device-to-host copy of the field");
+        cuda_check(cudaMemcpy2D(dist.data(), bw * sizeof(typename D::Dist), l.dist[b] + at,
+                                pitch * sizeof(typename D::Dist), bw * sizeof(typename D::Dist), bh,
+                                cudaMemcpyDeviceToHost),
+                   "device-to-host copy of the field");
+        lacuna::detail::count_download(bw * bh * (sizeof(std::int32_t) + sizeof(typename D::Dist)));
         f.dist.assign(dist.begin(), dist.end());
-        // Outside the target box the device arrays were never written.
-        for (int y = 0; y < l.height; ++y)
-            for (int x = 0; x < l.width; ++x) {
-                if (patchmatch_terms::in_box(l, x, y)) continue;
-                f.nnf[static_cast<std::size_t>(y) * l.width + x] = -1;
-                f.dist[static_cast<std::size_t>(y) * l.width + x] = 0;
-            }
         return f;
     }
 

@@ -71,6 +71,7 @@ struct InpaintProgress {
 /// The region candidates are taken from, in source-centre coordinates (inclusive).
 struct SearchRect {
     int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+    friend bool operator==(const SearchRect&, const SearchRect&) = default;
 };
 
 /// The validated problem, shared by every implementation.

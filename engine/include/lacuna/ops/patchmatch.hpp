@@ -28,15 +28,26 @@
 
 namespace lacuna::ops {
 
-/// A PatchMatch filler's current nearest-neighbour field: at the level of the last EM iteration
-/// (0 = full size), source centre index y · width + x per target patch centre, -1 elsewhere.
+/// A PatchMatch filler's current nearest-neighbour field at the level of the last EM iteration
+/// (0 = full size), stored over its target box only (the hole's box grown by the patch radius):
+/// a small hole in a large image gives a small field.
 struct PatchMatchField {
     int level = 0;
-    int width = 0;
+    int width = 0;  ///< the level's size
     int height = 0;
+    SearchRect box;  ///< the target box (inclusive); empty when there is nothing to fill
+    /// Over the box, row by row: the source centre index (y · width + x of the level) of each
+    /// target patch centre, -1 elsewhere.
     std::vector<std::int32_t> nnf;
     std::vector<std::uint64_t> dist;  ///< the patch distance of each entry (0 where nnf is -1)
     int depth = 8;  ///< the bits a sample of the image decided on had (8, or 16 for a deep fill)
+
+    [[nodiscard]] int box_width() const { return box.x1 - box.x0 + 1; }
+    /// The entry for centre (x, y) of the level: -1 outside the box.
+    [[nodiscard]] std::int32_t source_at(const int x, const int y) const {
+        if (x < box.x0 || x > box.x1 || y < box.y0 || y > box.y1) return -1;
+        return nnf[static_cast<std::size_t>(y - box.y0) * box_width() + (x - box.x0)];
+    }
 };
 
 /// The field of a PatchMatch inpainter (CPU or CUDA); nullopt for any other inpainter or before
@@ -63,16 +74,27 @@ std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(InpaintPr
 std::unique_ptr<DeviceInpainter> make_deep_patchmatch_device_inpainter(
     InpaintProblem problem, const DeviceImage<Rgba16>& decision);
 
-/// Where the final (winner-take-all) vote took each hole pixel from: for a finished fill's
-/// level-0 field, per pixel (y · width + x) the source pixel index whose value the vote copied,
-/// -1 outside the hole. Recomputed from the field with the vote's own rule, so copying the
-/// filler's input at these sources reproduces its output exactly. Throws InvalidArgument for a
-/// field above level 0 or of another size than `hole`.
-std::vector<std::int32_t> patchmatch_sources(const PatchMatchField& field, const Mask& hole,
-                                             int radius);
-/// A measurement's stored samples filled from `sources` (patchmatch_sources): hole pixels take
-/// their source pixel's samples, unconverted.
-NativeImage fill_from_sources(const NativeImage& samples, const std::vector<std::int32_t>& sources);
+/// Where the final (winner-take-all) vote took each hole pixel from, over the hole's box.
+struct FillSources {
+    int width = 0;  ///< the image's size
+    int height = 0;
+    SearchRect box;  ///< the hole's box (inclusive)
+    /// Over the box, row by row: the source pixel index (y · width + x) whose value the vote
+    /// copied into a hole pixel, -1 elsewhere.
+    std::vector<std::int32_t> index;
+    friend bool operator==(const FillSources&, const FillSources&) = default;
+};
+/// The sources of a finished fill's level-0 field, recomputed with the vote's own rule, so
+/// copying the filler's input at them reproduces its output exactly. Throws InvalidArgument for
+/// a field above level 0 or of another size than `hole`.
+FillSources patchmatch_sources(const PatchMatchField& field, const Mask& hole, int radius);
+/// A measurement's stored samples filled from `sources`: hole pixels take their source pixel's
+/// samples, unconverted. Throws InvalidArgument when the sources are for another size.
+NativeImage fill_from_sources(const NativeImage& samples, const FillSources& sources);
+/// The same for `rect` only (what an editor writes back): copy_region(samples, rect) with the
+/// hole pixels inside it filled.
+NativeImage fill_region_from_sources(const NativeImage& samples, const FillSources& sources,
+                                     const PixelRect& rect);
 
 /// One EM iteration at one level, done exhaustively (the readable reference): for every target
 /// patch (centre within `radius` of a hole pixel) the valid source centre of least distance

@@ -356,10 +356,19 @@ LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const lon
     using Dist = typename D::Dist;
     const typename D::Color a = l.color[t];
     const typename D::Color b = l.color[s];
-    const long long dr = int(a.r) - int(b.r), dg = int(a.g) - int(b.g), db = int(a.b) - int(b.b);
-    const long long dt = int(l.texture[t]) - int(l.texture[s]);
-    return static_cast<Dist>(dr * dr + dg * dg + db * db) +
-           static_cast<Dist>(kTextureWeight) * static_cast<Dist>(dt * dt);
+    if constexpr (sizeof(Dist) == 4) {
+        // 32-bit arithmetic where it suffices: this is the innermost loop of the fill.
+        const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+        const int dt = l.texture[t] - l.texture[s];
+        return static_cast<Dist>(dr * dr + dg * dg + db * db) +
+               kTextureWeight * static_cast<Dist>(dt * dt);
+    } else {
+        const long long dr = int(a.r) - int(b.r), dg = int(a.g) - int(b.g),
+                        db = int(a.b) - int(b.b);
+        const long long dt = int(l.texture[t]) - int(l.texture[s]);
+        return static_cast<Dist>(dr * dr + dg * dg + db * db) +
+               static_cast<Dist>(kTextureWeight) * static_cast<Dist>(dt * dt);
+    }
 }
 
 /// Sum of squared differences of colour (r, g, b) and texture (weighted) between the target patch
