@@ -18,6 +18,8 @@
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/render/egl_context.hpp>
 #include <lacuna/render/framebuffer.hpp>
 #include <lacuna/render/image_renderer.hpp>
@@ -329,6 +331,29 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
             while (s.remove_object().fill_running()) s.remove_object().advance(64);
         });
         std::printf("fill: %s\n", s.remove_object().message().c_str());
+        if (s.on_device()) {
+            // Where a fill's start goes, piece by piece (the pools are warm now): the host's
+            // problem, the decision image and the filler's setup on the device.
+            s.undo();
+            const Mask coverage = clone(s.document().mask(session::MaskLayer::Fill).view());
+            const auto ms = [](const auto start) {
+                return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            };
+            auto t = Clock::now();
+            ops::InpaintProblem problem = ops::prepare_inpaint(
+                s.document().pixels().view(), coverage, s.remove_object().fill_params());
+            out["fill start: prepare_inpaint (host)"].ms.push_back(ms(t));
+            t = Clock::now();
+            const auto [lo, hi] = s.document().proxy_range();
+            DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
+                s.document().device_samples(), s.document().format(), w, lo, hi);
+            decision.synchronize();
+            out["fill start: decision image (device)"].ms.push_back(ms(t));
+            t = Clock::now();
+            const auto filler =
+                ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
+            out["fill start: filler setup (device)"].ms.push_back(ms(t));
+        }
         s.select(session::ToolKind::LineHistogram);
         if (s.on_device() && s.line().result() != nullptr) {
             ops::CudaLineHistogrammer kernels(s.document().device_samples(), s.document().format(),

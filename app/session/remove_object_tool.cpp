@@ -120,14 +120,17 @@ bool RemoveObjectTool::start_fill() {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
         ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole, params);
         device_filler_ = nullptr;
+        // The problem is handed over, not copied (a 4K image's is over 100 MB); should the
+        // device fail, the session is on the host then and the fill starts over there.
         if (document.measurement()) {
-            start_deep_fill(std::move(problem));
+            if (!start_deep_fill(std::move(problem))) return start_fill();
         } else if (document.on_device()) {
             const bool ok = session_.guarded([&] {
                 // The filler starts from the document as its stream leaves it.
                 document.device_pixels().synchronize();
-                auto filler = ops::make_device_inpainter(
-                    document.device_pixels(), document.device_mask(MaskLayer::Fill), problem);
+                auto filler = ops::make_device_inpainter(document.device_pixels(),
+                                                         document.device_mask(MaskLayer::Fill),
+                                                         std::move(problem));
                 device_filler_ = filler.get();
                 filler_ = std::move(filler);
             });
@@ -163,7 +166,7 @@ bool RemoveObjectTool::start_fill() {
     return true;
 }
 
-void RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
+bool RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
     // A measurement is filled deciding on every bit of its samples: patches are compared on the
     // 16-bit decision image over the proxy's range (an 8-bit image and its ×257 copy give the
     // same image, hence the same fill), and the final vote's sources then move the samples.
@@ -175,20 +178,18 @@ void RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
             // the hole's box.
             const DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
                 document.device_samples(), document.format(), document.width(), lo, hi);
-            auto filler = ops::make_deep_patchmatch_device_inpainter(problem, decision);
+            auto filler = ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
             device_filler_ = filler.get();
             filler_ = std::move(filler);
         });
-        if (ok) {
-            device_ = "GPU";
-            return;
-        }
-        // The session is on the host now: the same fill, on the CPU.
+        device_ = "GPU";
+        return ok;
     }
     filler_ = ops::make_deep_patchmatch_inpainter(
         std::move(problem), ops::deep_carving_proxy(document.samples(), lo, hi).image,
         ops::InpaintImplementation::Fast);
     device_ = "CPU";
+    return true;
 }
 
 void RemoveObjectTool::show_step() {

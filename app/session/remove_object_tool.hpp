@@ -71,8 +71,9 @@ class RemoveObjectTool final : public Tool {
     void device_lost();
 
   private:
-    /// A measurement's fill on its 16-bit decision image (device, or the CPU if the device fails).
-    void start_deep_fill(ops::InpaintProblem problem);
+    /// A measurement's fill on its 16-bit decision image, on the device or the CPU. False when
+    /// the device failed (the session is on the host now: start over).
+    bool start_deep_fill(ops::InpaintProblem problem);
     void show_step();
     void finish();
     void restore_before();

@@ -37,6 +37,9 @@ struct RetargetTool::Job {
     Mask protect, remove;
     std::unique_ptr<DeviceImage<Rgba8>> device_image;  ///< device snapshots
     std::unique_ptr<DeviceImage<std::uint8_t>> device_protect, device_remove;
+    /// Measurement documents on the device path (vertical exact carves): the 16-bit decision
+    /// image, made on the device from the stored samples there.
+    std::unique_ptr<DeviceImage<Rgba16>> device_decision;
     /// Measurement documents: the stored samples (after the vertical change, for horizontal
     /// jobs) and the document's range. An exact carve decides on their 16-bit decision image;
     /// approximate previews stay on the 8-bit proxy.
@@ -128,7 +131,12 @@ struct RetargetTool::Job {
     void run_carve() {
         if (cuda) {
             try {
-                if (deep()) {
+                if (deep() && device_decision) {
+                    device_result = ops::seam_order_cuda(
+                        ops::DeepDeviceCarveInput{device_decision.get(), device_protect.get(),
+                                                  device_remove.get(), energy},
+                        direction, seams, progress());
+                } else if (deep()) {
                     take(carve_deep(ops::CarveImplementation::Cuda));
                 } else if (approximate() || !device_image) {
                     ensure_host_inputs();
@@ -344,6 +352,15 @@ void RetargetTool::start_vertical(const bool exact) {
                     return copy;
                 };
                 job->device_image = snapshot(document.device_pixels());
+                if (document.measurement()) {
+                    // A fresh image, so a snapshot too: the seams are decided on every bit of
+                    // the samples without their crossing the bus.
+                    const auto [lo, hi] = document.proxy_range();
+                    job->device_decision = std::make_unique<DeviceImage<Rgba16>>(
+                        ops::deep_carving_proxy(document.device_samples(), document.format(),
+                                                document.width(), lo, hi));
+                    job->device_decision->synchronize();
+                }
                 if (protect)
                     job->device_protect = snapshot(document.device_mask(MaskLayer::Protect));
                 if (remove)

@@ -284,7 +284,8 @@ class TestSessionDevice : public QObject {
                 QCOMPARE(t.uploads, std::uint64_t{0});
                 QVERIFY(t.download_bytes <= result_bytes(*d) + 4096 * 2);
             }
-            // Retarget on the device (proxy carved by CUDA) moves the same samples as the host.
+            // Retarget on the device (the 16-bit decision image made from the device samples and
+            // carved there) moves the same samples as the host.
             for (session::Session* s : {&device, &host}) {
                 s->active_tool()->release({});
                 s->select(session::ToolKind::Retarget);
@@ -300,7 +301,8 @@ class TestSessionDevice : public QObject {
             QVERIFY2(device.document().samples() == host.document().samples(),
                      qPrintable(tag + ": retargeted samples"));
             QCOMPARE(device.document().width(), kW - 15);
-            // Object removal: the CUDA PatchMatch's sources move the same samples.
+            // Object removal: the 16-bit CUDA PatchMatch (its decision image made on the device)
+            // picks the same sources, which move the same samples.
             for (session::Session* s : {&device, &host}) {
                 s->select(session::ToolKind::RemoveObject);
                 s->remove_object().set_brush({16, 1.0, false});

@@ -82,8 +82,9 @@ bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
 }
 
 /// The same checks for inputs on the device (only their sizes are looked at).
-inline void check_carve_input(const DeviceCarveInput& in, const SeamDirection direction,
-                              const int seams) {
+template <class Pixel>
+void check_carve_input(const BasicDeviceCarveInput<Pixel>& in, const SeamDirection direction,
+                       const int seams) {
     if (in.image == nullptr) invalid("the carve was given no image");
     const int w = in.image->width(), h = in.image->height();
     check_image_size(w, h);

@@ -117,8 +117,10 @@ void order_after(const DeviceStream producer, const cudaStream_t consumer) {
 /// The carver's dense buffers from images already on the device: pitched rows packed by
 /// device-to-device copies on `stream`, after the inputs' own streams; nothing crosses to the host.
 /// The masks keep their bytes (the carver reads any non-zero byte as set, as dense_mask's 1).
-DenseImages<> dense_from_device(const DeviceCarveInput& in, const cudaStream_t stream) {
-    DenseImages<> d;
+template <class Pixel>
+DenseImages<Pixel> dense_from_device(const BasicDeviceCarveInput<Pixel>& in,
+                                     const cudaStream_t stream) {
+    DenseImages<Pixel> d;
     d.width = in.image->width();
     d.height = in.image->height();
     const auto pack = [&](const auto& from, auto& to, const char* what) {
@@ -503,15 +505,29 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     return order;
 }
 
-DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, const SeamDirection direction,
-                                const int seams, const CarveProgress& progress) {
+namespace {
+template <class Pixel>
+DeviceSeamOrder carve_device_input(const BasicDeviceCarveInput<Pixel>& input,
+                                   const SeamDirection direction, const int seams,
+                                   const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     const Stream stream;
-    DenseImages<> images = dense_from_device(input, stream.get());
+    DenseImages<Pixel> images = dense_from_device(input, stream.get());
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run(progress);
     return carver.device_result(input.image->stream());
+}
+}  // namespace
+
+DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, const SeamDirection direction,
+                                const int seams, const CarveProgress& progress) {
+    return carve_device_input(input, direction, seams, progress);
+}
+
+DeviceSeamOrder seam_order_cuda(const DeepDeviceCarveInput& input, const SeamDirection direction,
+                                const int seams, const CarveProgress& progress) {
+    return carve_device_input(input, direction, seams, progress);
 }
 
 DeviceSeamOrder upload_order(const SeamOrder& order, const DeviceStream stream) {

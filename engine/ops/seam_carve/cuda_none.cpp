@@ -17,6 +17,10 @@ SeamOrder seam_order_cuda_profiled(const CarveInput&, SeamDirection, int, CarveP
 DeviceSeamOrder seam_order_cuda(const DeviceCarveInput&, SeamDirection, int, const CarveProgress&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+DeviceSeamOrder seam_order_cuda(const DeepDeviceCarveInput&, SeamDirection, int,
+                                const CarveProgress&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 DeviceSeamOrder upload_order(const SeamOrder&, DeviceStream) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }

@@ -222,17 +222,25 @@ DeviceSeamOrder upload_order(const SeamOrder& order, DeviceStream stream = nullp
 SeamOrder download_order(const DeviceSeamOrder& order);
 
 /// Inputs already on the device. The caller must leave them unchanged until the carve returns.
-struct DeviceCarveInput {
-    const DeviceImage<Rgba8>* image = nullptr;
+template <class Pixel>
+struct BasicDeviceCarveInput {
+    const DeviceImage<Pixel>* image = nullptr;
     const DeviceImage<std::uint8_t>* protect = nullptr;  ///< optional, the image's size
     const DeviceImage<std::uint8_t>* remove = nullptr;   ///< optional, the image's size
     SeamEnergy energy = SeamEnergy::Forward;
 };
+using DeviceCarveInput = BasicDeviceCarveInput<Rgba8>;
+/// A measurement's 16-bit decision image on the device (deep_carving_proxy of its device rows).
+using DeepDeviceCarveInput = BasicDeviceCarveInput<Rgba16>;
 
 /// The CUDA carve from device inputs, the map left on the device: no pixel, mask or map crosses
 /// to the host. Same seams as seam_order_cuda; same errors and progress/cancel.
 DeviceSeamOrder seam_order_cuda(const DeviceCarveInput& input, SeamDirection direction, int seams,
                                 const CarveProgress& progress = {});
+/// The same on every bit of a measurement: the seams of seam_order_cuda(DeepCarveInput) of the
+/// same decision image, the map left on the device.
+DeviceSeamOrder seam_order_cuda(const DeepDeviceCarveInput& input, SeamDirection direction,
+                                int seams, const CarveProgress& progress = {});
 
 /// Device versions of remove_seams / insert_seams / insert_seams_nearest: `dst` (resized,
 /// grow-only) gets exactly what the host functions return for the same order and count. Run on
