@@ -330,6 +330,7 @@ const std::vector<Command>& commands() {
          run_backend},
         retarget_command(),
         inpaint_command(),
+        batch_command(),
         histogram_command(),
         bench_command(),
     };

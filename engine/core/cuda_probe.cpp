@@ -12,6 +12,11 @@ bool cuda_built() noexcept {
     return true;
 }
 
+int cuda_device_count() noexcept {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 namespace detail {
 namespace {
 

@@ -7,6 +7,10 @@ bool cuda_built() noexcept {
     return false;
 }
 
+int cuda_device_count() noexcept {
+    return 0;
+}
+
 namespace detail {
 const CudaProbe& probe_cuda() {
     static const CudaProbe probe{};

@@ -45,6 +45,8 @@ std::string_view to_string(BackendRequest request);
 
 /// True if this binary was built with the CUDA backend.
 bool cuda_built() noexcept;
+/// The CUDA devices this process can see (0 without a CUDA build, driver or device).
+int cuda_device_count() noexcept;
 
 /// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
 /// CPU with a reason; Cuda throws Error(CudaUnavailable) with the reason when CUDA cannot be used.

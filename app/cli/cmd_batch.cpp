@@ -1,0 +1,621 @@
+// lacuna batch: one job (retarget, inpaint, histogram) over many images. A manifest (a folder, or a
+// list file) in; outputs mirrored under the output folder; one JSON line per item and a summary.
+//
+// Each item runs the job's own command in this process (the same code, checks and atomic writes
+// as `lacuna retarget` etc.), so a batch item behaves exactly like the single command. Several
+// items run at once on each worker: while one is decoded or encoded on the CPU, another's seams
+// are found on the GPU. With several CUDA devices, one worker process per device (the device made
+// its only visible one), so every device has its own streams, pools and pinned staging; this
+// process shares the items out, forwards their JSON lines and reports progress.
+//
+// Resumable: an item whose output exists and is newer than its inputs is skipped. A failed item
+// is reported and the batch goes on. Ctrl-C (SIGINT) or SIGTERM lets the items in flight finish
+// (their outputs are written to a temporary name and renamed), starts no new one, and ends with
+// the summary; no half-written output is left under a final name.
+#include "commands.hpp"
+#include "json.hpp"
+
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace lacuna::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+enum class Job { Retarget, Inpaint, Histogram };
+
+Job parse_job(const std::string& name) {
+    if (name == "retarget") return Job::Retarget;
+    if (name == "inpaint") return Job::Inpaint;
+    if (name == "histogram") return Job::Histogram;
+    throw UsageError("JOB must be retarget, inpaint or histogram, not '" + name + "'");
+}
+
+// ---- stopping on Ctrl-C ----
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_stop_signal(int) {
+    g_stop.store(true);
+}
+
+/// SIGINT and SIGTERM set the stop flag for the batch's lifetime (the previous handlers come
+/// back after).
+class StopSignals {
+  public:
+    StopSignals() {
+        g_stop.store(false);
+        struct sigaction action {};
+        action.sa_handler = on_stop_signal;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &old_int_);
+        sigaction(SIGTERM, &action, &old_term_);
+    }
+    ~StopSignals() {
+        sigaction(SIGINT, &old_int_, nullptr);
+        sigaction(SIGTERM, &old_term_, nullptr);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+  private:
+    struct sigaction old_int_ {};
+    struct sigaction old_term_ {};
+};
+
+// ---- the manifest ----
+
+struct Item {
+    fs::path input;
+    fs::path relative;  ///< where it goes under the output folder
+};
+
+bool looks_like_image(const fs::path& path) {
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](const unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    static const char* const kExtensions[] = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp",
+                                              ".bmp", ".ppm", ".pgm",  ".pfm", ".fits", ".fit",
+                                              ".fts", ".dcm", ".pbm",  ".pnm"};
+    return std::any_of(std::begin(kExtensions), std::end(kExtensions),
+                       [&](const char* e) { return ext == e; });
+}
+
+/// A folder (every image under it, recursively, in name order) or a list file (one path a line,
+/// relative to the list's folder; blank lines and lines starting with # are skipped).
+std::vector<Item> read_manifest(const fs::path& input) {
+    std::vector<Item> items;
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+        for (auto it = fs::recursive_directory_iterator(
+                 input, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->is_regular_file(ec) && looks_like_image(it->path()))
+                items.push_back({it->path(), fs::relative(it->path(), input, ec)});
+        }
+        if (ec)
+            throw Error(ErrorCode::Unreadable,
+                        "cannot list '" + input.string() + "': " + ec.message());
+    } else {
+        std::ifstream list(input);
+        if (!list)
+            throw Error(ErrorCode::NotFound,
+                        "cannot read '" + input.string() + "': no such folder or list file");
+        const fs::path base = input.parent_path();
+        std::string line;
+        while (std::getline(list, line)) {
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+            if (line.empty() || line[0] == '#') continue;
+            const fs::path path = fs::path(line).is_absolute() ? fs::path(line) : base / line;
+            // Absolute entries keep their file name (with their folders under a root-less path).
+            items.push_back({path, fs::path(line).is_absolute() ? fs::path(line).relative_path()
+                                                                : fs::path(line)});
+        }
+    }
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return a.relative < b.relative; });
+    return items;
+}
+
+// ---- one item ----
+
+struct Settings {
+    Job job = Job::Retarget;
+    fs::path output;
+    std::optional<fs::path> masks;
+    bool force = false;
+    std::string backend = "auto";
+    std::vector<std::string> forwarded;  ///< the job's own options
+};
+
+fs::path output_of(const Settings& s, const Item& item) {
+    fs::path out = s.output / item.relative;
+    if (s.job == Job::Histogram) out.replace_extension(".csv");
+    return out;
+}
+
+/// The hole mask of an inpaint item: the same relative path under --masks, or the same name with
+/// a .png extension.
+std::optional<fs::path> mask_of(const Settings& s, const Item& item) {
+    if (!s.masks) return std::nullopt;
+    const fs::path same = *s.masks / item.relative;
+    std::error_code ec;
+    if (fs::exists(same, ec)) return same;
+    fs::path png = same;
+    png.replace_extension(".png");
+    return png;
+}
+
+/// True when `out` exists and is at least as new as every input.
+bool up_to_date(const fs::path& out, const std::vector<fs::path>& inputs) {
+    std::error_code ec;
+    if (!fs::is_regular_file(out, ec)) return false;  // missing, or something else in its place
+    const auto out_time = fs::last_write_time(out, ec);
+    if (ec) return false;
+    for (const fs::path& in : inputs) {
+        const auto in_time = fs::last_write_time(in, ec);
+        if (ec || in_time > out_time) return false;
+    }
+    return true;
+}
+
+std::string first_error_line(const std::string& err) {
+    std::istringstream lines(err);
+    std::string line, last;
+    while (std::getline(lines, line)) {
+        for (const char* prefix : {"lacuna: error: ", "lacuna: usage error: "}) {
+            if (line.rfind(prefix, 0) == 0) return line.substr(std::strlen(prefix));
+        }
+        if (!line.empty()) last = line;
+    }
+    return last;
+}
+
+struct Outcome {
+    enum Status { Ok, Failed, Skipped } status = Ok;
+    std::string line;  ///< the JSON line
+};
+
+Outcome run_item(const Settings& s, const Item& item, const std::string& device) {
+    const fs::path out = output_of(s, item);
+    const std::optional<fs::path> mask = s.job == Job::Inpaint ? mask_of(s, item) : std::nullopt;
+    JsonObject line;
+    line.add("input", item.input.string()).add("output", out.string());
+    if (mask) line.add("mask", mask->string());
+    std::vector<fs::path> inputs{item.input};
+    if (mask) inputs.push_back(*mask);
+    if (!s.force && up_to_date(out, inputs)) {
+        line.add("status", "skipped").add("reason", "the output is newer than its inputs");
+        return {Outcome::Skipped, line.str()};
+    }
+    const auto start = Clock::now();
+    std::vector<std::string> args;
+    switch (s.job) {
+        case Job::Retarget:
+            args = {"retarget", item.input.string(), out.string()};
+            break;
+        case Job::Inpaint:
+            args = {"inpaint", item.input.string(), mask ? mask->string() : std::string(),
+                    out.string()};
+            break;
+        case Job::Histogram:
+            args = {"histogram", item.input.string(), "--csv", out.string()};
+            break;
+    }
+    args.insert(args.end(), s.forwarded.begin(), s.forwarded.end());
+    args.insert(args.end(), {"--json", "--backend", s.backend});
+    std::ostringstream result, err;
+    int status = kExitFailure;
+    std::error_code ec;
+    fs::create_directories(out.parent_path(), ec);
+    if (ec) {
+        err << "lacuna: error: cannot create the folder '" << out.parent_path().string()
+            << "': " << ec.message() << "\n";
+    } else if (s.job == Job::Inpaint && !s.masks) {
+        err << "lacuna: error: inpaint needs --masks DIR (a hole mask per image)\n";
+    } else {
+        status = run(args, result, err);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    line.add("device", device).add("ms", ms);
+    if (status == kExitOk) {
+        line.add("status", "ok");
+        std::string json = result.str();
+        while (!json.empty() && json.back() == '\n') json.pop_back();
+        // The command's own report (sizes, times per stage); the histogram writes its CSV only.
+        if (!json.empty() && json.front() == '{' && json.find('\n') == std::string::npos)
+            line.add_raw("result", json);
+        return {Outcome::Ok, line.str()};
+    }
+    line.add("status", "failed").add("exit", status).add("error", first_error_line(err.str()));
+    return {Outcome::Failed, line.str()};
+}
+
+// ---- progress and summary ----
+
+struct Tally {
+    std::int64_t total = 0, ok = 0, failed = 0, skipped = 0;
+    [[nodiscard]] std::int64_t done() const { return ok + failed + skipped; }
+    void count(const Outcome::Status status) {
+        (status == Outcome::Ok ? ok : status == Outcome::Failed ? failed : skipped) += 1;
+    }
+};
+
+Outcome::Status status_of_line(const std::string& line) {
+    if (line.find("\"status\":\"ok\"") != std::string::npos) return Outcome::Ok;
+    if (line.find("\"status\":\"skipped\"") != std::string::npos) return Outcome::Skipped;
+    return Outcome::Failed;
+}
+
+class Progress {
+  public:
+    Progress(std::ostream& err, const std::int64_t total) : err_(err), total_(total) {}
+    void report(const Tally& t, const bool last = false) {
+        const double s = seconds();
+        if (!last && s - last_ < 1.0) return;
+        last_ = s;
+        const std::int64_t worked = t.ok + t.failed;  // skipped items cost nothing
+        const double rate = s > 0 ? worked / s : 0.0;
+        err_ << "lacuna: batch: " << t.done() << "/" << total_ << " items (" << t.failed
+             << " failed, " << t.skipped << " skipped), " << format(rate) << " images/s";
+        if (!last && rate > 0) err_ << ", " << format((total_ - t.done()) / rate) << " s left";
+        err_ << "\n";
+    }
+    [[nodiscard]] double seconds() const {
+        return std::chrono::duration<double>(Clock::now() - start_).count();
+    }
+
+  private:
+    static std::string format(const double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f", v);
+        return text;
+    }
+    std::ostream& err_;
+    std::int64_t total_;
+    Clock::time_point start_ = Clock::now();
+    double last_ = 0;
+};
+
+std::string summary_line(const Tally& t, const double seconds, const bool interrupted,
+                         const std::vector<std::string>& devices) {
+    JsonObject summary;
+    summary.add("items", t.total)
+        .add("ok", t.ok)
+        .add("failed", t.failed)
+        .add("skipped", t.skipped)
+        .add("not_started", t.total - t.done())
+        .add("seconds", seconds)
+        .add("images_per_s", seconds > 0 ? (t.ok + t.failed) / seconds : 0.0)
+        .add("interrupted", interrupted)
+        .add("devices", devices);
+    return JsonObject().add("summary", summary).str();
+}
+
+// ---- one worker: items run on threads of this process ----
+
+/// Runs the items with index ≡ shard (mod shards), `threads` at a time; each JSON line goes to
+/// `out` as soon as its item ends. Returns the tally.
+Tally run_worker(const Settings& s, const std::vector<Item>& items, const int shard,
+                 const int shards, const int threads, const std::string& device, std::ostream& out,
+                 Progress* progress) {
+    std::vector<const Item*> mine;
+    for (std::size_t i = static_cast<std::size_t>(shard); i < items.size();
+         i += static_cast<std::size_t>(shards))
+        mine.push_back(&items[i]);
+    Tally tally;
+    tally.total = static_cast<std::int64_t>(mine.size());
+    std::atomic<std::size_t> next{0};
+    std::mutex mutex;
+    const auto work = [&] {
+        for (;;) {
+            if (g_stop.load()) return;
+            const std::size_t i = next.fetch_add(1);
+            if (i >= mine.size()) return;
+            const Outcome o = run_item(s, *mine[i], device);
+            const std::lock_guard lock(mutex);
+            out << o.line << "\n" << std::flush;
+            tally.count(o.status);
+            if (progress) progress->report(tally);
+        }
+    };
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    pool.clear();  // joins
+    return tally;
+}
+
+// ---- one worker process per device ----
+
+struct Child {
+    pid_t pid = -1;
+    int fd = -1;  ///< its stdout
+    std::string pending;
+};
+
+Child spawn_worker(const std::vector<std::string>& args, const std::string& visible_device) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0)
+        throw Error(ErrorCode::DeviceError, "cannot create a pipe for a worker");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+    std::vector<std::string> env_text;
+    for (char** e = environ; *e != nullptr; ++e)
+        if (std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) != 0) env_text.emplace_back(*e);
+    env_text.push_back("CUDA_VISIBLE_DEVICES=" + visible_device);
+    std::vector<char*> env;
+    for (std::string& e : env_text) env.push_back(e.data());
+    env.push_back(nullptr);
+    std::vector<std::string> argv_text{"/proc/self/exe"};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    if (rc != 0) {
+        close(pipe_fds[0]);
+        throw Error(ErrorCode::DeviceError,
+                    std::string("cannot start a worker process: ") + std::strerror(rc));
+    }
+    return {pid, pipe_fds[0], {}};
+}
+
+/// Forwards the children's JSON lines (the summary lines of their own are dropped: this process
+/// writes the batch's) and tallies them until every child has exited.
+Tally gather(std::vector<Child>& children, std::ostream& out, Progress& progress,
+             const std::int64_t total, bool& worker_failed) {
+    Tally tally;
+    tally.total = total;
+    std::size_t open = children.size();
+    bool forwarded_stop = false;
+    std::vector<pollfd> fds;
+    std::vector<Child*> owners;
+    char buffer[65536];
+    while (open > 0) {
+        // A stop asked of this process alone (kill, not the terminal's Ctrl-C, which reaches
+        // the whole process group) is passed on: the workers finish their items in flight.
+        if (g_stop.load() && !forwarded_stop) {
+            for (const Child& c : children) kill(c.pid, SIGINT);
+            forwarded_stop = true;
+        }
+        fds.clear();
+        owners.clear();
+        for (Child& c : children)
+            if (c.fd >= 0) {
+                fds.push_back({c.fd, POLLIN, 0});
+                owners.push_back(&c);
+            }
+        if (poll(fds.data(), fds.size(), 250) < 0) continue;  // EINTR: look at the stop flag
+        for (std::size_t i = 0; i < fds.size(); ++i) {
+            if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+            Child& c = *owners[i];
+            const ssize_t n = read(c.fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                close(c.fd);
+                c.fd = -1;
+                --open;
+                continue;
+            }
+            c.pending.append(buffer, static_cast<std::size_t>(n));
+            for (std::size_t end; (end = c.pending.find('\n')) != std::string::npos;) {
+                const std::string line = c.pending.substr(0, end);
+                c.pending.erase(0, end + 1);
+                if (line.rfind("{\"summary\"", 0) == 0 || line.empty()) continue;
+                out << line << "\n" << std::flush;
+                tally.count(status_of_line(line));
+            }
+            progress.report(tally);
+        }
+    }
+    for (Child& c : children) {
+        int status = 0;
+        while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) > kExitFailure) worker_failed = true;
+    }
+    return tally;
+}
+
+/// --devices: "all" (every CUDA device, or the CPU without one), "cpu", or a list "0,1".
+std::vector<std::string> parse_devices(const std::string& text) {
+    if (text == "cpu") return {};
+    if (text == "all") {
+        std::vector<std::string> all;
+        for (int d = 0; d < cuda_device_count(); ++d) all.push_back(std::to_string(d));
+        return all;
+    }
+    std::vector<std::string> list;
+    std::stringstream parts(text);
+    std::string part;
+    const int count = cuda_device_count();
+    while (std::getline(parts, part, ',')) {
+        char* end = nullptr;
+        const long d = std::strtol(part.c_str(), &end, 10);
+        if (part.empty() || *end != '\0' || d < 0)
+            throw UsageError("--devices must be all, cpu or a list like 0,1, not '" + text + "'");
+        if (d >= count)
+            throw Error(ErrorCode::CudaUnavailable, "there is no CUDA device " + part +
+                                                        " (this machine has " +
+                                                        std::to_string(count) + ")");
+        list.push_back(part);
+    }
+    return list;
+}
+
+int parse_positive(const std::string& name, const std::string& text, const int max) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < 1 || v > max)
+        throw UsageError("--" + name + " must be a whole number from 1 to " + std::to_string(max));
+    return static_cast<int>(v);
+}
+
+int run_batch(Context& ctx) {
+    Settings s;
+    s.job = parse_job(ctx.args.positionals[0]);
+    const auto input = ctx.args.get("input");
+    const auto output = ctx.args.get("output");
+    if (!input || !output) throw UsageError("give --input DIR|LIST and --output DIR");
+    s.output = *output;
+    if (const auto m = ctx.args.get("masks")) s.masks = fs::path(*m);
+    if (s.job == Job::Inpaint && !s.masks)
+        throw UsageError("inpaint needs --masks DIR: a hole mask per image, same relative path");
+    s.force = ctx.args.has("force");
+    // The job's own options, passed on to each item's command.
+    const std::vector<std::pair<const char*, const char*>> forward = {
+        {"width", "width"}, {"height", "height"}, {"energy", "energy"}, {"method", "method"},
+        {"patch", "patch"}, {"seed", "seed"},     {"from", "from"},     {"to", "to"},
+        {"band", "width"},  {"bins", "bins"},     {"range", "range"},   {"channel", "channel"}};
+    for (const auto& [option, as] : forward)
+        if (const auto v = ctx.args.get(option))
+            s.forwarded.insert(s.forwarded.end(), {std::string("--") + as, *v});
+    if (s.job == Job::Histogram && (!ctx.args.has("from") || !ctx.args.has("to")))
+        throw UsageError("histogram needs --from x0,y0 --to x1,y1");
+    if (s.job == Job::Retarget && !ctx.args.has("width") && !ctx.args.has("height"))
+        throw UsageError("retarget needs --width and/or --height (pixels or %)");
+    const std::vector<Item> items = read_manifest(*input);
+    std::error_code ec;
+    fs::create_directories(s.output, ec);
+    if (ec)
+        throw Error(ErrorCode::WriteFailed,
+                    "cannot create the output folder '" + s.output.string() + "': " + ec.message());
+
+    const StopSignals signals;
+    // A worker process started by a batch: its shard, on the one device it sees.
+    if (const auto worker = ctx.args.get("worker")) {
+        const auto slash = worker->find('/');
+        if (slash == std::string::npos) throw UsageError("--worker must be K/N");
+        const int shards = parse_positive("worker", worker->substr(slash + 1), 4096);
+        const int shard = std::stoi(worker->substr(0, slash));
+        s.backend = "cuda";
+        const int threads = parse_positive("jobs", ctx.args.get("jobs").value_or("3"), 64);
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        run_worker(s, items, shard, shards, threads,
+                   std::string("cuda:") + (visible ? visible : "0"), ctx.out, nullptr);
+        return kExitOk;
+    }
+
+    const std::vector<std::string> devices =
+        ctx.backend == BackendRequest::Cpu ? std::vector<std::string>{}
+                                           : parse_devices(ctx.args.get("devices").value_or("all"));
+    Progress progress(ctx.err, static_cast<std::int64_t>(items.size()));
+    Tally tally;
+    bool worker_failed = false;
+    std::vector<std::string> used;
+    if (devices.size() <= 1) {
+        // In this process: the CPU, or the one device.
+        // The CPU when asked for (--devices cpu, --backend cpu); otherwise what --backend finds,
+        // with its reason when that is the CPU.
+        const bool cpu_asked =
+            ctx.backend == BackendRequest::Cpu || ctx.args.get("devices").value_or("all") == "cpu";
+        const BackendInfo backend = select_backend(cpu_asked ? BackendRequest::Cpu : ctx.backend);
+        if (!devices.empty() && devices[0] != "0" && backend.backend == Backend::Cuda)
+            ctx.note(
+                "one device listed: running on it in this process is only possible for "
+                "device 0; use CUDA_VISIBLE_DEVICES=" +
+                devices[0] + " to choose another");
+        s.backend = backend.backend == Backend::Cuda ? "cuda" : "cpu";
+        const std::string device = backend.backend == Backend::Cuda ? "cuda:0" : "cpu";
+        used.push_back(backend.describe());
+        const int threads = parse_positive(
+            "jobs", ctx.args.get("jobs").value_or(backend.backend == Backend::Cuda ? "3" : "2"),
+            64);
+        tally = run_worker(s, items, 0, 1, threads, device, ctx.out, &progress);
+    } else {
+        std::vector<std::string> args = ctx.args.positionals;
+        for (const auto& [name, value] : ctx.args.values) {
+            if (name == "devices" || name == "json" || name == "backend") continue;
+            args.push_back("--" + name);
+            if (!value.empty()) args.push_back(value);
+        }
+        std::vector<Child> children;
+        for (std::size_t k = 0; k < devices.size(); ++k) {
+            std::vector<std::string> child_args{"batch"};
+            child_args.insert(child_args.end(), args.begin(), args.end());
+            child_args.insert(child_args.end(), {"--worker", std::to_string(k) + "/" +
+                                                                 std::to_string(devices.size())});
+            children.push_back(spawn_worker(child_args, devices[k]));
+            used.push_back("cuda:" + devices[k]);
+        }
+        tally = gather(children, ctx.out, progress, static_cast<std::int64_t>(items.size()),
+                       worker_failed);
+    }
+    tally.total = static_cast<std::int64_t>(items.size());
+    progress.report(tally, true);
+    ctx.out << summary_line(tally, progress.seconds(), g_stop.load(), used) << "\n" << std::flush;
+    if (g_stop.load()) ctx.note("stopped: the items in flight were finished, no new one started");
+    if (worker_failed) throw Error(ErrorCode::DeviceError, "a worker process failed");
+    return tally.failed > 0 || g_stop.load() ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+Command batch_command() {
+    return {
+        {"batch",
+         "run retarget, inpaint or histogram over many images, on every GPU",
+         "JOB --input DIR|LIST --output DIR [job options]  (JOB: retarget, inpaint, histogram)",
+         {"JOB"},
+         1,
+         1,
+         {{"input", "DIR|LIST", "a folder (every image under it) or a list file (one path a line)"},
+          {"output", "DIR", "outputs mirror the inputs' paths here (histogram: .csv)"},
+          {"devices", "all|cpu|0,1", "CUDA devices, one worker each (default all)"},
+          {"jobs", "N", "items at once per worker (default 3 on a GPU, 2 on the CPU)"},
+          {"force", "", "redo items whose output is newer than their inputs"},
+          {"masks", "DIR", "inpaint: hole masks, same relative path (or .png) as each image"},
+          {"width", "W", "retarget: target width, pixels or %"},
+          {"height", "H", "retarget: target height, pixels or %"},
+          {"energy", "E", "retarget: forward, l1, prewitt or sobel"},
+          {"method", "M", "inpaint: patchmatch or criminisi"},
+          {"patch", "P", "inpaint: patch size"},
+          {"seed", "N", "inpaint: random seed"},
+          {"from", "x0,y0", "histogram: line start"},
+          {"to", "x1,y1", "histogram: line end"},
+          {"band", "W", "histogram: band width across the line"},
+          {"bins", "N", "histogram: bin count"},
+          {"range", "lo,hi", "histogram: value range of the bins"},
+          {"channel", "CH", "histogram: lum, r, g, b, rgb or value"},
+          {"worker", "K/N", "(internal) run shard K of N on the one visible CUDA device"}},
+         "Prints one JSON line per item (input, output, status ok/failed/skipped, device, ms,\n"
+         "the command's own report or the error) and a summary line at the end; progress on\n"
+         "stderr. Items whose output is newer than their inputs are skipped (resume); a failed\n"
+         "item does not stop the batch. Ctrl-C finishes the items in flight and stops. Exit\n"
+         "status 1 if any item failed or the batch was stopped."},
+        run_batch};
+}
+
+}  // namespace lacuna::cli
