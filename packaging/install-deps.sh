@@ -14,6 +14,7 @@ packages=(
   xvfb xauth                                # GUI tests without a display
   dpkg-dev file man-db                      # the Debian package: dpkg-shlibdeps, man page check
   appstream desktop-file-utils              # validating the desktop entry and AppStream metainfo
+  python3-distributed                       # Dask: the batch-across-hosts recipe and its test
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -107,8 +107,9 @@ bool looks_like_image(const fs::path& path) {
 }
 
 /// A folder (every image under it, recursively, in name order) or a list file (one path a line,
-/// relative to the list's folder; blank lines and lines starting with # are skipped).
-std::vector<Item> read_manifest(const fs::path& input) {
+/// relative to `base`, by default the list's folder; blank lines and lines starting with # are
+/// skipped).
+std::vector<Item> read_manifest(const fs::path& input, const std::optional<fs::path>& base_dir) {
     std::vector<Item> items;
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
@@ -126,7 +127,7 @@ std::vector<Item> read_manifest(const fs::path& input) {
         if (!list)
             throw Error(ErrorCode::NotFound,
                         "cannot read '" + input.string() + "': no such folder or list file");
-        const fs::path base = input.parent_path();
+        const fs::path base = base_dir ? *base_dir : input.parent_path();
         std::string line;
         while (std::getline(list, line)) {
             while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
@@ -506,7 +507,9 @@ int run_batch(Context& ctx) {
         throw UsageError("histogram needs --from x0,y0 --to x1,y1");
     if (s.job == Job::Retarget && !ctx.args.has("width") && !ctx.args.has("height"))
         throw UsageError("retarget needs --width and/or --height (pixels or %)");
-    const std::vector<Item> items = read_manifest(*input);
+    const auto base = ctx.args.get("base");
+    const std::vector<Item> items =
+        read_manifest(*input, base ? std::optional<fs::path>(*base) : std::nullopt);
     std::error_code ec;
     fs::create_directories(s.output, ec);
     if (ec)
@@ -514,39 +517,51 @@ int run_batch(Context& ctx) {
                     "cannot create the output folder '" + s.output.string() + "': " + ec.message());
 
     const StopSignals signals;
-    // A worker process started by a batch: its shard, on the one device it sees.
+    // A worker process started by a batch: its shard, on the one device it sees (or the CPU).
     if (const auto worker = ctx.args.get("worker")) {
         const auto slash = worker->find('/');
         if (slash == std::string::npos) throw UsageError("--worker must be K/N");
         const int shards = parse_positive("worker", worker->substr(slash + 1), 4096);
         const int shard = std::stoi(worker->substr(0, slash));
-        s.backend = "cuda";
-        const int threads = parse_positive("jobs", ctx.args.get("jobs").value_or("3"), 64);
+        const bool cpu = ctx.backend == BackendRequest::Cpu;
+        s.backend = cpu ? "cpu" : "cuda";
+        const int threads =
+            parse_positive("jobs", ctx.args.get("jobs").value_or(cpu ? "2" : "3"), 64);
         const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
         run_worker(s, items, shard, shards, threads,
-                   std::string("cuda:") + (visible ? visible : "0"), ctx.out, nullptr);
+                   cpu ? std::string("cpu") : std::string("cuda:") + (visible ? visible : "0"),
+                   ctx.out, nullptr);
         return kExitOk;
     }
 
     const std::vector<std::string> devices =
         ctx.backend == BackendRequest::Cpu ? std::vector<std::string>{}
                                            : parse_devices(ctx.args.get("devices").value_or("all"));
+    const int cpu_workers = parse_positive("workers", ctx.args.get("workers").value_or("1"), 256);
+    // Worker processes: one per device (unless the only one is device 0, which this process
+    // runs itself), or --workers of them on the CPU.
+    struct Slot {
+        std::string visible;  ///< CUDA_VISIBLE_DEVICES for the worker
+        std::string backend;
+        std::string label;
+    };
+    std::vector<Slot> slots;
+    if (devices.empty()) {
+        for (int k = 0; cpu_workers > 1 && k < cpu_workers; ++k)
+            slots.push_back({"", "cpu", "cpu"});
+    } else if (!(devices.size() == 1 && devices[0] == "0")) {
+        for (const std::string& d : devices) slots.push_back({d, "cuda", "cuda:" + d});
+    }
     Progress progress(ctx.err, static_cast<std::int64_t>(items.size()));
     Tally tally;
     bool worker_failed = false;
     std::vector<std::string> used;
-    if (devices.size() <= 1) {
-        // In this process: the CPU, or the one device.
-        // The CPU when asked for (--devices cpu, --backend cpu); otherwise what --backend finds,
-        // with its reason when that is the CPU.
+    if (slots.empty()) {
+        // In this process: the CPU when asked for (--devices cpu, --backend cpu), otherwise
+        // what --backend finds, with its reason when that is the CPU.
         const bool cpu_asked =
             ctx.backend == BackendRequest::Cpu || ctx.args.get("devices").value_or("all") == "cpu";
         const BackendInfo backend = select_backend(cpu_asked ? BackendRequest::Cpu : ctx.backend);
-        if (!devices.empty() && devices[0] != "0" && backend.backend == Backend::Cuda)
-            ctx.note(
-                "one device listed: running on it in this process is only possible for "
-                "device 0; use CUDA_VISIBLE_DEVICES=" +
-                devices[0] + " to choose another");
         s.backend = backend.backend == Backend::Cuda ? "cuda" : "cpu";
         const std::string device = backend.backend == Backend::Cuda ? "cuda:0" : "cpu";
         used.push_back(backend.describe());
@@ -557,18 +572,20 @@ int run_batch(Context& ctx) {
     } else {
         std::vector<std::string> args = ctx.args.positionals;
         for (const auto& [name, value] : ctx.args.values) {
-            if (name == "devices" || name == "json" || name == "backend") continue;
+            if (name == "devices" || name == "json" || name == "backend" || name == "workers")
+                continue;
             args.push_back("--" + name);
             if (!value.empty()) args.push_back(value);
         }
         std::vector<Child> children;
-        for (std::size_t k = 0; k < devices.size(); ++k) {
+        for (std::size_t k = 0; k < slots.size(); ++k) {
             std::vector<std::string> child_args{"batch"};
             child_args.insert(child_args.end(), args.begin(), args.end());
-            child_args.insert(child_args.end(), {"--worker", std::to_string(k) + "/" +
-                                                                 std::to_string(devices.size())});
-            children.push_back(spawn_worker(child_args, devices[k]));
-            used.push_back("cuda:" + devices[k]);
+            child_args.insert(child_args.end(),
+                              {"--backend", slots[k].backend, "--worker",
+                               std::to_string(k) + "/" + std::to_string(slots.size())});
+            children.push_back(spawn_worker(child_args, slots[k].visible));
+            used.push_back(slots[k].label);
         }
         tally = gather(children, ctx.out, progress, static_cast<std::int64_t>(items.size()),
                        worker_failed);
@@ -593,8 +610,10 @@ Command batch_command() {
          1,
          {{"input", "DIR|LIST", "a folder (every image under it) or a list file (one path a line)"},
           {"output", "DIR", "outputs mirror the inputs' paths here (histogram: .csv)"},
+          {"base", "DIR", "a list's paths are relative to DIR (default: the list's folder)"},
           {"devices", "all|cpu|0,1", "CUDA devices, one worker each (default all)"},
           {"jobs", "N", "items at once per worker (default 3 on a GPU, 2 on the CPU)"},
+          {"workers", "N", "worker processes on the CPU (default 1; GPUs: one per device)"},
           {"force", "", "redo items whose output is newer than their inputs"},
           {"masks", "DIR", "inpaint: hole masks, same relative path (or .png) as each image"},
           {"width", "W", "retarget: target width, pixels or %"},

@@ -8,7 +8,9 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
+#include <QSet>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -169,9 +171,19 @@ class TestBatch : public QObject {
         QCOMPARE(changed.summary["skipped"].toInt(), 3);
         QCOMPARE(status_of(changed, "b.png"), QString("ok"));
         QCOMPARE(io::read_image(out / "b.png").image.width(), 75);
-        // --force redoes all.
+        // --force redoes all; so do two worker processes sharing the items out, each item once.
         const Result forced = batch(args + QStringList{"--force"});
         QCOMPARE(forced.summary["ok"].toInt(), 4);
+        const Result shared =
+            batch(args + QStringList{"--force", "--devices", "cpu", "--workers", "2"});
+        QVERIFY2(shared.status == 0, qPrintable(shared.err));
+        QCOMPARE(shared.items.size(), 4);
+        QSet<QString> inputs;
+        for (const QJsonObject& o : shared.items) inputs.insert(o["input"].toString());
+        QCOMPARE(inputs.size(), 4);
+        QCOMPARE(shared.summary["ok"].toInt(), 4);
+        QCOMPARE(shared.summary["devices"].toArray().size(), 2);
+        QCOMPARE(io::read_image(out / "trip" / "c.png").image.width(), 91);
         QCOMPARE(temporary_files(out), 0);
     }
 
@@ -267,7 +279,14 @@ class TestBatch : public QObject {
         QCOMPARE(temporary_files(root / "out"), 0);
     }
 
+    void ctrl_c_finishes_the_items_in_flight_data() {
+        QTest::addColumn<int>("workers");
+        QTest::newRow("this process") << 1;
+        // The signal goes to the batch alone (not its process group): it passes it on.
+        QTest::newRow("two worker processes") << 2;
+    }
     void ctrl_c_finishes_the_items_in_flight() {
+        QFETCH(int, workers);
         QTemporaryDir dir;
         const fs::path in = dir.filePath("in").toStdString();
         const fs::path out = dir.filePath("out").toStdString();
@@ -278,8 +297,8 @@ class TestBatch : public QObject {
         QProcess p;
         p.start(LACUNA_CLI_PATH,
                 {"batch", "retarget", "--input", QString::fromStdString(in.string()), "--output",
-                 QString::fromStdString(out.string()), "--width", "60%", "--backend", "cpu",
-                 "--jobs", "2"});
+                 QString::fromStdString(out.string()), "--width", "60%", "--devices", "cpu",
+                 "--jobs", "2", "--workers", QString::number(workers)});
         QVERIFY(p.waitForStarted());
         // After the first item's line, Ctrl-C.
         QByteArray out_text;
