@@ -441,7 +441,7 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget, inpaint or video)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint, video or batch)",
          {"JOB"},
          1,
          1,
@@ -469,6 +469,8 @@ Command bench_command() {
           {"photo", "FILE", "video: the photo the generated clip pans over"},
           {"keep-clip", "FILE", "video: also save the generated clip there"},
           {"temporal", "W", "video: temporal weight of the coherent run (default 1)"},
+          {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
+          {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"dump", "PREFIX",
            "retarget: write PREFIX-exact.png and PREFIX-approximate.png (the preview's two maps "
            "at the target)"}},
@@ -482,8 +484,9 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "retarget") return bench_retarget(ctx);
             if (ctx.args.positionals[0] == "inpaint") return bench_inpaint(ctx);
             if (ctx.args.positionals[0] == "video") return bench_video(ctx);
+            if (ctx.args.positionals[0] == "batch") return bench_batch(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
-                             "' (available: histogram, retarget, inpaint, video)");
+                             "' (available: histogram, retarget, inpaint, video, batch)");
         }};
 }
 

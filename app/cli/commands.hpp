@@ -45,6 +45,7 @@ int run_retarget_video(Context& ctx);
 int run_inpaint(Context& ctx);
 int bench_inpaint(Context& ctx);
 int bench_video(Context& ctx);
+int bench_batch(Context& ctx);
 Command bench_command();
 Command inpaint_command();
 Command batch_command();
