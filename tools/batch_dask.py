@@ -25,15 +25,17 @@ import time
 
 IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".ppm", ".pgm",
                     ".pfm", ".fits", ".fit", ".fts", ".dcm", ".pbm", ".pnm"}
+VIDEO_EXTENSIONS = {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mpg", ".mpeg"}
 
 
-def manifest(input_path):
-    """(base folder, relative paths) with the rules of `lacuna batch`."""
+def manifest(input_path, videos):
+    """(base folder, relative paths) with the rules of `lacuna batch` (videos: retarget)."""
+    wanted = IMAGE_EXTENSIONS | (VIDEO_EXTENSIONS if videos else set())
     if os.path.isdir(input_path):
         found = []
         for folder, _, files in os.walk(input_path):
             for name in files:
-                if os.path.splitext(name)[1].lower() in IMAGE_EXTENSIONS:
+                if os.path.splitext(name)[1].lower() in wanted:
                     found.append(os.path.relpath(os.path.join(folder, name), input_path))
         return os.path.abspath(input_path), sorted(found)
     with open(input_path, encoding="utf-8") as listing:
@@ -73,7 +75,7 @@ def main():
 
     from distributed import Client, LocalCluster  # Debian: python3-distributed
 
-    base, items = manifest(args.input)
+    base, items = manifest(args.input, args.job == "retarget")
     output = os.path.abspath(args.output)
     shard_dir = os.path.join(output, ".batch-shards")
     os.makedirs(shard_dir, exist_ok=True)

@@ -18,6 +18,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 
 #include <poll.h>
 #include <signal.h>
@@ -95,7 +96,9 @@ struct Item {
     fs::path relative;  ///< where it goes under the output folder
 };
 
-bool looks_like_image(const fs::path& path) {
+/// An image, or (when `videos`: retarget) a video file.
+bool looks_like_input(const fs::path& path, const bool videos) {
+    if (io::is_video_path(path) && !io::is_image_sequence_pattern(path)) return videos;
     std::string ext = path.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](const unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -109,14 +112,15 @@ bool looks_like_image(const fs::path& path) {
 /// A folder (every image under it, recursively, in name order) or a list file (one path a line,
 /// relative to `base`, by default the list's folder; blank lines and lines starting with # are
 /// skipped).
-std::vector<Item> read_manifest(const fs::path& input, const std::optional<fs::path>& base_dir) {
+std::vector<Item> read_manifest(const fs::path& input, const std::optional<fs::path>& base_dir,
+                                const bool videos) {
     std::vector<Item> items;
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
         for (auto it = fs::recursive_directory_iterator(
                  input, fs::directory_options::skip_permission_denied, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it->is_regular_file(ec) && looks_like_image(it->path()))
+            if (it->is_regular_file(ec) && looks_like_input(it->path(), videos))
                 items.push_back({it->path(), fs::relative(it->path(), input, ec)});
         }
         if (ec)
@@ -157,6 +161,9 @@ struct Settings {
 fs::path output_of(const Settings& s, const Item& item) {
     fs::path out = s.output / item.relative;
     if (s.job == Job::Histogram) out.replace_extension(".csv");
+    // Videos are written as MP4 (H.264 where the FFmpeg build has it), whatever they came as.
+    else if (io::is_video_path(item.input))
+        out.replace_extension(".mp4");
     return out;
 }
 
@@ -497,19 +504,34 @@ int run_batch(Context& ctx) {
     s.force = ctx.args.has("force");
     // The job's own options, passed on to each item's command.
     const std::vector<std::pair<const char*, const char*>> forward = {
-        {"width", "width"}, {"height", "height"}, {"energy", "energy"}, {"method", "method"},
-        {"patch", "patch"}, {"seed", "seed"},     {"from", "from"},     {"to", "to"},
-        {"band", "width"},  {"bins", "bins"},     {"range", "range"},   {"channel", "channel"}};
-    for (const auto& [option, as] : forward)
-        if (const auto v = ctx.args.get(option))
-            s.forwarded.insert(s.forwarded.end(), {std::string("--") + as, *v});
+        {"width", "width"},
+        {"height", "height"},
+        {"energy", "energy"},
+        {"method", "method"},
+        {"patch", "patch"},
+        {"seed", "seed"},
+        {"from", "from"},
+        {"to", "to"},
+        {"band", "width"},
+        {"bins", "bins"},
+        {"range", "range"},
+        {"channel", "channel"},
+        {"temporal", "temporal"},
+        {"approximate", "approximate"},
+        {"keep-truncated", "keep-truncated"}};
+    for (const auto& [option, as] : forward) {
+        const auto v = ctx.args.get(option);
+        if (!v) continue;
+        s.forwarded.push_back(std::string("--") + as);
+        if (!v->empty()) s.forwarded.push_back(*v);  // flags have no value
+    }
     if (s.job == Job::Histogram && (!ctx.args.has("from") || !ctx.args.has("to")))
         throw UsageError("histogram needs --from x0,y0 --to x1,y1");
     if (s.job == Job::Retarget && !ctx.args.has("width") && !ctx.args.has("height"))
         throw UsageError("retarget needs --width and/or --height (pixels or %)");
     const auto base = ctx.args.get("base");
-    const std::vector<Item> items =
-        read_manifest(*input, base ? std::optional<fs::path>(*base) : std::nullopt);
+    const std::vector<Item> items = read_manifest(
+        *input, base ? std::optional<fs::path>(*base) : std::nullopt, s.job == Job::Retarget);
     std::error_code ec;
     fs::create_directories(s.output, ec);
     if (ec)
@@ -628,6 +650,9 @@ Command batch_command() {
           {"bins", "N", "histogram: bin count"},
           {"range", "lo,hi", "histogram: value range of the bins"},
           {"channel", "CH", "histogram: lum, r, g, b, rgb or value"},
+          {"temporal", "W", "retarget, videos: temporal weight (default 1)"},
+          {"approximate", "F", "retarget, videos: seams of a 1/F-size copy (2, 4 or 8)"},
+          {"keep-truncated", "", "retarget, videos: carve what a truncated file still has"},
           {"worker", "K/N", "(internal) run shard K of N on the one visible CUDA device"}},
          "Prints one JSON line per item (input, output, status ok/failed/skipped, device, ms,\n"
          "the command's own report or the error) and a summary line at the end; progress on\n"

@@ -187,6 +187,34 @@ class TestBatch : public QObject {
         QCOMPARE(temporary_files(out), 0);
     }
 
+    void videos_are_retargeted_too() {
+        // A folder with a photo and a clip: the clip goes through `lacuna retarget`'s video path
+        // and comes out as MP4 at the same relative place.
+        QTemporaryDir dir;
+        const fs::path in = dir.filePath("in").toStdString();
+        const fs::path out = dir.filePath("out").toStdString();
+        write_png(in / "still.png", scene(80, 60, 1));
+        fs::create_directories(in / "clips");
+        fs::copy_file(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi", in / "clips" / "tree.avi");
+        const Result r = batch({"retarget", "--input", QString::fromStdString(in.string()),
+                                "--output", QString::fromStdString(out.string()), "--width", "90%",
+                                "--keep-truncated", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(r.items.size(), 2);
+        const QJsonObject clip = item_of(r, "tree.avi");
+        QCOMPARE(clip["status"].toString(), QString("ok"));
+        QVERIFY(clip["output"].toString().endsWith("clips/tree.mp4"));
+        QCOMPARE(clip["result"].toObject()["frames"].toInt(), 68);
+        QCOMPARE(clip["result"].toObject()["target_width"].toInt(), 288);
+        QVERIFY(fs::file_size(out / "clips" / "tree.mp4") > 1000);
+        // Other jobs leave videos out of the manifest.
+        const Result hist =
+            batch({"histogram", "--input", QString::fromStdString(in.string()), "--output",
+                   dir.filePath("hist"), "--from", "1,1", "--to", "30,20", "--backend", "cpu"});
+        QCOMPARE(hist.status, 0);
+        QCOMPARE(hist.items.size(), 1);
+    }
+
     void inpaint_and_histogram_from_a_list() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
