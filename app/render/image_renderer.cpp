@@ -383,6 +383,11 @@ bool ImageRenderer::last_image_was_interop() const {
     return impl_->last_was_interop;
 }
 
+ImageRenderer::TextureStats ImageRenderer::texture_stats() const {
+    return {impl_->capacity_w, impl_->capacity_h, impl_->texture_allocations,
+            impl_->texture_registrations};
+}
+
 void ImageRenderer::render(const unsigned fbo, const int width, const int height,
                            const ViewTransform& view) const {
     if (!impl_->ready) return;

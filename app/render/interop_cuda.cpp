@@ -148,6 +148,7 @@ bool ImageRenderer::Impl::copy_into_texture(std::unique_ptr<InteropRegistration>
         }
         fresh->stream = stream;
         registration = std::move(fresh);
+        ++texture_registrations;
     }
     cudaGraphicsResource* resource = registration->resource;
     StageClock clock(profile_sum != nullptr, stream);

@@ -36,7 +36,9 @@ struct ImageRenderer::Impl {
     GLuint program = 0;
     GLuint vao = 0;
     GLuint texture = 0;
-    int capacity_w = 0;  // allocated texture size; grows, never shrinks
+    int texture_allocations = 0;    // display texture (re)allocations, for tests
+    int texture_registrations = 0;  // its CUDA registrations, for tests
+    int capacity_w = 0;             // allocated texture size; grows, never shrinks
     int capacity_h = 0;
     int image_w = 0;
     int image_h = 0;
@@ -93,6 +95,7 @@ struct ImageRenderer::Impl {
         registration.reset();
         capacity_w = std::max(width, capacity_w);
         capacity_h = std::max(height, capacity_h);
+        ++texture_allocations;
         glBindTexture(GL_TEXTURE_2D, texture);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, capacity_w, capacity_h, 0, GL_RGBA,
                      GL_UNSIGNED_BYTE, nullptr);

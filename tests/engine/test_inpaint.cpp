@@ -282,7 +282,33 @@ class TestInpaint : public QObject {
         const InpaintProgress first = filler->advance(3);
         QCOMPARE(first.iterations, 3);
         QVERIFY(first.filled > 0 && first.filled < first.total);
-        // The partial image shows the fill growing: exactly `filled` hole pixels changed or kept.
+        // The partial image shows the fill growing: the hole pixels the three chosen patches
+        // covered (`filled` of them) hold their source's pixels; the rest of the hole is as given.
+        {
+            const ImageRgba8 partial = filler->image();
+            const int r = criminisi_params().patch / 2;
+            std::vector<char> done(120 * 90, 0);
+            std::int64_t covered = 0;
+            QCOMPARE(filler->history().size(), std::size_t{3});
+            for (const PatchChoice& c : filler->history()) {
+                const int tx = c.target % 120, ty = c.target / 120;
+                const int sx = c.source % 120, sy = c.source / 120;
+                for (int dy = -r; dy <= r; ++dy)
+                    for (int dx = -r; dx <= r; ++dx) {
+                        const int x = tx + dx, y = ty + dy;
+                        if (x < 0 || y < 0 || x >= 120 || y >= 90 || !mask.at(x, y)) continue;
+                        if (done[std::size_t(y * 120 + x)]) continue;
+                        done[std::size_t(y * 120 + x)] = 1;
+                        ++covered;
+                        QVERIFY(partial.at(x, y) == input.at(sx + dx, sy + dy));
+                    }
+            }
+            QCOMPARE(covered, first.filled);
+            for (int y = 0; y < 90; ++y)
+                for (int x = 0; x < 120; ++x)
+                    if (mask.at(x, y) && !done[std::size_t(y * 120 + x)])
+                        QVERIFY(partial.at(x, y) == input.at(x, y));
+        }
         const InpaintProgress second = filler->advance(2);
         QCOMPARE(second.iterations, 5);
         QVERIFY(second.filled > first.filled);
@@ -290,6 +316,7 @@ class TestInpaint : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, filler->advance(1));
         try {
             filler->advance(1);
+            QFAIL("advance() after cancel() must throw");
         } catch (const Error& e) {
             QCOMPARE(e.code(), ErrorCode::Cancelled);
         }

@@ -71,9 +71,25 @@ class TestRenderInterop : public QObject {
     void odd_size_pitched_device_image() { present_and_compare(pattern(333, 217, 1)); }
 
     void buffer_grows_then_is_reused() {
+        // The texture grows to the largest image and is registered with CUDA once for it; the
+        // smaller image and the large one again reuse both (no allocation, no registration).
         present_and_compare(pattern(1001, 755, 2));
+        const render::ImageRenderer::TextureStats grown = renderer_->texture_stats();
+        QVERIFY(grown.capacity_w >= 1001 && grown.capacity_h >= 755);
+        QVERIFY(grown.allocations >= 1);
+        QVERIFY(grown.registrations >= 1);
         present_and_compare(pattern(64, 47, 3));
         present_and_compare(pattern(1001, 755, 4));
+        const render::ImageRenderer::TextureStats after = renderer_->texture_stats();
+        QCOMPARE(after.allocations, grown.allocations);
+        QCOMPARE(after.registrations, grown.registrations);
+        QCOMPARE(after.capacity_w, grown.capacity_w);
+        QCOMPARE(after.capacity_h, grown.capacity_h);
+        // Larger again: one new allocation and one new registration.
+        present_and_compare(pattern(1203, 800, 5));
+        const render::ImageRenderer::TextureStats larger = renderer_->texture_stats();
+        QCOMPARE(larger.allocations, grown.allocations + 1);
+        QCOMPARE(larger.registrations, grown.registrations + 1);
     }
 
     void host_path_after_interop() {

@@ -109,6 +109,14 @@ class ImageRenderer {
     [[nodiscard]] InteropProfile interop_profile() const;
     /// True when the texture's current contents came through interop.
     [[nodiscard]] bool last_image_was_interop() const;
+    /// The display texture's life so far (tests: it grows only, and is registered with CUDA
+    /// once per allocation, so a smaller image reuses both).
+    struct TextureStats {
+        int capacity_w = 0, capacity_h = 0;
+        int allocations = 0;
+        int registrations = 0;
+    };
+    [[nodiscard]] TextureStats texture_stats() const;
     [[nodiscard]] int image_width() const;
     [[nodiscard]] int image_height() const;
 
