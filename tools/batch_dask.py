@@ -28,12 +28,16 @@ IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", "
 VIDEO_EXTENSIONS = {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mpg", ".mpeg"}
 
 
-def manifest(input_path, videos):
-    """(base folder, relative paths) with the rules of `lacuna batch` (videos: retarget)."""
+def manifest(input_path, videos, output):
+    """(base folder, relative paths) with the rules of `lacuna batch` (videos: retarget; an
+    output folder inside the input folder is left out)."""
     wanted = IMAGE_EXTENSIONS | (VIDEO_EXTENSIONS if videos else set())
     if os.path.isdir(input_path):
         found = []
         for folder, _, files in os.walk(input_path):
+            here = os.path.abspath(folder)
+            if here == output or here.startswith(output + os.sep):
+                continue
             for name in files:
                 if os.path.splitext(name)[1].lower() in wanted:
                     found.append(os.path.relpath(os.path.join(folder, name), input_path))
@@ -75,8 +79,8 @@ def main():
 
     from distributed import Client, LocalCluster  # Debian: python3-distributed
 
-    base, items = manifest(args.input, args.job == "retarget")
     output = os.path.abspath(args.output)
+    base, items = manifest(args.input, args.job == "retarget", output)
     shard_dir = os.path.join(output, ".batch-shards")
     os.makedirs(shard_dir, exist_ok=True)
     cluster = None

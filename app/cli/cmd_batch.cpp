@@ -147,6 +147,16 @@ std::vector<Item> read_manifest(const fs::path& input, const std::optional<fs::p
     return items;
 }
 
+/// Whether `path` lies in `folder` (compared as absolute, normalised paths; the folder need not
+/// exist yet).
+bool is_inside(const fs::path& path, const fs::path& folder) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    const fs::path f = fs::weakly_canonical(fs::absolute(folder, ec), ec);
+    const auto mismatch = std::mismatch(f.begin(), f.end(), p.begin(), p.end());
+    return mismatch.first == f.end() && mismatch.second != p.end();
+}
+
 // ---- one item ----
 
 struct Settings {
@@ -530,8 +540,11 @@ int run_batch(Context& ctx) {
     if (s.job == Job::Retarget && !ctx.args.has("width") && !ctx.args.has("height"))
         throw UsageError("retarget needs --width and/or --height (pixels or %)");
     const auto base = ctx.args.get("base");
-    const std::vector<Item> items = read_manifest(
+    std::vector<Item> items = read_manifest(
         *input, base ? std::optional<fs::path>(*base) : std::nullopt, s.job == Job::Retarget);
+    // An output folder inside the input folder: its files are this batch's results, not inputs
+    // (a rerun would otherwise carve the last run's outputs into a folder inside that one).
+    std::erase_if(items, [&](const Item& item) { return is_inside(item.input, s.output); });
     std::error_code ec;
     fs::create_directories(s.output, ec);
     if (ec)

@@ -185,6 +185,22 @@ class TestBatch : public QObject {
         QCOMPARE(shared.summary["devices"].toArray().size(), 2);
         QCOMPARE(io::read_image(out / "trip" / "c.png").image.width(), 91);
         QCOMPARE(temporary_files(out), 0);
+        // An output folder inside the input folder: its files are never taken as inputs.
+        const fs::path inner = in / "narrow";
+        const QStringList nested{"retarget",
+                                 "--input",
+                                 QString::fromStdString(in.string()),
+                                 "--output",
+                                 QString::fromStdString(inner.string()),
+                                 "--width",
+                                 "75%",
+                                 "--backend",
+                                 "cpu"};
+        QCOMPARE(batch(nested).summary["ok"].toInt(), 4);
+        const Result rerun = batch(nested);
+        QCOMPARE(rerun.items.size(), 4);
+        QCOMPARE(rerun.summary["skipped"].toInt(), 4);
+        QVERIFY(!fs::exists(inner / "narrow"));
     }
 
     void videos_are_retargeted_too() {
