@@ -69,6 +69,13 @@ QString compare_fields(const Inpainter& a, const Inpainter& b) {
     return {};
 }
 
+/// A measurement's samples as the device document holds them: raw rows of bytes.
+DeviceImage<std::uint8_t> device_rows(const NativeImage& samples) {
+    return DeviceImage<std::uint8_t>(
+        ImageView<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(samples.row(0)),
+                                      int(samples.row_bytes()), samples.height(), samples.pitch()));
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -124,17 +131,7 @@ class TestPatchMatchCuda : public QObject {
         QVERIFY(gpu->progress().done());
     }
 
-    void deep_cuda_equals_cpu_data() {
-        QTest::addColumn<int>("w");
-        QTest::addColumn<int>("h");
-        QTest::addColumn<int>("patch");
-        QTest::addColumn<bool>("border");
-        QTest::addColumn<bool>("never");
-        QTest::newRow("97x71 p7 border") << 97 << 71 << 7 << true << false;
-        QTest::newRow("203x157 p9 border never") << 203 << 157 << 9 << true << true;
-        QTest::newRow("331x199 p5 centre") << 331 << 199 << 5 << false << false;
-        QTest::newRow("45x37 p7 single level") << 45 << 37 << 7 << true << false;
-    }
+    void deep_cuda_equals_cpu_data() { cuda_equals_cpu_data(); }
     void deep_cuda_equals_cpu() {
         // The 16-bit fill (a measurement's decision image): the same field, the same shown
         // pixels and the same sources on both backends, partial and full, through image() and
@@ -205,7 +202,7 @@ class TestPatchMatchCuda : public QObject {
         QFETCH(int, type);
         QFETCH(int, channels);
         const PixelFormat format{SampleType(type), channels};
-        for (const auto [w, h] : {std::pair{1, 1}, std::pair{37, 23}, std::pair{301, 7}}) {
+        for (const auto& [w, h] : {std::pair{1, 1}, std::pair{37, 23}, std::pair{301, 7}}) {
             NativeImage samples(w, h, format);
             std::mt19937 rng(unsigned(w * 131 + h + type * 7 + channels));
             std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -224,16 +221,11 @@ class TestPatchMatchCuda : public QObject {
                     }
             if (format.sample == SampleType::F32 && w * h > 1)
                 samples.set_sample(w / 2, h / 2, 0, std::numeric_limits<double>::quiet_NaN());
-            std::vector<std::uint8_t> bytes(samples.row_bytes() * h);
-            for (int y = 0; y < h; ++y)
-                std::memcpy(bytes.data() + samples.row_bytes() * y, samples.row(y),
-                            samples.row_bytes());
-            const DeviceImage<std::uint8_t> rows(ImageView<const std::uint8_t>(
-                bytes.data(), int(samples.row_bytes()), h, samples.row_bytes()));
+            const DeviceImage<std::uint8_t> rows = device_rows(samples);
             const DeepCarvingProxy own = deep_carving_proxy(samples);
             const double mid = (own.raw_lo + own.raw_hi) / 2;
-            for (const auto [lo, hi] : {std::pair{own.raw_lo, own.raw_hi},
-                                        std::pair{own.raw_lo + (mid - own.raw_lo) / 3, mid}}) {
+            for (const auto& [lo, hi] : {std::pair{own.raw_lo, own.raw_hi},
+                                         std::pair{own.raw_lo + (mid - own.raw_lo) / 3, mid}}) {
                 const Image<Rgba16> host = deep_carving_proxy(samples, lo, hi).image;
                 const Image<Rgba16> device = deep_carving_proxy(rows, format, w, lo, hi).download();
                 for (int y = 0; y < h; ++y)
@@ -257,19 +249,9 @@ class TestPatchMatchCuda : public QObject {
         // The editor's device path: the decision image made on the device from the samples, the
         // fill started from it (only the hole's box goes up) = the CPU fill of the host's
         // decision image; and it continues the faint stripes the 8-bit proxy cannot see.
-        const NativeImage samples = lacuna::test::faint_stripes(133, 71);
-        const ImageRgba8 proxy = carving_proxy(samples).image;
-        const Mask mask = lacuna::test::ellipse_mask(133, 71, 80, 35, 13, 10);
-        InpaintParams params;
-        params.patch = 7;
-        params.method = InpaintMethod::PatchMatch;
-        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
-        std::vector<std::uint8_t> bytes(samples.row_bytes() * samples.height());
-        for (int y = 0; y < samples.height(); ++y)
-            std::memcpy(bytes.data() + samples.row_bytes() * y, samples.row(y),
-                        samples.row_bytes());
-        const DeviceImage<std::uint8_t> rows(ImageView<const std::uint8_t>(
-            bytes.data(), int(samples.row_bytes()), samples.height(), samples.row_bytes()));
+        const auto [samples, proxy, mask, params, problem] =
+            lacuna::test::stripes_problem(133, 71, 80, 35, 13, 10, 7);
+        const DeviceImage<std::uint8_t> rows = device_rows(samples);
         const TransferStats before = transfer_stats();
         const DeviceImage<Rgba16> decision =
             deep_carving_proxy(rows, samples.format(), samples.width(), 0, 65535);

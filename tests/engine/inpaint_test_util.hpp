@@ -4,6 +4,7 @@
 
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QString>
 
@@ -49,6 +50,27 @@ inline Mask ellipse_mask(const int w, const int h, const double cx, const double
             if (u * u + v * v <= 1.0) m.at(x, y) = 255;
         }
     return m;
+}
+
+/// A PatchMatch problem on faint_stripes(w, h) with an elliptic hole, prepared on its 8-bit
+/// proxy as the editor prepares a measurement's fill.
+struct StripesProblem {
+    NativeImage samples;
+    ImageRgba8 proxy;
+    Mask mask;
+    ops::InpaintParams params;
+    ops::InpaintProblem problem;
+};
+inline StripesProblem stripes_problem(const int w, const int h, const double cx, const double cy,
+                                      const double rx, const double ry, const int patch) {
+    StripesProblem s;
+    s.samples = faint_stripes(w, h);
+    s.proxy = ops::carving_proxy(s.samples).image;
+    s.mask = ellipse_mask(w, h, cx, cy, rx, ry);
+    s.params.patch = patch;
+    s.params.method = ops::InpaintMethod::PatchMatch;
+    s.problem = ops::prepare_inpaint(s.proxy.view(), s.mask, s.params);
+    return s;
 }
 
 /// The hole the CPU and CUDA equality tests share: an ellipse (centred, or cut by the left border

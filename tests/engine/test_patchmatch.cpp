@@ -163,13 +163,8 @@ class TestPatchMatch : public QObject {
         // Stripes 96 samples high (the 8-bit proxy is flat there) with a hole in them: the fill
         // on the 16-bit decision image continues them, in phase; the fill on the proxy cannot
         // see them and puts them back out of phase.
-        const NativeImage samples = lacuna::test::faint_stripes(96, 64);
-        const ImageRgba8 proxy = carving_proxy(samples).image;
-        const Mask mask = lacuna::test::ellipse_mask(96, 64, 58, 32, 11, 9);
-        InpaintParams params;
-        params.patch = 7;
-        params.method = InpaintMethod::PatchMatch;
-        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
+        const auto [samples, proxy, mask, params, problem] =
+            lacuna::test::stripes_problem(96, 64, 58, 32, 11, 9, 7);
         const auto run = [&](std::unique_ptr<Inpainter> filler) {
             while (!filler->progress().done()) filler->advance(8);
             const PatchMatchField field = *patchmatch_field(*filler);
@@ -207,13 +202,8 @@ class TestPatchMatch : public QObject {
     }
 
     void deep_fill_refuses_a_decision_image_of_another_size() {
-        const NativeImage samples = lacuna::test::faint_stripes(40, 30);
-        const ImageRgba8 proxy = carving_proxy(samples).image;
-        const Mask mask = lacuna::test::ellipse_mask(40, 30, 25, 15, 4, 4);
-        InpaintParams params;
-        params.patch = 5;
-        params.method = InpaintMethod::PatchMatch;
-        const InpaintProblem problem = prepare_inpaint(proxy.view(), mask, params);
+        const auto [samples, proxy, mask, params, problem] =
+            lacuna::test::stripes_problem(40, 30, 25, 15, 4, 4, 5);
         const Image<Rgba16> small(39, 30);
         const QString error = error_of([&] {
             (void)make_deep_patchmatch_inpainter(problem, clone(small.view()),
