@@ -552,6 +552,9 @@ int run_batch(Context& ctx) {
                     "cannot create the output folder '" + s.output.string() + "': " + ec.message());
 
     const StopSignals signals;
+    // Many carves wait on their streams at once: sleeping threads leave the cores to the
+    // decoders and encoders (with spinning waits, 16 carves in flight held 16 cores).
+    if (ctx.backend != BackendRequest::Cpu) cuda_prefer_blocking_sync();
     // A worker process started by a batch: its shard, on the one device it sees (or the CPU).
     if (const auto worker = ctx.args.get("worker")) {
         const auto slash = worker->find('/');

@@ -110,24 +110,44 @@ int bench_batch(Context& ctx) {
     if (cpu_count > 0)
         runs.push_back(run_batch_config("CPU (this process, 2 at a time)", cpu_input,
                                         dir / "out-cpu", {"--devices", "cpu"}));
-    if (devices >= 1) {
-        runs.push_back(run_batch_config("1 GPU (this process, 3 at a time)", input,
-                                        dir / "out-gpu1", {"--devices", "0"}));
-        runs.push_back(run_batch_config("1 GPU, two worker processes", input, dir / "out-gpu1x2",
-                                        {"--devices", "0,0"}));
+    // Each configuration at each --jobs value: an exact carve keeps one SM busy, so how many
+    // items a GPU worker carves at once decides how much of the device it uses.
+    std::vector<int> jobs_list;
+    {
+        std::istringstream list(ctx.args.get("jobs").value_or("3,12"));
+        std::string item;
+        while (std::getline(list, item, ',')) {
+            const int j = std::atoi(item.c_str());
+            if (j < 1 || j > 64) throw UsageError("--jobs takes numbers 1 to 64, like 3,12");
+            jobs_list.push_back(j);
+        }
     }
-    if (devices >= 2) {
-        runs.push_back(run_batch_config(std::to_string(devices) + " GPUs (a process each)", input,
-                                        dir / "out-all", {"--devices", "all"}));
+    for (const int j : jobs_list) {
+        const std::string jobs = std::to_string(j);
+        if (devices >= 1)
+            runs.push_back(run_batch_config("1 GPU, " + jobs + " at a time", input,
+                                            dir / ("out-gpu1-" + jobs),
+                                            {"--devices", "0", "--jobs", jobs}));
+        if (devices >= 2)
+            runs.push_back(run_batch_config(
+                std::to_string(devices) + " GPUs, " + jobs + " at a time each", input,
+                dir / ("out-all-" + jobs), {"--devices", "all", "--jobs", jobs}));
     }
     char line[256];
     std::snprintf(line, sizeof line, "%-34s %6s %8s %9s %9s %9s %9s %8s\n", "configuration",
                   "items", "wall s", "images/s", "decode", "carve*", "encode", "vs 1 GPU");
     ctx.out << line;
-    double one_gpu = 0;
-    for (const Run& r : runs)
-        if (r.name.rfind("1 GPU (", 0) == 0 && r.seconds > 0) one_gpu = r.ok / r.seconds;
+    // "vs 1 GPU": against the one-GPU run with the same items at a time.
+    const auto one_gpu_rate = [&](const Run& of) {
+        const std::string tail = of.name.substr(of.name.find(','));
+        for (const Run& r : runs)
+            if (r.name.rfind("1 GPU", 0) == 0 && r.seconds > 0 &&
+                r.name.substr(r.name.find(',')).rfind(tail.substr(0, tail.find(" each")), 0) == 0)
+                return r.ok / r.seconds;
+        return 0.0;
+    };
     for (const Run& r : runs) {
+        const double one_gpu = r.name.find(',') == std::string::npos ? 0.0 : one_gpu_rate(r);
         const double rate = r.seconds > 0 ? r.ok / r.seconds : 0;
         const double n = std::max(1, r.ok);
         std::snprintf(line, sizeof line, "%-34s %6d %8.2f %9.2f %7.1fms %7.1fms %7.1fms %7.2fx\n",

@@ -17,6 +17,10 @@ int cuda_device_count() noexcept {
     return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+bool cuda_prefer_blocking_sync() noexcept {
+    return cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) == cudaSuccess;
+}
+
 namespace detail {
 namespace {
 

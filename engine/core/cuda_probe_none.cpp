@@ -11,6 +11,10 @@ int cuda_device_count() noexcept {
     return 0;
 }
 
+bool cuda_prefer_blocking_sync() noexcept {
+    return false;
+}
+
 namespace detail {
 const CudaProbe& probe_cuda() {
     static const CudaProbe probe{};

@@ -47,6 +47,11 @@ std::string_view to_string(BackendRequest request);
 bool cuda_built() noexcept;
 /// The CUDA devices this process can see (0 without a CUDA build, driver or device).
 int cuda_device_count() noexcept;
+/// Makes this process's host threads sleep, not spin, while they wait for the device. A batch
+/// runs many carves at once, each waiting on its own stream; spinning, each would hold a CPU core
+/// the decoders and encoders need. Call before the first CUDA work; false if it did not apply
+/// (no CUDA build, or the device was already in use).
+bool cuda_prefer_blocking_sync() noexcept;
 
 /// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
 /// CPU with a reason; Cuda throws Error(CudaUnavailable) with the reason when CUDA cannot be used.
