@@ -564,7 +564,7 @@ int run_batch(Context& ctx) {
         const bool cpu = ctx.backend == BackendRequest::Cpu;
         s.backend = cpu ? "cpu" : "cuda";
         const int threads =
-            parse_positive("jobs", ctx.args.get("jobs").value_or(cpu ? "2" : "3"), 64);
+            parse_positive("jobs", ctx.args.get("jobs").value_or(cpu ? "2" : "8"), 64);
         const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
         run_worker(s, items, shard, shards, threads,
                    cpu ? std::string("cpu") : std::string("cuda:") + (visible ? visible : "0"),
@@ -604,7 +604,7 @@ int run_batch(Context& ctx) {
         const std::string device = backend.backend == Backend::Cuda ? "cuda:0" : "cpu";
         used.push_back(backend.describe());
         const int threads = parse_positive(
-            "jobs", ctx.args.get("jobs").value_or(backend.backend == Backend::Cuda ? "3" : "2"),
+            "jobs", ctx.args.get("jobs").value_or(backend.backend == Backend::Cuda ? "8" : "2"),
             64);
         tally = run_worker(s, items, 0, 1, threads, device, ctx.out, &progress);
     } else {
@@ -650,7 +650,7 @@ Command batch_command() {
           {"output", "DIR", "outputs mirror the inputs' paths here (histogram: .csv)"},
           {"base", "DIR", "a list's paths are relative to DIR (default: the list's folder)"},
           {"devices", "all|cpu|0,1", "CUDA devices, one worker each (default all)"},
-          {"jobs", "N", "items at once per worker (default 3 on a GPU, 2 on the CPU)"},
+          {"jobs", "N", "items at once per worker (default 8 on a GPU, 2 on the CPU)"},
           {"workers", "N", "worker processes on the CPU (default 1; GPUs: one per device)"},
           {"force", "", "redo items whose output is newer than their inputs"},
           {"masks", "DIR", "inpaint: hole masks, same relative path (or .png) as each image"},

@@ -471,7 +471,7 @@ Command bench_command() {
           {"temporal", "W", "video: temporal weight of the coherent run (default 1)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
-          {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,12)"},
+          {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},
           {"dump", "PREFIX",
            "retarget: write PREFIX-exact.png and PREFIX-approximate.png (the preview's two maps "
            "at the target)"}},

@@ -114,7 +114,7 @@ int bench_batch(Context& ctx) {
     // items a GPU worker carves at once decides how much of the device it uses.
     std::vector<int> jobs_list;
     {
-        std::istringstream list(ctx.args.get("jobs").value_or("3,12"));
+        std::istringstream list(ctx.args.get("jobs").value_or("3,8"));
         std::string item;
         while (std::getline(list, item, ',')) {
             const int j = std::atoi(item.c_str());
