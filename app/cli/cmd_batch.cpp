@@ -214,6 +214,19 @@ std::string first_error_line(const std::string& err) {
     return last;
 }
 
+/// The command's notes ("lacuna: note: …" lines), joined by "; " (empty when none).
+std::string notes_of(const std::string& err) {
+    constexpr std::string_view prefix = "lacuna: note: ";
+    std::istringstream lines(err);
+    std::string line, notes;
+    while (std::getline(lines, line))
+        if (line.rfind(prefix, 0) == 0) {
+            if (!notes.empty()) notes += "; ";
+            notes += line.substr(prefix.size());
+        }
+    return notes;
+}
+
 struct Outcome {
     enum Status { Ok, Failed, Skipped } status = Ok;
     std::string line;  ///< the JSON line
@@ -246,7 +259,9 @@ Outcome run_item(const Settings& s, const Item& item, const std::string& device)
             break;
     }
     args.insert(args.end(), s.forwarded.begin(), s.forwarded.end());
-    args.insert(args.end(), {"--json", "--backend", s.backend});
+    // A GPU worker's items run under auto: CUDA while the device works, and the CPU with a note
+    // when it fails in the middle of an item, so the item still ends with its result.
+    args.insert(args.end(), {"--json", "--backend", s.backend == "cuda" ? "auto" : s.backend});
     std::ostringstream result, err;
     int status = kExitFailure;
     std::error_code ec;
@@ -268,6 +283,7 @@ Outcome run_item(const Settings& s, const Item& item, const std::string& device)
         // The command's own report (sizes, times per stage); the histogram writes its CSV only.
         if (!json.empty() && json.front() == '{' && json.find('\n') == std::string::npos)
             line.add_raw("result", json);
+        if (const std::string notes = notes_of(err.str()); !notes.empty()) line.add("notes", notes);
         return {Outcome::Ok, line.str()};
     }
     line.add("status", "failed").add("exit", status).add("error", first_error_line(err.str()));

@@ -186,9 +186,12 @@ int run_direction(Context& ctx, const Loaded& loaded) {
     p.angle_degrees = parse_number("direction", *ctx.args.get("direction"));
     read_common(ctx, p, source);
     (void)ops::plan_direction(source, p);  // refuse bad parameters before anything else is said
-    const BackendInfo backend = ctx.select_backend();
+    Backend used = ctx.select_backend().backend;
     const auto start = Clock::now();
-    const ops::DirectionHistogram h = ops::direction_histogram(source, p, backend.backend);
+    const ops::DirectionHistogram h = ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return ops::direction_histogram(source, p, b);
+    });
     const double compute_ms = ms_since(start);
     std::optional<ops::DirectionColumn> column;
     if (ctx.args.has("from") && ctx.args.has("to")) {
@@ -221,7 +224,7 @@ int run_direction(Context& ctx, const Loaded& loaded) {
             .add("samples_outside", h.samples_outside)
             .add("samples_out_of_range", h.samples_out_of_range);
         add_calibration(o, loaded);
-        o.add("backend", to_string(backend.backend))
+        o.add("backend", to_string(used))
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
         if (column)
@@ -268,9 +271,12 @@ int run_histogram(Context& ctx) {
     }
     read_common(ctx, p, *source);
     (void)ops::plan_line(*source, p);  // refuse bad parameters before anything else is said
-    const BackendInfo backend = ctx.select_backend();
+    Backend used = ctx.select_backend().backend;
     const auto start = Clock::now();
-    const ops::LineHistogram h = ops::line_histogram(*source, p, backend.backend);
+    const ops::LineHistogram h = ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return ops::line_histogram(*source, p, b);
+    });
     const double compute_ms = ms_since(start);
     std::ostringstream where;
     where << std::setprecision(6) << '(' << h.geometry.x0 << ", " << h.geometry.y0 << ")–("
@@ -310,7 +316,7 @@ int run_histogram(Context& ctx) {
             .add("samples_outside", h.samples_outside)
             .add("samples_out_of_range", h.samples_out_of_range);
         add_calibration(o, loaded);
-        o.add("backend", to_string(backend.backend))
+        o.add("backend", to_string(used))
             .add("load_ms", load_ms)
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));

@@ -83,18 +83,29 @@ int run_inpaint(Context& ctx) {
     params.never_sample = never ? &*never : nullptr;
 
     std::string implementation_name;
-    const ops::InpaintImplementation implementation =
-        choose_implementation(ctx, implementation_name);
+    const ops::InpaintImplementation chosen = choose_implementation(ctx, implementation_name);
     auto last_report = Clock::now();
     const auto fill_start = Clock::now();
-    const ops::InpaintResult result = ops::inpaint(
-        image.image.view(), mask, params, implementation, [&](const ops::InpaintProgress& p) {
-            if (ms_since(last_report) > 500.0 && !p.done()) {
-                report_progress(ctx, p, params.method);
-                last_report = Clock::now();
-            }
-            return true;
-        });
+    const auto fill = [&](const ops::InpaintImplementation implementation) {
+        return ops::inpaint(image.image.view(), mask, params, implementation,
+                            [&](const ops::InpaintProgress& p) {
+                                if (ms_since(last_report) > 500.0 && !p.done()) {
+                                    report_progress(ctx, p, params.method);
+                                    last_report = Clock::now();
+                                }
+                                return true;
+                            });
+    };
+    const ops::InpaintResult result =
+        chosen == ops::InpaintImplementation::Reference
+            ? fill(chosen)
+            : ctx.with_cpu_fallback(
+                  chosen == ops::InpaintImplementation::Cuda ? Backend::Cuda : Backend::Cpu,
+                  [&](const Backend b) {
+                      implementation_name = std::string(to_string(b));
+                      return fill(b == Backend::Cuda ? ops::InpaintImplementation::Cuda
+                                                     : ops::InpaintImplementation::Fast);
+                  });
     const double fill_ms = ms_since(fill_start);
     for (const std::string& n : result.notes) ctx.note(n);
     if (result.progress.total > 0) report_progress(ctx, result.progress, params.method);

@@ -64,21 +64,24 @@ int run_retarget(Context& ctx) {
     p.remove = remove ? &*remove : nullptr;
     p.want_overlay = ctx.args.has("seams-overlay");
 
-    const BackendInfo backend = ctx.select_backend();
-    // The CUDA carver runs the whole job on the device; progress is reported by the CPU carver.
-    const ops::CarveImplementation implementation = backend.backend == Backend::Cuda
-                                                        ? ops::CarveImplementation::Cuda
-                                                        : ops::CarveImplementation::Fast;
+    Backend used = ctx.select_backend().backend;
     auto last_report = Clock::now();
     const auto carve_start = Clock::now();
-    const ops::RetargetResult r =
-        ops::retarget(image.image.view(), p, implementation, [&](const int done, const int total) {
-            if (ms_since(last_report) > 1000.0 && done < total) {
-                ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                last_report = Clock::now();
-            }
-            return true;
-        });
+    const ops::RetargetResult r = ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        // The CUDA carver runs the whole job on the device; progress is reported by the CPU
+        // carver.
+        const ops::CarveImplementation implementation =
+            b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast;
+        return ops::retarget(
+            image.image.view(), p, implementation, [&](const int done, const int total) {
+                if (ms_since(last_report) > 1000.0 && done < total) {
+                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+                    last_report = Clock::now();
+                }
+                return true;
+            });
+    });
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();
@@ -104,7 +107,7 @@ int run_retarget(Context& ctx) {
                        .add("width_first", r.width_first)
                        .add("protected_removed", r.protected_removed)
                        .add("remove_left", r.remove_left)
-                       .add("backend", to_string(backend.backend))
+                       .add("backend", to_string(used))
                        .add("load_ms", load_ms)
                        .add("carve_ms", carve_ms)
                        .add("write_ms", write_ms)

@@ -4,6 +4,7 @@
 #include "args.hpp"
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/core/error.hpp>
 #include <lacuna/core/mask.hpp>
 
 #include <functional>
@@ -27,6 +28,28 @@ struct Context {
     void note(const std::string& text) const;
     /// Resolves --backend, printing a note when auto falls back to the CPU.
     [[nodiscard]] BackendInfo select_backend() const;
+
+    /// Runs work(backend) on the backend chosen. Under --backend auto, a device failure in the
+    /// middle of the work (a CUDA error, device memory running out) is noted and the work is
+    /// done again on the CPU, from the same inputs: a batch of hundreds still gets every result.
+    /// With --backend cuda the failure is the answer (the user asked for the GPU).
+    template <class Work>
+    auto with_cpu_fallback(const Backend chosen, Work&& work) const {
+        if (chosen != Backend::Cuda || backend != BackendRequest::Auto) return work(chosen);
+        try {
+            return work(Backend::Cuda);
+        } catch (const Error& e) {
+            if (!is_device_failure(e)) throw;
+            note(std::string("the GPU failed (") + e.what() + "); running on the CPU instead");
+        }
+        return work(Backend::Cpu);
+    }
+
+  private:
+    static bool is_device_failure(const Error& e) {
+        return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
+               e.code() == ErrorCode::CudaUnavailable;
+    }
 };
 
 struct Command {

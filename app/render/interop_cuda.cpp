@@ -5,6 +5,7 @@
 #include "renderer_impl.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/fault_injection.hpp>
 
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
@@ -167,10 +168,14 @@ bool ImageRenderer::Impl::copy_into_texture(std::unique_ptr<InteropRegistration>
     cudaError_t status = cudaSuccess;
     cudaArray_t array = nullptr;
     status = cudaGraphicsSubResourceGetMappedArray(&array, resource, 0, 0);
+    // The copy counts as a launch for the fault-injection switch (LACUNA_CUDA_FAULT): it is the
+    // one device operation of presenting.
     if (status == cudaSuccess)
-        status = cudaMemcpy2DToArrayAsync(array, 0, 0, device_data, pitch, row_bytes,
-                                          static_cast<std::size_t>(height),
-                                          cudaMemcpyDeviceToDevice, stream);
+        status = lacuna::detail::cuda_fault_due(lacuna::detail::FaultSite::Launch)
+                     ? cudaErrorLaunchOutOfResources
+                     : cudaMemcpy2DToArrayAsync(array, 0, 0, device_data, pitch, row_bytes,
+                                                static_cast<std::size_t>(height),
+                                                cudaMemcpyDeviceToDevice, stream);
     if (profile_sum != nullptr) clock.lap(profile_sum->copy_ms);
     // Unmapping orders the copy before GL's next use of the texture.
     const cudaError_t unmap = cudaGraphicsUnmapResources(1, &resource, stream);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/fault_injection.hpp>
 
 #include <cuda_runtime.h>
 
@@ -19,6 +20,19 @@ inline void cuda_check(const cudaError_t status, const char* what) {
     const std::string prefix =
         code == ErrorCode::OutOfMemory ? "out of device memory: " : "CUDA error: ";
     throw Error(code, prefix + what + " failed (" + cudaGetErrorString(status) + ")");
+}
+
+/// cuda_check for a kernel launch's status; a launch armed to fail (LACUNA_CUDA_FAULT) reports
+/// cudaErrorLaunchOutOfResources, an error that leaves the context usable, as a real one can.
+inline void cuda_check_launch(const cudaError_t status, const char* what) {
+    cuda_check(cuda_fault_due(FaultSite::Launch) ? cudaErrorLaunchOutOfResources : status, what);
+}
+
+/// Calls `allocate` (a CUDA allocation returning its status) unless this allocation is armed to
+/// fail (LACUNA_CUDA_FAULT): then nothing is allocated and cudaErrorMemoryAllocation is returned.
+template <class Allocate>
+cudaError_t checked_allocation(Allocate&& allocate) {
+    return cuda_fault_due(FaultSite::Allocation) ? cudaErrorMemoryAllocation : allocate();
 }
 
 /// One CUDA stream, owned (RAII); non-blocking, so work on it does not wait on the legacy

@@ -14,7 +14,9 @@
 
 namespace lacuna {
 
+using detail::checked_allocation;
 using detail::cuda_check;
+using detail::cuda_check_launch;
 
 template <class T>
 DeviceImage<T>::DeviceImage(const int width, const int height, const DeviceStream stream)
@@ -85,8 +87,10 @@ void DeviceImage<T>::resize(const int width, const int height) {
     void* memory = nullptr;
     std::size_t pitch = 0;
     cuda_check(
-        cudaMallocPitch(&memory, &pitch, static_cast<std::size_t>(width) * sizeof(T),
-                        static_cast<std::size_t>(height)),
+        checked_allocation([&] {
+            return cudaMallocPitch(&memory, &pitch, static_cast<std::size_t>(width) * sizeof(T),
+                                   static_cast<std::size_t>(height));
+        }),
         ("allocating a " + std::to_string(width) + "x" + std::to_string(height) + " device image")
             .c_str());
     data_ = static_cast<T*>(memory);
@@ -252,8 +256,9 @@ template class DeviceImage<Rgba16>;
 
 void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst) {
     dst.resize(src.width(), src.height());
-    cuda_check(kernels::launch_luminance709(src.device_view(), dst.device_view(), src.stream()),
-               "luminance kernel");
+    cuda_check_launch(
+        kernels::launch_luminance709(src.device_view(), dst.device_view(), src.stream()),
+        "luminance kernel");
     dst.synchronize();
 }
 
@@ -295,7 +300,7 @@ void DeviceBuffer<T>::reserve(const std::size_t count) {
     capacity_ = 0;
     void* memory = nullptr;
     cuda_check(
-        cudaMalloc(&memory, count * sizeof(T)),
+        checked_allocation([&] { return cudaMalloc(&memory, count * sizeof(T)); }),
         ("allocating " + std::to_string(count * sizeof(T)) + " bytes of device memory").c_str());
     data_ = static_cast<T*>(memory);
     capacity_ = count;

@@ -2,6 +2,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/fault_injection.hpp>
 
 #include <QtTest>
 
@@ -90,6 +91,42 @@ class TestBackend : public QObject {
         // An empty DeviceImage is harmless to create and destroy.
         DeviceImage<float> empty;
         QVERIFY(empty.empty());
+    }
+
+    // The fault-injection switch (LACUNA_CUDA_FAULT): its spec and its counting. The CUDA paths
+    // that honour it are tested on the GPU machine (test_cli_faults, test_session_faults).
+    void fault_switch_counts_and_fires_once() {
+        using detail::FaultSite;
+        testing::arm_cuda_faults("alloc:3,launch:2");
+        QCOMPARE(testing::cuda_faults_injected(), 0);
+        QVERIFY(!detail::cuda_fault_due(FaultSite::Allocation));
+        QVERIFY(!detail::cuda_fault_due(FaultSite::Launch));
+        QVERIFY(!detail::cuda_fault_due(FaultSite::Allocation));
+        QVERIFY(detail::cuda_fault_due(FaultSite::Launch));      // the 2nd launch
+        QVERIFY(detail::cuda_fault_due(FaultSite::Allocation));  // the 3rd allocation
+        for (int i = 0; i < 10; ++i) {
+            QVERIFY(!detail::cuda_fault_due(FaultSite::Allocation));
+            QVERIFY(!detail::cuda_fault_due(FaultSite::Launch));
+        }
+        QCOMPARE(testing::cuda_faults_injected(), 2);
+        testing::arm_cuda_faults("");
+        for (int i = 0; i < 10; ++i) QVERIFY(!detail::cuda_fault_due(FaultSite::Launch));
+        QCOMPARE(testing::cuda_faults_injected(), 0);
+    }
+
+    void fault_switch_refuses_malformed_specs() {
+        for (const char* bad : {"alloc", "launch:0", "launch:-1", "launch:x", "gpu:3", "alloc:2,",
+                                "alloc:1;launch:2"}) {
+            bool refused = false;
+            try {
+                testing::arm_cuda_faults(bad);
+            } catch (const Error& e) {
+                refused = e.code() == ErrorCode::InvalidArgument &&
+                          std::string(e.what()).find(bad) != std::string::npos;
+            }
+            QVERIFY2(refused, bad);
+        }
+        testing::arm_cuda_faults("");
     }
 };
 

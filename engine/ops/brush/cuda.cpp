@@ -31,7 +31,8 @@ PixelRect paint_device(DeviceImage<std::uint8_t>& mask, const double x0, const d
     a.radius = brush.radius;
     a.hardness = brush.hardness;
     a.erase = brush.erase;
-    lacuna::detail::cuda_check(kernels::launch_brush_segment(a, mask.stream()), "brush kernel");
+    lacuna::detail::cuda_check_launch(kernels::launch_brush_segment(a, mask.stream()),
+                                      "brush kernel");
     return rect;
 }
 

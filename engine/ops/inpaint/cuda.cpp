@@ -20,7 +20,9 @@
 namespace lacuna::ops::detail {
 namespace {
 
+using lacuna::detail::checked_allocation;
 using lacuna::detail::cuda_check;
+using lacuna::detail::cuda_check_launch;
 using lacuna::detail::OrderingEvent;
 using lacuna::detail::size_text;
 
@@ -81,8 +83,8 @@ class CudaInpainter final : public DeviceInpainter {
             const int batch = static_cast<int>(
                 std::min<long long>(left, std::max<long long>(1, remaining / (side * side))));
             const long long filled_before = progress_.filled;
-            cuda_check(kernels::launch_inpaint_iterations(state_, batch, nullptr),
-                       "inpainting kernels");
+            cuda_check_launch(kernels::launch_inpaint_iterations(state_, batch, nullptr),
+                              "inpainting kernels");
             filled_.record(nullptr);
             read_counters();
             if (progress_.filled == filled_before) {
@@ -236,8 +238,8 @@ class CudaInpainter final : public DeviceInpainter {
         input.valid_source = valid_.data();
         input.scratch = scratch.data();
         input.counts = counts.data();
-        cuda_check(kernels::launch_inpaint_device_init(state_, input, nullptr),
-                   "inpainting state kernels");
+        cuda_check_launch(kernels::launch_inpaint_device_init(state_, input, nullptr),
+                          "inpainting state kernels");
         unsigned long long found[2] = {};
         counts.download(found, 2);
         if (static_cast<long long>(found[0]) != problem_.hole_pixels) {
@@ -267,8 +269,8 @@ class CudaInpainter final : public DeviceInpainter {
     void start() {
         const kernels::InpaintCounters start{inpaint_terms::kNoCandidate, -1, 0, 0};
         counters_.upload(reinterpret_cast<const unsigned long long*>(&start), 4);
-        cuda_check(kernels::launch_inpaint_initial_priorities(state_, nullptr),
-                   "inpainting priorities");
+        cuda_check_launch(kernels::launch_inpaint_initial_priorities(state_, nullptr),
+                          "inpainting priorities");
         filled_.record(nullptr);
     }
 

@@ -41,7 +41,9 @@
 namespace lacuna::ops::detail {
 namespace {
 
+using lacuna::detail::checked_allocation;
 using lacuna::detail::cuda_check;
+using lacuna::detail::cuda_check_launch;
 using lacuna::detail::OrderingEvent;
 using lacuna::detail::size_text;
 using patchmatch_terms::BasicPmLevel;
@@ -97,7 +99,9 @@ class PinnedPool {
             if (b.data != nullptr) cudaFreeHost(b.data);
             b = {};
             void* p = nullptr;
-            cuda_check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "allocating pinned memory");
+            cuda_check(
+                checked_allocation([&] { return cudaHostAlloc(&p, bytes, cudaHostAllocDefault); }),
+                "allocating pinned memory");
             b = {static_cast<std::uint8_t*>(p), bytes};
         }
         return b;
@@ -268,9 +272,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         clear_counters();
         copy_2d(levels_[0].color, pixels.device_view().data, pixels.pitch(), sizeof(Rgba8),
                 cudaMemcpyDeviceToDevice);
-        cuda_check(kernels::pm_launch_coverage_hole(coverage.device_view(), levels_[0].hole,
-                                                    hole_stats(), nullptr),
-                   "PatchMatch hole from the coverage");
+        cuda_check_launch(kernels::pm_launch_coverage_hole(coverage.device_view(), levels_[0].hole,
+                                                           hole_stats(), nullptr),
+                          "PatchMatch hole from the coverage");
         build(true);
     }
 
@@ -363,9 +367,10 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         if constexpr (kDeep) {
             if (problem_.hole_pixels == 0) return;  // nothing changed: dst keeps its pixels
             filled_.order_before(dst.stream());
-            cuda_check(kernels::pm_launch_show8(levels_[0], dst.device_view(),
-                                                {rect.x0, rect.y0, rect.x1, rect.y1}, dst.stream()),
-                       "showing the filled pixels");
+            cuda_check_launch(
+                kernels::pm_launch_show8(levels_[0], dst.device_view(),
+                                         {rect.x0, rect.y0, rect.x1, rect.y1}, dst.stream()),
+                "showing the filled pixels");
             copied_.record(dst.stream());
             return;
         }
@@ -484,14 +489,14 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void build_pyramid() {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check(kernels::pm_launch_forbid0(levels_[0], scratch_bytes(), r, nullptr),
-                   "PatchMatch sources");
+        cuda_check_launch(kernels::pm_launch_forbid0(levels_[0], scratch_bytes(), r, nullptr),
+                          "PatchMatch sources");
         for (std::size_t i = 1; i < count; ++i)
-            cuda_check(kernels::pm_launch_downsample(levels_[i - 1], levels_[i], scratch_bytes(), r,
-                                                     nullptr),
-                       "PatchMatch pyramid");
+            cuda_check_launch(kernels::pm_launch_downsample(levels_[i - 1], levels_[i],
+                                                            scratch_bytes(), r, nullptr),
+                              "PatchMatch pyramid");
         for (std::size_t i = 0; i < count; ++i)
-            cuda_check(
+            cuda_check_launch(
                 kernels::pm_launch_stats(levels_[i], counters_ + i, counters_ + count + i, nullptr),
                 "PatchMatch sources");
     }
@@ -524,9 +529,10 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void build(const bool check_hole) {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check(kernels::pm_launch_valid0(levels_[0], scratch_bytes(), r, nullptr),
-                   "PatchMatch sources");
-        cuda_check(kernels::pm_launch_texture(levels_[0], scratch_, nullptr), "PatchMatch texture");
+        cuda_check_launch(kernels::pm_launch_valid0(levels_[0], scratch_bytes(), r, nullptr),
+                          "PatchMatch sources");
+        cuda_check_launch(kernels::pm_launch_texture(levels_[0], scratch_, nullptr),
+                          "PatchMatch texture");
         build_pyramid();
         // Counted on the host while the device works (no transfer).
         const std::int64_t expected_valid = count_valid();
@@ -598,8 +604,8 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             }
             const int steps =
                 patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
-            cuda_check(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
-                       "PatchMatch diffusion");
+            cuda_check_launch(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
+                              "PatchMatch diffusion");
             // Onion scratch, two masks back to back: level 0's second distance buffer (4 or 8
             // bytes a pixel at level 0 against 2 here). The peel writes this level's nnf[0], never
             // it; the diffusion's scratch may reach into it but is finished (same stream).
@@ -607,18 +613,19 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             std::uint8_t* known1 = known0 + n;
             const int layers =
                 patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
-            cuda_check(kernels::pm_launch_onion(l, rect_of(box), known0, known1, r, problem_.seed,
-                                                level, layers, nullptr),
-                       "PatchMatch onion peel");
-            cuda_check(kernels::pm_launch_init(l, r, problem_.seed, level, nullptr),
-                       "PatchMatch initial field");
+            cuda_check_launch(kernels::pm_launch_onion(l, rect_of(box), known0, known1, r,
+                                                       problem_.seed, level, layers, nullptr),
+                              "PatchMatch onion peel");
+            cuda_check_launch(kernels::pm_launch_init(l, r, problem_.seed, level, nullptr),
+                              "PatchMatch initial field");
             return;
         }
         const int coarse_buf = buffer_[static_cast<std::size_t>(level) + 1];
-        cuda_check(kernels::pm_launch_upsample_vote(
-                       l, levels_[static_cast<std::size_t>(level) + 1], coarse_buf, r,
-                       problem_.seed, level, rect_of(box), winner_take_all(level, 0), nullptr),
-                   "PatchMatch upsampling");
+        cuda_check_launch(
+            kernels::pm_launch_upsample_vote(l, levels_[static_cast<std::size_t>(level) + 1],
+                                             coarse_buf, r, problem_.seed, level, rect_of(box),
+                                             winner_take_all(level, 0), nullptr),
+            "PatchMatch upsampling");
     }
 
     void iterate(const int level, const int iteration, const bool wta) override {
@@ -643,15 +650,16 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             pass.iteration = iteration;
             cur = 1 - cur;
         }
-        cuda_check(kernels::pm_launch_iteration(l, passes, 3, rect_of(hole_box_at(problem_, level)),
-                                                wta, nullptr),
-                   "PatchMatch iteration");
+        cuda_check_launch(kernels::pm_launch_iteration(
+                              l, passes, 3, rect_of(hole_box_at(problem_, level)), wta, nullptr),
+                          "PatchMatch iteration");
     }
 
     void show(const int level) override {
-        cuda_check(kernels::pm_launch_compose(levels_[0], levels_[static_cast<std::size_t>(level)],
-                                              level, rect_of(hole_box_at(problem_, 0)), nullptr),
-                   "PatchMatch display");
+        cuda_check_launch(
+            kernels::pm_launch_compose(levels_[0], levels_[static_cast<std::size_t>(level)], level,
+                                       rect_of(hole_box_at(problem_, 0)), nullptr),
+            "PatchMatch display");
     }
 
     DeviceBuffer<std::uint8_t> arena_;

@@ -17,7 +17,9 @@
 
 namespace lacuna::ops {
 
+using detail::checked_allocation;
 using detail::cuda_check;
+using detail::cuda_check_launch;
 
 namespace {
 
@@ -38,7 +40,9 @@ class PinnedBuffer {
             if (data_ != nullptr) cudaFreeHost(std::exchange(data_, nullptr));
             capacity_ = 0;
             void* memory = nullptr;
-            cuda_check(cudaMallocHost(&memory, count * sizeof(T)), "allocating pinned memory");
+            cuda_check(
+                checked_allocation([&] { return cudaMallocHost(&memory, count * sizeof(T)); }),
+                "allocating pinned memory");
             data_ = static_cast<T*>(memory);
             capacity_ = count;
         }
@@ -120,17 +124,18 @@ struct CudaLineHistogrammer::Impl {
         const kernels::RawSamples raw{
             rows.device_view().data,         rows.pitch(),   width, rows.height(),
             static_cast<int>(format.sample), format.channels};
-        cuda_check(kernels::launch_measurement_plane(raw, calibration.slope, calibration.intercept,
-                                                     planes[0].device_view(), rows.stream()),
-                   "measurement plane kernel");
+        cuda_check_launch(
+            kernels::launch_measurement_plane(raw, calibration.slope, calibration.intercept,
+                                              planes[0].device_view(), rows.stream()),
+            "measurement plane kernel");
         const long long pixels = static_cast<long long>(width) * rows.height();
         const int blocks = static_cast<int>(std::min<long long>(1024, (pixels + 255) / 256));
         block_lo.reserve(static_cast<std::size_t>(blocks));
         block_hi.reserve(static_cast<std::size_t>(blocks));
         const DeviceImage<float>& plane = planes[0];
-        cuda_check(kernels::launch_finite_min_max(plane.device_view(), block_lo.data(),
-                                                  block_hi.data(), blocks, rows.stream()),
-                   "min-max kernel");
+        cuda_check_launch(kernels::launch_finite_min_max(plane.device_view(), block_lo.data(),
+                                                         block_hi.data(), blocks, rows.stream()),
+                          "min-max kernel");
         std::vector<float> lo(static_cast<std::size_t>(blocks)), hi(lo.size());
         block_lo.download(lo.data(), lo.size(), rows.stream());
         block_hi.download(hi.data(), hi.size(), rows.stream());
@@ -151,8 +156,9 @@ struct CudaLineHistogrammer::Impl {
                                        planes[2].device_view(), planes[3].device_view()};
         // On the photo's stream, after whatever last wrote it; the histogram kernels run on the
         // default stream, which a non-blocking photo stream does not order, hence the wait.
-        cuda_check(kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
-                   "histogram planes kernel");
+        cuda_check_launch(
+            kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
+            "histogram planes kernel");
         image.synchronize();
         shape = std::move(next);
     }
@@ -195,7 +201,7 @@ struct CudaLineHistogrammer::Impl {
 
     void launch_line(const kernels::LineHistogramArgs& a, const std::size_t count_total) {
         if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(count_total);
-        cuda_check(kernels::launch_line_histogram(a, nullptr), "line histogram kernel");
+        cuda_check_launch(kernels::launch_line_histogram(a, nullptr), "line histogram kernel");
     }
 
     kernels::DirectionHistogramArgs prepare_direction(const DirectionPlan& plan,
@@ -219,7 +225,8 @@ struct CudaLineHistogrammer::Impl {
     void launch_direction(const kernels::DirectionHistogramArgs& a, const std::size_t total) {
         counters.zero_async(2);
         if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(total);
-        cuda_check(kernels::launch_direction_histogram(a, nullptr), "direction histogram kernel");
+        cuda_check_launch(kernels::launch_direction_histogram(a, nullptr),
+                          "direction histogram kernel");
     }
 };
 

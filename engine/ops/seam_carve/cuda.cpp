@@ -21,7 +21,9 @@
 
 namespace lacuna::ops {
 
+using lacuna::detail::checked_allocation;
 using lacuna::detail::cuda_check;
+using lacuna::detail::cuda_check_launch;
 using lacuna::detail::Event;
 using lacuna::detail::Stream;
 
@@ -155,22 +157,23 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     const std::size_t n = in.pixels();
     const auto words = [&](const auto& from, auto& to, const char* what) {
         to.reserve(n);
-        cuda_check(kernels::launch_transpose32(reinterpret_cast<const std::uint32_t*>(from.data()),
-                                               in.width, in.height,
-                                               reinterpret_cast<std::uint32_t*>(to.data()), stream),
-                   what);
+        cuda_check_launch(kernels::launch_transpose32(
+                              reinterpret_cast<const std::uint32_t*>(from.data()), in.width,
+                              in.height, reinterpret_cast<std::uint32_t*>(to.data()), stream),
+                          what);
     };
     const auto bytes = [&](const DeviceBuffer<std::uint8_t>& from, DeviceBuffer<std::uint8_t>& to) {
         to.reserve(n);
-        cuda_check(kernels::launch_transpose8(from.data(), in.width, in.height, to.data(), stream),
-                   "transposing a mask");
+        cuda_check_launch(
+            kernels::launch_transpose8(from.data(), in.width, in.height, to.data(), stream),
+            "transposing a mask");
     };
     if constexpr (sizeof(Pixel) == 8) {
         t.image.reserve(n);
-        cuda_check(kernels::launch_transpose64(
-                       reinterpret_cast<const std::uint64_t*>(in.image.data()), in.width, in.height,
-                       reinterpret_cast<std::uint64_t*>(t.image.data()), stream),
-                   "transposing the image");
+        cuda_check_launch(kernels::launch_transpose64(
+                              reinterpret_cast<const std::uint64_t*>(in.image.data()), in.width,
+                              in.height, reinterpret_cast<std::uint64_t*>(t.image.data()), stream),
+                          "transposing the image");
     } else {
         words(in.image, t.image, "transposing the image");
     }
@@ -196,7 +199,7 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     const std::size_t n = c.pixels();
     const auto words = [&](const auto& from, auto& to) {
         to.reserve(n);
-        cuda_check(
+        cuda_check_launch(
             kernels::launch_compact_rows32(
                 reinterpret_cast<const std::uint32_t*>(from.data()), order, in.width, in.height,
                 count, reinterpret_cast<std::uint32_t*>(to.data()), c.width, stream),
@@ -204,9 +207,9 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     };
     const auto bytes = [&](const DeviceBuffer<std::uint8_t>& from, DeviceBuffer<std::uint8_t>& to) {
         to.reserve(n);
-        cuda_check(kernels::launch_compact_rows8(from.data(), order, in.width, in.height, count,
-                                                 to.data(), c.width, stream),
-                   "removing seams");
+        cuda_check_launch(kernels::launch_compact_rows8(from.data(), order, in.width, in.height,
+                                                        count, to.data(), c.width, stream),
+                          "removing seams");
     };
     words(in.image, c.image);
     if (in.has_index) words(in.index, c.index);
@@ -273,21 +276,23 @@ class DeviceCarver {
         s_.protected_crossed = crossed_.data();
         s_.remove_crossed = crossed_.data() + per_seam;
         s_.stats = stats_.data();
-        cuda_check(kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
-                                              in.remove_or_null(), in.temporal_or_null(), stream_),
-                   "preparing seam carving");
+        cuda_check_launch(
+            kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
+                                       in.remove_or_null(), in.temporal_or_null(), stream_),
+            "preparing seam carving");
     }
 
     /// Enqueues seam k: find it (the first from scratch, later ones incrementally), remove it.
     void enqueue_find(const int k) {
         kernels::CarveState s = s_;
         s.width = s_.width - k;
-        cuda_check(kernels::launch_carve_find_seam(s, k, k == 0, stream_), "seam carving kernels");
+        cuda_check_launch(kernels::launch_carve_find_seam(s, k, k == 0, stream_),
+                          "seam carving kernels");
     }
     void enqueue_remove(const int k) {
         kernels::CarveState s = s_;
         s.width = s_.width - k;
-        cuda_check(kernels::launch_carve_remove_seam(s, k, stream_), "seam carving kernels");
+        cuda_check_launch(kernels::launch_carve_remove_seam(s, k, stream_), "seam carving kernels");
     }
 
     /// All seams; every `kCheckEvery` seams an event lets the host report progress while at most
@@ -380,10 +385,10 @@ class DeviceCarver {
             // The carve's order is H_ wide and W_ high: transpose it back on the device.
             DeviceBuffer<std::int32_t> back;
             back.reserve(n);
-            cuda_check(kernels::launch_transpose32(
-                           reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
-                           reinterpret_cast<std::uint32_t*>(back.data()), stream_),
-                       "transposing the seam order");
+            cuda_check_launch(kernels::launch_transpose32(
+                                  reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
+                                  reinterpret_cast<std::uint32_t*>(back.data()), stream_),
+                              "transposing the seam order");
             back.download(host_order.data(), n, stream_);
         } else {
             order_.download(host_order.data(), n, stream_);
@@ -412,10 +417,10 @@ class DeviceCarver {
         if (horizontal_) {
             // The carve's order is H_ wide and W_ high.
             back.reserve(n);
-            cuda_check(kernels::launch_transpose32(
-                           reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
-                           reinterpret_cast<std::uint32_t*>(back.data()), stream_),
-                       "transposing the seam order");
+            cuda_check_launch(kernels::launch_transpose32(
+                                  reinterpret_cast<const std::uint32_t*>(order_.data()), H_, W_,
+                                  reinterpret_cast<std::uint32_t*>(back.data()), stream_),
+                              "transposing the seam order");
             dense = back.data();
         }
         const std::size_t row_bytes = static_cast<std::size_t>(W_) * sizeof(std::int32_t);
@@ -624,9 +629,10 @@ ImageRgba8 CudaSeamSlider::frame(const int count) {
                                                     " seams, not " + std::to_string(count));
     }
     const int w = impl_->width - count;
-    cuda_check(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
-                                            impl_->height, count, impl_->frame.data(), w, nullptr),
-               "compaction kernel");
+    cuda_check_launch(
+        kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
+                                     impl_->height, count, impl_->frame.data(), w, nullptr),
+        "compaction kernel");
     std::vector<Rgba8> pixels(static_cast<std::size_t>(w) * impl_->height);
     impl_->frame.download(pixels.data(), pixels.size());
     return from_dense(pixels, w, impl_->height);
@@ -635,7 +641,7 @@ ImageRgba8 CudaSeamSlider::frame(const int count) {
 double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
     const int w = impl_->width - count;
     const auto launch = [&] {
-        cuda_check(
+        cuda_check_launch(
             kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
                                          impl_->height, count, impl_->frame.data(), w, nullptr),
             "compaction kernel");
@@ -664,10 +670,10 @@ void run_pass(const kernels::SeamPass pass, const DeviceImage<T>& image,
               const char* what) {
     order_after(image.stream(), dst.stream());
     order_after(order.order.stream(), dst.stream());
-    cuda_check(kernels::launch_seam_pass(pass, order.direction == SeamDirection::Vertical,
-                                         image.device_view(), order.order.device_view(), count,
-                                         dst.device_view(), dst.stream()),
-               what);
+    cuda_check_launch(kernels::launch_seam_pass(pass, order.direction == SeamDirection::Vertical,
+                                                image.device_view(), order.order.device_view(),
+                                                count, dst.device_view(), dst.stream()),
+                      what);
 }
 
 /// The output size of a pass that removes (sign −1) or inserts (+1) `count` seams.
@@ -710,9 +716,9 @@ void paint_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, 
     dst.resize(image.width(), image.height());
     order_after(image.stream(), dst.stream());
     order_after(order.order.stream(), dst.stream());
-    cuda_check(kernels::launch_paint_seams(image.device_view(), order.order.device_view(), count,
-                                           colour, dst.device_view(), dst.stream()),
-               "painting seams on the device");
+    cuda_check_launch(kernels::launch_paint_seams(image.device_view(), order.order.device_view(),
+                                                  count, colour, dst.device_view(), dst.stream()),
+                      "painting seams on the device");
 }
 
 template void remove_seams<Rgba8>(const DeviceImage<Rgba8>&, const DeviceSeamOrder&, int,
@@ -732,8 +738,9 @@ DeviceImage<Rgba16> deep_carving_proxy(const DeviceImage<std::uint8_t>& rows,
     const kernels::RawSamples raw{
         rows.device_view().data,         rows.pitch(),   width, rows.height(),
         static_cast<int>(format.sample), format.channels};
-    cuda_check(kernels::launch_deep_decision(raw, raw_lo, raw_hi, out.device_view(), rows.stream()),
-               "decision image kernel");
+    cuda_check_launch(
+        kernels::launch_deep_decision(raw, raw_lo, raw_hi, out.device_view(), rows.stream()),
+        "decision image kernel");
     return out;
 }
 
