@@ -2,13 +2,20 @@
 // so a round trip through Lacuna is checked by an independent reader.
 #pragma once
 
+#include "metadata_io.hpp"  // (engine/io) the PNG and WebP profile chunks
+
+#include <lacuna/io/image_io.hpp>
+
 #include <exiv2/exiv2.hpp>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -152,6 +159,53 @@ inline void write_bytes(const std::filesystem::path& p, const std::vector<std::u
     std::ofstream out(p, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()),
               static_cast<std::streamsize>(bytes.size()));
+}
+
+inline constexpr int kStoredW = 48;  // as stored; Orientation 6 shows it 32 wide and 48 high
+inline constexpr int kStoredH = 32;
+
+// Stored pixels: a grey ramp with a red 6x6 block at the stored top-left corner, so where it
+// ends up shows how the picture was turned.
+inline cv::Mat stored_pixels(const int channels = 3, const int depth = CV_8U) {
+    cv::Mat m(kStoredH, kStoredW, CV_MAKETYPE(depth, channels));
+    const double scale = depth == CV_16U ? 257.0 : 1.0;
+    for (int y = 0; y < kStoredH; ++y)
+        for (int x = 0; x < kStoredW; ++x) {
+            const bool marker = x < 6 && y < 6;
+            const double grey = 60 + x * 2 + y;
+            const cv::Scalar bgr = marker ? cv::Scalar(0, 0, 255) : cv::Scalar(grey, grey, grey);
+            if (depth == CV_16U) {
+                auto* p = m.ptr<std::uint16_t>(y) + x * channels;
+                for (int c = 0; c < channels; ++c)
+                    p[c] = cv::saturate_cast<std::uint16_t>(bgr[c] * scale);
+            } else {
+                auto* p = m.ptr<std::uint8_t>(y) + x * channels;
+                for (int c = 0; c < channels; ++c)
+                    p[c] = c == 3 ? 255 : cv::saturate_cast<std::uint8_t>(bgr[c]);
+            }
+        }
+    return m;
+}
+
+// A file as a camera or another editor would leave it: pixels, then EXIF, XMP, IPTC, comment
+// and the ICC profile. exiv2 attaches the profile to JPEG and TIFF; PNG and WebP get theirs
+// from the chunk writers (exiv2 0.27 writes none that libpng or libwebp accept).
+inline void make_test_photo(const std::filesystem::path& path, const std::vector<std::uint8_t>& icc,
+                            const KnownMetadata& known = {}) {
+    std::vector<std::uint8_t> bytes;
+    if (!cv::imencode(path.extension().string(), stored_pixels(), bytes,
+                      {cv::IMWRITE_JPEG_QUALITY, 98}))
+        throw std::runtime_error("cannot encode " + path.string());
+    write_bytes(path, bytes);
+    const io::ImageFormat format = io::format_for_path(path);
+    const bool exiv2_icc = format == io::ImageFormat::Jpeg || format == io::ImageFormat::Tiff;
+    attach_metadata(path, known, kStoredW, kStoredH, exiv2_icc ? &icc : nullptr);
+    if (!exiv2_icc) {
+        const std::vector<std::uint8_t> plain = read_bytes(path);
+        write_bytes(path, format == io::ImageFormat::Png
+                              ? io::detail::png_with_icc(plain, icc)
+                              : io::detail::webp_with_icc(plain, icc, kStoredW, kStoredH));
+    }
 }
 
 }  // namespace lacuna::test

@@ -27,31 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kStoredW = 48;  // as stored; Orientation 6 shows it 32 wide and 48 high
-constexpr int kStoredH = 32;
-
-// Stored pixels: a grey ramp with a red 6x6 block at the stored top-left corner, so where it
-// ends up shows how the picture was turned.
-cv::Mat stored_pixels(const int channels = 3, const int depth = CV_8U) {
-    cv::Mat m(kStoredH, kStoredW, CV_MAKETYPE(depth, channels));
-    const double scale = depth == CV_16U ? 257.0 : 1.0;
-    for (int y = 0; y < kStoredH; ++y)
-        for (int x = 0; x < kStoredW; ++x) {
-            const bool marker = x < 6 && y < 6;
-            const double grey = 60 + x * 2 + y;
-            const cv::Scalar bgr = marker ? cv::Scalar(0, 0, 255) : cv::Scalar(grey, grey, grey);
-            if (depth == CV_16U) {
-                auto* p = m.ptr<std::uint16_t>(y) + x * channels;
-                for (int c = 0; c < channels; ++c)
-                    p[c] = cv::saturate_cast<std::uint16_t>(bgr[c] * scale);
-            } else {
-                auto* p = m.ptr<std::uint8_t>(y) + x * channels;
-                for (int c = 0; c < channels; ++c)
-                    p[c] = c == 3 ? 255 : cv::saturate_cast<std::uint8_t>(bgr[c]);
-            }
-        }
-    return m;
-}
+using test::kStoredH;
+using test::kStoredW;
+using test::stored_pixels;
 
 bool holds_iptc(const QString& ext) {
     return ext != "webp";  // exiv2 0.27 has no IPTC for WebP
@@ -61,24 +39,9 @@ bool holds_comment(const QString& ext) {
     return ext == "jpg" || ext == "png";  // exiv2 0.27 writes no comment into TIFF or WebP
 }
 
-// A file as a camera or another editor would leave it: pixels, then EXIF, XMP, IPTC, comment
-// and the ICC profile. exiv2 attaches the profile to JPEG and TIFF; PNG and WebP get theirs
-// from the chunk writers (exiv2 0.27 writes none that libpng or libwebp accept).
 void make_photo(const fs::path& path, const std::vector<std::uint8_t>& icc,
                 const test::KnownMetadata& known = {}) {
-    std::vector<std::uint8_t> bytes;
-    QVERIFY(cv::imencode(path.extension().string(), stored_pixels(), bytes,
-                         {cv::IMWRITE_JPEG_QUALITY, 98}));
-    test::write_bytes(path, bytes);
-    const io::ImageFormat format = io::format_for_path(path);
-    const bool exiv2_icc = format == io::ImageFormat::Jpeg || format == io::ImageFormat::Tiff;
-    test::attach_metadata(path, known, kStoredW, kStoredH, exiv2_icc ? &icc : nullptr);
-    if (!exiv2_icc) {
-        const std::vector<std::uint8_t> plain = test::read_bytes(path);
-        test::write_bytes(path, format == io::ImageFormat::Png
-                                    ? io::detail::png_with_icc(plain, icc)
-                                    : io::detail::webp_with_icc(plain, icc, kStoredW, kStoredH));
-    }
+    test::make_test_photo(path, icc, known);
 }
 
 bool reddish(const Rgba8 p) {
@@ -433,6 +396,41 @@ class TestMetadata : public QObject {
         QCOMPARE(loaded.notices.size(), std::size_t{1});
         QVERIFY2(loaded.notices[0].find("metadata could not be read") != std::string::npos,
                  loaded.notices[0].c_str());
+    }
+
+    // One damaged EXIF entry (its value lies outside the segment): exiv2 reads the rest, the
+    // notice says a part was left out.
+    void damaged_exif_entry_is_left_out() {
+        std::vector<std::uint8_t> jpeg;
+        QVERIFY(cv::imencode(".jpg", stored_pixels(), jpeg, {cv::IMWRITE_JPEG_QUALITY, 98}));
+        // TIFF header, IFD0 with Make (ASCII, 20 bytes at an offset far outside) and Model
+        // (ASCII, 4 bytes inline), no next IFD.
+        const std::vector<std::uint8_t> payload = {
+            'E',  'x',  'i', 'f', 0,  0, 'I', 'I', 42,   0,    8,    0,
+            0,    0,                                                        // header, IFD0 at 8
+            2,    0,                                                        // two entries
+            0x0F, 0x01, 2,   0,   20, 0, 0,   0,   0x00, 0x00, 0xFF, 0x7F,  // Make → 0x7FFF0000
+            0x10, 0x01, 2,   0,   4,  0, 0,   0,   'L',  'C',  '1',  0,     // Model "LC1"
+            0,    0,    0,   0};
+        const std::size_t length = payload.size() + 2;
+        std::vector<std::uint8_t> segment = {0xFF, 0xE1, std::uint8_t(length >> 8),
+                                             std::uint8_t(length & 0xFF)};
+        segment.insert(segment.end(), payload.begin(), payload.end());
+        jpeg.insert(jpeg.begin() + 2, segment.begin(), segment.end());
+        const fs::path path = tmp("damaged.jpg");
+        test::write_bytes(path, jpeg);
+
+        const io::LoadedImage loaded = io::read_image(path);
+        QCOMPARE(loaded.image.width(), kStoredW);
+        QCOMPARE(loaded.notices.size(), std::size_t{1});
+        QVERIFY2(loaded.notices[0].find("part of the file's metadata could not be read") !=
+                     std::string::npos,
+                 loaded.notices[0].c_str());
+        const io::MetadataSummary s = io::summarize(loaded.metadata);
+        // exiv2 keeps the damaged entry, emptied; the good one is intact.
+        const std::vector<std::pair<std::string, std::string>> expected = {{"Make", ""},
+                                                                           {"Model", "LC1"}};
+        QCOMPARE(s.exif_tags, expected);
     }
 
     // Metadata exiv2 throws on (a PNG text chunk claiming an EXIF profile of absurd size): the
