@@ -188,6 +188,28 @@ class TestMetadata : public QObject {
         QCOMPARE(decoded.rows, loaded.image.height());
     }
 
+    // Wide-gamut and printer profiles outgrow one JPEG APP2 segment (64 KB): split and joined.
+    void large_profile_survives_data() {
+        QTest::addColumn<QString>("ext");
+        for (const char* ext : {"jpg", "png", "tiff", "webp"}) QTest::newRow(ext) << ext;
+    }
+
+    void large_profile_survives() {
+        QFETCH(QString, ext);
+        const std::vector<std::uint8_t> big = test::make_icc_profile("Big", 150000);
+        io::Metadata metadata;
+        metadata.icc = big;
+        io::WriteOptions options;
+        options.metadata = &metadata;
+        const fs::path out = tmp("big." + ext.toStdString());
+        ImageRgba8 image(16, 8);
+        for (int y = 0; y < 8; ++y)
+            for (int x = 0; x < 16; ++x) image.at(x, y) = Rgba8{std::uint8_t(x * 16), 80, 120, 255};
+        QVERIFY(io::write_image(out, image.view(), options).empty());
+        QVERIFY(test::read_file_metadata(out).icc == big);
+        QVERIFY(io::read_image(out).metadata.icc == big);
+    }
+
     void webp_profile_keeps_alpha_and_pixels() {
         // Transparent pixels make OpenCV write a lossless WebP with alpha and no VP8X header:
         // the header the profile needs must say "alpha" too, or decoders drop it.
