@@ -110,7 +110,9 @@ int run_inpaint(Context& ctx) {
     for (const std::string& n : result.notes) ctx.note(n);
     if (result.progress.total > 0) report_progress(ctx, result.progress, params.method);
     const auto write_start = Clock::now();
-    for (const std::string& n : io::write_image(out, result.image.view())) ctx.note(n);
+    io::WriteOptions keep;  // the input's colour profile and metadata go along
+    keep.metadata = &image.metadata;
+    for (const std::string& n : io::write_image(out, result.image.view(), keep)) ctx.note(n);
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
         ctx.out << JsonObject()

@@ -85,7 +85,10 @@ int run_retarget(Context& ctx) {
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();
-    for (const std::string& n : io::write_image(out, r.image.view())) ctx.note(n);
+    // The input's colour profile and metadata go along (orientation and pixel size updated).
+    io::WriteOptions keep;
+    keep.metadata = &image.metadata;
+    for (const std::string& n : io::write_image(out, r.image.view(), keep)) ctx.note(n);
     if (const auto overlay = ctx.args.get("seams-overlay"))
         io::write_image(*overlay, r.overlay.view());
     const double write_ms = ms_since(write_start);
@@ -151,6 +154,9 @@ Command retarget_command() {
          "height-first and keeps the cheaper. Enlarging duplicates the cheapest seams, at most 50 "
          "% per\n"
          "step. With --remove and no size, the width shrinks until every marked pixel is gone.\n"
+         "The input's ICC profile, EXIF, XMP and IPTC are written to OUT where its format holds "
+         "them\n"
+         "(EXIF orientation 1, as the pixels are turned upright on reading; pixel size updated).\n"
          "Videos (MP4, AVI, MKV, MOV or a PNG sequence) keep their frame rate and frame count; "
          "audio is not\n"
          "copied. Progress goes to stderr; the output appears only when every frame is written."},

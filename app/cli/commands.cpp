@@ -75,6 +75,55 @@ JsonObject info_json(const std::string& path, const io::LoadedNative& file) {
     return o;
 }
 
+// The metadata fields: sizes and counts always (0 when absent), the key EXIF tags by name.
+void add_metadata_json(JsonObject& o, const io::Metadata& metadata) {
+    const io::MetadataSummary m = io::summarize(metadata);
+    JsonObject exif;
+    for (const auto& [name, value] : m.exif_tags) exif.add(name, value);
+    o.add("icc_bytes", static_cast<std::uint64_t>(m.icc_bytes))
+        .add("icc_description", m.icc_description)
+        .add("exif_entries", static_cast<std::uint64_t>(m.exif_entries))
+        .add("exif", exif)
+        .add("orientation_applied", metadata.orientation_applied)
+        .add("xmp_entries", static_cast<std::uint64_t>(m.xmp_entries))
+        .add("iptc_entries", static_cast<std::uint64_t>(m.iptc_entries))
+        .add("comment", m.comment);
+}
+
+std::string plural(const std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// What the file carries besides pixels; nothing for formats that hold none.
+void print_metadata(std::ostream& out, const io::ImageFormat format, const io::Metadata& metadata) {
+    if (metadata.empty()) {
+        if (format == io::ImageFormat::Jpeg || format == io::ImageFormat::Png ||
+            format == io::ImageFormat::Tiff || format == io::ImageFormat::Webp)
+            out << "  metadata: none (no ICC profile, EXIF, XMP or IPTC)\n";
+        return;
+    }
+    const io::MetadataSummary m = io::summarize(metadata);
+    if (m.icc_bytes > 0) {
+        out << "  ICC profile: " << m.icc_bytes << " bytes";
+        if (!m.icc_description.empty()) out << ", \"" << m.icc_description << '"';
+        out << "\n";
+    }
+    if (!metadata.exif.empty()) {
+        out << "  EXIF: " << plural(m.exif_entries, "tag", "tags") << "\n";
+        for (const auto& [name, value] : m.exif_tags) {
+            out << "    " << name << ": " << value;
+            if (name == "Orientation" && metadata.orientation_applied)
+                out << " (applied on opening: saved copies get 1)";
+            out << "\n";
+        }
+    }
+    if (!metadata.xmp.empty())
+        out << "  XMP: " << plural(m.xmp_entries, "property", "properties") << "\n";
+    if (!metadata.iptc.empty())
+        out << "  IPTC: " << plural(m.iptc_entries, "dataset", "datasets") << "\n";
+    if (!m.comment.empty()) out << "  comment: " << m.comment << "\n";
+}
+
 void add_value_stats(JsonObject& o, const ValueStats& stats) {
     // No finite value at all: null rather than a made-up 0.
     const double none = std::numeric_limits<double>::quiet_NaN();
@@ -106,6 +155,7 @@ void print_info(std::ostream& out, const std::string& path, const io::LoadedNati
     if (file.window)
         out << "  display window: " << file.window->first << " to " << file.window->second << unit
             << "\n";
+    print_metadata(out, i.format, file.metadata);
 }
 
 // read_native, not read_image: info describes the file as stored and converts nothing.
@@ -121,6 +171,7 @@ int run_info(Context& ctx) {
             if (ctx.json) {
                 JsonObject report = info_json(path, file);
                 if (stats) add_value_stats(report, *stats);
+                add_metadata_json(report, file.metadata);
                 reports.push_back(std::move(report));
             } else {
                 print_info(ctx.out, path, file, stats);
@@ -240,6 +291,7 @@ int run_convert(Context& ctx) {
     for (const std::string& n : file.notices) ctx.note(n);
     // Every output format holds one image: a stack gives one of its pages.
     const std::size_t page = selected_page(ctx, file, in, "written");
+    options.metadata = &file.metadata;
     const Written written = write_page(out, format, file.pages[page], options);
     for (const std::string& n : written.notices) ctx.note(n);
     if (const Calibration& c = file.calibration; has_calibration(c)) {
@@ -299,7 +351,10 @@ const std::vector<Command>& commands() {
           "32-bit float). For measurement files (single-channel data deeper than 8 bits, DICOM,\n"
           "FITS) the finite value range and the count of NaN and infinite samples are printed in\n"
           "calibrated units (DICOM rescale, FITS BSCALE/BZERO/BUNIT), with the calibration and\n"
-          "the file's own display window where it has one (DICOM window centre/width)."},
+          "the file's own display window where it has one (DICOM window centre/width).\n"
+          "JPEG, PNG, TIFF and WebP files list their metadata: the ICC profile (size and\n"
+          "description), the key EXIF tags (Make, Model, DateTimeOriginal, Orientation,\n"
+          "PixelXDimension, PixelYDimension), and how many XMP properties and IPTC datasets."},
          run_info},
         {{"convert",
           "read an image and write it in the format of OUT's extension",
@@ -315,7 +370,8 @@ const std::vector<Command>& commands() {
           "are written as unsigned 16-bit when none is negative, else as float in TIFF or\n"
           "PFM. Otherwise 8 bits are written and a note says so. A calibration (DICOM\n"
           "rescale, FITS BSCALE/BZERO) is not written: OUT holds the samples. A multi-page\n"
-          "TIFF gives one page (--page). The output is written to a temporary file and\n"
+          "TIFF gives one page (--page). The ICC profile, EXIF, XMP and IPTC go along\n"
+          "where OUT's format holds them. The output is written to a temporary file and\n"
           "renamed, so a failed write never leaves a partial file. The input is never\n"
           "replaced unless --overwrite is given."},
          run_convert},

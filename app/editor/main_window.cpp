@@ -406,11 +406,15 @@ void MainWindow::convert_to_photo() {
     if (!document.measurement()) return;
     ImageRgba8 view = session_->shown_image();
     const session::Session::Display display = session_->display();
+    // The camera data stays; the ICC profile does not describe colours made by a LUT.
+    io::Metadata metadata = session_->metadata();
+    metadata.icc.clear();
     show_document(std::move(view), QString(),
                   {tr("Converted to an 8-bit photo through the window %1 .. %2 (%3 LUT)")
                        .arg(display.window.lo)
                        .arg(display.window.hi)
-                       .arg(QString::fromUtf8(to_string(display.lut).data()))});
+                       .arg(QString::fromUtf8(to_string(display.lut).data()))},
+                  std::move(metadata));
     setWindowModified(true);
 }
 
@@ -619,9 +623,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
     box->open();
 }
 
-void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStringList& notices) {
+void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStringList& notices,
+                               io::Metadata metadata) {
     cancel_fill();
-    session_->open(std::move(image));
+    session_->open(std::move(image), std::move(metadata));
     canvas_->fit_to_window();
     document_path_ = path;
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
@@ -655,13 +660,15 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
                        loaded.info.format != io::ImageFormat::Dicom &&
                        loaded.info.format != io::ImageFormat::Fits;
     if (photo) {
-        show_document(to_rgba8(convert(first, {SampleType::U8, 4})), path, notices);
+        show_document(to_rgba8(convert(first, {SampleType::U8, 4})), path, notices,
+                      std::move(loaded.metadata));
         return;
     }
     cancel_fill();
     std::optional<DisplayWindow> window;
     if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
-    session_->open_measurement(std::move(loaded.pages), loaded.calibration, window);
+    session_->open_measurement(std::move(loaded.pages), loaded.calibration, window,
+                               std::move(loaded.metadata));
     display_dock_->raise();
     canvas_->fit_to_window();
     document_path_ = path;
@@ -724,11 +731,9 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
     if (session_->showing_preview()) apply_retarget();
     try {
         // A measurement document saves its stored samples (same depth where the format holds
-        // it; otherwise the notice says what was converted).
-        const session::Document& document = session_->document();
-        const auto notices = document.measurement()
-                                 ? io::write_native(path.toStdString(), document.samples())
-                                 : io::write_image(path.toStdString(), document.pixels().view());
+        // it; otherwise the notice says what was converted); both keep the opened file's
+        // metadata.
+        const auto notices = session_->save(path.toStdString());
         QStringList text;
         for (const std::string& n : notices) text << QString::fromStdString(n);
         statusBar()->showMessage(

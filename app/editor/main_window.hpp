@@ -92,7 +92,8 @@ class MainWindow : public QMainWindow {
   private:
     void build_menus();
     void build_status_bar();
-    void show_document(ImageRgba8 image, const QString& path, const QStringList& notices);
+    void show_document(ImageRgba8 image, const QString& path, const QStringList& notices,
+                       io::Metadata metadata = {});
     void show_error(const QString& title, const QString& message);
     void update_recent_menu();
     void remember_recent(const QString& path);

@@ -39,7 +39,7 @@ Session::~Session() {
     remove_object_->cancel_fill();
 }
 
-void Session::open(ImageRgba8 pixels) {
+void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
     if (pixels.empty()) throw Error(ErrorCode::EmptyImage, "the image is empty");
     remove_object_->cancel_fill();
     const bool device =
@@ -53,10 +53,18 @@ void Session::open(ImageRgba8 pixels) {
                "); editing on the CPU.");
         document_.open(std::move(pixels), false);
     }
+    metadata_ = std::move(metadata);
     pages_.clear();
     page_ = 0;
     video_.reset();
     after_open();
+}
+
+std::vector<std::string> Session::save(const std::filesystem::path& path,
+                                       io::WriteOptions options) const {
+    options.metadata = &metadata_;
+    return document_.measurement() ? io::write_native(path, document_.samples(), options)
+                                   : io::write_image(path, document_.pixels().view(), options);
 }
 
 void Session::open_video(const std::filesystem::path& path) {
@@ -125,7 +133,7 @@ void Session::after_open() {
 }
 
 void Session::open_measurement(std::vector<NativeImage> pages, Calibration calibration,
-                               const std::optional<DisplayWindow> window) {
+                               const std::optional<DisplayWindow> window, io::Metadata metadata) {
     if (pages.empty() || pages.front().empty())
         throw Error(ErrorCode::EmptyImage, "the image is empty");
     remove_object_->cancel_fill();
@@ -147,6 +155,7 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
         document_.leave_device();
         if (!document_.measurement()) document_.open_measurement(pages.front(), calibration, false);
     }
+    metadata_ = std::move(metadata);
     pages_.clear();
     if (stack) pages_ = std::move(pages);
     page_ = 0;

@@ -13,6 +13,8 @@
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/native_image.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/metadata.hpp>
 
 #include <cstdint>
 #include <array>
@@ -42,13 +44,24 @@ class Session {
     Session& operator=(const Session&) = delete;
 
     /// A new document (undo history cleared). Throws for an empty image. If the device cannot
-    /// take it the session continues on the host and says why in a notice.
-    void open(ImageRgba8 pixels);
+    /// take it the session continues on the host and says why in a notice. `metadata`: the
+    /// opened file's (ICC profile, EXIF, XMP, IPTC), kept for save().
+    void open(ImageRgba8 pixels, io::Metadata metadata = {});
     /// A measurement document: `pages` (one, or a TIFF stack's; same size and type) in their
     /// stored type with their calibration. The display starts at the file's window if it has
     /// one, else at auto-contrast, with the grey LUT. Undo history cleared.
     void open_measurement(std::vector<NativeImage> pages, Calibration calibration,
-                          std::optional<DisplayWindow> window = std::nullopt);
+                          std::optional<DisplayWindow> window = std::nullopt,
+                          io::Metadata metadata = {});
+    /// The opened file's metadata (empty for a video, a sample or a new image).
+    [[nodiscard]] const io::Metadata& metadata() const { return metadata_; }
+    /// Writes the document to `path` atomically (io::write_image / io::write_native): a photo's
+    /// pixels, or a measurement document's stored samples at the depth the format holds, with
+    /// the opened file's metadata where the format holds it (EXIF orientation 1 once applied on
+    /// opening, pixel dimensions of the document as it is now). Returns the notices; throws
+    /// lacuna::Error.
+    std::vector<std::string> save(const std::filesystem::path& path,
+                                  io::WriteOptions options = {}) const;
     /// Pages of a measurement stack (1 for a single image, 0 without a document).
     [[nodiscard]] int page_count() const {
         return pages_.empty() ? (document_.empty() ? 0 : 1) : static_cast<int>(pages_.size());
@@ -176,6 +189,7 @@ class Session {
     /// After an edit, undo or redo: the stack follows the document (see sync_pages in .cpp).
     void sync_pages();
     Document document_;
+    io::Metadata metadata_;
     std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
     std::unique_ptr<VideoClip> video_;  // the open clip (video documents only)

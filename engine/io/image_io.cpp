@@ -2,6 +2,7 @@
 
 #include "header_probe.hpp"
 #include "io_messages.hpp"
+#include "metadata_io.hpp"
 #include "scientific_io.hpp"
 
 #include <lacuna/core/display.hpp>
@@ -187,18 +188,68 @@ ImageRgba8 to_rgba(const cv::Mat& m8) {
 
 namespace {
 
-// JPEGs (phone photos) carry their orientation in EXIF: IMREAD_COLOR applies it. Other formats
-// are read unchanged so that alpha and 16-bit samples survive.
-cv::Mat decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageFormat format,
-                         const std::string_view name) {
-    return decode(bytes, format == ImageFormat::Jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED,
-                  name);
+// The EXIF orientation (1..8) undone: the stored rows and columns turned so the picture stands
+// as the camera saw it (the same transforms as OpenCV's own for JPEG).
+cv::Mat upright(const cv::Mat& m, const int orientation) {
+    cv::Mat out;
+    switch (orientation) {
+        case 2:
+            cv::flip(m, out, 1);
+            return out;
+        case 3:
+            cv::flip(m, out, -1);
+            return out;
+        case 4:
+            cv::flip(m, out, 0);
+            return out;
+        case 5:
+            cv::transpose(m, out);
+            return out;
+        case 6:
+            cv::rotate(m, out, cv::ROTATE_90_CLOCKWISE);
+            return out;
+        case 7:
+            cv::transpose(m, out);
+            cv::flip(out, out, -1);
+            return out;
+        case 8:
+            cv::rotate(m, out, cv::ROTATE_90_COUNTERCLOCKWISE);
+            return out;
+        default:
+            return m;
+    }
 }
 
-LoadedImage to_loaded(const cv::Mat& decoded, const ImageFormat format, const std::size_t bytes) {
+// Pixels as decoded and turned upright, and the file's metadata.
+struct Decoded {
+    cv::Mat pixels;
+    Metadata metadata;
+    std::vector<std::string> notices;
+};
+
+// Every file opens upright, so that saving can write Orientation 1 and no viewer turns the
+// pixels twice. libtiff turns TIFF pages itself; JPEG, PNG and WebP are turned here from the
+// orientation exiv2 read (JPEG falls back to OpenCV's own reading when exiv2 cannot parse the
+// file). Other formats are read unchanged, so that alpha and 16-bit samples survive.
+Decoded decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageFormat format,
+                         const std::string_view name) {
+    detail::MetadataRead read = detail::read_metadata(bytes, format);
+    int flags = cv::IMREAD_UNCHANGED;
+    if (format == ImageFormat::Jpeg)
+        flags = read.parsed ? cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_COLOR;
+    Decoded decoded{decode(bytes, flags, name), std::move(read.metadata), std::move(read.notices)};
+    if (read.parsed && format != ImageFormat::Tiff)
+        decoded.pixels = upright(decoded.pixels, read.orientation);
+    decoded.metadata.orientation_applied = read.parsed && read.orientation != 1;
+    return decoded;
+}
+
+LoadedImage to_loaded(Decoded decoded, const ImageFormat format, const std::size_t bytes) {
     LoadedImage loaded;
-    loaded.info = describe(decoded, format, bytes);
-    loaded.image = to_rgba(to_8bit(decoded, loaded.notices));
+    loaded.info = describe(decoded.pixels, format, bytes);
+    loaded.notices = std::move(decoded.notices);
+    loaded.image = to_rgba(to_8bit(decoded.pixels, loaded.notices));
+    loaded.metadata = std::move(decoded.metadata);
     return loaded;
 }
 
@@ -286,8 +337,11 @@ cv::Mat to_mat(const NativeImage& image) {
 }
 
 LoadedNative native_from_mats(const std::vector<cv::Mat>& pages, const ImageFormat format,
-                              const std::size_t bytes) {
+                              const std::size_t bytes, Metadata metadata,
+                              std::vector<std::string> notices) {
     LoadedNative loaded;
+    loaded.metadata = std::move(metadata);
+    loaded.notices = std::move(notices);
     for (const cv::Mat& page : pages) {
         if (!loaded.pages.empty() &&
             (page.size() != pages.front().size() || page.type() != pages.front().type())) {
@@ -338,7 +392,9 @@ LoadedImage read_image(const fs::path& path) {
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return decode_scientific(bytes, format, name);
-    return native_from_mats({decode_as_stored(bytes, format, name)}, format, bytes.size());
+    Decoded decoded = decode_as_stored(bytes, format, name);
+    return native_from_mats({decoded.pixels}, format, bytes.size(), std::move(decoded.metadata),
+                            std::move(decoded.notices));
 }
 
 LoadedNative read_native(const fs::path& path) {
@@ -346,7 +402,7 @@ LoadedNative read_native(const fs::path& path) {
     const std::vector<std::uint8_t> bytes = read_file(path);
     const ImageFormat format = check_header(bytes, name);
     if (format != ImageFormat::Tiff) return decode_native(bytes, name);
-    // A TIFF may hold a stack: every page, as stored.
+    // A TIFF may hold a stack: every page, as stored (libtiff turns each page upright).
     std::vector<cv::Mat> pages;
     try {
         cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
@@ -355,7 +411,10 @@ LoadedNative read_native(const fs::path& path) {
     }
     if (pages.empty() || pages.front().empty()) return decode_native(bytes, name);
     for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);
-    return native_from_mats(pages, format, bytes.size());
+    detail::MetadataRead read = detail::read_metadata(bytes, format);
+    read.metadata.orientation_applied = read.parsed && read.orientation != 1;
+    return native_from_mats(pages, format, bytes.size(), std::move(read.metadata),
+                            std::move(read.notices));
 }
 
 LoadedMeasurement read_measurement(const fs::path& path) {
@@ -518,18 +577,38 @@ void write_atomically(const fs::path& path, const std::string_view bytes) {
 }
 }  // namespace
 
+namespace {
+
+// The metadata goes into the encoded bytes, before anything reaches the disk.
+std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> encoded, const ImageFormat format,
+                                        const WriteOptions& options, const int width,
+                                        const int height, std::vector<std::string>& notices) {
+    if (options.metadata == nullptr) return encoded;
+    return detail::embed_metadata(std::move(encoded), format, *options.metadata, width, height,
+                                  notices);
+}
+
+void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+    write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> encode_image(const ImageView<const Rgba8> image, const ImageFormat format,
                                        const WriteOptions& options) {
     std::vector<std::string> ignored;
-    return encode(image, format, options, ignored);
+    return with_metadata(encode(image, format, options, ignored), format, options, image.width,
+                         image.height, ignored);
 }
 
 std::vector<std::string> write_image(const fs::path& path, const ImageView<const Rgba8> image,
                                      const WriteOptions& options) {
     const ImageFormat format = format_for_path(path);
     std::vector<std::string> notices;
-    const std::vector<std::uint8_t> bytes = encode(image, format, options, notices);
-    write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    const std::vector<std::uint8_t> bytes =
+        with_metadata(encode(image, format, options, notices), format, options, image.width,
+                      image.height, notices);
+    write_bytes(path, bytes);
     return notices;
 }
 
@@ -561,25 +640,29 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
     const std::string name = in.string();
     const std::vector<std::uint8_t> bytes = read_file(in);
     const ImageFormat in_format = check_header(bytes, name);
-    const cv::Mat decoded = decode_as_stored(bytes, in_format, name);
+    Decoded decoded = decode_as_stored(bytes, in_format, name);
+    const cv::Mat pixels = decoded.pixels;
+    const Metadata metadata = decoded.metadata;
+    WriteOptions with_source = options;
+    with_source.metadata = &metadata;
     ConvertResult result;
-    result.width = decoded.cols;
-    result.height = decoded.rows;
-    if (decoded.depth() != CV_8U &&
-        holds_natively(out_format, decoded.depth(), decoded.channels())) {
-        const std::vector<std::uint8_t> encoded = encode_mat(decoded, out_format);
-        write_atomically(out, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
-        result.bit_depth = describe(decoded, in_format, 0).bit_depth;
+    result.width = pixels.cols;
+    result.height = pixels.rows;
+    if (pixels.depth() != CV_8U && holds_natively(out_format, pixels.depth(), pixels.channels())) {
+        result.notices = std::move(decoded.notices);
+        write_bytes(out, with_metadata(encode_mat(pixels, out_format), out_format, with_source,
+                                       pixels.cols, pixels.rows, result.notices));
+        result.bit_depth = describe(pixels, in_format, 0).bit_depth;
         return result;
     }
-    LoadedImage loaded = to_loaded(decoded, in_format, bytes.size());
+    LoadedImage loaded = to_loaded(std::move(decoded), in_format, bytes.size());
     result.notices = std::move(loaded.notices);
     if (loaded.info.bit_depth != 8)
         result.notices.push_back(std::string(to_string(out_format)) + " cannot hold " +
                                  std::to_string(loaded.info.bit_depth) + "-bit " +
                                  (loaded.info.channels == 1 ? "grey" : "colour") +
                                  " samples here: written with 8 bits per channel");
-    for (std::string& n : write_image(out, loaded.image.view(), options))
+    for (std::string& n : write_image(out, loaded.image.view(), with_source))
         result.notices.push_back(std::move(n));
     return result;
 }
@@ -634,9 +717,10 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
                     "cannot write " + in_quotes(path.string()) + ": the image is empty");
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
-        const std::vector<std::uint8_t> bytes = encode_mat(to_mat(image), format);
-        write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
-        return {};
+        std::vector<std::string> notices;
+        write_bytes(path, with_metadata(encode_mat(to_mat(image), format), format, options,
+                                        image.width(), image.height(), notices));
+        return notices;
     }
     std::vector<std::string> notices;
     const ImageRgba8 narrowed = narrow_to_rgba8(image, format, notices);

@@ -1,5 +1,6 @@
 // The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
 // --json, and outputs that never replace the input.
+#include "../engine/metadata_test_util.hpp"
 #include "../engine/scientific_test_files.hpp"
 
 #include <lacuna/io/image_io.hpp>
@@ -968,6 +969,108 @@ class TestCli : public QObject {
         r = run_cli({"backend", "--backend", "cuda"}, env);
         QCOMPARE(r.status, 1);
         verify_one_error_line(r, "CUDA backend requested but");
+    }
+    // ---- metadata (issue 18) ----
+
+    void retarget_keeps_the_metadata_data() {
+        QTest::addColumn<QString>("ext");
+        for (const char* ext : {"jpg", "png", "tiff", "webp"}) QTest::newRow(ext) << ext;
+    }
+
+    // The input stands 32x48 once its Orientation 6 is applied; 75 % of the width is 24. The
+    // output has the input's profile byte for byte, its camera tags, Orientation 1 and 24x48.
+    void retarget_keeps_the_metadata() {
+        QFETCH(QString, ext);
+        const std::vector<std::uint8_t> icc = test::make_icc_profile("Lacuna Test RGB", 300);
+        const test::KnownMetadata known;
+        const QString in = tmp("meta-in." + ext);
+        const QString out = tmp("meta-out." + ext);
+        test::make_test_photo(in.toStdString(), icc, known);
+        const Result r = run_cli({"retarget", in, out, "--width", "75%", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains("note"), qPrintable(r.err));
+        const test::FileMetadata f = test::read_file_metadata(out.toStdString());
+        QVERIFY(f.icc == icc);
+        QCOMPARE(f.exif_value("Exif.Image.Make"), known.make);
+        QCOMPARE(f.exif_value("Exif.Image.Model"), known.model);
+        QCOMPARE(f.exif_value("Exif.Photo.DateTimeOriginal"), known.date);
+        QCOMPARE(f.exif_value("Exif.Image.Orientation"), std::string("1"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelXDimension"), std::string("24"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelYDimension"), std::string("48"));
+        QCOMPARE(f.xmp.at("Xmp.dc.title"), "lang=\"x-default\" " + known.title);
+        if (ext != "webp") QCOMPARE(f.iptc.at("Iptc.Application2.Caption"), known.caption);
+        const io::LoadedImage written = io::read_image(out.toStdString());
+        QCOMPARE(written.image.width(), 24);
+        QCOMPARE(written.image.height(), 48);
+    }
+
+    void inpaint_and_batch_keep_the_metadata() {
+        const std::vector<std::uint8_t> icc = test::make_icc_profile("Lacuna Test RGB");
+        QDir(dir_.path()).mkpath("batch-in");
+        const QString in = tmp("batch-in/photo.jpg");
+        test::make_test_photo(in.toStdString(), icc);
+        // inpaint: a mask of the upright size (32x48) with a small square to fill.
+        cv::Mat mask(48, 32, CV_8UC1, cv::Scalar(0));
+        mask(cv::Rect(12, 20, 6, 6)).setTo(255);
+        QVERIFY(cv::imwrite(tmp("mask.png").toStdString(), mask));
+        Result r = run_cli({"inpaint", in, tmp("mask.png"), tmp("filled.jpg"), "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        test::FileMetadata f = test::read_file_metadata(tmp("filled.jpg").toStdString());
+        QVERIFY(f.icc == icc);
+        QCOMPARE(f.exif_value("Exif.Image.Orientation"), std::string("1"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelXDimension"), std::string("32"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelYDimension"), std::string("48"));
+        QCOMPARE(f.comment, test::KnownMetadata{}.comment);
+        // batch runs the same command per item.
+        r = run_cli({"batch", "retarget", "--input", tmp("batch-in"), "--output", tmp("batch-out"),
+                     "--width", "50%", "--devices", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        f = test::read_file_metadata(tmp("batch-out/photo.jpg").toStdString());
+        QVERIFY(f.icc == icc);
+        QCOMPARE(f.exif_value("Exif.Image.Model"), test::KnownMetadata{}.model);
+        QCOMPARE(f.exif_value("Exif.Image.Orientation"), std::string("1"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelXDimension"), std::string("16"));
+    }
+
+    void info_lists_the_metadata() {
+        const std::vector<std::uint8_t> icc = test::make_icc_profile("Lacuna Test RGB", 100);
+        const QString path = tmp("info-meta.jpg");
+        test::make_test_photo(path.toStdString(), icc);
+        Result r = run_cli({"info", path});
+        QCOMPARE(r.status, 0);
+        const QString expected = QString(
+                                     "  ICC profile: %1 bytes, \"Lacuna Test RGB\"\n"
+                                     "  EXIF: 7 tags\n"
+                                     "    Make: Lacuna Camera Works\n"
+                                     "    Model: LC-1 Mark II\n"
+                                     "    DateTimeOriginal: 2024:05:17 10:42:07\n"
+                                     "    Orientation: 6 (applied on opening: saved copies get 1)\n"
+                                     "    PixelXDimension: 48\n"
+                                     "    PixelYDimension: 32\n"
+                                     "  XMP: 1 property\n"
+                                     "  IPTC: 1 dataset\n"
+                                     "  comment: edited with care\n")
+                                     .arg(icc.size());
+        QVERIFY2(r.out.endsWith(expected), qPrintable(r.out));
+        r = run_cli({"info", "--json", path});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = info_report(r);
+        QCOMPARE(o["icc_bytes"].toInt(), int(icc.size()));
+        QCOMPARE(o["icc_description"].toString(), QString("Lacuna Test RGB"));
+        QCOMPARE(o["exif_entries"].toInt(), 7);
+        const QJsonObject exif = o["exif"].toObject();
+        QCOMPARE(exif["Make"].toString(), QString("Lacuna Camera Works"));
+        QCOMPARE(exif["Orientation"].toString(), QString("6"));
+        QCOMPARE(exif["PixelYDimension"].toString(), QString("32"));
+        QCOMPARE(o["orientation_applied"].toBool(), true);
+        QCOMPARE(o["xmp_entries"].toInt(), 1);
+        QCOMPARE(o["iptc_entries"].toInt(), 1);
+        QCOMPARE(o["comment"].toString(), QString("edited with care"));
+        // A PNG without any: said in one line.
+        QVERIFY(cv::imwrite(tmp("bare.png").toStdString(), cv::Mat(4, 4, CV_8UC3, cv::Scalar(1))));
+        r = run_cli({"info", tmp("bare.png")});
+        QVERIFY2(r.out.endsWith("  metadata: none (no ICC profile, EXIF, XMP or IPTC)\n"),
+                 qPrintable(r.out));
     }
 };
 

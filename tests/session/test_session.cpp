@@ -3,6 +3,7 @@
 // put back exactly what was there, and what is presented is what the session holds.
 #include "session_scenario.hpp"
 #include "../engine/inpaint_test_util.hpp"
+#include "../engine/metadata_test_util.hpp"
 
 #include <line_tool.hpp>
 #include <remove_object_tool.hpp>
@@ -537,6 +538,36 @@ class TestSession : public QObject {
             }
             QCOMPARE(bin, 128);
         }
+    }
+
+    // The opened file's profile and camera data go into Save As, with Orientation 1 and the
+    // size the retarget left (issue 18). Opening a video forgets them.
+    void save_keeps_the_opened_files_metadata() {
+        QTemporaryDir dir;
+        const std::filesystem::path in = dir.filePath("photo.jpg").toStdString();
+        const std::vector<std::uint8_t> icc = test::make_icc_profile("Lacuna Test RGB");
+        test::make_test_photo(in, icc);
+        io::LoadedImage loaded = io::read_image(in);
+        session::Session s(false);
+        s.open(std::move(loaded.image), std::move(loaded.metadata));
+        QVERIFY(s.metadata().icc == icc);
+        s.select(session::ToolKind::Retarget);
+        s.retarget().wait();
+        s.retarget().set_target(s.document().width() - 8, s.document().height());
+        QVERIFY(s.retarget().apply());
+        QCOMPARE(s.document().width(), test::kStoredH - 8);  // upright: 32 wide, now 24
+        const std::filesystem::path out = dir.filePath("saved.png").toStdString();
+        QVERIFY(s.save(out).empty());
+        const test::FileMetadata f = test::read_file_metadata(out);
+        QVERIFY(f.icc == icc);
+        QCOMPARE(f.exif_value("Exif.Image.Make"), test::KnownMetadata{}.make);
+        QCOMPARE(f.exif_value("Exif.Image.Orientation"), std::string("1"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelXDimension"), std::string("24"));
+        QCOMPARE(f.exif_value("Exif.Photo.PixelYDimension"), std::string("48"));
+        QCOMPARE(f.iptc.at("Iptc.Application2.Caption"), test::KnownMetadata{}.caption);
+        // A new document from pixels alone carries nothing.
+        s.open(clone(photo_.view()));
+        QVERIFY(s.metadata().empty());
     }
 
     void video_frames_masks_and_export() {

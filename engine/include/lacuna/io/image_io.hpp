@@ -1,11 +1,14 @@
 // Reading and writing image files. The only part of Lacuna that knows file formats (through
 // OpenCV's imgcodecs). Formats: PNG, JPEG, TIFF, WebP, BMP, PPM/PGM. Alpha is preserved where the
 // format has it; read_image converts 16-bit and floating-point input to 8 bits with a notice,
-// while convert_image and read_measurement keep the stored samples.
+// while convert_image and read_measurement keep the stored samples. JPEG, PNG, TIFF and WebP
+// keep their metadata (ICC profile, EXIF, XMP, IPTC, comment; see metadata.hpp) from open to
+// save: it is read with the pixels and written back when WriteOptions::metadata names it.
 #pragma once
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/native_image.hpp>
+#include <lacuna/io/metadata.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -37,6 +40,7 @@ struct FileInfo {
 struct LoadedImage {
     ImageRgba8 image;
     FileInfo info;
+    Metadata metadata;                 ///< JPEG, PNG, TIFF, WebP; empty for other formats
     std::vector<std::string> notices;  ///< conversions the user should know about
 };
 
@@ -51,6 +55,12 @@ struct LoadedMeasurement {
 struct WriteOptions {
     int jpeg_quality = 95;  ///< 1..100
     bool webp_lossless = true;
+    /// Written into JPEG, PNG, TIFF and WebP files (not owned; null writes none): EXIF
+    /// Orientation 1 if the orientation was applied on opening, EXIF (and XMP, where present)
+    /// pixel dimensions set to the written size, the EXIF thumbnail left out. A notice says what
+    /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
+    /// PPM, PGM, PFM).
+    const Metadata* metadata = nullptr;
 };
 
 /// A file as stored: its pages in the file's sample type, its calibration and display window.
@@ -60,6 +70,7 @@ struct LoadedNative {
     /// The file's own display window in calibrated units (DICOM window centre/width), if any.
     std::optional<std::pair<double, double>> window;
     FileInfo info;
+    Metadata metadata;  ///< JPEG, PNG, TIFF, WebP; empty for other formats
     std::vector<std::string> notices;
 };
 
@@ -75,7 +86,9 @@ LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_v
 std::vector<std::string> write_native(const std::filesystem::path& path, const NativeImage& image,
                                       const WriteOptions& options = {});
 
-/// Reads an image as RGBA8 (JPEG EXIF orientation applied). Throws lacuna::Error with one clear
+/// Reads an image as RGBA8, upright: the EXIF orientation of a JPEG, PNG, TIFF or WebP is applied
+/// (and LoadedImage::metadata.orientation_applied says so). Metadata exiv2 cannot parse is
+/// dropped with a notice; the image still opens. Throws lacuna::Error with one clear
 /// sentence naming the file: NotFound, Unreadable, Corrupt, Truncated, UnsupportedFormat,
 /// EmptyImage or TooLarge (checked from the header before decoding).
 LoadedImage read_image(const std::filesystem::path& path);
@@ -112,7 +125,8 @@ struct ConvertResult {
 /// Reads `in` and writes it to `out` in the format `out` names, keeping the samples' depth where
 /// that format holds it: 16-bit PNG, TIFF, PGM and PPM, 32-bit float TIFF. Otherwise (JPEG, WebP,
 /// BMP, or a float image to PNG) the samples are converted to 8 bits as read_image does, and a
-/// notice says so. The same errors as read_image and write_image; written atomically.
+/// notice says so. The metadata goes along where `out`'s format holds it (options.metadata is
+/// ignored). The same errors as read_image and write_image; written atomically.
 ConvertResult convert_image(const std::filesystem::path& in, const std::filesystem::path& out,
                             const WriteOptions& options = {});
 
