@@ -34,9 +34,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSpinBox>
+#include <QDateTime>
 #include <QStatusBar>
 
 #include <cmath>
+#include <cstdlib>
 
 // The resources live in a static library; without an explicit call the linker may drop them.
 static void init_lacuna_resources() {
@@ -52,6 +55,14 @@ const char* const kImageFilter =
     "Images (*.png *.jpg *.jpeg *.tif *.tiff *.webp *.bmp *.ppm *.pgm *.pfm *.dcm *.fits *.fit "
     "*.fts);;Videos (*.mp4 *.m4v *.mov *.avi *.mkv *.webm *.mpg *.mpeg);;All files (*)";
 const char* const kVideoFilter = "Videos (*.mp4 *.mkv *.avi *.mov);;All files (*)";
+
+/// The autosave interval: LACUNA_AUTOSAVE_MS (tests), else the setting recovery/autosave_minutes
+/// (default 2). Zero or less turns the timed autosave off (writes after long operations stay).
+int autosave_interval_ms() {
+    if (const char* ms = std::getenv("LACUNA_AUTOSAVE_MS"); ms != nullptr && *ms != '\0')
+        return std::atoi(ms);
+    return static_cast<int>(QSettings().value("recovery/autosave_minutes", 2.0).toDouble() * 60000);
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -86,6 +97,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         show_notices();
     });
+    try {
+        autosaver_ = std::make_unique<session::Autosaver>(session::recovery_directory());
+    } catch (const Error& e) {
+        // The editor works without it; the user is told once.
+        statusBar()->showMessage(tr("Autosave is off: %1").arg(e.what()), 15000);
+    }
+    autosave_timer_ = new QTimer(this);
+    connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
+    if (const int interval = autosave_interval_ms(); autosaver_ && interval > 0)
+        autosave_timer_->start(interval);
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
@@ -94,6 +115,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    // A running autosave finishes; the recovery file stays when there are unsaved edits (a
+    // window closed by the user removed it in closeEvent).
+    if (autosaver_) autosaver_->wait();
     // The canvas (a child widget) refers to the session: let it go first.
     delete canvas_;
     canvas_ = nullptr;
@@ -359,6 +383,7 @@ bool MainWindow::open_video(const QString& path) {
                              10000);
     update_title();
     document_changed();
+    request_autosave();
     return true;
 }
 
@@ -415,6 +440,7 @@ void MainWindow::convert_to_photo() {
                        .arg(display.window.hi)
                        .arg(QString::fromUtf8(to_string(display.lut).data()))},
                   std::move(metadata));
+    session_->history().mark_unsaved();  // nothing on disk holds the converted photo
     setWindowModified(true);
 }
 
@@ -477,6 +503,7 @@ bool MainWindow::apply_retarget() {
     }
     const QString text = QString::fromStdString(session_->history().undo_label());
     statusBar()->showMessage(text, 6000);
+    request_autosave();
     return true;
 }
 
@@ -536,12 +563,17 @@ void MainWindow::poll() {
         removal_panel_->show_fill_idle(message);
         removal_panel_->set_fill_again_enabled(fill.can_fill_again());
         statusBar()->showMessage(message, 8000);
+        request_autosave();
     }
     const session::RetargetTool::Progress progress = session_->retarget().progress();
     retarget_panel_->show_progress(QString::fromStdString(progress.what), progress.done,
                                    progress.total);
     retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
     show_notices();
+    if (autosaver_) {
+        show_autosave_outcome();
+        if (autosave_pending_ && !autosaver_->writing()) autosave();
+    }
     if (session_->frame_revision() != painted_revision_) {
         painted_revision_ = session_->frame_revision();
         canvas_->document_changed();
@@ -632,6 +664,7 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
     video_panel_->refresh();
     update_title();
+    request_autosave();
 }
 
 bool MainWindow::open_file(const QString& path) {
@@ -675,6 +708,7 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
     update_title();
     document_changed();
+    request_autosave();
 }
 
 bool MainWindow::open_sample_measurement() {
@@ -740,6 +774,7 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
             tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
         document_path_ = path;
         session_->history().set_clean();
+        if (autosaver_) autosaver_->remove();  // the file on disk holds every edit now
         remember_recent(path);
         update_title();
         return true;
@@ -796,15 +831,160 @@ void MainWindow::update_title() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (ending_on_signal_) {
+        // end_on_signal wrote the last autosave: unsaved edits wait in it for the next start.
+        event->accept();
+        return;
+    }
     if (!confirm_discard()) {
         event->ignore();
         return;
     }
     cancel_fill();
+    // Nothing unsaved, or the user agreed to lose it: no recovery file outlives the window.
+    if (autosaver_) autosaver_->remove();
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     event->accept();
+}
+
+// ---- crash recovery ----------------------------------------------------------------------------
+
+void MainWindow::autosave() {
+    autosave_pending_ = false;
+    if (!autosaver_) return;
+    try {
+        if (autosaver_->request(*session_, document_path_.toStdString()) ==
+            session::Autosaver::Request::Busy)
+            autosave_pending_ = true;  // a stroke, a fill or the last write: the next poll tries
+    } catch (const Error& e) {
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(e.what()), 12000);
+    }
+}
+
+void MainWindow::show_autosave_outcome() {
+    const std::optional<session::Autosaver::Outcome> outcome = autosaver_->poll();
+    if (!outcome) return;
+    if (!outcome->ok)
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromStdString(outcome->message)),
+                                 12000);
+}
+
+QString MainWindow::recovery_file() const {
+    return autosaver_ ? QString::fromStdString(autosaver_->file().string()) : QString();
+}
+
+void MainWindow::end_on_signal() {
+    cancel_fill();
+    if (autosaver_) {
+        try {
+            autosaver_->request_and_wait(*session_, document_path_.toStdString());
+        } catch (const Error&) {
+            // The file of the last successful autosave stays; nothing more can be done here.
+        }
+    }
+    ending_on_signal_ = true;
+    close();
+}
+
+bool MainWindow::offer_recovery() {
+    if (!autosaver_) return false;
+    const session::RecoverySlot& slot = autosaver_->slot();
+    const std::vector<std::filesystem::path> orphans = slot.orphans();
+    if (orphans.empty()) return false;
+    // The newest first; older ones are offered at later starts, never deleted unasked.
+    const std::filesystem::path& file = orphans.front();
+    const QString name = QString::fromStdString(file.string());
+    session::RecoverySnapshot snapshot;
+    try {
+        snapshot = session::read_recovery(file);
+    } catch (const Error& e) {
+        const std::filesystem::path aside = slot.set_aside(file);
+        show_error(tr("Cannot restore unsaved edits"),
+                   tr("%1\n\nThe file is kept as %2 and not offered again.")
+                       .arg(e.what(), QString::fromStdString(aside.string())));
+        return false;
+    }
+    const QString what =
+        snapshot.document_path.empty()
+            ? tr("an image")
+            : QFileInfo(QString::fromStdString(snapshot.document_path)).fileName();
+    const QDateTime when = QFileInfo(name).lastModified();
+    QString answer = qEnvironmentVariable("LACUNA_RECOVERY_ANSWER").toLower();
+    if (answer.isEmpty()) {
+        QMessageBox box(QMessageBox::Question, tr("Restore unsaved edits?"),
+                        tr("Lacuna did not close properly. Edits of %1 (%2 × %3 px) that were "
+                           "not saved were kept at %4.\n\nRestore them?")
+                            .arg(what)
+                            .arg(snapshot.width())
+                            .arg(snapshot.height())
+                            .arg(QLocale().toString(when, QLocale::ShortFormat)),
+                        QMessageBox::NoButton, this);
+        box.setObjectName("lacuna_recovery_dialog");
+        QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+        QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+        box.addButton(tr("Decide Later"), QMessageBox::RejectRole);
+        box.setDefaultButton(restore);
+        box.exec();
+        answer = box.clickedButton() == restore   ? "restore"
+                 : box.clickedButton() == discard ? "discard"
+                                                  : "later";
+    }
+    if (answer == "discard") {
+        slot.discard(file);
+        statusBar()->showMessage(tr("Discarded the unsaved edits of %1.").arg(what), 8000);
+        return false;
+    }
+    if (answer != "restore") return false;  // kept for the next start
+    try {
+        cancel_fill();
+        const std::vector<std::string> notices = session::restore_snapshot(*session_, snapshot);
+        // Ours now: the next autosave replaces it, a clean exit removes it.
+        slot.adopt(file);
+        document_path_ = QString::fromStdString(snapshot.document_path);
+        document_changed();
+        restore_panels(snapshot.tools);
+        canvas_->fit_to_window();
+        update_title();
+        setWindowModified(true);
+        QStringList text{tr("Restored the unsaved edits of %1; save them to keep them.").arg(what)};
+        for (const std::string& n : notices) text << QString::fromStdString(n);
+        statusBar()->showMessage(text.join("; "), 15000);
+        request_autosave();
+        return true;
+    } catch (const Error& e) {
+        const std::filesystem::path aside = slot.set_aside(file);
+        show_error(tr("Cannot restore unsaved edits"),
+                   tr("%1\n\nThe file is kept as %2.")
+                       .arg(e.what(), QString::fromStdString(aside.string())));
+        return false;
+    }
+}
+
+void MainWindow::restore_panels(const session::ToolState& tools) {
+    // The panels send their values to the session when they change: set them first, then the
+    // session's tools once more from the file, so both show what was saved.
+    retarget_panel_->set_target_width(tools.retarget_width);
+    retarget_panel_->set_target_height(tools.retarget_height);
+    if (auto* band = histogram_panel_->findChild<QSpinBox*>("histogram_band"))
+        band->setValue(tools.line_band);
+    if (auto* bins = histogram_panel_->findChild<QSpinBox*>("histogram_bins"))
+        bins->setValue(tools.line_bins);
+    switch (tools.active) {
+        case session::ToolKind::RemoveObject:
+            select_tool(tools.brush.erase ? CanvasTool::Eraser : CanvasTool::Brush);
+            break;
+        case session::ToolKind::LineHistogram:
+            select_tool(CanvasTool::Line);
+            break;
+        default:
+            select_tool(CanvasTool::Pan);
+            break;
+    }
+    session::apply_tool_state(*session_, tools);
+    histogram_panel_->refresh();
+    canvas_->document_changed();
 }
 
 }  // namespace lacuna::editor

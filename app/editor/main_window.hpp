@@ -7,6 +7,7 @@
 #include <lacuna/core/image.hpp>
 #include <lacuna/io/image_io.hpp>
 
+#include <recovery.hpp>
 #include <retarget_tool.hpp>
 #include <session.hpp>
 
@@ -82,6 +83,20 @@ class MainWindow : public QMainWindow {
     bool fill_again();
     [[nodiscard]] bool fill_running() const;
 
+    // ---- crash recovery ----
+    /// If an editor that is no longer running left unsaved edits, asks whether to restore them
+    /// (Restore / Discard / Decide Later; LACUNA_RECOVERY_ANSWER=restore|discard|later answers
+    /// without asking). True when a document was restored.
+    bool offer_recovery();
+    /// Writes the recovery file now when there are unsaved changes it does not hold yet
+    /// (otherwise removes it); the write runs on a worker thread.
+    void autosave();
+    /// This editor's recovery file (empty when autosave is off).
+    [[nodiscard]] QString recovery_file() const;
+    /// SIGTERM, SIGINT or SIGHUP: the last autosave is written (unsaved edits are kept for the
+    /// next start, which offers them) and the editor quits without asking.
+    void end_on_signal();
+
   signals:
     /// A seam-order map is in use for the retarget preview: approximate first, then exact.
     void map_published(bool vertical, bool exact);
@@ -115,7 +130,16 @@ class MainWindow : public QMainWindow {
     /// True when the user agreed to lose unsaved edits (or there are none).
     bool confirm_discard();
 
+    /// After open, a finished fill or an applied retarget: autosave on the next poll.
+    void request_autosave() { autosave_pending_ = true; }
+    void show_autosave_outcome();
+    void restore_panels(const session::ToolState& tools);
+
     std::unique_ptr<session::Session> session_;
+    std::unique_ptr<session::Autosaver> autosaver_;
+    QTimer* autosave_timer_ = nullptr;
+    bool autosave_pending_ = false;
+    bool ending_on_signal_ = false;
     Canvas* canvas_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QLabel* size_label_ = nullptr;

@@ -54,6 +54,9 @@ class History {
     void clear();
     /// Saved: the document equals what is on disk at this index.
     void set_clean() { clean_ = static_cast<std::ptrdiff_t>(index_); }
+    /// No index matches the file on disk (a document restored from a recovery file, or
+    /// converted): unsaved until the next save.
+    void mark_unsaved() { clean_ = -1; }
     [[nodiscard]] bool is_clean() const { return clean_ == static_cast<std::ptrdiff_t>(index_); }
 
   private:

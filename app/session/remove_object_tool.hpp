@@ -37,6 +37,8 @@ class RemoveObjectTool final : public Tool {
     void set_layer(MaskLayer layer) { layer_ = layer; }
     [[nodiscard]] MaskLayer layer() const { return layer_; }
     [[nodiscard]] const ops::BrushSettings& brush() const { return brush_; }
+    /// A brush stroke is under way (its mask is complete on the host only when it ends).
+    [[nodiscard]] bool stroking() const { return stroke_.active(); }
     /// Brush or eraser.
     void set_erase(bool erase) { brush_.erase = erase; }
     void set_fill_params(const ops::InpaintParams& params) { fill_params_ = params; }

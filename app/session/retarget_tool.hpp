@@ -54,6 +54,8 @@ class RetargetTool final : public Tool {
     /// has it (interop unavailable does not make the GPU slow at carving), else the CPU.
     void set_carve_backend(Backend backend) { carve_on_gpu_ = backend == Backend::Cuda; }
     [[nodiscard]] bool show_seams() const { return show_seams_; }
+    /// A carving-mask stroke is under way.
+    [[nodiscard]] bool stroking() const { return stroke_.active(); }
 
     /// Starts over from the document's pixels and carving masks.
     void restart();

@@ -67,6 +67,9 @@ class Session {
         return pages_.empty() ? (document_.empty() ? 0 : 1) : static_cast<int>(pages_.size());
     }
     [[nodiscard]] int page() const { return page_; }
+    /// A measurement stack's pages (empty for a single image); the shown page is also
+    /// document().samples(), which holds its edits first.
+    [[nodiscard]] const std::vector<NativeImage>& pages() const { return pages_; }
 
     // ---- video ----
     /// Opens a video (or an image sequence) and shows its first frame as a photo document.
