@@ -345,8 +345,7 @@ void write_section(TempFile& file, const std::uint32_t t, std::vector<std::uint8
     const std::size_t after = file.written() + 16 + payload.size();
     if (after > limits.max_file_bytes)
         throw Error(ErrorCode::TooLarge,
-                    "the document needs more than " +
-                        std::to_string(limits.max_file_bytes >> 20) +
+                    "the document needs more than " + std::to_string(limits.max_file_bytes >> 20) +
                         " MB, the recovery file's limit, so it is not autosaved (" +
                         path.filename().string() + ")");
     ByteWriter head;
@@ -484,7 +483,8 @@ std::vector<std::string> restore_snapshot(Session& session, const RecoverySnapsh
         const PixelRect all{0, 0, document.width() - 1, document.height() - 1};
         for (int i = 0; i < kMaskLayers; ++i) {
             const Mask& m = s.masks[std::size_t(i)];
-            if (count_selected(m.view()) > 0) document.write_mask(static_cast<MaskLayer>(i), all, m);
+            if (count_selected(m.view()) > 0)
+                document.write_mask(static_cast<MaskLayer>(i), all, m);
         }
     };
     // A device failure moves the session to the host, with the document intact: do it there.
@@ -728,7 +728,8 @@ fs::path recovery_directory() {
     // XDG: a relative path in the variable is invalid and must be ignored.
     if (state != nullptr && *state == '/') return fs::path(state) / "lacuna" / "recovery";
     const char* home = std::getenv("HOME");
-    const fs::path base = home != nullptr && *home != '\0' ? fs::path(home) : fs::temp_directory_path();
+    const fs::path base =
+        home != nullptr && *home != '\0' ? fs::path(home) : fs::temp_directory_path();
     return base / ".local" / "state" / "lacuna" / "recovery";
 }
 
@@ -825,7 +826,8 @@ std::vector<fs::path> RecoverySlot::orphans() const {
         if (!ForeignLock(lock_of(p)).free()) continue;  // its editor is running
         found.emplace_back(e.last_write_time(ec), p);
     }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(found.begin(), found.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<fs::path> out;
     for (auto& f : found) out.push_back(std::move(f.second));
     return out;
@@ -895,8 +897,7 @@ Autosaver::Request Autosaver::request(const Session& session, const std::string&
     if (session.document().empty()) return Request::Empty;
     auto& s = const_cast<Session&>(session);
     // Mid-stroke or mid-fill the host mirror is not complete (the device holds the news).
-    if (s.remove_object().fill_running() || s.remove_object().stroking() ||
-        s.retarget().stroking())
+    if (s.remove_object().fill_running() || s.remove_object().stroking() || s.retarget().stroking())
         return Request::Busy;
     if (session.history().is_clean()) {
         remove();
@@ -909,23 +910,23 @@ Autosaver::Request Autosaver::request(const Session& session, const std::string&
     snapshot_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     written_ = std::move(key);
-    running_ = std::async(std::launch::async, [file = slot_.file(), limits = limits_,
-                                               snap = std::move(snapshot)] {
-        Outcome out;
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            out.report = write_recovery(file, snap, limits);
-            out.ok = true;
-        } catch (const Error& e) {
-            out.message = e.what();
-        } catch (const std::exception& e) {
-            out.message = std::string("the recovery file could not be written: ") + e.what();
-        }
-        out.milliseconds =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-        return out;
-    });
+    running_ = std::async(
+        std::launch::async, [file = slot_.file(), limits = limits_, snap = std::move(snapshot)] {
+            Outcome out;
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                out.report = write_recovery(file, snap, limits);
+                out.ok = true;
+            } catch (const Error& e) {
+                out.message = e.what();
+            } catch (const std::exception& e) {
+                out.message = std::string("the recovery file could not be written: ") + e.what();
+            }
+            out.milliseconds =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+            return out;
+        });
     return Request::Started;
 }
 

@@ -28,8 +28,8 @@ ImageRgba8 gradient(const int w, const int h) {
     ImageRgba8 image(w, h);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            image.at(x, y) = Rgba8{std::uint8_t(x * 7 + y), std::uint8_t(y * 3), std::uint8_t(x ^ y),
-                                   255};
+            image.at(x, y) =
+                Rgba8{std::uint8_t(x * 7 + y), std::uint8_t(y * 3), std::uint8_t(x ^ y), 255};
     return image;
 }
 
@@ -199,8 +199,7 @@ class TestRecovery : public QObject {
         // Restoring makes the same document in a new session, unsaved, tools as they were.
         Session restored(false);
         restore_snapshot(restored, after);
-        QVERIFY(equal_pixels(restored.document().pixels().view(),
-                             s.document().pixels().view()));
+        QVERIFY(equal_pixels(restored.document().pixels().view(), s.document().pixels().view()));
         for (int i = 0; i < kMaskLayers; ++i) {
             const auto layer = static_cast<MaskLayer>(i);
             QVERIFY(equal_pixels(restored.document().mask(layer).view(),
@@ -272,9 +271,8 @@ class TestRecovery : public QObject {
             write_all(file, std::vector<char>(whole.begin(), whole.begin() + std::ptrdiff_t(n)));
             try {
                 read_recovery(file);
-                QFAIL(qPrintable(QString("a file cut at %1 of %2 bytes was accepted")
-                                     .arg(n)
-                                     .arg(whole.size())));
+                QFAIL(qPrintable(
+                    QString("a file cut at %1 of %2 bytes was accepted").arg(n).arg(whole.size())));
             } catch (const Error& e) {
                 QVERIFY2(e.code() == ErrorCode::Truncated,
                          qPrintable(QString("cut at %1: %2").arg(n).arg(e.what())));
@@ -311,8 +309,8 @@ class TestRecovery : public QObject {
         bad[8] = 99;  // the version
         expect(bad, ErrorCode::UnsupportedFormat, "format version 99");
         // One flipped bit anywhere in a section payload fails its checksum.
-        for (const std::size_t at : {std::size_t(40), whole.size() / 3, whole.size() / 2,
-                                     whole.size() - 300}) {
+        for (const std::size_t at :
+             {std::size_t(40), whole.size() / 3, whole.size() / 2, whole.size() - 300}) {
             bad = whole;
             bad[at] = char(bad[at] ^ 0x10);
             write_all(file, bad);
@@ -453,7 +451,8 @@ class TestRecovery : public QObject {
         paint(s, MaskLayer::Protect, disc_mask(64, 48, 10, 10, 4));
         QCOMPARE(saver.request_and_wait(s, "/a.png"), Autosaver::Request::Started);
         const RecoverySnapshot written = read_recovery(saver.file());
-        QVERIFY(equal_pixels(written.masks[1].view(), s.document().mask(MaskLayer::Protect).view()));
+        QVERIFY(
+            equal_pixels(written.masks[1].view(), s.document().mask(MaskLayer::Protect).view()));
         QVERIFY(written.tools.has_line);
         // Saved: the recovery file goes.
         s.history().set_clean();
@@ -493,9 +492,10 @@ class TestRecovery : public QObject {
         const RecoveryWriteReport packed = write_recovery(d / "packed.recovery", snapshot, limits);
         const double packed_ms = ms(t);
         check_same_document(snapshot, back);
-        qInfo("4096x4096 photo: snapshot %.0f ms; raw write %.0f ms (%.1f MB); read %.0f ms; "
-              "deflated write %.0f ms (%.1f MB)",
-              snap_ms, raw_ms, raw.bytes / 1e6, read_ms, packed_ms, packed.bytes / 1e6);
+        qInfo(
+            "4096x4096 photo: snapshot %.0f ms; raw write %.0f ms (%.1f MB); read %.0f ms; "
+            "deflated write %.0f ms (%.1f MB)",
+            snap_ms, raw_ms, raw.bytes / 1e6, read_ms, packed_ms, packed.bytes / 1e6);
     }
 };
 
