@@ -867,8 +867,8 @@ void MainWindow::show_autosave_outcome() {
     const std::optional<session::Autosaver::Outcome> outcome = autosaver_->poll();
     if (!outcome) return;
     if (!outcome->ok)
-        statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromStdString(outcome->message)),
-                                 12000);
+        statusBar()->showMessage(
+            tr("Autosave failed: %1").arg(QString::fromStdString(outcome->message)), 12000);
 }
 
 QString MainWindow::recovery_file() const {
@@ -906,10 +906,9 @@ bool MainWindow::offer_recovery() {
                        .arg(e.what(), QString::fromStdString(aside.string())));
         return false;
     }
-    const QString what =
-        snapshot.document_path.empty()
-            ? tr("an image")
-            : QFileInfo(QString::fromStdString(snapshot.document_path)).fileName();
+    const QString what = snapshot.document_path.empty()
+                             ? tr("an image")
+                             : QFileInfo(QString::fromStdString(snapshot.document_path)).fileName();
     const QDateTime when = QFileInfo(name).lastModified();
     QString answer = qEnvironmentVariable("LACUNA_RECOVERY_ANSWER").toLower();
     if (answer.isEmpty()) {
