@@ -417,8 +417,10 @@ RecoverySnapshot take_snapshot(const Session& session, std::string document_path
     } else {
         s.pixels = clone(document.pixels().view());
     }
+    // Unpainted masks stay empty: no copy on this (the GUI) thread, zeros in the file.
     for (int i = 0; i < kMaskLayers; ++i)
-        s.masks[std::size_t(i)] = clone(document.mask(static_cast<MaskLayer>(i)).view());
+        if (document.mask_painted(static_cast<MaskLayer>(i)))
+            s.masks[std::size_t(i)] = clone(document.mask(static_cast<MaskLayer>(i)).view());
     s.metadata = session.metadata();
     s.document_path = std::move(document_path);
     if (const VideoClip* clip = session.video()) {
@@ -477,13 +479,17 @@ std::vector<std::string> restore_snapshot(Session& session, const RecoverySnapsh
     const auto put_pixels_and_masks = [&] {
         if (video_open) {
             // The frame as it was edited (a fill, or a retarget that changed its size).
-            document.replace(s.pixels, s.masks);
+            std::array<Mask, kMaskLayers> masks;
+            for (std::size_t i = 0; i < masks.size(); ++i)
+                masks[i] =
+                    s.masks[i].empty() ? Mask(s.width(), s.height(), 0) : clone(s.masks[i].view());
+            document.replace(s.pixels, masks);
             return;
         }
         const PixelRect all{0, 0, document.width() - 1, document.height() - 1};
         for (int i = 0; i < kMaskLayers; ++i) {
             const Mask& m = s.masks[std::size_t(i)];
-            if (count_selected(m.view()) > 0)
+            if (!m.empty() && count_selected(m.view()) > 0)
                 document.write_mask(static_cast<MaskLayer>(i), all, m);
         }
     };
@@ -559,9 +565,12 @@ RecoveryWriteReport write_recovery(const fs::path& path, const RecoverySnapshot&
         const Mask& m = s.masks[std::size_t(i)];
         ByteWriter w;
         w.put<std::uint8_t>(std::uint8_t(i));
-        w.put<std::int32_t>(m.width());
-        w.put<std::int32_t>(m.height());
-        put_blob(w, dense(m), /*deflate=*/true);  // mostly empty: a 4K mask packs to ~16 KB
+        w.put<std::int32_t>(s.width());
+        w.put<std::int32_t>(s.height());
+        const std::vector<std::uint8_t> rows =
+            m.empty() ? std::vector<std::uint8_t>(std::size_t(s.width()) * std::size_t(s.height()))
+                      : dense(m);
+        put_blob(w, rows, /*deflate=*/true);  // mostly empty: a 4K mask packs to ~16 KB
         write_section(file, kMask, w.bytes(), limits, path);
     }
     {
@@ -697,9 +706,13 @@ RecoverySnapshot read_recovery(const fs::path& path) {
             const int w = r.get<std::int32_t>();
             const int h = r.get<std::int32_t>();
             if (w != width || h != height) r.fail("a mask does not match the document's size");
-            Mask m(w, h);
-            fill_rows(m, get_blob(r, std::size_t(w) * std::size_t(h)));
-            s.masks[layer] = std::move(m);
+            const std::vector<std::uint8_t> rows = get_blob(r, std::size_t(w) * std::size_t(h));
+            // An unpainted mask reads back empty, as the snapshot held it.
+            if (std::any_of(rows.begin(), rows.end(), [](std::uint8_t v) { return v != 0; })) {
+                Mask m(w, h);
+                fill_rows(m, rows);
+                s.masks[layer] = std::move(m);
+            }
         } else if (t == kMeta) {
             meta = true;
             s.metadata.icc = r.get_bytes();

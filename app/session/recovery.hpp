@@ -63,6 +63,7 @@ struct RecoverySnapshot {
     int page = 0;
     Calibration calibration;
     Session::Display display;
+    /// The document's masks; an unpainted layer is left empty (not copied, zeros in the file).
     std::array<Mask, kMaskLayers> masks;
     io::Metadata metadata;
     std::string document_path;  ///< the file the document came from; empty for a sample
