@@ -10,6 +10,7 @@ packages=(
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images
   libexiv2-dev                              # ICC profile, EXIF, XMP and IPTC kept from open to save
+  liblcms2-dev                              # colour-managed display (image profile to display profile)
   libglew-dev libegl-dev libgl-dev          # GL loading, headless EGL
   libgl1-mesa-dri libegl-mesa0              # software GL/EGL when there is no GPU
   xvfb xauth                                # GUI tests without a display

@@ -23,6 +23,27 @@ uniform vec4 u_tint;           // rgb, strength at full coverage
 uniform bool u_brush_visible;
 uniform vec3 u_brush;          // centre x, y (framebuffer pixels, top-left origin), radius
 uniform float u_viewport_h;
+// Colour management (photos only): the stored RGB looked up in the image-profile → display-
+// profile table, a 3-D texture of N³ grid points; u_colour_map = ((N − 1) / N, 0.5 / N) puts
+// value v on the texel centres.
+uniform bool u_colour_managed;
+uniform sampler3D u_colour_lut;
+uniform vec2 u_colour_map;
+// A matrix/TRC display: the table holds linear display RGB, encoded after the lookup by the
+// display's tone curves (a 1-D table per channel, u_encode_map onto its texel centres).
+uniform bool u_colour_encoded;
+uniform sampler2D u_colour_encode;
+uniform vec2 u_encode_map;
+
+vec3 display_colour(vec3 stored) {
+    vec3 c = clamp(texture(u_colour_lut, clamp(stored, 0.0, 1.0) * u_colour_map.x + u_colour_map.y).rgb,
+                   0.0, 1.0);
+    if (!u_colour_encoded) return c;
+    vec3 t = c * u_encode_map.x + u_encode_map.y;
+    return vec3(texture(u_colour_encode, vec2(t.r, 0.5)).r,
+                texture(u_colour_encode, vec2(t.g, 0.5)).g,
+                texture(u_colour_encode, vec2(t.b, 0.5)).b);
+}
 in vec2 v_uv;
 in vec2 v_image_px;
 out vec4 frag_color;
@@ -52,6 +73,8 @@ vec4 mapped(vec4 s) {
 void main() {
     vec4 c = texture(u_image, v_uv);
     if (u_mode != 0) c = mapped(c);
+    else if (u_colour_managed)
+        c.rgb = display_colour(c.rgb);
     vec2 cell = floor(gl_FragCoord.xy / u_checker_px);
     float light = mod(cell.x + cell.y, 2.0);
     vec3 checker = mix(vec3(0.40), vec3(0.60), light);

@@ -108,6 +108,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (const int interval = autosave_interval_ms(); autosaver_ && interval > 0)
         autosave_timer_->start(interval);
     QSettings settings;
+    // A monitor profile chosen earlier; a file gone since falls back to sRGB, quietly.
+    if (const QString profile = settings.value("display/profile").toString(); !profile.isEmpty())
+        use_display_profile(profile, /*quiet=*/true);
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
     if (!isMaximized() && settings.value("window/geometry").isNull()) resize(1280, 800);
@@ -183,6 +186,9 @@ void MainWindow::build_menus() {
                     &Canvas::fit_to_window);
     view->addAction(tr("&Actual Size (1:1)"), QKeySequence(Qt::CTRL | Qt::Key_1), canvas_,
                     &Canvas::actual_size);
+    view->addSeparator();
+    view->addAction(tr("Display Colour &Profile…"), this, &MainWindow::choose_display_profile);
+    view->addAction(tr("Display Profile: s&RGB"), this, [this] { use_display_profile({}); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Lacuna"), this, [this] {
@@ -640,6 +646,12 @@ void MainWindow::build_status_bar() {
     value_label_->setToolTip(tr("The stored samples under the pointer, and the calibrated value"));
     statusBar()->addWidget(value_label_);
     connect(canvas_, &Canvas::image_hovered, this, &MainWindow::show_readout);
+    colour_label_ = new QLabel(this);
+    colour_label_->setObjectName("colour_label");
+    colour_label_->setToolTip(
+        tr("The view converts the image's colour profile to the display's "
+           "(View ▸ Display Colour Profile); the pixels keep their values"));
+    statusBar()->addPermanentWidget(colour_label_);
     statusBar()->addPermanentWidget(time_label_);
     statusBar()->addPermanentWidget(backend_label_);
     connect(canvas_, &Canvas::zoom_changed, this, [this](const double zoom) {
@@ -664,6 +676,7 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
     video_panel_->refresh();
     update_title();
+    update_colour_label();
     request_autosave();
 }
 
@@ -822,6 +835,48 @@ void MainWindow::update_recent_menu() {
             ->setToolTip(path);
     }
     recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::use_display_profile(const QString& path, const bool quiet) {
+    std::vector<std::uint8_t> bytes;
+    if (!path.isEmpty()) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            if (!quiet)
+                show_error(tr("Cannot use the display profile"),
+                           tr("%1 cannot be read: %2").arg(path, file.errorString()));
+            return false;
+        }
+        const QByteArray data = file.readAll();
+        bytes.assign(data.begin(), data.end());
+    }
+    try {
+        session_->set_display_profile(std::move(bytes));
+    } catch (const Error& e) {
+        if (!quiet)
+            show_error(tr("Cannot use the display profile"),
+                       tr("%1: %2").arg(path, QString::fromStdString(e.what())));
+        return false;
+    }
+    QSettings().setValue("display/profile", path);
+    update_colour_label();
+    if (canvas_) canvas_->update();
+    return true;
+}
+
+void MainWindow::choose_display_profile() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Display Colour Profile"), QStringLiteral("/usr/share/color/icc"),
+        tr("ICC profiles (*.icc *.icm *.ICC *.ICM);;All files (*)"));
+    if (!path.isEmpty()) use_display_profile(path);
+}
+
+void MainWindow::update_colour_label() {
+    if (!colour_label_) return;
+    const std::string conversion = session_->colour_conversion();
+    colour_label_->setText(
+        conversion.empty() ? QString() : tr("colour: %1").arg(QString::fromStdString(conversion)));
+    show_notices();
 }
 
 void MainWindow::update_title() {

@@ -113,6 +113,12 @@ class MainWindow : public QMainWindow {
     void update_recent_menu();
     void remember_recent(const QString& path);
     void update_title();
+    /// The display's ICC profile file ("" for sRGB): given to the session, remembered in the
+    /// settings, and what the view converts shown in the status bar. False (with a message) for
+    /// a file that is not a usable profile; the previous one stays.
+    bool use_display_profile(const QString& path, bool quiet = false);
+    void choose_display_profile();
+    void update_colour_label();
     void choose_and_open();
     void choose_and_save();
     void build_object_removal_dock();
@@ -159,6 +165,7 @@ class MainWindow : public QMainWindow {
     HistogramPanel* histogram_panel_ = nullptr;
     DisplayPanel* display_panel_ = nullptr;
     QLabel* value_label_ = nullptr;
+    QLabel* colour_label_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
     QDockWidget* display_dock_ = nullptr;
     QDockWidget* video_dock_ = nullptr;

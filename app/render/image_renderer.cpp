@@ -379,6 +379,44 @@ void ImageRenderer::set_brush(const bool visible, const PointF centre, const dou
     impl_->brush[2] = float(radius);
 }
 
+void ImageRenderer::set_display_lut(const DisplayLut* lut) {
+    Impl& impl = *impl_;
+    if (!impl.ready) return;
+    if (lut == nullptr || lut->empty()) {
+        impl.colour_size = 0;
+        return;
+    }
+    if (impl.colour_texture == 0) glGenTextures(1, &impl.colour_texture);
+    glBindTexture(GL_TEXTURE_3D, impl.colour_texture);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage3D(GL_TEXTURE_3D, 0, GL_RGB32F, lut->size, lut->size, lut->size, 0, GL_RGB, GL_FLOAT,
+                 lut->rgb.data());
+    // Trilinear between the grid points; the shader keeps coordinates on the points' centres.
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    for (const GLenum wrap : {GL_TEXTURE_WRAP_S, GL_TEXTURE_WRAP_T, GL_TEXTURE_WRAP_R})
+        glTexParameteri(GL_TEXTURE_3D, wrap, GL_CLAMP_TO_EDGE);
+    glBindTexture(GL_TEXTURE_3D, 0);
+    impl.colour_size = lut->size;
+    // The display's encoding: a 1-D table (a row texture), or none (identity).
+    impl.colour_encoded = !lut->encode.empty();
+    if (impl.colour_encoded) {
+        if (impl.encode_texture == 0) glGenTextures(1, &impl.encode_texture);
+        glBindTexture(GL_TEXTURE_2D, impl.encode_texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB32F, DisplayLut::kEncodeSize, 1, 0, GL_RGB, GL_FLOAT,
+                     lut->encode.data());
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+}
+
+bool ImageRenderer::colour_managed() const {
+    return impl_->colour_size > 0;
+}
+
 bool ImageRenderer::last_image_was_interop() const {
     return impl_->last_was_interop;
 }
@@ -438,6 +476,25 @@ void ImageRenderer::render(const unsigned fbo, const int width, const int height
     glUniform1i(glGetUniformLocation(impl_->program, "u_brush_visible"), impl_->brush_visible);
     glUniform3fv(glGetUniformLocation(impl_->program, "u_brush"), 1, impl_->brush);
     glUniform1f(glGetUniformLocation(impl_->program, "u_viewport_h"), float(height));
+    const bool colour = impl_->colour_size > 0 && mode == 0;
+    glUniform1i(glGetUniformLocation(impl_->program, "u_colour_managed"), colour);
+    glUniform1i(glGetUniformLocation(impl_->program, "u_colour_lut"), 3);
+    if (colour) {
+        // Grid point i sits at texel centre (i + 0.5) / N.
+        const float n = float(impl_->colour_size);
+        glUniform2f(glGetUniformLocation(impl_->program, "u_colour_map"), (n - 1.0f) / n, 0.5f / n);
+        glActiveTexture(GL_TEXTURE3);
+        glBindTexture(GL_TEXTURE_3D, impl_->colour_texture);
+        const float e = float(DisplayLut::kEncodeSize);
+        glUniform1i(glGetUniformLocation(impl_->program, "u_colour_encoded"),
+                    impl_->colour_encoded);
+        glUniform2f(glGetUniformLocation(impl_->program, "u_encode_map"), (e - 1.0f) / e, 0.5f / e);
+        if (impl_->colour_encoded) {
+            glActiveTexture(GL_TEXTURE4);
+            glBindTexture(GL_TEXTURE_2D, impl_->encode_texture);
+        }
+    }
+    glUniform1i(glGetUniformLocation(impl_->program, "u_colour_encode"), 4);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, impl_->mask_texture);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);

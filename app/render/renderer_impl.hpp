@@ -81,7 +81,11 @@ struct ImageRenderer::Impl {
     int image_sample_channels = 0;  // set_image_as_samples
     std::unique_ptr<InteropRegistration> samples_registration;
     GLuint lut_texture = 0;
-    int lut_uploaded = -1;  // the Lut in lut_texture
+    int lut_uploaded = -1;      // the Lut in lut_texture
+    GLuint colour_texture = 0;  // the display's 3-D colour table (set_display_lut); 0: none
+    int colour_size = 0;
+    GLuint encode_texture = 0;  // the display's tone curves after the 3-D table
+    bool colour_encoded = false;
     ImageRenderer::SampleMapping mapping;
     GLuint overlay_program = 0;
     LineOverlay line;
@@ -124,9 +128,11 @@ struct ImageRenderer::Impl {
 
     void release() {
         release_interop();  // unregister from CUDA before the textures go away
-        for (GLuint* t : {&samples_texture, &lut_texture})
+        for (GLuint* t : {&samples_texture, &lut_texture, &colour_texture, &encode_texture})
             if (*t != 0) glDeleteTextures(1, t);
-        samples_texture = lut_texture = 0;
+        samples_texture = lut_texture = colour_texture = encode_texture = 0;
+        colour_encoded = false;
+        colour_size = 0;
         samples_capacity_w = samples_capacity_h = 0;
         showing_samples = false;
         lut_uploaded = -1;

@@ -24,6 +24,7 @@ struct Session::Presented {
     std::uint64_t image_key = 0;
     std::optional<int> mask_layer;
     std::uint64_t mask_key = 0;
+    std::uint64_t display_lut_serial = 0;  ///< the colour table the renderer holds
 };
 
 Session::Session(const bool use_device)
@@ -122,7 +123,36 @@ video::RetargetVideoResult Session::export_video(const std::filesystem::path& ou
     return video::retarget_video(job.options, progress);
 }
 
+void Session::set_display_profile(std::vector<std::uint8_t> profile) {
+    // Little CMS must accept it before it replaces the one in use.
+    if (!profile.empty()) (void)render::profile_description(profile);
+    display_profile_ = std::move(profile);
+    display_lut_stale_ = true;
+    frame_changed();
+}
+
+void Session::refresh_display_lut() {
+    if (!display_lut_stale_) return;
+    display_lut_stale_ = false;
+    ++display_lut_serial_;
+    display_lut_.reset();
+    // Measurement documents are coloured by their LUT, not by a profile; photos convert.
+    if (document_.empty() || document_.measurement() || metadata_.icc.empty()) return;
+    try {
+        display_lut_ = render::make_display_lut(metadata_.icc, display_profile_);
+    } catch (const Error& e) {
+        notice(std::string("The image's colour profile cannot be used (") + e.what() +
+               "); colours are shown as stored.");
+    }
+}
+
+std::string Session::colour_conversion() {
+    refresh_display_lut();
+    return display_lut_ ? display_lut_->description : std::string();
+}
+
 void Session::after_open() {
+    display_lut_stale_ = true;
     if (document_.on_device()) retarget_->set_carve_backend(Backend::Cuda);
     history_.clear();
     line_->reset();
@@ -450,6 +480,12 @@ void Session::present(render::ImageRenderer& renderer) {
             {proxy_view ? document_.proxy_calibration() : document_.calibration(), display_.window,
              display_.lut, display_.mark_clipped});
     const int proxy_channels = document_.samples().channels() == 1 ? 1 : 3;
+    // The colour table is a texture of its own: set when the document or display changes.
+    refresh_display_lut();
+    if (!p.valid || p.display_lut_serial != display_lut_serial_) {
+        renderer.set_display_lut(display_lut_ ? &*display_lut_ : nullptr);
+        p.display_lut_serial = display_lut_serial_;
+    }
     if (!image_stale && !mask_stale) return;
     if (document_.empty()) {
         renderer.set_image(ImageView<const Rgba8>{});

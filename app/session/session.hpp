@@ -15,6 +15,7 @@
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/metadata.hpp>
+#include <lacuna/render/display_colour.hpp>
 
 #include <cstdint>
 #include <array>
@@ -106,6 +107,18 @@ class Session {
         bool mark_clipped = false;  ///< values outside the window in kBelowColour/kAboveColour
     };
     [[nodiscard]] const Display& display() const { return display_; }
+
+    // ---- colour management of the view (photos; the stored values never change) ----
+    /// The display's ICC profile (empty: sRGB, the default). The canvas then shows a photo that
+    /// carries a profile converted from it to this one. Throws lacuna::Error for a profile
+    /// Little CMS cannot use; the previous one stays.
+    void set_display_profile(std::vector<std::uint8_t> profile);
+    [[nodiscard]] const std::vector<std::uint8_t>& display_profile() const {
+        return display_profile_;
+    }
+    /// What the view converts, "Test wide RGB → sRGB", or "" when colours are shown as stored
+    /// (no profile, the display's own, or a measurement document).
+    [[nodiscard]] std::string colour_conversion();
     void set_window(DisplayWindow window);
     void set_lut(Lut lut);
     void set_mark_clipped(bool on);
@@ -193,6 +206,12 @@ class Session {
     void sync_pages();
     Document document_;
     io::Metadata metadata_;
+    std::vector<std::uint8_t> display_profile_;
+    /// The view's colour table for this document and display, made on first need.
+    std::optional<render::DisplayLut> display_lut_;
+    bool display_lut_stale_ = true;
+    std::uint64_t display_lut_serial_ = 1;
+    void refresh_display_lut();
     std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
     std::unique_ptr<VideoClip> video_;  // the open clip (video documents only)

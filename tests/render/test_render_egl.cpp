@@ -8,7 +8,11 @@
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/core/native_image.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/render/display_colour.hpp>
 #include <lacuna/render/image_renderer.hpp>
+
+#include "icc_profiles.hpp"
 
 #include <QtTest>
 
@@ -29,6 +33,24 @@ ImageRgba8 pattern(const int w, const int h, const std::size_t extra_pitch) {
         for (int x = 0; x < w; ++x)
             image.at(x, y) = Rgba8{std::uint8_t(x * 13 + y), std::uint8_t(y * 7 + 3 * x),
                                    std::uint8_t((x ^ y) * 5), 255};
+    return image;
+}
+
+/// Primaries, secondaries, greys, skin and sky tones, and a pseudo-random spread.
+ImageRgba8 colour_chart(const int w, const int h) {
+    ImageRgba8 image(w, h);
+    std::uint32_t state = 12345;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            state = state * 1664525u + 1013904223u;
+            image.at(x, y) = Rgba8{std::uint8_t(state >> 24), std::uint8_t(state >> 16),
+                                   std::uint8_t(state >> 8), 255};
+        }
+    const Rgba8 fixed[] = {{255, 0, 0, 255},     {0, 255, 0, 255},     {0, 0, 255, 255},
+                           {0, 255, 255, 255},   {255, 0, 255, 255},   {255, 255, 0, 255},
+                           {0, 0, 0, 255},       {128, 128, 128, 255}, {255, 255, 255, 255},
+                           {224, 172, 150, 255}, {90, 140, 210, 255}};
+    for (std::size_t i = 0; i < std::size(fixed); ++i) image.at(int(i) % w, int(i) / w) = fixed[i];
     return image;
 }
 
@@ -285,6 +307,90 @@ class TestRenderEgl : public QObject {
         QVERIFY(std::abs(int(a.r) - 102) <= 1 || std::abs(int(a.r) - 153) <= 1);
         QVERIFY(std::abs(int(a.r) - int(b.r)) >= 50);
         QCOMPARE(out.at(2, 10), b);
+    }
+
+    void colour_managed_display_shows_the_converted_colours() {
+        // A wide-gamut photo on an sRGB display: every pixel read back from the framebuffer is
+        // Little CMS's own 8-bit conversion of its stored colour, within the 33³ table's
+        // trilinear error; without the table the stored colours go through unchanged.
+        const std::vector<std::uint8_t> wide = test::wide_gamut_profile();
+        const std::optional<render::DisplayLut> lut = render::make_display_lut(wide, {});
+        QVERIFY(lut.has_value());
+        QCOMPARE(lut->size, 33);
+        QCOMPARE(QString::fromStdString(lut->description), QString("Test wide RGB → sRGB"));
+        const int w = 24, h = 16;
+        const ImageRgba8 chart = colour_chart(w, h);
+        renderer_->set_image(chart.view());
+        renderer_->set_display_lut(&*lut);
+        QVERIFY(renderer_->colour_managed());
+        Framebuffer fb(w, h);
+        renderer_->render(fb.id(), w, h, {});
+        const ImageRgba8 shown = fb.read();
+        int worst = 0, moved = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const Rgba8 c = chart.at(x, y);
+                const auto expected = render::convert_for_display(wide, {}, {c.r, c.g, c.b});
+                const Rgba8 got = shown.at(x, y);
+                const int d =
+                    std::max({std::abs(got.r - expected[0]), std::abs(got.g - expected[1]),
+                              std::abs(got.b - expected[2])});
+                worst = std::max(worst, d);
+                moved += std::max({std::abs(c.r - expected[0]), std::abs(c.g - expected[1]),
+                                   std::abs(c.b - expected[2])}) > 8;
+            }
+        qInfo(
+            "colour-managed: worst difference from Little CMS %d levels; %d of %d colours "
+            "moved by more than 8 levels",
+            worst, moved, w * h);
+        QVERIFY2(worst <= 3, qPrintable(QString::number(worst)));
+        QVERIFY(moved >
+                w * h / 4);  // the conversion is visible, so the check above means something
+        // Hand-checked: mid grey in gamma 2.2 shows as sRGB's 129 (linear 0.2195).
+        const Rgba8 grey = shown.at(7, 0);
+        QVERIFY2(std::abs(grey.r - 129) <= 1 && grey.r == grey.g && grey.g == grey.b,
+                 qPrintable(QString("%1 %2 %3").arg(grey.r).arg(grey.g).arg(grey.b)));
+
+        renderer_->set_display_lut(nullptr);
+        QVERIFY(!renderer_->colour_managed());
+        renderer_->render(fb.id(), w, h, {});
+        QVERIFY(equal_pixels<Rgba8>(fb.read().view(), chart.view()));
+    }
+
+    void display_profiles_that_need_no_table_and_bad_ones() {
+        const std::vector<std::uint8_t> wide = test::wide_gamut_profile();
+        QVERIFY(!render::make_display_lut({}, {}).has_value());      // no profile: as stored
+        QVERIFY(!render::make_display_lut(wide, wide).has_value());  // same on both sides
+        // An sRGB image on the sRGB display: a table, but it changes nothing visible.
+        const std::optional<render::DisplayLut> same =
+            render::make_display_lut(test::srgb_profile_bytes(), {});
+        QVERIFY(same.has_value());
+        const ImageRgba8 chart = colour_chart(24, 16);
+        renderer_->set_image(chart.view());
+        renderer_->set_display_lut(&*same);
+        Framebuffer fb(24, 16);
+        renderer_->render(fb.id(), 24, 16, {});
+        const ImageRgba8 shown = fb.read();
+        int worst = 0;
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 24; ++x) {
+                const Rgba8 a = shown.at(x, y), b = chart.at(x, y);
+                worst = std::max(
+                    {worst, std::abs(a.r - b.r), std::abs(a.g - b.g), std::abs(a.b - b.b)});
+            }
+        QVERIFY2(worst <= 2, qPrintable(QString::number(worst)));
+        renderer_->set_display_lut(nullptr);
+        // A profile Little CMS cannot read names itself.
+        std::vector<std::uint8_t> broken = wide;
+        broken.resize(60);
+        bool refused = false;
+        try {
+            (void)render::make_display_lut(broken, {});
+        } catch (const Error& e) {
+            refused = e.code() == ErrorCode::Corrupt &&
+                      std::string(e.what()).find("image's ICC profile") != std::string::npos;
+        }
+        QVERIFY(refused);
     }
 };
 

@@ -20,6 +20,9 @@
 #include <lacuna/render/egl_context.hpp>
 
 #include <QProcess>
+#include "../render/icc_profiles.hpp"
+#include <lacuna/render/display_colour.hpp>
+
 #include <QtTest>
 
 #include <cmath>
@@ -568,6 +571,54 @@ class TestSession : public QObject {
         // A new document from pixels alone carries nothing.
         s.open(clone(photo_.view()));
         QVERIFY(s.metadata().empty());
+    }
+
+    // Colour management of the view (issue 18): a photo with a wide-gamut profile is shown
+    // converted to the display's profile; the document keeps its stored values; a display with
+    // the image's own profile, or a measurement, shows the values as stored.
+    void the_view_converts_the_photos_profile_to_the_displays() {
+        if (!renderer_) QSKIP("no EGL context");
+        const std::vector<std::uint8_t> wide = test::wide_gamut_profile();
+        session::Session s(false);
+        io::Metadata metadata;
+        metadata.icc = wide;
+        s.open(clone(photo_.view()), metadata);
+        QCOMPARE(QString::fromStdString(s.colour_conversion()), QString("Test wide RGB → sRGB"));
+        const ImageRgba8 shown = test::presented_frame(s, *renderer_);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        int worst = 0, moved = 0;
+        for (int y = 0; y < shown.height(); y += 7)
+            for (int x = 0; x < shown.width(); x += 5) {
+                const Rgba8 c = photo_.at(x, y);
+                const auto e = render::convert_for_display(wide, {}, {c.r, c.g, c.b});
+                const Rgba8 g = shown.at(x, y);
+                worst = std::max(
+                    {worst, std::abs(g.r - e[0]), std::abs(g.g - e[1]), std::abs(g.b - e[2])});
+                moved += std::abs(g.g - c.g) > 4;
+            }
+        QVERIFY2(worst <= 3, qPrintable(QString::number(worst)));
+        QVERIFY(moved > 0);
+        // The display has the image's profile: nothing to convert, exact stored values.
+        s.set_display_profile(wide);
+        QCOMPARE(QString::fromStdString(s.colour_conversion()), QString());
+        QVERIFY(equal_pixels<Rgba8>(test::presented_frame(s, *renderer_).view(), photo_.view()));
+        // A broken display profile is refused; the one in use stays.
+        std::vector<std::uint8_t> broken = wide;
+        broken.resize(40);
+        bool refused = false;
+        try {
+            s.set_display_profile(broken);
+        } catch (const Error&) {
+            refused = true;
+        }
+        QVERIFY(refused);
+        QVERIFY(s.display_profile() == wide);
+        // Back to sRGB; a document without a profile shows its values as stored.
+        s.set_display_profile({});
+        QVERIFY(!s.colour_conversion().empty());
+        s.open(clone(photo_.view()));
+        QVERIFY(s.colour_conversion().empty());
+        QVERIFY(equal_pixels<Rgba8>(test::presented_frame(s, *renderer_).view(), photo_.view()));
     }
 
     void video_frames_masks_and_export() {

@@ -10,6 +10,7 @@
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/render/display_colour.hpp>
 #include <lacuna/render/view.hpp>
 
 #include <cstdint>
@@ -79,6 +80,13 @@ class ImageRenderer {
     /// colour, is shown through the sample mapping like set_samples' texture. 0: a photo, shown
     /// as it is (the default; every set_image call resets it).
     void set_image_as_samples(int channels);
+    /// Colour management of photos: the image's colours are looked up in `lut` (the image's
+    /// profile to the display's, make_display_lut) as the image shader draws them — a 3-D
+    /// texture, so it costs one filtered lookup per screen pixel and no pass over the image.
+    /// nullptr or an empty table: colours go to the screen as stored. Measurement samples (which
+    /// the LUTs of set_sample_mapping colour) are not converted.
+    void set_display_lut(const DisplayLut* lut);
+    [[nodiscard]] bool colour_managed() const;
     /// True while set_samples' texture is what render() shows.
     [[nodiscard]] bool showing_samples() const;
     /// The object-removal mask (coverage 0..255, the image's size) drawn as a tint over the
