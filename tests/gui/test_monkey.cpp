@@ -363,6 +363,9 @@ class Monkey {
                                 widget_point(canvas(), x + real(-20, 20), y + real(-20, 20)));
             note(QString("  painted near (%1, %2)").arg(x, 0, 'f', 1).arg(y, 0, 'f', 1));
         }
+        // Sometimes a retarget preview is ready to apply while the fill runs.
+        const bool preview_ready = chance(0.25);
+        if (preview_ready) prepare_apply();
         window_.removal_panel()->fill_button()->click();
         if (!window_.fill_running()) return;  // nothing painted, or a fill already running
         // Let it run a little, to the end, or leave it running under the next actions.
@@ -384,6 +387,36 @@ class Monkey {
                 break;
             default:
                 note("  left running");
+                if (chance(0.5)) act_during_fill();
+                break;
+        }
+    }
+
+    /// Something else at once, before the next event-loop turn can finish the fill: edits
+    /// of the picture or its masks while the fill owns the pixels.
+    void act_during_fill() {
+        switch (uniform(0, 5)) {
+            case 0:
+                window_.retarget_panel()->apply_button()->click();
+                note(QString("  then Apply at once: %1 × %2")
+                         .arg(document().width())
+                         .arg(document().height()));
+                break;
+            case 1:
+                stroke();
+                break;
+            case 2:
+                note("  then Clear Mask");
+                clear_mask();
+                break;
+            case 3:
+                undo();
+                break;
+            case 4:
+                save();
+                break;
+            default:
+                slider();
                 break;
         }
     }
@@ -448,27 +481,29 @@ class Monkey {
         }
     }
 
+    /// The retarget panel's pan tool, a target other than the size, no seams overlay (Apply
+    /// refuses while the seams are drawn), and a short wait for the seam maps.
+    void prepare_apply() {
+        editor::RetargetPanel* panel = window_.retarget_panel();
+        // A carving-mask brush shows the original, not the preview.
+        find<QToolButton>(panel, "retarget_tool_pan")->click();
+        if (panel->target_width() == document().width() &&
+            panel->target_height() == document().height())
+            panel->width_slider()->setValue(slider_value(document().width()));
+        if (QCheckBox* seams = panel->findChild<QCheckBox*>(); seams->isChecked())
+            seams->setChecked(false);
+        const session::RetargetTool& tool = *window_.retarget_session();
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < 2000 &&
+               !(tool.previewing() && tool.frame_width() == tool.target_width() &&
+                 tool.frame_height() == tool.target_height()))
+            QTest::qWait(5);
+    }
+
     void apply() {
-        // Mostly make Apply possible: the retarget panel's pan tool, a target other than the
-        // size, no seams overlay (Apply refuses while the seams are drawn), and a short wait
-        // for the seam maps.
-        if (chance(0.7)) {
-            editor::RetargetPanel* panel = window_.retarget_panel();
-            // A carving-mask brush shows the original, not the preview.
-            find<QToolButton>(panel, "retarget_tool_pan")->click();
-            if (panel->target_width() == document().width() &&
-                panel->target_height() == document().height())
-                panel->width_slider()->setValue(slider_value(document().width()));
-            if (QCheckBox* seams = panel->findChild<QCheckBox*>(); seams->isChecked())
-                seams->setChecked(false);
-            const session::RetargetTool& tool = *window_.retarget_session();
-            QElapsedTimer waited;
-            waited.start();
-            while (waited.elapsed() < 2000 &&
-                   !(tool.previewing() && tool.frame_width() == tool.target_width() &&
-                     tool.frame_height() == tool.target_height()))
-                QTest::qWait(5);
-        }
+        // Mostly make Apply possible first.
+        if (chance(0.7)) prepare_apply();
         const int before = window_.session().history().count();
         window_.retarget_panel()->apply_button()->click();
         if (window_.session().history().count() != before) ++applies_;
@@ -734,7 +769,7 @@ class TestMonkey : public QObject {
 
     void random_interactions() {
         const std::uint32_t seed = env_number("LACUNA_MONKEY_SEED", std::random_device{}());
-        const int steps = int(env_number("LACUNA_MONKEY_STEPS", 300));
+        const int steps = int(env_number("LACUNA_MONKEY_STEPS", 400));
         const int every = std::max(1, int(env_number("LACUNA_MONKEY_CHECK_EVERY", 200)));
         qInfo("monkey: LACUNA_MONKEY_SEED=%u LACUNA_MONKEY_STEPS=%d (checkpoint every %d steps)",
               seed, steps, every);
