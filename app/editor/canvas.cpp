@@ -24,6 +24,16 @@ Canvas::Canvas(session::Session& session, QWidget* parent)
     setMouseTracking(true);
     setMinimumSize(320, 240);
     setFocusPolicy(Qt::StrongFocus);
+    // Once a frame is on screen, map the interop textures for the next device present: the
+    // mapping waits for GL, and that wait then happens before the user's next input. Connected
+    // here, once: Qt refuses Qt::UniqueConnection for a lambda (it warned and connected
+    // nothing when this was done in initializeGL, which may run again for a new context).
+    connect(this, &QOpenGLWidget::frameSwapped, this, [this] {
+        if (!session_.wants_map_ahead() || !renderer_->initialized()) return;
+        makeCurrent();
+        renderer_->map_ahead();
+        doneCurrent();
+    });
 }
 
 Canvas::~Canvas() {
@@ -51,17 +61,6 @@ void Canvas::initializeGL() {
     // objects then; the document lives outside GL and is presented again.
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &Canvas::release_gl,
             Qt::ConnectionType(Qt::DirectConnection | Qt::UniqueConnection));
-    // Once a frame is on screen, map the interop textures for the next device present: the
-    // mapping waits for GL, and that wait then happens before the user's next input.
-    connect(
-        this, &QOpenGLWidget::frameSwapped, this,
-        [this] {
-            if (!session_.wants_map_ahead() || !renderer_->initialized()) return;
-            makeCurrent();
-            renderer_->map_ahead();
-            doneCurrent();
-        },
-        Qt::UniqueConnection);
 }
 
 QSize Canvas::framebuffer_size() const {

@@ -1,5 +1,6 @@
 #include "retarget_tool.hpp"
 
+#include "remove_object_tool.hpp"
 #include "session.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -731,6 +732,13 @@ NativeImage RetargetTool::carve_samples(const NativeImage& samples) const {
 
 bool RetargetTool::apply() {
     Document& document = session_.document();
+    // A running fill owns the pixels until it ends (undo waits for it too): replacing the
+    // picture under it would let its next step, cancel or end write its rectangle of the old
+    // picture into the new one, and record that for undo.
+    if (session_.remove_object().fill_running()) {
+        status_ = "Wait for the fill to finish (or cancel it) before applying.";
+        return false;
+    }
     if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {
         status_ =
             "Nothing to apply yet: move a slider, and wait for the seams if they are still being "

@@ -250,6 +250,43 @@ class TestSession : public QObject {
         QCOMPARE(s.history().count(), 2);
     }
 
+    // Found by the monkey test: Apply while a fill was running replaced the picture under the
+    // fill, whose next step, cancel or end then wrote its rectangle of the old picture into the
+    // new one (and recorded it for undo). The fill owns the pixels until it ends, as for undo:
+    // Apply refuses, says why, and works once the fill is done; undo is exact throughout.
+    void retarget_apply_waits_for_a_running_fill() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush({14, 1.0, false});
+        stroke(*s.active_tool(), {{250, 150}, {285, 185}});
+        s.select(session::ToolKind::Retarget);
+        s.retarget().wait();
+        s.retarget().set_target(kW - 120, kH);
+        QVERIFY(s.retarget().previewing());
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(1);
+        QVERIFY(!s.retarget().apply());
+        QVERIFY2(s.retarget().status().find("fill") != std::string::npos,
+                 s.retarget().status().c_str());
+        QCOMPARE(s.document().width(), kW);
+        QCOMPARE(s.history().count(), 1);
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        QCOMPARE(s.history().count(), 2);
+        const ImageRgba8 filled = clone(s.document().pixels().view());
+        // The maps start over on the filled picture; the target stays.
+        s.retarget().wait();
+        QVERIFY(s.retarget().previewing());
+        QVERIFY2(s.retarget().apply(), s.retarget().status().c_str());
+        QCOMPARE(s.document().width(), kW - 120);
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), filled.view()));
+        QVERIFY(s.undo());
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+    }
+
     // The sampling-area brush and Fill Again, with PatchMatch: the fill equals the engine's with
     // the painted never-sample mask, and Fill Again gives the next seed's result in place of the
     // last one.
