@@ -90,6 +90,24 @@ void Document::rebuild_proxy() {
     proxy_range_ = {proxy.raw_lo, proxy.raw_hi};
 }
 
+void Document::sync_proxy(const PixelRect& rect) {
+    // The proxy must stay what a rebuild from the samples gives (retarget, and undo or redo of a
+    // whole-image edit, rebuild it), or later carves and fills decide on other pixels: a fill
+    // left its 8-bit vote here, and a fill that removed the extreme sample changed the range
+    // (found by the monkey test). Over an unchanged range only the rectangle is redone.
+    const ops::CarvingProxy whole = ops::carving_proxy(samples_);
+    if (whole.raw_lo == proxy_range_.first && whole.raw_hi == proxy_range_.second) {
+        const auto [lo, hi] = proxy_range_;
+        const NativeImage region = copy_region(samples_, rect);
+        write_pixels(rect, ops::carving_proxy(region, lo, hi).image);
+        return;
+    }
+    pixels_ = whole.image;
+    proxy_range_ = {whole.raw_lo, whole.raw_hi};
+    ++pixels_revision_;
+    if (device_) device_->pixels.upload(pixels_.view());
+}
+
 Calibration Document::proxy_calibration() const {
     // level → raw = lo + level · (hi − lo) / 255 → value = slope · raw + intercept.
     const auto [lo, hi] = proxy_range_;
@@ -123,6 +141,7 @@ void Document::replace_samples(NativeImage samples) {
 void Document::write_samples(const PixelRect& rect, const NativeImage& region) {
     paste_region(samples_, rect, region);
     ++pixels_revision_;
+    sync_proxy(rect);
     if (!device_) return;
     // The device rows are raw bytes: the rectangle in bytes.
     const std::size_t bpp = samples_.format().bytes_per_pixel();

@@ -103,6 +103,10 @@ CarvingProxy carving_proxy(const NativeImage& samples) {
     return make_proxy<CarvingProxy, Rgba8>(samples, std::nullopt);
 }
 
+CarvingProxy carving_proxy(const NativeImage& samples, const double raw_lo, const double raw_hi) {
+    return make_proxy<CarvingProxy, Rgba8>(samples, std::pair{raw_lo, raw_hi});
+}
+
 DeepCarvingProxy deep_carving_proxy(const NativeImage& samples) {
     return make_proxy<DeepCarvingProxy, Rgba16>(samples, std::nullopt);
 }

@@ -158,6 +158,8 @@ struct CarvingProxy {
     double raw_hi = 0;  ///< … and as 255 (raw_lo when the image is constant)
 };
 CarvingProxy carving_proxy(const NativeImage& samples);
+/// The same normalisation over a given range (a region of a document whose range is known).
+CarvingProxy carving_proxy(const NativeImage& samples, double raw_lo, double raw_hi);
 /// The image a measurement's seams are decided on, at full precision: the same normalisation to
 /// 0..65535 (an 8-bit image gives 257 × its levels, a 16-bit image spanning its whole type range
 /// keeps every sample; float keeps 16 bits of its range). Integer samples round exactly, so an
