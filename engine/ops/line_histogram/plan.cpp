@@ -300,7 +300,10 @@ DirectionColumn direction_column_of(const int width, const int height, const Poi
         invalid("the line has zero length: both ends are at " + point_text(from));
     const double angle = std::atan2(to.y - from.y, to.x - from.x) * 180.0 / std::numbers::pi;
     const double cx = (width - 1) / 2.0, cy = (height - 1) / 2.0;
-    const auto [dx, dy] = cos_sin_degrees(angle);
+    // Plain variables, not a structured binding: clang before 16 (the fuzzing build) cannot
+    // capture bindings in a lambda.
+    double dx = 0, dy = 0;
+    std::tie(dx, dy) = cos_sin_degrees(angle);
     const double half = (std::ceil(std::hypot(double(width), double(height))) - 1) / 2.0;
     const auto along = [&](const Point2 p) { return (p.x - cx) * dx + (p.y - cy) * dy + half; };
     const double across = (from.x - cx) * -dy + (from.y - cy) * dx + half;
