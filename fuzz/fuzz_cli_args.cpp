@@ -47,7 +47,7 @@ void check_extent(const std::string& text, const int original) {
     if (text.empty() || text.back() != '%') return;
     const double percent = std::strtod(text.c_str(), nullptr);
     const long double wanted = std::roundl(static_cast<long double>(original) * percent / 100.0L);
-    if (!(std::fabsl(wanted - static_cast<long double>(got)) <= 1.0L))
+    if (!(fabsl(wanted - static_cast<long double>(got)) <= 1.0L))
         lacuna::fuzz::violated("parse_extent returned a size the percentage did not ask for");
 }
 

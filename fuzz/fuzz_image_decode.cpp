@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
     const std::vector<std::uint8_t> bytes(data, data + size);
     const lacuna::io::detail::HeaderProbe probe = lacuna::io::detail::probe_header(bytes);
     if (probe.width && probe.height && *probe.width > 0 && *probe.height > 0 &&
-        *probe.width * *probe.height > kMaxDecodedPixels) {
+        *probe.width > kMaxDecodedPixels / *probe.height) {
         return 0;
     }
     try {

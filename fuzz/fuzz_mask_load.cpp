@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
     const auto probe =
         lacuna::io::detail::probe_header(std::vector<std::uint8_t>(file.begin(), file.end()));
     if (probe.width && probe.height && *probe.width > 0 && *probe.height > 0 &&
-        *probe.width * *probe.height > kMaxDecodedPixels) {
+        *probe.width > kMaxDecodedPixels / *probe.height) {
         return 0;
     }
     const std::filesystem::path path = lacuna::fuzz::write_scratch("mask", file);

@@ -67,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
         in.byte() % 2 == 0 ? ops::CarveImplementation::Fast : ops::CarveImplementation::Reference;
 
     try {
-        const ops::RetargetResult r = ops::retarget(image.view(), p, ops::CarveImplementation::Fast);
+        const ops::RetargetResult r =
+            ops::retarget(image.view(), p, ops::CarveImplementation::Fast);
         if (r.image.width() != p.width || r.image.height() != p.height)
             lacuna::fuzz::violated("retarget returned another size than asked");
         if (p.want_overlay && (r.overlay.width() != width || r.overlay.height() != height))
@@ -81,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
             const ops::SeamOrder order = ops::seam_order(input, direction, seams, implementation);
             check_order(order, width, height);
             const int count = std::min(order.seams, std::abs(seams));
-            (void)ops::remove_seams(image.view(), order, count);
+            (void)ops::remove_seams<lacuna::Rgba8>(image.view(), order, count);
             if (direction == ops::SeamDirection::Vertical) {
                 (void)ops::insert_seams(image.view(), order, count);
                 (void)ops::paint_seams(image.view(), order, count, {255, 0, 0, 255});

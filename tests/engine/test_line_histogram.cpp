@@ -105,6 +105,25 @@ class TestLineHistogram : public QObject {
         QVERIFY(compared_bilinear > 200);
     }
 
+    void segment_grazing_the_edge_keeps_both_ends() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): clipped to the image, this line keeps a
+        // segment 1e-300 long at (0, 9); length + 1 rounded to 1 gave one position and NaN steps.
+        ImageRgba8 image(16, 12, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        LineHistogramParams p;
+        p.from = {-2, 3};
+        p.to = {1e-300, 9};
+        const LinePlan plan = plan_line(source, p);
+        QVERIFY(plan.clipped);
+        QCOMPARE(plan.geometry.positions, 2);
+        QVERIFY(std::isfinite(plan.geometry.step_x) && std::isfinite(plan.geometry.step_y));
+        const LineHistogram reference = line_histogram_reference(source, p);
+        const LineHistogram fast = line_histogram_fast(source, p);
+        QCOMPARE(reference.positions, 2);
+        QCOMPARE(fast.channels.front().counts, reference.channels.front().counts);
+        QCOMPARE(reference.channels.front().samples, (std::vector<std::uint32_t>{1, 1}));
+    }
+
     void horizontal_line_counts_by_hand() {
         // Luminance x * 20 along a row: nearest samples at x = 0..9, one count each.
         ImageRgba8 image(10, 5);

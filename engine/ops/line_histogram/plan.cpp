@@ -238,7 +238,10 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
     const double d_row = p1.y - p0.y, d_col = p1.x - p0.x;
     const double theta = std::atan2(d_row, d_col);
     LineGeometry& g = plan.geometry;
-    g.positions = static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0));
+    // At least both ends: a clipped segment shorter than 1.1e-16 (a line grazing the image's
+    // edge) makes length + 1 round to 1, which gave one position and steps of 0 / 0 = NaN (found
+    // by fuzz/fuzz_line_histogram.cpp; the editor divides by positions - 1 too).
+    g.positions = std::max(2, static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0)));
     g.band = params.band_width;
     g.x0 = p0.x;
     g.y0 = p0.y;
