@@ -37,6 +37,18 @@ void probe_png(const Bytes& b, HeaderProbe& p) {
     }
     // A complete PNG ends with the IEND chunk: length 0, "IEND", CRC.
     p.truncated = b.size() < 12 || std::memcmp(b.data() + b.size() - 8, "IEND", 4) != 0;
+    // Every chunk before IEND must fit in the file. libpng allocates (and clears) a chunk's
+    // declared length before reading it: a 442-byte file whose text chunk claimed 1 GB kept the
+    // decoder busy for seconds and took a gigabyte (found by fuzz/fuzz_image_decode.cpp).
+    for (std::size_t at = 8; !p.truncated && at + 8 <= b.size();) {
+        const std::uint64_t length = be32(b, at);
+        if (length > 0x7FFFFFFFu || at + 12 + length > b.size()) {
+            p.truncated = true;
+            break;
+        }
+        if (std::memcmp(b.data() + at + 4, "IEND", 4) == 0) break;
+        at += static_cast<std::size_t>(12 + length);
+    }
 }
 
 void probe_jpeg(const Bytes& b, HeaderProbe& p) {

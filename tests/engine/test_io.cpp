@@ -9,6 +9,7 @@
 
 #include "image_test_util.hpp"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -385,6 +386,25 @@ class TestIo : public QObject {
         photo.resize(photo.size() * 3 / 4);
         write_bytes(tmp("photo-cut.jpg"), photo);
         QCOMPARE(read_error(tmp("photo-cut.jpg")), ErrorCode::Truncated);
+    }
+
+    void png_chunk_longer_than_the_file_is_refused_before_decoding() {
+        // Regression (fuzz/fuzz_image_decode.cpp): a small PNG, still ending in IEND, with a text
+        // chunk declaring 1 GB. libpng allocated and cleared the declared length before finding
+        // the file too short: seconds and a gigabyte for a 400-byte file. The probe now sees the
+        // chunk run past the end, so the file is Truncated without reaching the decoder.
+        const auto png = io::encode_image(test_pattern(12, 9, false).view(), io::ImageFormat::Png);
+        std::vector<std::uint8_t> bytes(png.begin(), png.end() - 12);  // up to IEND
+        const std::uint8_t chunk[] = {0x3E, 0x00, 0x00, 0x21, 'i', 'T', 'X', 't', 'D', 'e', 's', 'c'};
+        bytes.insert(bytes.end(), std::begin(chunk), std::end(chunk));
+        bytes.insert(bytes.end(), png.end() - 12, png.end());  // IEND
+        write_bytes(tmp("huge-chunk.png"), bytes);
+        QElapsedTimer timer;
+        timer.start();
+        QString msg;
+        QCOMPARE(read_error(tmp("huge-chunk.png"), &msg), ErrorCode::Truncated);
+        QVERIFY(msg.contains("truncated"));
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString("took %1 ms").arg(timer.elapsed())));
     }
 
     void zero_size_image() {
