@@ -68,10 +68,10 @@ void parse_value(const std::string& value, const int original) {
         for (const ops::ParamSpec& spec : table) {
             switch (spec.kind) {
                 case ops::ParamKind::Int:
-                    attempt([&] { (void)cli::parse_int_param(std::string(spec.name), value, spec); });
-                    attempt([&] {
-                        (void)cli::parse_int64_param(std::string(spec.name), value, spec);
-                    });
+                    attempt(
+                        [&] { (void)cli::parse_int_param(std::string(spec.name), value, spec); });
+                    attempt(
+                        [&] { (void)cli::parse_int64_param(std::string(spec.name), value, spec); });
                     break;
                 case ops::ParamKind::Choice:
                     attempt([&] {

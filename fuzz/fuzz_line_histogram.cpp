@@ -61,7 +61,8 @@ void line(const ops::HistogramSource& source, lacuna::fuzz::Input& in) {
     } catch (const lacuna::Error&) {
         return;
     }
-    if (plan.geometry.positions < 2) lacuna::fuzz::violated("a line plan with fewer than 2 positions");
+    if (plan.geometry.positions < 2)
+        lacuna::fuzz::violated("a line plan with fewer than 2 positions");
     if (plan.mapping.bins > kMaxComputedBins) return;
     const ops::LineHistogram ref = ops::line_histogram_reference(source, p);
     const ops::LineHistogram fast = ops::line_histogram_fast(source, p);
@@ -123,7 +124,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {
                 const auto v = static_cast<std::uint8_t>(seed + x * 7 + y * 13);
-                image.row(y)[x] = {v, static_cast<std::uint8_t>(v * 3), static_cast<std::uint8_t>(x * y), 255};
+                image.row(y)[x] = {v, static_cast<std::uint8_t>(v * 3),
+                                   static_cast<std::uint8_t>(x * y), 255};
             }
         source.emplace(std::as_const(image).view());
     }

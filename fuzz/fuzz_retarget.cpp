@@ -50,8 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_
     const int height = in.in_range(1, kMaxSide);
     lacuna::ImageRgba8 image(width, height);
     for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-            image.row(y)[x] = {in.byte(), in.byte(), in.byte(), 255};
+        for (int x = 0; x < width; ++x) image.row(y)[x] = {in.byte(), in.byte(), in.byte(), 255};
     ops::RetargetParams p;
     p.width = in.take<std::int16_t>();
     p.height = in.take<std::int16_t>();

@@ -33,13 +33,15 @@ constexpr std::array<Kind, 9> kKinds = {{{"clip.mp4", ""},
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, const std::size_t size) {
     lacuna::fuzz::Input in(data, size);
     const Kind& kind = kKinds[in.byte() % kKinds.size()];
-    const std::filesystem::path file = lacuna::fuzz::write_scratch(std::string(kind.file), in.rest());
+    const std::filesystem::path file =
+        lacuna::fuzz::write_scratch(std::string(kind.file), in.rest());
     const std::filesystem::path path =
         kind.pattern.empty() ? file : lacuna::fuzz::scratch_dir() / std::string(kind.pattern);
     try {
         lacuna::io::VideoReader reader(path);
         const lacuna::io::VideoInfo& info = reader.info();
-        if (info.width <= 0 || info.height <= 0) lacuna::fuzz::violated("opened a video of no size");
+        if (info.width <= 0 || info.height <= 0)
+            lacuna::fuzz::violated("opened a video of no size");
         for (int i = 0; i < kMaxFrames; ++i) {
             const auto frame = reader.next();
             if (!frame) break;

@@ -46,7 +46,8 @@ lacuna::ImageRgba8 picture(const int w, const int h, const bool alpha) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             image.row(y)[x] = {std::uint8_t(x * 255 / w), std::uint8_t(y * 255 / h),
-                               std::uint8_t((x ^ y) * 16), std::uint8_t(alpha ? (x + y) * 20 : 255)};
+                               std::uint8_t((x ^ y) * 16),
+                               std::uint8_t(alpha ? (x + y) * 20 : 255)};
         }
     return image;
 }
@@ -58,7 +59,8 @@ io::Metadata metadata() {
     m.icc[3] = 132;
     std::memcpy(m.icc.data() + 36, "acsp", 4);
     // EXIF: little-endian TIFF header, one IFD with Orientation = 6.
-    m.exif = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
+    m.exif = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3,
+              0,   1,   0,  0, 0, 6, 0, 0, 0, 0, 0,    0,    0};
     m.comment = "fuzz seed";
     return m;
 }
@@ -71,7 +73,8 @@ Bytes fits(const int bitpix) {
         header += c;
     };
     card("SIMPLE  =                    T");
-    card("BITPIX  = " + std::string(20 - std::to_string(bitpix).size(), ' ') + std::to_string(bitpix));
+    card("BITPIX  = " + std::string(20 - std::to_string(bitpix).size(), ' ') +
+         std::to_string(bitpix));
     card("NAXIS   =                    2");
     card("NAXIS1  =                    6");
     card("NAXIS2  =                    4");
@@ -89,7 +92,8 @@ Bytes fits(const int bitpix) {
             const float f = float(i) * 0.25f;
             std::uint32_t u;
             std::memcpy(&u, &f, 4);
-            for (int k = 0; k < 4; ++k) data[std::size_t(i * 4 + k)] = std::uint8_t(u >> (24 - 8 * k));
+            for (int k = 0; k < 4; ++k)
+                data[std::size_t(i * 4 + k)] = std::uint8_t(u >> (24 - 8 * k));
         }
     }
     b.insert(b.end(), data.begin(), data.end());
@@ -252,10 +256,17 @@ void cli_seeds() {
         {"info", 0, {"a.png", "b.tiff", "--json"}},
         {"convert", 1, {"in.tiff", "out.png", "--quality", "90", "--page", "2"}},
         {"retarget-percent", 3, {"in.jpg", "out.jpg", "--width", "50%", "--height", "480"}},
-        {"retarget-masks", 3, {"in.png", "out.png", "--protect=p.png", "--remove", "r.png", "--energy", "sobel"}},
+        {"retarget-masks",
+         3,
+         {"in.png", "out.png", "--protect=p.png", "--remove", "r.png", "--energy", "sobel"}},
         {"retarget-video", 3, {"frames/%05d.png", "out.mp4", "--width", "75%", "--backend", "cpu"}},
-        {"histogram", 6, {"in.png", "--from", "1,2.5", "--to", "30,40", "--band", "9", "--bins", "64", "--range", "0,255", "--channel", "rgb"}},
-        {"inpaint", 4, {"in.png", "mask.png", "out.png", "--patch", "9", "--window", "0.5", "--seed", "42"}},
+        {"histogram",
+         6,
+         {"in.png", "--from", "1,2.5", "--to", "30,40", "--band", "9", "--bins", "64", "--range",
+          "0,255", "--channel", "rgb"}},
+        {"inpaint",
+         4,
+         {"in.png", "mask.png", "out.png", "--patch", "9", "--window", "0.5", "--seed", "42"}},
         {"bench", 7, {"retarget", "--size", "640x480", "--target", "320x240"}},
         {"backend-help", 2, {"--help"}},
         {"batch", 5, {"list.txt", "--json"}},
@@ -299,18 +310,21 @@ void histogram_seeds() {
     put("fuzz_line_histogram", "photo-clipped", line_seed(0, -5, 3, 40, 9, 1, 256, true, 10, 200));
     put("fuzz_line_histogram", "measurement-line", line_seed(1, 2, 2, 9, 1.5, 5, 16, false, 0, 0));
     put("fuzz_line_histogram", "photo-direction", line_seed(2, 30, 0, 0, 0, 0, 64, false, 0, 0));
-    put("fuzz_line_histogram", "measurement-direction", line_seed(3, 90, 0, 0, 0, 0, 8, true, -1, 20));
+    put("fuzz_line_histogram", "measurement-direction",
+        line_seed(3, 90, 0, 0, 0, 0, 8, true, -1, 20));
 }
 
 void retarget_seeds() {
     // Layout: width-1, height-1, RGB pixels, target w, h (int16), energy, protect, remove (a
     // selector byte, see mask_from in fuzz_retarget.cpp: 0 none, 5 and 10 the image's size, 1 a
-    // pixel narrower, 4 everything; then one byte per row), overlay, seams (int16), factor (int8), implementation.
+    // pixel narrower, 4 everything; then one byte per row), overlay, seams (int16), factor (int8),
+    // implementation.
     const auto seed = [](int w, int h, int tw, int th, std::uint8_t energy, std::uint8_t protect,
                          std::uint8_t remove, int seams, int factor) {
         Bytes b{std::uint8_t(w - 1), std::uint8_t(h - 1)};
         for (int i = 0; i < w * h; ++i)
-            b.push_back(std::uint8_t(i * 37)), b.push_back(std::uint8_t(i * 11)), b.push_back(std::uint8_t(i));
+            b.push_back(std::uint8_t(i * 37)), b.push_back(std::uint8_t(i * 11)),
+                b.push_back(std::uint8_t(i));
         append(b, std::int16_t(tw));
         append(b, std::int16_t(th));
         b.push_back(energy);

@@ -395,7 +395,8 @@ class TestIo : public QObject {
         // chunk run past the end, so the file is Truncated without reaching the decoder.
         const auto png = io::encode_image(test_pattern(12, 9, false).view(), io::ImageFormat::Png);
         std::vector<std::uint8_t> bytes(png.begin(), png.end() - 12);  // up to IEND
-        const std::uint8_t chunk[] = {0x3E, 0x00, 0x00, 0x21, 'i', 'T', 'X', 't', 'D', 'e', 's', 'c'};
+        const std::uint8_t chunk[] = {0x3E, 0x00, 0x00, 0x21, 'i', 'T',
+                                      'X',  't',  'D',  'e',  's', 'c'};
         bytes.insert(bytes.end(), std::begin(chunk), std::end(chunk));
         bytes.insert(bytes.end(), png.end() - 12, png.end());  // IEND
         write_bytes(tmp("huge-chunk.png"), bytes);
