@@ -124,6 +124,28 @@ class TestLineHistogram : public QObject {
         QCOMPARE(reference.channels.front().samples, (std::vector<std::uint32_t>{1, 1}));
     }
 
+    void far_away_endpoints_are_refused() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): this segment lies wholly left of the image,
+        // but clipping it in doubles lost about 1e254 pixels, "clipped" it to a segment 1e144
+        // long and converted that length to int (undefined behaviour; any count at all).
+        ImageRgba8 image(16, 9, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        LineHistogramParams p;
+        p.from = {-1.0566888188147059e+270, -4.318825305619397e+140};
+        p.to = {-1.4568159901474629e+144, 1.04342784217184e-309};
+        QString text;
+        QCOMPARE(error_of(source, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY2(text.contains("within"), qPrintable(text));
+        // Within the bound the clip stays exact: a line from far left to far right is clipped to
+        // the row it crosses.
+        p.from = {-kMaxLineCoordinate, 4};
+        p.to = {kMaxLineCoordinate, 4};
+        const LinePlan plan = plan_line(source, p);
+        QVERIFY(plan.clipped);
+        QVERIFY(std::abs(plan.geometry.x0) < 1e-6 && std::abs(plan.geometry.x1 - 15) < 1e-6);
+        QVERIFY(plan.geometry.positions == 16 || plan.geometry.positions == 17);
+    }
+
     void horizontal_line_counts_by_hand() {
         // Luminance x * 20 along a row: nearest samples at x = 0..9, one count each.
         ImageRgba8 image(10, 5);
