@@ -203,11 +203,13 @@ void probe_pfm(const Bytes& b, HeaderProbe& p) {
         return;
     }
     ++at;  // the single whitespace byte that ends the header
+    // Sizes beyond the limits are refused from the probe's width and height; the product below
+    // overflowed int64 for a header claiming 8888888888888 × 8888888888888 (found by
+    // fuzz/fuzz_image_decode.cpp), so it is only computed within them.
+    if (*p.width > kMaxImageSide || *p.height > kMaxImageSide) return;
     const std::int64_t channels = b[1] == 'F' ? 3 : 1;
     const std::int64_t need = *p.width * *p.height * channels * 4;
-    if (*p.width <= kMaxImageSide && *p.height <= kMaxImageSide &&
-        static_cast<std::int64_t>(b.size() - at) < need)
-        p.truncated = true;
+    if (static_cast<std::int64_t>(b.size() - at) < need) p.truncated = true;
 }
 
 }  // namespace

@@ -408,6 +408,15 @@ class TestIo : public QObject {
         QVERIFY2(timer.elapsed() < 1000, qPrintable(QString("took %1 ms").arg(timer.elapsed())));
     }
 
+    void pfm_with_an_absurd_size_is_too_large() {
+        // Regression (fuzz/fuzz_image_decode.cpp): the probe multiplied the header's width and
+        // height before checking them; 8888888888888 × 8888888888888 overflowed int64
+        // (undefined behaviour, reported by the sanitizer build's UBSan).
+        const std::string pfm = "Pf\n8888888888888 8888888888888\n-1.0\n" + std::string(16, '\0');
+        write_bytes(tmp("absurd.pfm"), {pfm.begin(), pfm.end()});
+        QCOMPARE(read_error(tmp("absurd.pfm")), ErrorCode::TooLarge);
+    }
+
     void zero_size_image() {
         const std::string ppm = "P6\n0 0\n255\n";
         write_bytes(tmp("zero.ppm"), {ppm.begin(), ppm.end()});

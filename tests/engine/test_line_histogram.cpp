@@ -146,6 +146,32 @@ class TestLineHistogram : public QObject {
         QVERIFY(plan.geometry.positions == 16 || plan.geometry.positions == 17);
     }
 
+    void direction_a_hair_off_the_axis_matches_the_reference() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): at 3.2e-8 degrees the row range of some
+        // columns was billions of rows beyond the square; converting it to int was undefined
+        // (INT_MIN on x86: the fast version walked two billion rows per column, seconds instead
+        // of a millisecond).
+        ImageRgba8 image(16, 12, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        DirectionHistogramParams p;
+        p.angle_degrees = 3.16576936193452e-08;
+        p.bins = 2289;
+        const DirectionPlan plan = plan_direction(source, p);
+        const int extent = plan.geometry.extent;
+        for (int column = 0; column < extent; ++column) {
+            int first = 0, last = 0;
+            direction_row_range(plan.geometry, column, 16, 12, first, last);
+            QVERIFY2(
+                first >= 0 && first <= extent && last >= -1 && last < extent,
+                qPrintable(QString("column %1: rows %2..%3").arg(column).arg(first).arg(last)));
+        }
+        const DirectionHistogram reference = direction_histogram_reference(source, p);
+        const DirectionHistogram fast = direction_histogram_fast(source, p);
+        QCOMPARE(fast.samples_outside, reference.samples_outside);
+        QCOMPARE(fast.samples_out_of_range, reference.samples_out_of_range);
+        QVERIFY(fast.counts == reference.counts);
+    }
+
     void horizontal_line_counts_by_hand() {
         // Luminance x * 20 along a row: nearest samples at x = 0..9, one count each.
         ImageRgba8 image(10, 5);
