@@ -111,6 +111,10 @@ void probe_webp(const Bytes& b, HeaderProbe& p) {
 void probe_pnm(const Bytes& b, HeaderProbe& p) {
     std::size_t at = 2;
     std::int64_t values[2] = {-1, -1};
+    // Until both numbers are read the header is malformed: OpenCV's reader parses such headers
+    // its own way (a PFM "611111\x10 8400276" became an allocation of 2.9 GB before any size
+    // check; found by fuzz/fuzz_mask_load.cpp).
+    p.malformed = true;
     for (std::int64_t& v : values) {
         while (at < b.size() && (std::isspace(b[at]) || b[at] == '#')) {
             if (b[at] == '#') {
@@ -124,7 +128,11 @@ void probe_pnm(const Bytes& b, HeaderProbe& p) {
         while (at < b.size() && std::isdigit(b[at]) && v < (std::int64_t{1} << 40)) {
             v = v * 10 + (b[at++] - '0');
         }
+        while (at < b.size() && std::isdigit(b[at])) ++at;  // beyond 2^40: too large anyway
     }
+    // The numbers end at whitespace, a comment or the end of the file.
+    if (at < b.size() && !std::isspace(b[at]) && b[at] != '#') return;
+    p.malformed = false;
     p.width = values[0];
     p.height = values[1];
 }
@@ -234,10 +242,13 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (starts_with(b, 0, "BM")) {
         p.format = ImageFormat::Bmp;
         probe_bmp(b, p);
-    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '2' || b[1] == '5')) {
+    } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == '2' || b[1] == '5') && std::isspace(b[2])) {
+        // The magic number ends at whitespace, as OpenCV's reader requires: "P55" is not a PGM
+        // (OpenCV passed such a file, which held a DICOM marker at 128, to GDCM, which aborts on
+        // a malformed file; found by fuzz/fuzz_image_decode.cpp).
         p.format = ImageFormat::Pgm;
         probe_pnm(b, p);
-    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '3' || b[1] == '6')) {
+    } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == '3' || b[1] == '6') && std::isspace(b[2])) {
         p.format = ImageFormat::Ppm;
         probe_pnm(b, p);
     } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(b[2])) {

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -415,6 +416,29 @@ class TestIo : public QObject {
         const std::string pfm = "Pf\n8888888888888 8888888888888\n-1.0\n" + std::string(16, '\0');
         write_bytes(tmp("absurd.pfm"), {pfm.begin(), pfm.end()});
         QCOMPARE(read_error(tmp("absurd.pfm")), ErrorCode::TooLarge);
+    }
+
+    void malformed_pnm_headers_are_refused_before_decoding() {
+        // Regressions (fuzz/fuzz_mask_load.cpp, fuzz/fuzz_image_decode.cpp): a PFM header whose
+        // numbers the probe could not read went to OpenCV, which read it its own way and
+        // allocated 2.9 GB; "P55" followed by a DICOM marker at 128 was passed by OpenCV to GDCM,
+        // which aborts the process on a malformed file.
+        const std::string pfm = std::string("Pf\n611111\x10") + "8400276 0\n1209\n";
+        write_bytes(tmp("malformed.pfm"), {pfm.begin(), pfm.end()});
+        QString msg;
+        QCOMPARE(read_error(tmp("malformed.pfm"), &msg), ErrorCode::Corrupt);
+        QVERIFY2(msg.contains("no width and height"), qPrintable(msg));
+
+        std::vector<std::uint8_t> p55(200, 0);
+        std::memcpy(p55.data(), "P55", 3);
+        std::memcpy(p55.data() + 128, "DICM\x02\x00\x77\x00\x00\x00UL", 12);
+        write_bytes(tmp("p55.pgm"), p55);
+        const ErrorCode code = read_error(tmp("p55.pgm"));
+        QVERIFY(code == ErrorCode::Corrupt || code == ErrorCode::Truncated);
+        // Well-formed headers still open, comments included.
+        const std::string pgm = "P5 # comment\n2 1\n255\n\x10\x20";
+        write_bytes(tmp("ok.pgm"), {pgm.begin(), pgm.end()});
+        QCOMPARE(io::read_image(tmp("ok.pgm")).image.width(), 2);
     }
 
     void zero_size_image() {
