@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <tuple>
 #include <unistd.h>
 
 namespace lacuna::cli {
@@ -74,7 +75,10 @@ bool identical(const ops::DirectionHistogram& a, const ops::DirectionHistogram& 
 
 int bench_histogram(Context& ctx) {
     const std::string path = ctx.args.get("image").value_or(default_sample_path());
-    const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("3932x4000"));
+    // std::tie, not a structured binding: the lambdas below use w and h, and clang before 16
+    // (the fuzzing build) cannot capture bindings.
+    int w = 0, h = 0;
+    std::tie(w, h) = parse_size("size", ctx.args.get("size").value_or("3932x4000"));
     const int repeats = parse_int("repeats", ctx.args.get("repeats").value_or("21"));
     const int band = parse_int("width", ctx.args.get("width").value_or("64"));
     const double angle = parse_number("direction", ctx.args.get("direction").value_or("30"));
@@ -199,8 +203,10 @@ int bench_histogram(Context& ctx) {
 
 int bench_retarget(Context& ctx) {
     const std::string path = ctx.args.get("image").value_or(default_sample_path());
-    const auto [w, h] = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
-    const auto [tw, th] = parse_size(
+    // std::tie, not structured bindings: lambdas below capture these (clang < 16 cannot).
+    int w = 0, h = 0, tw = 0, th = 0;
+    std::tie(w, h) = parse_size("size", ctx.args.get("size").value_or("1920x1080"));
+    std::tie(tw, th) = parse_size(
         "target", ctx.args.get("target").value_or(std::to_string(w / 2) + "x" + std::to_string(h)));
     // The energy's choices and default are the seam carver's declared parameter.
     const ops::ParamSpec& energy_spec = ops::param(ops::seam_param_specs(), "energy");

@@ -37,6 +37,18 @@ void probe_png(const Bytes& b, HeaderProbe& p) {
     }
     // A complete PNG ends with the IEND chunk: length 0, "IEND", CRC.
     p.truncated = b.size() < 12 || std::memcmp(b.data() + b.size() - 8, "IEND", 4) != 0;
+    // Every chunk before IEND must fit in the file. libpng allocates (and clears) a chunk's
+    // declared length before reading it: a 442-byte file whose text chunk claimed 1 GB kept the
+    // decoder busy for seconds and took a gigabyte (found by fuzz/fuzz_image_decode.cpp).
+    for (std::size_t at = 8; !p.truncated && at + 8 <= b.size();) {
+        const std::uint64_t length = be32(b, at);
+        if (length > 0x7FFFFFFFu || at + 12 + length > b.size()) {
+            p.truncated = true;
+            break;
+        }
+        if (std::memcmp(b.data() + at + 4, "IEND", 4) == 0) break;
+        at += static_cast<std::size_t>(12 + length);
+    }
 }
 
 void probe_jpeg(const Bytes& b, HeaderProbe& p) {
@@ -99,6 +111,10 @@ void probe_webp(const Bytes& b, HeaderProbe& p) {
 void probe_pnm(const Bytes& b, HeaderProbe& p) {
     std::size_t at = 2;
     std::int64_t values[2] = {-1, -1};
+    // Until both numbers are read the header is malformed: OpenCV's reader parses such headers
+    // its own way (a PFM "611111\x10 8400276" became an allocation of 2.9 GB before any size
+    // check; found by fuzz/fuzz_mask_load.cpp).
+    p.malformed = true;
     for (std::int64_t& v : values) {
         while (at < b.size() && (std::isspace(b[at]) || b[at] == '#')) {
             if (b[at] == '#') {
@@ -112,7 +128,11 @@ void probe_pnm(const Bytes& b, HeaderProbe& p) {
         while (at < b.size() && std::isdigit(b[at]) && v < (std::int64_t{1} << 40)) {
             v = v * 10 + (b[at++] - '0');
         }
+        while (at < b.size() && std::isdigit(b[at])) ++at;  // beyond 2^40: too large anyway
     }
+    // The numbers end at whitespace, a comment or the end of the file.
+    if (at < b.size() && !std::isspace(b[at]) && b[at] != '#') return;
+    p.malformed = false;
     p.width = values[0];
     p.height = values[1];
 }
@@ -191,11 +211,13 @@ void probe_pfm(const Bytes& b, HeaderProbe& p) {
         return;
     }
     ++at;  // the single whitespace byte that ends the header
+    // Sizes beyond the limits are refused from the probe's width and height; the product below
+    // overflowed int64 for a header claiming 8888888888888 × 8888888888888 (found by
+    // fuzz/fuzz_image_decode.cpp), so it is only computed within them.
+    if (*p.width > kMaxImageSide || *p.height > kMaxImageSide) return;
     const std::int64_t channels = b[1] == 'F' ? 3 : 1;
     const std::int64_t need = *p.width * *p.height * channels * 4;
-    if (*p.width <= kMaxImageSide && *p.height <= kMaxImageSide &&
-        static_cast<std::int64_t>(b.size() - at) < need)
-        p.truncated = true;
+    if (static_cast<std::int64_t>(b.size() - at) < need) p.truncated = true;
 }
 
 }  // namespace
@@ -220,10 +242,13 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (starts_with(b, 0, "BM")) {
         p.format = ImageFormat::Bmp;
         probe_bmp(b, p);
-    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '2' || b[1] == '5')) {
+    } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == '2' || b[1] == '5') && std::isspace(b[2])) {
+        // The magic number ends at whitespace, as OpenCV's reader requires: "P55" is not a PGM
+        // (OpenCV passed such a file, which held a DICOM marker at 128, to GDCM, which aborts on
+        // a malformed file; found by fuzz/fuzz_image_decode.cpp).
         p.format = ImageFormat::Pgm;
         probe_pnm(b, p);
-    } else if (b.size() >= 2 && b[0] == 'P' && (b[1] == '3' || b[1] == '6')) {
+    } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == '3' || b[1] == '6') && std::isspace(b[2])) {
         p.format = ImageFormat::Ppm;
         probe_pnm(b, p);
     } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(b[2])) {

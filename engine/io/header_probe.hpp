@@ -17,6 +17,9 @@ struct HeaderProbe {
     std::optional<std::int64_t> width;  ///< from the header, when the format makes it cheap
     std::optional<std::int64_t> height;
     bool truncated = false;  ///< the file visibly ends before its end marker
+    /// The header cannot be read (a PGM, PPM or PFM header without a width and a height): the
+    /// file is refused before a decoder could take its own reading of it.
+    bool malformed = false;
 };
 
 HeaderProbe probe_header(const std::vector<std::uint8_t>& bytes);

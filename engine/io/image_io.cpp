@@ -86,6 +86,10 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
         fail(ErrorCode::UnsupportedFormat, name,
              "not an image in a supported format (" + supported_formats_text() + ")");
     }
+    if (probe.malformed) {
+        fail(ErrorCode::Corrupt, name,
+             "the " + std::string(to_string(*probe.format)) + " header gives no width and height");
+    }
     if (probe.width && probe.height) {
         if (*probe.width <= 0 || *probe.height <= 0) {
             fail(ErrorCode::EmptyImage, name,

@@ -9,9 +9,11 @@
 
 #include "image_test_util.hpp"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -385,6 +387,58 @@ class TestIo : public QObject {
         photo.resize(photo.size() * 3 / 4);
         write_bytes(tmp("photo-cut.jpg"), photo);
         QCOMPARE(read_error(tmp("photo-cut.jpg")), ErrorCode::Truncated);
+    }
+
+    void png_chunk_longer_than_the_file_is_refused_before_decoding() {
+        // Regression (fuzz/fuzz_image_decode.cpp): a small PNG, still ending in IEND, with a text
+        // chunk declaring 1 GB. libpng allocated and cleared the declared length before finding
+        // the file too short: seconds and a gigabyte for a 400-byte file. The probe now sees the
+        // chunk run past the end, so the file is Truncated without reaching the decoder.
+        const auto png = io::encode_image(test_pattern(12, 9, false).view(), io::ImageFormat::Png);
+        std::vector<std::uint8_t> bytes(png.begin(), png.end() - 12);  // up to IEND
+        const std::uint8_t chunk[] = {0x3E, 0x00, 0x00, 0x21, 'i', 'T',
+                                      'X',  't',  'D',  'e',  's', 'c'};
+        bytes.insert(bytes.end(), std::begin(chunk), std::end(chunk));
+        bytes.insert(bytes.end(), png.end() - 12, png.end());  // IEND
+        write_bytes(tmp("huge-chunk.png"), bytes);
+        QElapsedTimer timer;
+        timer.start();
+        QString msg;
+        QCOMPARE(read_error(tmp("huge-chunk.png"), &msg), ErrorCode::Truncated);
+        QVERIFY(msg.contains("truncated"));
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString("took %1 ms").arg(timer.elapsed())));
+    }
+
+    void pfm_with_an_absurd_size_is_too_large() {
+        // Regression (fuzz/fuzz_image_decode.cpp): the probe multiplied the header's width and
+        // height before checking them; 8888888888888 × 8888888888888 overflowed int64
+        // (undefined behaviour, reported by the sanitizer build's UBSan).
+        const std::string pfm = "Pf\n8888888888888 8888888888888\n-1.0\n" + std::string(16, '\0');
+        write_bytes(tmp("absurd.pfm"), {pfm.begin(), pfm.end()});
+        QCOMPARE(read_error(tmp("absurd.pfm")), ErrorCode::TooLarge);
+    }
+
+    void malformed_pnm_headers_are_refused_before_decoding() {
+        // Regressions (fuzz/fuzz_mask_load.cpp, fuzz/fuzz_image_decode.cpp): a PFM header whose
+        // numbers the probe could not read went to OpenCV, which read it its own way and
+        // allocated 2.9 GB; "P55" followed by a DICOM marker at 128 was passed by OpenCV to GDCM,
+        // which aborts the process on a malformed file.
+        const std::string pfm = std::string("Pf\n611111\x10") + "8400276 0\n1209\n";
+        write_bytes(tmp("malformed.pfm"), {pfm.begin(), pfm.end()});
+        QString msg;
+        QCOMPARE(read_error(tmp("malformed.pfm"), &msg), ErrorCode::Corrupt);
+        QVERIFY2(msg.contains("no width and height"), qPrintable(msg));
+
+        std::vector<std::uint8_t> p55(200, 0);
+        std::memcpy(p55.data(), "P55", 3);
+        std::memcpy(p55.data() + 128, "DICM\x02\x00\x77\x00\x00\x00UL", 12);
+        write_bytes(tmp("p55.pgm"), p55);
+        const ErrorCode code = read_error(tmp("p55.pgm"));
+        QVERIFY(code == ErrorCode::Corrupt || code == ErrorCode::Truncated);
+        // Well-formed headers still open, comments included.
+        const std::string pgm = "P5 # comment\n2 1\n255\n\x10\x20";
+        write_bytes(tmp("ok.pgm"), {pgm.begin(), pgm.end()});
+        QCOMPARE(io::read_image(tmp("ok.pgm")).image.width(), 2);
     }
 
     void zero_size_image() {

@@ -105,6 +105,73 @@ class TestLineHistogram : public QObject {
         QVERIFY(compared_bilinear > 200);
     }
 
+    void segment_grazing_the_edge_keeps_both_ends() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): clipped to the image, this line keeps a
+        // segment 1e-300 long at (0, 9); length + 1 rounded to 1 gave one position and NaN steps.
+        ImageRgba8 image(16, 12, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        LineHistogramParams p;
+        p.from = {-2, 3};
+        p.to = {1e-300, 9};
+        const LinePlan plan = plan_line(source, p);
+        QVERIFY(plan.clipped);
+        QCOMPARE(plan.geometry.positions, 2);
+        QVERIFY(std::isfinite(plan.geometry.step_x) && std::isfinite(plan.geometry.step_y));
+        const LineHistogram reference = line_histogram_reference(source, p);
+        const LineHistogram fast = line_histogram_fast(source, p);
+        QCOMPARE(reference.positions, 2);
+        QCOMPARE(fast.channels.front().counts, reference.channels.front().counts);
+        QCOMPARE(reference.channels.front().samples, (std::vector<std::uint32_t>{1, 1}));
+    }
+
+    void far_away_endpoints_are_refused() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): this segment lies wholly left of the image,
+        // but clipping it in doubles lost about 1e254 pixels, "clipped" it to a segment 1e144
+        // long and converted that length to int (undefined behaviour; any count at all).
+        ImageRgba8 image(16, 9, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        LineHistogramParams p;
+        p.from = {-1.0566888188147059e+270, -4.318825305619397e+140};
+        p.to = {-1.4568159901474629e+144, 1.04342784217184e-309};
+        QString text;
+        QCOMPARE(error_of(source, p, &text), ErrorCode::InvalidArgument);
+        QVERIFY2(text.contains("within"), qPrintable(text));
+        // Within the bound the clip stays exact: a line from far left to far right is clipped to
+        // the row it crosses.
+        p.from = {-kMaxLineCoordinate, 4};
+        p.to = {kMaxLineCoordinate, 4};
+        const LinePlan plan = plan_line(source, p);
+        QVERIFY(plan.clipped);
+        QVERIFY(std::abs(plan.geometry.x0) < 1e-6 && std::abs(plan.geometry.x1 - 15) < 1e-6);
+        QVERIFY(plan.geometry.positions == 16 || plan.geometry.positions == 17);
+    }
+
+    void direction_a_hair_off_the_axis_matches_the_reference() {
+        // Regression (fuzz/fuzz_line_histogram.cpp): at 3.2e-8 degrees the row range of some
+        // columns was billions of rows beyond the square; converting it to int was undefined
+        // (INT_MIN on x86: the fast version walked two billion rows per column, seconds instead
+        // of a millisecond).
+        ImageRgba8 image(16, 12, Rgba8{10, 20, 30, 255});
+        const HistogramSource source(image.view());
+        DirectionHistogramParams p;
+        p.angle_degrees = 3.16576936193452e-08;
+        p.bins = 2289;
+        const DirectionPlan plan = plan_direction(source, p);
+        const int extent = plan.geometry.extent;
+        for (int column = 0; column < extent; ++column) {
+            int first = 0, last = 0;
+            direction_row_range(plan.geometry, column, 16, 12, first, last);
+            QVERIFY2(
+                first >= 0 && first <= extent && last >= -1 && last < extent,
+                qPrintable(QString("column %1: rows %2..%3").arg(column).arg(first).arg(last)));
+        }
+        const DirectionHistogram reference = direction_histogram_reference(source, p);
+        const DirectionHistogram fast = direction_histogram_fast(source, p);
+        QCOMPARE(fast.samples_outside, reference.samples_outside);
+        QCOMPARE(fast.samples_out_of_range, reference.samples_out_of_range);
+        QVERIFY(fast.counts == reference.counts);
+    }
+
     void horizontal_line_counts_by_hand() {
         // Luminance x * 20 along a row: nearest samples at x = 0..9, one count each.
         ImageRgba8 image(10, 5);

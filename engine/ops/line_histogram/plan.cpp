@@ -218,6 +218,18 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
     if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y)) {
         invalid("line endpoints must be finite numbers");
     }
+    // Far-away ends cannot be clipped exactly: with |x| near 1e270 the clip's rounding error is
+    // about 1e254 pixels, so a segment wholly outside was "clipped" to one 1e144 pixels long and
+    // its position count overflowed int (found by fuzz/fuzz_line_histogram.cpp). Within this
+    // bound the clip is exact to 1e-7 pixels.
+    for (const double c : {a.x, a.y, b.x, b.y}) {
+        if (std::abs(c) > kMaxLineCoordinate) {
+            std::ostringstream s;
+            s << "line endpoints must lie within " << kMaxLineCoordinate
+              << " pixels of the image, not " << point_text(a) << "–" << point_text(b);
+            invalid(s.str());
+        }
+    }
     if (a.x == b.x && a.y == b.y) {
         invalid("the line has zero length: both ends are at " + point_text(a));
     }
@@ -238,7 +250,10 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
     const double d_row = p1.y - p0.y, d_col = p1.x - p0.x;
     const double theta = std::atan2(d_row, d_col);
     LineGeometry& g = plan.geometry;
-    g.positions = static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0));
+    // At least both ends: a clipped segment shorter than 1.1e-16 (a line grazing the image's
+    // edge) makes length + 1 round to 1, which gave one position and steps of 0 / 0 = NaN (found
+    // by fuzz/fuzz_line_histogram.cpp; the editor divides by positions - 1 too).
+    g.positions = std::max(2, static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0)));
     g.band = params.band_width;
     g.x0 = p0.x;
     g.y0 = p0.y;
@@ -300,7 +315,10 @@ DirectionColumn direction_column_of(const int width, const int height, const Poi
         invalid("the line has zero length: both ends are at " + point_text(from));
     const double angle = std::atan2(to.y - from.y, to.x - from.x) * 180.0 / std::numbers::pi;
     const double cx = (width - 1) / 2.0, cy = (height - 1) / 2.0;
-    const auto [dx, dy] = cos_sin_degrees(angle);
+    // Plain variables, not a structured binding: clang before 16 (the fuzzing build) cannot
+    // capture bindings in a lambda.
+    double dx = 0, dy = 0;
+    std::tie(dx, dy) = cos_sin_degrees(angle);
     const double half = (std::ceil(std::hypot(double(width), double(height))) - 1) / 2.0;
     const auto along = [&](const Point2 p) { return (p.x - cx) * dx + (p.y - cy) * dy + half; };
     const double across = (from.x - cx) * -dy + (from.y - cy) * dx + half;

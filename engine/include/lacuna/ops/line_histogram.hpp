@@ -23,6 +23,8 @@ enum class HistogramChannel { Luminance, Red, Green, Blue, Rgb, Value };
 inline constexpr int kMaxHistogramBins = 65536;
 inline constexpr int kDefaultHistogramBins = 256;
 inline constexpr int kMaxBandWidth = 2048;
+/// Line endpoints beyond ±1e9 pixels are refused: they could not be clipped to the image exactly.
+inline constexpr double kMaxLineCoordinate = 1e9;
 
 struct Point2 {
     double x = 0;
@@ -137,7 +139,8 @@ struct DirectionColumn {
 
 /// Checks parameters against the source and builds the sampling geometry. Throws
 /// Error(InvalidArgument) with a clear sentence: zero-length line, line wholly outside the image,
-/// bins out of 1..65536, band width out of 1..2048, empty or inverted range, NaN coordinates.
+/// bins out of 1..65536, band width out of 1..2048, empty or inverted range, NaN coordinates or
+/// coordinates beyond ±kMaxLineCoordinate.
 struct LinePlan {
     LineGeometry geometry;
     BinMapping mapping;

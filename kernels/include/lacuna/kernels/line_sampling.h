@@ -159,8 +159,12 @@ LACUNA_HD void direction_row_range(const DirectionGeometry& g, const int column,
     }
     const double r0 = floor(lo + g.half) - 1.0;
     const double r1 = ceil(hi + g.half) + 1.0;
-    first = r0 < 0.0 ? 0 : static_cast<int>(r0);
-    last = r1 > g.extent - 1 ? g.extent - 1 : static_cast<int>(r1);
+    // Clamped on both sides before converting: for a direction a hair off an axis (3e-8 degrees)
+    // the minor axis's bounds divide by ~1e-10 and can land billions of rows beyond either end,
+    // where the cast to int is undefined (x86 gave INT_MIN: two billion rows per column). Found
+    // by fuzz/fuzz_line_histogram.cpp. first > last is an empty range.
+    first = r0 < 0.0 ? 0 : r0 > g.extent ? g.extent : static_cast<int>(r0);
+    last = r1 > g.extent - 1 ? g.extent - 1 : r1 < -1.0 ? -1 : static_cast<int>(r1);
 }
 
 }  // namespace lacuna
