@@ -103,6 +103,13 @@ void probe_webp(const Bytes& b, HeaderProbe& p) {
     } else if (starts_with(b, 12, "VP8 ") && b.size() >= 30) {
         p.width = b[26] | ((b[27] & 0x3F) << 8);
         p.height = b[28] | ((b[29] & 0x3F) << 8);
+    } else if (b.size() >= 16 && !starts_with(b, 12, "VP8X") && !starts_with(b, 12, "VP8L") &&
+               !starts_with(b, 12, "VP8 ")) {
+        // A WebP's first chunk is VP8, VP8L or VP8X (the container's specification). OpenCV's
+        // WebP reader does not take such a file, and it then went to the next reader whose
+        // signature matched: a DICOM marker at 128 sent it to GDCM, which took seconds to refuse
+        // it (found by fuzz/fuzz_mask_load.cpp).
+        p.malformed = true;
     }
     if (b.size() >= 8) p.truncated = b.size() < std::size_t{le32(b, 4)} + 8;
 }

@@ -17,8 +17,9 @@ struct HeaderProbe {
     std::optional<std::int64_t> width;  ///< from the header, when the format makes it cheap
     std::optional<std::int64_t> height;
     bool truncated = false;  ///< the file visibly ends before its end marker
-    /// The header cannot be read (a PGM, PPM or PFM header without a width and a height): the
-    /// file is refused before a decoder could take its own reading of it.
+    /// The header cannot be read (a PGM, PPM or PFM header without a width and a height, a WebP
+    /// whose first chunk is not VP8, VP8L or VP8X): the file is refused before a decoder could
+    /// take its own reading of it.
     bool malformed = false;
 };
 

@@ -441,6 +441,29 @@ class TestIo : public QObject {
         QCOMPARE(io::read_image(tmp("ok.pgm")).image.width(), 2);
     }
 
+    void webp_without_a_vp8_chunk_is_refused_before_decoding() {
+        // Regression (fuzz/fuzz_mask_load.cpp): "RIFF…WEBP" whose first chunk is not VP8, VP8L
+        // or VP8X, with a DICOM marker at 128. OpenCV's WebP reader does not take it, and OpenCV
+        // gave it to GDCM, which took seconds. The fuzzer's input itself, as a file:
+        const QByteArray found = [] {
+            QFile f(QStringLiteral(LACUNA_SOURCE_DIR "/fuzz/corpus/fuzz_mask_load/regression-webp-dicm-gdcm-timeout"));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        QVERIFY(found.size() > 132);
+        // The harness reads a 4-byte mask size first; the file starts after it.
+        write_bytes(tmp("found.webp"), {found.begin() + 4, found.end()});
+        QElapsedTimer timer;
+        timer.start();
+        QString msg;
+        QCOMPARE(read_error(tmp("found.webp"), &msg), ErrorCode::Corrupt);
+        QVERIFY2(msg.contains("WebP") && msg.contains("no width and height"), qPrintable(msg));
+        QVERIFY2(timer.elapsed() < 500, qPrintable(QString::number(timer.elapsed())));
+        // A real WebP (VP8L, lossless) still opens.
+        ImageRgba8 small(5, 3, Rgba8{10, 200, 30, 255});
+        io::write_image(tmp("ok.webp"), small.view());
+        QCOMPARE(io::read_image(tmp("ok.webp")).image.width(), 5);
+    }
+
     void zero_size_image() {
         const std::string ppm = "P6\n0 0\n255\n";
         write_bytes(tmp("zero.ppm"), {ppm.begin(), ppm.end()});
