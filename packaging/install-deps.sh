@@ -8,6 +8,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
   libopencv-dev                             # image codecs (imgcodecs), imgproc
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
+  libopencv-contrib-dev                     # ximgproc: the joint bilateral filter the tests compare with
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images
   libexiv2-dev                              # ICC profile, EXIF, XMP and IPTC kept from open to save
   liblcms2-dev                              # colour-managed display (image profile to display profile)

@@ -447,7 +447,7 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget, inpaint, video or batch)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch or bilateral)",
          {"JOB"},
          1,
          1,
@@ -462,7 +462,8 @@ Command bench_command() {
            "histogram: skip the single-threaded reference (slow on large inputs)"},
           {"target", "WxH", "retarget: target size (default: half the width)"},
           {"energy", "E", "retarget: " + param_help(ops::param(ops::seam_param_specs(), "energy"))},
-          {"reference", "", "retarget, inpaint: also time the reference (minutes at 1080p)"},
+          {"reference", "",
+           "retarget, inpaint, bilateral: also time the reference (minutes at 1080p)"},
           {"data", "DIR", "inpaint: folder with the case photos (default: tests/data/photos)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
@@ -478,6 +479,8 @@ Command bench_command() {
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},
+          {"radius", "N", "bilateral: radius of the --size case (default 7)"},
+          {"guide", "", "bilateral: the --size case is guided (a depth-like map and its photo)"},
           {"dump", "PREFIX",
            "retarget: write PREFIX-exact.png and PREFIX-approximate.png (the preview's two maps "
            "at the target)"}},
@@ -492,8 +495,10 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "inpaint") return bench_inpaint(ctx);
             if (ctx.args.positionals[0] == "video") return bench_video(ctx);
             if (ctx.args.positionals[0] == "batch") return bench_batch(ctx);
+            if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
-                             "' (available: histogram, retarget, inpaint, video, batch)");
+                             "' (available: histogram, retarget, inpaint, video, batch, "
+                             "bilateral)");
         }};
 }
 

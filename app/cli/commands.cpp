@@ -388,6 +388,7 @@ const std::vector<Command>& commands() {
         inpaint_command(),
         batch_command(),
         histogram_command(),
+        filter_command(),
         bench_command(),
     };
     return table;

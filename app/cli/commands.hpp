@@ -69,9 +69,11 @@ int run_inpaint(Context& ctx);
 int bench_inpaint(Context& ctx);
 int bench_video(Context& ctx);
 int bench_batch(Context& ctx);
+int bench_bilateral(Context& ctx);
 Command bench_command();
 Command inpaint_command();
 Command batch_command();
+Command filter_command();
 
 /// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.
 Mask load_mask(const std::string& path, const char* what, int width, int height);

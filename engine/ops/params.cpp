@@ -1,4 +1,5 @@
 #include <lacuna/core/error.hpp>
+#include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -134,6 +135,37 @@ constexpr ParamSpec kBrushSpecs[] = {
      .help = "1 paints full coverage to the edge, 0 fades out from the centre"},
 };
 
+constexpr BilateralParams kBilateralDefaults{};
+constexpr ParamSpec kBilateralSpecs[] = {
+    {.name = "sigma-space",
+     .label = "Spatial sigma",
+     .kind = ParamKind::Real,
+     .default_value = kBilateralDefaults.sigma_space,
+     .min = 0.1,
+     .max = kMaxBilateralSigma,
+     .step = 0.5,
+     .unit = "pixels",
+     .help = "how far neighbours count: the spatial Gaussian's standard deviation"},
+    {.name = "sigma-range",
+     .label = "Range sigma",
+     .kind = ParamKind::Real,
+     .default_value = kBilateralDefaults.sigma_range,
+     .min = 0.1,
+     .max = kMaxBilateralSigma,
+     .step = 1,
+     .unit = "levels",
+     .help = "how different a colour (|dR|+|dG|+|dB| of the guide) may be and still count"},
+    {.name = "radius",
+     .label = "Radius",
+     .kind = ParamKind::Int,
+     .default_value = kBilateralDefaults.radius,
+     .min = 0,
+     .max = kMaxBilateralRadius,
+     .step = 1,
+     .unit = "pixels",
+     .help = "neighbours within this distance; 0 takes 1.5 times the spatial sigma"},
+};
+
 // ---- checking ----
 
 constexpr bool whole(const double v) {
@@ -166,7 +198,8 @@ constexpr bool defaults_allowed(std::span<const ParamSpec> specs) {
     return true;
 }
 static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogramSpecs) &&
-                  defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs),
+                  defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs) &&
+                  defaults_allowed(kBilateralSpecs),
               "every default lies in its parameter's range");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
               "patch sizes are odd: step 2 from an odd minimum");
@@ -309,6 +342,10 @@ std::span<const ParamSpec> seam_param_specs() {
 }
 std::span<const ParamSpec> brush_param_specs() {
     return kBrushSpecs;
+}
+
+std::span<const ParamSpec> bilateral_param_specs() {
+    return kBilateralSpecs;
 }
 
 }  // namespace lacuna::ops

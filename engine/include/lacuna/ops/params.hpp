@@ -68,5 +68,7 @@ std::span<const ParamSpec> line_histogram_param_specs();
 std::span<const ParamSpec> seam_param_specs();
 /// radius (Real, image pixels), hardness (Real 0..1).
 std::span<const ParamSpec> brush_param_specs();
+/// sigma-space, sigma-range (Real), radius (Int, 0: from sigma-space).
+std::span<const ParamSpec> bilateral_param_specs();
 
 }  // namespace lacuna::ops
