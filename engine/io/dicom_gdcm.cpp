@@ -58,6 +58,8 @@ constexpr std::uint32_t kHighBit = tag(0x0028, 0x0102);
 constexpr std::uint32_t kPixelRepresentation = tag(0x0028, 0x0103);
 constexpr std::uint32_t kWindowCenter = tag(0x0028, 0x1050);
 constexpr std::uint32_t kWindowWidth = tag(0x0028, 0x1051);
+constexpr std::uint32_t kRescaleIntercept = tag(0x0028, 0x1052);
+constexpr std::uint32_t kRescaleSlope = tag(0x0028, 0x1053);
 constexpr std::uint32_t kRescaleType = tag(0x0028, 0x1054);
 constexpr std::uint32_t kPixelData = tag(0x7FE0, 0x0010);
 
@@ -464,6 +466,10 @@ PixelModule read_pixel_module(const Attributes& a, const std::string_view name) 
     }
     if (a.us(kPlanarConfiguration).value_or(0) > 1)
         corrupt(name, "its planar configuration is invalid");
+    // GDCM 3.0 takes a missing or empty slope beside an intercept for a slope of 0 and stops the
+    // whole process on an assertion (found by fuzz_image_decode); DICOM requires both or neither.
+    if (a.has(kRescaleIntercept) && trim_padding(a.text(kRescaleSlope)).empty())
+        corrupt(name, "it has a rescale intercept but no rescale slope");
     const bool grey = m.photometric == "MONOCHROME1" || m.photometric == "MONOCHROME2";
     if ((m.samples == 1 && !grey) || (m.samples == 3 && m.photometric != "RGB")) {
         unsupported(

@@ -17,6 +17,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <algorithm>
+#include <array>
 #include <vector>
 
 using namespace lacuna;
@@ -278,6 +280,40 @@ class TestScientificIo : public QObject {
         QVERIFY2(f.message.contains("cine.dcm") && f.message.contains("3 frames") &&
                      f.message.contains("single-frame"),
                  qPrintable(f.message));
+#endif
+    }
+
+    void dicom_intercept_without_slope_is_corrupt_not_an_abort() {
+        // GDCM 3.0 asserts (and so ends the process) on a rescale intercept whose slope is
+        // missing or empty (found by fuzz_image_decode: a bit flip moved the slope to group
+        // 0x2800, input kept as a regression seed). The reader refuses such a file before GDCM
+        // sees it.
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes bytes = write_dicom(ct_spec());
+        const std::array<std::uint8_t, 4> slope_tag = {0x28, 0x00, 0x53, 0x10};
+        const auto at = std::search(bytes.begin(), bytes.end(), slope_tag.begin(), slope_tag.end());
+        QVERIFY(at != bytes.end());
+        for (const bool empty_value : {false, true}) {
+            Bytes damaged = bytes;
+            const auto offset = at - bytes.begin();
+            const std::size_t length = damaged[offset + 6] | (damaged[offset + 7] << 8);
+            // Without the value (an empty slope), or without the whole element (no slope).
+            const auto from = damaged.begin() + (empty_value ? offset + 8 : offset);
+            damaged.erase(from, damaged.begin() + offset + 8 + static_cast<std::ptrdiff_t>(length));
+            if (empty_value) {
+                damaged[offset + 6] = 0;
+                damaged[offset + 7] = 0;
+            }
+            const Failure f =
+                failure_of([&] { return io::detail::read_dicom(damaged, "slope.dcm"); });
+            QCOMPARE(f.code, ErrorCode::Corrupt);
+            QVERIFY2(f.message.contains("slope.dcm") &&
+                         f.message.contains("rescale intercept but no rescale slope"),
+                     qPrintable(f.message));
+        }
+        // The undamaged file still opens with its rescale.
+        QCOMPARE(io::detail::read_dicom(bytes, "ct.dcm").pages.at(0).width(), ct_spec().width);
 #endif
     }
 
