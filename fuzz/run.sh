@@ -7,7 +7,9 @@
 #
 # Environment: LACUNA_FUZZ_BUILD (default build-fuzz: configured with -DLACUNA_FUZZ=ON, target
 # lacuna_fuzzers built), LACUNA_FUZZ_JOBS (harnesses run at once, default 1), LACUNA_FUZZ_OUT
-# (where logs, the inputs found and failing inputs go; default a new temporary folder, kept).
+# (where logs, the inputs found and failing inputs go; default a new temporary folder, kept),
+# LACUNA_FUZZ_SEED (libFuzzer's -seed: 0, the default, picks a new one each run; CI fixes it so a
+# run explores the same inputs on the same code, and a red CI can be reproduced).
 # The committed corpus is never written: each run starts from a copy. A failing input is left as
 # $LACUNA_FUZZ_OUT/<harness>/crash-* (or leak-*, timeout-*, oom-*); reproduce it with
 # build-fuzz/fuzz/<harness> FILE.
@@ -48,7 +50,8 @@ run_one() {
   mkdir -p "$dir/corpus" "$dir/artifacts"
   cp -r "fuzz/corpus/$harness/." "$dir/corpus/"
   local status=0
-  "$binary" "$dir/corpus" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+  "$binary" "$dir/corpus" -max_total_time="$seconds" -seed="${LACUNA_FUZZ_SEED:-0}" \
+    -print_final_stats=1 -timeout=10 \
     -rss_limit_mb=2560 -max_len=65536 -artifact_prefix="$dir/artifacts/" -close_fd_mask=1 \
     >"$dir/log" 2>&1 || status=$?
   # (A harness that fails on its seeds prints no coverage line: these may find nothing.)

@@ -5,6 +5,7 @@
 
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/bilateral.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -937,6 +938,70 @@ class TestCli : public QObject {
         const ImageRgba8 tiny = io::read_image(tmp("tiny.png").toStdString()).image;
         QVERIFY(equal_pixels(ImageView<const Rgba8>(written.view()),
                              ImageView<const Rgba8>(tiny.view())));
+    }
+
+    void filter_bilateral_writes_the_fast_filter_and_keeps_the_input() {
+        QCOMPARE(run_cli({"convert", kSample, tmp("fruits.png")}).status, 0);
+        const ImageRgba8 input = io::read_image(tmp("fruits.png").toStdString()).image;
+        const Result r =
+            run_cli({"filter", "bilateral", tmp("fruits.png"), tmp("smooth.png"), "--sigma-space",
+                     "4", "--sigma-range", "25", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["filter"].toString(), QString("bilateral"));
+        QCOMPARE(o["radius"].toInt(), 6);  // round(1.5 × 4)
+        QCOMPARE(o["implementation"].toString(), QString("cpu"));
+        const ImageRgba8 written = io::read_image(tmp("smooth.png").toStdString()).image;
+        const ImageRgba8 expected =
+            ops::bilateral_fast(input.view(), {}, ops::BilateralParams{4.0, 25.0, 0});
+        QVERIFY(equal_pixels(ImageView<const Rgba8>(written.view()),
+                             ImageView<const Rgba8>(expected.view())));
+        QVERIFY(!equal_pixels(ImageView<const Rgba8>(written.view()),
+                              ImageView<const Rgba8>(input.view())));
+        // Guided by another picture of the same size: the guide's edges decide.
+        io::write_image(tmp("guide.png").toStdString(),
+                        ImageRgba8(512, 480, Rgba8{200, 10, 10, 255}).view());
+        QCOMPARE(run_cli({"filter", "bilateral", tmp("fruits.png"), tmp("guided.png"), "--guide",
+                          tmp("guide.png"), "--radius", "3", "--backend", "cpu"})
+                     .status,
+                 0);
+        const ImageRgba8 guided = io::read_image(tmp("guided.png").toStdString()).image;
+        const ImageRgba8 flat_guide = io::read_image(tmp("guide.png").toStdString()).image;
+        const ImageRgba8 expected_guided = ops::bilateral_fast(input.view(), flat_guide.view(),
+                                                               ops::BilateralParams{3.0, 30.0, 3});
+        QVERIFY(equal_pixels(ImageView<const Rgba8>(guided.view()),
+                             ImageView<const Rgba8>(expected_guided.view())));
+    }
+
+    void filter_bad_input() {
+        const auto expect = [&](const QStringList& args, const int status, const QString& text) {
+            const Result r =
+                run_cli(QStringList{"filter"} + args + QStringList{"--backend", "cpu"});
+            QCOMPARE(r.status, status);
+            verify_one_error_line(r, text);
+        };
+        expect({"median", kSample, tmp("f.png")}, 2, "unknown filter 'median'");
+        expect({"bilateral", kSample, tmp("f.png"), "--sigma-space", "0"}, 2,
+               "--sigma-space must be from 0.1 to 1000 pixels, not 0");
+        expect({"bilateral", kSample, tmp("f.png"), "--sigma-range", "-3"}, 2, "--sigma-range");
+        expect({"bilateral", kSample, tmp("f.png"), "--radius", "40"}, 2, "--radius");
+        expect({"bilateral", kSample, tmp("f.png"), "--radius", "2.5"}, 2, "--radius");
+        io::write_image(tmp("small-guide.png").toStdString(),
+                        ImageRgba8(100, 90, Rgba8{1, 2, 3, 255}).view());
+        expect({"bilateral", kSample, tmp("f.png"), "--guide", tmp("small-guide.png")}, 1,
+               "the guide image is 100x90 but the image is 512x480");
+        expect({"bilateral", kSample, kSample}, 1, "refusing to overwrite the input");
+        expect({"bilateral", kSample, tmp("small-guide.png"), "--guide", tmp("small-guide.png")}, 1,
+               "refusing to overwrite the input");
+        expect({"bilateral", tmp("missing.png"), tmp("f.png")}, 1, "missing.png");
+        QFile truncated(tmp("cut.jpg"));
+        QVERIFY(truncated.open(QIODevice::WriteOnly));
+        QFile whole(kSample);
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        truncated.write(whole.read(whole.size() / 2));
+        truncated.close();
+        expect({"bilateral", tmp("cut.jpg"), tmp("f.png")}, 1, "cut.jpg");
+        QVERIFY(!QFile::exists(tmp("f.png")));
     }
 
     void bench_inpaint_compares_with_telea() {
