@@ -447,7 +447,7 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch or bilateral)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral or scale)",
          {"JOB"},
          1,
          1,
@@ -464,7 +464,7 @@ Command bench_command() {
           {"energy", "E", "retarget: " + param_help(ops::param(ops::seam_param_specs(), "energy"))},
           {"reference", "",
            "retarget, inpaint, bilateral: also time the reference (minutes at 1080p)"},
-          {"data", "DIR", "inpaint: folder with the case photos (default: tests/data/photos)"},
+          {"data", "DIR", "inpaint, scale: folder with the photos (default: tests/data/photos)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea)"},
@@ -496,9 +496,10 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "video") return bench_video(ctx);
             if (ctx.args.positionals[0] == "batch") return bench_batch(ctx);
             if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
+            if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
                              "' (available: histogram, retarget, inpaint, video, batch, "
-                             "bilateral)");
+                             "bilateral, scale)");
         }};
 }
 

@@ -389,6 +389,7 @@ const std::vector<Command>& commands() {
         batch_command(),
         histogram_command(),
         filter_command(),
+        scale_command(),
         bench_command(),
     };
     return table;

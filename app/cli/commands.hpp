@@ -74,6 +74,8 @@ Command bench_command();
 Command inpaint_command();
 Command batch_command();
 Command filter_command();
+Command scale_command();
+int bench_scale(Context& ctx);
 
 /// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.
 Mask load_mask(const std::string& path, const char* what, int width, int height);

@@ -6,6 +6,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/scale.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -21,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -1002,6 +1004,91 @@ class TestCli : public QObject {
         truncated.close();
         expect({"bilateral", tmp("cut.jpg"), tmp("f.png")}, 1, "cut.jpg");
         QVERIFY(!QFile::exists(tmp("f.png")));
+    }
+
+    void scale_images_and_videos() {
+        QCOMPARE(run_cli({"convert", kSample, tmp("fruits.png")}).status, 0);
+        const ImageRgba8 input = io::read_image(tmp("fruits.png").toStdString()).image;
+        // --width alone keeps the aspect ratio: 512x480 at 150 % is 768x720.
+        const Result r = run_cli({"scale", tmp("fruits.png"), tmp("big.png"), "--width", "150%",
+                                  "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["target_width"].toInt(), 768);
+        QCOMPARE(o["target_height"].toInt(), 720);
+        QCOMPARE(o["method"].toString(), QString("bspline"));
+        const ImageRgba8 big = io::read_image(tmp("big.png").toStdString()).image;
+        const ImageRgba8 expected =
+            ops::scale_fast(input.view(), 768, 720, ops::ScaleMethod::BSpline);
+        QVERIFY(equal_pixels(ImageView<const Rgba8>(big.view()),
+                             ImageView<const Rgba8>(expected.view())));
+        QCOMPARE(run_cli({"scale", tmp("fruits.png"), tmp("small.png"), "--height", "100",
+                          "--method", "nearest", "--backend", "cpu"})
+                     .status,
+                 0);
+        const ImageRgba8 small = io::read_image(tmp("small.png").toStdString()).image;
+        QCOMPARE(small.width(), 107);  // round(512 × 100 / 480)
+        QCOMPARE(small.height(), 100);
+        // A video: every frame, the rate kept.
+        write_clip(tmp("clip.avi"), 64, 48, 7, 12.0);
+        const Result v = run_cli({"scale", tmp("clip.avi"), tmp("clip2.avi"), "--width", "200%",
+                                  "--json", "--backend", "cpu"});
+        QCOMPARE(v.status, 0);
+        io::VideoReader reader(tmp("clip2.avi").toStdString());
+        QCOMPARE(reader.info().width, 128);
+        QCOMPARE(reader.info().height, 96);
+        QCOMPARE(reader.info().fps, 12.0);
+        int frames = 0;
+        while (reader.next()) ++frames;
+        QCOMPARE(frames, 7);
+    }
+
+    void scale_bad_input() {
+        const auto expect = [&](const QStringList& args, const int status, const QString& text) {
+            const Result r = run_cli(QStringList{"scale"} + args + QStringList{"--backend", "cpu"});
+            QCOMPARE(r.status, status);
+            verify_one_error_line(r, text);
+        };
+        expect({kSample, tmp("s.png")}, 2, "give a target size");
+        expect({kSample, tmp("s.png"), "--width", "0"}, 1, "the target size 0x0 is not allowed");
+        expect({kSample, tmp("s.png"), "--width", "40000"}, 1, "the target size");
+        expect({kSample, tmp("s.png"), "--width", "10", "--method", "lanczos"}, 2,
+               "--method must be nearest, bilinear, bicubic or bspline");
+        expect({kSample, kSample, "--width", "10"}, 1, "refusing to overwrite the input");
+        expect({kSample, tmp("s.mp4"), "--width", "10"}, 2, "is an image");
+        expect({tmp("none.png"), tmp("s.png"), "--width", "10"}, 1, "none.png");
+        // A truncated video: an error and no output, unless --keep-truncated.
+        {  // noise frames: every frame is large, so a cut keeps several whole ones
+            io::VideoWriter writer(tmp("whole.mkv").toStdString(), 64, 48, 25.0);
+            std::mt19937 rng(4);
+            for (int f = 0; f < 30; ++f) {
+                ImageRgba8 frame(64, 48);
+                for (int y = 0; y < 48; ++y)
+                    for (int x = 0; x < 64; ++x)
+                        frame.at(x, y) = Rgba8{std::uint8_t(rng()), std::uint8_t(rng()),
+                                               std::uint8_t(rng()), 255};
+                writer.write(frame);
+            }
+            writer.finish();
+        }
+        QFile whole(tmp("whole.mkv"));
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        QFile cut(tmp("cut.mkv"));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(whole.read(whole.size() * 3 / 10));  // Matroska: headers first
+        cut.close();
+        const Result r = run_cli(
+            {"scale", tmp("cut.mkv"), tmp("cut2.mkv"), "--width", "32", "--backend", "cpu"});
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("truncated") && r.err.contains("nothing was written"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(tmp("cut2.mkv")));
+        QVERIFY(!QFile::exists(tmp("s.png")));
+        QCOMPARE(run_cli({"scale", tmp("cut.mkv"), tmp("cut2.mkv"), "--width", "32",
+                          "--keep-truncated", "--backend", "cpu"})
+                     .status,
+                 0);
+        QVERIFY(QFile::exists(tmp("cut2.mkv")));
     }
 
     void bench_inpaint_compares_with_telea() {

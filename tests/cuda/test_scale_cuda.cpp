@@ -1,0 +1,144 @@
+// The CUDA scaler against the fast CPU scaler (itself checked against the gold reference in
+// test_scale): identical pixels for every method over odd sizes, up and down, long lines beyond
+// the prefilter's horizon and short ones within it, on sub-views of larger device images, and
+// through the host entry point; bad calls are refused.
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/scale.hpp>
+
+#include <QtTest>
+
+#include <random>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+constexpr ScaleMethod kMethods[] = {ScaleMethod::Nearest, ScaleMethod::Bilinear,
+                                    ScaleMethod::Bicubic, ScaleMethod::BSpline};
+
+ImageRgba8 test_image(const int w, const int h, const unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> jitter(-20, 20), level(0, 255);
+    ImageRgba8 out(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int edge = ((x / 5 + y / 3) % 2) * 120;  // hard edges make the cubics overshoot
+            const auto v = [&](const int base) {
+                return std::uint8_t(std::clamp(base + edge + jitter(rng), 0, 255));
+            };
+            out.at(x, y) = Rgba8{v(x % 100), v(y % 80), v(60), std::uint8_t(level(rng))};
+        }
+    return out;
+}
+
+QString first_difference(const ImageRgba8& cpu, const ImageRgba8& cuda) {
+    if (cpu.width() != cuda.width() || cpu.height() != cuda.height()) return "sizes differ";
+    for (int y = 0; y < cpu.height(); ++y)
+        for (int x = 0; x < cpu.width(); ++x) {
+            const Rgba8 a = cpu.at(x, y), b = cuda.at(x, y);
+            if (a != b)
+                return QString("pixel %1,%2: cpu (%3,%4,%5,%6), cuda (%7,%8,%9,%10)")
+                    .arg(x)
+                    .arg(y)
+                    .arg(a.r)
+                    .arg(a.g)
+                    .arg(a.b)
+                    .arg(a.a)
+                    .arg(b.r)
+                    .arg(b.g)
+                    .arg(b.b)
+                    .arg(b.a);
+        }
+    return {};
+}
+
+}  // namespace
+
+class TestScaleCuda : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        if (select_backend(BackendRequest::Auto).backend != Backend::Cuda)
+            QSKIP("no usable CUDA device");
+    }
+
+    void equals_the_cpu_data() {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("out_w");
+        QTest::addColumn<int>("out_h");
+        QTest::newRow("1x1 to 3x5") << 1 << 1 << 3 << 5;
+        QTest::newRow("2x9 to 7x4") << 2 << 9 << 7 << 4;
+        QTest::newRow("13x15 to 39x45") << 13 << 15 << 39 << 45;
+        QTest::newRow("176x144 to 1232x1008 (the seed's x7)") << 176 << 144 << 1232 << 1008;
+        QTest::newRow("333x201 to 120x77") << 333 << 201 << 120 << 77;
+        QTest::newRow("641x17 to 1283x5") << 641 << 17 << 1283 << 5;
+    }
+    void equals_the_cpu() {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, out_w);
+        QFETCH(int, out_h);
+        const ImageRgba8 image = test_image(w, h, 3);
+        OwnedStream stream;
+        CudaScaler scaler(stream.get());
+        const DeviceImage<Rgba8> src(image.view(), stream.get());
+        DeviceImage<Rgba8> dst;
+        dst.set_stream(stream.get());
+        for (const ScaleMethod method : kMethods) {
+            const ImageRgba8 cpu = scale_fast(image.view(), out_w, out_h, method);
+            scaler.run(src, dst, out_w, out_h, method);
+            const ImageRgba8 cuda = dst.download();
+            QVERIFY2(
+                first_difference(cpu, cuda).isEmpty(),
+                qPrintable(QString(to_string(method).data()) + ": " + first_difference(cpu, cuda)));
+            const ImageRgba8 via_host =
+                scale(image.view(), out_w, out_h, method, ScaleImplementation::Cuda);
+            QVERIFY2(first_difference(cpu, via_host).isEmpty(),
+                     qPrintable(first_difference(cpu, via_host)));
+        }
+    }
+
+    void scales_sub_views_as_whole_images() {
+        const ImageRgba8 big = test_image(60, 40, 9);
+        const PixelRect window{7, 5, 37, 27};  // 31 x 23
+        const ImageRgba8 part = copy_region(big, window);
+        OwnedStream stream;
+        CudaScaler scaler(stream.get());
+        DeviceImage<Rgba8> src(big.view(), stream.get());
+        const ImageRgba8 canvas(100, 80, Rgba8{5, 6, 7, 8});
+        DeviceImage<Rgba8> dst(canvas.view(), stream.get());
+        const PixelRect out_window{11, 3, 11 + 70 - 1, 3 + 50 - 1};
+        for (const ScaleMethod method : kMethods) {
+            scaler.run(sub_view(src.device_view(), window), sub_view(dst.device_view(), out_window),
+                       method);
+            const ImageRgba8 result = dst.download();
+            const ImageRgba8 cpu = scale_fast(part.view(), 70, 50, method);
+            QVERIFY2(first_difference(cpu, copy_region(result, out_window)).isEmpty(),
+                     qPrintable(first_difference(cpu, copy_region(result, out_window))));
+            for (int y = 0; y < 80; ++y)
+                for (int x = 0; x < 100; ++x)
+                    if (x < out_window.x0 || x > out_window.x1 || y < out_window.y0 ||
+                        y > out_window.y1)
+                        QCOMPARE(result.at(x, y), (Rgba8{5, 6, 7, 8}));
+        }
+    }
+
+    void bad_calls_are_refused() {
+        OwnedStream stream;
+        CudaScaler scaler(stream.get());
+        const ImageRgba8 image = test_image(20, 10, 4);
+        DeviceImage<Rgba8> src(image.view(), stream.get());
+        DeviceImage<Rgba8> dst;
+        QVERIFY_THROWS_EXCEPTION(Error, scaler.run(src, dst, 0, 10, ScaleMethod::BSpline));
+        QVERIFY_THROWS_EXCEPTION(Error, scaler.run(src, dst, 40000, 10, ScaleMethod::BSpline));
+        QVERIFY_THROWS_EXCEPTION(Error, scaler.run(src, src, 30, 10, ScaleMethod::BSpline));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScaleCuda)
+#include "test_scale_cuda.moc"
