@@ -54,7 +54,14 @@ void probe_png(const Bytes& b, HeaderProbe& p) {
 void probe_jpeg(const Bytes& b, HeaderProbe& p) {
     std::size_t at = 2;
     while (at + 9 < b.size()) {
-        if (b[at] != 0xFF) break;
+        if (b[at] != 0xFF) {
+            // libjpeg skips stray bytes up to the next marker ("extraneous bytes before marker")
+            // and reads the frame size after them; so must the probe, or a 1 KB file declaring
+            // 15628x60681 pixels gets decoded (fuzz_mask_load: a 2.8 GB allocation).
+            while (at + 1 < b.size() && !(b[at] == 0xFF && b[at + 1] != 0x00 && b[at + 1] != 0xFF))
+                ++at;
+            continue;
+        }
         const std::uint8_t marker = b[at + 1];
         if (marker == 0xFF) {  // fill byte
             ++at;

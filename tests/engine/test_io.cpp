@@ -7,6 +7,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "header_probe.hpp"
 #include "image_test_util.hpp"
 
 #include <QElapsedTimer>
@@ -446,7 +447,8 @@ class TestIo : public QObject {
         // or VP8X, with a DICOM marker at 128. OpenCV's WebP reader does not take it, and OpenCV
         // gave it to GDCM, which took seconds. The fuzzer's input itself, as a file:
         const QByteArray found = [] {
-            QFile f(QStringLiteral(LACUNA_SOURCE_DIR "/fuzz/corpus/fuzz_mask_load/regression-webp-dicm-gdcm-timeout"));
+            QFile f(QStringLiteral(
+                LACUNA_SOURCE_DIR "/fuzz/corpus/fuzz_mask_load/regression-webp-dicm-gdcm-timeout"));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();
         QVERIFY(found.size() > 132);
@@ -462,6 +464,33 @@ class TestIo : public QObject {
         ImageRgba8 small(5, 3, Rgba8{10, 200, 30, 255});
         io::write_image(tmp("ok.webp"), small.view());
         QCOMPARE(io::read_image(tmp("ok.webp")).image.width(), 5);
+    }
+
+    void jpeg_size_after_stray_bytes_is_refused_before_decoding() {
+        // Regression (fuzz/fuzz_mask_load.cpp): stray bytes between JPEG segments, then a frame
+        // header declaring 15628x60681 pixels. libjpeg skips the stray bytes and reads the size;
+        // the probe stopped at them, so OpenCV allocated 2.8 GB before the size was checked.
+        const QByteArray found = [] {
+            QFile f(QStringLiteral(
+                LACUNA_SOURCE_DIR
+                "/fuzz/corpus/fuzz_mask_load/regression-jpeg-garbage-before-sof-oom"));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        QVERIFY(found.size() > 400);
+        write_bytes(tmp("stray.jpg"), {found.begin() + 4, found.end()});
+        QString msg;
+        QCOMPARE(read_error(tmp("stray.jpg"), &msg), ErrorCode::TooLarge);
+        QVERIFY2(msg.contains("15628x60681"), qPrintable(msg));
+        const auto probe = io::detail::probe_header({found.begin() + 4, found.end()});
+        QCOMPARE(probe.width.value_or(0), 15628);
+        QCOMPARE(probe.height.value_or(0), 60681);
+        // The same stray bytes in a small JPEG: it still opens, at its size.
+        auto bytes = io::encode_image(test_pattern(6, 5, false).view(), io::ImageFormat::Jpeg);
+        const std::size_t after_app0 = 4 + ((bytes[4] << 8) | bytes[5]);  // SOI, APP0
+        bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(after_app0), {1, 2, 3, 4, 0, 7});
+        write_bytes(tmp("stray-small.jpg"), bytes);
+        QCOMPARE(io::detail::probe_header(bytes).width.value_or(0), 6);
+        QCOMPARE(io::read_image(tmp("stray-small.jpg")).image.width(), 6);
     }
 
     void zero_size_image() {
