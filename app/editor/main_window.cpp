@@ -1,5 +1,8 @@
 #include "main_window.hpp"
 
+#include "filter_panel.hpp"
+#include <filter_tool.hpp>
+
 #include "canvas.hpp"
 #include "display_panel.hpp"
 #include "video_panel.hpp"
@@ -83,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_histogram_dock();
     build_display_dock();
     build_video_dock();
+    build_filter_dock();
     build_menus();
     build_toolbar();
     build_status_bar();
@@ -165,6 +169,11 @@ void MainWindow::build_menus() {
                          canvas_->update();
                      });
     image->addAction(tr("Convert to &8-bit Photo"), this, &MainWindow::convert_to_photo);
+
+    QMenu* filters = menuBar()->addMenu(tr("Fi&lters"));
+    filters->addAction(tr("&Bilateral (edge-preserving smoothing)…"), this,
+                       [this] { open_filter(FilterPanel::BilateralPage); });
+    filters->addAction(tr("&Scale…"), this, [this] { open_filter(FilterPanel::ScalePage); });
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
@@ -450,6 +459,107 @@ void MainWindow::convert_to_photo() {
     setWindowModified(true);
 }
 
+void MainWindow::build_filter_dock() {
+    filter_panel_ = new FilterPanel(this);
+    filter_dock_ = new QDockWidget(tr("Filters"), this);
+    filter_dock_->setObjectName("filter_dock");
+    filter_dock_->setWidget(filter_panel_);
+    filter_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, filter_dock_);
+    tabifyDockWidget(removal_dock_, filter_dock_);
+    session::FilterTool& tool = session_->filter();
+    connect(filter_panel_, &FilterPanel::bilateral_changed, this, [this] {
+        session::FilterTool& f = session_->filter();
+        f.set_bilateral(filter_panel_->bilateral());
+        if (f.kind() == session::FilterKind::Bilateral) filter_previewed();
+    });
+    connect(filter_panel_, &FilterPanel::scale_changed, this, [this] {
+        session::FilterTool& f = session_->filter();
+        f.set_scale(filter_panel_->scale_width(), filter_panel_->scale_height(),
+                    filter_panel_->scale_method());
+        if (f.kind() == session::FilterKind::Scale) filter_previewed();
+    });
+    connect(filter_panel_, &FilterPanel::guide_requested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Guide Image"), QSettings().value("paths/last_dir").toString(),
+            tr(kImageFilter));
+        if (path.isEmpty()) return;
+        try {
+            io::LoadedImage guide = io::read_image(path.toStdString());
+            if (!session_->filter().set_guide(std::move(guide.image))) {
+                filter_panel_->show_status(QString::fromStdString(session_->filter().status()));
+                return;
+            }
+            filter_panel_->show_guide(QFileInfo(path).fileName());
+            filter_previewed();
+        } catch (const Error& e) {
+            show_error(tr("Guide Image"), QString::fromUtf8(e.what()));
+        }
+    });
+    connect(filter_panel_, &FilterPanel::guide_cleared, this, [this] {
+        session_->filter().clear_guide();
+        filter_panel_->show_guide({});
+        filter_previewed();
+    });
+    connect(filter_panel_, &FilterPanel::apply_requested, this, [this] {
+        session::FilterTool& f = session_->filter();
+        QElapsedTimer timer;
+        timer.start();
+        if (!f.apply()) {
+            filter_panel_->show_status(QString::fromStdString(f.status()));
+            return;
+        }
+        filter_panel_->show_timing({});
+        filter_panel_->show_status(
+            tr("Applied (%1 ms). Undo with Ctrl+Z.").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 1));
+        canvas_->document_changed();
+        request_autosave();
+    });
+    connect(filter_panel_, &FilterPanel::cancel_requested, this, [this] {
+        session_->filter().cancel();
+        filter_panel_->show_timing({});
+        filter_panel_->show_status({});
+        canvas_->document_changed();
+    });
+    tool.set_bilateral(filter_panel_->bilateral());
+}
+
+void MainWindow::open_filter(const int page) {
+    filter_dock_->show();
+    filter_dock_->raise();
+    filter_panel_->show_page(static_cast<FilterPanel::Page>(page));
+    session::FilterTool& f = session_->filter();
+    f.set_bilateral(filter_panel_->bilateral());
+    if (page == FilterPanel::ScalePage) {
+        if (filter_panel_->scale_width() <= 1 && filter_panel_->scale_height() <= 1)
+            filter_panel_->set_source_size(session_->document().width(),
+                                           session_->document().height());
+        f.set_scale(filter_panel_->scale_width(), filter_panel_->scale_height(),
+                    filter_panel_->scale_method());
+    }
+    if (!f.begin(page == FilterPanel::ScalePage ? session::FilterKind::Scale
+                                                : session::FilterKind::Bilateral)) {
+        filter_panel_->show_status(QString::fromStdString(f.status()));
+        return;
+    }
+    filter_panel_->show_status({});
+    filter_previewed();
+}
+
+void MainWindow::filter_previewed() {
+    const session::FilterTool& f = session_->filter();
+    if (!f.previewing()) return;
+    const QString timing = tr("Preview %1 × %2: %3 ms (%4)")
+                               .arg(f.frame_width())
+                               .arg(f.frame_height())
+                               .arg(f.last_ms(), 0, 'f', f.last_ms() < 10 ? 2 : 0)
+                               .arg(QString::fromStdString(f.ran_on()));
+    filter_panel_->show_timing(timing);
+    time_label_->setText(tr("filter: %1 ms").arg(f.last_ms(), 0, 'f', f.last_ms() < 10 ? 2 : 0));
+    show_notices();
+    canvas_->document_changed();
+}
+
 void MainWindow::build_retarget_dock() {
     retarget_panel_ = new RetargetPanel(this);
     auto* dock = new QDockWidget(tr("Retarget"), this);
@@ -613,6 +723,7 @@ void MainWindow::document_changed() {
     size_label_->setText(tr("%1 × %2 px").arg(document.width()).arg(document.height()));
     if (panel_source_w_ != document.width() || panel_source_h_ != document.height()) {
         retarget_panel_->set_source_size(document.width(), document.height());
+        filter_panel_->set_source_size(document.width(), document.height());
         panel_source_w_ = document.width();
         panel_source_h_ = document.height();
     }

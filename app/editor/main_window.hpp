@@ -27,6 +27,7 @@ namespace lacuna::editor {
 class Canvas;
 class ObjectRemovalPanel;
 class RetargetPanel;
+class FilterPanel;
 class HistogramPanel;
 class DisplayPanel;
 class VideoPanel;
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
     bool redo();
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
+    [[nodiscard]] FilterPanel* filter_panel() const { return filter_panel_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
     [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
@@ -123,6 +125,10 @@ class MainWindow : public QMainWindow {
     void choose_and_save();
     void build_object_removal_dock();
     void build_retarget_dock();
+    void build_filter_dock();
+    /// Filters ▸ Bilateral / Scale: the Filters dock on that page, previewing.
+    void open_filter(int page);
+    void filter_previewed();
     void build_histogram_dock();
     void build_video_dock();
     void build_display_dock();
@@ -162,6 +168,8 @@ class MainWindow : public QMainWindow {
     int panel_source_w_ = -1, panel_source_h_ = -1;
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
+    FilterPanel* filter_panel_ = nullptr;
+    QDockWidget* filter_dock_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
     DisplayPanel* display_panel_ = nullptr;
     QLabel* value_label_ = nullptr;

@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "filter_tool.hpp"
 #include "line_tool.hpp"
 #include "remove_object_tool.hpp"
 #include "retarget_tool.hpp"
@@ -32,6 +33,7 @@ Session::Session(const bool use_device)
       remove_object_(std::make_unique<RemoveObjectTool>(*this)),
       retarget_(std::make_unique<RetargetTool>(*this)),
       line_(std::make_unique<LineTool>(*this)),
+      filter_(std::make_unique<FilterTool>(*this)),
       presented_(std::make_unique<Presented>()) {
     retarget_->set_carve_backend(select_backend(BackendRequest::Auto).backend);
 }
@@ -299,6 +301,7 @@ namespace {
 void after_edit(Session& session, RetargetTool& retarget, LineTool& line) {
     retarget.refresh();
     line.document_changed();
+    session.filter().document_changed();
     session.frame_changed();
     if (session.on_document_changed) session.on_document_changed();
 }
@@ -383,6 +386,7 @@ void Session::leave_device(const std::string& reason, const bool gpu_still_usabl
     retarget_->set_carve_backend(gpu_still_usable ? Backend::Cuda : Backend::Cpu);
     retarget_->device_lost();
     line_->device_lost();
+    filter_->device_lost();
     presented_->valid = false;
     frame_changed();
 }
@@ -405,10 +409,12 @@ bool Session::showing_preview() const {
 }
 
 int Session::shown_width() const {
+    if (filter_->previewing()) return filter_->frame_width();
     return showing_preview() ? retarget_->frame_width() : document_.width();
 }
 
 int Session::shown_height() const {
+    if (filter_->previewing()) return filter_->frame_height();
     return showing_preview() ? retarget_->frame_height() : document_.height();
 }
 
@@ -429,6 +435,10 @@ NativeImage proxy_levels(const ImageRgba8& frame, const int channels) {
 }  // namespace
 
 ImageRgba8 Session::shown_image() const {
+    if (filter_->previewing()) {  // photos only: no measurement mapping
+        if (const DeviceImage<Rgba8>* frame = filter_->device_frame()) return frame->download();
+        if (const ImageRgba8* frame = filter_->host_frame()) return clone(frame->view());
+    }
     const bool filling = remove_object_->fill_running();
     if (document_.measurement() && !showing_preview() && !filling)
         return render_display(document_.samples(), document_.calibration(), display_.window,
@@ -454,9 +464,13 @@ ImageRgba8 Session::shown_image() const {
 
 void Session::present(render::ImageRenderer& renderer) {
     Presented& p = *presented_;
-    const bool preview = showing_preview();
-    const std::uint64_t image_key =
-        preview ? retarget_->preview_serial() : document_.pixels_revision();
+    // A filter's preview (photos only) comes before a retarget preview: it is what the open
+    // Filters panel shows. Its serials are kept apart from the others' by the top bit.
+    const bool filtering = filter_->previewing();
+    const bool preview = filtering || showing_preview();
+    const std::uint64_t image_key = filtering ? filter_->preview_serial() | (1ull << 63)
+                                    : preview ? retarget_->preview_serial()
+                                              : document_.pixels_revision();
     // The tint: the active tool's mask layer, never over a preview.
     std::optional<int> layer;
     if (!preview) {
@@ -511,9 +525,16 @@ void Session::present(render::ImageRenderer& renderer) {
                 renderer.set_samples(document_.samples());
             }
         } else if (image_stale) {
-            const DeviceImage<Rgba8>* frame = preview ? retarget_->device_frame() : nullptr;
-            if (frame == nullptr) frame = &document_.device_pixels();
-            ok = renderer.set_image(*frame, error);
+            const DeviceImage<Rgba8>* frame = filtering ? filter_->device_frame()
+                                              : preview ? retarget_->device_frame()
+                                                        : nullptr;
+            if (frame == nullptr && filtering && filter_->host_frame() != nullptr) {
+                // The filter ran on the host (the device failed during it): show that.
+                renderer.set_image(filter_->host_frame()->view());
+            } else {
+                if (frame == nullptr) frame = &document_.device_pixels();
+                ok = renderer.set_image(*frame, error);
+            }
             if (ok && measurement) renderer.set_image_as_samples(proxy_channels);
         }
         if (ok && mask_stale) {
@@ -534,7 +555,9 @@ void Session::present(render::ImageRenderer& renderer) {
         if (image_stale && measurement && !proxy_view) {
             renderer.set_samples(document_.samples());
         } else if (image_stale) {
-            const ImageRgba8* frame = preview ? retarget_->host_frame() : &document_.pixels();
+            const ImageRgba8* frame = filtering ? filter_->host_frame()
+                                      : preview ? retarget_->host_frame()
+                                                : &document_.pixels();
             renderer.set_image(frame != nullptr ? frame->view() : document_.pixels().view());
             if (measurement) renderer.set_image_as_samples(proxy_channels);
         }

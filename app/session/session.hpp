@@ -35,6 +35,7 @@ namespace lacuna::session {
 class RemoveObjectTool;
 class RetargetTool;
 class LineTool;
+class FilterTool;
 
 class Session {
   public:
@@ -146,6 +147,9 @@ class Session {
     [[nodiscard]] RemoveObjectTool& remove_object() { return *remove_object_; }
     [[nodiscard]] RetargetTool& retarget() { return *retarget_; }
     [[nodiscard]] LineTool& line() { return *line_; }
+    /// Filters ▸ Bilateral / Scale: their preview is shown instead of the document while open.
+    [[nodiscard]] FilterTool& filter() { return *filter_; }
+    [[nodiscard]] const FilterTool& filter() const { return *filter_; }
     /// The tool that gets pointer input; Pan has none (the canvas pans).
     void select(ToolKind kind);
     [[nodiscard]] ToolKind active_kind() const { return active_; }
@@ -223,6 +227,7 @@ class Session {
     std::unique_ptr<RemoveObjectTool> remove_object_;
     std::unique_ptr<RetargetTool> retarget_;
     std::unique_ptr<LineTool> line_;
+    std::unique_ptr<FilterTool> filter_;
     ToolKind active_ = ToolKind::Pan;
     std::vector<std::string> notices_;
     std::uint64_t frame_revision_ = 1;

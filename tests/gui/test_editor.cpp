@@ -2,6 +2,10 @@
 // zooming, saving, and an error dialog instead of a crash for a bad file.
 #include "canvas.hpp"
 #include "main_window.hpp"
+#include "filter_panel.hpp"
+#include <filter_tool.hpp>
+#include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/scale.hpp>
 #include "display_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
@@ -19,6 +23,9 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -288,6 +295,64 @@ class TestEditor : public QObject {
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
         window.redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
+        window.session().history().set_clean();
+    }
+
+    void filters_preview_live_and_apply_as_one_edit() {
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        const ImageRgba8 original = clone(canvas->image().view());
+        editor::FilterPanel* panel = window.filter_panel();
+        // Filters ▸ Bilateral: the canvas shows the filtered picture at once.
+        QAction* bilateral = nullptr;
+        QAction* scale = nullptr;
+        for (QAction* a : window.findChildren<QAction*>()) {
+            if (a->text().startsWith("&Bilateral")) bilateral = a;
+            if (a->text() == "&Scale…") scale = a;
+        }
+        QVERIFY(bilateral != nullptr && scale != nullptr);
+        bilateral->trigger();
+        QVERIFY(window.session().filter().previewing());
+        panel->sigma_range_box()->setValue(40);
+        const ops::BilateralParams params = panel->bilateral();
+        QCOMPARE(params.sigma_range, 40.0);
+        const ImageRgba8 expected = ops::bilateral_fast(original.view(), {}, params);
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), expected.view()));
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
+        const QImage frame = canvas->grabFramebuffer();
+        int checked = 0;
+        for (const auto& [ix, iy] : {std::pair{10, 10}, {200, 150}, {400, 330}, {300, 60}}) {
+            const QPoint p = frame_point(canvas, frame, ix + 0.5, iy + 0.5);
+            QVERIFY(frame.rect().contains(p));
+            QCOMPARE(to_rgba(frame.pixelColor(p)), expected.at(ix, iy));
+            ++checked;
+        }
+        QCOMPARE(checked, 4);
+        QVERIFY(window.findChild<QLabel*>("filter_timing")->text().contains("ms"));
+        if (const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/filter-bilateral.png", "PNG"));
+        panel->apply_button()->click();
+        QVERIFY(!window.session().filter().previewing());
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
+        QCOMPARE(QString::fromStdString(window.session().history().undo_label()),
+                 QString("Bilateral Filter"));
+
+        // Filters ▸ Scale to 150 % (the aspect kept), then Cancel: nothing changes.
+        scale->trigger();
+        panel->width_box()->setValue(822);
+        QCOMPARE(window.session().shown_width(), 822);
+        QCOMPARE(window.session().shown_height(), 513);  // 342 × 822 / 548: the aspect kept
+        const ImageRgba8 scaled =
+            ops::scale_fast(expected.view(), 822, 513, ops::ScaleMethod::BSpline);
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), scaled.view()));
+        if (const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/filter-scale.png", "PNG"));
+        panel->cancel_button()->click();
+        QCOMPARE(window.session().shown_width(), 548);
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), expected.view()));
+        window.undo();
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
         window.session().history().set_clean();
     }
 

@@ -5,6 +5,7 @@
 #include "../engine/inpaint_test_util.hpp"
 #include "../engine/metadata_test_util.hpp"
 
+#include <filter_tool.hpp>
 #include <line_tool.hpp>
 #include <remove_object_tool.hpp>
 #include <retarget_tool.hpp>
@@ -12,10 +13,12 @@
 #include <lacuna/core/display.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/render/egl_context.hpp>
 
@@ -108,6 +111,87 @@ class TestSession : public QObject {
     void cleanupTestCase() {
         if (renderer_) renderer_->release();
         renderer_.reset();
+    }
+
+    void filters_preview_apply_and_undo() {
+        const auto same = [](const ImageRgba8& a, const ImageRgba8& b) {
+            return equal_pixels(a.view(), b.view());
+        };
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        session::FilterTool& f = s.filter();
+        // A mask painted first: the bilateral filter keeps it, a scale clears it.
+        s.select(session::ToolKind::RemoveObject);
+        stroke(*s.active_tool(), {{50.5, 50.5}, {80.5, 60.5}});
+        const Mask painted = clone(s.document().mask(MaskLayer::Fill).view());
+        QVERIFY(count_selected(painted.view()) > 0);
+
+        // Bilateral: the preview is shown, the document untouched, until Apply.
+        const ops::BilateralParams params{4.0, 25.0, 6};
+        f.set_bilateral(params);
+        QVERIFY(f.begin(session::FilterKind::Bilateral));
+        const ImageRgba8 expected = ops::bilateral_fast(photo_.view(), {}, params);
+        QVERIFY(same(s.shown_image(), expected));
+        QVERIFY(same(s.document().pixels(), photo_));
+        QVERIFY(f.last_ms() > 0);
+        QVERIFY(f.ran_on().rfind("CPU", 0) == 0);
+        check_presented(s);
+        // Live: another range sigma gives another preview.
+        const std::uint64_t serial = f.preview_serial();
+        f.set_bilateral({4.0, 60.0, 6});
+        QVERIFY(f.preview_serial() != serial);
+        const ImageRgba8 wider = ops::bilateral_fast(photo_.view(), {}, {4.0, 60.0, 6});
+        QVERIFY(same(s.shown_image(), wider));
+        f.set_bilateral(params);
+        QVERIFY(f.apply());
+        QVERIFY(!f.previewing());
+        QCOMPARE(QString::fromStdString(s.history().undo_label()), QString("Bilateral Filter"));
+        QVERIFY(same(s.document().pixels(), expected));
+        QVERIFY(equal_pixels(s.document().mask(MaskLayer::Fill).view(), painted.view()));
+        check_presented(s);
+
+        // A guide of the wrong size is refused and the preview stays; the right size is used.
+        QVERIFY(f.begin(session::FilterKind::Bilateral));
+        QVERIFY(!f.set_guide(ImageRgba8(10, 10)));
+        QVERIFY(QString::fromStdString(f.status()).contains("must have the picture's size"));
+        const ImageRgba8 flat(kW, kH, Rgba8{40, 40, 40, 255});
+        QVERIFY(f.set_guide(clone(flat.view())));
+        // A flat guide: every range weight is 1, so the filter is a plain Gaussian blur.
+        const ImageRgba8 guided = ops::bilateral_fast(expected.view(), flat.view(), params);
+        QVERIFY(same(s.shown_image(), guided));
+        f.cancel();
+        f.clear_guide();
+        QVERIFY(same(s.shown_image(), expected));
+
+        // Scale: a new size, masks cleared; undo gives both back exactly.
+        QVERIFY(f.begin(session::FilterKind::Scale));
+        f.set_scale(452, 305, ops::ScaleMethod::BSpline);
+        QCOMPARE(s.shown_width(), 452);
+        QCOMPARE(s.shown_height(), 305);
+        check_presented(s);
+        QVERIFY(f.apply());
+        QCOMPARE(QString::fromStdString(s.history().undo_label()), QString("Scale to 452 × 305"));
+        const ImageRgba8 scaled =
+            ops::scale_fast(expected.view(), 452, 305, ops::ScaleMethod::BSpline);
+        QVERIFY(same(s.document().pixels(), scaled));
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+        QVERIFY(s.undo());
+        QVERIFY(same(s.document().pixels(), expected));
+        QVERIFY(equal_pixels(s.document().mask(MaskLayer::Fill).view(), painted.view()));
+        QVERIFY(s.undo());
+        QVERIFY(same(s.document().pixels(), photo_));
+        QVERIFY(s.redo());
+        QVERIFY(same(s.document().pixels(), expected));
+        check_presented(s);
+    }
+
+    void filters_refuse_measurements() {
+        session::Session s(false);
+        NativeImage samples(20, 10, {SampleType::U16, 1});
+        s.open_measurement({samples}, Calibration{});
+        QVERIFY(!s.filter().begin(session::FilterKind::Bilateral));
+        QVERIFY(QString::fromStdString(s.filter().status()).contains("measurement"));
+        QVERIFY(!s.filter().previewing());
     }
 
     void brush_strokes_paint_what_the_engine_paints() {

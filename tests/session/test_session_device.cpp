@@ -6,6 +6,7 @@
 // session to the host with the document intact.
 #include "session_scenario.hpp"
 
+#include <filter_tool.hpp>
 #include <line_tool.hpp>
 #include <remove_object_tool.hpp>
 #include <retarget_tool.hpp>
@@ -338,6 +339,42 @@ class TestSessionDevice : public QObject {
         QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
                                     host_->document().pixels().view()));
         qInfo("%d presented frames compared", frames_compared_);
+    }
+
+    void filter_previews_stay_on_the_device() {
+        // Bilateral and scale previews run on the document's device pixels and are presented
+        // through interop: nothing crosses the bus until Apply (the result's download, which the
+        // undo snapshot needs anyway). Frames equal the host path's exactly.
+        const TransferStats start = both([&](session::Session& s) {
+            s.filter().set_bilateral({4.0, 30.0, 7});
+            QVERIFY(s.filter().begin(session::FilterKind::Bilateral));
+        });
+        QVERIFY(moved(start) < 16 * 1024);  // the weight tables only
+        QCOMPARE(device_->filter().ran_on(), std::string("GPU"));
+        qInfo("bilateral preview %dx%d r7: %.3f ms on the GPU, %.1f ms on the host path", kW, kH,
+              device_->filter().last_ms(), host_->filter().last_ms());
+        compare_frames("bilateral preview");
+        for (const double sigma : {10.0, 20.0, 45.0}) {
+            const TransferStats t = both([&](session::Session& s) {
+                s.filter().set_bilateral({4.0, sigma, 7});
+            });
+            QVERIFY(moved(t) < 16 * 1024);
+            compare_frames("bilateral slider");
+        }
+        for (const auto& [w, h] : {std::pair{2 * kW, 2 * kH}, std::pair{kW / 3, kH / 3}}) {
+            const TransferStats t = both([&](session::Session& s) {
+                QVERIFY(s.filter().begin(session::FilterKind::Scale));
+                s.filter().set_scale(w, h, ops::ScaleMethod::BSpline);
+            });
+            QCOMPARE(moved(t), std::uint64_t{0});
+            compare_frames("scale preview");
+        }
+        both([&](session::Session& s) { QVERIFY(s.filter().apply()); });
+        QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
+                                    host_->document().pixels().view()));
+        compare_frames("scale applied");
+        both([&](session::Session& s) { QVERIFY(s.undo()); });
+        compare_frames("scale undone");
     }
 
     void a_device_failure_keeps_the_document() {

@@ -1,0 +1,76 @@
+// The "Filters" dock: Bilateral (spatial and range sigma, radius, an optional guide image) and
+// Scale (width, height, aspect lock, method), each previewed live on the canvas while the values
+// change, with the time the preview took, then Apply (one undoable edit) or Cancel. Widgets only:
+// the FilterTool in the session does the work.
+#pragma once
+
+#include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/scale.hpp>
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+
+namespace lacuna::editor {
+
+class FilterPanel : public QWidget {
+    Q_OBJECT
+  public:
+    enum Page { BilateralPage = 0, ScalePage = 1 };
+    explicit FilterPanel(QWidget* parent = nullptr);
+
+    void show_page(Page page);
+    [[nodiscard]] Page page() const;
+    /// The document's size: the scale fields start from it.
+    void set_source_size(int width, int height);
+    [[nodiscard]] ops::BilateralParams bilateral() const;
+    [[nodiscard]] int scale_width() const;
+    [[nodiscard]] int scale_height() const;
+    [[nodiscard]] ops::ScaleMethod scale_method() const;
+    /// "Guide: name" or none.
+    void show_guide(const QString& name);
+    /// "Preview: 0.53 ms (GPU)"; an empty text hides it.
+    void show_timing(const QString& text);
+    void show_status(const QString& text);
+
+    [[nodiscard]] QDoubleSpinBox* sigma_range_box() const { return sigma_range_; }
+    [[nodiscard]] QSpinBox* width_box() const { return width_; }
+    [[nodiscard]] QPushButton* apply_button() const { return apply_; }
+    [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
+
+  signals:
+    void bilateral_changed();
+    void scale_changed();
+    void guide_requested();
+    void guide_cleared();
+    void apply_requested();
+    void cancel_requested();
+
+  private:
+    void width_edited();
+    void height_edited();
+
+    int source_width_ = 1, source_height_ = 1;
+    bool syncing_ = false;
+    QStackedWidget* pages_ = nullptr;
+    QDoubleSpinBox* sigma_space_ = nullptr;
+    QDoubleSpinBox* sigma_range_ = nullptr;
+    QSpinBox* radius_ = nullptr;
+    QLabel* guide_ = nullptr;
+    QSpinBox* width_ = nullptr;
+    QSpinBox* height_ = nullptr;
+    QCheckBox* keep_aspect_ = nullptr;
+    QComboBox* method_ = nullptr;
+    QLabel* timing_ = nullptr;
+    QLabel* status_ = nullptr;
+    QPushButton* apply_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+};
+
+}  // namespace lacuna::editor

@@ -1,0 +1,220 @@
+#include "filter_tool.hpp"
+
+#include "remove_object_tool.hpp"
+#include "session.hpp"
+
+#include <lacuna/core/parallel.hpp>
+
+#include <chrono>
+
+namespace lacuna::session {
+
+/// Device state, made on first use: the filters and their output and guide images, on the
+/// document's stream (ordered after every edit the document has queued).
+struct FilterTool::Device {
+    explicit Device(const DeviceStream stream) : bilateral(stream), scaler(stream) {
+        frame.set_stream(stream);
+        guide.set_stream(stream);
+    }
+    ops::CudaBilateral bilateral;
+    ops::CudaScaler scaler;
+    DeviceImage<Rgba8> frame;
+    DeviceImage<Rgba8> guide;
+    bool guide_uploaded = false;
+};
+
+FilterTool::FilterTool(Session& session) : session_(session) {}
+FilterTool::~FilterTool() = default;
+
+bool FilterTool::begin(const FilterKind kind) {
+    const Document& document = session_.document();
+    if (document.empty()) {
+        status_ = "Open a picture first.";
+        return false;
+    }
+    if (document.measurement()) {
+        status_ = "Filters work on photos (8-bit colour); this document holds measurement samples.";
+        return false;
+    }
+    if (session_.remove_object().fill_running()) {
+        status_ = "Wait for the fill to finish (or cancel it) before filtering.";
+        return false;
+    }
+    if (guide_ && (guide_->width() != document.width() || guide_->height() != document.height()))
+        clear_guide();
+    if (scale_w_ <= 0 || scale_h_ <= 0) {
+        scale_w_ = document.width();
+        scale_h_ = document.height();
+    }
+    kind_ = kind;
+    status_.clear();
+    update();
+    return true;
+}
+
+void FilterTool::cancel() {
+    if (!kind_) return;
+    kind_.reset();
+    host_frame_ = ImageRgba8();
+    ++serial_;
+    session_.frame_changed();
+}
+
+void FilterTool::set_bilateral(const ops::BilateralParams& params) {
+    ops::check_bilateral(params, 1, 1);  // a bad value is refused before the preview changes
+    bilateral_ = params;
+    if (kind_ == FilterKind::Bilateral) update();
+}
+
+bool FilterTool::set_guide(ImageRgba8 guide) {
+    const Document& document = session_.document();
+    if (guide.width() != document.width() || guide.height() != document.height()) {
+        status_ = "The guide is " + std::to_string(guide.width()) + " × " +
+                  std::to_string(guide.height()) + " but the picture is " +
+                  std::to_string(document.width()) + " × " + std::to_string(document.height()) +
+                  ": a guide must have the picture's size.";
+        return false;
+    }
+    guide_ = std::move(guide);
+    if (device_) device_->guide_uploaded = false;
+    status_.clear();
+    if (kind_ == FilterKind::Bilateral) update();
+    return true;
+}
+
+void FilterTool::clear_guide() {
+    guide_.reset();
+    if (device_) device_->guide_uploaded = false;
+    if (kind_ == FilterKind::Bilateral) update();
+}
+
+void FilterTool::set_scale(const int width, const int height, const ops::ScaleMethod method) {
+    ops::check_scale(1, 1, width, height);
+    scale_w_ = width;
+    scale_h_ = height;
+    method_ = method;
+    if (kind_ == FilterKind::Scale) update();
+}
+
+void FilterTool::update() {
+    if (!kind_) return;
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    if (session_.on_device() && session_.guarded([&] { run_device(); })) {
+        ran_on_ = "GPU";
+    } else {
+        run_host();
+        ran_on_ = "CPU, " + std::to_string(worker_count()) + " threads";
+    }
+    last_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    ++serial_;
+    session_.frame_changed();
+}
+
+void FilterTool::run_device() {
+    Document& document = session_.document();
+    if (!device_) device_ = std::make_unique<Device>(document.stream());
+    host_frame_ = ImageRgba8();
+    const DeviceImage<Rgba8>& src = document.device_pixels();
+    if (*kind_ == FilterKind::Bilateral) {
+        if (guide_ && !device_->guide_uploaded) {
+            device_->guide.resize(guide_->width(), guide_->height());
+            device_->guide.upload(guide_->view());
+            device_->guide_uploaded = true;
+        }
+        device_->bilateral.run(src, guide_ ? &device_->guide : nullptr, device_->frame, bilateral_);
+    } else {
+        device_->scaler.run(src, device_->frame, scale_w_, scale_h_, method_);
+    }
+    // The time shown is the filter's own: wait for it (a preview frame is presented next anyway).
+    device_->frame.synchronize();
+}
+
+void FilterTool::run_host() {
+    const ImageRgba8& pixels = session_.document().pixels();
+    host_frame_ =
+        *kind_ == FilterKind::Bilateral
+            ? ops::bilateral_fast(pixels.view(), guide_ ? guide_->view() : ImageView<const Rgba8>{},
+                                  bilateral_)
+            : ops::scale_fast(pixels.view(), scale_w_, scale_h_, method_);
+}
+
+const DeviceImage<Rgba8>* FilterTool::device_frame() const {
+    return kind_ && device_ && host_frame_.empty() && !device_->frame.empty() ? &device_->frame
+                                                                              : nullptr;
+}
+
+const ImageRgba8* FilterTool::host_frame() const {
+    return kind_ && !host_frame_.empty() ? &host_frame_ : nullptr;
+}
+
+int FilterTool::frame_width() const {
+    if (const ImageRgba8* h = host_frame()) return h->width();
+    if (const DeviceImage<Rgba8>* d = device_frame()) return d->width();
+    return session_.document().width();
+}
+
+int FilterTool::frame_height() const {
+    if (const ImageRgba8* h = host_frame()) return h->height();
+    if (const DeviceImage<Rgba8>* d = device_frame()) return d->height();
+    return session_.document().height();
+}
+
+bool FilterTool::apply() {
+    if (!kind_ || (host_frame() == nullptr && device_frame() == nullptr)) {
+        status_ = "Nothing to apply: choose a filter first.";
+        return false;
+    }
+    if (session_.remove_object().fill_running()) {
+        status_ = "Wait for the fill to finish (or cancel it) before applying.";
+        return false;
+    }
+    Document& document = session_.document();
+    const ImageRgba8 result =
+        host_frame() != nullptr ? clone(host_frame_.view()) : device_->frame.download();
+    Edit edit;
+    if (*kind_ == FilterKind::Bilateral) {
+        // Same size: a rectangle edit of the whole picture keeps the masks.
+        edit.label = "Bilateral Filter";
+        edit.rect = {0, 0, document.width() - 1, document.height() - 1};
+        edit.before.pixels = clone(document.pixels().view());
+        edit.after.pixels = result;
+        if (!session_.guarded([&] { document.write_pixels(edit.rect, result); })) {
+            document.write_pixels(edit.rect, result);  // now on the host path
+        }
+    } else {
+        edit.label =
+            "Scale to " + std::to_string(result.width()) + " × " + std::to_string(result.height());
+        edit.whole_image = true;
+        edit.image_before = clone(document.pixels().view());
+        for (int layer = 0; layer < kMaskLayers; ++layer)
+            edit.masks_before[static_cast<std::size_t>(layer)] =
+                clone(document.mask(static_cast<MaskLayer>(layer)).view());
+        std::array<Mask, kMaskLayers> cleared;
+        for (Mask& m : cleared) m = Mask(result.width(), result.height(), 0);
+        if (!session_.guarded([&] { document.replace(result, cleared); }))
+            document.replace(result, cleared);
+        edit.image_after = clone(document.pixels().view());
+    }
+    kind_.reset();
+    host_frame_ = ImageRgba8();
+    ++serial_;
+    status_.clear();
+    session_.push(std::move(edit));
+    return true;
+}
+
+void FilterTool::device_lost() {
+    device_.reset();
+    if (kind_) update();
+}
+
+void FilterTool::document_changed() {
+    if (!kind_) return;
+    const Document& document = session_.document();
+    if (guide_ && (guide_->width() != document.width() || guide_->height() != document.height()))
+        guide_.reset();
+    update();
+}
+
+}  // namespace lacuna::session

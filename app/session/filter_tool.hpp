@@ -1,0 +1,94 @@
+// Filters ▸ Bilateral and Filters ▸ Scale: a live preview of the whole picture while the
+// parameters change, then Apply as one undoable edit (or Cancel). On the device path the filter
+// runs on the document's device pixels into a device frame that present() shows through
+// interop, so no pixel crosses the bus until Apply; on the host path the fast CPU filters run.
+// Logic only; the Filters panel binds to it.
+#pragma once
+
+#include <lacuna/core/device_image.hpp>
+#include <lacuna/core/image.hpp>
+#include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/scale.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace lacuna::session {
+
+class Session;
+
+enum class FilterKind { Bilateral, Scale };
+
+class FilterTool {
+  public:
+    explicit FilterTool(Session& session);
+    ~FilterTool();
+    FilterTool(const FilterTool&) = delete;
+    FilterTool& operator=(const FilterTool&) = delete;
+
+    /// Starts previewing `kind` with its current parameters. False (and a status) for a
+    /// measurement document (its samples are not 8-bit colours) or while a fill runs.
+    bool begin(FilterKind kind);
+    /// Ends the preview; the document is unchanged.
+    void cancel();
+    /// Replaces the document with the preview as one undoable edit ("Bilateral Filter",
+    /// "Scale to W × H"). A bilateral filter keeps the masks; a scale clears them (as a
+    /// retarget does). False with a status when there is nothing to apply.
+    bool apply();
+
+    void set_bilateral(const ops::BilateralParams& params);
+    /// A guide image (the joint bilateral filter): it must have the document's size; false and
+    /// a status otherwise. clear_guide() goes back to the image guiding itself.
+    bool set_guide(ImageRgba8 guide);
+    void clear_guide();
+    [[nodiscard]] bool has_guide() const { return guide_.has_value(); }
+    void set_scale(int width, int height, ops::ScaleMethod method);
+
+    [[nodiscard]] bool previewing() const { return kind_.has_value(); }
+    [[nodiscard]] std::optional<FilterKind> kind() const { return kind_; }
+    [[nodiscard]] const ops::BilateralParams& bilateral() const { return bilateral_; }
+    [[nodiscard]] int scale_width() const { return scale_w_; }
+    [[nodiscard]] int scale_height() const { return scale_h_; }
+    [[nodiscard]] ops::ScaleMethod scale_method() const { return method_; }
+
+    /// The preview: on the device path a device frame (host_frame() is null), else the host one.
+    [[nodiscard]] const DeviceImage<Rgba8>* device_frame() const;
+    [[nodiscard]] const ImageRgba8* host_frame() const;
+    [[nodiscard]] int frame_width() const;
+    [[nodiscard]] int frame_height() const;
+    /// Changes whenever the preview's pixels do.
+    [[nodiscard]] std::uint64_t preview_serial() const { return serial_; }
+    /// Milliseconds the last preview took (the device's work included: it is waited for) and
+    /// where it ran ("GPU" or "CPU, N threads").
+    [[nodiscard]] double last_ms() const { return last_ms_; }
+    [[nodiscard]] const std::string& ran_on() const { return ran_on_; }
+    [[nodiscard]] const std::string& status() const { return status_; }
+
+    /// The session left the device: drop device state; the preview is made again on the host.
+    void device_lost();
+    /// The document changed under the preview (undo, a new file): the preview ends.
+    void document_changed();
+
+  private:
+    void update();
+    void run_device();
+    void run_host();
+
+    Session& session_;
+    std::optional<FilterKind> kind_;
+    ops::BilateralParams bilateral_;
+    std::optional<ImageRgba8> guide_;
+    int scale_w_ = 0, scale_h_ = 0;
+    ops::ScaleMethod method_ = ops::ScaleMethod::BSpline;
+    std::uint64_t serial_ = 0;
+    double last_ms_ = 0;
+    std::string ran_on_;
+    std::string status_;
+    ImageRgba8 host_frame_;
+    struct Device;
+    std::unique_ptr<Device> device_;
+};
+
+}  // namespace lacuna::session
