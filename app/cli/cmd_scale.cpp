@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 namespace lacuna::cli {
 namespace {
@@ -77,7 +78,10 @@ int run_scale_video(Context& ctx, const std::string& in, const std::string& out,
             "sequence pattern such as frames/%05d.png");
     io::VideoReader reader(in);
     const io::VideoInfo info = reader.info();
-    const auto [tw, th] = target_size(ctx, info.width, info.height);
+    // std::tie, not a structured binding: lambdas below use them, and clang before 16 (the
+    // fuzzing build) cannot capture bindings.
+    int tw = 0, th = 0;
+    std::tie(tw, th) = target_size(ctx, info.width, info.height);
     io::VideoWriter writer(out, tw, th, info.fps);
     const BackendInfo chosen = ctx.select_backend();
     const auto start = Clock::now();
@@ -152,7 +156,8 @@ int run_scale(Context& ctx) {
     for (const std::string& n : image.notices) ctx.note(n);
     const double load_ms = ms_since(load_start);
     const int w = image.image.width(), h = image.image.height();
-    const auto [tw, th] = target_size(ctx, w, h);
+    int tw = 0, th = 0;  // std::tie: captured below (clang 14)
+    std::tie(tw, th) = target_size(ctx, w, h);
 
     std::string implementation = "reference";
     const auto scale_start = Clock::now();
