@@ -64,7 +64,8 @@ void parse_value(const std::string& value, const int original) {
     check_extent(value, original);
     attempt([&] { (void)cli::parse_energy_option(value); });
     for (const auto table : {ops::inpaint_param_specs(), ops::line_histogram_param_specs(),
-                             ops::seam_param_specs(), ops::brush_param_specs()}) {
+                             ops::seam_param_specs(), ops::brush_param_specs(),
+                             ops::bilateral_param_specs()}) {
         for (const ops::ParamSpec& spec : table) {
             switch (spec.kind) {
                 case ops::ParamKind::Int:
