@@ -447,7 +447,8 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral or scale)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral, scale, "
+         "conv3d)",
          {"JOB"},
          1,
          1,
@@ -497,9 +498,10 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "batch") return bench_batch(ctx);
             if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
             if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
+            if (ctx.args.positionals[0] == "conv3d") return bench_conv3d(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
                              "' (available: histogram, retarget, inpaint, video, batch, "
-                             "bilateral, scale)");
+                             "bilateral, scale, conv3d)");
         }};
 }
 

@@ -1,0 +1,83 @@
+// The CUDA 3-D convolution, host side: grow-only device buffers for the volumes and the weights,
+// one launch per run, CUDA events for the benchmark's device times.
+#include "cuda_check.hpp"
+
+#include <lacuna/core/device_buffer.hpp>
+#include <lacuna/kernels/conv3d_kernels.h>
+#include <lacuna/ops/conv3d.hpp>
+
+#include <algorithm>
+
+namespace lacuna::ops {
+
+struct CudaConv3d::Impl {
+    DeviceStream stream = nullptr;
+    DeviceBuffer<float> in, out, weights;
+    int width = 0, height = 0, frames = 0, k = 0;
+};
+
+CudaConv3d::CudaConv3d(const DeviceStream stream) : impl_(std::make_unique<Impl>()) {
+    impl_->stream = stream;
+}
+
+CudaConv3d::~CudaConv3d() = default;
+
+void CudaConv3d::upload(const Volume& in, const Kernel3D& kernel) {
+    check_conv3d(in.width, in.height, in.frames, kernel);
+    Impl& m = *impl_;
+    m.in.upload(in.data.data(), in.data.size(), m.stream);
+    m.weights.upload(kernel.weights.data(), kernel.weights.size(), m.stream);
+    m.out.reserve(std::size_t(in.width) * in.height * (in.frames - kernel.size + 1));
+    m.width = in.width;
+    m.height = in.height;
+    m.frames = in.frames;
+    m.k = kernel.size;
+}
+
+void CudaConv3d::run(const Conv3dAlgorithm algorithm) {
+    const Impl& m = *impl_;
+    if (m.k == 0) throw Error(ErrorCode::InvalidArgument, "upload a volume before convolving it");
+    kernels::Conv3dArgs a;
+    a.in = m.in.data();
+    a.out = impl_->out.data();
+    a.weights = m.weights.data();
+    a.width = m.width;
+    a.height = m.height;
+    a.in_frames = m.frames;
+    a.k = m.k;
+    lacuna::detail::cuda_check_launch(
+        kernels::launch_conv3d(a, static_cast<int>(algorithm), m.stream), "3-D convolution");
+}
+
+Volume CudaConv3d::download() const {
+    const Impl& m = *impl_;
+    Volume out(m.width, m.height, m.frames - m.k + 1);
+    m.out.download(out.data.data(), out.data.size(), m.stream);
+    return out;
+}
+
+double CudaConv3d::time_ms(const Conv3dAlgorithm algorithm, const int repeats) {
+    std::vector<double> times;
+    lacuna::detail::Event start, end;
+    run(algorithm);  // warm-up
+    for (int i = 0; i < std::max(1, repeats); ++i) {
+        start.record(impl_->stream);
+        run(algorithm);
+        end.record(impl_->stream);
+        end.wait();
+        times.push_back(end.since(start));
+    }
+    std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(times.size() / 2), times.end());
+    return times[times.size() / 2];
+}
+
+Volume conv3d_cuda(const Volume& in, const Kernel3D& kernel, const Conv3dAlgorithm algorithm) {
+    check_conv3d(in.width, in.height, in.frames, kernel);
+    OwnedStream stream;
+    CudaConv3d conv(stream.get());
+    conv.upload(in, kernel);
+    conv.run(algorithm);
+    return conv.download();
+}
+
+}  // namespace lacuna::ops

@@ -1,0 +1,96 @@
+// The three CUDA 3-D convolutions (baseline, shared-memory tiles, streaming) against the fast CPU
+// path (itself checked against the gold reference in test_conv3d): identical floats over odd
+// sizes, kernels up to 15 deep, kernels wider than the frame, and longer stacks than the seed's
+// k + 3 (the streaming kernel's running sums wrap around); bad calls refused.
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/conv3d.hpp>
+
+#include <QtTest>
+
+#include <random>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+Volume random_volume(const int w, const int h, const int n, const unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(0.0f, 255.0f);
+    Volume v(w, h, n);
+    for (float& x : v.data) x = value(rng);
+    return v;
+}
+
+Kernel3D random_kernel(const int k, const unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> w(-1.0f, 1.0f);
+    std::vector<float> weights(std::size_t(k) * k * k);
+    for (float& x : weights) x = w(rng) / float(k * k);
+    return kernel_from_values(k, std::move(weights));
+}
+
+QString first_difference(const Volume& cpu, const Volume& cuda) {
+    if (cpu.data.size() != cuda.data.size()) return "sizes differ";
+    for (std::size_t i = 0; i < cpu.data.size(); ++i)
+        if (cpu.data[i] != cuda.data[i])
+            return QString("value %1: cpu %2, cuda %3")
+                .arg(i)
+                .arg(double(cpu.data[i]), 0, 'g', 9)
+                .arg(double(cuda.data[i]), 0, 'g', 9);
+    return {};
+}
+
+}  // namespace
+
+class TestConv3dCuda : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        if (select_backend(BackendRequest::Auto).backend != Backend::Cuda)
+            QSKIP("no usable CUDA device");
+    }
+
+    void every_algorithm_equals_the_cpu_data() {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("frames");
+        QTest::addColumn<int>("k");
+        QTest::newRow("1x1, k3, 6 frames") << 1 << 1 << 6 << 3;
+        QTest::newRow("33x9, k5, 8 frames") << 33 << 9 << 8 << 5;
+        QTest::newRow("3x4, k7 (wider than the frame), 10 frames") << 3 << 4 << 10 << 7;
+        QTest::newRow("181x97, k9, 12 frames") << 181 << 97 << 12 << 9;
+        QTest::newRow("97x61, k15, 18 frames") << 97 << 61 << 18 << 15;
+        QTest::newRow("65x33, k3, 40 frames (streaming wraps)") << 65 << 33 << 40 << 3;
+    }
+    void every_algorithm_equals_the_cpu() {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, frames);
+        QFETCH(int, k);
+        const Volume in = random_volume(w, h, frames, 5);
+        const Kernel3D kernel = random_kernel(k, 6);
+        const Volume cpu = conv3d_fast(in, kernel);
+        for (const auto algorithm :
+             {Conv3dAlgorithm::Baseline, Conv3dAlgorithm::Shared, Conv3dAlgorithm::Streaming}) {
+            const Volume cuda = conv3d_cuda(in, kernel, algorithm);
+            QVERIFY2(first_difference(cpu, cuda).isEmpty(),
+                     qPrintable(QString(to_string(algorithm).data()) + ": " +
+                                first_difference(cpu, cuda)));
+        }
+    }
+
+    void bad_calls_are_refused() {
+        OwnedStream stream;
+        CudaConv3d conv(stream.get());
+        QVERIFY_THROWS_EXCEPTION(Error, conv.run(Conv3dAlgorithm::Shared));  // nothing uploaded
+        QVERIFY_THROWS_EXCEPTION(Error, conv.upload(random_volume(8, 8, 4, 1), box_kernel(5)));
+        QVERIFY_THROWS_EXCEPTION(
+            Error, conv3d_cuda(Volume(0, 8, 5), box_kernel(3), Conv3dAlgorithm::Baseline));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConv3dCuda)
+#include "test_conv3d_cuda.moc"
