@@ -109,7 +109,11 @@ std::string param_help(const ops::ParamSpec& spec) {
 int parse_extent(const std::string& option, const std::string& text, const int original) {
     if (!text.empty() && text.back() == '%') {
         const double percent = parse_number(option, text.substr(0, text.size() - 1));
-        return static_cast<int>(std::lround(original * percent / 100.0));
+        const double pixels = std::round(original * percent / 100.0);
+        // Beyond int the cast is undefined (fuzz_cli_args: "7777…75%" came back as a small size).
+        if (!(pixels >= -2147483647.0 && pixels <= 2147483647.0))
+            throw UsageError("--" + option + " of " + text + " is far beyond any image size");
+        return static_cast<int>(pixels);
     }
     return parse_int(option, text);
 }

@@ -67,6 +67,10 @@ void probe_jpeg(const Bytes& b, HeaderProbe& p) {
             ++at;
             continue;
         }
+        if (marker == 0x00) {  // a stuffed zero is no marker: libjpeg scans on (fuzz_mask_load)
+            ++at;
+            continue;
+        }
         const bool start_of_frame =
             marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
         if (start_of_frame) {

@@ -1052,6 +1052,9 @@ class TestCli : public QObject {
         expect({kSample, tmp("s.png")}, 2, "give a target size");
         expect({kSample, tmp("s.png"), "--width", "0"}, 1, "the target size 0x0 is not allowed");
         expect({kSample, tmp("s.png"), "--width", "40000"}, 1, "the target size");
+        // Beyond int (fuzz_cli_args): refused, not wrapped into a plausible size.
+        expect({kSample, tmp("s.png"), "--width", "7777777777777777777777777775%"}, 2,
+               "far beyond any image size");
         expect({kSample, tmp("s.png"), "--width", "10", "--method", "lanczos"}, 2,
                "--method must be nearest, bilinear, bicubic or bspline");
         expect({kSample, kSample, "--width", "10"}, 1, "refusing to overwrite the input");

@@ -477,13 +477,21 @@ class TestIo : public QObject {
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();
         QVERIFY(found.size() > 400);
-        write_bytes(tmp("stray.jpg"), {found.begin() + 4, found.end()});
-        QString msg;
-        QCOMPARE(read_error(tmp("stray.jpg"), &msg), ErrorCode::TooLarge);
-        QVERIFY2(msg.contains("15628x60681"), qPrintable(msg));
-        const auto probe = io::detail::probe_header({found.begin() + 4, found.end()});
-        QCOMPARE(probe.width.value_or(0), 15628);
-        QCOMPARE(probe.height.value_or(0), 60681);
+        // The second: fill bytes, then a stuffed zero ("FF 00", no marker) before the stray bytes.
+        for (const char* name : {"regression-jpeg-garbage-before-sof-oom",
+                                 "regression-jpeg-stuffed-zero-before-sof-oom"}) {
+            QFile f(QStringLiteral(LACUNA_SOURCE_DIR "/fuzz/corpus/fuzz_mask_load/") + name);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray input = f.readAll();
+            QVERIFY(input.size() > 400);
+            write_bytes(tmp("stray.jpg"), {input.begin() + 4, input.end()});
+            QString msg;
+            QCOMPARE(read_error(tmp("stray.jpg"), &msg), ErrorCode::TooLarge);
+            QVERIFY2(msg.contains("15628x60681"), qPrintable(msg));
+            const auto probe = io::detail::probe_header({input.begin() + 4, input.end()});
+            QCOMPARE(probe.width.value_or(0), 15628);
+            QCOMPARE(probe.height.value_or(0), 60681);
+        }
         // The same stray bytes in a small JPEG: it still opens, at its size.
         auto bytes = io::encode_image(test_pattern(6, 5, false).view(), io::ImageFormat::Jpeg);
         const std::size_t after_app0 = 4 + ((bytes[4] << 8) | bytes[5]);  // SOI, APP0
