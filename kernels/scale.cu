@@ -17,18 +17,29 @@ __global__ void unpack_kernel(const ImageView<const Rgba8> src, float* values) {
     *v = make_float4(p.r, p.g, p.b, p.a);
 }
 
-__global__ void prefilter_rows_kernel(float* values, const int sw, const int sh) {
-    const int line = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);  // row × 4 + channel
-    if (line >= sh * 4) return;
-    scale_math::prefilter_line({values + static_cast<long long>(line / 4) * sw * 4 + line % 4, 4},
-                               sw);
-}
-
-__global__ void prefilter_columns_kernel(float* values, const int sw, const int sh) {
-    const int line = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);  // column × 4 + c
-    if (line >= sw * 4) return;
-    scale_math::prefilter_line({values + static_cast<long long>(line / 4) * 4 + line % 4, sw * 4},
-                               sh);
+/// One prefilter pass: a thread per (line, channel, chunk). Rows: line = row × 4 + channel, the
+/// four channels of a chunk side by side; columns: the same for columns, so a warp reads
+/// consecutive floats of a row at every step.
+template <bool kColumns, bool kAnticausal>
+__global__ void prefilter_kernel(float* values, float* causal, const int sw, const int sh) {
+    const int lines = (kColumns ? sw : sh) * 4;
+    const int n = kColumns ? sh : sw;
+    const int chunks = scale_math::chunks_of(n);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= static_cast<long long>(lines) * chunks) return;
+    // Rows: the line index runs fastest within a chunk row; columns: likewise, so neighbouring
+    // threads touch neighbouring addresses.
+    const int l = static_cast<int>(i % lines);
+    const int a = static_cast<int>(i / lines) * scale_math::kChunk;
+    const long long offset = kColumns ? static_cast<long long>(l / 4) * 4 + l % 4
+                                      : static_cast<long long>(l / 4) * sw * 4 + l % 4;
+    const int stride = kColumns ? sw * 4 : 4;
+    const scale_math::Strided v{values + offset, stride}, c{causal + offset, stride};
+    const int b = a + scale_math::kChunk < n ? a + scale_math::kChunk : n;
+    if (kAnticausal)
+        scale_math::anticausal_chunk(c, v, n, a, b);
+    else
+        scale_math::causal_chunk(v, c, n, a, b);
 }
 
 __global__ void resample_kernel(const float* values, const int sw, const int sh,
@@ -54,15 +65,25 @@ cudaError_t launch_scale_unpack(const ImageView<const Rgba8> src, float* values,
     return cudaGetLastError();
 }
 
-cudaError_t launch_scale_prefilter(float* values, const int sw, const int sh,
+cudaError_t launch_scale_prefilter(float* values, float* causal, const int sw, const int sh,
                                    const cudaStream_t stream) {
     constexpr int kThreads = 128;
-    prefilter_rows_kernel<<<(sh * 4 + kThreads - 1) / kThreads, kThreads, 0, stream>>>(values, sw,
-                                                                                       sh);
-    const cudaError_t rows = cudaGetLastError();
-    if (rows != cudaSuccess) return rows;
-    prefilter_columns_kernel<<<(sw * 4 + kThreads - 1) / kThreads, kThreads, 0, stream>>>(values,
-                                                                                          sw, sh);
+    const auto blocks = [](const int lines, const int n) {
+        const long long threads = static_cast<long long>(lines) * scale_math::chunks_of(n);
+        return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+    };
+    if (sw > 1) {
+        prefilter_kernel<false, false>
+            <<<blocks(sh * 4, sw), kThreads, 0, stream>>>(values, causal, sw, sh);
+        prefilter_kernel<false, true>
+            <<<blocks(sh * 4, sw), kThreads, 0, stream>>>(values, causal, sw, sh);
+    }
+    if (sh > 1) {
+        prefilter_kernel<true, false>
+            <<<blocks(sw * 4, sh), kThreads, 0, stream>>>(values, causal, sw, sh);
+        prefilter_kernel<true, true>
+            <<<blocks(sw * 4, sh), kThreads, 0, stream>>>(values, causal, sw, sh);
+    }
     return cudaGetLastError();
 }
 

@@ -14,6 +14,7 @@ namespace lacuna::ops {
 struct CudaScaler::Impl {
     DeviceStream stream = nullptr;
     DeviceBuffer<float> values;
+    DeviceBuffer<float> causal;  ///< the prefilter's scratch
 };
 
 CudaScaler::CudaScaler(const DeviceStream stream) : impl_(std::make_unique<Impl>()) {
@@ -30,10 +31,12 @@ void CudaScaler::run(const ImageView<const Rgba8> src, const ImageView<Rgba8> ds
     float* values = impl_->values.data();
     using lacuna::detail::cuda_check_launch;
     cuda_check_launch(kernels::launch_scale_unpack(src, values, impl_->stream), "scale: unpack");
-    if (method == ScaleMethod::BSpline)
-        cuda_check_launch(
-            kernels::launch_scale_prefilter(values, src.width, src.height, impl_->stream),
-            "scale: B-spline prefilter");
+    if (method == ScaleMethod::BSpline) {
+        impl_->causal.reserve(std::size_t(src.width) * src.height * 4);
+        cuda_check_launch(kernels::launch_scale_prefilter(values, impl_->causal.data(), src.width,
+                                                          src.height, impl_->stream),
+                          "scale: B-spline prefilter");
+    }
     cuda_check_launch(
         kernels::launch_scale_resample(values, src.width, src.height, dst, m, impl_->stream),
         "scale: resample");

@@ -8,6 +8,7 @@
 #include <lacuna/kernels/scale_math.h>
 #include <lacuna/ops/scale.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace lacuna::ops {
@@ -30,16 +31,34 @@ ImageRgba8 scale_fast(const ImageView<const Rgba8> src, const int width, const i
             }
     });
     if (method == ScaleMethod::BSpline) {
-        parallel_chunks(sh * 4, [&](const int l0, const int l1, int) {
-            for (int l = l0; l < l1; ++l)
-                scale_math::prefilter_line({values.data() + std::size_t(l / 4) * sw * 4 + l % 4, 4},
-                                           sw);
-        });
-        parallel_chunks(sw * 4, [&](const int l0, const int l1, int) {
-            for (int l = l0; l < l1; ++l)
-                scale_math::prefilter_line({values.data() + std::size_t(l / 4) * 4 + l % 4, sw * 4},
-                                           sh);
-        });
+        // Rows, then columns; each a causal pass into `causal` and an anticausal one back, chunk
+        // by chunk as the CUDA kernels do.
+        std::vector<float> causal(values.size());
+        const auto pass = [&](const int lines, const int n, const std::size_t line_step,
+                              const int stride) {
+            if (n == 1) return;
+            const int chunks = scale_math::chunks_of(n);
+            const auto line_of = [&](float* base, const int l) {
+                return scale_math::Strided{base + std::size_t(l / 4) * line_step + l % 4, stride};
+            };
+            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
+                for (int i = i0; i < i1; ++i) {
+                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
+                    scale_math::causal_chunk(line_of(values.data(), l), line_of(causal.data(), l),
+                                             n, a, std::min(n, a + scale_math::kChunk));
+                }
+            });
+            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
+                for (int i = i0; i < i1; ++i) {
+                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
+                    scale_math::anticausal_chunk(line_of(causal.data(), l),
+                                                 line_of(values.data(), l), n, a,
+                                                 std::min(n, a + scale_math::kChunk));
+                }
+            });
+        };
+        pass(sh * 4, sw, std::size_t(sw) * 4, 4);  // rows: line = row × 4 + channel
+        pass(sw * 4, sh, 4, sw * 4);               // columns: line = column × 4 + channel
     }
     std::vector<scale_math::Taps> columns(width);
     for (int x = 0; x < width; ++x) columns[x] = scale_math::axis_taps(x, sw, width, m);

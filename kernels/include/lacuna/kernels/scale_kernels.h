@@ -10,9 +10,10 @@ namespace lacuna::kernels {
 
 /// The samples as floats.
 cudaError_t launch_scale_unpack(ImageView<const Rgba8> src, float* values, cudaStream_t stream);
-/// The B-spline prefilter along every row, then along every column (one thread per line and
-/// channel).
-cudaError_t launch_scale_prefilter(float* values, int sw, int sh, cudaStream_t stream);
+/// The B-spline prefilter along every row, then along every column, in place; `causal` is
+/// scratch of the same size (one thread per line, channel and chunk of scale_math::kChunk).
+cudaError_t launch_scale_prefilter(float* values, float* causal, int sw, int sh,
+                                   cudaStream_t stream);
 /// One thread per output pixel.
 cudaError_t launch_scale_resample(const float* values, int sw, int sh, ImageView<Rgba8> dst,
                                   int method, cudaStream_t stream);

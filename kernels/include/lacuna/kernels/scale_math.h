@@ -126,33 +126,70 @@ struct Strided {
     LACUNA_HD float& operator()(const int k) const { return p[k * stride]; }
 };
 
-/// The B-spline prefilter along one line of n values (in place): gain 6, the causal pass, the
-/// anticausal pass from its exact initial value for mirror boundaries. One float recursion, the
-/// same on host and device.
-LACUNA_HD void prefilter_line(const Strided at, const int n) {
-    if (n == 1) return;
+/// The B-spline prefilter (gain 6, causal then anticausal recursion, mirror boundaries) runs in
+/// chunks of kChunk samples so thousands of threads can share a line: a chunk starts its
+/// recursion kHorizon samples early from 0, and what that start misses has decayed by
+/// |z|^16 < 1e-9 by the chunk's first sample. Chunks that reach the line's ends start from the
+/// exact initial values instead. The CPU and the CUDA kernels both run these functions, chunk by
+/// chunk, so their coefficients are identical.
+inline constexpr int kChunk = 64;
+
+/// The causal pass's exact initial value c+(0) for mirror boundaries, gain 6 included: the whole
+/// mirrored period for short lines, else the terms until z^k is below float's resolution.
+LACUNA_HD float causal_start(const Strided in, const int n) {
     const float z = kPole;
-    for (int k = 0; k < n; ++k) at(k) = at(k) * 6.0f;
-    // Causal initial value for mirror boundaries: the whole mirrored period for short lines,
-    // else the terms until z^k is below float's resolution.
-    float sum = at(0);
+    float sum = 6.0f * in(0);
     float zk = z;
     if (n <= kHorizon) {
         for (int k = 1; k <= 2 * n - 3; ++k) {
-            sum = sum + zk * at(mirror_index(k, n));
+            sum = sum + zk * (6.0f * in(mirror_index(k, n)));
             zk = zk * z;
         }
-        sum = sum / (1.0f - zk);  // zk is z^(2n-2) here: the period's geometric sum
-    } else {
-        for (int k = 1; k < kHorizon; ++k) {
-            sum = sum + zk * at(k);
-            zk = zk * z;
-        }
+        return sum / (1.0f - zk);  // zk is z^(2n-2) here: the period's geometric sum
     }
-    at(0) = sum;
-    for (int k = 1; k < n; ++k) at(k) = at(k) + z * at(k - 1);
-    at(n - 1) = (z / (z * z - 1.0f)) * (at(n - 1) + z * at(n - 2));
-    for (int k = n - 2; k >= 0; --k) at(k) = z * (at(k + 1) - at(k));
+    for (int k = 1; k < kHorizon; ++k) {
+        sum = sum + zk * (6.0f * in(k));
+        zk = zk * z;
+    }
+    return sum;
+}
+
+/// c+(k) = 6 in(k) + z c+(k−1) for k in [a, b) of a line of n > 1 samples, into `out`.
+LACUNA_HD void causal_chunk(const Strided in, const Strided out, const int n, const int a,
+                            const int b) {
+    const float z = kPole;
+    int k = a - kHorizon;
+    float c = 0.0f;
+    if (k <= 0) {
+        c = causal_start(in, n);
+        if (a == 0) out(0) = c;
+        k = 1;
+    }
+    for (; k < b; ++k) {
+        c = 6.0f * in(k) + z * c;
+        if (k >= a) out(k) = c;
+    }
+}
+
+/// c(k) = z (c(k+1) − c+(k)) for k in [a, b), from the causal values, into `out`.
+LACUNA_HD void anticausal_chunk(const Strided causal, const Strided out, const int n, const int a,
+                                const int b) {
+    const float z = kPole;
+    int k = b + kHorizon - 1;
+    float c = 0.0f;
+    if (k >= n - 1) {
+        c = (z / (z * z - 1.0f)) * (causal(n - 1) + z * causal(n - 2));
+        if (b == n) out(n - 1) = c;
+        k = n - 2;
+    }
+    for (; k >= a; --k) {
+        c = z * (c - causal(k));
+        if (k < b) out(k) = c;
+    }
+}
+
+LACUNA_HD int chunks_of(const int n) {
+    return (n + kChunk - 1) / kChunk;
 }
 
 }  // namespace lacuna::scale_math
