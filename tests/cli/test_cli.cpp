@@ -1059,7 +1059,7 @@ class TestCli : public QObject {
                "--method must be nearest, bilinear, bicubic or bspline");
         expect({kSample, kSample, "--width", "10"}, 1, "refusing to overwrite the input");
         expect({kSample, tmp("s.mp4"), "--width", "10"}, 2, "is an image");
-        expect({tmp("none.png"), tmp("s.png"), "--width", "10"}, 1, "none.png");
+        expect({tmp("scale-missing.png"), tmp("s.png"), "--width", "10"}, 1, "scale-missing.png");
         // A truncated video: an error and no output, unless --keep-truncated.
         {  // noise frames: every frame is large, so a cut keeps several whole ones
             io::VideoWriter writer(tmp("whole.mkv").toStdString(), 64, 48, 25.0);
