@@ -7,7 +7,9 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/conv3d.hpp>
 #include <lacuna/ops/params.hpp>
 
 #include <optional>
@@ -103,6 +105,72 @@ int run_bilateral(Context& ctx) {
     return kExitOk;
 }
 
+int run_temporal(Context& ctx) {
+    const std::string& in = ctx.args.positionals[1];
+    const std::string& out = ctx.args.positionals[2];
+    if (!io::is_video_path(in) || !io::is_video_path(out))
+        throw UsageError(
+            "temporal smoothing works on videos: IN and OUT must be videos (.mp4, "
+            ".mkv, .avi, .mov) or PNG sequence patterns such as frames/%05d.png");
+    if (io::same_file(in, out))
+        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    const int size = parse_int("size", ctx.args.get("size").value_or("5"));
+    const double sigma_space =
+        parse_number("sigma-space", ctx.args.get("sigma-space").value_or("1"));
+    const double sigma_time = parse_number("sigma-time", ctx.args.get("sigma-time").value_or("1"));
+    const ops::Kernel3D kernel = ops::gaussian_kernel(size, sigma_space, sigma_time);
+
+    // Opened first for its size and rate: a bad file is refused before any work.
+    const io::VideoInfo info = io::VideoReader(in).info();
+    const auto start = Clock::now();
+    std::string backend_name;
+    const auto smooth_all = [&](const Backend backend) {
+        // A device failure part-way starts over on the CPU: the clip is read again, and the
+        // failed attempt's writer removes its temporary file, so the output is written whole or
+        // not at all.
+        ops::TemporalFilter filter(kernel, backend == Backend::Cuda);
+        io::VideoReader source(in);
+        io::VideoWriter sink(out, info.width, info.height, info.fps);
+        auto last_report = Clock::now();
+        while (const std::optional<ImageRgba8> frame = source.next()) {
+            for (const ImageRgba8& f : filter.push(*frame)) sink.write(f);
+            if (ms_since(last_report) > 1000) {
+                ctx.err << "lacuna: frame " << source.frames_read() << " of " << info.frame_count
+                        << "\n"
+                        << std::flush;
+                last_report = Clock::now();
+            }
+        }
+        for (const ImageRgba8& f : filter.finish()) sink.write(f);
+        if (source.ended_early() && !ctx.args.has("keep-truncated"))
+            throw Error(ErrorCode::Truncated,
+                        source.warning() + "; nothing was written (--keep-truncated writes the " +
+                            std::to_string(source.frames_read()) + " frames that decoded)");
+        if (source.ended_early()) ctx.note(source.warning());
+        sink.finish();
+        for (const std::string& n : sink.notices()) ctx.note(n);
+        backend_name = std::string(to_string(backend));
+        return sink.frames_written();
+    };
+    const int frames = ctx.with_cpu_fallback(ctx.select_backend().backend, smooth_all);
+    const double seconds = ms_since(start) / 1000;
+    ctx.err << "lacuna: " << frames << " frames in " << seconds << " s (" << backend_name << ")\n";
+    if (ctx.json)
+        ctx.out << JsonObject()
+                       .add("filter", "temporal")
+                       .add("input", in)
+                       .add("output", out)
+                       .add("frames", frames)
+                       .add("size", size)
+                       .add("sigma_space", sigma_space)
+                       .add("sigma_time", sigma_time)
+                       .add("implementation", backend_name)
+                       .add("seconds", seconds)
+                       .str()
+                << "\n";
+    return kExitOk;
+}
+
 }  // namespace
 
 Command filter_command() {
@@ -110,8 +178,8 @@ Command filter_command() {
     return {
         {
             "filter",
-            "filter an image: bilateral (edge-preserving smoothing, optionally guided)",
-            "FILTER IN OUT [options]  (FILTER: bilateral)",
+            "filter: bilateral (edge-preserving smoothing, optionally guided), temporal (videos)",
+            "FILTER IN OUT [options]  (FILTER: bilateral, temporal)",
             {"FILTER", "IN", "OUT"},
             3,
             3,
@@ -121,16 +189,24 @@ Command filter_command() {
              {"guide", "IMG",
               wrap_help("image of the same size whose edges the filter keeps (a joint bilateral "
                         "filter: e.g. a colour view for a depth map); default: the image itself")},
-             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
+             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
+             {"size", "K", "temporal: the 3-D Gaussian's size k (odd, 1..31; default 5)"},
+             {"sigma-time", "T", "temporal: its sigma over frames (default 1)"},
+             {"keep-truncated", "", "temporal: write the frames of a damaged video that decode"}},
             "bilateral: each pixel becomes the mean of its neighbours within the radius, weighted\n"
             "by a Gaussian of their distance (sigma-space) times a Gaussian of how far their\n"
             "colours are apart in the guide (sigma-range, in levels of |dR|+|dG|+|dB|, as\n"
-            "OpenCV's bilateralFilter). Alpha is kept; the image is mirrored at its borders.",
+            "OpenCV's bilateralFilter). Alpha is kept; the image is mirrored at its borders.\n"
+            "temporal: each frame of a video convolved with a k x k x k Gaussian over (x, y, t)\n"
+            "(--sigma-space over x and y, default 1; --sigma-time over frames), the clip mirrored "
+            "at\n"
+            "its first and last frame so it keeps its frame count: noise and flicker average out.",
         },
         [](Context& ctx) {
             const std::string& filter = ctx.args.positionals[0];
             if (filter == "bilateral") return run_bilateral(ctx);
-            throw UsageError("unknown filter '" + filter + "' (available: bilateral)");
+            if (filter == "temporal") return run_temporal(ctx);
+            throw UsageError("unknown filter '" + filter + "' (available: bilateral, temporal)");
         }};
 }
 

@@ -1094,6 +1094,31 @@ class TestCli : public QObject {
         QVERIFY(QFile::exists(tmp("cut2.mkv")));
     }
 
+    void filter_temporal_smooths_a_video_keeping_its_frames() {
+        write_clip(tmp("t-clip.avi"), 48, 32, 9, 15.0);
+        const Result r =
+            run_cli({"filter", "temporal", tmp("t-clip.avi"), tmp("t-out.avi"), "--size", "3",
+                     "--sigma-time", "1.5", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["frames"].toInt(), 9);
+        io::VideoReader reader(tmp("t-out.avi").toStdString());
+        QCOMPARE(reader.info().fps, 15.0);
+        int frames = 0;
+        while (reader.next()) ++frames;
+        QCOMPARE(frames, 9);
+        const auto expect = [&](const QStringList& args, const int status, const QString& text) {
+            const Result e = run_cli(QStringList{"filter", "temporal"} + args);
+            QCOMPARE(e.status, status);
+            verify_one_error_line(e, text);
+        };
+        expect({kSample, tmp("t.png")}, 2, "temporal smoothing works on videos");
+        expect({tmp("t-clip.avi"), tmp("t2.avi"), "--size", "4"}, 1, "must be odd");
+        expect({tmp("t-clip.avi"), tmp("t2.avi"), "--sigma-time", "0"}, 1,
+               "sigma must be greater than 0");
+        expect({tmp("t-clip.avi"), tmp("t-clip.avi")}, 1, "refusing to overwrite the input");
+        QVERIFY(!QFile::exists(tmp("t2.avi")));
+    }
+
     void bench_inpaint_compares_with_telea() {
         const Result r = run_cli({"bench", "inpaint", "--case", "fabric", "--reference"});
         QCOMPARE(r.status, 0);

@@ -82,6 +82,27 @@ class TestConv3dCuda : public QObject {
         }
     }
 
+    void temporal_filter_on_the_device_equals_the_cpu() {
+        const Kernel3D kernel = gaussian_kernel(5, 1.0, 1.5);
+        TemporalFilter cpu(kernel, false), gpu(kernel, true);
+        std::vector<ImageRgba8> a, b;
+        std::mt19937 rng(3);
+        for (int t = 0; t < 9; ++t) {
+            ImageRgba8 f(37, 21);
+            for (int y = 0; y < 21; ++y)
+                for (int x = 0; x < 37; ++x)
+                    f.at(x, y) =
+                        Rgba8{std::uint8_t(rng()), std::uint8_t(rng()), std::uint8_t(rng()), 255};
+            for (ImageRgba8& o : cpu.push(f)) a.push_back(std::move(o));
+            for (ImageRgba8& o : gpu.push(f)) b.push_back(std::move(o));
+        }
+        for (ImageRgba8& o : cpu.finish()) a.push_back(std::move(o));
+        for (ImageRgba8& o : gpu.finish()) b.push_back(std::move(o));
+        QCOMPARE(int(a.size()), 9);
+        QCOMPARE(int(b.size()), 9);
+        for (int t = 0; t < 9; ++t) QVERIFY(equal_pixels<Rgba8>(a[t].view(), b[t].view()));
+    }
+
     void bad_calls_are_refused() {
         OwnedStream stream;
         CudaConv3d conv(stream.get());

@@ -9,6 +9,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -136,6 +137,64 @@ class TestConv3d : public QObject {
         }
         const double err = worst_error(ours, peer, kernel);
         QVERIFY2(err < 2e-6, qPrintable(QString::number(err)));
+    }
+
+    void temporal_filter_keeps_the_frame_count_and_mirrors_the_ends() {
+        // A clip of 7 random 13x9 frames (and one of 2, shorter than the kernel), smoothed with a
+        // 5-deep Gaussian: every output frame equals the reference convolution of the clip
+        // mirrored at its ends (… f2 f1 | f0 … f6 | f5 f4 …), per channel, within a level.
+        const Kernel3D kernel = gaussian_kernel(5, 1.0, 1.2);
+        for (const int n : {7, 2}) {
+            std::mt19937 rng(n);
+            std::vector<ImageRgba8> clip;
+            for (int t = 0; t < n; ++t) {
+                ImageRgba8 f(13, 9);
+                for (int y = 0; y < 9; ++y)
+                    for (int x = 0; x < 13; ++x)
+                        f.at(x, y) = Rgba8{std::uint8_t(rng()), std::uint8_t(rng()),
+                                           std::uint8_t(rng()), std::uint8_t(rng())};
+                clip.push_back(f);
+            }
+            TemporalFilter filter(kernel, false);
+            std::vector<ImageRgba8> out;
+            for (const ImageRgba8& f : clip)
+                for (ImageRgba8& o : filter.push(f)) out.push_back(std::move(o));
+            if (n == 7) QCOMPARE(int(out.size()), 7 - 2);  // the last two wait for the end
+            for (ImageRgba8& o : filter.finish()) out.push_back(std::move(o));
+            QCOMPARE(int(out.size()), n);
+            for (int c = 0; c < 3; ++c) {
+                Volume padded(13, 9, n + 4);
+                for (int t = 0; t < n + 4; ++t) {
+                    int s = t - 2;
+                    while (s < 0 || s >= n) s = n == 1 ? 0 : (s < 0 ? -s : 2 * (n - 1) - s);
+                    for (int y = 0; y < 9; ++y)
+                        for (int x = 0; x < 13; ++x) {
+                            const Rgba8 p = clip[s].at(x, y);
+                            padded.at(x, y, t) = c == 0 ? p.r : c == 1 ? p.g : p.b;
+                        }
+                }
+                const Volume gold = conv3d_reference(padded, kernel);
+                for (int t = 0; t < n; ++t)
+                    for (int y = 0; y < 9; ++y)
+                        for (int x = 0; x < 13; ++x) {
+                            const Rgba8 p = out[t].at(x, y);
+                            const int got = c == 0 ? p.r : c == 1 ? p.g : p.b;
+                            const double want = std::clamp(double(gold.at(x, y, t)), 0.0, 255.0);
+                            QVERIFY2(std::abs(got - want) <= 0.5 + 1e-3,
+                                     qPrintable(QString("frame %1 (%2,%3) channel %4: %5 vs %6")
+                                                    .arg(t)
+                                                    .arg(x)
+                                                    .arg(y)
+                                                    .arg(c)
+                                                    .arg(got)
+                                                    .arg(want)));
+                            QCOMPARE(p.a, clip[t].at(x, y).a);
+                        }
+            }
+        }
+        TemporalFilter filter(kernel, false);
+        (void)filter.push(ImageRgba8(4, 4));
+        QVERIFY_THROWS_EXCEPTION(Error, filter.push(ImageRgba8(5, 4)));
     }
 
     void bad_parameters_are_refused() {

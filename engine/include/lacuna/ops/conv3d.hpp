@@ -8,6 +8,7 @@
 #pragma once
 
 #include <lacuna/core/device_image.hpp>
+#include <lacuna/core/image.hpp>
 
 #include <memory>
 #include <string_view>
@@ -87,5 +88,34 @@ class CudaConv3d {
 
 /// Host in, host out on the device (upload, run, download).
 Volume conv3d_cuda(const Volume& in, const Kernel3D& kernel, Conv3dAlgorithm algorithm);
+
+/// Temporal smoothing of a clip (Filters ▸ Temporal Smoothing, `lacuna filter temporal`): each
+/// colour channel of every frame convolved with `kernel` over (x, y, t), the clip mirrored at its
+/// first and last frame (… f2 f1 | f0 f1 … fn−1 | fn−2 …) so it keeps its frame count. Frames go
+/// in one at a time; each returns the output frames it completed (the first after k/2 + 1 input
+/// frames), finish() the rest. Alpha is the input frame's. Only the last k frames are kept.
+class TemporalFilter {
+  public:
+    /// `use_cuda`: the streaming CUDA algorithm (throws CudaUnavailable without CUDA), else the
+    /// fast CPU path; both give the same frames.
+    TemporalFilter(Kernel3D kernel, bool use_cuda);
+    ~TemporalFilter();
+    TemporalFilter(const TemporalFilter&) = delete;
+    TemporalFilter& operator=(const TemporalFilter&) = delete;
+
+    /// Frames must all have the first one's size (InvalidArgument otherwise).
+    std::vector<ImageRgba8> push(const ImageRgba8& frame);
+    std::vector<ImageRgba8> finish();
+    [[nodiscard]] int frames_in() const { return received_; }
+
+  private:
+    ImageRgba8 output(int index, int total) const;
+    Kernel3D kernel_;
+    std::unique_ptr<CudaConv3d> cuda_;
+    std::unique_ptr<OwnedStream> stream_;
+    std::vector<ImageRgba8> window_;  ///< the last k frames received (oldest first)
+    int received_ = 0;
+    int emitted_ = 0;
+};
 
 }  // namespace lacuna::ops
