@@ -11,6 +11,7 @@
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/conv3d.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/video/smooth_video.hpp>
 
 #include <optional>
 
@@ -114,58 +115,44 @@ int run_temporal(Context& ctx) {
             ".mkv, .avi, .mov) or PNG sequence patterns such as frames/%05d.png");
     if (io::same_file(in, out))
         throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
-    const int size = parse_int("size", ctx.args.get("size").value_or("5"));
-    const double sigma_space =
-        parse_number("sigma-space", ctx.args.get("sigma-space").value_or("1"));
-    const double sigma_time = parse_number("sigma-time", ctx.args.get("sigma-time").value_or("1"));
-    const ops::Kernel3D kernel = ops::gaussian_kernel(size, sigma_space, sigma_time);
-
-    // Opened first for its size and rate: a bad file is refused before any work.
-    const io::VideoInfo info = io::VideoReader(in).info();
-    const auto start = Clock::now();
-    std::string backend_name;
-    const auto smooth_all = [&](const Backend backend) {
-        // A device failure part-way starts over on the CPU: the clip is read again, and the
-        // failed attempt's writer removes its temporary file, so the output is written whole or
-        // not at all.
-        ops::TemporalFilter filter(kernel, backend == Backend::Cuda);
-        io::VideoReader source(in);
-        io::VideoWriter sink(out, info.width, info.height, info.fps);
-        auto last_report = Clock::now();
-        while (const std::optional<ImageRgba8> frame = source.next()) {
-            for (const ImageRgba8& f : filter.push(*frame)) sink.write(f);
-            if (ms_since(last_report) > 1000) {
-                ctx.err << "lacuna: frame " << source.frames_read() << " of " << info.frame_count
-                        << "\n"
-                        << std::flush;
-                last_report = Clock::now();
-            }
+    video::SmoothVideoOptions o;
+    o.input = in;
+    o.output = out;
+    o.size = parse_int("size", ctx.args.get("size").value_or("5"));
+    o.sigma_space = parse_number("sigma-space", ctx.args.get("sigma-space").value_or("1"));
+    o.sigma_time = parse_number("sigma-time", ctx.args.get("sigma-time").value_or("1"));
+    o.allow_truncated = ctx.args.has("keep-truncated");
+    (void)ops::gaussian_kernel(o.size, o.sigma_space, o.sigma_time);  // refused before any work
+    auto last_report = Clock::now();
+    const auto progress = [&](const video::VideoProgress& p) {
+        if (ms_since(last_report) > 1000) {
+            ctx.err << "lacuna: frame " << p.frame << " of " << p.total << ", " << p.fps << " fps\n"
+                    << std::flush;
+            last_report = Clock::now();
         }
-        for (const ImageRgba8& f : filter.finish()) sink.write(f);
-        if (source.ended_early() && !ctx.args.has("keep-truncated"))
-            throw Error(ErrorCode::Truncated,
-                        source.warning() + "; nothing was written (--keep-truncated writes the " +
-                            std::to_string(source.frames_read()) + " frames that decoded)");
-        if (source.ended_early()) ctx.note(source.warning());
-        sink.finish();
-        for (const std::string& n : sink.notices()) ctx.note(n);
-        backend_name = std::string(to_string(backend));
-        return sink.frames_written();
+        return true;
     };
-    const int frames = ctx.with_cpu_fallback(ctx.select_backend().backend, smooth_all);
-    const double seconds = ms_since(start) / 1000;
-    ctx.err << "lacuna: " << frames << " frames in " << seconds << " s (" << backend_name << ")\n";
+    // A device failure part-way starts over on the CPU; the failed attempt's writer took its
+    // temporary file with it, so the output is written whole or not at all.
+    const video::SmoothVideoResult r =
+        ctx.with_cpu_fallback(ctx.select_backend().backend, [&](const Backend b) {
+            o.use_cuda = b == Backend::Cuda;
+            return video::smooth_video(o, progress);
+        });
+    for (const std::string& n : r.notices) ctx.note(n);
+    ctx.err << "lacuna: " << r.frames << " frames in " << r.seconds << " s (" << r.backend << ")\n";
     if (ctx.json)
         ctx.out << JsonObject()
                        .add("filter", "temporal")
                        .add("input", in)
                        .add("output", out)
-                       .add("frames", frames)
-                       .add("size", size)
-                       .add("sigma_space", sigma_space)
-                       .add("sigma_time", sigma_time)
-                       .add("implementation", backend_name)
-                       .add("seconds", seconds)
+                       .add("frames", r.frames)
+                       .add("size", o.size)
+                       .add("sigma_space", o.sigma_space)
+                       .add("sigma_time", o.sigma_time)
+                       .add("implementation", r.backend)
+                       .add("output_codec", r.output_codec)
+                       .add("seconds", r.seconds)
                        .str()
                 << "\n";
     return kExitOk;

@@ -10,6 +10,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -102,6 +103,42 @@ FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
     scale_form->addRow(tr("Method"), method_);
     pages_->addWidget(scale);
 
+    // ---- Temporal smoothing (videos) ----
+    auto* temporal = new QGroupBox(tr("Temporal smoothing (3-D Gaussian over x, y and frames)"));
+    auto* temporal_form = new QFormLayout(temporal);
+    temporal_size_ = new QSpinBox;
+    temporal_size_->setObjectName("filter_temporal_size");
+    temporal_size_->setRange(1, 31);
+    temporal_size_->setSingleStep(2);
+    temporal_size_->setValue(5);
+    temporal_size_->setSuffix(tr(" frames and pixels"));
+    temporal_size_->setToolTip(tr("k of the k × k × k kernel (odd)"));
+    temporal_size_->setKeyboardTracking(false);
+    temporal_space_ = new QDoubleSpinBox;
+    temporal_time_ = new QDoubleSpinBox;
+    for (QDoubleSpinBox* box : {temporal_space_, temporal_time_}) {
+        box->setRange(0.1, 100);
+        box->setSingleStep(0.25);
+        box->setValue(1.0);
+        box->setKeyboardTracking(false);
+    }
+    temporal_space_->setSuffix(tr(" pixels"));
+    temporal_time_->setSuffix(tr(" frames"));
+    temporal_form->addRow(tr("Size"), temporal_size_);
+    temporal_form->addRow(tr("Sigma in x, y"), temporal_space_);
+    temporal_form->addRow(tr("Sigma over frames"), temporal_time_);
+    export_ = new QPushButton(tr("Export Smoothed Video…"));
+    export_cancel_ = new QPushButton(tr("Cancel Export"));
+    export_cancel_->setEnabled(false);
+    auto* export_row = new QHBoxLayout;
+    export_row->addWidget(export_);
+    export_row->addWidget(export_cancel_);
+    temporal_form->addRow(export_row);
+    export_progress_ = new QProgressBar;
+    export_progress_->setVisible(false);
+    temporal_form->addRow(export_progress_);
+    pages_->addWidget(temporal);
+
     layout->addWidget(pages_);
     timing_ = new QLabel;
     timing_->setObjectName("filter_timing");
@@ -127,11 +164,45 @@ FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
     connect(height_, &QSpinBox::valueChanged, this, &FilterPanel::height_edited);
     connect(method_, &QComboBox::currentIndexChanged, this, &FilterPanel::scale_changed);
     connect(apply_, &QPushButton::clicked, this, &FilterPanel::apply_requested);
+    connect(temporal_size_, &QSpinBox::valueChanged, this, [this](const int k) {
+        if (k % 2 == 0) {  // sizes are odd: step to the next odd one in the direction moved
+            temporal_size_->setValue(k + 1 <= 31 ? k + 1 : k - 1);
+            return;
+        }
+        emit temporal_changed();
+    });
+    for (QDoubleSpinBox* box : {temporal_space_, temporal_time_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &FilterPanel::temporal_changed);
+    connect(export_, &QPushButton::clicked, this, &FilterPanel::export_requested);
+    connect(export_cancel_, &QPushButton::clicked, this, &FilterPanel::export_cancel_requested);
     connect(cancel_, &QPushButton::clicked, this, &FilterPanel::cancel_requested);
 }
 
 void FilterPanel::show_page(const Page page) {
     pages_->setCurrentIndex(page);
+    // A clip is not changed in place: its page exports instead of applying.
+    apply_->setVisible(page != TemporalPage);
+}
+
+int FilterPanel::temporal_size() const {
+    return temporal_size_->value();
+}
+double FilterPanel::temporal_sigma_space() const {
+    return temporal_space_->value();
+}
+double FilterPanel::temporal_sigma_time() const {
+    return temporal_time_->value();
+}
+
+void FilterPanel::show_export_progress(const int done, const int total) {
+    const bool running = total >= 0 && done < total;
+    export_progress_->setVisible(total >= 0);
+    if (total >= 0) {
+        export_progress_->setRange(0, std::max(total, 1));
+        export_progress_->setValue(done);
+    }
+    export_->setEnabled(!running);
+    export_cancel_->setEnabled(running);
 }
 
 FilterPanel::Page FilterPanel::page() const {

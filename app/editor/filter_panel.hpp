@@ -13,6 +13,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QStackedWidget;
@@ -22,7 +23,7 @@ namespace lacuna::editor {
 class FilterPanel : public QWidget {
     Q_OBJECT
   public:
-    enum Page { BilateralPage = 0, ScalePage = 1 };
+    enum Page { BilateralPage = 0, ScalePage = 1, TemporalPage = 2 };
     explicit FilterPanel(QWidget* parent = nullptr);
 
     void show_page(Page page);
@@ -33,6 +34,11 @@ class FilterPanel : public QWidget {
     [[nodiscard]] int scale_width() const;
     [[nodiscard]] int scale_height() const;
     [[nodiscard]] ops::ScaleMethod scale_method() const;
+    [[nodiscard]] int temporal_size() const;
+    [[nodiscard]] double temporal_sigma_space() const;
+    [[nodiscard]] double temporal_sigma_time() const;
+    /// Progress of a running export (done == total: finished); hidden when total < 0.
+    void show_export_progress(int done, int total);
     /// "Guide: name" or none.
     void show_guide(const QString& name);
     /// "Preview: 0.53 ms (GPU)"; an empty text hides it.
@@ -43,6 +49,7 @@ class FilterPanel : public QWidget {
     [[nodiscard]] QSpinBox* width_box() const { return width_; }
     [[nodiscard]] QPushButton* apply_button() const { return apply_; }
     [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
+    [[nodiscard]] QSpinBox* temporal_size_box() const { return temporal_size_; }
 
   signals:
     void bilateral_changed();
@@ -50,6 +57,9 @@ class FilterPanel : public QWidget {
     void guide_requested();
     void guide_cleared();
     void apply_requested();
+    void temporal_changed();
+    void export_requested();
+    void export_cancel_requested();
     void cancel_requested();
 
   private:
@@ -67,6 +77,12 @@ class FilterPanel : public QWidget {
     QSpinBox* height_ = nullptr;
     QCheckBox* keep_aspect_ = nullptr;
     QComboBox* method_ = nullptr;
+    QSpinBox* temporal_size_ = nullptr;
+    QDoubleSpinBox* temporal_space_ = nullptr;
+    QDoubleSpinBox* temporal_time_ = nullptr;
+    QPushButton* export_ = nullptr;
+    QPushButton* export_cancel_ = nullptr;
+    QProgressBar* export_progress_ = nullptr;
     QLabel* timing_ = nullptr;
     QLabel* status_ = nullptr;
     QPushButton* apply_ = nullptr;

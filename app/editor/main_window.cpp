@@ -2,6 +2,7 @@
 
 #include "filter_panel.hpp"
 #include <filter_tool.hpp>
+#include <lacuna/video/smooth_video.hpp>
 
 #include "canvas.hpp"
 #include "display_panel.hpp"
@@ -122,6 +123,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    // A running smoothing export stops (its temporary file goes with it).
+    if (smooth_worker_.joinable()) {
+        smooth_cancel_ = true;
+        smooth_worker_.join();
+    }
     // A running autosave finishes; the recovery file stays when there are unsaved edits (a
     // window closed by the user removed it in closeEvent).
     if (autosaver_) autosaver_->wait();
@@ -174,6 +180,8 @@ void MainWindow::build_menus() {
     filters->addAction(tr("&Bilateral (edge-preserving smoothing)…"), this,
                        [this] { open_filter(FilterPanel::BilateralPage); });
     filters->addAction(tr("&Scale…"), this, [this] { open_filter(FilterPanel::ScalePage); });
+    filters->addAction(tr("&Temporal Smoothing (videos)…"), this,
+                       [this] { open_filter(FilterPanel::TemporalPage); });
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Pan"), QKeySequence(Qt::Key_H), this,
@@ -521,7 +529,84 @@ void MainWindow::build_filter_dock() {
         filter_panel_->show_status({});
         canvas_->document_changed();
     });
+    connect(filter_panel_, &FilterPanel::temporal_changed, this, [this] {
+        session::FilterTool& f = session_->filter();
+        try {
+            f.set_temporal(filter_panel_->temporal_size(), filter_panel_->temporal_sigma_space(),
+                           filter_panel_->temporal_sigma_time());
+        } catch (const Error& e) {
+            filter_panel_->show_status(QString::fromUtf8(e.what()));
+            return;
+        }
+        if (f.kind() == session::FilterKind::Temporal) filter_previewed();
+    });
+    connect(filter_panel_, &FilterPanel::export_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Smoothed Video"),
+            QSettings().value("paths/last_dir").toString() + "/smoothed.mp4", tr(kVideoFilter));
+        if (!path.isEmpty()) export_smoothed_video_to(path);
+    });
+    connect(filter_panel_, &FilterPanel::export_cancel_requested, this,
+            [this] { smooth_cancel_ = true; });
+    smooth_timer_ = new QTimer(this);
+    smooth_timer_->setInterval(100);
+    connect(smooth_timer_, &QTimer::timeout, this, [this] {
+        filter_panel_->show_export_progress(smooth_done_, std::max(smooth_total_.load(), 1));
+        if (!smooth_finished_) return;
+        smooth_worker_.join();
+        smooth_timer_->stop();
+        filter_panel_->show_export_progress(0, -1);
+        filter_panel_->show_status(smooth_message_);
+        statusBar()->showMessage(smooth_message_, 10000);
+    });
     tool.set_bilateral(filter_panel_->bilateral());
+}
+
+bool MainWindow::export_smoothed_video_to(const QString& path) {
+    if (smooth_worker_.joinable()) return false;
+    video::SmoothVideoOptions options;
+    try {
+        session_->filter().set_temporal(filter_panel_->temporal_size(),
+                                        filter_panel_->temporal_sigma_space(),
+                                        filter_panel_->temporal_sigma_time());
+        options = session_->filter().prepare_temporal_export(path.toStdString());
+        if (io::same_file(options.input, options.output))
+            throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the clip itself");
+    } catch (const Error& e) {
+        filter_panel_->show_status(QString::fromUtf8(e.what()));
+        return false;
+    }
+    smooth_done_ = 0;
+    smooth_total_ = session_->video()->frame_count();
+    smooth_cancel_ = false;
+    smooth_finished_ = false;
+    filter_panel_->show_status(tr("Smoothing %1 frames…").arg(smooth_total_.load()));
+    smooth_worker_ = std::thread([this, options] {
+        QString message;
+        try {
+            const video::SmoothVideoResult r =
+                video::smooth_video(options, [this](const video::VideoProgress& p) {
+                    smooth_done_ = p.frame;
+                    if (p.total > 0) smooth_total_ = p.total;
+                    return !smooth_cancel_.load();
+                });
+            message = tr("Exported %1 smoothed frames (%2) in %3 s on the %4.")
+                          .arg(r.frames)
+                          .arg(QString::fromStdString(r.output_codec))
+                          .arg(r.seconds, 0, 'f', 1)
+                          .arg(r.backend == "cuda" ? tr("GPU") : tr("CPU"));
+        } catch (const Error& e) {
+            message = e.code() == ErrorCode::Cancelled
+                          ? tr("Export cancelled: nothing was written.")
+                          : tr("Export failed: %1").arg(QString::fromUtf8(e.what()));
+        } catch (const std::exception& e) {
+            message = tr("Export failed: %1").arg(QString::fromUtf8(e.what()));
+        }
+        smooth_message_ = message;  // read only after smooth_finished_ is seen
+        smooth_finished_ = true;
+    });
+    smooth_timer_->start();
+    return true;
 }
 
 void MainWindow::open_filter(const int page) {
@@ -530,6 +615,9 @@ void MainWindow::open_filter(const int page) {
     filter_panel_->show_page(static_cast<FilterPanel::Page>(page));
     session::FilterTool& f = session_->filter();
     f.set_bilateral(filter_panel_->bilateral());
+    if (page == FilterPanel::TemporalPage)
+        f.set_temporal(filter_panel_->temporal_size(), filter_panel_->temporal_sigma_space(),
+                       filter_panel_->temporal_sigma_time());
     if (page == FilterPanel::ScalePage) {
         if (filter_panel_->scale_width() <= 1 && filter_panel_->scale_height() <= 1)
             filter_panel_->set_source_size(session_->document().width(),
@@ -537,8 +625,18 @@ void MainWindow::open_filter(const int page) {
         f.set_scale(filter_panel_->scale_width(), filter_panel_->scale_height(),
                     filter_panel_->scale_method());
     }
-    if (!f.begin(page == FilterPanel::ScalePage ? session::FilterKind::Scale
-                                                : session::FilterKind::Bilateral)) {
+    const session::FilterKind kind = page == FilterPanel::ScalePage ? session::FilterKind::Scale
+                                     : page == FilterPanel::TemporalPage
+                                         ? session::FilterKind::Temporal
+                                         : session::FilterKind::Bilateral;
+    bool started = false;
+    try {
+        started = f.begin(kind);
+    } catch (const Error& e) {
+        filter_panel_->show_status(QString::fromUtf8(e.what()));
+        return;
+    }
+    if (!started) {
         filter_panel_->show_status(QString::fromStdString(f.status()));
         return;
     }

@@ -14,7 +14,9 @@
 #include <QMainWindow>
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 class QLabel;
 class QMenu;
@@ -62,6 +64,12 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] FilterPanel* filter_panel() const { return filter_panel_; }
+    /// Filters ▸ Temporal Smoothing's export of the open clip to `path`, on a worker thread
+    /// (progress in the Filters dock, Cancel leaves no file). False if it cannot start.
+    bool export_smoothed_video_to(const QString& path);
+    /// True while that export runs; its last message once it ended.
+    [[nodiscard]] bool smoothing_export_running() const { return smooth_worker_.joinable(); }
+    [[nodiscard]] const QString& smoothing_export_message() const { return smooth_message_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
     [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
@@ -169,6 +177,15 @@ class MainWindow : public QMainWindow {
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
     FilterPanel* filter_panel_ = nullptr;
+    /// The temporal smoothing export: its thread, progress and outcome (set by the thread, read
+    /// by a timer on the GUI thread once `smooth_finished_` is set).
+    std::thread smooth_worker_;
+    std::atomic<int> smooth_done_{0};
+    std::atomic<int> smooth_total_{0};
+    std::atomic<bool> smooth_cancel_{false};
+    std::atomic<bool> smooth_finished_{false};
+    QString smooth_message_;
+    QTimer* smooth_timer_ = nullptr;
     QDockWidget* filter_dock_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
     DisplayPanel* display_panel_ = nullptr;

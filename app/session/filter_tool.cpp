@@ -3,6 +3,7 @@
 #include "remove_object_tool.hpp"
 #include "session.hpp"
 
+#include <lacuna/core/backend.hpp>
 #include <lacuna/core/parallel.hpp>
 
 #include <chrono>
@@ -38,6 +39,10 @@ bool FilterTool::begin(const FilterKind kind) {
     }
     if (session_.remove_object().fill_running()) {
         status_ = "Wait for the fill to finish (or cancel it) before filtering.";
+        return false;
+    }
+    if (kind == FilterKind::Temporal && session_.video() == nullptr) {
+        status_ = "Temporal smoothing works on videos: open one with File ▸ Open.";
         return false;
     }
     if (guide_ && (guide_->width() != document.width() || guide_->height() != document.height()))
@@ -96,11 +101,47 @@ void FilterTool::set_scale(const int width, const int height, const ops::ScaleMe
     if (kind_ == FilterKind::Scale) update();
 }
 
+void FilterTool::set_temporal(const int size, const double sigma_space, const double sigma_time) {
+    (void)ops::gaussian_kernel(size, sigma_space, sigma_time);  // refused before anything changes
+    temporal_.size = size;
+    temporal_.sigma_space = sigma_space;
+    temporal_.sigma_time = sigma_time;
+    if (kind_ == FilterKind::Temporal) update();
+}
+
+video::SmoothVideoOptions FilterTool::prepare_temporal_export(
+    const std::filesystem::path& output) const {
+    const VideoClip* clip = session_.video();
+    if (clip == nullptr) throw Error(ErrorCode::InvalidArgument, "no video is open");
+    video::SmoothVideoOptions o = temporal_;
+    o.input = clip->path();
+    o.output = output;
+    o.use_cuda = select_backend(BackendRequest::Auto).backend == Backend::Cuda;
+    return o;
+}
+
 void FilterTool::update() {
     if (!kind_) return;
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    if (session_.on_device() && session_.guarded([&] { run_device(); })) {
+    if (*kind_ == FilterKind::Temporal) {
+        // The frame shown with its neighbours, decoded from the clip's file.
+        const VideoClip* clip = session_.video();
+        if (clip == nullptr) {
+            cancel();
+            return;
+        }
+        video::SmoothVideoOptions o = temporal_;
+        o.use_cuda = session_.on_device();
+        try {
+            host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
+        } catch (const Error& e) {
+            if (!o.use_cuda || e.code() == ErrorCode::InvalidArgument) throw;
+            o.use_cuda = false;  // the device failed: the CPU gives the same frame
+            host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
+        }
+        ran_on_ = o.use_cuda ? "GPU" : "CPU, " + std::to_string(worker_count()) + " threads";
+    } else if (session_.on_device() && session_.guarded([&] { run_device(); })) {
         ran_on_ = "GPU";
     } else {
         run_host();
@@ -163,6 +204,10 @@ int FilterTool::frame_height() const {
 bool FilterTool::apply() {
     if (!kind_ || (host_frame() == nullptr && device_frame() == nullptr)) {
         status_ = "Nothing to apply: choose a filter first.";
+        return false;
+    }
+    if (*kind_ == FilterKind::Temporal) {
+        status_ = "Temporal smoothing changes the whole clip: use Export Smoothed Video….";
         return false;
     }
     if (session_.remove_object().fill_running()) {

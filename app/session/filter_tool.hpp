@@ -9,6 +9,7 @@
 #include <lacuna/core/image.hpp>
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/scale.hpp>
+#include <lacuna/video/smooth_video.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -19,7 +20,9 @@ namespace lacuna::session {
 
 class Session;
 
-enum class FilterKind { Bilateral, Scale };
+/// Temporal: smoothing over (x, y, t) of a video document, previewed on the frame shown and
+/// written with export_temporal() (the whole clip; there is nothing to apply to one frame).
+enum class FilterKind { Bilateral, Scale, Temporal };
 
 class FilterTool {
   public:
@@ -45,6 +48,13 @@ class FilterTool {
     void clear_guide();
     [[nodiscard]] bool has_guide() const { return guide_.has_value(); }
     void set_scale(int width, int height, ops::ScaleMethod method);
+    /// The 3-D Gaussian of Temporal (k odd, sigmas > 0; refused with Error otherwise).
+    void set_temporal(int size, double sigma_space, double sigma_time);
+    [[nodiscard]] const video::SmoothVideoOptions& temporal() const { return temporal_; }
+    /// The whole open clip smoothed into `output` (call it on a worker thread: it only reads the
+    /// clip's file); `progress` may cancel. Throws as video::smooth_video does.
+    [[nodiscard]] video::SmoothVideoOptions prepare_temporal_export(
+        const std::filesystem::path& output) const;
 
     [[nodiscard]] bool previewing() const { return kind_.has_value(); }
     [[nodiscard]] std::optional<FilterKind> kind() const { return kind_; }
@@ -82,6 +92,7 @@ class FilterTool {
     std::optional<ImageRgba8> guide_;
     int scale_w_ = 0, scale_h_ = 0;
     ops::ScaleMethod method_ = ops::ScaleMethod::BSpline;
+    video::SmoothVideoOptions temporal_;
     std::uint64_t serial_ = 0;
     double last_ms_ = 0;
     std::string ran_on_;

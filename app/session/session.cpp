@@ -90,6 +90,7 @@ void Session::show_video_frame(const int index) {
     if (!guarded([&] { document_.replace(frame, masks); })) document_.replace(frame, masks);
     history_.clear();
     line_->document_changed();
+    filter_->document_changed();  // a temporal smoothing preview follows the frame
     frame_changed();
 }
 

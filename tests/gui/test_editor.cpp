@@ -6,6 +6,7 @@
 #include <filter_tool.hpp>
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/scale.hpp>
+#include <lacuna/video/smooth_video.hpp>
 #include "display_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
@@ -354,6 +355,46 @@ class TestEditor : public QObject {
         window.undo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), original.view()));
         window.session().history().set_clean();
+    }
+
+    void temporal_smoothing_of_a_video() {
+        QTemporaryDir dir;
+        const QString clip = dir.filePath("clip.mp4");
+        {
+            io::VideoReader tree(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi");
+            io::VideoWriter writer(clip.toStdString(), 320, 240, 15.0);
+            for (int f = 0; f < 12; ++f) writer.write(*tree.next());
+            writer.finish();
+        }
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, clip));
+        QAction* temporal = nullptr;
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->text().startsWith("&Temporal Smoothing")) temporal = a;
+        QVERIFY(temporal != nullptr);
+        temporal->trigger();
+        session::FilterTool& f = window.session().filter();
+        QVERIFY2(f.previewing(), f.status().c_str());
+        window.filter_panel()->temporal_size_box()->setValue(7);
+        QCOMPARE(f.temporal().size, 7);
+        const ImageRgba8 preview = window.canvas()->preview();
+        video::SmoothVideoOptions o = f.temporal();
+        const ImageRgba8 expected = video::smoothed_frame(clip.toStdString(), 0, o);
+        QVERIFY(equal_pixels<Rgba8>(preview.view(), expected.view()));
+        QVERIFY(!window.filter_panel()->apply_button()->isVisible());
+        if (const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/filter-temporal.png", "PNG"));
+        const QString out = dir.filePath("smooth.mp4");
+        QVERIFY(window.export_smoothed_video_to(out));
+        QVERIFY(!window.export_smoothed_video_to(out));  // one at a time
+        QTRY_VERIFY_WITH_TIMEOUT(!window.smoothing_export_running(), 120000);
+        QVERIFY2(window.smoothing_export_message().startsWith("Exported 12 smoothed frames"),
+                 qPrintable(window.smoothing_export_message()));
+        io::VideoReader smoothed(out.toStdString());
+        QCOMPARE(smoothed.info().frame_count, 12);
+        QVERIFY(!window.export_smoothed_video_to(clip));  // never over the clip itself
+        window.filter_panel()->cancel_button()->click();
+        QVERIFY(!f.previewing());
     }
 
     // A 1300 × 800 photo needs factor 2: the first vertical map is the approximate one (the

@@ -21,14 +21,18 @@
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/render/egl_context.hpp>
+#include <lacuna/video/smooth_video.hpp>
 
 #include <QProcess>
 #include "../render/icc_profiles.hpp"
 #include <lacuna/render/display_colour.hpp>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -183,6 +187,65 @@ class TestSession : public QObject {
         QVERIFY(s.redo());
         QVERIFY(same(s.document().pixels(), expected));
         check_presented(s);
+    }
+
+    void temporal_smoothing_previews_the_frame_and_exports_the_clip() {
+        // A 9-frame PNG sequence (lossless both ways): the preview of frame f is frame f of the
+        // exported clip, exactly, and the export keeps every frame.
+        QTemporaryDir dir;
+        const std::string pattern = (dir.path() + "/in/%03d.png").toStdString();
+        std::filesystem::create_directories((dir.path() + "/in").toStdString());
+        std::filesystem::create_directories((dir.path() + "/out").toStdString());
+        {
+            io::VideoWriter writer(pattern, 40, 24, 12.0);
+            for (int f = 0; f < 9; ++f) {
+                ImageRgba8 img(40, 24);
+                for (int y = 0; y < 24; ++y)
+                    for (int x = 0; x < 40; ++x) {
+                        const int noise = ((x * 37 + y * 91 + f * 53) % 41) - 20;
+                        const auto v = static_cast<std::uint8_t>(
+                            std::clamp(120 + 60 * (((x + 2 * f) / 6) % 2) + noise, 0, 255));
+                        img.at(x, y) = Rgba8{v, std::uint8_t(255 - v), std::uint8_t(v / 2), 255};
+                    }
+                writer.write(img);
+            }
+            writer.finish();
+        }
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        QVERIFY(!s.filter().begin(session::FilterKind::Temporal));  // a photo, not a video
+        QVERIFY(QString::fromStdString(s.filter().status()).contains("works on videos"));
+        s.open_video(pattern);
+        session::FilterTool& f = s.filter();
+        f.set_temporal(5, 1.0, 1.5);
+        QVERIFY(f.begin(session::FilterKind::Temporal));
+        QVERIFY(!f.apply());  // a clip is exported, not applied
+        const std::string out_pattern = (dir.path() + "/out/%03d.png").toStdString();
+        video::SmoothVideoOptions o = f.prepare_temporal_export(out_pattern);
+        o.use_cuda = false;
+        const video::SmoothVideoResult r = video::smooth_video(o, {});
+        QCOMPARE(r.frames, 9);
+        for (const int index : {0, 4, 8}) {
+            s.show_video_frame(index);
+            QVERIFY(f.previewing());
+            char name[32];
+            std::snprintf(name, sizeof name, "/out/%03d.png", index);
+            const ImageRgba8 exported = io::read_image((dir.path() + name).toStdString()).image;
+            QVERIFY2(equal_pixels<Rgba8>(s.shown_image().view(), exported.view()),
+                     qPrintable(QString("frame %1").arg(index)));
+            QVERIFY(!equal_pixels<Rgba8>(s.shown_image().view(), s.document().pixels().view()));
+        }
+        check_presented(s);
+        // Cancelled after two frames: nothing under the chosen name.
+        const std::string cancelled = (dir.path() + "/cancelled.avi").toStdString();
+        o.output = cancelled;
+        int calls = 0;
+        QVERIFY_THROWS_EXCEPTION(Error, video::smooth_video(o, [&](const video::VideoProgress&) {
+                                     return ++calls < 2;
+                                 }));
+        QVERIFY(!std::filesystem::exists(cancelled));
+        f.cancel();
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), s.document().pixels().view()));
     }
 
     void filters_refuse_measurements() {
