@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
   libopencv-dev                             # image codecs (imgcodecs), imgproc
+  libjpeg-dev                               # JPEG headers read with the decoder's own parser
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
   libopencv-contrib-dev                     # ximgproc: the joint bilateral filter the tests compare with
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images

@@ -1,5 +1,7 @@
 #include "header_probe.hpp"
 
+#include "jpeg_header.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -248,6 +250,11 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
         p.format = ImageFormat::Jpeg;
         probe_jpeg(b, p);
+        // The size the decoder will use is libjpeg's: take it from libjpeg (jpeg_header.cpp).
+        if (const auto size = jpeg_frame_size(b)) {
+            p.width = size->first;
+            p.height = size->second;
+        }
     } else if (starts_with(b, 0, "II*") || starts_with(b, 0, "MM")) {
         if (b.size() >= 4 &&
             ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
