@@ -8,7 +8,9 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <random>
+#include <tuple>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -79,6 +81,29 @@ class TestConv3dCuda : public QObject {
             QVERIFY2(first_difference(cpu, cuda).isEmpty(),
                      qPrintable(QString(to_string(algorithm).data()) + ": " +
                                 first_difference(cpu, cuda)));
+        }
+    }
+
+    void hybrid_fourier_equals_the_direct_convolution_within_float_rounding() {
+        // The seed's hybrid: spectra of padded frames, a temporal sum, an inverse FFT. Not the
+        // same floats as the direct sums: within 1e-4 of the sums' scale (Σ|w| · 255).
+        for (const auto& [w, h, frames, k] :
+             {std::tuple{33, 9, 8, 5}, std::tuple{181, 97, 12, 9}, std::tuple{3, 4, 10, 7},
+              std::tuple{720, 560, 18, 15}}) {
+            const Volume in = random_volume(w, h, frames, 8);
+            const Kernel3D kernel = random_kernel(k, 9);
+            const Volume cpu = conv3d_fast(in, kernel);
+            const Volume fft = conv3d_cuda(in, kernel, Conv3dAlgorithm::HybridFft);
+            QCOMPARE(fft.frames, cpu.frames);
+            double scale = 0;
+            for (const float x : kernel.weights) scale += std::abs(x);
+            scale *= 255;
+            double worst = 0;
+            for (std::size_t i = 0; i < cpu.data.size(); ++i)
+                worst = std::max(worst, std::abs(double(cpu.data[i]) - fft.data[i]) / scale);
+            qInfo("%dx%d, %d frames, k %d: worst difference %.3g of the scale", w, h, frames, k,
+                  worst);
+            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
         }
     }
 

@@ -32,6 +32,8 @@ std::string_view to_string(const Conv3dAlgorithm algorithm) {
             return "shared";
         case Conv3dAlgorithm::Streaming:
             return "streaming";
+        case Conv3dAlgorithm::HybridFft:
+            return "hybrid fft";
     }
     return "?";
 }

@@ -13,6 +13,7 @@ namespace lacuna::ops {
 struct CudaConv3d::Impl {
     DeviceStream stream = nullptr;
     DeviceBuffer<float> in, out, weights;
+    DeviceBuffer<float> spectra;  ///< the hybrid Fourier algorithm's scratch (grow-only)
     int width = 0, height = 0, frames = 0, k = 0;
 };
 
@@ -45,6 +46,14 @@ void CudaConv3d::run(const Conv3dAlgorithm algorithm) {
     a.height = m.height;
     a.in_frames = m.frames;
     a.k = m.k;
+    if (algorithm == Conv3dAlgorithm::HybridFft) {
+        impl_->spectra.reserve(
+            kernels::conv3d_fft_scratch_floats(m.width, m.height, m.k, m.frames));
+        lacuna::detail::cuda_check_launch(
+            kernels::launch_conv3d_fft(a, impl_->spectra.data(), m.stream),
+            "3-D convolution (hybrid Fourier)");
+        return;
+    }
     lacuna::detail::cuda_check_launch(
         kernels::launch_conv3d(a, static_cast<int>(algorithm), m.stream), "3-D convolution");
 }

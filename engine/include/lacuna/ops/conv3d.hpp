@@ -60,6 +60,8 @@ enum class Conv3dAlgorithm {
     Shared,     ///< a block stages each input frame's tile (with its halo) in shared memory
     Streaming,  ///< a block walks the frames once; each loaded tile is given to every output
                 ///< frame that uses it (k running sums per thread)
+    HybridFft,  ///< 2-D FFT of every frame and kernel slice, a 1-D temporal sum of spectra,
+                ///< inverse FFT (own radix-2 FFT; equal to the others within float rounding)
 };
 std::string_view to_string(Conv3dAlgorithm algorithm);
 

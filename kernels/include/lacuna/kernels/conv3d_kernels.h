@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 namespace lacuna::kernels {
 
 struct Conv3dArgs {
@@ -15,5 +17,12 @@ struct Conv3dArgs {
 
 /// algorithm: 0 baseline, 1 shared-memory tiles, 2 streaming.
 cudaError_t launch_conv3d(const Conv3dArgs& args, int algorithm, cudaStream_t stream);
+
+/// The hybrid Fourier algorithm's scratch, in floats: the spectra of every input frame and
+/// kernel slice on the power-of-two padded frame, and an accumulator.
+std::size_t conv3d_fft_scratch_floats(int width, int height, int k, int in_frames);
+/// 2-D FFTs per frame and a 1-D temporal sum of spectra (conv3d_fft.cu). Padded frames up to
+/// 4096 on a side.
+cudaError_t launch_conv3d_fft(const Conv3dArgs& args, float* scratch, cudaStream_t stream);
 
 }  // namespace lacuna::kernels
