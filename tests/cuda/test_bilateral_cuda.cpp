@@ -9,6 +9,8 @@
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/bilateral.hpp>
 
+#include "../engine/image_test_util.hpp"
+
 #include <QtTest>
 
 #include <random>
@@ -36,23 +38,7 @@ ImageRgba8 test_image(const int w, const int h, const unsigned seed) {
 }
 
 QString first_difference(const ImageRgba8& cpu, const ImageRgba8& cuda) {
-    for (int y = 0; y < cpu.height(); ++y)
-        for (int x = 0; x < cpu.width(); ++x) {
-            const Rgba8 a = cpu.at(x, y), b = cuda.at(x, y);
-            if (a != b)
-                return QString("pixel %1,%2: cpu (%3,%4,%5,%6), cuda (%7,%8,%9,%10)")
-                    .arg(x)
-                    .arg(y)
-                    .arg(a.r)
-                    .arg(a.g)
-                    .arg(a.b)
-                    .arg(a.a)
-                    .arg(b.r)
-                    .arg(b.g)
-                    .arg(b.b)
-                    .arg(b.a);
-        }
-    return {};
+    return QString::fromStdString(test::first_pixel_difference(cpu, cuda));
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
-// Comparing images in tests: the mean absolute difference over R, G, B (lossy round trips).
+// Comparing images in tests: the mean absolute difference over R, G, B (lossy round trips), and
+// the first pixel where two images that must be identical differ.
 #pragma once
 
 #include <lacuna/core/image.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace lacuna::test {
 
@@ -15,6 +18,27 @@ inline double mean_abs_diff(const ImageRgba8& a, const ImageRgba8& b) {
             sum += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b);
         }
     return sum / (3.0 * a.width() * a.height());
+}
+
+/// Empty when both images have the same size and pixels; else where and how they first differ
+/// ("pixel 3,7: expected (…), got (…)"), for a test's failure message.
+inline std::string first_pixel_difference(const ImageRgba8& expected, const ImageRgba8& got) {
+    char text[160];
+    if (expected.width() != got.width() || expected.height() != got.height()) {
+        std::snprintf(text, sizeof text, "sizes differ: %dx%d expected, %dx%d got",
+                      expected.width(), expected.height(), got.width(), got.height());
+        return text;
+    }
+    for (int y = 0; y < expected.height(); ++y)
+        for (int x = 0; x < expected.width(); ++x) {
+            const Rgba8 e = expected.at(x, y), g = got.at(x, y);
+            if (e == g) continue;
+            std::snprintf(text, sizeof text,
+                          "pixel %d,%d: expected (%d,%d,%d,%d), got (%d,%d,%d,%d)", x, y, e.r, e.g,
+                          e.b, e.a, g.r, g.g, g.b, g.a);
+            return text;
+        }
+    return {};
 }
 
 }  // namespace lacuna::test

@@ -5,6 +5,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/conv3d.hpp>
 
+#include "conv3d_test_util.hpp"
+
 #include <QtTest>
 
 #include <opencv2/imgproc.hpp>
@@ -15,24 +17,10 @@
 
 using namespace lacuna;
 using namespace lacuna::ops;
+using lacuna::test::random_kernel;
+using lacuna::test::random_volume;
 
 namespace {
-
-Volume random_volume(const int w, const int h, const int n, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(0.0f, 255.0f);
-    Volume v(w, h, n);
-    for (float& x : v.data) x = value(rng);
-    return v;
-}
-
-Kernel3D random_kernel(const int k, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> w(-1.0f, 1.0f);
-    std::vector<float> weights(std::size_t(k) * k * k);
-    for (float& x : weights) x = w(rng) / float(k * k);
-    return kernel_from_values(k, std::move(weights));
-}
 
 /// Largest |a − b| relative to the scale of the sums: Σ|w| · 255.
 double worst_error(const Volume& a, const Volume& b, const Kernel3D& kernel) {
