@@ -2,6 +2,7 @@
 
 #include <lacuna/core/error.hpp>
 
+#include "header_probe.hpp"
 #include "io_messages.hpp"
 
 #include <opencv2/core.hpp>
@@ -18,6 +19,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 #include <vector>
 #include <sys/stat.h>
@@ -252,10 +255,36 @@ int sequence_length(const detail::VideoReaderState& r) {
     return length;
 }
 
+/// Whether frame `index` of an image sequence may go to OpenCV's image-sequence reader, which
+/// picks its decoder from the bytes (cv::imread): only a file Lacuna's header probe takes for a
+/// colour image format, with a readable header and a size within the limits. Anything else — a
+/// DICOM file, whose GDCM reader can abort the process on damage (fuzz_video_open), a header
+/// the probe cannot read, an absurd size — is no readable frame.
+bool sequence_frame_is_safe(const detail::VideoReaderState& r, const int index) {
+    std::ifstream in(r.directory / format_frame_name(*r.pattern, r.first_index + index),
+                     std::ios::binary);
+    if (!in) return false;
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
+    const detail::HeaderProbe probe = detail::probe_header(bytes);
+    if (!probe.format || probe.malformed || probe.truncated) return false;
+    if (*probe.format == ImageFormat::Dicom || *probe.format == ImageFormat::Fits) return false;
+    if (probe.width && probe.height) {
+        const std::int64_t w = *probe.width, h = *probe.height;
+        if (w <= 0 || h <= 0 || w > kMaxImageSide || h > kMaxImageSide || w * h > kMaxImagePixels)
+            return false;
+    }
+    return true;
+}
+
 void open_sequence(detail::VideoReaderState& r, const fs::path& path, const double fps) {
     r.pattern = parse_pattern(path.filename().string());
     r.directory = path.parent_path();
     r.first_index = first_sequence_index(path, *r.pattern, r.name);
+    // OpenCV decodes the first file while opening: it must pass the probe first.
+    if (!sequence_frame_is_safe(r, 0))
+        fail_read(ErrorCode::Corrupt, r.name,
+                  "its first frame " + first_frame_text(r) + " is not a readable image");
     try {
         r.capture.open(r.name, cv::CAP_IMAGES);
     } catch (const cv::Exception& e) {
@@ -346,6 +375,8 @@ std::optional<ImageRgba8> VideoReader::next() {
         r.first_frame.reset();
     } else if (r.pattern && r.frames_read >= r.info.frame_count) {
         // The last file is read: asking OpenCV for the next would only log a missing file.
+    } else if (r.pattern && !r.at_end && !sequence_frame_is_safe(r, r.frames_read)) {
+        // A frame file the probe refuses ends the sequence early, as an undecodable one does.
     } else if (!r.at_end) {
         try {
             if (!r.capture.read(frame)) frame.release();

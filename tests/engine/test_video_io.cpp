@@ -481,6 +481,29 @@ class TestVideoIo : public QObject {
         QVERIFY(reader.ended_early());
     }
 
+    // Regression (fuzz_video_open): a sequence frame that is no image Lacuna reads went to
+    // OpenCV's image-sequence reader, whose imread tried GDCM, which aborted the process. Such a
+    // file is now refused by the header probe first: as the first frame at open, later as the
+    // end of the sequence.
+    void sequence_frames_the_probe_refuses_never_reach_opencv() {
+        QFile found(QStringLiteral(
+            LACUNA_SOURCE_DIR "/fuzz/corpus/fuzz_video_open/regression-sequence-frame-gdcm-abort"));
+        QVERIFY(found.open(QIODevice::ReadOnly));
+        const QByteArray bytes = found.readAll().mid(1);  // the harness's first byte picks the kind
+        const fs::path first = fresh_dir();
+        write_bytes(first / "0.png", {bytes.begin(), bytes.end()});
+        QString message;
+        QCOMPARE(error_of([&] { io::VideoReader r(first / "%d.png"); }, &message),
+                 ErrorCode::Corrupt);
+        QVERIFY2(message.contains("is not a readable image"), qPrintable(message));
+        const fs::path later = fresh_dir();
+        write_clip(later / "%03d.png", 16, 16, 4, 25.0);
+        write_bytes(later / "002.png", {bytes.begin(), bytes.end()});
+        io::VideoReader reader(later / "%03d.png");
+        QCOMPARE(int(read_all(reader).size()), 2);
+        QVERIFY(reader.ended_early());
+    }
+
     void sequence_without_frames() {
         const fs::path dir = fresh_dir();
         QString message;
