@@ -4,6 +4,7 @@
 // filter's order with bilateral_math's arithmetic, so the pixels are identical to the CPU's.
 #include <lacuna/kernels/bilateral_kernels.h>
 #include <lacuna/kernels/bilateral_math.h>
+#include <lacuna/kernels/border.h>
 
 #include <cstdint>
 
@@ -56,8 +57,8 @@ __global__ void bilateral_kernel(const BilateralArgs a) {
     const int by0 = static_cast<int>(blockIdx.y) * kBlockY - r;
     const int width = a.src.width, height = a.src.height;
     for (int i = t; i < layout.tile_pixels(); i += threads) {
-        const int gx = bilateral_math::reflect101(bx0 + i % layout.tile_w, width);
-        const int gy = bilateral_math::reflect101(by0 + i / layout.tile_w, height);
+        const int gx = border::reflect101(bx0 + i % layout.tile_w, width);
+        const int gy = border::reflect101(by0 + i / layout.tile_w, height);
         tile_src[i] = pack(a.src.row(gy)[gx]);
         if (a.guided) tile_guide[i] = pack(a.guide.row(gy)[gx]);
     }

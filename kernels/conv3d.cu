@@ -2,7 +2,7 @@
 // order with separate multiplies and adds (--fmad=false), as the fast CPU path does, so all give
 // identical floats; they differ only in where the inputs come from.
 #include <lacuna/kernels/conv3d_kernels.h>
-#include <lacuna/kernels/conv3d_math.h>
+#include <lacuna/kernels/border.h>
 
 namespace lacuna::kernels {
 namespace {
@@ -12,7 +12,7 @@ constexpr int kBlockY = 8;
 constexpr int kMaxK = 31;
 
 __device__ __forceinline__ float load(const Conv3dArgs& a, const int x, const int y, const int t) {
-    const int sx = conv3d_math::mirror(x, a.width), sy = conv3d_math::mirror(y, a.height);
+    const int sx = border::reflect101(x, a.width), sy = border::reflect101(y, a.height);
     return __ldg(a.in + (static_cast<long long>(t) * a.height + sy) * a.width + sx);
 }
 

@@ -5,7 +5,7 @@
 // 1-D temporal sum Σ_dt G_dt · F_(t+dt); an inverse 2-D FFT and the window at (r, r) give the
 // output. Equal to the direct convolution within float rounding (tested).
 #include <lacuna/kernels/conv3d_kernels.h>
-#include <lacuna/kernels/conv3d_math.h>
+#include <lacuna/kernels/border.h>
 
 #include <cuda_runtime.h>
 
@@ -58,8 +58,7 @@ __global__ void pad_frame_kernel(const Conv3dArgs a, const int t, float2* out, c
     const int r = a.k / 2;
     float v = 0.0f;
     if (x < a.width + 2 * r && y < a.height + 2 * r) {
-        const int sx = conv3d_math::mirror(x - r, a.width),
-                  sy = conv3d_math::mirror(y - r, a.height);
+        const int sx = border::reflect101(x - r, a.width), sy = border::reflect101(y - r, a.height);
         v = a.in[(static_cast<long long>(t) * a.height + sy) * a.width + sx];
     }
     out[static_cast<long long>(y) * P + x] = make_float2(v, 0.0f);

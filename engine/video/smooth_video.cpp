@@ -1,5 +1,6 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/kernels/border.h>
 #include <lacuna/video/smooth_video.hpp>
 
 #include <chrono>
@@ -75,8 +76,7 @@ ImageRgba8 smoothed_frame(const std::filesystem::path& input, const int index,
     std::vector<ImageRgba8> outputs;
     // The window index − r … index + r, mirrored at the clip's start (and end when it is near).
     for (int t = index - r; t <= index + r; ++t) {
-        int s = t < 0 ? -t : t;
-        if (at_end && s >= decoded) s = decoded == 1 ? 0 : 2 * (decoded - 1) - s;
+        const int s = at_end ? border::reflect101(t, decoded) : (t < 0 ? -t : t);
         for (ImageRgba8& f : filter.push(kept[static_cast<std::size_t>(s - first)]))
             outputs.push_back(std::move(f));
     }

@@ -20,21 +20,8 @@ using namespace lacuna::ops;
 
 namespace {
 
-/// Smooth gradients with noise and a few hard edges: both range weights near 1 and near 0 occur.
 ImageRgba8 test_image(const int w, const int h, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> jitter(-12, 12), alpha(0, 255);
-    ImageRgba8 out(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const int edge = ((x / 7 + y / 5) % 3) * 60;
-            const auto level = [&](const int base) {
-                return std::uint8_t(std::clamp(base + edge + jitter(rng), 0, 255));
-            };
-            out.at(x, y) = Rgba8{level(x * 3 % 120), level(y * 5 % 100), level((x + y) % 90),
-                                 std::uint8_t(alpha(rng))};
-        }
-    return out;
+    return test::edged_noise_image(w, h, seed, 60, 12);
 }
 
 QString first_difference(const ImageRgba8& cpu, const ImageRgba8& cuda) {

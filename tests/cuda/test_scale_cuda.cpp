@@ -22,18 +22,7 @@ constexpr ScaleMethod kMethods[] = {ScaleMethod::Nearest, ScaleMethod::Bilinear,
                                     ScaleMethod::Bicubic, ScaleMethod::BSpline};
 
 ImageRgba8 test_image(const int w, const int h, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> jitter(-20, 20), level(0, 255);
-    ImageRgba8 out(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const int edge = ((x / 5 + y / 3) % 2) * 120;  // hard edges make the cubics overshoot
-            const auto v = [&](const int base) {
-                return std::uint8_t(std::clamp(base + edge + jitter(rng), 0, 255));
-            };
-            out.at(x, y) = Rgba8{v(x % 100), v(y % 80), v(60), std::uint8_t(level(rng))};
-        }
-    return out;
+    return test::edged_noise_image(w, h, seed, 120, 20);
 }
 
 QString first_difference(const ImageRgba8& cpu, const ImageRgba8& cuda) {

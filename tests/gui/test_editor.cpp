@@ -67,6 +67,21 @@ QPoint frame_point(const editor::Canvas* canvas, const QImage& frame, const doub
     return {int(s.x * scale), int(s.y * scale)};
 }
 
+/// The first `frames` frames of OpenCV's tree.avi sample (320 × 240) as an MP4 clip at 15 fps.
+void write_tree_clip(const QString& path, const int frames) {
+    io::VideoReader tree(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi");
+    io::VideoWriter writer(path.toStdString(), 320, 240, 15.0);
+    for (int f = 0; f < frames; ++f) writer.write(*tree.next());
+    writer.finish();
+}
+
+/// The window's menu action whose text starts with `text` (with its & marker), or null.
+QAction* action_starting_with(const MainWindow& window, const QString& text) {
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text().startsWith(text)) return a;
+    return nullptr;
+}
+
 /// Shows the window, opens `path` and sets the canvas to 1:1.
 bool show_at_one_to_one(MainWindow& window, const QString& path, const QSize size = {1100, 700}) {
     window.resize(size);
@@ -306,12 +321,8 @@ class TestEditor : public QObject {
         const ImageRgba8 original = clone(canvas->image().view());
         editor::FilterPanel* panel = window.filter_panel();
         // Filters ▸ Bilateral: the canvas shows the filtered picture at once.
-        QAction* bilateral = nullptr;
-        QAction* scale = nullptr;
-        for (QAction* a : window.findChildren<QAction*>()) {
-            if (a->text().startsWith("&Bilateral")) bilateral = a;
-            if (a->text() == "&Scale…") scale = a;
-        }
+        QAction* bilateral = action_starting_with(window, "&Bilateral");
+        QAction* scale = action_starting_with(window, "&Scale…");
         QVERIFY(bilateral != nullptr && scale != nullptr);
         bilateral->trigger();
         QVERIFY(window.session().filter().previewing());
@@ -360,17 +371,10 @@ class TestEditor : public QObject {
     void temporal_smoothing_of_a_video() {
         QTemporaryDir dir;
         const QString clip = dir.filePath("clip.mp4");
-        {
-            io::VideoReader tree(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi");
-            io::VideoWriter writer(clip.toStdString(), 320, 240, 15.0);
-            for (int f = 0; f < 12; ++f) writer.write(*tree.next());
-            writer.finish();
-        }
+        write_tree_clip(clip, 12);
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, clip));
-        QAction* temporal = nullptr;
-        for (QAction* a : window.findChildren<QAction*>())
-            if (a->text().startsWith("&Temporal Smoothing")) temporal = a;
+        QAction* temporal = action_starting_with(window, "&Temporal Smoothing");
         QVERIFY(temporal != nullptr);
         temporal->trigger();
         session::FilterTool& f = window.session().filter();
@@ -744,12 +748,7 @@ class TestEditor : public QObject {
         // it, and Export Video writes every frame that decodes at the Retarget panel's size.
         QTemporaryDir dir;
         const QString clip = dir.filePath("clip.mp4");
-        {
-            io::VideoReader tree(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi");
-            io::VideoWriter writer(clip.toStdString(), 320, 240, 15.0);
-            for (int f = 0; f < 20; ++f) writer.write(*tree.next());
-            writer.finish();
-        }
+        write_tree_clip(clip, 20);
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, clip));
         auto* dock = window.findChild<QDockWidget*>("video_dock");

@@ -6,6 +6,7 @@
 
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/kernels/bilateral_math.h>
+#include <lacuna/kernels/border.h>
 #include <lacuna/ops/bilateral.hpp>
 
 #include <cstddef>
@@ -19,10 +20,9 @@ std::vector<Rgba8> padded_copy(const ImageView<const Rgba8> view, const int radi
     const int pw = view.width + 2 * radius, ph = view.height + 2 * radius;
     std::vector<Rgba8> out(static_cast<std::size_t>(pw) * ph);
     for (int y = 0; y < ph; ++y) {
-        const Rgba8* row = view.row(bilateral_math::reflect101(y - radius, view.height));
+        const Rgba8* row = view.row(border::reflect101(y - radius, view.height));
         Rgba8* dst = out.data() + static_cast<std::size_t>(y) * pw;
-        for (int x = 0; x < pw; ++x)
-            dst[x] = row[bilateral_math::reflect101(x - radius, view.width)];
+        for (int x = 0; x < pw; ++x) dst[x] = row[border::reflect101(x - radius, view.width)];
     }
     return out;
 }

@@ -1,5 +1,7 @@
 // The gold bilateral filter: the definition in bilateral.hpp, one pixel and one neighbour at a
 // time, every weight from std::exp and every sum in double. Slow and obviously right.
+#include "../reference_border.hpp"
+
 #include <lacuna/ops/bilateral.hpp>
 
 #include <cmath>
@@ -9,15 +11,7 @@ namespace lacuna::ops {
 namespace {
 
 // Written out here rather than taken from bilateral_math.h, so that the gold does not share a
-// mistake with the implementations it checks.
-
-/// …c b | a b c d | c b…: mirrored without repeating the edge pixel, as often as needed.
-int mirror(int i, const int n) {
-    if (n == 1) return 0;
-    const int period = 2 * (n - 1);
-    i = ((i % period) + period) % period;
-    return i < n ? i : period - i;
-}
+// mistake with the implementations it checks (its border: reference_border.hpp).
 
 double colour_distance(const Rgba8 a, const Rgba8 b) {
     return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b);
@@ -41,8 +35,8 @@ ImageRgba8 bilateral_reference(const ImageView<const Rgba8> src, const ImageView
             for (int dy = -radius; dy <= radius; ++dy) {
                 for (int dx = -radius; dx <= radius; ++dx) {
                     if (dx * dx + dy * dy > radius * radius) continue;
-                    const int qx = mirror(x + dx, src.width);
-                    const int qy = mirror(y + dy, src.height);
+                    const int qx = detail::reference_reflect101(x + dx, src.width);
+                    const int qy = detail::reference_reflect101(y + dy, src.height);
                     const double d = colour_distance(g.row(qy)[qx], centre);
                     const double w = std::exp(-(dx * dx + dy * dy) / (2 * ss * ss)) *
                                      std::exp(-(d * d) / (2 * sr * sr));

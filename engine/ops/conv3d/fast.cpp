@@ -2,7 +2,7 @@
 // output row the kernel's taps in (t, y, x) order, each added to the whole row at once (the inner
 // loop over x vectorises; every output value still sums its taps in the CUDA kernels' order).
 #include <lacuna/core/parallel.hpp>
-#include <lacuna/kernels/conv3d_math.h>
+#include <lacuna/kernels/border.h>
 #include <lacuna/ops/conv3d.hpp>
 
 namespace lacuna::ops {
@@ -15,9 +15,9 @@ Volume conv3d_fast(const Volume& in, const Kernel3D& kernel) {
     parallel_chunks(in.frames * ph, [&](const int l0, const int l1, int) {
         for (int l = l0; l < l1; ++l) {
             const int t = l / ph, py = l % ph;
-            const int sy = conv3d_math::mirror(py - r, h);
+            const int sy = border::reflect101(py - r, h);
             float* dst = padded.data() + std::size_t(l) * pw;
-            for (int px = 0; px < pw; ++px) dst[px] = in.at(conv3d_math::mirror(px - r, w), sy, t);
+            for (int px = 0; px < pw; ++px) dst[px] = in.at(border::reflect101(px - r, w), sy, t);
         }
     });
     Volume out(w, h, in.frames - k + 1);

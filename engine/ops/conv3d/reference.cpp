@@ -1,18 +1,10 @@
 // The gold 3-D convolution: each output value from its definition, one tap at a time, in double.
+#include "../reference_border.hpp"
+
 #include <lacuna/ops/conv3d.hpp>
 
 namespace lacuna::ops {
-namespace {
-
-/// …c b | a b c d | c b…, as often as needed.
-int mirror(int i, const int n) {
-    if (n == 1) return 0;
-    const int period = 2 * (n - 1);
-    i = ((i % period) + period) % period;
-    return i < n ? i : period - i;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Volume conv3d_reference(const Volume& in, const Kernel3D& kernel) {
     check_conv3d(in.width, in.height, in.frames, kernel);
@@ -25,9 +17,10 @@ Volume conv3d_reference(const Volume& in, const Kernel3D& kernel) {
                 for (int dt = 0; dt < k; ++dt)
                     for (int dy = 0; dy < k; ++dy)
                         for (int dx = 0; dx < k; ++dx)
-                            sum += double(kernel.weights[(std::size_t(dt) * k + dy) * k + dx]) *
-                                   in.at(mirror(x + dx - r, in.width),
-                                         mirror(y + dy - r, in.height), t + dt);
+                            sum +=
+                                double(kernel.weights[(std::size_t(dt) * k + dy) * k + dx]) *
+                                in.at(detail::reference_reflect101(x + dx - r, in.width),
+                                      detail::reference_reflect101(y + dy - r, in.height), t + dt);
                 out.at(x, y, t) = float(sum);
             }
     return out;

@@ -1,6 +1,6 @@
 // Temporal smoothing of a clip with a 3-D kernel, frame by frame, keeping the frame count.
 #include <lacuna/core/error.hpp>
-#include <lacuna/kernels/conv3d_math.h>
+#include <lacuna/kernels/border.h>
 #include <lacuna/ops/conv3d.hpp>
 
 #include <cmath>
@@ -48,7 +48,7 @@ ImageRgba8 TemporalFilter::output(const int index, const int total) const {
     const int w = window_.front().width(), h = window_.front().height();
     const int first_kept = received_ - static_cast<int>(window_.size());
     const auto frame_at = [&](const int t) -> const ImageRgba8& {
-        const int mirrored = total > 0 ? conv3d_math::mirror(t, total) : (t < 0 ? -t : t);
+        const int mirrored = total > 0 ? border::reflect101(t, total) : (t < 0 ? -t : t);
         return window_[static_cast<std::size_t>(mirrored - first_kept)];
     };
     ImageRgba8 out(w, h);

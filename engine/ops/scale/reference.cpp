@@ -3,6 +3,8 @@
 // with mirror boundaries directly (a tridiagonal system, Thomas' algorithm) — not the recursive
 // filter the fast paths use, so the two check each other.
 #include <lacuna/core/error.hpp>
+#include "../reference_border.hpp"
+
 #include <lacuna/ops/scale.hpp>
 
 #include <cmath>
@@ -27,12 +29,6 @@ double bspline3(const double x) {
 
 int clamped(const int i, const int n) {
     return std::min(std::max(i, 0), n - 1);
-}
-
-int mirrored(int i, const int n) {
-    if (n == 1) return 0;
-    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
-    return i;
 }
 
 /// B-spline coefficients of one line: solves A c = s with A's rows (1 4 1)/6, and (4 2)/6,
@@ -112,8 +108,10 @@ ImageRgba8 scale_reference(const ImageView<const Rgba8> src, const int width, co
                                 break;
                         }
                         const bool spline = method == ScaleMethod::BSpline;
-                        const int sx = spline ? mirrored(i, sw) : clamped(i, sw);
-                        const int sy = spline ? mirrored(j, sh) : clamped(j, sh);
+                        const int sx =
+                            spline ? detail::reference_reflect101(i, sw) : clamped(i, sw);
+                        const int sy =
+                            spline ? detail::reference_reflect101(j, sh) : clamped(j, sh);
                         for (int c = 0; c < 4; ++c)
                             value[c] += w * planes[c][std::size_t(sy) * sw + sx];
                     }

@@ -4,20 +4,9 @@
 #pragma once
 
 #include <lacuna/core/pixel.hpp>
+#include <lacuna/kernels/border.h>
 
 namespace lacuna::bilateral_math {
-
-/// Index i of a row or column of n pixels mirrored at the borders without repeating the edge
-/// (OpenCV's BORDER_REFLECT_101): -1 → 1, n → n − 2. Loops for a radius beyond the image; a
-/// single pixel maps everything to 0.
-LACUNA_HD int reflect101(int i, const int n) {
-    if (n == 1) return 0;
-    while (i < 0 || i >= n) {
-        if (i < 0) i = -i;
-        if (i >= n) i = 2 * n - 2 - i;
-    }
-    return i;
-}
 
 /// |ΔR| + |ΔG| + |ΔB|: 0..765, the index into the range table.
 LACUNA_HD int colour_distance(const Rgba8 a, const Rgba8 b) {

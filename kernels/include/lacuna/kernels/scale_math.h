@@ -4,6 +4,7 @@
 #pragma once
 
 #include <lacuna/core/pixel.hpp>
+#include <lacuna/kernels/border.h>
 
 namespace lacuna::scale_math {
 
@@ -22,15 +23,6 @@ LACUNA_HD float source_position(const int i, const int n, const int m) {
 
 LACUNA_HD int clamp_index(const int i, const int n) {
     return i < 0 ? 0 : (i >= n ? n - 1 : i);
-}
-
-/// Mirrored without repeating the edge sample (the prefilter's boundary), for any i.
-LACUNA_HD int mirror_index(int i, const int n) {
-    if (n == 1) return 0;
-    const int period = 2 * (n - 1);
-    i %= period;
-    if (i < 0) i += period;
-    return i < n ? i : period - i;
 }
 
 /// Up to four taps: first index (before clamping or mirroring) and weights. Nearest and
@@ -88,7 +80,7 @@ LACUNA_HD Taps axis_taps(const int i, const int n, const int m, const int method
 /// The index a tap reads: clamped for nearest, bilinear and bicubic, mirrored for the spline's
 /// coefficients (the same boundary as its prefilter).
 LACUNA_HD int tap_index(const int i, const int n, const int method) {
-    return method == kBSpline ? mirror_index(i, n) : clamp_index(i, n);
+    return method == kBSpline ? border::reflect101(i, n) : clamp_index(i, n);
 }
 
 LACUNA_HD std::uint8_t to_level(const float v) {
@@ -142,7 +134,7 @@ LACUNA_HD float causal_start(const Strided in, const int n) {
     float zk = z;
     if (n <= kHorizon) {
         for (int k = 1; k <= 2 * n - 3; ++k) {
-            sum = sum + zk * (6.0f * in(mirror_index(k, n)));
+            sum = sum + zk * (6.0f * in(border::reflect101(k, n)));
             zk = zk * z;
         }
         return sum / (1.0f - zk);  // zk is z^(2n-2) here: the period's geometric sum
