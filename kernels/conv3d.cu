@@ -13,7 +13,7 @@ constexpr int kMaxK = 31;
 
 __device__ __forceinline__ float load(const Conv3dArgs& a, const int x, const int y, const int t) {
     const int sx = border::reflect101(x, a.width), sy = border::reflect101(y, a.height);
-    return __ldg(a.in + (static_cast<long long>(t) * a.height + sy) * a.width + sx);
+    return __ldg(a.in + (static_cast<long long>(t) * a.height + sy) * a.pitch + sx);
 }
 
 /// BASELINE: one thread per output value, k³ global loads (through the read-only cache).
@@ -30,7 +30,7 @@ __global__ void baseline_kernel(const Conv3dArgs a) {
                 const float w = __ldg(a.weights + (dt * k + dy) * k + dx);
                 acc = acc + w * load(a, x + dx - r, y + dy - r, t + dt);
             }
-    a.out[(static_cast<long long>(t) * a.height + y) * a.width + x] = acc;
+    a.out[(static_cast<long long>(t) * a.height + y) * a.pitch + x] = acc;
 }
 
 /// Stages frame t's tile of the block (with a halo of r mirrored pixels) in shared memory.
@@ -69,7 +69,7 @@ __global__ void shared_kernel(const Conv3dArgs a) {
         acc = add_frame(a, tile, a.weights + dt * k * k, acc);
     }
     if (x < a.width && y < a.height)
-        a.out[(static_cast<long long>(t) * a.height + y) * a.width + x] = acc;
+        a.out[(static_cast<long long>(t) * a.height + y) * a.pitch + x] = acc;
 }
 
 /// STREAMING: the block walks the input frames once; each staged tile is added to every output
@@ -95,7 +95,7 @@ __global__ void streaming_kernel(const Conv3dArgs a) {
             sum = add_frame(a, tile, a.weights + dt * k * k, sum);
             if (dt == k - 1) {
                 if (x < a.width && y < a.height)
-                    a.out[(static_cast<long long>(o) * a.height + y) * a.width + x] = sum;
+                    a.out[(static_cast<long long>(o) * a.height + y) * a.pitch + x] = sum;
                 sum = 0.0f;
             }
         }

@@ -59,7 +59,7 @@ __global__ void pad_frame_kernel(const Conv3dArgs a, const int t, float2* out, c
     float v = 0.0f;
     if (x < a.width + 2 * r && y < a.height + 2 * r) {
         const int sx = border::reflect101(x - r, a.width), sy = border::reflect101(y - r, a.height);
-        v = a.in[(static_cast<long long>(t) * a.height + sy) * a.width + sx];
+        v = a.in[(static_cast<long long>(t) * a.height + sy) * a.pitch + sx];
     }
     out[static_cast<long long>(y) * P + x] = make_float2(v, 0.0f);
 }
@@ -94,7 +94,7 @@ __global__ void crop_kernel(const Conv3dArgs a, const int t, const float2* frame
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= a.width || y >= a.height) return;
     const int r = a.k / 2;
-    a.out[(static_cast<long long>(t) * a.height + y) * a.width + x] =
+    a.out[(static_cast<long long>(t) * a.height + y) * a.pitch + x] =
         frame[static_cast<long long>(y + r) * P + x + r].x;
 }
 

@@ -1,6 +1,7 @@
 // The three CUDA 3-D convolutions (baseline, shared-memory tiles, streaming) against the fast CPU
 // path (itself checked against the gold reference in test_conv3d): identical floats over odd
-// sizes, kernels up to 15 deep, kernels wider than the frame, and longer stacks than the seed's
+// sizes (so the device rows, padded to 128 bytes, have a pitch other than the width), kernels up
+// to 15 deep, kernels wider than the frame, and longer stacks than the seed's
 // k + 3 (the streaming kernel's running sums wrap around); bad calls refused.
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>

@@ -1,4 +1,5 @@
-// The CUDA 3-D convolution, host side: grow-only device buffers for the volumes and the weights,
+// The CUDA 3-D convolution, host side: grow-only device buffers for the volumes (rows padded to
+// 128 bytes, so every row starts aligned and the kernels read pitched memory) and the weights,
 // one launch per run, CUDA events for the benchmark's device times.
 #include "cuda_check.hpp"
 
@@ -15,7 +16,21 @@ struct CudaConv3d::Impl {
     DeviceBuffer<float> in, out, weights;
     DeviceBuffer<float> spectra;  ///< the hybrid Fourier algorithm's scratch (grow-only)
     int width = 0, height = 0, frames = 0, k = 0;
+    int pitch = 0;  ///< floats per device row: the width rounded up to 32
 };
+
+namespace {
+
+/// The volume's rows `pitch` floats apart (the padding zero).
+std::vector<float> pitched_rows(const Volume& v, const int pitch) {
+    std::vector<float> rows(std::size_t(pitch) * v.height * v.frames, 0.0f);
+    for (std::size_t r = 0; r < std::size_t(v.height) * v.frames; ++r)
+        std::copy_n(v.data.begin() + std::ptrdiff_t(r * v.width), v.width,
+                    rows.begin() + std::ptrdiff_t(r * pitch));
+    return rows;
+}
+
+}  // namespace
 
 CudaConv3d::CudaConv3d(const DeviceStream stream) : impl_(std::make_unique<Impl>()) {
     impl_->stream = stream;
@@ -26,9 +41,11 @@ CudaConv3d::~CudaConv3d() = default;
 void CudaConv3d::upload(const Volume& in, const Kernel3D& kernel) {
     check_conv3d(in.width, in.height, in.frames, kernel);
     Impl& m = *impl_;
-    m.in.upload(in.data.data(), in.data.size(), m.stream);
+    m.pitch = (in.width + 31) / 32 * 32;
+    const std::vector<float> rows = pitched_rows(in, m.pitch);
+    m.in.upload(rows.data(), rows.size(), m.stream);
     m.weights.upload(kernel.weights.data(), kernel.weights.size(), m.stream);
-    m.out.reserve(std::size_t(in.width) * in.height * (in.frames - kernel.size + 1));
+    m.out.reserve(std::size_t(m.pitch) * in.height * (in.frames - kernel.size + 1));
     m.width = in.width;
     m.height = in.height;
     m.frames = in.frames;
@@ -46,6 +63,7 @@ void CudaConv3d::run(const Conv3dAlgorithm algorithm) {
     a.height = m.height;
     a.in_frames = m.frames;
     a.k = m.k;
+    a.pitch = m.pitch;
     if (algorithm == Conv3dAlgorithm::HybridFft) {
         impl_->spectra.reserve(
             kernels::conv3d_fft_scratch_floats(m.width, m.height, m.k, m.frames));
@@ -61,7 +79,11 @@ void CudaConv3d::run(const Conv3dAlgorithm algorithm) {
 Volume CudaConv3d::download() const {
     const Impl& m = *impl_;
     Volume out(m.width, m.height, m.frames - m.k + 1);
-    m.out.download(out.data.data(), out.data.size(), m.stream);
+    std::vector<float> rows(std::size_t(m.pitch) * m.height * out.frames);
+    m.out.download(rows.data(), rows.size(), m.stream);
+    for (std::size_t r = 0; r < std::size_t(m.height) * out.frames; ++r)
+        std::copy_n(rows.begin() + std::ptrdiff_t(r * m.pitch), m.width,
+                    out.data.begin() + std::ptrdiff_t(r * m.width));
     return out;
 }
 

@@ -66,7 +66,8 @@ enum class Conv3dAlgorithm {
 std::string_view to_string(Conv3dAlgorithm algorithm);
 
 /// The CUDA convolution as a device-in/device-out object on one stream. Its weights and the
-/// volumes live in grow-only device buffers.
+/// volumes live in grow-only device buffers; the volumes' rows are pitched (padded to 128
+/// bytes), as the kernels expect any row pitch.
 class CudaConv3d {
   public:
     explicit CudaConv3d(DeviceStream stream = nullptr);

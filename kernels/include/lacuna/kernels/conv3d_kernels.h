@@ -1,5 +1,5 @@
-// Launchers for the 3-D convolution kernels (kernels/conv3d.cu). Volumes are dense floats
-// [t][y][x]; the weights k³ floats [dt][dy][dx] in device memory.
+// Launchers for the 3-D convolution kernels (kernels/conv3d.cu). Volumes are floats [t][y][x]
+// in rows `pitch` floats apart (≥ width); the weights k³ floats [dt][dy][dx] in device memory.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +13,7 @@ struct Conv3dArgs {
     float* out = nullptr;
     const float* weights = nullptr;
     int width = 0, height = 0, in_frames = 0, k = 1;
+    long long pitch = 0;  ///< floats from one row to the next, in and out
 };
 
 /// algorithm: 0 baseline, 1 shared-memory tiles, 2 streaming.
