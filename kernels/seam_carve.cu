@@ -175,6 +175,11 @@ __device__ short2 dirty_hull(const CarveState& s, const int batch) {
         const int a = s.seam[max(y - 1, 0)], b = s.seam[y], c = s.seam[min(y + 1, s.height - 1)];
         lo = min(lo, min(a, min(b, c)) - 2);
         hi = max(hi, max(a, max(b, c)) + 2);
+        if (s.temporal_seams != nullptr &&
+            s.temporal_window[2 * y] <= s.temporal_window[2 * y + 1]) {
+            lo = min(lo, s.temporal_window[2 * y]);
+            hi = max(hi, s.temporal_window[2 * y + 1]);
+        }
     }
     return make_short2(static_cast<short>(max(lo, 0)), static_cast<short>(min(hi, s.width - 1)));
 }
@@ -695,6 +700,46 @@ __global__ void __launch_bounds__(kFindThreads, 1)
     }
 }
 
+/// The per-seam term after a removal, in row y (`width` columns left): the levels move from the
+/// previous frame's seam `next` − 1 to its seam `next`. Only pixels within kSeamTemporalCap of
+/// either crossing can change (beyond both they are the cap); original columns increase along
+/// the row, so those pixels are one run, found by binary search. The run is recorded for the next
+/// update's dirty columns. One block.
+__device__ void move_seam_levels(const CarveState& s, const int y, const int next,
+                                 const int width) {
+    __shared__ int run[2];
+    const std::size_t row = static_cast<std::size_t>(y) * s.stride;
+    const int a = s.temporal_seams[static_cast<std::size_t>(next - 1) * s.height + y];
+    const int b = s.temporal_seams[static_cast<std::size_t>(next) * s.height + y];
+    const std::int32_t base = y * s.original_width;
+    if (threadIdx.x < 2) {
+        // Thread 0: the first column at or past the window's start; thread 1: past its end.
+        const std::int32_t key = threadIdx.x == 0 ? base + min(a, b) - kSeamTemporalCap
+                                                  : base + max(a, b) + kSeamTemporalCap + 1;
+        int lo = 0, hi = width;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (s.index[row + mid] < key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        run[threadIdx.x] = lo;
+    }
+    __syncthreads();
+    const int first = run[0], end = run[1];
+    for (int x = first + static_cast<int>(threadIdx.x); x < end; x += blockDim.x) {
+        const std::uint8_t level = seam_temporal_level(s.index[row + x] - base, b);
+        constexpr std::uint8_t kMaskBits = kCarveProtectBit | kCarveRemoveBit;
+        s.mask[row + x] = static_cast<std::uint8_t>((s.mask[row + x] & kMaskBits) |
+                                                    (level << kCarveTemporalShift));
+    }
+    if (threadIdx.x == 0) {
+        s.temporal_window[2 * y] = first;
+        s.temporal_window[2 * y + 1] = end - 1;
+    }
+}
+
 /// One block per row: shifts the part right of the seam left by one, in chunks (each chunk is
 /// read before any thread writes over it).
 template <class Cost, bool Forward, class Pixel>
@@ -742,6 +787,10 @@ __global__ void __launch_bounds__(kThreads)
             if constexpr (!Forward) image[row + x - 1] = pixel;
         }
         __syncthreads();
+    }
+    if constexpr (kMasks<Cost>) {
+        if (s.temporal_seams != nullptr && seam_index + 1 < s.temporal_count)
+            move_seam_levels(s, y, seam_index + 1, s.width - 1);
     }
 }
 

@@ -303,6 +303,45 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 4 * 2 * 2 * 2);
     }
 
+    // The per-seam term on the device: each removal moves the levels from seam k's crossing to
+    // seam k + 1's and widens the next update's band over them. Random previous paths (near and
+    // far apart), widths beyond the shared-memory window, both directions, with and without a
+    // protect mask: the same seams and costs as the CPU.
+    void per_seam_term_equals_cpu() {
+        struct Case {
+            int w, h, seams;
+        };
+        const Case cases[] = {{13, 7, 5}, {97, 61, 30}, {641, 479, 100}, {1500, 40, 20}};
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 img = test_image(c.w, c.h, 16, rng_);
+            const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+            for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool masks : {false, true}) {
+                        const bool vertical = dir == SeamDirection::Vertical;
+                        const int seams = std::min(c.seams, (vertical ? c.w : c.h) - 1);
+                        const SeamPaths paths = test::random_seam_paths(vertical ? c.h : c.w, seams,
+                                                                        vertical ? c.w : c.h, rng_);
+                        CarveInput in{img.view(), masks ? &protect : nullptr, nullptr, kind};
+                        in.temporal_seams = &paths;
+                        in.temporal_unit = masks ? 9 : 40;
+                        const SeamOrder gold = c.w * c.h <= 10000
+                                                   ? seam_order_reference(in, dir, seams)
+                                                   : seam_order_fast(in, dir, seams);
+                        const QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(QString("%1x%2 dir %3 masks %4: %5")
+                                                                .arg(c.w)
+                                                                .arg(c.h)
+                                                                .arg(int(dir))
+                                                                .arg(masks)
+                                                                .arg(diff)));
+                        ++compared;
+                    }
+        }
+        QCOMPARE(compared, 4 * 2 * 2 * 2);
+    }
+
     void real_photo_equals_cpu() {
         const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
         QCOMPARE(photo.width(), 160);

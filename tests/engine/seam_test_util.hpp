@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <random>
 
 namespace lacuna::test {
@@ -29,6 +30,28 @@ inline Image<Rgba16> random_deep_image(const int w, const int h, const int level
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) img.at(x, y) = Rgba16{level(), level(), level(), 65535};
     return img;
+}
+
+/// Previous-frame seam paths for the per-seam temporal term: `count` seams over `lines` lines of
+/// `extent` positions, each a random walk (steps −2 … 2) from a random start; every fourth seam
+/// starts far from the one before, so the windows the carvers update are both narrow and wide.
+inline ops::SeamPaths random_seam_paths(const int lines, const int count, const int extent,
+                                        std::mt19937& rng) {
+    ops::SeamPaths paths;
+    paths.lines = lines;
+    paths.count = count;
+    paths.positions.resize(static_cast<std::size_t>(lines) * count);
+    std::uniform_int_distribution<int> start(0, extent - 1), step(-2, 2), near(-3, 3);
+    int previous_start = start(rng);
+    for (int k = 0; k < count; ++k) {
+        int x = k % 4 == 0 ? start(rng) : std::clamp(previous_start + near(rng), 0, extent - 1);
+        previous_start = x;
+        for (int y = 0; y < lines; ++y) {
+            paths.positions[static_cast<std::size_t>(k) * lines + y] = x;
+            x = std::clamp(x + step(rng), 0, extent - 1);
+        }
+    }
+    return paths;
 }
 
 /// Empty when both orders are identical (costs, every pixel's rank, mask counts); else the first

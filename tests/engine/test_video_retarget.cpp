@@ -14,6 +14,7 @@
 using namespace lacuna;
 using namespace lacuna::ops;
 using lacuna::test::compare;
+using lacuna::test::random_seam_paths;
 using lacuna::test::rect_mask;
 
 namespace {
@@ -116,18 +117,115 @@ class TestVideoRetarget : public QObject {
         QCOMPARE(pulled.costs[0], std::int64_t{0});
     }
 
+    void seam_paths_are_the_crossings() {
+        // Two vertical seams of a 5 × 3 image, and the same order read as horizontal seams.
+        SeamOrder order;
+        order.width = 5;
+        order.height = 3;
+        order.seams = 2;
+        order.order = Image<std::int32_t>(5, 3, kNeverRemoved);
+        const int first[3] = {1, 2, 2}, second[3] = {4, 3, 4};
+        for (int y = 0; y < 3; ++y) {
+            order.order.at(first[y], y) = 0;
+            order.order.at(second[y], y) = 1;
+        }
+        const SeamPaths paths = seam_paths(order, 2);
+        QCOMPARE(paths.lines, 3);
+        QCOMPARE(paths.count, 2);
+        for (int y = 0; y < 3; ++y) {
+            QCOMPARE(paths.at(0, y), first[y]);
+            QCOMPARE(paths.at(1, y), second[y]);
+        }
+        QCOMPARE(seam_paths(order, 1).positions.size(), std::size_t{3});
+        QVERIFY_THROWS_EXCEPTION(Error, seam_paths(order, 3));
+        // Horizontal: a carve's own order gives one position per column, inside the column.
+        const ImageRgba8 img = scene(30, 20, 0, 4, rng_);
+        const CarveInput in{img.view(), nullptr, nullptr, SeamEnergy::Forward};
+        const SeamOrder rows = seam_order_fast(in, SeamDirection::Horizontal, 6);
+        const SeamPaths across = seam_paths(rows, 6);
+        QCOMPARE(across.lines, 30);
+        for (int k = 0; k < 6; ++k)
+            for (int x = 0; x < 30; ++x) QCOMPARE(rows.order.at(x, across.at(k, x)), k);
+    }
+
+    void per_seam_term_equals_reference_in_every_carver() {
+        // Random previous paths (near and far from each other) over sizes around the cap's
+        // window, every energy, both directions, with and without a protect mask.
+        int compared = 0;
+        for (const auto& [w, h] : {std::pair{7, 5}, std::pair{40, 31}, std::pair{121, 23}}) {
+            std::uniform_int_distribution<int> pick(0, 255);
+            ImageRgba8 img(w, h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const auto v = static_cast<std::uint8_t>(pick(rng_) / 64 * 64);
+                    img.at(x, y) = Rgba8{v, v, v, 255};
+                }
+            const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const int unit : {1, 40, kTemporalMaxUnit}) {
+                        const bool vertical = dir == SeamDirection::Vertical;
+                        const int seams = std::min(12, (vertical ? w : h) - 1);
+                        const SeamPaths paths =
+                            random_seam_paths(vertical ? h : w, seams, vertical ? w : h, rng_);
+                        CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr, kind};
+                        in.temporal_seams = &paths;
+                        in.temporal_unit = unit;
+                        const SeamOrder gold = seam_order_reference(in, dir, seams);
+                        QCOMPARE(compare(gold, seam_order_fast(in, dir, seams)), QString());
+                        ++compared;
+                    }
+        }
+        QCOMPARE(compared, 3 * 4 * 2 * 3);
+    }
+
+    void per_seam_term_steers_each_seam() {
+        // A flat picture: without the term seam 0 takes column 0; with it, seam k takes the
+        // pixels where the previous frame's seam k ran (columns 9, then 3, in original columns),
+        // at no cost.
+        ImageRgba8 flat(16, 6, Rgba8{90, 90, 90, 255});
+        SeamPaths paths;
+        paths.lines = 6;
+        paths.count = 2;
+        paths.positions = {9, 9, 9, 9, 9, 9, 3, 3, 3, 3, 3, 3};
+        CarveInput in{flat.view(), nullptr, nullptr, SeamEnergy::Forward};
+        QCOMPARE(seam_order_fast(in, SeamDirection::Vertical, 1).order.at(0, 3), 0);
+        in.temporal_seams = &paths;
+        in.temporal_unit = 5;
+        for (const CarveImplementation how :
+             {CarveImplementation::Reference, CarveImplementation::Fast}) {
+            const SeamOrder pulled = seam_order(in, SeamDirection::Vertical, 2, how);
+            for (int y = 0; y < 6; ++y) {
+                QCOMPARE(pulled.order.at(9, y), 0);
+                QCOMPARE(pulled.order.at(3, y), 1);
+            }
+            QCOMPARE(pulled.costs[0], std::int64_t{0});
+            QCOMPARE(pulled.costs[1], std::int64_t{0});
+        }
+        // One column off costs one unit per row.
+        Mask wall(16, 6, 0);
+        for (int y = 0; y < 6; ++y) wall.at(9, y) = 255;  // protected: seam 0 must step aside
+        in.protect = &wall;
+        const SeamOrder aside = seam_order_fast(in, SeamDirection::Vertical, 1);
+        QCOMPARE(aside.costs[0], std::int64_t{6 * 5});
+        QCOMPARE(aside.order.at(8, 0), 0);
+    }
+
     void temporal_frames_stay_coherent() {
-        // Slow pan with noise: independent frames move their seams about; with the temporal term
-        // the removed pixels of consecutive frames mostly coincide, and the flicker excess drops.
+        // Slow pan with noise: independent frames move their seams about; with either temporal
+        // term the removed pixels of consecutive frames mostly coincide, and the flicker excess
+        // drops.
         constexpr int w = 160, h = 90, frames = 8;
         std::vector<ImageRgba8> clip;
         for (int f = 0; f < frames; ++f) clip.push_back(scene(w, h, 0.5 * f, 6, rng_));
-        double share[2] = {0, 0}, excess[2] = {0, 0};
-        for (const int mode : {0, 1}) {
+        double share[3] = {0, 0, 0}, excess[3] = {0, 0, 0};
+        for (const int mode : {0, 1, 2}) {  // independent, per seam, removed pixels
             VideoRetargetParams p;
             p.width = 120;
             p.height = h;
             p.temporal = mode == 0 ? 0.0 : 2.0;
+            p.term = mode == 2 ? TemporalTerm::RemovedPixels : TemporalTerm::PerSeam;
             VideoRetargeter carver(w, h, p, CarveImplementation::Fast);
             FlickerMeter meter;
             std::optional<SeamOrder> previous;
@@ -146,18 +244,25 @@ class TestVideoRetarget : public QObject {
             excess[mode] = meter.excess();
         }
         qInfo(
-            "removed pixels changing per frame: independent %.3f, temporal %.3f; flicker excess "
-            "%.3f vs %.3f",
-            share[0], share[1], excess[0], excess[1]);
-        QVERIFY2(
-            share[1] < 0.5 * share[0],
-            qPrintable(QString("removed pixels changing per frame: independent %1, temporal %2")
-                           .arg(share[0])
-                           .arg(share[1])));
-        QVERIFY2(excess[1] < excess[0], qPrintable(QString("flicker excess: independent %1, "
-                                                           "temporal %2")
-                                                       .arg(excess[0])
-                                                       .arg(excess[1])));
+            "removed pixels changing per frame: independent %.3f, per seam %.3f, removed pixels "
+            "%.3f; flicker excess %.3f, %.3f, %.3f",
+            share[0], share[1], share[2], excess[0], excess[1], excess[2]);
+        for (const int mode : {1, 2}) {
+            QVERIFY2(share[mode] < 0.5 * share[0],
+                     qPrintable(QString("term %1: removed pixels changing per frame: independent "
+                                        "%2, temporal %3")
+                                    .arg(mode)
+                                    .arg(share[0])
+                                    .arg(share[mode])));
+            QVERIFY2(excess[mode] < excess[0],
+                     qPrintable(QString("term %1: flicker excess: independent %2, temporal %3")
+                                    .arg(mode)
+                                    .arg(excess[0])
+                                    .arg(excess[mode])));
+        }
+        QCOMPARE(to_string(TemporalTerm::PerSeam), std::string("seam"));
+        QCOMPARE(parse_temporal_term("removed"), std::optional{TemporalTerm::RemovedPixels});
+        QCOMPARE(parse_temporal_term("nearest"), std::optional<TemporalTerm>{});
     }
 
     void approximate_seams_for_real_time() {
@@ -302,6 +407,33 @@ class TestVideoRetarget : public QObject {
         levels = Mask(8, 8, 0);
         in.temporal_unit = kTemporalMaxUnit + 1;
         QCOMPARE(code([&] { (void)seam_order_reference(in, SeamDirection::Vertical, 2); }),
+                 ErrorCode::InvalidArgument);
+        // Per-seam paths: too few seams, lines of another image, a position outside the line,
+        // or given together with a distance map.
+        in.temporal = nullptr;
+        in.temporal_unit = 1;
+        SeamPaths paths;
+        paths.lines = 8;
+        paths.count = 1;
+        paths.positions.assign(8, 3);
+        in.temporal_seams = &paths;
+        QCOMPARE(code([&] { (void)seam_order_fast(in, SeamDirection::Vertical, 2); }),
+                 ErrorCode::InvalidArgument);
+        paths.count = 2;
+        paths.positions.assign(16, 3);
+        QVERIFY(seam_order_fast(in, SeamDirection::Vertical, 2).seams == 2);
+        paths.lines = 7;
+        paths.positions.assign(14, 3);
+        QCOMPARE(code([&] { (void)seam_order_reference(in, SeamDirection::Vertical, 2); }),
+                 ErrorCode::InvalidArgument);
+        paths.lines = 8;
+        paths.positions.assign(16, 3);
+        paths.positions[5] = 8;
+        QCOMPARE(code([&] { (void)seam_order_fast(in, SeamDirection::Horizontal, 2); }),
+                 ErrorCode::InvalidArgument);
+        paths.positions[5] = 3;
+        in.temporal = &levels;
+        QCOMPARE(code([&] { (void)seam_order_fast(in, SeamDirection::Vertical, 2); }),
                  ErrorCode::InvalidArgument);
     }
 };

@@ -95,6 +95,22 @@ Mask temporal_downscale(const MaskView levels, const int factor) {
     return out;
 }
 
+/// The per-seam term's paths at the coarse scale: coarse seam j stands for fine seams
+/// j·factor … j·factor + factor − 1 (the stretch below), so it follows fine seam j·factor, taken at
+/// the block's first line.
+SeamPaths paths_downscale(const SeamPaths& fine, const int factor, const int coarse_lines,
+                          const int coarse_seams, const int coarse_extent) {
+    SeamPaths out;
+    out.lines = coarse_lines;
+    out.count = coarse_seams;
+    out.positions.resize(static_cast<std::size_t>(coarse_seams) * coarse_lines);
+    for (int j = 0; j < coarse_seams; ++j)
+        for (int line = 0; line < coarse_lines; ++line)
+            out.positions[static_cast<std::size_t>(j) * coarse_lines + line] =
+                std::min(fine.at(j * factor, line * factor) / factor, coarse_extent - 1);
+    return out;
+}
+
 /// |I(x+1,y) − I(x−1,y)| + |I(x,y+1) − I(x,y−1)| with I = r + g + b and clamped borders.
 std::int64_t gradient(const ImageView<const Rgba8> image, const int x, const int y) {
     const auto intensity = [&](const int px, const int py) {
@@ -132,7 +148,13 @@ SeamOrder seam_order_approximate(const CarveInput& input, const SeamDirection di
 
     const ImageRgba8 coarse_image = box_downscale(input.image, factor);
     std::optional<Mask> coarse_protect, coarse_remove, coarse_temporal;
+    std::optional<SeamPaths> coarse_paths;
     CarveInput coarse{coarse_image.view(), nullptr, nullptr, input.energy};
+    if (input.temporal_seams && input.temporal_unit > 0) {
+        coarse.temporal_seams = &coarse_paths.emplace(paths_downscale(
+            *input.temporal_seams, factor, vertical ? ch : cw, coarse_seams, coarse_extent));
+        coarse.temporal_unit = input.temporal_unit;
+    }
     if (input.temporal && input.temporal_unit > 0) {
         coarse.temporal =
             &coarse_temporal.emplace(temporal_downscale(input.temporal->view(), factor));

@@ -51,6 +51,25 @@ inline void check_order(const int width, const int height, const int order_width
     }
 }
 
+/// The per-seam term's paths must fit the carve: one position per line, inside the line, for at
+/// least every seam asked for; and they replace the distance map rather than add to it.
+template <class Pixel>
+void check_temporal_seams(const SeamPaths& paths, const BasicCarveInput<Pixel>& in,
+                          const SeamDirection direction, const int seams) {
+    const bool vertical = direction == SeamDirection::Vertical;
+    const int lines = vertical ? in.image.height : in.image.width;
+    const int extent = vertical ? in.image.width : in.image.height;
+    if (in.temporal) invalid("a carve takes a temporal distance map or seam paths, not both");
+    if (paths.lines != lines ||
+        paths.positions.size() != static_cast<std::size_t>(paths.count) * paths.lines)
+        invalid("the previous frame's seams belong to an image of another size");
+    if (paths.count < seams)
+        invalid("the previous frame's seams are " + std::to_string(paths.count) +
+                ", fewer than the " + std::to_string(seams) + " asked for");
+    for (const std::int32_t p : paths.positions)
+        if (p < 0 || p >= extent) invalid("a previous seam lies outside the image");
+}
+
 /// Checks masks and the seam count against the image; throws InvalidArgument.
 template <class Pixel>
 void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection direction,
@@ -69,6 +88,7 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
                     invalid("the temporal distance map holds levels 0 to " +
                             std::to_string(kTemporalLevels - 1));
     }
+    if (in.temporal_seams) check_temporal_seams(*in.temporal_seams, in, direction, seams);
     if (in.temporal_unit < 0 || in.temporal_unit > kTemporalMaxUnit)
         invalid("the temporal weight is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
                 " per level)");
@@ -78,7 +98,7 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
 /// Whether a carve needs the masked layout (64-bit costs, per-pixel mask terms).
 template <class Pixel>
 bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
-    return in.protect || in.remove || (in.temporal && in.temporal_unit > 0);
+    return in.protect || in.remove || ((in.temporal || in.temporal_seams) && in.temporal_unit > 0);
 }
 
 /// The same checks for inputs on the device (only their sizes are looked at).

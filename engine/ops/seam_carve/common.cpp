@@ -142,6 +142,29 @@ SeamOrder seam_order(const DeepCarveInput& input, const SeamDirection direction,
     return seam_order_any(input, direction, seams, implementation, progress);
 }
 
+SeamPaths seam_paths(const SeamOrder& order, const int count) {
+    if (count < 0 || count > order.seams)
+        detail::invalid("asked for the paths of " + std::to_string(count) +
+                        " seams, but the order holds " + std::to_string(order.seams));
+    const bool vertical = order.direction == SeamDirection::Vertical;
+    SeamPaths paths;
+    paths.lines = vertical ? order.height : order.width;
+    paths.count = count;
+    paths.positions.assign(static_cast<std::size_t>(count) * paths.lines, 0);
+    // Every seam crosses every line exactly once, so each pixel with order k < count is seam k's
+    // crossing of its line.
+    for (int y = 0; y < order.height; ++y) {
+        const std::int32_t* row = order.order.row(y);
+        for (int x = 0; x < order.width; ++x) {
+            const std::int32_t k = row[x];
+            if (k >= count) continue;
+            const int line = vertical ? y : x;
+            paths.positions[static_cast<std::size_t>(k) * paths.lines + line] = vertical ? x : y;
+        }
+    }
+    return paths;
+}
+
 int seams_to_clear(const Mask& remove, const SeamDirection direction) {
     int widest = 0;
     const bool vertical = direction == SeamDirection::Vertical;

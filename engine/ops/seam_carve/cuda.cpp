@@ -56,6 +56,9 @@ struct DenseImages {
     DeviceBuffer<std::int32_t> index;
     bool has_protect = false, has_remove = false, has_index = false, has_temporal = false;
     int temporal_unit = 0;
+    /// The per-seam term's paths (host; lines in the carve's orientation); `temporal` then holds
+    /// the levels of seam 0, and the carver moves them on from seam to seam.
+    const SeamPaths* temporal_seams = nullptr;
 
     [[nodiscard]] std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
     [[nodiscard]] const std::uint8_t* protect_or_null() const {
@@ -71,7 +74,8 @@ struct DenseImages {
 
 template <class Pixel>
 DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_index,
-                          const cudaStream_t stream) {
+                          const cudaStream_t stream,
+                          const SeamDirection direction = SeamDirection::Vertical) {
     DenseImages<Pixel> d;
     d.width = in.image.width;
     d.height = in.image.height;
@@ -89,6 +93,21 @@ DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_inde
         d.temporal.upload(levels.data(), n, stream);
         d.has_temporal = true;
         d.temporal_unit = in.temporal_unit;
+    }
+    if (in.temporal_seams != nullptr && in.temporal_unit > 0) {
+        // Seam 0's levels, in the image's orientation (transposed with it for horizontal seams).
+        const SeamPaths& paths = *in.temporal_seams;
+        const bool vertical = direction == SeamDirection::Vertical;
+        std::vector<std::uint8_t> levels(n);
+        for (int y = 0; y < d.height; ++y)
+            for (int x = 0; x < d.width; ++x)
+                levels[static_cast<std::size_t>(y) * d.width + x] =
+                    vertical ? seam_temporal_level(x, paths.at(0, y))
+                             : seam_temporal_level(y, paths.at(0, x));
+        d.temporal.upload(levels.data(), n, stream);
+        d.has_temporal = true;
+        d.temporal_unit = in.temporal_unit;
+        d.temporal_seams = &paths;
     }
     if (with_index) {
         std::vector<std::int32_t> index(n);
@@ -154,6 +173,7 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     t.has_index = in.has_index;
     t.has_temporal = in.has_temporal;
     t.temporal_unit = in.temporal_unit;
+    t.temporal_seams = in.temporal_seams;
     const std::size_t n = in.pixels();
     const auto words = [&](const auto& from, auto& to, const char* what) {
         to.reserve(n);
@@ -276,6 +296,14 @@ class DeviceCarver {
         s_.protected_crossed = crossed_.data();
         s_.remove_crossed = crossed_.data() + per_seam;
         s_.stats = stats_.data();
+        if (in.temporal_seams != nullptr) {
+            const SeamPaths& paths = *in.temporal_seams;
+            temporal_seams_.upload(paths.positions.data(), paths.positions.size(), stream_);
+            temporal_window_.reserve(2 * static_cast<std::size_t>(ch));
+            s_.temporal_seams = temporal_seams_.data();
+            s_.temporal_count = paths.count;
+            s_.temporal_window = temporal_window_.data();
+        }
         cuda_check_launch(
             kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
                                        in.remove_or_null(), in.temporal_or_null(), stream_),
@@ -463,6 +491,7 @@ class DeviceCarver {
     DeviceBuffer<std::int64_t> cost_;  // int32 costs use the first half
     DeviceBuffer<std::int8_t> parent_;
     DeviceBuffer<std::int32_t> index_, seam_, order_, crossed_;
+    DeviceBuffer<std::int32_t> temporal_seams_, temporal_window_;
     DeviceBuffer<std::int64_t> seam_costs_, stats_, clocks_;
 };
 
@@ -474,7 +503,7 @@ SeamOrder carve_host_input(const BasicCarveInput<Pixel>& input, const SeamDirect
                            const int seams, const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
     const Stream stream;
-    DenseImages<Pixel> images = upload(input, false, stream.get());
+    DenseImages<Pixel> images = upload(input, false, stream.get(), direction);
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run(progress);
@@ -499,7 +528,7 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     const Stream stream;
     Event begin, end;
     begin.record(stream.get());
-    DenseImages<> images = upload(input, false, stream.get());
+    DenseImages<> images = upload(input, false, stream.get(), direction);
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
     DeviceCarver carver(images, input.energy, direction, seams, stream.get());
     carver.run_profiled(profile, begin);

@@ -68,7 +68,8 @@ class FastVerticalCarver {
         if (forward_) intensity_.resize(n);
         if (!forward_) energy_.resize(n);
         zeros_.assign(static_cast<std::size_t>(W_), 0);
-        temporal_unit_ = in.temporal ? in.temporal_unit : 0;
+        temporal_unit_ = in.temporal || in.temporal_seams ? in.temporal_unit : 0;
+        if (temporal_unit_ > 0) temporal_seams_ = in.temporal_seams;
         index_.resize(n);
         cost_.resize(n);
         scratch_.resize(static_cast<std::size_t>(W_));
@@ -92,6 +93,8 @@ class FastVerticalCarver {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
                     if (in.temporal) temporal_[base + x] = in.temporal->at(x, y);
+                    if (temporal_seams_)
+                        temporal_[base + x] = seam_temporal_level(x, temporal_seams_->at(0, y));
                 }
             }
         }
@@ -127,7 +130,7 @@ class FastVerticalCarver {
             result.protected_crossed.push_back(crossed_protect);
             result.remove_crossed.push_back(crossed_remove);
             remove_seam(seam);
-            if (s + 1 < seams) update_after_removal(seam);
+            if (s + 1 < seams) update_after_removal(seam, s + 1);
         }
         if (progress) progress(seams, seams);
         return result;
@@ -297,7 +300,31 @@ class FastVerticalCarver {
         --w_;
     }
 
-    void update_after_removal(const std::vector<int>& seam) {
+    /// The per-seam term moves from seam `next` − 1's crossing to seam `next`'s: the levels that
+    /// can change lie within the cap of either (beyond both they are the cap). Sets them and
+    /// widens row y's dirty columns over them.
+    void update_seam_levels(const int y, const int next) {
+        if constexpr (kMasks) {
+            const int a = temporal_seams_->at(next - 1, y), b = temporal_seams_->at(next, y);
+            const std::int32_t base = y * W_;
+            const std::int32_t* first = &index_[at(0, y)];
+            const std::int32_t* end = first + w_;
+            // Original indices increase along a row: the columns whose original position lies
+            // in the window are one run.
+            const int lo = static_cast<int>(
+                std::lower_bound(first, end, base + std::min(a, b) - kSeamTemporalCap) - first);
+            const int hi = static_cast<int>(
+                std::upper_bound(first, end, base + std::max(a, b) + kSeamTemporalCap) - first);
+            for (int x = lo; x < hi; ++x)
+                temporal_[at(x, y)] = seam_temporal_level(first[x] - base, b);
+            if (lo < hi) {
+                dirty_[y].first = std::min(dirty_[y].first, lo);
+                dirty_[y].second = std::max(dirty_[y].second, hi - 1);
+            }
+        }
+    }
+
+    void update_after_removal(const std::vector<int>& seam, const int next) {
         // Energies: pixels whose 3x3 neighbourhood changed lie within two columns of the seam in
         // this row or the rows next to it.
         dirty_.resize(h_);
@@ -307,6 +334,7 @@ class FastVerticalCarver {
             const int hi = std::min(w_ - 1, std::max({a, b, c}) + 2);
             dirty_[y] = {lo, hi};
             recompute_energy(y, lo, hi);
+            if (temporal_seams_) update_seam_levels(y, next);
         }
         // Costs: the dirty columns plus the neighbours of last row's changes.
         int changed_lo = 1, changed_hi = 0;
@@ -332,8 +360,9 @@ class FastVerticalCarver {
     std::vector<Level> zeros_;  ///< stands in for the unused input of cost_span
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
-    std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
-    std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
+    const SeamPaths* temporal_seams_ = nullptr;  ///< the per-seam term's paths (with a unit)
+    std::vector<std::pair<int, int>> dirty_;     ///< per row: columns whose energy was recomputed
+    std::vector<int> begin_;                     ///< per row: offset of column 0 within its storage
 };
 
 }  // namespace

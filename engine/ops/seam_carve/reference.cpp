@@ -46,9 +46,15 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
         };
         for (int y = 0; y < h; ++y) {
             for (int x = 0; x < w; ++x) {
+                // Per seam: the distance of the pixel's original column to the previous
+                // frame's s-th seam in this row.
+                const std::uint8_t level =
+                    in.temporal_seams
+                        ? seam_temporal_level(index[at(x, y)] % W, in.temporal_seams->at(s, y))
+                        : temporal[at(x, y)];
                 const std::int64_t own = pixel_energy(pixels, in.energy, x, y) +
                                          mask_term(protect[at(x, y)], remove[at(x, y)]) +
-                                         temporal_term(temporal[at(x, y)], unit);
+                                         temporal_term(level, unit);
                 if (y == 0) {
                     cost[at(x, 0)] = own + (forward ? forward_cost(pixels, x, 0, 0) : 0);
                     continue;

@@ -85,6 +85,16 @@ double removed_pixels_changed(const SeamOrder& a, const SeamOrder& b, const int 
     return static_cast<double>(differ) / (2.0 * std::max(count, 1) * lines);
 }
 
+std::string to_string(const TemporalTerm term) {
+    return term == TemporalTerm::PerSeam ? "seam" : "removed";
+}
+
+std::optional<TemporalTerm> parse_temporal_term(const std::string& text) {
+    if (text == "seam") return TemporalTerm::PerSeam;
+    if (text == "removed") return TemporalTerm::RemovedPixels;
+    return std::nullopt;
+}
+
 int temporal_unit(const double weight) {
     if (!(weight > 0)) return 0;
     return static_cast<int>(std::min<double>(std::lround(weight * 8), kTemporalMaxUnit));
@@ -181,25 +191,28 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
             return;
         }
         const int count = std::abs(target - extent);
-        std::optional<Mask> distances;
-        if (temporal && previous && previous->seams >= count &&
-            previous->width == current().width && previous->height == current().height)
-            distances = temporal_distance_map(*previous, count);
-        CarveInput in{current(), protect(), nullptr, params_.energy};
-        if (distances) {
-            in.temporal = &*distances;
-            in.temporal_unit = unit_;
-        }
         // Approximate: the coarse carve finds whole blocks of `factor` seams; enough blocks for
         // `count`, of which exactly `count` seams are then taken (any prefix of an order is one).
         const int factor = params_.approximate;
         const int coarse_extent =
             (direction == SeamDirection::Vertical ? current().width : current().height) / factor;
         const int rounded = (count + factor - 1) / factor * factor;
+        const bool approximate = factor > 1 && rounded / factor < coarse_extent;
+        const int seams = approximate ? rounded : count;
+        std::optional<Mask> distances;
+        std::optional<SeamPaths> paths;
+        CarveInput in{current(), protect(), nullptr, params_.energy};
+        if (temporal && previous && previous->seams >= seams &&
+            previous->width == current().width && previous->height == current().height) {
+            if (params_.term == TemporalTerm::PerSeam)
+                in.temporal_seams = &paths.emplace(seam_paths(*previous, seams));
+            else
+                in.temporal = &distances.emplace(temporal_distance_map(*previous, count));
+            in.temporal_unit = unit_;
+        }
         SeamOrder order =
-            factor > 1 && rounded / factor < coarse_extent
-                ? seam_order_approximate(in, direction, rounded, factor, implementation_)
-                : seam_order(in, direction, count, implementation_);
+            approximate ? seam_order_approximate(in, direction, seams, factor, implementation_)
+                        : seam_order(in, direction, seams, implementation_);
         const bool shrink = target < extent;
         carved = shrink ? remove_seams<Rgba8>(current(), order, count)
                         : insert_seams(current(), order, count);

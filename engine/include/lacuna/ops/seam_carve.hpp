@@ -31,6 +31,17 @@ enum class CarveImplementation { Reference, Fast, Cuda };
 
 inline constexpr std::int32_t kNeverRemoved = std::numeric_limits<std::int32_t>::max();
 
+/// Where the seams of an earlier carve crossed each line (row for vertical seams, column for
+/// horizontal ones), in the line's original coordinates: video's per-seam temporal term.
+struct SeamPaths {
+    int lines = 0;                        ///< rows (vertical seams) or columns (horizontal seams)
+    int count = 0;                        ///< seams held
+    std::vector<std::int32_t> positions;  ///< seam k's position in line y at [k * lines + y]
+    [[nodiscard]] std::int32_t at(const int seam, const int line) const {
+        return positions[static_cast<std::size_t>(seam) * lines + line];
+    }
+};
+
 /// What a carve decides on: an 8-bit image (photos), or a 16-bit decision image (measurement
 /// documents: deep_carving_proxy). Both give the same seams for an image and its ×257 copy.
 template <class Pixel>
@@ -42,6 +53,10 @@ struct BasicCarveInput {
     /// Video: per pixel a distance level 0 .. kTemporalLevels − 1 (temporal_distance_map), each
     /// level adding `temporal_unit` (0 .. kTemporalMaxUnit) to the pixel's energy.
     const Mask* temporal = nullptr;
+    /// Video, per seam (instead of `temporal`): seam k's pixels cost `temporal_unit` per column
+    /// (row, for horizontal seams) of distance to where seam k of these paths crossed their line,
+    /// capped at kSeamTemporalCap (seam_temporal_level). Must hold at least the seams asked for.
+    const SeamPaths* temporal_seams = nullptr;
     int temporal_unit = 0;
 };
 using CarveInput = BasicCarveInput<Rgba8>;
@@ -58,6 +73,9 @@ struct SeamOrder {
     std::vector<std::int32_t> protected_crossed;  ///< per seam: protected pixels it removes
     std::vector<std::int32_t> remove_crossed;     ///< per seam: pixels marked for removal it takes
 };
+
+/// The first `count` seams of an order as paths; throws InvalidArgument when it holds fewer.
+SeamPaths seam_paths(const SeamOrder& order, int count);
 
 /// Progress of a long computation: seams done so far and the total; return false to cancel.
 using CarveProgress = std::function<bool(int done, int total)>;

@@ -1,11 +1,13 @@
 // Video retargeting (seed 000's "image and video resizing"): every frame is carved to the target
 // size with the image carvers, plus a temporal term that keeps seams where the previous frame had
 // them (in the spirit of Grundmann et al. 2010, "Discontinuous seam-carving for video
-// retargeting"): each pixel costs `unit` per column (row, for horizontal seams) of distance to the
-// nearest pixel the previous frame's seams removed. Seams then stay put on static content and
-// follow slow motion, instead of jumping between equally cheap paths from frame to frame, which
-// is what makes per-frame carving flicker. A scene cut (a large mean change of luma between two
-// input frames) drops the term for the frame after it.
+// retargeting"). Per seam (the default): the k-th seam's pixels cost `unit` per column (row, for
+// horizontal seams) of distance to where the previous frame's k-th seam crossed their line,
+// capped at kSeamTemporalCap. Or per frame: every pixel costs `unit` per column of distance to
+// the nearest pixel any of the previous frame's seams removed. Seams then stay put on static
+// content and follow slow motion, instead of jumping between equally cheap paths from frame to
+// frame, which is what makes per-frame carving flicker. A scene cut (a large mean change of luma
+// between two input frames) drops the term for the frame after it.
 #pragma once
 
 #include <lacuna/core/image.hpp>
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace lacuna::ops {
@@ -35,11 +38,20 @@ int temporal_unit(double weight);
 /// 16 × 16 blocks: motion moves texture within blocks and barely changes this; a cut does.
 double mean_luma_difference(ImageView<const Rgba8> a, ImageView<const Rgba8> b);
 
+/// Which temporal term (see the top of this file).
+enum class TemporalTerm {
+    PerSeam,        ///< seam k near the previous frame's seam k
+    RemovedPixels,  ///< every seam near any pixel the previous frame removed
+};
+std::string to_string(TemporalTerm term);
+std::optional<TemporalTerm> parse_temporal_term(const std::string& text);
+
 struct VideoRetargetParams {
     int width = 0;  ///< target size: 1 .. 2 × the source − 1 in each direction
     int height = 0;
     SeamEnergy energy = SeamEnergy::Forward;
-    double temporal = 1.0;          ///< weight of the temporal term; 0 = independent frames
+    double temporal = 1.0;  ///< weight of the temporal term; 0 = independent frames
+    TemporalTerm term = TemporalTerm::PerSeam;
     const Mask* protect = nullptr;  ///< a still mask for every frame (the source's size)
     double cut_threshold = 30.0;    ///< mean |ΔY| above which a frame starts a new shot
     /// 1: exact seams. 2, 4, 8: seams of a copy downscaled by this factor, stretched back (the

@@ -98,4 +98,14 @@ LACUNA_HD int64_t temporal_term(const uint8_t level, const int unit) {
     return static_cast<int64_t>(level) * unit;
 }
 
+/// The per-seam temporal term (the k-th seam near the previous frame's k-th): a pixel's level for
+/// seam k is its distance to where that seam crossed its line, capped here. The cap bounds the
+/// cells whose level changes between two seams (within the cap of either seam's crossing), which
+/// keeps the incremental carvers' update local.
+inline constexpr int kSeamTemporalCap = 32;
+LACUNA_HD uint8_t seam_temporal_level(const int position, const int previous_seam) {
+    const int d = position > previous_seam ? position - previous_seam : previous_seam - position;
+    return static_cast<uint8_t>(d < kSeamTemporalCap ? d : kSeamTemporalCap);
+}
+
 }  // namespace lacuna

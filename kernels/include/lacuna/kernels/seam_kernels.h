@@ -47,6 +47,14 @@ struct CarveState {
     std::int32_t* remove_crossed = nullptr;     ///< per seam
     std::int64_t* stats =
         nullptr;  ///< [0] cells recomputed, [1] rows updated outside shared memory
+    /// Video's per-seam term (with `temporal_unit`): where the previous frame's seams crossed each
+    /// row, in original columns (seam k's row y at [k * height + y]), for `temporal_count` seams.
+    /// Removing seam k moves the levels in the mask bits from seam k's crossing to seam k + 1's
+    /// and writes the columns it changed per row to `temporal_window` ([2y], [2y + 1]; empty when
+    /// the first is larger), which the next update recomputes as well.
+    const std::int32_t* temporal_seams = nullptr;
+    int temporal_count = 0;
+    std::int32_t* temporal_window = nullptr;
     std::int64_t* clocks = nullptr;
     int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads
                     ///< ///< per call, SM clocks: [0] update, [1] argmin and walk
