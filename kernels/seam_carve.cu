@@ -754,6 +754,9 @@ __global__ void __launch_bounds__(kThreads)
     Pixel* image = static_cast<Pixel*>(s.image);
     if (threadIdx.x == 0) {
         s.order[s.index[row + cut]] = seam_index;
+        if (s.crossings != nullptr)
+            s.crossings[static_cast<std::size_t>(seam_index) * s.height + y] =
+                s.index[row + cut] % s.original_width;
         if constexpr (kMasks<Cost>) {
             const std::uint8_t m = s.mask[row + cut];
             if (m & kCarveProtectBit) atomicAdd(&s.protected_crossed[seam_index], 1);
@@ -834,6 +837,17 @@ __global__ void init_kernel(const CarveState s, const Pixel* image, const std::u
             (temporal != nullptr ? temporal[dense] << kCarveTemporalShift : 0));
     }
     s.order[dense] = kNever;
+}
+
+__global__ void seam_levels_kernel(const CarveState s) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= s.width) return;
+    const std::size_t at = static_cast<std::size_t>(y) * s.stride + x;
+    constexpr std::uint8_t kMaskBits = kCarveProtectBit | kCarveRemoveBit;
+    const std::uint8_t level = seam_temporal_level(x, s.temporal_seams[y]);
+    s.mask[at] =
+        static_cast<std::uint8_t>((s.mask[at] & kMaskBits) | (level << kCarveTemporalShift));
 }
 
 template <class Pixel, class Aux>
@@ -971,6 +985,13 @@ cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                                                dense_temporal, stream);
     return carve_init<Rgba8, std::int16_t>(s, dense_image, dense_protect, dense_remove,
                                            dense_temporal, stream);
+}
+
+cudaError_t launch_carve_seam_levels(const CarveState& s, const cudaStream_t stream) {
+    if (s.mask == nullptr || s.temporal_seams == nullptr) return cudaErrorInvalidValue;
+    const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
+    seam_levels_kernel<<<grid, 256, 0, stream>>>(s);
+    return cudaGetLastError();
 }
 
 cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,

@@ -543,6 +543,7 @@ int run_batch(Context& ctx) {
         {"range", "range"},
         {"channel", "channel"},
         {"temporal", "temporal"},
+        {"temporal-term", "temporal-term"},
         {"approximate", "approximate"},
         {"keep-truncated", "keep-truncated"}};
     for (const auto& [option, as] : forward) {
@@ -683,6 +684,7 @@ Command batch_command() {
           {"range", "lo,hi", "histogram: value range of the bins"},
           {"channel", "CH", "histogram: lum, r, g, b, rgb or value"},
           {"temporal", "W", "retarget, videos: temporal weight (default 1)"},
+          {"temporal-term", "T", "retarget, videos: seam (default) or removed"},
           {"approximate", "F", "retarget, videos: seams of a 1/F-size copy (2, 4 or 8)"},
           {"keep-truncated", "", "retarget, videos: carve what a truncated file still has"},
           {"worker", "K/N", "(internal) run shard K of N on the one visible CUDA device"}},

@@ -477,6 +477,7 @@ Command bench_command() {
           {"photo", "FILE", "video: the photo the generated clip pans over"},
           {"keep-clip", "FILE", "video: also save the generated clip there"},
           {"temporal", "W", "video: temporal weight of the coherent run (default 1)"},
+          {"temporal-term", "T", "video: seam (default) or removed, for the speed table"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},

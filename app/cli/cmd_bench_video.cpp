@@ -73,12 +73,35 @@ std::vector<ImageRgba8> decode_all(const std::filesystem::path& path, const int 
 }
 
 struct CarveRun {
-    double fps = 0;
     double flicker = 0;
     double seam_change = 0;  ///< share of removed pixels changing between frames (width seams)
     int cuts = 0;
 };
 
+/// Carve-only speed: the frames in the groups the carver takes at once (process_batch), after a
+/// warm-up group (device context, allocations).
+double carve_fps(const std::vector<ImageRgba8>& frames, const ops::VideoRetargetParams& p,
+                 const ops::CarveImplementation impl) {
+    const auto run = [&](const std::size_t limit) {
+        ops::VideoRetargeter carver(frames[0].width(), frames[0].height(), p, impl);
+        const std::size_t group = static_cast<std::size_t>(carver.frames_in_flight());
+        const std::size_t n = std::min(limit, frames.size());
+        for (std::size_t i = 0; i < n; i += group) {
+            std::vector<ImageView<const Rgba8>> views;
+            for (std::size_t j = i; j < std::min(n, i + group); ++j)
+                views.push_back(frames[j].view());
+            (void)carver.process_batch(views);
+        }
+        return n;
+    };
+    (void)run(2);
+    const auto t = Clock::now();
+    const std::size_t n = run(frames.size());
+    const double s = seconds_since(t);
+    return s > 0 ? n / s : 0;
+}
+
+/// Flicker and seam steadiness, frame after frame (process_batch gives the same frames).
 CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRetargetParams& p,
                       const ops::CarveImplementation impl) {
     ops::VideoRetargeter carver(frames[0].width(), frames[0].height(), p, impl);
@@ -103,7 +126,6 @@ CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRet
         }
     }
     CarveRun r;
-    r.fps = carve > 0 ? frames.size() / carve : 0;
     r.flicker = meter.excess();
     r.seam_change = pairs > 0 ? change / pairs : 0;
     r.cuts = carver.cuts();
@@ -153,6 +175,11 @@ int bench_video(Context& ctx) {
     p.width = tw;
     p.height = th;
     p.temporal = weight;
+    if (const auto term = ctx.args.get("temporal-term")) {
+        const std::optional<ops::TemporalTerm> parsed = ops::parse_temporal_term(*term);
+        if (!parsed) throw UsageError("--temporal-term takes seam or removed, not '" + *term + "'");
+        p.term = *parsed;
+    }
 
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
@@ -160,23 +187,29 @@ int bench_video(Context& ctx) {
         std::string name;
         ops::CarveImplementation impl;
         int approximate;
+        int chained;  ///< frames carved side by side (0: the default)
     };
     std::vector<Carver> impls;
     if (backend.backend == Backend::Cuda) {
-        impls.push_back({"cuda", ops::CarveImplementation::Cuda, 1});
-        impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2});
-        impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4});
+        // Exact seams with the per-seam term (or none) are carved as a wavefront of frames by
+        // default; "1 by 1" is the same carve one frame after another.
+        const bool chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
+        impls.push_back({chains ? "cuda wave" : "cuda", ops::CarveImplementation::Cuda, 1, 0});
+        if (chains) impls.push_back({"cuda 1by1", ops::CarveImplementation::Cuda, 1, 1});
+        impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2, 0});
+        impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4, 0});
     }
-    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1});
-    impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4});
+    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1, 0});
+    impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0});
 
     ctx.out << "device: " << backend.describe() << "\n";
     ctx.out << "lacuna bench video: " << (source_note.empty() ? input : source_note) << "\n";
     char line[320];
     std::snprintf(line, sizeof line,
-                  "input %dx%d, %d frames at %.2f fps (%s) -> %dx%d, temporal weight %.2f\n\n",
+                  "input %dx%d, %d frames at %.2f fps (%s) -> %dx%d, temporal weight %.2f (term: "
+                  "%s)\n\n",
                   info.width, info.height, info.frame_count, info.fps, info.codec.c_str(), tw, th,
-                  weight);
+                  weight, ops::to_string(p.term).c_str());
     ctx.out << line;
     std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
                   "carve only", "decode", "carve", "encode", "(fps; busy s)");
@@ -184,20 +217,21 @@ int bench_video(Context& ctx) {
     const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
     if (frames.size() < 2)
         throw Error(ErrorCode::InvalidArgument, "the clip has fewer than 2 frames");
-    for (const auto& [name, impl, approximate] : impls) {
+    for (const auto& [name, impl, approximate, chained] : impls) {
         video::RetargetVideoOptions o;
         o.input = input;
         o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + "-" +
                           std::to_string(approximate) + ".mp4");
         o.params = p;
         o.params.approximate = approximate;
+        o.params.chained_frames = chained;
         o.implementation = impl;
         o.allow_truncated = true;  // the bench times what decodes
         const video::RetargetVideoResult r = video::retarget_video(o);
-        const CarveRun carve = carve_frames(frames, o.params, impl);
+        const double carve = carve_fps(frames, o.params, impl);
         std::snprintf(line, sizeof line,
                       "%-10s %12.1f %12.1f %10.2f %10.2f %10.2f  %d frames, %s\n", name.c_str(),
-                      r.frames / r.seconds, carve.fps, r.decode_seconds, r.carve_seconds,
+                      r.frames / r.seconds, carve, r.decode_seconds, r.carve_seconds,
                       r.encode_seconds, r.frames, r.output_codec.c_str());
         ctx.out << line;
     }
@@ -208,23 +242,29 @@ int bench_video(Context& ctx) {
             << " frames (mean |output change| minus that of the input scaled to the output "
                "size, 0..255):\n";
     for (const int approximate : {1, 4}) {
-        ops::VideoRetargetParams coherent = p;
-        coherent.approximate = approximate;
-        ops::VideoRetargetParams independent = coherent;
+        const char* seams = approximate == 1 ? "exact seams" : "seams ~1/4";
+        ops::VideoRetargetParams independent = p;
+        independent.approximate = approximate;
         independent.temporal = 0;
         const CarveRun a = carve_frames(frames, independent, best);
-        const CarveRun b = carve_frames(frames, coherent, best);
-        const char* seams = approximate == 1 ? "exact seams" : "seams ~1/4";
         std::snprintf(line, sizeof line,
-                      "  %-12s independent frames (temporal 0): excess %.3f, removed pixels "
+                      "  %-12s independent frames (temporal 0):      excess %.3f, removed pixels "
                       "changing per frame %.1f %%\n",
                       seams, a.flicker, 100.0 * a.seam_change);
         ctx.out << line;
-        std::snprintf(line, sizeof line,
-                      "  %-12s temporal weight %.2f:            excess %.3f, removed pixels "
-                      "changing per frame %.1f %%, %d cut(s)\n",
-                      seams, weight, b.flicker, 100.0 * b.seam_change, b.cuts);
-        ctx.out << line;
+        for (const ops::TemporalTerm term :
+             {ops::TemporalTerm::PerSeam, ops::TemporalTerm::RemovedPixels}) {
+            ops::VideoRetargetParams coherent = independent;
+            coherent.temporal = weight;
+            coherent.term = term;
+            const CarveRun b = carve_frames(frames, coherent, best);
+            std::snprintf(line, sizeof line,
+                          "  %-12s temporal weight %.2f, term %-7s: excess %.3f, removed pixels "
+                          "changing per frame %.1f %%, %d cut(s)\n",
+                          seams, weight, ops::to_string(term).c_str(), b.flicker,
+                          100.0 * b.seam_change, b.cuts);
+            ctx.out << line;
+        }
     }
     return kExitOk;
 }

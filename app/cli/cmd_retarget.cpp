@@ -138,6 +138,9 @@ Command retarget_command() {
           {"temporal", "W",
            "videos: weight keeping seams where the previous frame had them\n"
            "                            (0 = independent frames; default 1)"},
+          {"temporal-term", "T",
+           "videos: seam (the k-th seam near the previous frame's k-th;\n"
+           "                            default) or removed (near any pixel it removed)"},
           {"cut-threshold", "T",
            "videos: mean luma change (0..255) that starts a new shot (default 30)"},
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},

@@ -55,6 +55,11 @@ int run_retarget_video(Context& ctx) {
                           : info.height;
     if (const auto e = ctx.args.get("energy")) o.params.energy = parse_energy_option(*e);
     if (const auto t = ctx.args.get("temporal")) o.params.temporal = parse_number("temporal", *t);
+    if (const auto t = ctx.args.get("temporal-term")) {
+        const std::optional<ops::TemporalTerm> term = ops::parse_temporal_term(*t);
+        if (!term) throw UsageError("--temporal-term takes seam or removed, not '" + *t + "'");
+        o.params.term = *term;
+    }
     if (const auto c = ctx.args.get("cut-threshold"))
         o.params.cut_threshold = parse_number("cut-threshold", *c);
     std::optional<Mask> protect;
@@ -102,6 +107,7 @@ int run_retarget_video(Context& ctx) {
             .add("target_height", r.out_height)
             .add("energy", ops::to_string(o.params.energy))
             .add("temporal", o.params.temporal)
+            .add("temporal_term", ops::to_string(o.params.term))
             .add("approximate", o.params.approximate)
             .add("cuts", r.cuts)
             .add("input_codec", r.input_codec)

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace lacuna {
@@ -59,6 +60,10 @@ CudaProbe classify(const cudaError_t error) {
 }
 
 CudaProbe run_probe() {
+    // Read when the context is created: video carving runs up to 16 frames' single-block kernels
+    // on as many streams, and with the default 8 hardware queues streams sharing one would wait
+    // for each other's work. A value the user set is kept.
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return classify(e);
     if (count == 0) return failed(CudaUnavailableReason::NoDevice, {});

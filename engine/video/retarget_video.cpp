@@ -7,6 +7,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -123,7 +124,11 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     io::VideoWriter writer(options.output, result.out_width, result.out_height, result.fps);
     result.output_codec = writer.codec();
 
-    const std::size_t depth = static_cast<std::size_t>(std::max(1, options.queue_frames));
+    // Frames carved side by side on the device come and go in groups: each queue holds two
+    // groups, so decoding and encoding keep up while a group is carved.
+    const int group = carver.frames_in_flight();
+    const std::size_t depth =
+        static_cast<std::size_t>(std::max({1, options.queue_frames, 2 * group}));
     BoundedQueue<ImageRgba8> decoded(depth), carved(depth);
     FirstError error;
     std::atomic<double> decode_seconds{0}, encode_seconds{0};
@@ -179,39 +184,55 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     ops::FlickerMeter meter;
     double carve_seconds = 0;
     int frames = 0;
-    while (std::optional<ImageRgba8> frame = decoded.pop()) {
+    bool stopped = false;
+    while (!stopped) {
+        std::vector<ImageRgba8> inputs;
+        while (static_cast<int>(inputs.size()) < group) {
+            std::optional<ImageRgba8> frame = decoded.pop();
+            if (!frame) break;
+            inputs.push_back(std::move(*frame));
+        }
+        if (inputs.empty()) break;
+        std::vector<ImageView<const Rgba8>> views;
+        for (const ImageRgba8& frame : inputs) views.push_back(frame.view());
         const auto t = Clock::now();
-        ImageRgba8 out;
+        std::vector<ImageRgba8> outputs;
         try {
-            out = carver.process(frame->view());
+            outputs = carver.process_batch(views);
         } catch (const Error& e) {
             if (e.code() == ErrorCode::Cancelled ||
                 options.implementation != ops::CarveImplementation::Cuda ||
                 result.backend != "cuda")
                 throw;
-            // The device failed: the CPU carver goes on with the same state.
+            // The device failed: the CPU carver goes on with the same state (a group that failed
+            // left it as it was).
             result.notices.push_back(std::string("CUDA failed (") + e.what() +
                                      "): the CPU carved the rest of the video");
             result.backend = "cpu";
             carver.set_implementation(ops::CarveImplementation::Fast);
-            out = carver.process(frame->view());
+            outputs = carver.process_batch(views);
         }
         carve_seconds += seconds_since(t);
-        if (options.measure_flicker) meter.add(frame->view(), out.view());
-        if (!carved.push(std::move(out))) break;
-        ++frames;
-        if (progress) {
-            VideoProgress p;
-            p.frame = frames;
-            p.total = info.frame_count;
-            const double elapsed = seconds_since(start);
-            p.fps = elapsed > 0 ? frames / elapsed : 0;
-            if (info.frame_count > 0 && p.fps > 0)
-                p.seconds_left = std::max(0, info.frame_count - frames) / p.fps;
-            if (!progress(p)) {
-                decoded.close();
-                carved.close();
-                throw Error(ErrorCode::Cancelled, "video export cancelled");
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            if (options.measure_flicker) meter.add(views[i], outputs[i].view());
+            if (!carved.push(std::move(outputs[i]))) {
+                stopped = true;
+                break;
+            }
+            ++frames;
+            if (progress) {
+                VideoProgress p;
+                p.frame = frames;
+                p.total = info.frame_count;
+                const double elapsed = seconds_since(start);
+                p.fps = elapsed > 0 ? frames / elapsed : 0;
+                if (info.frame_count > 0 && p.fps > 0)
+                    p.seconds_left = std::max(0, info.frame_count - frames) / p.fps;
+                if (!progress(p)) {
+                    decoded.close();
+                    carved.close();
+                    throw Error(ErrorCode::Cancelled, "video export cancelled");
+                }
             }
         }
     }

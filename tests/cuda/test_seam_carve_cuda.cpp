@@ -7,6 +7,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/seam_carve.hpp>
+#include <lacuna/ops/video_retarget.hpp>
 
 #include "../engine/ppm.hpp"
 #include "../engine/seam_test_util.hpp"
@@ -340,6 +341,140 @@ class TestSeamCarveCuda : public QObject {
                     }
         }
         QCOMPARE(compared, 4 * 2 * 2 * 2);
+    }
+
+    // Video's wavefront: frames carved side by side, each following the one before through the
+    // crossings it records on the device (a cut in the middle follows nothing), equal the CPU
+    // carver run frame after frame with the previous order's paths. Frames are a pan over the
+    // photo, both directions, with and without a protect mask.
+    void chained_frames_equal_frame_by_frame() {
+        struct Case {
+            int w, h, seams, frames;
+        };
+        const Case cases[] = {{61, 37, 20, 5}, {641, 181, 120, 6}};
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 wide = scaled_photo(c.w + 2 * c.frames + 2, c.h);
+            const auto frame = [&](const int f) {
+                ImageRgba8 out(c.w, c.h);
+                for (int y = 0; y < c.h; ++y)
+                    for (int x = 0; x < c.w; ++x) out.at(x, y) = wide.at(x + 2 * (f + 1), y);
+                return out;
+            };
+            std::vector<ImageRgba8> clip;
+            for (int f = -1; f < c.frames; ++f) clip.push_back(frame(f));
+            const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+            std::vector<bool> follows(static_cast<std::size_t>(c.frames), true);
+            follows[2] = false;  // a cut
+            for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool masks : {false, true}) {
+                        const int unit = masks ? 9 : 40;
+                        const auto input = [&](const int f) {
+                            return CarveInput{clip[static_cast<std::size_t>(f + 1)].view(),
+                                              masks ? &protect : nullptr, nullptr, kind};
+                        };
+                        const SeamPaths first =
+                            seam_paths(seam_order_fast(input(-1), dir, c.seams), c.seams);
+                        std::vector<CarveInput> inputs;
+                        for (int f = 0; f < c.frames; ++f) inputs.push_back(input(f));
+                        const std::vector<SeamOrder> chained =
+                            seam_orders_cuda_chained(inputs, dir, c.seams, &first, follows, unit);
+                        QCOMPARE(chained.size(), static_cast<std::size_t>(c.frames));
+                        SeamPaths previous = first;
+                        for (int f = 0; f < c.frames; ++f) {
+                            CarveInput in = input(f);
+                            if (follows[static_cast<std::size_t>(f)]) {
+                                in.temporal_seams = &previous;
+                                in.temporal_unit = unit;
+                            }
+                            const SeamOrder gold = seam_order_fast(in, dir, c.seams);
+                            const QString diff =
+                                compare(gold, chained[static_cast<std::size_t>(f)]);
+                            QVERIFY2(diff.isEmpty(),
+                                     qPrintable(QString("%1x%2 frame %3 dir %4 masks %5: %6")
+                                                    .arg(c.w)
+                                                    .arg(c.h)
+                                                    .arg(f)
+                                                    .arg(int(dir))
+                                                    .arg(masks)
+                                                    .arg(diff)));
+                            previous = seam_paths(gold, c.seams);
+                            ++compared;
+                        }
+                    }
+        }
+        QCOMPARE(compared, (5 + 6) * 2 * 2 * 2);
+        // Bad input: frames of two sizes, a first frame that follows no paths.
+        const ImageRgba8 a(20, 10), b(21, 10);
+        std::vector<CarveInput> two{CarveInput{a.view()}, CarveInput{b.view()}};
+        QVERIFY_THROWS_EXCEPTION(Error, seam_orders_cuda_chained(two, SeamDirection::Vertical, 3,
+                                                                 nullptr, {false, true}, 8));
+        two[1].image = a.view();
+        QVERIFY_THROWS_EXCEPTION(Error, seam_orders_cuda_chained(two, SeamDirection::Vertical, 3,
+                                                                 nullptr, {true, true}, 8));
+        QCOMPARE(
+            seam_orders_cuda_chained(two, SeamDirection::Vertical, 3, nullptr, {false, true}, 8)
+                .size(),
+            std::size_t{2});
+    }
+
+    // The video carver in groups on the device (three frames side by side, so groups and a
+    // remainder) gives the frames the CPU gives one after another: both directions, a protect
+    // mask on every frame and a cut.
+    void batched_video_equals_cpu() {
+        constexpr int w = 160, h = 96, frames = 8;
+        const ImageRgba8 wide = scaled_photo(w + 2 * frames, h);
+        std::mt19937 other(5);
+        std::vector<ImageRgba8> clip;
+        for (int f = 0; f < frames; ++f) {
+            if (f == 4) {
+                clip.push_back(test_image(w, h, 16, other));  // a new shot
+                continue;
+            }
+            ImageRgba8 out(w, h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) out.at(x, y) = wide.at(x + 2 * f, y);
+            clip.push_back(std::move(out));
+        }
+        const Mask protect = rect_mask(w, h, 60, 30, 90, 70);
+        VideoRetargetParams p;
+        p.width = 121;
+        p.height = 83;
+        p.temporal = 1.5;
+        p.protect = &protect;
+        p.chained_frames = 3;
+        VideoRetargeter cpu(w, h, p, CarveImplementation::Fast);
+        VideoRetargeter gpu(w, h, p, CarveImplementation::Cuda);
+        QCOMPARE(cpu.frames_in_flight(), 1);
+        QCOMPARE(gpu.frames_in_flight(), 3);
+        int checked = 0;
+        for (int f = 0; f < frames; f += 3) {
+            std::vector<ImageView<const Rgba8>> views;
+            for (int g = f; g < std::min(frames, f + 3); ++g)
+                views.push_back(clip[static_cast<std::size_t>(g)].view());
+            const std::vector<ImageRgba8> out = gpu.process_batch(views);
+            QCOMPARE(out.size(), views.size());
+            for (std::size_t i = 0; i < views.size(); ++i) {
+                const ImageRgba8 expected = cpu.process(views[i]);
+                QCOMPARE(out[i].width(), 121);
+                QCOMPARE(out[i].height(), 83);
+                for (int y = 0; y < 83; ++y)
+                    for (int x = 0; x < 121; ++x)
+                        QVERIFY2(out[i].at(x, y) == expected.at(x, y),
+                                 qPrintable(QString("frame %1 pixel %2,%3")
+                                                .arg(f + static_cast<int>(i))
+                                                .arg(x)
+                                                .arg(y)));
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, frames);
+        QCOMPARE(gpu.cuts(), 1);
+        QCOMPARE(cpu.cuts(), 1);
+        QCOMPARE(gpu.frames(), frames);
+        QCOMPARE(compare(*gpu.vertical_order(), *cpu.vertical_order()), QString());
+        QCOMPARE(compare(*gpu.horizontal_order(), *cpu.horizontal_order()), QString());
     }
 
     void real_photo_equals_cpu() {

@@ -310,6 +310,29 @@ class DeviceCarver {
             "preparing seam carving");
     }
 
+    /// Chained video carves: the per-seam term's paths are another carver's crossings, on the
+    /// device (`count` seams × this carve's rows); seam 0's levels are set from them on the
+    /// device just before seam 0 (enqueue_seam_levels), once the other carver has written them.
+    /// The carver must have been built with the masked layout.
+    void follow_device_paths(const std::int32_t* paths, const int count, const int unit) {
+        temporal_window_.reserve(2 * static_cast<std::size_t>(s_.height));
+        s_.temporal_seams = paths;
+        s_.temporal_count = count;
+        s_.temporal_unit = unit;
+        s_.temporal_window = temporal_window_.data();
+    }
+    void enqueue_seam_levels() {
+        cuda_check_launch(kernels::launch_carve_seam_levels(s_, stream_), "seam carving kernels");
+    }
+    /// Makes every removal record its seam's crossings (original columns) and returns them:
+    /// seams × this carve's rows, on the device.
+    const std::int32_t* record_crossings() {
+        crossings_.reserve(static_cast<std::size_t>(std::max(seams_, 1)) * s_.height);
+        s_.crossings = crossings_.data();
+        return crossings_.data();
+    }
+    [[nodiscard]] cudaStream_t stream() const { return stream_; }
+
     /// Enqueues seam k: find it (the first from scratch, later ones incrementally), remove it.
     void enqueue_find(const int k) {
         kernels::CarveState s = s_;
@@ -491,7 +514,7 @@ class DeviceCarver {
     DeviceBuffer<std::int64_t> cost_;  // int32 costs use the first half
     DeviceBuffer<std::int8_t> parent_;
     DeviceBuffer<std::int32_t> index_, seam_, order_, crossed_;
-    DeviceBuffer<std::int32_t> temporal_seams_, temporal_window_;
+    DeviceBuffer<std::int32_t> temporal_seams_, temporal_window_, crossings_;
     DeviceBuffer<std::int64_t> seam_costs_, stats_, clocks_;
 };
 
@@ -537,6 +560,99 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     end.wait();
     profile.total_ms = end.since(begin);
     return order;
+}
+
+std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& frames,
+                                                const SeamDirection direction, const int seams,
+                                                const SeamPaths* first_previous,
+                                                const std::vector<bool>& follows,
+                                                const int temporal_unit) {
+    const std::size_t n = frames.size();
+    if (follows.size() != n) detail::invalid("every frame needs a follows flag");
+    if (temporal_unit < 0 || temporal_unit > kTemporalMaxUnit)
+        detail::invalid("the temporal weight is out of range (0 to " +
+                        std::to_string(kTemporalMaxUnit) + " per level)");
+    for (const CarveInput& frame : frames) {
+        CarveInput plain = frame;
+        plain.temporal = nullptr;
+        plain.temporal_seams = nullptr;
+        detail::check_carve_input(plain, direction, seams);
+        if (frame.image.width != frames[0].image.width ||
+            frame.image.height != frames[0].image.height)
+            detail::invalid("the frames of a chained carve must have one size");
+    }
+    if (n == 0) return {};
+    if (follows[0] && temporal_unit > 0) {
+        if (first_previous == nullptr)
+            detail::invalid("the first frame follows a previous frame but got no paths");
+        CarveInput with_paths = frames[0];
+        with_paths.temporal = nullptr;
+        with_paths.temporal_seams = first_previous;
+        with_paths.temporal_unit = temporal_unit;
+        detail::check_carve_input(with_paths, direction, seams);
+    }
+    const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
+
+    // One stream, carver and event per frame. Each frame's images are uploaded on its own
+    // stream; a frame that follows another takes the masked layout (its levels live in the mask
+    // bits), its paths being the crossings the frame before it records.
+    std::vector<std::unique_ptr<Stream>> streams;
+    std::vector<std::unique_ptr<DeviceCarver>> carvers;
+    std::vector<lacuna::detail::OrderingEvent> done(n);
+    DeviceBuffer<std::int32_t> first_paths;
+    const std::int32_t* previous_crossings = nullptr;
+    for (std::size_t f = 0; f < n; ++f) {
+        streams.push_back(std::make_unique<Stream>());
+        const cudaStream_t stream = streams.back()->get();
+        CarveInput plain = frames[f];
+        plain.temporal = nullptr;
+        plain.temporal_seams = nullptr;
+        DenseImages<> images = upload(plain, false, stream, direction);
+        if (direction == SeamDirection::Horizontal) images = transposed(images, stream);
+        images.has_temporal = linked(f);  // the layout only: seam 0's levels come later
+        images.temporal_unit = linked(f) ? temporal_unit : 0;
+        carvers.push_back(
+            std::make_unique<DeviceCarver>(images, plain.energy, direction, seams, stream));
+        DeviceCarver& carver = *carvers.back();
+        if (linked(f)) {
+            const std::int32_t* paths = previous_crossings;
+            if (f == 0) {
+                first_paths.upload(first_previous->positions.data(),
+                                   first_previous->positions.size(), stream);
+                paths = first_paths.data();
+            }
+            carver.follow_device_paths(paths, seams, temporal_unit);
+        }
+        previous_crossings = f + 1 < n ? carver.record_crossings() : nullptr;
+    }
+    // The wavefront: at step t frame f does seam t − f. Frame f's removal of seam k moves its
+    // levels to the previous frame's seam k + 1, which that frame removed earlier in the same
+    // step; seam 0's levels need the previous frame's seam 0. Enqueued in this order, each wait
+    // is on the previous frame's latest mark.
+    const int steps = seams + static_cast<int>(n) - 1;
+    for (int t = 0; t < steps; ++t) {
+        for (std::size_t f = 0; f < n; ++f) {
+            const int k = t - static_cast<int>(f);
+            if (k < 0 || k >= seams) continue;
+            DeviceCarver& carver = *carvers[f];
+            const bool waits = linked(f) && f > 0;
+            if (linked(f) && k == 0) {
+                if (waits) done[f - 1].order_before(carver.stream());
+                carver.enqueue_seam_levels();
+            }
+            carver.enqueue_find(k);
+            if (waits && k + 1 < seams) done[f - 1].order_before(carver.stream());
+            carver.enqueue_remove(k);
+            done[f].record(carver.stream());
+        }
+    }
+    std::vector<SeamOrder> orders;
+    orders.reserve(n);
+    for (std::size_t f = 0; f < n; ++f) {
+        cuda_check(cudaStreamSynchronize(carvers[f]->stream()), "seam carving kernels");
+        orders.push_back(carvers[f]->result());
+    }
+    return orders;
 }
 
 namespace {

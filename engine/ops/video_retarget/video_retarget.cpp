@@ -161,18 +161,115 @@ VideoRetargeter::VideoRetargeter(const int source_width, const int source_height
                 std::to_string(params.approximate));
 }
 
-ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
+VideoRetargeter::FrameStart VideoRetargeter::start_frame(const ImageView<const Rgba8> frame,
+                                                         const std::vector<double>& previous_blocks,
+                                                         const int index) const {
     if (frame.width != source_w_ || frame.height != source_h_)
-        invalid("frame " + std::to_string(frames_) + " is " + std::to_string(frame.width) + "x" +
+        invalid("frame " + std::to_string(index) + " is " + std::to_string(frame.width) + "x" +
                 std::to_string(frame.height) + " but the video is " + std::to_string(source_w_) +
                 "x" + std::to_string(source_h_));
     // The previous frame is kept as its block means only (mean_luma_difference in two halves).
-    std::vector<double> blocks = detail_cut::block_luma(frame);
-    const bool first = previous_blocks_.empty();
-    last_cut_ =
-        !first && detail_cut::block_difference(previous_blocks_, blocks) > params_.cut_threshold;
+    FrameStart start;
+    start.blocks = detail_cut::block_luma(frame);
+    const bool first = previous_blocks.empty();
+    start.cut = !first &&
+                detail_cut::block_difference(previous_blocks, start.blocks) > params_.cut_threshold;
+    start.follows = unit_ > 0 && !first && !start.cut;
+    return start;
+}
+
+bool VideoRetargeter::chains_on_device() const {
+    return implementation_ == CarveImplementation::Cuda && params_.approximate == 1 &&
+           (params_.term == TemporalTerm::PerSeam || unit_ == 0);
+}
+
+int VideoRetargeter::frames_in_flight() const {
+    if (!chains_on_device()) return 1;
+    if (params_.chained_frames > 0) return params_.chained_frames;
+    // Each frame in flight holds its carver's buffers (about 20 bytes a pixel) and two queues'
+    // frames: 16 at 1080p and below, fewer for larger frames.
+    const std::int64_t pixels = std::int64_t{source_w_} * source_h_;
+    return static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / pixels, 1, 16));
+}
+
+std::vector<ImageRgba8> VideoRetargeter::process_batch(
+    const std::vector<ImageView<const Rgba8>>& frames) {
+    std::vector<ImageRgba8> out;
+    out.reserve(frames.size());
+    if (!chains_on_device() || frames.size() < 2) {
+        for (const ImageView<const Rgba8>& frame : frames) out.push_back(process(frame));
+        return out;
+    }
+    const std::size_t n = frames.size();
+    // Cuts first (they decide which frames follow which); the state is committed at the end so
+    // that a failed batch can be carved again (the CPU fallback).
+    std::vector<FrameStart> starts;
+    std::vector<bool> follows(n);
+    std::vector<double> blocks = previous_blocks_;
+    for (std::size_t f = 0; f < n; ++f) {
+        starts.push_back(start_frame(frames[f], blocks, frames_ + static_cast<int>(f)));
+        follows[f] = starts.back().follows;
+        blocks = starts.back().blocks;
+    }
+    std::vector<std::optional<ImageRgba8>> carved(n);
+    std::vector<std::optional<Mask>> carved_protect(n);
+    std::optional<SeamOrder> last_vertical = vertical_, last_horizontal = horizontal_;
+    const auto current = [&](const std::size_t f) {
+        return carved[f] ? std::as_const(*carved[f]).view() : frames[f];
+    };
+    const auto protect = [&](const std::size_t f) -> const Mask* {
+        return carved_protect[f] ? &*carved_protect[f] : params_.protect;
+    };
+    const auto pass = [&](const SeamDirection direction, const int target, const int extent,
+                          std::optional<SeamOrder>& previous) {
+        if (target == extent) {
+            previous.reset();
+            return;
+        }
+        const int count = std::abs(target - extent);
+        std::vector<CarveInput> inputs;
+        for (std::size_t f = 0; f < n; ++f)
+            inputs.push_back(CarveInput{current(f), protect(f), nullptr, params_.energy});
+        std::vector<bool> linked = follows;
+        std::optional<SeamPaths> first_paths;
+        linked[0] = follows[0] && previous && previous->seams >= count &&
+                    previous->width == current(0).width && previous->height == current(0).height;
+        if (linked[0]) first_paths = seam_paths(*previous, count);
+        std::vector<SeamOrder> orders = seam_orders_cuda_chained(
+            inputs, direction, count, first_paths ? &*first_paths : nullptr, linked, unit_);
+        const bool shrink = target < extent;
+        for (std::size_t f = 0; f < n; ++f) {
+            const SeamOrder& order = orders[f];
+            std::optional<ImageRgba8> next = shrink ? remove_seams<Rgba8>(current(f), order, count)
+                                                    : insert_seams(current(f), order, count);
+            if (const Mask* mask = protect(f))
+                carved_protect[f] =
+                    shrink ? remove_seams<std::uint8_t>(mask->view(), order, count)
+                           : insert_seams_nearest<std::uint8_t>(mask->view(), order, count);
+            carved[f] = std::move(next);
+        }
+        previous = std::move(orders.back());
+    };
+    pass(SeamDirection::Vertical, params_.width, source_w_, last_vertical);
+    pass(SeamDirection::Horizontal, params_.height, source_h_, last_horizontal);
+    for (std::size_t f = 0; f < n; ++f) {
+        if (starts[f].cut) ++cuts_;
+        out.push_back(carved[f] ? std::move(*carved[f]) : clone(frames[f]));
+    }
+    last_cut_ = starts.back().cut;
+    previous_blocks_ = std::move(starts.back().blocks);
+    vertical_ = std::move(last_vertical);
+    horizontal_ = std::move(last_horizontal);
+    frames_ += static_cast<int>(n);
+    return out;
+}
+
+ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
+    FrameStart start = start_frame(frame, previous_blocks_, frames_);
+    std::vector<double> blocks = std::move(start.blocks);
+    last_cut_ = start.cut;
     if (last_cut_) ++cuts_;
-    const bool temporal = unit_ > 0 && !first && !last_cut_;
+    const bool temporal = start.follows;
 
     // The frame and the protect mask as the passes leave them: the inputs themselves until a
     // pass has carved them (the carver only reads, so nothing is copied for it).

@@ -115,6 +115,19 @@ struct CarveProfile {
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,
                                    CarveProfile& profile);
 
+/// Video on the device: the seams of a run of frames (same size), each frame with the per-seam
+/// temporal term of the frame before it where `follows[f]` (frame 0 follows `first_previous`,
+/// which may then not be null; the inputs' own temporal fields are ignored), at `temporal_unit`.
+/// The same orders as seam_order_cuda frame after frame with temporal_seams = the previous
+/// order's seam_paths, but carved as a wavefront: frame f's seam k needs only frame f − 1's seam
+/// k + 1, so the frames' chains of seams run side by side on separate streams (one SM each).
+/// Throws what seam_order_cuda throws; InvalidArgument for frames of different sizes.
+std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& frames,
+                                                SeamDirection direction, int seams,
+                                                const SeamPaths* first_previous,
+                                                const std::vector<bool>& follows,
+                                                int temporal_unit);
+
 /// The same three carvers on a 16-bit decision image: 32-bit energies and 64-bit costs
 /// throughout (an 8-bit carve keeps 16-bit energies and, without masks, 32-bit costs). Same
 /// seams on all three; same errors, progress and cancel.

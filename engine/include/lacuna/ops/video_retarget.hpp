@@ -58,6 +58,9 @@ struct VideoRetargetParams {
     /// editor's approximate-first maps; blocks of `factor` neighbouring seams): about factor²
     /// times less work per frame, for real-time video.
     int approximate = 1;
+    /// CUDA, exact seams, per-seam term (or none): how many frames are carved side by side as a
+    /// wavefront (seam_orders_cuda_chained); 0 chooses from the frame size (up to 16).
+    int chained_frames = 0;
 };
 
 /// Carves a sequence of frames one after another, remembering the previous frame's seams.
@@ -72,6 +75,12 @@ class VideoRetargeter {
     /// (and whatever the carver throws: CudaUnavailable, Cancelled …).
     ImageRgba8 process(ImageView<const Rgba8> frame);
 
+    /// The next frames at the target size: the same frames as process() one after another, but
+    /// carved side by side on the device when frames_in_flight() > 1.
+    std::vector<ImageRgba8> process_batch(const std::vector<ImageView<const Rgba8>>& frames);
+    /// How many frames process_batch carves at once (1: it calls process for each).
+    [[nodiscard]] int frames_in_flight() const;
+
     [[nodiscard]] int frames() const { return frames_; }
     [[nodiscard]] int cuts() const { return cuts_; }
     [[nodiscard]] bool last_was_cut() const { return last_cut_; }
@@ -83,6 +92,18 @@ class VideoRetargeter {
     }
 
   private:
+    /// Whether a frame takes the temporal term from the one before (per the cut detector), and
+    /// that frame's block means; the state is committed by the caller once the frame is done.
+    struct FrameStart {
+        std::vector<double> blocks;
+        bool cut = false;
+        bool follows = false;
+    };
+    [[nodiscard]] FrameStart start_frame(ImageView<const Rgba8> frame,
+                                         const std::vector<double>& previous_blocks,
+                                         int index) const;
+    [[nodiscard]] bool chains_on_device() const;
+
     int source_w_, source_h_;
     VideoRetargetParams params_;
     CarveImplementation implementation_;

@@ -55,6 +55,9 @@ struct CarveState {
     const std::int32_t* temporal_seams = nullptr;
     int temporal_count = 0;
     std::int32_t* temporal_window = nullptr;
+    /// Video on the device (optional): the removal of seam k writes its crossing of row y, in
+    /// original columns, to [k * height + y]: the next frame's `temporal_seams`.
+    std::int32_t* crossings = nullptr;
     std::int64_t* clocks = nullptr;
     int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads
                     ///< ///< per call, SM clocks: [0] update, [1] argmin and walk
@@ -66,6 +69,11 @@ struct CarveState {
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
                               const std::uint8_t* dense_temporal, cudaStream_t stream);
+
+/// Seam 0's per-seam levels for every pixel from `s.temporal_seams` (the mask bits kept), for a
+/// chained carve whose previous frame's paths are produced on the device. Before seam 0 (no
+/// pixel removed yet, so each pixel's original column is its column).
+cudaError_t launch_carve_seam_levels(const CarveState& s, cudaStream_t stream);
 
 /// Largest shared-memory window (columns) the update kernel can stage for this state; 0 when the
 /// device cannot stage any (the kernel then reads global memory row by row).
