@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace lacuna::cli {
 namespace {
@@ -187,20 +188,47 @@ int bench_video(Context& ctx) {
         std::string name;
         ops::CarveImplementation impl;
         int approximate;
-        int chained;  ///< frames carved side by side (0: the default)
+        int chained;     ///< frames carved side by side (0: the default)
+        int max_frames;  ///< 0: the whole clip
     };
+    // The exact CPU carver takes seconds a frame at 720p: it runs on the first frames only.
+    const int cpu_frames =
+        ctx.args.has("cpu-frames") ? parse_int("cpu-frames", *ctx.args.get("cpu-frames")) : 20;
     std::vector<Carver> impls;
     if (backend.backend == Backend::Cuda) {
         // Exact seams with the per-seam term (or none) are carved as a wavefront of frames by
         // default; "1 by 1" is the same carve one frame after another.
         const bool chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
-        impls.push_back({chains ? "cuda wave" : "cuda", ops::CarveImplementation::Cuda, 1, 0});
-        if (chains) impls.push_back({"cuda 1by1", ops::CarveImplementation::Cuda, 1, 1});
-        impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2, 0});
-        impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4, 0});
+        if (!chains) impls.push_back({"cuda", ops::CarveImplementation::Cuda, 1, 0, 0});
+        // --chained 16,32: one wave row per group size (default: the carver's choice).
+        std::vector<int> groups{0};
+        if (const auto list = ctx.args.get("chained")) {
+            groups.clear();
+            std::stringstream items(*list);
+            for (std::string item; std::getline(items, item, ',');)
+                groups.push_back(parse_int("chained", item));
+        }
+        for (const int g : groups)
+            if (chains)
+                impls.push_back({g > 0 ? "cuda wave" + std::to_string(g) : "cuda wave",
+                                 ops::CarveImplementation::Cuda, 1, g, 0});
+        if (chains) impls.push_back({"cuda 1by1", ops::CarveImplementation::Cuda, 1, 1, 0});
+        impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2, 0, 0});
+        impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4, 0, 0});
     }
-    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1, 0});
-    impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0});
+    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
+    impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0, 0});
+    // --carvers "cuda wave,cpu ~1/4": only the rows whose name starts with one of these.
+    if (const auto list = ctx.args.get("carvers")) {
+        std::vector<std::string> wanted;
+        std::stringstream items(*list);
+        for (std::string item; std::getline(items, item, ',');) wanted.push_back(item);
+        std::erase_if(impls, [&](const Carver& c) {
+            return std::none_of(wanted.begin(), wanted.end(),
+                                [&](const std::string& w) { return c.name.rfind(w, 0) == 0; });
+        });
+        if (impls.empty()) throw UsageError("--carvers matches none of the carvers");
+    }
 
     ctx.out << "device: " << backend.describe() << "\n";
     ctx.out << "lacuna bench video: " << (source_note.empty() ? input : source_note) << "\n";
@@ -217,7 +245,7 @@ int bench_video(Context& ctx) {
     const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
     if (frames.size() < 2)
         throw Error(ErrorCode::InvalidArgument, "the clip has fewer than 2 frames");
-    for (const auto& [name, impl, approximate, chained] : impls) {
+    for (const auto& [name, impl, approximate, chained, max_frames] : impls) {
         video::RetargetVideoOptions o;
         o.input = input;
         o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + "-" +
@@ -227,14 +255,20 @@ int bench_video(Context& ctx) {
         o.params.chained_frames = chained;
         o.implementation = impl;
         o.allow_truncated = true;  // the bench times what decodes
+        o.max_frames = max_frames;
         const video::RetargetVideoResult r = video::retarget_video(o);
-        const double carve = carve_fps(frames, o.params, impl);
+        const double carve =
+            carve_fps(max_frames > 0 && max_frames < static_cast<int>(frames.size())
+                          ? std::vector<ImageRgba8>(frames.begin(), frames.begin() + max_frames)
+                          : frames,
+                      o.params, impl);
         std::snprintf(line, sizeof line,
                       "%-10s %12.1f %12.1f %10.2f %10.2f %10.2f  %d frames, %s\n", name.c_str(),
                       r.frames / r.seconds, carve, r.decode_seconds, r.carve_seconds,
                       r.encode_seconds, r.frames, r.output_codec.c_str());
-        ctx.out << line;
+        ctx.out << line << std::flush;
     }
+    if (ctx.args.has("no-flicker")) return kExitOk;
     // Flicker: the same carver with independent frames and with the temporal term, exact and
     // approximate.
     const ops::CarveImplementation best = impls.front().impl;
@@ -251,7 +285,7 @@ int bench_video(Context& ctx) {
                       "  %-12s independent frames (temporal 0):      excess %.3f, removed pixels "
                       "changing per frame %.1f %%\n",
                       seams, a.flicker, 100.0 * a.seam_change);
-        ctx.out << line;
+        ctx.out << line << std::flush;
         for (const ops::TemporalTerm term :
              {ops::TemporalTerm::PerSeam, ops::TemporalTerm::RemovedPixels}) {
             ops::VideoRetargetParams coherent = independent;
@@ -263,7 +297,7 @@ int bench_video(Context& ctx) {
                           "changing per frame %.1f %%, %d cut(s)\n",
                           seams, weight, ops::to_string(term).c_str(), b.flicker,
                           100.0 * b.seam_change, b.cuts);
-            ctx.out << line;
+            ctx.out << line << std::flush;
         }
     }
     return kExitOk;

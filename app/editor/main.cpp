@@ -52,6 +52,9 @@ void end_on_signals(lacuna::editor::MainWindow& window) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before any CUDA call: video export keeps up to 32 frames' kernels on as many streams, and
+    // with the default 8 hardware queues streams sharing one wait for each other's work.
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     if (!has_display()) {
         // The editor does not link the CLI; it points at it instead.
         std::cerr

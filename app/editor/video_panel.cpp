@@ -39,6 +39,15 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
         tr("How strongly each frame's seams stay where the previous frame had them: 0 carves "
            "every frame on its own (seams jump, the picture wobbles); higher keeps them still"));
     form->addRow(tr("Temporal weight"), temporal_);
+    term_ = new QComboBox;
+    term_->setObjectName("video_term");
+    term_->addItem(tr("Seam by seam"), static_cast<int>(ops::TemporalTerm::PerSeam));
+    term_->addItem(tr("Removed pixels"), static_cast<int>(ops::TemporalTerm::RemovedPixels));
+    term_->setToolTip(
+        tr("Seam by seam: each seam stays near the same seam of the previous frame (steadiest "
+           "with fast seams; with exact seams the GPU carves many frames at once). Removed "
+           "pixels: every seam stays near any pixel the previous frame removed"));
+    form->addRow(tr("Keep seams"), term_);
     seams_ = new QComboBox;
     seams_->setObjectName("video_seams");
     seams_->addItem(tr("Exact"), 1);
@@ -110,8 +119,9 @@ bool VideoPanel::export_to(const QString& path) {
     if (exporting() || session_.video() == nullptr) return false;
     session::Session::VideoExport job;
     try {
-        job = session_.prepare_video_export(path.toStdString(), temporal_->value(),
-                                            seams_->currentData().toInt());
+        job = session_.prepare_video_export(
+            path.toStdString(), temporal_->value(), seams_->currentData().toInt(),
+            static_cast<ops::TemporalTerm>(term_->currentData().toInt()));
     } catch (const Error& e) {
         status_->setText(QString::fromStdString(e.what()));
         return false;

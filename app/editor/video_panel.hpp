@@ -54,6 +54,7 @@ class VideoPanel : public QWidget {
     QSlider* slider_ = nullptr;
     QLabel* time_code_ = nullptr;
     QDoubleSpinBox* temporal_ = nullptr;
+    QComboBox* term_ = nullptr;
     QComboBox* seams_ = nullptr;
     QPushButton* export_button_ = nullptr;
     QPushButton* cancel_button_ = nullptr;

@@ -95,8 +95,8 @@ void Session::show_video_frame(const int index) {
 }
 
 Session::VideoExport Session::prepare_video_export(const std::filesystem::path& output,
-                                                   const double temporal,
-                                                   const int approximate) const {
+                                                   const double temporal, const int approximate,
+                                                   const ops::TemporalTerm term) const {
     if (!video_) throw Error(ErrorCode::InvalidArgument, "no video is open");
     VideoExport job;
     video::RetargetVideoOptions& o = job.options;
@@ -107,6 +107,7 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
     o.params.energy = retarget_->energy();
     o.params.temporal = temporal;
     o.params.approximate = approximate;
+    o.params.term = term;
     if (document_.mask_painted(MaskLayer::Protect)) {
         job.protect =
             std::make_shared<const Mask>(clone(document_.mask(MaskLayer::Protect).view()));
@@ -121,8 +122,9 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
 video::RetargetVideoResult Session::export_video(const std::filesystem::path& output,
                                                  const double temporal,
                                                  const video::VideoProgressFn& progress,
-                                                 const int approximate) {
-    const VideoExport job = prepare_video_export(output, temporal, approximate);
+                                                 const int approximate,
+                                                 const ops::TemporalTerm term) {
+    const VideoExport job = prepare_video_export(output, temporal, approximate, term);
     return video::retarget_video(job.options, progress);
 }
 

@@ -86,18 +86,21 @@ class Session {
     void show_video_frame(int index);
     /// The whole clip through the retarget pipeline at the retarget tool's target size and
     /// energy, with the protect mask if painted, on the GPU when the session carves there.
-    /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time).
+    /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time); `term`:
+    /// which temporal term (video_retarget.hpp).
     video::RetargetVideoResult export_video(const std::filesystem::path& output, double temporal,
                                             const video::VideoProgressFn& progress,
-                                            int approximate = 1);
+                                            int approximate = 1,
+                                            ops::TemporalTerm term = ops::TemporalTerm::PerSeam);
     /// The same export's inputs, taken now, to run on another thread (the editor's Export Video
     /// runs while the user goes on): the options own what they point to.
     struct VideoExport {
         video::RetargetVideoOptions options;
         std::shared_ptr<const Mask> protect;
     };
-    [[nodiscard]] VideoExport prepare_video_export(const std::filesystem::path& output,
-                                                   double temporal, int approximate = 1) const;
+    [[nodiscard]] VideoExport prepare_video_export(
+        const std::filesystem::path& output, double temporal, int approximate = 1,
+        ops::TemporalTerm term = ops::TemporalTerm::PerSeam) const;
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
 

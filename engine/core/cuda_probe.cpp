@@ -60,7 +60,7 @@ CudaProbe classify(const cudaError_t error) {
 }
 
 CudaProbe run_probe() {
-    // Read when the context is created: video carving runs up to 16 frames' single-block kernels
+    // Read when the context is created: video carving runs up to 32 frames' single-block kernels
     // on as many streams, and with the default 8 hardware queues streams sharing one would wait
     // for each other's work. A value the user set is kept.
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);

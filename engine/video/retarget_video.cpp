@@ -136,7 +136,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
 
     std::thread read_thread([&] {
         try {
-            for (;;) {
+            for (int n = 0; options.max_frames <= 0 || n < options.max_frames; ++n) {
                 const auto t = Clock::now();
                 std::optional<ImageRgba8> frame = reader.next();
                 decode_seconds = decode_seconds + seconds_since(t);

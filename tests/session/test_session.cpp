@@ -932,6 +932,21 @@ class TestSession : public QObject {
             const ImageRgba8 expected = approximate.process(frame_at(f).view());
             QVERIFY(equal_pixels<Rgba8>(expected.view(), fast_frames.next()->view()));
         }
+        // The other temporal term: the same as the carver with that term.
+        const std::string removed = (dir.path() + "/removed/%03d.png").toStdString();
+        QDir().mkpath(dir.path() + "/removed");
+        QCOMPARE(s.prepare_video_export(removed, 1.0, 1, ops::TemporalTerm::RemovedPixels)
+                     .options.params.term,
+                 ops::TemporalTerm::RemovedPixels);
+        QCOMPARE(s.export_video(removed, 1.0, {}, 1, ops::TemporalTerm::RemovedPixels).frames, 12);
+        p.approximate = 1;
+        p.term = ops::TemporalTerm::RemovedPixels;
+        ops::VideoRetargeter by_removed(64, 40, p, ops::CarveImplementation::Fast);
+        io::VideoReader removed_frames(removed);
+        for (int f = 0; f < 12; ++f) {
+            const ImageRgba8 expected = by_removed.process(frame_at(f).view());
+            QVERIFY(equal_pixels<Rgba8>(expected.view(), removed_frames.next()->view()));
+        }
         // Cancel: an error, and no file under the name.
         const std::string cancelled = (dir.path() + "/cancelled.mp4").toStdString();
         try {

@@ -8,6 +8,7 @@
 #include "cuda_check.hpp"
 
 #include <lacuna/core/device_buffer.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/kernels/measurement_kernels.h>
 #include <lacuna/kernels/seam_kernels.h>
 
@@ -646,12 +647,16 @@ std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& f
             done[f].record(carver.stream());
         }
     }
-    std::vector<SeamOrder> orders;
-    orders.reserve(n);
-    for (std::size_t f = 0; f < n; ++f) {
-        cuda_check(cudaStreamSynchronize(carvers[f]->stream()), "seam carving kernels");
-        orders.push_back(carvers[f]->result());
-    }
+    // Frames finish in order, the first n − 1 steps before the last: their orders are fetched
+    // (and laid out on the host) by several threads while the device finishes the rest.
+    std::vector<SeamOrder> orders(n);
+    parallel_chunks(static_cast<int>(n), [&](const int f0, const int f1, int) {
+        for (int f = f0; f < f1; ++f) {
+            DeviceCarver& carver = *carvers[static_cast<std::size_t>(f)];
+            cuda_check(cudaStreamSynchronize(carver.stream()), "seam carving kernels");
+            orders[static_cast<std::size_t>(f)] = carver.result();
+        }
+    });
     return orders;
 }
 

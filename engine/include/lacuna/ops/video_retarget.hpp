@@ -59,7 +59,7 @@ struct VideoRetargetParams {
     /// times less work per frame, for real-time video.
     int approximate = 1;
     /// CUDA, exact seams, per-seam term (or none): how many frames are carved side by side as a
-    /// wavefront (seam_orders_cuda_chained); 0 chooses from the frame size (up to 16).
+    /// wavefront (seam_orders_cuda_chained); 0 chooses from the frame size (up to 32).
     int chained_frames = 0;
 };
 

@@ -24,6 +24,7 @@ struct RetargetVideoOptions {
     /// A file that ends before the frames it announces is an error (nothing is written) unless
     /// this is set: then the frames that decode are retargeted, with a notice.
     bool allow_truncated = false;
+    int max_frames = 0;  ///< 0: every frame; otherwise only the first max_frames (benchmarks)
 };
 
 struct VideoProgress {
