@@ -24,6 +24,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QPushButton>
 #include <QSpinBox>
@@ -780,6 +781,18 @@ class TestEditor : public QObject {
         io::VideoReader narrow(out.toStdString());
         QCOMPARE(narrow.info().width, 240);
         QCOMPARE(narrow.info().frame_count, 20);
+        // The other temporal term, chosen in the dock, reaches the export.
+        auto* term = window.video_panel()->findChild<QComboBox*>("video_term");
+        QVERIFY(term != nullptr);
+        QCOMPARE(term->count(), 2);
+        QCOMPARE(term->currentData().toInt(), static_cast<int>(ops::TemporalTerm::PerSeam));
+        term->setCurrentIndex(1);
+        const QString by_removed = dir.filePath("removed.mp4");
+        QVERIFY(window.video_panel()->export_to(by_removed));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.video_panel()->exporting(), 120000);
+        QVERIFY2(window.video_panel()->status().startsWith("Exported 20 frames (240 × 240"),
+                 qPrintable(window.video_panel()->status()));
+        term->setCurrentIndex(0);
         // Cancel: no file under the chosen name.
         const QString cancelled = dir.filePath("cancelled.mp4");
         QVERIFY(window.video_panel()->export_to(cancelled));
