@@ -216,7 +216,11 @@ int bench_video(Context& ctx) {
         impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2, 0, 0});
         impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4, 0, 0});
     }
-    impls.push_back({"cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
+    // The exact CPU carver chains frames too (a thread each): "cpu 1by1" is frame after frame.
+    const bool cpu_chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
+    impls.push_back(
+        {cpu_chains ? "cpu wave" : "cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
+    if (cpu_chains) impls.push_back({"cpu 1by1", ops::CarveImplementation::Fast, 1, 1, cpu_frames});
     impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0, 0});
     // --carvers "cuda wave,cpu ~1/4": only the rows whose name starts with one of these.
     if (const auto list = ctx.args.get("carvers")) {

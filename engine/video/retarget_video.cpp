@@ -124,8 +124,8 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     io::VideoWriter writer(options.output, result.out_width, result.out_height, result.fps);
     result.output_codec = writer.codec();
 
-    // Frames carved side by side on the device come and go in groups: each queue holds two
-    // groups, so decoding and encoding keep up while a group is carved.
+    // Frames carved side by side (device or CPU threads) come and go in groups: each queue holds
+    // two groups, so decoding and encoding keep up while a group is carved.
     const int group = carver.frames_in_flight();
     const std::size_t depth =
         static_cast<std::size_t>(std::max({1, options.queue_frames, 2 * group}));

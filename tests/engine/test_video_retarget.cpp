@@ -265,6 +265,109 @@ class TestVideoRetarget : public QObject {
         QCOMPARE(parse_temporal_term("nearest"), std::optional<TemporalTerm>{});
     }
 
+    // The CPU wave: a thread per frame, each waiting only for the previous frame's seam k + 1,
+    // gives the orders of the fast carver run frame after frame with the previous order's paths;
+    // a cut in the middle follows nothing. Both directions, with and without a protect mask.
+    void chained_frames_on_the_cpu_equal_frame_by_frame() {
+        constexpr int w = 96, h = 60, frames = 5, seams = 24;
+        std::vector<ImageRgba8> clip;
+        for (int f = -1; f < frames; ++f) clip.push_back(scene(w, h, 0.7 * (f + 1), 5, rng_));
+        const Mask protect = rect_mask(w, h, 30, 20, 50, 40);
+        std::vector<bool> follows(frames, true);
+        follows[2] = false;
+        int compared = 0;
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+            for (const bool masks : {false, true}) {
+                const auto input = [&](const int f) {
+                    return CarveInput{clip[static_cast<std::size_t>(f + 1)].view(),
+                                      masks ? &protect : nullptr, nullptr, SeamEnergy::Forward};
+                };
+                const SeamPaths first = seam_paths(seam_order_fast(input(-1), dir, seams), seams);
+                std::vector<CarveInput> inputs;
+                for (int f = 0; f < frames; ++f) inputs.push_back(input(f));
+                const std::vector<SeamOrder> chained =
+                    seam_orders_fast_chained(inputs, dir, seams, &first, follows, 16);
+                QCOMPARE(chained.size(), std::size_t{frames});
+                SeamPaths previous = first;
+                for (int f = 0; f < frames; ++f) {
+                    CarveInput in = input(f);
+                    if (follows[static_cast<std::size_t>(f)]) {
+                        in.temporal_seams = &previous;
+                        in.temporal_unit = 16;
+                    }
+                    const SeamOrder gold = seam_order_fast(in, dir, seams);
+                    QCOMPARE(compare(gold, chained[static_cast<std::size_t>(f)]), QString());
+                    previous = seam_paths(gold, seams);
+                    ++compared;
+                }
+            }
+        QCOMPARE(compared, 2 * 2 * frames);
+        // Bad input: frames of two sizes, a first frame that follows no paths.
+        const ImageRgba8 a(20, 10), b(21, 10);
+        std::vector<CarveInput> two{CarveInput{a.view()}, CarveInput{b.view()}};
+        QVERIFY_THROWS_EXCEPTION(Error, seam_orders_fast_chained(two, SeamDirection::Vertical, 3,
+                                                                 nullptr, {false, true}, 8));
+        two[1].image = a.view();
+        QVERIFY_THROWS_EXCEPTION(Error, seam_orders_fast_chained(two, SeamDirection::Vertical, 3,
+                                                                 nullptr, {true, true}, 8));
+        QCOMPARE(
+            seam_orders_fast_chained(two, SeamDirection::Vertical, 3, nullptr, {false, true}, 8)
+                .size(),
+            std::size_t{2});
+    }
+
+    // The video carver in groups of 3 on the CPU (a remainder, width and height, a protect mask,
+    // a cut) gives the frames it gives one after another; other settings are not chained.
+    void batched_video_on_the_cpu_equals_frame_by_frame() {
+        constexpr int w = 120, h = 72, frames = 8;
+        std::mt19937 other(3);
+        std::vector<ImageRgba8> clip;
+        for (int f = 0; f < frames; ++f)
+            clip.push_back(f == 5 ? scene(w, h, 0, 5, other, 1) : scene(w, h, 0.6 * f, 5, rng_));
+        const Mask protect = rect_mask(w, h, 40, 20, 70, 50);
+        VideoRetargetParams p;
+        p.width = 91;
+        p.height = 63;
+        p.temporal = 1.5;
+        p.protect = &protect;
+        p.chained_frames = 3;
+        VideoRetargeter one_by_one(w, h, p, CarveImplementation::Fast);
+        VideoRetargeter grouped(w, h, p, CarveImplementation::Fast);
+        QCOMPARE(grouped.frames_in_flight(), 3);
+        int checked = 0;
+        for (int f = 0; f < frames; f += 3) {
+            std::vector<ImageView<const Rgba8>> views;
+            for (int g = f; g < std::min(frames, f + 3); ++g)
+                views.push_back(clip[static_cast<std::size_t>(g)].view());
+            const std::vector<ImageRgba8> out = grouped.process_batch(views);
+            QCOMPARE(out.size(), views.size());
+            for (std::size_t i = 0; i < views.size(); ++i) {
+                const ImageRgba8 expected = one_by_one.process(views[i]);
+                QCOMPARE(out[i].width(), 91);
+                QCOMPARE(out[i].height(), 63);
+                bool same = true;
+                for (int y = 0; y < 63; ++y)
+                    same = same && std::equal(out[i].row(y), out[i].row(y) + 91, expected.row(y));
+                QVERIFY2(same, qPrintable(QString("frame %1").arg(f + static_cast<int>(i))));
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, frames);
+        QCOMPARE(grouped.cuts(), one_by_one.cuts());
+        QVERIFY(grouped.cuts() >= 1);
+        QCOMPARE(grouped.frames(), frames);
+        QCOMPARE(compare(*grouped.vertical_order(), *one_by_one.vertical_order()), QString());
+        QCOMPARE(compare(*grouped.horizontal_order(), *one_by_one.horizontal_order()), QString());
+        // Approximate seams and the removed-pixels term go frame by frame.
+        p.chained_frames = 0;
+        p.approximate = 2;
+        QCOMPARE(VideoRetargeter(w, h, p, CarveImplementation::Fast).frames_in_flight(), 1);
+        p.approximate = 1;
+        p.term = TemporalTerm::RemovedPixels;
+        QCOMPARE(VideoRetargeter(w, h, p, CarveImplementation::Fast).frames_in_flight(), 1);
+        QCOMPARE(VideoRetargeter(w, h, p, CarveImplementation::Reference).frames_in_flight(), 1);
+    }
+
     void approximate_seams_for_real_time() {
         // Seams of a 1/2- and 1/4-size copy: the target size exactly (any count, not only
         // multiples of the factor), and the temporal term still holds them steady.

@@ -11,7 +11,13 @@
 #include <lacuna/core/parallel.hpp>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <type_traits>
 
 namespace lacuna::ops {
@@ -104,6 +110,14 @@ class FastVerticalCarver {
         for (int y = 0; y < h_; ++y) update_row(y, 0, w_ - 1, /*track=*/false);
     }
 
+    /// A video wave (seam_orders_fast_chained): `wait(k)` returns once the previous frame's seam
+    /// k is published in the paths this carver follows; `publish(k, crossings)` hands this
+    /// frame's seam k (original columns per row) to the next frame.
+    void chain(std::function<void(int)> wait, std::function<void(int, std::vector<int>&)> publish) {
+        wait_for_previous_ = std::move(wait);
+        publish_ = std::move(publish);
+    }
+
     SeamOrder run(const int seams, const CarveProgress& progress) {
         SeamOrder result;
         result.direction = SeamDirection::Vertical;
@@ -129,8 +143,16 @@ class FastVerticalCarver {
             }
             result.protected_crossed.push_back(crossed_protect);
             result.remove_crossed.push_back(crossed_remove);
+            if (publish_) {
+                std::vector<int> crossings(static_cast<std::size_t>(h_));
+                for (int y = 0; y < h_; ++y) crossings[y] = index_[at(seam[y], y)] % W_;
+                publish_(s, crossings);
+            }
             remove_seam(seam);
-            if (s + 1 < seams) update_after_removal(seam, s + 1);
+            if (s + 1 < seams) {
+                if (temporal_seams_ && wait_for_previous_) wait_for_previous_(s + 1);
+                update_after_removal(seam, s + 1);
+            }
         }
         if (progress) progress(seams, seams);
         return result;
@@ -361,8 +383,10 @@ class FastVerticalCarver {
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
     const SeamPaths* temporal_seams_ = nullptr;  ///< the per-seam term's paths (with a unit)
-    std::vector<std::pair<int, int>> dirty_;     ///< per row: columns whose energy was recomputed
-    std::vector<int> begin_;                     ///< per row: offset of column 0 within its storage
+    std::function<void(int)> wait_for_previous_;
+    std::function<void(int, std::vector<int>&)> publish_;
+    std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
+    std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
 };
 
 }  // namespace
@@ -377,6 +401,131 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
             return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
         return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
     });
+}
+
+namespace {
+
+/// One frame's seams as they are found, for the next frame of a CPU wave: paths filled seam by
+/// seam, a count of the seams published, and a failure flag so that no frame waits forever on a
+/// frame that threw.
+class PublishedPaths {
+  public:
+    PublishedPaths(const int lines, const int count) {
+        paths_.lines = lines;
+        paths_.count = count;
+        paths_.positions.assign(static_cast<std::size_t>(lines) * count, 0);
+    }
+    [[nodiscard]] const SeamPaths& paths() const { return paths_; }
+    void publish(const int seam, const std::vector<int>& crossings) {
+        {
+            const std::lock_guard lock(mutex_);
+            std::copy(crossings.begin(), crossings.end(),
+                      paths_.positions.begin() + static_cast<std::ptrdiff_t>(seam) * paths_.lines);
+            ready_ = seam + 1;
+        }
+        changed_.notify_all();
+    }
+    void fail() {
+        {
+            const std::lock_guard lock(mutex_);
+            failed_ = true;
+        }
+        changed_.notify_all();
+    }
+    void wait_for(const int seam) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return ready_ > seam || failed_; });
+        if (ready_ <= seam)
+            throw Error(ErrorCode::DeviceError, "the previous frame of the wave failed");
+    }
+
+  private:
+    SeamPaths paths_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    int ready_ = 0;
+    bool failed_ = false;
+};
+
+}  // namespace
+
+std::vector<SeamOrder> seam_orders_fast_chained(const std::vector<CarveInput>& frames,
+                                                const SeamDirection direction, const int seams,
+                                                const SeamPaths* first_previous,
+                                                const std::vector<bool>& follows,
+                                                const int temporal_unit) {
+    const std::size_t n = frames.size();
+    if (follows.size() != n) detail::invalid("every frame needs a follows flag");
+    if (temporal_unit < 0 || temporal_unit > kTemporalMaxUnit)
+        detail::invalid("the temporal weight is out of range (0 to " +
+                        std::to_string(kTemporalMaxUnit) + " per level)");
+    std::vector<CarveInput> inputs(frames);
+    for (CarveInput& in : inputs) {
+        in.temporal = nullptr;
+        in.temporal_seams = nullptr;
+        in.temporal_unit = 0;
+        detail::check_carve_input(in, direction, seams);
+        if (in.image.width != frames[0].image.width || in.image.height != frames[0].image.height)
+            detail::invalid("the frames of a chained carve must have one size");
+    }
+    if (n == 0) return {};
+    const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
+    if (linked(0)) {
+        if (first_previous == nullptr)
+            detail::invalid("the first frame follows a previous frame but got no paths");
+        CarveInput with_paths = inputs[0];
+        with_paths.temporal_seams = first_previous;
+        with_paths.temporal_unit = temporal_unit;
+        detail::check_carve_input(with_paths, direction, seams);
+    }
+    const int lines =
+        direction == SeamDirection::Vertical ? frames[0].image.height : frames[0].image.width;
+    std::vector<std::unique_ptr<PublishedPaths>> published;
+    for (std::size_t f = 0; f < n; ++f)
+        published.push_back(std::make_unique<PublishedPaths>(lines, std::max(seams, 1)));
+    for (std::size_t f = 0; f < n; ++f) {
+        if (!linked(f)) continue;
+        inputs[f].temporal_seams = f == 0 ? first_previous : &published[f - 1]->paths();
+        inputs[f].temporal_unit = temporal_unit;
+    }
+    std::vector<SeamOrder> orders(n);
+    std::vector<std::exception_ptr> errors(n);
+    // A thread per frame (not the shared pool: a frame blocks on the one before it, and a pool
+    // that ran a later frame first on the thread an earlier one needs would wait forever).
+    std::vector<std::thread> threads;
+    for (std::size_t f = 0; f < n; ++f) {
+        threads.emplace_back([&, f] {
+            try {
+                const bool waits = linked(f) && f > 0;
+                PublishedPaths* previous = waits ? published[f - 1].get() : nullptr;
+                PublishedPaths& mine = *published[f];
+                if (previous) previous->wait_for(0);  // seam 0's levels
+                orders[f] = detail::in_direction(
+                    inputs[f], direction, seams, [&](const CarveInput& in, const int count) {
+                        const auto carve = [&](auto&& carver) {
+                            carver.chain(
+                                [previous](const int k) {
+                                    if (previous) previous->wait_for(k);
+                                },
+                                [&mine](const int k, std::vector<int>& crossings) {
+                                    mine.publish(k, crossings);
+                                });
+                            return carver.run(count, {});
+                        };
+                        if (detail::has_pixel_terms(in))
+                            return carve(FastVerticalCarver<Rgba8, std::int64_t>(in));
+                        return carve(FastVerticalCarver<Rgba8, std::int32_t>(in));
+                    });
+            } catch (...) {
+                errors[f] = std::current_exception();
+                published[f]->fail();
+            }
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+    return orders;
 }
 
 SeamOrder seam_order_fast(const DeepCarveInput& input, const SeamDirection direction,

@@ -178,26 +178,30 @@ VideoRetargeter::FrameStart VideoRetargeter::start_frame(const ImageView<const R
     return start;
 }
 
-bool VideoRetargeter::chains_on_device() const {
-    return implementation_ == CarveImplementation::Cuda && params_.approximate == 1 &&
+bool VideoRetargeter::chains() const {
+    return implementation_ != CarveImplementation::Reference && params_.approximate == 1 &&
            (params_.term == TemporalTerm::PerSeam || unit_ == 0);
 }
 
 int VideoRetargeter::frames_in_flight() const {
-    if (!chains_on_device()) return 1;
+    if (!chains()) return 1;
     if (params_.chained_frames > 0) return params_.chained_frames;
     // Each frame in flight holds its carver's buffers (about 20 bytes a pixel) and two queues'
     // frames: 32 at 720p (the H100 measured 16, 32 and 64 there: 32 was fastest), 16 at 1080p,
-    // fewer for larger frames.
+    // fewer for larger frames. The CPU wave runs a thread per frame: at most one per core.
     const std::int64_t pixels = std::int64_t{source_w_} * source_h_;
-    return static_cast<int>(std::clamp<std::int64_t>((std::int64_t{32} << 20) / pixels, 1, 32));
+    const int by_size =
+        static_cast<int>(std::clamp<std::int64_t>((std::int64_t{32} << 20) / pixels, 1, 32));
+    if (implementation_ == CarveImplementation::Fast)
+        return std::min(by_size, static_cast<int>(std::clamp<unsigned>(worker_count(), 1, 16)));
+    return by_size;
 }
 
 std::vector<ImageRgba8> VideoRetargeter::process_batch(
     const std::vector<ImageView<const Rgba8>>& frames) {
     std::vector<ImageRgba8> out;
     out.reserve(frames.size());
-    if (!chains_on_device() || frames.size() < 2) {
+    if (!chains() || frames.size() < 2) {
         for (const ImageView<const Rgba8>& frame : frames) out.push_back(process(frame));
         return out;
     }
@@ -236,8 +240,11 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
         linked[0] = follows[0] && previous && previous->seams >= count &&
                     previous->width == current(0).width && previous->height == current(0).height;
         if (linked[0]) first_paths = seam_paths(*previous, count);
-        std::vector<SeamOrder> orders = seam_orders_cuda_chained(
-            inputs, direction, count, first_paths ? &*first_paths : nullptr, linked, unit_);
+        const SeamPaths* first = first_paths ? &*first_paths : nullptr;
+        std::vector<SeamOrder> orders =
+            implementation_ == CarveImplementation::Cuda
+                ? seam_orders_cuda_chained(inputs, direction, count, first, linked, unit_)
+                : seam_orders_fast_chained(inputs, direction, count, first, linked, unit_);
         const bool shrink = target < extent;
         // The frames are independent now: carve them on all cores (the device waits meanwhile).
         parallel_chunks(static_cast<int>(n), [&](const int f0, const int f1, int) {

@@ -58,8 +58,9 @@ struct VideoRetargetParams {
     /// editor's approximate-first maps; blocks of `factor` neighbouring seams): about factor²
     /// times less work per frame, for real-time video.
     int approximate = 1;
-    /// CUDA, exact seams, per-seam term (or none): how many frames are carved side by side as a
-    /// wavefront (seam_orders_cuda_chained); 0 chooses from the frame size (up to 32).
+    /// Exact seams with the per-seam term (or none), CUDA or the fast CPU carver: how many frames
+    /// are carved side by side as a wavefront (seam_orders_cuda_chained / _fast_chained); 0
+    /// chooses (CUDA: from the frame size, up to 32; CPU: one per core, up to 16).
     int chained_frames = 0;
 };
 
@@ -76,7 +77,7 @@ class VideoRetargeter {
     ImageRgba8 process(ImageView<const Rgba8> frame);
 
     /// The next frames at the target size: the same frames as process() one after another, but
-    /// carved side by side on the device when frames_in_flight() > 1.
+    /// carved side by side (on the device, or a thread each) when frames_in_flight() > 1.
     std::vector<ImageRgba8> process_batch(const std::vector<ImageView<const Rgba8>>& frames);
     /// How many frames process_batch carves at once (1: it calls process for each).
     [[nodiscard]] int frames_in_flight() const;
@@ -102,7 +103,7 @@ class VideoRetargeter {
     [[nodiscard]] FrameStart start_frame(ImageView<const Rgba8> frame,
                                          const std::vector<double>& previous_blocks,
                                          int index) const;
-    [[nodiscard]] bool chains_on_device() const;
+    [[nodiscard]] bool chains() const;
 
     int source_w_, source_h_;
     VideoRetargetParams params_;
