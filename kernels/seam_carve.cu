@@ -743,8 +743,10 @@ __device__ void move_seam_levels(const CarveState& s, const int y, const int nex
 /// One block per row: shifts the part right of the seam left by one, in chunks (each chunk is
 /// read before any thread writes over it).
 template <class Cost, bool Forward, class Pixel>
-__device__ void remove_row(const CarveState& s, const int seam_index, const int y) {
+__global__ void __launch_bounds__(kThreads)
+    remove_kernel(const CarveState s, const int seam_index) {
     using Aux = AuxOf<Cost>;
+    const int y = blockIdx.x;
     const std::size_t row = static_cast<std::size_t>(y) * s.stride;
     const int cut = s.seam[y];
     Cost* cost = static_cast<Cost*>(s.cost);
@@ -792,19 +794,6 @@ __device__ void remove_row(const CarveState& s, const int seam_index, const int 
     if constexpr (kMasks<Cost>) {
         if (s.temporal_seams != nullptr && seam_index + 1 < s.temporal_count)
             move_seam_levels(s, y, seam_index + 1, s.width - 1);
-    }
-}
-
-
-template <class Cost, bool Forward, class Pixel>
-__global__ void __launch_bounds__(kThreads)
-    remove_kernel(const CarveState s, const int seam_index) {
-    using Aux = AuxOf<Cost>;
-    // One row per block, or (s.remove_blocks) a few blocks striding over the rows: a video wave
-    // runs many frames' removals at once, and a block per row would crowd out their finders.
-    for (int y = blockIdx.x; y < s.height; y += gridDim.x) {
-        remove_row<Cost, Forward, Pixel>(s, seam_index, y);
-        __syncthreads();  // the next row reuses move_seam_levels' shared run
     }
 }
 
@@ -1022,32 +1011,29 @@ cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
     const unsigned rows = static_cast<unsigned>(s.height);
     if (s.deep && !s.masks) return cudaErrorInvalidValue;
     const unsigned energy_blocks = (rows + 7) / 8;
-    const unsigned grid = s.remove_blocks > 0 && static_cast<unsigned>(s.remove_blocks) < rows
-                              ? static_cast<unsigned>(s.remove_blocks)
-                              : rows;
     if (s.masks) {
         if (forward) {
             if (s.deep)
                 remove_kernel<std::int64_t, true, Rgba16>
-                    <<<grid, kThreads, 0, stream>>>(s, seam_index);
+                    <<<rows, kThreads, 0, stream>>>(s, seam_index);
             else
                 remove_kernel<std::int64_t, true, Rgba8>
-                    <<<grid, kThreads, 0, stream>>>(s, seam_index);
+                    <<<rows, kThreads, 0, stream>>>(s, seam_index);
         } else if (s.deep) {
             remove_kernel<std::int64_t, false, Rgba16>
-                <<<grid, kThreads, 0, stream>>>(s, seam_index);
+                <<<rows, kThreads, 0, stream>>>(s, seam_index);
             energy_update_kernel<Rgba16, std::int32_t>
                 <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
         } else {
-            remove_kernel<std::int64_t, false, Rgba8><<<grid, kThreads, 0, stream>>>(s, seam_index);
+            remove_kernel<std::int64_t, false, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
             energy_update_kernel<Rgba8, std::int32_t>
                 <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
         }
     } else {
         if (forward) {
-            remove_kernel<std::int32_t, true, Rgba8><<<grid, kThreads, 0, stream>>>(s, seam_index);
+            remove_kernel<std::int32_t, true, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
         } else {
-            remove_kernel<std::int32_t, false, Rgba8><<<grid, kThreads, 0, stream>>>(s, seam_index);
+            remove_kernel<std::int32_t, false, Rgba8><<<rows, kThreads, 0, stream>>>(s, seam_index);
             energy_update_kernel<Rgba8, std::int16_t>
                 <<<energy_blocks, 256, 0, stream>>>(s, s.width - 1);
         }

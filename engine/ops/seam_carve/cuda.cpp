@@ -15,7 +15,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -328,8 +327,6 @@ class DeviceCarver {
     }
     /// Makes every removal record its seam's crossings (original columns) and returns them:
     /// seams × this carve's rows, on the device.
-    /// Removal kernels of at most `blocks` blocks (0: one per row).
-    void set_remove_blocks(const int blocks) { s_.remove_blocks = blocks; }
     const std::int32_t* record_crossings() {
         crossings_.reserve(static_cast<std::size_t>(std::max(seams_, 1)) * s_.height);
         s_.crossings = crossings_.data();
@@ -566,10 +563,6 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection 
     return order;
 }
 
-namespace {
-constexpr int kWaveRemoveBlocks = 0;  // a block per row
-}  // namespace
-
 std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& frames,
                                                 const SeamDirection direction, const int seams,
                                                 const SeamPaths* first_previous,
@@ -601,11 +594,6 @@ std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& f
     }
     const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
 
-    // Removals keep a block per row: 16 blocks striding over the rows (so that removal blocks
-    // leave SMs free for the finders) measured slower on the H100 at 720p, 30.2 against 32.6 fps
-    // end to end. LACUNA_WAVE_REMOVE_BLOCKS=N sets N blocks, for such measurements.
-    int remove_blocks = kWaveRemoveBlocks;
-    if (const char* v = std::getenv("LACUNA_WAVE_REMOVE_BLOCKS")) remove_blocks = std::atoi(v);
     // One stream, carver and event per frame. Each frame's images are uploaded on its own
     // stream; a frame that follows another takes the masked layout (its levels live in the mask
     // bits), its paths being the crossings the frame before it records.
@@ -637,7 +625,6 @@ std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& f
             carver.follow_device_paths(paths, seams, temporal_unit);
         }
         previous_crossings = f + 1 < n ? carver.record_crossings() : nullptr;
-        carver.set_remove_blocks(remove_blocks);
     }
     // The wavefront: at step t frame f does seam t − f. Frame f's removal of seam k moves its
     // levels to the previous frame's seam k + 1, which that frame removed earlier in the same

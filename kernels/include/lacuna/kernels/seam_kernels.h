@@ -58,8 +58,6 @@ struct CarveState {
     /// Video on the device (optional): the removal of seam k writes its crossing of row y, in
     /// original columns, to [k * height + y]: the next frame's `temporal_seams`.
     std::int32_t* crossings = nullptr;
-    /// Blocks of the removal kernel: 0 one per row; otherwise that many, striding over the rows.
-    int remove_blocks = 0;
     std::int64_t* clocks = nullptr;
     int debug = 0;  ///< experiments only (LACUNA_CARVE_DEBUG): 1 no strip stores, 2 no aux loads
                     ///< ///< per call, SM clocks: [0] update, [1] argmin and walk
