@@ -95,6 +95,37 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
     check_seam_count(in.image.width, in.image.height, direction, seams);
 }
 
+/// Checks a chained video carve (seam_orders_cuda_chained, seam_orders_fast_chained): a follows
+/// flag per frame, a unit in range, frames of one size that each make a valid carve, and paths
+/// for a first frame that follows. Throws InvalidArgument.
+inline void check_chained_input(const std::vector<CarveInput>& frames,
+                                const SeamDirection direction, const int seams,
+                                const SeamPaths* first_previous, const std::vector<bool>& follows,
+                                const int temporal_unit) {
+    if (follows.size() != frames.size()) invalid("every frame needs a follows flag");
+    if (temporal_unit < 0 || temporal_unit > kTemporalMaxUnit)
+        invalid("the temporal weight is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
+                " per level)");
+    for (const CarveInput& frame : frames) {
+        CarveInput plain = frame;
+        plain.temporal = nullptr;
+        plain.temporal_seams = nullptr;
+        check_carve_input(plain, direction, seams);
+        if (frame.image.width != frames[0].image.width ||
+            frame.image.height != frames[0].image.height)
+            invalid("the frames of a chained carve must have one size");
+    }
+    if (!frames.empty() && follows[0] && temporal_unit > 0) {
+        if (first_previous == nullptr)
+            invalid("the first frame follows a previous frame but got no paths");
+        CarveInput with_paths = frames[0];
+        with_paths.temporal = nullptr;
+        with_paths.temporal_seams = first_previous;
+        with_paths.temporal_unit = temporal_unit;
+        check_carve_input(with_paths, direction, seams);
+    }
+}
+
 /// Whether a carve needs the masked layout (64-bit costs, per-pixel mask terms).
 template <class Pixel>
 bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {

@@ -568,30 +568,9 @@ std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& f
                                                 const SeamPaths* first_previous,
                                                 const std::vector<bool>& follows,
                                                 const int temporal_unit) {
+    detail::check_chained_input(frames, direction, seams, first_previous, follows, temporal_unit);
     const std::size_t n = frames.size();
-    if (follows.size() != n) detail::invalid("every frame needs a follows flag");
-    if (temporal_unit < 0 || temporal_unit > kTemporalMaxUnit)
-        detail::invalid("the temporal weight is out of range (0 to " +
-                        std::to_string(kTemporalMaxUnit) + " per level)");
-    for (const CarveInput& frame : frames) {
-        CarveInput plain = frame;
-        plain.temporal = nullptr;
-        plain.temporal_seams = nullptr;
-        detail::check_carve_input(plain, direction, seams);
-        if (frame.image.width != frames[0].image.width ||
-            frame.image.height != frames[0].image.height)
-            detail::invalid("the frames of a chained carve must have one size");
-    }
     if (n == 0) return {};
-    if (follows[0] && temporal_unit > 0) {
-        if (first_previous == nullptr)
-            detail::invalid("the first frame follows a previous frame but got no paths");
-        CarveInput with_paths = frames[0];
-        with_paths.temporal = nullptr;
-        with_paths.temporal_seams = first_previous;
-        with_paths.temporal_unit = temporal_unit;
-        detail::check_carve_input(with_paths, direction, seams);
-    }
     const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
 
     // One stream, carver and event per frame. Each frame's images are uploaded on its own

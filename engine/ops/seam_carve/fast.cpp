@@ -144,9 +144,9 @@ class FastVerticalCarver {
             result.protected_crossed.push_back(crossed_protect);
             result.remove_crossed.push_back(crossed_remove);
             if (publish_) {
-                std::vector<int> crossings(static_cast<std::size_t>(h_));
-                for (int y = 0; y < h_; ++y) crossings[y] = index_[at(seam[y], y)] % W_;
-                publish_(s, crossings);
+                crossings_.resize(static_cast<std::size_t>(h_));
+                for (int y = 0; y < h_; ++y) crossings_[y] = index_[at(seam[y], y)] % W_;
+                publish_(s, crossings_);
             }
             remove_seam(seam);
             if (s + 1 < seams) {
@@ -385,6 +385,7 @@ class FastVerticalCarver {
     const SeamPaths* temporal_seams_ = nullptr;  ///< the per-seam term's paths (with a unit)
     std::function<void(int)> wait_for_previous_;
     std::function<void(int, std::vector<int>&)> publish_;
+    std::vector<int> crossings_;  ///< the seam just found, in original columns (publish_)
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
 };
@@ -454,29 +455,15 @@ std::vector<SeamOrder> seam_orders_fast_chained(const std::vector<CarveInput>& f
                                                 const SeamPaths* first_previous,
                                                 const std::vector<bool>& follows,
                                                 const int temporal_unit) {
+    detail::check_chained_input(frames, direction, seams, first_previous, follows, temporal_unit);
     const std::size_t n = frames.size();
-    if (follows.size() != n) detail::invalid("every frame needs a follows flag");
-    if (temporal_unit < 0 || temporal_unit > kTemporalMaxUnit)
-        detail::invalid("the temporal weight is out of range (0 to " +
-                        std::to_string(kTemporalMaxUnit) + " per level)");
+    if (n == 0) return {};
+    const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
     std::vector<CarveInput> inputs(frames);
     for (CarveInput& in : inputs) {
         in.temporal = nullptr;
         in.temporal_seams = nullptr;
         in.temporal_unit = 0;
-        detail::check_carve_input(in, direction, seams);
-        if (in.image.width != frames[0].image.width || in.image.height != frames[0].image.height)
-            detail::invalid("the frames of a chained carve must have one size");
-    }
-    if (n == 0) return {};
-    const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
-    if (linked(0)) {
-        if (first_previous == nullptr)
-            detail::invalid("the first frame follows a previous frame but got no paths");
-        CarveInput with_paths = inputs[0];
-        with_paths.temporal_seams = first_previous;
-        with_paths.temporal_unit = temporal_unit;
-        detail::check_carve_input(with_paths, direction, seams);
     }
     const int lines =
         direction == SeamDirection::Vertical ? frames[0].image.height : frames[0].image.width;

@@ -35,6 +35,31 @@ void line_distances(const int n, Marked&& marked, Store&& store) {
     }
 }
 
+/// A frame and its protect mask after one pass: the first `count` seams of `order` removed, or
+/// inserted when enlarging (the mask follows its pixels).
+struct PassResult {
+    ImageRgba8 image;
+    std::optional<Mask> protect;
+};
+PassResult apply_pass(const ImageView<const Rgba8> image, const Mask* protect,
+                      const SeamOrder& order, const int count, const bool shrink) {
+    PassResult out{
+        shrink ? remove_seams<Rgba8>(image, order, count) : insert_seams(image, order, count),
+        std::nullopt};
+    if (protect)
+        out.protect = shrink ? remove_seams<std::uint8_t>(protect->view(), order, count)
+                             : insert_seams_nearest<std::uint8_t>(protect->view(), order, count);
+    return out;
+}
+
+/// Whether the previous frame's order of this pass can steer `seams` seams of an image of this
+/// size (it may be missing, hold fewer seams, or belong to another size).
+bool can_follow(const std::optional<SeamOrder>& previous, const int seams, const int width,
+                const int height) {
+    return previous && previous->seams >= seams && previous->width == width &&
+           previous->height == height;
+}
+
 double mean_abs_difference(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b) {
     double sum = 0;
     for (int y = 0; y < a.height; ++y) {
@@ -237,8 +262,7 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
             inputs.push_back(CarveInput{current(f), protect(f), nullptr, params_.energy});
         std::vector<bool> linked = follows;
         std::optional<SeamPaths> first_paths;
-        linked[0] = follows[0] && previous && previous->seams >= count &&
-                    previous->width == current(0).width && previous->height == current(0).height;
+        linked[0] = follows[0] && can_follow(previous, count, current(0).width, current(0).height);
         if (linked[0]) first_paths = seam_paths(*previous, count);
         const SeamPaths* first = first_paths ? &*first_paths : nullptr;
         std::vector<SeamOrder> orders =
@@ -250,15 +274,9 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
         parallel_chunks(static_cast<int>(n), [&](const int f0, const int f1, int) {
             for (int i = f0; i < f1; ++i) {
                 const auto f = static_cast<std::size_t>(i);
-                const SeamOrder& order = orders[f];
-                std::optional<ImageRgba8> next = shrink
-                                                     ? remove_seams<Rgba8>(current(f), order, count)
-                                                     : insert_seams(current(f), order, count);
-                if (const Mask* mask = protect(f))
-                    carved_protect[f] =
-                        shrink ? remove_seams<std::uint8_t>(mask->view(), order, count)
-                               : insert_seams_nearest<std::uint8_t>(mask->view(), order, count);
-                carved[f] = std::move(next);
+                PassResult next = apply_pass(current(f), protect(f), orders[f], count, shrink);
+                carved[f] = std::move(next.image);
+                if (next.protect) carved_protect[f] = std::move(next.protect);
             }
         });
         previous = std::move(orders.back());
@@ -312,8 +330,7 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         std::optional<Mask> distances;
         std::optional<SeamPaths> paths;
         CarveInput in{current(), protect(), nullptr, params_.energy};
-        if (temporal && previous && previous->seams >= seams &&
-            previous->width == current().width && previous->height == current().height) {
+        if (temporal && can_follow(previous, seams, current().width, current().height)) {
             if (params_.term == TemporalTerm::PerSeam)
                 in.temporal_seams = &paths.emplace(seam_paths(*previous, seams));
             else
@@ -323,13 +340,9 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         SeamOrder order =
             approximate ? seam_order_approximate(in, direction, seams, factor, implementation_)
                         : seam_order(in, direction, seams, implementation_);
-        const bool shrink = target < extent;
-        carved = shrink ? remove_seams<Rgba8>(current(), order, count)
-                        : insert_seams(current(), order, count);
-        if (const Mask* mask = protect())
-            carved_protect = shrink
-                                 ? remove_seams<std::uint8_t>(mask->view(), order, count)
-                                 : insert_seams_nearest<std::uint8_t>(mask->view(), order, count);
+        PassResult next = apply_pass(current(), protect(), order, count, target < extent);
+        carved = std::move(next.image);
+        if (next.protect) carved_protect = std::move(next.protect);
         previous = std::move(order);
     };
     pass(SeamDirection::Vertical, params_.width, source_w_, vertical_);
