@@ -4,6 +4,8 @@
 // closed terminal) write the last autosave and quit, so those edits are offered next time.
 #include "main_window.hpp"
 
+#include <lacuna/core/backend.hpp>
+
 #include <QApplication>
 #include <QIcon>
 #include <QSocketNotifier>
@@ -52,9 +54,7 @@ void end_on_signals(lacuna::editor::MainWindow& window) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Before any CUDA call: video export keeps up to 32 frames' kernels on as many streams, and
-    // with the default 8 hardware queues streams sharing one wait for each other's work.
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    lacuna::cuda_prefer_many_queues();  // before any CUDA call
     if (!has_display()) {
         // The editor does not link the CLI; it points at it instead.
         std::cerr

@@ -18,6 +18,10 @@ int cuda_device_count() noexcept {
     return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+void cuda_prefer_many_queues() noexcept {
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
+
 bool cuda_prefer_blocking_sync() noexcept {
     return cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) == cudaSuccess;
 }
@@ -60,10 +64,7 @@ CudaProbe classify(const cudaError_t error) {
 }
 
 CudaProbe run_probe() {
-    // Read when the context is created: video carving runs up to 32 frames' single-block kernels
-    // on as many streams, and with the default 8 hardware queues streams sharing one would wait
-    // for each other's work. A value the user set is kept.
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    cuda_prefer_many_queues();
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return classify(e);
     if (count == 0) return failed(CudaUnavailableReason::NoDevice, {});

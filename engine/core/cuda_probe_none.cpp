@@ -15,6 +15,8 @@ bool cuda_prefer_blocking_sync() noexcept {
     return false;
 }
 
+void cuda_prefer_many_queues() noexcept {}
+
 namespace detail {
 const CudaProbe& probe_cuda() {
     static const CudaProbe probe{};

@@ -52,6 +52,11 @@ int cuda_device_count() noexcept;
 /// the decoders and encoders need. Call before the first CUDA work; false if it did not apply
 /// (no CUDA build, or the device was already in use).
 bool cuda_prefer_blocking_sync() noexcept;
+/// Asks for 32 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, unless the user set it): video
+/// carving runs up to 32 frames' single-block kernels on as many streams, and with the default 8
+/// queues streams sharing one wait for each other's work. Read when the CUDA context is created:
+/// call before any CUDA work (the CLI's and editor's main; the probe calls it too).
+void cuda_prefer_many_queues() noexcept;
 
 /// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
 /// CPU with a reason; Cuda throws Error(CudaUnavailable) with the reason when CUDA cannot be used.
