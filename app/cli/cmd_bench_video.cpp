@@ -73,6 +73,14 @@ std::vector<ImageRgba8> decode_all(const std::filesystem::path& path, const int 
     return frames;
 }
 
+/// "a,b,c" → {"a", "b", "c"} (the bench's list options).
+std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> items;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+    return items;
+}
+
 struct CarveRun {
     double flicker = 0;
     double seam_change = 0;  ///< share of removed pixels changing between frames (width seams)
@@ -195,17 +203,17 @@ int bench_video(Context& ctx) {
     const int cpu_frames =
         ctx.args.has("cpu-frames") ? parse_int("cpu-frames", *ctx.args.get("cpu-frames")) : 20;
     std::vector<Carver> impls;
+    // Exact seams with the per-seam term (or none) are carved as a wavefront of frames by default
+    // (the GPU: streams; the CPU: a thread per frame); "1by1" is the same carve one frame after
+    // another.
+    const bool chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
     if (backend.backend == Backend::Cuda) {
-        // Exact seams with the per-seam term (or none) are carved as a wavefront of frames by
-        // default; "1 by 1" is the same carve one frame after another.
-        const bool chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
         if (!chains) impls.push_back({"cuda", ops::CarveImplementation::Cuda, 1, 0, 0});
         // --chained 16,32: one wave row per group size (default: the carver's choice).
         std::vector<int> groups{0};
         if (const auto list = ctx.args.get("chained")) {
             groups.clear();
-            std::stringstream items(*list);
-            for (std::string item; std::getline(items, item, ',');)
+            for (const std::string& item : split_list(*list))
                 groups.push_back(parse_int("chained", item));
         }
         for (const int g : groups)
@@ -216,17 +224,13 @@ int bench_video(Context& ctx) {
         impls.push_back({"cuda ~1/2", ops::CarveImplementation::Cuda, 2, 0, 0});
         impls.push_back({"cuda ~1/4", ops::CarveImplementation::Cuda, 4, 0, 0});
     }
-    // The exact CPU carver chains frames too (a thread each): "cpu 1by1" is frame after frame.
-    const bool cpu_chains = p.term == ops::TemporalTerm::PerSeam || p.temporal == 0;
     impls.push_back(
-        {cpu_chains ? "cpu wave" : "cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
-    if (cpu_chains) impls.push_back({"cpu 1by1", ops::CarveImplementation::Fast, 1, 1, cpu_frames});
+        {chains ? "cpu wave" : "cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
+    if (chains) impls.push_back({"cpu 1by1", ops::CarveImplementation::Fast, 1, 1, cpu_frames});
     impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0, 0});
     // --carvers "cuda wave,cpu ~1/4": only the rows whose name starts with one of these.
     if (const auto list = ctx.args.get("carvers")) {
-        std::vector<std::string> wanted;
-        std::stringstream items(*list);
-        for (std::string item; std::getline(items, item, ',');) wanted.push_back(item);
+        const std::vector<std::string> wanted = split_list(*list);
         std::erase_if(impls, [&](const Carver& c) {
             return std::none_of(wanted.begin(), wanted.end(),
                                 [&](const std::string& w) { return c.name.rfind(w, 0) == 0; });
@@ -253,7 +257,7 @@ int bench_video(Context& ctx) {
         video::RetargetVideoOptions o;
         o.input = input;
         o.output = dir / ("out-" + std::to_string(static_cast<int>(impl)) + "-" +
-                          std::to_string(approximate) + ".mp4");
+                          std::to_string(approximate) + "-" + std::to_string(chained) + ".mp4");
         o.params = p;
         o.params.approximate = approximate;
         o.params.chained_frames = chained;

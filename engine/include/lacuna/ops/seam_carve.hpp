@@ -122,15 +122,15 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direct
 /// order's seam_paths, but carved as a wavefront: frame f's seam k needs only frame f − 1's seam
 /// k + 1, so the frames' chains of seams run side by side on separate streams (one SM each).
 /// Throws what seam_order_cuda throws; InvalidArgument for frames of different sizes.
-/// The same on the CPU: every frame's fast carver on its own thread, each waiting only for the
-/// previous frame's seam k + 1 before its seam k + 1 (the same orders as seam_order_fast frame
-/// after frame).
-std::vector<SeamOrder> seam_orders_fast_chained(const std::vector<CarveInput>& frames,
+std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& frames,
                                                 SeamDirection direction, int seams,
                                                 const SeamPaths* first_previous,
                                                 const std::vector<bool>& follows,
                                                 int temporal_unit);
-std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& frames,
+/// The same on the CPU: every frame's fast carver on its own thread, each waiting only for the
+/// previous frame's seam k + 1 before its seam k + 1 (the same orders as seam_order_fast frame
+/// after frame).
+std::vector<SeamOrder> seam_orders_fast_chained(const std::vector<CarveInput>& frames,
                                                 SeamDirection direction, int seams,
                                                 const SeamPaths* first_previous,
                                                 const std::vector<bool>& follows,
