@@ -184,11 +184,7 @@ int bench_video(Context& ctx) {
     p.width = tw;
     p.height = th;
     p.temporal = weight;
-    if (const auto term = ctx.args.get("temporal-term")) {
-        const std::optional<ops::TemporalTerm> parsed = ops::parse_temporal_term(*term);
-        if (!parsed) throw UsageError("--temporal-term takes seam or removed, not '" + *term + "'");
-        p.term = *parsed;
-    }
+    if (const auto term = ctx.args.get("temporal-term")) p.term = parse_temporal_term_option(*term);
 
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);

@@ -55,11 +55,8 @@ int run_retarget_video(Context& ctx) {
                           : info.height;
     if (const auto e = ctx.args.get("energy")) o.params.energy = parse_energy_option(*e);
     if (const auto t = ctx.args.get("temporal")) o.params.temporal = parse_number("temporal", *t);
-    if (const auto t = ctx.args.get("temporal-term")) {
-        const std::optional<ops::TemporalTerm> term = ops::parse_temporal_term(*t);
-        if (!term) throw UsageError("--temporal-term takes seam or removed, not '" + *t + "'");
-        o.params.term = *term;
-    }
+    if (const auto t = ctx.args.get("temporal-term"))
+        o.params.term = parse_temporal_term_option(*t);
     if (const auto c = ctx.args.get("cut-threshold"))
         o.params.cut_threshold = parse_number("cut-threshold", *c);
     std::optional<Mask> protect;

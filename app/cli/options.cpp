@@ -126,4 +126,10 @@ SeamEnergy parse_energy_option(const std::string& text) {
         .value();
 }
 
+ops::TemporalTerm parse_temporal_term_option(const std::string& text) {
+    const std::optional<ops::TemporalTerm> term = ops::parse_temporal_term(text);
+    if (!term) throw UsageError("--temporal-term takes seam or removed, not '" + text + "'");
+    return *term;
+}
+
 }  // namespace lacuna::cli

@@ -7,6 +7,7 @@
 #include "args.hpp"
 
 #include <lacuna/kernels/seam_energy.h>
+#include <lacuna/ops/video_retarget.hpp>
 
 #include <string>
 #include <utility>
@@ -27,6 +28,8 @@ std::pair<int, int> parse_size(const std::string& option, const std::string& tex
 int parse_extent(const std::string& option, const std::string& text, int original);
 /// --energy: one of the seam carver's declared choices (a usage error names them otherwise).
 SeamEnergy parse_energy_option(const std::string& text);
+/// --temporal-term: seam or removed (a usage error otherwise).
+ops::TemporalTerm parse_temporal_term_option(const std::string& text);
 
 // Options declared by the engine's parameter tables (lacuna/ops/params.hpp).
 

@@ -45,7 +45,7 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     term_->addItem(tr("Removed pixels"), static_cast<int>(ops::TemporalTerm::RemovedPixels));
     term_->setToolTip(
         tr("Seam by seam: each seam stays near the same seam of the previous frame (steadiest "
-           "with fast seams; with exact seams the GPU carves many frames at once). Removed "
+           "with fast seams; with exact seams many frames are carved at once). Removed "
            "pixels: every seam stays near any pixel the previous frame removed"));
     form->addRow(tr("Keep seams"), term_);
     seams_ = new QComboBox;

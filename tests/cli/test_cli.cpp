@@ -743,6 +743,7 @@ class TestCli : public QObject {
         QCOMPARE(o["target_height"].toInt(), 64);
         QVERIFY(std::abs(o["fps"].toDouble() - 25.0) < 0.01);
         QCOMPARE(o["temporal"].toDouble(), 2.0);
+        QCOMPARE(o["temporal_term"].toString(), QString("seam"));
         QVERIFY(o.contains("flicker_excess") && o.contains("carve_seconds"));
         QVERIFY2(r.err.contains("frame 1 of 24"), qPrintable(r.err));
         QVERIFY2(r.err.contains("24 frames in"), qPrintable(r.err));
@@ -764,6 +765,18 @@ class TestCli : public QObject {
         const io::LoadedImage first = io::read_image(tmp("seq/f000.png").toStdString());
         QCOMPARE(first.image.width(), 80);
         QCOMPARE(first.image.height(), 56);
+        // The other temporal term, and a term that does not exist (a usage error, nothing
+        // written).
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("removed.mp4"), "--width", "75%",
+                     "--temporal-term", "removed", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["temporal_term"].toString(),
+                 QString("removed"));
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
+                     "--temporal-term", "nearest", "--backend", "cpu"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--temporal-term takes seam or removed"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(tmp("nearest.mp4")));
         // A sequence in: the same frames come back out as MP4.
         r = run_cli({"retarget", tmp("seq/f%03d.png"), tmp("back.mp4"), "--width", "60", "--json",
                      "--backend", "cpu"});
