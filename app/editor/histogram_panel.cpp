@@ -19,6 +19,7 @@
 #include <QPainterPath>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTextStream>
 #include <QVBoxLayout>
 
@@ -64,7 +65,7 @@ QImage heat_image(const ops::LineHistogram& h, const ops::ChannelHistogram& c,
 
 HistogramPlot::HistogramPlot(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumSize(240, 160);
+    setMinimumSize(240, 200);
     setObjectName("histogram_plot");
 }
 
@@ -92,7 +93,50 @@ QRect HistogramPlot::plot_rect() const {
             left = std::max(left, metrics.horizontalAdvance(QString::number(v, 'g', 5)) + 8);
         left = std::max(left, metrics.horizontalAdvance(unit_) + 8);
     }
-    return rect().adjusted(left, 8, -8, -22);
+    // Two lines above the plot: the legend, and the readout of the hovered position, so
+    // neither covers the curves.
+    const int header = 2 * fontMetrics().lineSpacing() + 8;
+    return rect().adjusted(left, header, -8, -22);
+}
+
+void HistogramPlot::draw_legend(QPainter& painter, const QRect& strip) const {
+    const QColor colour = histogram_ != nullptr && !histogram_->channels.empty()
+                              ? channel_colour(histogram_->channels.front().channel)
+                              : QColor(235, 235, 235);
+    int x = strip.left();
+    const int y = strip.center().y();
+    const auto entry = [&](const bool shown, const Qt::PenStyle style, const QString& name) {
+        if (!shown) return;
+        painter.setPen(QPen(colour, 1.5, style));
+        painter.drawLine(x, y, x + 22, y);
+        x += 26;
+        painter.setPen(QColor(220, 220, 220));
+        const int width = painter.fontMetrics().horizontalAdvance(name);
+        painter.drawText(QRect(x, strip.top(), width + 2, strip.height()), Qt::AlignVCenter, name);
+        x += width + 14;
+    };
+    entry(curves_.mean, Qt::SolidLine, tr("mean"));
+    entry(curves_.median, Qt::DashLine, tr("median"));
+    entry(curves_.max, Qt::DotLine, tr("max"));
+    painter.setPen(QColor(170, 170, 170));
+    painter.drawText(QRect(x, strip.top(), std::max(0, strip.right() - x), strip.height()),
+                     Qt::AlignVCenter | Qt::AlignRight, tr("colour: counts per bin"));
+}
+
+QString HistogramPlot::readout() const {
+    if (histogram_ == nullptr || !marker_ || *marker_ < 0 || *marker_ >= histogram_->positions ||
+        histogram_->channels.empty())
+        return {};
+    const ops::ChannelHistogram& c = histogram_->channels.front();
+    const std::size_t p = static_cast<std::size_t>(*marker_);
+    const QString unit = unit_.isEmpty() ? QString() : " " + unit_;
+    QString text = tr("position %1: mean %2%4, median %3%4")
+                       .arg(*marker_)
+                       .arg(double(c.mean[p]), 0, 'g', 6)
+                       .arg(double(c.median[p]), 0, 'g', 6)
+                       .arg(unit);
+    if (curves_.max) text += tr(", max %1%2").arg(double(c.max[p]), 0, 'g', 6).arg(unit);
+    return text;
 }
 
 void HistogramPlot::paintEvent(QPaintEvent*) {
@@ -106,6 +150,8 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
         return;
     }
     painter.drawImage(area, heat_);
+    const int line = fontMetrics().lineSpacing();
+    draw_legend(painter, QRect(area.left(), 4, area.width(), line));
     const ops::LineHistogram& h = *histogram_;
     const double span = double(h.range_hi) - double(h.range_lo);
     const auto y_of = [&](const double value) {
@@ -158,15 +204,14 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
         const int x = static_cast<int>(x_of(*marker_));
         painter.setPen(QPen(QColor(60, 230, 255), 1));
         painter.drawLine(x, area.top(), x, area.bottom());
-        const ops::ChannelHistogram& c = h.channels.front();
-        const float mean = c.mean[static_cast<std::size_t>(*marker_)];
-        painter.drawText(QRect(area.left() + 4, area.top() + 2, area.width() - 8, 16),
-                         Qt::AlignLeft,
-                         tr("position %1: mean %2%4, median %3%4")
-                             .arg(*marker_)
-                             .arg(double(mean), 0, 'g', 6)
-                             .arg(double(c.median[static_cast<std::size_t>(*marker_)]), 0, 'g', 6)
-                             .arg(unit));
+        painter.setPen(QColor(60, 230, 255));
+        painter.drawText(QRect(area.left(), 4 + line, area.width(), line),
+                         Qt::AlignLeft | Qt::AlignVCenter, readout());
+    } else {
+        painter.setPen(QColor(140, 140, 140));
+        painter.drawText(QRect(area.left(), 4 + line, area.width(), line),
+                         Qt::AlignLeft | Qt::AlignVCenter,
+                         tr("Hover the plot or the line for the values at a position"));
     }
 }
 
@@ -197,9 +242,21 @@ void HistogramPlot::leaveEvent(QEvent*) {
 
 HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     : QWidget(parent), tool_(tool) {
-    auto* layout = new QVBoxLayout(this);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    // The plot and the settings share the dock through a splitter the user drags, the plot
+    // getting the room first.
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->setObjectName("histogram_splitter");
+    splitter->setChildrenCollapsible(false);
+    outer->addWidget(splitter);
     plot_ = new HistogramPlot;
-    layout->addWidget(plot_, 1);
+    splitter->addWidget(plot_);
+    auto* controls = new QWidget;
+    splitter->addWidget(controls);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 0);
+    auto* layout = new QVBoxLayout(controls);
     auto* form = new QFormLayout;
     // The band's range, default and help come from the operation's declared parameters.
     const ops::ParamSpec& band_spec = ops::param(tool.params(), "band");
@@ -420,7 +477,18 @@ bool HistogramPanel::export_png(const QString& path) const {
     return result() != nullptr && plot_->grab().save(path, "PNG");
 }
 
-void HistogramPanel::copy_to_clipboard() const {
+void HistogramPanel::reset_range() {
+    const QSignalBlocker block_mode(range_mode_), block_lo(range_lo_), block_hi(range_hi_);
+    range_mode_->setCurrentIndex(0);
+    range_lo_->setValue(0);
+    range_hi_->setValue(255);
+    range_lo_->setEnabled(false);
+    range_hi_->setEnabled(false);
+    tool_.set_range(session::LineTool::RangeMode::Image, {0.0, 255.0});
+    plot_->set_marker(std::nullopt);
+}
+
+void HistogramPanel::copy_to_clipboard() {
     if (result() == nullptr) return;
     auto* data = new QMimeData;  // the clipboard takes ownership
     data->setImageData(plot_->grab().toImage());
@@ -434,6 +502,8 @@ void HistogramPanel::copy_to_clipboard() const {
                     .arg(double(c.median[std::size_t(p)]));
     data->setText(text);
     QApplication::clipboard()->setMimeData(data);
+    emit copied(tr("Copied the plot and the profile (%1 positions) to the clipboard")
+                    .arg(result()->positions));
 }
 
 }  // namespace lacuna::editor

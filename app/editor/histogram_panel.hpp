@@ -18,6 +18,7 @@ class QComboBox;
 class QLabel;
 class QSpinBox;
 class QDoubleSpinBox;
+class QPainter;
 
 namespace lacuna::editor {
 
@@ -36,7 +37,9 @@ class HistogramPlot : public QWidget {
     /// The values' unit, shown on the axis and in the readout ("" for none).
     void set_unit(const QString& unit);
     [[nodiscard]] std::optional<int> marker() const { return marker_; }
-    [[nodiscard]] QSize sizeHint() const override { return {360, 240}; }
+    [[nodiscard]] QSize sizeHint() const override { return {360, 300}; }
+    /// The readout line over the plot for the hovered position ("" when none).
+    [[nodiscard]] QString readout() const;
 
   signals:
     void hovered(std::optional<int> position);
@@ -48,6 +51,8 @@ class HistogramPlot : public QWidget {
 
   private:
     [[nodiscard]] QRect plot_rect() const;
+    /// The legend: a sample of each shown curve's line with its name.
+    void draw_legend(QPainter& painter, const QRect& strip) const;
     const ops::LineHistogram* histogram_ = nullptr;
     QImage heat_;
     Curves curves_;
@@ -73,7 +78,10 @@ class HistogramPanel : public QWidget {
 
     bool export_csv(const QString& path) const;
     bool export_png(const QString& path) const;
-    void copy_to_clipboard() const;
+    void copy_to_clipboard();
+    /// A new document: the range follows the image again (a typed range belonged to the old
+    /// one).
+    void reset_range();
     /// A measurement document has one channel of values in `unit`: the colour channel boxes are
     /// disabled and every number shows the unit.
     void set_measurement(bool measurement, const QString& unit);
@@ -85,6 +93,8 @@ class HistogramPanel : public QWidget {
     void hovered_fraction(std::optional<double> t);
     void export_csv_requested();
     void export_png_requested();
+    /// Something was copied to the clipboard; `what` says what, for the status bar.
+    void copied(const QString& what);
 
   private:
     void redraw();

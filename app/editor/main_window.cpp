@@ -40,6 +40,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QDateTime>
+#include <QDir>
 #include <QStatusBar>
 
 #include <cmath>
@@ -144,7 +145,12 @@ void MainWindow::build_menus() {
     file->addAction(tr("Open Sample &Measurement (temperature, K)"), this,
                     &MainWindow::open_sample_measurement);
     file->addSeparator();
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::choose_and_save);
+    QAction* save_action =
+        file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    save_action->setObjectName("action_save");
+    QAction* save_as =
+        file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::choose_and_save);
+    save_as->setObjectName("action_save_as");
     file->addAction(tr("&Export Video…"), this, [this] {
         if (session_->video() == nullptr) {
             statusBar()->showMessage(tr("Open a video first (File ▸ Open)."), 5000);
@@ -153,7 +159,8 @@ void MainWindow::build_menus() {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export Video"),
             QSettings().value("paths/last_dir").toString() + "/retargeted.mp4", tr(kVideoFilter));
-        if (!path.isEmpty()) video_panel_->export_to(path);
+        if (!path.isEmpty() && video_panel_->export_to(path))
+            statusBar()->showMessage(tr("Exporting the video to %1…").arg(path), 5000);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -304,10 +311,15 @@ void MainWindow::build_toolbar() {
     bar->setObjectName("main_toolbar");
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     bar->addAction(tr("Open"), this, &MainWindow::choose_and_open);
+    bar->addAction(tr("Save"), this, &MainWindow::save)->setToolTip(tr("Save (Ctrl+S)"));
     bar->addAction(tr("Save As"), this, &MainWindow::choose_and_save);
     bar->addSeparator();
-    bar->addAction(undo_action_);
-    bar->addAction(redo_action_);
+    undo_button_ = bar->addAction(tr("Undo"), this, &MainWindow::undo);
+    undo_button_->setObjectName("toolbar_undo");
+    redo_button_ = bar->addAction(tr("Redo"), this, &MainWindow::redo);
+    redo_button_->setObjectName("toolbar_redo");
+    undo_button_->setEnabled(false);
+    redo_button_->setEnabled(false);
     bar->addSeparator();
     auto* group = new QActionGroup(bar);
     const struct {
@@ -344,17 +356,29 @@ void MainWindow::build_histogram_dock() {
     connect(histogram_panel_, &HistogramPanel::export_csv_requested, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (CSV)"),
                                                           "histogram.csv", tr("CSV (*.csv)"));
-        if (!path.isEmpty() && !histogram_panel_->export_csv(path))
-            show_error(tr("Cannot export"),
-                       tr("Could not write %1 (draw a line first).").arg(path));
+        if (!path.isEmpty()) export_histogram_csv(path);
     });
+    connect(histogram_panel_, &HistogramPanel::copied, this,
+            [this](const QString& what) { statusBar()->showMessage(what, 5000); });
     connect(histogram_panel_, &HistogramPanel::export_png_requested, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
                                                           "histogram.png", tr("PNG (*.png)"));
-        if (!path.isEmpty() && !histogram_panel_->export_png(path))
+        if (path.isEmpty()) return;
+        if (histogram_panel_->export_png(path))
+            statusBar()->showMessage(tr("Exported the plot to %1").arg(path), 8000);
+        else
             show_error(tr("Cannot export"),
                        tr("Could not write %1 (draw a line first).").arg(path));
     });
+}
+
+bool MainWindow::export_histogram_csv(const QString& path) {
+    if (!histogram_panel_->export_csv(path)) {
+        show_error(tr("Cannot export"), tr("Could not write %1 (draw a line first).").arg(path));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported the line histogram to %1").arg(path), 8000);
+    return true;
 }
 
 void MainWindow::build_video_dock() {
@@ -376,6 +400,11 @@ void MainWindow::build_video_dock() {
 }
 
 bool MainWindow::open_video(const QString& path) {
+    if (!resolve_unsaved(tr("opening %1").arg(QFileInfo(path).fileName()))) return false;
+    return load_video(path);
+}
+
+bool MainWindow::load_video(const QString& path) {
     QElapsedTimer timer;
     timer.start();
     if (video_panel_->exporting()) {
@@ -389,6 +418,7 @@ bool MainWindow::open_video(const QString& path) {
         show_error(tr("Cannot open video"), QString::fromStdString(e.what()));
         return false;
     }
+    reset_for_new_document();
     canvas_->fit_to_window();
     document_path_ = path;
     remember_recent(path);
@@ -675,6 +705,13 @@ void MainWindow::build_retarget_dock() {
         canvas_->document_changed();
     };
     connect(retarget_panel_, &RetargetPanel::target_changed, this, [this](int width, int height) {
+        // A preview the user asks for is shown: a tool that shows the document instead (the
+        // line, the fill brush) gives way to the retarget tool.
+        const session::Document& document = session_->document();
+        const bool resized = width != document.width() || height != document.height();
+        const session::ToolKind active = session_->active_kind();
+        if (resized && active != session::ToolKind::Pan && active != session::ToolKind::Retarget)
+            activate_retarget_tool();
         session_->retarget().set_target(width, height);
         canvas_->document_changed();
         retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
@@ -689,6 +726,15 @@ void MainWindow::build_retarget_dock() {
     });
     tool.set_energy(retarget_panel_->energy());
     connect(retarget_panel_, &RetargetPanel::apply_requested, this, &MainWindow::apply_retarget);
+    connect(retarget_panel_, &RetargetPanel::limit_reached, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    // Choosing the Retarget tab shows its preview.
+    connect(dock, &QDockWidget::visibilityChanged, this, [this](const bool visible) {
+        const session::ToolKind active = session_->active_kind();
+        if (visible && session_->retarget().previewing() && active != session::ToolKind::Pan &&
+            active != session::ToolKind::Retarget)
+            activate_retarget_tool();
+    });
     connect(retarget_panel_, &RetargetPanel::reset_requested, this, [this] {
         retarget_panel_->set_target_width(session_->document().width());
         retarget_panel_->set_target_height(session_->document().height());
@@ -730,7 +776,7 @@ bool MainWindow::start_fill() {
     tool.set_fill_params(removal_panel_->fill_params());
     if (!tool.start_fill()) {
         const QString message = QString::fromStdString(tool.message());
-        removal_panel_->show_fill_idle(message);
+        removal_panel_->show_fill_idle(message, /*finished=*/false);
         if (!message.startsWith("Nothing to fill")) show_error(tr("Cannot fill"), message);
         return false;
     }
@@ -744,7 +790,7 @@ bool MainWindow::start_fill() {
 bool MainWindow::fill_again() {
     session::RemoveObjectTool& tool = session_->remove_object();
     if (!tool.fill_again()) {
-        removal_panel_->show_fill_idle(QString::fromStdString(tool.message()));
+        removal_panel_->show_fill_idle(QString::fromStdString(tool.message()), /*finished=*/false);
         return false;
     }
     fill_was_running_ = true;
@@ -760,7 +806,7 @@ void MainWindow::cancel_fill() {
     tool.cancel_fill();
     fill_was_running_ = false;
     poll_timer_->setInterval(15);
-    removal_panel_->show_fill_idle(QString::fromStdString(tool.message()));
+    removal_panel_->show_fill_idle(QString::fromStdString(tool.message()), /*finished=*/false);
     canvas_->update();
 }
 
@@ -774,7 +820,7 @@ void MainWindow::poll() {
         removal_panel_->show_fill_running(fill.fill_progress().filled, fill.fill_progress().total);
         poll_timer_->setInterval(15);
         const QString message = QString::fromStdString(fill.message());
-        removal_panel_->show_fill_idle(message);
+        removal_panel_->show_fill_idle(message, /*finished=*/true);
         removal_panel_->set_fill_again_enabled(fill.can_fill_again());
         statusBar()->showMessage(message, 8000);
         request_autosave();
@@ -817,6 +863,16 @@ void MainWindow::document_changed() {
     redo_action_->setText(history.can_redo()
                               ? tr("&Redo %1").arg(QString::fromStdString(history.redo_label()))
                               : tr("&Redo"));
+    undo_button_->setEnabled(history.can_undo());
+    redo_button_->setEnabled(history.can_redo());
+    undo_button_->setToolTip(
+        history.can_undo()
+            ? tr("Undo %1 (Ctrl+Z)").arg(QString::fromStdString(history.undo_label()))
+            : tr("Nothing to undo"));
+    redo_button_->setToolTip(
+        history.can_redo()
+            ? tr("Redo %1 (Ctrl+Shift+Z)").arg(QString::fromStdString(history.redo_label()))
+            : tr("Nothing to redo"));
     const session::Document& document = session_->document();
     size_label_->setText(tr("%1 × %2 px").arg(document.width()).arg(document.height()));
     if (panel_source_w_ != document.width() || panel_source_h_ != document.height()) {
@@ -834,12 +890,28 @@ void MainWindow::document_changed() {
     canvas_->document_changed();
 }
 
-bool MainWindow::confirm_discard() {
+bool MainWindow::resolve_unsaved(const QString& next_action) {
     if (session_->history().is_clean()) return true;
-    const auto answer = QMessageBox::question(
-        this, tr("Unsaved changes"), tr("The image has unsaved changes. Discard them?"),
-        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
-    return answer == QMessageBox::Discard;
+    const QString name =
+        document_path_.isEmpty() ? tr("The image") : QFileInfo(document_path_).fileName();
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    tr("%1 has changes that are not saved.").arg(name), QMessageBox::NoButton,
+                    this);
+    box.setObjectName("lacuna_unsaved_dialog");
+    box.setInformativeText(
+        tr("Save them before %1? If you don't, the changes are lost.").arg(next_action));
+    QPushButton* save_button = box.addButton(QMessageBox::Save);
+    QPushButton* discard_button = box.addButton(QMessageBox::Discard);
+    QPushButton* cancel_button = box.addButton(QMessageBox::Cancel);
+    save_button->setObjectName("unsaved_save");
+    discard_button->setObjectName("unsaved_discard");
+    cancel_button->setObjectName("unsaved_cancel");
+    box.setDefaultButton(save_button);
+    box.setEscapeButton(cancel_button);
+    box.exec();
+    if (box.clickedButton() == discard_button) return true;
+    if (box.clickedButton() == save_button) return save();
+    return false;
 }
 
 void MainWindow::build_status_bar() {
@@ -868,6 +940,33 @@ void MainWindow::build_status_bar() {
     });
 }
 
+void MainWindow::reset_for_new_document() {
+    save_losses_accepted_ = false;
+    // The retarget and scale targets start at the new document's size even when it has the
+    // old one's.
+    panel_source_w_ = panel_source_h_ = -1;
+    if (session_->filter().previewing()) session_->filter().cancel();
+    filter_panel_->show_status({});
+    filter_panel_->show_timing({});
+    removal_panel_->reset();
+    retarget_panel_->show_status({});
+    histogram_panel_->reset_range();
+    time_label_->clear();
+    value_label_->clear();
+    update_colour_label();
+    document_changed();
+}
+
+void MainWindow::activate_retarget_tool() {
+    if (auto* action = findChild<QAction*>("action_tool_pan")) action->setChecked(true);
+    removal_panel_->set_tool(CanvasTool::Pan);
+    retarget_panel_->set_pan_tool();
+    session_->retarget().set_mask_brush(std::nullopt);
+    session_->select(session::ToolKind::Retarget);
+    canvas_->set_tool(CanvasTool::Pan);
+    canvas_->document_changed();
+}
+
 void MainWindow::show_error(const QString& title, const QString& message) {
     // Non-modal, so the event loop (and tests) keep running; one dialog per failure.
     auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
@@ -880,6 +979,7 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
                                io::Metadata metadata) {
     cancel_fill();
     session_->open(std::move(image), std::move(metadata));
+    reset_for_new_document();
     canvas_->fit_to_window();
     document_path_ = path;
     if (!notices.isEmpty()) statusBar()->showMessage(notices.join("; "), 8000);
@@ -890,7 +990,12 @@ void MainWindow::show_document(ImageRgba8 image, const QString& path, const QStr
 }
 
 bool MainWindow::open_file(const QString& path) {
-    if (io::is_video_path(path.toStdString())) return open_video(path);
+    if (!resolve_unsaved(tr("opening %1").arg(QFileInfo(path).fileName()))) return false;
+    return load_file(path);
+}
+
+bool MainWindow::load_file(const QString& path) {
+    if (io::is_video_path(path.toStdString())) return load_video(path);
     QElapsedTimer timer;
     timer.start();
     try {
@@ -924,6 +1029,7 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
     if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
     session_->open_measurement(std::move(loaded.pages), loaded.calibration, window,
                                std::move(loaded.metadata));
+    reset_for_new_document();
     display_dock_->raise();
     canvas_->fit_to_window();
     document_path_ = path;
@@ -934,6 +1040,7 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
 }
 
 bool MainWindow::open_sample_measurement() {
+    if (!resolve_unsaved(tr("opening the sample measurement"))) return false;
     QFile file(":/lacuna/sample/temperature.fits");
     if (!file.open(QIODevice::ReadOnly)) {
         show_error(tr("Cannot open sample"), tr("The bundled measurement sample is missing."));
@@ -956,6 +1063,7 @@ bool MainWindow::open_sample_measurement() {
 }
 
 bool MainWindow::open_sample() {
+    if (!resolve_unsaved(tr("opening the sample image"))) return false;
     QFile file(":/lacuna/sample/fruits.jpg");
     if (!file.open(QIODevice::ReadOnly)) {
         show_error(tr("Cannot open sample"), tr("The bundled sample image is missing."));
@@ -983,8 +1091,34 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
             tr("%1 is the file this image was opened from. Replace it?").arg(path));
         if (answer != QMessageBox::Yes) return false;
     }
-    // What is on screen is what gets saved: a pending retarget preview is applied first.
-    if (session_->showing_preview()) apply_retarget();
+    session::RetargetTool& retarget = session_->retarget();
+    if (retarget.previewing()) {
+        // A preview is not an edit: the user decides whether the file gets it.
+        QMessageBox box(QMessageBox::Question, tr("Retarget preview not applied"),
+                        tr("The retarget preview (%1 × %2 px) is not part of the image yet.")
+                            .arg(retarget.target_width())
+                            .arg(retarget.target_height()),
+                        QMessageBox::NoButton, this);
+        box.setObjectName("lacuna_preview_dialog");
+        box.setInformativeText(tr("Apply it and save the result, or save the image as it is "
+                                  "(%1 × %2 px)?")
+                                   .arg(session_->document().width())
+                                   .arg(session_->document().height()));
+        QPushButton* apply = box.addButton(tr("Apply and Save"), QMessageBox::AcceptRole);
+        QPushButton* without = box.addButton(tr("Save Without It"), QMessageBox::DestructiveRole);
+        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+        apply->setObjectName("preview_apply");
+        without->setObjectName("preview_without");
+        cancel->setObjectName("preview_cancel");
+        box.setDefaultButton(apply);
+        box.setEscapeButton(cancel);
+        box.exec();
+        if (box.clickedButton() == apply) {
+            if (!apply_retarget()) return false;
+        } else if (box.clickedButton() != without) {
+            return false;
+        }
+    }
     try {
         // A measurement document saves its stored samples (same depth where the format holds
         // it; otherwise the notice says what was converted); both keep the opened file's
@@ -994,11 +1128,14 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
         for (const std::string& n : notices) text << QString::fromStdString(n);
         statusBar()->showMessage(
             tr("Saved %1%2").arg(path, text.isEmpty() ? "" : " (" + text.join("; ") + ")"), 8000);
+        if (!io::same_file(document_path_.toStdString(), path.toStdString()))
+            save_losses_accepted_ = false;  // a new file of its own: its own losses, asked anew
         document_path_ = path;
         session_->history().set_clean();
         if (autosaver_) autosaver_->remove();  // the file on disk holds every edit now
         remember_recent(path);
         update_title();
+        setWindowModified(false);
         return true;
     } catch (const Error& e) {
         show_error(tr("Cannot save image"), QString::fromStdString(e.what()));
@@ -1015,14 +1152,101 @@ void MainWindow::choose_and_open() {
     open_file(path);
 }
 
-void MainWindow::choose_and_save() {
+bool MainWindow::choose_and_save() {
+    if (session_->document().empty()) return false;
     QSettings settings;
-    const QString suggested = document_path_.isEmpty()
-                                  ? settings.value("paths/last_dir").toString() + "/untitled.png"
-                                  : document_path_;
+    QString suggested = document_path_;
+    if (suggested.isEmpty()) {
+        suggested = settings.value("paths/last_dir").toString() + "/untitled.png";
+    } else if (const session::VideoClip* clip = session_->video()) {
+        // A frame of a video: the clip's name with the frame number, as a PNG beside it.
+        const QFileInfo info(document_path_);
+        suggested = info.absolutePath() + "/" + info.completeBaseName() +
+                    QString("-frame%1.png").arg(clip->current() + 1, 4, 10, QChar('0'));
+    } else if (!check_save(document_path_).writable) {
+        const QFileInfo info(document_path_);
+        suggested = info.absolutePath() + "/" + info.completeBaseName() +
+                    (session_->document().measurement() ? ".tif" : ".png");
+    }
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save Image As"), suggested, tr(kImageFilter));
-    if (!path.isEmpty()) save_to(path, /*allow_replace_source=*/false);
+    if (path.isEmpty()) return false;
+    settings.setValue("paths/last_dir", QFileInfo(path).absolutePath());
+    return save_to(path, /*allow_replace_source=*/false);
+}
+
+MainWindow::SaveCheck MainWindow::check_save(const QString& path) const {
+    SaveCheck check;
+    io::ImageFormat format = io::ImageFormat::Png;
+    try {
+        format = io::format_for_path(path.toStdString());
+    } catch (const Error&) {
+        check.writable = false;
+        check.losses << tr("Lacuna cannot write %1 files; Save As keeps the image in another "
+                           "format.")
+                            .arg(QFileInfo(path).suffix().toUpper());
+        return check;
+    }
+    const io::WriteOptions defaults;
+    if (format == io::ImageFormat::Jpeg)
+        check.losses << tr("JPEG stores the image lossily: saving encodes it again (quality %1), "
+                           "and some detail is lost each time.")
+                            .arg(defaults.jpeg_quality);
+    if (format == io::ImageFormat::Webp && !defaults.webp_lossless)
+        check.losses << tr("WebP is written lossily here: some detail is lost.");
+    if (const int pages = session_->page_count(); pages > 1)
+        check.losses << tr("The file has %1 pages; only the page shown (%2) would be written, "
+                           "and the other %3 lost.")
+                            .arg(pages)
+                            .arg(session_->page() + 1)
+                            .arg(pages - 1);
+    const session::Document& document = session_->document();
+    if (document.measurement()) {
+        const NativeImage& samples = document.samples();
+        if (!io::format_holds(format, samples.sample_type(), samples.channels()))
+            check.losses << tr("%1 cannot hold these %2 samples: they would be narrowed to 8 bits.")
+                                .arg(QString::fromUtf8(io::to_string(format).data()))
+                                .arg(QString::fromUtf8(to_string(samples.sample_type()).data()));
+        if (!document.calibration().identity() || !document.calibration().unit.empty())
+            check.losses << tr("The calibration (%1) is not stored in %2 files.")
+                                .arg(QString::fromStdString(document.calibration().unit))
+                                .arg(QString::fromUtf8(io::to_string(format).data()));
+    }
+    return check;
+}
+
+bool MainWindow::save() {
+    if (session_->document().empty()) return false;
+    // No file of its own to write: a sample, a converted measurement, or a frame of a video.
+    if (document_path_.isEmpty() || session_->video() != nullptr) return choose_and_save();
+    const SaveCheck check = check_save(document_path_);
+    if (!check.losses.isEmpty() && (!save_losses_accepted_ || !check.writable)) {
+        QMessageBox box(
+            QMessageBox::Warning, tr("Save"),
+            check.writable
+                ? tr("Saving over %1 loses something:").arg(QFileInfo(document_path_).fileName())
+                : tr("%1 cannot be saved in its own format.")
+                      .arg(QFileInfo(document_path_).fileName()),
+            QMessageBox::NoButton, this);
+        box.setObjectName("lacuna_save_loss_dialog");
+        box.setInformativeText("• " + check.losses.join("\n• "));
+        QPushButton* save_anyway = nullptr;
+        if (check.writable) {
+            save_anyway = box.addButton(tr("Save"), QMessageBox::AcceptRole);
+            save_anyway->setObjectName("loss_save");
+        }
+        QPushButton* save_as = box.addButton(tr("Save As…"), QMessageBox::ActionRole);
+        save_as->setObjectName("loss_save_as");
+        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+        cancel->setObjectName("loss_cancel");
+        box.setDefaultButton(save_as);
+        box.setEscapeButton(cancel);
+        box.exec();
+        if (box.clickedButton() == save_as) return choose_and_save();
+        if (save_anyway == nullptr || box.clickedButton() != save_anyway) return false;
+        save_losses_accepted_ = true;  // said once for this document
+    }
+    return save_to(document_path_, /*allow_replace_source=*/true);
 }
 
 void MainWindow::remember_recent(const QString& path) {
@@ -1036,11 +1260,38 @@ void MainWindow::remember_recent(const QString& path) {
     update_recent_menu();
 }
 
+QStringList MainWindow::recent_labels(const QStringList& paths) {
+    // Each label grows by one parent folder at a time while another path ends the same way.
+    const auto parts_of = [](const QString& path) {
+        return QDir::fromNativeSeparators(path).split('/', Qt::SkipEmptyParts);
+    };
+    const auto tail = [](const QStringList& parts, const qsizetype n) {
+        return parts.mid(std::max<qsizetype>(0, parts.size() - n)).join('/');
+    };
+    QStringList labels;
+    for (const QString& path : paths) {
+        const QStringList parts = parts_of(path);
+        qsizetype n = 1;
+        const auto clashes = [&] {
+            for (const QString& other : paths)
+                if (other != path && tail(parts_of(other), n) == tail(parts, n)) return true;
+            return false;
+        };
+        while (n < parts.size() && clashes()) ++n;
+        const QString name = parts.isEmpty() ? path : parts.back();
+        labels << (n == 1 ? name
+                          : tr("%1 — %2").arg(name, tail(parts, n).chopped(name.size() + 1)));
+    }
+    return labels;
+}
+
 void MainWindow::update_recent_menu() {
     recent_menu_->clear();
     const QStringList recent = QSettings().value("recent_files").toStringList();
-    for (const QString& path : recent) {
-        recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { open_file(path); })
+    const QStringList labels = recent_labels(recent);
+    for (qsizetype i = 0; i < recent.size(); ++i) {
+        const QString path = recent[i];
+        recent_menu_->addAction(labels[i], this, [this, path] { open_file(path); })
             ->setToolTip(path);
     }
     recent_menu_->setEnabled(!recent.isEmpty());
@@ -1100,7 +1351,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->accept();
         return;
     }
-    if (!confirm_discard()) {
+    if (!resolve_unsaved(tr("quitting"))) {
         event->ignore();
         return;
     }

@@ -40,9 +40,11 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens a file; on failure shows an error dialog and keeps the current document.
+    /// Opens a file (an image, or a video through open_video). With unsaved edits it first asks
+    /// Save / Discard / Cancel; on failure it shows an error dialog and keeps the current
+    /// document, its edits and their autosave.
     bool open_file(const QString& path);
-    /// Opens the sample photo bundled in the binary.
+    /// Opens the sample photo bundled in the binary (asking first, as open_file does).
     bool open_sample();
     /// The bundled temperature field (FITS in kelvin, from tools/make_sample_measurement.py),
     /// opened as a measurement document with the inferno LUT.
@@ -50,9 +52,31 @@ class MainWindow : public QMainWindow {
     /// Opens loaded samples: a photo when they are 8-bit without calibration, else a
     /// measurement document.
     void show_loaded(io::LoadedNative loaded, const QString& path);
-    /// Saves to `path` (atomically); refuses to replace the file the document came from unless
-    /// `allow_replace_source`.
+    /// Saves to `path` (atomically, with the opened file's metadata); asks before replacing the
+    /// file the document came from unless `allow_replace_source`, and before saving with a
+    /// retarget preview on screen (apply it, save without it, or cancel).
     bool save_to(const QString& path, bool allow_replace_source = false);
+    /// File ▸ Save (Ctrl+S): writes the document to its own file without asking, unless that
+    /// would lose something (save_losses): then it says what, once per document, and offers
+    /// Save As. A document without a file of its own (a sample, a converted measurement, a
+    /// video frame) goes to Save As. True when the document was saved.
+    bool save();
+    /// File ▸ Save As: a file dialog, then save_to. True when the document was saved.
+    bool choose_and_save();
+    /// What writing the document to `path` would lose: lossy re-encoding, the other pages of a
+    /// stack, a format Lacuna cannot write, samples the format cannot hold. Empty: nothing.
+    struct SaveCheck {
+        QStringList losses;
+        bool writable = true;  ///< false: only Save As can keep the document
+    };
+    [[nodiscard]] SaveCheck check_save(const QString& path) const;
+    /// With unsaved edits, asks "Save / Discard / Cancel" before `next_action` ("opening
+    /// x.png", "quitting"); Save saves (or Save As). True when the caller may go on: nothing
+    /// unsaved, saved, or discarded. Cancel (or a failed save) returns false and changes nothing.
+    bool resolve_unsaved(const QString& next_action);
+    /// The labels Open Recent shows for `paths`: the file name, with as many parent folders as
+    /// it takes to tell files of the same name apart.
+    static QStringList recent_labels(const QStringList& paths);
 
     [[nodiscard]] Canvas* canvas() const { return canvas_; }
     [[nodiscard]] const QString& document_path() const { return document_path_; }
@@ -71,6 +95,9 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] bool smoothing_export_running() const { return smooth_worker_.joinable(); }
     [[nodiscard]] const QString& smoothing_export_message() const { return smooth_message_; }
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
+    /// Writes the line histogram as CSV and says so in the status bar (an error dialog when
+    /// there is no line or the file cannot be written).
+    bool export_histogram_csv(const QString& path);
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
     [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
     /// Opens a video or image sequence: its first frame as the document, the Video dock raised.
@@ -115,6 +142,14 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
+    /// open_file and open_video without the question (the caller asked).
+    bool load_file(const QString& path);
+    bool load_video(const QString& path);
+    /// Every panel, the plot and the status bar forget the previous document.
+    void reset_for_new_document();
+    /// The retarget tool (the Retarget panel's Pan) becomes the active tool, so its preview
+    /// shows.
+    void activate_retarget_tool();
     void build_menus();
     void build_status_bar();
     void show_document(ImageRgba8 image, const QString& path, const QStringList& notices,
@@ -130,7 +165,6 @@ class MainWindow : public QMainWindow {
     void choose_display_profile();
     void update_colour_label();
     void choose_and_open();
-    void choose_and_save();
     void build_object_removal_dock();
     void build_retarget_dock();
     void build_filter_dock();
@@ -147,8 +181,6 @@ class MainWindow : public QMainWindow {
     /// After every edit, undo and redo: title, undo actions, size, panels.
     void document_changed();
     void show_notices();
-    /// True when the user agreed to lose unsaved edits (or there are none).
-    bool confirm_discard();
 
     /// After open, a finished fill or an applied retarget: autosave on the next poll.
     void request_autosave() { autosave_pending_ = true; }
@@ -170,6 +202,12 @@ class MainWindow : public QMainWindow {
     BackendInfo backend_;
     QAction* undo_action_ = nullptr;
     QAction* redo_action_ = nullptr;
+    /// The toolbar's Undo and Redo: fixed words (the label is in the tooltip), so the buttons
+    /// after them do not move when the label changes.
+    QAction* undo_button_ = nullptr;
+    QAction* redo_button_ = nullptr;
+    /// The user has been told what a Save over this document's own file loses, and agreed.
+    bool save_losses_accepted_ = false;
     QTimer* poll_timer_ = nullptr;
     std::uint64_t painted_revision_ = 0;
     bool fill_was_running_ = false;

@@ -248,11 +248,17 @@ void ObjectRemovalPanel::show_fill_running(const std::int64_t filled, const std:
     progress_->setFormat(tr("%1 of %2 pixels").arg(filled).arg(total));
 }
 
-void ObjectRemovalPanel::show_fill_idle(const QString& message) {
+void ObjectRemovalPanel::show_fill_idle(const QString& message, const bool finished) {
     fill_->setEnabled(true);
     cancel_->setEnabled(false);
-    progress_->setFormat(message.isEmpty() ? tr("idle") : tr("done"));
+    if (!finished) progress_->setValue(0);
+    progress_->setFormat(finished ? tr("done") : tr("idle"));
     status_->setText(message);
+}
+
+void ObjectRemovalPanel::reset() {
+    show_fill_idle({}, /*finished=*/false);
+    again_->setEnabled(false);
 }
 
 }  // namespace lacuna::editor

@@ -41,7 +41,11 @@ class ObjectRemovalPanel : public QWidget {
 
     /// While a fill runs: Fill disabled, Cancel enabled, the bar shows filled / total pixels.
     void show_fill_running(std::int64_t filled, std::int64_t total);
-    void show_fill_idle(const QString& message);
+    /// No fill running: `message` in the status line; the progress bar says "done" only when a
+    /// fill `finished`, else it is empty ("idle").
+    void show_fill_idle(const QString& message, bool finished);
+    /// A new document: no message, an empty progress bar, nothing to fill again.
+    void reset();
 
     [[nodiscard]] QPushButton* fill_button() const { return fill_; }
     [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }

@@ -11,11 +11,13 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include <lacuna/ops/params.hpp>
@@ -52,6 +54,14 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
     height_spin_ = new QSpinBox;
     width_spin_->setSuffix(tr(" px"));
     height_spin_->setSuffix(tr(" px"));
+    for (QSpinBox* spin : {width_spin_, height_spin_}) {
+        // A typed size counts when it is complete (Enter or leaving the box): typing 50 must
+        // not pass through 5, which the limits would clamp.
+        spin->setKeyboardTracking(false);
+        spin->setToolTip(tr("10 % to 150 % of the image's size; a size outside is clamped"));
+    }
+    width_spin_->setObjectName("retarget_width_px");
+    height_spin_->setObjectName("retarget_height_px");
     width_percent_ = new QLabel;
     height_percent_ = new QLabel;
     for (auto [label, slider, spin, percent] :
@@ -81,6 +91,13 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(QString::fromUtf8(energy.label.data(), qsizetype(energy.label.size())), energy_);
     seams_ = new QCheckBox(tr("Show seams on the original"));
     form->addRow(seams_);
+    limit_ = new QLabel;
+    limit_->setObjectName("retarget_limit");
+    limit_->setWordWrap(true);
+    limit_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    limit_->setStyleSheet("color: #d08000;");
+    limit_->hide();
+    form->addRow(limit_);
     layout->addWidget(size_box);
 
     auto* mask_box = new QGroupBox(tr("Masks"));
@@ -149,10 +166,12 @@ void RetargetPanel::set_source_size(const int width, const int height) {
     source_width_ = std::max(1, width);
     source_height_ = std::max(1, height);
     syncing_ = true;
-    width_spin_->setRange(to_pixels(kMinPermille, source_width_),
-                          to_pixels(kMaxPermille, source_width_));
-    height_spin_->setRange(to_pixels(kMinPermille, source_height_),
-                           to_pixels(kMaxPermille, source_height_));
+    // The boxes take any size so that one outside the limits is clamped with a word
+    // (clamp_typed), not silently reverted by the box.
+    width_spin_->setRange(1, std::max(100000, 10 * source_width_));
+    height_spin_->setRange(1, std::max(100000, 10 * source_height_));
+    limit_->clear();
+    limit_->hide();
     width_slider_->setValue(1000);
     height_slider_->setValue(1000);
     width_spin_->setValue(source_width_);
@@ -192,7 +211,44 @@ void RetargetPanel::sync_from_sliders() {
     sync_from_spins();
 }
 
+bool RetargetPanel::clamp_typed(QSpinBox* spin, const int source, const QString& what) {
+    const int lo = to_pixels(kMinPermille, source);
+    const int hi = to_pixels(kMaxPermille, source);
+    const int typed = spin->value();
+    if (typed >= lo && typed <= hi) return false;
+    const int clamped = std::clamp(typed, lo, hi);
+    {
+        const QSignalBlocker block(spin);
+        spin->setValue(clamped);
+    }
+    const QString message =
+        tr("%1 %2 px is outside the limits of 10 % to 150 % of the image (%3 to %4 px): set to "
+           "%5 px.")
+            .arg(what)
+            .arg(typed)
+            .arg(lo)
+            .arg(hi)
+            .arg(clamped);
+    limit_->setText(message);
+    limit_->show();
+    emit limit_reached(message);
+    return true;
+}
+
+QString RetargetPanel::limit_message() const {
+    return limit_->isVisible() ? limit_->text() : QString();
+}
+
+void RetargetPanel::set_pan_tool() {
+    tools_->button(0)->setChecked(true);
+}
+
 void RetargetPanel::sync_from_spins() {
+    if (!syncing_) {
+        const bool clamped = clamp_typed(width_spin_, source_width_, tr("Width")) |
+                             clamp_typed(height_spin_, source_height_, tr("Height"));
+        if (!clamped) limit_->hide();
+    }
     const auto percent = [](const int px, const int source) {
         return QString("%1 %").arg(100.0 * px / source, 0, 'f', 1);
     };

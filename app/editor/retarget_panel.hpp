@@ -43,7 +43,13 @@ class RetargetPanel : public QWidget {
     void show_progress(const QString& what, int done, int total);
     void show_status(const QString& text);
 
+    /// Checks the panel's Pan button (the retarget tool without a mask brush).
+    void set_pan_tool();
+    /// The message shown when a typed size was clamped ("" when none).
+    [[nodiscard]] QString limit_message() const;
+
     [[nodiscard]] QSlider* width_slider() const { return width_slider_; }
+    [[nodiscard]] QSpinBox* width_spin() const { return width_spin_; }
     [[nodiscard]] QSlider* height_slider() const { return height_slider_; }
     [[nodiscard]] QPushButton* apply_button() const { return apply_; }
 
@@ -55,10 +61,15 @@ class RetargetPanel : public QWidget {
     void tool_changed(lacuna::editor::CanvasTool tool, lacuna::session::MaskLayer layer);
     void apply_requested();
     void reset_requested();
+    /// A typed size was outside 10 % … 150 % of the source and was clamped: the message says
+    /// to what and why.
+    void limit_reached(const QString& message);
 
   private:
     void sync_from_sliders();
     void sync_from_spins();
+    /// Clamps a typed value to the panel's limits; true (and a message) when it had to.
+    bool clamp_typed(QSpinBox* spin, int source, const QString& what);
 
     int source_width_ = 1;
     int source_height_ = 1;
@@ -74,6 +85,7 @@ class RetargetPanel : public QWidget {
     QButtonGroup* tools_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
+    QLabel* limit_ = nullptr;
     QPushButton* apply_ = nullptr;
 };
 

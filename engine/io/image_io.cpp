@@ -639,6 +639,11 @@ bool holds_natively(const ImageFormat format, const int depth, const int channel
 
 }  // namespace
 
+bool format_holds(const ImageFormat format, const SampleType sample, const int channels) {
+    if (sample == SampleType::U8) return format != ImageFormat::Pfm;
+    return holds_natively(format, cv_depth(sample), channels);
+}
+
 ConvertResult convert_image(const fs::path& in, const fs::path& out, const WriteOptions& options) {
     const ImageFormat out_format = format_for_path(out);
     const std::string name = in.string();

@@ -15,6 +15,7 @@
 // and fill steps run on timers and threads, so a seed replays the same interactions, not
 // necessarily the same interleaving with background work.
 #include "canvas.hpp"
+#include "dialog_answer.hpp"
 #include "histogram_panel.hpp"
 #include "main_window.hpp"
 #include "object_removal_panel.hpp"
@@ -601,7 +602,7 @@ class Monkey {
                               : photo_ext[uniform(0, 2)];
         const QString path = QString("%1/saved-%2.%3").arg(dir_).arg(++saves_).arg(ext);
         note(QString("  %1").arg(path));
-        // save_to applies a pending retarget preview first (what is on screen is saved).
+        // A pending retarget preview is applied first: apply_preview_ answers save_to's question.
         QVERIFY(window_.save_to(path, /*allow_replace_source=*/true));
         last_saved_ = path;
         if (QString(ext) == "jpg") return;
@@ -747,6 +748,10 @@ class Monkey {
     }
 
     MainWindow& window_;
+    /// The monkey opens the next file after checking the edits: it discards them when asked,
+    /// and a save with a retarget preview on screen applies it (what is shown is saved).
+    lacuna::test::DialogAnswer discard_{"lacuna_unsaved_dialog", "unsaved_discard"};
+    lacuna::test::DialogAnswer apply_preview_{"lacuna_preview_dialog", "preview_apply"};
     QString dir_;
     std::mt19937 rng_;
     Snapshot start_;

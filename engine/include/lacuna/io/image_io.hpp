@@ -102,6 +102,10 @@ LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, std::string_vie
 /// The format an output path asks for, from its extension; throws UnsupportedFormat.
 ImageFormat format_for_path(const std::filesystem::path& path);
 
+/// True if write_native keeps samples of this type and channel count as they are in `format`;
+/// false where it narrows them to 8 bits (JPEG, WebP, BMP; signed 16-bit anywhere; float PNG).
+bool format_holds(ImageFormat format, SampleType sample, int channels);
+
 /// Encodes and writes atomically: to a temporary file in the same directory, then renamed over
 /// `path`, so a failure never leaves a half-written or destroyed file. Returns notices (e.g.
 /// "alpha dropped: JPEG has no alpha channel"). Throws WriteFailed / UnsupportedFormat /

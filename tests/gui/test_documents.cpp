@@ -1,0 +1,474 @@
+// The editor as a document editor, under Xvfb: unsaved edits are never lost (every path that
+// replaces or closes a document asks Save / Discard / Cancel), Save writes the document's own file
+// and says once what it would lose, and each document starts with clean panels. The questions are
+// answered by clicking the real dialogs' buttons (dialog_answer.hpp).
+#include "dialog_answer.hpp"
+#include "histogram_panel.hpp"
+#include "main_window.hpp"
+#include "object_removal_panel.hpp"
+#include "retarget_panel.hpp"
+#include <retarget_tool.hpp>
+
+#include <lacuna/io/image_io.hpp>
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QMenu>
+#include <QOpenGLContext>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace lacuna;
+using lacuna::editor::MainWindow;
+using lacuna::test::DialogAnswer;
+
+namespace {
+
+constexpr const char* kUnsaved = "lacuna_unsaved_dialog";
+constexpr const char* kLoss = "lacuna_save_loss_dialog";
+constexpr const char* kPreview = "lacuna_preview_dialog";
+
+/// A small photo with structure (gradient, a box, noise) for fills that finish quickly.
+ImageRgba8 make_photo(const int w, const int h, const int seed) {
+    ImageRgba8 image(w, h);
+    std::uint32_t state = 2463534242u + std::uint32_t(seed);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            const int n = int(state % 13) - 6;
+            const bool box = x > w / 5 && x < w / 3 && y > h / 4 && y < h / 2;
+            const int base = box ? 40 : 90 + 120 * x / w;
+            const auto c = [&](int v) { return std::uint8_t(std::clamp(v + n, 0, 255)); };
+            image.at(x, y) = {c(base + seed * 10), c(base / 2 + y % 40), c(200 - base / 3), 255};
+        }
+    return image;
+}
+
+QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (!(a.at(x, y) == b.at(x, y))) return false;
+    return true;
+}
+
+QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
+    const render::PointF s = canvas->view().to_screen({x, y});
+    const double dpr = canvas->devicePixelRatioF();
+    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
+}
+
+/// A real edit of the pixels: a brush stroke over the dark box (mouse on the canvas), then a
+/// fill that runs to its end. Two undoable edits.
+void paint_and_fill(MainWindow& window) {
+    editor::Canvas* canvas = window.canvas();
+    window.removal_panel()->findChild<QToolButton*>("tool_brush")->click();
+    window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(14);
+    const int w = window.session().document().width(), h = window.session().document().height();
+    QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, w * 0.22, h * 0.3));
+    QTest::mouseMove(canvas, widget_point(canvas, w * 0.3, h * 0.35));
+    QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, w * 0.3, h * 0.4));
+    QVERIFY(window.session().history().count() >= 1);
+    QVERIFY(window.start_fill());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+}
+
+ImageRgba8 pixels_of(MainWindow& window) {
+    return clone(window.session().document().pixels().view());
+}
+
+double psnr(const ImageRgba8& a, const ImageRgba8& b) {
+    double sum = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const Rgba8 p = a.at(x, y), q = b.at(x, y);
+            for (const int d : {p.r - q.r, p.g - q.g, p.b - q.b}) sum += double(d) * d;
+        }
+    const double mse = sum / (3.0 * a.width() * a.height());
+    return mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
+}  // namespace
+
+class TestDocuments : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString first_, second_;
+
+    bool show_and_open(MainWindow& window, const QString& path) {
+        window.resize(1200, 800);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window) || !window.open_file(path)) return false;
+        window.canvas()->actual_size();
+        return true;
+    }
+
+    /// A fresh copy of a generated PNG, so each test edits and saves its own file.
+    QString photo(const QString& name, const int seed, const int w = 160, const int h = 120) {
+        const QString path = dir_.filePath(name);
+        io::write_image(path.toStdString(), make_photo(w, h, seed).view());
+        return path;
+    }
+
+  private slots:
+    void initTestCase() {
+        if (QGuiApplication::platformName() == "offscreen" ||
+            QGuiApplication::platformName() == "minimal")
+            QSKIP("needs a window system with OpenGL (run under xvfb-run)");
+        QOpenGLContext probe;
+        if (!probe.create()) QSKIP("no OpenGL context available");
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QVERIFY(dir_.isValid());
+    }
+
+    void init() {
+        first_ = photo("first.png", 1);
+        second_ = photo("second.png", 2, 150, 110);
+    }
+
+    // ---- never lose work ----
+
+    void open_another_then_cancel_keeps_the_edits() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        paint_and_fill(window);
+        const ImageRgba8 edited = pixels_of(window);
+        const int edits = window.session().history().count();
+        QVERIFY(window.isWindowModified());
+        window.autosave();
+        QTRY_VERIFY(QFileInfo::exists(window.recovery_file()));
+
+        const DialogAnswer cancel(kUnsaved, "unsaved_cancel");
+        QVERIFY(!window.open_file(second_));
+        QCOMPARE(cancel.answered(), 1);
+        QVERIFY2(cancel.text().contains("first.png"), qPrintable(cancel.text()));
+        // Every other way of replacing the document asks too, and Cancel keeps it each time.
+        QVERIFY(!window.open_sample());
+        QVERIFY(!window.open_sample_measurement());
+        QVERIFY(!window.open_video(LACUNA_SOURCE_DIR "/tests/data/video/tree.avi"));
+        emit window.canvas()->files_dropped({second_});
+        QMenu* recent = nullptr;
+        for (QMenu* menu : window.findChildren<QMenu*>())
+            if (menu->title().contains("Recent")) recent = menu;
+        QVERIFY(recent != nullptr && !recent->actions().isEmpty());
+        recent->actions().front()->trigger();
+        QCOMPARE(cancel.answered(), 6);
+
+        QCOMPARE(window.document_path(), first_);
+        QCOMPARE(window.session().history().count(), edits);
+        QVERIFY(same_pixels(pixels_of(window), edited));
+        QVERIFY(window.isWindowModified());
+        QVERIFY2(QFileInfo::exists(window.recovery_file()), "the autosave must keep covering");
+        QVERIFY(window.undo());  // the history is intact
+        window.session().history().set_clean();
+    }
+
+    void open_another_then_save_writes_and_opens() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        paint_and_fill(window);
+        const ImageRgba8 edited = pixels_of(window);
+        const DialogAnswer save(kUnsaved, "unsaved_save");
+        QVERIFY(window.open_file(second_));
+        QCOMPARE(save.answered(), 1);
+        QVERIFY(same_pixels(io::read_image(first_.toStdString()).image, edited));
+        QCOMPARE(window.document_path(), second_);
+        QCOMPARE(window.session().document().width(), 150);
+        QCOMPARE(window.session().history().count(), 0);
+        QVERIFY(!window.isWindowModified());
+    }
+
+    void open_another_then_discard_opens_and_leaves_the_file() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        const QByteArray on_disk = file_bytes(first_);
+        paint_and_fill(window);
+        window.autosave();
+        QTRY_VERIFY(QFileInfo::exists(window.recovery_file()));
+        const DialogAnswer discard(kUnsaved, "unsaved_discard");
+        QVERIFY(window.open_file(second_));
+        QCOMPARE(discard.answered(), 1);
+        QCOMPARE(file_bytes(first_), on_disk);
+        QCOMPARE(window.document_path(), second_);
+        QVERIFY(!window.isWindowModified());
+        // The new document has nothing unsaved: no recovery file outlives the discarded edits.
+        QTRY_VERIFY(!QFileInfo::exists(window.recovery_file()));
+    }
+
+    void a_failed_open_after_discard_keeps_the_document() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        paint_and_fill(window);
+        const ImageRgba8 edited = pixels_of(window);
+        const DialogAnswer discard(kUnsaved, "unsaved_discard");
+        QVERIFY(!window.open_file(dir_.filePath("missing.png")));
+        QCOMPARE(discard.answered(), 1);
+        QVERIFY(same_pixels(pixels_of(window), edited));
+        QVERIFY(window.isWindowModified());
+        window.session().history().set_clean();
+    }
+
+    void quit_with_edits_asks() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        paint_and_fill(window);
+        const ImageRgba8 edited = pixels_of(window);
+        {
+            const DialogAnswer cancel(kUnsaved, "unsaved_cancel");
+            QVERIFY(!window.close());
+            QCOMPARE(cancel.answered(), 1);
+            QVERIFY(window.isVisible());
+            QVERIFY(same_pixels(pixels_of(window), edited));
+        }
+        const DialogAnswer save(kUnsaved, "unsaved_save");
+        QVERIFY(window.close());
+        QCOMPARE(save.answered(), 1);
+        QVERIFY(same_pixels(io::read_image(first_.toStdString()).image, edited));
+    }
+
+    // ---- Save like a desktop editor ----
+
+    void ctrl_s_on_a_png_saves_without_asking() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        auto* save_action = window.findChild<QAction*>("action_save");
+        QVERIFY(save_action != nullptr);
+        QCOMPARE(save_action->shortcut(), QKeySequence(QKeySequence::Save));
+        paint_and_fill(window);
+        QVERIFY(window.windowTitle().contains("first.png"));
+        QVERIFY(window.isWindowModified());
+        const DialogAnswer loss(kLoss, "loss_cancel"), unsaved(kUnsaved, "unsaved_cancel");
+        save_action->trigger();
+        QCOMPARE(loss.answered() + unsaved.answered(), 0);
+        QVERIFY(!window.isWindowModified());
+        QVERIFY(window.session().history().is_clean());
+        QVERIFY(same_pixels(io::read_image(first_.toStdString()).image, pixels_of(window)));
+        QVERIFY(window.statusBar()->currentMessage().startsWith("Saved"));
+        // Undo past the saved state makes it modified again.
+        QVERIFY(window.undo());
+        QVERIFY(window.isWindowModified());
+        window.session().history().set_clean();
+    }
+
+    void ctrl_s_on_a_jpeg_says_once_what_it_loses() {
+        const QString jpeg = dir_.filePath("photo.jpg");
+        io::write_image(jpeg.toStdString(), make_photo(160, 120, 3).view());
+        MainWindow window;
+        QVERIFY(show_and_open(window, jpeg));
+        paint_and_fill(window);
+        const QByteArray on_disk = file_bytes(jpeg);
+        {
+            const DialogAnswer cancel(kLoss, "loss_cancel");
+            QVERIFY(!window.save());
+            QCOMPARE(cancel.answered(), 1);
+            QVERIFY2(cancel.text().contains("JPEG"), qPrintable(cancel.text()));
+            QCOMPARE(file_bytes(jpeg), on_disk);
+            QVERIFY(window.isWindowModified());
+        }
+        const DialogAnswer agree(kLoss, "loss_save");
+        QVERIFY(window.save());
+        QCOMPARE(agree.answered(), 1);
+        const ImageRgba8 back = io::read_image(jpeg.toStdString()).image;
+        QCOMPARE(back.width(), 160);
+        QVERIFY2(psnr(back, pixels_of(window)) > 30, "the JPEG does not hold the edited pixels");
+        QVERIFY(!window.isWindowModified());
+        // Said once for this document: the next Save writes without asking.
+        paint_and_fill(window);
+        QVERIFY(window.save());
+        QCOMPARE(agree.answered(), 1);
+    }
+
+    void ctrl_s_on_a_16_bit_tiff_keeps_the_samples() {
+        const QString tiff = dir_.filePath("scan16.tif");
+        NativeImage samples(140, 100, {SampleType::U16, 1});
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 140; ++x)
+                samples.set_sample(x, y, 0,
+                                   (x > 30 && x < 50 && y > 30 && y < 50)
+                                       ? 900.0
+                                       : 20000.0 + 150.0 * x + 37.0 * (y % 7));
+        io::write_native(tiff.toStdString(), samples);
+        MainWindow window;
+        QVERIFY(show_and_open(window, tiff));
+        QVERIFY(window.session().document().measurement());
+        paint_and_fill(window);
+        const NativeImage edited = window.session().document().samples();
+        QVERIFY(!(edited == samples));
+        const DialogAnswer loss(kLoss, "loss_cancel");
+        QVERIFY(window.save());
+        QCOMPARE(loss.answered(), 0);
+        const io::LoadedNative back = io::read_native(tiff.toStdString());
+        QCOMPARE(back.pages.front().sample_type(), SampleType::U16);
+        QVERIFY(back.pages.front() == edited);
+        QVERIFY(!window.isWindowModified());
+    }
+
+    void save_never_applies_a_preview_silently() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        window.retarget_panel()->set_target_width(120);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().retarget().previewing(), 60000);
+        {
+            const DialogAnswer without(kPreview, "preview_without");
+            QVERIFY(window.save());
+            QCOMPARE(without.answered(), 1);
+            QCOMPARE(io::read_image(first_.toStdString()).image.width(), 160);
+            QCOMPARE(window.session().document().width(), 160);
+        }
+        {
+            const DialogAnswer cancel(kPreview, "preview_cancel");
+            const QByteArray on_disk = file_bytes(first_);
+            QVERIFY(!window.save());
+            QCOMPARE(cancel.answered(), 1);
+            QCOMPARE(file_bytes(first_), on_disk);
+        }
+        const DialogAnswer apply(kPreview, "preview_apply");
+        QVERIFY(window.save());
+        QCOMPARE(apply.answered(), 1);
+        QCOMPARE(io::read_image(first_.toStdString()).image.width(), 120);
+        QCOMPARE(window.session().document().width(), 120);
+        QVERIFY(!window.isWindowModified());
+    }
+
+    void a_format_lacuna_cannot_write_offers_only_save_as() {
+        MainWindow window;
+        window.resize(1000, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_sample_measurement());
+        // The sample has no file of its own; as a stand-in for a FITS file, ask what a save
+        // over a .fits path would lose.
+        const MainWindow::SaveCheck check = window.check_save(dir_.filePath("t.fits"));
+        QVERIFY(!check.writable);
+        QVERIFY2(check.losses.join(' ').contains("cannot write FITS"),
+                 qPrintable(check.losses.join(' ')));
+        const MainWindow::SaveCheck png = window.check_save(dir_.filePath("t.png"));
+        QVERIFY(png.writable);
+        QVERIFY2(png.losses.join(' ').contains("narrowed to 8 bits"),
+                 qPrintable(png.losses.join(' ')));
+        QVERIFY(window.check_save(dir_.filePath("t.tif")).losses.join(' ').contains("calibration"));
+    }
+
+    // ---- each document starts clean ----
+
+    void a_new_document_starts_with_clean_panels() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        paint_and_fill(window);
+        QCOMPARE(window.removal_panel()->progress_bar()->format(), QString("done"));
+        auto* range = window.histogram_panel()->findChild<QComboBox*>("histogram_range_mode");
+        range->setCurrentIndex(2);  // a typed range belongs to this document
+        window.retarget_panel()->set_target_width(140);
+        const DialogAnswer discard(kUnsaved, "unsaved_discard");
+        QVERIFY(window.open_file(photo("same-size.png", 4)));
+        QCOMPARE(discard.answered(), 1);
+        QCOMPARE(window.removal_panel()->progress_bar()->format(), QString("idle"));
+        QCOMPARE(window.removal_panel()->progress_bar()->value(), 0);
+        for (const QLabel* label : window.removal_panel()->findChildren<QLabel*>())
+            QVERIFY2(!label->text().contains("Filled"), qPrintable(label->text()));
+        QCOMPARE(range->currentIndex(), 0);
+        // The same size as before, and still the targets start at it.
+        QCOMPARE(window.retarget_panel()->target_width(), 160);
+        QVERIFY(!window.session().retarget().previewing());
+        QVERIFY(window.findChild<QLabel*>("value_label")->text().isEmpty());
+        // "Nothing to fill" is not "done".
+        QVERIFY(!window.start_fill());
+        QCOMPARE(window.removal_panel()->progress_bar()->format(), QString("idle"));
+    }
+
+    void the_retarget_preview_shows_with_any_tool() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        window.select_tool(editor::CanvasTool::Line);
+        window.retarget_panel()->set_target_width(112);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().retarget().previewing(), 60000);
+        QVERIFY(window.session().showing_preview());
+        QCOMPARE(window.session().shown_width(), 112);
+        QTRY_COMPARE(window.canvas()->preview().width(), 112);
+        window.session().history().set_clean();
+    }
+
+    void a_typed_size_out_of_range_is_clamped_with_a_message() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        QSpinBox* width = window.retarget_panel()->width_spin();
+        width->setValue(3);
+        QCOMPARE(width->value(), 16);  // 10 % of 160
+        QVERIFY2(window.retarget_panel()->limit_message().contains("16"),
+                 qPrintable(window.retarget_panel()->limit_message()));
+        QVERIFY(window.statusBar()->currentMessage().contains("10 %"));
+        width->setValue(400);
+        QCOMPARE(width->value(), 240);  // 150 %
+        width->setValue(100);
+        QVERIFY(window.retarget_panel()->limit_message().isEmpty());
+        window.session().history().set_clean();
+    }
+
+    void exports_confirm_and_the_plot_is_readable() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        window.select_tool(editor::CanvasTool::Line);
+        window.canvas()->set_line({10, 60}, {150, 60});
+        QTRY_VERIFY(window.histogram_panel()->result() != nullptr);
+        const QString csv = dir_.filePath("line.csv");
+        QVERIFY(window.export_histogram_csv(csv));
+        QVERIFY(QFileInfo::exists(csv));
+        QVERIFY2(window.statusBar()->currentMessage().contains(csv),
+                 qPrintable(window.statusBar()->currentMessage()));
+        editor::HistogramPlot* plot = window.histogram_panel()->plot();
+        QVERIFY(plot->minimumHeight() >= 200);
+        plot->set_marker(20);
+        QVERIFY2(plot->readout().contains("mean") && plot->readout().contains("median"),
+                 qPrintable(plot->readout()));
+        QVERIFY(window.histogram_panel()->findChild<QSplitter*>("histogram_splitter") != nullptr);
+    }
+
+    void toolbar_buttons_keep_their_words() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        auto* undo = window.findChild<QAction*>("toolbar_undo");
+        QVERIFY(undo != nullptr && !undo->isEnabled());
+        paint_and_fill(window);
+        QCOMPARE(undo->text(), QString("Undo"));
+        QVERIFY(undo->isEnabled());
+        QVERIFY2(undo->toolTip().contains("Fill"), qPrintable(undo->toolTip()));
+        window.session().history().set_clean();
+    }
+
+    void recent_files_tell_same_names_apart() {
+        const QStringList labels = MainWindow::recent_labels(
+            {"/data/a/scan/p.png", "/data/b/scan/p.png", "/data/c/q.png", "/x/p.tif"});
+        QCOMPARE(labels.size(), 4);
+        QCOMPARE(labels[0], QString("p.png — a/scan"));
+        QCOMPARE(labels[1], QString("p.png — b/scan"));
+        QCOMPARE(labels[2], QString("q.png"));
+        QCOMPARE(labels[3], QString("p.tif"));
+    }
+};
+
+int main(int argc, char** argv) {
+    QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    TestDocuments test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "test_documents.moc"
