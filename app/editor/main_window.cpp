@@ -391,6 +391,10 @@ void MainWindow::build_video_dock() {
     tabifyDockWidget(removal_dock_, dock);
     video_dock_ = dock;
     removal_dock_->raise();
+    // Edits belong to the frame they were made on: another frame replaces the document.
+    video_panel_->may_leave_frame = [this](const int frame) {
+        return resolve_unsaved(tr("showing frame %1").arg(frame + 1));
+    };
     connect(video_panel_, &VideoPanel::frame_shown, this, [this] {
         canvas_->update();
         document_changed();

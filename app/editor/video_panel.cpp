@@ -106,6 +106,11 @@ void VideoPanel::refresh() {
 }
 
 void VideoPanel::show_frame(const int index) {
+    const session::VideoClip* clip = session_.video();
+    if (clip != nullptr && index != clip->current() && may_leave_frame && !may_leave_frame(index)) {
+        refresh();  // the slider goes back to the frame that stays
+        return;
+    }
     try {
         session_.show_video_frame(index);
     } catch (const Error& e) {

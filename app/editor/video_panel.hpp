@@ -3,6 +3,8 @@
 // progress bar and Cancel. The export runs on a worker thread; the editor stays usable.
 #pragma once
 
+#include <functional>
+
 #include <lacuna/video/retarget_video.hpp>
 
 #include <QWidget>
@@ -41,13 +43,17 @@ class VideoPanel : public QWidget {
     void cancel_export();
     /// The last export's result line, or its error.
     [[nodiscard]] QString status() const;
+    /// Asked before another frame replaces the shown one (whose edits belong to it): false
+    /// keeps the frame and puts the slider back. Unset: always allowed.
+    std::function<bool(int frame)> may_leave_frame;
+    /// Shows frame `index` (0-based) as the slider does.
+    void show_frame(int index);
 
   signals:
     void frame_shown();
     void export_finished(bool ok, const QString& message);
 
   private:
-    void show_frame(int index);
     void poll_export();
 
     session::Session& session_;

@@ -7,6 +7,7 @@
 #include "main_window.hpp"
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
+#include "video_panel.hpp"
 #include <retarget_tool.hpp>
 
 #include <lacuna/io/image_io.hpp>
@@ -243,6 +244,30 @@ class TestDocuments : public QObject {
         QVERIFY(window.close());
         QCOMPARE(save.answered(), 1);
         QVERIFY(same_pixels(io::read_image(first_.toStdString()).image, edited));
+    }
+
+    void another_video_frame_asks() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, LACUNA_SOURCE_DIR "/tests/data/video/tree.avi"));
+        QVERIFY(window.session().video() != nullptr);
+        paint_and_fill(window);
+        const ImageRgba8 edited = pixels_of(window);
+        auto* slider = window.video_panel()->findChild<QSlider*>("video_frame");
+        QVERIFY(slider != nullptr && slider->maximum() >= 5);
+        {
+            const DialogAnswer cancel(kUnsaved, "unsaved_cancel");
+            slider->setValue(5);
+            QCOMPARE(cancel.answered(), 1);
+            QVERIFY2(cancel.text().contains("frame 6"), qPrintable(cancel.text()));
+            QCOMPARE(window.session().video()->current(), 0);
+            QCOMPARE(slider->value(), 0);
+            QVERIFY(same_pixels(pixels_of(window), edited));
+        }
+        const DialogAnswer discard(kUnsaved, "unsaved_discard");
+        slider->setValue(5);
+        QCOMPARE(discard.answered(), 1);
+        QCOMPARE(window.session().video()->current(), 5);
+        QCOMPARE(window.session().history().count(), 0);
     }
 
     // ---- Save like a desktop editor ----
