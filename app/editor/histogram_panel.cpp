@@ -19,6 +19,8 @@
 #include <QPainterPath>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTextStream>
 #include <QVBoxLayout>
@@ -252,8 +254,15 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     outer->addWidget(splitter);
     plot_ = new HistogramPlot;
     splitter->addWidget(plot_);
+    // The settings scroll when the user drags the plot taller than the dock leaves room for.
     auto* controls = new QWidget;
-    splitter->addWidget(controls);
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName("histogram_settings");
+    scroll->setWidget(controls);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    splitter->addWidget(scroll);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 0);
     auto* layout = new QVBoxLayout(controls);
@@ -369,6 +378,9 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
         }
         emit hovered_fraction(double(*position) / (result->positions - 1));
     });
+    // The dock keeps the settings' full width; only their height scrolls.
+    scroll->setMinimumWidth(controls->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width());
 }
 
 HistogramPanel::~HistogramPanel() = default;

@@ -118,7 +118,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (const QString profile = settings.value("display/profile").toString(); !profile.isEmpty())
         use_display_profile(profile, /*quiet=*/true);
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    if (!restoreState(settings.value("window/state").toByteArray())) {
+        // First start: the first tool's panel in front.
+        removal_dock_->raise();
+    }
     if (!isMaximized() && settings.value("window/geometry").isNull()) resize(1280, 800);
     update_title();
 }
@@ -284,10 +287,12 @@ void MainWindow::select_tool(const CanvasTool tool) {
             findChild<QAction*>(QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
         action->setChecked(true);
     if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser) {
+        removal_dock_->raise();          // its settings: size, hardness, Fill
         removal_panel_->set_tool(tool);  // the object-removal mask
         return;
     }
     removal_panel_->set_tool(CanvasTool::Pan);
+    if (tool == CanvasTool::Line) histogram_dock_->raise();
     session_->select(tool == CanvasTool::Line ? session::ToolKind::LineHistogram
                                               : session::ToolKind::Pan);
     canvas_->set_tool(tool);
@@ -350,6 +355,10 @@ void MainWindow::build_histogram_dock() {
     dock->setWidget(histogram_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
+    // A tab beside the others, so the plot has the dock's whole height (the Line tool raises
+    // it), rather than the part left below the tallest settings panel.
+    tabifyDockWidget(removal_dock_, dock);
+    histogram_dock_ = dock;
     connect(histogram_panel_, &HistogramPanel::changed, canvas_, qOverload<>(&Canvas::update));
     connect(canvas_, &Canvas::line_hovered, histogram_panel_, &HistogramPanel::show_fraction);
     connect(histogram_panel_, &HistogramPanel::hovered_fraction, canvas_, &Canvas::set_line_marker);

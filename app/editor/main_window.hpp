@@ -230,6 +230,7 @@ class MainWindow : public QMainWindow {
     QLabel* value_label_ = nullptr;
     QLabel* colour_label_ = nullptr;
     QDockWidget* removal_dock_ = nullptr;
+    QDockWidget* histogram_dock_ = nullptr;
     QDockWidget* display_dock_ = nullptr;
     QDockWidget* video_dock_ = nullptr;
     VideoPanel* video_panel_ = nullptr;
