@@ -71,6 +71,36 @@ class TestIo : public QObject {
     fs::path tmp(const char* name) const { return fs::path(dir_.path().toStdString()) / name; }
 
   private slots:
+    // format_holds says in advance what write_native does: keeps the samples, or narrows them
+    // to 8 bits with a notice. Checked against real writes, so the two cannot drift apart.
+    void format_holds_matches_what_is_written() {
+        QTemporaryDir dir;
+        const struct {
+            const char* ext;
+            io::ImageFormat format;
+        } formats[] = {{"png", io::ImageFormat::Png},   {"tif", io::ImageFormat::Tiff},
+                       {"pgm", io::ImageFormat::Pgm},   {"pfm", io::ImageFormat::Pfm},
+                       {"jpg", io::ImageFormat::Jpeg},  {"webp", io::ImageFormat::Webp}};
+        int kept = 0, narrowed = 0;
+        for (const auto& f : formats)
+            for (const SampleType type : {SampleType::U16, SampleType::I16, SampleType::F32}) {
+                NativeImage image(9, 7, {type, 1});
+                for (int y = 0; y < 7; ++y)
+                    for (int x = 0; x < 9; ++x) image.set_sample(x, y, 0, 100.0 * x + y);
+                const std::string path = dir.filePath(QString("t.%1").arg(f.ext)).toStdString();
+                const std::vector<std::string> notices = io::write_native(path, image);
+                const io::LoadedNative back = io::read_native(path);
+                const bool same = back.pages.front().sample_type() == type;
+                QVERIFY2(io::format_holds(f.format, type, 1) == same,
+                         qPrintable(QString("%1, sample type %2").arg(f.ext).arg(int(type))));
+                QVERIFY(same || !notices.empty());  // narrowing is never silent
+                (same ? kept : narrowed)++;
+            }
+        QVERIFY(kept >= 4 && narrowed >= 8);
+        QVERIFY(io::format_holds(io::ImageFormat::Jpeg, SampleType::U8, 3));
+        QVERIFY(!io::format_holds(io::ImageFormat::Pfm, SampleType::U8, 1));
+    }
+
     void lossless_round_trips_with_alpha_data() {
         QFETCH(QString, name);
         QFETCH(bool, keeps_alpha);
