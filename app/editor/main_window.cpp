@@ -1127,7 +1127,12 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
         box.setEscapeButton(cancel);
         box.exec();
         if (box.clickedButton() == apply) {
-            if (!apply_retarget()) return false;
+            if (!apply_retarget()) {
+                show_error(
+                    tr("Cannot apply the retarget preview"),
+                    tr("%1\n\nNothing was saved.").arg(QString::fromStdString(retarget.status())));
+                return false;
+            }
         } else if (box.clickedButton() != without) {
             return false;
         }

@@ -603,7 +603,16 @@ class Monkey {
         const QString path = QString("%1/saved-%2.%3").arg(dir_).arg(++saves_).arg(ext);
         note(QString("  %1").arg(path));
         // A pending retarget preview is applied first: apply_preview_ answers save_to's question.
-        QVERIFY(window_.save_to(path, /*allow_replace_source=*/true));
+        const int answered = apply_preview_.answered();
+        if (!window_.save_to(path, /*allow_replace_source=*/true)) {
+            // Only a preview that cannot be applied yet (a fill running, seams still being
+            // computed) stops a save, and then the user is told and no file is written.
+            QVERIFY2(apply_preview_.answered() == answered + 1, "a save failed unasked");
+            QVERIFY2(!QFileInfo::exists(path), "a refused save wrote a file");
+            close_error_dialogs();
+            note("  not saved: the preview could not be applied");
+            return;
+        }
         last_saved_ = path;
         if (QString(ext) == "jpg") return;
         if (measurement) {
