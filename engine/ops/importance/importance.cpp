@@ -109,14 +109,16 @@ std::vector<FaceBox> faces_in(const Small& small, std::vector<std::string>* note
     cv::Mat grey;
     cv::cvtColor(small.rgb, grey, cv::COLOR_RGB2GRAY);
     cv::equalizeHist(grey, grey);
-    const int min_side = std::max(20, std::min(grey.cols, grey.rows) / 24);
+    // Faces under 1/16 of the smaller side (a crowd) are left to the energy: protecting each
+    // would leave the carver nowhere to go, and looking for them costs most of the time.
+    const int min_side = std::max(24, std::min(grey.cols, grey.rows) / 16);
     std::vector<cv::Rect> frontal, left, right;
     // minNeighbors 5: Haar cascades fire on textures (fruit, foliage) with the default 3.
-    c.frontal.detectMultiScale(grey, frontal, 1.1, 5, 0, {min_side, min_side});
-    c.profile.detectMultiScale(grey, left, 1.1, 5, 0, {min_side, min_side});
+    c.frontal.detectMultiScale(grey, frontal, 1.15, 5, 0, {min_side, min_side});
+    c.profile.detectMultiScale(grey, left, 1.15, 5, 0, {min_side, min_side});
     cv::Mat flipped;
     cv::flip(grey, flipped, 1);
-    c.profile.detectMultiScale(flipped, right, 1.1, 5, 0, {min_side, min_side});
+    c.profile.detectMultiScale(flipped, right, 1.15, 5, 0, {min_side, min_side});
     for (cv::Rect& r : right) r.x = grey.cols - r.x - r.width;
     std::vector<std::pair<cv::Rect, bool>> all;
     for (const cv::Rect& r : frontal) all.emplace_back(r, false);

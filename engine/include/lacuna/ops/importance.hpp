@@ -30,7 +30,7 @@ struct ImportanceParams {
     int line_weight = 32;
     bool skin = false;  ///< skin tones in YCrCb (Chai & Ngan 1999), as Photoshop's switch
     int skin_weight = 24;
-    int detect_max_side = 1024;  ///< detectors run on a copy at most this long (pixels)
+    int detect_max_side = 640;  ///< detectors run on a copy at most this long (pixels)
 };
 
 struct FaceBox {
