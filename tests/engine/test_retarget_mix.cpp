@@ -234,12 +234,21 @@ class TestRetargetMix : public QObject {
             QVERIFY(r.image.at(0, y).r > 200 && r.image.at(0, y).g < 60);
             QVERIFY(r.image.at(109, y).r > 200 && r.image.at(109, y).g < 60);
         }
-        // Without protection the same photo may be cropped, but only where nothing is kept.
+        // Without protection, a crop may cut only margins of little detail: none on this photo
+        // (detail to both edges) ...
         p.protect = nullptr;
-        const RetargetResult free = retarget(image.view(), p, CarveImplementation::Fast);
-        QCOMPARE(free.image.width(), 110);
-        QCOMPARE(free.width_mix.candidates, 15);  // crops of 17 and 35 columns as well
-        QVERIFY(free.width_mix.distance > 0);
+        const RetargetResult detailed = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(detailed.image.width(), 110);
+        QCOMPARE(detailed.width_mix.candidates, 5);
+        QVERIFY(detailed.width_mix.distance > 0);
+        // ... but flat margins of 40 columns each side may go: crops of 17 and 35 are compared.
+        const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
+        ImageRgba8 framed(180, 100, Rgba8{128, 128, 128, 255});
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 100; ++x) framed.at(40 + x, y) = inner.at(x, y);
+        const RetargetResult margins = retarget(framed.view(), p, CarveImplementation::Fast);
+        QCOMPARE(margins.width_mix.candidates, 15);
+        QCOMPARE(margins.image.width(), 110);
     }
 
     void resample_area_by_hand() {
