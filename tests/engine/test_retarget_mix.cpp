@@ -74,6 +74,21 @@ class TestRetargetMix : public QObject {
                 QVERIFY2(diff.isEmpty(), qPrintable(diff));
             }
         }
+        // The fast carver folds a level map into its 16-bit energies (32-bit costs) up to
+        // 63 × 422 per pixel, and takes the 64-bit masked layout beyond, or beside any mask:
+        // the same seams every way.
+        const Mask no_protect(83, 57, 0);
+        for (const int unit : {400, 500}) {
+            CarveInput in{image.view(), nullptr, nullptr, SeamEnergy::Sobel};
+            in.temporal = &levels;
+            in.temporal_unit = unit;
+            const SeamOrder fast = seam_order_fast(in, SeamDirection::Vertical, 40);
+            QVERIFY(test::compare(seam_order_reference(in, SeamDirection::Vertical, 40), fast)
+                        .isEmpty());
+            in.protect = &no_protect;  // forces the 64-bit layout
+            QVERIFY(
+                test::compare(seam_order_fast(in, SeamDirection::Vertical, 40), fast).isEmpty());
+        }
         // The whole retarget, mixed and not: the same image from either carver.
         RetargetParams p;
         p.width = 50;
