@@ -83,6 +83,9 @@ std::vector<Photo> load_photos(const fs::path& repo_dir, std::vector<std::string
 /// increasing, minimising the summed L1 difference of 1 × 3 colour neighbourhoods.
 Image<std::uint8_t> registration(const ImageRgba8& original, const ImageRgba8& result) {
     const int W = original.width(), T = result.width(), h = original.height();
+    if (T > W || result.height() != h)
+        throw Error(ErrorCode::InvalidArgument,
+                    "registration needs a narrower result of one height");
     Image<std::uint8_t> kept(W, h, 0);
     const auto diff = [&](const int y, const int j, const int i) {
         int s = 0;
