@@ -138,6 +138,9 @@ class TestRetargetMix : public QObject {
                    std::abs(f.y + f.height / 2 - 113) < 10;
         });
         QVERIFY(found);
+        // No faces where there are none (the profile cascade once found one on this facade).
+        for (const char* name : {"home.jpg", "fruits.jpg", "building.jpg"})
+            QVERIFY2(detect_faces(photo(name).view(), 640).empty(), name);
         // The map: the face's centre at the face weight, the pitch in the corner at 0.
         ImportanceParams p;
         p.face_weight = 40;
