@@ -256,6 +256,10 @@ int bench_retarget_quality(Context& ctx) {
         backend == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast;
 
     const std::vector<std::string> methods = {"auto", "seams", "liblqr", "scale", "crop"};
+    /// Scored and averaged, but not in the best / worst counts: the same carvers with saliency
+    /// or lines on as well (what the defaults of those terms are chosen by).
+    const std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines",
+                                               "seams+lines"};
     struct Row {
         std::string photo;
         int percent;
@@ -299,6 +303,11 @@ int bench_retarget_quality(Context& ctx) {
         if (const auto salient = salient_object(saliency_small)) objects.push_back(*salient);
 
         const ops::ImportanceMap importance = ops::importance_map(image.view(), {});
+        ops::ImportanceParams with_saliency, with_lines;
+        with_saliency.saliency = true;
+        with_lines.lines = true;
+        const ops::ImportanceMap salient_levels = ops::importance_map(image.view(), with_saliency);
+        const ops::ImportanceMap line_levels = ops::importance_map(image.view(), with_lines);
         ImageRgba8 first_row;
         for (const int percent : {50, 75}) {
             const int tw = static_cast<int>(std::lround(W * percent / 100.0));
@@ -324,6 +333,17 @@ int bench_retarget_quality(Context& ctx) {
             for (int y = 0; y < H; ++y)
                 for (int x = 0; x < tw; ++x) crop.at(x, y) = image.at(x0 + x, y);
             results["crop"] = std::move(crop);
+            // The other importance terms, each beside the default (faces), to choose their
+            // defaults by: the same seams and automatic mix with saliency or lines on.
+            for (const auto& [suffix, map] :
+                 {std::pair{"+sal", &salient_levels}, std::pair{"+lines", &line_levels}}) {
+                ops::RetargetParams v = p;
+                v.automatic = false;
+                v.importance = map->empty() ? nullptr : &map->levels;
+                results[std::string("seams") + suffix] = ops::retarget(image.view(), v, impl).image;
+                v.automatic = true;
+                results[std::string("auto") + suffix] = ops::retarget(image.view(), v, impl).image;
+            }
             if (!lqr_tool.empty()) {
                 const fs::path in = tmp / "in.png", out = tmp / "lqr.png";
                 io::write_image(in.string(), image.view());
@@ -404,7 +424,9 @@ int bench_retarget_quality(Context& ctx) {
         }
         // Ties (within 0.0005: the same image, as when auto chose plain scaling) count for
         // every method that reaches the best or the worst score.
-        for (const auto& [m, s] : r.scores) {
+        for (const std::string& m : methods) {
+            if (!r.scores.count(m)) continue;
+            const Scores& s = r.scores.at(m);
             const bool top = s.ars >= r.scores.at(best).ars - 5e-4;
             const bool bottom = s.ars <= r.scores.at(worst).ars + 5e-4;
             best_count[m] += top;
@@ -426,6 +448,32 @@ int bench_retarget_quality(Context& ctx) {
     for (const std::string& m : methods) {
         if (!obj_sum.count(m)) continue;
         std::snprintf(line, sizeof line, "  %s %.3f", m.c_str(), obj_sum[m] / rows.size());
+        ctx.out << line;
+    }
+    // The variants against their base (same carver, faces only): mean scores, and in how many
+    // cases each measure went up or down.
+    for (const std::string& v : variants) {
+        const std::string base = v.substr(0, v.find('+'));
+        double ars = 0, obj = 0;
+        int ars_up = 0, ars_down = 0, obj_up = 0, obj_down = 0, n = 0;
+        for (const Row& r : rows) {
+            if (!r.scores.count(v) || !r.scores.count(base)) continue;
+            const Scores& a = r.scores.at(v);
+            const Scores& b = r.scores.at(base);
+            ars += a.ars;
+            obj += a.objects;
+            ars_up += a.ars > b.ars + 5e-4;
+            ars_down += a.ars < b.ars - 5e-4;
+            obj_up += a.objects > b.objects + 5e-3;
+            obj_down += a.objects < b.objects - 5e-3;
+            ++n;
+        }
+        if (n == 0) continue;
+        std::snprintf(line, sizeof line,
+                      "\n%-12s mean ARS %.3f (vs %s: up %d, down %d), mean objects %.3f (up %d, "
+                      "down %d)",
+                      v.c_str(), ars / n, base.c_str(), ars_up, ars_down, obj / n, obj_up,
+                      obj_down);
         ctx.out << line;
     }
     ctx.out << "\nbest ARS, ties included (of " << rows.size() << " cases):";
