@@ -561,8 +561,7 @@ int crop_offset(const Working& w, const int width) {
     // The longest runs of low-detail columns at each edge bound the offsets.
     int left_low = 0, right_low = 0;
     while (left_low < W && value[static_cast<std::size_t>(left_low)] < limit) ++left_low;
-    while (right_low < W && value[static_cast<std::size_t>(W - 1 - right_low)] < limit)
-        ++right_low;
+    while (right_low < W && value[static_cast<std::size_t>(W - 1 - right_low)] < limit) ++right_low;
     lo = std::max(lo, W - width - right_low);
     hi = std::min(hi, left_low);
     if (lo > hi) return -1;
