@@ -65,7 +65,7 @@ void parse_value(const std::string& value, const int original) {
     attempt([&] { (void)cli::parse_energy_option(value); });
     for (const auto table : {ops::inpaint_param_specs(), ops::line_histogram_param_specs(),
                              ops::seam_param_specs(), ops::brush_param_specs(),
-                             ops::bilateral_param_specs()}) {
+                             ops::bilateral_param_specs(), ops::retarget_mix_param_specs()}) {
         for (const ops::ParamSpec& spec : table) {
             switch (spec.kind) {
                 case ops::ParamKind::Int:
@@ -87,6 +87,10 @@ void parse_value(const std::string& value, const int original) {
                         (void)ops::value_error(spec, v, "--" + std::string(spec.name));
                         ops::check_value(spec, v);
                     });
+                    if (spec.kind == ops::ParamKind::Real)
+                        attempt([&] {
+                            (void)cli::parse_real_param(std::string(spec.name), value, spec);
+                        });
                     break;
             }
         }

@@ -9,7 +9,10 @@ packages=(
   libopencv-dev                             # image codecs (imgcodecs), imgproc
   libjpeg-dev                               # JPEG headers read with the decoder's own parser
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
-  libopencv-contrib-dev                     # ximgproc: the joint bilateral filter the tests compare with
+  libopencv-contrib-dev                     # ximgproc (bilateral peer, line detector), saliency
+  opencv-data                               # Haar cascades: retargeting protects detected faces
+  opencv-doc                                # sample photos of `lacuna bench retarget-quality`
+  imagemagick                               # liblqr (-liquid-rescale): the retargeting benchmarks' peer
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images
   libexiv2-dev                              # ICC profile, EXIF, XMP and IPTC kept from open to save
   liblcms2-dev                              # colour-managed display (image profile to display profile)

@@ -545,7 +545,17 @@ int run_batch(Context& ctx) {
         {"temporal", "temporal"},
         {"temporal-term", "temporal-term"},
         {"approximate", "approximate"},
-        {"keep-truncated", "keep-truncated"}};
+        {"keep-truncated", "keep-truncated"},
+        {"amount", "amount"},
+        {"auto", "auto"},
+        {"no-faces", "no-faces"},
+        {"face-weight", "face-weight"},
+        {"saliency", "saliency"},
+        {"saliency-weight", "saliency-weight"},
+        {"lines", "lines"},
+        {"line-weight", "line-weight"},
+        {"skin", "skin"},
+        {"skin-weight", "skin-weight"}};
     for (const auto& [option, as] : forward) {
         const auto v = ctx.args.get(option);
         if (!v) continue;
@@ -674,6 +684,16 @@ Command batch_command() {
           {"width", "W", "retarget: target width, pixels or %"},
           {"height", "H", "retarget: target height, pixels or %"},
           {"energy", "E", "retarget: forward, l1, prewitt or sobel"},
+          {"amount", "P", "retarget: percent of the change made by seams (rest: scaling)"},
+          {"auto", "", "retarget: choose crop, seams and scaling per side"},
+          {"no-faces", "", "retarget: do not protect detected faces"},
+          {"face-weight", "N", "retarget: importance of a face, 0..63"},
+          {"saliency", "", "retarget: carve salient objects last"},
+          {"saliency-weight", "N", "retarget: importance of salient pixels, 0..63"},
+          {"lines", "", "retarget: keep detected straight lines"},
+          {"line-weight", "N", "retarget: importance of line pixels, 0..63"},
+          {"skin", "", "retarget: carve skin tones last"},
+          {"skin-weight", "N", "retarget: importance of skin pixels, 0..63"},
           {"method", "M", "inpaint: patchmatch or criminisi"},
           {"patch", "P", "inpaint: patch size"},
           {"seed", "N", "inpaint: random seed"},

@@ -448,7 +448,7 @@ Command bench_command() {
         {"bench",
          "time every implementation side by side on the same input",
          "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral, scale, "
-         "conv3d)",
+         "conv3d,\n                 retarget-quality)",
          {"JOB"},
          1,
          1,
@@ -465,13 +465,16 @@ Command bench_command() {
           {"energy", "E", "retarget: " + param_help(ops::param(ops::seam_param_specs(), "energy"))},
           {"reference", "",
            "retarget, inpaint, bilateral: also time the reference (minutes at 1080p)"},
-          {"data", "DIR", "inpaint, scale: folder with the photos (default: tests/data/photos)"},
+          {"data", "DIR",
+           "inpaint, scale, retarget-quality: folder with the photos (default:\n"
+           "                            tests/data/photos; retarget-quality adds opencv-doc's)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
-          {"save", "DIR", "inpaint: write every method's output and the masks there"},
+          {"save", "DIR",
+           "inpaint, retarget-quality: write every method's output (and sheets) there"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
           {"frames", "N", "video: frames to generate and to carve in memory (default 60)"},
           {"photo", "FILE", "video: the photo the generated clip pans over"},
@@ -504,9 +507,10 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
             if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
             if (ctx.args.positionals[0] == "conv3d") return bench_conv3d(ctx);
+            if (ctx.args.positionals[0] == "retarget-quality") return bench_retarget_quality(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
                              "' (available: histogram, retarget, inpaint, video, batch, "
-                             "bilateral, scale, conv3d)");
+                             "bilateral, scale, conv3d, retarget-quality)");
         }};
 }
 

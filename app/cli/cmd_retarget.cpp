@@ -8,6 +8,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -23,25 +24,100 @@ Mask load_mask(const std::string& path, const char* what, const int width, const
     return mask;
 }
 
+namespace {
+
+const ops::ParamSpec& mix_spec(const std::string_view name) {
+    return ops::param(ops::retarget_mix_param_specs(), name);
+}
+
+/// The importance switches and weights of a retarget (the parameter table's names).
+ops::ImportanceParams importance_options(const ParsedArgs& args) {
+    ops::ImportanceParams p;
+    p.faces = !args.has("no-faces");
+    p.saliency = args.has("saliency");
+    p.lines = args.has("lines");
+    p.skin = args.has("skin");
+    const auto weight = [&](const char* name, int& value) {
+        if (const auto v = args.get(name)) value = parse_int_param(name, *v, mix_spec(name));
+    };
+    weight("face-weight", p.face_weight);
+    weight("saliency-weight", p.saliency_weight);
+    weight("line-weight", p.line_weight);
+    weight("skin-weight", p.skin_weight);
+    return p;
+}
+
+JsonObject side_json(const ops::SideMix& m) {
+    return JsonObject()
+        .add("from", m.original)
+        .add("to", m.target)
+        .add("crop", m.crop)
+        .add("crop_offset", m.crop_offset)
+        .add("seams", m.seams)
+        .add("scaled_from", m.scaled_from)
+        .add("scaled_to", m.scaled_to)
+        .add("candidates", m.candidates)
+        .add("distance", m.distance);
+}
+
+/// A seams-only side in the mixed form, so --json reads the same in every mode.
+ops::SideMix seams_only(const int original, const int target, const int seams) {
+    ops::SideMix m;
+    m.original = original;
+    m.target = target;
+    m.seams = seams;
+    m.scaled_from = m.scaled_to = target;
+    return m;
+}
+
+/// The importance levels as a grey image (level × 4), for looking at what was protected.
+ImageRgba8 levels_image(const Mask& levels) {
+    ImageRgba8 out(levels.width(), levels.height());
+    for (int y = 0; y < levels.height(); ++y)
+        for (int x = 0; x < levels.width(); ++x) {
+            const auto v = static_cast<std::uint8_t>(std::min(255, levels.at(x, y) * 4));
+            out.at(x, y) = Rgba8{v, v, v, 255};
+        }
+    return out;
+}
+
+}  // namespace
+
 int run_retarget(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
-    if (io::is_video_path(in)) return run_retarget_video(ctx);
+    if (io::is_video_path(in)) {
+        for (const char* still_only :
+             {"amount", "auto", "saliency", "lines", "skin", "importance-map", "face-weight",
+              "saliency-weight", "line-weight", "skin-weight"})
+            if (ctx.args.has(still_only))
+                throw UsageError(std::string("--") + still_only +
+                                 " applies to images; videos are carved by seams only");
+        return run_retarget_video(ctx);
+    }
     if (io::is_video_path(out))
         throw UsageError("'" + in + "' is an image: write it to an image file, not a video");
     io::format_for_path(out);
-    for (const std::string& path : {out, ctx.args.get("seams-overlay").value_or("")}) {
+    for (const std::string& path : {out, ctx.args.get("seams-overlay").value_or(""),
+                                    ctx.args.get("importance-map").value_or("")}) {
         if (!path.empty() && io::same_file(in, path)) {
             throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
         }
     }
     if (const auto overlay = ctx.args.get("seams-overlay")) io::format_for_path(*overlay);
+    if (const auto map = ctx.args.get("importance-map")) io::format_for_path(*map);
+    const ops::ImportanceParams importance_params = importance_options(ctx.args);
     if (!ctx.args.has("width") && !ctx.args.has("height") && !ctx.args.has("remove")) {
         throw UsageError(
             "give a target size with --width and/or --height (pixels or %), or a --remove mask");
     }
     ops::RetargetParams p;
     if (const auto e = ctx.args.get("energy")) p.energy = parse_energy_option(*e);
+    if (const auto a = ctx.args.get("amount"))
+        p.amount = parse_real_param("amount", *a, mix_spec("amount"));
+    p.automatic = ctx.args.has("auto");
+    if (p.automatic && ctx.args.has("amount"))
+        throw UsageError("give --amount or --auto, not both (auto chooses the amount itself)");
     const auto load_start = Clock::now();
     const io::LoadedImage image = io::read_image(in);
     for (const std::string& n : image.notices) ctx.note(n);
@@ -50,6 +126,14 @@ int run_retarget(Context& ctx) {
     if (const auto m = ctx.args.get("protect")) protect = load_mask(*m, "the protect mask", w, h);
     if (const auto m = ctx.args.get("remove")) remove = load_mask(*m, "the remove mask", w, h);
     const double load_ms = ms_since(load_start);
+    // Detection on the upright image (read_image applies the EXIF orientation).
+    const ops::ImportanceMap importance =
+        ops::importance_map(image.image.view(), importance_params);
+    for (const std::string& n : importance.notes) ctx.note(n);
+    if (!importance.empty()) {
+        p.importance = &importance.levels;
+        p.importance_unit = ops::importance_unit(p.energy);
+    }
     p.width = ctx.args.has("width") ? parse_extent("width", *ctx.args.get("width"), w) : w;
     p.height = ctx.args.has("height") ? parse_extent("height", *ctx.args.get("height"), h) : h;
     if (remove) {
@@ -91,8 +175,19 @@ int run_retarget(Context& ctx) {
     for (const std::string& n : io::write_image(out, r.image.view(), keep)) ctx.note(n);
     if (const auto overlay = ctx.args.get("seams-overlay"))
         io::write_image(*overlay, r.overlay.view());
+    if (const auto map = ctx.args.get("importance-map"))
+        io::write_image(*map, levels_image(importance.levels).view());
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
+        std::vector<JsonObject> faces;
+        for (const ops::FaceBox& f : importance.faces)
+            faces.push_back(JsonObject()
+                                .add("x", f.x)
+                                .add("y", f.y)
+                                .add("width", f.width)
+                                .add("height", f.height)
+                                .add("profile", f.profile));
+        const char* mode = p.automatic ? "auto" : (p.amount < 100 ? "amount" : "seams");
         const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
                           r.seams_inserted_vertical + r.seams_inserted_horizontal;
         ctx.out << JsonObject()
@@ -103,6 +198,13 @@ int run_retarget(Context& ctx) {
                        .add("target_width", r.image.width())
                        .add("target_height", r.image.height())
                        .add("energy", ops::to_string(p.energy))
+                       .add("mode", mode)
+                       .add("amount", p.amount)
+                       .add_raw("faces", json_array(faces))
+                       .add("lines", static_cast<int>(importance.lines.size()))
+                       .add("importance", p.importance != nullptr)
+                       .add("importance_detect_ms", importance.detect_ms)
+                       .add("importance_maps_ms", importance.maps_ms)
                        .add("seams_removed_vertical", r.seams_removed_vertical)
                        .add("seams_removed_horizontal", r.seams_removed_horizontal)
                        .add("seams_inserted_vertical", r.seams_inserted_vertical)
@@ -115,6 +217,16 @@ int run_retarget(Context& ctx) {
                        .add("carve_ms", carve_ms)
                        .add("write_ms", write_ms)
                        .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0)
+                       .add("width_mix",
+                            side_json(r.mixed ? r.width_mix
+                                              : seams_only(w, r.image.width(),
+                                                           r.seams_removed_vertical +
+                                                               r.seams_inserted_vertical)))
+                       .add("height_mix",
+                            side_json(r.mixed ? r.height_mix
+                                              : seams_only(h, r.image.height(),
+                                                           r.seams_removed_horizontal +
+                                                               r.seams_inserted_horizontal)))
                        .str()
                 << "\n";
     }
@@ -132,6 +244,18 @@ Command retarget_command() {
          {{"width", "W", "target width in pixels, or a percentage like 50%"},
           {"height", "H", "target height in pixels or %"},
           {"energy", "E", param_help(ops::param(ops::seam_param_specs(), "energy"))},
+          {"amount", "P", param_help(mix_spec("amount"))},
+          {"auto", "", wrap_help(std::string(mix_spec("auto").help))},
+          {"no-faces", "", "do not protect detected faces (on by default)"},
+          {"face-weight", "N", param_help(mix_spec("face-weight"))},
+          {"saliency", "", wrap_help(std::string(mix_spec("saliency").help))},
+          {"saliency-weight", "N", param_help(mix_spec("saliency-weight"))},
+          {"lines", "", wrap_help(std::string(mix_spec("lines").help))},
+          {"line-weight", "N", param_help(mix_spec("line-weight"))},
+          {"skin", "", wrap_help(std::string(mix_spec("skin").help))},
+          {"skin-weight", "N", param_help(mix_spec("skin-weight"))},
+          {"importance-map", "FILE",
+           "write the importance levels used (grey: level × 4; faces white)"},
           {"protect", "MASK",
            "image of the same size; non-black pixels are carved only if unavoidable"},
           {"remove", "MASK", "image of the same size; non-black pixels are carved first"},

@@ -74,6 +74,17 @@ int parse_int_param(const std::string& option, const std::string& text,
     return v;
 }
 
+double parse_real_param(const std::string& option, const std::string& text,
+                        const ops::ParamSpec& spec) {
+    const double v = parse_number(option, text);
+    try {
+        ops::check_value(spec, v);
+    } catch (const Error&) {
+        throw UsageError(ops::value_error(spec, v, "--" + option));
+    }
+    return v;
+}
+
 int parse_choice_param(const std::string& option, const std::string& text,
                        const ops::ParamSpec& spec) {
     try {

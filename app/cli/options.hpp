@@ -36,6 +36,9 @@ ops::TemporalTerm parse_temporal_term_option(const std::string& text);
 /// A whole number checked against the spec; a value it refuses is a usage error in the spec's
 /// words, naming the option: "--patch must be odd and from 3 to 31 pixels, not 8".
 int parse_int_param(const std::string& option, const std::string& text, const ops::ParamSpec& spec);
+/// A real number checked against the spec, refused in the spec's words like parse_int_param.
+double parse_real_param(const std::string& option, const std::string& text,
+                        const ops::ParamSpec& spec);
 /// The same for values beyond int (a 32-bit seed).
 std::int64_t parse_int64_param(const std::string& option, const std::string& text,
                                const ops::ParamSpec& spec);

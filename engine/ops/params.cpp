@@ -1,6 +1,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
@@ -114,6 +115,64 @@ constexpr ParamSpec kSeamSpecs[] = {
      .choices = kEnergyNames},
 };
 
+// Retargeting's mix of operators and importance terms (issue 32): the CLI's options and the
+// Retarget panel's switches.
+constexpr RetargetParams kRetargetDefaults{};
+constexpr ImportanceParams kImportanceDefaults{};
+constexpr ParamSpec bool_spec(const std::string_view name, const std::string_view label,
+                              const bool on, const std::string_view help) {
+    return {.name = name,
+            .label = label,
+            .kind = ParamKind::Bool,
+            .default_value = on ? 1.0 : 0.0,
+            .min = 0,
+            .max = 1,
+            .step = 1,
+            .help = help};
+}
+constexpr ParamSpec weight_spec(const std::string_view name, const std::string_view label,
+                                const int weight, const std::string_view help) {
+    return {.name = name,
+            .label = label,
+            .kind = ParamKind::Int,
+            .default_value = static_cast<double>(weight),
+            .min = 0,
+            .max = kImportanceMaxLevel,
+            .step = 1,
+            .unit = "levels",
+            .help = help};
+}
+constexpr ParamSpec kRetargetMixSpecs[] = {
+    {.name = "amount",
+     .label = "Amount",
+     .kind = ParamKind::Real,
+     .default_value = kRetargetDefaults.amount,
+     .min = 0,
+     .max = 100,
+     .step = 5,
+     .unit = "%",
+     .help = "share of the change made by seams; the rest is uniform scaling (0: plain scaling)"},
+    bool_spec("auto", "Automatic", kRetargetDefaults.automatic,
+              "per side, the mix of cropping, seams and scaling most like the original "
+              "(bidirectional similarity)"),
+    bool_spec("faces", "Protect faces", kImportanceDefaults.faces,
+              "detect faces (frontal and profile Haar cascades) and carve them last"),
+    weight_spec("face-weight", "Face weight", kImportanceDefaults.face_weight,
+                "importance of a detected face"),
+    bool_spec("saliency", "Salient objects", kImportanceDefaults.saliency,
+              "carve salient objects (spectral residual saliency) last"),
+    weight_spec("saliency-weight", "Saliency weight", kImportanceDefaults.saliency_weight,
+                "importance of the most salient pixels"),
+    bool_spec("lines", "Straight lines", kImportanceDefaults.lines,
+              "raise the cost of carving through detected straight lines"),
+    weight_spec("line-weight", "Line weight", kImportanceDefaults.line_weight,
+                "importance of a pixel on a detected line"),
+    bool_spec("skin", "Protect skin tones", kImportanceDefaults.skin,
+              "carve skin-coloured regions last"),
+    weight_spec("skin-weight", "Skin weight", kImportanceDefaults.skin_weight,
+                "importance of a skin-coloured pixel"),
+};
+
 constexpr BrushSettings kBrushDefaults{};
 constexpr ParamSpec kBrushSpecs[] = {
     {.name = "radius",
@@ -199,7 +258,7 @@ constexpr bool defaults_allowed(std::span<const ParamSpec> specs) {
 }
 static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogramSpecs) &&
                   defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs) &&
-                  defaults_allowed(kBilateralSpecs),
+                  defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kBilateralSpecs),
               "every default lies in its parameter's range");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
               "patch sizes are odd: step 2 from an odd minimum");
@@ -339,6 +398,9 @@ std::span<const ParamSpec> line_histogram_param_specs() {
 }
 std::span<const ParamSpec> seam_param_specs() {
     return kSeamSpecs;
+}
+std::span<const ParamSpec> retarget_mix_param_specs() {
+    return kRetargetMixSpecs;
 }
 std::span<const ParamSpec> brush_param_specs() {
     return kBrushSpecs;

@@ -156,6 +156,21 @@ class TestBatch : public QObject {
         }
         QCOMPARE(first.summary["items"].toInt(), 4);
         QCOMPARE(first.summary["ok"].toInt(), 4);
+        // The mix options reach every item's retarget (--amount, a weight, a switch).
+        const fs::path mixed = dir.filePath("mixed").toStdString();
+        QStringList mix_args = args;
+        mix_args[4] = QString::fromStdString(mixed.string());
+        const Result mix =
+            batch(mix_args + QStringList{"--amount", "40", "--skin", "--skin-weight", "10"});
+        QVERIFY2(mix.status == 0, qPrintable(mix.err));
+        for (const QJsonObject& o : mix.items) {
+            const QJsonObject result = o["result"].toObject();
+            QCOMPARE(result["mode"].toString(), QString("amount"));
+            const int change = result["width"].toInt() - result["target_width"].toInt();
+            QCOMPARE(result["width_mix"].toObject()["seams"].toInt(),
+                     int(std::lround(change * 0.4)));
+        }
+        QCOMPARE(io::read_image(mixed / "a.png").image.width(), 60);
         QCOMPARE(first.summary["interrupted"].toBool(), false);
         QVERIFY(first.err.contains("lacuna: batch: 4/4 items"));
         // Again: everything is up to date.

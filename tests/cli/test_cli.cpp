@@ -675,6 +675,52 @@ class TestCli : public QObject {
         QCOMPARE(wide.image.height(), 400);
     }
 
+    void retarget_mix_and_importance() {
+        // Issue 32 from the command line: the amount mix, the automatic mix and the faces, all
+        // told in --json; bad values refused in the parameter table's words, nothing written.
+        const QString messi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
+        Result r = run_cli({"retarget", messi, tmp("mix.png"), "--width", "50%", "--amount", "50",
+                            "--importance-map", tmp("levels.png"), "--json", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["mode"].toString(), QString("amount"));
+        QCOMPARE(o["target_width"].toInt(), 274);
+        QCOMPARE(o["seams_removed_vertical"].toInt(), 137);
+        const QJsonObject width = o["width_mix"].toObject();
+        QCOMPARE(width["seams"].toInt(), 137);
+        QCOMPARE(width["scaled_from"].toInt(), 411);
+        QCOMPARE(width["scaled_to"].toInt(), 274);
+        QVERIFY(o["importance"].toBool());
+        QVERIFY(!o["faces"].toArray().isEmpty());
+        QCOMPARE(io::read_image(tmp("mix.png").toStdString()).image.width(), 274);
+        QCOMPARE(io::read_image(tmp("levels.png").toStdString()).image.width(), 548);
+        r = run_cli({"retarget", messi, tmp("auto.png"), "--width", "60%", "--auto", "--json",
+                     "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["mode"].toString(), QString("auto"));
+        QVERIFY(o["width_mix"].toObject()["candidates"].toInt() >= 5);
+        QCOMPARE(io::read_image(tmp("auto.png").toStdString()).image.width(), 329);
+        r = run_cli({"retarget", messi, tmp("plain.png"), "--width", "60%", "--no-faces", "--json",
+                     "--backend", "cpu"});
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["mode"].toString(), QString("seams"));
+        QVERIFY(o["faces"].toArray().isEmpty());
+        QVERIFY(!o["importance"].toBool());
+        const auto refused = [&](const QStringList& extra, const QString& text) {
+            const Result bad = run_cli(QStringList{"retarget", messi, tmp("bad.png"), "--width",
+                                                   "50%", "--backend", "cpu"} +
+                                       extra);
+            QCOMPARE(bad.status, 2);
+            verify_one_error_line(bad, text);
+            QVERIFY(!QFile::exists(tmp("bad.png")));
+        };
+        refused({"--amount", "150"}, "--amount must be");
+        refused({"--amount", "40", "--auto"}, "not both");
+        refused({"--face-weight", "64"}, "--face-weight must be");
+        refused({"--skin-weight", "-1"}, "--skin-weight must be");
+    }
+
     void retarget_bad_input() {
         const auto expect = [&](const QStringList& args, const int status, const QString& text) {
             const Result r =

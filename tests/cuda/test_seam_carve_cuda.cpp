@@ -582,6 +582,51 @@ class TestSeamCarveCuda : public QObject {
         }
     }
 
+    void retarget_with_importance_and_mix_matches_cpu() {
+        // Issue 32: importance levels go in as the per-pixel level term and the mix (amount,
+        // automatic) drives the same carvers: the GPU gives the CPU's image, bit for bit, on the
+        // device-resident shrink path (seams only, no overlay) and the mixed path.
+        const ImageRgba8 photo = scaled_photo(421, 317);
+        Mask levels(421, 317, 0);
+        for (int y = 0; y < 317; ++y)
+            for (int x = 0; x < 421; ++x) {
+                const double r = std::hypot((x - 200) / 60.0, (y - 150) / 80.0);
+                levels.at(x, y) = static_cast<std::uint8_t>(
+                    std::lround(63 * std::clamp(1.0 - (r - 1) / 0.4, 0.0, 1.0)));
+            }
+        struct Case {
+            int width, height;
+            double amount;
+            bool automatic;
+        };
+        const Case cases[] = {{300, 250, 100, false},
+                              {211, 317, 100, false},
+                              {250, 317, 50, false},
+                              {421, 400, 30, false},
+                              {260, 280, 100, true}};
+        for (const Case& c : cases) {
+            RetargetParams params;
+            params.width = c.width;
+            params.height = c.height;
+            params.importance = &levels;
+            params.importance_unit = 48;
+            params.amount = c.amount;
+            params.automatic = c.automatic;
+            const RetargetResult cpu = retarget(photo.view(), params, CarveImplementation::Fast);
+            const RetargetResult gpu = retarget(photo.view(), params, CarveImplementation::Cuda);
+            const QString what = QString("%1x%2 amount %3 auto %4")
+                                     .arg(c.width)
+                                     .arg(c.height)
+                                     .arg(c.amount)
+                                     .arg(c.automatic);
+            QVERIFY2(equal_pixels<Rgba8>(cpu.image.view(), gpu.image.view()), qPrintable(what));
+            QCOMPARE(gpu.total_cost, cpu.total_cost);
+            QCOMPARE(gpu.width_mix.seams, cpu.width_mix.seams);
+            QCOMPARE(gpu.width_mix.crop, cpu.width_mix.crop);
+            QCOMPARE(gpu.height_mix.seams, cpu.height_mix.seams);
+        }
+    }
+
     void progress_and_cancel() {
         const ImageRgba8 photo = scaled_photo(400, 300);
         const CarveInput in{photo.view(), nullptr, nullptr, SeamEnergy::Forward};

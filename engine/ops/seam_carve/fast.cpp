@@ -76,6 +76,10 @@ class FastVerticalCarver {
         zeros_.assign(static_cast<std::size_t>(W_), 0);
         temporal_unit_ = in.temporal || in.temporal_seams ? in.temporal_unit : 0;
         if (temporal_unit_ > 0) temporal_seams_ = in.temporal_seams;
+        // 32-bit costs with a level map (levels_fold_into_energy): level × unit per pixel, added
+        // to the energy (gradient energies) or passed as the energy (forward energy's is 0).
+        if constexpr (!kMasks) folded_levels_ = in.temporal != nullptr && temporal_unit_ > 0;
+        if (folded_levels_) level_term_.resize(n);
         index_.resize(n);
         cost_.resize(n);
         scratch_.resize(static_cast<std::size_t>(W_));
@@ -95,6 +99,9 @@ class FastVerticalCarver {
                     intensity_[base + x] =
                         static_cast<Level>(int{src[x].r} + int{src[x].g} + int{src[x].b});
                 index_[base + x] = static_cast<std::int32_t>(base + x);
+                if (folded_levels_)
+                    level_term_[base + x] =
+                        static_cast<Level>(temporal_term(in.temporal->at(x, y), temporal_unit_));
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
@@ -169,13 +176,14 @@ class FastVerticalCarver {
         const auto row_fn = [this](const int yy) { return row(yy); };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
         for (int x = lo; x <= hi; ++x)
-            energy_[at(x, y)] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y));
+            energy_[at(x, y)] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) +
+                                                   (folded_levels_ ? level_term_[at(x, y)] : 0));
     }
 
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
     [[nodiscard]] Cost cell_cost(const int x, const int y) const {
         const std::size_t k = at(x, y);
-        std::int64_t own = forward_ ? 0 : energy_[k];
+        std::int64_t own = forward_ ? (folded_levels_ ? level_term_[k] : 0) : energy_[k];
         if constexpr (kMasks)
             own += mask_term(protect_[k], remove_[k]) + temporal_term(temporal_[k], temporal_unit_);
         const int last = w_ - 1;
@@ -211,10 +219,11 @@ class FastVerticalCarver {
                 inner_hi = std::min(hi + 1, w_ - 1);
                 if (inner_lo < inner_hi) {
                     const Level* none = zeros_.data();
+                    const Level* own = forward_ ? (folded_levels_ ? &level_term_[at(0, y)] : none)
+                                                : &energy_[at(0, y)];
                     cost_span(&cost_[at(0, y - 1)], forward_ ? &intensity_[at(0, y)] : none,
-                              forward_ ? &intensity_[at(0, y - 1)] : none,
-                              forward_ ? none : &energy_[at(0, y)], out, inner_lo, inner_hi,
-                              forward_);
+                              forward_ ? &intensity_[at(0, y - 1)] : none, own, out, inner_lo,
+                              inner_hi, forward_);
                 }
             } else {
                 inner_lo = inner_hi = lo;
@@ -307,6 +316,7 @@ class FastVerticalCarver {
                 }
                 shift_row(index_, start, begin_[y], x, left_side);
                 shift_row(cost_, start, begin_[y], x, left_side);
+                if (folded_levels_) shift_row(level_term_, start, begin_[y], x, left_side);
                 if constexpr (kMasks) {
                     shift_row(protect_, start, begin_[y], x, left_side);
                     shift_row(remove_, start, begin_[y], x, left_side);
@@ -379,7 +389,9 @@ class FastVerticalCarver {
     std::vector<Level> energy_;        ///< per-pixel energy
     std::vector<Cost> cost_;           ///< cumulative cost
     std::vector<Cost> scratch_;
-    std::vector<Level> zeros_;  ///< stands in for the unused input of cost_span
+    std::vector<Level> zeros_;       ///< stands in for the unused input of cost_span
+    bool folded_levels_ = false;     ///< a level map folded into the energies (32-bit costs)
+    std::vector<Level> level_term_;  ///< per pixel: level × unit, shifted with the pixels
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
     const SeamPaths* temporal_seams_ = nullptr;  ///< the per-seam term's paths (with a unit)
@@ -397,8 +409,8 @@ SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction
     detail::check_carve_input(input, direction, seams);
     return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
         // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
-        // traffic.
-        if (detail::has_pixel_terms(in))
+        // traffic. A small level map alone (importance) folds into the energies and keeps it.
+        if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
             return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
         return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
     });

@@ -66,6 +66,11 @@ std::span<const ParamSpec> inpaint_param_specs();
 std::span<const ParamSpec> line_histogram_param_specs();
 /// energy (Choice: forward, l1, prewitt, sobel — the names of to_string(SeamEnergy)).
 std::span<const ParamSpec> seam_param_specs();
+/// Retargeting's mix and importance: amount (Real 0..100 %), auto (Bool), and per importance
+/// term a switch and a weight: faces / face-weight, saliency / saliency-weight, lines /
+/// line-weight, skin / skin-weight (Bool; Int 0..63 levels). Defaults: RetargetParams{},
+/// ImportanceParams{}.
+std::span<const ParamSpec> retarget_mix_param_specs();
 /// radius (Real, image pixels), hardness (Real 0..1).
 std::span<const ParamSpec> brush_param_specs();
 /// sigma-space, sigma-range (Real), radius (Int, 0: from sigma-space).

@@ -50,8 +50,10 @@ struct BasicCarveInput {
     const Mask* protect = nullptr;  ///< non-zero: avoid carving while any other seam exists
     const Mask* remove = nullptr;   ///< non-zero: carve these first (object removal)
     SeamEnergy energy = SeamEnergy::Forward;
-    /// Video: per pixel a distance level 0 .. kTemporalLevels − 1 (temporal_distance_map), each
-    /// level adding `temporal_unit` (0 .. kTemporalMaxUnit) to the pixel's energy.
+    /// Per pixel a level 0 .. kTemporalLevels − 1, each level adding `temporal_unit`
+    /// (0 .. kTemporalMaxUnit) to the pixel's energy: video's distance levels
+    /// (temporal_distance_map), or a still's importance levels (importance_map: faces, saliency,
+    /// lines, skin; RetargetParams::importance).
     const Mask* temporal = nullptr;
     /// Video, per seam (instead of `temporal`): seam k's pixels cost `temporal_unit` per column
     /// (row, for horizontal seams) of distance to where seam k of these paths crossed their line,
@@ -310,6 +312,36 @@ struct RetargetParams {
     const Mask* remove = nullptr;
     bool want_overlay =
         false;  ///< draw the removed (red/blue) and inserted (green) seams on the original
+    /// Importance levels 0 .. 63 (importance_map), the image's size: each level costs
+    /// `importance_unit` more to carve (a soft protection; see importance_unit()).
+    const Mask* importance = nullptr;
+    int importance_unit = 48;
+    /// The share (percent) of each side's change made by seams; the rest is uniform scaling
+    /// (Photoshop's Content-Aware Scale Amount). 100: seams only, 0: plain scaling.
+    double amount = 100;
+    /// Per side, choose crop, seams and scaling together: the candidate whose result is most
+    /// like the original by bidirectional similarity (Simakov et al. 2008; Dong et al. 2009
+    /// pick the seam count the same way). Cropping never cuts into a protected pixel or an
+    /// importance level of kCropKeepLevel or more. `amount` is then ignored.
+    bool automatic = false;
+};
+
+/// Importance levels from this one up (half a face's weight) are never cropped away.
+inline constexpr int kCropKeepLevel = 32;
+
+/// What one side (width or height) of a mixed retarget did, in this order: cut `crop` pixels
+/// (the kept window starting at `crop_offset`), carved or duplicated `seams`, then scaled
+/// `scaled_from` → `scaled_to` (equal: no scaling).
+struct SideMix {
+    int original = 0;
+    int target = 0;
+    int crop = 0;
+    int crop_offset = 0;
+    int seams = 0;  ///< removed when shrinking, duplicated when enlarging
+    int scaled_from = 0;
+    int scaled_to = 0;
+    double distance = 0;  ///< automatic: the chosen candidate's bidirectional dissimilarity
+    int candidates = 0;   ///< automatic: how many mixes were compared
 };
 
 struct RetargetResult {
@@ -324,7 +356,21 @@ struct RetargetResult {
     std::int64_t protected_removed = 0;  ///< protected pixels that had to be carved
     std::int64_t remove_left = 0;        ///< pixels marked for removal still in the result
     std::vector<std::string> notes;      ///< things the user should know (protection crossed …)
+    bool mixed = false;  ///< amount < 100 or automatic: `width_mix` and `height_mix` tell how
+    SideMix width_mix, height_mix;
 };
+
+/// Bidirectional dissimilarity (Simakov et al. 2008) of `a` and `b`, which have the same height:
+/// both downscaled by one factor so that `a` is at most `side` pixels long, 5 × 5 patches, mean
+/// squared RGB difference of each patch of `a` to its nearest in `b` (completeness, weighted by
+/// 1 + level / 16 of `a_importance` when given) plus each patch of `b` to its nearest in `a`
+/// (coherence). Rows correspond, so a patch's match is looked for within one row of its own.
+double bidirectional_dissimilarity(ImageView<const Rgba8> a, ImageView<const Rgba8> b,
+                                   const Mask* a_importance = nullptr, int side = 64);
+
+/// Uniform resampling to `width` × `height`: area averaging where a side shrinks (exact
+/// fractional coverage), linear interpolation where it grows. The plain-scaling operator.
+ImageRgba8 resample_area(ImageView<const Rgba8> image, int width, int height);
 
 /// Validates the request (Error(InvalidArgument) with a clear sentence: target 0 or beyond twice
 /// the original, masks of the wrong size, a protect mask covering everything, a 1×1 image asked

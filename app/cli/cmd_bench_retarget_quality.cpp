@@ -1,0 +1,543 @@
+// lacuna bench retarget-quality (issue 32): photos narrowed to 50 % and 75 % of their width by
+// our automatic mix, our seams only, ImageMagick's liblqr, plain scaling and a centre crop, scored
+// by measures the automatic mode does not optimise (it minimises bidirectional similarity):
+//  - block aspect-ratio similarity, in the manner of ARS (Zhang et al. 2016): the original is cut
+//    into 8 × 8 blocks (on a copy 256 pixels wide), each block's new width found by registering
+//    the result to the original row by row (a monotone alignment of colours, the same for every
+//    method, ours and the peers'), and scored (2 r_w r_h + C) / (r_w² + r_h² + C) (r_h = 1: the
+//    height is kept; a block cropped or carved away scores about 0), weighted by spectral-residual
+//    saliency (+ 0.1, so the background counts a little) and detected faces;
+//  - objects: how much each detected face and the most salient object keep their aspect ratio,
+//    min(r_w, 1 / r_w) over its box (1: untouched; 0: cut away).
+#include "bench_util.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+#include "timing.hpp"
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/importance.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+
+namespace lacuna::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The photos: the repository's, then OpenCV's samples as Debian's opencv-doc installs them
+/// (people, animals, products, buildings, a plant, a painting, a car).
+constexpr const char* kOpenCvSamples[] = {"basketball1.png",  "squirrel_cls.jpg",
+                                          "orange.jpg",       "apple.jpg",
+                                          "baboon.jpg",       "leuvenA.jpg",
+                                          "aloeL.jpg",        "starry_night.jpg",
+                                          "rubberwhale1.png", "licenseplate_motion.jpg"};
+constexpr const char* kOpenCvDataDir = "/usr/share/doc/opencv-doc/examples/data";
+constexpr int kMaxSide = 512;     ///< photos are area-reduced to this first (speed of the peers)
+constexpr int kScoreWidth = 256;  ///< the registration runs on copies this wide
+constexpr int kBlock = 8;
+
+struct Photo {
+    std::string name;
+    ImageRgba8 image;
+};
+
+std::vector<Photo> load_photos(const fs::path& repo_dir, std::vector<std::string>& missing) {
+    std::vector<fs::path> paths;
+    for (const char* name :
+         {"building.jpg", "butterfly.jpg", "fruits.jpg", "home.jpg", "messi5.jpg"})
+        paths.push_back(repo_dir / name);
+    for (const char* name : kOpenCvSamples) paths.push_back(fs::path(kOpenCvDataDir) / name);
+    std::vector<Photo> photos;
+    for (const fs::path& p : paths) {
+        std::error_code ec;
+        if (!fs::exists(p, ec)) {
+            missing.push_back(p.string());
+            continue;
+        }
+        ImageRgba8 image = io::read_image(p.string()).image;
+        const int side = std::max(image.width(), image.height());
+        if (side > kMaxSide) {
+            const double f = static_cast<double>(kMaxSide) / side;
+            image =
+                ops::resample_area(image.view(), static_cast<int>(std::lround(image.width() * f)),
+                                   static_cast<int>(std::lround(image.height() * f)));
+        }
+        photos.push_back({p.filename().string(), std::move(image)});
+    }
+    return photos;
+}
+
+/// Per row of the (score-size) original: how many result pixels each original pixel became.
+/// A monotone alignment per row: result column j takes original column m(j), m strictly
+/// increasing, minimising the summed L1 difference of 1 × 3 colour neighbourhoods.
+Image<std::uint8_t> registration(const ImageRgba8& original, const ImageRgba8& result) {
+    const int W = original.width(), T = result.width(), h = original.height();
+    if (T > W || result.height() != h)
+        throw Error(ErrorCode::InvalidArgument,
+                    "registration needs a narrower result of one height");
+    Image<std::uint8_t> kept(W, h, 0);
+    const auto diff = [&](const int y, const int j, const int i) {
+        int s = 0;
+        for (int d = -1; d <= 1; ++d) {
+            const Rgba8 a = result.at(std::clamp(j + d, 0, T - 1), y);
+            const Rgba8 b = original.at(std::clamp(i + d, 0, W - 1), y);
+            s += std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b);
+        }
+        return s;
+    };
+    parallel_chunks(h, [&](const int y0, const int y1, int) {
+        constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
+        std::vector<std::int64_t> prev(static_cast<std::size_t>(W)), cur(prev.size());
+        std::vector<std::int32_t> from(static_cast<std::size_t>(W) * T);
+        for (int y = y0; y < y1; ++y) {
+            for (int i = 0; i < W; ++i) prev[i] = i <= W - T ? diff(y, 0, i) : kInf;
+            for (int j = 1; j < T; ++j) {
+                std::int64_t best = kInf;
+                int arg = -1;
+                for (int i = 0; i < W; ++i) {
+                    cur[i] = kInf;
+                    if (i >= j && i <= W - T + j && best < kInf) {
+                        cur[i] = best + diff(y, j, i);
+                        from[static_cast<std::size_t>(j) * W + i] = arg;
+                    }
+                    if (prev[i] < best) {  // for the next i: min over i' < i + 1
+                        best = prev[i];
+                        arg = i;
+                    }
+                }
+                std::swap(prev, cur);
+            }
+            int i = static_cast<int>(std::min_element(prev.begin(), prev.end()) - prev.begin());
+            for (int j = T - 1; j >= 0; --j) {
+                kept.at(i, y) = 1;
+                if (j > 0) i = from[static_cast<std::size_t>(j) * W + i];
+            }
+        }
+    });
+    return kept;
+}
+
+struct Box {
+    int x0, y0, x1, y1;  ///< score-size pixels, inclusive-exclusive
+};
+
+struct Scores {
+    double ars = 0;
+    double objects = 1;  ///< mean over objects; 1 when there is none
+};
+
+/// `result`: at the score size (the original's factor, the original's height).
+Scores score(const ImageRgba8& original_small, const Image<float>& weight,
+             const std::vector<Box>& objects, const ImageRgba8& result) {
+    const int W = original_small.width(), h = original_small.height();
+    const Image<std::uint8_t> kept = registration(original_small, result);
+    const auto width_ratio = [&](const int x0, const int y0, const int x1, const int y1) {
+        double n = 0;
+        for (int y = y0; y < y1; ++y)
+            for (int x = x0; x < x1; ++x) n += kept.at(x, y);
+        return n / ((x1 - x0) * static_cast<double>(y1 - y0));
+    };
+    constexpr double kC = 1e-2;
+    double sum = 0, weights = 0;
+    for (int by = 0; by < h; by += kBlock)
+        for (int bx = 0; bx < W; bx += kBlock) {
+            const int x1 = std::min(W, bx + kBlock), y1 = std::min(h, by + kBlock);
+            const double rw = width_ratio(bx, by, x1, y1), rh = 1.0;
+            const double s = (2 * rw * rh + kC) / (rw * rw + rh * rh + kC);
+            double w = 0;
+            for (int y = by; y < y1; ++y)
+                for (int x = bx; x < x1; ++x) w += weight.at(x, y);
+            sum += w * s;
+            weights += w;
+        }
+    Scores out;
+    out.ars = sum / weights;
+    if (!objects.empty()) {
+        double total = 0;
+        for (const Box& b : objects) {
+            const double rw = width_ratio(b.x0, b.y0, b.x1, b.y1);
+            total += rw <= 0 ? 0.0 : std::min(rw, 1.0 / rw);
+        }
+        out.objects = total / static_cast<double>(objects.size());
+    }
+    return out;
+}
+
+/// The most salient object: the bounding box of the largest connected region above half the
+/// saliency maximum.
+std::optional<Box> salient_object(const Image<float>& saliency) {
+    cv::Mat m(saliency.height(), saliency.width(), CV_8U);
+    for (int y = 0; y < saliency.height(); ++y)
+        for (int x = 0; x < saliency.width(); ++x)
+            m.at<std::uint8_t>(y, x) = saliency.at(x, y) > 0.5f ? 255 : 0;
+    cv::Mat labels, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(m, labels, stats, centroids);
+    int best = -1;
+    for (int k = 1; k < n; ++k)
+        if (best < 0 || stats.at<int>(k, cv::CC_STAT_AREA) > stats.at<int>(best, cv::CC_STAT_AREA))
+            best = k;
+    if (best < 0) return std::nullopt;
+    const int x = stats.at<int>(best, cv::CC_STAT_LEFT), y = stats.at<int>(best, cv::CC_STAT_TOP);
+    return Box{x, y, x + stats.at<int>(best, cv::CC_STAT_WIDTH),
+               y + stats.at<int>(best, cv::CC_STAT_HEIGHT)};
+}
+
+/// ImageMagick with liblqr: the first of these that carves.
+std::string find_liquid_rescale(const fs::path& dir, const ImageRgba8& probe) {
+    const fs::path in = dir / "probe.png", out = dir / "probe-out.png";
+    io::write_image(in.string(), probe.view());
+    for (const char* tool : {"convert-im6.q16", "convert", "magick"}) {
+        if (!command_exists(tool)) continue;
+        if (time_command(std::string(tool) + " '" + in.string() + "' -liquid-rescale 8x8! '" +
+                         out.string() + "'") >= 0 &&
+            fs::exists(out))
+            return tool;
+    }
+    return {};
+}
+
+ImageRgba8 side_by_side(const std::vector<const ImageRgba8*>& images, const int gap) {
+    int w = 0, h = 0;
+    for (const ImageRgba8* i : images) {
+        w += i->width() + gap;
+        h = std::max(h, i->height());
+    }
+    ImageRgba8 out(w - gap, h, Rgba8{255, 255, 255, 255});
+    int x0 = 0;
+    for (const ImageRgba8* i : images) {
+        for (int y = 0; y < i->height(); ++y)
+            for (int x = 0; x < i->width(); ++x) out.at(x0 + x, y) = i->at(x, y);
+        x0 += i->width() + gap;
+    }
+    return out;
+}
+
+ImageRgba8 stacked(const ImageRgba8& top, const ImageRgba8& bottom, const int gap) {
+    ImageRgba8 out(std::max(top.width(), bottom.width()), top.height() + gap + bottom.height(),
+                   Rgba8{255, 255, 255, 255});
+    for (int y = 0; y < top.height(); ++y)
+        for (int x = 0; x < top.width(); ++x) out.at(x, y) = top.at(x, y);
+    for (int y = 0; y < bottom.height(); ++y)
+        for (int x = 0; x < bottom.width(); ++x)
+            out.at(x, top.height() + gap + y) = bottom.at(x, y);
+    return out;
+}
+
+}  // namespace
+
+int bench_retarget_quality(Context& ctx) {
+    const fs::path repo_dir = ctx.args.get("data").value_or(LACUNA_BENCH_DATA_DIR);
+    std::vector<std::string> missing;
+    const std::vector<Photo> photos = load_photos(repo_dir, missing);
+    for (const std::string& m : missing) ctx.note("photo not found, skipped: " + m);
+    if (photos.empty()) throw Error(ErrorCode::NotFound, "no photos to retarget");
+    std::optional<fs::path> save;
+    if (const auto s = ctx.args.get("save")) {
+        save = fs::path(*s);
+        fs::create_directories(*save);
+    }
+    const fs::path tmp = make_temp_dir();
+    const std::string lqr_tool = find_liquid_rescale(tmp, photos[0].image);
+    if (lqr_tool.empty())
+        ctx.note("ImageMagick with liblqr not found (apt-get install imagemagick): no liblqr row");
+    const Backend backend = ctx.select_backend().backend;
+    const ops::CarveImplementation impl =
+        backend == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast;
+
+    const std::vector<std::string> methods = {"auto", "seams", "liblqr", "scale", "crop"};
+    /// Scored and averaged, but not in the best / worst counts: the same carvers with saliency
+    /// or lines on as well (what the defaults of those terms are chosen by).
+    const std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines",
+                                               "seams+lines"};
+    struct Row {
+        std::string photo;
+        int percent;
+        std::map<std::string, Scores> scores;
+        std::string mix;
+    };
+    std::vector<Row> rows;
+    double auto_ms = 0, seams_ms = 0;
+    for (const Photo& photo : photos) {
+        const ImageRgba8& image = photo.image;
+        const int W = image.width(), H = image.height();
+        // What the scores weigh and the objects they follow, found once on the original.
+        const Image<float> saliency = ops::saliency_map(image.view(), 640);
+        const std::vector<ops::FaceBox> faces = ops::detect_faces(image.view(), 640);
+        const int sw = std::min(kScoreWidth, W);
+        const int sh = std::max(1, static_cast<int>(std::lround(static_cast<double>(H) * sw / W)));
+        const double f = static_cast<double>(sw) / W;
+        const ImageRgba8 original_small = ops::resample_area(image.view(), sw, sh);
+        Image<float> weight(sw, sh);
+        Image<float> saliency_small(sw, sh);
+        {
+            cv::Mat full(H, W, CV_32F), small;
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) full.at<float>(y, x) = saliency.at(x, y);
+            cv::resize(full, small, {sw, sh}, 0, 0, cv::INTER_AREA);
+            for (int y = 0; y < sh; ++y)
+                for (int x = 0; x < sw; ++x) {
+                    saliency_small.at(x, y) = small.at<float>(y, x);
+                    weight.at(x, y) = 0.1f + small.at<float>(y, x);
+                }
+        }
+        std::vector<Box> objects;
+        for (const ops::FaceBox& face : faces) {
+            const Box b{static_cast<int>(face.x * f), static_cast<int>(face.y * f),
+                        std::min(sw, static_cast<int>(std::ceil((face.x + face.width) * f))),
+                        std::min(sh, static_cast<int>(std::ceil((face.y + face.height) * f)))};
+            for (int y = b.y0; y < b.y1; ++y)
+                for (int x = b.x0; x < b.x1; ++x) weight.at(x, y) += 1.0f;
+            objects.push_back(b);
+        }
+        if (const auto salient = salient_object(saliency_small)) objects.push_back(*salient);
+
+        const ops::ImportanceMap importance = ops::importance_map(image.view(), {});
+        ops::ImportanceParams with_saliency, with_lines;
+        with_saliency.saliency = true;
+        with_lines.lines = true;
+        const ops::ImportanceMap salient_levels = ops::importance_map(image.view(), with_saliency);
+        const ops::ImportanceMap line_levels = ops::importance_map(image.view(), with_lines);
+        ImageRgba8 first_row;
+        for (const int percent : {50, 75}) {
+            const int tw = static_cast<int>(std::lround(W * percent / 100.0));
+            std::map<std::string, ImageRgba8> results;
+            ops::RetargetParams p;
+            p.width = tw;
+            p.height = H;
+            if (!importance.empty()) {
+                p.importance = &importance.levels;
+                p.importance_unit = ops::importance_unit(p.energy);
+            }
+            auto t = Clock::now();
+            results["seams"] = ops::retarget(image.view(), p, impl).image;
+            seams_ms += ms_since(t);
+            p.automatic = true;
+            t = Clock::now();
+            const ops::RetargetResult automatic = ops::retarget(image.view(), p, impl);
+            auto_ms += ms_since(t);
+            results["auto"] = automatic.image;
+            results["scale"] = ops::resample_area(image.view(), tw, H);
+            ImageRgba8 crop(tw, H);
+            const int x0 = (W - tw) / 2;
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < tw; ++x) crop.at(x, y) = image.at(x0 + x, y);
+            results["crop"] = std::move(crop);
+            // The other importance terms, each beside the default (faces), to choose their
+            // defaults by: the same seams and automatic mix with saliency or lines on.
+            for (const auto& [suffix, map] :
+                 {std::pair{"+sal", &salient_levels}, std::pair{"+lines", &line_levels}}) {
+                ops::RetargetParams v = p;
+                v.automatic = false;
+                v.importance = map->empty() ? nullptr : &map->levels;
+                results[std::string("seams") + suffix] = ops::retarget(image.view(), v, impl).image;
+                v.automatic = true;
+                results[std::string("auto") + suffix] = ops::retarget(image.view(), v, impl).image;
+            }
+            if (!lqr_tool.empty()) {
+                const fs::path in = tmp / "in.png", out = tmp / "lqr.png";
+                io::write_image(in.string(), image.view());
+                fs::remove(out);
+                if (time_command(lqr_tool + " '" + in.string() + "' -liquid-rescale " +
+                                 std::to_string(tw) + "x" + std::to_string(H) + "! '" +
+                                 out.string() + "'") >= 0)
+                    results["liblqr"] = io::read_image(out.string()).image;
+            }
+            Row row{photo.name, percent, {}, {}};
+            const ops::SideMix& m = automatic.width_mix;
+            row.mix = "crop " + std::to_string(m.crop) + ", seams " + std::to_string(m.seams) +
+                      ", scale " + std::to_string(m.scaled_from) + "->" +
+                      std::to_string(m.scaled_to);
+            for (const auto& [method, result] : results) {
+                // The result at the score size: the original's factor, the original's height.
+                const int rw = std::max(1, static_cast<int>(std::lround(result.width() * f)));
+                const ImageRgba8 small = ops::resample_area(result.view(), rw, sh);
+                row.scores[method] = score(original_small, weight, objects, small);
+            }
+            rows.push_back(std::move(row));
+            if (save) {
+                const std::string stem =
+                    fs::path(photo.name).stem().string() + "-" + std::to_string(percent);
+                for (const auto& [method, result] : results)
+                    io::write_image((*save / (stem + "-" + method + ".png")).string(),
+                                    result.view());
+                std::vector<const ImageRgba8*> strip{&image};
+                for (const std::string& method : methods)
+                    if (results.count(method)) strip.push_back(&results.at(method));
+                ImageRgba8 sheet = side_by_side(strip, 6);
+                // One sheet per photo: the 50 % row above the 75 % row.
+                if (percent == 50) {
+                    first_row = std::move(sheet);
+                } else {
+                    io::write_image(
+                        (*save / (fs::path(photo.name).stem().string() + "-sheet.png")).string(),
+                        stacked(first_row, sheet, 10).view());
+                }
+            }
+        }
+    }
+    fs::remove_all(tmp);
+
+    // The table: per photo and width, each method's block ARS and object aspect score.
+    ctx.out << "lacuna bench retarget-quality: " << photos.size()
+            << " photos (longest side <= " << kMaxSide
+            << "), narrowed to 50 % and 75 % of the width\n";
+    ctx.out << "scores: ARS = saliency-weighted block aspect-ratio similarity (1 best), objects ="
+               " faces and salient object keeping their aspect (1 best)\n\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-24s %4s", "photo", "w%");
+    ctx.out << line;
+    for (const std::string& m : methods) {
+        std::snprintf(line, sizeof line, " | %-6s ARS  obj", m.c_str());
+        ctx.out << line;
+    }
+    ctx.out << " | auto's mix\n";
+    std::map<std::string, int> best_count, worst_count;
+    std::map<std::string, double> ars_sum, obj_sum;
+    int auto_best = 0, auto_worst = 0;
+    for (const Row& r : rows) {
+        std::snprintf(line, sizeof line, "%-24s %4d", r.photo.c_str(), r.percent);
+        ctx.out << line;
+        std::string best, worst;
+        for (const std::string& m : methods) {
+            if (!r.scores.count(m)) {
+                ctx.out << " |      -     -";
+                continue;
+            }
+            const Scores& s = r.scores.at(m);
+            std::snprintf(line, sizeof line, " |     %.3f %.2f", s.ars, s.objects);
+            ctx.out << line;
+            ars_sum[m] += s.ars;
+            obj_sum[m] += s.objects;
+            if (best.empty() || s.ars > r.scores.at(best).ars) best = m;
+            if (worst.empty() || s.ars < r.scores.at(worst).ars) worst = m;
+        }
+        // Ties (within 0.0005: the same image, as when auto chose plain scaling) count for
+        // every method that reaches the best or the worst score.
+        for (const std::string& m : methods) {
+            if (!r.scores.count(m)) continue;
+            const Scores& s = r.scores.at(m);
+            const bool top = s.ars >= r.scores.at(best).ars - 5e-4;
+            const bool bottom = s.ars <= r.scores.at(worst).ars + 5e-4;
+            best_count[m] += top;
+            worst_count[m] += bottom;
+            if (m == "auto") {
+                auto_best += top;
+                auto_worst += bottom;
+            }
+        }
+        ctx.out << " | " << r.mix << "\n";
+    }
+    ctx.out << "\nmean ARS:";
+    for (const std::string& m : methods) {
+        if (!ars_sum.count(m)) continue;
+        std::snprintf(line, sizeof line, "  %s %.3f", m.c_str(), ars_sum[m] / rows.size());
+        ctx.out << line;
+    }
+    ctx.out << "\nmean objects:";
+    for (const std::string& m : methods) {
+        if (!obj_sum.count(m)) continue;
+        std::snprintf(line, sizeof line, "  %s %.3f", m.c_str(), obj_sum[m] / rows.size());
+        ctx.out << line;
+    }
+    // The variants against their base (same carver, faces only): mean scores, and in how many
+    // cases each measure went up or down.
+    for (const std::string& v : variants) {
+        const std::string base = v.substr(0, v.find('+'));
+        double ars = 0, obj = 0;
+        int ars_up = 0, ars_down = 0, obj_up = 0, obj_down = 0, n = 0;
+        for (const Row& r : rows) {
+            if (!r.scores.count(v) || !r.scores.count(base)) continue;
+            const Scores& a = r.scores.at(v);
+            const Scores& b = r.scores.at(base);
+            ars += a.ars;
+            obj += a.objects;
+            ars_up += a.ars > b.ars + 5e-4;
+            ars_down += a.ars < b.ars - 5e-4;
+            obj_up += a.objects > b.objects + 5e-3;
+            obj_down += a.objects < b.objects - 5e-3;
+            ++n;
+        }
+        if (n == 0) continue;
+        std::snprintf(line, sizeof line,
+                      "\n%-12s mean ARS %.3f (vs %s: up %d, down %d), mean objects %.3f (up %d, "
+                      "down %d)",
+                      v.c_str(), ars / n, base.c_str(), ars_up, ars_down, obj / n, obj_up,
+                      obj_down);
+        ctx.out << line;
+    }
+    ctx.out << "\nbest ARS, ties included (of " << rows.size() << " cases):";
+    for (const std::string& m : methods) ctx.out << "  " << m << " " << best_count[m];
+    ctx.out << "\nworst ARS:";
+    for (const std::string& m : methods) ctx.out << "  " << m << " " << worst_count[m];
+    std::snprintf(
+        line, sizeof line,
+        "\nauto best (or tied) in %d of %zu cases (%.0f %%), worst in %d; goal: best >= 80 "
+        "%%, never worst\n",
+        auto_best, rows.size(), 100.0 * auto_best / rows.size(), auto_worst);
+    ctx.out << line;
+    std::snprintf(line, sizeof line,
+                  "time (%s, all photos and widths): auto %.0f ms, seams %.0f ms\n",
+                  std::string(to_string(backend)).c_str(), auto_ms, seams_ms);
+    ctx.out << line;
+    // Speed of the importance terms (issue 32, item 4): maps at 4K, detection reported apart,
+    // and what the soft term costs the exact carve (it rides on the carvers' per-pixel level
+    // term, which selects their 64-bit masked layout).
+    {
+        const ImageRgba8& base = photos[0].image;
+        const ImageRgba8 uhd = ops::resample_area(base.view(), 3840, 2160);
+        ops::ImportanceParams all;
+        all.saliency = all.lines = all.skin = true;
+        ops::importance_map(uhd.view(), all);  // warm: cascades loaded, pools started
+        std::vector<double> detect, maps;
+        for (int i = 0; i < 3; ++i) {
+            const ops::ImportanceMap m = ops::importance_map(uhd.view(), all);
+            detect.push_back(m.detect_ms);
+            maps.push_back(m.maps_ms);
+        }
+        std::sort(detect.begin(), detect.end());
+        std::sort(maps.begin(), maps.end());
+        std::snprintf(line, sizeof line,
+                      "importance at 3840x2160 (all four terms, CPU): detection %.0f ms (on a "
+                      "640-pixel copy), maps %.0f ms (median of 3)\n",
+                      detect[1], maps[1]);
+        ctx.out << line;
+        const ImageRgba8 hd = ops::resample_area(base.view(), 960, 540);
+        const ops::ImportanceMap m = ops::importance_map(hd.view(), all);
+        ops::CarveInput plain{hd.view(), nullptr, nullptr, SeamEnergy::Forward};
+        ops::CarveInput with = plain;
+        with.temporal = &m.levels;
+        with.temporal_unit = ops::importance_unit(SeamEnergy::Forward);
+        const auto carve_ms = [&](const ops::CarveInput& in) {
+            std::vector<double> t;
+            for (int i = 0; i < 3; ++i) {
+                const auto start = Clock::now();
+                ops::seam_order(in, ops::SeamDirection::Vertical, 480, impl);
+                t.push_back(ms_since(start));
+            }
+            std::sort(t.begin(), t.end());
+            return t[1];
+        };
+        const double plain_ms = carve_ms(plain), with_ms = carve_ms(with);
+        std::snprintf(line, sizeof line,
+                      "exact map, 960x540, 480 seams (%s): without importance %.0f ms, with "
+                      "%.0f ms (%.2fx)\n",
+                      std::string(to_string(backend)).c_str(), plain_ms, with_ms,
+                      with_ms / plain_ms);
+        ctx.out << line;
+    }
+    if (save) ctx.out << "images: " << save->string() << "\n";
+    return kExitOk;
+}
+
+}  // namespace lacuna::cli

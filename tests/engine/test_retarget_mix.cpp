@@ -1,0 +1,306 @@
+// Retargeting beyond plain seams (issue 32): importance maps as the carvers' input (the reference
+// and the fast carver still pick identical seams; a face-level region is carved last), faces found
+// on a real photo, the amount mix against its two ends (plain scaling, seams only), the automatic
+// mix never cropping into protection, and the area resampler and the bidirectional dissimilarity
+// on values worked out by hand.
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/importance.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+#include "seam_test_util.hpp"
+
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+ImageRgba8 photo(const char* name) {
+    return io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name)
+        .image;
+}
+
+ImageRgba8 crop(const ImageRgba8& src, const int x0, const int y0, const int w, const int h) {
+    ImageRgba8 out(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) out.at(x, y) = src.at(x0 + x, y0 + y);
+    return out;
+}
+
+/// A soft ellipse of importance: `level` inside radius (rx, ry), falling to 0 over 40 % more.
+Mask ellipse_levels(const int w, const int h, const double cx, const double cy, const double rx,
+                    const double ry, const int level) {
+    Mask m(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double r = std::hypot((x + 0.5 - cx) / rx, (y + 0.5 - cy) / ry);
+            const double v = r <= 1 ? 1.0 : std::max(0.0, 1.0 - (r - 1) / 0.4);
+            m.at(x, y) = static_cast<std::uint8_t>(std::lround(v * level));
+        }
+    return m;
+}
+
+bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (!(a.at(x, y) == b.at(x, y))) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestRetargetMix : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void importance_reference_equals_fast() {
+        const ImageRgba8 image = crop(photo("fruits.jpg"), 180, 120, 83, 57);
+        const Mask levels = ellipse_levels(83, 57, 40, 28, 14, 18, kImportanceMaxLevel);
+        for (const SeamEnergy energy : {SeamEnergy::Forward, SeamEnergy::Sobel}) {
+            CarveInput in{image.view(), nullptr, nullptr, energy};
+            in.temporal = &levels;
+            in.temporal_unit = importance_unit(energy);
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                const int seams = dir == SeamDirection::Vertical ? 40 : 25;
+                const SeamOrder ref = seam_order_reference(in, dir, seams);
+                const SeamOrder fast = seam_order_fast(in, dir, seams);
+                const QString diff = test::compare(ref, fast);
+                QVERIFY2(diff.isEmpty(), qPrintable(diff));
+            }
+        }
+        // The fast carver folds a level map into its 16-bit energies (32-bit costs) up to
+        // 63 × 422 per pixel, and takes the 64-bit masked layout beyond, or beside any mask:
+        // the same seams every way.
+        const Mask no_protect(83, 57, 0);
+        for (const int unit : {400, 500}) {
+            CarveInput in{image.view(), nullptr, nullptr, SeamEnergy::Sobel};
+            in.temporal = &levels;
+            in.temporal_unit = unit;
+            const SeamOrder fast = seam_order_fast(in, SeamDirection::Vertical, 40);
+            QVERIFY(test::compare(seam_order_reference(in, SeamDirection::Vertical, 40), fast)
+                        .isEmpty());
+            in.protect = &no_protect;  // forces the 64-bit layout
+            QVERIFY(
+                test::compare(seam_order_fast(in, SeamDirection::Vertical, 40), fast).isEmpty());
+        }
+        // The whole retarget, mixed and not: the same image from either carver.
+        RetargetParams p;
+        p.width = 50;
+        p.height = 45;
+        p.importance = &levels;
+        p.importance_unit = importance_unit(p.energy);
+        for (const double amount : {100.0, 60.0}) {
+            p.amount = amount;
+            const RetargetResult ref = retarget(image.view(), p, CarveImplementation::Reference);
+            const RetargetResult fast = retarget(image.view(), p, CarveImplementation::Fast);
+            QVERIFY(same_pixels(ref.image, fast.image));
+            QCOMPARE(ref.total_cost, fast.total_cost);
+        }
+    }
+
+    void importance_is_carved_last() {
+        // A 40 % narrower photo: without the term seams run through the ellipse's middle; with
+        // it, not one pixel of its core (level 63) is removed while other seams exist.
+        const ImageRgba8 image = crop(photo("butterfly.jpg"), 100, 80, 240, 160);
+        const Mask levels = ellipse_levels(240, 160, 120, 80, 30, 40, kImportanceMaxLevel);
+        const auto core_removed = [&](const SeamOrder& order, const int count) {
+            int removed = 0;
+            for (int y = 0; y < 160; ++y)
+                for (int x = 0; x < 240; ++x)
+                    removed +=
+                        levels.at(x, y) == kImportanceMaxLevel && order.order.at(x, y) < count;
+            return removed;
+        };
+        CarveInput plain{image.view(), nullptr, nullptr, SeamEnergy::Forward};
+        const SeamOrder without = seam_order_fast(plain, SeamDirection::Vertical, 96);
+        QVERIFY(core_removed(without, 96) > 0);
+        CarveInput in = plain;
+        in.temporal = &levels;
+        in.temporal_unit = importance_unit(SeamEnergy::Forward);
+        const SeamOrder with = seam_order_fast(in, SeamDirection::Vertical, 96);
+        QCOMPARE(core_removed(with, 96), 0);
+    }
+
+    void faces_found_on_a_photo() {
+        // messi5.jpg: one player, his face about 40 pixels wide around (244, 113) (looked at).
+        const ImageRgba8 image = photo("messi5.jpg");
+        std::vector<std::string> notes;
+        const std::vector<FaceBox> faces = detect_faces(image.view(), 1024, &notes);
+        QVERIFY2(notes.empty(), notes.empty() ? "" : notes[0].c_str());
+        const bool found = std::any_of(faces.begin(), faces.end(), [](const FaceBox& f) {
+            return std::abs(f.x + f.width / 2 - 244) < 10 &&
+                   std::abs(f.y + f.height / 2 - 113) < 10;
+        });
+        QVERIFY(found);
+        // No faces where there are none (the profile cascade once found one on this facade).
+        for (const char* name : {"home.jpg", "fruits.jpg", "building.jpg"})
+            QVERIFY2(detect_faces(photo(name).view(), 640).empty(), name);
+        // The map: the face's centre at the face weight, the pitch in the corner at 0.
+        ImportanceParams p;
+        p.face_weight = 40;
+        const ImportanceMap map = importance_map(image.view(), p);
+        QCOMPARE(int(map.levels.at(244, 113)), 40);
+        QCOMPARE(int(map.levels.at(20, 320)), 0);
+        QVERIFY(!map.empty());
+        // Switched off, or weight 0: nothing to carve around.
+        p.faces = false;
+        QVERIFY(importance_map(image.view(), p).empty());
+        p.faces = true;
+        p.face_weight = 0;
+        QVERIFY(importance_map(image.view(), p).empty());
+        p.face_weight = 64;
+        QVERIFY_THROWS_EXCEPTION(Error, importance_map(image.view(), p));
+    }
+
+    void saliency_lines_and_skin_terms() {
+        const ImageRgba8 image = photo("building.jpg");
+        ImportanceParams p;
+        p.faces = false;
+        p.lines = true;
+        const ImportanceMap lines = importance_map(image.view(), p);
+        QVERIFY(lines.lines.size() > 10);  // a facade: many straight edges
+        // Every level is on or next to a detected segment (3-pixel lines, interpolated).
+        QVERIFY(!lines.empty());
+        p.lines = false;
+        p.saliency = true;
+        const ImportanceMap salient = importance_map(image.view(), p);
+        int top = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                top = std::max(top, int(salient.levels.at(x, y)));
+        // Normalised to its maximum (the resize back to full size may round one level off).
+        QVERIFY(top >= p.saliency_weight - 1 && top <= p.saliency_weight);
+        // Skin on a flat skin-coloured patch beside a blue one.
+        ImageRgba8 patch(64, 32);
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 64; ++x)
+                patch.at(x, y) = x < 32 ? Rgba8{224, 172, 140, 255} : Rgba8{40, 60, 200, 255};
+        ImportanceParams s;
+        s.faces = false;
+        s.skin = true;
+        const ImportanceMap skin = importance_map(patch.view(), s);
+        QCOMPARE(int(skin.levels.at(8, 16)), s.skin_weight);
+        QCOMPARE(int(skin.levels.at(56, 16)), 0);
+    }
+
+    void amount_ends_are_scaling_and_seams() {
+        const ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 200, 120);
+        RetargetParams p;
+        p.width = 130;
+        p.height = 120;
+        p.amount = 0;
+        const RetargetResult scaled = retarget(image.view(), p, CarveImplementation::Fast);
+        QVERIFY(scaled.mixed);
+        QCOMPARE(scaled.width_mix.seams, 0);
+        QCOMPARE(scaled.width_mix.scaled_from, 200);
+        QVERIFY(same_pixels(scaled.image, resample_area(image.view(), 130, 120)));
+        p.amount = 100;
+        const RetargetResult carved = retarget(image.view(), p, CarveImplementation::Fast);
+        QVERIFY(!carved.mixed);
+        p.amount = 99.99;  // the mixed path rounds to all 70 seams: the same image
+        const RetargetResult almost = retarget(image.view(), p, CarveImplementation::Fast);
+        QVERIFY(almost.mixed);
+        QCOMPARE(almost.width_mix.seams, 70);
+        QVERIFY(same_pixels(carved.image, almost.image));
+        // Half: 35 seams, then 165 → 130 by scaling; the height side does nothing.
+        p.amount = 50;
+        const RetargetResult half = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(half.width_mix.seams, 35);
+        QCOMPARE(half.seams_removed_vertical, 35);
+        QCOMPARE(half.width_mix.scaled_from, 165);
+        QCOMPARE(half.height_mix.seams, 0);
+        QCOMPARE(half.image.width(), 130);
+        // Enlarging and the height: 25 % of 60 more rows are seams, the rest scaling.
+        p.width = 200;
+        p.height = 180;
+        p.amount = 25;
+        const RetargetResult taller = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(taller.image.height(), 180);
+        QCOMPARE(taller.seams_inserted_horizontal, 15);
+        QCOMPARE(taller.height_mix.scaled_from, 135);
+        p.amount = 101;
+        QVERIFY_THROWS_EXCEPTION(Error, retarget(image.view(), p, CarveImplementation::Fast));
+    }
+
+    void automatic_never_crops_protection() {
+        // A photo with a protected stripe at each edge: whatever mix wins, both stripes (pure
+        // red) are still in every row of the result.
+        ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 180, 100);
+        Mask protect(180, 100, 0);
+        for (int y = 0; y < 100; ++y)
+            for (const int x : {0, 1, 2, 3, 176, 177, 178, 179}) {
+                image.at(x, y) = Rgba8{255, 0, 0, 255};
+                protect.at(x, y) = 255;
+            }
+        RetargetParams p;
+        p.width = 110;
+        p.height = 100;
+        p.automatic = true;
+        p.protect = &protect;
+        const RetargetResult r = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(r.image.width(), 110);
+        // Any crop would cut a stripe: only the five seams-and-scaling mixes were compared.
+        QCOMPARE(r.width_mix.crop, 0);
+        QCOMPARE(r.width_mix.candidates, 5);
+        for (int y = 0; y < 100; ++y) {
+            QVERIFY(r.image.at(0, y).r > 200 && r.image.at(0, y).g < 60);
+            QVERIFY(r.image.at(109, y).r > 200 && r.image.at(109, y).g < 60);
+        }
+        // Without protection, a crop may cut only margins of little detail: none on this photo
+        // (detail to both edges) ...
+        p.protect = nullptr;
+        const RetargetResult detailed = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(detailed.image.width(), 110);
+        QCOMPARE(detailed.width_mix.candidates, 5);
+        QVERIFY(detailed.width_mix.distance > 0);
+        // ... but flat margins of 40 columns each side may go: crops of 17 and 35 are compared.
+        const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
+        ImageRgba8 framed(180, 100, Rgba8{128, 128, 128, 255});
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 100; ++x) framed.at(40 + x, y) = inner.at(x, y);
+        const RetargetResult margins = retarget(framed.view(), p, CarveImplementation::Fast);
+        QCOMPARE(margins.width_mix.candidates, 15);
+        QCOMPARE(margins.image.width(), 110);
+    }
+
+    void resample_area_by_hand() {
+        ImageRgba8 row(4, 1);
+        const std::uint8_t v[4] = {0, 100, 200, 50};
+        for (int x = 0; x < 4; ++x) row.at(x, 0) = Rgba8{v[x], v[x], v[x], 255};
+        const ImageRgba8 half = resample_area(row.view(), 2, 1);
+        QCOMPARE(int(half.at(0, 0).r), 50);   // (0 + 100) / 2
+        QCOMPARE(int(half.at(1, 0).r), 125);  // (200 + 50) / 2
+        const ImageRgba8 three = resample_area(row.view(), 3, 1);
+        // Each output covers 4/3 inputs: (0 + 100/3) · 3/4 = 25, (2/3·100 + 2/3·200) · 3/4 = 150.
+        QCOMPARE(int(three.at(0, 0).r), 25);
+        QCOMPARE(int(three.at(1, 0).r), 150);
+        const ImageRgba8 wide = resample_area(row.view(), 8, 1);
+        // Growing: centres at (x + 0.5) / 2 − 0.5: 0, 0.25·100, 0.75·100 + …
+        QCOMPARE(int(wide.at(0, 0).r), 0);
+        QCOMPARE(int(wide.at(1, 0).r), 25);
+        QCOMPARE(int(wide.at(2, 0).r), 75);
+        QCOMPARE(int(wide.at(7, 0).r), 50);
+    }
+
+    void bidirectional_dissimilarity_orders_distortion() {
+        const ImageRgba8 image = crop(photo("fruits.jpg"), 100, 100, 160, 100);
+        QCOMPARE(bidirectional_dissimilarity(image.view(), image.view()), 0.0);
+        const ImageRgba8 squeezed = resample_area(image.view(), 80, 100);
+        const ImageRgba8 slightly = resample_area(image.view(), 140, 100);
+        const double d_half = bidirectional_dissimilarity(image.view(), squeezed.view());
+        const double d_slight = bidirectional_dissimilarity(image.view(), slightly.view());
+        QVERIFY(d_slight > 0);
+        QVERIFY(d_half > d_slight);
+        const ImageRgba8 shorter = resample_area(image.view(), 160, 90);
+        QVERIFY_THROWS_EXCEPTION(Error, bidirectional_dissimilarity(image.view(), shorter.view()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRetargetMix)
+#include "test_retarget_mix.moc"
