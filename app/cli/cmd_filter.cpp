@@ -147,20 +147,20 @@ int run_temporal(Context& ctx) {
         });
     for (const std::string& n : r.notices) ctx.note(n);
     ctx.err << "lacuna: " << r.frames << " frames in " << r.seconds << " s (" << r.backend << ")\n";
-    if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("filter", "temporal")
-                       .add("input", in)
-                       .add("output", out)
-                       .add("frames", r.frames)
-                       .add("size", o.size)
-                       .add("sigma_space", o.sigma_space)
-                       .add("sigma_time", o.sigma_time)
-                       .add("implementation", r.backend)
+    if (ctx.json) {
+        JsonObject report;
+        report.add("filter", "temporal")
+            .add("input", in)
+            .add("output", out)
+            .add("frames", r.frames);
+        add_params(report, static_cast<const ops::TemporalSmoothParams&>(o),
+                   ops::temporal_param_fields());
+        ctx.out << report.add("implementation", r.backend)
                        .add("output_codec", r.output_codec)
                        .add("seconds", r.seconds)
                        .str()
                 << "\n";
+    }
     return kExitOk;
 }
 

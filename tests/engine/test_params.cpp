@@ -297,6 +297,17 @@ class TestParams : public QObject {
         ops::ScaleParams s;
         ops::set_field(ops::scale_param_fields(), s, "method", 0);
         QCOMPARE(s.method, ops::ScaleMethod::Nearest);
+        // Choice names are the operations' own names for the enum values they set.
+        const ParamSpec& method = ops::param(ops::scale_param_specs(), "method");
+        for (std::size_t i = 0; i < method.choices.size(); ++i) {
+            ops::set_field(ops::scale_param_fields(), s, "method", double(i));
+            QCOMPARE(ops::to_string(s.method), method.choices[i]);
+        }
+        const ParamSpec& term = ops::param(ops::video_retarget_param_specs(), "temporal-term");
+        for (std::size_t i = 0; i < term.choices.size(); ++i) {
+            ops::set_field(ops::video_retarget_param_fields(), v, "temporal-term", double(i));
+            QCOMPARE(ops::parse_temporal_term(std::string(term.choices[i])), std::optional(v.term));
+        }
     }
 
     void settings_round_trip() {
