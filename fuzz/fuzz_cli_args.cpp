@@ -13,6 +13,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/seam_carve.hpp>
@@ -63,10 +64,25 @@ void parse_value(const std::string& value, const int original) {
     });
     check_extent(value, original);
     attempt([&] { (void)cli::parse_energy_option(value); });
-    for (const auto table : {ops::inpaint_param_specs(), ops::line_histogram_param_specs(),
-                             ops::seam_param_specs(), ops::brush_param_specs(),
-                             ops::bilateral_param_specs(), ops::retarget_mix_param_specs()}) {
+    for (const auto table :
+         {ops::inpaint_param_specs(), ops::line_histogram_param_specs(), ops::seam_param_specs(),
+          ops::brush_param_specs(), ops::bilateral_param_specs(), ops::scale_param_specs(),
+          ops::video_retarget_param_specs(), ops::temporal_param_specs(),
+          ops::retarget_mix_param_specs()}) {
         for (const ops::ParamSpec& spec : table) {
+            // The generic parsers: a value either parses to one the declaration allows, or is
+            // refused with an error.
+            attempt([&] {
+                const double v = cli::parse_param(std::string(spec.name), value, spec);
+                ops::check_value(spec, v);
+            });
+            attempt([&] {
+                const double v = ops::parse_value(spec, value);
+                ops::check_value(spec, v);
+                // A settings text keeps the value exactly.
+                if (ops::parse_value(spec, ops::settings_value(spec, v)) != v)
+                    lacuna::fuzz::violated("a settings value did not read back exactly");
+            });
             switch (spec.kind) {
                 case ops::ParamKind::Int:
                     attempt(
@@ -95,6 +111,12 @@ void parse_value(const std::string& value, const int original) {
             }
         }
     }
+    // The value as a whole settings text: refused, or read all-or-nothing.
+    attempt([&] {
+        ops::InpaintParams fill;
+        (void)ops::read_settings(value, ops::inpaint_param_fields(), fill);
+        ops::check_value(ops::param(ops::inpaint_param_specs(), "patch"), fill.patch);
+    });
     (void)lacuna::parse_backend_request(value);
     (void)ops::parse_histogram_channel(value);
     (void)ops::parse_seam_energy(value);

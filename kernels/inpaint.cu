@@ -1,4 +1,4 @@
-// Exemplar-based inpainting on the device (seed 004 §4.1–4.2.3). One iteration is five launches on
+// Exemplar-based inpainting on the device. One iteration is five launches on
 // one stream: select (arg-max of the priorities), search (one thread per candidate centre, the
 // blocks' source pixels and the target patch in shared memory), coherence candidates, fill (copy,
 // confidence, history) and the priority update around the fill. The target and the best candidate

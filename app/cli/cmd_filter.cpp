@@ -1,5 +1,7 @@
-// lacuna filter: image filters from seed 003. `bilateral` is the joint (cross) bilateral filter:
-// an edge-preserving smoother whose edges come from the image itself or from a guide image.
+// lacuna filter: `bilateral` is the joint (cross) bilateral filter, an edge-preserving smoother
+// whose edges come from the image itself or from a guide image; `temporal` smooths a video with a
+// 3-D Gaussian over x, y and frames. Both take their options, defaults and help from the
+// parameter tables.
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
@@ -18,27 +20,33 @@
 namespace lacuna::cli {
 namespace {
 
-double parse_real_param(const std::string& option, const std::string& text,
-                        const ops::ParamSpec& spec) {
-    const double v = parse_number(option, text);
-    try {
-        ops::check_value(spec, v);
-    } catch (const Error&) {
-        throw UsageError(ops::value_error(spec, v, "--" + option));
-    }
-    return v;
+ops::BilateralParams parse_bilateral(const Context& ctx) {
+    ops::BilateralParams params;
+    parse_params(ctx.args, ops::bilateral_param_fields(), params);
+    return params;
 }
 
-ops::BilateralParams parse_bilateral(const Context& ctx) {
-    const auto specs = ops::bilateral_param_specs();
-    ops::BilateralParams params;
-    if (const auto v = ctx.args.get("sigma-space"))
-        params.sigma_space = parse_real_param("sigma-space", *v, ops::param(specs, "sigma-space"));
-    if (const auto v = ctx.args.get("sigma-range"))
-        params.sigma_range = parse_real_param("sigma-range", *v, ops::param(specs, "sigma-range"));
-    if (const auto v = ctx.args.get("radius"))
-        params.radius = parse_int_param("radius", *v, ops::param(specs, "radius"));
-    return params;
+/// Temporal smoothing's options over the declared defaults. The numbers are only parsed here:
+/// ops::gaussian_kernel refuses an even or out-of-range size and a sigma of 0 or less, in its
+/// own words (the panel's ranges in the declaration are narrower than what the operation takes).
+void parse_temporal(const Context& ctx, ops::TemporalSmoothParams& params) {
+    for (const ops::ParamField<ops::TemporalSmoothParams>& f : ops::temporal_param_fields()) {
+        const std::string name(f.spec.name);
+        if (const auto text = ctx.args.get(name))
+            f.set(params, f.spec.kind == ops::ParamKind::Int ? parse_int(name, *text)
+                                                             : parse_number(name, *text));
+    }
+}
+
+/// "temporal: <help> (default <value>)": what the temporal filter takes for an option.
+std::string temporal_help(const std::string_view name) {
+    const ops::ParamSpec& spec = ops::param(ops::temporal_param_specs(), name);
+    std::string text = "temporal: " + std::string(spec.help);
+    if (spec.kind == ops::ParamKind::Int)
+        text += " (odd, 1.." + ops::format_value(spec, spec.max) + ")";
+    else
+        text += " (above 0)";
+    return text + ", default " + ops::format_value(spec, spec.default_value);
 }
 
 int run_bilateral(Context& ctx) {
@@ -118,9 +126,7 @@ int run_temporal(Context& ctx) {
     video::SmoothVideoOptions o;
     o.input = in;
     o.output = out;
-    o.size = parse_int("size", ctx.args.get("size").value_or("5"));
-    o.sigma_space = parse_number("sigma-space", ctx.args.get("sigma-space").value_or("1"));
-    o.sigma_time = parse_number("sigma-time", ctx.args.get("sigma-time").value_or("1"));
+    parse_temporal(ctx, o);
     o.allow_truncated = ctx.args.has("keep-truncated");
     (void)ops::gaussian_kernel(o.size, o.sigma_space, o.sigma_time);  // refused before any work
     auto last_report = Clock::now();
@@ -141,20 +147,20 @@ int run_temporal(Context& ctx) {
         });
     for (const std::string& n : r.notices) ctx.note(n);
     ctx.err << "lacuna: " << r.frames << " frames in " << r.seconds << " s (" << r.backend << ")\n";
-    if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("filter", "temporal")
-                       .add("input", in)
-                       .add("output", out)
-                       .add("frames", r.frames)
-                       .add("size", o.size)
-                       .add("sigma_space", o.sigma_space)
-                       .add("sigma_time", o.sigma_time)
-                       .add("implementation", r.backend)
+    if (ctx.json) {
+        JsonObject report;
+        report.add("filter", "temporal")
+            .add("input", in)
+            .add("output", out)
+            .add("frames", r.frames);
+        add_params(report, static_cast<const ops::TemporalSmoothParams&>(o),
+                   ops::temporal_param_fields());
+        ctx.out << report.add("implementation", r.backend)
                        .add("output_codec", r.output_codec)
                        .add("seconds", r.seconds)
                        .str()
                 << "\n";
+    }
     return kExitOk;
 }
 
@@ -162,6 +168,7 @@ int run_temporal(Context& ctx) {
 
 Command filter_command() {
     const auto specs = ops::bilateral_param_specs();
+    const ops::ParamSpec& sigma_space = ops::param(specs, "sigma-space");
     return {
         {
             "filter",
@@ -170,24 +177,25 @@ Command filter_command() {
             {"FILTER", "IN", "OUT"},
             3,
             3,
-            {{"sigma-space", "S", param_help(ops::param(specs, "sigma-space"))},
-             {"sigma-range", "R", param_help(ops::param(specs, "sigma-range"))},
-             {"radius", "N", param_help(ops::param(specs, "radius"))},
+            {{"sigma-space", "S",
+              wrap_help("bilateral: " + std::string(sigma_space.help) + "; " +
+                        ops::describe_range(sigma_space) + "; " + temporal_help("sigma-space"))},
+             param_option(ops::param(specs, "sigma-range"), "R"),
+             param_option(ops::param(specs, "radius"), "N"),
              {"guide", "IMG",
               wrap_help("image of the same size whose edges the filter keeps (a joint bilateral "
                         "filter: e.g. a colour view for a depth map); default: the image itself")},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
-             {"size", "K", "temporal: the 3-D Gaussian's size k (odd, 1..31; default 5)"},
-             {"sigma-time", "T", "temporal: its sigma over frames (default 1)"},
+             {"size", "K", wrap_help(temporal_help("size"))},
+             {"sigma-time", "T", wrap_help(temporal_help("sigma-time"))},
              {"keep-truncated", "", "temporal: write the frames of a damaged video that decode"}},
             "bilateral: each pixel becomes the mean of its neighbours within the radius, weighted\n"
             "by a Gaussian of their distance (sigma-space) times a Gaussian of how far their\n"
             "colours are apart in the guide (sigma-range, in levels of |dR|+|dG|+|dB|, as\n"
             "OpenCV's bilateralFilter). Alpha is kept; the image is mirrored at its borders.\n"
             "temporal: each frame of a video convolved with a k x k x k Gaussian over (x, y, t)\n"
-            "(--sigma-space over x and y, default 1; --sigma-time over frames), the clip mirrored "
-            "at\n"
-            "its first and last frame so it keeps its frame count: noise and flicker average out.",
+            "(--sigma-space over x and y; --sigma-time over frames), the clip mirrored at its\n"
+            "first and last frame so it keeps its frame count: noise and flicker average out.",
         },
         [](Context& ctx) {
             const std::string& filter = ctx.args.positionals[0];

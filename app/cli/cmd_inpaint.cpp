@@ -13,28 +13,16 @@
 namespace lacuna::cli {
 namespace {
 
-ops::InpaintParams parse_params(const Context& ctx) {
+/// The declared parameters (--patch, --method, --seed, --no-coherence), then --search, which
+/// sets the search mode and the window factor together.
+ops::InpaintParams inpaint_params(const Context& ctx) {
     ops::InpaintParams params;
-    if (const auto patch = ctx.args.get("patch"))
-        params.patch =
-            parse_int_param("patch", *patch, ops::param(ops::inpaint_param_specs(), "patch"));
+    parse_params(ctx.args, ops::inpaint_param_fields(), params);
     if (const auto search = ctx.args.get("search")) {
         if (!ops::parse_inpaint_search(*search, params))
             throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
                              *search + "'");
     }
-    params.coherence = !ctx.args.has("no-coherence");
-    const auto specs = ops::inpaint_param_specs();
-    if (const auto method = ctx.args.get("method")) {
-        const ops::ParamSpec& spec = ops::param(specs, "method");
-        params.method =
-            ops::parse_inpaint_method(std::string(spec.choices[static_cast<std::size_t>(
-                                          parse_choice_param("method", *method, spec))]))
-                .value();
-    }
-    if (const auto seed = ctx.args.get("seed"))
-        params.seed =
-            static_cast<std::uint32_t>(parse_int64_param("seed", *seed, ops::param(specs, "seed")));
     return params;
 }
 
@@ -69,7 +57,7 @@ int run_inpaint(Context& ctx) {
             throw Error(ErrorCode::InvalidArgument,
                         "refusing to overwrite the input '" + protected_path + "'");
     }
-    const ops::InpaintParams parsed = parse_params(ctx);
+    const ops::InpaintParams parsed = inpaint_params(ctx);
     const auto load_start = Clock::now();
     const io::LoadedImage image = io::read_image(in);
     for (const std::string& n : image.notices) ctx.note(n);
@@ -150,9 +138,9 @@ Command inpaint_command() {
             {"IN", "MASK", "OUT"},
             3,
             3,
-            {{"method", "M", param_help(ops::param(specs, "method"))},
-             {"seed", "N", param_help(ops::param(specs, "seed"))},
-             {"patch", "P", param_help(ops::param(specs, "patch"))},
+            {param_option(ops::param(specs, "method"), "M"),
+             param_option(ops::param(specs, "seed"), "N"),
+             param_option(ops::param(specs, "patch"), "P"),
              {"search", "window[:A]|full",
               wrap_help("where source patches come from: a window around the hole, grown by A "
                         "times its size on each side, or the whole image (default window:" +

@@ -1,5 +1,5 @@
 // lacuna scale: resize an image or a video (every frame) with nearest, bilinear, bicubic or cubic
-// B-spline interpolation (seed 003's up-conversion). Outputs are written under a temporary name
+// B-spline interpolation. Outputs are written under a temporary name
 // and renamed, so a failure or Ctrl-C never leaves a half-written file under the chosen name.
 #include "commands.hpp"
 #include "json.hpp"
@@ -21,12 +21,9 @@ namespace lacuna::cli {
 namespace {
 
 ops::ScaleMethod parse_method(const Context& ctx) {
-    const std::string name = ctx.args.get("method").value_or("bspline");
-    const std::optional<ops::ScaleMethod> m = ops::parse_scale_method(name);
-    if (!m)
-        throw UsageError("--method must be nearest, bilinear, bicubic or bspline, not '" + name +
-                         "'");
-    return *m;
+    ops::ScaleParams params;
+    parse_params(ctx.args, ops::scale_param_fields(), params);
+    return params.method;
 }
 
 /// --width and --height (pixels or % of the input); one alone keeps the aspect ratio.
@@ -205,10 +202,7 @@ Command scale_command() {
              2,
              {{"width", "W", "target width: pixels, or a percentage such as 200%"},
               {"height", "H", "target height (pixels or %); one of the two keeps the aspect ratio"},
-              {"method", "M",
-               "nearest, bilinear, bicubic (Keys, a = -0.5) or bspline (cubic B-spline\n"
-               "                            with the exact prefilter: it passes through every\n"
-               "                            sample; default)"},
+              param_option(ops::param(ops::scale_param_specs(), "method"), "M"),
               {"keep-truncated", "", "videos: write the frames of a damaged file that decode"},
               {"reference", "", "images: run the single-threaded CPU reference (for checking)"}},
              "Output pixel centres map onto the input as (x + 0.5) * in/out - 0.5; edges are\n"

@@ -99,4 +99,21 @@ std::string json_array(const std::vector<JsonObject>& objects) {
     return arr + "]";
 }
 
+JsonObject& add_param(JsonObject& report, const ops::ParamSpec& spec, const double value) {
+    std::string key(spec.name);
+    for (char& c : key)
+        if (c == '-') c = '_';
+    switch (spec.kind) {
+        case ops::ParamKind::Int:
+            return report.add(key, static_cast<std::int64_t>(value));
+        case ops::ParamKind::Real:
+            return report.add(key, value);
+        case ops::ParamKind::Bool:
+            return report.add(key, value != 0);
+        case ops::ParamKind::Choice:
+            return report.add(key, ops::format_value(spec, value));
+    }
+    return report;
+}
+
 }  // namespace lacuna::cli

@@ -2,7 +2,10 @@
 // and arrays of strings. Enough for reports; no parsing.
 #pragma once
 
+#include <lacuna/ops/params.hpp>
+
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +36,17 @@ class JsonObject {
 };
 
 std::string json_array(const std::vector<JsonObject>& objects);
+
+/// A declared parameter in a report: its name with '_' for '-' ("sigma-space" → "sigma_space"),
+/// a whole number, a number, true/false or the choice's name, as its kind says.
+JsonObject& add_param(JsonObject& report, const ops::ParamSpec& spec, double value);
+
+/// Every parameter of a table, read from `params` through its fields, in the table's order.
+template <class P>
+JsonObject& add_params(JsonObject& report, const P& params,
+                       std::span<const ops::ParamField<P>> fields) {
+    for (const ops::ParamField<P>& f : fields) add_param(report, f.spec, f.get(params));
+    return report;
+}
 
 }  // namespace lacuna::cli

@@ -117,6 +117,33 @@ std::string param_help(const ops::ParamSpec& spec) {
     return wrap_help(std::string(spec.help) + "; " + ops::describe_range(spec));
 }
 
+double parse_param(const std::string& option, const std::string& text, const ops::ParamSpec& spec) {
+    switch (spec.kind) {
+        case ops::ParamKind::Int:
+            // A 32-bit seed does not fit an int.
+            return spec.max > 2147483647.0
+                       ? static_cast<double>(parse_int64_param(option, text, spec))
+                       : parse_int_param(option, text, spec);
+        case ops::ParamKind::Real:
+            return parse_real_param(option, text, spec);
+        case ops::ParamKind::Choice:
+            return parse_choice_param(option, text, spec);
+        case ops::ParamKind::Bool:
+            if (text == "on" || text == "1") return 1;
+            if (text == "off" || text == "0") return 0;
+            throw UsageError("--" + option + " takes on or off, not '" + text + "'");
+    }
+    throw UsageError("--" + option + " has no parser");  // every kind is handled above
+}
+
+OptionSpec param_option(const ops::ParamSpec& spec, const std::string& value_name,
+                        const std::string& prefix) {
+    return {std::string(spec.name), value_name,
+            prefix.empty()
+                ? param_help(spec)
+                : wrap_help(prefix + std::string(spec.help) + "; " + ops::describe_range(spec))};
+}
+
 int parse_extent(const std::string& option, const std::string& text, const int original) {
     if (!text.empty() && text.back() == '%') {
         const double percent = parse_number(option, text.substr(0, text.size() - 1));

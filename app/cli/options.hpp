@@ -7,14 +7,12 @@
 #include "args.hpp"
 
 #include <lacuna/kernels/seam_energy.h>
+#include <lacuna/ops/params.hpp>
 #include <lacuna/ops/video_retarget.hpp>
 
+#include <span>
 #include <string>
 #include <utility>
-
-namespace lacuna::ops {
-struct ParamSpec;
-}
 
 namespace lacuna::cli {
 
@@ -51,5 +49,35 @@ int parse_choice_param(const std::string& option, const std::string& text,
 std::string param_help(const ops::ParamSpec& spec);
 /// Wraps text to fit beside the option names of --help (continuation lines indented to match).
 std::string wrap_help(const std::string& text);
+/// Any declared value given as `--option TEXT`: a whole number, a real, or a choice's name,
+/// checked against the spec (the kind picks parse_int_param, parse_int64_param for values beyond
+/// int, parse_real_param or parse_choice_param).
+double parse_param(const std::string& option, const std::string& text, const ops::ParamSpec& spec);
+
+/// The --help line of a declared parameter: its name, `value_name` and param_help(spec), after
+/// `prefix` (e.g. "retarget: " where one command serves several operations).
+OptionSpec param_option(const ops::ParamSpec& spec, const std::string& value_name,
+                        const std::string& prefix = {});
+
+/// Every declared parameter the command line gives, written into `params` through its field:
+/// `--NAME VALUE` for numbers and choices, `--no-NAME` for a Bool (its default is on). A value
+/// the declaration refuses is a usage error naming the option. Returns how many were given.
+template <class P>
+int parse_params(const ParsedArgs& args, std::span<const ops::ParamField<P>> fields, P& params) {
+    int given = 0;
+    for (const ops::ParamField<P>& f : fields) {
+        const std::string name(f.spec.name);
+        if (f.spec.kind == ops::ParamKind::Bool) {
+            if (args.has("no-" + name)) {
+                f.set(params, 0);
+                ++given;
+            }
+        } else if (const auto text = args.get(name)) {
+            f.set(params, parse_param(name, *text, f.spec));
+            ++given;
+        }
+    }
+    return given;
+}
 
 }  // namespace lacuna::cli

@@ -26,16 +26,29 @@ QString text_of(const std::string_view s) {
 }
 
 /// A spin box whose range, step, default and tooltip are the operation's declared parameter.
-QDoubleSpinBox* real_box(const ops::ParamSpec& spec, const char* name) {
+QDoubleSpinBox* real_box(const ops::ParamSpec& spec, const char* name, const int decimals = 1) {
     auto* box = new QDoubleSpinBox;
     box->setObjectName(name);
     box->setRange(spec.min, spec.max);
     box->setSingleStep(spec.step);
-    box->setDecimals(1);
+    box->setDecimals(decimals);
     box->setValue(spec.default_value);
     box->setSuffix(" " + text_of(spec.unit));
     box->setToolTip(text_of(spec.help));
     box->setKeyboardTracking(false);  // typed numbers preview when complete, not per digit
+    return box;
+}
+
+/// The same for a whole-number parameter.
+QSpinBox* int_box(const ops::ParamSpec& spec, const char* name) {
+    auto* box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(static_cast<int>(spec.min), static_cast<int>(spec.max));
+    box->setSingleStep(static_cast<int>(spec.step));
+    box->setValue(static_cast<int>(spec.default_value));
+    box->setSuffix(" " + text_of(spec.unit));
+    box->setToolTip(text_of(spec.help));
+    box->setKeyboardTracking(false);
     return box;
 }
 
@@ -106,27 +119,16 @@ FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
     // ---- Temporal smoothing (videos) ----
     auto* temporal = new QGroupBox(tr("Temporal smoothing (3-D Gaussian over x, y and frames)"));
     auto* temporal_form = new QFormLayout(temporal);
-    temporal_size_ = new QSpinBox;
-    temporal_size_->setObjectName("filter_temporal_size");
-    temporal_size_->setRange(1, 31);
-    temporal_size_->setSingleStep(2);
-    temporal_size_->setValue(5);
-    temporal_size_->setSuffix(tr(" frames and pixels"));
-    temporal_size_->setToolTip(tr("k of the k × k × k kernel (odd)"));
-    temporal_size_->setKeyboardTracking(false);
-    temporal_space_ = new QDoubleSpinBox;
-    temporal_time_ = new QDoubleSpinBox;
-    for (QDoubleSpinBox* box : {temporal_space_, temporal_time_}) {
-        box->setRange(0.1, 100);
-        box->setSingleStep(0.25);
-        box->setValue(1.0);
-        box->setKeyboardTracking(false);
-    }
-    temporal_space_->setSuffix(tr(" pixels"));
-    temporal_time_->setSuffix(tr(" frames"));
-    temporal_form->addRow(tr("Size"), temporal_size_);
-    temporal_form->addRow(tr("Sigma in x, y"), temporal_space_);
-    temporal_form->addRow(tr("Sigma over frames"), temporal_time_);
+    const auto temporal_specs = ops::temporal_param_specs();
+    const ops::ParamSpec& size = ops::param(temporal_specs, "size");
+    const ops::ParamSpec& space = ops::param(temporal_specs, "sigma-space");
+    const ops::ParamSpec& time = ops::param(temporal_specs, "sigma-time");
+    temporal_size_ = int_box(size, "filter_temporal_size");
+    temporal_space_ = real_box(space, "filter_temporal_sigma_space", 2);
+    temporal_time_ = real_box(time, "filter_temporal_sigma_time", 2);
+    temporal_form->addRow(text_of(size.label), temporal_size_);
+    temporal_form->addRow(text_of(space.label), temporal_space_);
+    temporal_form->addRow(text_of(time.label), temporal_time_);
     export_ = new QPushButton(tr("Export Smoothed Video…"));
     export_cancel_ = new QPushButton(tr("Cancel Export"));
     export_cancel_->setEnabled(false);
@@ -166,7 +168,7 @@ FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
     connect(apply_, &QPushButton::clicked, this, &FilterPanel::apply_requested);
     connect(temporal_size_, &QSpinBox::valueChanged, this, [this](const int k) {
         if (k % 2 == 0) {  // sizes are odd: step to the next odd one in the direction moved
-            temporal_size_->setValue(k + 1 <= 31 ? k + 1 : k - 1);
+            temporal_size_->setValue(k + 1 <= temporal_size_->maximum() ? k + 1 : k - 1);
             return;
         }
         emit temporal_changed();

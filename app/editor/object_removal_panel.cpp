@@ -16,10 +16,15 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <lacuna/core/error.hpp>
 #include <lacuna/ops/params.hpp>
+
+#include <cmath>
 
 namespace lacuna::editor {
 namespace {
+
+constexpr char kSettingsKey[] = "remove_object/settings";
 
 QString text(const std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
@@ -162,29 +167,17 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(fill_box);
     layout->addStretch(1);
 
-    // The brush and fill settings are kept between sessions.
-    QSettings settings;
     // Saved choices win over the declared defaults the widgets start with.
-    size_->setValue(settings.value("remove_object/brush_size", size_->value()).toInt());
-    hardness_->setValue(settings.value("remove_object/hardness", hardness_->value()).toInt());
-    patch_->setValue(settings.value("remove_object/patch", patch_->value()).toInt());
-    search_->setCurrentIndex(settings.value("remove_object/search", 0).toInt());
-    method_->setCurrentIndex(
-        settings.value("remove_object/method", method_->currentIndex()).toInt());
+    load_settings();
     const auto emit_brush = [this] {
         size_value_->setText(tr("%1 px").arg(size_->value()));
         hardness_value_->setText(tr("%1 %").arg(hardness_->value()));
-        QSettings store;
-        store.setValue("remove_object/brush_size", size_->value());
-        store.setValue("remove_object/hardness", hardness_->value());
+        save_settings();
         emit brush_changed(brush());
     };
-    connect(patch_, &QSpinBox::valueChanged, this,
-            [](const int value) { QSettings().setValue("remove_object/patch", value); });
-    connect(search_, &QComboBox::currentIndexChanged, this,
-            [](const int index) { QSettings().setValue("remove_object/search", index); });
-    connect(method_, &QComboBox::currentIndexChanged, this,
-            [](const int index) { QSettings().setValue("remove_object/method", index); });
+    connect(patch_, &QSpinBox::valueChanged, this, [this] { save_settings(); });
+    connect(search_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
+    connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
         // Painting either mask needs the brush.
@@ -254,6 +247,86 @@ void ObjectRemovalPanel::show_fill_idle(const QString& message, const bool finis
     if (!finished) progress_->setValue(0);
     progress_->setFormat(finished ? tr("done") : tr("idle"));
     status_->setText(message);
+}
+
+void ObjectRemovalPanel::save_settings() const {
+    std::string text = "version=" + std::to_string(ops::kSettingsVersion) + "\n";
+    ops::append_settings(text, "brush.", brush(), ops::brush_param_fields());
+    const ops::InpaintParams fill = fill_params();
+    ops::append_settings(text, "fill.", fill, ops::inpaint_param_fields());
+    text += fill.search == ops::InpaintSearch::Full ? "fill.search=full\n" : "fill.search=window\n";
+    QSettings().setValue(kSettingsKey, QString::fromStdString(text));
+}
+
+void ObjectRemovalPanel::load_settings() {
+    QSettings settings;
+    ops::BrushSettings brush = this->brush();
+    ops::InpaintParams fill = fill_params();
+    const std::string text = settings.value(kSettingsKey).toString().toStdString();
+    if (!text.empty()) {
+        // A setting this version lacks, or a value it refuses, keeps the widget's default.
+        int version = 0;
+        std::vector<ops::SettingsLine> lines;
+        try {
+            lines = ops::split_settings(text, version);
+        } catch (const Error&) {
+        }
+        for (const ops::SettingsLine& line : lines) {
+            const std::string_view name = line.name;
+            try {
+                if (name == "fill.search")
+                    fill.search = line.value == "full" ? ops::InpaintSearch::Full
+                                                       : ops::InpaintSearch::Window;
+                else if (name.substr(0, 6) == "brush.")
+                    (void)ops::apply_setting(ops::brush_param_fields(), brush, name.substr(6),
+                                             line.value);
+                else if (name.substr(0, 5) == "fill.")
+                    (void)ops::apply_setting(ops::inpaint_param_fields(), fill, name.substr(5),
+                                             line.value);
+            } catch (const Error&) {
+            }
+        }
+    } else if (settings.contains("remove_object/brush_size")) {
+        // The first versions kept each widget's value under its own key: the slider's diameter
+        // and percent, the combo boxes' row numbers.
+        brush.radius = settings.value("remove_object/brush_size").toInt() / 2.0;
+        brush.hardness =
+            settings.value("remove_object/hardness", hardness_->value()).toInt() / 100.0;
+        fill.patch = settings.value("remove_object/patch", patch_->value()).toInt();
+        const double alpha =
+            search_->itemData(settings.value("remove_object/search", 0).toInt()).toDouble();
+        fill.search = alpha < 0 ? ops::InpaintSearch::Full : ops::InpaintSearch::Window;
+        if (alpha >= 0) fill.window_factor = alpha;
+        const QVariant method = method_->itemData(
+            settings.value("remove_object/method", method_->currentIndex()).toInt());
+        if (method.isValid()) fill.method = static_cast<ops::InpaintMethod>(method.toInt());
+        for (const char* key :
+             {"remove_object/brush_size", "remove_object/hardness", "remove_object/patch",
+              "remove_object/search", "remove_object/method"})
+            settings.remove(key);
+    }
+    show_settings(brush, fill);
+}
+
+void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
+                                       const ops::InpaintParams& fill) {
+    size_->setValue(static_cast<int>(std::lround(2 * brush.radius)));
+    hardness_->setValue(static_cast<int>(std::lround(100 * brush.hardness)));
+    patch_->setValue(fill.patch);
+    if (const int m = method_->findData(static_cast<int>(fill.method)); m >= 0)
+        method_->setCurrentIndex(m);
+    // The search row: "whole image", or the window whose α is nearest the saved one.
+    int best = 0;
+    for (int i = 0; i < search_->count(); ++i) {
+        const double alpha = search_->itemData(i).toDouble();
+        const double best_alpha = search_->itemData(best).toDouble();
+        if (fill.search == ops::InpaintSearch::Full) {
+            if (alpha < 0) best = i;
+        } else if (alpha >= 0 && (best_alpha < 0 || std::abs(alpha - fill.window_factor) <
+                                                        std::abs(best_alpha - fill.window_factor)))
+            best = i;
+    }
+    search_->setCurrentIndex(best);
 }
 
 void ObjectRemovalPanel::reset() {

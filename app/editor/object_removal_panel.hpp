@@ -61,6 +61,13 @@ class ObjectRemovalPanel : public QWidget {
     void clear_mask_requested();
 
   private:
+    /// The brush and fill settings kept between sessions: versioned name=value text
+    /// (lacuna/ops/params.hpp) under remove_object/settings; the one-key-per-widget form of
+    /// earlier versions is read when that text is missing.
+    void load_settings();
+    void save_settings() const;
+    void show_settings(const ops::BrushSettings& brush, const ops::InpaintParams& fill);
+
     QButtonGroup* tools_ = nullptr;
     QSlider* size_ = nullptr;
     QSlider* hardness_ = nullptr;

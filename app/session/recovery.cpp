@@ -3,6 +3,8 @@
 #include "remove_object_tool.hpp"
 #include "retarget_tool.hpp"
 
+#include <lacuna/ops/params.hpp>
+
 #include <zlib.h>
 
 #include <fcntl.h>
@@ -11,13 +13,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <span>
+#include <tuple>
 
 namespace lacuna::session {
 namespace fs = std::filesystem;
@@ -30,9 +36,16 @@ namespace {
 // length, u32 CRC-32 of the payload, the payload. Little-endian (the machines Lacuna runs on);
 // a file from another byte order fails its magic. Images are stored as dense rows; a blob is
 // u8 method (0 raw, 1 deflate), u64 raw size, then the bytes.
+//
+// Version 2 keeps the tool state as versioned name=value text (lacuna/ops/params.hpp's settings
+// format: the declared parameters by their declared names, the rest by names below), so a tool
+// setting can be added or renamed without a new file version. Version 1 kept it as a fixed
+// byte layout with enum counts baked in; such files still load (get_tools_v1), and
+// tests/data/recovery/v1-photo.recovery keeps one to prove it.
 
 constexpr char kMagic[8] = {'L', 'A', 'C', 'U', 'N', 'A', 'r', 'c'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestVersion = 1;
 
 constexpr std::uint32_t tag(const char (&t)[5]) {
     return std::uint32_t(std::uint8_t(t[0])) | std::uint32_t(std::uint8_t(t[1])) << 8 |
@@ -197,37 +210,8 @@ void fill_rows(Image<T>& image, const std::vector<std::uint8_t>& rows) {
 
 // ---- sections -------------------------------------------------------------------------------
 
-void put_tools(ByteWriter& w, const ToolState& t) {
-    w.put<std::uint8_t>(std::uint8_t(t.active));
-    w.put<double>(t.brush.radius);
-    w.put<double>(t.brush.hardness);
-    w.put<std::uint8_t>(t.brush.erase);
-    w.put<std::uint8_t>(std::uint8_t(t.removal_layer));
-    w.put<std::int32_t>(t.fill.patch);
-    w.put<std::uint8_t>(std::uint8_t(t.fill.search));
-    w.put<double>(t.fill.window_factor);
-    w.put<std::uint8_t>(t.fill.coherence);
-    w.put<std::uint8_t>(std::uint8_t(t.fill.method));
-    w.put<std::uint32_t>(t.fill.seed);
-    w.put<std::int32_t>(t.retarget_width);
-    w.put<std::int32_t>(t.retarget_height);
-    w.put<std::uint8_t>(std::uint8_t(t.energy));
-    w.put<std::uint8_t>(t.show_seams);
-    w.put<std::uint8_t>(t.has_line);
-    w.put<double>(t.line_from.x);
-    w.put<double>(t.line_from.y);
-    w.put<double>(t.line_to.x);
-    w.put<double>(t.line_to.y);
-    w.put<std::int32_t>(t.line_band);
-    w.put<std::int32_t>(t.line_bins);
-    w.put<std::uint8_t>(std::uint8_t(t.range_mode));
-    w.put<double>(t.typed_range.first);
-    w.put<double>(t.typed_range.second);
-    w.put<std::uint32_t>(std::uint32_t(t.channels.size()));
-    for (const ops::HistogramChannel c : t.channels) w.put<std::uint8_t>(std::uint8_t(c));
-}
-
-ToolState get_tools(ByteReader& r) {
+// Version 1's tool section: a fixed byte layout.
+ToolState get_tools_v1(ByteReader& r) {
     ToolState t;
     t.active = r.get_enum<ToolKind>(4, "tool");
     t.brush.radius = r.get<double>();
@@ -262,10 +246,180 @@ ToolState get_tools(ByteReader& r) {
     return t;
 }
 
+// Version 2's tool section: name=value text. Enumerations are written by name, so a tool or
+// channel added later does not shift the meaning of what older files say.
+constexpr std::array<std::string_view, 4> kToolNames = {"pan", "remove-object", "retarget",
+                                                        "line-histogram"};
+constexpr std::array<std::string_view, kMaskLayers> kLayerNames = {"fill", "protect",
+                                                                   "carve-remove", "never-sample"};
+constexpr std::array<std::string_view, 3> kRangeNames = {"image", "line", "typed"};
+constexpr std::array<std::string_view, 2> kSearchNames = {"window", "full"};
+
+template <std::size_t N>
+int index_of(const std::array<std::string_view, N>& names, const std::string& text,
+             const char* what) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == text) return static_cast<int>(i);
+    throw Error(ErrorCode::InvalidArgument, std::string("unknown ") + what + " '" + text + "'");
+}
+
+std::string exact(const double v) {
+    char text[32];
+    const auto [end, error] = std::to_chars(text, text + sizeof text, v);
+    return error == std::errc{} ? std::string(text, end) : std::to_string(v);
+}
+
+double real_of(const std::string& text) {
+    double v = 0;
+    const char* const end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, v);
+    if (text.empty() || error != std::errc{} || stop != end || !std::isfinite(v))
+        throw Error(ErrorCode::InvalidArgument, "'" + text + "' is not a number");
+    return v;
+}
+
+int int_of(const std::string& text) {
+    int v = 0;
+    const char* const end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, v);
+    if (text.empty() || error != std::errc{} || stop != end)
+        throw Error(ErrorCode::InvalidArgument, "'" + text + "' is not a whole number");
+    return v;
+}
+
+std::pair<double, double> pair_of(const std::string& text) {
+    const std::size_t comma = text.find(',');
+    if (comma == std::string::npos)
+        throw Error(ErrorCode::InvalidArgument, "'" + text + "' is not two numbers");
+    return {real_of(text.substr(0, comma)), real_of(text.substr(comma + 1))};
+}
+
+bool on_off(const std::string& text) {
+    if (text == "on") return true;
+    if (text == "off") return false;
+    throw Error(ErrorCode::InvalidArgument, "'" + text + "' is not on or off");
+}
+
+std::string tools_text(const ToolState& t) {
+    std::string out = "version=" + std::to_string(ops::kSettingsVersion) + "\n";
+    const auto line = [&](const std::string_view name, const std::string& value) {
+        out.append(name);
+        out += '=';
+        out += value;
+        out += '\n';
+    };
+    line("tool", std::string(kToolNames[std::size_t(t.active)]));
+    ops::append_settings(out, "brush.", t.brush, ops::brush_param_fields());
+    line("brush.erase", t.brush.erase ? "on" : "off");
+    line("layer", std::string(kLayerNames[std::size_t(t.removal_layer)]));
+    ops::append_settings(out, "fill.", t.fill, ops::inpaint_param_fields());
+    line("fill.search", std::string(kSearchNames[std::size_t(t.fill.search)]));
+    ops::RetargetParams retarget;
+    retarget.energy = t.energy;
+    ops::append_settings(out, "retarget.", retarget, ops::seam_param_fields());
+    line("retarget.width", std::to_string(t.retarget_width));
+    line("retarget.height", std::to_string(t.retarget_height));
+    line("retarget.show-seams", t.show_seams ? "on" : "off");
+    ops::LineHistogramParams histogram;
+    histogram.band_width = t.line_band;
+    histogram.bins = t.line_bins;
+    ops::append_settings(out, "line.", histogram, ops::line_histogram_param_fields());
+    line("line.drawn", t.has_line ? "on" : "off");
+    line("line.from", exact(t.line_from.x) + "," + exact(t.line_from.y));
+    line("line.to", exact(t.line_to.x) + "," + exact(t.line_to.y));
+    line("line.range", std::string(kRangeNames[std::size_t(t.range_mode)]));
+    line("line.typed-range", exact(t.typed_range.first) + "," + exact(t.typed_range.second));
+    std::string channels;
+    for (const ops::HistogramChannel c : t.channels)
+        channels += (channels.empty() ? "" : ",") + ops::to_string(c);
+    line("line.channels", channels);
+    return out;
+}
+
+// Reads a version-2 tool section. A name this version does not know (a newer writer's setting)
+// and a value a setting refuses are skipped, keeping that setting's default: the document is
+// what recovery is for, and a tool setting never costs it. (The section's CRC catches damage.)
+ToolState tools_from_text(const std::string& text) {
+    ToolState t;
+    ops::RetargetParams retarget;
+    ops::LineHistogramParams histogram;
+    histogram.band_width = t.line_band;
+    histogram.bins = t.line_bins;
+    int version = 0;
+    for (const ops::SettingsLine& l : ops::split_settings(text, version)) {
+        try {
+            const std::string_view name = l.name;
+            const auto under = [&](const std::string_view prefix) {
+                return name.substr(0, prefix.size()) == prefix ? name.substr(prefix.size())
+                                                               : std::string_view{};
+            };
+            if (name == "tool")
+                t.active = static_cast<ToolKind>(index_of(kToolNames, l.value, "tool"));
+            else if (name == "brush.erase")
+                t.brush.erase = on_off(l.value);
+            else if (name == "layer")
+                t.removal_layer =
+                    static_cast<MaskLayer>(index_of(kLayerNames, l.value, "mask layer"));
+            else if (name == "fill.search")
+                t.fill.search =
+                    static_cast<ops::InpaintSearch>(index_of(kSearchNames, l.value, "search area"));
+            else if (name == "retarget.width")
+                t.retarget_width = int_of(l.value);
+            else if (name == "retarget.height")
+                t.retarget_height = int_of(l.value);
+            else if (name == "retarget.show-seams")
+                t.show_seams = on_off(l.value);
+            else if (name == "line.drawn")
+                t.has_line = on_off(l.value);
+            else if (name == "line.from")
+                std::tie(t.line_from.x, t.line_from.y) = pair_of(l.value);
+            else if (name == "line.to")
+                std::tie(t.line_to.x, t.line_to.y) = pair_of(l.value);
+            else if (name == "line.range")
+                t.range_mode = static_cast<LineTool::RangeMode>(
+                    index_of(kRangeNames, l.value, "histogram range"));
+            else if (name == "line.typed-range")
+                t.typed_range = pair_of(l.value);
+            else if (name == "line.channels") {
+                std::vector<ops::HistogramChannel> channels;
+                std::size_t start = 0;
+                while (start <= l.value.size() && !l.value.empty()) {
+                    std::size_t end = l.value.find(',', start);
+                    if (end == std::string::npos) end = l.value.size();
+                    const std::string one = l.value.substr(start, end - start);
+                    const auto c = ops::parse_histogram_channel(one);
+                    if (!c)
+                        throw Error(ErrorCode::InvalidArgument,
+                                    "unknown histogram channel '" + one + "'");
+                    channels.push_back(*c);
+                    start = end + 1;
+                }
+                if (!channels.empty()) t.channels = std::move(channels);
+            } else if (!under("brush.").empty())
+                (void)ops::apply_setting(ops::brush_param_fields(), t.brush, under("brush."),
+                                         l.value);
+            else if (!under("fill.").empty())
+                (void)ops::apply_setting(ops::inpaint_param_fields(), t.fill, under("fill."),
+                                         l.value);
+            else if (!under("retarget.").empty())
+                (void)ops::apply_setting(ops::seam_param_fields(), retarget, under("retarget."),
+                                         l.value);
+            else if (!under("line.").empty())
+                (void)ops::apply_setting(ops::line_histogram_param_fields(), histogram,
+                                         under("line."), l.value);
+        } catch (const Error&) {
+            // skipped: see above
+        }
+    }
+    t.energy = retarget.energy;
+    t.line_band = histogram.band_width;
+    t.line_bins = histogram.bins;
+    return t;
+}
+
 std::vector<std::uint8_t> tool_bytes(const ToolState& tools) {
-    ByteWriter w;
-    put_tools(w, tools);
-    return std::move(w.bytes());
+    const std::string text = tools_text(tools);
+    return {text.begin(), text.end()};
 }
 
 // ---- writing --------------------------------------------------------------------------------
@@ -584,9 +738,8 @@ RecoveryWriteReport write_recovery(const fs::path& path, const RecoverySnapshot&
         write_section(file, kMeta, w.bytes(), limits, path);
     }
     {
-        ByteWriter w;
-        put_tools(w, s.tools);
-        write_section(file, kTools, w.bytes(), limits, path);
+        std::vector<std::uint8_t> text = tool_bytes(s.tools);
+        write_section(file, kTools, text, limits, path);
     }
     std::vector<std::uint8_t> none;
     write_section(file, kEnd, none, limits, path);
@@ -619,11 +772,11 @@ RecoverySnapshot read_recovery(const fs::path& path) {
     in.read(reinterpret_cast<char*>(&version), sizeof version);
     in.read(reinterpret_cast<char*>(&reserved), sizeof reserved);
     if (!in) throw truncated("inside its header");
-    if (version != kVersion)
+    if (version < kOldestVersion || version > kVersion)
         throw Error(ErrorCode::UnsupportedFormat,
                     "the recovery file " + quoted(path) + " has format version " +
                         std::to_string(version) + ", which this Lacuna does not read (it reads " +
-                        std::to_string(kVersion) + ")");
+                        std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
 
     RecoverySnapshot s;
     bool head = false, pixels = false, calibration = false, meta = false, tools = false;
@@ -723,7 +876,15 @@ RecoverySnapshot read_recovery(const fs::path& path) {
             s.metadata.orientation_applied = r.get<std::uint8_t>() != 0;
         } else if (t == kTools) {
             tools = true;
-            s.tools = get_tools(r);
+            if (version == 1) {
+                s.tools = get_tools_v1(r);
+            } else {
+                try {
+                    s.tools = tools_from_text(std::string(payload.begin(), payload.end()));
+                } catch (const Error& e) {
+                    r.fail(std::string("the tool settings: ") + e.what());
+                }
+            }
         }
         // An unknown section from a newer writer of the same version is skipped.
     }

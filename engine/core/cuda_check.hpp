@@ -1,6 +1,7 @@
 // Internal: turns CUDA runtime errors into lacuna::Error with a sentence a user can act on.
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/fault_injection.hpp>
 
@@ -35,21 +36,9 @@ cudaError_t checked_allocation(Allocate&& allocate) {
     return cuda_fault_due(FaultSite::Allocation) ? cudaErrorMemoryAllocation : allocate();
 }
 
-/// One CUDA stream, owned (RAII); non-blocking, so work on it does not wait on the legacy
-/// default stream.
-class Stream {
-  public:
-    Stream() {
-        cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "creating a stream");
-    }
-    ~Stream() { cudaStreamDestroy(s_); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    [[nodiscard]] cudaStream_t get() const { return s_; }
-
-  private:
-    cudaStream_t s_ = nullptr;
-};
+/// One CUDA stream, owned: the engine's one owned-stream class, OwnedStream (non-blocking, so
+/// work on it does not wait on the legacy default stream), under the name the CUDA paths use.
+using Stream = ::lacuna::OwnedStream;
 
 /// One CUDA event, owned (RAII).
 class Event {

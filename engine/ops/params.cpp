@@ -1,12 +1,16 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
+#include <lacuna/ops/conv3d.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
+#include <lacuna/ops/video_retarget.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -25,72 +29,80 @@ constexpr std::string_view kInpaintMethodNames[] = {"criminisi", "patchmatch"};
 static_assert(static_cast<int>(InpaintMethod::Criminisi) == 0 &&
                   static_cast<int>(InpaintMethod::PatchMatch) == 1,
               "kInpaintMethodNames follows InpaintMethod");
-constexpr ParamSpec kInpaintSpecs[] = {
-    {.name = "patch",
-     .label = "Patch size",
-     .kind = ParamKind::Int,
-     .default_value = kInpaintDefaults.patch,
-     .min = kMinPatch,
-     .max = kMaxPatch,
-     .step = 2,
-     .unit = "pixels",
-     .help = "side of the square patches copied into the hole"},
-    {.name = "window",
-     .label = "Search window",
-     .kind = ParamKind::Real,
-     .default_value = kInpaintDefaults.window_factor,
-     .min = 0,
-     .max = kUnbounded,  // prepare_inpaint and `--search window:A` accept any A >= 0
-     .step = 0.1,
-     .help = "how far beyond the hole source patches are looked for, in multiples of its size"},
-    {.name = "coherence",
-     .label = "Coherence",
-     .kind = ParamKind::Bool,
-     .default_value = kInpaintDefaults.coherence ? 1.0 : 0.0,
-     .min = 0,
-     .max = 1,
-     .step = 1,
-     .help = "also try the sources of already-filled neighbours, shifted to line up"},
-    {.name = "method",
-     .label = "Method",
-     .kind = ParamKind::Choice,
-     .default_value = static_cast<double>(kInpaintDefaults.method),
-     .min = 0,
-     .max = std::size(kInpaintMethodNames) - 1,
-     .step = 1,
-     .help = "criminisi fills patch by patch from the border; patchmatch refines the whole hole "
+constexpr ParamField<InpaintParams> kInpaintFields[] = {
+    field<&InpaintParams::patch>({.name = "patch",
+                                  .label = "Patch size",
+                                  .kind = ParamKind::Int,
+                                  .default_value = kInpaintDefaults.patch,
+                                  .min = kMinPatch,
+                                  .max = kMaxPatch,
+                                  .step = 2,
+                                  .unit = "pixels",
+                                  .help = "side of the square patches copied into the hole"}),
+    field<&InpaintParams::window_factor>(
+        {.name = "window",
+         .label = "Search window",
+         .kind = ParamKind::Real,
+         .default_value = kInpaintDefaults.window_factor,
+         .min = 0,
+         .max = kUnbounded,  // prepare_inpaint and `--search window:A` accept any A >= 0
+         .step = 0.1,
+         .help =
+             "how far beyond the hole source patches are looked for, in multiples of its size"}),
+    field<&InpaintParams::coherence>(
+        {.name = "coherence",
+         .label = "Coherence",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.coherence ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "also try the sources of already-filled neighbours, shifted to line up"}),
+    field<&InpaintParams::method>(
+        {.name = "method",
+         .label = "Method",
+         .kind = ParamKind::Choice,
+         .default_value = static_cast<double>(kInpaintDefaults.method),
+         .min = 0,
+         .max = std::size(kInpaintMethodNames) - 1,
+         .step = 1,
+         .help =
+             "criminisi fills patch by patch from the border; patchmatch refines the whole hole "
              "coarse to fine",
-     .choices = kInpaintMethodNames},
-    {.name = "seed",
-     .label = "Seed",
-     .kind = ParamKind::Int,
-     .default_value = static_cast<double>(kInpaintDefaults.seed),
-     .min = 0,
-     .max = 4294967295.0,
-     .step = 1,
-     .help = "patchmatch: the random search's seed; another seed gives another result"},
+         .choices = kInpaintMethodNames}),
+    field<&InpaintParams::seed>(
+        {.name = "seed",
+         .label = "Seed",
+         .kind = ParamKind::Int,
+         .default_value = static_cast<double>(kInpaintDefaults.seed),
+         .min = 0,
+         .max = 4294967295.0,
+         .step = 1,
+         .help = "patchmatch: the random search's seed; another seed gives another result"}),
 };
+constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 
 constexpr LineHistogramParams kLineDefaults{};
-constexpr ParamSpec kLineHistogramSpecs[] = {
-    {.name = "band",
-     .label = "Band width",
-     .kind = ParamKind::Int,
-     .default_value = kLineDefaults.band_width,
-     .min = 1,
-     .max = kMaxBandWidth,
-     .step = 1,
-     .unit = "samples",
-     .help = "band width: samples across the line"},
-    {.name = "bins",
-     .label = "Bins",
-     .kind = ParamKind::Int,
-     .default_value = kLineDefaults.bins,
-     .min = 1,
-     .max = kMaxHistogramBins,
-     .step = 1,
-     .help = "histogram bins"},
+constexpr ParamField<LineHistogramParams> kLineHistogramFields[] = {
+    field<&LineHistogramParams::band_width>({.name = "band",
+                                             .label = "Band width",
+                                             .kind = ParamKind::Int,
+                                             .default_value = kLineDefaults.band_width,
+                                             .min = 1,
+                                             .max = kMaxBandWidth,
+                                             .step = 1,
+                                             .unit = "samples",
+                                             .help = "band width: samples across the line"}),
+    field<&LineHistogramParams::bins>({.name = "bins",
+                                       .label = "Bins",
+                                       .kind = ParamKind::Int,
+                                       .default_value = kLineDefaults.bins,
+                                       .min = 1,
+                                       .max = kMaxHistogramBins,
+                                       .step = 1,
+                                       .help = "histogram bins"}),
 };
+constexpr auto kLineHistogramSpecs = specs_of(kLineHistogramFields);
 static_assert(kLineDefaults.bins == kDefaultHistogramBins &&
                   DirectionHistogramParams{}.bins == kDefaultHistogramBins,
               "line and direction histograms share the bins default");
@@ -103,20 +115,32 @@ static_assert(RetargetParams{}.energy == SeamEnergy::Forward &&
                   CarveInput{}.energy == SeamEnergy::Forward &&
                   kEnergyNames[kDefaultEnergy] == "forward",
               "the energy default is RetargetParams{}.energy");
-constexpr ParamSpec kSeamSpecs[] = {
-    {.name = "energy",
-     .label = "Energy",
-     .kind = ParamKind::Choice,
-     .default_value = kDefaultEnergy,
-     .min = 0,
-     .max = std::size(kEnergyNames) - 1,
-     .step = 1,
-     .help = "how the cost of carving a pixel is measured",
-     .choices = kEnergyNames},
+// The choices are listed default first, not in SeamEnergy's order: the field maps between them.
+constexpr SeamEnergy kEnergyByChoice[] = {SeamEnergy::Forward, SeamEnergy::L1, SeamEnergy::Prewitt,
+                                          SeamEnergy::Sobel};
+constexpr double energy_choice(const SeamEnergy e) {
+    for (std::size_t i = 0; i < std::size(kEnergyByChoice); ++i)
+        if (kEnergyByChoice[i] == e) return static_cast<double>(i);
+    return -1;
+}
+constexpr ParamSpec kEnergySpec{.name = "energy",
+                                .label = "Energy",
+                                .kind = ParamKind::Choice,
+                                .default_value = kDefaultEnergy,
+                                .min = 0,
+                                .max = std::size(kEnergyNames) - 1,
+                                .step = 1,
+                                .help = "how the cost of carving a pixel is measured",
+                                .choices = kEnergyNames};
+constexpr ParamField<RetargetParams> kSeamFields[] = {
+    {kEnergySpec, [](const RetargetParams& p) { return energy_choice(p.energy); },
+     [](RetargetParams& p, const double v) { p.energy = kEnergyByChoice[static_cast<int>(v)]; }},
 };
+constexpr auto kSeamSpecs = specs_of(kSeamFields);
 
-// Retargeting's mix of operators and importance terms (issue 32): the CLI's options and the
-// Retarget panel's switches.
+// Retargeting's mix of operators and importance terms: the CLI's options and the Retarget
+// panel's switches. They span two structs (RetargetParams, ImportanceParams), so they are one
+// table of specs checked against both structs' defaults rather than one table of fields.
 constexpr RetargetParams kRetargetDefaults{};
 constexpr ImportanceParams kImportanceDefaults{};
 constexpr ParamSpec bool_spec(const std::string_view name, const std::string_view label,
@@ -174,56 +198,155 @@ constexpr ParamSpec kRetargetMixSpecs[] = {
 };
 
 constexpr BrushSettings kBrushDefaults{};
-constexpr ParamSpec kBrushSpecs[] = {
-    {.name = "radius",
-     .label = "Radius",
-     .kind = ParamKind::Real,
-     .default_value = kBrushDefaults.radius,
-     .min = 1,
-     .max = 500,
-     .step = 1,
-     .unit = "pixels",
-     .help = "brush radius in image pixels"},
-    {.name = "hardness",
-     .label = "Hardness",
-     .kind = ParamKind::Real,
-     .default_value = kBrushDefaults.hardness,
-     .min = 0,
-     .max = 1,
-     .step = 0.01,
-     .help = "1 paints full coverage to the edge, 0 fades out from the centre"},
+constexpr ParamField<BrushSettings> kBrushFields[] = {
+    field<&BrushSettings::radius>({.name = "radius",
+                                   .label = "Radius",
+                                   .kind = ParamKind::Real,
+                                   .default_value = kBrushDefaults.radius,
+                                   .min = 1,
+                                   .max = 500,
+                                   .step = 1,
+                                   .unit = "pixels",
+                                   .help = "brush radius in image pixels"}),
+    field<&BrushSettings::hardness>(
+        {.name = "hardness",
+         .label = "Hardness",
+         .kind = ParamKind::Real,
+         .default_value = kBrushDefaults.hardness,
+         .min = 0,
+         .max = 1,
+         .step = 0.01,
+         .help = "1 paints full coverage to the edge, 0 fades out from the centre"}),
 };
+constexpr auto kBrushSpecs = specs_of(kBrushFields);
 
 constexpr BilateralParams kBilateralDefaults{};
-constexpr ParamSpec kBilateralSpecs[] = {
-    {.name = "sigma-space",
-     .label = "Spatial sigma",
-     .kind = ParamKind::Real,
-     .default_value = kBilateralDefaults.sigma_space,
-     .min = 0.1,
-     .max = kMaxBilateralSigma,
-     .step = 0.5,
-     .unit = "pixels",
-     .help = "how far neighbours count: the spatial Gaussian's standard deviation"},
-    {.name = "sigma-range",
-     .label = "Range sigma",
-     .kind = ParamKind::Real,
-     .default_value = kBilateralDefaults.sigma_range,
-     .min = 0.1,
-     .max = kMaxBilateralSigma,
-     .step = 1,
-     .unit = "levels",
-     .help = "how different a colour (|dR|+|dG|+|dB| of the guide) may be and still count"},
-    {.name = "radius",
-     .label = "Radius",
-     .kind = ParamKind::Int,
-     .default_value = kBilateralDefaults.radius,
-     .min = 0,
-     .max = kMaxBilateralRadius,
-     .step = 1,
-     .unit = "pixels",
-     .help = "neighbours within this distance; 0 takes 1.5 times the spatial sigma"},
+constexpr ParamField<BilateralParams> kBilateralFields[] = {
+    field<&BilateralParams::sigma_space>(
+        {.name = "sigma-space",
+         .label = "Spatial sigma",
+         .kind = ParamKind::Real,
+         .default_value = kBilateralDefaults.sigma_space,
+         .min = 0.1,
+         .max = kMaxBilateralSigma,
+         .step = 0.5,
+         .unit = "pixels",
+         .help = "how far neighbours count: the spatial Gaussian's standard deviation"}),
+    field<&BilateralParams::sigma_range>(
+        {.name = "sigma-range",
+         .label = "Range sigma",
+         .kind = ParamKind::Real,
+         .default_value = kBilateralDefaults.sigma_range,
+         .min = 0.1,
+         .max = kMaxBilateralSigma,
+         .step = 1,
+         .unit = "levels",
+         .help = "how different a colour (|dR|+|dG|+|dB| of the guide) may be and still count"}),
+    field<&BilateralParams::radius>(
+        {.name = "radius",
+         .label = "Radius",
+         .kind = ParamKind::Int,
+         .default_value = kBilateralDefaults.radius,
+         .min = 0,
+         .max = kMaxBilateralRadius,
+         .step = 1,
+         .unit = "pixels",
+         .help = "neighbours within this distance; 0 takes 1.5 times the spatial sigma"}),
 };
+constexpr auto kBilateralSpecs = specs_of(kBilateralFields);
+
+// Scaling: the resampling kernel. In ScaleMethod's order, so a choice's index is the enum's value.
+constexpr std::string_view kScaleMethodNames[] = {"nearest", "bilinear", "bicubic", "bspline"};
+static_assert(static_cast<int>(ScaleMethod::Nearest) == 0 &&
+                  static_cast<int>(ScaleMethod::BSpline) == 3,
+              "kScaleMethodNames follows ScaleMethod");
+constexpr ParamField<ScaleParams> kScaleFields[] = {
+    field<&ScaleParams::method>({.name = "method",
+                                 .label = "Method",
+                                 .kind = ParamKind::Choice,
+                                 .default_value = static_cast<double>(ScaleParams{}.method),
+                                 .min = 0,
+                                 .max = std::size(kScaleMethodNames) - 1,
+                                 .step = 1,
+                                 .help = "the resampling kernel: nearest neighbour, bilinear, "
+                                         "bicubic (Keys, a = -0.5) or the cubic B-spline with the "
+                                         "exact prefilter (it passes through every sample)",
+                                 .choices = kScaleMethodNames}),
+};
+constexpr auto kScaleSpecs = specs_of(kScaleFields);
+
+// Video retargeting's own terms (the target size and energy are the image carver's).
+constexpr std::string_view kTemporalTermNames[] = {"seam", "removed"};
+static_assert(static_cast<int>(TemporalTerm::PerSeam) == 0 &&
+                  static_cast<int>(TemporalTerm::RemovedPixels) == 1,
+              "kTemporalTermNames follows TemporalTerm");
+constexpr ParamField<VideoRetargetParams> kVideoRetargetFields[] = {
+    field<&VideoRetargetParams::temporal>(
+        {.name = "temporal",
+         .label = "Temporal weight",
+         .kind = ParamKind::Real,
+         .default_value = VideoRetargetParams{}.temporal,
+         .min = 0,
+         .max = kUnbounded,
+         .step = 0.25,
+         .help = "how strongly seams stay near the previous frame's; 0: each frame on its own"}),
+    field<&VideoRetargetParams::term>(
+        {.name = "temporal-term",
+         .label = "Temporal term",
+         .kind = ParamKind::Choice,
+         .default_value = static_cast<double>(VideoRetargetParams{}.term),
+         .min = 0,
+         .max = std::size(kTemporalTermNames) - 1,
+         .step = 1,
+         .help = "seam: seam k stays near the previous frame's seam k; removed: every seam "
+                 "stays near any pixel the previous frame removed",
+         .choices = kTemporalTermNames}),
+    field<&VideoRetargetParams::cut_threshold>(
+        {.name = "cut-threshold",
+         .label = "Cut threshold",
+         .kind = ParamKind::Real,
+         .default_value = VideoRetargetParams{}.cut_threshold,
+         .min = 0,
+         .max = kUnbounded,
+         .step = 1,
+         .unit = "levels",
+         .help = "mean |dY| between frames above which a frame starts a new shot"}),
+};
+constexpr auto kVideoRetargetSpecs = specs_of(kVideoRetargetFields);
+
+// Temporal smoothing (the editor's panel and `lacuna filter temporal`). The sigma ranges are the
+// widgets'; gaussian_kernel itself takes any sigma above 0, and the CLI leaves it to refuse.
+constexpr TemporalSmoothParams kTemporalDefaults{};
+constexpr ParamField<TemporalSmoothParams> kTemporalFields[] = {
+    field<&TemporalSmoothParams::size>({.name = "size",
+                                        .label = "Size",
+                                        .kind = ParamKind::Int,
+                                        .default_value = kTemporalDefaults.size,
+                                        .min = 1,
+                                        .max = kMaxConv3dSize,
+                                        .step = 2,
+                                        .unit = "frames and pixels",
+                                        .help = "k of the k x k x k Gaussian"}),
+    field<&TemporalSmoothParams::sigma_space>({.name = "sigma-space",
+                                               .label = "Sigma in x, y",
+                                               .kind = ParamKind::Real,
+                                               .default_value = kTemporalDefaults.sigma_space,
+                                               .min = 0.1,
+                                               .max = 100,
+                                               .step = 0.25,
+                                               .unit = "pixels",
+                                               .help = "the Gaussian's sigma over x and y"}),
+    field<&TemporalSmoothParams::sigma_time>({.name = "sigma-time",
+                                              .label = "Sigma over frames",
+                                              .kind = ParamKind::Real,
+                                              .default_value = kTemporalDefaults.sigma_time,
+                                              .min = 0.1,
+                                              .max = 100,
+                                              .step = 0.25,
+                                              .unit = "frames",
+                                              .help = "the Gaussian's sigma over frames"}),
+};
+constexpr auto kTemporalSpecs = specs_of(kTemporalFields);
 
 // ---- checking ----
 
@@ -258,8 +381,19 @@ constexpr bool defaults_allowed(std::span<const ParamSpec> specs) {
 }
 static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogramSpecs) &&
                   defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs) &&
-                  defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kBilateralSpecs),
+                  defaults_allowed(kBilateralSpecs) && defaults_allowed(kScaleSpecs) &&
+                  defaults_allowed(kRetargetMixSpecs) &&
+                  defaults_allowed(kVideoRetargetSpecs) && defaults_allowed(kTemporalSpecs),
               "every default lies in its parameter's range");
+static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
+                  defaults_agree<LineHistogramParams>(kLineHistogramFields) &&
+                  defaults_agree<RetargetParams>(kSeamFields) &&
+                  defaults_agree<BrushSettings>(kBrushFields) &&
+                  defaults_agree<BilateralParams>(kBilateralFields) &&
+                  defaults_agree<ScaleParams>(kScaleFields) &&
+                  defaults_agree<VideoRetargetParams>(kVideoRetargetFields) &&
+                  defaults_agree<TemporalSmoothParams>(kTemporalFields),
+              "every declared default is the params struct's");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
               "patch sizes are odd: step 2 from an odd minimum");
 
@@ -310,6 +444,10 @@ std::string step_rule(const ParamSpec& spec) {
 }
 
 }  // namespace
+
+void throw_no_param(const std::string_view name) {
+    throw Error(ErrorCode::InvalidArgument, "no parameter called '" + std::string(name) + "'");
+}
 
 const ParamSpec& param(const std::span<const ParamSpec> specs, const std::string_view name) {
     for (const ParamSpec& s : specs) {
@@ -396,11 +534,12 @@ std::span<const ParamSpec> inpaint_param_specs() {
 std::span<const ParamSpec> line_histogram_param_specs() {
     return kLineHistogramSpecs;
 }
-std::span<const ParamSpec> seam_param_specs() {
-    return kSeamSpecs;
-}
 std::span<const ParamSpec> retarget_mix_param_specs() {
     return kRetargetMixSpecs;
+}
+
+std::span<const ParamSpec> seam_param_specs() {
+    return kSeamSpecs;
 }
 std::span<const ParamSpec> brush_param_specs() {
     return kBrushSpecs;
@@ -408,6 +547,102 @@ std::span<const ParamSpec> brush_param_specs() {
 
 std::span<const ParamSpec> bilateral_param_specs() {
     return kBilateralSpecs;
+}
+std::span<const ParamSpec> scale_param_specs() {
+    return kScaleSpecs;
+}
+std::span<const ParamSpec> video_retarget_param_specs() {
+    return kVideoRetargetSpecs;
+}
+
+std::span<const ParamSpec> temporal_param_specs() {
+    return kTemporalSpecs;
+}
+
+std::span<const ParamField<InpaintParams>> inpaint_param_fields() {
+    return kInpaintFields;
+}
+std::span<const ParamField<LineHistogramParams>> line_histogram_param_fields() {
+    return kLineHistogramFields;
+}
+std::span<const ParamField<RetargetParams>> seam_param_fields() {
+    return kSeamFields;
+}
+std::span<const ParamField<BrushSettings>> brush_param_fields() {
+    return kBrushFields;
+}
+std::span<const ParamField<BilateralParams>> bilateral_param_fields() {
+    return kBilateralFields;
+}
+std::span<const ParamField<ScaleParams>> scale_param_fields() {
+    return kScaleFields;
+}
+std::span<const ParamField<VideoRetargetParams>> video_retarget_param_fields() {
+    return kVideoRetargetFields;
+}
+std::span<const ParamField<TemporalSmoothParams>> temporal_param_fields() {
+    return kTemporalFields;
+}
+
+double parse_value(const ParamSpec& spec, const std::string_view text) {
+    double value = 0;
+    if (spec.kind == ParamKind::Choice) {
+        value = parse_choice(spec, text);
+    } else if (spec.kind == ParamKind::Bool && (text == "on" || text == "off")) {
+        value = text == "on" ? 1 : 0;
+    } else {
+        const char* const end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (text.empty() || error != std::errc{} || stop != end)
+            throw Error(ErrorCode::InvalidArgument,
+                        lower_label(spec) + " needs a number, not '" + std::string(text) + "'");
+    }
+    check_value(spec, value);
+    return value;
+}
+
+std::string settings_value(const ParamSpec& spec, const double value) {
+    if (spec.kind == ParamKind::Bool || spec.kind == ParamKind::Choice)
+        return format_value(spec, value);
+    char text[32];
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+    return error == std::errc{} ? std::string(text, end) : number(value);
+}
+
+std::vector<SettingsLine> split_settings(const std::string_view text, int& version) {
+    std::vector<SettingsLine> lines;
+    version = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(start, end - start);
+        start = end + 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty() || line.front() == '#') continue;
+        const std::size_t eq = line.find('=');
+        if (eq == std::string_view::npos || eq == 0)
+            throw Error(ErrorCode::InvalidArgument,
+                        "a settings line must be name=value, not '" + std::string(line) + "'");
+        SettingsLine entry{std::string(line.substr(0, eq)), std::string(line.substr(eq + 1))};
+        if (entry.name == "version") {
+            const char* const first = entry.value.data();
+            const char* const last = first + entry.value.size();
+            const auto [stop, error] = std::from_chars(first, last, version);
+            if (error != std::errc{} || stop != last || version < 0)
+                throw Error(ErrorCode::InvalidArgument,
+                            "a settings version must be a whole number, not '" + entry.value + "'");
+            if (version > kSettingsVersion)
+                throw Error(ErrorCode::InvalidArgument, "these settings are version " +
+                                                            entry.value +
+                                                            ", newer than this "
+                                                            "build's " +
+                                                            std::to_string(kSettingsVersion));
+            continue;
+        }
+        lines.push_back(std::move(entry));
+    }
+    return lines;
 }
 
 }  // namespace lacuna::ops

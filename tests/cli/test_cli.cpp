@@ -201,6 +201,30 @@ class TestCli : public QObject {
         }
     }
 
+    // Defaults and ranges in --help come from the parameter declarations: temporal smoothing's
+    // sigma says its own default (1), not the bilateral filter's (3).
+    void help_reads_the_declarations() {
+        const Result filter = run_cli({"filter", "--help"});
+        QCOMPARE(filter.status, 0);
+        const QString text = filter.out.simplified();
+        QVERIFY2(
+            text.contains("bilateral: how far neighbours count: the spatial Gaussian's standard "
+                          "deviation; 0.1..1000 pixels (default 3); temporal: the Gaussian's "
+                          "sigma over x and y (above 0), default 1"),
+            qPrintable(filter.out));
+        QVERIFY2(text.contains("temporal: k of the k x k x k Gaussian (odd, 1..31), default 5"),
+                 qPrintable(filter.out));
+        QVERIFY2(text.contains("temporal: the Gaussian's sigma over frames (above 0), default 1"),
+                 qPrintable(filter.out));
+        const Result scale = run_cli({"scale", "--help"});
+        QVERIFY2(scale.out.simplified().contains(
+                     "nearest, bilinear, bicubic or bspline (default bspline)"),
+                 qPrintable(scale.out));
+        const Result inpaint = run_cli({"inpaint", "--help"});
+        QVERIFY2(inpaint.out.simplified().contains("3..31 pixels, odd (default 9)"),
+                 qPrintable(inpaint.out));
+    }
+
     void info_text_and_json() {
         Result r = run_cli({"info", kSample});
         QCOMPARE(r.status, 0);
@@ -286,7 +310,7 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains("JPEG cannot hold 16-bit"), qPrintable(r.err));
     }
 
-    // ---- measurement files (issue 15) ----
+    // ---- measurement files ----
 
     void info_json_on_a_ct_dicom() {
         SKIP_WITHOUT_DICOM();
@@ -1209,7 +1233,7 @@ class TestCli : public QObject {
         QCOMPARE(r.status, 1);
         verify_one_error_line(r, "CUDA backend requested but");
     }
-    // ---- metadata (issue 18) ----
+    // ---- metadata ----
 
     void retarget_keeps_the_metadata_data() {
         QTest::addColumn<QString>("ext");

@@ -1,4 +1,4 @@
-// `lacuna` with a real CUDA failure in the middle of a job (issue 18, item 5): the environment
+// `lacuna` with a real CUDA failure in the middle of a job: the environment
 // variable LACUNA_CUDA_FAULT=alloc:N|launch:N makes the N-th device allocation or kernel launch
 // fail. Under --backend auto, retarget, inpaint, histogram and batch say so on stderr, finish on
 // the CPU and write exactly what the CPU writes; under --backend cuda they fail with one error

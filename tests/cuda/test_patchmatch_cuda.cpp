@@ -23,6 +23,7 @@
 
 using namespace lacuna;
 using namespace lacuna::ops;
+using lacuna::test::box_mask;
 using lacuna::test::compare_images;
 using lacuna::test::odd_hole;
 
@@ -43,13 +44,6 @@ ImageRgba8 scene(const int w, const int h, const unsigned seed) {
                 Rgba8{c(40 + (x * 150) / w + stripe), c(200 - (y * 120) / h), c(80 + stripe), 255};
         }
     return image;
-}
-
-Mask rect_mask(const int w, const int h, const int x0, const int y0, const int rw, const int rh) {
-    Mask m(w, h, 0);
-    for (int y = y0; y < y0 + rh; ++y)
-        for (int x = x0; x < x0 + rw; ++x) m.at(x, y) = 255;
-    return m;
 }
 
 QString compare_fields(const Inpainter& a, const Inpainter& b) {
@@ -365,7 +359,7 @@ class TestPatchMatchCuda : public QObject {
         for (const Case c : {Case{1920, 1080, 300, 200}, Case{512, 384, 76, 128}}) {
             const ImageRgba8 image = scene(c.w, c.h, 5);
             const Mask mask =
-                rect_mask(c.w, c.h, (c.w - c.hole_w) / 2, (c.h - c.hole_h) / 2, c.hole_w, c.hole_h);
+                box_mask(c.w, c.h, (c.w - c.hole_w) / 2, (c.h - c.hole_h) / 2, c.hole_w, c.hole_h);
             InpaintParams params;
             params.patch = 9;
             params.method = InpaintMethod::PatchMatch;

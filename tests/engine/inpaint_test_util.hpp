@@ -83,6 +83,15 @@ inline Mask odd_hole(const int w, const int h, const bool on_border) {
     return mask;
 }
 
+/// A rectangular hole of rw × rh pixels at (x0, y0) in a w × h mask.
+inline Mask box_mask(const int w, const int h, const int x0, const int y0, const int rw,
+                     const int rh) {
+    Mask m(w, h, 0);
+    for (int y = y0; y < y0 + rh; ++y)
+        for (int x = x0; x < x0 + rw; ++x) m.at(x, y) = 255;
+    return m;
+}
+
 /// A small never-sample area in the upper right of a w × h image.
 inline Mask never_sample_spot(const int w, const int h) {
     return ellipse_mask(w, h, w * 0.8, h * 0.3, 6, 5);

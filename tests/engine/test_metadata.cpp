@@ -1,4 +1,4 @@
-// Metadata from open to save (issue 18, item 1): the ICC profile, EXIF, XMP, IPTC and comment of
+// Metadata from open to save: the ICC profile, EXIF, XMP, IPTC and comment of
 // a JPEG, PNG, TIFF or WebP survive a read and a write of an edited (narrower) image, with the
 // EXIF orientation applied on opening and reset to 1 on saving, and the pixel dimensions of what
 // was written. Files are made and checked with exiv2 directly (metadata_test_util.hpp).

@@ -2,11 +2,15 @@
 // accept the bounds and refuse just outside, choices round-trip, and the engine's own validation
 // agrees with the tables.
 #include <lacuna/core/error.hpp>
+#include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
+#include <lacuna/ops/conv3d.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
+#include <lacuna/ops/video_retarget.hpp>
 
 #include <QtTest>
 
@@ -49,6 +53,31 @@ const ParamSpec& brush(const char* name) {
 }
 const ParamSpec& energy() {
     return ops::param(ops::seam_param_specs(), "energy");
+}
+
+// Every field of a bound table reads and writes its own member; the declared default is the
+// struct's.
+template <class P>
+void check_table(const std::span<const ops::ParamField<P>> fields,
+                 const std::span<const ParamSpec> specs) {
+    QCOMPARE(fields.size(), specs.size());
+    const P defaults{};
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const ops::ParamField<P>& f = fields[i];
+        QCOMPARE(f.spec.name, specs[i].name);
+        QVERIFY2(accepts(f.spec, f.spec.default_value), f.spec.name.data());
+        // The declared default is the struct's.
+        QCOMPARE(f.get(defaults), f.spec.default_value);
+        // Setting a field changes that field only, and get reads it back.
+        double other = f.spec.default_value != f.spec.min ? f.spec.min : f.spec.min + f.spec.step;
+        if (f.spec.kind == ParamKind::Bool || f.spec.kind == ParamKind::Choice)
+            other = f.spec.default_value == 0 ? 1 : 0;
+        P changed = defaults;
+        f.set(changed, other);
+        QCOMPARE(f.get(changed), other);
+        for (const ops::ParamField<P>& g : fields)
+            if (&g != &f) QCOMPARE(g.get(changed), g.get(defaults));
+    }
 }
 
 }  // namespace
@@ -217,6 +246,136 @@ class TestParams : public QObject {
             }
             QCOMPARE(engine_accepts, accepts(histogram("band"), band));
         }
+    }
+
+    // ---- the bound tables (ParamField) and settings texts ----
+
+    void every_table_is_bound_to_its_struct() {
+        check_table(ops::inpaint_param_fields(), ops::inpaint_param_specs());
+        check_table(ops::line_histogram_param_fields(), ops::line_histogram_param_specs());
+        check_table(ops::seam_param_fields(), ops::seam_param_specs());
+        check_table(ops::brush_param_fields(), ops::brush_param_specs());
+        check_table(ops::bilateral_param_fields(), ops::bilateral_param_specs());
+        check_table(ops::scale_param_fields(), ops::scale_param_specs());
+        check_table(ops::video_retarget_param_fields(), ops::video_retarget_param_specs());
+        check_table(ops::temporal_param_fields(), ops::temporal_param_specs());
+    }
+
+    void fields_reach_the_right_members() {
+        ops::InpaintParams p;
+        ops::set_field(ops::inpaint_param_fields(), p, "patch", 13);
+        ops::set_field(ops::inpaint_param_fields(), p, "window", 1.25);
+        ops::set_field(ops::inpaint_param_fields(), p, "coherence", 0);
+        ops::set_field(ops::inpaint_param_fields(), p, "method", 0);
+        ops::set_field(ops::inpaint_param_fields(), p, "seed", 4000000000.0);
+        QCOMPARE(p.patch, 13);
+        QCOMPARE(p.window_factor, 1.25);
+        QCOMPARE(p.coherence, false);
+        QCOMPARE(p.method, ops::InpaintMethod::Criminisi);
+        QCOMPARE(p.seed, 4000000000u);
+        QVERIFY_THROWS_EXCEPTION(Error, ops::set_field(ops::inpaint_param_fields(), p, "patch", 8));
+        QVERIFY_THROWS_EXCEPTION(Error, ops::set_field(ops::inpaint_param_fields(), p, "size", 9));
+        QCOMPARE(p.patch, 13);
+
+        // The energy's choices are not in SeamEnergy's order: each name reaches its own energy.
+        ops::RetargetParams r;
+        const auto energy = ops::seam_param_fields();
+        for (const SeamEnergy kind :
+             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+            ops::set_field(energy, r, "energy",
+                           ops::parse_choice(energy[0].spec, ops::to_string(kind)));
+            QCOMPARE(r.energy, kind);
+        }
+
+        ops::TemporalSmoothParams t;
+        ops::set_field(ops::temporal_param_fields(), t, "sigma-time", 2.5);
+        QCOMPARE(t.sigma_time, 2.5);
+        QCOMPARE(t.sigma_space, 1.0);
+        ops::VideoRetargetParams v;
+        ops::set_field(ops::video_retarget_param_fields(), v, "temporal-term", 1);
+        QCOMPARE(v.term, ops::TemporalTerm::RemovedPixels);
+        ops::ScaleParams s;
+        ops::set_field(ops::scale_param_fields(), s, "method", 0);
+        QCOMPARE(s.method, ops::ScaleMethod::Nearest);
+        // Choice names are the operations' own names for the enum values they set.
+        const ParamSpec& method = ops::param(ops::scale_param_specs(), "method");
+        for (std::size_t i = 0; i < method.choices.size(); ++i) {
+            ops::set_field(ops::scale_param_fields(), s, "method", double(i));
+            QCOMPARE(ops::to_string(s.method), method.choices[i]);
+        }
+        const ParamSpec& term = ops::param(ops::video_retarget_param_specs(), "temporal-term");
+        for (std::size_t i = 0; i < term.choices.size(); ++i) {
+            ops::set_field(ops::video_retarget_param_fields(), v, "temporal-term", double(i));
+            QCOMPARE(ops::parse_temporal_term(std::string(term.choices[i])), std::optional(v.term));
+        }
+    }
+
+    void settings_round_trip() {
+        ops::InpaintParams p;
+        p.patch = 15;
+        p.window_factor = 0.75;
+        p.coherence = false;
+        p.method = ops::InpaintMethod::Criminisi;
+        p.seed = 77;
+        const std::string text = ops::write_settings(p, ops::inpaint_param_fields());
+        QCOMPARE(QString::fromStdString(text),
+                 QString("version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
+                         "seed=77\n"));
+        ops::InpaintParams back;
+        QVERIFY(ops::read_settings(text, ops::inpaint_param_fields(), back).empty());
+        QCOMPARE(back.patch, 15);
+        QCOMPARE(back.window_factor, 0.75);
+        QCOMPARE(back.coherence, false);
+        QCOMPARE(back.method, ops::InpaintMethod::Criminisi);
+        QCOMPARE(back.seed, 77u);
+    }
+
+    // A text from before versions (no version line), with a name since renamed and one since
+    // removed, still loads: the rename applies, the removed one is skipped with a notice, and
+    // what the text lacks keeps its value.
+    void older_settings_still_load() {
+        const ops::ParamRename renames[] = {{1, "patch-size", "patch"}};
+        ops::InpaintParams p;
+        p.seed = 5;
+        const auto notices =
+            ops::read_settings("patch-size=7\r\n# a comment\nblend=on\n\nmethod=patchmatch\n",
+                               ops::inpaint_param_fields(), p, renames);
+        QCOMPARE(p.patch, 7);
+        QCOMPARE(p.method, ops::InpaintMethod::PatchMatch);
+        QCOMPARE(p.seed, 5u);
+        QCOMPARE(notices.size(), std::size_t{1});
+        QVERIFY(notices[0].find("'blend'") != std::string::npos);
+        // From version 1 on, the old name is no longer renamed.
+        ops::InpaintParams q;
+        QCOMPARE(
+            ops::read_settings("version=1\npatch-size=7\n", ops::inpaint_param_fields(), q, renames)
+                .size(),
+            std::size_t{1});
+        QCOMPARE(q.patch, 9);
+    }
+
+    void bad_settings_are_refused_whole() {
+        const auto refused = [](const std::string& text) {
+            ops::BilateralParams p;
+            p.radius = 4;
+            try {
+                (void)ops::read_settings(text, ops::bilateral_param_fields(), p);
+            } catch (const Error& e) {
+                if (p.radius != 4) return QString("changed the params");
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QCOMPARE(refused("version=1\nradius=3\nsigma-space=0\n"),
+                 QString("spatial sigma must be from 0.1 to 1000 pixels, not 0"));
+        QCOMPARE(refused("radius=3\nsigma-range=lots\n"),
+                 QString("range sigma needs a number, not 'lots'"));
+        QCOMPARE(refused("radius 3\n"),
+                 QString("a settings line must be name=value, not 'radius 3'"));
+        QCOMPARE(refused("version=2\nradius=3\n"),
+                 QString("these settings are version 2, newer than this build's 1"));
+        QCOMPARE(refused("version=x\n"),
+                 QString("a settings version must be a whole number, not 'x'"));
     }
 };
 

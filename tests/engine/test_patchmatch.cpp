@@ -22,6 +22,7 @@
 
 using namespace lacuna;
 using namespace lacuna::ops;
+using lacuna::test::box_mask;
 using lacuna::test::compare_images;
 using lacuna::test::odd_hole;
 
@@ -60,13 +61,6 @@ ImageRgba8 stripes(const int w, const int h, const int period, const unsigned se
 ImageRgba8 photo(const char* name) {
     return io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name)
         .image;
-}
-
-Mask rect_mask(const int w, const int h, const int x0, const int y0, const int rw, const int rh) {
-    Mask m(w, h, 0);
-    for (int y = y0; y < y0 + rh; ++y)
-        for (int x = x0; x < x0 + rw; ++x) m.at(x, y) = 255;
-    return m;
 }
 
 std::int64_t changed_outside(const ImageRgba8& before, const ImageRgba8& after, const Mask& mask) {
@@ -221,7 +215,7 @@ class TestPatchMatch : public QObject {
     void reference_iteration_is_brute_force() {
         const int w = 40, h = 30, r = 3;
         const ImageRgba8 image = noisy_scene(w, h, 11);
-        const Mask mask = rect_mask(w, h, 17, 12, 10, 8);
+        const Mask mask = box_mask(w, h, 17, 12, 10, 8);
         InpaintParams params;
         params.patch = 2 * r + 1;
         params.method = InpaintMethod::PatchMatch;
@@ -329,7 +323,7 @@ class TestPatchMatch : public QObject {
     void periodic_texture_is_reproduced() {
         const int w = 160, h = 120;
         const ImageRgba8 image = stripes(w, h, 10, 9);
-        const Mask mask = rect_mask(w, h, 60, 40, 36, 30);
+        const Mask mask = box_mask(w, h, 60, 40, 36, 30);
         InpaintParams params;
         params.patch = 9;
         params.search = InpaintSearch::Full;
@@ -417,7 +411,7 @@ class TestPatchMatch : public QObject {
         }
         pm.patch = 8;
         QVERIFY(!error_of([&] {
-                     make_inpainter(image.view(), rect_mask(40, 30, 5, 5, 4, 4), pm,
+                     make_inpainter(image.view(), box_mask(40, 30, 5, 5, 4, 4), pm,
                                     InpaintImplementation::Fast);
                  }).isEmpty());
     }
@@ -486,7 +480,7 @@ class TestPatchMatch : public QObject {
         if (qEnvironmentVariableIsEmpty("LACUNA_PATCHMATCH_BENCH"))
             QSKIP("set LACUNA_PATCHMATCH_BENCH=1 to time a 1920x1080 fill");
         const ImageRgba8 image = noisy_scene(1920, 1080, 5);
-        const Mask mask = rect_mask(1920, 1080, 810, 440, 300, 200);
+        const Mask mask = box_mask(1920, 1080, 810, 440, 300, 200);
         InpaintParams params;
         params.method = InpaintMethod::PatchMatch;
         QElapsedTimer timer;

@@ -1,4 +1,4 @@
-// Monkey test (issue 18, item 6): the real editor window under Xvfb takes a few hundred (CI) or
+// Monkey test: the real editor window under Xvfb takes a few hundred (CI) or
 // thousands (LACUNA_MONKEY_STEPS) of seeded random interactions — brush and eraser strokes,
 // fills left running, waited for or cancelled, tool switches, retarget slider moves, applies
 // and their masks, line drags, undo, redo, zoom and pan, saves and opens of generated images —

@@ -773,7 +773,7 @@ class TestSession : public QObject {
     }
 
     // The opened file's profile and camera data go into Save As, with Orientation 1 and the
-    // size the retarget left (issue 18). Opening a video forgets them.
+    // size the retarget left. Opening a video forgets them.
     void save_keeps_the_opened_files_metadata() {
         QTemporaryDir dir;
         const std::filesystem::path in = dir.filePath("photo.jpg").toStdString();
@@ -802,7 +802,7 @@ class TestSession : public QObject {
         QVERIFY(s.metadata().empty());
     }
 
-    // Colour management of the view (issue 18): a photo with a wide-gamut profile is shown
+    // Colour management of the view: a photo with a wide-gamut profile is shown
     // converted to the display's profile; the document keeps its stored values; a display with
     // the image's own profile, or a measurement, shows the values as stored.
     void the_view_converts_the_photos_profile_to_the_displays() {

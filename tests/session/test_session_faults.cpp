@@ -1,4 +1,4 @@
-// Real CUDA failures in the middle of the editor's work (issue 18, item 5): with the test switch
+// Real CUDA failures in the middle of the editor's work: with the test switch
 // (lacuna/core/fault_injection.hpp, the LACUNA_CUDA_FAULT variable's twin) one device allocation
 // or kernel launch fails. For retarget, fill, the line histogram and presenting, a session on
 // the device and one on the host do the same thing; the device session must say what happened,

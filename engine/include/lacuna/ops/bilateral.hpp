@@ -1,4 +1,4 @@
-// The joint (cross) bilateral filter of seed 003 (Lin et al.): each output pixel is the weighted
+// The joint (cross) bilateral filter (Lin et al.): each output pixel is the weighted
 // mean of the pixels within `radius` of it, weighted by a spatial Gaussian of their distance times
 // a range Gaussian of how different their colours are in the *guide* image. With no guide the
 // image guides itself: the plain bilateral filter (Tomasi & Manduchi 1998). With a guide (the

@@ -1,4 +1,4 @@
-// Spatio-temporal 3-D convolution over (x, y, t) (seed 003's case study): a k × k × k kernel over
+// Spatio-temporal 3-D convolution over (x, y, t): a k × k × k kernel over
 // a stack of frames, for video denoising and temporal smoothing. Single-channel float volumes;
 // colour video runs it per channel. The operation is a correlation (the kernel is not flipped,
 // as OpenCV's filter2D), "valid" in time — N input frames give N − k + 1 output frames, the seed's
@@ -42,6 +42,14 @@ struct Kernel3D {
 Kernel3D box_kernel(int k);
 /// A separable Gaussian, normalised to sum 1: σ in x and y, and σ in t.
 Kernel3D gaussian_kernel(int k, double sigma_space, double sigma_time);
+
+/// Temporal smoothing's settings: the Gaussian kernel gaussian_kernel(size, sigma_space,
+/// sigma_time) builds (declared in the parameter tables, lacuna/ops/params.hpp).
+struct TemporalSmoothParams {
+    int size = 5;            ///< k of the k × k × k Gaussian (odd)
+    double sigma_space = 1;  ///< pixels
+    double sigma_time = 1;   ///< frames
+};
 /// Any weights the user gives (k³ finite values, [dt][dy][dx]).
 Kernel3D kernel_from_values(int k, std::vector<float> weights);
 

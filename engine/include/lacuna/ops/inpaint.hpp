@@ -1,5 +1,5 @@
-// Object removal by exemplar-based inpainting (Criminisi, Pérez & Toyama 2004), mapped to the GPU
-// as in seed 004. Each iteration takes the fill-front pixel of highest priority (confidence ×
+// Object removal by exemplar-based inpainting (Criminisi, Pérez & Toyama 2004), also on the GPU.
+// Each iteration takes the fill-front pixel of highest priority (confidence ×
 // isophote strength along the front normal), finds the source patch with the least SSD over the
 // target patch's known pixels, and copies it into the unknown pixels.
 //
@@ -25,7 +25,7 @@ namespace lacuna::ops {
 
 enum class InpaintImplementation { Reference, Fast, Cuda };
 enum class InpaintSearch {
-    Window,  ///< the hole's bounding box grown by α on each side (seed 004 §4.2.1)
+    Window,  ///< the hole's bounding box grown by α on each side
     Full,    ///< every complete source patch in the image
 };
 

@@ -1,5 +1,5 @@
-// Histogram along a line (seed 002, interactive form) and along a whole direction (the seed's
-// own method, without the padded rotated copy). Three implementations agree exactly: a short CPU
+// Histogram along a line (the interactive form) and along a whole direction (rotating the
+// image and histogramming its columns, without the padded rotated copy). Three implementations agree exactly: a short CPU
 // reference, a multi-threaded CPU version, and CUDA — all through kernels/line_sampling.h.
 #pragma once
 

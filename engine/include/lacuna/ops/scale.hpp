@@ -1,4 +1,4 @@
-// Resampling an image to any size (seed 003's B-spline up-conversion and its usual companions).
+// Resampling an image to any size: cubic B-spline up-conversion and its usual companions.
 // Output pixel centres map onto the input as u = (x + 0.5) · (in / out) − 0.5 (OpenCV's resize
 // convention), each channel (alpha too) separately:
 //   nearest   the input pixel whose centre is nearest,
@@ -22,6 +22,11 @@
 namespace lacuna::ops {
 
 enum class ScaleMethod { Nearest, Bilinear, Bicubic, BSpline };
+
+/// The scaling's settings (its parameter table, lacuna/ops/params.hpp, declares them).
+struct ScaleParams {
+    ScaleMethod method = ScaleMethod::BSpline;
+};
 
 std::string_view to_string(ScaleMethod method);
 /// "nearest", "bilinear", "bicubic" or "bspline"; nullopt otherwise.

@@ -1,4 +1,4 @@
-// Seam carving (Avidan & Shamir 2007; seeds 000 and 001): shrink or enlarge an image by removing or
+// Seam carving (Avidan & Shamir 2007): shrink or enlarge an image by removing or
 // duplicating 8-connected seams of least energy. The heart is the seam-order map: the order in
 // which every pixel of the image would be removed, computed once; any width between the original
 // and the computed minimum is then one compaction pass (the editor's slider), and enlarging

@@ -1,4 +1,4 @@
-// Video retargeting (seed 000's "image and video resizing"): every frame is carved to the target
+// Video retargeting: every frame is carved to the target
 // size with the image carvers, plus a temporal term that keeps seams where the previous frame had
 // them (in the spirit of Grundmann et al. 2010, "Discontinuous seam-carving for video
 // retargeting"). Per seam (the default): the k-th seam's pixels cost `unit` per column (row, for

@@ -12,12 +12,10 @@
 
 namespace lacuna::video {
 
-struct SmoothVideoOptions {
+/// The kernel's size and sigmas are ops::TemporalSmoothParams (declared in the parameter tables).
+struct SmoothVideoOptions : ops::TemporalSmoothParams {
     std::filesystem::path input;
     std::filesystem::path output;
-    int size = 5;            ///< k of the k × k × k Gaussian (odd)
-    double sigma_space = 1;  ///< pixels
-    double sigma_time = 1;   ///< frames
     bool use_cuda = false;
     bool allow_truncated = false;  ///< as RetargetVideoOptions::allow_truncated
 };

@@ -1,4 +1,4 @@
-// Exemplar-based inpainting (Criminisi, Pérez & Toyama 2004; seed 004): the per-pixel terms that
+// Exemplar-based inpainting (Criminisi, Pérez & Toyama 2004): the per-pixel terms that
 // the CPU reference, the fast CPU filler and the CUDA kernels must compute identically so that all
 // three fill the same patches in the same order.
 //

@@ -44,8 +44,8 @@ LACUNA_HD int iabs(const int v) {
     return v < 0 ? -v : v;
 }
 
-/// Backward energy of pixel (x, y): L1 central differences (seed 000), Prewitt (seed 001) or
-/// Sobel, |gx| + |gy| per channel, summed. Forward energy has no per-pixel term (returns 0).
+/// Backward energy of pixel (x, y): L1 central differences, Prewitt or Sobel, |gx| + |gy| per
+/// channel, summed. Forward energy has no per-pixel term (returns 0).
 template <class RowFn>
 LACUNA_HD int pixel_energy(const ClampedRgb<RowFn>& img, const SeamEnergy kind, const int x,
                            const int y) {
