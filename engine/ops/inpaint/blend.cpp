@@ -1,0 +1,169 @@
+// The gradient-domain blend of a finished PatchMatch fill (issue 31): see patchmatch.hpp.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lacuna::ops {
+namespace {
+
+constexpr int kDx[4] = {-1, 1, 0, 0};
+constexpr int kDy[4] = {0, 0, -1, 1};
+
+double channel(const Rgba8 p, const int c) {
+    return c == 0 ? p.r : c == 1 ? p.g : p.b;
+}
+
+}  // namespace
+
+ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
+                      const BlendOptions& options) {
+    const int w = filled.width(), h = filled.height();
+    check_mask_size(hole.view(), w, h, "the hole");
+    if (sources.width != w || sources.height != h)
+        throw Error(ErrorCode::InvalidArgument, "the fill's sources are for another size");
+    ImageRgba8 out = filled;
+    const SearchRect& b = sources.box;
+    if (b.x1 < b.x0) return out;
+    const int bw = b.x1 - b.x0 + 1, bh = b.y1 - b.y0 + 1;
+    // Unknowns: the hole pixels with a source, numbered row by row over the box.
+    std::vector<std::int32_t> id(static_cast<std::size_t>(bw) * bh, -1);
+    std::vector<std::int32_t> px;  // linear image index of each unknown
+    for (int y = b.y0; y <= b.y1; ++y)
+        for (int x = b.x0; x <= b.x1; ++x) {
+            const std::size_t k = static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0);
+            if (hole.at(x, y) == 0 || sources.index[k] < 0) continue;
+            id[k] = static_cast<std::int32_t>(px.size());
+            px.push_back(y * w + x);
+        }
+    const std::size_t n = px.size();
+    if (n == 0) return out;
+    const auto unknown = [&](const int x, const int y) -> std::int32_t {
+        if (x < b.x0 || x > b.x1 || y < b.y0 || y > b.y1) return -1;
+        return id[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)];
+    };
+    const auto source_of = [&](const int x, const int y) {
+        return sources.index[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)];
+    };
+    // A pixel whose value the guidance may read: in the image, not a hole pixel (a source's
+    // neighbour can be one where its patch touched the hole).
+    const auto readable = [&](const int x, const int y) {
+        return x >= 0 && y >= 0 && x < w && y < h && hole.at(x, y) == 0;
+    };
+    // Per unknown and neighbour k: the neighbour's unknown (or -1 for a known pixel, -2 outside
+    // the image) and the guidance per channel, v = f(p) − f(q) as the source has it.
+    std::vector<std::int32_t> nb(n * 4);
+    std::vector<double> rhs(n * 3, 0.0), diag(n, 0.0), weight(n * 4, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int x = px[i] % w, y = px[i] / w;
+        const std::int32_t s = source_of(x, y);
+        const int sx = s % w, sy = s / w;
+        for (int k = 0; k < 4; ++k) {
+            const int qx = x + kDx[k], qy = y + kDy[k];
+            if (qx < 0 || qy < 0 || qx >= w || qy >= h) {
+                nb[i * 4 + k] = -2;
+                continue;
+            }
+            const std::int32_t j = unknown(qx, qy);
+            nb[i * 4 + k] = j;
+            const Rgba8 gp = filled.at(x, y), gq = filled.at(qx, qy);
+            double v3[3];
+            for (int c = 0; c < 3; ++c) {
+                // The source's own step from p's source to its neighbour; where it cannot be
+                // read, the fill's step (no guidance change).
+                double v = readable(sx + kDx[k], sy + kDy[k])
+                               ? channel(filled.at(sx, sy), c) -
+                                     channel(filled.at(sx + kDx[k], sy + kDy[k]), c)
+                               : channel(gp, c) - channel(gq, c);
+                if (j >= 0) {
+                    // Both in the hole: the mean of the two sources' steps (antisymmetric, so
+                    // the system stays symmetric).
+                    const std::int32_t t = source_of(qx, qy);
+                    const int tx = t % w, ty = t / w;
+                    const double u = readable(tx - kDx[k], ty - kDy[k])
+                                         ? channel(filled.at(tx - kDx[k], ty - kDy[k]), c) -
+                                               channel(filled.at(tx, ty), c)
+                                         : channel(gp, c) - channel(gq, c);
+                    v = 0.5 * (v + u);
+                }
+                v3[c] = v;
+            }
+            // How far the fill's step is from the source's: a few levels is a tone offset to
+            // spread; tens of levels is structure that does not continue (a dark gap met by
+            // wood), which spreading would smear into the fill as a new colour. The edge's
+            // weight falls off with it (the same for every channel, and symmetric in p and q).
+            double mismatch = 0;
+            for (int c = 0; c < 3; ++c)
+                mismatch = std::max(mismatch, std::abs(channel(gp, c) - channel(gq, c) - v3[c]));
+            const double kappa = options.structure_levels;
+            const double wt =
+                kappa > 0 ? 1.0 / (1.0 + (mismatch / kappa) * (mismatch / kappa)) : 1.0;
+            weight[i * 4 + k] = wt;
+            diag[i] += wt;
+            for (int c = 0; c < 3; ++c)
+                rhs[i * 3 + c] += wt * (v3[c] + (j >= 0 ? 0.0 : channel(gq, c)));
+        }
+    }
+    // Conjugate gradients per channel on A f = rhs (A: the hole's Laplacian with the known
+    // border, symmetric positive definite), from the fill itself; fixed order, double
+    // precision, so every run (and every backend's fill) gives the same bytes.
+    std::vector<double> f(n), r(n), p(n), ap(n);
+    const auto apply = [&](const std::vector<double>& v, std::vector<double>& o) {
+        for (std::size_t i = 0; i < n; ++i) {
+            double s = diag[i] * v[i];
+            for (int k = 0; k < 4; ++k) {
+                const std::int32_t j = nb[i * 4 + k];
+                if (j >= 0) s -= weight[i * 4 + k] * v[j];
+            }
+            o[i] = s;
+        }
+    };
+    for (int c = 0; c < 3; ++c) {
+        for (std::size_t i = 0; i < n; ++i) f[i] = channel(filled.at(px[i] % w, px[i] / w), c);
+        apply(f, ap);
+        double rr = 0, bb = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            r[i] = rhs[i * 3 + c] - ap[i];
+            p[i] = r[i];
+            rr += r[i] * r[i];
+            bb += rhs[i * 3 + c] * rhs[i * 3 + c];
+        }
+        const double stop = options.tolerance * options.tolerance * std::max(bb, 1.0);
+        for (int it = 0; it < options.max_iterations && rr > stop; ++it) {
+            apply(p, ap);
+            double pap = 0;
+            for (std::size_t i = 0; i < n; ++i) pap += p[i] * ap[i];
+            if (pap <= 0) break;
+            const double alpha = rr / pap;
+            double next = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                f[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+                next += r[i] * r[i];
+            }
+            const double beta = next / rr;
+            rr = next;
+            for (std::size_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto v = static_cast<std::uint8_t>(std::clamp(std::lround(f[i]), 0L, 255L));
+            Rgba8& o = out.at(px[i] % w, px[i] / w);
+            (c == 0 ? o.r : c == 1 ? o.g : o.b) = v;
+        }
+    }
+    return out;
+}
+
+ImageRgba8 finished_image(const Inpainter& filler) {
+    const std::optional<PatchMatchField> field = patchmatch_field(filler);
+    if (!field || field->level != 0 || !filler.progress().done()) return filler.image();
+    const InpaintProblem& problem = filler.problem();
+    return blend_fill(filler.image(), problem.hole,
+                      patchmatch_sources(*field, problem.hole, problem.radius));
+}
+
+}  // namespace lacuna::ops
