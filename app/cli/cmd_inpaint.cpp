@@ -74,7 +74,12 @@ int run_inpaint(Context& ctx) {
     const io::LoadedImage image = io::read_image(in);
     for (const std::string& n : image.notices) ctx.note(n);
     const int w = image.image.width(), h = image.image.height();
-    const Mask mask = load_mask(mask_path, "the mask", w, h);
+    const Mask loaded_mask = load_mask(mask_path, "the mask", w, h);
+    const int grow = ctx.args.get("grow")
+                         ? parse_int_param("grow", *ctx.args.get("grow"),
+                                           ops::param(ops::inpaint_param_specs(), "grow"))
+                         : 0;
+    const Mask mask = grow != 0 ? grow_mask(loaded_mask.view(), grow) : loaded_mask;
     std::optional<Mask> never;
     if (const auto m = ctx.args.get("never-sample"))
         never = load_mask(*m, "the never-sample mask", w, h);
@@ -129,6 +134,7 @@ int run_inpaint(Context& ctx) {
                        .add("patch", params.patch)
                        .add("search", ops::describe_search(params))
                        .add("coherence", params.coherence)
+                       .add("grow", grow)
                        .add("implementation", implementation_name)
                        .add("load_ms", load_ms)
                        .add("fill_ms", fill_ms)
@@ -157,6 +163,7 @@ Command inpaint_command() {
               wrap_help("where source patches come from: a window around the hole, grown by A "
                         "times its size on each side, or the whole image (default window:" +
                         ops::format_value(window, window.default_value) + ")")},
+             {"grow", "N", param_help(ops::param(specs, "grow"))},
              {"never-sample", "MASK",
               "image of the same size; never copy from its non-black pixels"},
              {"no-coherence", "",

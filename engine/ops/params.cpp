@@ -68,6 +68,17 @@ constexpr ParamSpec kInpaintSpecs[] = {
      .max = 4294967295.0,
      .step = 1,
      .help = "patchmatch: the random search's seed; another seed gives another result"},
+    // Not a fill setting but what is done to the mask before the fill (grow_mask).
+    {.name = "grow",
+     .label = "Grow mask",
+     .kind = ParamKind::Int,
+     .default_value = 0,
+     .min = -kMaxMaskGrow,
+     .max = kMaxMaskGrow,
+     .step = 1,
+     .unit = "pixels",
+     .help = "grow the mask by this many pixels before filling (negative: shrink it), so it "
+             "takes the object's soft edge and shadow too"},
 };
 
 constexpr LineHistogramParams kLineDefaults{};

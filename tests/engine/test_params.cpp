@@ -63,6 +63,9 @@ class TestParams : public QObject {
         QCOMPARE(inpaint("patch").max, double(ops::kMaxPatch));
         QCOMPARE(inpaint("window").default_value, inpaint_defaults.window_factor);
         QCOMPARE(inpaint("coherence").default_value, inpaint_defaults.coherence ? 1.0 : 0.0);
+        QCOMPARE(inpaint("grow").default_value, 0.0);
+        QCOMPARE(inpaint("grow").min, double(-ops::kMaxMaskGrow));
+        QCOMPARE(inpaint("grow").max, double(ops::kMaxMaskGrow));
 
         const ops::LineHistogramParams line_defaults;
         QCOMPARE(histogram("band").default_value, double(line_defaults.band_width));

@@ -50,6 +50,9 @@ struct InpaintParams {
     std::uint32_t seed = 1;
 };
 
+/// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).
+inline constexpr int kMaxMaskGrow = 200;
+
 inline constexpr int kMinPatch = 3;
 inline constexpr int kMaxPatch = 31;
 
