@@ -1164,7 +1164,9 @@ class TestCli : public QObject {
     }
 
     void bench_inpaint_compares_with_telea() {
-        const Result r = run_cli({"bench", "inpaint", "--case", "fabric", "--reference"});
+        // --set holes: only the hole cut in fabric, not the pasted-object cases named alike.
+        const Result r =
+            run_cli({"bench", "inpaint", "--set", "holes", "--case", "fabric", "--reference"});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains("fabric"), qPrintable(r.out));
         QVERIFY(r.out.contains("Telea"));
@@ -1174,6 +1176,30 @@ class TestCli : public QObject {
         // Both methods ran: the Criminisi rows are not the default (PatchMatch) in disguise.
         QVERIFY2(r.out.contains("PM CPU"), qPrintable(r.out));
         QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
+    }
+
+    // Issue 31's benchmark: a pasted object on one of opencv-doc's photos, its truth row, the
+    // new measures and the summary against the targets; --save writes the sheet and the input.
+    void bench_inpaint_object_case() {
+        if (!QFile::exists("/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg"))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const QString dir = tmp("bench-objects");
+        const Result r = run_cli({"bench", "inpaint", "--set", "objects", "--case", "sky overcast",
+                                  "--no-peers", "--repeats", "1", "--save", dir});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("lpPSNR") && r.out.contains("foreign"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("obj sky overcast") && r.out.contains("(truth)"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("truth's Sobel"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Summary over the cases with a truth"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("blend"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("obj plain table"));
+        for (const char* file : {"obj-sky-overcast_compare.png", "obj-sky-overcast_input.png",
+                                 "obj-sky-overcast_truth.png", "obj-sky-overcast_PM-CPU.png"})
+            QVERIFY2(QFile::exists(dir + "/" + file), file);
+        const Result bad = run_cli({"bench", "inpaint", "--set", "stickers"});
+        QCOMPARE(bad.status, 2);
+        verify_one_error_line(bad, "--set must be");
     }
 
     void backend_selection_reports_reason() {
