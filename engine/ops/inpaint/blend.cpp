@@ -270,7 +270,7 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
             for (std::size_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
         }
         for (std::size_t i = 0; i < n; ++i) {
-            const auto v = static_cast<std::uint8_t>(std::clamp(std::lround(f[i]), 0L, 255L));
+            const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(f[i], 0.0, 255.0)));
             Rgba8& o = out.at(px[i] % w, px[i] / w);
             (c == 0 ? o.r : c == 1 ? o.g : o.b) = v;
         }
