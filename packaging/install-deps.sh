@@ -23,6 +23,8 @@ packages=(
   appstream desktop-file-utils              # validating the desktop entry and AppStream metainfo
   python3-distributed                       # Dask: the batch-across-hosts recipe and its test
   clang libclang-rt-14-dev                  # the libFuzzer harnesses (fuzz/): clang, its fuzzer runtime
+  opencv-doc                                # its sample photos: the object cases of `lacuna bench inpaint`
+  gmic                                      # G'MIC: the fill's peers in `lacuna bench inpaint`
 )
 missing=()
 for p in "${packages[@]}"; do

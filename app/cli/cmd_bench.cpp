@@ -470,11 +470,18 @@ Command bench_command() {
            "                            tests/data/photos; retarget-quality adds opencv-doc's)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
-          {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea)"},
+          {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea, no FSR)"},
+          {"set", "S",
+           "inpaint: all (default), holes (holes cut in photos, generated, real objects) or "
+           "objects\n                            (objects pasted on photos, truth known)"},
+          {"opencv-data", "DIR",
+           "inpaint: OpenCV's sample photos (default: opencv-doc's, "
+           "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR",
-           "inpaint, retarget-quality: write every method's output (and sheets) there"},
+           "inpaint, retarget-quality: write every method's output there (inpaint: also the masks\n"
+           "                            and a side-by-side sheet per case)"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
           {"frames", "N", "video: frames to generate and to carve in memory (default 60)"},
           {"photo", "FILE", "video: the photo the generated clip pans over"},

@@ -13,7 +13,7 @@
 namespace lacuna::cli {
 namespace {
 
-/// The declared parameters (--patch, --method, --seed, --no-coherence), then --search, which
+/// The declared parameters (--patch, --method, --seed, --no-coherence, --grow), then --search, which
 /// sets the search mode and the window factor together.
 ops::InpaintParams inpaint_params(const Context& ctx) {
     ops::InpaintParams params;
@@ -62,7 +62,9 @@ int run_inpaint(Context& ctx) {
     const io::LoadedImage image = io::read_image(in);
     for (const std::string& n : image.notices) ctx.note(n);
     const int w = image.image.width(), h = image.image.height();
-    const Mask mask = load_mask(mask_path, "the mask", w, h);
+    const Mask loaded_mask = load_mask(mask_path, "the mask", w, h);
+    const int grow = parsed.mask_grow;
+    const Mask mask = grow != 0 ? grow_mask(loaded_mask.view(), grow) : loaded_mask;
     std::optional<Mask> never;
     if (const auto m = ctx.args.get("never-sample"))
         never = load_mask(*m, "the never-sample mask", w, h);
@@ -117,6 +119,7 @@ int run_inpaint(Context& ctx) {
                        .add("patch", params.patch)
                        .add("search", ops::describe_search(params))
                        .add("coherence", params.coherence)
+                       .add("grow", grow)
                        .add("implementation", implementation_name)
                        .add("load_ms", load_ms)
                        .add("fill_ms", fill_ms)
@@ -145,6 +148,7 @@ Command inpaint_command() {
               wrap_help("where source patches come from: a window around the hole, grown by A "
                         "times its size on each side, or the whole image (default window:" +
                         ops::format_value(window, window.default_value) + ")")},
+             {"grow", "N", param_help(ops::param(specs, "grow"))},
              {"never-sample", "MASK",
               "image of the same size; never copy from its non-black pixels"},
              {"no-coherence", "",

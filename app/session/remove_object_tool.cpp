@@ -260,9 +260,29 @@ void RemoveObjectTool::finish() {
             sources = ops::patchmatch_sources(*ops::patchmatch_field(*filler_), hole_, radius_);
         }))
         return;
+    // A PatchMatch fill of pixels ends blended in the gradient domain, as ops::inpaint's does
+    // (ops::blend_fill): the same bytes as the CLI. (A measurement's samples are moved by the
+    // sources instead, unblended.)
+    std::optional<ops::FillSources> blend;
+    Mask blend_hole;
+    if (!before_samples_ && fill_params_.method == ops::InpaintMethod::PatchMatch &&
+        !session_.guarded([&] {
+            const ops::InpaintProblem& problem = filler_->problem();
+            if (const std::optional<ops::PatchMatchField> field = ops::patchmatch_field(*filler_)) {
+                blend = ops::patchmatch_sources(*field, problem.hole, problem.radius);
+                blend_hole = clone(problem.hole.view());
+            }
+        }))
+        return;
     filler_.reset();
     device_filler_ = nullptr;
     if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
+    if (blend) {
+        const ImageRgba8 blended = ops::blend_fill(document.pixels(), blend_hole, *blend);
+        if (!session_.guarded(
+                [&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); }))
+            return;
+    }
     if (sources) {
         // Only the fill's rectangle is copied and written back, however large the image.
         document.write_samples(

@@ -2,6 +2,7 @@
 #include <lacuna/core/mask.hpp>
 
 #include <algorithm>
+#include <vector>
 #include <cstring>
 #include <new>
 #include <string>
@@ -154,6 +155,58 @@ Mask mask_from_image(const ImageView<const Rgba8> image, const std::uint8_t thre
         }
     }
     return mask;
+}
+
+namespace {
+
+/// Pixels within Euclidean distance r of a pixel where `selected(x, y)`: per row the distance
+/// to the nearest selected pixel (both ways), then per pixel the least dx² + dy² over the rows
+/// within r. O(pixels · r).
+template <class Selected>
+Mask dilate_disc(const int w, const int h, const int r, Selected&& selected) {
+    constexpr int kFar = 1 << 20;
+    std::vector<int> dx(static_cast<std::size_t>(w) * h, kFar);
+    for (int y = 0; y < h; ++y) {
+        int* row = dx.data() + static_cast<std::size_t>(y) * w;
+        int last = -kFar;
+        for (int x = 0; x < w; ++x) {
+            if (selected(x, y)) last = x;
+            row[x] = x - last;
+        }
+        last = 2 * kFar;
+        for (int x = w - 1; x >= 0; --x) {
+            if (selected(x, y)) last = x;
+            row[x] = std::min(row[x], last - x);
+        }
+    }
+    Mask out(w, h);
+    const long long r2 = static_cast<long long>(r) * r;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            bool in = false;
+            for (int yy = std::max(0, y - r); yy <= std::min(h - 1, y + r) && !in; ++yy) {
+                const long long d = dx[static_cast<std::size_t>(yy) * w + x];
+                in = d * d + static_cast<long long>(yy - y) * (yy - y) <= r2;
+            }
+            out.at(x, y) = in ? 255 : 0;
+        }
+    return out;
+}
+
+}  // namespace
+
+Mask grow_mask(const MaskView mask, const int pixels) {
+    const int w = mask.width, h = mask.height;
+    if (pixels >= 0)
+        return dilate_disc(w, h, pixels,
+                           [&](const int x, const int y) { return mask.row(y)[x] != 0; });
+    // Shrinking is growing the unselected pixels (only those in the image: beyond its edge
+    // counts as selected) and keeping what they do not reach.
+    Mask out =
+        dilate_disc(w, h, -pixels, [&](const int x, const int y) { return mask.row(y)[x] == 0; });
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) out.at(x, y) = out.at(x, y) != 0 ? 0 : 255;
+    return out;
 }
 
 void check_mask_size(const MaskView mask, const int width, const int height, const char* what) {

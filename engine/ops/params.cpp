@@ -79,6 +79,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .max = 4294967295.0,
          .step = 1,
          .help = "patchmatch: the random search's seed; another seed gives another result"}),
+    field<&InpaintParams::mask_grow>(
+        {.name = "grow",
+         .label = "Grow mask",
+         .kind = ParamKind::Int,
+         .default_value = kInpaintDefaults.mask_grow,
+         .min = -kMaxMaskGrow,
+         .max = kMaxMaskGrow,
+         .step = 1,
+         .unit = "pixels",
+         .help = "grow the mask by this many pixels before filling (negative: shrink it), so it "
+                 "takes the object's soft edge and shadow too"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

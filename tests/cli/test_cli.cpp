@@ -978,6 +978,37 @@ class TestCli : public QObject {
                 if (mask.at(x, y).r == 0) QCOMPARE(output.at(x, y), input.at(x, y));
     }
 
+    // --grow N (issue 31): the mask grows by a disc of N px before the fill; JSON says so and
+    // counts the grown hole; pixels outside the grown mask are untouched. A bad N is refused.
+    void inpaint_grows_the_mask() {
+        const Result r =
+            run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("filled-grow.png"),
+                     "--json", "--backend", "cpu", "--grow", "3"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["grow"].toInt(), 3);
+        // The 60 × 80 rectangle grown by a disc of 3: 66 × 86 less the four rounded corners
+        // (5 px of each 3 × 3 corner square lie farther than 3 from the rectangle).
+        QCOMPARE(o["hole_pixels"].toInt(), 66 * 86 - 4 * 5);
+        const ImageRgba8 input = io::read_image(tmp("fruits.png").toStdString()).image;
+        const ImageRgba8 output = io::read_image(tmp("filled-grow.png").toStdString()).image;
+        int changed_in_margin = 0;
+        for (int y = 0; y < 480; ++y)
+            for (int x = 0; x < 512; ++x) {
+                const bool margin = x >= 227 && x < 293 && y >= 217 && y < 303 &&
+                                    !(x >= 230 && x < 290 && y >= 220 && y < 300);
+                if (margin && output.at(x, y) != input.at(x, y)) ++changed_in_margin;
+                if (x < 227 || x >= 293 || y < 217 || y >= 303)
+                    QCOMPARE(output.at(x, y), input.at(x, y));
+            }
+        QVERIFY2(changed_in_margin > 500, qPrintable(QString::number(changed_in_margin)));
+        const Result bad = run_cli({"inpaint", tmp("fruits.png"), tmp("mask.png"),
+                                    tmp("o-grow.png"), "--grow", "1000", "--backend", "cpu"});
+        QCOMPARE(bad.status, 2);
+        verify_one_error_line(bad, "--grow");
+        QVERIFY(!QFile::exists(tmp("o-grow.png")));
+    }
+
     void inpaint_bad_input() {
         const auto expect = [&](const QStringList& args, const int status, const QString& text) {
             const Result r =
@@ -1203,7 +1234,9 @@ class TestCli : public QObject {
     }
 
     void bench_inpaint_compares_with_telea() {
-        const Result r = run_cli({"bench", "inpaint", "--case", "fabric", "--reference"});
+        // --set holes: only the hole cut in fabric, not the pasted-object cases named alike.
+        const Result r =
+            run_cli({"bench", "inpaint", "--set", "holes", "--case", "fabric", "--reference"});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains("fabric"), qPrintable(r.out));
         QVERIFY(r.out.contains("Telea"));
@@ -1213,6 +1246,30 @@ class TestCli : public QObject {
         // Both methods ran: the Criminisi rows are not the default (PatchMatch) in disguise.
         QVERIFY2(r.out.contains("PM CPU"), qPrintable(r.out));
         QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
+    }
+
+    // Issue 31's benchmark: a pasted object on one of opencv-doc's photos, its truth row, the
+    // new measures and the summary against the targets; --save writes the sheet and the input.
+    void bench_inpaint_object_case() {
+        if (!QFile::exists("/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg"))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const QString dir = tmp("bench-objects");
+        const Result r = run_cli({"bench", "inpaint", "--set", "objects", "--case", "sky overcast",
+                                  "--no-peers", "--repeats", "1", "--save", dir});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("lpPSNR") && r.out.contains("foreign"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("obj sky overcast") && r.out.contains("(truth)"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("truth's Sobel"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Summary over the cases with a truth"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("blend"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("obj plain table"));
+        for (const char* file : {"obj-sky-overcast_compare.png", "obj-sky-overcast_input.png",
+                                 "obj-sky-overcast_truth.png", "obj-sky-overcast_PM-CPU.png"})
+            QVERIFY2(QFile::exists(dir + "/" + file), file);
+        const Result bad = run_cli({"bench", "inpaint", "--set", "stickers"});
+        QCOMPARE(bad.status, 2);
+        verify_one_error_line(bad, "--set must be");
     }
 
     void backend_selection_reports_reason() {

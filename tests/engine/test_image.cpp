@@ -11,6 +11,46 @@ using namespace lacuna;
 class TestImage : public QObject {
     Q_OBJECT
   private slots:
+    // grow_mask (issue 31): a disc around every selected pixel; shrinking undoes growing a
+    // square; the image's edge counts as selected when shrinking.
+    void grow_mask_grows_by_a_disc_and_shrinks_back() {
+        Mask dot(21, 21, std::uint8_t{0});
+        dot.at(10, 10) = 1;
+        // Lattice points with x² + y² <= r²: 1, 5, 13, 29, 49 for r = 0..4.
+        const int discs[] = {1, 5, 13, 29, 49};
+        for (int r = 0; r <= 4; ++r)
+            QCOMPARE(count_selected(grow_mask(dot.view(), r).view()), std::int64_t(discs[r]));
+        const Mask grown = grow_mask(dot.view(), 3);
+        QCOMPARE(int(grown.at(13, 10)), 255);
+        QCOMPARE(int(grown.at(12, 12)), 255);  // 2² + 2² = 8 <= 9
+        QCOMPARE(int(grown.at(13, 11)), 0);    // 3² + 1² = 10 > 9
+        // A 9 × 9 square shrunk by 2 is the 5 × 5 square inside; grown back by 2 it is the
+        // square with rounded corners (the disc's corners are cut), never more than the square.
+        Mask square(30, 30, std::uint8_t{0});
+        for (int y = 10; y < 19; ++y)
+            for (int x = 10; x < 19; ++x) square.at(x, y) = 7;
+        const Mask shrunk = grow_mask(square.view(), -2);
+        QCOMPARE(count_selected(shrunk.view()), std::int64_t(25));
+        QCOMPARE(int(shrunk.at(12, 12)), 255);
+        QCOMPARE(int(shrunk.at(11, 12)), 0);
+        const Mask back = grow_mask(shrunk.view(), 2);
+        for (int y = 0; y < 30; ++y)
+            for (int x = 0; x < 30; ++x)
+                if (back.at(x, y)) QVERIFY(square.at(x, y));
+        QCOMPARE(count_selected(back.view()), std::int64_t(81 - 4 * 3));
+        // Touching the edge: shrinking keeps it there; growing stops at the image.
+        Mask edge(10, 10, std::uint8_t{0});
+        for (int y = 0; y < 10; ++y)
+            for (int x = 0; x < 4; ++x) edge.at(x, y) = 1;
+        const Mask edge_shrunk = grow_mask(edge.view(), -1);
+        QCOMPARE(int(edge_shrunk.at(0, 0)), 255);
+        QCOMPARE(int(edge_shrunk.at(2, 5)), 255);
+        QCOMPARE(int(edge_shrunk.at(3, 5)), 0);
+        QCOMPARE(count_selected(grow_mask(edge.view(), 2).view()), std::int64_t(60));
+        QCOMPARE(count_selected(grow_mask(Mask(8, 8, std::uint8_t{0}).view(), 3).view()),
+                 std::int64_t(0));
+    }
+
     void dense_round_trip_drops_and_restores_padding() {
         Image<std::int32_t> image(5, 3, RowPitch{64});  // rows padded to 16 values
         for (int y = 0; y < 3; ++y)

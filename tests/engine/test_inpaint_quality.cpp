@@ -218,6 +218,69 @@ class TestInpaintQuality : public QObject {
         QVERIFY2(t.precision > 0.4 && t.precision < 0.6, qPrintable(QString::number(t.precision)));
     }
 
+    // Issue 31's measures. Foreign content: a hole filled with a colour that occurs nowhere in
+    // the 16-px ring scores 1, one filled with the ring's own colours 0, and half of each 0.5.
+    void foreign_content_counts_colours_absent_from_the_ring() {
+        const int w = 64, h = 48;
+        const Mask mask = rect_mask(w, h, 24, 16, 40, 32);  // 16 × 16
+        ImageRgba8 image(w, h, grey(100));
+        QCOMPARE(foreign_content(image.view(), mask), 0.0);
+        for (int y = 16; y < 32; ++y)
+            for (int x = 24; x < 32; ++x) image.at(x, y) = Rgba8{200, 30, 30, 255};
+        QCOMPARE(foreign_content(image.view(), mask), 0.5);
+        // 5-bit quantisation: 100 and 103 share a bin (96..103), 100 and 104 do not.
+        ImageRgba8 near(w, h, grey(100));
+        for (int y = 16; y < 32; ++y)
+            for (int x = 24; x < 40; ++x) near.at(x, y) = grey(103);
+        QCOMPARE(foreign_content(near.view(), mask), 0.0);
+        for (int y = 16; y < 32; ++y)
+            for (int x = 24; x < 40; ++x) near.at(x, y) = grey(104);
+        QCOMPARE(foreign_content(near.view(), mask), 1.0);
+        // A colour just outside the ring does not count as seen.
+        ImageRgba8 far(w, h, grey(100));
+        for (int y = 16; y < 32; ++y)
+            for (int x = 24; x < 40; ++x) far.at(x, y) = grey(200);
+        far.at(0, 0) = grey(200);  // 24 px from the hole: outside the ring
+        QCOMPARE(foreign_content(far.view(), mask), 1.0);
+        far.at(9, 16) = grey(200);  // 15 px: inside
+        QCOMPARE(foreign_content(far.view(), mask), 0.0);
+    }
+
+    // Low-pass PSNR forgives fine noise that plain PSNR punishes, but not a wrong tone; detail is
+    // 1 for the truth itself and near 0 for a flat fill of a textured hole.
+    void lowpass_psnr_and_detail() {
+        const int w = 96, h = 96;
+        const Mask mask = rect_mask(w, h, 32, 32, 64, 64);
+        const ImageRgba8 truth = noise(w, h, 40);
+        QVERIFY(std::isinf(lowpass_psnr(truth.view(), truth.view(), mask)));
+        // Another noise of the same strength: plain PSNR is poor, low-pass PSNR good.
+        ImageRgba8 other = truth;
+        for (int y = 32; y < 64; ++y)
+            for (int x = 32; x < 64; ++x)
+                other.at(x, y) = grey(128 + (hash_noise(x + 1000, y) - 128) * 40 / 128);
+        const FillQuality q = measure_fill(other.view(), mask, &truth);
+        QVERIFY2(q.psnr_db < 20.0, qPrintable(QString::number(q.psnr_db)));
+        QVERIFY2(q.lowpass_psnr_db > 30.0, qPrintable(QString::number(q.lowpass_psnr_db)));
+        QVERIFY(std::abs(q.detail_ratio - 1.0) < 0.1);
+        QVERIFY(q.truth_sobel >= kTexturedSobel);
+        // A tone 20 levels off everywhere in the hole: low-pass PSNR about 20·log10(255/20),
+        // a little above (the blur mixes in the ring's right tone near the border).
+        ImageRgba8 off = truth;
+        for (int y = 32; y < 64; ++y)
+            for (int x = 32; x < 64; ++x) {
+                const Rgba8 p = truth.at(x, y);
+                off.at(x, y) = grey(std::min(255, p.r + 20));
+            }
+        const double lp = lowpass_psnr(off.view(), truth.view(), mask);
+        QVERIFY2(lp > 22.0 && lp < 24.5, qPrintable(QString::number(lp)));
+        // Flat: no detail.
+        ImageRgba8 flat = truth;
+        for (int y = 32; y < 64; ++y)
+            for (int x = 32; x < 64; ++x) flat.at(x, y) = grey(128);
+        QVERIFY(measure_fill(flat.view(), mask, &truth).detail_ratio < 0.4);
+        QCOMPARE(mean_sobel(ImageRgba8(w, h, grey(77)).view(), mask), 0.0);
+    }
+
     void wrong_sizes_are_rejected() {
         const ImageRgba8 a(32, 32, grey(1)), b(32, 31, grey(1));
         const Mask mask(32, 32, std::uint8_t{1});

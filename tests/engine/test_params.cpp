@@ -92,6 +92,9 @@ class TestParams : public QObject {
         QCOMPARE(inpaint("patch").max, double(ops::kMaxPatch));
         QCOMPARE(inpaint("window").default_value, inpaint_defaults.window_factor);
         QCOMPARE(inpaint("coherence").default_value, inpaint_defaults.coherence ? 1.0 : 0.0);
+        QCOMPARE(inpaint("grow").default_value, 0.0);
+        QCOMPARE(inpaint("grow").min, double(-ops::kMaxMaskGrow));
+        QCOMPARE(inpaint("grow").max, double(ops::kMaxMaskGrow));
 
         const ops::LineHistogramParams line_defaults;
         QCOMPARE(histogram("band").default_value, double(line_defaults.band_width));
@@ -317,10 +320,11 @@ class TestParams : public QObject {
         p.coherence = false;
         p.method = ops::InpaintMethod::Criminisi;
         p.seed = 77;
+        p.mask_grow = -3;
         const std::string text = ops::write_settings(p, ops::inpaint_param_fields());
         QCOMPARE(QString::fromStdString(text),
                  QString("version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
-                         "seed=77\n"));
+                         "seed=77\ngrow=-3\n"));
         ops::InpaintParams back;
         QVERIFY(ops::read_settings(text, ops::inpaint_param_fields(), back).empty());
         QCOMPARE(back.patch, 15);
@@ -328,6 +332,7 @@ class TestParams : public QObject {
         QCOMPARE(back.coherence, false);
         QCOMPARE(back.method, ops::InpaintMethod::Criminisi);
         QCOMPARE(back.seed, 77u);
+        QCOMPARE(back.mask_grow, -3);
     }
 
     // A text from before versions (no version line), with a name since renamed and one since

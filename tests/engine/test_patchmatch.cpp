@@ -153,6 +153,80 @@ class TestPatchMatch : public QObject {
         QVERIFY(fill_region_from_sources(deep, sources, rect) == copy_region(deep_filled, rect));
     }
 
+    // The gradient-domain blend (issue 31): a fill copied from a brighter part of a gradient
+    // keeps its copied detail but takes the tone of the hole's surroundings.
+    void blend_removes_a_tone_offset_and_keeps_copied_detail() {
+        const int w = 96, h = 64;
+        const auto value = [](const int x, const int y) {
+            // A horizontal ramp (2 levels a pixel) with a fine ±6 texture.
+            const std::uint32_t n = (static_cast<std::uint32_t>(x) * 73856093u) ^
+                                    (static_cast<std::uint32_t>(y) * 19349663u);
+            return 40 + 2 * x + static_cast<int>((n >> 7) % 13) - 6;
+        };
+        ImageRgba8 truth(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const auto v = static_cast<std::uint8_t>(value(x, y));
+                truth.at(x, y) = Rgba8{v, v, static_cast<std::uint8_t>(255 - v), 200};
+            }
+        const Mask hole = box_mask(w, h, 30, 20, 20, 20);  // x 30..49, y 20..39
+        // Every hole pixel copied from 25 px to its right: +50 levels of red and green.
+        FillSources sources{w, h, {30, 20, 49, 39}, {}};
+        ImageRgba8 filled = truth;
+        for (int y = 20; y < 40; ++y)
+            for (int x = 30; x < 50; ++x) {
+                sources.index.push_back(y * w + x + 25);
+                filled.at(x, y) = truth.at(x + 25, y);
+            }
+        const ImageRgba8 blended = blend_fill(filled, hole, sources);
+        QCOMPARE(changed_outside(filled, blended, hole), std::int64_t(0));
+        double before = 0, after = 0, detail = 0;
+        for (int y = 20; y < 40; ++y)
+            for (int x = 30; x < 50; ++x) {
+                before += std::abs(filled.at(x, y).r - truth.at(x, y).r);
+                after += std::abs(blended.at(x, y).r - truth.at(x, y).r);
+                // The copied texture survives: each step is the source's step.
+                if (x > 30)
+                    detail += std::abs((blended.at(x, y).r - blended.at(x - 1, y).r) -
+                                       (filled.at(x, y).r - filled.at(x - 1, y).r));
+                QCOMPARE(int(blended.at(x, y).a), 200);
+            }
+        before /= 400, after /= 400, detail /= 380;
+        QVERIFY2(before > 45, qPrintable(QString::number(before)));
+        // What is left: the copied texture is another texture (±6) than the truth's.
+        QVERIFY2(after < 6, qPrintable(QString::number(after)));
+        QVERIFY2(detail < 1.0, qPrintable(QString::number(detail)));
+        // Sources for another size are refused.
+        QVERIFY_THROWS_EXCEPTION(Error, blend_fill(filled, hole, FillSources{w + 1, h, {}, {}}));
+    }
+
+    // What ops::inpaint returns for PatchMatch is the filler's image blended with its own
+    // sources; for Criminisi, the filler's image.
+    void inpaint_returns_the_blended_fill() {
+        const ImageRgba8 truth = photo("home.jpg");
+        const Mask mask =
+            lacuna::test::ellipse_mask(truth.width(), truth.height(), 90, 330, 28, 22);
+        InpaintParams params;
+        params.method = InpaintMethod::PatchMatch;
+        const auto filler = make_inpainter(truth.view(), mask, params, InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(8);
+        const Mask hole = filler->problem().hole;
+        const ImageRgba8 blended = blend_fill(
+            filler->image(), hole, patchmatch_sources(*patchmatch_field(*filler), hole, 4));
+        const ImageRgba8 raw = filler->image(), finished = finished_image(*filler);
+        QVERIFY(!equal_pixels(blended.view(), raw.view()));
+        QVERIFY(equal_pixels(finished.view(), blended.view()));
+        const InpaintResult result =
+            inpaint(truth.view(), mask, params, InpaintImplementation::Fast);
+        QVERIFY(equal_pixels(result.image.view(), blended.view()));
+        QCOMPARE(changed_outside(truth, result.image, hole), std::int64_t(0));
+        params.method = InpaintMethod::Criminisi;
+        const auto crim = make_inpainter(truth.view(), mask, params, InpaintImplementation::Fast);
+        while (!crim->progress().done()) crim->advance(1 << 20);
+        const ImageRgba8 crim_raw = crim->image(), crim_finished = finished_image(*crim);
+        QVERIFY(equal_pixels(crim_finished.view(), crim_raw.view()));
+    }
+
     void deep_fill_decides_on_every_bit() {
         // Stripes 96 samples high (the 8-bit proxy is flat there) with a hole in them: the fill
         // on the 16-bit decision image continues them, in phase; the fill on the proxy cannot
@@ -258,7 +332,16 @@ class TestPatchMatch : public QObject {
                             for (int dx = -r; dx <= r; ++dx)
                                 if (mask.at(sx + dx, sy + dy)) complete = false;
                         if (!complete) continue;
-                        std::uint64_t d = 0;
+                        // The source prior: the distance from the source centre to the target
+                        // box (the hole's box grown by r), over the box's longer side, squared,
+                        // times 4 squared levels per patch pixel (integer division).
+                        const long long bx0 = 17 - r, by0 = 12 - r, bx1 = 17 + 9 + r,
+                                        by1 = 12 + 7 + r;
+                        const long long ox = std::max({bx0 - sx, sx - bx1, 0LL});
+                        const long long oy = std::max({by0 - sy, sy - by1, 0LL});
+                        const long long ext = std::max(bx1 - bx0 + 1, by1 - by0 + 1);
+                        std::uint64_t d = static_cast<std::uint64_t>(
+                            (2 * r + 1) * (2 * r + 1) * 4 * (ox * ox + oy * oy) / (ext * ext));
                         for (int dy = -r; dy <= r; ++dy)
                             for (int dx = -r; dx <= r; ++dx) {
                                 const int x = tx + dx, y = ty + dy;

@@ -206,7 +206,8 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
         if (progress && !progress(state))
             throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
     }
-    return {filler->image(), state, filler->problem().notes};
+    // PatchMatch's result is blended in the gradient domain (see blend_fill).
+    return {finished_image(*filler), state, filler->problem().notes};
 }
 
 std::string to_string(const InpaintMethod method) {

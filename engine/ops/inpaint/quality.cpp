@@ -180,7 +180,110 @@ Plane binomial_blur(const Plane& in, const int w, const int h) {
     return out;
 }
 
+/// Gaussian low-pass of one RGB channel set (3 planes), separable, border replicated.
+std::vector<Plane> gaussian_rgb(const ImageView<const Rgba8> image, const double sigma) {
+    const int w = image.width, h = image.height;
+    const int radius = static_cast<int>(std::ceil(3 * sigma));
+    std::vector<double> k(static_cast<std::size_t>(2 * radius + 1));
+    double total = 0;
+    for (int i = -radius; i <= radius; ++i)
+        total += k[i + radius] = std::exp(-0.5 * i * i / (sigma * sigma));
+    for (double& v : k) v /= total;
+    std::vector<Plane> out(3, Plane(static_cast<std::size_t>(w) * h));
+    Plane tmp(static_cast<std::size_t>(w) * h);
+    for (int c = 0; c < 3; ++c) {
+        const auto channel = [&](const int x, const int y) -> double {
+            const Rgba8 p = image.row(y)[x];
+            return c == 0 ? p.r : c == 1 ? p.g : p.b;
+        };
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                double s = 0;
+                for (int j = -radius; j <= radius; ++j)
+                    s += k[j + radius] * channel(std::clamp(x + j, 0, w - 1), y);
+                tmp[static_cast<std::size_t>(y) * w + x] = s;
+            }
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                double s = 0;
+                for (int j = -radius; j <= radius; ++j)
+                    s += k[j + radius] *
+                         tmp[static_cast<std::size_t>(std::clamp(y + j, 0, h - 1)) * w + x];
+                out[c][static_cast<std::size_t>(y) * w + x] = s;
+            }
+    }
+    return out;
+}
+
+Plane sobel_magnitude(const Plane& l, const int w, const int h) {
+    Plane g(l.size());
+    const auto at = [&](const int x, const int y) {
+        return l[static_cast<std::size_t>(std::clamp(y, 0, h - 1)) * w + std::clamp(x, 0, w - 1)];
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double gx = (at(x + 1, y - 1) + 2 * at(x + 1, y) + at(x + 1, y + 1)) -
+                              (at(x - 1, y - 1) + 2 * at(x - 1, y) + at(x - 1, y + 1));
+            const double gy = (at(x - 1, y + 1) + 2 * at(x, y + 1) + at(x + 1, y + 1)) -
+                              (at(x - 1, y - 1) + 2 * at(x, y - 1) + at(x + 1, y - 1));
+            g[static_cast<std::size_t>(y) * w + x] = std::sqrt(gx * gx + gy * gy);
+        }
+    return g;
+}
+
+int quantised_colour(const Rgba8 p) {
+    return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
+}
+
 }  // namespace
+
+double foreign_content(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
+    const int w = image.width, h = image.height;
+    check_mask_size(mask.view(), w, h, "the mask");
+    const std::vector<std::uint8_t> near = dilate(mask, ring, 1);
+    std::vector<std::uint8_t> seen(1 << 15, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            if (mask.at(x, y) == 0 && near[static_cast<std::size_t>(y) * w + x] != 0)
+                seen[quantised_colour(image.row(y)[x])] = 1;
+    std::int64_t n = 0, foreign = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            if (mask.at(x, y) != 0) {
+                ++n;
+                foreign += seen[quantised_colour(image.row(y)[x])] == 0;
+            }
+    return n > 0 ? static_cast<double>(foreign) / static_cast<double>(n)
+                 : std::numeric_limits<double>::quiet_NaN();
+}
+
+double lowpass_psnr(const ImageView<const Rgba8> result, const ImageView<const Rgba8> truth,
+                    const Mask& mask, const double sigma) {
+    const int w = result.width, h = result.height;
+    check_mask_size(mask.view(), w, h, "the mask");
+    if (truth.width != w || truth.height != h)
+        throw Error(ErrorCode::InvalidArgument, "the truth image has a different size");
+    const std::vector<Plane> a = gaussian_rgb(result, sigma), b = gaussian_rgb(truth, sigma);
+    double sum = 0;
+    std::int64_t n = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (mask.at(x, y) == 0) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            for (int c = 0; c < 3; ++c) sum += (a[c][i] - b[c][i]) * (a[c][i] - b[c][i]);
+            n += 3;
+        }
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    if (sum == 0) return std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(255.0 * 255.0 / (sum / static_cast<double>(n)));
+}
+
+double mean_sobel(const ImageView<const Rgba8> image, const Mask& mask) {
+    const int w = image.width, h = image.height;
+    check_mask_size(mask.view(), w, h, "the mask");
+    const Plane g = sobel_magnitude(luma_plane(image), w, h);
+    return mean_where(g, w, h, [&](const int x, const int y) { return mask.at(x, y) != 0; });
+}
 
 TileTexture tile_texture(const ImageView<const Rgba8> result, const Mask& mask,
                          const ImageView<const Rgba8> truth) {
@@ -326,6 +429,10 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
         q.seam_score = band_grad / mean_where(truth_grad, w, h, band);
         q.tiles = tile_texture_of(grad, truth_grad, mask);
         q.edges = match_edges(detect_edges(result), detect_edges(truth->view()), mask);
+        q.lowpass_psnr_db = lowpass_psnr(result, truth->view(), mask);
+        q.truth_sobel = mean_sobel(truth->view(), mask);
+        q.detail_ratio = mean_sobel(result, mask) / q.truth_sobel;
+        q.truth_foreign = foreign_content(truth->view(), mask);
     } else {
         const double ring_grad = mean_where(grad, w, h, ring);
         q.psnr_db = std::numeric_limits<double>::quiet_NaN();
@@ -333,6 +440,7 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
         q.texture_ratio = hole_grad / ring_grad;
         q.seam_score = band_grad / ring_grad;
     }
+    q.foreign = foreign_content(result, mask);
     return q;
 }
 

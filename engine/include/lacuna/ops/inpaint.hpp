@@ -48,7 +48,14 @@ struct InpaintParams {
     InpaintMethod method = InpaintMethod::PatchMatch;
     /// PatchMatch: the random search's seed (another seed, another result: "Fill again").
     std::uint32_t seed = 1;
+    /// Pixels the caller grows the mask by before the fill (negative shrinks; grow_mask), so a
+    /// brushed mask takes the object's soft edge and shadow too. The fill itself never reads it:
+    /// it is here so that the setting is declared, saved and restored with the others.
+    int mask_grow = 0;
 };
+
+/// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).
+inline constexpr int kMaxMaskGrow = 200;
 
 inline constexpr int kMinPatch = 3;
 inline constexpr int kMaxPatch = 31;

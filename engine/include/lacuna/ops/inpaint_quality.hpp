@@ -77,7 +77,36 @@ struct FillQuality {
     /// With a truth only (otherwise tiles = 0 and NaN).
     TileTexture tiles;
     EdgeMatch edges;
+    /// PSNR (RGB, hole pixels) after a Gaussian low-pass of σ = kLowPassSigma on both images: are
+    /// the tones and the structure right? Plain PSNR rewards blur; this forgives a texture that
+    /// is right in kind but not pixel for pixel. NaN without a truth.
+    double lowpass_psnr_db = std::numeric_limits<double>::quiet_NaN();
+    /// Mean Sobel magnitude of the luma in the hole ÷ the truth's (a blur scores 0.1–0.4); NaN
+    /// without a truth.
+    double detail_ratio = std::numeric_limits<double>::quiet_NaN();
+    /// The truth's own mean Sobel magnitude in the hole (grey levels): ≥ kTexturedSobel counts as
+    /// textured. NaN without a truth.
+    double truth_sobel = std::numeric_limits<double>::quiet_NaN();
+    /// Foreign content: the share of hole pixels whose colour, quantised to 5 bits a channel,
+    /// occurs nowhere in the ring of kForeignRing px around the hole. Judged against
+    /// `truth_foreign`, the truth's own share (noise and new objects score too).
+    double foreign = 0;
+    double truth_foreign = std::numeric_limits<double>::quiet_NaN();
 };
+
+inline constexpr double kLowPassSigma = 3.0;
+inline constexpr double kTexturedSobel = 40.0;
+inline constexpr int kForeignRing = 16;
+
+/// The foreign-content share of `image`'s hole pixels (see FillQuality::foreign); NaN for an
+/// empty hole.
+double foreign_content(ImageView<const Rgba8> image, const Mask& mask, int ring = kForeignRing);
+/// PSNR of the hole pixels after a separable Gaussian low-pass of `sigma` (radius ⌈3σ⌉, border
+/// replicated) on both images; +inf when equal, NaN for an empty hole.
+double lowpass_psnr(ImageView<const Rgba8> result, ImageView<const Rgba8> truth, const Mask& mask,
+                    double sigma = kLowPassSigma);
+/// Mean Sobel magnitude (√(gx² + gy²), 3×3 Sobel, border replicated) of the luma over the hole.
+double mean_sobel(ImageView<const Rgba8> image, const Mask& mask);
 
 /// `truth` may be null (a real object removed: nothing to compare with). The ring is the pixels
 /// outside the mask within `ring_width` (chessboard distance) of it.

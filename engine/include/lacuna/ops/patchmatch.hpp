@@ -96,6 +96,31 @@ NativeImage fill_from_sources(const NativeImage& samples, const FillSources& sou
 NativeImage fill_region_from_sources(const NativeImage& samples, const FillSources& sources,
                                      const PixelRect& rect);
 
+/// The gradient-domain (Poisson) blend of a finished fill (Pérez et al. 2003, as Image Melding
+/// uses it): the hole's pixels are solved so that every step between neighbours is the step the
+/// source had there (between two hole pixels, the mean of their two sources' steps), with the
+/// known pixels around the hole fixed. Where the fill copied one source region the result is the
+/// fill; at the hole's border and where two copied regions meet, the brightness jumps are spread
+/// smoothly over the region instead of showing as an outline or blocks. Pixels outside the hole
+/// are not written; alpha is kept. Solved per channel by conjugate gradients
+/// (multigrid-preconditioned) in double precision and a fixed order, from the fill, then rounded:
+/// the same bytes for the same fill, whichever backend filled. Throws InvalidArgument when the
+/// sizes differ.
+struct BlendOptions {
+    int max_iterations = 100;  ///< preconditioned: about 10 reach the tolerance
+    double tolerance = 1e-4;   ///< stop at a residual this small relative to the right side
+    /// A step that differs from its source's by κ levels counts half (weight 1 / (1 + (d/κ)²));
+    /// 0: every step counts fully (the plain Poisson blend).
+    double structure_levels = 24;
+};
+ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
+                      const BlendOptions& options = {});
+
+/// What a finished fill shows, blended: for a PatchMatch inpainter (CPU or CUDA) that is done,
+/// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,
+/// image(). ops::inpaint returns this.
+ImageRgba8 finished_image(const Inpainter& filler);
+
 /// One EM iteration at one level, done exhaustively (the readable reference): for every target
 /// patch (centre within `radius` of a hole pixel) the valid source centre of least distance
 /// (lowest index on ties), then the vote into the hole pixels. Uses the same distance and vote
