@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace lacuna::ops {
@@ -234,8 +235,10 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
         Level next = coarsen(levels.back());
         levels.push_back(std::move(next));
     }
-    std::vector<double> f(n), r(n), z, p(n), ap(n);
-    for (int c = 0; c < 3; ++c) {
+    // The three channels are independent systems with the same matrix: each is solved on its
+    // own thread, in the same fixed order as alone, so the bytes do not depend on the threads.
+    const auto solve_channel = [&](const int c) {
+        std::vector<double> f(n), r(n), z, p(n), ap(n);
         for (std::size_t i = 0; i < n; ++i) f[i] = channel(filled.at(px[i] % w, px[i] / w), c);
         apply(levels[0], f, ap);
         double bb = 0;
@@ -269,11 +272,16 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
             rz = next;
             for (std::size_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
         }
+        // Each thread writes only its own channel's bytes.
         for (std::size_t i = 0; i < n; ++i) {
             const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(f[i], 0.0, 255.0)));
             Rgba8& o = out.at(px[i] % w, px[i] / w);
             (c == 0 ? o.r : c == 1 ? o.g : o.b) = v;
         }
+    };
+    {
+        std::jthread green(solve_channel, 1), blue(solve_channel, 2);
+        solve_channel(0);
     }
     return out;
 }
