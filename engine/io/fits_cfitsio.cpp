@@ -7,6 +7,8 @@
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -376,6 +378,152 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     info.has_alpha = false;
     info.file_bytes = bytes.size();
     return loaded;
+}
+
+namespace {
+
+// A FITS file written into memory: CFITSIO's memory driver grows the buffer with realloc, and
+// the buffer is freed here whatever happens.
+class MemoryFitsOut {
+  public:
+    explicit MemoryFitsOut(const std::string_view name) : name_(name) {
+        size_ = kFitsRecord;
+        buffer_ = std::malloc(size_);
+        if (buffer_ == nullptr) throw std::bad_alloc();
+        fitsfile* file = nullptr;
+        int status = 0;
+        fits_create_memfile(&file, &buffer_, &size_, kFitsRecord, std::realloc, &status);
+        handle_.reset(file);
+        check_write(status);
+    }
+    ~MemoryFitsOut() {
+        handle_.reset();  // closes first: CFITSIO may still write into the buffer
+        std::free(buffer_);
+    }
+    MemoryFitsOut(const MemoryFitsOut&) = delete;
+    MemoryFitsOut& operator=(const MemoryFitsOut&) = delete;
+
+    [[nodiscard]] fitsfile* get() const { return handle_.get(); }
+
+    void check_write(const int status) const {
+        if (status == 0) return;
+        fits_clear_errmsg();
+        throw Error(ErrorCode::WriteFailed, "cannot write '" + std::string(name_) +
+                                                "': CFITSIO failed (" + status_text(status) + ")");
+    }
+
+    // The finished file: the single HDU up to its padded data end.
+    std::vector<std::uint8_t> bytes() {
+        int status = 0;
+        fits_flush_file(handle_.get(), &status);
+        LONGLONG header_start = 0, data_start = 0, data_end = 0;
+        fits_get_hduaddrll(handle_.get(), &header_start, &data_start, &data_end, &status);
+        check_write(status);
+        handle_.reset();  // closing writes nothing more after the flush
+        const auto* begin = static_cast<const std::uint8_t*>(buffer_);
+        return {begin, begin + std::min<std::size_t>(static_cast<std::size_t>(data_end), size_)};
+    }
+
+  private:
+    void* buffer_ = nullptr;
+    std::size_t size_ = 0;
+    std::string_view name_;
+    FitsHandle handle_;
+};
+
+// The stored type of each sample type. Unsigned 16-bit uses the FITS convention (BITPIX 16,
+// BZERO 32768) where the calibration is the identity; with a calibration of its own it goes to
+// 32-bit integers, whose BSCALE/BZERO can then hold the calibration, values unchanged.
+struct WritePlan {
+    int bitpix = BYTE_IMG;
+    int datatype = TBYTE;
+};
+
+WritePlan write_plan(const SampleType sample, const Calibration& calibration) {
+    switch (sample) {
+        case SampleType::U8:
+            return {BYTE_IMG, TBYTE};
+        case SampleType::U16:
+            return calibration.identity() ? WritePlan{USHORT_IMG, TUSHORT}
+                                          : WritePlan{LONG_IMG, TINT};
+        case SampleType::I16:
+            return {SHORT_IMG, TSHORT};
+        case SampleType::F32:
+            return {FLOAT_IMG, TFLOAT};
+    }
+    return {FLOAT_IMG, TFLOAT};
+}
+
+// One channel of `image` in FITS order (bottom row first), as the plan's stored type.
+template <class Stored>
+std::vector<Stored> fits_plane(const NativeImage& image, const int channel) {
+    std::vector<Stored> plane;
+    plane.reserve(static_cast<std::size_t>(image.width()) * image.height());
+    for (int y = image.height() - 1; y >= 0; --y) {
+        for (int x = 0; x < image.width(); ++x) {
+            plane.push_back(static_cast<Stored>(image.sample(x, y, channel)));
+        }
+    }
+    return plane;
+}
+
+template <class Stored>
+void write_planes(const MemoryFitsOut& out, const NativeImage& image, const int datatype) {
+    const LONGLONG plane_size = LONGLONG{image.width()} * image.height();
+    for (int c = 0; c < image.channels(); ++c) {
+        std::vector<Stored> plane = fits_plane<Stored>(image, c);
+        int status = 0;
+        fits_write_img(out.get(), datatype, 1 + c * plane_size, plane_size, plane.data(), &status);
+        out.check_write(status);
+    }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibration& calibration,
+                                      const std::string_view name) {
+    MemoryFitsOut out(name);
+    const WritePlan plan = write_plan(image.sample_type(), calibration);
+    std::vector<long> axes = {image.width(), image.height()};
+    if (image.channels() > 1) axes.push_back(image.channels());
+    int status = 0;
+    fits_create_img(out.get(), plan.bitpix, static_cast<int>(axes.size()), axes.data(), &status);
+    out.check_write(status);
+    if (!calibration.identity()) {
+        double slope = calibration.slope;
+        double intercept = calibration.intercept;
+        fits_write_key(out.get(), TDOUBLE, "BSCALE", &slope, "value = BSCALE * stored + BZERO",
+                       &status);
+        fits_write_key(out.get(), TDOUBLE, "BZERO", &intercept, nullptr, &status);
+        out.check_write(status);
+    }
+    if (!calibration.unit.empty()) {
+        std::string unit = calibration.unit;
+        fits_write_key(out.get(), TSTRING, "BUNIT", unit.data(), "unit of the values", &status);
+        out.check_write(status);
+    }
+    // The samples are written as stored: the keywords describe them, CFITSIO must not apply
+    // their inverse on the way in (the unsigned 16-bit convention's own offset stays on).
+    if (plan.bitpix != USHORT_IMG) fits_set_bscale(out.get(), 1.0, 0.0, &status);
+    out.check_write(status);
+    switch (plan.datatype) {
+        case TBYTE:
+            write_planes<std::uint8_t>(out, image, plan.datatype);
+            break;
+        case TUSHORT:
+            write_planes<std::uint16_t>(out, image, plan.datatype);
+            break;
+        case TINT:
+            write_planes<int>(out, image, plan.datatype);
+            break;
+        case TSHORT:
+            write_planes<std::int16_t>(out, image, plan.datatype);
+            break;
+        default:
+            write_planes<float>(out, image, plan.datatype);
+            break;
+    }
+    return out.bytes();
 }
 
 }  // namespace lacuna::io::detail

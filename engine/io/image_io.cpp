@@ -448,9 +448,11 @@ ImageFormat format_for_path(const fs::path& path) {
     if (ext == ".ppm") return ImageFormat::Ppm;
     if (ext == ".pgm") return ImageFormat::Pgm;
     if (ext == ".pfm") return ImageFormat::Pfm;
+    if (ext == ".fits" || ext == ".fit" || ext == ".fts") return ImageFormat::Fits;
     throw Error(ErrorCode::UnsupportedFormat,
                 "cannot write " + in_quotes(path.string()) + ": unsupported file extension '" +
-                    ext + "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm .pfm)");
+                    ext +
+                    "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm .pfm .fits)");
 }
 
 namespace {
@@ -596,6 +598,20 @@ void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
+// FITS keeps every sample type and the calibration (options.calibration), not the metadata.
+std::vector<std::string> write_fits(const fs::path& path, const NativeImage& image,
+                                    const WriteOptions& options) {
+    std::vector<std::string> notices;
+    const Calibration identity;
+    const Calibration& calibration =
+        options.calibration != nullptr ? *options.calibration : identity;
+    std::vector<std::uint8_t> bytes = detail::encode_fits(image, calibration, path.string());
+    bytes = with_metadata(std::move(bytes), ImageFormat::Fits, options, image.width(),
+                          image.height(), notices);
+    write_bytes(path, bytes);
+    return notices;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_image(const ImageView<const Rgba8> image, const ImageFormat format,
@@ -608,6 +624,13 @@ std::vector<std::uint8_t> encode_image(const ImageView<const Rgba8> image, const
 std::vector<std::string> write_image(const fs::path& path, const ImageView<const Rgba8> image,
                                      const WriteOptions& options) {
     const ImageFormat format = format_for_path(path);
+    if (format == ImageFormat::Fits) {
+        check_image_size(image.width, image.height);
+        const NativeImage rgba = to_native(image);
+        // An opaque photo has no alpha plane to keep: three planes, as FITS colour images have.
+        if (has_transparency(image)) return write_fits(path, rgba, options);
+        return write_fits(path, convert(rgba, {SampleType::U8, 3}), options);
+    }
     std::vector<std::string> notices;
     const std::vector<std::uint8_t> bytes =
         with_metadata(encode(image, format, options, notices), format, options, image.width,
@@ -640,6 +663,7 @@ bool holds_natively(const ImageFormat format, const int depth, const int channel
 }  // namespace
 
 bool format_holds(const ImageFormat format, const SampleType sample, const int channels) {
+    if (format == ImageFormat::Fits) return detail::fits_supported();
     if (sample == SampleType::U8) return format != ImageFormat::Pfm;
     return holds_natively(format, cv_depth(sample), channels);
 }
@@ -724,6 +748,7 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
     if (image.empty())
         throw Error(ErrorCode::EmptyImage,
                     "cannot write " + in_quotes(path.string()) + ": the image is empty");
+    if (format == ImageFormat::Fits) return write_fits(path, image, options);
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
         std::vector<std::string> notices;

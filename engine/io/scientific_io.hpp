@@ -37,6 +37,13 @@ LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, std::string_view
 /// Throws like read_dicom.
 LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
+/// `image` as a FITS file: BITPIX from the sample type (8, 16, 16 with BZERO 32768 for unsigned
+/// 16-bit, -32 for float; unsigned 16-bit with a calibration as 32-bit integers), the rows bottom
+/// first as FITS stores them, colour as NAXIS3 planes, the calibration as BSCALE/BZERO/BUNIT.
+/// Throws WriteFailed naming `name`, or UnsupportedFormat in a build without CFITSIO.
+std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibration& calibration,
+                                      std::string_view name);
+
 /// True when this build has the library (the CMake configuration found it).
 bool dicom_supported();
 bool fits_supported();

@@ -61,6 +61,9 @@ struct WriteOptions {
     /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
     /// PPM, PGM, PFM).
     const Metadata* metadata = nullptr;
+    /// Written into FITS files as BSCALE/BZERO/BUNIT (not owned; null writes the identity).
+    /// Other formats hold the samples only.
+    const Calibration* calibration = nullptr;
 };
 
 /// A file as stored: its pages in the file's sample type, its calibration and display window.
@@ -81,8 +84,9 @@ LoadedNative read_native(const std::filesystem::path& path);
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
 /// Writes `image` keeping its depth where the format holds it (16-bit PNG, TIFF, PGM, PPM; float
-/// TIFF and PFM); otherwise converts to 8 bits (window lo..hi mapped to 0..255 for float, ÷257
-/// for 16-bit) and a notice says so. Atomic like write_image.
+/// TIFF and PFM; every sample type in FITS, with options.calibration); otherwise converts to 8 bits
+/// (window lo..hi mapped to 0..255 for float, ÷257 for 16-bit) and a notice says so. Atomic like
+/// write_image.
 std::vector<std::string> write_native(const std::filesystem::path& path, const NativeImage& image,
                                       const WriteOptions& options = {});
 
