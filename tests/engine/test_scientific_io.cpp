@@ -160,6 +160,21 @@ class TestScientificIo : public QObject {
 #endif
     }
 
+    // PS3.10 lets the preamble hold a TIFF header (pydicom's CT_small.dcm does): the DICM marker
+    // at 128 decides, the file opens as DICOM through the same probe every reader uses.
+    void dicom_with_tiff_preamble_opens_as_dicom() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        Bytes bytes = write_dicom(ct_spec());
+        const std::uint8_t tiff[8] = {'I', 'I', 42, 0, 8, 0, 0, 0};
+        std::memcpy(bytes.data(), tiff, sizeof tiff);
+        const io::LoadedNative loaded = io::decode_native(bytes, "tiff-preamble.dcm");
+        QCOMPARE(loaded.info.format, io::ImageFormat::Dicom);
+        QCOMPARE(loaded.pages.at(0).samples<std::int16_t>(3)[5], ct_value(5, 3));
+        QCOMPARE(loaded.calibration, (Calibration{1.0, -1024.0, "HU"}));
+#endif
+    }
+
     void dicom_unsigned_16_bit() {
         SKIP_WITHOUT_DICOM();
 #if LACUNA_TEST_GDCM
