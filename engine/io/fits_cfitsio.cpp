@@ -303,17 +303,29 @@ void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t f
     }
 }
 
-// FITS BLANK marks undefined pixels of integer images by a stored value. Lacuna keeps the
-// value (there is no integer NaN) and says how many pixels carry it.
-void note_blank(const NativeImage& image, const LONGLONG blank, const Plan& plan,
-                std::vector<std::string>& notices) {
+// FITS BLANK marks undefined pixels of integer images by a stored value. There is no integer
+// NaN, so an image that uses its BLANK becomes float: the stored values, exact (every 8- and
+// 16-bit integer is a float), and NaN where BLANK is, as astropy reads it. The calibration still
+// applies to the stored values, and NaN stays NaN through it.
+NativeImage blank_to_nan(const NativeImage& image, const LONGLONG blank, const Plan& plan,
+                         std::vector<std::string>& notices) {
     const double marker = plan.unsigned_16 ? double(blank) + 32768.0 : double(blank);
+    NativeImage out(image.width(), image.height(), PixelFormat{SampleType::F32, 1});
     std::int64_t count = 0;
     for (int y = 0; y < image.height(); ++y) {
-        for (int x = 0; x < image.width(); ++x) count += image.sample(x, y, 0) == marker;
+        float* row = out.samples<float>(y);
+        for (int x = 0; x < image.width(); ++x) {
+            const double v = image.sample(x, y, 0);
+            const bool undefined = v == marker;
+            count += undefined;
+            row[x] = undefined ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
+        }
     }
+    if (count == 0) return image;
     notices.push_back("the FITS BLANK value " + std::to_string(blank) + " marks " +
-                      std::to_string(count) + " undefined pixels; Lacuna keeps their stored value");
+                      std::to_string(count) +
+                      " undefined pixels: read as 32-bit float, NaN there (as astropy reads it)");
+    return out;
 }
 
 }  // namespace
@@ -364,7 +376,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     }
     if (shape.bitpix > 0) {
         if (const auto blank = keyword<LONGLONG>(file, TLONGLONG, "BLANK", name)) {
-            note_blank(loaded.pages.front(), *blank, plan, loaded.notices);
+            loaded.pages.front() = blank_to_nan(loaded.pages.front(), *blank, plan, loaded.notices);
         }
     }
 
@@ -373,8 +385,8 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     info.width = width;
     info.height = height;
     info.channels = 1;
-    info.sample = plan.sample;
-    info.bit_depth = bit_depth(plan.sample);
+    info.sample = loaded.pages.front().sample_type();
+    info.bit_depth = bit_depth(info.sample);
     info.has_alpha = false;
     info.file_bytes = bytes.size();
     return loaded;
