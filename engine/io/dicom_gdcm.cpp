@@ -15,6 +15,10 @@
 #include <gdcmGlobal.h>
 #include <gdcmImage.h>
 #include <gdcmImageReader.h>
+#include <gdcmJPEG2000Codec.h>
+#include <gdcmJPEGCodec.h>
+#include <gdcmJPEGLSCodec.h>
+#include <gdcmRLECodec.h>
 #include <gdcmTrace.h>
 #include <gdcmTransferSyntax.h>
 #include <gdcmVR.h>
@@ -28,6 +32,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <unistd.h>
 
 namespace lacuna::io::detail {
 namespace {
@@ -494,6 +499,61 @@ void silence_gdcm() {
     });
 }
 
+// GDCM's codecs (its copies of libjpeg, OpenJPEG and CharLS) print their warnings and errors
+// straight to the process's stderr, past gdcm::Trace: "Unsupported JPEG data precision 12" twice
+// on a file that then decodes with the 12-bit codec, five lines of OpenJPEG on a damaged JPEG
+// 2000 stream. While GDCM decodes, file descriptor 2 points at a temporary file instead; what
+// it collects is read back, so a failure can name the codec's first complaint in Lacuna's one
+// line, and a success says nothing. Process-wide, so one capture at a time (the mutex); another
+// thread's stderr output during a decode lands in the capture too, and is dropped with it.
+class CodecOutput {
+  public:
+    CodecOutput() : lock_(mutex()) {
+        std::fflush(stderr);
+        file_ = std::tmpfile();
+        saved_ = ::dup(2);
+        if (file_ == nullptr || saved_ < 0 || ::dup2(::fileno(file_), 2) < 0) restore();
+    }
+    ~CodecOutput() {
+        restore();
+        if (file_ != nullptr) std::fclose(file_);
+    }
+    CodecOutput(const CodecOutput&) = delete;
+    CodecOutput& operator=(const CodecOutput&) = delete;
+
+    /// The first line the codecs printed, empty if none.
+    std::string first_line() {
+        restore();
+        if (captured_.empty() && file_ != nullptr) {
+            std::rewind(file_);
+            char line[512] = {};
+            if (std::fgets(line, sizeof line, file_) != nullptr) captured_ = line;
+            while (!captured_.empty() && (captured_.back() == '\n' || captured_.back() == '\r'))
+                captured_.pop_back();
+        }
+        return captured_;
+    }
+
+  private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    void restore() {
+        if (saved_ >= 0) {
+            std::fflush(stderr);
+            ::dup2(saved_, 2);
+            ::close(saved_);
+            saved_ = -1;
+        }
+    }
+
+    std::lock_guard<std::mutex> lock_;
+    std::FILE* file_ = nullptr;
+    int saved_ = -1;
+    std::string captured_;
+};
+
 // A stored sample (already in host byte order) to its value: the sample's bits sit at
 // [high_bit - bits_stored + 1, high_bit]; the rest of the cell may hold overlays or garbage, and
 // GDCM's uncompressed fast path copies the cells as they are.
@@ -559,12 +619,20 @@ struct Decoded {
     double intercept = 0.0;
 };
 
+// True if this build's GDCM has a codec for the transfer syntax: a decoding failure then means
+// damaged data, not a missing codec.
+bool can_decode(const gdcm::TransferSyntax& ts) {
+    return gdcm::JPEGCodec().CanDecode(ts) || gdcm::JPEGLSCodec().CanDecode(ts) ||
+           gdcm::JPEG2000Codec().CanDecode(ts) || gdcm::RLECodec().CanDecode(ts);
+}
+
 // Decodes the pixel data with GDCM (uncompressed, or any compression its build supports).
 Decoded decode_pixels(const Bytes& bytes, const Layout& layout, const PixelModule& m,
                       const std::string_view name, std::vector<std::string>& notices) {
     std::istringstream stream(std::string(reinterpret_cast<const char*>(bytes.data()), layout.end));
     gdcm::ImageReader reader;
     reader.SetStream(stream);
+    CodecOutput codec_output;
     if (!reader.Read()) {
         fail_reading(ErrorCode::Corrupt, name,
                      "the DICOM file is corrupt (GDCM cannot read it as an image)");
@@ -590,13 +658,17 @@ Decoded decode_pixels(const Bytes& bytes, const Layout& layout, const PixelModul
     }
     std::vector<char> buffer(expected);
     if (!image.GetBuffer(buffer.data())) {
-        if (layout.encapsulated_pixels) {
+        const std::string said = codec_output.first_line();
+        const std::string because = said.empty() ? "" : ": the decoder says \"" + said + "\"";
+        if (layout.encapsulated_pixels && !can_decode(image.GetTransferSyntax())) {
             fail_reading(ErrorCode::UnsupportedFormat, name,
                          "its compressed pixel data (transfer syntax " + layout.transfer_syntax +
                              ") cannot be decoded by this build");
         }
         fail_reading(ErrorCode::Corrupt, name,
-                     "the DICOM file is corrupt (its pixel data cannot be decoded)");
+                     "the DICOM file is corrupt (its " +
+                         std::string(layout.encapsulated_pixels ? "compressed " : "") +
+                         "pixel data cannot be decoded" + because + ")");
     }
     if (image.GetTransferSyntax().IsLossy()) {
         notices.push_back(
