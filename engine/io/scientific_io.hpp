@@ -1,4 +1,4 @@
-// Internal: scientific formats read through optional libraries. Single-frame DICOM comes through
+// Internal: scientific formats read through optional libraries. DICOM comes through
 // GDCM (dicom_gdcm.cpp) and 2-D FITS through CFITSIO (fits_cfitsio.cpp); a build without one of
 // them links dicom_none.cpp or fits_none.cpp instead, whose readers throw UnsupportedFormat.
 // Both readers keep the stored samples and put the file's rescale into LoadedNative::calibration.
@@ -28,7 +28,8 @@ inline bool looks_like_fits(const std::vector<std::uint8_t>& bytes) {
            std::memcmp(bytes.data(), kFirstCard.data(), kFirstCard.size()) == 0;
 }
 
-/// Single-frame DICOM: grey 8/16-bit (unsigned or signed) or 8-bit RGB. Calibration from the
+/// DICOM, each frame a page: grey or RGB, 8/16-bit (unsigned or signed), 32-bit integers as
+/// float. Calibration from the
 /// rescale slope/intercept (unit: Rescale Type, or HU for CT), window from Window Center/Width.
 /// Throws Error (Truncated, Corrupt, UnsupportedFormat, TooLarge, EmptyImage) naming `name`.
 LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, std::string_view name);

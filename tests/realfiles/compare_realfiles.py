@@ -125,6 +125,9 @@ def dicom_reference(path):
     if spp == 1 and ("RescaleSlope" in ds or "RescaleIntercept" in ds):
         values = np.stack([apply_modality_lut(f[..., 0], ds) for f in arr])[..., np.newaxis]
         values = values.astype(np.float64)
+    if "DoseGridScaling" in ds:  # RT Dose: dose = stored × Dose Grid Scaling (PS3.3 C.8.8.3)
+        values = values * float(ds.DoseGridScaling)
+        ref.tolerance = max(ref.tolerance, 0.0)
     # (P, H, W, C) → (P, C, H, W), bottom row first as FITS stores it.
     ref.pages = np.flip(np.transpose(values, (0, 3, 1, 2)), axis=2)
     ref.shape = ref.pages.shape

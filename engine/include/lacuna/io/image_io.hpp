@@ -68,7 +68,8 @@ struct WriteOptions {
 
 /// A file as stored: its pages in the file's sample type, its calibration and display window.
 struct LoadedNative {
-    std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages in order
+    std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages or a
+                                     ///< multi-frame DICOM's frames, in order
     Calibration calibration;         ///< from the file (DICOM rescale, FITS BSCALE/BZERO/BUNIT)
     /// The file's own display window in calibrated units (DICOM window centre/width), if any.
     std::optional<std::pair<double, double>> window;
@@ -78,7 +79,7 @@ struct LoadedNative {
 };
 
 /// Reads any supported file keeping its sample type: 8/16-bit PNG, PGM/PPM, 8/16-bit and float
-/// TIFF (every page of a multi-page TIFF), PFM, single-frame DICOM, 2-D FITS, and the 8-bit
+/// TIFF (every page of a multi-page TIFF), PFM, DICOM (every frame a page), 2-D FITS, and the 8-bit
 /// formats. Colour is R, G, B(, A). The same errors as read_image.
 LoadedNative read_native(const std::filesystem::path& path);
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_view name);
