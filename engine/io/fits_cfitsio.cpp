@@ -1,7 +1,8 @@
-// 2-D FITS images through CFITSIO. The stored values are read raw (CFITSIO's own BSCALE/BZERO
-// scaling is turned off) and the scaling goes into the Calibration, so an integer image stays an
-// integer image. One exception is the FITS convention for unsigned 16-bit data (BITPIX 16,
-// BZERO 32768, BSCALE 1): it becomes a U16 image with the identity calibration.
+// FITS images (lines, planes, cubes as stacks) through CFITSIO, and FITS writing. The stored values
+// are read raw (CFITSIO's own BSCALE/BZERO scaling is turned off) and the scaling goes into the
+// Calibration, so an integer image stays an integer image. One exception is the FITS convention for
+// unsigned 16-bit data (BITPIX 16, BZERO 32768, BSCALE 1): it becomes a U16 image with the identity
+// calibration.
 #include "scientific_io.hpp"
 
 #include <fitsio.h>
@@ -92,12 +93,20 @@ struct ImageShape {
     int bitpix = 0;
     std::vector<LONGLONG> axes;  ///< NAXIS1 (width), NAXIS2 (height), ...
 
-    // A plane: two axes, or more whose extra axes all have length 1 (NAXIS3 = 1 and the
-    // degenerate frequency/Stokes axes radio astronomy writes).
-    [[nodiscard]] bool is_2d() const {
-        return axes.size() >= 2 &&
-               std::all_of(axes.begin() + 2, axes.end(), [](const LONGLONG n) { return n == 1; });
+    // An image Lacuna opens: a line (one axis, shown as one row), a plane, or a cube whose
+    // planes are pages; axes beyond the third must have length 1 (the degenerate
+    // frequency/Stokes axes radio astronomy writes).
+    [[nodiscard]] bool is_image() const {
+        return !axes.empty() &&
+               (axes.size() <= 3 ||
+                std::all_of(axes.begin() + 3, axes.end(), [](const LONGLONG n) { return n == 1; }));
     }
+    [[nodiscard]] bool has_pixels() const {
+        return std::none_of(axes.begin(), axes.end(), [](const LONGLONG n) { return n <= 0; });
+    }
+    [[nodiscard]] LONGLONG width() const { return axes.at(0); }
+    [[nodiscard]] LONGLONG height() const { return axes.size() >= 2 ? axes[1] : 1; }
+    [[nodiscard]] LONGLONG planes() const { return axes.size() >= 3 ? axes[2] : 1; }
     /// "4x3x4". Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "x" + std::string.
     [[nodiscard]] std::string describe() const {
         std::string text;
@@ -130,11 +139,13 @@ bool more_hdus_follow(fitsfile* file, const std::size_t file_bytes, const std::s
     return static_cast<std::size_t>(data_end) < file_bytes;
 }
 
-// Moves to the first HDU that holds a 2-D image and returns its shape. Empty primary arrays and
-// tables are skipped; a file whose images are all cubes or lines is UnsupportedFormat.
-ImageShape find_plane(fitsfile* file, const std::size_t file_bytes, const std::string_view name,
+// Moves to the first HDU that holds an image with pixels (a line, a plane or a cube) and
+// returns its shape. Empty primary arrays, arrays with a zero-length axis (random groups) and
+// tables are skipped; a file whose images all have more dimensions is UnsupportedFormat.
+ImageShape find_image(fitsfile* file, const std::size_t file_bytes, const std::string_view name,
                       std::vector<std::string>& notices) {
-    std::string first_other;  // the first image we skipped, for the messages
+    std::string first_other;  // the first image skipped for its dimensions, for the messages
+    std::string first_empty;  // the first array without pixels
     for (int hdu = 1;; ++hdu) {
         if (hdu > 1) {
             if (!more_hdus_follow(file, file_bytes, name)) break;
@@ -148,20 +159,29 @@ ImageShape find_plane(fitsfile* file, const std::size_t file_bytes, const std::s
         if (type != IMAGE_HDU) continue;  // tables (tile-compressed images report IMAGE_HDU)
         ImageShape shape = shape_of(file, name);
         if (shape.axes.empty()) continue;  // a primary HDU without data, as extensions need
-        if (shape.is_2d()) {
+        if (!shape.has_pixels()) {
+            if (first_empty.empty()) first_empty = shape.describe();
+            continue;
+        }
+        if (shape.is_image()) {
             if (!first_other.empty()) {
-                notices.push_back("opened the 2-D image in HDU " + std::to_string(hdu) +
-                                  "; the FITS file's first image (" + first_other + ") is not 2-D");
+                notices.push_back("opened the image in HDU " + std::to_string(hdu) +
+                                  "; the FITS file's first image (" + first_other +
+                                  ") has more than 3 dimensions");
             }
             return shape;
         }
         if (first_other.empty()) first_other = shape.describe();
     }
     if (first_other.empty()) {
-        fail_reading(ErrorCode::UnsupportedFormat, name, "the FITS file holds no image");
+        fail_reading(ErrorCode::UnsupportedFormat, name,
+                     first_empty.empty() ? std::string("the FITS file holds no image")
+                                         : "the FITS file holds no image (its " + first_empty +
+                                               " array has no pixels)");
     }
     fail_reading(ErrorCode::UnsupportedFormat, name,
-                 "the FITS image is " + first_other + "; Lacuna opens 2-D FITS images");
+                 "the FITS image is " + first_other +
+                     "; Lacuna opens FITS images of 1, 2 or 3 dimensions (a cube as a stack)");
 }
 
 // Keyword values; nullopt when the keyword is absent. A keyword with a value of the wrong type
@@ -223,8 +243,9 @@ Plan plan_for(const int bitpix, const double bscale, const double bzero,
 // 0 at the top: our row y is FITS row height - y.
 template <class Stored>
 void read_row(fitsfile* file, const int datatype, const int y, const int width, const int height,
-              Stored* out, const std::string_view name) {
-    const LONGLONG first = LONGLONG{height - 1 - y} * width + 1;  // CFITSIO counts from 1
+              Stored* out, const std::string_view name, const int plane) {
+    // CFITSIO counts from 1; plane p (a cube's page) starts after p whole planes.
+    const LONGLONG first = (LONGLONG{plane} * height + (height - 1 - y)) * width + 1;
     int any_null = 0, status = 0;
     // A null `nulval` turns off null checking: NaN stays NaN, BLANK keeps its stored value.
     fits_read_img(file, datatype, first, width, nullptr, out, &any_null, &status);
@@ -232,20 +253,22 @@ void read_row(fitsfile* file, const int datatype, const int y, const int width, 
 }
 
 NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan, const int width,
-                       const int height, const std::string_view name) {
+                       const int height, const int plane, const std::string_view name) {
     NativeImage image(width, height, PixelFormat{plan.sample, 1});
     for (int y = 0; y < height; ++y) {
         switch (shape.bitpix) {
             case BYTE_IMG:
-                read_row(file, TBYTE, y, width, height, image.samples<std::uint8_t>(y), name);
+                read_row(file, TBYTE, y, width, height, image.samples<std::uint8_t>(y), name,
+                         plane);
                 break;
             case SHORT_IMG:
                 if (!plan.unsigned_16) {
-                    read_row(file, TSHORT, y, width, height, image.samples<std::int16_t>(y), name);
+                    read_row(file, TSHORT, y, width, height, image.samples<std::int16_t>(y), name,
+                             plane);
                 } else {
                     // stored + 32768, which for 16 bits is flipping the sign bit
                     std::vector<std::int16_t> stored(static_cast<std::size_t>(width));
-                    read_row(file, TSHORT, y, width, height, stored.data(), name);
+                    read_row(file, TSHORT, y, width, height, stored.data(), name, plane);
                     std::transform(stored.begin(), stored.end(), image.samples<std::uint16_t>(y),
                                    [](const std::int16_t v) {
                                        return static_cast<std::uint16_t>(
@@ -255,14 +278,14 @@ NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan
                 break;
             case LONG_IMG: {
                 std::vector<std::int32_t> stored(static_cast<std::size_t>(width));
-                read_row(file, TINT, y, width, height, stored.data(), name);
+                read_row(file, TINT, y, width, height, stored.data(), name, plane);
                 std::transform(stored.begin(), stored.end(), image.samples<float>(y),
                                [](const std::int32_t v) { return static_cast<float>(v); });
                 break;
             }
             case DOUBLE_IMG: {
                 std::vector<double> stored(static_cast<std::size_t>(width));
-                read_row(file, TDOUBLE, y, width, height, stored.data(), name);
+                read_row(file, TDOUBLE, y, width, height, stored.data(), name, plane);
                 // Beyond float's range becomes ±infinity explicitly (the cast would be UB).
                 constexpr double kMax = std::numeric_limits<float>::max();
                 std::transform(stored.begin(), stored.end(), image.samples<float>(y),
@@ -274,7 +297,7 @@ NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan
                 break;
             }
             default:
-                read_row(file, TFLOAT, y, width, height, image.samples<float>(y), name);
+                read_row(file, TFLOAT, y, width, height, image.samples<float>(y), name, plane);
                 break;
         }
     }
@@ -295,7 +318,8 @@ void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t f
     check(status, name);
     LONGLONG needed = data_end;
     if (!compressed) {
-        needed = data_start + shape.axes[0] * shape.axes[1] * (std::abs(shape.bitpix) / 8);
+        needed = data_start +
+                 shape.width() * shape.height() * shape.planes() * (std::abs(shape.bitpix) / 8);
     }
     if (static_cast<LONGLONG>(file_bytes) < needed) {
         fail_reading(ErrorCode::Truncated, name,
@@ -307,25 +331,30 @@ void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t f
 // NaN, so an image that uses its BLANK becomes float: the stored values, exact (every 8- and
 // 16-bit integer is a float), and NaN where BLANK is, as astropy reads it. The calibration still
 // applies to the stored values, and NaN stays NaN through it.
-NativeImage blank_to_nan(const NativeImage& image, const LONGLONG blank, const Plan& plan,
-                         std::vector<std::string>& notices) {
+void blank_to_nan(std::vector<NativeImage>& pages, const LONGLONG blank, const Plan& plan,
+                  std::vector<std::string>& notices) {
     const double marker = plan.unsigned_16 ? double(blank) + 32768.0 : double(blank);
-    NativeImage out(image.width(), image.height(), PixelFormat{SampleType::F32, 1});
     std::int64_t count = 0;
-    for (int y = 0; y < image.height(); ++y) {
-        float* row = out.samples<float>(y);
-        for (int x = 0; x < image.width(); ++x) {
-            const double v = image.sample(x, y, 0);
-            const bool undefined = v == marker;
-            count += undefined;
-            row[x] = undefined ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
+    for (const NativeImage& page : pages)
+        for (int y = 0; y < page.height(); ++y)
+            for (int x = 0; x < page.width(); ++x) count += page.sample(x, y, 0) == marker;
+    if (count == 0) return;
+    // Every page becomes float, so the stack keeps one sample type.
+    for (NativeImage& page : pages) {
+        NativeImage out(page.width(), page.height(), PixelFormat{SampleType::F32, 1});
+        for (int y = 0; y < page.height(); ++y) {
+            float* row = out.samples<float>(y);
+            for (int x = 0; x < page.width(); ++x) {
+                const double v = page.sample(x, y, 0);
+                row[x] =
+                    v == marker ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
+            }
         }
+        page = std::move(out);
     }
-    if (count == 0) return image;
     notices.push_back("the FITS BLANK value " + std::to_string(blank) + " marks " +
                       std::to_string(count) +
                       " undefined pixels: read as 32-bit float, NaN there (as astropy reads it)");
-    return out;
 }
 
 }  // namespace
@@ -341,19 +370,26 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     LoadedNative loaded;
     const MemoryFits fits(bytes, name);
     fitsfile* file = fits.get();
-    const ImageShape shape = find_plane(file, bytes.size(), name, loaded.notices);
+    const ImageShape shape = find_image(file, bytes.size(), name, loaded.notices);
 
     // Sizes are checked before anything is allocated; LONGLONG axes are clamped into int first.
     const auto side = [](const LONGLONG n) {
         return static_cast<int>(std::clamp<LONGLONG>(n, -1, kMaxImageSide + 1));
     };
-    const int width = side(shape.axes[0]);
-    const int height = side(shape.axes[1]);
+    const int width = side(shape.width());
+    const int height = side(shape.height());
     try {
         check_image_size(width, height);
     } catch (const Error& e) {
         fail_reading(e.code(), name, e.what());
     }
+    // A cube's planes are pages: together they get the budget of one image.
+    if (double(shape.planes()) * width * height > double(kMaxImagePixels)) {
+        fail_reading(ErrorCode::TooLarge, name,
+                     "the FITS cube " + shape.describe() + " exceeds the limit of " +
+                         std::to_string(kMaxImagePixels) + " pixels");
+    }
+    const int planes = static_cast<int>(shape.planes());
     check_complete(file, shape, bytes.size(), name);
 
     const double bscale = keyword<double>(file, TDOUBLE, "BSCALE", name).value_or(1.0);
@@ -362,7 +398,8 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     int status = 0;
     fits_set_bscale(file, 1.0, 0.0, &status);  // raw stored values; the scale is the calibration
     check(status, name);
-    loaded.pages.push_back(read_plane(file, shape, plan, width, height, name));
+    for (int plane = 0; plane < planes; ++plane)
+        loaded.pages.push_back(read_plane(file, shape, plan, width, height, plane, name));
 
     Calibration& calibration = loaded.calibration;
     calibration.unit = unit_keyword(file, name);
@@ -376,7 +413,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     }
     if (shape.bitpix > 0) {
         if (const auto blank = keyword<LONGLONG>(file, TLONGLONG, "BLANK", name)) {
-            loaded.pages.front() = blank_to_nan(loaded.pages.front(), *blank, plan, loaded.notices);
+            blank_to_nan(loaded.pages, *blank, plan, loaded.notices);
         }
     }
 
@@ -386,6 +423,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     info.height = height;
     info.channels = 1;
     info.sample = loaded.pages.front().sample_type();
+    info.pages = planes;
     info.bit_depth = bit_depth(info.sample);
     info.has_alpha = false;
     info.file_bytes = bytes.size();

@@ -1,5 +1,5 @@
 // Internal: scientific formats read through optional libraries. DICOM comes through
-// GDCM (dicom_gdcm.cpp) and 2-D FITS through CFITSIO (fits_cfitsio.cpp); a build without one of
+// GDCM (dicom_gdcm.cpp) and FITS through CFITSIO (fits_cfitsio.cpp); a build without one of
 // them links dicom_none.cpp or fits_none.cpp instead, whose readers throw UnsupportedFormat.
 // Both readers keep the stored samples and put the file's rescale into LoadedNative::calibration.
 #pragma once
@@ -34,7 +34,8 @@ inline bool looks_like_fits(const std::vector<std::uint8_t>& bytes) {
 /// Throws Error (Truncated, Corrupt, UnsupportedFormat, TooLarge, EmptyImage) naming `name`.
 LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
-/// The first 2-D image of a FITS file, row 0 at the top. Calibration from BSCALE/BZERO/BUNIT.
+/// The first image of a FITS file with pixels (a line as one row, a plane, a cube as pages),
+/// row 0 at the top. Calibration from BSCALE/BZERO/BUNIT; BLANK pixels NaN.
 /// Throws like read_dicom.
 LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, std::string_view name);
 

@@ -609,14 +609,60 @@ class TestScientificIo : public QObject {
 #endif
     }
 
-    void fits_cube_is_unsupported() {
+    // A cube's planes are pages, in order (like a multi-page TIFF); a line is one row.
+    void fits_cube_opens_as_pages() {
         SKIP_WITHOUT_FITS();
 #if LACUNA_TEST_CFITSIO
         const Bytes bytes =
             fits_file("c.fits", FLOAT_IMG, {4, 3, 4}, {}, TFLOAT, fits_pattern<float>(4, 12));
-        const Failure f = failure_of([&] { return io::detail::read_fits(bytes, "cube.fits"); });
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "cube.fits");
+        QCOMPARE(loaded.pages.size(), std::size_t{4});
+        QCOMPARE(loaded.info.pages, 4);
+        // Page p holds FITS rows 3p .. 3p+2 of the pattern, bottom row first.
+        for (int p = 0; p < 4; ++p)
+            for (int y = 0; y < 3; ++y)
+                for (int x = 0; x < 4; ++x)
+                    QCOMPARE(loaded.pages[p].sample(x, y, 0),
+                             double(fits_value(x, p * 3 + (2 - y))));
+#endif
+    }
+
+    void fits_line_opens_as_one_row() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("l.fits", SHORT_IMG, {5}, {}, TSHORT, fits_pattern<std::int16_t>(5, 1));
+        const io::LoadedNative loaded = io::detail::read_fits(bytes, "line.fits");
+        QCOMPARE(loaded.pages.at(0).width(), 5);
+        QCOMPARE(loaded.pages.at(0).height(), 1);
+        for (int x = 0; x < 5; ++x)
+            QCOMPARE(loaded.pages[0].sample(x, 0, 0), double(fits_value(x, 0)));
+#endif
+    }
+
+    void fits_four_dimensions_are_refused_by_name() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("h.fits", FLOAT_IMG, {2, 2, 2, 2}, {}, TFLOAT, fits_pattern<float>(2, 8));
+        const Failure f = failure_of([&] { return io::detail::read_fits(bytes, "4d.fits"); });
         QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
-        QVERIFY2(f.message.contains("cube.fits") && f.message.contains("4x3x4"),
+        QVERIFY2(f.message.contains("4d.fits") && f.message.contains("2x2x2x2") &&
+                     f.message.contains("1, 2 or 3 dimensions"),
+                 qPrintable(f.message));
+#endif
+    }
+
+    // astropy's zerowidth.fits: NAXIS1 = 777777701, NAXIS2 = 0. Said as it is, not as a clamped
+    // "32769x0".
+    void fits_array_without_pixels_is_named_as_it_is() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes bytes =
+            fits_file("z.fits", BYTE_IMG, {777777701, 0}, {}, TBYTE, std::vector<std::uint8_t>{});
+        const Failure f = failure_of([&] { return io::detail::read_fits(bytes, "zero.fits"); });
+        QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+        QVERIFY2(f.message.contains("holds no image (its 777777701x0 array has no pixels)"),
                  qPrintable(f.message));
 #endif
     }

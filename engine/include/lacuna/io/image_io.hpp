@@ -79,8 +79,8 @@ struct LoadedNative {
 };
 
 /// Reads any supported file keeping its sample type: 8/16-bit PNG, PGM/PPM, 8/16-bit and float
-/// TIFF (every page of a multi-page TIFF), PFM, DICOM (every frame a page), 2-D FITS, and the 8-bit
-/// formats. Colour is R, G, B(, A). The same errors as read_image.
+/// TIFF (every page of a multi-page TIFF), PFM, DICOM (every frame a page), FITS (a cube: every
+/// plane a page), and the 8-bit formats. Colour is R, G, B(, A). The same errors as read_image.
 LoadedNative read_native(const std::filesystem::path& path);
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
