@@ -517,11 +517,15 @@ PixelModule read_pixel_module(const Attributes& a, const std::string_view name) 
     if (a.has(kRescaleIntercept) && trim_padding(a.text(kRescaleSlope)).empty())
         corrupt(name, "it has a rescale intercept but no rescale slope");
     const bool grey = m.photometric == "MONOCHROME1" || m.photometric == "MONOCHROME2";
-    if ((m.samples == 1 && !grey) || (m.samples == 3 && m.photometric != "RGB")) {
-        unsupported(
-            name, "DICOM images in the " + m.photometric +
-                      " photometric interpretation are not supported (MONOCHROME1, MONOCHROME2 or "
-                      "RGB only)");
+    const bool ybr = m.photometric == "YBR_FULL" || m.photometric == "YBR_FULL_422";
+    if ((m.samples == 1 && !grey) || (m.samples == 3 && m.photometric != "RGB" && !ybr)) {
+        unsupported(name, "DICOM images in the " + m.photometric +
+                              " photometric interpretation are not supported (MONOCHROME1, "
+                              "MONOCHROME2, RGB, YBR_FULL or YBR_FULL_422 only)");
+    }
+    if (ybr && (m.bits_allocated != 8 || m.is_signed)) {
+        unsupported(name, m.photometric + " DICOM images with " + std::to_string(m.bits_allocated) +
+                              "-bit samples are not supported (8-bit unsigned only)");
     }
     return m;
 }
@@ -665,7 +669,25 @@ struct Decoded {
     bool planar = false;       ///< colour as three planes rather than interleaved
     double slope = 1.0;        ///< GDCM's reading of Rescale Slope / Intercept
     double intercept = 0.0;
+    bool ybr = false;  ///< still Y, Cb, Cr after decoding (a JPEG decoder may have made it RGB)
 };
+
+// Y1 Y2 Cb Cr (two pixels sharing their chroma) → Y1 Cb Cr Y2 Cb Cr, as pydicom's
+// expand_ybr422 does; `out_bytes` is the expanded size.
+std::vector<char> expand_ybr_422(const char* raw, const std::size_t out_bytes) {
+    std::vector<char> out(out_bytes);
+    for (std::size_t pair = 0; pair < out_bytes / 6; ++pair) {
+        const char* in = raw + pair * 4;
+        char* o = out.data() + pair * 6;
+        o[0] = in[0];
+        o[1] = in[2];
+        o[2] = in[3];
+        o[3] = in[1];
+        o[4] = in[2];
+        o[5] = in[3];
+    }
+    return out;
+}
 
 // True if this build's GDCM has a codec for the transfer syntax: a decoding failure then means
 // damaged data, not a missing codec.
@@ -693,11 +715,24 @@ Decoded decode_pixels(const Bytes& bytes, const Layout& layout, const PixelModul
         fail_reading(ErrorCode::Corrupt, name,
                      "the DICOM file is corrupt (its image attributes are inconsistent)");
     }
-    if (!layout.encapsulated_pixels && layout.elements.at(kPixelData).length < expected) {
+    // Uncompressed YBR_FULL_422 stores two bytes per pixel (Y1 Y2 Cb Cr per pair), which
+    // GDCM 3.0 does not expand: Lacuna expands it from the stored bytes.
+    const bool stored_422 = !layout.encapsulated_pixels && m.photometric == "YBR_FULL_422";
+    const std::size_t stored = stored_422 ? expected / 3 * 2 : expected;
+    if (stored_422 && m.width % 2 != 0) {
+        corrupt(name, "its YBR_FULL_422 rows have an odd number of pixels");
+    }
+    if (!layout.encapsulated_pixels && layout.elements.at(kPixelData).length < stored) {
         fail_reading(ErrorCode::Corrupt, name,
                      "the DICOM file is corrupt (its pixel data holds " +
                          std::to_string(layout.elements.at(kPixelData).length) +
-                         " bytes; the image needs " + std::to_string(expected) + ")");
+                         " bytes; the image needs " + std::to_string(stored) + ")");
+    }
+    if (stored_422) {
+        const auto* raw =
+            reinterpret_cast<const char*>(bytes.data()) + layout.elements.at(kPixelData).offset;
+        return Decoded{expand_ybr_422(raw, expected), false, image.GetSlope(), image.GetIntercept(),
+                       true};
     }
     std::vector<char> buffer(expected);
     if (!image.GetBuffer(buffer.data())) {
@@ -719,7 +754,32 @@ Decoded decode_pixels(const Bytes& bytes, const Layout& layout, const PixelModul
             layout.transfer_syntax + ")");
     }
     const bool planar = m.samples == 3 && image.GetPlanarConfiguration() == 1;
-    return Decoded{std::move(buffer), planar, image.GetSlope(), image.GetIntercept()};
+    // GDCM's JPEG codec turns YBR_FULL(_422) into RGB and says so; uncompressed and RLE data,
+    // and GDCM's expansion of 4:2:2 subsampling, stay Y, Cb, Cr.
+    const auto pi = image.GetPhotometricInterpretation();
+    const bool ybr = pi == gdcm::PhotometricInterpretation::YBR_FULL ||
+                     pi == gdcm::PhotometricInterpretation::YBR_FULL_422;
+    return Decoded{std::move(buffer), planar, image.GetSlope(), image.GetIntercept(), ybr};
+}
+
+// Y, Cb, Cr (full range) to R, G, B as PS3.3 C.7.6.3.1.2 defines it and pydicom computes it:
+// in double precision, rounded half to even, clipped to 0..255.
+void ybr_full_to_rgb(NativeImage& image) {
+    constexpr double kCbToG = -0.114 * 1.772 / 0.587;
+    constexpr double kCrToG = -0.299 * 1.402 / 0.587;
+    const auto to_byte = [](const double v) {
+        return static_cast<std::uint8_t>(std::clamp(std::nearbyint(v), 0.0, 255.0));
+    };
+    for (int y = 0; y < image.height(); ++y) {
+        std::uint8_t* row = image.samples<std::uint8_t>(y);
+        for (int x = 0; x < image.width(); ++x) {
+            std::uint8_t* p = row + 3 * x;
+            const double luma = p[0], cb = p[1] - 128.0, cr = p[2] - 128.0;
+            p[0] = to_byte(luma + 1.402 * cr);
+            p[1] = to_byte(luma + kCbToG * cb + kCrToG * cr);
+            p[2] = to_byte(luma + 1.772 * cb);
+        }
+    }
 }
 
 // 32-bit integers are read as float, which holds every integer up to 2^24 exactly; the notice
@@ -792,8 +852,12 @@ LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, const std::strin
     LoadedNative loaded;
     loaded.notices = std::move(layout.notices);
     const Decoded decoded = decode_pixels(bytes, layout, module, name, loaded.notices);
-    for (int frame = 0; frame < module.frames; ++frame)
+    for (int frame = 0; frame < module.frames; ++frame) {
         loaded.pages.push_back(to_native(decoded.buffer, module, decoded.planar, frame));
+        if (decoded.ybr) ybr_full_to_rgb(loaded.pages.back());
+    }
+    if (module.photometric != "RGB" && module.samples == 3)
+        loaded.notices.push_back(module.photometric + " colour converted to RGB");
     loaded.calibration = calibration(attributes, decoded, loaded.notices);
     loaded.window = display_window(attributes);
     if (module.photometric == "MONOCHROME1") {

@@ -343,6 +343,45 @@ class TestScientificIo : public QObject {
 #endif
     }
 
+    // YBR_FULL colour becomes RGB as PS3.3 C.7.6.3.1.2 and pydicom compute it (rounded, clipped);
+    // YBR_FULL_422 (Y1 Y2 Cb Cr per pair of pixels) is expanded first.
+    void dicom_ybr_full_becomes_rgb() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        QFETCH(bool, subsampled);
+        DicomSpec spec;
+        spec.width = 2;
+        spec.height = 1;
+        spec.format = gdcm::PixelFormat(gdcm::PixelFormat::UINT8);
+        spec.format.SetSamplesPerPixel(3);
+        spec.modality = "OT";
+        // Pixel 0: Y 100 without chroma is grey 100; pixel 1: Y 76, Cb 85, Cr 255 → R 254.05,
+        // G 0.10, B -0.20 → (254, 0, 0). Subsampled, both share Cb 85, Cr 255.
+        if (subsampled) {
+            spec.photometric = gdcm::PhotometricInterpretation::YBR_FULL_422;
+            spec.pixels = {char(100), char(76), char(85), char(255)};
+        } else {
+            spec.photometric = gdcm::PhotometricInterpretation::YBR_FULL;
+            spec.pixels = {char(100), char(128), char(128), char(76), char(85), char(255)};
+        }
+        const io::LoadedNative loaded = io::detail::read_dicom(write_dicom(spec), "ybr.dcm");
+        const NativeImage& image = loaded.pages.at(0);
+        QCOMPARE(image.format(), (PixelFormat{SampleType::U8, 3}));
+        // Y 100, Cb 85, Cr 255: R 100+1.402·127 = 278 → 255; G 100+14.80−90.70 = 24.1 → 24;
+        // B 100−76.2 = 23.8 → 24.
+        const std::array<int, 6> expected = subsampled
+                                                ? std::array<int, 6>{255, 24, 24, 254, 0, 0}
+                                                : std::array<int, 6>{100, 100, 100, 254, 0, 0};
+        for (int i = 0; i < 6; ++i) QCOMPARE(int(image.sample(i / 3, 0, i % 3)), expected[i]);
+        QVERIFY(has_notice(loaded, "converted to RGB"));
+#endif
+    }
+    void dicom_ybr_full_becomes_rgb_data() {
+        QTest::addColumn<bool>("subsampled");
+        QTest::newRow("YBR_FULL") << false;
+        QTest::newRow("YBR_FULL_422") << true;
+    }
+
     void dicom_intercept_without_slope_is_corrupt_not_an_abort() {
         // GDCM 3.0 asserts (and so ends the process) on a rescale intercept whose slope is
         // missing or empty (found by fuzz_image_decode: a bit flip moved the slope to group
