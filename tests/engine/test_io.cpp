@@ -78,9 +78,9 @@ class TestIo : public QObject {
         const struct {
             const char* ext;
             io::ImageFormat format;
-        } formats[] = {{"png", io::ImageFormat::Png},   {"tif", io::ImageFormat::Tiff},
-                       {"pgm", io::ImageFormat::Pgm},   {"pfm", io::ImageFormat::Pfm},
-                       {"jpg", io::ImageFormat::Jpeg},  {"webp", io::ImageFormat::Webp}};
+        } formats[] = {{"png", io::ImageFormat::Png},  {"tif", io::ImageFormat::Tiff},
+                       {"pgm", io::ImageFormat::Pgm},  {"pfm", io::ImageFormat::Pfm},
+                       {"jpg", io::ImageFormat::Jpeg}, {"webp", io::ImageFormat::Webp}};
         int kept = 0, narrowed = 0;
         for (const auto& f : formats)
             for (const SampleType type : {SampleType::U16, SampleType::I16, SampleType::F32}) {
@@ -488,7 +488,10 @@ class TestIo : public QObject {
         timer.start();
         QString msg;
         QCOMPARE(read_error(tmp("found.webp"), &msg), ErrorCode::Corrupt);
-        QVERIFY2(msg.contains("WebP") && msg.contains("no width and height"), qPrintable(msg));
+        // The DICM marker at 128 decides before any signature at 0 (PS3.10 lets a DICOM
+        // preamble hold another format's header; issue 34): Lacuna's own DICOM walker refuses
+        // the file before GDCM sees it.
+        QVERIFY2(msg.contains("DICOM file is corrupt"), qPrintable(msg));
         QVERIFY2(timer.elapsed() < 500, qPrintable(QString::number(timer.elapsed())));
         // A real WebP (VP8L, lossless) still opens.
         ImageRgba8 small(5, 3, Rgba8{10, 200, 30, 255});
