@@ -231,9 +231,11 @@ std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::Ima
         return convert(image, u16);
     }
     if (image.sample_type() != SampleType::F32 && keeps_samples(format, f32)) {
-        notices.push_back(std::string(io::to_string(format)) + " has no " +
-                          std::string(to_string(image.sample_type())) +
-                          " samples: written as 32-bit float with the same values");
+        // The format may well have such samples (TIFF has signed 16-bit); Lacuna's writer
+        // does not write them.
+        notices.push_back("Lacuna writes no " + std::string(to_string(image.sample_type())) +
+                          " samples to " + std::string(io::to_string(format)) +
+                          ": written as 32-bit float with the same values");
         return convert(image, f32);
     }
     return std::nullopt;

@@ -514,8 +514,21 @@ class TestCli : public QObject {
         QCOMPARE(json_object(r)["bit_depth"].toInt(), 32);
         QCOMPARE(json_object(r)["sample_type"].toString(), QString("f32"));
         QVERIFY2(r.err.contains("written as 32-bit float with the same values"), qPrintable(r.err));
+        // TIFF has signed 16-bit samples; it is Lacuna's writer that writes none (issue 34).
+        QVERIFY2(r.err.contains("Lacuna writes no signed 16-bit samples to TIFF") &&
+                     !r.err.contains("TIFF has no"),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains("calibration (value = 1 * sample - 1024 HU) is not written"),
                  qPrintable(r.err));
+        // FITS keeps the signed samples and the calibration: nothing to note.
+        r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.fits"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        const io::LoadedNative fits_back = io::read_native(tmp("ct.fits").toStdString());
+        QCOMPARE(fits_back.pages.at(0).format(), (PixelFormat{SampleType::I16, 1}));
+        QCOMPARE(fits_back.calibration, (Calibration{1.0, -1024.0, "HU"}));
+        QCOMPARE(fits_back.pages[0].sample(3, 2, 0), double(ct_sample(3, 2)));
         io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
         QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::F32, 1}));
         for (int y = 0; y < kCtHeight; ++y)

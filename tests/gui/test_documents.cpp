@@ -380,12 +380,16 @@ class TestDocuments : public QObject {
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.open_sample_measurement());
-        // The sample has no file of its own; as a stand-in for a FITS file, ask what a save
-        // over a .fits path would lose.
-        const MainWindow::SaveCheck check = window.check_save(dir_.filePath("t.fits"));
+        // The sample has no file of its own; as a stand-in for a DICOM file, ask what a save
+        // over a .dcm path would lose.
+        const MainWindow::SaveCheck check = window.check_save(dir_.filePath("t.dcm"));
         QVERIFY(!check.writable);
-        QVERIFY2(check.losses.join(' ').contains("cannot write FITS"),
+        QVERIFY2(check.losses.join(' ').contains("cannot write DCM"),
                  qPrintable(check.losses.join(' ')));
+        // FITS keeps every sample type and the calibration: nothing to lose.
+        const MainWindow::SaveCheck fits = window.check_save(dir_.filePath("t.fits"));
+        QVERIFY(fits.writable);
+        QVERIFY2(fits.losses.isEmpty(), qPrintable(fits.losses.join(' ')));
         const MainWindow::SaveCheck png = window.check_save(dir_.filePath("t.png"));
         QVERIFY(png.writable);
         QVERIFY2(png.losses.join(' ').contains("narrowed to 8 bits"),
