@@ -21,6 +21,7 @@
 #include <sstream>
 #include <cmath>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace lacuna::io {
 namespace fs = std::filesystem;
@@ -71,6 +72,55 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
                                     std::istreambuf_iterator<char>());
     if (in.bad()) fail(ErrorCode::Unreadable, name, "I/O error while reading");
     return bytes;
+}
+
+// The most a gzip-compressed file may inflate to: the largest image Lacuna opens, in 64-bit
+// samples, and room for its headers. A deflate stream inflates at most ~1032-fold, so a small
+// file (a fuzzer's) can never ask for much.
+constexpr std::size_t kMaxInflated = std::size_t(kMaxImagePixels) * 8 + (std::size_t{1} << 20);
+
+bool is_gzip(const std::vector<std::uint8_t>& bytes) {
+    return bytes.size() >= 3 && bytes[0] == 0x1F && bytes[1] == 0x8B && bytes[2] == 8;
+}
+
+// A gzip-compressed file (.fits.gz: astronomers keep FITS so) inflated in memory. Only FITS is
+// opened this way: other formats compress themselves, and a gzip of them is refused by name.
+std::vector<std::uint8_t> inflate_gzip(const std::vector<std::uint8_t>& bytes,
+                                       const std::string_view name) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) fail(ErrorCode::Corrupt, name, "zlib cannot start");
+    std::vector<std::uint8_t> out(std::min<std::size_t>(kMaxInflated, bytes.size() * 4 + 65536));
+    z.next_in = const_cast<Bytef*>(bytes.data());
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(bytes.size(), UINT32_MAX));
+    int status = Z_OK;
+    std::size_t produced = 0;
+    while (status == Z_OK) {
+        if (produced == out.size()) {
+            if (out.size() >= kMaxInflated) {
+                inflateEnd(&z);
+                fail(ErrorCode::TooLarge, name,
+                     "the gzip-compressed file inflates beyond " + std::to_string(kMaxInflated) +
+                         " bytes");
+            }
+            out.resize(std::min(kMaxInflated, out.size() * 2));
+        }
+        z.next_out = out.data() + produced;
+        z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, UINT32_MAX));
+        status = inflate(&z, Z_NO_FLUSH);
+        produced = out.size() - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) {
+        fail(status == Z_BUF_ERROR ? ErrorCode::Truncated : ErrorCode::Corrupt, name,
+             status == Z_BUF_ERROR ? "the gzip-compressed file is truncated"
+                                   : "the gzip-compressed data is corrupt");
+    }
+    out.resize(produced);
+    if (!detail::looks_like_fits(out)) {
+        fail(ErrorCode::UnsupportedFormat, name,
+             "gzip-compressed files are opened only when they hold FITS (.fits.gz)");
+    }
+    return out;
 }
 
 // Checks format, size limits and completeness from the header before any decoder runs.
@@ -384,6 +434,11 @@ LoadedImage scientific_as_rgba(LoadedNative native) {
 }  // namespace
 
 LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    if (is_gzip(bytes)) {
+        LoadedImage loaded = decode_image(inflate_gzip(bytes, name), name);
+        loaded.info.file_bytes = bytes.size();
+        return loaded;
+    }
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return scientific_as_rgba(decode_scientific(bytes, format, name));
     return to_loaded(decode_as_stored(bytes, format, name), format, bytes.size());
@@ -394,6 +449,11 @@ LoadedImage read_image(const fs::path& path) {
 }
 
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    if (is_gzip(bytes)) {
+        LoadedNative loaded = decode_native(inflate_gzip(bytes, name), name);
+        loaded.info.file_bytes = bytes.size();
+        return loaded;
+    }
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return decode_scientific(bytes, format, name);
     Decoded decoded = decode_as_stored(bytes, format, name);
@@ -404,6 +464,7 @@ LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::st
 LoadedNative read_native(const fs::path& path) {
     const std::string name = path.string();
     const std::vector<std::uint8_t> bytes = read_file(path);
+    if (is_gzip(bytes)) return decode_native(bytes, name);
     const ImageFormat format = check_header(bytes, name);
     if (format != ImageFormat::Tiff) return decode_native(bytes, name);
     // A TIFF may hold a stack: every page, as stored (libtiff turns each page upright).

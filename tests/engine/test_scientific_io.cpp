@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <zlib.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -40,6 +42,21 @@ Failure failure_of(Read&& read) {
         return {e.code(), QString::fromUtf8(e.what())};
     }
     return {};
+}
+
+// `bytes` in a gzip wrapper, as gzip(1) writes .fits.gz.
+[[maybe_unused]] Bytes gzipped(const Bytes& bytes) {
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) qFatal("zlib");
+    Bytes out(deflateBound(&z, bytes.size()) + 64);
+    z.next_in = const_cast<Bytef*>(bytes.data());
+    z.avail_in = uInt(bytes.size());
+    z.next_out = out.data();
+    z.avail_out = uInt(out.size());
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) qFatal("zlib deflate");
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
 }
 
 Bytes prefix(const Bytes& bytes, const std::size_t n) {
@@ -703,6 +720,30 @@ class TestScientificIo : public QObject {
         QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
         QVERIFY2(f.message.contains("holds no image (its 777777701x0 array has no pixels)"),
                  qPrintable(f.message));
+#endif
+    }
+
+    // .fits.gz (gzip around a FITS file) opens as the FITS inside; a gzip of anything else, or
+    // a cut one, is refused in one sentence.
+    void fits_gz_opens_as_the_fits_inside() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const Bytes plain =
+            fits_file("g.fits", FLOAT_IMG, {4, 3}, {}, TFLOAT, fits_pattern<float>(4, 3));
+        const Bytes gz = gzipped(plain);
+        const io::LoadedNative loaded = io::decode_native(gz, "g.fits.gz");
+        QCOMPARE(loaded.info.format, io::ImageFormat::Fits);
+        QCOMPARE(loaded.info.file_bytes, std::uintmax_t(gz.size()));
+        QCOMPARE(loaded.pages.at(0).sample(1, 0, 0), double(fits_value(1, 2)));
+        Failure f =
+            failure_of([&] { return io::decode_native(prefix(gz, gz.size() / 2), "cut.gz"); });
+        QCOMPARE(f.code, ErrorCode::Truncated);
+        QVERIFY2(f.message.contains("cut.gz") && f.message.contains("gzip"), qPrintable(f.message));
+        const std::string text = "P2 1 1 255 7 not FITS";
+        f = failure_of(
+            [&] { return io::decode_native(gzipped(Bytes(text.begin(), text.end())), "p.gz"); });
+        QCOMPARE(f.code, ErrorCode::UnsupportedFormat);
+        QVERIFY2(f.message.contains("only when they hold FITS"), qPrintable(f.message));
 #endif
     }
 
