@@ -143,8 +143,16 @@ class Walker {
     Walker(const Bytes& bytes, const std::string_view name) : bytes_(bytes), name_(name) {}
 
     Layout walk() {
-        pos_ = kMetaStart;
-        walk_meta_information();
+        if (looks_like_dicom(bytes_)) {
+            pos_ = kMetaStart;
+            walk_meta_information();
+        } else if (u16(0, false) == 0x0002) {
+            pos_ = 0;  // file meta information without the preamble
+            walk_meta_information();
+        } else {
+            pos_ = 0;
+            guess_encoding();
+        }
         walk_data_set();
         return std::move(layout_);
     }
@@ -271,6 +279,26 @@ class Walker {
         } else if (ts == "1.2.840.10008.1.2.2") {
             layout_.encoding = Encoding::ExplicitBig;
         }
+    }
+
+    // A data set without file meta information names no transfer syntax: the first element
+    // tells the byte order (group 0008 read either way) and whether a VR follows the tag.
+    void guess_encoding() {
+        const bool big = u16(0, false) != 0x0008;
+        const bool explicit_vr =
+            valid_vr(static_cast<char>(bytes_[4]), static_cast<char>(bytes_[5]));
+        if (big && !explicit_vr) corrupt("its first element is neither little- nor big-endian");
+        layout_.encoding = big           ? Encoding::ExplicitBig
+                           : explicit_vr ? Encoding::ExplicitLittle
+                                         : Encoding::ImplicitLittle;
+        layout_.transfer_syntax = big           ? "1.2.840.10008.1.2.2"
+                                  : explicit_vr ? "1.2.840.10008.1.2.1"
+                                                : "1.2.840.10008.1.2";
+        layout_.notices.push_back(
+            std::string("the DICOM file has no preamble or file meta information: read as ") +
+            (big           ? "explicit VR big endian"
+             : explicit_vr ? "explicit VR little endian"
+                           : "implicit VR little endian"));
     }
 
     // Top-level elements: strictly ascending tags, every value inside the file.
@@ -840,9 +868,10 @@ bool dicom_supported() {
 
 LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     silence_gdcm();
-    if (!looks_like_dicom(bytes)) {
+    if (!looks_like_dicom(bytes) && !looks_like_headless_dicom(bytes)) {
         fail_reading(ErrorCode::Corrupt, name,
-                     "not a DICOM file (there is no DICM marker after the 128-byte preamble)");
+                     "not a DICOM file (no DICM marker after a 128-byte preamble, and no data "
+                     "element at its start)");
     }
     Layout layout = Walker(bytes, name).walk();
     const Attributes attributes(bytes, layout);

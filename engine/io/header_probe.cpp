@@ -1,4 +1,5 @@
 #include "header_probe.hpp"
+#include "scientific_io.hpp"
 
 #include "jpeg_header.hpp"
 
@@ -286,6 +287,8 @@ HeaderProbe probe_header(const Bytes& b) {
         probe_pfm(b, p);
     } else if (starts_with(b, 0, "SIMPLE  =")) {
         p.format = ImageFormat::Fits;
+    } else if (looks_like_headless_dicom(b)) {
+        p.format = ImageFormat::Dicom;
     } else if (starts_with(b, 0, "GIF87a") || starts_with(b, 0, "GIF89a")) {
         p.unsupported_name = "GIF";
     } else if (starts_with(b, 0, "%PDF")) {

@@ -21,6 +21,24 @@ inline bool looks_like_dicom(const std::vector<std::uint8_t>& bytes) {
     return bytes.size() >= 132 && std::memcmp(bytes.data() + 128, "DICM", 4) == 0;
 }
 
+/// DICOM without the preamble and DICM marker (a data set written raw, old ACR-NEMA-style dumps):
+/// the file starts with an element of group 0002 or 0008 (little-endian, or 0008 big-endian)
+/// with a small element number, followed by an explicit VR or an implicit 32-bit length that
+/// fits in the file. Probed after every format with a real signature.
+inline bool looks_like_headless_dicom(const std::vector<std::uint8_t>& b) {
+    if (b.size() < 12) return false;
+    const unsigned le_group = b[0] | (b[1] << 8);
+    const unsigned be_group = (b[0] << 8) | b[1];
+    const bool little = le_group == 0x0002 || le_group == 0x0008;
+    if (!little && be_group != 0x0008) return false;
+    const unsigned element = little ? (b[2] | (b[3] << 8)) : ((b[2] << 8) | b[3]);
+    if (element > 0x00FF) return false;
+    const auto upper = [](const std::uint8_t c) { return c >= 'A' && c <= 'Z'; };
+    if (upper(b[4]) && upper(b[5])) return true;
+    const std::uint32_t length = b[4] | (b[5] << 8) | (b[6] << 16) | (std::uint32_t{b[7]} << 24);
+    return little && length <= b.size() - 8;
+}
+
 /// A FITS file: its primary header's first card is "SIMPLE  =" (keyword padded to 8 columns).
 inline bool looks_like_fits(const std::vector<std::uint8_t>& bytes) {
     constexpr std::string_view kFirstCard = "SIMPLE  =";

@@ -192,6 +192,36 @@ class TestScientificIo : public QObject {
 #endif
     }
 
+    // Without the 128-byte preamble and DICM marker: with the file meta information (group
+    // 0002 first), or without it too (the data set alone, its encoding guessed from the first
+    // element, with a notice). Both read like the full file.
+    void dicom_without_preamble_opens() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        QFETCH(bool, keep_meta);
+        const Bytes full = write_dicom(ct_spec());
+        // (0002,0000) File Meta Information Group Length, UL, right after "DICM".
+        QCOMPARE(int(full.at(132)), 0x02);
+        QCOMPARE(int(full.at(134)), 0x00);
+        const std::uint32_t meta_length =
+            full[140] | (full[141] << 8) | (full[142] << 16) | (std::uint32_t(full[143]) << 24);
+        const std::size_t start = keep_meta ? 132 : 144 + meta_length;
+        const Bytes headless(full.begin() + std::ptrdiff_t(start), full.end());
+        const io::LoadedNative loaded = io::decode_native(headless, "headless.dcm");
+        QCOMPARE(loaded.info.format, io::ImageFormat::Dicom);
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 13; ++x)
+                QCOMPARE(loaded.pages.at(0).samples<std::int16_t>(y)[x], ct_value(x, y));
+        QCOMPARE(loaded.calibration, (Calibration{1.0, -1024.0, "HU"}));
+        QCOMPARE(has_notice(loaded, "no preamble or file meta information"), !keep_meta);
+#endif
+    }
+    void dicom_without_preamble_opens_data() {
+        QTest::addColumn<bool>("keep_meta");
+        QTest::newRow("meta, no preamble") << true;
+        QTest::newRow("data set only") << false;
+    }
+
     void dicom_unsigned_16_bit() {
         SKIP_WITHOUT_DICOM();
 #if LACUNA_TEST_GDCM
