@@ -290,7 +290,9 @@ Decoded decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageForm
     detail::MetadataRead read = detail::read_metadata(bytes, format);
     int flags = cv::IMREAD_UNCHANGED;
     if (format == ImageFormat::Jpeg)
-        flags = read.parsed ? cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_COLOR;
+        // ANYCOLOR: a grey JPEG stays one channel (IMREAD_COLOR made it RGB; issue 34).
+        flags =
+            read.parsed ? cv::IMREAD_ANYCOLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_ANYCOLOR;
     Decoded decoded{decode(bytes, flags, name), std::move(read.metadata), std::move(read.notices)};
     if (read.parsed && format != ImageFormat::Tiff)
         decoded.pixels = upright(decoded.pixels, read.orientation);

@@ -126,6 +126,23 @@ class TestIo : public QObject {
         QTest::newRow("tif opaque") << "o.tif" << false;
     }
 
+    // A grey JPEG is one channel as stored (it was reported, and converted, as RGB).
+    void grey_jpeg_is_one_channel() {
+        cv::Mat grey(6, 8, CV_8UC1);
+        for (int y = 0; y < 6; ++y)
+            for (int x = 0; x < 8; ++x) grey.at<std::uint8_t>(y, x) = std::uint8_t(x * 20 + y * 5);
+        std::vector<std::uint8_t> bytes;
+        QVERIFY(cv::imencode(".jpg", grey, bytes, {cv::IMWRITE_JPEG_QUALITY, 100}));
+        const io::LoadedNative loaded = io::decode_native(bytes, "grey.jpg");
+        QCOMPARE(loaded.info.channels, 1);
+        QCOMPARE(loaded.pages.at(0).channels(), 1);
+        QVERIFY(std::abs(loaded.pages[0].sample(7, 5, 0) - (7 * 20 + 5 * 5)) <= 2);
+        // The 8-bit view is grey too: R = G = B.
+        const io::LoadedImage view = io::decode_image(bytes, "grey.jpg");
+        QCOMPARE(view.info.channels, 1);
+        QCOMPARE(int(view.image.at(3, 2).r), int(view.image.at(3, 2).b));
+    }
+
     void pgm_round_trip_is_grey() {
         ImageRgba8 grey(16, 9);
         for (int y = 0; y < 9; ++y)
