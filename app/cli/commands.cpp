@@ -253,6 +253,12 @@ Written write_page(const std::string& out, const io::ImageFormat format, const N
     Written w;
     // FITS keeps any page as it is (grey stays grey, the calibration goes along).
     if (page.sample_type() == SampleType::U8 && format != io::ImageFormat::Fits) {
+        // 8-bit grey: write_native keeps it grey where the format has grey.
+        if (page.channels() == 1) {
+            w.notices = io::write_native(out, page, options);
+            w.pixels = page.format();
+            return w;
+        }
         const PixelFormat rgba{SampleType::U8, 4};
         const ImageRgba8 image =
             page.channels() == 4 ? to_rgba8(page) : to_rgba8(convert(page, rgba));

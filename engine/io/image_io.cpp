@@ -704,6 +704,12 @@ std::vector<std::string> write_image(const fs::path& path, const ImageView<const
 
 namespace {
 
+// Formats whose OpenCV encoder writes one 8-bit grey channel as grey.
+bool holds_grey8(const ImageFormat format) {
+    return format == ImageFormat::Png || format == ImageFormat::Tiff ||
+           format == ImageFormat::Jpeg || format == ImageFormat::Pgm || format == ImageFormat::Bmp;
+}
+
 // True if `format` stores samples of this depth and channel count without narrowing.
 bool holds_natively(const ImageFormat format, const int depth, const int channels) {
     switch (format) {
@@ -812,6 +818,16 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
         throw Error(ErrorCode::EmptyImage,
                     "cannot write " + in_quotes(path.string()) + ": the image is empty");
     if (format == ImageFormat::Fits) return write_fits(path, image, options);
+    if (image.sample_type() == SampleType::U8 && image.channels() == 1 && holds_grey8(format)) {
+        // 8-bit grey stays one channel where the format has grey (it was written as RGB).
+        std::vector<std::string> notices;
+        std::vector<int> params;
+        if (format == ImageFormat::Jpeg)
+            params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
+        write_bytes(path, with_metadata(encode_mat(to_mat(image), format, params), format, options,
+                                        image.width(), image.height(), notices));
+        return notices;
+    }
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
         std::vector<std::string> notices;

@@ -565,6 +565,23 @@ class TestCli : public QObject {
 #endif
     }
 
+    // 8-bit grey stays grey in formats that have grey (it was written as RGB; issue 34).
+    void convert_keeps_grey_grey() {
+        cv::Mat grey(5, 7, CV_8UC1);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x) grey.at<std::uint8_t>(y, x) = std::uint8_t(30 * x + y);
+        QVERIFY(cv::imwrite(tmp("g8.pgm").toStdString(), grey));
+        for (const char* name : {"g8.png", "g8.tif", "g8.jpg", "g8.bmp"}) {
+            const Result r = run_cli({"convert", tmp("g8.pgm"), tmp(name)});
+            QCOMPARE(r.status, 0);
+            QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+            const io::LoadedNative back = io::read_native(tmp(name).toStdString());
+            QVERIFY2(back.info.channels == 1, name);
+            const double tolerance = QString(name).endsWith("jpg") ? 3 : 0;
+            QVERIFY2(std::abs(back.pages.at(0).sample(6, 4, 0) - (30 * 6 + 4)) <= tolerance, name);
+        }
+    }
+
     void convert_writes_one_page_of_a_stack() {
         std::vector<cv::Mat> pages;
         for (int k = 0; k < 3; ++k) pages.emplace_back(4, 5, CV_16UC1, cv::Scalar(111 * (k + 1)));
