@@ -8,6 +8,7 @@
 // cannot be DICOM becomes Error(Corrupt), every element whose VR or length contradicts GDCM's
 // dictionary (GDCM's image layer asserts on those) becomes Error(Corrupt) too, and the pixel
 // module is validated from the walker's record of the top-level elements.
+#include "codec_output.hpp"
 #include "scientific_io.hpp"
 
 #include <gdcmDictEntry.h>
@@ -572,71 +573,7 @@ void silence_gdcm() {
 // GDCM's codecs (its copies of libjpeg, OpenJPEG and CharLS) print their warnings and errors
 // straight to the process's stderr, past gdcm::Trace: "Unsupported JPEG data precision 12" twice
 // on a file that then decodes with the 12-bit codec, five lines of OpenJPEG on a damaged JPEG
-// 2000 stream. While GDCM decodes, file descriptor 2 points at a temporary file instead; what
-// it collects is read back, so a failure can name the codec's first complaint in Lacuna's one
-// line, and a success says nothing. Process-wide, so one capture at a time (the mutex); another
-// thread's stderr output during a decode lands in the capture too, and is dropped with it.
-#if defined(__SANITIZE_ADDRESS__)
-#define LACUNA_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LACUNA_SANITIZED 1
-#endif
-#endif
-#ifndef LACUNA_SANITIZED
-#define LACUNA_SANITIZED 0
-#endif
-
-// Under ASan (the sanitizer tests, the fuzzers) stderr is left alone: a sanitizer report from
-// inside GDCM must reach the log, not a temporary file that dies with the process.
-class CodecOutput {
-  public:
-    CodecOutput() : lock_(mutex()) {
-        if (LACUNA_SANITIZED) return;
-        std::fflush(stderr);
-        file_ = std::tmpfile();
-        saved_ = ::dup(2);
-        if (file_ == nullptr || saved_ < 0 || ::dup2(::fileno(file_), 2) < 0) restore();
-    }
-    ~CodecOutput() {
-        restore();
-        if (file_ != nullptr) std::fclose(file_);
-    }
-    CodecOutput(const CodecOutput&) = delete;
-    CodecOutput& operator=(const CodecOutput&) = delete;
-
-    /// The first line the codecs printed, empty if none.
-    std::string first_line() {
-        restore();
-        if (captured_.empty() && file_ != nullptr) {
-            std::rewind(file_);
-            char line[512] = {};
-            if (std::fgets(line, sizeof line, file_) != nullptr) captured_ = line;
-            while (!captured_.empty() && (captured_.back() == '\n' || captured_.back() == '\r'))
-                captured_.pop_back();
-        }
-        return captured_;
-    }
-
-  private:
-    static std::mutex& mutex() {
-        static std::mutex m;
-        return m;
-    }
-    void restore() {
-        if (saved_ >= 0) {
-            std::fflush(stderr);
-            ::dup2(saved_, 2);
-            ::close(saved_);
-            saved_ = -1;
-        }
-    }
-
-    std::lock_guard<std::mutex> lock_;
-    std::FILE* file_ = nullptr;
-    int saved_ = -1;
-    std::string captured_;
-};
+// 2000 stream. CodecOutput (codec_output.hpp) keeps them off stderr while GDCM decodes.
 
 // A stored sample (already in host byte order) to its value: the sample's bits sit at
 // [high_bit - bits_stored + 1, high_bit]; the rest of the cell may hold overlays or garbage, and

@@ -1,5 +1,6 @@
 #include <lacuna/io/image_io.hpp>
 
+#include "codec_output.hpp"
 #include "header_probe.hpp"
 #include "io_messages.hpp"
 #include "metadata_io.hpp"
@@ -162,17 +163,39 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
     return *probe.format;
 }
 
-cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags,
-               const std::string_view name) {
+// " (the decoder says \"...\")" when the codec printed something, else nothing.
+std::string decoder_says(const std::string& line) {
+    return line.empty() ? std::string() : " (the decoder says \"" + line + "\")";
+}
+
+// OpenCV's codecs (libpng, libjpeg, libtiff, libwebp) print to stderr; what they print is kept
+// off it (CodecOutput) and becomes part of Lacuna's own error, or a notice when the image
+// decoded anyway (a truncated progressive JPEG: "Premature end of JPEG file").
+cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags, const std::string_view name,
+               std::vector<std::string>& notices) {
     cv::Mat decoded;
-    try {
-        decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
-                                       const_cast<std::uint8_t*>(bytes.data())),
-                               flags);
-    } catch (const cv::Exception& e) {
-        fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+    std::string said;
+    {
+        detail::CodecOutput codec_output;
+        try {
+            decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
+                                           const_cast<std::uint8_t*>(bytes.data())),
+                                   flags);
+        } catch (const cv::Exception& e) {
+            said = codec_output.first_line();
+            fail(ErrorCode::Corrupt, name,
+                 "the decoder failed (" + e.msg + ")" + decoder_says(said));
+        }
+        said = codec_output.first_line();
     }
-    if (decoded.empty()) fail(ErrorCode::Corrupt, name, "the file is corrupt or not decodable");
+    if (decoded.empty())
+        fail(ErrorCode::Corrupt, name, "the file is corrupt or not decodable" + decoder_says(said));
+    // libjpeg fills a cut file with grey and only warns (a progressive JPEG, whose scans each
+    // cover the whole image, passes the header probe's checks): refused like every cut file.
+    if (said.find("Premature end of JPEG file") != std::string::npos)
+        fail(ErrorCode::Truncated, name,
+             "the JPEG file is truncated (it ends before its image data does)");
+    if (!said.empty()) notices.push_back("the decoder warned: " + said);
     check_image_size(decoded.cols, decoded.rows);
     return decoded;
 }
@@ -293,7 +316,8 @@ Decoded decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageForm
         // ANYCOLOR: a grey JPEG stays one channel (IMREAD_COLOR made it RGB; issue 34).
         flags =
             read.parsed ? cv::IMREAD_ANYCOLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_ANYCOLOR;
-    Decoded decoded{decode(bytes, flags, name), std::move(read.metadata), std::move(read.notices)};
+    Decoded decoded{cv::Mat(), std::move(read.metadata), std::move(read.notices)};
+    decoded.pixels = decode(bytes, flags, name, decoded.notices);
     if (read.parsed && format != ImageFormat::Tiff)
         decoded.pixels = upright(decoded.pixels, read.orientation);
     decoded.metadata.orientation_applied = read.parsed && read.orientation != 1;
@@ -471,10 +495,14 @@ LoadedNative read_native(const fs::path& path) {
     if (format != ImageFormat::Tiff) return decode_native(bytes, name);
     // A TIFF may hold a stack: every page, as stored (libtiff turns each page upright).
     std::vector<cv::Mat> pages;
-    try {
-        cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& e) {
-        fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+    {
+        // libtiff's warnings stay off stderr; decode_native below reports a failing file.
+        const detail::CodecOutput codec_output;
+        try {
+            cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
+        } catch (const cv::Exception& e) {
+            fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+        }
     }
     if (pages.empty() || pages.front().empty()) return decode_native(bytes, name);
     for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);

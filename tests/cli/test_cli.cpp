@@ -566,6 +566,36 @@ class TestCli : public QObject {
     }
 
     // 8-bit grey stays grey in formats that have grey (it was written as RGB; issue 34).
+    // What libpng and libjpeg print stays off stderr: Lacuna's one line says it (issue 34). A PNG
+    // whose IHDR CRC is wrong is refused quoting libpng; a progressive JPEG cut in its scans
+    // (which libjpeg fills with grey, warning only) is refused as truncated.
+    void codec_messages_stay_off_stderr() {
+        cv::Mat colour(40, 60, CV_8UC3);
+        cv::randu(colour, 0, 255);
+        std::vector<std::uint8_t> png;
+        QVERIFY(cv::imencode(".png", colour, png));
+        png.at(29) ^= 0xFF;  // the IHDR chunk's CRC
+        QFile f(tmp("crc.png"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char*>(png.data()), qint64(png.size()));
+        f.close();
+        Result r = run_cli({"info", tmp("crc.png")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "crc.png");
+        QVERIFY2(r.err.contains("CRC error"), qPrintable(r.err));
+
+        std::vector<std::uint8_t> jpeg;
+        QVERIFY(cv::imencode(".jpg", colour, jpeg, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}));
+        jpeg.resize(jpeg.size() * 2 / 3);
+        QFile g(tmp("cut.jpg"));
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(reinterpret_cast<const char*>(jpeg.data()), qint64(jpeg.size()));
+        g.close();
+        r = run_cli({"info", tmp("cut.jpg")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "the JPEG file is truncated");
+    }
+
     void convert_keeps_grey_grey() {
         cv::Mat grey(5, 7, CV_8UC1);
         for (int y = 0; y < 5; ++y)
