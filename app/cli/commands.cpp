@@ -376,16 +376,18 @@ const std::vector<Command>& commands() {
           2,
           2,
           {{"quality", "Q", "JPEG quality, 1..100 (default 95)"},
-           {"page", "N", "the page of a multi-page TIFF to write (default 1)"},
+           {"page", "N",
+            "the page of a stack (multi-page TIFF, multi-frame DICOM, FITS cube) to write (default "
+            "1)"},
            {"overwrite", "", "allow OUT to be the same file as IN"}},
           "The stored samples are kept where OUT's format holds them: 16-bit in PNG,\n"
           "TIFF, PGM and PPM, 32-bit float in TIFF and PFM, every sample type in FITS\n"
           "(with the calibration as BSCALE/BZERO/BUNIT). Signed 16-bit samples (DICOM)\n"
           "are written as unsigned 16-bit when none is negative, else as float in TIFF or\n"
           "PFM. Otherwise 8 bits are written and a note says so. A calibration (DICOM\n"
-          "rescale, FITS BSCALE/BZERO) is not written to other formats: OUT holds the samples. A "
-          "multi-page\n"
-          "TIFF gives one page (--page). The ICC profile, EXIF, XMP and IPTC go along\n"
+          "rescale, FITS BSCALE/BZERO) is written to FITS only; other formats hold the\n"
+          "samples. A stack (multi-page TIFF, multi-frame DICOM, FITS cube) gives one page\n"
+          "(--page). The ICC profile, EXIF, XMP and IPTC go along\n"
           "where OUT's format holds them. The output is written to a temporary file and\n"
           "renamed, so a failed write never leaves a partial file. The input is never\n"
           "replaced unless --overwrite is given."},
