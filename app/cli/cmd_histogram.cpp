@@ -343,7 +343,9 @@ Command histogram_command() {
           {"range", "lo,hi",
            wrap_help("value range of the bins, in calibrated units for measurements (default "
                      "0,255 for photos, the data's min,max for measurements)")},
-          {"page", "N", "the page of a multi-page TIFF stack to histogram (default 1)"},
+          {"page", "N",
+           "the page of a stack (multi-page TIFF, multi-frame DICOM, FITS cube) to histogram "
+           "(default 1)"},
           {"channel", "CH", "lum (Rec. 709, default), r, g, b, rgb, or value (measurement images)"},
           {"sampling", "MODE", "bilinear (default for lines) or nearest (default for --direction)"},
           {"direction", "DEG",

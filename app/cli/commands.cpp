@@ -201,6 +201,8 @@ bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
             return s == SampleType::U16 && c == 3;
         case io::ImageFormat::Pfm:
             return s == SampleType::F32 && (c == 1 || c == 3);
+        case io::ImageFormat::Fits:
+            return io::format_holds(format, s, c);
         default:
             return false;
     }
@@ -229,9 +231,11 @@ std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::Ima
         return convert(image, u16);
     }
     if (image.sample_type() != SampleType::F32 && keeps_samples(format, f32)) {
-        notices.push_back(std::string(io::to_string(format)) + " has no " +
-                          std::string(to_string(image.sample_type())) +
-                          " samples: written as 32-bit float with the same values");
+        // The format may well have such samples (TIFF has signed 16-bit); Lacuna's writer
+        // does not write them.
+        notices.push_back("Lacuna writes no " + std::string(to_string(image.sample_type())) +
+                          " samples to " + std::string(io::to_string(format)) +
+                          ": written as 32-bit float with the same values");
         return convert(image, f32);
     }
     return std::nullopt;
@@ -247,7 +251,14 @@ struct Written {
 Written write_page(const std::string& out, const io::ImageFormat format, const NativeImage& page,
                    const io::WriteOptions& options) {
     Written w;
-    if (page.sample_type() == SampleType::U8) {
+    // FITS keeps any page as it is (grey stays grey, the calibration goes along).
+    if (page.sample_type() == SampleType::U8 && format != io::ImageFormat::Fits) {
+        // 8-bit grey: write_native keeps it grey where the format has grey.
+        if (page.channels() == 1) {
+            w.notices = io::write_native(out, page, options);
+            w.pixels = page.format();
+            return w;
+        }
         const PixelFormat rgba{SampleType::U8, 4};
         const ImageRgba8 image =
             page.channels() == 4 ? to_rgba8(page) : to_rgba8(convert(page, rgba));
@@ -292,9 +303,11 @@ int run_convert(Context& ctx) {
     // Every output format holds one image: a stack gives one of its pages.
     const std::size_t page = selected_page(ctx, file, in, "written");
     options.metadata = &file.metadata;
+    options.calibration = &file.calibration;
     const Written written = write_page(out, format, file.pages[page], options);
     for (const std::string& n : written.notices) ctx.note(n);
-    if (const Calibration& c = file.calibration; has_calibration(c)) {
+    if (const Calibration& c = file.calibration;
+        has_calibration(c) && format != io::ImageFormat::Fits) {
         const std::string what =
             c.identity() ? "unit (" + c.unit + ")" : "calibration (" + c.describe() + ")";
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
@@ -363,14 +376,18 @@ const std::vector<Command>& commands() {
           2,
           2,
           {{"quality", "Q", "JPEG quality, 1..100 (default 95)"},
-           {"page", "N", "the page of a multi-page TIFF to write (default 1)"},
+           {"page", "N",
+            "the page of a stack (multi-page TIFF, multi-frame DICOM, FITS cube) to write (default "
+            "1)"},
            {"overwrite", "", "allow OUT to be the same file as IN"}},
           "The stored samples are kept where OUT's format holds them: 16-bit in PNG,\n"
-          "TIFF, PGM and PPM, 32-bit float in TIFF and PFM. Signed 16-bit samples (DICOM)\n"
+          "TIFF, PGM and PPM, 32-bit float in TIFF and PFM, every sample type in FITS\n"
+          "(with the calibration as BSCALE/BZERO/BUNIT). Signed 16-bit samples (DICOM)\n"
           "are written as unsigned 16-bit when none is negative, else as float in TIFF or\n"
           "PFM. Otherwise 8 bits are written and a note says so. A calibration (DICOM\n"
-          "rescale, FITS BSCALE/BZERO) is not written: OUT holds the samples. A multi-page\n"
-          "TIFF gives one page (--page). The ICC profile, EXIF, XMP and IPTC go along\n"
+          "rescale, FITS BSCALE/BZERO) is written to FITS only; other formats hold the\n"
+          "samples. A stack (multi-page TIFF, multi-frame DICOM, FITS cube) gives one page\n"
+          "(--page). The ICC profile, EXIF, XMP and IPTC go along\n"
           "where OUT's format holds them. The output is written to a temporary file and\n"
           "renamed, so a failed write never leaves a partial file. The input is never\n"
           "replaced unless --overwrite is given."},

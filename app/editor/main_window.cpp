@@ -1225,7 +1225,8 @@ MainWindow::SaveCheck MainWindow::check_save(const QString& path) const {
             check.losses << tr("%1 cannot hold these %2 samples: they would be narrowed to 8 bits.")
                                 .arg(QString::fromUtf8(io::to_string(format).data()))
                                 .arg(QString::fromUtf8(to_string(samples.sample_type()).data()));
-        if (!document.calibration().identity() || !document.calibration().unit.empty())
+        if ((!document.calibration().identity() || !document.calibration().unit.empty()) &&
+            format != io::ImageFormat::Fits)
             check.losses << tr("The calibration (%1) is not stored in %2 files.")
                                 .arg(QString::fromStdString(document.calibration().unit))
                                 .arg(QString::fromUtf8(io::to_string(format).data()));

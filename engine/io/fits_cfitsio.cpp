@@ -1,12 +1,15 @@
-// 2-D FITS images through CFITSIO. The stored values are read raw (CFITSIO's own BSCALE/BZERO
-// scaling is turned off) and the scaling goes into the Calibration, so an integer image stays an
-// integer image. One exception is the FITS convention for unsigned 16-bit data (BITPIX 16,
-// BZERO 32768, BSCALE 1): it becomes a U16 image with the identity calibration.
+// FITS images (lines, planes, cubes as stacks) through CFITSIO, and FITS writing. The stored values
+// are read raw (CFITSIO's own BSCALE/BZERO scaling is turned off) and the scaling goes into the
+// Calibration, so an integer image stays an integer image. One exception is the FITS convention for
+// unsigned 16-bit data (BITPIX 16, BZERO 32768, BSCALE 1): it becomes a U16 image with the identity
+// calibration.
 #include "scientific_io.hpp"
 
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -90,12 +93,20 @@ struct ImageShape {
     int bitpix = 0;
     std::vector<LONGLONG> axes;  ///< NAXIS1 (width), NAXIS2 (height), ...
 
-    // A plane: two axes, or more whose extra axes all have length 1 (NAXIS3 = 1 and the
-    // degenerate frequency/Stokes axes radio astronomy writes).
-    [[nodiscard]] bool is_2d() const {
-        return axes.size() >= 2 &&
-               std::all_of(axes.begin() + 2, axes.end(), [](const LONGLONG n) { return n == 1; });
+    // An image Lacuna opens: a line (one axis, shown as one row), a plane, or a cube whose
+    // planes are pages; axes beyond the third must have length 1 (the degenerate
+    // frequency/Stokes axes radio astronomy writes).
+    [[nodiscard]] bool is_image() const {
+        return !axes.empty() &&
+               (axes.size() <= 3 ||
+                std::all_of(axes.begin() + 3, axes.end(), [](const LONGLONG n) { return n == 1; }));
     }
+    [[nodiscard]] bool has_pixels() const {
+        return std::none_of(axes.begin(), axes.end(), [](const LONGLONG n) { return n <= 0; });
+    }
+    [[nodiscard]] LONGLONG width() const { return axes.at(0); }
+    [[nodiscard]] LONGLONG height() const { return axes.size() >= 2 ? axes[1] : 1; }
+    [[nodiscard]] LONGLONG planes() const { return axes.size() >= 3 ? axes[2] : 1; }
     /// "4x3x4". Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "x" + std::string.
     [[nodiscard]] std::string describe() const {
         std::string text;
@@ -128,11 +139,13 @@ bool more_hdus_follow(fitsfile* file, const std::size_t file_bytes, const std::s
     return static_cast<std::size_t>(data_end) < file_bytes;
 }
 
-// Moves to the first HDU that holds a 2-D image and returns its shape. Empty primary arrays and
-// tables are skipped; a file whose images are all cubes or lines is UnsupportedFormat.
-ImageShape find_plane(fitsfile* file, const std::size_t file_bytes, const std::string_view name,
+// Moves to the first HDU that holds an image with pixels (a line, a plane or a cube) and
+// returns its shape. Empty primary arrays, arrays with a zero-length axis (random groups) and
+// tables are skipped; a file whose images all have more dimensions is UnsupportedFormat.
+ImageShape find_image(fitsfile* file, const std::size_t file_bytes, const std::string_view name,
                       std::vector<std::string>& notices) {
-    std::string first_other;  // the first image we skipped, for the messages
+    std::string first_other;  // the first image skipped for its dimensions, for the messages
+    std::string first_empty;  // the first array without pixels
     for (int hdu = 1;; ++hdu) {
         if (hdu > 1) {
             if (!more_hdus_follow(file, file_bytes, name)) break;
@@ -146,20 +159,29 @@ ImageShape find_plane(fitsfile* file, const std::size_t file_bytes, const std::s
         if (type != IMAGE_HDU) continue;  // tables (tile-compressed images report IMAGE_HDU)
         ImageShape shape = shape_of(file, name);
         if (shape.axes.empty()) continue;  // a primary HDU without data, as extensions need
-        if (shape.is_2d()) {
+        if (!shape.has_pixels()) {
+            if (first_empty.empty()) first_empty = shape.describe();
+            continue;
+        }
+        if (shape.is_image()) {
             if (!first_other.empty()) {
-                notices.push_back("opened the 2-D image in HDU " + std::to_string(hdu) +
-                                  "; the FITS file's first image (" + first_other + ") is not 2-D");
+                notices.push_back("opened the image in HDU " + std::to_string(hdu) +
+                                  "; the FITS file's first image (" + first_other +
+                                  ") has more than 3 dimensions");
             }
             return shape;
         }
         if (first_other.empty()) first_other = shape.describe();
     }
     if (first_other.empty()) {
-        fail_reading(ErrorCode::UnsupportedFormat, name, "the FITS file holds no image");
+        fail_reading(ErrorCode::UnsupportedFormat, name,
+                     first_empty.empty() ? std::string("the FITS file holds no image")
+                                         : "the FITS file holds no image (its " + first_empty +
+                                               " array has no pixels)");
     }
     fail_reading(ErrorCode::UnsupportedFormat, name,
-                 "the FITS image is " + first_other + "; Lacuna opens 2-D FITS images");
+                 "the FITS image is " + first_other +
+                     "; Lacuna opens FITS images of 1, 2 or 3 dimensions (a cube as a stack)");
 }
 
 // Keyword values; nullopt when the keyword is absent. A keyword with a value of the wrong type
@@ -221,8 +243,9 @@ Plan plan_for(const int bitpix, const double bscale, const double bzero,
 // 0 at the top: our row y is FITS row height - y.
 template <class Stored>
 void read_row(fitsfile* file, const int datatype, const int y, const int width, const int height,
-              Stored* out, const std::string_view name) {
-    const LONGLONG first = LONGLONG{height - 1 - y} * width + 1;  // CFITSIO counts from 1
+              Stored* out, const std::string_view name, const int plane) {
+    // CFITSIO counts from 1; plane p (a cube's page) starts after p whole planes.
+    const LONGLONG first = (LONGLONG{plane} * height + (height - 1 - y)) * width + 1;
     int any_null = 0, status = 0;
     // A null `nulval` turns off null checking: NaN stays NaN, BLANK keeps its stored value.
     fits_read_img(file, datatype, first, width, nullptr, out, &any_null, &status);
@@ -230,20 +253,22 @@ void read_row(fitsfile* file, const int datatype, const int y, const int width, 
 }
 
 NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan, const int width,
-                       const int height, const std::string_view name) {
+                       const int height, const int plane, const std::string_view name) {
     NativeImage image(width, height, PixelFormat{plan.sample, 1});
     for (int y = 0; y < height; ++y) {
         switch (shape.bitpix) {
             case BYTE_IMG:
-                read_row(file, TBYTE, y, width, height, image.samples<std::uint8_t>(y), name);
+                read_row(file, TBYTE, y, width, height, image.samples<std::uint8_t>(y), name,
+                         plane);
                 break;
             case SHORT_IMG:
                 if (!plan.unsigned_16) {
-                    read_row(file, TSHORT, y, width, height, image.samples<std::int16_t>(y), name);
+                    read_row(file, TSHORT, y, width, height, image.samples<std::int16_t>(y), name,
+                             plane);
                 } else {
                     // stored + 32768, which for 16 bits is flipping the sign bit
                     std::vector<std::int16_t> stored(static_cast<std::size_t>(width));
-                    read_row(file, TSHORT, y, width, height, stored.data(), name);
+                    read_row(file, TSHORT, y, width, height, stored.data(), name, plane);
                     std::transform(stored.begin(), stored.end(), image.samples<std::uint16_t>(y),
                                    [](const std::int16_t v) {
                                        return static_cast<std::uint16_t>(
@@ -253,14 +278,14 @@ NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan
                 break;
             case LONG_IMG: {
                 std::vector<std::int32_t> stored(static_cast<std::size_t>(width));
-                read_row(file, TINT, y, width, height, stored.data(), name);
+                read_row(file, TINT, y, width, height, stored.data(), name, plane);
                 std::transform(stored.begin(), stored.end(), image.samples<float>(y),
                                [](const std::int32_t v) { return static_cast<float>(v); });
                 break;
             }
             case DOUBLE_IMG: {
                 std::vector<double> stored(static_cast<std::size_t>(width));
-                read_row(file, TDOUBLE, y, width, height, stored.data(), name);
+                read_row(file, TDOUBLE, y, width, height, stored.data(), name, plane);
                 // Beyond float's range becomes ±infinity explicitly (the cast would be UB).
                 constexpr double kMax = std::numeric_limits<float>::max();
                 std::transform(stored.begin(), stored.end(), image.samples<float>(y),
@@ -272,7 +297,7 @@ NativeImage read_plane(fitsfile* file, const ImageShape& shape, const Plan& plan
                 break;
             }
             default:
-                read_row(file, TFLOAT, y, width, height, image.samples<float>(y), name);
+                read_row(file, TFLOAT, y, width, height, image.samples<float>(y), name, plane);
                 break;
         }
     }
@@ -293,7 +318,8 @@ void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t f
     check(status, name);
     LONGLONG needed = data_end;
     if (!compressed) {
-        needed = data_start + shape.axes[0] * shape.axes[1] * (std::abs(shape.bitpix) / 8);
+        needed = data_start +
+                 shape.width() * shape.height() * shape.planes() * (std::abs(shape.bitpix) / 8);
     }
     if (static_cast<LONGLONG>(file_bytes) < needed) {
         fail_reading(ErrorCode::Truncated, name,
@@ -301,17 +327,34 @@ void check_complete(fitsfile* file, const ImageShape& shape, const std::size_t f
     }
 }
 
-// FITS BLANK marks undefined pixels of integer images by a stored value. Lacuna keeps the
-// value (there is no integer NaN) and says how many pixels carry it.
-void note_blank(const NativeImage& image, const LONGLONG blank, const Plan& plan,
-                std::vector<std::string>& notices) {
+// FITS BLANK marks undefined pixels of integer images by a stored value. There is no integer
+// NaN, so an image that uses its BLANK becomes float: the stored values, exact (every 8- and
+// 16-bit integer is a float), and NaN where BLANK is, as astropy reads it. The calibration still
+// applies to the stored values, and NaN stays NaN through it.
+void blank_to_nan(std::vector<NativeImage>& pages, const LONGLONG blank, const Plan& plan,
+                  std::vector<std::string>& notices) {
     const double marker = plan.unsigned_16 ? double(blank) + 32768.0 : double(blank);
     std::int64_t count = 0;
-    for (int y = 0; y < image.height(); ++y) {
-        for (int x = 0; x < image.width(); ++x) count += image.sample(x, y, 0) == marker;
+    for (const NativeImage& page : pages)
+        for (int y = 0; y < page.height(); ++y)
+            for (int x = 0; x < page.width(); ++x) count += page.sample(x, y, 0) == marker;
+    if (count == 0) return;
+    // Every page becomes float, so the stack keeps one sample type.
+    for (NativeImage& page : pages) {
+        NativeImage out(page.width(), page.height(), PixelFormat{SampleType::F32, 1});
+        for (int y = 0; y < page.height(); ++y) {
+            float* row = out.samples<float>(y);
+            for (int x = 0; x < page.width(); ++x) {
+                const double v = page.sample(x, y, 0);
+                row[x] =
+                    v == marker ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
+            }
+        }
+        page = std::move(out);
     }
     notices.push_back("the FITS BLANK value " + std::to_string(blank) + " marks " +
-                      std::to_string(count) + " undefined pixels; Lacuna keeps their stored value");
+                      std::to_string(count) +
+                      " undefined pixels: read as 32-bit float, NaN there (as astropy reads it)");
 }
 
 }  // namespace
@@ -327,19 +370,26 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     LoadedNative loaded;
     const MemoryFits fits(bytes, name);
     fitsfile* file = fits.get();
-    const ImageShape shape = find_plane(file, bytes.size(), name, loaded.notices);
+    const ImageShape shape = find_image(file, bytes.size(), name, loaded.notices);
 
     // Sizes are checked before anything is allocated; LONGLONG axes are clamped into int first.
     const auto side = [](const LONGLONG n) {
         return static_cast<int>(std::clamp<LONGLONG>(n, -1, kMaxImageSide + 1));
     };
-    const int width = side(shape.axes[0]);
-    const int height = side(shape.axes[1]);
+    const int width = side(shape.width());
+    const int height = side(shape.height());
     try {
         check_image_size(width, height);
     } catch (const Error& e) {
         fail_reading(e.code(), name, e.what());
     }
+    // A cube's planes are pages: together they get the budget of one image.
+    if (double(shape.planes()) * width * height > double(kMaxImagePixels)) {
+        fail_reading(ErrorCode::TooLarge, name,
+                     "the FITS cube " + shape.describe() + " exceeds the limit of " +
+                         std::to_string(kMaxImagePixels) + " pixels");
+    }
+    const int planes = static_cast<int>(shape.planes());
     check_complete(file, shape, bytes.size(), name);
 
     const double bscale = keyword<double>(file, TDOUBLE, "BSCALE", name).value_or(1.0);
@@ -348,7 +398,8 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     int status = 0;
     fits_set_bscale(file, 1.0, 0.0, &status);  // raw stored values; the scale is the calibration
     check(status, name);
-    loaded.pages.push_back(read_plane(file, shape, plan, width, height, name));
+    for (int plane = 0; plane < planes; ++plane)
+        loaded.pages.push_back(read_plane(file, shape, plan, width, height, plane, name));
 
     Calibration& calibration = loaded.calibration;
     calibration.unit = unit_keyword(file, name);
@@ -362,7 +413,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     }
     if (shape.bitpix > 0) {
         if (const auto blank = keyword<LONGLONG>(file, TLONGLONG, "BLANK", name)) {
-            note_blank(loaded.pages.front(), *blank, plan, loaded.notices);
+            blank_to_nan(loaded.pages, *blank, plan, loaded.notices);
         }
     }
 
@@ -371,11 +422,158 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     info.width = width;
     info.height = height;
     info.channels = 1;
-    info.sample = plan.sample;
-    info.bit_depth = bit_depth(plan.sample);
+    info.sample = loaded.pages.front().sample_type();
+    info.pages = planes;
+    info.bit_depth = bit_depth(info.sample);
     info.has_alpha = false;
     info.file_bytes = bytes.size();
     return loaded;
+}
+
+namespace {
+
+// A FITS file written into memory: CFITSIO's memory driver grows the buffer with realloc, and
+// the buffer is freed here whatever happens.
+class MemoryFitsOut {
+  public:
+    explicit MemoryFitsOut(const std::string_view name) : name_(name) {
+        size_ = kFitsRecord;
+        buffer_ = std::malloc(size_);
+        if (buffer_ == nullptr) throw std::bad_alloc();
+        fitsfile* file = nullptr;
+        int status = 0;
+        fits_create_memfile(&file, &buffer_, &size_, kFitsRecord, std::realloc, &status);
+        handle_.reset(file);
+        check_write(status);
+    }
+    ~MemoryFitsOut() {
+        handle_.reset();  // closes first: CFITSIO may still write into the buffer
+        std::free(buffer_);
+    }
+    MemoryFitsOut(const MemoryFitsOut&) = delete;
+    MemoryFitsOut& operator=(const MemoryFitsOut&) = delete;
+
+    [[nodiscard]] fitsfile* get() const { return handle_.get(); }
+
+    void check_write(const int status) const {
+        if (status == 0) return;
+        fits_clear_errmsg();
+        throw Error(ErrorCode::WriteFailed, "cannot write '" + std::string(name_) +
+                                                "': CFITSIO failed (" + status_text(status) + ")");
+    }
+
+    // The finished file: the single HDU up to its padded data end.
+    std::vector<std::uint8_t> bytes() {
+        int status = 0;
+        fits_flush_file(handle_.get(), &status);
+        LONGLONG header_start = 0, data_start = 0, data_end = 0;
+        fits_get_hduaddrll(handle_.get(), &header_start, &data_start, &data_end, &status);
+        check_write(status);
+        handle_.reset();  // closing writes nothing more after the flush
+        const auto* begin = static_cast<const std::uint8_t*>(buffer_);
+        return {begin, begin + std::min<std::size_t>(static_cast<std::size_t>(data_end), size_)};
+    }
+
+  private:
+    void* buffer_ = nullptr;
+    std::size_t size_ = 0;
+    std::string_view name_;
+    FitsHandle handle_;
+};
+
+// The stored type of each sample type. Unsigned 16-bit uses the FITS convention (BITPIX 16,
+// BZERO 32768) where the calibration is the identity; with a calibration of its own it goes to
+// 32-bit integers, whose BSCALE/BZERO can then hold the calibration, values unchanged.
+struct WritePlan {
+    int bitpix = BYTE_IMG;
+    int datatype = TBYTE;
+};
+
+WritePlan write_plan(const SampleType sample, const Calibration& calibration) {
+    switch (sample) {
+        case SampleType::U8:
+            return {BYTE_IMG, TBYTE};
+        case SampleType::U16:
+            return calibration.identity() ? WritePlan{USHORT_IMG, TUSHORT}
+                                          : WritePlan{LONG_IMG, TINT};
+        case SampleType::I16:
+            return {SHORT_IMG, TSHORT};
+        case SampleType::F32:
+            return {FLOAT_IMG, TFLOAT};
+    }
+    return {FLOAT_IMG, TFLOAT};
+}
+
+// One channel of `image` in FITS order (bottom row first), as the plan's stored type.
+template <class Stored>
+std::vector<Stored> fits_plane(const NativeImage& image, const int channel) {
+    std::vector<Stored> plane;
+    plane.reserve(static_cast<std::size_t>(image.width()) * image.height());
+    for (int y = image.height() - 1; y >= 0; --y) {
+        for (int x = 0; x < image.width(); ++x) {
+            plane.push_back(static_cast<Stored>(image.sample(x, y, channel)));
+        }
+    }
+    return plane;
+}
+
+template <class Stored>
+void write_planes(const MemoryFitsOut& out, const NativeImage& image, const int datatype) {
+    const LONGLONG plane_size = LONGLONG{image.width()} * image.height();
+    for (int c = 0; c < image.channels(); ++c) {
+        std::vector<Stored> plane = fits_plane<Stored>(image, c);
+        int status = 0;
+        fits_write_img(out.get(), datatype, 1 + c * plane_size, plane_size, plane.data(), &status);
+        out.check_write(status);
+    }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibration& calibration,
+                                      const std::string_view name) {
+    MemoryFitsOut out(name);
+    const WritePlan plan = write_plan(image.sample_type(), calibration);
+    std::vector<long> axes = {image.width(), image.height()};
+    if (image.channels() > 1) axes.push_back(image.channels());
+    int status = 0;
+    fits_create_img(out.get(), plan.bitpix, static_cast<int>(axes.size()), axes.data(), &status);
+    out.check_write(status);
+    if (!calibration.identity()) {
+        double slope = calibration.slope;
+        double intercept = calibration.intercept;
+        fits_write_key(out.get(), TDOUBLE, "BSCALE", &slope, "value = BSCALE * stored + BZERO",
+                       &status);
+        fits_write_key(out.get(), TDOUBLE, "BZERO", &intercept, nullptr, &status);
+        out.check_write(status);
+    }
+    if (!calibration.unit.empty()) {
+        std::string unit = calibration.unit;
+        fits_write_key(out.get(), TSTRING, "BUNIT", unit.data(), "unit of the values", &status);
+        out.check_write(status);
+    }
+    // The samples are written as stored: the keywords describe them, CFITSIO must not apply
+    // their inverse on the way in (the unsigned 16-bit convention's own offset stays on).
+    if (plan.bitpix != USHORT_IMG) fits_set_bscale(out.get(), 1.0, 0.0, &status);
+    out.check_write(status);
+    switch (plan.datatype) {
+        case TBYTE:
+            write_planes<std::uint8_t>(out, image, plan.datatype);
+            break;
+        case TUSHORT:
+            write_planes<std::uint16_t>(out, image, plan.datatype);
+            break;
+        case TINT:
+            write_planes<int>(out, image, plan.datatype);
+            break;
+        case TSHORT:
+            write_planes<std::int16_t>(out, image, plan.datatype);
+            break;
+        default:
+            write_planes<float>(out, image, plan.datatype);
+            break;
+    }
+    return out.bytes();
 }
 
 }  // namespace lacuna::io::detail

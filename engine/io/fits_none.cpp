@@ -12,4 +12,12 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& /*bytes*/, const std::st
                  "this build of Lacuna has no FITS support (build with libcfitsio-dev)");
 }
 
+std::vector<std::uint8_t> encode_fits(const NativeImage& /*image*/,
+                                      const Calibration& /*calibration*/,
+                                      const std::string_view name) {
+    throw Error(ErrorCode::UnsupportedFormat,
+                "cannot write '" + std::string(name) +
+                    "': this build of Lacuna has no FITS support (build with libcfitsio-dev)");
+}
+
 }  // namespace lacuna::io::detail

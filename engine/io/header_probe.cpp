@@ -1,4 +1,5 @@
 #include "header_probe.hpp"
+#include "scientific_io.hpp"
 
 #include "jpeg_header.hpp"
 
@@ -244,7 +245,12 @@ void probe_pfm(const Bytes& b, HeaderProbe& p) {
 
 HeaderProbe probe_header(const Bytes& b) {
     HeaderProbe p;
-    if (starts_with(b, 0, "\x89PNG\r\n\x1a\n")) {
+    // DICOM first: its 128-byte preamble is free for other uses, and PS3.10 7.5 lets it hold a
+    // TIFF header (pydicom's CT_small.dcm and MR_small.dcm start with "II*"), so a DICM marker
+    // at 128 decides before any signature at 0 is looked at.
+    if (b.size() >= 132 && starts_with(b, 128, "DICM")) {
+        p.format = ImageFormat::Dicom;
+    } else if (starts_with(b, 0, "\x89PNG\r\n\x1a\n")) {
         p.format = ImageFormat::Png;
         probe_png(b, p);
     } else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
@@ -279,10 +285,10 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(b[2])) {
         p.format = ImageFormat::Pfm;
         probe_pfm(b, p);
-    } else if (b.size() >= 132 && starts_with(b, 128, "DICM")) {
-        p.format = ImageFormat::Dicom;
     } else if (starts_with(b, 0, "SIMPLE  =")) {
         p.format = ImageFormat::Fits;
+    } else if (looks_like_headless_dicom(b)) {
+        p.format = ImageFormat::Dicom;
     } else if (starts_with(b, 0, "GIF87a") || starts_with(b, 0, "GIF89a")) {
         p.unsupported_name = "GIF";
     } else if (starts_with(b, 0, "%PDF")) {

@@ -1,5 +1,6 @@
 #include <lacuna/io/image_io.hpp>
 
+#include "codec_output.hpp"
 #include "header_probe.hpp"
 #include "io_messages.hpp"
 #include "metadata_io.hpp"
@@ -21,6 +22,7 @@
 #include <sstream>
 #include <cmath>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace lacuna::io {
 namespace fs = std::filesystem;
@@ -73,6 +75,55 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
     return bytes;
 }
 
+// The most a gzip-compressed file may inflate to: the largest image Lacuna opens, in 64-bit
+// samples, and room for its headers. A deflate stream inflates at most ~1032-fold, so a small
+// file (a fuzzer's) can never ask for much.
+constexpr std::size_t kMaxInflated = std::size_t(kMaxImagePixels) * 8 + (std::size_t{1} << 20);
+
+bool is_gzip(const std::vector<std::uint8_t>& bytes) {
+    return bytes.size() >= 3 && bytes[0] == 0x1F && bytes[1] == 0x8B && bytes[2] == 8;
+}
+
+// A gzip-compressed file (.fits.gz: astronomers keep FITS so) inflated in memory. Only FITS is
+// opened this way: other formats compress themselves, and a gzip of them is refused by name.
+std::vector<std::uint8_t> inflate_gzip(const std::vector<std::uint8_t>& bytes,
+                                       const std::string_view name) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) fail(ErrorCode::Corrupt, name, "zlib cannot start");
+    std::vector<std::uint8_t> out(std::min<std::size_t>(kMaxInflated, bytes.size() * 4 + 65536));
+    z.next_in = const_cast<Bytef*>(bytes.data());
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(bytes.size(), UINT32_MAX));
+    int status = Z_OK;
+    std::size_t produced = 0;
+    while (status == Z_OK) {
+        if (produced == out.size()) {
+            if (out.size() >= kMaxInflated) {
+                inflateEnd(&z);
+                fail(ErrorCode::TooLarge, name,
+                     "the gzip-compressed file inflates beyond " + std::to_string(kMaxInflated) +
+                         " bytes");
+            }
+            out.resize(std::min(kMaxInflated, out.size() * 2));
+        }
+        z.next_out = out.data() + produced;
+        z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, UINT32_MAX));
+        status = inflate(&z, Z_NO_FLUSH);
+        produced = out.size() - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) {
+        fail(status == Z_BUF_ERROR ? ErrorCode::Truncated : ErrorCode::Corrupt, name,
+             status == Z_BUF_ERROR ? "the gzip-compressed file is truncated"
+                                   : "the gzip-compressed data is corrupt");
+    }
+    out.resize(produced);
+    if (!detail::looks_like_fits(out)) {
+        fail(ErrorCode::UnsupportedFormat, name,
+             "gzip-compressed files are opened only when they hold FITS (.fits.gz)");
+    }
+    return out;
+}
+
 // Checks format, size limits and completeness from the header before any decoder runs.
 ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     if (bytes.empty()) fail(ErrorCode::Corrupt, name, "the file is empty");
@@ -112,17 +163,39 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
     return *probe.format;
 }
 
-cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags,
-               const std::string_view name) {
+// " (the decoder says \"...\")" when the codec printed something, else nothing.
+std::string decoder_says(const std::string& line) {
+    return line.empty() ? std::string() : " (the decoder says \"" + line + "\")";
+}
+
+// OpenCV's codecs (libpng, libjpeg, libtiff, libwebp) print to stderr; what they print is kept
+// off it (CodecOutput) and becomes part of Lacuna's own error, or a notice when the image
+// decoded anyway (a truncated progressive JPEG: "Premature end of JPEG file").
+cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags, const std::string_view name,
+               std::vector<std::string>& notices) {
     cv::Mat decoded;
-    try {
-        decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
-                                       const_cast<std::uint8_t*>(bytes.data())),
-                               flags);
-    } catch (const cv::Exception& e) {
-        fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+    std::string said;
+    {
+        detail::CodecOutput codec_output;
+        try {
+            decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
+                                           const_cast<std::uint8_t*>(bytes.data())),
+                                   flags);
+        } catch (const cv::Exception& e) {
+            said = codec_output.first_line();
+            fail(ErrorCode::Corrupt, name,
+                 "the decoder failed (" + e.msg + ")" + decoder_says(said));
+        }
+        said = codec_output.first_line();
     }
-    if (decoded.empty()) fail(ErrorCode::Corrupt, name, "the file is corrupt or not decodable");
+    if (decoded.empty())
+        fail(ErrorCode::Corrupt, name, "the file is corrupt or not decodable" + decoder_says(said));
+    // libjpeg fills a cut file with grey and only warns (a progressive JPEG, whose scans each
+    // cover the whole image, passes the header probe's checks): refused like every cut file.
+    if (said.find("Premature end of JPEG file") != std::string::npos)
+        fail(ErrorCode::Truncated, name,
+             "the JPEG file is truncated (it ends before its image data does)");
+    if (!said.empty()) notices.push_back("the decoder warned: " + said);
     check_image_size(decoded.cols, decoded.rows);
     return decoded;
 }
@@ -240,8 +313,11 @@ Decoded decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageForm
     detail::MetadataRead read = detail::read_metadata(bytes, format);
     int flags = cv::IMREAD_UNCHANGED;
     if (format == ImageFormat::Jpeg)
-        flags = read.parsed ? cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_COLOR;
-    Decoded decoded{decode(bytes, flags, name), std::move(read.metadata), std::move(read.notices)};
+        // ANYCOLOR: a grey JPEG stays one channel (IMREAD_COLOR made it RGB; issue 34).
+        flags =
+            read.parsed ? cv::IMREAD_ANYCOLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_ANYCOLOR;
+    Decoded decoded{cv::Mat(), std::move(read.metadata), std::move(read.notices)};
+    decoded.pixels = decode(bytes, flags, name, decoded.notices);
     if (read.parsed && format != ImageFormat::Tiff)
         decoded.pixels = upright(decoded.pixels, read.orientation);
     decoded.metadata.orientation_applied = read.parsed && read.orientation != 1;
@@ -384,6 +460,11 @@ LoadedImage scientific_as_rgba(LoadedNative native) {
 }  // namespace
 
 LoadedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    if (is_gzip(bytes)) {
+        LoadedImage loaded = decode_image(inflate_gzip(bytes, name), name);
+        loaded.info.file_bytes = bytes.size();
+        return loaded;
+    }
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return scientific_as_rgba(decode_scientific(bytes, format, name));
     return to_loaded(decode_as_stored(bytes, format, name), format, bytes.size());
@@ -394,6 +475,11 @@ LoadedImage read_image(const fs::path& path) {
 }
 
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+    if (is_gzip(bytes)) {
+        LoadedNative loaded = decode_native(inflate_gzip(bytes, name), name);
+        loaded.info.file_bytes = bytes.size();
+        return loaded;
+    }
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return decode_scientific(bytes, format, name);
     Decoded decoded = decode_as_stored(bytes, format, name);
@@ -404,14 +490,19 @@ LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::st
 LoadedNative read_native(const fs::path& path) {
     const std::string name = path.string();
     const std::vector<std::uint8_t> bytes = read_file(path);
+    if (is_gzip(bytes)) return decode_native(bytes, name);
     const ImageFormat format = check_header(bytes, name);
     if (format != ImageFormat::Tiff) return decode_native(bytes, name);
     // A TIFF may hold a stack: every page, as stored (libtiff turns each page upright).
     std::vector<cv::Mat> pages;
-    try {
-        cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& e) {
-        fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+    {
+        // libtiff's warnings stay off stderr; decode_native below reports a failing file.
+        const detail::CodecOutput codec_output;
+        try {
+            cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
+        } catch (const cv::Exception& e) {
+            fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
+        }
     }
     if (pages.empty() || pages.front().empty()) return decode_native(bytes, name);
     for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);
@@ -448,9 +539,11 @@ ImageFormat format_for_path(const fs::path& path) {
     if (ext == ".ppm") return ImageFormat::Ppm;
     if (ext == ".pgm") return ImageFormat::Pgm;
     if (ext == ".pfm") return ImageFormat::Pfm;
+    if (ext == ".fits" || ext == ".fit" || ext == ".fts") return ImageFormat::Fits;
     throw Error(ErrorCode::UnsupportedFormat,
                 "cannot write " + in_quotes(path.string()) + ": unsupported file extension '" +
-                    ext + "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm .pfm)");
+                    ext +
+                    "' (supported: .png .jpg .jpeg .tif .tiff .webp .bmp .ppm .pgm .pfm .fits)");
 }
 
 namespace {
@@ -596,6 +689,20 @@ void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
+// FITS keeps every sample type and the calibration (options.calibration), not the metadata.
+std::vector<std::string> write_fits(const fs::path& path, const NativeImage& image,
+                                    const WriteOptions& options) {
+    std::vector<std::string> notices;
+    const Calibration identity;
+    const Calibration& calibration =
+        options.calibration != nullptr ? *options.calibration : identity;
+    std::vector<std::uint8_t> bytes = detail::encode_fits(image, calibration, path.string());
+    bytes = with_metadata(std::move(bytes), ImageFormat::Fits, options, image.width(),
+                          image.height(), notices);
+    write_bytes(path, bytes);
+    return notices;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_image(const ImageView<const Rgba8> image, const ImageFormat format,
@@ -608,6 +715,13 @@ std::vector<std::uint8_t> encode_image(const ImageView<const Rgba8> image, const
 std::vector<std::string> write_image(const fs::path& path, const ImageView<const Rgba8> image,
                                      const WriteOptions& options) {
     const ImageFormat format = format_for_path(path);
+    if (format == ImageFormat::Fits) {
+        check_image_size(image.width, image.height);
+        const NativeImage rgba = to_native(image);
+        // An opaque photo has no alpha plane to keep: three planes, as FITS colour images have.
+        if (has_transparency(image)) return write_fits(path, rgba, options);
+        return write_fits(path, convert(rgba, {SampleType::U8, 3}), options);
+    }
     std::vector<std::string> notices;
     const std::vector<std::uint8_t> bytes =
         with_metadata(encode(image, format, options, notices), format, options, image.width,
@@ -617,6 +731,12 @@ std::vector<std::string> write_image(const fs::path& path, const ImageView<const
 }
 
 namespace {
+
+// Formats whose OpenCV encoder writes one 8-bit grey channel as grey.
+bool holds_grey8(const ImageFormat format) {
+    return format == ImageFormat::Png || format == ImageFormat::Tiff ||
+           format == ImageFormat::Jpeg || format == ImageFormat::Pgm || format == ImageFormat::Bmp;
+}
 
 // True if `format` stores samples of this depth and channel count without narrowing.
 bool holds_natively(const ImageFormat format, const int depth, const int channels) {
@@ -640,6 +760,7 @@ bool holds_natively(const ImageFormat format, const int depth, const int channel
 }  // namespace
 
 bool format_holds(const ImageFormat format, const SampleType sample, const int channels) {
+    if (format == ImageFormat::Fits) return detail::fits_supported();
     if (sample == SampleType::U8) return format != ImageFormat::Pfm;
     return holds_natively(format, cv_depth(sample), channels);
 }
@@ -724,6 +845,17 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
     if (image.empty())
         throw Error(ErrorCode::EmptyImage,
                     "cannot write " + in_quotes(path.string()) + ": the image is empty");
+    if (format == ImageFormat::Fits) return write_fits(path, image, options);
+    if (image.sample_type() == SampleType::U8 && image.channels() == 1 && holds_grey8(format)) {
+        // 8-bit grey stays one channel where the format has grey (it was written as RGB).
+        std::vector<std::string> notices;
+        std::vector<int> params;
+        if (format == ImageFormat::Jpeg)
+            params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
+        write_bytes(path, with_metadata(encode_mat(to_mat(image), format, params), format, options,
+                                        image.width(), image.height(), notices));
+        return notices;
+    }
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
         std::vector<std::string> notices;

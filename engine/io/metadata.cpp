@@ -306,8 +306,11 @@ std::vector<std::uint8_t> embed_metadata(std::vector<std::uint8_t> encoded,
             encoded = embed_with_exiv2(encoded, format, metadata, width, height, notices);
         } catch (const std::exception& e) {
             // The picture matters more than its metadata: it is written without.
-            notices.push_back(std::string("the metadata could not be written (") + e.what() +
-                              "): the image is saved without it");
+            // exiv2 sometimes throws without a message: no empty "()" then.
+            const std::string why = e.what();
+            notices.push_back("the metadata could not be written" +
+                              (why.empty() ? std::string() : " (" + why + ")") +
+                              ": the image is saved without it");
             return encoded;
         }
     }

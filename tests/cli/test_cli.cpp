@@ -538,8 +538,21 @@ class TestCli : public QObject {
         QCOMPARE(json_object(r)["bit_depth"].toInt(), 32);
         QCOMPARE(json_object(r)["sample_type"].toString(), QString("f32"));
         QVERIFY2(r.err.contains("written as 32-bit float with the same values"), qPrintable(r.err));
+        // TIFF has signed 16-bit samples; it is Lacuna's writer that writes none (issue 34).
+        QVERIFY2(r.err.contains("Lacuna writes no signed 16-bit samples to TIFF") &&
+                     !r.err.contains("TIFF has no"),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains("calibration (value = 1 * sample - 1024 HU) is not written"),
                  qPrintable(r.err));
+        // FITS keeps the signed samples and the calibration: nothing to note.
+        r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.fits"), "--json"});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        const io::LoadedNative fits_back = io::read_native(tmp("ct.fits").toStdString());
+        QCOMPARE(fits_back.pages.at(0).format(), (PixelFormat{SampleType::I16, 1}));
+        QCOMPARE(fits_back.calibration, (Calibration{1.0, -1024.0, "HU"}));
+        QCOMPARE(fits_back.pages[0].sample(3, 2, 0), double(ct_sample(3, 2)));
         io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
         QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::F32, 1}));
         for (int y = 0; y < kCtHeight; ++y)
@@ -574,6 +587,53 @@ class TestCli : public QObject {
         QCOMPARE(back.pages[0].sample(0, 0, 0), 1e6);  // FITS row 1, column 0
         QCOMPARE(back.pages[0].sample(1, 1, 0), -2.25);
 #endif
+    }
+
+    // 8-bit grey stays grey in formats that have grey (it was written as RGB; issue 34).
+    // What libpng and libjpeg print stays off stderr: Lacuna's one line says it (issue 34). A PNG
+    // whose IHDR CRC is wrong is refused quoting libpng; a progressive JPEG cut in its scans
+    // (which libjpeg fills with grey, warning only) is refused as truncated.
+    void codec_messages_stay_off_stderr() {
+        cv::Mat colour(40, 60, CV_8UC3);
+        cv::randu(colour, 0, 255);
+        std::vector<std::uint8_t> png;
+        QVERIFY(cv::imencode(".png", colour, png));
+        png.at(29) ^= 0xFF;  // the IHDR chunk's CRC
+        QFile f(tmp("crc.png"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char*>(png.data()), qint64(png.size()));
+        f.close();
+        Result r = run_cli({"info", tmp("crc.png")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "crc.png");
+        QVERIFY2(r.err.contains("CRC error"), qPrintable(r.err));
+
+        std::vector<std::uint8_t> jpeg;
+        QVERIFY(cv::imencode(".jpg", colour, jpeg, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}));
+        jpeg.resize(jpeg.size() * 2 / 3);
+        QFile g(tmp("cut.jpg"));
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(reinterpret_cast<const char*>(jpeg.data()), qint64(jpeg.size()));
+        g.close();
+        r = run_cli({"info", tmp("cut.jpg")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "the JPEG file is truncated");
+    }
+
+    void convert_keeps_grey_grey() {
+        cv::Mat grey(5, 7, CV_8UC1);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x) grey.at<std::uint8_t>(y, x) = std::uint8_t(30 * x + y);
+        QVERIFY(cv::imwrite(tmp("g8.pgm").toStdString(), grey));
+        for (const char* name : {"g8.png", "g8.tif", "g8.jpg", "g8.bmp"}) {
+            const Result r = run_cli({"convert", tmp("g8.pgm"), tmp(name)});
+            QCOMPARE(r.status, 0);
+            QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+            const io::LoadedNative back = io::read_native(tmp(name).toStdString());
+            QVERIFY2(back.info.channels == 1, name);
+            const double tolerance = QString(name).endsWith("jpg") ? 3 : 0;
+            QVERIFY2(std::abs(back.pages.at(0).sample(6, 4, 0) - (30 * 6 + 4)) <= tolerance, name);
+        }
     }
 
     void convert_writes_one_page_of_a_stack() {

@@ -347,6 +347,29 @@ class TestDocuments : public QObject {
         QVERIFY(!window.isWindowModified());
     }
 
+    // A FITS cube opens as a stack (issue 34): the Display dock's page slider spans its planes
+    // and moving it shows each plane's samples. (write_native puts a 3-channel image into
+    // NAXIS3 planes, which read back as 3 pages.)
+    void a_fits_cube_opens_with_the_page_slider() {
+        if (!io::format_holds(io::ImageFormat::Fits, SampleType::F32, 1))
+            QSKIP("this build has no FITS support");
+        NativeImage planes(30, 20, {SampleType::F32, 3});
+        for (int y = 0; y < 20; ++y)
+            for (int x = 0; x < 30; ++x)
+                for (int c = 0; c < 3; ++c) planes.set_sample(x, y, c, 100.0 * c + x + 0.5 * y);
+        const QString cube = dir_.filePath("cube.fits");
+        io::write_native(cube.toStdString(), planes);
+        MainWindow window;
+        QVERIFY(show_and_open(window, cube));
+        QCOMPARE(window.session().page_count(), 3);
+        auto* slider = window.findChild<QSlider*>("display_page");
+        QVERIFY(slider != nullptr);
+        QCOMPARE(slider->maximum(), 2);
+        slider->setValue(2);
+        QCOMPARE(window.session().page(), 2);
+        QCOMPARE(window.session().document().samples().sample(7, 5, 0), 200.0 + 7 + 2.5);
+    }
+
     void save_never_applies_a_preview_silently() {
         MainWindow window;
         QVERIFY(show_and_open(window, first_));
@@ -380,12 +403,16 @@ class TestDocuments : public QObject {
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.open_sample_measurement());
-        // The sample has no file of its own; as a stand-in for a FITS file, ask what a save
-        // over a .fits path would lose.
-        const MainWindow::SaveCheck check = window.check_save(dir_.filePath("t.fits"));
+        // The sample has no file of its own; as a stand-in for a DICOM file, ask what a save
+        // over a .dcm path would lose.
+        const MainWindow::SaveCheck check = window.check_save(dir_.filePath("t.dcm"));
         QVERIFY(!check.writable);
-        QVERIFY2(check.losses.join(' ').contains("cannot write FITS"),
+        QVERIFY2(check.losses.join(' ').contains("cannot write DCM"),
                  qPrintable(check.losses.join(' ')));
+        // FITS keeps every sample type and the calibration: nothing to lose.
+        const MainWindow::SaveCheck fits = window.check_save(dir_.filePath("t.fits"));
+        QVERIFY(fits.writable);
+        QVERIFY2(fits.losses.isEmpty(), qPrintable(fits.losses.join(' ')));
         const MainWindow::SaveCheck png = window.check_save(dir_.filePath("t.png"));
         QVERIFY(png.writable);
         QVERIFY2(png.losses.join(' ').contains("narrowed to 8 bits"),

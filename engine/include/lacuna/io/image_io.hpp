@@ -61,11 +61,15 @@ struct WriteOptions {
     /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
     /// PPM, PGM, PFM).
     const Metadata* metadata = nullptr;
+    /// Written into FITS files as BSCALE/BZERO/BUNIT (not owned; null writes the identity).
+    /// Other formats hold the samples only.
+    const Calibration* calibration = nullptr;
 };
 
 /// A file as stored: its pages in the file's sample type, its calibration and display window.
 struct LoadedNative {
-    std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages in order
+    std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages or a
+                                     ///< multi-frame DICOM's frames, in order
     Calibration calibration;         ///< from the file (DICOM rescale, FITS BSCALE/BZERO/BUNIT)
     /// The file's own display window in calibrated units (DICOM window centre/width), if any.
     std::optional<std::pair<double, double>> window;
@@ -75,14 +79,15 @@ struct LoadedNative {
 };
 
 /// Reads any supported file keeping its sample type: 8/16-bit PNG, PGM/PPM, 8/16-bit and float
-/// TIFF (every page of a multi-page TIFF), PFM, single-frame DICOM, 2-D FITS, and the 8-bit
-/// formats. Colour is R, G, B(, A). The same errors as read_image.
+/// TIFF (every page of a multi-page TIFF), PFM, DICOM (every frame a page), FITS (a cube: every
+/// plane a page), and the 8-bit formats. Colour is R, G, B(, A). The same errors as read_image.
 LoadedNative read_native(const std::filesystem::path& path);
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
 /// Writes `image` keeping its depth where the format holds it (16-bit PNG, TIFF, PGM, PPM; float
-/// TIFF and PFM); otherwise converts to 8 bits (window lo..hi mapped to 0..255 for float, ÷257
-/// for 16-bit) and a notice says so. Atomic like write_image.
+/// TIFF and PFM; every sample type in FITS, with options.calibration); otherwise converts to 8 bits
+/// (window lo..hi mapped to 0..255 for float, ÷257 for 16-bit) and a notice says so. Atomic like
+/// write_image.
 std::vector<std::string> write_native(const std::filesystem::path& path, const NativeImage& image,
                                       const WriteOptions& options = {});
 
