@@ -86,6 +86,10 @@ class MainWindow : public QMainWindow {
     bool undo();
     bool redo();
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
+    /// Replace / write the Remove Object mask (white = fill); the outcome in the panel's status
+    /// line. What the panel's Load… and Save… do after their file dialogs.
+    bool load_mask(const QString& path);
+    bool save_mask(const QString& path);
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] FilterPanel* filter_panel() const { return filter_panel_; }
     /// Filters ▸ Temporal Smoothing's export of the open clip to `path`, on a worker thread

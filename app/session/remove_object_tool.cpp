@@ -3,10 +3,13 @@
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "grabcut.hpp"
 #include "session.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
 
+#include <cmath>
 #include <sstream>
 
 namespace lacuna::session {
@@ -48,18 +51,42 @@ std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
     return ops::inpaint_param_specs();
 }
 
+/// The pixels between two pointer positions (either corner first).
+PixelRect box_between(const double ax, const double ay, const double bx, const double by) {
+    return {static_cast<int>(std::floor(std::min(ax, bx))),
+            static_cast<int>(std::floor(std::min(ay, by))),
+            static_cast<int>(std::floor(std::max(ax, bx))),
+            static_cast<int>(std::floor(std::max(ay, by)))};
+}
+
 bool RemoveObjectTool::press(const Pointer& p) {
     if (session_.document().empty()) return false;
+    if (box_mode_) {
+        box_x_ = p.x;
+        box_y_ = p.y;
+        box_ = box_between(p.x, p.y, p.x, p.y);
+        return true;
+    }
     stroke_.begin(session_, layer_, brush_, p.x, p.y);
     return true;
 }
 
 void RemoveObjectTool::move(const Pointer& p) {
     hover(p);
+    if (box_) {
+        box_ = box_between(box_x_, box_y_, p.x, p.y);
+        return;
+    }
     stroke_.extend(session_, p.x, p.y);
 }
 
-void RemoveObjectTool::release(const Pointer&) {
+void RemoveObjectTool::release(const Pointer& p) {
+    if (box_) {
+        const PixelRect rect = box_between(box_x_, box_y_, p.x, p.y);
+        box_.reset();
+        if (!select_box(rect)) session_.notice(message_);
+        return;
+    }
     stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
 }
 
@@ -77,9 +104,125 @@ void RemoveObjectTool::deactivate() {
 Overlay RemoveObjectTool::overlay() const {
     Overlay o;
     o.mask_layer = static_cast<int>(layer_);
-    o.brush_ring = true;
+    o.brush_ring = !box_mode_;
     o.brush_radius = brush_.radius;
+    o.box = box_;
     return o;
+}
+
+void RemoveObjectTool::replace_mask(const Mask& mask, const std::string& label) {
+    Document& document = session_.document();
+    const Mask& current = document.mask(layer_);
+    // Only the rectangle where the masks differ becomes the edit (an undo snapshot of a grown
+    // outline, not of the whole picture).
+    PixelRect changed;
+    for (int y = 0; y < mask.height(); ++y) {
+        const std::uint8_t* a = current.row(y);
+        const std::uint8_t* b = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x)
+            if (a[x] != b[x]) changed.unite({x, y, x, y});
+    }
+    if (changed.empty()) return;
+    Edit edit;
+    edit.label = label;
+    edit.rect = changed;
+    edit.layer = layer_;
+    edit.before.mask = copy_region(current, changed);
+    edit.after.mask = copy_region(mask, changed);
+    document.write_mask(layer_, changed, *edit.after.mask);
+    session_.push(std::move(edit));
+    session_.frame_changed();
+}
+
+bool RemoveObjectTool::grow_mask(const int pixels) {
+    const Document& document = session_.document();
+    if (document.empty() || !document.mask_painted(layer_)) {
+        message_ = "Nothing to grow: paint or box-select a mask first.";
+        return false;
+    }
+    if (pixels == 0 || std::abs(pixels) > ops::kMaxMaskGrow) {
+        message_ = "Grow or shrink by 1 to " + std::to_string(ops::kMaxMaskGrow) + " pixels.";
+        return false;
+    }
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    // What the fill takes (coverage ≥ ½) grown or shrunk: a brush's soft edge does not count
+    // as selected and then grow twice as far.
+    const Mask grown = lacuna::grow_mask(hole_from_coverage(document.mask(layer_)).view(), pixels);
+    replace_mask(grown, (pixels > 0 ? "Grow Mask by " : "Shrink Mask by ") +
+                            std::to_string(std::abs(pixels)) + " px");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::select_box(const PixelRect& rect) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    Mask proposal;
+    try {
+        proposal = grabcut_mask(document.pixels().view(), rect);
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    // Added to what is painted: several objects boxed one after another are filled in one go.
+    const Mask& current = document.mask(layer_);
+    for (int y = 0; y < proposal.height(); ++y) {
+        std::uint8_t* out = proposal.row(y);
+        const std::uint8_t* in = current.row(y);
+        for (int x = 0; x < proposal.width(); ++x) out[x] = std::max(out[x], in[x]);
+    }
+    replace_mask(proposal, "Box Select");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::load_mask(const std::filesystem::path& path) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    Mask mask;
+    try {
+        const io::LoadedImage loaded = io::read_image(path);
+        if (loaded.image.width() != document.width() ||
+            loaded.image.height() != document.height()) {
+            std::ostringstream text;
+            text << "Mask " << path.filename().string() << " is " << loaded.image.width() << " × "
+                 << loaded.image.height() << " pixels; the picture is " << document.width() << " × "
+                 << document.height() << ".";
+            message_ = text.str();
+            return false;
+        }
+        mask = mask_from_image(loaded.image.view());
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    replace_mask(mask, "Load Mask");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::save_mask(const std::filesystem::path& path) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    // What the fill would take, in white: the file means the same to `lacuna inpaint --mask`.
+    const Mask hole = hole_from_coverage(document.mask(layer_));
+    ImageRgba8 image(hole.width(), hole.height());
+    for (int y = 0; y < hole.height(); ++y) {
+        const std::uint8_t* in = hole.row(y);
+        Rgba8* out = image.row(y);
+        for (int x = 0; x < hole.width(); ++x) out[x] = {in[x], in[x], in[x], 255};
+    }
+    try {
+        (void)io::write_image(path, image.view());
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    message_.clear();
+    return true;
 }
 
 void RemoveObjectTool::clear_mask() {

@@ -10,6 +10,7 @@
 #include <lacuna/ops/inpaint.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,28 @@ class RemoveObjectTool final : public Tool {
     void set_fill_params(const ops::InpaintParams& params) { fill_params_ = params; }
     /// Clears the whole fill mask as one undoable edit (nothing when it is empty).
     void clear_mask();
+    /// Grows (pixels > 0) or shrinks (< 0) the painted mask by that many pixels as one undoable
+    /// edit ("Grow Mask by 4 px"): the pixels the fill would take (coverage of at least one half)
+    /// through grow_mask. False with message() when there is no mask or `pixels` is 0 or beyond
+    /// the declared "grow" range.
+    bool grow_mask(int pixels);
+    /// Box mode: a drag draws a rectangle; its release adds GrabCut's proposal for the object
+    /// inside (grabcut_mask) to the painted mask as one undoable edit. Off: the brush paints.
+    void set_box_mode(bool on) { box_mode_ = on; }
+    [[nodiscard]] bool box_mode() const { return box_mode_; }
+    /// Adds GrabCut's object inside `rect` to the painted mask ("Box Select"). False with
+    /// message() when the box is too small or covers the whole image.
+    bool select_box(const PixelRect& rect);
+    /// Replaces the painted mask by the one in `path` (white = fill: any non-zero grey or alpha,
+    /// as mask_from_image reads it) as one undoable edit. False with a one-line message() when
+    /// the file cannot be read or its size differs from the picture's.
+    bool load_mask(const std::filesystem::path& path);
+    /// Writes the painted mask to `path` (PNG or another 8-bit format: white = fill, black =
+    /// keep), atomically. False with message() when it cannot be written.
+    bool save_mask(const std::filesystem::path& path);
+    /// Replaces the painted mask (layer()) by `mask`, of the document's size, as one undoable
+    /// edit labelled `label` over the rectangle where they differ (nothing when equal).
+    void replace_mask(const Mask& mask, const std::string& label);
 
     /// Undoes the last fill and fills the same mask again with the next seed (PatchMatch: another
     /// result to choose from). False with message() when the last edit is not a fill.
@@ -88,6 +111,9 @@ class RemoveObjectTool final : public Tool {
     MaskStroke stroke_;
     bool pointer_inside_ = false;
     double pointer_x_ = 0, pointer_y_ = 0;
+    bool box_mode_ = false;
+    std::optional<PixelRect> box_;  ///< the rectangle being dragged in box mode
+    double box_x_ = 0, box_y_ = 0;  ///< where the drag started
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device
