@@ -103,7 +103,9 @@ void RemoveObjectTool::deactivate() {
 
 Overlay RemoveObjectTool::overlay() const {
     Overlay o;
-    o.mask_layer = static_cast<int>(layer_);
+    // While a fill runs its hole shows the estimate as it is computed (the coarse levels
+    // upsampled, then full size), not under the fill mask's tint.
+    if (!(filler_ && layer_ == MaskLayer::Fill)) o.mask_layer = static_cast<int>(layer_);
     o.brush_ring = !box_mode_;
     o.brush_radius = brush_.radius;
     o.box = box_;
@@ -366,12 +368,19 @@ void RemoveObjectTool::step(const double budget_ms) {
             // Adapt the batch so a step takes about the budget whatever the image and device.
             while (!filler_->progress().done() && ms_since(step_start) < budget_ms) {
                 const auto batch_start = Clock::now();
-                progress_ = filler_->advance(iterations_per_batch_);
+                // PatchMatch: a batch ends with its level and the step shows it, so every
+                // coarse level appears on the canvas however fast the device is.
+                const std::optional<ops::PatchMatchStage> stage = ops::patchmatch_stage(*filler_);
+                const int batch = stage && stage->left > 0
+                                      ? std::min(iterations_per_batch_, stage->left)
+                                      : iterations_per_batch_;
+                progress_ = filler_->advance(batch);
                 const double batch_ms = ms_since(batch_start);
                 if (batch_ms < budget_ms / 4)
                     iterations_per_batch_ *= 2;
                 else if (batch_ms > budget_ms && iterations_per_batch_ > 1)
                     iterations_per_batch_ /= 2;
+                if (stage && stage->left == batch && stage->next > 0) break;
             }
             show_step();
         });
@@ -457,6 +466,12 @@ void RemoveObjectTool::finish() {
         text << " by Criminisi (" << progress.iterations << " patches)";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     message_ = text.str();
+}
+
+int RemoveObjectTool::shown_level() const {
+    if (!filler_) return -1;
+    const std::optional<ops::PatchMatchStage> stage = ops::patchmatch_stage(*filler_);
+    return stage ? stage->shown : -1;
 }
 
 bool RemoveObjectTool::can_fill_again() const {

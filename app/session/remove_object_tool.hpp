@@ -90,6 +90,9 @@ class RemoveObjectTool final : public Tool {
     /// The last outcome for the panel ("Filled … in … ms", "Nothing to fill …", an error).
     [[nodiscard]] const std::string& message() const { return message_; }
     [[nodiscard]] PixelRect fill_rect() const { return fill_rect_; }
+    /// The PatchMatch pyramid level the canvas shows while a fill runs (0 = full size; -1 when
+    /// none is shown yet, or for Criminisi, or with no fill running).
+    [[nodiscard]] int shown_level() const;
 
     /// The session left the device: a stroke continues on the host; a running fill starts
     /// over on the CPU (the document was not touched on the host yet).

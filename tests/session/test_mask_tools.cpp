@@ -1,11 +1,13 @@
 // The Remove Object tool's mask tools, headless: grow and shrink, box selection by GrabCut,
 // loading and saving a mask file. Each is one undoable edit whose mask is checked pixel by pixel.
+// And how a fill shows itself: every coarse PatchMatch level, untinted.
 #include <grabcut.hpp>
 #include <remove_object_tool.hpp>
 #include <session.hpp>
 
 #include <lacuna/core/mask.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -244,6 +246,62 @@ class TestMaskTools : public QObject {
         // An unwritable place: refused, the file is not left half written.
         QVERIFY(!tool.save_mask(dir.filePath("no/such/dir/mask.png").toStdString()));
         QVERIFY(!tool.message().empty());
+    }
+
+    void a_fill_shows_every_coarse_level_untinted() {
+        session::Session s(false);
+        const ImageRgba8 photo = disc_photo();
+        s.open(clone(photo.view()));
+        s.select(session::ToolKind::RemoveObject);
+        session::RemoveObjectTool& tool = s.remove_object();
+        ops::InpaintParams params;
+        params.method = ops::InpaintMethod::PatchMatch;
+        params.seed = 3;
+        tool.set_fill_params(params);
+        tool.set_brush({12, 1.0, false});
+        stroke(tool, {{80, 70}, {110, 70}, {110, 90}});
+        const Mask hole = binarised(s.document().mask(MaskLayer::Fill));
+        QVERIFY(tool.overlay().mask_layer.has_value());
+        QVERIFY(tool.start_fill());
+        // The hole is not tinted while it fills: what is computed shows.
+        QVERIFY(!tool.overlay().mask_layer.has_value());
+        QCOMPARE(tool.shown_level(), -1);
+        std::vector<int> shown;
+        while (tool.fill_running()) {
+            // A budget no batch reaches: only the end of a level ends a step.
+            tool.step(1e9);
+            if (!tool.fill_running()) break;
+            shown.push_back(tool.shown_level());
+            // The canvas's picture (the document while filling) holds that level's estimate in
+            // the hole: not the object any more, and not a flat colour.
+            std::int64_t changed = 0, in_hole = 0;
+            int lo = 255, hi = 0;
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x) {
+                    if (hole.at(x, y) == 0) continue;
+                    ++in_hole;
+                    const Rgba8 p = s.document().pixels().at(x, y);
+                    changed += p != photo.at(x, y);
+                    lo = std::min<int>(lo, p.g);
+                    hi = std::max<int>(hi, p.g);
+                }
+            QVERIFY2(changed > in_hole * 9 / 10,
+                     qPrintable(QString("%1 of %2").arg(changed).arg(in_hole)));
+            QVERIFY2(hi - lo > 10, qPrintable(QString("flat: %1..%2").arg(lo).arg(hi)));
+        }
+        // 200 × 160: levels 2 (40 px short side), 1, then full size; one step each coarse one.
+        QCOMPARE(shown, (std::vector<int>{2, 1}));
+        QCOMPARE(tool.shown_level(), -1);
+        QVERIFY(tool.overlay().mask_layer.has_value());
+        // Shown in steps, filled as in one go: the engine's bytes.
+        params.never_sample = nullptr;
+        const ops::InpaintResult once =
+            ops::inpaint(photo.view(), hole, params, ops::InpaintImplementation::Fast);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (s.document().pixels().at(x, y) != once.image.at(x, y))
+                    QFAIL(qPrintable(
+                        QString("pixel (%1, %2) differs from the engine's").arg(x).arg(y)));
     }
 };
 
