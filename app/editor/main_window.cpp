@@ -33,6 +33,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
@@ -1400,6 +1401,36 @@ void MainWindow::update_title() {
     setWindowTitle(document_path_.isEmpty()
                        ? tr("Lacuna[*]")
                        : tr("%1[*] — Lacuna").arg(QFileInfo(document_path_).fileName()));
+}
+
+bool MainWindow::compare_before(const bool on) {
+    session::RemoveObjectTool& tool = session_->remove_object();
+    const bool was = tool.comparing();
+    const bool now = tool.set_comparing(on);
+    if (now)
+        statusBar()->showMessage(tr("Before the fill (release \\ for the result)"));
+    else if (was)
+        statusBar()->showMessage(tr("After the fill"), 2000);
+    canvas_->update();
+    return now;
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Backslash) {
+        if (!event->isAutoRepeat()) compare_before(true);
+        event->accept();
+        return;
+    }
+    QMainWindow::keyPressEvent(event);
+}
+
+void MainWindow::keyReleaseEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Backslash) {
+        if (!event->isAutoRepeat()) compare_before(false);
+        event->accept();
+        return;
+    }
+    QMainWindow::keyReleaseEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

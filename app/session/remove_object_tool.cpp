@@ -445,6 +445,9 @@ void RemoveObjectTool::finish() {
     edit.label = "Fill";
     edit.rect = fill_rect_;
     edit.layer = MaskLayer::Fill;
+    comparing_ = false;  // a key still held from the last fill compares with this one only anew
+    last_before_ = clone(before_pixels_.view());
+    last_rect_ = fill_rect_;
     edit.before.pixels = std::move(before_pixels_);
     edit.before.mask = std::move(before_mask_);
     edit.after.pixels = copy_region(document.pixels(), fill_rect_);
@@ -465,7 +468,33 @@ void RemoveObjectTool::finish() {
     else
         text << " by Criminisi (" << progress.iterations << " patches)";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
+    if (!document.measurement()) text << " Hold \\ to see the picture before.";
     message_ = text.str();
+}
+
+bool RemoveObjectTool::set_comparing(const bool on) {
+    if (!on) {
+        comparing_ = false;
+        return false;
+    }
+    const Document& document = session_.document();
+    if (!can_fill_again() || document.measurement() || last_rect_.empty()) {
+        comparing_ = false;
+        message_ = "Before/after compares right after a fill: fill first.";
+        return false;
+    }
+    if (!comparing_) {
+        // The document stays as it is; the canvas shows this copy instead.
+        compare_image_ = clone(document.pixels().view());
+        paste_region(compare_image_, last_rect_, last_before_);
+        ++compare_serial_;
+    }
+    comparing_ = true;
+    return true;
+}
+
+bool RemoveObjectTool::comparing() const {
+    return comparing_ && can_fill_again();
 }
 
 int RemoveObjectTool::shown_level() const {

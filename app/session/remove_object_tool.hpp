@@ -90,6 +90,18 @@ class RemoveObjectTool final : public Tool {
     /// The last outcome for the panel ("Filled … in … ms", "Nothing to fill …", an error).
     [[nodiscard]] const std::string& message() const { return message_; }
     [[nodiscard]] PixelRect fill_rect() const { return fill_rect_; }
+    /// Before/after: while on, the canvas shows the picture as it was before the last fill
+    /// (the fill's rectangle put back), without touching the document or the history. Only
+    /// right after a fill of a photo (the last edit is that fill, none running); false
+    /// otherwise, with message(). Off shows the result again.
+    bool set_comparing(bool on);
+    /// Showing the picture before the last fill now (set_comparing, and still right after it).
+    [[nodiscard]] bool comparing() const;
+    /// What comparing shows: the whole picture with the fill's rectangle as it was before.
+    [[nodiscard]] const ImageRgba8& compare_image() const { return compare_image_; }
+    /// Changes whenever compare_image() does.
+    [[nodiscard]] std::uint64_t compare_serial() const { return compare_serial_; }
+
     /// The PatchMatch pyramid level the canvas shows while a fill runs (0 = full size; -1 when
     /// none is shown yet, or for Criminisi, or with no fill running).
     [[nodiscard]] int shown_level() const;
@@ -111,6 +123,12 @@ class RemoveObjectTool final : public Tool {
     MaskLayer layer_ = MaskLayer::Fill;
     ops::InpaintParams fill_params_;
     std::size_t last_fill_index_ = 0;  ///< history index just after the last fill (0: none)
+    // Before/after: the last fill's rectangle before it, the picture shown while comparing.
+    ImageRgba8 last_before_;
+    PixelRect last_rect_;
+    bool comparing_ = false;
+    ImageRgba8 compare_image_;
+    std::uint64_t compare_serial_ = 0;
     MaskStroke stroke_;
     bool pointer_inside_ = false;
     double pointer_x_ = 0, pointer_y_ = 0;

@@ -328,6 +328,52 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void backslash_held_shows_the_picture_before_the_fill() {
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        const ImageRgba8 original = clone(canvas->image().view());
+        // Nothing to compare before a fill.
+        QVERIFY(!window.compare_before(true));
+        window.removal_panel()->findChild<QToolButton*>("tool_brush")->click();
+        window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(30);
+        brush_over_ball(canvas);
+        QVERIFY(window.start_fill());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+        QVERIFY(window.removal_panel()
+                    ->findChild<QLabel*>("removal_status")
+                    ->text()
+                    .contains("Hold \\ to see the picture before."));
+        const ImageRgba8 filled = clone(canvas->image().view());
+        const int edits = window.session().history().count();
+        const auto shown_at = [&](const double x, const double y) {
+            const QImage frame = canvas->grabFramebuffer();
+            return to_rgba(frame.pixelColor(frame_point(canvas, frame, x, y)));
+        };
+        QCOMPARE(shown_at(362.5, 312.5), filled.at(362, 312));
+        QVERIFY(filled.at(362, 312) != original.at(362, 312));
+
+        // Held (the key goes to the canvas and up to the window): the ball is back on screen,
+        // the whole picture as before; the document and its history are untouched.
+        QTest::keyPress(canvas, Qt::Key_Backslash);
+        QVERIFY(window.session().remove_object().comparing());
+        QCOMPARE(shown_at(362.5, 312.5), original.at(362, 312));
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), original.view()));
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), filled.view()));
+        QCOMPARE(window.session().history().count(), edits);
+        // Released: the result again.
+        QTest::keyRelease(canvas, Qt::Key_Backslash);
+        QVERIFY(!window.session().remove_object().comparing());
+        QCOMPARE(shown_at(362.5, 312.5), filled.at(362, 312));
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), filled.view()));
+        // After an undo there is no fill to compare with.
+        window.undo();
+        QVERIFY(!window.compare_before(true));
+        QVERIFY(!window.session().remove_object().comparing());
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), original.view()));
+        window.session().history().set_clean();
+    }
+
     void fill_needs_a_mask_and_cancel_restores() {
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, kMessi));
