@@ -162,7 +162,8 @@ bool RemoveObjectTool::select_box(const PixelRect& rect) {
     stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
     Mask proposal;
     try {
-        proposal = grabcut_mask(document.pixels().view(), rect);
+        proposal =
+            lacuna::grow_mask(grabcut_mask(document.pixels().view(), rect).view(), kBoxMargin);
     } catch (const Error& e) {
         message_ = e.what();
         return false;

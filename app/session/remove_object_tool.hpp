@@ -54,8 +54,11 @@ class RemoveObjectTool final : public Tool {
     /// inside (grabcut_mask) to the painted mask as one undoable edit. Off: the brush paints.
     void set_box_mode(bool on) { box_mode_ = on; }
     [[nodiscard]] bool box_mode() const { return box_mode_; }
-    /// Adds GrabCut's object inside `rect` to the painted mask ("Box Select"). False with
-    /// message() when the box is too small or covers the whole image.
+    /// Pixels the box selection grows GrabCut's object by: its mask hugs the object and leaves
+    /// the anti-aliased rim outside, which a fill would then copy back in as a ghost outline.
+    static constexpr int kBoxMargin = 3;
+    /// Adds GrabCut's object inside `rect`, grown by kBoxMargin, to the painted mask ("Box
+    /// Select"). False with message() when the box is too small or covers the whole image.
     bool select_box(const PixelRect& rect);
     /// Replaces the painted mask by the one in `path` (white = fill: any non-zero grey or alpha,
     /// as mask_from_image reads it) as one undoable edit. False with a one-line message() when

@@ -274,7 +274,9 @@ class TestEditor : public QObject {
             QVERIFY2(drawn > 60, qPrintable(QString("%1 of 66 edge pixels drawn").arg(drawn)));
         }
         QTest::mouseRelease(canvas, Qt::LeftButton, {}, to);
-        const Mask proposed = session::grabcut_mask(original.view(), box);
+        // GrabCut's object and its rim (kBoxMargin).
+        const Mask proposed = grow_mask(session::grabcut_mask(original.view(), box).view(),
+                                        session::RemoveObjectTool::kBoxMargin);
         QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), proposed.view()));
         QCOMPARE(window.session().history().count(), 1);
         QCOMPARE(window.session().history().undo_label(), std::string("Box Select"));

@@ -177,7 +177,10 @@ class TestMaskTools : public QObject {
         QVERIFY(!tool.overlay().box.has_value());
         QCOMPARE(s.history().count(), 1);
         QCOMPARE(s.history().undo_label(), std::string("Box Select"));
-        const Mask proposed = session::grabcut_mask(photo.view(), {52, 34, 141, 123});
+        // GrabCut's object and its rim (kBoxMargin).
+        const Mask proposed =
+            grow_mask(session::grabcut_mask(photo.view(), {52, 34, 141, 123}).view(),
+                      session::RemoveObjectTool::kBoxMargin);
         QVERIFY(same(s.document().mask(MaskLayer::Fill), proposed));
 
         // The brush adds to the proposal, the eraser takes from it; each its own edit.
