@@ -10,6 +10,7 @@
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QPainter>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -94,6 +95,28 @@ void Canvas::paintGL() {
     draw_overlay();
     const QSize fb = framebuffer_size();
     renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
+    draw_box();
+}
+
+void Canvas::draw_box() {
+    // The rectangle of a box selection being dragged: dashed black on white, visible on any
+    // picture. Drawn by QPainter over the GL frame (the renderer has no rectangle overlay).
+    const session::Tool* tool = session_.active_tool();
+    if (tool == nullptr) return;
+    const std::optional<PixelRect> box = tool->overlay().box;
+    if (!box) return;
+    const qreal dpr = devicePixelRatioF();
+    const render::PointF a =
+        view_.to_screen({static_cast<double>(box->x0), static_cast<double>(box->y0)});
+    const render::PointF b =
+        view_.to_screen({static_cast<double>(box->x1 + 1), static_cast<double>(box->y1 + 1)});
+    const QRectF rect(QPointF(a.x / dpr, a.y / dpr), QPointF(b.x / dpr, b.y / dpr));
+    QPainter painter(this);
+    // Black dashes on white gaps (opaque background mode): visible on light and dark pictures.
+    painter.setPen(QPen(Qt::black, 1, Qt::DashLine));
+    painter.setBackgroundMode(Qt::OpaqueMode);
+    painter.setBackground(Qt::white);
+    painter.drawRect(rect);
 }
 
 void Canvas::draw_overlay() {

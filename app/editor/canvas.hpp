@@ -26,7 +26,8 @@ using session::MaskLayer;
 
 /// What the toolbar offers: pan, the line histogram, or the brush / eraser of the active panel's
 /// mask.
-enum class CanvasTool { Pan, Brush, Eraser, Line };
+/// Box: drag a rectangle around an object for a GrabCut mask (the Remove Object panel).
+enum class CanvasTool { Pan, Brush, Eraser, Line, Box };
 
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
@@ -94,6 +95,8 @@ class Canvas : public QOpenGLWidget {
     [[nodiscard]] QSize framebuffer_size() const;
     [[nodiscard]] session::Pointer pointer(const QMouseEvent* event) const;
     void draw_overlay();
+    /// The box selection's rectangle while it is dragged.
+    void draw_box();
 
     session::Session& session_;
     std::unique_ptr<render::ImageRenderer> renderer_;

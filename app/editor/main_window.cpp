@@ -33,6 +33,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
@@ -202,6 +203,9 @@ void MainWindow::build_menus() {
                      [this] { select_tool(CanvasTool::Brush); });
     tools->addAction(tr("&Eraser (mask)"), QKeySequence(Qt::Key_E), this,
                      [this] { select_tool(CanvasTool::Eraser); });
+    // M, as a marquee is in other editors.
+    tools->addAction(tr("Bo&x Select (mask)"), QKeySequence(Qt::Key_M), this,
+                     [this] { select_tool(CanvasTool::Box); });
     tools->addAction(tr("&Fill Masked Area"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                      &MainWindow::start_fill);
 
@@ -252,11 +256,13 @@ void MainWindow::build_object_removal_dock() {
             }
             return;
         }
-        // The toolbar shows the panel's brush or eraser as the active tool.
-        if (auto* action = findChild<QAction*>(tool == CanvasTool::Eraser ? "action_tool_eraser"
-                                                                          : "action_tool_brush"))
-            action->setChecked(true);
+        // The toolbar shows the panel's brush, eraser or box as the active tool.
+        const char* action_name = tool == CanvasTool::Eraser ? "action_tool_eraser"
+                                  : tool == CanvasTool::Box  ? "action_tool_box"
+                                                             : "action_tool_brush";
+        if (auto* action = findChild<QAction*>(action_name)) action->setChecked(true);
         session_->remove_object().set_erase(tool == CanvasTool::Eraser);
+        session_->remove_object().set_box_mode(tool == CanvasTool::Box);
         session_->remove_object().set_layer(removal_panel_->layer());
         session_->select(session::ToolKind::RemoveObject);
         canvas_->set_layer(removal_panel_->layer());
@@ -278,15 +284,48 @@ void MainWindow::build_object_removal_dock() {
         session_->remove_object().clear_mask();
         canvas_->update();
     });
+    connect(removal_panel_, &ObjectRemovalPanel::grow_requested, this, [this](const int pixels) {
+        session::RemoveObjectTool& tool = session_->remove_object();
+        removal_panel_->show_message(
+            tool.grow_mask(pixels) ? QString() : QString::fromStdString(tool.message()));
+        canvas_->document_changed();
+    });
+    connect(removal_panel_, &ObjectRemovalPanel::load_mask_requested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load Mask"), {}, tr("Images (*.png *.tif *.tiff *.bmp *.jpg *.jpeg *.webp)"));
+        if (!path.isEmpty()) load_mask(path);
+    });
+    connect(removal_panel_, &ObjectRemovalPanel::save_mask_requested, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save Mask"), tr("mask.png"), tr("PNG (*.png)"));
+        if (!path.isEmpty()) save_mask(path);
+    });
+}
+
+bool MainWindow::load_mask(const QString& path) {
+    session::RemoveObjectTool& tool = session_->remove_object();
+    const bool ok = tool.load_mask(path.toStdString());
+    removal_panel_->show_message(ok ? tr("Mask loaded from %1.").arg(QFileInfo(path).fileName())
+                                    : QString::fromStdString(tool.message()));
+    canvas_->document_changed();
+    return ok;
+}
+
+bool MainWindow::save_mask(const QString& path) {
+    session::RemoveObjectTool& tool = session_->remove_object();
+    const bool ok = tool.save_mask(path.toStdString());
+    removal_panel_->show_message(ok ? tr("Mask saved to %1.").arg(QFileInfo(path).fileName())
+                                    : QString::fromStdString(tool.message()));
+    return ok;
 }
 
 void MainWindow::select_tool(const CanvasTool tool) {
     // Keep the toolbar's checked tool in step with menus, shortcuts and panels.
-    const char* names[] = {"pan", "brush", "eraser", "line"};
+    const char* names[] = {"pan", "brush", "eraser", "line", "box"};
     if (auto* action =
             findChild<QAction*>(QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
         action->setChecked(true);
-    if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser) {
+    if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser || tool == CanvasTool::Box) {
         removal_dock_->raise();          // its settings: size, hardness, Fill
         removal_panel_->set_tool(tool);  // the object-removal mask
         return;
@@ -333,7 +372,8 @@ void MainWindow::build_toolbar() {
     } tools[] = {{CanvasTool::Pan, QT_TR_NOOP("Pan")},
                  {CanvasTool::Line, QT_TR_NOOP("Line")},
                  {CanvasTool::Brush, QT_TR_NOOP("Brush")},
-                 {CanvasTool::Eraser, QT_TR_NOOP("Eraser")}};
+                 {CanvasTool::Eraser, QT_TR_NOOP("Eraser")},
+                 {CanvasTool::Box, QT_TR_NOOP("Box")}};
     for (const auto& t : tools) {
         QAction* action = bar->addAction(tr(t.text));
         action->setCheckable(true);
@@ -1362,6 +1402,36 @@ void MainWindow::update_title() {
     setWindowTitle(document_path_.isEmpty()
                        ? tr("Lacuna[*]")
                        : tr("%1[*] — Lacuna").arg(QFileInfo(document_path_).fileName()));
+}
+
+bool MainWindow::compare_before(const bool on) {
+    session::RemoveObjectTool& tool = session_->remove_object();
+    const bool was = tool.comparing();
+    const bool now = tool.set_comparing(on);
+    if (now)
+        statusBar()->showMessage(tr("Before the fill (release \\ for the result)"));
+    else if (was)
+        statusBar()->showMessage(tr("After the fill"), 2000);
+    canvas_->update();
+    return now;
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Backslash) {
+        if (!event->isAutoRepeat()) compare_before(true);
+        event->accept();
+        return;
+    }
+    QMainWindow::keyPressEvent(event);
+}
+
+void MainWindow::keyReleaseEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Backslash) {
+        if (!event->isAutoRepeat()) compare_before(false);
+        event->accept();
+        return;
+    }
+    QMainWindow::keyReleaseEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -86,6 +86,10 @@ class MainWindow : public QMainWindow {
     bool undo();
     bool redo();
     [[nodiscard]] ObjectRemovalPanel* removal_panel() const { return removal_panel_; }
+    /// Replace / write the Remove Object mask (white = fill); the outcome in the panel's status
+    /// line. What the panel's Load… and Save… do after their file dialogs.
+    bool load_mask(const QString& path);
+    bool save_mask(const QString& path);
     [[nodiscard]] RetargetPanel* retarget_panel() const { return retarget_panel_; }
     [[nodiscard]] FilterPanel* filter_panel() const { return filter_panel_; }
     /// Filters ▸ Temporal Smoothing's export of the open clip to `path`, on a worker thread
@@ -134,12 +138,20 @@ class MainWindow : public QMainWindow {
     /// next start, which offers them) and the editor quits without asking.
     void end_on_signal();
 
+    /// Before/after: while `on` (the backslash key held), the canvas shows the picture before
+    /// the last fill; off, the result. False when there is no fill to compare with.
+    bool compare_before(bool on);
+
   signals:
     /// A seam-order map is in use for the retarget preview: approximate first, then exact.
     void map_published(bool vertical, bool exact);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    /// Backslash held: before/after (compare_before). Keys the focused widget did not take
+    /// arrive here.
+    void keyPressEvent(QKeyEvent* event) override;
+    void keyReleaseEvent(QKeyEvent* event) override;
 
   private:
     /// open_file and open_video without the question (the caller asked).

@@ -54,6 +54,9 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
         {CanvasTool::Pan, QT_TR_NOOP("Pan"), QT_TR_NOOP("Drag to move the view (H)")},
         {CanvasTool::Brush, QT_TR_NOOP("Brush"), QT_TR_NOOP("Paint over what to remove (B)")},
         {CanvasTool::Eraser, QT_TR_NOOP("Eraser"), QT_TR_NOOP("Take pixels out of the mask (E)")},
+        {CanvasTool::Box, QT_TR_NOOP("Box"),
+         QT_TR_NOOP("Drag a box around an object: GrabCut proposes its mask, which the brush and "
+                    "eraser then refine (M)")},
     };
     for (const auto& b : tool_buttons) {
         auto* button = new QToolButton;
@@ -103,8 +106,44 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
            "from (a person next to the wall, a flag in the sky)."));
     form->addRow(tr("Paint"), target_);
     mask_layout->addLayout(form);
+    // Grow / Shrink: the inpaint table's declared "grow" (range, step, unit, help); the buttons
+    // give the sign, so the box holds the distance.
+    const ops::ParamSpec& grow = ops::param(ops::inpaint_param_specs(), "grow");
+    grow_ = new QSpinBox;
+    grow_->setObjectName("grow_pixels");
+    grow_->setRange(static_cast<int>(grow.step), static_cast<int>(grow.max));
+    grow_->setSingleStep(static_cast<int>(grow.step));
+    // A brush's margin: enough to take an object's soft edge and shadow.
+    grow_->setValue(4);
+    grow_->setSuffix(tr(" px"));
+    grow_->setToolTip(text(grow.help));
+    auto* grow_button = new QPushButton(tr("Grow"));
+    grow_button->setObjectName("grow_button");
+    grow_button->setToolTip(tr("Widen the mask by this many pixels (one undoable step)"));
+    auto* shrink_button = new QPushButton(tr("Shrink"));
+    shrink_button->setObjectName("shrink_button");
+    shrink_button->setToolTip(tr("Narrow the mask by this many pixels (one undoable step)"));
+    auto* grow_row = new QHBoxLayout;
+    grow_row->addWidget(grow_);
+    grow_row->addWidget(grow_button);
+    grow_row->addWidget(shrink_button);
+    auto* grow_form = new QFormLayout;
+    grow_form->addRow(text(grow.label), grow_row);
+    mask_layout->addLayout(grow_form);
+    auto* file_row = new QHBoxLayout;
+    auto* load = new QPushButton(tr("Load…"));
+    load->setObjectName("load_mask_button");
+    load->setToolTip(tr("Replace the mask by an image file: white = fill, black = keep"));
+    auto* save = new QPushButton(tr("Save…"));
+    save->setObjectName("save_mask_button");
+    save->setToolTip(tr("Save the mask as an image (PNG): white = fill, black = keep"));
     auto* clear = new QPushButton(tr("Clear Mask"));
-    mask_layout->addWidget(clear);
+    clear->setObjectName("clear_mask_button");
+    clear->setToolTip(tr("Clear the mask"));
+    file_row->addWidget(load);
+    file_row->addWidget(save);
+    file_row->addWidget(clear);
+    mask_layout->addLayout(file_row);
     layout->addWidget(mask_box);
 
     auto* fill_box = new QGroupBox(tr("Fill"));
@@ -158,6 +197,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     progress_->setFormat(tr("idle"));
     fill_form->addRow(progress_);
     status_ = new QLabel;
+    status_->setObjectName("removal_status");
     status_->setWordWrap(true);
     // Wrap inside the dock's width instead of widening the dock when a long message arrives.
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -188,8 +228,14 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     connect(hardness_, &QSlider::valueChanged, this, emit_brush);
     emit_brush();
     connect(tools_, &QButtonGroup::idClicked, this,
-            [this](const int id) { emit tool_changed(static_cast<CanvasTool>(id)); });
+            [this](const int id) { set_tool(static_cast<CanvasTool>(id)); });
     connect(clear, &QPushButton::clicked, this, &ObjectRemovalPanel::clear_mask_requested);
+    connect(grow_button, &QPushButton::clicked, this,
+            [this] { emit grow_requested(grow_->value()); });
+    connect(shrink_button, &QPushButton::clicked, this,
+            [this] { emit grow_requested(-grow_->value()); });
+    connect(load, &QPushButton::clicked, this, &ObjectRemovalPanel::load_mask_requested);
+    connect(save, &QPushButton::clicked, this, &ObjectRemovalPanel::save_mask_requested);
     connect(fill_, &QPushButton::clicked, this, &ObjectRemovalPanel::fill_requested);
     connect(cancel_, &QPushButton::clicked, this, &ObjectRemovalPanel::cancel_requested);
 }
@@ -200,6 +246,9 @@ CanvasTool ObjectRemovalPanel::tool() const {
 
 void ObjectRemovalPanel::set_tool(const CanvasTool tool) {
     tools_->button(static_cast<int>(tool))->setChecked(true);
+    // The brush's size and hardness mean nothing to a box.
+    size_->setEnabled(tool != CanvasTool::Box);
+    hardness_->setEnabled(tool != CanvasTool::Box);
     emit tool_changed(tool);
 }
 
@@ -327,6 +376,14 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
             best = i;
     }
     search_->setCurrentIndex(best);
+}
+
+void ObjectRemovalPanel::show_message(const QString& message) {
+    status_->setText(message);
+}
+
+int ObjectRemovalPanel::grow_pixels() const {
+    return grow_->value();
 }
 
 void ObjectRemovalPanel::reset() {

@@ -47,6 +47,11 @@ class ObjectRemovalPanel : public QWidget {
     /// A new document: no message, an empty progress bar, nothing to fill again.
     void reset();
 
+    /// A one-line outcome of a mask action (a refused file, a box too small) in the status line.
+    void show_message(const QString& message);
+    /// Pixels the Grow and Shrink buttons move the mask's edge by.
+    [[nodiscard]] int grow_pixels() const;
+
     [[nodiscard]] QPushButton* fill_button() const { return fill_; }
     [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
     [[nodiscard]] QProgressBar* progress_bar() const { return progress_; }
@@ -59,6 +64,10 @@ class ObjectRemovalPanel : public QWidget {
     void layer_changed(lacuna::session::MaskLayer layer);
     void cancel_requested();
     void clear_mask_requested();
+    /// Grow (pixels > 0) or shrink (< 0) the mask.
+    void grow_requested(int pixels);
+    void load_mask_requested();
+    void save_mask_requested();
 
   private:
     /// The brush and fill settings kept between sessions: versioned name=value text
@@ -74,6 +83,7 @@ class ObjectRemovalPanel : public QWidget {
     QLabel* size_value_ = nullptr;
     QLabel* hardness_value_ = nullptr;
     QSpinBox* patch_ = nullptr;
+    QSpinBox* grow_ = nullptr;
     QComboBox* method_ = nullptr;
     QComboBox* target_ = nullptr;
     QPushButton* again_ = nullptr;

@@ -3,10 +3,13 @@
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "grabcut.hpp"
 #include "session.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
 
+#include <cmath>
 #include <sstream>
 
 namespace lacuna::session {
@@ -48,18 +51,42 @@ std::span<const ops::ParamSpec> RemoveObjectTool::params() const {
     return ops::inpaint_param_specs();
 }
 
+/// The pixels between two pointer positions (either corner first).
+PixelRect box_between(const double ax, const double ay, const double bx, const double by) {
+    return {static_cast<int>(std::floor(std::min(ax, bx))),
+            static_cast<int>(std::floor(std::min(ay, by))),
+            static_cast<int>(std::floor(std::max(ax, bx))),
+            static_cast<int>(std::floor(std::max(ay, by)))};
+}
+
 bool RemoveObjectTool::press(const Pointer& p) {
     if (session_.document().empty()) return false;
+    if (box_mode_) {
+        box_x_ = p.x;
+        box_y_ = p.y;
+        box_ = box_between(p.x, p.y, p.x, p.y);
+        return true;
+    }
     stroke_.begin(session_, layer_, brush_, p.x, p.y);
     return true;
 }
 
 void RemoveObjectTool::move(const Pointer& p) {
     hover(p);
+    if (box_) {
+        box_ = box_between(box_x_, box_y_, p.x, p.y);
+        return;
+    }
     stroke_.extend(session_, p.x, p.y);
 }
 
-void RemoveObjectTool::release(const Pointer&) {
+void RemoveObjectTool::release(const Pointer& p) {
+    if (box_) {
+        const PixelRect rect = box_between(box_x_, box_y_, p.x, p.y);
+        box_.reset();
+        if (!select_box(rect)) session_.notice(message_);
+        return;
+    }
     stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
 }
 
@@ -76,10 +103,129 @@ void RemoveObjectTool::deactivate() {
 
 Overlay RemoveObjectTool::overlay() const {
     Overlay o;
-    o.mask_layer = static_cast<int>(layer_);
-    o.brush_ring = true;
+    // While a fill runs its hole shows the estimate as it is computed (the coarse levels
+    // upsampled, then full size), not under the fill mask's tint.
+    if (!(filler_ && layer_ == MaskLayer::Fill)) o.mask_layer = static_cast<int>(layer_);
+    o.brush_ring = !box_mode_;
     o.brush_radius = brush_.radius;
+    o.box = box_;
     return o;
+}
+
+void RemoveObjectTool::replace_mask(const Mask& mask, const std::string& label) {
+    Document& document = session_.document();
+    const Mask& current = document.mask(layer_);
+    // Only the rectangle where the masks differ becomes the edit (an undo snapshot of a grown
+    // outline, not of the whole picture).
+    PixelRect changed;
+    for (int y = 0; y < mask.height(); ++y) {
+        const std::uint8_t* a = current.row(y);
+        const std::uint8_t* b = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x)
+            if (a[x] != b[x]) changed.unite({x, y, x, y});
+    }
+    if (changed.empty()) return;
+    Edit edit;
+    edit.label = label;
+    edit.rect = changed;
+    edit.layer = layer_;
+    edit.before.mask = copy_region(current, changed);
+    edit.after.mask = copy_region(mask, changed);
+    document.write_mask(layer_, changed, *edit.after.mask);
+    session_.push(std::move(edit));
+    session_.frame_changed();
+}
+
+bool RemoveObjectTool::grow_mask(const int pixels) {
+    const Document& document = session_.document();
+    if (document.empty() || !document.mask_painted(layer_)) {
+        message_ = "Nothing to grow: paint or box-select a mask first.";
+        return false;
+    }
+    if (pixels == 0 || std::abs(pixels) > ops::kMaxMaskGrow) {
+        message_ = "Grow or shrink by 1 to " + std::to_string(ops::kMaxMaskGrow) + " pixels.";
+        return false;
+    }
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    // What the fill takes (coverage ≥ ½) grown or shrunk: a brush's soft edge does not count
+    // as selected and then grow twice as far.
+    const Mask grown = lacuna::grow_mask(hole_from_coverage(document.mask(layer_)).view(), pixels);
+    replace_mask(grown, (pixels > 0 ? "Grow Mask by " : "Shrink Mask by ") +
+                            std::to_string(std::abs(pixels)) + " px");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::select_box(const PixelRect& rect) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    Mask proposal;
+    try {
+        proposal =
+            lacuna::grow_mask(grabcut_mask(document.pixels().view(), rect).view(), kBoxMargin);
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    // Added to what is painted: several objects boxed one after another are filled in one go.
+    const Mask& current = document.mask(layer_);
+    for (int y = 0; y < proposal.height(); ++y) {
+        std::uint8_t* out = proposal.row(y);
+        const std::uint8_t* in = current.row(y);
+        for (int x = 0; x < proposal.width(); ++x) out[x] = std::max(out[x], in[x]);
+    }
+    replace_mask(proposal, "Box Select");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::load_mask(const std::filesystem::path& path) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    Mask mask;
+    try {
+        const io::LoadedImage loaded = io::read_image(path);
+        if (loaded.image.width() != document.width() ||
+            loaded.image.height() != document.height()) {
+            std::ostringstream text;
+            text << "Mask " << path.filename().string() << " is " << loaded.image.width() << " × "
+                 << loaded.image.height() << " pixels; the picture is " << document.width() << " × "
+                 << document.height() << ".";
+            message_ = text.str();
+            return false;
+        }
+        mask = mask_from_image(loaded.image.view());
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    replace_mask(mask, "Load Mask");
+    message_.clear();
+    return true;
+}
+
+bool RemoveObjectTool::save_mask(const std::filesystem::path& path) {
+    const Document& document = session_.document();
+    if (document.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    // What the fill would take, in white: the file means the same to `lacuna inpaint --mask`.
+    const Mask hole = hole_from_coverage(document.mask(layer_));
+    ImageRgba8 image(hole.width(), hole.height());
+    for (int y = 0; y < hole.height(); ++y) {
+        const std::uint8_t* in = hole.row(y);
+        Rgba8* out = image.row(y);
+        for (int x = 0; x < hole.width(); ++x) out[x] = {in[x], in[x], in[x], 255};
+    }
+    try {
+        (void)io::write_image(path, image.view());
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    message_.clear();
+    return true;
 }
 
 void RemoveObjectTool::clear_mask() {
@@ -223,12 +369,19 @@ void RemoveObjectTool::step(const double budget_ms) {
             // Adapt the batch so a step takes about the budget whatever the image and device.
             while (!filler_->progress().done() && ms_since(step_start) < budget_ms) {
                 const auto batch_start = Clock::now();
-                progress_ = filler_->advance(iterations_per_batch_);
+                // PatchMatch: a batch ends with its level and the step shows it, so every
+                // coarse level appears on the canvas however fast the device is.
+                const std::optional<ops::PatchMatchStage> stage = ops::patchmatch_stage(*filler_);
+                const int batch = stage && stage->left > 0
+                                      ? std::min(iterations_per_batch_, stage->left)
+                                      : iterations_per_batch_;
+                progress_ = filler_->advance(batch);
                 const double batch_ms = ms_since(batch_start);
                 if (batch_ms < budget_ms / 4)
                     iterations_per_batch_ *= 2;
                 else if (batch_ms > budget_ms && iterations_per_batch_ > 1)
                     iterations_per_batch_ /= 2;
+                if (stage && stage->left == batch && stage->next > 0) break;
             }
             show_step();
         });
@@ -293,6 +446,9 @@ void RemoveObjectTool::finish() {
     edit.label = "Fill";
     edit.rect = fill_rect_;
     edit.layer = MaskLayer::Fill;
+    comparing_ = false;  // a key still held from the last fill compares with this one only anew
+    last_before_ = clone(before_pixels_.view());
+    last_rect_ = fill_rect_;
     edit.before.pixels = std::move(before_pixels_);
     edit.before.mask = std::move(before_mask_);
     edit.after.pixels = copy_region(document.pixels(), fill_rect_);
@@ -313,7 +469,39 @@ void RemoveObjectTool::finish() {
     else
         text << " by Criminisi (" << progress.iterations << " patches)";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
+    if (!document.measurement()) text << " Hold \\ to see the picture before.";
     message_ = text.str();
+}
+
+bool RemoveObjectTool::set_comparing(const bool on) {
+    if (!on) {
+        comparing_ = false;
+        return false;
+    }
+    const Document& document = session_.document();
+    if (!can_fill_again() || document.measurement() || last_rect_.empty()) {
+        comparing_ = false;
+        message_ = "Before/after compares right after a fill: fill first.";
+        return false;
+    }
+    if (!comparing_) {
+        // The document stays as it is; the canvas shows this copy instead.
+        compare_image_ = clone(document.pixels().view());
+        paste_region(compare_image_, last_rect_, last_before_);
+        ++compare_serial_;
+    }
+    comparing_ = true;
+    return true;
+}
+
+bool RemoveObjectTool::comparing() const {
+    return comparing_ && can_fill_again();
+}
+
+int RemoveObjectTool::shown_level() const {
+    if (!filler_) return -1;
+    const std::optional<ops::PatchMatchStage> stage = ops::patchmatch_stage(*filler_);
+    return stage ? stage->shown : -1;
 }
 
 bool RemoveObjectTool::can_fill_again() const {

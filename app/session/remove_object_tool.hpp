@@ -10,6 +10,7 @@
 #include <lacuna/ops/inpaint.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,31 @@ class RemoveObjectTool final : public Tool {
     void set_fill_params(const ops::InpaintParams& params) { fill_params_ = params; }
     /// Clears the whole fill mask as one undoable edit (nothing when it is empty).
     void clear_mask();
+    /// Grows (pixels > 0) or shrinks (< 0) the painted mask by that many pixels as one undoable
+    /// edit ("Grow Mask by 4 px"): the pixels the fill would take (coverage of at least one half)
+    /// through grow_mask. False with message() when there is no mask or `pixels` is 0 or beyond
+    /// the declared "grow" range.
+    bool grow_mask(int pixels);
+    /// Box mode: a drag draws a rectangle; its release adds GrabCut's proposal for the object
+    /// inside (grabcut_mask) to the painted mask as one undoable edit. Off: the brush paints.
+    void set_box_mode(bool on) { box_mode_ = on; }
+    [[nodiscard]] bool box_mode() const { return box_mode_; }
+    /// Pixels the box selection grows GrabCut's object by: its mask hugs the object and leaves
+    /// the anti-aliased rim outside, which a fill would then copy back in as a ghost outline.
+    static constexpr int kBoxMargin = 3;
+    /// Adds GrabCut's object inside `rect`, grown by kBoxMargin, to the painted mask ("Box
+    /// Select"). False with message() when the box is too small or covers the whole image.
+    bool select_box(const PixelRect& rect);
+    /// Replaces the painted mask by the one in `path` (white = fill: any non-zero grey or alpha,
+    /// as mask_from_image reads it) as one undoable edit. False with a one-line message() when
+    /// the file cannot be read or its size differs from the picture's.
+    bool load_mask(const std::filesystem::path& path);
+    /// Writes the painted mask to `path` (PNG or another 8-bit format: white = fill, black =
+    /// keep), atomically. False with message() when it cannot be written.
+    bool save_mask(const std::filesystem::path& path);
+    /// Replaces the painted mask (layer()) by `mask`, of the document's size, as one undoable
+    /// edit labelled `label` over the rectangle where they differ (nothing when equal).
+    void replace_mask(const Mask& mask, const std::string& label);
 
     /// Undoes the last fill and fills the same mask again with the next seed (PatchMatch: another
     /// result to choose from). False with message() when the last edit is not a fill.
@@ -67,6 +93,21 @@ class RemoveObjectTool final : public Tool {
     /// The last outcome for the panel ("Filled … in … ms", "Nothing to fill …", an error).
     [[nodiscard]] const std::string& message() const { return message_; }
     [[nodiscard]] PixelRect fill_rect() const { return fill_rect_; }
+    /// Before/after: while on, the canvas shows the picture as it was before the last fill
+    /// (the fill's rectangle put back), without touching the document or the history. Only
+    /// right after a fill of a photo (the last edit is that fill, none running); false
+    /// otherwise, with message(). Off shows the result again.
+    bool set_comparing(bool on);
+    /// Showing the picture before the last fill now (set_comparing, and still right after it).
+    [[nodiscard]] bool comparing() const;
+    /// What comparing shows: the whole picture with the fill's rectangle as it was before.
+    [[nodiscard]] const ImageRgba8& compare_image() const { return compare_image_; }
+    /// Changes whenever compare_image() does.
+    [[nodiscard]] std::uint64_t compare_serial() const { return compare_serial_; }
+
+    /// The PatchMatch pyramid level the canvas shows while a fill runs (0 = full size; -1 when
+    /// none is shown yet, or for Criminisi, or with no fill running).
+    [[nodiscard]] int shown_level() const;
 
     /// The session left the device: a stroke continues on the host; a running fill starts
     /// over on the CPU (the document was not touched on the host yet).
@@ -85,9 +126,18 @@ class RemoveObjectTool final : public Tool {
     MaskLayer layer_ = MaskLayer::Fill;
     ops::InpaintParams fill_params_;
     std::size_t last_fill_index_ = 0;  ///< history index just after the last fill (0: none)
+    // Before/after: the last fill's rectangle before it, the picture shown while comparing.
+    ImageRgba8 last_before_;
+    PixelRect last_rect_;
+    bool comparing_ = false;
+    ImageRgba8 compare_image_;
+    std::uint64_t compare_serial_ = 0;
     MaskStroke stroke_;
     bool pointer_inside_ = false;
     double pointer_x_ = 0, pointer_y_ = 0;
+    bool box_mode_ = false;
+    std::optional<PixelRect> box_;  ///< the rectangle being dragged in box mode
+    double box_x_ = 0, box_y_ = 0;  ///< where the drag started
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device

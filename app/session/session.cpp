@@ -444,6 +444,8 @@ ImageRgba8 Session::shown_image() const {
         if (const DeviceImage<Rgba8>* frame = filter_->device_frame()) return frame->download();
         if (const ImageRgba8* frame = filter_->host_frame()) return clone(frame->view());
     }
+    if (!showing_preview() && remove_object_->comparing())
+        return clone(remove_object_->compare_image().view());
     const bool filling = remove_object_->fill_running();
     if (document_.measurement() && !showing_preview() && !filling)
         return render_display(document_.samples(), document_.calibration(), display_.window,
@@ -472,10 +474,14 @@ void Session::present(render::ImageRenderer& renderer) {
     // A filter's preview (photos only) comes before a retarget preview: it is what the open
     // Filters panel shows. Its serials are kept apart from the others' by the top bit.
     const bool filtering = filter_->previewing();
-    const bool preview = filtering || showing_preview();
-    const std::uint64_t image_key = filtering ? filter_->preview_serial() | (1ull << 63)
-                                    : preview ? retarget_->preview_serial()
-                                              : document_.pixels_revision();
+    // Before/after (a key held after a fill): the picture before it, untinted. Serials apart
+    // from the others' by the second bit.
+    const bool comparing = !filtering && !showing_preview() && remove_object_->comparing();
+    const bool preview = filtering || showing_preview() || comparing;
+    const std::uint64_t image_key = filtering   ? filter_->preview_serial() | (1ull << 63)
+                                    : comparing ? remove_object_->compare_serial() | (1ull << 62)
+                                    : preview   ? retarget_->preview_serial()
+                                                : document_.pixels_revision();
     // The tint: the active tool's mask layer, never over a preview.
     std::optional<int> layer;
     if (!preview) {
@@ -533,7 +539,10 @@ void Session::present(render::ImageRenderer& renderer) {
             const DeviceImage<Rgba8>* frame = filtering ? filter_->device_frame()
                                               : preview ? retarget_->device_frame()
                                                         : nullptr;
-            if (frame == nullptr && filtering && filter_->host_frame() != nullptr) {
+            if (comparing) {
+                // Uploaded once per press (the key's auto-repeat changes nothing).
+                renderer.set_image(remove_object_->compare_image().view());
+            } else if (frame == nullptr && filtering && filter_->host_frame() != nullptr) {
                 // The filter ran on the host (the device failed during it): show that.
                 renderer.set_image(filter_->host_frame()->view());
             } else {
@@ -560,9 +569,10 @@ void Session::present(render::ImageRenderer& renderer) {
         if (image_stale && measurement && !proxy_view) {
             renderer.set_samples(document_.samples());
         } else if (image_stale) {
-            const ImageRgba8* frame = filtering ? filter_->host_frame()
-                                      : preview ? retarget_->host_frame()
-                                                : &document_.pixels();
+            const ImageRgba8* frame = filtering   ? filter_->host_frame()
+                                      : comparing ? &remove_object_->compare_image()
+                                      : preview   ? retarget_->host_frame()
+                                                  : &document_.pixels();
             renderer.set_image(frame != nullptr ? frame->view() : document_.pixels().view());
             if (measurement) renderer.set_image_as_samples(proxy_channels);
         }

@@ -33,6 +33,7 @@ struct Overlay {
     double line_from_x = 0, line_from_y = 0, line_to_x = 0, line_to_y = 0;
     int line_band = 1;
     std::optional<double> line_marker;  ///< fraction of the line
+    std::optional<PixelRect> box;       ///< a rectangle being dragged (box selection), pixels
 };
 
 class Tool {

@@ -13,6 +13,8 @@
 #include "retarget_panel.hpp"
 #include "video_panel.hpp"
 #include <retarget_tool.hpp>
+#include <grabcut.hpp>
+#include <remove_object_tool.hpp>
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/display.hpp>
@@ -235,6 +237,142 @@ class TestEditor : public QObject {
         window.redo();
         window.redo();
         QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), filled.view()));
+        window.session().history().set_clean();
+    }
+
+    void box_select_grow_shrink_and_mask_files() {
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        const ImageRgba8 original = clone(canvas->image().view());
+        editor::ObjectRemovalPanel* panel = window.removal_panel();
+
+        // Box: drag a rectangle around the ball; GrabCut's proposal becomes the mask.
+        panel->findChild<QToolButton*>("tool_box")->click();
+        QCOMPARE(canvas->tool(), editor::CanvasTool::Box);
+        const QPoint from = widget_point(canvas, 326.5, 276.5);
+        const QPoint to = widget_point(canvas, 399.5, 349.5);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, from);
+        QTest::mouseMove(canvas, widget_point(canvas, 360, 310));
+        QTest::mouseMove(canvas, to);
+        // The rectangle the canvas handed the tool: the image pixels under both corners.
+        const double dpr = canvas->devicePixelRatioF();
+        const render::PointF a = canvas->view().to_image({from.x() * dpr, from.y() * dpr});
+        const render::PointF b = canvas->view().to_image({to.x() * dpr, to.y() * dpr});
+        const PixelRect box{int(std::floor(a.x)), int(std::floor(a.y)), int(std::floor(b.x)),
+                            int(std::floor(b.y))};
+        {
+            // While dragged, the rectangle is drawn over the picture (black dashes, white gaps).
+            QVERIFY(window.session().active_tool()->overlay().box.has_value());
+            const QImage frame = canvas->grabFramebuffer();
+            int drawn = 0;
+            for (int x = box.x0 + 4; x < box.x0 + 70; ++x) {
+                const QColor c =
+                    frame.pixelColor(frame_point(canvas, frame, x + 0.5, box.y0 + 0.5));
+                drawn += (c == Qt::white || c == Qt::black);
+            }
+            QVERIFY2(drawn > 60, qPrintable(QString("%1 of 66 edge pixels drawn").arg(drawn)));
+        }
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, to);
+        // GrabCut's object and its rim (kBoxMargin).
+        const Mask proposed = grow_mask(session::grabcut_mask(original.view(), box).view(),
+                                        session::RemoveObjectTool::kBoxMargin);
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), proposed.view()));
+        QCOMPARE(window.session().history().count(), 1);
+        QCOMPARE(window.session().history().undo_label(), std::string("Box Select"));
+        QCOMPARE(canvas->mask().at(362, 312), std::uint8_t{255});  // the ball
+        QCOMPARE(canvas->mask().at(300, 312), std::uint8_t{0});    // grass beside the box
+        const std::int64_t ball = count_selected(proposed.view());
+        QVERIFY2(ball > 1000 && ball < 74 * 74 * 3 / 4, qPrintable(QString::number(ball)));
+
+        // Grow by the panel's N, then Shrink: one edit each, exactly grow_mask.
+        panel->findChild<QSpinBox*>("grow_pixels")->setValue(6);
+        panel->findChild<QPushButton*>("grow_button")->click();
+        const Mask grown = grow_mask(proposed.view(), 6);
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), grown.view()));
+        QCOMPARE(window.session().history().count(), 2);
+        panel->findChild<QSpinBox*>("grow_pixels")->setValue(2);
+        panel->findChild<QPushButton*>("shrink_button")->click();
+        const Mask shrunk = grow_mask(grown.view(), -2);
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), shrunk.view()));
+        QCOMPARE(window.session().history().count(), 3);
+        window.undo();
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), grown.view()));
+        window.redo();
+
+        // The brush refines the proposal.
+        panel->findChild<QToolButton*>("tool_brush")->click();
+        panel->findChild<QSlider*>("brush_size")->setValue(10);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 100, 100));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 100, 100));
+        QCOMPARE(canvas->mask().at(100, 100), std::uint8_t{255});
+        QCOMPARE(window.session().history().count(), 4);
+
+        // Save writes white = fill; Load puts it back as one edit; a wrong size is refused.
+        const QString file = dir_.filePath("ball-mask.png");
+        QVERIFY(window.save_mask(file));
+        // The file holds what the fill takes: coverage of at least one half (the brush is soft).
+        Mask saved = clone(canvas->mask().view());
+        for (int y = 0; y < saved.height(); ++y)
+            for (int x = 0; x < saved.width(); ++x)
+                saved.at(x, y) = saved.at(x, y) >= 128 ? 255 : 0;
+        panel->findChild<QPushButton*>("clear_mask_button")->click();
+        QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
+        QVERIFY(window.load_mask(file));
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), saved.view()));
+        QCOMPARE(window.session().history().undo_label(), std::string("Load Mask"));
+        QVERIFY(window.load_mask(kSample) == false);
+        QCOMPARE(panel->findChild<QLabel*>("removal_status")->text(),
+                 QString("Mask fruits.jpg is 512 × 480 pixels; the picture is %1 × %2.")
+                     .arg(original.width())
+                     .arg(original.height()));
+        QVERIFY(equal_pixels<std::uint8_t>(canvas->mask().view(), saved.view()));
+        window.session().history().set_clean();
+    }
+
+    void backslash_held_shows_the_picture_before_the_fill() {
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        const ImageRgba8 original = clone(canvas->image().view());
+        // Nothing to compare before a fill.
+        QVERIFY(!window.compare_before(true));
+        window.removal_panel()->findChild<QToolButton*>("tool_brush")->click();
+        window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(30);
+        brush_over_ball(canvas);
+        QVERIFY(window.start_fill());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+        QVERIFY(window.removal_panel()
+                    ->findChild<QLabel*>("removal_status")
+                    ->text()
+                    .contains("Hold \\ to see the picture before."));
+        const ImageRgba8 filled = clone(canvas->image().view());
+        const int edits = window.session().history().count();
+        const auto shown_at = [&](const double x, const double y) {
+            const QImage frame = canvas->grabFramebuffer();
+            return to_rgba(frame.pixelColor(frame_point(canvas, frame, x, y)));
+        };
+        QCOMPARE(shown_at(362.5, 312.5), filled.at(362, 312));
+        QVERIFY(filled.at(362, 312) != original.at(362, 312));
+
+        // Held (the key goes to the canvas and up to the window): the ball is back on screen,
+        // the whole picture as before; the document and its history are untouched.
+        QTest::keyPress(canvas, Qt::Key_Backslash);
+        QVERIFY(window.session().remove_object().comparing());
+        QCOMPARE(shown_at(362.5, 312.5), original.at(362, 312));
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), original.view()));
+        QVERIFY(equal_pixels<Rgba8>(canvas->image().view(), filled.view()));
+        QCOMPARE(window.session().history().count(), edits);
+        // Released: the result again.
+        QTest::keyRelease(canvas, Qt::Key_Backslash);
+        QVERIFY(!window.session().remove_object().comparing());
+        QCOMPARE(shown_at(362.5, 312.5), filled.at(362, 312));
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), filled.view()));
+        // After an undo there is no fill to compare with.
+        window.undo();
+        QVERIFY(!window.compare_before(true));
+        QVERIFY(!window.session().remove_object().comparing());
+        QVERIFY(equal_pixels<Rgba8>(window.session().shown_image().view(), original.view()));
         window.session().history().set_clean();
     }
 
@@ -722,6 +860,20 @@ class TestEditor : public QObject {
             QVERIFY(window.start_fill());
             QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
             shoot(window, "remove-object-filled.png");
+            window.session().history().set_clean();
+        }
+        {
+            MainWindow window;
+            QVERIFY(show_at_one_to_one(window, kMessi, {1280, 800}));
+            editor::Canvas* canvas = window.canvas();
+            raise_dock(window, "remove_object_dock");
+            window.removal_panel()->set_tool(editor::CanvasTool::Box);
+            QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 326, 276));
+            QTest::mouseMove(canvas, widget_point(canvas, 400, 350));
+            shoot(window, "remove-object-box-drag.png");
+            QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 400, 350));
+            QTest::mouseMove(canvas, widget_point(canvas, 420, 250));
+            shoot(window, "remove-object-box.png");
             window.session().history().set_clean();
         }
         {

@@ -416,6 +416,12 @@ std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter) {
     return source->field();
 }
 
+std::optional<PatchMatchStage> patchmatch_stage(const Inpainter& inpainter) {
+    const auto* source = dynamic_cast<const detail::PatchMatchFieldSource*>(&inpainter);
+    if (source == nullptr) return std::nullopt;
+    return source->stage();
+}
+
 FillSources patchmatch_sources(const PatchMatchField& field, const Mask& hole, const int radius) {
     if (field.level != 0)
         throw Error(ErrorCode::InvalidArgument, "the fill has not reached full size yet");

@@ -94,6 +94,7 @@ class PatchMatchFieldSource {
   public:
     virtual ~PatchMatchFieldSource() = default;
     [[nodiscard]] virtual std::optional<PatchMatchField> field() const = 0;
+    [[nodiscard]] virtual PatchMatchStage stage() const = 0;
 };
 
 /// The step API over a backend. `Base` is Inpainter (CPU) or DeviceInpainter (CUDA).
@@ -130,6 +131,19 @@ class PatchMatchDriver : public Base, public PatchMatchFieldSource {
             p.filled = std::min(p.total - 1, p.total * done_ / planned_);
         }
         return p;
+    }
+    [[nodiscard]] PatchMatchStage stage() const override {
+        PatchMatchStage s;
+        s.levels = levels_;
+        s.shown = done_ > 0 ? current_level_ : -1;
+        if (done_ < planned_) {
+            int left = done_;
+            int level = levels_ - 1;
+            while (left >= plan_[level]) left -= plan_[level--];
+            s.next = level;
+            s.left = plan_[level] - left;
+        }
+        return s;
     }
     /// PatchMatch makes no per-patch decisions: always empty.
     [[nodiscard]] std::vector<PatchChoice> history() const override { return {}; }

@@ -54,6 +54,18 @@ struct PatchMatchField {
 /// the first iteration.
 std::optional<PatchMatchField> patchmatch_field(const Inpainter& inpainter);
 
+/// Where a PatchMatch fill is in its pyramid, without copying anything (an editor asks after
+/// every batch, so it can show each coarse level as it is finished).
+struct PatchMatchStage {
+    int levels = 0;  ///< pyramid levels (0: nothing to fill)
+    int shown = -1;  ///< the level image() shows (-1: none yet; 0: full size)
+    int next = -1;   ///< the level the next iteration runs at (-1: the fill is done)
+    int left = 0;    ///< EM iterations left at `next`, counting the next one
+};
+
+/// The stage of a PatchMatch inpainter (CPU or CUDA); nullopt for any other inpainter.
+std::optional<PatchMatchStage> patchmatch_stage(const Inpainter& inpainter);
+
 /// PatchMatch deciding on every bit of a measurement: the fill of `problem` (prepared on the
 /// measurement's 8-bit proxy, which gives the hole, the valid sources and what image() shows)
 /// with every patch distance, texture and vote computed on `decision`, the 16-bit decision image
