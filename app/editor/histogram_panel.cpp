@@ -83,6 +83,7 @@ void HistogramPlot::set_data(const ops::LineHistogram* histogram, const bool log
 
 void HistogramPlot::set_marker(const std::optional<int> position) {
     marker_ = position;
+    marker_from_pointer_ = false;
     update();
 }
 
@@ -234,10 +235,14 @@ void HistogramPlot::mouseMoveEvent(QMouseEvent* event) {
     const int position = std::min(histogram_->positions - 1,
                                   static_cast<int>(x * histogram_->positions / area.width()));
     set_marker(position);
+    marker_from_pointer_ = true;
     emit hovered(position);
 }
 
 void HistogramPlot::leaveEvent(QEvent*) {
+    // Only the crosshair the pointer put here goes: one that hovering the line on the image set
+    // stays (the window system may report leaving the plot after the pointer reached the image).
+    if (!marker_from_pointer_) return;
     set_marker(std::nullopt);
     emit hovered(std::nullopt);
 }

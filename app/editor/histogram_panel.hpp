@@ -57,6 +57,7 @@ class HistogramPlot : public QWidget {
     QImage heat_;
     Curves curves_;
     std::optional<int> marker_;
+    bool marker_from_pointer_ = false;  ///< set by hovering the plot, not by the line
     QString unit_;
 };
 

@@ -46,6 +46,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 // The resources live in a static library; without an explicit call the linker may drop them.
 static void init_lacuna_resources() {
@@ -68,6 +69,32 @@ int autosave_interval_ms() {
     if (const char* ms = std::getenv("LACUNA_AUTOSAVE_MS"); ms != nullptr && *ms != '\0')
         return std::atoi(ms);
     return static_cast<int>(QSettings().value("recovery/autosave_minutes", 2.0).toDouble() * 60000);
+}
+/// One button of a question: its words, its role, and the object name tests find it by.
+struct Answer {
+    QString text;
+    QMessageBox::ButtonRole role;
+    const char* name;
+};
+
+/// Asks a modal question whose dialog and buttons carry object names (the GUI tests answer it by
+/// them); the first answer is the default, the last the one Escape gives. Returns the name of
+/// the answer chosen.
+QString ask(QWidget* parent, const char* dialog, const QMessageBox::Icon icon, const QString& title,
+            const QString& text, const QString& informative, const std::vector<Answer>& answers) {
+    QMessageBox box(icon, title, text, QMessageBox::NoButton, parent);
+    box.setObjectName(dialog);
+    box.setInformativeText(informative);
+    std::vector<QPushButton*> buttons;
+    for (const Answer& a : answers) {
+        buttons.push_back(box.addButton(a.text, a.role));
+        buttons.back()->setObjectName(a.name);
+    }
+    box.setDefaultButton(buttons.front());
+    box.setEscapeButton(buttons.back());
+    box.exec();
+    return box.clickedButton() != nullptr ? box.clickedButton()->objectName()
+                                          : QString(answers.back().name);
 }
 }  // namespace
 
@@ -947,24 +974,15 @@ bool MainWindow::resolve_unsaved(const QString& next_action) {
     if (session_->history().is_clean()) return true;
     const QString name =
         document_path_.isEmpty() ? tr("The image") : QFileInfo(document_path_).fileName();
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                    tr("%1 has changes that are not saved.").arg(name), QMessageBox::NoButton,
-                    this);
-    box.setObjectName("lacuna_unsaved_dialog");
-    box.setInformativeText(
-        tr("Save them before %1? If you don't, the changes are lost.").arg(next_action));
-    QPushButton* save_button = box.addButton(QMessageBox::Save);
-    QPushButton* discard_button = box.addButton(QMessageBox::Discard);
-    QPushButton* cancel_button = box.addButton(QMessageBox::Cancel);
-    save_button->setObjectName("unsaved_save");
-    discard_button->setObjectName("unsaved_discard");
-    cancel_button->setObjectName("unsaved_cancel");
-    box.setDefaultButton(save_button);
-    box.setEscapeButton(cancel_button);
-    box.exec();
-    if (box.clickedButton() == discard_button) return true;
-    if (box.clickedButton() == save_button) return save();
-    return false;
+    const QString answer =
+        ask(this, "lacuna_unsaved_dialog", QMessageBox::Warning, tr("Unsaved changes"),
+            tr("%1 has changes that are not saved.").arg(name),
+            tr("Save them before %1? If you don't, the changes are lost.").arg(next_action),
+            {{tr("Save"), QMessageBox::AcceptRole, "unsaved_save"},
+             {tr("Discard"), QMessageBox::DestructiveRole, "unsaved_discard"},
+             {tr("Cancel"), QMessageBox::RejectRole, "unsaved_cancel"}});
+    if (answer == "unsaved_discard") return true;
+    return answer == "unsaved_save" && save();
 }
 
 void MainWindow::build_status_bar() {
@@ -1147,33 +1165,26 @@ bool MainWindow::save_to(const QString& path, const bool allow_replace_source) {
     session::RetargetTool& retarget = session_->retarget();
     if (retarget.previewing()) {
         // A preview is not an edit: the user decides whether the file gets it.
-        QMessageBox box(QMessageBox::Question, tr("Retarget preview not applied"),
-                        tr("The retarget preview (%1 × %2 px) is not part of the image yet.")
-                            .arg(retarget.target_width())
-                            .arg(retarget.target_height()),
-                        QMessageBox::NoButton, this);
-        box.setObjectName("lacuna_preview_dialog");
-        box.setInformativeText(tr("Apply it and save the result, or save the image as it is "
-                                  "(%1 × %2 px)?")
-                                   .arg(session_->document().width())
-                                   .arg(session_->document().height()));
-        QPushButton* apply = box.addButton(tr("Apply and Save"), QMessageBox::AcceptRole);
-        QPushButton* without = box.addButton(tr("Save Without It"), QMessageBox::DestructiveRole);
-        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
-        apply->setObjectName("preview_apply");
-        without->setObjectName("preview_without");
-        cancel->setObjectName("preview_cancel");
-        box.setDefaultButton(apply);
-        box.setEscapeButton(cancel);
-        box.exec();
-        if (box.clickedButton() == apply) {
+        const QString answer =
+            ask(this, "lacuna_preview_dialog", QMessageBox::Question,
+                tr("Retarget preview not applied"),
+                tr("The retarget preview (%1 × %2 px) is not part of the image yet.")
+                    .arg(retarget.target_width())
+                    .arg(retarget.target_height()),
+                tr("Apply it and save the result, or save the image as it is (%1 × %2 px)?")
+                    .arg(session_->document().width())
+                    .arg(session_->document().height()),
+                {{tr("Apply and Save"), QMessageBox::AcceptRole, "preview_apply"},
+                 {tr("Save Without It"), QMessageBox::DestructiveRole, "preview_without"},
+                 {tr("Cancel"), QMessageBox::RejectRole, "preview_cancel"}});
+        if (answer == "preview_apply") {
             if (!apply_retarget()) {
                 show_error(
                     tr("Cannot apply the retarget preview"),
                     tr("%1\n\nNothing was saved.").arg(QString::fromStdString(retarget.status())));
                 return false;
             }
-        } else if (box.clickedButton() != without) {
+        } else if (answer != "preview_without") {
             return false;
         }
     }
@@ -1280,29 +1291,18 @@ bool MainWindow::save() {
     if (document_path_.isEmpty() || session_->video() != nullptr) return choose_and_save();
     const SaveCheck check = check_save(document_path_);
     if (!check.losses.isEmpty() && (!save_losses_accepted_ || !check.writable)) {
-        QMessageBox box(
-            QMessageBox::Warning, tr("Save"),
-            check.writable
-                ? tr("Saving over %1 loses something:").arg(QFileInfo(document_path_).fileName())
-                : tr("%1 cannot be saved in its own format.")
-                      .arg(QFileInfo(document_path_).fileName()),
-            QMessageBox::NoButton, this);
-        box.setObjectName("lacuna_save_loss_dialog");
-        box.setInformativeText("• " + check.losses.join("\n• "));
-        QPushButton* save_anyway = nullptr;
-        if (check.writable) {
-            save_anyway = box.addButton(tr("Save"), QMessageBox::AcceptRole);
-            save_anyway->setObjectName("loss_save");
-        }
-        QPushButton* save_as = box.addButton(tr("Save As…"), QMessageBox::ActionRole);
-        save_as->setObjectName("loss_save_as");
-        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
-        cancel->setObjectName("loss_cancel");
-        box.setDefaultButton(save_as);
-        box.setEscapeButton(cancel);
-        box.exec();
-        if (box.clickedButton() == save_as) return choose_and_save();
-        if (save_anyway == nullptr || box.clickedButton() != save_anyway) return false;
+        const QString file = QFileInfo(document_path_).fileName();
+        // Save As first: the choice that loses nothing.
+        std::vector<Answer> answers{{tr("Save As…"), QMessageBox::ActionRole, "loss_save_as"}};
+        if (check.writable) answers.push_back({tr("Save"), QMessageBox::AcceptRole, "loss_save"});
+        answers.push_back({tr("Cancel"), QMessageBox::RejectRole, "loss_cancel"});
+        const QString answer =
+            ask(this, "lacuna_save_loss_dialog", QMessageBox::Warning, tr("Save"),
+                check.writable ? tr("Saving over %1 loses something:").arg(file)
+                               : tr("%1 cannot be saved in its own format.").arg(file),
+                "• " + check.losses.join("\n• "), answers);
+        if (answer == "loss_save_as") return choose_and_save();
+        if (answer != "loss_save") return false;
         save_losses_accepted_ = true;  // said once for this document
     }
     return save_to(document_path_, /*allow_replace_source=*/true);

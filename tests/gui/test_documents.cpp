@@ -2,7 +2,8 @@
 // replaces or closes a document asks Save / Discard / Cancel), Save writes the document's own file
 // and says once what it would lose, and each document starts with clean panels. The questions are
 // answered by clicking the real dialogs' buttons (dialog_answer.hpp).
-#include "dialog_answer.hpp"
+#include "../engine/image_test_util.hpp"
+#include "gui_test_util.hpp"
 #include "histogram_panel.hpp"
 #include "main_window.hpp"
 #include "object_removal_panel.hpp"
@@ -33,6 +34,7 @@
 using namespace lacuna;
 using lacuna::editor::MainWindow;
 using lacuna::test::DialogAnswer;
+using lacuna::test::widget_point;
 
 namespace {
 
@@ -63,20 +65,6 @@ QByteArray file_bytes(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
-    if (a.width() != b.width() || a.height() != b.height()) return false;
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x)
-            if (!(a.at(x, y) == b.at(x, y))) return false;
-    return true;
-}
-
-QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
-    const render::PointF s = canvas->view().to_screen({x, y});
-    const double dpr = canvas->devicePixelRatioF();
-    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
-}
-
 /// A real edit of the pixels: a brush stroke over the dark box (mouse on the canvas), then a
 /// fill that runs to its end. Two undoable edits.
 void paint_and_fill(MainWindow& window) {
@@ -92,19 +80,12 @@ void paint_and_fill(MainWindow& window) {
     QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
 }
 
-ImageRgba8 pixels_of(MainWindow& window) {
-    return clone(window.session().document().pixels().view());
+bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
+    return equal_pixels<Rgba8>(a.view(), b.view());
 }
 
-double psnr(const ImageRgba8& a, const ImageRgba8& b) {
-    double sum = 0;
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const Rgba8 p = a.at(x, y), q = b.at(x, y);
-            for (const int d : {p.r - q.r, p.g - q.g, p.b - q.b}) sum += double(d) * d;
-        }
-    const double mse = sum / (3.0 * a.width() * a.height());
-    return mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+ImageRgba8 pixels_of(MainWindow& window) {
+    return clone(window.session().document().pixels().view());
 }
 
 }  // namespace
@@ -131,11 +112,7 @@ class TestDocuments : public QObject {
 
   private slots:
     void initTestCase() {
-        if (QGuiApplication::platformName() == "offscreen" ||
-            QGuiApplication::platformName() == "minimal")
-            QSKIP("needs a window system with OpenGL (run under xvfb-run)");
-        QOpenGLContext probe;
-        if (!probe.create()) QSKIP("no OpenGL context available");
+        if (const char* why = lacuna::test::gl_window_unavailable()) QSKIP(why);
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         QVERIFY(dir_.isValid());
@@ -314,7 +291,8 @@ class TestDocuments : public QObject {
         QCOMPARE(agree.answered(), 1);
         const ImageRgba8 back = io::read_image(jpeg.toStdString()).image;
         QCOMPARE(back.width(), 160);
-        QVERIFY2(psnr(back, pixels_of(window)) > 30, "the JPEG does not hold the edited pixels");
+        QVERIFY2(lacuna::test::mean_abs_diff(back, pixels_of(window)) < 2.0,
+                 "the JPEG does not hold the edited pixels");
         QVERIFY(!window.isWindowModified());
         // Said once for this document: the next Save writes without asking.
         paint_and_fill(window);

@@ -1,6 +1,7 @@
 // The editor's window under Xvfb (CPU backend, Mesa GL): opening, showing pixels exactly at 1:1,
 // zooming, saving, and an error dialog instead of a crash for a bad file.
 #include "canvas.hpp"
+#include "gui_test_util.hpp"
 #include "main_window.hpp"
 #include "filter_panel.hpp"
 #include <filter_tool.hpp>
@@ -50,17 +51,11 @@
 
 using namespace lacuna;
 using lacuna::editor::MainWindow;
+using lacuna::test::widget_point;
 
 namespace {
 const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/fruits.jpg");
 const QString kMessi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
-
-/// Widget coordinates of an image point on the canvas.
-QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
-    const render::PointF s = canvas->view().to_screen({x, y});
-    const double dpr = canvas->devicePixelRatioF();
-    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
-}
 
 /// The framebuffer pixel (of a grabFramebuffer image) that shows image point (x, y).
 QPoint frame_point(const editor::Canvas* canvas, const QImage& frame, const double x,
@@ -123,13 +118,7 @@ class TestEditor : public QObject {
 
   private slots:
     void initTestCase() {
-        if (QGuiApplication::platformName() == "offscreen" ||
-            QGuiApplication::platformName() == "minimal") {
-            // Qt 6.4's offscreen platform crashes inside QOpenGLWidget: never create one there.
-            QSKIP("needs a window system with OpenGL (run under xvfb-run)");
-        }
-        QOpenGLContext probe;
-        if (!probe.create()) QSKIP("no OpenGL context available");
+        if (const char* why = lacuna::test::gl_window_unavailable()) QSKIP(why);
         QStandardPaths::setTestModeEnabled(true);
     }
 

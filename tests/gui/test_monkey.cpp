@@ -15,7 +15,7 @@
 // and fill steps run on timers and threads, so a seed replays the same interactions, not
 // necessarily the same interleaving with background work.
 #include "canvas.hpp"
-#include "dialog_answer.hpp"
+#include "gui_test_util.hpp"
 #include "histogram_panel.hpp"
 #include "main_window.hpp"
 #include "object_removal_panel.hpp"
@@ -778,13 +778,7 @@ class TestMonkey : public QObject {
 
   private slots:
     void initTestCase() {
-        if (QGuiApplication::platformName() == "offscreen" ||
-            QGuiApplication::platformName() == "minimal") {
-            // Qt 6.4's offscreen platform crashes inside QOpenGLWidget: never create one there.
-            QSKIP("needs a window system with OpenGL (run under xvfb-run)");
-        }
-        QOpenGLContext probe;
-        if (!probe.create()) QSKIP("no OpenGL context available");
+        if (const char* why = lacuna::test::gl_window_unavailable()) QSKIP(why);
         QStandardPaths::setTestModeEnabled(true);
     }
 

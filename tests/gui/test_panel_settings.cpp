@@ -54,7 +54,8 @@ class TestPanelSettings : public QObject {
         QSettings now;
         QVERIFY(!now.contains("remove_object/brush_size") && !now.contains("remove_object/method"));
         const QString text = now.value("remove_object/settings").toString();
-        QVERIFY2(text.contains("\nbrush.radius=30\n") && text.contains("\nfill.method=criminisi\n") &&
+        QVERIFY2(text.contains("\nbrush.radius=30\n") &&
+                     text.contains("\nfill.method=criminisi\n") &&
                      text.contains("\nfill.search=full\n"),
                  qPrintable(text));
         // And the next start reads the text.

@@ -7,6 +7,7 @@
 //  3. SIGTERM ends it with the unsaved edits kept; a start that discards removes them, and a
 //     clean exit leaves no recovery file and no lock behind.
 #include "canvas.hpp"
+#include "gui_test_util.hpp"
 #include "main_window.hpp"
 
 #include <recovery.hpp>
@@ -26,15 +27,10 @@
 #include <iostream>
 
 using namespace lacuna;
+using lacuna::test::widget_point;
 namespace fs = std::filesystem;
 
 namespace {
-
-QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
-    const render::PointF s = canvas->view().to_screen({x, y});
-    const double dpr = canvas->devicePixelRatioF();
-    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
-}
 
 void stroke(editor::Canvas* canvas, std::initializer_list<std::pair<double, double>> points) {
     auto it = points.begin();
@@ -151,11 +147,7 @@ class TestRecoveryGui : public QObject {
 
   private slots:
     void initTestCase() {
-        if (QGuiApplication::platformName() == "offscreen" ||
-            QGuiApplication::platformName() == "minimal")
-            QSKIP("needs a window system with OpenGL (run under xvfb-run)");
-        QOpenGLContext probe;
-        if (!probe.create()) QSKIP("no OpenGL context available");
+        if (const char* why = lacuna::test::gl_window_unavailable()) QSKIP(why);
         QVERIFY(temp_.isValid());
     }
 

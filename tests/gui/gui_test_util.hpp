@@ -1,7 +1,15 @@
-// Answers the editor's modal questions in GUI tests the way a user would: it waits for a visible
-// QMessageBox with a given object name and clicks the button with a given object name. The count
-// of answered questions lets a test assert that the question was asked at all.
+// What the editor's GUI tests share: whether this platform can show the GL canvas at all, the
+// widget point of an image point, and DialogAnswer, which answers the editor's modal questions as
+// a user would.
 #pragma once
+
+#include "canvas.hpp"
+
+#include <QGuiApplication>
+#include <QOpenGLContext>
+#include <QPoint>
+
+#include <cmath>
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -12,6 +20,26 @@
 
 namespace lacuna::test {
 
+/// Why the editor's window cannot be tested here, or null when it can. Qt 6.4's offscreen
+/// platform crashes inside QOpenGLWidget, so no window may be made there at all.
+inline const char* gl_window_unavailable() {
+    const QString platform = QGuiApplication::platformName();
+    if (platform == "offscreen" || platform == "minimal")
+        return "needs a window system with OpenGL (run under xvfb-run)";
+    QOpenGLContext probe;
+    if (!probe.create()) return "no OpenGL context available";
+    return nullptr;
+}
+
+/// Widget coordinates of image point (x, y) on the canvas.
+inline QPoint widget_point(const editor::Canvas* canvas, const double x, const double y) {
+    const render::PointF s = canvas->view().to_screen({x, y});
+    const double dpr = canvas->devicePixelRatioF();
+    return {int(std::lround(s.x / dpr)), int(std::lround(s.y / dpr))};
+}
+
+/// Waits for a visible QMessageBox with a given object name and clicks the button with a given
+/// object name. The count of answered questions lets a test assert that it was asked at all.
 class DialogAnswer : public QObject {
   public:
     /// Clicks `button` in every visible QMessageBox named `dialog` while this object lives.
