@@ -172,13 +172,19 @@ void RetargetPanel::set_source_size(const int width, const int height) {
     height_spin_->setRange(1, std::max(100000, 10 * source_height_));
     limit_->clear();
     limit_->hide();
-    width_slider_->setValue(1000);
-    height_slider_->setValue(1000);
-    width_spin_->setValue(source_width_);
-    height_spin_->setValue(source_height_);
+    {
+        // One target for the new size, not one per box: setting the width first would announce
+        // the new width with the old height (a resize nobody asked for).
+        const QSignalBlocker quiet(this);
+        width_slider_->setValue(1000);
+        height_slider_->setValue(1000);
+        width_spin_->setValue(source_width_);
+        height_spin_->setValue(source_height_);
+    }
     syncing_ = false;
     width_percent_->setText("100 %");
     height_percent_->setText("100 %");
+    emit target_changed(source_width_, source_height_);
 }
 
 int RetargetPanel::target_width() const {

@@ -425,6 +425,15 @@ class TestDocuments : public QObject {
         QCOMPARE(window.removal_panel()->progress_bar()->format(), QString("idle"));
     }
 
+    void the_active_tool_stays_across_an_open() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, first_));
+        window.select_tool(editor::CanvasTool::Line);
+        QVERIFY(window.open_file(second_));  // another size, nothing unsaved
+        QCOMPARE(window.session().active_kind(), session::ToolKind::LineHistogram);
+        QVERIFY(!window.session().retarget().previewing());
+    }
+
     void the_retarget_preview_shows_with_any_tool() {
         MainWindow window;
         QVERIFY(show_and_open(window, first_));
