@@ -307,7 +307,7 @@ int run_convert(Context& ctx) {
     const Written written = write_page(out, format, file.pages[page], options);
     for (const std::string& n : written.notices) ctx.note(n);
     if (const Calibration& c = file.calibration;
-        has_calibration(c) && format != io::ImageFormat::Fits) {
+        has_calibration(c) && !io::format_keeps_calibration(format)) {
         const std::string what =
             c.identity() ? "unit (" + c.unit + ")" : "calibration (" + c.describe() + ")";
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +

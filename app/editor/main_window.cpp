@@ -1277,7 +1277,7 @@ MainWindow::SaveCheck MainWindow::check_save(const QString& path) const {
                                 .arg(QString::fromUtf8(io::to_string(format).data()))
                                 .arg(QString::fromUtf8(to_string(samples.sample_type()).data()));
         if ((!document.calibration().identity() || !document.calibration().unit.empty()) &&
-            format != io::ImageFormat::Fits)
+            !io::format_keeps_calibration(format))
             check.losses << tr("The calibration (%1) is not stored in %2 files.")
                                 .arg(QString::fromStdString(document.calibration().unit))
                                 .arg(QString::fromUtf8(io::to_string(format).data()));

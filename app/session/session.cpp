@@ -66,7 +66,7 @@ void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
 std::vector<std::string> Session::save(const std::filesystem::path& path,
                                        io::WriteOptions options) const {
     options.metadata = &metadata_;
-    // FITS stores the calibration (BSCALE/BZERO/BUNIT); the other formats ignore it.
+    // Formats that hold a calibration store it (io::format_keeps_calibration); others ignore it.
     if (document_.measurement()) options.calibration = &document_.calibration();
     return document_.measurement() ? io::write_native(path, document_.samples(), options)
                                    : io::write_image(path, document_.pixels().view(), options);

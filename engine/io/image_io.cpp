@@ -765,6 +765,10 @@ bool format_holds(const ImageFormat format, const SampleType sample, const int c
     return holds_natively(format, cv_depth(sample), channels);
 }
 
+bool format_keeps_calibration(const ImageFormat format) {
+    return format == ImageFormat::Fits && detail::fits_supported();
+}
+
 ConvertResult convert_image(const fs::path& in, const fs::path& out, const WriteOptions& options) {
     const ImageFormat out_format = format_for_path(out);
     const std::string name = in.string();

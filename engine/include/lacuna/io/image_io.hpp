@@ -110,6 +110,9 @@ ImageFormat format_for_path(const std::filesystem::path& path);
 /// True if write_native keeps samples of this type and channel count as they are in `format`;
 /// false where it narrows them to 8 bits (JPEG, WebP, BMP; signed 16-bit anywhere; float PNG).
 bool format_holds(ImageFormat format, SampleType sample, int channels);
+/// True if write_native stores WriteOptions::calibration in `format` (FITS: BSCALE, BZERO,
+/// BUNIT); the other formats leave it out.
+bool format_keeps_calibration(ImageFormat format);
 
 /// Encodes and writes atomically: to a temporary file in the same directory, then renamed over
 /// `path`, so a failure never leaves a half-written or destroyed file. Returns notices (e.g.
