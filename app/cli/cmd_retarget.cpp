@@ -18,8 +18,7 @@
 namespace lacuna::cli {
 
 Mask load_mask(const std::string& path, const char* what, const int width, const int height) {
-    const io::LoadedImage loaded = io::read_image(path);
-    Mask mask = mask_from_image(loaded.image.view());
+    Mask mask = io::read_mask(path);
     check_mask_size(mask.view(), width, height, what);
     return mask;
 }

@@ -185,17 +185,15 @@ bool RemoveObjectTool::load_mask(const std::filesystem::path& path) {
     if (document.empty()) return false;
     Mask mask;
     try {
-        const io::LoadedImage loaded = io::read_image(path);
-        if (loaded.image.width() != document.width() ||
-            loaded.image.height() != document.height()) {
+        mask = io::read_mask(path);
+        if (mask.width() != document.width() || mask.height() != document.height()) {
             std::ostringstream text;
-            text << "Mask " << path.filename().string() << " is " << loaded.image.width() << " × "
-                 << loaded.image.height() << " pixels; the picture is " << document.width() << " × "
+            text << "Mask " << path.filename().string() << " is " << mask.width() << " × "
+                 << mask.height() << " pixels; the picture is " << document.width() << " × "
                  << document.height() << ".";
             message_ = text.str();
             return false;
         }
-        mask = mask_from_image(loaded.image.view());
     } catch (const Error& e) {
         message_ = e.what();
         return false;

@@ -474,6 +474,10 @@ LoadedImage read_image(const fs::path& path) {
     return decode_image(read_file(path), path.string());
 }
 
+Mask read_mask(const fs::path& path) {
+    return mask_from_image(read_image(path).image.view());
+}
+
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     if (is_gzip(bytes)) {
         LoadedNative loaded = decode_native(inflate_gzip(bytes, name), name);

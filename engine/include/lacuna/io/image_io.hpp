@@ -7,6 +7,7 @@
 #pragma once
 
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/io/metadata.hpp>
 
@@ -97,6 +98,10 @@ std::vector<std::string> write_native(const std::filesystem::path& path, const N
 /// sentence naming the file: NotFound, Unreadable, Corrupt, Truncated, UnsupportedFormat,
 /// EmptyImage or TooLarge (checked from the header before decoding).
 LoadedImage read_image(const std::filesystem::path& path);
+
+/// Reads a mask file as read_image does: every pixel that is not black (any non-zero R, G or B,
+/// mask_from_image) is selected. The caller checks the size against its image.
+Mask read_mask(const std::filesystem::path& path);
 
 /// Reads a single-channel measurement image (temperature map, CT slice) keeping its values.
 LoadedMeasurement read_measurement(const std::filesystem::path& path);
