@@ -411,13 +411,22 @@ void RemoveObjectTool::finish() {
             sources = ops::patchmatch_sources(*ops::patchmatch_field(*filler_), hole_, radius_);
         }))
         return;
-    // A PatchMatch fill of pixels ends blended in the gradient domain, as ops::inpaint's does
-    // (ops::blend_fill): the same bytes as the CLI. (A measurement's samples are moved by the
-    // sources instead, unblended.)
+    // A PatchMatch fill of pixels ends blended in the gradient domain, as ops::inpaint's does:
+    // the CUDA filler blends where its pixels are (only the fill's rectangle comes back), any
+    // other with ops::blend_fill on the host; the same bytes as the CLI on the same backend. (A
+    // measurement's samples are moved by the sources instead, unblended.)
+    const bool blends = !before_samples_ && fill_params_.method == ops::InpaintMethod::PatchMatch;
+    bool blended_on_device = false;
+    if (blends && on_device && !session_.guarded([&] {
+            if (filler_->blend_in_place(ops::BlendOptions{})) {
+                device_filler_->copy_filled(document.device_pixels(), fill_rect_);
+                blended_on_device = true;
+            }
+        }))
+        return;
     std::optional<ops::FillSources> blend;
     Mask blend_hole;
-    if (!before_samples_ && fill_params_.method == ops::InpaintMethod::PatchMatch &&
-        !session_.guarded([&] {
+    if (blends && !blended_on_device && !session_.guarded([&] {
             const ops::InpaintProblem& problem = filler_->problem();
             if (const std::optional<ops::PatchMatchField> field = ops::patchmatch_field(*filler_)) {
                 blend = ops::patchmatch_sources(*field, problem.hole, problem.radius);

@@ -22,6 +22,7 @@
 #include "factories.hpp"
 #include "patchmatch_driver.hpp"
 
+#include "blend_cuda.hpp"
 #include "cuda_check.hpp"
 
 #include <lacuna/core/device_buffer.hpp>
@@ -393,6 +394,41 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         copied_.record(dst.stream());
     }
 
+    bool blend_in_place(const BlendOptions& options) override {
+        if constexpr (kDeep) {
+            (void)options;
+            return false;  // a measurement's samples are moved by the sources, unblended
+        } else {
+            if (blended_) return true;
+            if (problem_.hole_pixels == 0 || !progress().done() || !started() ||
+                current_level() != 0)
+                return false;
+            // A copy_filled still reading the pixels on its own stream must finish first.
+            copied_.order_before(nullptr);
+            const Level& l = levels_[0];
+            const int b = buffer_[0];
+            kernels::BlendPixels pixels;
+            pixels.color = l.color;
+            pixels.color_pitch = static_cast<std::size_t>(l.width) * sizeof(Rgba8);
+            pixels.hole = l.hole;
+            pixels.hole_pitch = static_cast<std::size_t>(l.width);
+            pixels.width = l.width;
+            pixels.height = l.height;
+            kernels::BlendField field;
+            field.nnf = l.nnf[b];
+            field.dist = l.dist[b];
+            field.box_x0 = l.box_x0;
+            field.box_y0 = l.box_y0;
+            field.box_x1 = l.box_x1;
+            field.box_y1 = l.box_y1;
+            field.radius = problem_.radius;
+            blend_on_device(pixels, field, l.color, problem_.hole_box, options, nullptr);
+            filled_.record(nullptr);
+            blended_ = true;
+            return true;
+        }
+    }
+
     InpaintProgress advance(const int iterations) override {
         // A copy_filled still reading the pixels on its own stream must finish first.
         copied_.order_before(nullptr);
@@ -672,6 +708,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         return reinterpret_cast<std::uint8_t*>(scratch_);
     }
     unsigned long long* counters_ = nullptr;
+    bool blended_ = false;  ///< level 0's colours are blended (blend_in_place ran)
     // The last work on the pixels (default stream) and the last copy out of them (the caller's
     // stream): copy_filled and advance order themselves after these on the device.
     mutable OrderingEvent filled_;

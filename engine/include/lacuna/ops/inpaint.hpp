@@ -23,6 +23,8 @@
 
 namespace lacuna::ops {
 
+struct BlendOptions;
+
 enum class InpaintImplementation { Reference, Fast, Cuda };
 enum class InpaintSearch {
     Window,  ///< the hole's bounding box grown by α on each side
@@ -118,6 +120,14 @@ class Inpainter {
     [[nodiscard]] virtual const InpaintProblem& problem() const = 0;
     /// Thread-safe: asks a running advance() to stop at the next iteration.
     void cancel() { cancelled_.store(true); }
+    /// Blends a finished 8-bit PatchMatch fill in the gradient domain where this inpainter can
+    /// do it itself (the CUDA filler, on its device), so image() and copy_filled show the
+    /// blended pixels from then on; false where it cannot, or is not done, and the caller
+    /// blends image() with blend_fill instead (finished_image does both). Blends once.
+    virtual bool blend_in_place(const BlendOptions& options) {
+        (void)options;
+        return false;
+    }
 
   protected:
     void throw_if_cancelled() const;

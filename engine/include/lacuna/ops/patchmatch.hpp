@@ -114,12 +114,13 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
 /// known pixels around the hole fixed. Where the fill copied one source region the result is the
 /// fill; at the hole's border and where two copied regions meet, the brightness jumps are spread
 /// smoothly over the region instead of showing as an outline or blocks. Pixels outside the hole
-/// are not written; alpha is kept. Solved per channel by conjugate gradients
-/// (multigrid-preconditioned) in double precision and a fixed order, from the fill, then rounded:
-/// the same bytes for the same fill, whichever backend filled. Throws InvalidArgument when the
-/// sizes differ.
+/// are not written; alpha is kept. Solved by conjugate gradients (preconditioned by a multigrid
+/// V-cycle over regular grids with red-black smoothing) in double precision, from the fill,
+/// then rounded. Every step is blend_terms.h's per-node code in a fixed order, which the CUDA
+/// filler runs on its device (Inpainter::blend_in_place): the same bytes for the same fill,
+/// whichever backend filled and blended. Throws InvalidArgument when the sizes differ.
 struct BlendOptions {
-    int max_iterations = 100;  ///< preconditioned: about 10 reach the tolerance
+    int max_iterations = 100;  ///< preconditioned: 10-20 reach the tolerance
     double tolerance = 1e-4;   ///< stop at a residual this small relative to the right side
     /// A step that differs from its source's by κ levels counts half (weight 1 / (1 + (d/κ)²));
     /// 0: every step counts fully (the plain Poisson blend).
@@ -132,6 +133,9 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
 /// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,
 /// image(). ops::inpaint returns this.
 ImageRgba8 finished_image(const Inpainter& filler);
+/// The same bytes, but an inpainter that blends itself (the CUDA filler:
+/// Inpainter::blend_in_place) does so where its pixels are, and only the result comes back.
+ImageRgba8 finished_image(Inpainter& filler);
 
 /// One EM iteration at one level, done exhaustively (the readable reference): for every target
 /// patch (centre within `radius` of a hole pixel) the valid source centre of least distance
