@@ -47,7 +47,7 @@ class Event {
     ~Event() { cudaEventDestroy(e_); }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
-    void record(const cudaStream_t stream = nullptr) {
+    void record(const cudaStream_t stream) {
         cuda_check(cudaEventRecord(e_, stream), "recording a CUDA event");
     }
     void wait() const { cuda_check(cudaEventSynchronize(e_), "waiting for the device"); }
@@ -99,18 +99,18 @@ inline std::string size_text(const int width, const int height) {
     return std::to_string(width) + "x" + std::to_string(height);
 }
 
-/// Median device time in ms of `repeats` runs of `launch` (kernels on the default stream),
-/// measured with CUDA events after one warm-up run.
+/// Median device time in ms of `repeats` runs of `launch` (kernels on `stream`), measured with
+/// CUDA events after one warm-up run.
 template <class Launch>
-double median_event_ms(const int repeats, Launch&& launch) {
+double median_event_ms(const int repeats, const cudaStream_t stream, Launch&& launch) {
     Event start, stop;
     launch();
-    cuda_check(cudaDeviceSynchronize(), "warm-up run");
+    cuda_check(cudaStreamSynchronize(stream), "warm-up run");
     std::vector<float> times;
     for (int r = 0; r < std::max(repeats, 1); ++r) {
-        start.record();
+        start.record(stream);
         launch();
-        stop.record();
+        stop.record(stream);
         stop.wait();
         times.push_back(static_cast<float>(stop.since(start)));
     }

@@ -49,8 +49,7 @@ class CudaInpainter final : public DeviceInpainter {
                             ") and coverage (" + size_text(coverage.width(), coverage.height()) +
                             ") must have the problem's size (" + size_text(w, h) + ")");
         }
-        // The document's streams may be non-blocking, which the default stream, where the
-        // filler works, does not wait for.
+        // The document writes its pixels and coverage on its own streams: wait for them.
         pixels.synchronize();
         coverage.synchronize();
         if (problem_.hole_pixels == 0) {
@@ -58,9 +57,9 @@ class CudaInpainter final : public DeviceInpainter {
             pixels_.reserve(static_cast<std::size_t>(w) * h);
             cuda_check(cudaMemcpy2DAsync(pixels_.data(), dense_pitch(), pixels.device_view().data,
                                          pixels.pitch(), dense_pitch(), static_cast<std::size_t>(h),
-                                         cudaMemcpyDeviceToDevice, nullptr),
+                                         cudaMemcpyDeviceToDevice, stream_.get()),
                        "device-to-device copy");
-            filled_.record(nullptr);
+            filled_.record(stream_.get());
             return;
         }
         allocate();
@@ -71,7 +70,7 @@ class CudaInpainter final : public DeviceInpainter {
     InpaintProgress advance(const int iterations) override {
         if (progress_.done() || iterations <= 0) return progress_;
         // A copy_filled still reading the pixels on its own stream must finish first.
-        copied_.order_before(nullptr);
+        copied_.order_before(stream_.get());
         int left = iterations;
         while (left > 0 && !progress_.done()) {
             throw_if_cancelled();
@@ -83,9 +82,9 @@ class CudaInpainter final : public DeviceInpainter {
             const int batch = static_cast<int>(
                 std::min<long long>(left, std::max<long long>(1, remaining / (side * side))));
             const long long filled_before = progress_.filled;
-            cuda_check_launch(kernels::launch_inpaint_iterations(state_, batch, nullptr),
+            cuda_check_launch(kernels::launch_inpaint_iterations(state_, batch, stream_.get()),
                               "inpainting kernels");
-            filled_.record(nullptr);
+            filled_.record(stream_.get());
             read_counters();
             if (progress_.filled == filled_before) {
                 throw Error(ErrorCode::DeviceError, "CUDA inpainting stopped making progress");
@@ -101,7 +100,7 @@ class CudaInpainter final : public DeviceInpainter {
         const int w = problem_.image.width();
         const int h = problem_.image.height();
         std::vector<Rgba8> host(static_cast<std::size_t>(w) * h);
-        pixels_.download(host.data(), host.size());
+        pixels_.download(host.data(), host.size(), stream_.get());
         return from_dense(host, w, h);
     }
 
@@ -111,9 +110,9 @@ class CudaInpainter final : public DeviceInpainter {
         if (count == 0) return out;
         std::vector<std::int32_t> targets(count), sources(count);
         std::vector<std::uint32_t> ssds(count);
-        history_target_.download(targets.data(), count);
-        history_source_.download(sources.data(), count);
-        history_ssd_.download(ssds.data(), count);
+        history_target_.download(targets.data(), count, stream_.get());
+        history_source_.download(sources.data(), count, stream_.get());
+        history_ssd_.download(ssds.data(), count, stream_.get());
         for (std::size_t i = 0; i < count; ++i) out[i] = {targets[i], sources[i], ssds[i]};
         return out;
     }
@@ -214,13 +213,13 @@ class CudaInpainter final : public DeviceInpainter {
             confidence[i] = hole[i] != 0 ? 0 : inpaint_terms::kFullConfidence;
         }
         const std::vector<std::int32_t> source(n, -1);
-        pixels_.upload(pixels.data(), n);
-        known_.upload(known.data(), n);
-        luma_.upload(luma.data(), n);
-        confidence_.upload(confidence.data(), n);
-        source_.upload(source.data(), n);
+        pixels_.upload(pixels.data(), n, stream_.get());
+        known_.upload(known.data(), n, stream_.get());
+        luma_.upload(luma.data(), n, stream_.get());
+        confidence_.upload(confidence.data(), n, stream_.get());
+        source_.upload(source.data(), n, stream_.get());
         const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
-        valid_.upload(valid.data(), n);
+        valid_.upload(valid.data(), n, stream_.get());
     }
 
     /// The same state built by kernels from the device document; two counts come back to check
@@ -238,10 +237,10 @@ class CudaInpainter final : public DeviceInpainter {
         input.valid_source = valid_.data();
         input.scratch = scratch.data();
         input.counts = counts.data();
-        cuda_check_launch(kernels::launch_inpaint_device_init(state_, input, nullptr),
+        cuda_check_launch(kernels::launch_inpaint_device_init(state_, input, stream_.get()),
                           "inpainting state kernels");
         unsigned long long found[2] = {};
-        counts.download(found, 2);
+        counts.download(found, 2, stream_.get());
         if (static_cast<long long>(found[0]) != problem_.hole_pixels) {
             throw Error(ErrorCode::InvalidArgument,
                         "the coverage mask has " + std::to_string(found[0]) +
@@ -261,26 +260,29 @@ class CudaInpainter final : public DeviceInpainter {
             // The documented exception: the never-sample area exists only in the problem (the
             // editor's host mirror), so its valid sources are uploaded.
             const std::vector<std::uint8_t> valid = to_dense(problem_.valid_source.view());
-            valid_.upload(valid.data(), n);
+            valid_.upload(valid.data(), n, stream_.get());
         }
     }
 
     /// Counters and the first priorities: what both ways of building the state end with.
     void start() {
         const kernels::InpaintCounters start{inpaint_terms::kNoCandidate, -1, 0, 0};
-        counters_.upload(reinterpret_cast<const unsigned long long*>(&start), 4);
-        cuda_check_launch(kernels::launch_inpaint_initial_priorities(state_, nullptr),
+        counters_.upload(reinterpret_cast<const unsigned long long*>(&start), 4, stream_.get());
+        cuda_check_launch(kernels::launch_inpaint_initial_priorities(state_, stream_.get()),
                           "inpainting priorities");
-        filled_.record(nullptr);
+        filled_.record(stream_.get());
     }
 
     void read_counters() {
         kernels::InpaintCounters counters{};
-        counters_.download(reinterpret_cast<unsigned long long*>(&counters), 4);
+        counters_.download(reinterpret_cast<unsigned long long*>(&counters), 4, stream_.get());
         progress_.filled = counters.filled;
         progress_.iterations = static_cast<int>(counters.iterations);
     }
 
+    // Declared first, destroyed last: the fill's own stream (non-blocking); the caller's
+    // streams are ordered against it with events (filled_, copied_).
+    lacuna::detail::Stream stream_;
     InpaintProblem problem_;
     InpaintProgress progress_;
     kernels::InpaintDeviceState state_;
@@ -290,8 +292,8 @@ class CudaInpainter final : public DeviceInpainter {
     DeviceBuffer<std::uint32_t> history_ssd_;
     DeviceBuffer<double> priority_;
     DeviceBuffer<unsigned long long> counters_;
-    // The last work on the pixels (default stream) and the last copy out of them (the caller's
-    // stream): copy_filled and advance order themselves after these on the device.
+    // The last work on the pixels (the fill's stream) and the last copy out of them (the
+    // caller's stream): copy_filled and advance order themselves after these on the device.
     mutable OrderingEvent filled_;
     mutable OrderingEvent copied_;
 };

@@ -213,7 +213,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                 }
                 cuda_check(
                     cudaMemcpyAsync(reinterpret_cast<std::uint8_t*>(levels_[0].color) + row * y0,
-                                    dst, row * (y1 - y0), cudaMemcpyHostToDevice, nullptr),
+                                    dst, row * (y1 - y0), cudaMemcpyHostToDevice, stream_.get()),
                     "uploading the image for PatchMatch");
             }
         });
@@ -257,7 +257,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                             ") and coverage (" + size_text(coverage.width(), coverage.height()) +
                             ") must have the problem's size (" + size_text(w, h) + ")");
         }
-        // The document's streams may be non-blocking, which the default stream does not wait for.
+        // The document writes its pixels and coverage on its own streams: wait for them.
         pixels.synchronize();
         coverage.synchronize();
         if (problem_.hole_pixels == 0) {
@@ -266,7 +266,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             empty_pixels_ = arena_pool().take(static_cast<std::size_t>(w) * h * sizeof(Rgba8));
             copy_2d(reinterpret_cast<Rgba8*>(empty_pixels_.data()), pixels.device_view().data,
                     pixels.pitch(), sizeof(Rgba8), cudaMemcpyDeviceToDevice);
-            filled_.record(nullptr);
+            filled_.record(stream_.get());
             return;
         }
         carve();
@@ -274,7 +274,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         copy_2d(levels_[0].color, pixels.device_view().data, pixels.pitch(), sizeof(Rgba8),
                 cudaMemcpyDeviceToDevice);
         cuda_check_launch(kernels::pm_launch_coverage_hole(coverage.device_view(), levels_[0].hole,
-                                                           hole_stats(), nullptr),
+                                                           hole_stats(), stream_.get()),
                           "PatchMatch hole from the coverage");
         build(true);
     }
@@ -283,7 +283,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         // A copy_filled on the caller's stream may still read the arena the next fill will reuse.
         copied_.wait();
         if (arena_.data() != nullptr) {
-            cudaStreamSynchronize(nullptr);
+            stream_.synchronize();
             arena_pool().give(std::move(arena_));
         }
         if (empty_pixels_.data() != nullptr) arena_pool().give(std::move(empty_pixels_));
@@ -303,9 +303,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             cudaMemcpy2DAsync(staging.data(), row,
                               levels_[0].color + static_cast<std::size_t>(box.y0) * w + box.x0,
                               static_cast<std::size_t>(w) * sizeof(Color), row,
-                              static_cast<std::size_t>(bh), cudaMemcpyDeviceToHost, nullptr),
+                              static_cast<std::size_t>(bh), cudaMemcpyDeviceToHost, stream_.get()),
             "device-to-host copy of the filled image");
-        cuda_check(cudaStreamSynchronize(nullptr), "device-to-host copy of the filled image");
+        cuda_check(cudaStreamSynchronize(stream_.get()), "device-to-host copy of the filled image");
         lacuna::detail::count_download(row * bh);
         const ImageView<Rgba8> dst = out.view();
         for (int y = 0; y < bh; ++y) {
@@ -339,14 +339,16 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const auto pitch = static_cast<std::size_t>(l.width);
         f.nnf.resize(bw * bh);
         std::vector<typename D::Dist> dist(bw * bh);
-        cuda_check(cudaMemcpy2D(f.nnf.data(), bw * sizeof(std::int32_t), l.nnf[b] + at,
-                                pitch * sizeof(std::int32_t), bw * sizeof(std::int32_t), bh,
-                                cudaMemcpyDeviceToHost),
+        cuda_check(cudaMemcpy2DAsync(f.nnf.data(), bw * sizeof(std::int32_t), l.nnf[b] + at,
+                                     pitch * sizeof(std::int32_t), bw * sizeof(std::int32_t), bh,
+                                     cudaMemcpyDeviceToHost, stream_.get()),
                    "device-to-host copy of the field");
-        cuda_check(cudaMemcpy2D(dist.data(), bw * sizeof(typename D::Dist), l.dist[b] + at,
-                                pitch * sizeof(typename D::Dist), bw * sizeof(typename D::Dist), bh,
-                                cudaMemcpyDeviceToHost),
-                   "device-to-host copy of the field");
+        cuda_check(
+            cudaMemcpy2DAsync(dist.data(), bw * sizeof(typename D::Dist), l.dist[b] + at,
+                              pitch * sizeof(typename D::Dist), bw * sizeof(typename D::Dist), bh,
+                              cudaMemcpyDeviceToHost, stream_.get()),
+            "device-to-host copy of the field");
+        cuda_check(cudaStreamSynchronize(stream_.get()), "device-to-host copy of the field");
         lacuna::detail::count_download(bw * bh * (sizeof(std::int32_t) + sizeof(typename D::Dist)));
         f.dist.assign(dist.begin(), dist.end());
         return f;
@@ -404,7 +406,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                 current_level() != 0)
                 return false;
             // A copy_filled still reading the pixels on its own stream must finish first.
-            copied_.order_before(nullptr);
+            copied_.order_before(stream_.get());
             const Level& l = levels_[0];
             const int b = buffer_[0];
             kernels::BlendPixels pixels;
@@ -422,8 +424,8 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             field.box_x1 = l.box_x1;
             field.box_y1 = l.box_y1;
             field.radius = problem_.radius;
-            blend_on_device(pixels, field, l.color, problem_.hole_box, options, nullptr);
-            filled_.record(nullptr);
+            blend_on_device(pixels, field, l.color, problem_.hole_box, options, stream_.get());
+            filled_.record(stream_.get());
             blended_ = true;
             return true;
         }
@@ -431,9 +433,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
 
     InpaintProgress advance(const int iterations) override {
         // A copy_filled still reading the pixels on its own stream must finish first.
-        copied_.order_before(nullptr);
+        copied_.order_before(stream_.get());
         const InpaintProgress p = PatchMatchDriver::advance(iterations);
-        if (problem_.hole_pixels > 0) filled_.record(nullptr);
+        if (problem_.hole_pixels > 0) filled_.record(stream_.get());
         return p;
     }
 
@@ -446,8 +448,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const SearchRect& box = problem_.hole_box;
         const int bw = box.x1 - box.x0 + 1;
         const int bh = box.y1 - box.y0 + 1;
-        cuda_check(cudaMemsetAsync(levels_[0].hole, 0, static_cast<std::size_t>(w) * h, nullptr),
-                   "clearing the hole");
+        cuda_check(
+            cudaMemsetAsync(levels_[0].hole, 0, static_cast<std::size_t>(w) * h, stream_.get()),
+            "clearing the hole");
         const MaskView hole = problem_.hole.view();
         for (int y = 0; y < bh; ++y) {
             const std::uint8_t* src = hole.row(box.y0 + y) + box.x0;
@@ -458,7 +461,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             cudaMemcpy2DAsync(levels_[0].hole + static_cast<std::size_t>(box.y0) * w + box.x0,
                               static_cast<std::size_t>(w), stage, static_cast<std::size_t>(bw),
                               static_cast<std::size_t>(bw), static_cast<std::size_t>(bh),
-                              cudaMemcpyHostToDevice, nullptr),
+                              cudaMemcpyHostToDevice, stream_.get()),
             "uploading the hole for PatchMatch");
         lacuna::detail::count_upload(static_cast<std::uint64_t>(bw) * bh);
     }
@@ -505,10 +508,10 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void copy_2d(void* dst, const void* src, const std::size_t pitch, const std::size_t bytes,
                  const cudaMemcpyKind kind) const {
         const std::size_t row = static_cast<std::size_t>(problem_.image.width()) * bytes;
-        cuda_check(
-            cudaMemcpy2DAsync(dst, row, src, pitch, row,
-                              static_cast<std::size_t>(problem_.image.height()), kind, nullptr),
-            "copying the image for PatchMatch");
+        cuda_check(cudaMemcpy2DAsync(dst, row, src, pitch, row,
+                                     static_cast<std::size_t>(problem_.image.height()), kind,
+                                     stream_.get()),
+                   "copying the image for PatchMatch");
     }
 
     [[nodiscard]] std::size_t counter_count() const {
@@ -516,25 +519,25 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
     [[nodiscard]] unsigned long long* hole_stats() const { return counters_ + 2 * shapes_; }
     void clear_counters() const {
-        cuda_check(
-            cudaMemsetAsync(counters_, 0, counter_count() * sizeof(unsigned long long), nullptr),
-            "clearing counters");
+        cuda_check(cudaMemsetAsync(counters_, 0, counter_count() * sizeof(unsigned long long),
+                                   stream_.get()),
+                   "clearing counters");
     }
 
     /// Level 0's forbidden pixels, the pyramid with its valid centres, and their counts.
     void build_pyramid() {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check_launch(kernels::pm_launch_forbid0(levels_[0], scratch_bytes(), r, nullptr),
+        cuda_check_launch(kernels::pm_launch_forbid0(levels_[0], scratch_bytes(), r, stream_.get()),
                           "PatchMatch sources");
         for (std::size_t i = 1; i < count; ++i)
             cuda_check_launch(kernels::pm_launch_downsample(levels_[i - 1], levels_[i],
-                                                            scratch_bytes(), r, nullptr),
+                                                            scratch_bytes(), r, stream_.get()),
                               "PatchMatch pyramid");
         for (std::size_t i = 0; i < count; ++i)
-            cuda_check_launch(
-                kernels::pm_launch_stats(levels_[i], counters_ + i, counters_ + count + i, nullptr),
-                "PatchMatch sources");
+            cuda_check_launch(kernels::pm_launch_stats(levels_[i], counters_ + i,
+                                                       counters_ + count + i, stream_.get()),
+                              "PatchMatch sources");
     }
 
     /// The problem's valid centres, counted by row chunks over the threads.
@@ -552,9 +555,10 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
 
     std::vector<unsigned long long> read_counters() const {
         std::vector<unsigned long long> host(counter_count());
-        cuda_check(cudaMemcpy(host.data(), counters_, host.size() * sizeof(unsigned long long),
-                              cudaMemcpyDeviceToHost),
+        cuda_check(cudaMemcpyAsync(host.data(), counters_, host.size() * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream_.get()),
                    "reading the PatchMatch counters");
+        cuda_check(cudaStreamSynchronize(stream_.get()), "reading the PatchMatch counters");
         lacuna::detail::count_download(host.size() * sizeof(unsigned long long));
         return host;
     }
@@ -565,9 +569,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     void build(const bool check_hole) {
         const int r = problem_.radius;
         const auto count = static_cast<std::size_t>(shapes_);
-        cuda_check_launch(kernels::pm_launch_valid0(levels_[0], scratch_bytes(), r, nullptr),
+        cuda_check_launch(kernels::pm_launch_valid0(levels_[0], scratch_bytes(), r, stream_.get()),
                           "PatchMatch sources");
-        cuda_check_launch(kernels::pm_launch_texture(levels_[0], scratch_, nullptr),
+        cuda_check_launch(kernels::pm_launch_texture(levels_[0], scratch_, stream_.get()),
                           "PatchMatch texture");
         build_pyramid();
         // Counted on the host while the device works (no transfer).
@@ -604,9 +608,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
             lacuna::detail::count_upload(static_cast<std::uint64_t>(problem_.image.width()) *
                                          problem_.image.height());
-            cuda_check(
-                cudaMemsetAsync(counters_, 0, 2 * count * sizeof(unsigned long long), nullptr),
-                "clearing counters");
+            cuda_check(cudaMemsetAsync(counters_, 0, 2 * count * sizeof(unsigned long long),
+                                       stream_.get()),
+                       "clearing counters");
             build_pyramid();
             host = read_counters();
         }
@@ -618,7 +622,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             ++usable;
         }
         set_levels(usable);
-        filled_.record(nullptr);
+        filled_.record(stream_.get());
     }
 
     void start_level(const int level) override {
@@ -640,7 +644,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             }
             const int steps =
                 patchmatch_terms::pm_diffusion_steps(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
-            cuda_check_launch(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, nullptr),
+            cuda_check_launch(kernels::pm_launch_diffuse(l, rect_of(box), s, steps, stream_.get()),
                               "PatchMatch diffusion");
             // Onion scratch, two masks back to back: level 0's second distance buffer (4 or 8
             // bytes a pixel at level 0 against 2 here). The peel writes this level's nnf[0], never
@@ -650,9 +654,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             const int layers =
                 patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
             cuda_check_launch(kernels::pm_launch_onion(l, rect_of(box), known0, known1, r,
-                                                       problem_.seed, level, layers, nullptr),
+                                                       problem_.seed, level, layers, stream_.get()),
                               "PatchMatch onion peel");
-            cuda_check_launch(kernels::pm_launch_init(l, r, problem_.seed, level, nullptr),
+            cuda_check_launch(kernels::pm_launch_init(l, r, problem_.seed, level, stream_.get()),
                               "PatchMatch initial field");
             return;
         }
@@ -660,7 +664,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         cuda_check_launch(
             kernels::pm_launch_upsample_vote(l, levels_[static_cast<std::size_t>(level) + 1],
                                              coarse_buf, r, problem_.seed, level, rect_of(box),
-                                             winner_take_all(level, 0), nullptr),
+                                             winner_take_all(level, 0), stream_.get()),
             "PatchMatch upsampling");
     }
 
@@ -686,18 +690,23 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             pass.iteration = iteration;
             cur = 1 - cur;
         }
-        cuda_check_launch(kernels::pm_launch_iteration(
-                              l, passes, 3, rect_of(hole_box_at(problem_, level)), wta, nullptr),
-                          "PatchMatch iteration");
+        cuda_check_launch(
+            kernels::pm_launch_iteration(l, passes, 3, rect_of(hole_box_at(problem_, level)), wta,
+                                         stream_.get()),
+            "PatchMatch iteration");
     }
 
     void show(const int level) override {
         cuda_check_launch(
             kernels::pm_launch_compose(levels_[0], levels_[static_cast<std::size_t>(level)], level,
-                                       rect_of(hole_box_at(problem_, 0)), nullptr),
+                                       rect_of(hole_box_at(problem_, 0)), stream_.get()),
             "PatchMatch display");
     }
 
+    // Declared first, destroyed last: the fill's own stream (non-blocking), so a fill on a
+    // worker thread never waits behind, or holds up, the document's stream or another fill.
+    // The caller's streams are ordered against it with events (filled_, copied_).
+    lacuna::detail::Stream stream_;
     DeviceBuffer<std::uint8_t> arena_;
     DeviceBuffer<std::uint8_t> empty_pixels_;
     std::vector<Level> levels_;
@@ -709,8 +718,8 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
     }
     unsigned long long* counters_ = nullptr;
     bool blended_ = false;  ///< level 0's colours are blended (blend_in_place ran)
-    // The last work on the pixels (default stream) and the last copy out of them (the caller's
-    // stream): copy_filled and advance order themselves after these on the device.
+    // The last work on the pixels (the fill's stream) and the last copy out of them (the
+    // caller's stream): copy_filled and advance order themselves after these on the device.
     mutable OrderingEvent filled_;
     mutable OrderingEvent copied_;
 };

@@ -63,18 +63,22 @@ void grow(DeviceBuffer<T>& buffer, const std::size_t count) {
     if (count > buffer.capacity()) buffer.reserve(std::max(count, 2 * buffer.capacity()));
 }
 
-/// Device → pinned host, enqueued on the default stream (where the histogram kernels ran).
+/// Device → pinned host, enqueued on `stream` (where the histogram kernels ran).
 template <class T>
-void download_async(const DeviceBuffer<T>& from, PinnedBuffer<T>& to, const std::size_t count) {
+void download_async(const DeviceBuffer<T>& from, PinnedBuffer<T>& to, const std::size_t count,
+                    const DeviceStream stream) {
     detail::count_download(count * sizeof(T));
     cuda_check(cudaMemcpyAsync(to.reserve(count), from.data(), count * sizeof(T),
-                               cudaMemcpyDeviceToHost, nullptr),
+                               cudaMemcpyDeviceToHost, stream),
                "device-to-host copy of a histogram");
 }
 
 }  // namespace
 
 struct CudaLineHistogrammer::Impl {
+    // The histogrammer's own stream (declared first, destroyed last): a line dragged in the
+    // editor never waits behind the document's stream or a fill's.
+    lacuna::detail::Stream stream;
     // What planning needs (size, kind, natural range): the planes themselves are only on the
     // device, and the caller's source need not outlive the histogrammer.
     HistogramSource shape;
@@ -94,7 +98,7 @@ struct CudaLineHistogrammer::Impl {
                                              HistogramChannel::Green, HistogramChannel::Blue};
         for (const HistogramChannel c : all) {
             uploaded.push_back(c);
-            planes.emplace_back(s.plane(c).view());
+            planes.emplace_back(s.plane(c).view(), stream.get());
         }
         counters.reserve(2);
     }
@@ -155,7 +159,7 @@ struct CudaLineHistogrammer::Impl {
         const kernels::PhotoPlanes out{planes[0].device_view(), planes[1].device_view(),
                                        planes[2].device_view(), planes[3].device_view()};
         // On the photo's stream, after whatever last wrote it; the histogram kernels run on the
-        // default stream, which a non-blocking photo stream does not order, hence the wait.
+        // histogrammer's stream, which the photo's does not order, hence the wait.
         cuda_check_launch(
             kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
             "histogram planes kernel");
@@ -200,8 +204,9 @@ struct CudaLineHistogrammer::Impl {
     }
 
     void launch_line(const kernels::LineHistogramArgs& a, const std::size_t count_total) {
-        if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(count_total);
-        cuda_check_launch(kernels::launch_line_histogram(a, nullptr), "line histogram kernel");
+        if (a.mapping.bins > kernels::kMaxSharedHistogramBins)
+            counts.zero_async(count_total, stream.get());
+        cuda_check_launch(kernels::launch_line_histogram(a, stream.get()), "line histogram kernel");
     }
 
     kernels::DirectionHistogramArgs prepare_direction(const DirectionPlan& plan,
@@ -223,9 +228,10 @@ struct CudaLineHistogrammer::Impl {
     }
 
     void launch_direction(const kernels::DirectionHistogramArgs& a, const std::size_t total) {
-        counters.zero_async(2);
-        if (a.mapping.bins > kernels::kMaxSharedHistogramBins) counts.zero_async(total);
-        cuda_check_launch(kernels::launch_direction_histogram(a, nullptr),
+        counters.zero_async(2, stream.get());
+        if (a.mapping.bins > kernels::kMaxSharedHistogramBins)
+            counts.zero_async(total, stream.get());
+        cuda_check_launch(kernels::launch_direction_histogram(a, stream.get()),
                           "direction histogram kernel");
     }
 };
@@ -273,10 +279,11 @@ void CudaLineHistogrammer::line(const LineHistogramParams& params, LineHistogram
     std::vector<ChannelHistogram> recycled = std::move(into.channels);
     into = empty_result(plan, params);
     // Three copies into pinned memory, one wait; then each channel's vectors are filled once.
-    download_async(impl_->counts, impl_->host_counts, per_plane * plan.planes.size());
-    download_async(impl_->profile, impl_->host_profile, slots * 4);
-    download_async(impl_->samples, impl_->host_samples, slots * 3);
-    cuda_check(cudaStreamSynchronize(nullptr), "histogram results");
+    const DeviceStream stream = impl_->stream.get();
+    download_async(impl_->counts, impl_->host_counts, per_plane * plan.planes.size(), stream);
+    download_async(impl_->profile, impl_->host_profile, slots * 4, stream);
+    download_async(impl_->samples, impl_->host_samples, slots * 3, stream);
+    cuda_check(cudaStreamSynchronize(stream), "histogram results");
     const std::uint32_t* const counts = impl_->host_counts.data();
     const float* const profile = impl_->host_profile.data();
     const std::uint32_t* const samples = impl_->host_samples.data();
@@ -311,8 +318,8 @@ DirectionHistogram CudaLineHistogrammer::direction(const DirectionHistogramParam
     DirectionHistogram result = empty_result(plan);
     std::vector<std::uint32_t> counts(per_plane * plan.planes.size());
     unsigned long long counters[2] = {};
-    impl_->counts.download(counts.data(), counts.size());
-    impl_->counters.download(counters, 2);
+    impl_->counts.download(counts.data(), counts.size(), impl_->stream.get());
+    impl_->counters.download(counters, 2, impl_->stream.get());
     result.samples_outside = static_cast<std::int64_t>(counters[0]);
     result.samples_out_of_range = static_cast<std::int64_t>(counters[1]);
     for (std::size_t c = 0; c < plan.planes.size(); ++c) {
@@ -329,7 +336,8 @@ double CudaLineHistogrammer::time_line_kernels(const LineHistogramParams& params
     const kernels::LineHistogramArgs a = impl_->prepare_line(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.positions) * plan.mapping.bins;
-    return lacuna::detail::median_event_ms(repeats, [&] { impl_->launch_line(a, total); });
+    return lacuna::detail::median_event_ms(repeats, impl_->stream.get(),
+                                           [&] { impl_->launch_line(a, total); });
 }
 
 double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramParams& params,
@@ -338,7 +346,8 @@ double CudaLineHistogrammer::time_direction_kernels(const DirectionHistogramPara
     const kernels::DirectionHistogramArgs a = impl_->prepare_direction(plan, params);
     const std::size_t total =
         plan.planes.size() * static_cast<std::size_t>(plan.geometry.extent) * plan.mapping.bins;
-    return lacuna::detail::median_event_ms(repeats, [&] { impl_->launch_direction(a, total); });
+    return lacuna::detail::median_event_ms(repeats, impl_->stream.get(),
+                                           [&] { impl_->launch_direction(a, total); });
 }
 
 }  // namespace lacuna::ops

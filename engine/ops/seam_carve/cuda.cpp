@@ -727,6 +727,7 @@ DeviceShrink shrink_cuda(const CarveInput& input, const int shrink_width, const 
 }  // namespace detail
 
 struct CudaSeamSlider::Impl {
+    lacuna::detail::Stream stream;  // declared first, destroyed last
     int width = 0, height = 0, seams = 0;
     DeviceBuffer<Rgba8> image, frame;
     DeviceBuffer<std::int32_t> order;
@@ -745,8 +746,8 @@ CudaSeamSlider::CudaSeamSlider(const ImageView<const Rgba8> image, const SeamOrd
     impl_->width = image.width;
     impl_->height = image.height;
     impl_->seams = order.seams;
-    impl_->image.upload(pixels.data(), n);
-    impl_->order.upload(ranks.data(), n);
+    impl_->image.upload(pixels.data(), n, impl_->stream.get());
+    impl_->order.upload(ranks.data(), n, impl_->stream.get());
     impl_->frame.reserve(n);
 }
 
@@ -758,24 +759,24 @@ ImageRgba8 CudaSeamSlider::frame(const int count) {
                                                     " seams, not " + std::to_string(count));
     }
     const int w = impl_->width - count;
-    cuda_check_launch(
-        kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
-                                     impl_->height, count, impl_->frame.data(), w, nullptr),
-        "compaction kernel");
+    cuda_check_launch(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(),
+                                                   impl_->width, impl_->height, count,
+                                                   impl_->frame.data(), w, impl_->stream.get()),
+                      "compaction kernel");
     std::vector<Rgba8> pixels(static_cast<std::size_t>(w) * impl_->height);
-    impl_->frame.download(pixels.data(), pixels.size());
+    impl_->frame.download(pixels.data(), pixels.size(), impl_->stream.get());
     return from_dense(pixels, w, impl_->height);
 }
 
 double CudaSeamSlider::time_frame_ms(const int count, const int repeats) {
     const int w = impl_->width - count;
     const auto launch = [&] {
-        cuda_check_launch(
-            kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(), impl_->width,
-                                         impl_->height, count, impl_->frame.data(), w, nullptr),
-            "compaction kernel");
+        cuda_check_launch(kernels::launch_compact_rows(impl_->image.data(), impl_->order.data(),
+                                                       impl_->width, impl_->height, count,
+                                                       impl_->frame.data(), w, impl_->stream.get()),
+                          "compaction kernel");
     };
-    return lacuna::detail::median_event_ms(repeats, launch);
+    return lacuna::detail::median_event_ms(repeats, impl_->stream.get(), launch);
 }
 
 // ---- previews on device images ----
