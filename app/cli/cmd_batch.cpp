@@ -617,6 +617,10 @@ int run_batch(Context& ctx) {
     } else if (!(devices.size() == 1 && devices[0] == "0")) {
         for (const std::string& d : devices) slots.push_back({d, "cuda", "cuda:" + d});
     }
+    // Videos carve their frames side by side on many streams; the workers inherit the setting.
+    if (std::any_of(items.begin(), items.end(),
+                    [](const auto& item) { return io::is_video_path(item.input); }))
+        cuda_prefer_many_queues();
     Progress progress(ctx.err, static_cast<std::int64_t>(items.size()));
     Tally tally;
     bool worker_failed = false;

@@ -186,6 +186,7 @@ int bench_video(Context& ctx) {
     p.temporal = weight;
     if (const auto term = ctx.args.get("temporal-term")) p.term = parse_temporal_term_option(*term);
 
+    cuda_prefer_many_queues();  // frames carve side by side on many streams
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
     struct Carver {

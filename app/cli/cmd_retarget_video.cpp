@@ -38,6 +38,7 @@ int run_retarget_video(Context& ctx) {
         throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
     if (ctx.args.has("remove") || ctx.args.has("seams-overlay"))
         throw UsageError("--remove and --seams-overlay are for images; a video takes --protect");
+    cuda_prefer_many_queues();  // frames carve side by side on many streams
     if (!ctx.args.has("width") && !ctx.args.has("height"))
         throw UsageError("give a target size with --width and/or --height (pixels or %)");
 

@@ -12,12 +12,25 @@
 #include <iostream>
 #include <limits>
 #include <new>
+#include <cstdio>
 #include <optional>
 
 namespace lacuna::cli {
 
 void Context::note(const std::string& text) const {
     err << "lacuna: note: " << text << "\n";
+}
+
+BackendInfo Context::select_backend(const double estimated_cpu_ms) const {
+    if (backend != BackendRequest::Auto || !cuda_built() || !prefer_cpu_for(estimated_cpu_ms))
+        return select_backend();
+    BackendInfo info;
+    info.cuda_reason = CudaUnavailableReason::SmallJob;
+    char estimate[96];
+    std::snprintf(estimate, sizeof estimate, "about %.0f ms on the CPU against %.0f ms to start it",
+                  estimated_cpu_ms, kDeviceStartMs);
+    info.reason = describe_reason(info.cuda_reason, estimate);
+    return info;
 }
 
 BackendInfo Context::select_backend() const {

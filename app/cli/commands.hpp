@@ -28,6 +28,10 @@ struct Context {
     void note(const std::string& text) const;
     /// Resolves --backend, printing a note when auto falls back to the CPU.
     [[nodiscard]] BackendInfo select_backend() const;
+    /// The same for a job whose CPU time is about `estimated_cpu_ms` on this machine: under
+    /// --backend auto, a job the CPU finishes before the device could start stays on the CPU
+    /// (prefer_cpu_for), without creating a CUDA context; the reason says so (and --json).
+    [[nodiscard]] BackendInfo select_backend(double estimated_cpu_ms) const;
 
     /// Runs work(backend) on the backend chosen. Under --backend auto, a device failure in the
     /// middle of the work (a CUDA error, device memory running out) is noted and the work is

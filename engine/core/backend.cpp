@@ -53,6 +53,9 @@ std::string describe_reason(const CudaUnavailableReason reason, const std::strin
         case CudaUnavailableReason::Other:
             text = "CUDA could not be initialised";
             break;
+        case CudaUnavailableReason::SmallJob:
+            text = "the job is small: the CPU finishes it before the GPU could start";
+            break;
     }
     if (!detail.empty()) {
         text += " (";
@@ -94,6 +97,10 @@ BackendInfo select_backend(const BackendRequest request) {
         throw Error(ErrorCode::CudaUnavailable, "CUDA backend requested but " + info.reason);
     }
     return info;
+}
+
+bool prefer_cpu_for(const double estimated_cpu_ms) noexcept {
+    return estimated_cpu_ms < kDeviceStartMs;
 }
 
 }  // namespace lacuna

@@ -64,7 +64,6 @@ CudaProbe classify(const cudaError_t error) {
 }
 
 CudaProbe run_probe() {
-    cuda_prefer_many_queues();
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return classify(e);
     if (count == 0) return failed(CudaUnavailableReason::NoDevice, {});

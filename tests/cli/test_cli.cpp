@@ -3,6 +3,7 @@
 #include "../engine/metadata_test_util.hpp"
 #include "../engine/scientific_test_files.hpp"
 
+#include <lacuna/core/backend.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/bilateral.hpp>
@@ -1045,6 +1046,24 @@ class TestCli : public QObject {
         for (int y = 0; y < 480; ++y)
             for (int x = 0; x < 512; ++x)
                 if (mask.at(x, y).r == 0) QCOMPARE(output.at(x, y), input.at(x, y));
+    }
+
+    // Under --backend auto a fill the CPU finishes before the device could start stays on the
+    // CPU (no CUDA context is made) and --json says why; --backend cuda still asks for the device.
+    void inpaint_keeps_a_small_job_on_the_cpu() {
+        const Result r = run_cli(
+            {"inpaint", tmp("fruits.png"), tmp("mask.png"), tmp("filled-small.png"), "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["implementation"].toString(), QString("cpu"));
+        const QString reason = o["backend_reason"].toString();
+        if (cuda_built())
+            QVERIFY2(reason.startsWith("the job is small: the CPU finishes it before the GPU "
+                                       "could start (about "),
+                     qPrintable(reason));
+        else
+            QCOMPARE(reason, QString("this build has no CUDA backend"));
+        QVERIFY2(!r.err.contains("note: running on the CPU"), qPrintable(r.err));
     }
 
     // --grow N (issue 31): the mask grows by a disc of N px before the fill; JSON says so and

@@ -62,6 +62,15 @@ class TestBackend : public QObject {
         }
     }
 
+    // A job that the CPU finishes before the device could start stays there under auto.
+    void small_jobs_prefer_the_cpu() {
+        QVERIFY(prefer_cpu_for(0.0));
+        QVERIFY(prefer_cpu_for(kDeviceStartMs - 1));
+        QVERIFY(!prefer_cpu_for(kDeviceStartMs));
+        QVERIFY(!prefer_cpu_for(10 * kDeviceStartMs));
+        QVERIFY(!describe_reason(CudaUnavailableReason::SmallJob).empty());
+    }
+
     void reasons_are_sentences() {
         QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NoDevice)),
                  QString("no CUDA device found"));

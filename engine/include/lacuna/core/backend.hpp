@@ -21,7 +21,18 @@ enum class CudaUnavailableReason {
     DriverTooOld,  ///< the driver is older than the CUDA runtime this build links
     OutOfMemory,   ///< a device exists but cannot give us working memory
     Other,         ///< any other CUDA runtime failure (detail in the message)
+    SmallJob,      ///< auto: the CPU finishes the job before the device could start
 };
+
+/// What a process pays before its first device work: the driver and the CUDA context (about
+/// 0.25 s on an H100 machine, measured with a bare runtime program), plus the probe. A job the
+/// CPU finishes sooner stays there under `--backend auto` (prefer_cpu_for).
+constexpr double kDeviceStartMs = 300;
+
+/// Whether `--backend auto` keeps a job on the CPU: its estimated time on this machine's CPU
+/// threads (estimated_cpu_ms) is less than starting the device would take. Decided before any
+/// CUDA call, so a small job never pays for the context.
+[[nodiscard]] bool prefer_cpu_for(double estimated_cpu_ms) noexcept;
 
 struct BackendInfo {
     Backend backend = Backend::Cpu;
@@ -54,8 +65,10 @@ int cuda_device_count() noexcept;
 bool cuda_prefer_blocking_sync() noexcept;
 /// Asks for 32 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, unless the user set it): video
 /// carving runs up to 32 frames' single-block kernels on as many streams, and with the default 8
-/// queues streams sharing one wait for each other's work. Read when the CUDA context is created:
-/// call before any CUDA work (the CLI's and editor's main; the probe calls it too).
+/// queues streams sharing one wait for each other's work. Read when the CUDA context is created,
+/// which it makes slower (H100: `lacuna backend` 1.04 s with 32 queues, 0.48 s with 8): so only
+/// the jobs that carve video ask for it, before their first CUDA call (the CLI's video
+/// retargeting and its benchmark, a batch with videos; the editor's main).
 void cuda_prefer_many_queues() noexcept;
 
 /// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
