@@ -444,9 +444,12 @@ void RemoveObjectTool::finish() {
             return;
     }
     if (sources) {
-        // Only the fill's rectangle is copied and written back, however large the image.
-        document.write_samples(
-            fill_rect_, ops::fill_region_from_sources(document.samples(), *sources, fill_rect_));
+        // The sources' samples, blended in the data's own values (the display range sets what
+        // counts as structure); only the fill's rectangle is written back.
+        const NativeImage moved = ops::fill_from_sources(document.samples(), *sources);
+        const NativeImage blended =
+            ops::blend_samples(moved, hole_, *sources, document.proxy_range());
+        document.write_samples(fill_rect_, copy_region(blended, fill_rect_));
     }
     document.clear_mask(MaskLayer::Fill, fill_rect_);
     Edit edit;

@@ -200,6 +200,44 @@ class TestPatchMatch : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, blend_fill(filled, hole, FillSources{w + 1, h, {}, {}}));
     }
 
+    // A measurement's samples blend in their own values: a float ramp (3 units a pixel, around
+    // 1000) and its 16-bit copy, filled from 25 px to the right (+75), come back to the ramp;
+    // a NaN beside the hole leaves the moved samples as they are.
+    void blend_samples_restores_a_ramp() {
+        constexpr int w = 90, h = 60;
+        const Mask hole = box_mask(w, h, 30, 20, 20, 20);  // x 30..49, y 20..39
+        FillSources sources{w, h, {30, 20, 49, 39}, {}};
+        for (int y = 20; y < 40; ++y)
+            for (int x = 30; x < 50; ++x) sources.index.push_back(y * w + x + 25);
+        for (const SampleType type : {SampleType::F32, SampleType::U16}) {
+            NativeImage ramp(w, h, {type, 1});
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) ramp.set_sample(x, y, 0, 1000 + 3 * x);
+            const NativeImage moved = fill_from_sources(ramp, sources);
+            QCOMPARE(moved.sample(40, 30, 0), 1000.0 + 3 * 65);
+            const NativeImage blended = blend_samples(moved, hole, sources, {1000, 1270});
+            double most = 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    if (!hole.at(x, y)) {
+                        QCOMPARE(blended.sample(x, y, 0), ramp.sample(x, y, 0));
+                        continue;
+                    }
+                    most = std::max(most, std::abs(blended.sample(x, y, 0) - ramp.sample(x, y, 0)));
+                }
+            // Within the solver's tolerance (and, for 16 bits, the rounding).
+            QVERIFY2(most <= (type == SampleType::F32 ? 0.05 : 1.0),
+                     qPrintable(QString::number(most)));
+        }
+        NativeImage blank(w, h, {SampleType::F32, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) blank.set_sample(x, y, 0, 1000 + 3 * x);
+        blank.set_sample(29, 25, 0, std::nan(""));
+        const NativeImage moved = fill_from_sources(blank, sources);
+        const NativeImage kept = blend_samples(moved, hole, sources, {1000, 1270});
+        QCOMPARE(kept.sample(40, 30, 0), moved.sample(40, 30, 0));
+    }
+
     // What ops::inpaint returns for PatchMatch is the filler's image blended with its own
     // sources; for Criminisi, the filler's image.
     void inpaint_returns_the_blended_fill() {

@@ -1,5 +1,6 @@
 // The gradient-domain blend of a finished PatchMatch fill: see patchmatch.hpp.
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/kernels/blend_terms.h>
 #include <lacuna/ops/patchmatch.hpp>
@@ -107,15 +108,44 @@ void v_cycle(const std::vector<std::unique_ptr<HostLevel>>& levels) {
 
 }  // namespace
 
-ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
-                      const BlendOptions& options) {
-    const int w = filled.width(), h = filled.height();
-    check_mask_size(hole.view(), w, h, "the hole");
-    if (sources.width != w || sources.height != h)
-        throw Error(ErrorCode::InvalidArgument, "the fill's sources are for another size");
-    ImageRgba8 out = filled;
+namespace {
+
+/// A measurement's samples as the blend reads them: each channel mapped linearly so that the
+/// display range (lo … hi) spans 0 … 255, so the structure threshold (κ levels) means what it
+/// means for a photo.
+struct SamplePixels {
+    const NativeImage* samples = nullptr;
+    const Mask* hole = nullptr;
+    int width = 0, height = 0, channels = 1;
+    double structure_levels = 24;
+    double lo = 0, scale = 1;  ///< value = (sample − lo) × scale
+    [[nodiscard]] bool in_hole(const int x, const int y) const { return hole->at(x, y) != 0; }
+    [[nodiscard]] double sample(const int x, const int y, const int c) const {
+        const int k = x * samples->channels() + c;
+        switch (samples->sample_type()) {
+            case SampleType::U8:
+                return samples->samples<std::uint8_t>(y)[k];
+            case SampleType::U16:
+                return samples->samples<std::uint16_t>(y)[k];
+            case SampleType::I16:
+                return samples->samples<std::int16_t>(y)[k];
+            case SampleType::F32:
+                return samples->samples<float>(y)[k];
+        }
+        return 0;
+    }
+    [[nodiscard]] double value(const int x, const int y, const int c) const {
+        return (sample(x, y, c) - lo) * scale;
+    }
+};
+
+/// Solves the blend for `pixels` over the sources' box and calls write(x, y, channel, value)
+/// for every unknown and solved channel (nothing when the box is empty).
+template <class Pixels, class Write>
+void solve_blend(const Pixels& pixels, const FillSources& sources, const BlendOptions& options,
+                 Write&& write) {
     const SearchRect& box = sources.box;
-    if (box.x1 < box.x0) return out;
+    if (box.x1 < box.x0) return;
     std::vector<std::unique_ptr<HostLevel>> levels;
     for (const BlendGrid& shape : detail::blend_grid_shapes(box))
         levels.push_back(std::make_unique<HostLevel>(shape));
@@ -123,14 +153,6 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
     const int n = g0.size();
     if (sources.index.size() != static_cast<std::size_t>(n))
         throw Error(ErrorCode::InvalidArgument, "the fill's sources do not cover their box");
-    bt::BlendPixels pixels;
-    pixels.color = filled.row(0);
-    pixels.color_pitch = filled.pitch();
-    pixels.hole = hole.row(0);
-    pixels.hole_pitch = hole.pitch();
-    pixels.width = w;
-    pixels.height = h;
-    pixels.structure_levels = options.structure_levels;
     const auto vec = [&] { return std::vector<double>(3 * static_cast<std::size_t>(n)); };
     std::vector<double> rhs = vec(), f = vec(), p = vec(), ap = vec();
     each_node(n, [&](const int i) {
@@ -165,11 +187,95 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
     }
     each_node(n, [&](const int i) {
         if (!g0.active[i]) return;
-        Rgba8& o = out.at(g0.x0 + i % g0.width, g0.y0 + i / g0.width);
-        o.r = bt::blended_level(f[static_cast<std::size_t>(i)]);
-        o.g = bt::blended_level(f[static_cast<std::size_t>(n + i)]);
-        o.b = bt::blended_level(f[static_cast<std::size_t>(2 * n + i)]);
+        const int x = g0.x0 + i % g0.width, y = g0.y0 + i / g0.width;
+        for (int c = 0; c < pixels.channels; ++c)
+            write(x, y, c, f[static_cast<std::size_t>(c) * n + i]);
     });
+}
+
+void check_blend_inputs(const int w, const int h, const Mask& hole, const FillSources& sources) {
+    check_mask_size(hole.view(), w, h, "the hole");
+    if (sources.width != w || sources.height != h)
+        throw Error(ErrorCode::InvalidArgument, "the fill's sources are for another size");
+}
+
+/// Whether every sample the blend may read (the sources' box grown by one) is finite: a NaN
+/// (FITS BLANK) would spread through the whole solve.
+bool finite_around(const NativeImage& samples, const SearchRect& box) {
+    if (samples.sample_type() != SampleType::F32) return true;
+    for (int y = std::max(0, box.y0 - 1); y <= std::min(samples.height() - 1, box.y1 + 1); ++y) {
+        const float* row = samples.samples<float>(y);
+        for (int x = std::max(0, box.x0 - 1); x <= std::min(samples.width() - 1, box.x1 + 1); ++x)
+            for (int c = 0; c < samples.channels(); ++c)
+                if (!std::isfinite(row[x * samples.channels() + c])) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
+                      const BlendOptions& options) {
+    const int w = filled.width(), h = filled.height();
+    check_blend_inputs(w, h, hole, sources);
+    ImageRgba8 out = filled;
+    bt::BlendPixels pixels;
+    pixels.color = filled.row(0);
+    pixels.color_pitch = filled.pitch();
+    pixels.hole = hole.row(0);
+    pixels.hole_pitch = hole.pitch();
+    pixels.width = w;
+    pixels.height = h;
+    pixels.structure_levels = options.structure_levels;
+    solve_blend(pixels, sources, options,
+                [&](const int x, const int y, const int c, const double v) {
+                    Rgba8& o = out.at(x, y);
+                    (c == 0 ? o.r : c == 1 ? o.g : o.b) = bt::blended_level(v);
+                });
+    return out;
+}
+
+NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const FillSources& sources,
+                          const std::pair<double, double> range, const BlendOptions& options) {
+    const int w = filled.width(), h = filled.height();
+    check_blend_inputs(w, h, hole, sources);
+    NativeImage out = filled;
+    if (sources.box.x1 < sources.box.x0 || !finite_around(filled, sources.box)) return out;
+    SamplePixels pixels;
+    pixels.samples = &filled;
+    pixels.hole = &hole;
+    pixels.width = w;
+    pixels.height = h;
+    pixels.channels = std::min(filled.channels(), 3);  // a fourth channel is alpha: kept
+    pixels.structure_levels = options.structure_levels;
+    pixels.lo = range.first;
+    pixels.scale = range.second > range.first ? 255.0 / (range.second - range.first) : 1.0;
+    const SampleType type = filled.sample_type();
+    const int channels = filled.channels();
+    solve_blend(
+        pixels, sources, options, [&](const int x, const int y, const int c, const double v) {
+            const double sample = pixels.lo + v / pixels.scale;
+            const int k = x * channels + c;
+            const auto integer = [&](const double low, const double high) {
+                return std::clamp(static_cast<double>(std::llround(sample)), low, high);
+            };
+            switch (type) {
+                case SampleType::U8:
+                    out.samples<std::uint8_t>(y)[k] = static_cast<std::uint8_t>(integer(0, 255));
+                    break;
+                case SampleType::U16:
+                    out.samples<std::uint16_t>(y)[k] =
+                        static_cast<std::uint16_t>(integer(0, 65535));
+                    break;
+                case SampleType::I16:
+                    out.samples<std::int16_t>(y)[k] =
+                        static_cast<std::int16_t>(integer(-32768, 32767));
+                    break;
+                case SampleType::F32:
+                    out.samples<float>(y)[k] = static_cast<float>(sample);
+                    break;
+            }
+        });
     return out;
 }
 

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace lacuna::ops {
@@ -128,6 +129,13 @@ struct BlendOptions {
 };
 ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
                       const BlendOptions& options = {});
+/// The same blend for a measurement filled by fill_from_sources: the hole's samples (up to three
+/// channels; a fourth, alpha, is kept) solved in the data's own values, with the structure
+/// threshold read on `range` (the display range lo … hi mapped to 0 … 255, as the decision image
+/// maps it), then rounded and clamped to integer types' limits (floats kept as solved).
+/// Unchanged if a float sample around the hole is not finite (a FITS BLANK would spread).
+NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const FillSources& sources,
+                          std::pair<double, double> range, const BlendOptions& options = {});
 
 /// What a finished fill shows, blended: for a PatchMatch inpainter (CPU or CUDA) that is done,
 /// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,

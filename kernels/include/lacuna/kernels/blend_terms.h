@@ -52,6 +52,8 @@ struct BlendGrid {
 };
 
 /// The filled image and its hole as the blend reads them (pitches in bytes), and its setting.
+/// setup_node reads any type with these members: width, height, structure_levels (in the
+/// values' units), channels (1 to 3 solved), in_hole(x, y) and value(x, y, c).
 struct BlendPixels {
     const Rgba8* color = nullptr;
     std::size_t color_pitch = 0;
@@ -59,12 +61,17 @@ struct BlendPixels {
     std::size_t hole_pitch = 0;
     int width = 0, height = 0;
     double structure_levels = 24;
+    static constexpr int channels = 3;
     [[nodiscard]] LACUNA_HD Rgba8 at(const int x, const int y) const {
         return reinterpret_cast<const Rgba8*>(reinterpret_cast<const unsigned char*>(color) +
                                               static_cast<std::size_t>(y) * color_pitch)[x];
     }
     [[nodiscard]] LACUNA_HD bool in_hole(const int x, const int y) const {
         return hole[static_cast<std::size_t>(y) * hole_pitch + x] != 0;
+    }
+    [[nodiscard]] LACUNA_HD double value(const int x, const int y, const int c) const {
+        const Rgba8 p = at(x, y);
+        return c == 0 ? p.r : c == 1 ? p.g : p.b;
     }
 };
 
@@ -115,8 +122,10 @@ LACUNA_HD double apply_at(const BlendGrid& g, const double* v, const int c, cons
 
 /// Level 0's node i: whether it is an unknown (a hole pixel with a source), its weights,
 /// diagonal and right side, and its start value (the fill); zeros elsewhere, also in g.x and g.b.
-/// `sources` holds the source pixel's index (y × width + x) per node, -1 for none.
-LACUNA_HD void setup_node(const BlendPixels& p, const BlendGrid& g, const std::int32_t* sources,
+/// `sources` holds the source pixel's index (y × width + x) per node, -1 for none. Channels from
+/// p.channels up stay zero (not unknowns of any consequence: their right side is 0).
+template <class Pixels>
+LACUNA_HD void setup_node(const Pixels& p, const BlendGrid& g, const std::int32_t* sources,
                           double* rhs, double* f, const int i) {
     const int n = g.size();
     const int x = g.x0 + i % g.width, y = g.y0 + i / g.width;
@@ -138,7 +147,6 @@ LACUNA_HD void setup_node(const BlendPixels& p, const BlendGrid& g, const std::i
     const auto readable = [&](const int qx, const int qy) {
         return qx >= 0 && qy >= 0 && qx < w && qy < h && !p.in_hole(qx, qy);
     };
-    const Rgba8 gp = p.at(x, y);
     const int sx = s % w, sy = s / w;
     double diag = 0;
     double b[3] = {0, 0, 0};
@@ -149,21 +157,21 @@ LACUNA_HD void setup_node(const BlendPixels& p, const BlendGrid& g, const std::i
         const int j = node_at(g, qx, qy);
         const std::int32_t t = j < 0 ? -1 : sources[j];
         const bool both = p.in_hole(qx, qy) && t >= 0;
-        const Rgba8 gq = p.at(qx, qy);
-        double v3[3];
-        for (int c = 0; c < 3; ++c) {
+        double v3[3] = {0, 0, 0};
+        for (int c = 0; c < p.channels; ++c) {
+            const double step = p.value(x, y, c) - p.value(qx, qy, c);
             // The source's own step from p's source to its neighbour; where it cannot be read,
             // the fill's step (no guidance change).
             double v = readable(sx + dx, sy + dy)
-                           ? channel(p.at(sx, sy), c) - channel(p.at(sx + dx, sy + dy), c)
-                           : channel(gp, c) - channel(gq, c);
+                           ? p.value(sx, sy, c) - p.value(sx + dx, sy + dy, c)
+                           : step;
             if (both) {
                 // Both in the hole: the mean of the two sources' steps (antisymmetric, so the
                 // system stays symmetric).
                 const int tx = t % w, ty = t / w;
                 const double u = readable(tx - dx, ty - dy)
-                                     ? channel(p.at(tx - dx, ty - dy), c) - channel(p.at(tx, ty), c)
-                                     : channel(gp, c) - channel(gq, c);
+                                     ? p.value(tx - dx, ty - dy, c) - p.value(tx, ty, c)
+                                     : step;
                 v = 0.5 * (v + u);
             }
             v3[c] = v;
@@ -173,18 +181,19 @@ LACUNA_HD void setup_node(const BlendPixels& p, const BlendGrid& g, const std::i
         // which spreading would smear into the fill as a new colour. The edge's weight falls off
         // with it (the same for every channel, and symmetric in p and q).
         double mismatch = 0;
-        for (int c = 0; c < 3; ++c)
-            mismatch = fmax(mismatch, fabs(channel(gp, c) - channel(gq, c) - v3[c]));
+        for (int c = 0; c < p.channels; ++c)
+            mismatch = fmax(mismatch, fabs(p.value(x, y, c) - p.value(qx, qy, c) - v3[c]));
         const double kappa = p.structure_levels;
         const double wt = kappa > 0 ? 1.0 / (1.0 + (mismatch / kappa) * (mismatch / kappa)) : 1.0;
         g.weight[k * n + i] = wt;
         diag += wt;
-        for (int c = 0; c < 3; ++c) b[c] += wt * (v3[c] + (both ? 0.0 : channel(gq, c)));
+        for (int c = 0; c < p.channels; ++c)
+            b[c] += wt * (v3[c] + (both ? 0.0 : p.value(qx, qy, c)));
     }
     g.diag[i] = diag;
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < p.channels; ++c) {
         rhs[c * n + i] = b[c];
-        f[c * n + i] = channel(gp, c);
+        f[c * n + i] = p.value(x, y, c);
     }
 }
 
