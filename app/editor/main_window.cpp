@@ -2,7 +2,6 @@
 
 #include "filter_panel.hpp"
 #include <filter_tool.hpp>
-#include <lacuna/video/smooth_video.hpp>
 
 #include "canvas.hpp"
 #include "display_panel.hpp"
@@ -112,8 +111,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    // A running smoothing export stops (its temporary file goes with it): smooth_export_'s
-    // destructor cancels and waits.
     // A running autosave finishes; the recovery file stays when there are unsaved edits (a
     // window closed by the user removed it in closeEvent).
     recovery_.reset();
@@ -214,22 +211,21 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::build_object_removal_dock() {
-    removal_panel_ = new ObjectRemovalPanel(this);
+    removal_panel_ = new ObjectRemovalPanel(session_->remove_object(), this);
     auto* dock = new QDockWidget(tr("Remove Object"), this);
     removal_dock_ = dock;
     dock->setObjectName("remove_object_dock");
     dock->setWidget(removal_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    const auto set_brush = [this](const ops::BrushSettings& brush) {
-        session::RemoveObjectTool& tool = session_->remove_object();
-        const bool erase = tool.brush().erase;
-        tool.set_brush(brush);
-        tool.set_erase(erase);
+    // One brush size and hardness for every mask: the retarget tool's carving masks use the
+    // Remove Object panel's brush too.
+    const auto share_brush = [this](const ops::BrushSettings& brush) {
         session_->retarget().set_brush(brush);
         canvas_->update();
     };
-    set_brush(removal_panel_->brush());
+    share_brush(removal_panel_->brush());
+    connect(removal_panel_, &ObjectRemovalPanel::brush_changed, this, share_brush);
     connect(removal_panel_, &ObjectRemovalPanel::tool_changed, this, [this](const CanvasTool tool) {
         if (tool == CanvasTool::Pan) {
             if (session_->active_kind() == session::ToolKind::RemoveObject) {
@@ -239,10 +235,7 @@ void MainWindow::build_object_removal_dock() {
             return;
         }
         // The toolbar shows the panel's brush, eraser or box as the active tool.
-        const char* action_name = tool == CanvasTool::Eraser ? "action_tool_eraser"
-                                  : tool == CanvasTool::Box  ? "action_tool_box"
-                                                             : "action_tool_brush";
-        if (auto* action = findChild<QAction*>(action_name)) action->setChecked(true);
+        check_tool_action(tool);
         session_->remove_object().set_erase(tool == CanvasTool::Eraser);
         session_->remove_object().set_box_mode(tool == CanvasTool::Box);
         session_->remove_object().set_layer(removal_panel_->layer());
@@ -251,62 +244,29 @@ void MainWindow::build_object_removal_dock() {
         canvas_->set_tool(tool);
         canvas_->document_changed();
     });
-    connect(removal_panel_, &ObjectRemovalPanel::brush_changed, this, set_brush);
     connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
     connect(removal_panel_, &ObjectRemovalPanel::fill_again_requested, this,
             &MainWindow::fill_again);
     connect(removal_panel_, &ObjectRemovalPanel::layer_changed, this,
             [this](const MaskLayer layer) {
-                session_->remove_object().set_layer(layer);
                 canvas_->set_layer(layer);
                 canvas_->update();
             });
     connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
-    connect(removal_panel_, &ObjectRemovalPanel::clear_mask_requested, this, [this] {
-        session_->remove_object().clear_mask();
-        canvas_->update();
-    });
-    connect(removal_panel_, &ObjectRemovalPanel::grow_requested, this, [this](const int pixels) {
-        session::RemoveObjectTool& tool = session_->remove_object();
-        removal_panel_->show_message(
-            tool.grow_mask(pixels) ? QString() : QString::fromStdString(tool.message()));
-        canvas_->document_changed();
-    });
-    connect(removal_panel_, &ObjectRemovalPanel::load_mask_requested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Load Mask"), {}, tr("Images (*.png *.tif *.tiff *.bmp *.jpg *.jpeg *.webp)"));
-        if (!path.isEmpty()) load_mask(path);
-    });
-    connect(removal_panel_, &ObjectRemovalPanel::save_mask_requested, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Save Mask"), tr("mask.png"), tr("PNG (*.png)"));
-        if (!path.isEmpty()) save_mask(path);
-    });
+    connect(removal_panel_, &ObjectRemovalPanel::mask_changed, canvas_, &Canvas::document_changed);
 }
 
 bool MainWindow::load_mask(const QString& path) {
-    session::RemoveObjectTool& tool = session_->remove_object();
-    const bool ok = tool.load_mask(path.toStdString());
-    removal_panel_->show_message(ok ? tr("Mask loaded from %1.").arg(QFileInfo(path).fileName())
-                                    : QString::fromStdString(tool.message()));
-    canvas_->document_changed();
-    return ok;
+    return removal_panel_->load_mask(path);
 }
 
 bool MainWindow::save_mask(const QString& path) {
-    session::RemoveObjectTool& tool = session_->remove_object();
-    const bool ok = tool.save_mask(path.toStdString());
-    removal_panel_->show_message(ok ? tr("Mask saved to %1.").arg(QFileInfo(path).fileName())
-                                    : QString::fromStdString(tool.message()));
-    return ok;
+    return removal_panel_->save_mask(path);
 }
 
 void MainWindow::select_tool(const CanvasTool tool) {
     // Keep the toolbar's checked tool in step with menus, shortcuts and panels.
-    const char* names[] = {"pan", "brush", "eraser", "line", "box"};
-    if (auto* action =
-            findChild<QAction*>(QString("action_tool_%1").arg(names[static_cast<int>(tool)])))
-        action->setChecked(true);
+    check_tool_action(tool);
     if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser || tool == CanvasTool::Box) {
         removal_dock_->raise();          // its settings: size, hardness, Fill
         removal_panel_->set_tool(tool);  // the object-removal mask
@@ -318,6 +278,10 @@ void MainWindow::select_tool(const CanvasTool tool) {
                                               : session::ToolKind::Pan);
     canvas_->set_tool(tool);
     canvas_->document_changed();
+}
+
+void MainWindow::check_tool_action(const CanvasTool tool) {
+    if (QAction* action = tool_actions_[static_cast<std::size_t>(tool)]) action->setChecked(true);
 }
 
 bool MainWindow::undo() {
@@ -362,6 +326,7 @@ void MainWindow::build_toolbar() {
         action->setChecked(t.tool == CanvasTool::Pan);
         action->setObjectName(QString("action_tool_%1").arg(QString(t.text).toLower()));
         group->addAction(action);
+        tool_actions_[static_cast<std::size_t>(t.tool)] = action;
         const CanvasTool tool = t.tool;
         connect(action, &QAction::triggered, this, [this, tool] { select_tool(tool); });
     }
@@ -493,184 +458,40 @@ void MainWindow::convert_to_photo() {
 }
 
 void MainWindow::build_filter_dock() {
-    filter_panel_ = new FilterPanel(this);
+    filter_panel_ = new FilterPanel(*session_, this);
     filter_dock_ = new QDockWidget(tr("Filters"), this);
     filter_dock_->setObjectName("filter_dock");
     filter_dock_->setWidget(filter_panel_);
     filter_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, filter_dock_);
     tabifyDockWidget(removal_dock_, filter_dock_);
-    session::FilterTool& tool = session_->filter();
-    connect(filter_panel_, &FilterPanel::bilateral_changed, this, [this] {
-        session::FilterTool& f = session_->filter();
-        f.set_bilateral(filter_panel_->bilateral());
-        if (f.filter_kind() == session::FilterKind::Bilateral) filter_previewed();
+    connect(filter_panel_, &FilterPanel::view_changed, canvas_, &Canvas::document_changed);
+    connect(filter_panel_, &FilterPanel::previewed, this, [this](const double ms) {
+        time_label_->setText(tr("filter: %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
+        show_notices();
     });
-    connect(filter_panel_, &FilterPanel::scale_changed, this, [this] {
-        session::FilterTool& f = session_->filter();
-        f.set_scale(filter_panel_->scale_width(), filter_panel_->scale_height(),
-                    filter_panel_->scale_method());
-        if (f.filter_kind() == session::FilterKind::Scale) filter_previewed();
-    });
-    connect(filter_panel_, &FilterPanel::guide_requested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Guide Image"), QSettings().value("paths/last_dir").toString(),
-            tr(kImageFilter));
-        if (path.isEmpty()) return;
-        try {
-            io::LoadedImage guide = io::read_image(path.toStdString());
-            if (!session_->filter().set_guide(std::move(guide.image))) {
-                filter_panel_->show_status(QString::fromStdString(session_->filter().status()));
-                return;
-            }
-            filter_panel_->show_guide(QFileInfo(path).fileName());
-            filter_previewed();
-        } catch (const Error& e) {
-            show_error(tr("Guide Image"), QString::fromUtf8(e.what()));
-        }
-    });
-    connect(filter_panel_, &FilterPanel::guide_cleared, this, [this] {
-        session_->filter().clear_guide();
-        filter_panel_->show_guide({});
-        filter_previewed();
-    });
-    connect(filter_panel_, &FilterPanel::apply_requested, this, [this] {
-        session::FilterTool& f = session_->filter();
-        QElapsedTimer timer;
-        timer.start();
-        if (!f.apply()) {
-            filter_panel_->show_status(QString::fromStdString(f.status()));
-            return;
-        }
-        filter_panel_->show_timing({});
-        filter_panel_->show_status(
-            tr("Applied (%1 ms). Undo with Ctrl+Z.").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 1));
-        canvas_->document_changed();
-        recovery_->request();
-    });
-    connect(filter_panel_, &FilterPanel::cancel_requested, this, [this] {
-        session_->filter().cancel();
-        filter_panel_->show_timing({});
-        filter_panel_->show_status({});
-        canvas_->document_changed();
-    });
-    connect(filter_panel_, &FilterPanel::temporal_changed, this, [this] {
-        session::FilterTool& f = session_->filter();
-        try {
-            f.set_temporal(filter_panel_->temporal_size(), filter_panel_->temporal_sigma_space(),
-                           filter_panel_->temporal_sigma_time());
-        } catch (const Error& e) {
-            filter_panel_->show_status(QString::fromUtf8(e.what()));
-            return;
-        }
-        if (f.filter_kind() == session::FilterKind::Temporal) filter_previewed();
-    });
-    connect(filter_panel_, &FilterPanel::export_requested, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export Smoothed Video"),
-            QSettings().value("paths/last_dir").toString() + "/smoothed.mp4", tr(kVideoFilter));
-        if (!path.isEmpty()) export_smoothed_video_to(path);
-    });
-    connect(filter_panel_, &FilterPanel::export_cancel_requested, this,
-            [this] { smooth_export_.cancel(); });
-    smooth_timer_ = new QTimer(this);
-    smooth_timer_->setInterval(100);
-    connect(smooth_timer_, &QTimer::timeout, this, [this] {
-        filter_panel_->show_export_progress(smooth_export_.done(),
-                                            std::max(smooth_export_.total(), 1));
-        const auto outcome = smooth_export_.take();
-        if (!outcome) return;
-        smooth_message_ = outcome->ok() ? *outcome->value
-                          : outcome->cancelled
-                              ? tr("Export cancelled: nothing was written.")
-                              : tr("Export failed: %1").arg(QString::fromStdString(outcome->error));
-        smooth_timer_->stop();
-        filter_panel_->show_export_progress(0, -1);
-        filter_panel_->show_status(smooth_message_);
-        statusBar()->showMessage(smooth_message_, 10000);
-    });
-    tool.set_bilateral(filter_panel_->bilateral());
+    connect(filter_panel_, &FilterPanel::applied, this, [this] { recovery_->request(); });
+    connect(filter_panel_, &FilterPanel::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
+    connect(filter_panel_, &FilterPanel::error, this, &MainWindow::show_error);
 }
 
 bool MainWindow::export_smoothed_video_to(const QString& path) {
-    if (smooth_export_.started()) return false;
-    video::SmoothVideoOptions options;
-    try {
-        session_->filter().set_temporal(filter_panel_->temporal_size(),
-                                        filter_panel_->temporal_sigma_space(),
-                                        filter_panel_->temporal_sigma_time());
-        options = session_->filter().prepare_temporal_export(path.toStdString());
-        if (io::same_file(options.input, options.output))
-            throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the clip itself");
-    } catch (const Error& e) {
-        filter_panel_->show_status(QString::fromUtf8(e.what()));
-        return false;
-    }
-    const int frames = session_->video()->frame_count();
-    filter_panel_->show_status(tr("Smoothing %1 frames…").arg(frames));
-    smooth_export_.start([options, frames](session::JobControl& control) {
-        control.report(0, frames);
-        const video::SmoothVideoResult r =
-            video::smooth_video(options, [&control](const video::VideoProgress& p) {
-                return p.total > 0 ? control.report(p.frame, p.total) : control.report(p.frame);
-            });
-        return tr("Exported %1 smoothed frames (%2) in %3 s on the %4.")
-            .arg(r.frames)
-            .arg(QString::fromStdString(r.output_codec))
-            .arg(r.seconds, 0, 'f', 1)
-            .arg(r.backend == "cuda" ? tr("GPU") : tr("CPU"));
-    });
-    smooth_timer_->start();
-    return true;
+    return filter_panel_->export_to(path);
+}
+
+bool MainWindow::smoothing_export_running() const {
+    return filter_panel_->exporting();
+}
+
+const QString& MainWindow::smoothing_export_message() const {
+    return filter_panel_->export_message();
 }
 
 void MainWindow::open_filter(const int page) {
     filter_dock_->show();
     filter_dock_->raise();
-    filter_panel_->show_page(static_cast<FilterPanel::Page>(page));
-    session::FilterTool& f = session_->filter();
-    f.set_bilateral(filter_panel_->bilateral());
-    if (page == FilterPanel::TemporalPage)
-        f.set_temporal(filter_panel_->temporal_size(), filter_panel_->temporal_sigma_space(),
-                       filter_panel_->temporal_sigma_time());
-    if (page == FilterPanel::ScalePage) {
-        if (filter_panel_->scale_width() <= 1 && filter_panel_->scale_height() <= 1)
-            filter_panel_->set_source_size(session_->document().width(),
-                                           session_->document().height());
-        f.set_scale(filter_panel_->scale_width(), filter_panel_->scale_height(),
-                    filter_panel_->scale_method());
-    }
-    const session::FilterKind kind = page == FilterPanel::ScalePage ? session::FilterKind::Scale
-                                     : page == FilterPanel::TemporalPage
-                                         ? session::FilterKind::Temporal
-                                         : session::FilterKind::Bilateral;
-    bool started = false;
-    try {
-        started = f.begin(kind);
-    } catch (const Error& e) {
-        filter_panel_->show_status(QString::fromUtf8(e.what()));
-        return;
-    }
-    if (!started) {
-        filter_panel_->show_status(QString::fromStdString(f.status()));
-        return;
-    }
-    filter_panel_->show_status({});
-    filter_previewed();
-}
-
-void MainWindow::filter_previewed() {
-    const session::FilterTool& f = session_->filter();
-    if (!f.previewing()) return;
-    const QString timing = tr("Preview %1 × %2: %3 ms (%4)")
-                               .arg(f.frame_width())
-                               .arg(f.frame_height())
-                               .arg(f.last_ms(), 0, 'f', f.last_ms() < 10 ? 2 : 0)
-                               .arg(QString::fromStdString(f.ran_on()));
-    filter_panel_->show_timing(timing);
-    time_label_->setText(tr("filter: %1 ms").arg(f.last_ms(), 0, 'f', f.last_ms() < 10 ? 2 : 0));
-    show_notices();
-    canvas_->document_changed();
+    filter_panel_->open(static_cast<FilterPanel::Page>(page));
 }
 
 void MainWindow::build_retarget_dock() {
@@ -915,7 +736,7 @@ void MainWindow::reset_for_new_document() {
 }
 
 void MainWindow::activate_retarget_tool() {
-    if (auto* action = findChild<QAction*>("action_tool_pan")) action->setChecked(true);
+    check_tool_action(CanvasTool::Pan);
     removal_panel_->set_tool(CanvasTool::Pan);
     retarget_panel_->set_pan_tool();
     session_->retarget().set_mask_brush(std::nullopt);
@@ -1143,10 +964,7 @@ void MainWindow::restore_panels(const session::ToolState& tools) {
     // session's tools once more from the file, so both show what was saved.
     retarget_panel_->set_target_width(tools.retarget_width);
     retarget_panel_->set_target_height(tools.retarget_height);
-    if (auto* band = histogram_panel_->findChild<QSpinBox*>("histogram_band"))
-        band->setValue(tools.line_band);
-    if (auto* bins = histogram_panel_->findChild<QSpinBox*>("histogram_bins"))
-        bins->setValue(tools.line_bins);
+    histogram_panel_->show_band_and_bins(tools.line_band, tools.line_bins);
     switch (tools.active) {
         case session::ToolKind::RemoveObject:
             select_tool(tools.brush.erase ? CanvasTool::Eraser : CanvasTool::Brush);

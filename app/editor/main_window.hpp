@@ -20,6 +20,7 @@
 #include <QMainWindow>
 #include <QString>
 
+#include <array>
 #include <memory>
 
 class QLabel;
@@ -76,8 +77,8 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     /// (progress in the Filters dock, Cancel leaves no file). False if it cannot start.
     bool export_smoothed_video_to(const QString& path);
     /// True while that export runs; its last message once it ended.
-    [[nodiscard]] bool smoothing_export_running() const { return smooth_export_.started(); }
-    [[nodiscard]] const QString& smoothing_export_message() const { return smooth_message_; }
+    [[nodiscard]] bool smoothing_export_running() const;
+    [[nodiscard]] const QString& smoothing_export_message() const;
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     /// Writes the line histogram as CSV and says so in the status bar (an error dialog when
     /// there is no line or the file cannot be written).
@@ -156,12 +157,13 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     void build_filter_dock();
     /// Filters ▸ Bilateral / Scale: the Filters dock on that page, previewing.
     void open_filter(int page);
-    void filter_previewed();
     void build_histogram_dock();
     void build_video_dock();
     void build_display_dock();
     void show_readout(std::optional<render::PointF> position);
     void build_toolbar();
+    /// The toolbar shows `tool` as the checked one.
+    void check_tool_action(CanvasTool tool);
     /// The poll timer: background maps, fill steps, notices, panels.
     void poll();
     /// After every edit, undo and redo: title, undo actions, size, panels.
@@ -180,6 +182,8 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     QLabel* backend_label_ = nullptr;
     QLabel* time_label_ = nullptr;
     BackendInfo backend_;
+    /// The toolbar's tool actions, by CanvasTool.
+    std::array<QAction*, 5> tool_actions_{};
     QAction* undo_action_ = nullptr;
     QAction* redo_action_ = nullptr;
     /// The toolbar's Undo and Redo: fixed words (the label is in the tooltip), so the buttons
@@ -193,10 +197,6 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
     FilterPanel* filter_panel_ = nullptr;
-    /// The temporal smoothing export (its result line), and its last message once it ended.
-    session::BackgroundJob<QString> smooth_export_;
-    QString smooth_message_;
-    QTimer* smooth_timer_ = nullptr;
     QDockWidget* filter_dock_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
     DisplayPanel* display_panel_ = nullptr;
