@@ -136,7 +136,7 @@ void FilterTool::update() {
         try {
             host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
         } catch (const Error& e) {
-            if (!o.use_cuda || e.code() == ErrorCode::InvalidArgument) throw;
+            if (!o.use_cuda || !falls_back_to_cpu(BackendRequest::Auto, e)) throw;
             o.use_cuda = false;  // the device failed: the CPU gives the same frame
             host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
         }

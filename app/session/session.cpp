@@ -13,11 +13,6 @@
 
 namespace lacuna::session {
 
-bool is_device_failure(const Error& e) {
-    return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
-           e.code() == ErrorCode::CudaUnavailable;
-}
-
 /// What the renderer holds, so present() uploads only what changed.
 struct Session::Presented {
     bool valid = false;
@@ -81,7 +76,8 @@ void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
     try {
         document_.open(clone(pixels.view()), device);
     } catch (const Error& e) {
-        if (!is_device_failure(e)) throw;
+        // The editor lets Lacuna choose the device: the fallback policy's Auto.
+        if (!falls_back_to_cpu(BackendRequest::Auto, e)) throw;
         // The next document tries the device again (a smaller image may fit).
         notice(std::string("The GPU cannot hold this image (") + e.what() +
                "); editing on the CPU.");
@@ -384,7 +380,7 @@ bool Session::guarded(const std::function<void()>& work) {
         work();
         return true;
     } catch (const Error& e) {
-        if (!on_device() || !is_device_failure(e)) throw;
+        if (!on_device() || !falls_back_to_cpu(BackendRequest::Auto, e)) throw;
         leave_device(e.what());
         return false;
     }

@@ -203,8 +203,9 @@ class Session {
     void frame_changed() { ++frame_revision_; }
 
     // ---- device failures ----
-    /// Runs `work` on the device path; a device error (out of memory, a lost context) moves the
-    /// session to the host path — document intact — and returns false. Other errors propagate.
+    /// Runs `work` on the device path; a device failure (lacuna::falls_back_to_cpu, the policy
+    /// the CLI uses too: out of memory, a lost context) moves the session to the host path —
+    /// document intact — and returns false. Other errors propagate.
     bool guarded(const std::function<void()>& work);
     /// Leaves the device for good, with the reason shown to the user. `gpu_still_usable`: the
     /// device works but cannot present (no interop), so the GPU may still carve seam maps.
@@ -253,8 +254,5 @@ class Session {
     struct Presented;
     std::unique_ptr<Presented> presented_;
 };
-
-/// A device failure is one of these codes; anything else is the user's or the file's problem.
-bool is_device_failure(const Error& e);
 
 }  // namespace lacuna::session

@@ -96,4 +96,13 @@ BackendInfo select_backend(const BackendRequest request) {
     return info;
 }
 
+bool is_device_failure(const Error& e) noexcept {
+    return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
+           e.code() == ErrorCode::CudaUnavailable;
+}
+
+bool falls_back_to_cpu(const BackendRequest request, const Error& e) noexcept {
+    return request == BackendRequest::Auto && is_device_failure(e);
+}
+
 }  // namespace lacuna
