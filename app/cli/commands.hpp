@@ -1,4 +1,5 @@
-// The `lacuna` command-line tool: one table of subcommands; each job's issue adds its command here.
+// The `lacuna` command-line tool: one table of subcommands (commands()); each command lives in its
+// own cmd_<name>.cpp and is listed there.
 #pragma once
 
 #include "args.hpp"
@@ -33,26 +34,20 @@ struct Context {
     /// (prefer_cpu_for), without creating a CUDA context; the reason says so (and --json).
     [[nodiscard]] BackendInfo select_backend(double estimated_cpu_ms) const;
 
-    /// Runs work(backend) on the backend chosen. Under --backend auto, a device failure in the
-    /// middle of the work (a CUDA error, device memory running out) is noted and the work is
-    /// done again on the CPU, from the same inputs: a batch of hundreds still gets every result.
-    /// With --backend cuda the failure is the answer (the user asked for the GPU).
+    /// Runs work(backend) on the backend chosen. When the work fails on the device and the
+    /// fallback policy (lacuna::falls_back_to_cpu: a device failure under --backend auto) says
+    /// so, the failure is noted and the work is done again on the CPU, from the same inputs: a
+    /// batch of hundreds still gets every result. With --backend cuda the failure is the answer.
     template <class Work>
     auto with_cpu_fallback(const Backend chosen, Work&& work) const {
-        if (chosen != Backend::Cuda || backend != BackendRequest::Auto) return work(chosen);
+        if (chosen != Backend::Cuda) return work(chosen);
         try {
             return work(Backend::Cuda);
         } catch (const Error& e) {
-            if (!is_device_failure(e)) throw;
+            if (!falls_back_to_cpu(backend, e)) throw;
             note(std::string("the GPU failed (") + e.what() + "); running on the CPU instead");
         }
         return work(Backend::Cpu);
-    }
-
-  private:
-    static bool is_device_failure(const Error& e) {
-        return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
-               e.code() == ErrorCode::CudaUnavailable;
     }
 };
 

@@ -1,11 +1,24 @@
 #include "filter_panel.hpp"
 
+#include "document_actions.hpp"
+
+#include <filter_tool.hpp>
+#include <session.hpp>
+
+#include <lacuna/core/error.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/video/smooth_video.hpp>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTimer>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -54,7 +67,8 @@ QSpinBox* int_box(const ops::ParamSpec& spec, const char* name) {
 
 }  // namespace
 
-FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
+FilterPanel::FilterPanel(session::Session& session, QWidget* parent)
+    : QWidget(parent), session_(session) {
     auto* layout = new QVBoxLayout(this);
     pages_ = new QStackedWidget;
 
@@ -178,6 +192,176 @@ FilterPanel::FilterPanel(QWidget* parent) : QWidget(parent) {
     connect(export_, &QPushButton::clicked, this, &FilterPanel::export_requested);
     connect(export_cancel_, &QPushButton::clicked, this, &FilterPanel::export_cancel_requested);
     connect(cancel_, &QPushButton::clicked, this, &FilterPanel::cancel_requested);
+    bind();
+}
+
+void FilterPanel::bind() {
+    session::FilterTool& tool = session_.filter();
+    connect(this, &FilterPanel::bilateral_changed, this, [this] {
+        session::FilterTool& f = session_.filter();
+        f.set_bilateral(bilateral());
+        if (f.filter_kind() == session::FilterKind::Bilateral) show_previewed();
+    });
+    connect(this, &FilterPanel::scale_changed, this, [this] {
+        session::FilterTool& f = session_.filter();
+        f.set_scale(scale_width(), scale_height(), scale_method());
+        if (f.filter_kind() == session::FilterKind::Scale) show_previewed();
+    });
+    connect(this, &FilterPanel::guide_requested, this, &FilterPanel::choose_guide);
+    connect(this, &FilterPanel::guide_cleared, this, [this] {
+        session_.filter().clear_guide();
+        show_guide({});
+        show_previewed();
+    });
+    connect(this, &FilterPanel::apply_requested, this, &FilterPanel::apply);
+    connect(this, &FilterPanel::cancel_requested, this, &FilterPanel::cancel);
+    connect(this, &FilterPanel::temporal_changed, this, [this] {
+        session::FilterTool& f = session_.filter();
+        try {
+            f.set_temporal(temporal_size(), temporal_sigma_space(), temporal_sigma_time());
+        } catch (const Error& e) {
+            show_status(QString::fromUtf8(e.what()));
+            return;
+        }
+        if (f.filter_kind() == session::FilterKind::Temporal) show_previewed();
+    });
+    connect(this, &FilterPanel::export_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Smoothed Video"),
+            QSettings().value("paths/last_dir").toString() + "/smoothed.mp4", tr(kVideoFilter));
+        if (!path.isEmpty()) export_to(path);
+    });
+    connect(this, &FilterPanel::export_cancel_requested, this, [this] { export_job_.cancel(); });
+    export_timer_ = new QTimer(this);
+    export_timer_->setInterval(100);
+    connect(export_timer_, &QTimer::timeout, this, &FilterPanel::poll_export);
+    tool.set_bilateral(bilateral());
+}
+
+void FilterPanel::choose_guide() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Guide Image"), QSettings().value("paths/last_dir").toString(), tr(kImageFilter));
+    if (path.isEmpty()) return;
+    try {
+        io::LoadedImage guide = io::read_image(path.toStdString());
+        if (!session_.filter().set_guide(std::move(guide.image))) {
+            show_status(QString::fromStdString(session_.filter().status()));
+            return;
+        }
+        show_guide(QFileInfo(path).fileName());
+        show_previewed();
+    } catch (const Error& e) {
+        emit error(tr("Guide Image"), QString::fromUtf8(e.what()));
+    }
+}
+
+void FilterPanel::apply() {
+    session::FilterTool& f = session_.filter();
+    QElapsedTimer timer;
+    timer.start();
+    if (!f.apply()) {
+        show_status(QString::fromStdString(f.status()));
+        return;
+    }
+    show_timing({});
+    show_status(
+        tr("Applied (%1 ms). Undo with Ctrl+Z.").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 1));
+    emit view_changed();
+    emit applied();
+}
+
+void FilterPanel::cancel() {
+    session_.filter().cancel();
+    show_timing({});
+    show_status({});
+    emit view_changed();
+}
+
+void FilterPanel::open(const Page page) {
+    show_page(page);
+    session::FilterTool& f = session_.filter();
+    f.set_bilateral(bilateral());
+    if (page == TemporalPage)
+        f.set_temporal(temporal_size(), temporal_sigma_space(), temporal_sigma_time());
+    if (page == ScalePage) {
+        if (scale_width() <= 1 && scale_height() <= 1)
+            set_source_size(session_.document().width(), session_.document().height());
+        f.set_scale(scale_width(), scale_height(), scale_method());
+    }
+    const session::FilterKind kind = page == ScalePage      ? session::FilterKind::Scale
+                                     : page == TemporalPage ? session::FilterKind::Temporal
+                                                            : session::FilterKind::Bilateral;
+    bool started = false;
+    try {
+        started = f.begin(kind);
+    } catch (const Error& e) {
+        show_status(QString::fromUtf8(e.what()));
+        return;
+    }
+    if (!started) {
+        show_status(QString::fromStdString(f.status()));
+        return;
+    }
+    show_status({});
+    show_previewed();
+}
+
+void FilterPanel::show_previewed() {
+    const session::FilterTool& f = session_.filter();
+    if (!f.previewing()) return;
+    const QString timing = tr("Preview %1 × %2: %3 ms (%4)")
+                               .arg(f.frame_width())
+                               .arg(f.frame_height())
+                               .arg(f.last_ms(), 0, 'f', f.last_ms() < 10 ? 2 : 0)
+                               .arg(QString::fromStdString(f.ran_on()));
+    show_timing(timing);
+    emit previewed(f.last_ms());
+    emit view_changed();
+}
+
+bool FilterPanel::export_to(const QString& path) {
+    if (export_job_.started()) return false;
+    video::SmoothVideoOptions options;
+    try {
+        session_.filter().set_temporal(temporal_size(), temporal_sigma_space(),
+                                       temporal_sigma_time());
+        options = session_.filter().prepare_temporal_export(path.toStdString());
+        if (io::same_file(options.input, options.output))
+            throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the clip itself");
+    } catch (const Error& e) {
+        show_status(QString::fromUtf8(e.what()));
+        return false;
+    }
+    const int frames = session_.video()->frame_count();
+    show_status(tr("Smoothing %1 frames…").arg(frames));
+    export_job_.start([options, frames](session::JobControl& control) {
+        control.report(0, frames);
+        const video::SmoothVideoResult r =
+            video::smooth_video(options, [&control](const video::VideoProgress& p) {
+                return p.total > 0 ? control.report(p.frame, p.total) : control.report(p.frame);
+            });
+        return tr("Exported %1 smoothed frames (%2) in %3 s on the %4.")
+            .arg(r.frames)
+            .arg(QString::fromStdString(r.output_codec))
+            .arg(r.seconds, 0, 'f', 1)
+            .arg(r.backend == "cuda" ? tr("GPU") : tr("CPU"));
+    });
+    export_timer_->start();
+    return true;
+}
+
+void FilterPanel::poll_export() {
+    show_export_progress(export_job_.done(), std::max(export_job_.total(), 1));
+    const auto outcome = export_job_.take();
+    if (!outcome) return;
+    export_message_ = outcome->ok() ? *outcome->value
+                      : outcome->cancelled
+                          ? tr("Export cancelled: nothing was written.")
+                          : tr("Export failed: %1").arg(QString::fromStdString(outcome->error));
+    export_timer_->stop();
+    show_export_progress(0, -1);
+    show_status(export_message_);
+    emit message(export_message_);
 }
 
 void FilterPanel::show_page(const Page page) {

@@ -1,12 +1,17 @@
-// The "Filters" dock: Bilateral (spatial and range sigma, radius, an optional guide image) and
-// Scale (width, height, aspect lock, method), each previewed live on the canvas while the values
-// change, with the time the preview took, then Apply (one undoable edit) or Cancel. Widgets only:
-// the FilterTool in the session does the work.
+// The "Filters" dock: Bilateral (spatial and range sigma, radius, an optional guide image),
+// Scale (width, height, aspect lock, method) and Temporal Smoothing (videos), each previewed
+// live on the canvas while the values change, with the time the preview took, then Apply (one
+// undoable edit) or Cancel; Temporal exports the whole clip as a background job. The panel
+// binds to the session's FilterTool and wires its own controls; the window hears what it shows
+// through the signals below.
 #pragma once
+
+#include <background_job.hpp>
 
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/scale.hpp>
 
+#include <QString>
 #include <QWidget>
 
 class QCheckBox;
@@ -17,6 +22,11 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QStackedWidget;
+class QTimer;
+
+namespace lacuna::session {
+class Session;
+}
 
 namespace lacuna::editor {
 
@@ -24,7 +34,18 @@ class FilterPanel : public QWidget {
     Q_OBJECT
   public:
     enum Page { BilateralPage = 0, ScalePage = 1, TemporalPage = 2 };
-    explicit FilterPanel(QWidget* parent = nullptr);
+    explicit FilterPanel(session::Session& session, QWidget* parent = nullptr);
+
+    /// Filters ▸ Bilateral / Scale / Temporal: this page, previewing with its values (the
+    /// scale fields start at the document's size). A refusal is shown in the status line.
+    void open(Page page);
+    /// Exports the open clip smoothed with the Temporal page's values to `path`, in the
+    /// background (progress here, Cancel Export leaves no file). False if it cannot start: no
+    /// clip, one running, the clip itself as output, or values refused.
+    bool export_to(const QString& path);
+    [[nodiscard]] bool exporting() const { return export_job_.started(); }
+    /// The last export's result line, or why it ended.
+    [[nodiscard]] const QString& export_message() const { return export_message_; }
 
     void show_page(Page page);
     [[nodiscard]] Page page() const;
@@ -52,6 +73,18 @@ class FilterPanel : public QWidget {
     [[nodiscard]] QSpinBox* temporal_size_box() const { return temporal_size_; }
 
   signals:
+    /// What the canvas shows changed (a preview, its end, an applied filter).
+    void view_changed();
+    /// A preview was made in `milliseconds`.
+    void previewed(double milliseconds);
+    /// A filter was applied as an edit (the window autosaves).
+    void applied();
+    /// A line for the status bar (an export's outcome).
+    void message(const QString& text);
+    /// An error dialog's title and text (a guide image that cannot be read).
+    void error(const QString& title, const QString& text);
+
+    // The controls' own changes (the panel acts on them itself).
     void bilateral_changed();
     void scale_changed();
     void guide_requested();
@@ -65,6 +98,19 @@ class FilterPanel : public QWidget {
   private:
     void width_edited();
     void height_edited();
+    /// Wires the controls to the tool.
+    void bind();
+    /// After the tool made a preview: timing line, signals.
+    void show_previewed();
+    void choose_guide();
+    void apply();
+    void cancel();
+    void poll_export();
+
+    session::Session& session_;
+    session::BackgroundJob<QString> export_job_;
+    QString export_message_;
+    QTimer* export_timer_ = nullptr;
 
     int source_width_ = 1, source_height_ = 1;
     bool syncing_ = false;

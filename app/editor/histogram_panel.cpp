@@ -494,6 +494,11 @@ bool HistogramPanel::export_png(const QString& path) const {
     return result() != nullptr && plot_->grab().save(path, "PNG");
 }
 
+void HistogramPanel::show_band_and_bins(const int band, const int bins) {
+    band_->setValue(band);
+    bins_->setValue(bins);
+}
+
 void HistogramPanel::reset_range() {
     const QSignalBlocker block_mode(range_mode_), block_lo(range_lo_), block_hi(range_hi_);
     range_mode_->setCurrentIndex(0);

@@ -83,6 +83,8 @@ class HistogramPanel : public QWidget {
     /// A new document: the range follows the image again (a typed range belonged to the old
     /// one).
     void reset_range();
+    /// The band and bins a restored document was edited with (the boxes, and so the tool).
+    void show_band_and_bins(int band, int bins);
     /// A measurement document has one channel of values in `unit`: the colour channel boxes are
     /// disabled and every number shows the unit.
     void set_measurement(bool measurement, const QString& unit);

@@ -1,12 +1,18 @@
-// The editor's main window: menus, status bar, the canvas; opening and saving documents.
+// The editor's main window: menus, docks, the toolbar, the status bar and the canvas. What
+// happens to the document as a file is DocumentActions' (open, save, recent, the unsaved-changes
+// questions); crash recovery is RecoveryUi's; both call back through their Host interfaces,
+// which the window implements. The file methods here forward to them (menus, tests, main).
 #pragma once
 
 #include "canvas.hpp"
+#include "document_actions.hpp"
+#include "recovery_ui.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/io/image_io.hpp>
 
+#include <background_job.hpp>
 #include <recovery.hpp>
 #include <retarget_tool.hpp>
 #include <session.hpp>
@@ -14,9 +20,8 @@
 #include <QMainWindow>
 #include <QString>
 
-#include <atomic>
+#include <array>
 #include <memory>
-#include <thread>
 
 class QLabel;
 class QMenu;
@@ -34,52 +39,28 @@ class HistogramPanel;
 class DisplayPanel;
 class VideoPanel;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, private DocumentActions::Host, private RecoveryUi::Host {
     Q_OBJECT
   public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens a file (an image, or a video through open_video). With unsaved edits it first asks
-    /// Save / Discard / Cancel; on failure it shows an error dialog and keeps the current
-    /// document, its edits and their autosave.
+    // ---- the document as a file (DocumentActions; see there) ----
     bool open_file(const QString& path);
-    /// Opens the sample photo bundled in the binary (asking first, as open_file does).
     bool open_sample();
-    /// The bundled temperature field (FITS in kelvin, from tools/make_sample_measurement.py),
-    /// opened as a measurement document with the inferno LUT.
     bool open_sample_measurement();
-    /// Opens loaded samples: a photo when they are 8-bit without calibration, else a
-    /// measurement document.
     void show_loaded(io::LoadedNative loaded, const QString& path);
-    /// Saves to `path` (atomically, with the opened file's metadata); asks before replacing the
-    /// file the document came from unless `allow_replace_source`, and before saving with a
-    /// retarget preview on screen (apply it, save without it, or cancel).
     bool save_to(const QString& path, bool allow_replace_source = false);
-    /// File ▸ Save (Ctrl+S): writes the document to its own file without asking, unless that
-    /// would lose something (save_losses): then it says what, once per document, and offers
-    /// Save As. A document without a file of its own (a sample, a converted measurement, a
-    /// video frame) goes to Save As. True when the document was saved.
     bool save();
-    /// File ▸ Save As: a file dialog, then save_to. True when the document was saved.
     bool choose_and_save();
-    /// What writing the document to `path` would lose: lossy re-encoding, the other pages of a
-    /// stack, a format Lacuna cannot write, samples the format cannot hold. Empty: nothing.
-    struct SaveCheck {
-        QStringList losses;
-        bool writable = true;  ///< false: only Save As can keep the document
-    };
+    using SaveCheck = DocumentActions::SaveCheck;
     [[nodiscard]] SaveCheck check_save(const QString& path) const;
-    /// With unsaved edits, asks "Save / Discard / Cancel" before `next_action` ("opening
-    /// x.png", "quitting"); Save saves (or Save As). True when the caller may go on: nothing
-    /// unsaved, saved, or discarded. Cancel (or a failed save) returns false and changes nothing.
     bool resolve_unsaved(const QString& next_action);
-    /// The labels Open Recent shows for `paths`: the file name, with as many parent folders as
-    /// it takes to tell files of the same name apart.
     static QStringList recent_labels(const QStringList& paths);
+    [[nodiscard]] const QString& document_path() const;
+    [[nodiscard]] DocumentActions& documents() { return *documents_; }
 
     [[nodiscard]] Canvas* canvas() const { return canvas_; }
-    [[nodiscard]] const QString& document_path() const { return document_path_; }
     [[nodiscard]] const BackendInfo& backend() const { return backend_; }
     [[nodiscard]] session::Session& session() { return *session_; }
     /// Undo and redo (menu, toolbar, shortcuts).
@@ -96,8 +77,8 @@ class MainWindow : public QMainWindow {
     /// (progress in the Filters dock, Cancel leaves no file). False if it cannot start.
     bool export_smoothed_video_to(const QString& path);
     /// True while that export runs; its last message once it ended.
-    [[nodiscard]] bool smoothing_export_running() const { return smooth_worker_.joinable(); }
-    [[nodiscard]] const QString& smoothing_export_message() const { return smooth_message_; }
+    [[nodiscard]] bool smoothing_export_running() const;
+    [[nodiscard]] const QString& smoothing_export_message() const;
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     /// Writes the line histogram as CSV and says so in the status bar (an error dialog when
     /// there is no line or the file cannot be written).
@@ -114,7 +95,7 @@ class MainWindow : public QMainWindow {
     [[nodiscard]] session::RetargetTool* retarget_session() const { return &session_->retarget(); }
     /// Commits the retarget preview as an undoable edit; false (with a status) when none is
     /// ready.
-    bool apply_retarget();
+    bool apply_retarget() override;
 
     /// Fills the masked pixels (coverage ≥ 50 %) in steps, showing the fill grow; returns false
     /// (with a message) when there is nothing to fill or the fill cannot start.
@@ -124,15 +105,9 @@ class MainWindow : public QMainWindow {
     bool fill_again();
     [[nodiscard]] bool fill_running() const;
 
-    // ---- crash recovery ----
-    /// If an editor that is no longer running left unsaved edits, asks whether to restore them
-    /// (Restore / Discard / Decide Later; LACUNA_RECOVERY_ANSWER=restore|discard|later answers
-    /// without asking). True when a document was restored.
+    // ---- crash recovery (RecoveryUi; see there) ----
     bool offer_recovery();
-    /// Writes the recovery file now when there are unsaved changes it does not hold yet
-    /// (otherwise removes it); the write runs on a worker thread.
     void autosave();
-    /// This editor's recovery file (empty when autosave is off).
     [[nodiscard]] QString recovery_file() const;
     /// SIGTERM, SIGINT or SIGHUP: the last autosave is written (unsaved edits are kept for the
     /// next start, which offers them) and the editor quits without asking.
@@ -154,9 +129,16 @@ class MainWindow : public QMainWindow {
     void keyReleaseEvent(QKeyEvent* event) override;
 
   private:
-    /// open_file and open_video without the question (the caller asked).
-    bool load_file(const QString& path);
-    bool load_video(const QString& path);
+    // DocumentActions::Host and RecoveryUi::Host.
+    bool prepare_open(bool video) override;
+    void document_opened(Opened kind, const QString& message) override;
+    void document_saved() override;
+    void display_changed() override;
+    void show_message(const QString& text, int milliseconds) override;
+    void show_error(const QString& title, const QString& message) override;
+    void show_timing(const QString& text) override;
+    void document_restored(const session::ToolState& tools, const QString& message) override;
+
     /// Every panel, the plot and the status bar forget the previous document.
     void reset_for_new_document();
     /// The retarget tool (the Retarget panel's Pan) becomes the active tool, so its preview
@@ -164,62 +146,50 @@ class MainWindow : public QMainWindow {
     void activate_retarget_tool();
     void build_menus();
     void build_status_bar();
-    void show_document(ImageRgba8 image, const QString& path, const QStringList& notices,
-                       io::Metadata metadata = {});
-    void show_error(const QString& title, const QString& message);
-    void update_recent_menu();
-    void remember_recent(const QString& path);
-    void update_title();
     /// The display's ICC profile file ("" for sRGB): given to the session, remembered in the
     /// settings, and what the view converts shown in the status bar. False (with a message) for
     /// a file that is not a usable profile; the previous one stays.
     bool use_display_profile(const QString& path, bool quiet = false);
     void choose_display_profile();
     void update_colour_label();
-    void choose_and_open();
     void build_object_removal_dock();
     void build_retarget_dock();
     void build_filter_dock();
     /// Filters ▸ Bilateral / Scale: the Filters dock on that page, previewing.
     void open_filter(int page);
-    void filter_previewed();
     void build_histogram_dock();
     void build_video_dock();
     void build_display_dock();
     void show_readout(std::optional<render::PointF> position);
     void build_toolbar();
+    /// The toolbar shows `tool` as the checked one.
+    void check_tool_action(CanvasTool tool);
     /// The poll timer: background maps, fill steps, notices, panels.
     void poll();
     /// After every edit, undo and redo: title, undo actions, size, panels.
     void document_changed();
     void show_notices();
-
-    /// After open, a finished fill or an applied retarget: autosave on the next poll.
-    void request_autosave() { autosave_pending_ = true; }
-    void show_autosave_outcome();
     void restore_panels(const session::ToolState& tools);
 
     std::unique_ptr<session::Session> session_;
-    std::unique_ptr<session::Autosaver> autosaver_;
-    QTimer* autosave_timer_ = nullptr;
-    bool autosave_pending_ = false;
+    // After the session: they refer to it and go first.
+    std::unique_ptr<DocumentActions> documents_;
+    std::unique_ptr<RecoveryUi> recovery_;
     bool ending_on_signal_ = false;
     Canvas* canvas_ = nullptr;
-    QMenu* recent_menu_ = nullptr;
     QLabel* size_label_ = nullptr;
     QLabel* zoom_label_ = nullptr;
     QLabel* backend_label_ = nullptr;
     QLabel* time_label_ = nullptr;
-    QString document_path_;
     BackendInfo backend_;
+    /// The toolbar's tool actions, by CanvasTool.
+    std::array<QAction*, 5> tool_actions_{};
     QAction* undo_action_ = nullptr;
     QAction* redo_action_ = nullptr;
     /// The toolbar's Undo and Redo: fixed words (the label is in the tooltip), so the buttons
     /// after them do not move when the label changes.
     QAction* undo_button_ = nullptr;
     QAction* redo_button_ = nullptr;
-    /// The user has been told what a Save over this document's own file loses, and agreed.
-    bool save_losses_accepted_ = false;
     QTimer* poll_timer_ = nullptr;
     std::uint64_t painted_revision_ = 0;
     bool fill_was_running_ = false;
@@ -227,15 +197,6 @@ class MainWindow : public QMainWindow {
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;
     FilterPanel* filter_panel_ = nullptr;
-    /// The temporal smoothing export: its thread, progress and outcome (set by the thread, read
-    /// by a timer on the GUI thread once `smooth_finished_` is set).
-    std::thread smooth_worker_;
-    std::atomic<int> smooth_done_{0};
-    std::atomic<int> smooth_total_{0};
-    std::atomic<bool> smooth_cancel_{false};
-    std::atomic<bool> smooth_finished_{false};
-    QString smooth_message_;
-    QTimer* smooth_timer_ = nullptr;
     QDockWidget* filter_dock_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
     DisplayPanel* display_panel_ = nullptr;

@@ -2,7 +2,11 @@
 
 #include "canvas.hpp"
 
+#include <remove_object_tool.hpp>
+
 #include <QButtonGroup>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -39,7 +43,8 @@ QSlider* make_slider(const int min, const int max, const int value) {
 
 }  // namespace
 
-ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
+ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object, QWidget* parent)
+    : QWidget(parent), tool_(remove_object) {
     auto* layout = new QVBoxLayout(this);
 
     auto* mask_box = new QGroupBox(tr("Mask"));
@@ -238,6 +243,52 @@ ObjectRemovalPanel::ObjectRemovalPanel(QWidget* parent) : QWidget(parent) {
     connect(save, &QPushButton::clicked, this, &ObjectRemovalPanel::save_mask_requested);
     connect(fill_, &QPushButton::clicked, this, &ObjectRemovalPanel::fill_requested);
     connect(cancel_, &QPushButton::clicked, this, &ObjectRemovalPanel::cancel_requested);
+    bind();
+}
+
+void ObjectRemovalPanel::bind() {
+    const auto set_brush = [this](const ops::BrushSettings& brush) {
+        const bool erase = tool_.brush().erase;  // the tool's eraser stays what it was
+        tool_.set_brush(brush);
+        tool_.set_erase(erase);
+    };
+    set_brush(brush());
+    connect(this, &ObjectRemovalPanel::brush_changed, this, set_brush);
+    connect(this, &ObjectRemovalPanel::layer_changed, this,
+            [this](const MaskLayer layer) { tool_.set_layer(layer); });
+    connect(this, &ObjectRemovalPanel::clear_mask_requested, this, [this] {
+        tool_.clear_mask();
+        emit mask_changed();
+    });
+    connect(this, &ObjectRemovalPanel::grow_requested, this, [this](const int pixels) {
+        show_message(tool_.grow_mask(pixels) ? QString() : QString::fromStdString(tool_.message()));
+        emit mask_changed();
+    });
+    connect(this, &ObjectRemovalPanel::load_mask_requested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load Mask"), {}, tr("Images (*.png *.tif *.tiff *.bmp *.jpg *.jpeg *.webp)"));
+        if (!path.isEmpty()) load_mask(path);
+    });
+    connect(this, &ObjectRemovalPanel::save_mask_requested, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save Mask"), tr("mask.png"), tr("PNG (*.png)"));
+        if (!path.isEmpty()) save_mask(path);
+    });
+}
+
+bool ObjectRemovalPanel::load_mask(const QString& path) {
+    const bool ok = tool_.load_mask(path.toStdString());
+    show_message(ok ? tr("Mask loaded from %1.").arg(QFileInfo(path).fileName())
+                    : QString::fromStdString(tool_.message()));
+    emit mask_changed();
+    return ok;
+}
+
+bool ObjectRemovalPanel::save_mask(const QString& path) {
+    const bool ok = tool_.save_mask(path.toStdString());
+    show_message(ok ? tr("Mask saved to %1.").arg(QFileInfo(path).fileName())
+                    : QString::fromStdString(tool_.message()));
+    return ok;
 }
 
 CanvasTool ObjectRemovalPanel::tool() const {

@@ -1,5 +1,7 @@
 // The "Remove Object" dock: brush and eraser (size, hardness), the fill's patch size and search
-// area, Fill with a progress bar and Cancel, and Clear Mask.
+// area, Fill with a progress bar and Cancel, and the mask actions (clear, grow, shrink, load,
+// save). The panel binds to the session's RemoveObjectTool: its brush, layer and mask actions go
+// to the tool directly; the window starts and polls fills and switches the active tool.
 #pragma once
 
 #include <lacuna/ops/brush.hpp>
@@ -18,7 +20,8 @@ class QSpinBox;
 
 namespace lacuna::session {
 enum class MaskLayer;
-}
+class RemoveObjectTool;
+}  // namespace lacuna::session
 
 namespace lacuna::editor {
 
@@ -28,7 +31,8 @@ using session::MaskLayer;
 class ObjectRemovalPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit ObjectRemovalPanel(QWidget* parent = nullptr);
+    explicit ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
+                                QWidget* parent = nullptr);
 
     [[nodiscard]] CanvasTool tool() const;
     void set_tool(CanvasTool tool);
@@ -51,12 +55,18 @@ class ObjectRemovalPanel : public QWidget {
     void show_message(const QString& message);
     /// Pixels the Grow and Shrink buttons move the mask's edge by.
     [[nodiscard]] int grow_pixels() const;
+    /// Replace / write the painted mask (white = fill); the outcome in the status line. What
+    /// Load… and Save… do after their file dialogs.
+    bool load_mask(const QString& path);
+    bool save_mask(const QString& path);
 
     [[nodiscard]] QPushButton* fill_button() const { return fill_; }
     [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
     [[nodiscard]] QProgressBar* progress_bar() const { return progress_; }
 
   signals:
+    /// The mask changed (cleared, grown, loaded): the canvas shows it again.
+    void mask_changed();
     void tool_changed(lacuna::editor::CanvasTool tool);
     void brush_changed(const lacuna::ops::BrushSettings& brush);
     void fill_requested();
@@ -70,6 +80,8 @@ class ObjectRemovalPanel : public QWidget {
     void save_mask_requested();
 
   private:
+    /// Wires the mask actions and the brush to the tool.
+    void bind();
     /// The brush and fill settings kept between sessions: versioned name=value text
     /// (lacuna/ops/params.hpp) under remove_object/settings; the one-key-per-widget form of
     /// earlier versions is read when that text is missing.
@@ -77,6 +89,7 @@ class ObjectRemovalPanel : public QWidget {
     void save_settings() const;
     void show_settings(const ops::BrushSettings& brush, const ops::InpaintParams& fill);
 
+    session::RemoveObjectTool& tool_;
     QButtonGroup* tools_ = nullptr;
     QSlider* size_ = nullptr;
     QSlider* hardness_ = nullptr;

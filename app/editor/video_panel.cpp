@@ -87,10 +87,8 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     refresh();
 }
 
-VideoPanel::~VideoPanel() {
-    cancel_ = true;
-    if (worker_.joinable()) worker_.join();
-}
+// A running export is cancelled and waited for by its job (nothing is left written).
+VideoPanel::~VideoPanel() = default;
 
 void VideoPanel::refresh() {
     const session::VideoClip* clip = session_.video();
@@ -131,47 +129,31 @@ bool VideoPanel::export_to(const QString& path) {
         status_->setText(QString::fromStdString(e.what()));
         return false;
     }
-    done_ = 0;
-    total_ = session_.video()->frame_count();
-    cancel_ = false;
-    finished_ = false;
-    progress_->setRange(0, total_);
+    const int frames = session_.video()->frame_count();
+    progress_->setRange(0, frames);
     progress_->setValue(0);
     progress_->setVisible(true);
     cancel_button_->setEnabled(true);
     status_->setText(
         tr("Exporting %1 × %2 …").arg(job.options.params.width).arg(job.options.params.height));
-    worker_ = std::thread([this, job = std::move(job)] {
-        try {
-            const video::RetargetVideoResult r =
-                video::retarget_video(job.options, [this](const video::VideoProgress& p) {
-                    done_ = p.frame;
-                    if (p.total > 0) total_ = p.total;
-                    return !cancel_.load();
-                });
-            QString notes;
-            for (const std::string& n : r.notices) notes += "\n" + QString::fromStdString(n);
-            message_ = tr("Exported %1 frames (%2 × %3, %4 fps, %5) in %6 s: %7 fps, %8 carver.%9")
-                           .arg(r.frames)
-                           .arg(r.out_width)
-                           .arg(r.out_height)
-                           .arg(r.fps, 0, 'f', 2)
-                           .arg(QString::fromStdString(r.output_codec))
-                           .arg(r.seconds, 0, 'f', 1)
-                           .arg(r.seconds > 0 ? r.frames / r.seconds : 0.0, 0, 'f', 1)
-                           .arg(QString::fromStdString(r.backend))
-                           .arg(notes);
-            ok_ = true;
-        } catch (const Error& e) {
-            message_ = e.code() == ErrorCode::Cancelled
-                           ? tr("Export cancelled: nothing was written.")
-                           : tr("Export failed: %1").arg(e.what());
-            ok_ = false;
-        } catch (const std::exception& e) {
-            message_ = tr("Export failed: %1").arg(e.what());
-            ok_ = false;
-        }
-        finished_ = true;
+    export_.start([job = std::move(job), frames](session::JobControl& control) {
+        control.report(0, frames);
+        const video::RetargetVideoResult r =
+            video::retarget_video(job.options, [&control](const video::VideoProgress& p) {
+                return p.total > 0 ? control.report(p.frame, p.total) : control.report(p.frame);
+            });
+        QString notes;
+        for (const std::string& n : r.notices) notes += "\n" + QString::fromStdString(n);
+        return tr("Exported %1 frames (%2 × %3, %4 fps, %5) in %6 s: %7 fps, %8 carver.%9")
+            .arg(r.frames)
+            .arg(r.out_width)
+            .arg(r.out_height)
+            .arg(r.fps, 0, 'f', 2)
+            .arg(QString::fromStdString(r.output_codec))
+            .arg(r.seconds, 0, 'f', 1)
+            .arg(r.seconds > 0 ? r.frames / r.seconds : 0.0, 0, 'f', 1)
+            .arg(QString::fromStdString(r.backend))
+            .arg(notes);
     });
     timer_->start();
     refresh();
@@ -179,20 +161,24 @@ bool VideoPanel::export_to(const QString& path) {
 }
 
 void VideoPanel::cancel_export() {
-    cancel_ = true;
+    export_.cancel();
 }
 
 void VideoPanel::poll_export() {
-    progress_->setMaximum(std::max(1, total_.load()));
-    progress_->setValue(done_.load());
-    if (!finished_.load()) return;
+    progress_->setMaximum(std::max(1, export_.total()));
+    progress_->setValue(export_.done());
+    const auto outcome = export_.take();
+    if (!outcome) return;
     timer_->stop();
-    worker_.join();
+    const QString message =
+        outcome->ok()        ? *outcome->value
+        : outcome->cancelled ? tr("Export cancelled: nothing was written.")
+                             : tr("Export failed: %1").arg(QString::fromStdString(outcome->error));
     progress_->setVisible(false);
     cancel_button_->setEnabled(false);
-    status_->setText(message_);
+    status_->setText(message);
     refresh();
-    emit export_finished(ok_, message_);
+    emit export_finished(outcome->ok(), message);
 }
 
 QString VideoPanel::status() const {

@@ -1,17 +1,16 @@
 // The Video dock: the open clip's frame slider and time code, the temporal weight, and Export
 // Video (the whole clip through the retarget pipeline at the Retarget panel's target) with a
-// progress bar and Cancel. The export runs on a worker thread; the editor stays usable.
+// progress bar and Cancel. The export runs as a background job; the editor stays usable.
 #pragma once
 
-#include <functional>
+#include <background_job.hpp>
 
 #include <lacuna/video/retarget_video.hpp>
 
+#include <QString>
 #include <QWidget>
 
-#include <atomic>
-#include <memory>
-#include <thread>
+#include <functional>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -39,7 +38,7 @@ class VideoPanel : public QWidget {
     /// Starts exporting to `path`; false (and a message in the status line) if no clip is open,
     /// an export is running, or the settings are refused.
     bool export_to(const QString& path);
-    [[nodiscard]] bool exporting() const { return worker_.joinable(); }
+    [[nodiscard]] bool exporting() const { return export_.started(); }
     void cancel_export();
     /// The last export's result line, or its error.
     [[nodiscard]] QString status() const;
@@ -68,11 +67,8 @@ class VideoPanel : public QWidget {
     QLabel* status_ = nullptr;
     QTimer* timer_ = nullptr;
 
-    std::thread worker_;
-    std::atomic<int> done_{0}, total_{0};
-    std::atomic<bool> cancel_{false}, finished_{false};
-    bool ok_ = false;
-    QString message_;  ///< written by the worker before finished_, read after
+    /// The export: the result line on success (its outcome's error or cancel otherwise).
+    session::BackgroundJob<QString> export_;
 };
 
 }  // namespace lacuna::editor

@@ -37,7 +37,7 @@ bool FilterTool::begin(const FilterKind kind) {
         status_ = "Filters work on photos (8-bit colour); this document holds measurement samples.";
         return false;
     }
-    if (session_.remove_object().fill_running()) {
+    if (session_.document_held()) {
         status_ = "Wait for the fill to finish (or cancel it) before filtering.";
         return false;
     }
@@ -136,7 +136,7 @@ void FilterTool::update() {
         try {
             host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
         } catch (const Error& e) {
-            if (!o.use_cuda || e.code() == ErrorCode::InvalidArgument) throw;
+            if (!o.use_cuda || !falls_back_to_cpu(BackendRequest::Auto, e)) throw;
             o.use_cuda = false;  // the device failed: the CPU gives the same frame
             host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
         }
@@ -210,7 +210,7 @@ bool FilterTool::apply() {
         status_ = "Temporal smoothing changes the whole clip: use Export Smoothed Video….";
         return false;
     }
-    if (session_.remove_object().fill_running()) {
+    if (session_.document_held()) {
         status_ = "Wait for the fill to finish (or cancel it) before applying.";
         return false;
     }
@@ -247,6 +247,21 @@ bool FilterTool::apply() {
     status_.clear();
     session_.push(std::move(edit));
     return true;
+}
+
+std::optional<PreviewFrame> FilterTool::preview(ToolKind) const {
+    if (!previewing() || (device_frame() == nullptr && host_frame() == nullptr))
+        return std::nullopt;
+    return PreviewFrame{device_frame(), device_frame() ? nullptr : host_frame(), frame_width(),
+                        frame_height(), serial_};
+}
+
+void FilterTool::document_changed(const DocumentChange change) {
+    if (change == DocumentChange::Edit || change == DocumentChange::VideoFrame) document_changed();
+}
+
+void FilterTool::device_lost(bool) {
+    device_lost();
 }
 
 void FilterTool::device_lost() {

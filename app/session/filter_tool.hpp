@@ -5,6 +5,8 @@
 // Logic only; the Filters panel binds to it.
 #pragma once
 
+#include "tool.hpp"
+
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/ops/bilateral.hpp>
@@ -24,12 +26,21 @@ class Session;
 /// written with export_temporal() (the whole clip; there is nothing to apply to one frame).
 enum class FilterKind { Bilateral, Scale, Temporal };
 
-class FilterTool {
+/// A tool without pointer input: never the active tool, its preview shows while previewing()
+/// whatever tool is active (the Filters panel is open).
+class FilterTool final : public Tool {
   public:
     explicit FilterTool(Session& session);
-    ~FilterTool();
+    ~FilterTool() override;
     FilterTool(const FilterTool&) = delete;
     FilterTool& operator=(const FilterTool&) = delete;
+
+    [[nodiscard]] ToolKind kind() const override { return ToolKind::Filter; }
+    /// The preview while previewing(), with any tool active.
+    [[nodiscard]] std::optional<PreviewFrame> preview(ToolKind active) const override;
+    /// An edit, an undo or another video frame ends the preview (document_changed()).
+    void document_changed(DocumentChange change) override;
+    void device_lost(bool gpu_still_usable) override;
 
     /// Starts previewing `kind` with its current parameters. False (and a status) for a
     /// measurement document (its samples are not 8-bit colours) or while a fill runs.
@@ -57,7 +68,7 @@ class FilterTool {
         const std::filesystem::path& output) const;
 
     [[nodiscard]] bool previewing() const { return kind_.has_value(); }
-    [[nodiscard]] std::optional<FilterKind> kind() const { return kind_; }
+    [[nodiscard]] std::optional<FilterKind> filter_kind() const { return kind_; }
     [[nodiscard]] const ops::BilateralParams& bilateral() const { return bilateral_; }
     [[nodiscard]] int scale_width() const { return scale_w_; }
     [[nodiscard]] int scale_height() const { return scale_h_; }

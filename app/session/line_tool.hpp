@@ -30,6 +30,10 @@ class LineTool final : public Tool {
     void release(const Pointer& p) override;
     void hover(const Pointer& p) override;
     [[nodiscard]] Overlay overlay() const override;
+    /// A new document forgets the line (reset()); every change measures it again.
+    void document_opened() override { reset(); }
+    void document_changed(DocumentChange) override { document_changed(); }
+    void device_lost(bool) override { device_lost(); }
 
     /// Sets the line (pixel-centre coordinates: (0, 0) is the top-left pixel's centre) and
     /// recomputes.

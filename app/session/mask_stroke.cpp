@@ -86,4 +86,27 @@ void MaskStroke::end(Session& session, const std::string& label) {
     session.push(std::move(edit));
 }
 
+bool MaskBrush::press(Session& session, const MaskLayer layer, const Pointer& p) {
+    if (session.document().empty()) return false;
+    stroke_.begin(session, layer, brush_, p.x, p.y);
+    return true;
+}
+
+void MaskBrush::move(Session& session, const Pointer& p) {
+    stroke_.extend(session, p.x, p.y);
+}
+
+void MaskBrush::finish(Session& session) {
+    finish(session, brush_.erase ? "Erase Mask" : "Paint Mask");
+}
+
+void MaskBrush::finish(Session& session, const std::string& label) {
+    stroke_.end(session, label);
+}
+
+void MaskBrush::add_ring(Overlay& overlay) const {
+    overlay.brush_ring = true;
+    overlay.brush_radius = brush_.radius;
+}
+
 }  // namespace lacuna::session

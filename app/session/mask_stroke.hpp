@@ -6,6 +6,7 @@
 
 #include "document.hpp"
 #include "history.hpp"
+#include "tool.hpp"
 
 #include <lacuna/ops/brush.hpp>
 
@@ -47,6 +48,33 @@ class MaskStroke {
     PixelRect rect_;
     double last_x_ = 0, last_y_ = 0;
     Mask host_before_;  ///< host path: the whole mask when the stroke began
+};
+
+/// The mask-painting part of a tool, in one place: the brush settings, the stroke, and the
+/// brush ring of the overlay. A tool that paints a mask layer holds one and forwards its
+/// pointer input, its deactivation and its device loss to it; every stroke becomes one
+/// undoable edit, "Paint Mask" or "Erase Mask".
+class MaskBrush {
+  public:
+    [[nodiscard]] const ops::BrushSettings& settings() const { return brush_; }
+    void set_settings(const ops::BrushSettings& brush) { brush_ = brush; }
+    void set_erase(bool erase) { brush_.erase = erase; }
+    /// Starts a stroke on `layer` at the pointer; false (nothing painted) without a document.
+    bool press(Session& session, MaskLayer layer, const Pointer& p);
+    /// Extends the stroke under way (nothing without one).
+    void move(Session& session, const Pointer& p);
+    /// Ends the stroke under way as one edit ("Erase Mask" or "Paint Mask", or `label`).
+    void finish(Session& session);
+    void finish(Session& session, const std::string& label);
+    /// The device failed: the stroke goes on on the host mask without losing a dab.
+    void device_lost(Document& document) { stroke_.device_lost(document); }
+    [[nodiscard]] bool stroking() const { return stroke_.active(); }
+    /// Adds the brush ring (the brush's radius around the pointer) to `overlay`.
+    void add_ring(Overlay& overlay) const;
+
+  private:
+    MaskStroke stroke_;
+    ops::BrushSettings brush_;
 };
 
 }  // namespace lacuna::session

@@ -1038,7 +1038,19 @@ Autosaver::Autosaver(fs::path directory, RecoveryLimits limits)
     : slot_(std::move(directory)), limits_(limits) {}
 
 Autosaver::~Autosaver() {
-    if (running_.valid()) running_.wait();
+    // The write is never cancelled: it finishes (atomically) before the autosaver goes.
+    if (running_.started()) take(running_.wait());
+}
+
+void Autosaver::take(std::optional<JobOutcome<Outcome>> finished) {
+    if (!finished) return;
+    if (finished->value) {
+        unpolled_ = std::move(*finished->value);
+    } else {
+        unpolled_ = Outcome{};
+        unpolled_->message = finished->error;
+    }
+    if (!unpolled_->ok) written_.reset();  // try again next time
 }
 
 Autosaver::Key Autosaver::key_of(const Session& session, const std::string& document_path) {
@@ -1062,11 +1074,9 @@ bool Autosaver::same(const Key& a, const Key& b) {
 }
 
 Autosaver::Request Autosaver::request(const Session& session, const std::string& document_path) {
-    if (running_.valid()) {
-        if (running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-            return Request::Busy;
-        unpolled_ = running_.get();
-        if (!unpolled_->ok) written_.reset();
+    if (running_.started()) {
+        if (running_.running()) return Request::Busy;
+        take(running_.take());
     }
     if (session.document().empty()) return Request::Empty;
     auto& s = const_cast<Session&>(session);
@@ -1084,8 +1094,8 @@ Autosaver::Request Autosaver::request(const Session& session, const std::string&
     snapshot_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     written_ = std::move(key);
-    running_ = std::async(
-        std::launch::async, [file = slot_.file(), limits = limits_, snap = std::move(snapshot)] {
+    running_.start(
+        [file = slot_.file(), limits = limits_, snap = std::move(snapshot)](JobControl&) {
             Outcome out;
             const auto start = std::chrono::steady_clock::now();
             try {
@@ -1113,25 +1123,17 @@ Autosaver::Request Autosaver::request_and_wait(const Session& session,
 }
 
 std::optional<Autosaver::Outcome> Autosaver::poll() {
-    if (running_.valid() &&
-        running_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        unpolled_ = running_.get();
-        if (!unpolled_->ok) written_.reset();  // try again next time
-    }
+    take(running_.take());
     return std::exchange(unpolled_, std::nullopt);
 }
 
 std::optional<Autosaver::Outcome> Autosaver::wait() {
-    if (running_.valid()) {
-        unpolled_ = running_.get();
-        if (!unpolled_->ok) written_.reset();
-    }
+    take(running_.wait());
     return std::exchange(unpolled_, std::nullopt);
 }
 
 void Autosaver::remove() {
-    if (running_.valid()) running_.wait();
-    if (running_.valid()) unpolled_ = running_.get();
+    if (running_.started()) take(running_.wait());
     slot_.remove_file();
     written_.reset();
 }

@@ -10,6 +10,7 @@
 // rejected with an Error, never half-restored. Qt-free: the editor only schedules and asks.
 #pragma once
 
+#include "background_job.hpp"
 #include "document.hpp"
 #include "line_tool.hpp"
 #include "session.hpp"
@@ -26,7 +27,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <future>
 #include <optional>
 #include <string>
 #include <utility>
@@ -196,7 +196,7 @@ class Autosaver {
     std::optional<Outcome> poll();
     /// Blocks until no write runs; returns the last write's outcome if it was not polled.
     std::optional<Outcome> wait();
-    [[nodiscard]] bool writing() const { return running_.valid(); }
+    [[nodiscard]] bool writing() const { return running_.started(); }
     /// Removes the recovery file and forgets what was written (saved, discarded, clean exit).
     void remove();
     /// Milliseconds the snapshot (the copy on the caller's thread) took last time.
@@ -217,7 +217,10 @@ class Autosaver {
     RecoverySlot slot_;
     RecoveryLimits limits_;
     std::optional<Key> written_;  ///< what the file holds (or the running write will)
-    std::future<Outcome> running_;
+    /// Keeps a finished write's outcome for poll() (a failed one makes the next request write).
+    void take(std::optional<JobOutcome<Outcome>> finished);
+
+    BackgroundJob<Outcome> running_;
     std::optional<Outcome> unpolled_;
     double snapshot_ms_ = 0;
 };

@@ -67,8 +67,7 @@ bool RemoveObjectTool::press(const Pointer& p) {
         box_ = box_between(p.x, p.y, p.x, p.y);
         return true;
     }
-    stroke_.begin(session_, layer_, brush_, p.x, p.y);
-    return true;
+    return brush_.press(session_, layer_, p);
 }
 
 void RemoveObjectTool::move(const Pointer& p) {
@@ -77,7 +76,7 @@ void RemoveObjectTool::move(const Pointer& p) {
         box_ = box_between(box_x_, box_y_, p.x, p.y);
         return;
     }
-    stroke_.extend(session_, p.x, p.y);
+    brush_.move(session_, p);
 }
 
 void RemoveObjectTool::release(const Pointer& p) {
@@ -87,18 +86,14 @@ void RemoveObjectTool::release(const Pointer& p) {
         if (!select_box(rect)) session_.notice(message_);
         return;
     }
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
 }
 
-void RemoveObjectTool::hover(const Pointer& p) {
-    pointer_inside_ = true;
-    pointer_x_ = p.x;
-    pointer_y_ = p.y;
-}
+void RemoveObjectTool::hover(const Pointer&) {}
 
 void RemoveObjectTool::deactivate() {
     // Switching tools never drops work: a stroke in progress becomes an edit; a fill runs on.
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
 }
 
 Overlay RemoveObjectTool::overlay() const {
@@ -106,8 +101,7 @@ Overlay RemoveObjectTool::overlay() const {
     // While a fill runs its hole shows the estimate as it is computed (the coarse levels
     // upsampled, then full size), not under the fill mask's tint.
     if (!(filler_ && layer_ == MaskLayer::Fill)) o.mask_layer = static_cast<int>(layer_);
-    o.brush_ring = !box_mode_;
-    o.brush_radius = brush_.radius;
+    if (!box_mode_) brush_.add_ring(o);
     o.box = box_;
     return o;
 }
@@ -146,7 +140,7 @@ bool RemoveObjectTool::grow_mask(const int pixels) {
         message_ = "Grow or shrink by 1 to " + std::to_string(ops::kMaxMaskGrow) + " pixels.";
         return false;
     }
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     // What the fill takes (coverage ≥ ½) grown or shrunk: a brush's soft edge does not count
     // as selected and then grow twice as far.
     const Mask grown = lacuna::grow_mask(hole_from_coverage(document.mask(layer_)).view(), pixels);
@@ -159,7 +153,7 @@ bool RemoveObjectTool::grow_mask(const int pixels) {
 bool RemoveObjectTool::select_box(const PixelRect& rect) {
     const Document& document = session_.document();
     if (document.empty()) return false;
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     Mask proposal;
     try {
         proposal =
@@ -198,7 +192,7 @@ bool RemoveObjectTool::load_mask(const std::filesystem::path& path) {
         message_ = e.what();
         return false;
     }
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     replace_mask(mask, "Load Mask");
     message_.clear();
     return true;
@@ -207,7 +201,7 @@ bool RemoveObjectTool::load_mask(const std::filesystem::path& path) {
 bool RemoveObjectTool::save_mask(const std::filesystem::path& path) {
     const Document& document = session_.document();
     if (document.empty()) return false;
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     // What the fill would take, in white: the file means the same to `lacuna inpaint --mask`.
     const Mask hole = hole_from_coverage(document.mask(layer_));
     ImageRgba8 image(hole.width(), hole.height());
@@ -248,7 +242,7 @@ bool RemoveObjectTool::start_fill() {
         message_ = measurement_refusal(document);
         return false;
     }
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     const Mask& coverage = document.mask(MaskLayer::Fill);
     const Mask hole = hole_from_coverage(coverage);
     if (count_selected(hole.view()) == 0) {
@@ -550,8 +544,20 @@ void RemoveObjectTool::cancel_fill() {
     message_ = "Fill cancelled; the picture is as it was.";
 }
 
+bool RemoveObjectTool::poll() {
+    if (!fill_running()) return false;
+    step(30.0);
+    return fill_running();
+}
+
+std::optional<PreviewFrame> RemoveObjectTool::preview(ToolKind) const {
+    if (!comparing()) return std::nullopt;
+    return PreviewFrame{nullptr, &compare_image_, compare_image_.width(), compare_image_.height(),
+                        compare_serial_};
+}
+
 void RemoveObjectTool::device_lost() {
-    stroke_.device_lost(session_.document());
+    brush_.device_lost(session_.document());
     if (device_filler_ == nullptr) return;
     // The mirror still holds the picture before the fill: start over on the CPU.
     filler_.reset();

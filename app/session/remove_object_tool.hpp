@@ -31,17 +31,30 @@ class RemoveObjectTool final : public Tool {
     void hover(const Pointer& p) override;
     void deactivate() override;
     [[nodiscard]] Overlay overlay() const override;
+    /// A new document or a closing one cancels a running fill (the picture is put back).
+    void document_closing() override { cancel_fill(); }
+    void device_lost(bool) override { device_lost(); }
+    /// Advances a running fill by one step of about 30 ms; true while it runs.
+    bool poll() override;
+    [[nodiscard]] bool holds_document() const override { return fill_running(); }
+    /// The picture before the last fill, while comparing().
+    [[nodiscard]] std::optional<PreviewFrame> preview(ToolKind active) const override;
+    [[nodiscard]] bool shows_proxy() const override { return fill_running(); }
+    /// Brush stamps while active, fill steps while a fill runs.
+    [[nodiscard]] bool wants_map_ahead(ToolKind active) const override {
+        return active == ToolKind::RemoveObject || fill_running();
+    }
 
-    void set_brush(const ops::BrushSettings& brush) { brush_ = brush; }
+    void set_brush(const ops::BrushSettings& brush) { brush_.set_settings(brush); }
     /// Which mask the brush paints: what to remove (Fill), or where the fill must never copy
     /// from (NeverSample, the sampling-area brush).
     void set_layer(MaskLayer layer) { layer_ = layer; }
     [[nodiscard]] MaskLayer layer() const { return layer_; }
-    [[nodiscard]] const ops::BrushSettings& brush() const { return brush_; }
+    [[nodiscard]] const ops::BrushSettings& brush() const { return brush_.settings(); }
     /// A brush stroke is under way (its mask is complete on the host only when it ends).
-    [[nodiscard]] bool stroking() const { return stroke_.active(); }
+    [[nodiscard]] bool stroking() const { return brush_.stroking(); }
     /// Brush or eraser.
-    void set_erase(bool erase) { brush_.erase = erase; }
+    void set_erase(bool erase) { brush_.set_erase(erase); }
     void set_fill_params(const ops::InpaintParams& params) { fill_params_ = params; }
     /// Clears the whole fill mask as one undoable edit (nothing when it is empty).
     void clear_mask();
@@ -122,7 +135,7 @@ class RemoveObjectTool final : public Tool {
     void restore_before();
 
     Session& session_;
-    ops::BrushSettings brush_;
+    MaskBrush brush_;
     MaskLayer layer_ = MaskLayer::Fill;
     ops::InpaintParams fill_params_;
     std::size_t last_fill_index_ = 0;  ///< history index just after the last fill (0: none)
@@ -132,9 +145,6 @@ class RemoveObjectTool final : public Tool {
     bool comparing_ = false;
     ImageRgba8 compare_image_;
     std::uint64_t compare_serial_ = 0;
-    MaskStroke stroke_;
-    bool pointer_inside_ = false;
-    double pointer_x_ = 0, pointer_y_ = 0;
     bool box_mode_ = false;
     std::optional<PixelRect> box_;  ///< the rectangle being dragged in box mode
     double box_x_ = 0, box_y_ = 0;  ///< where the drag started

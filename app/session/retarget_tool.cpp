@@ -1,5 +1,6 @@
 #include "retarget_tool.hpp"
 
+#include "background_job.hpp"
 #include "remove_object_tool.hpp"
 #include "session.hpp"
 
@@ -32,7 +33,7 @@ struct RetargetTool::Map {
 };
 
 /// One background carve: its inputs (owned snapshots, so the document may change meanwhile),
-/// progress, a cancel flag, and the result.
+/// the result, and the job that computes it (progress, cancel; run_carve on its worker).
 struct RetargetTool::Job {
     ImageRgba8 image;  ///< host inputs (empty on the device path until a CPU carve needs them)
     Mask protect, remove;
@@ -54,35 +55,24 @@ struct RetargetTool::Job {
     bool cuda = false;        ///< carve with CUDA
     bool device_map = false;  ///< leave the map on the device
     std::uint64_t generation = 0;
-    std::atomic<int> done{0};
-    std::atomic<int> total{0};
-    std::atomic<bool> cancelled{false};
-    std::atomic<bool> finished{false};
     bool handled = false;
     std::optional<ops::SeamOrder> host_result;
     std::optional<ops::DeviceSeamOrder> device_result;
     std::string error;
-    std::string fallback;  ///< why CUDA failed (the CPU carved instead)
-    std::thread thread;
-
-    ~Job() {
-        cancelled = true;
-        if (thread.joinable()) thread.join();
-    }
+    std::string fallback;           ///< why CUDA failed (the CPU carved instead)
+    JobControl* control = nullptr;  ///< the running job's, set on its worker
+    /// Last, so it is destroyed first: cancelling and waiting before the inputs go.
+    BackgroundJob<bool> work;
 
     [[nodiscard]] bool approximate() const { return factor > 1; }
     [[nodiscard]] double fraction() const {
-        const int t = total.load();
+        const int t = work.total();
         const int expected = t > 0 ? t : seams / factor;
-        return expected > 0 ? std::min(1.0, double(done.load()) / expected) : 0.0;
+        return expected > 0 ? std::min(1.0, double(work.done()) / expected) : 0.0;
     }
 
     [[nodiscard]] ops::CarveProgress progress() {
-        return [this](const int d, const int t) {
-            done.store(d);
-            total.store(t);
-            return !cancelled.load();
-        };
+        return [this](const int d, const int t) { return control->report(d, t); };
     }
 
     /// The CPU carvers and the approximate carve read host inputs; on the device path they are
@@ -155,8 +145,7 @@ struct RetargetTool::Job {
             } catch (const std::exception& e) {
                 fallback = e.what();
             }
-            done.store(0);
-            total.store(0);
+            control->report(0, 0);
         }
         if (deep()) {
             take(carve_deep(ops::CarveImplementation::Fast));
@@ -165,24 +154,13 @@ struct RetargetTool::Job {
         ensure_host_inputs();
         take(carve_host(ops::CarveImplementation::Fast));
     }
-
-    void run() {
-        try {
-            run_carve();
-        } catch (const Error& e) {
-            if (e.code() != ErrorCode::Cancelled) error = e.what();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        finished.store(true);
-    }
 };
 
 RetargetTool::RetargetTool(Session& session) : session_(session) {}
 
 RetargetTool::~RetargetTool() {
     for (const auto& job : {vertical_job_, horizontal_job_})
-        if (job) job->cancelled = true;
+        if (job) job->work.cancel();
 }
 
 std::span<const ops::ParamSpec> RetargetTool::params() const {
@@ -196,9 +174,9 @@ bool RetargetTool::use_device() const {
 // ---- input: the carving masks' brush ----
 
 void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bool erase) {
-    stroke_.end(session_, "Paint Mask");
+    brush_.finish(session_, "Paint Mask");
     brush_layer_ = layer;
-    brush_.erase = erase;
+    brush_.set_erase(erase);
     // Masks are painted on the original, not on a preview.
     if (layer)
         clear_preview();
@@ -207,35 +185,52 @@ void RetargetTool::set_mask_brush(const std::optional<MaskLayer> layer, const bo
 }
 
 bool RetargetTool::press(const Pointer& p) {
-    if (!brush_layer_ || session_.document().empty()) return false;
-    stroke_.begin(session_, *brush_layer_, brush_, p.x, p.y);
-    return true;
+    if (!brush_layer_) return false;
+    return brush_.press(session_, *brush_layer_, p);
 }
 
 void RetargetTool::move(const Pointer& p) {
     hover(p);
-    stroke_.extend(session_, p.x, p.y);
+    brush_.move(session_, p);
 }
 
 void RetargetTool::release(const Pointer&) {
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
 }
 
-void RetargetTool::hover(const Pointer&) {
-    pointer_inside_ = true;
-}
+void RetargetTool::hover(const Pointer&) {}
 
 void RetargetTool::deactivate() {
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
 }
 
 Overlay RetargetTool::overlay() const {
     Overlay o;
     if (!brush_layer_ || previewing_) return o;
     o.mask_layer = static_cast<int>(*brush_layer_);
-    o.brush_ring = true;
-    o.brush_radius = brush_.radius;
+    brush_.add_ring(o);
     return o;
+}
+
+void RetargetTool::document_opened() {
+    if (session_.on_device()) set_carve_backend(Backend::Cuda);
+    restart();
+}
+
+void RetargetTool::document_changed(const DocumentChange change) {
+    if (change == DocumentChange::Edit) refresh();
+}
+
+std::optional<PreviewFrame> RetargetTool::preview(const ToolKind active) const {
+    if (!previewing_ || (active != ToolKind::Pan && active != ToolKind::Retarget))
+        return std::nullopt;
+    if (device_frame() == nullptr && host_frame() == nullptr) return std::nullopt;
+    return PreviewFrame{device_frame(), host_frame(), frame_w_, frame_h_, preview_serial_};
+}
+
+void RetargetTool::device_lost(const bool gpu_still_usable) {
+    set_carve_backend(gpu_still_usable ? Backend::Cuda : Backend::Cpu);
+    device_lost();
 }
 
 // ---- settings ----
@@ -260,9 +255,7 @@ void RetargetTool::set_show_seams(const bool on) {
 // ---- maps ----
 
 bool RetargetTool::busy() const {
-    const auto running = [](const std::shared_ptr<Job>& job) {
-        return job && !job->finished.load();
-    };
+    const auto running = [](const std::shared_ptr<Job>& job) { return job && job->work.running(); };
     return running(vertical_job_) || running(horizontal_job_) || pending_horizontal_width_ >= 0;
 }
 
@@ -285,7 +278,7 @@ void RetargetTool::restart() {
     protect_revision_ = document.mask_revision(MaskLayer::Protect);
     remove_revision_ = document.mask_revision(MaskLayer::CarveRemove);
     clear_preview();
-    if (vertical_job_) vertical_job_->cancelled = true;
+    if (vertical_job_) vertical_job_->work.cancel();
     vertical_job_.reset();
     vertical_.reset();
     vertical_holder_.reset();
@@ -306,7 +299,7 @@ void RetargetTool::restart() {
 }
 
 void RetargetTool::drop_horizontal() {
-    if (horizontal_job_) horizontal_job_->cancelled = true;
+    if (horizontal_job_) horizontal_job_->work.cancel();
     horizontal_job_.reset();
     horizontal_.reset();
     horizontal_holder_.reset();
@@ -386,8 +379,9 @@ void RetargetTool::start_vertical(const bool exact) {
 
 void RetargetTool::start_horizontal(const int width, const bool exact) {
     if (!vertical_) return;
-    if (horizontal_job_ && !horizontal_job_->finished && horizontal_job_->width == width) return;
-    if (horizontal_job_) horizontal_job_->cancelled = true;
+    if (horizontal_job_ && horizontal_job_->work.running() && horizontal_job_->width == width)
+        return;
+    if (horizontal_job_) horizontal_job_->work.cancel();
     horizontal_job_.reset();
     Document& document = session_.document();
     auto job = std::make_shared<Job>();
@@ -461,7 +455,11 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
 void RetargetTool::launch(std::shared_ptr<Job> job, const bool vertical) {
     job->generation = generation_;
     Job* raw = job.get();
-    job->thread = std::thread([raw] { raw->run(); });
+    job->work.start([raw](JobControl& control) {
+        raw->control = &control;
+        raw->run_carve();
+        return true;
+    });
     (vertical ? vertical_job_ : horizontal_job_) = std::move(job);
 }
 
@@ -476,11 +474,13 @@ void RetargetTool::add_notice(const std::string& text) {
 }
 
 void RetargetTool::collect(std::shared_ptr<Job>& job, const bool vertical) {
-    if (!job || job->handled || !job->finished.load()) return;
+    if (!job || job->handled || !job->work.finished()) return;
     if (hold_exact_ && !job->approximate()) return;
     if (!vertical && job->generation != generation_) return;
     job->handled = true;
-    if (job->thread.joinable()) job->thread.join();
+    // A cancelled carve says nothing; an error is shown as the notice.
+    if (const auto outcome = job->work.take(); outcome && !outcome->cancelled)
+        job->error = outcome->error;
     publish(*job, vertical);
 }
 
@@ -699,13 +699,13 @@ RetargetTool::Progress RetargetTool::progress() const {
     const auto phase = [](const Job& job, const char* exact, const char* quick) {
         Progress p;
         p.what = job.approximate() ? quick : exact;
-        p.done = job.done.load();
-        p.total = job.total > 0 ? job.total.load() : job.seams / job.factor;
+        p.done = job.work.done();
+        p.total = job.work.total() > 0 ? job.work.total() : job.seams / job.factor;
         return p;
     };
-    if (vertical_job_ && !vertical_job_->finished)
+    if (vertical_job_ && vertical_job_->work.running())
         return phase(*vertical_job_, "Vertical seams", "Vertical seams (quick preview)");
-    if (horizontal_job_ && !horizontal_job_->finished)
+    if (horizontal_job_ && horizontal_job_->work.running())
         return phase(*horizontal_job_, "Horizontal seams", "Horizontal seams (quick preview)");
     return {"Seams", 1, 1};
 }
@@ -781,9 +781,9 @@ bool RetargetTool::apply() {
 }
 
 void RetargetTool::device_lost() {
-    stroke_.device_lost(session_.document());
+    brush_.device_lost(session_.document());
     for (const auto& job : {vertical_job_, horizontal_job_})
-        if (job) job->cancelled = true;
+        if (job) job->work.cancel();
     vertical_job_.reset();
     horizontal_job_.reset();
     device_frame_.reset();

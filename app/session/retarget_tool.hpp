@@ -38,10 +38,20 @@ class RetargetTool final : public Tool {
     void hover(const Pointer& p) override;
     void deactivate() override;
     [[nodiscard]] Overlay overlay() const override;
+    /// A new document: the carver follows where it lives, and the maps start over.
+    void document_opened() override;
+    /// After an edit: the maps start over when the pixels or the carving masks changed.
+    void document_changed(DocumentChange change) override;
+    void device_lost(bool gpu_still_usable) override;
+    /// The preview while retargeting or panning (painting or drawing shows the document).
+    [[nodiscard]] std::optional<PreviewFrame> preview(ToolKind active) const override;
+    [[nodiscard]] bool wants_map_ahead(ToolKind active) const override {
+        return active == ToolKind::Retarget;
+    }
 
     /// Which carving mask the brush paints (nullopt: no brush, the canvas pans).
     void set_mask_brush(std::optional<MaskLayer> layer, bool erase = false);
-    void set_brush(const ops::BrushSettings& brush) { brush_ = brush; }
+    void set_brush(const ops::BrushSettings& brush) { brush_.set_settings(brush); }
     void set_energy(SeamEnergy energy);
     [[nodiscard]] SeamEnergy energy() const { return energy_; }
     /// The target size; the preview follows (or waits for its maps).
@@ -55,14 +65,14 @@ class RetargetTool final : public Tool {
     void set_carve_backend(Backend backend) { carve_on_gpu_ = backend == Backend::Cuda; }
     [[nodiscard]] bool show_seams() const { return show_seams_; }
     /// A carving-mask stroke is under way.
-    [[nodiscard]] bool stroking() const { return stroke_.active(); }
+    [[nodiscard]] bool stroking() const { return brush_.stroking(); }
 
     /// Starts over from the document's pixels and carving masks.
     void restart();
     /// Restarts only when the pixels or the carving masks changed since the maps were started.
     void refresh();
     /// Publishes finished maps and updates the preview; true while work is running.
-    bool poll();
+    bool poll() override;
     /// Blocks until no map is being computed (tests, the benchmark, closing).
     void wait();
 
@@ -122,10 +132,8 @@ class RetargetTool final : public Tool {
     [[nodiscard]] bool use_device() const;
 
     Session& session_;
-    MaskStroke stroke_;
+    MaskBrush brush_;
     std::optional<MaskLayer> brush_layer_;
-    ops::BrushSettings brush_;
-    bool pointer_inside_ = false;
     SeamEnergy energy_ = SeamEnergy::Forward;
     int target_w_ = 0, target_h_ = 0;
     bool show_seams_ = false;

@@ -13,11 +13,6 @@
 
 namespace lacuna::session {
 
-bool is_device_failure(const Error& e) {
-    return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
-           e.code() == ErrorCode::CudaUnavailable;
-}
-
 /// What the renderer holds, so present() uploads only what changed.
 struct Session::Presented {
     bool valid = false;
@@ -29,28 +24,60 @@ struct Session::Presented {
 };
 
 Session::Session(const bool use_device)
-    : use_device_(use_device),
-      remove_object_(std::make_unique<RemoveObjectTool>(*this)),
-      retarget_(std::make_unique<RetargetTool>(*this)),
-      line_(std::make_unique<LineTool>(*this)),
-      filter_(std::make_unique<FilterTool>(*this)),
-      presented_(std::make_unique<Presented>()) {
-    retarget_->set_carve_backend(select_backend(BackendRequest::Auto).backend);
+    : use_device_(use_device), presented_(std::make_unique<Presented>()) {
+    // The order is the previews' precedence (tools()).
+    tools_.push_back(std::make_unique<FilterTool>(*this));
+    tools_.push_back(std::make_unique<RetargetTool>(*this));
+    tools_.push_back(std::make_unique<RemoveObjectTool>(*this));
+    tools_.push_back(std::make_unique<LineTool>(*this));
+    retarget().set_carve_backend(select_backend(BackendRequest::Auto).backend);
 }
 
 Session::~Session() {
-    remove_object_->cancel_fill();
+    for (const auto& tool : tools_) tool->document_closing();
+}
+
+Tool& Session::tool(const ToolKind kind) const {
+    for (const auto& tool : tools_)
+        if (tool->kind() == kind) return *tool;
+    throw Error(ErrorCode::InvalidArgument, "the session has no such tool");
+}
+
+RemoveObjectTool& Session::remove_object() {
+    return static_cast<RemoveObjectTool&>(tool(ToolKind::RemoveObject));
+}
+
+RetargetTool& Session::retarget() {
+    return static_cast<RetargetTool&>(tool(ToolKind::Retarget));
+}
+
+LineTool& Session::line() {
+    return static_cast<LineTool&>(tool(ToolKind::LineHistogram));
+}
+
+FilterTool& Session::filter() {
+    return static_cast<FilterTool&>(tool(ToolKind::Filter));
+}
+
+const FilterTool& Session::filter() const {
+    return static_cast<const FilterTool&>(tool(ToolKind::Filter));
+}
+
+bool Session::document_held() const {
+    return std::any_of(tools_.begin(), tools_.end(),
+                       [](const auto& tool) { return tool->holds_document(); });
 }
 
 void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
     if (pixels.empty()) throw Error(ErrorCode::EmptyImage, "the image is empty");
-    remove_object_->cancel_fill();
+    for (const auto& tool : tools_) tool->document_closing();
     const bool device =
         use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
     try {
         document_.open(clone(pixels.view()), device);
     } catch (const Error& e) {
-        if (!is_device_failure(e)) throw;
+        // The editor lets Lacuna choose the device: the fallback policy's Auto.
+        if (!falls_back_to_cpu(BackendRequest::Auto, e)) throw;
         // The next document tries the device again (a smaller image may fit).
         notice(std::string("The GPU cannot hold this image (") + e.what() +
                "); editing on the CPU.");
@@ -83,7 +110,7 @@ void Session::show_video_frame(const int index) {
     const int before = video_->current();
     const ImageRgba8& frame = video_->seek(index);
     if (video_->current() == before) return;
-    remove_object_->cancel_fill();
+    for (const auto& tool : tools_) tool->document_closing();
     std::array<Mask, kMaskLayers> masks;
     for (int i = 0; i < kMaskLayers; ++i)
         masks[static_cast<std::size_t>(i)] =
@@ -91,8 +118,8 @@ void Session::show_video_frame(const int index) {
     // A device failure moves the session to the host; the frame is then replaced there.
     if (!guarded([&] { document_.replace(frame, masks); })) document_.replace(frame, masks);
     history_.clear();
-    line_->document_changed();
-    filter_->document_changed();  // a temporal smoothing preview follows the frame
+    // A temporal smoothing preview follows the frame; the line's histogram is measured again.
+    for (const auto& tool : tools_) tool->document_changed(DocumentChange::VideoFrame);
     frame_changed();
 }
 
@@ -104,9 +131,10 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
     video::RetargetVideoOptions& o = job.options;
     o.input = video_->path();
     o.output = output;
-    o.params.width = retarget_->target_width();
-    o.params.height = retarget_->target_height();
-    o.params.energy = retarget_->energy();
+    const RetargetTool& retarget = static_cast<const RetargetTool&>(tool(ToolKind::Retarget));
+    o.params.width = retarget.target_width();
+    o.params.height = retarget.target_height();
+    o.params.energy = retarget.energy();
     o.params.temporal = temporal;
     o.params.approximate = approximate;
     o.params.term = term;
@@ -160,10 +188,8 @@ std::string Session::colour_conversion() {
 
 void Session::after_open() {
     display_lut_stale_ = true;
-    if (document_.on_device()) retarget_->set_carve_backend(Backend::Cuda);
     history_.clear();
-    line_->reset();
-    retarget_->restart();
+    for (const auto& tool : tools_) tool->document_opened();
     presented_->valid = false;
     frame_changed();
     if (on_document_changed) on_document_changed();
@@ -173,7 +199,7 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
                                const std::optional<DisplayWindow> window, io::Metadata metadata) {
     if (pages.empty() || pages.front().empty())
         throw Error(ErrorCode::EmptyImage, "the image is empty");
-    remove_object_->cancel_fill();
+    for (const auto& tool : tools_) tool->document_closing();
     const bool device =
         use_device_ && select_backend(BackendRequest::Auto).backend == Backend::Cuda;
     // A single page moves into the document: the stack is kept only when there is one, so a
@@ -216,7 +242,7 @@ void Session::show_page(const int index) {
     // A device failure moves the session to the host; the page is then replaced there.
     if (!guarded([&] { document_.replace_samples(next); })) document_.replace_samples(next);
     page_ = clamped;
-    line_->document_changed();
+    for (const auto& tool : tools_) tool->document_changed(DocumentChange::Page);
     frame_changed();
 }
 
@@ -253,7 +279,7 @@ void Session::set_calibration(Calibration calibration) {
     if (window.hi < window.lo) std::swap(window.lo, window.hi);
     document_.set_calibration(std::move(calibration));
     display_.window = window;
-    line_->document_changed();
+    for (const auto& tool : tools_) tool->document_changed(DocumentChange::Calibration);
     frame_changed();
 }
 
@@ -281,36 +307,22 @@ std::optional<Session::Readout> Session::readout(const double x, const double y)
 }
 
 void Session::select(const ToolKind kind) {
-    if (kind == active_) return;
+    if (kind == active_ || kind == ToolKind::Filter) return;
     if (Tool* tool = active_tool()) tool->deactivate();
     active_ = kind;
     if (Tool* tool = active_tool()) tool->activate();
     frame_changed();
 }
 
-Tool* Session::active_tool() {
-    switch (active_) {
-        case ToolKind::RemoveObject:
-            return remove_object_.get();
-        case ToolKind::Retarget:
-            return retarget_.get();
-        case ToolKind::LineHistogram:
-            return line_.get();
-        case ToolKind::Pan:
-            return nullptr;
-    }
-    return nullptr;
+Tool* Session::active_tool() const {
+    return active_ == ToolKind::Pan ? nullptr : &tool(active_);
 }
 
-namespace {
-void after_edit(Session& session, RetargetTool& retarget, LineTool& line) {
-    retarget.refresh();
-    line.document_changed();
-    session.filter().document_changed();
-    session.frame_changed();
-    if (session.on_document_changed) session.on_document_changed();
+void Session::changed(const DocumentChange change) {
+    for (const auto& tool : tools_) tool->document_changed(change);
+    frame_changed();
+    if (on_document_changed) on_document_changed();
 }
-}  // namespace
 
 void Session::sync_pages() {
     if (!document_.measurement() || pages_.size() < 2) return;
@@ -331,33 +343,30 @@ void Session::sync_pages() {
 void Session::push(Edit edit) {
     history_.push(std::move(edit));
     sync_pages();
-    after_edit(*this, *retarget_, *line_);
+    changed(DocumentChange::Edit);
 }
 
 bool Session::undo() {
-    if (remove_object_->fill_running()) return false;  // the fill owns the pixels until it ends
+    if (document_held()) return false;  // a running fill owns the pixels until it ends
     bool done = false;
     guarded([&] { done = history_.undo(document_); });
     sync_pages();
-    after_edit(*this, *retarget_, *line_);
+    changed(DocumentChange::Edit);
     return done;
 }
 
 bool Session::redo() {
-    if (remove_object_->fill_running()) return false;
+    if (document_held()) return false;
     bool done = false;
     guarded([&] { done = history_.redo(document_); });
     sync_pages();
-    after_edit(*this, *retarget_, *line_);
+    changed(DocumentChange::Edit);
     return done;
 }
 
 bool Session::poll() {
-    bool running = retarget_->poll();
-    if (remove_object_->fill_running()) {
-        remove_object_->step(30.0);
-        running = running || remove_object_->fill_running();
-    }
+    bool running = false;
+    for (const auto& tool : tools_) running = tool->poll() || running;
     return running;
 }
 
@@ -371,7 +380,7 @@ bool Session::guarded(const std::function<void()>& work) {
         work();
         return true;
     } catch (const Error& e) {
-        if (!on_device() || !is_device_failure(e)) throw;
+        if (!on_device() || !falls_back_to_cpu(BackendRequest::Auto, e)) throw;
         leave_device(e.what());
         return false;
     }
@@ -387,11 +396,7 @@ void Session::leave_device(const std::string& reason, const bool gpu_still_usabl
                ? "Editing on the host (" + reason + "); seam maps are still carved on the GPU."
                : "The GPU failed (" + reason +
                      "); editing continues on the CPU with the document intact.");
-    remove_object_->device_lost();
-    retarget_->set_carve_backend(gpu_still_usable ? Backend::Cuda : Backend::Cpu);
-    retarget_->device_lost();
-    line_->device_lost();
-    filter_->device_lost();
+    for (const auto& tool : tools_) tool->device_lost(gpu_still_usable);
     presented_->valid = false;
     frame_changed();
 }
@@ -405,22 +410,36 @@ void Session::notice(std::string text) {
 }
 
 bool Session::wants_map_ahead() const {
-    return on_device() && (active_ == ToolKind::RemoveObject || active_ == ToolKind::Retarget ||
-                           remove_object_->fill_running());
+    return on_device() && std::any_of(tools_.begin(), tools_.end(), [&](const auto& tool) {
+               return tool->wants_map_ahead(active_);
+           });
 }
 
-bool Session::showing_preview() const {
-    return retarget_->previewing() && (active_ == ToolKind::Pan || active_ == ToolKind::Retarget);
+std::optional<PreviewFrame> Session::shown_preview() const {
+    for (std::size_t i = 0; i < tools_.size(); ++i)
+        if (std::optional<PreviewFrame> frame = tools_[i]->preview(active_)) {
+            // The top bits say which tool (1 + its place), so two tools' frames never share a
+            // key in what the renderer holds; the document's revision keeps them clear.
+            frame->serial ^= static_cast<std::uint64_t>(i + 1) << 58;
+            return frame;
+        }
+    return std::nullopt;
+}
+
+bool Session::proxy_shown(const bool previewing) const {
+    return previewing || (document_.measurement() &&
+                          std::any_of(tools_.begin(), tools_.end(),
+                                      [](const auto& tool) { return tool->shows_proxy(); }));
 }
 
 int Session::shown_width() const {
-    if (filter_->previewing()) return filter_->frame_width();
-    return showing_preview() ? retarget_->frame_width() : document_.width();
+    const std::optional<PreviewFrame> frame = shown_preview();
+    return frame ? frame->width : document_.width();
 }
 
 int Session::shown_height() const {
-    if (filter_->previewing()) return filter_->frame_height();
-    return showing_preview() ? retarget_->frame_height() : document_.height();
+    const std::optional<PreviewFrame> frame = shown_preview();
+    return frame ? frame->height : document_.height();
 }
 
 namespace {
@@ -440,66 +459,47 @@ NativeImage proxy_levels(const ImageRgba8& frame, const int channels) {
 }  // namespace
 
 ImageRgba8 Session::shown_image() const {
-    if (filter_->previewing()) {  // photos only: no measurement mapping
-        if (const DeviceImage<Rgba8>* frame = filter_->device_frame()) return frame->download();
-        if (const ImageRgba8* frame = filter_->host_frame()) return clone(frame->view());
-    }
-    if (!showing_preview() && remove_object_->comparing())
-        return clone(remove_object_->compare_image().view());
-    const bool filling = remove_object_->fill_running();
-    if (document_.measurement() && !showing_preview() && !filling)
+    const std::optional<PreviewFrame> preview = shown_preview();
+    const auto frame_pixels = [](const PreviewFrame& frame) {
+        return frame.device != nullptr ? frame.device->download() : clone(frame.host->view());
+    };
+    if (!document_.measurement())
+        return preview ? frame_pixels(*preview) : clone(document_.pixels().view());
+    if (!proxy_shown(preview.has_value()))
         return render_display(document_.samples(), document_.calibration(), display_.window,
                               display_.lut, display_.mark_clipped);
-    if (document_.measurement()) {
-        // A retarget preview, or the proxy a running fill paints.
-        const DeviceImage<Rgba8>* device =
-            filling ? (on_device() ? &const_cast<Document&>(document_).device_pixels() : nullptr)
-                    : retarget_->device_frame();
-        const ImageRgba8 frame = device != nullptr ? device->download()
-                                 : filling         ? clone(document_.pixels().view())
-                                                   : clone(retarget_->host_frame()->view());
-        const int channels = document_.samples().channels() == 1 ? 1 : 3;
-        return render_display(proxy_levels(frame, channels), document_.proxy_calibration(),
-                              display_.window, display_.lut, display_.mark_clipped);
-    }
-    if (showing_preview()) {
-        if (const DeviceImage<Rgba8>* frame = retarget_->device_frame()) return frame->download();
-        if (const ImageRgba8* frame = retarget_->host_frame()) return clone(frame->view());
-    }
-    return clone(document_.pixels().view());
+    // A preview, or the proxy a running fill paints: 8-bit levels through the proxy's
+    // calibration.
+    const ImageRgba8 frame = preview ? frame_pixels(*preview)
+                             : on_device()
+                                 ? const_cast<Document&>(document_).device_pixels().download()
+                                 : clone(document_.pixels().view());
+    const int channels = document_.samples().channels() == 1 ? 1 : 3;
+    return render_display(proxy_levels(frame, channels), document_.proxy_calibration(),
+                          display_.window, display_.lut, display_.mark_clipped);
 }
 
 void Session::present(render::ImageRenderer& renderer) {
     Presented& p = *presented_;
-    // A filter's preview (photos only) comes before a retarget preview: it is what the open
-    // Filters panel shows. Its serials are kept apart from the others' by the top bit.
-    const bool filtering = filter_->previewing();
-    // Before/after (a key held after a fill): the picture before it, untinted. Serials apart
-    // from the others' by the second bit.
-    const bool comparing = !filtering && !showing_preview() && remove_object_->comparing();
-    const bool preview = filtering || showing_preview() || comparing;
-    const std::uint64_t image_key = filtering   ? filter_->preview_serial() | (1ull << 63)
-                                    : comparing ? remove_object_->compare_serial() | (1ull << 62)
-                                    : preview   ? retarget_->preview_serial()
-                                                : document_.pixels_revision();
+    const std::optional<PreviewFrame> shown = shown_preview();
+    const bool preview = shown.has_value();
+    const std::uint64_t image_key = preview ? shown->serial : document_.pixels_revision();
     // The tint: the active tool's mask layer, never over a preview.
     std::optional<int> layer;
     if (!preview) {
-        if (const Tool* tool = const_cast<Session*>(this)->active_tool())
-            layer = tool->overlay().mask_layer;
+        if (const Tool* tool = active_tool()) layer = tool->overlay().mask_layer;
     }
     const std::uint64_t mask_key =
         layer ? document_.mask_revision(static_cast<MaskLayer>(*layer)) : 0;
-    const bool proxy_shown = preview || (document_.measurement() && remove_object_->fill_running());
-    const bool image_stale = !p.valid || p.preview != proxy_shown || p.image_key != image_key;
+    // While a fill runs on a measurement, the filler paints the proxy: that is shown until its
+    // samples land. A preview of a measurement is made of proxy pixels too.
+    const bool proxy_view = proxy_shown(preview);
+    const bool image_stale = !p.valid || p.preview != proxy_view || p.image_key != image_key;
     const bool mask_stale =
         !p.valid || p.mask_layer != layer || p.mask_key != mask_key || image_stale;
-    // The window and LUT are uniforms: set every frame, never a reason to upload. A retarget
-    // preview of a measurement is made of proxy pixels: their levels map through the proxy's
-    // calibration to the same values.
+    // The window and LUT are uniforms: set every frame, never a reason to upload. Proxy levels
+    // map through the proxy's calibration to the same values.
     const bool measurement = document_.measurement();
-    // While a fill runs, the filler paints the proxy: that is shown until its samples land.
-    const bool proxy_view = preview || (measurement && remove_object_->fill_running());
     if (measurement)
         renderer.set_sample_mapping(
             {proxy_view ? document_.proxy_calibration() : document_.calibration(), display_.window,
@@ -536,17 +536,14 @@ void Session::present(render::ImageRenderer& renderer) {
                 renderer.set_samples(document_.samples());
             }
         } else if (image_stale) {
-            const DeviceImage<Rgba8>* frame = filtering ? filter_->device_frame()
-                                              : preview ? retarget_->device_frame()
-                                                        : nullptr;
-            if (comparing) {
-                // Uploaded once per press (the key's auto-repeat changes nothing).
-                renderer.set_image(remove_object_->compare_image().view());
-            } else if (frame == nullptr && filtering && filter_->host_frame() != nullptr) {
-                // The filter ran on the host (the device failed during it): show that.
-                renderer.set_image(filter_->host_frame()->view());
+            if (preview && shown->device == nullptr && shown->host != nullptr) {
+                // A frame made on the host (the picture before a fill, uploaded once per press;
+                // a filter that ran on the host after the device failed during it).
+                renderer.set_image(shown->host->view());
             } else {
-                if (frame == nullptr) frame = &document_.device_pixels();
+                const DeviceImage<Rgba8>* frame = preview && shown->device != nullptr
+                                                      ? shown->device
+                                                      : &document_.device_pixels();
                 ok = renderer.set_image(*frame, error);
             }
             if (ok && measurement) renderer.set_image_as_samples(proxy_channels);
@@ -569,11 +566,9 @@ void Session::present(render::ImageRenderer& renderer) {
         if (image_stale && measurement && !proxy_view) {
             renderer.set_samples(document_.samples());
         } else if (image_stale) {
-            const ImageRgba8* frame = filtering   ? filter_->host_frame()
-                                      : comparing ? &remove_object_->compare_image()
-                                      : preview   ? retarget_->host_frame()
-                                                  : &document_.pixels();
-            renderer.set_image(frame != nullptr ? frame->view() : document_.pixels().view());
+            const ImageRgba8* frame =
+                preview && shown->host != nullptr ? shown->host : &document_.pixels();
+            renderer.set_image(frame->view());
             if (measurement) renderer.set_image_as_samples(proxy_channels);
         }
         if (mask_stale)
@@ -581,7 +576,7 @@ void Session::present(render::ImageRenderer& renderer) {
                                     : ImageView<const std::uint8_t>{});
     }
     p.valid = true;
-    p.preview = proxy_shown;
+    p.preview = proxy_view;
     p.image_key = image_key;
     p.mask_layer = layer;
     p.mask_key = mask_key;

@@ -147,16 +147,26 @@ class Session {
     [[nodiscard]] bool on_device() const { return document_.on_device(); }
 
     // ---- tools ----
-    [[nodiscard]] RemoveObjectTool& remove_object() { return *remove_object_; }
-    [[nodiscard]] RetargetTool& retarget() { return *retarget_; }
-    [[nodiscard]] LineTool& line() { return *line_; }
-    /// Filters ▸ Bilateral / Scale: their preview is shown instead of the document while open.
-    [[nodiscard]] FilterTool& filter() { return *filter_; }
-    [[nodiscard]] const FilterTool& filter() const { return *filter_; }
-    /// The tool that gets pointer input; Pan has none (the canvas pans).
+    /// Every tool, in the order their previews take precedence (the first tool that offers a
+    /// preview frame is shown): Filter, Retarget, Remove Object (its before/after), Line.
+    /// Events go to all of them the same way.
+    [[nodiscard]] const std::vector<std::unique_ptr<Tool>>& tools() const { return tools_; }
+    /// The tool of `kind` (never Pan).
+    [[nodiscard]] Tool& tool(ToolKind kind) const;
+    [[nodiscard]] RemoveObjectTool& remove_object();
+    [[nodiscard]] RetargetTool& retarget();
+    [[nodiscard]] LineTool& line();
+    /// Filters ▸ Bilateral / Scale / Temporal: their preview is shown instead of the document
+    /// while open, whatever tool is active.
+    [[nodiscard]] FilterTool& filter();
+    [[nodiscard]] const FilterTool& filter() const;
+    /// The tool that gets pointer input; Pan has none (the canvas pans). Filter is never the
+    /// active tool (it has no pointer input): selecting it changes nothing.
     void select(ToolKind kind);
     [[nodiscard]] ToolKind active_kind() const { return active_; }
-    [[nodiscard]] Tool* active_tool();
+    [[nodiscard]] Tool* active_tool() const;
+    /// A tool writes the document now (a running fill): undo, redo and autosave wait.
+    [[nodiscard]] bool document_held() const;
 
     // ---- undo ----
     [[nodiscard]] const History& history() const { return history_; }
@@ -165,18 +175,19 @@ class Session {
     bool undo();
     bool redo();
 
-    /// Background work (seam maps) and running fills advance; call often (a GUI timer, a test's
-    /// loop). Returns true while anything is still running.
+    /// Every tool's background work (seam maps) and running fills advance; call often (a GUI
+    /// timer, a test's loop). Returns true while anything is still running.
     bool poll();
 
     // ---- presentation ----
-    /// Brings `renderer` up to date with what should be shown — the document, or the retarget
-    /// preview — and the active tool's mask tint. Device path: CUDA–GL interop, no host copy.
-    /// The current GL context must be the renderer's.
+    /// Brings `renderer` up to date with what should be shown — the document, or the first
+    /// preview frame a tool offers — and the active tool's mask tint. Device path: CUDA–GL interop,
+    /// no host copy. The current GL context must be the renderer's.
     void present(render::ImageRenderer& renderer);
-    /// The retarget preview is shown instead of the document (while retargeting or panning;
-    /// painting a mask or drawing a line shows the document).
-    [[nodiscard]] bool showing_preview() const;
+    /// A tool's preview frame is shown instead of the document (a filter preview; the retarget
+    /// preview while retargeting or panning — painting a mask or drawing a line shows the
+    /// document; the picture before a fill while comparing).
+    [[nodiscard]] bool showing_preview() const { return shown_preview().has_value(); }
     /// Whether the next interaction will likely present new device pixels (a brush stamp, a
     /// slider frame, a fill step): then the renderer should map its interop textures ahead,
     /// after the current frame. The line tool changes only overlays and the plot, and mapping
@@ -192,8 +203,9 @@ class Session {
     void frame_changed() { ++frame_revision_; }
 
     // ---- device failures ----
-    /// Runs `work` on the device path; a device error (out of memory, a lost context) moves the
-    /// session to the host path — document intact — and returns false. Other errors propagate.
+    /// Runs `work` on the device path; a device failure (lacuna::falls_back_to_cpu, the policy
+    /// the CLI uses too: out of memory, a lost context) moves the session to the host path —
+    /// document intact — and returns false. Other errors propagate.
     bool guarded(const std::function<void()>& work);
     /// Leaves the device for good, with the reason shown to the user. `gpu_still_usable`: the
     /// device works but cannot present (no interop), so the GPU may still carve seam maps.
@@ -209,6 +221,13 @@ class Session {
 
   private:
     void after_open();
+    /// The first preview frame a tool offers for the active tool (tools() order), its serial
+    /// tagged with the tool's place.
+    [[nodiscard]] std::optional<PreviewFrame> shown_preview() const;
+    /// Every tool hears of a change in place; then the frame and the listener.
+    void changed(DocumentChange change);
+    /// A measurement is shown through its proxy: a preview, or a tool painting the proxy.
+    [[nodiscard]] bool proxy_shown(bool previewing) const;
     /// After an edit, undo or redo: the stack follows the document (see sync_pages in .cpp).
     void sync_pages();
     Document document_;
@@ -227,10 +246,7 @@ class Session {
     History history_;
     bool use_device_;
     bool inject_failure_ = false;
-    std::unique_ptr<RemoveObjectTool> remove_object_;
-    std::unique_ptr<RetargetTool> retarget_;
-    std::unique_ptr<LineTool> line_;
-    std::unique_ptr<FilterTool> filter_;
+    std::vector<std::unique_ptr<Tool>> tools_;
     ToolKind active_ = ToolKind::Pan;
     std::vector<std::string> notices_;
     std::uint64_t frame_revision_ = 1;
@@ -238,8 +254,5 @@ class Session {
     struct Presented;
     std::unique_ptr<Presented> presented_;
 };
-
-/// A device failure is one of these codes; anything else is the user's or the file's problem.
-bool is_device_failure(const Error& e);
 
 }  // namespace lacuna::session

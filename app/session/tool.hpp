@@ -1,19 +1,47 @@
 // One shape for every tool: its state (the tool object), its overlay (what the canvas draws over
-// the image), its input (pointer events in image coordinates) and its parameters (declared once
-// in the engine, read by the panel that binds to it). Widgets only translate events and bind
-// controls; the logic lives here, without Qt.
+// the image), its input (pointer events in image coordinates), its parameters (declared once in
+// the engine, read by the panel that binds to it), the document and device events it follows,
+// its background work, and the frame it shows instead of the document. The session holds a list
+// of tools and calls them all the same way; widgets only translate events and bind controls; the
+// logic lives here, without Qt.
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
+#include <lacuna/core/image.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/params.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 
 namespace lacuna::session {
 
-enum class ToolKind { Pan, RemoveObject, Retarget, LineHistogram };
+/// Pan has no tool object (the canvas pans). Filter is never the active tool: its preview shows
+/// while the Filters panel is open, whatever tool is active. The order is stored by recovery
+/// files: new kinds go at the end.
+enum class ToolKind { Pan, RemoveObject, Retarget, LineHistogram, Filter };
+
+/// How the document changed under the tools (after it was opened).
+enum class DocumentChange {
+    Edit,         ///< an edit, undo or redo
+    VideoFrame,   ///< another frame of the clip replaced the pixels (masks kept)
+    Page,         ///< another page of a measurement stack is shown
+    Calibration,  ///< the measured values changed, the samples did not
+};
+
+/// A frame a tool shows instead of the document (a filter or retarget preview, the picture
+/// before a fill). On the device path `device` is set; on the host path `host`. A measurement
+/// document's preview is made of its 8-bit proxy pixels.
+struct PreviewFrame {
+    const DeviceImage<Rgba8>* device = nullptr;
+    const ImageRgba8* host = nullptr;
+    int width = 0;
+    int height = 0;
+    /// Changes whenever the frame's pixels do (the presenter uploads only then).
+    std::uint64_t serial = 0;
+};
 
 /// A pointer event, in continuous image coordinates ((0, 0) is the top-left pixel's corner).
 struct Pointer {
@@ -54,6 +82,38 @@ class Tool {
     /// The pointer moved without a button (hover feedback).
     virtual void hover(const Pointer&) {}
     [[nodiscard]] virtual Overlay overlay() const { return {}; }
+
+    // ---- document and device events (every tool gets them, active or not) ----
+    /// A new document was opened (a file, a video, a measurement): start over on it.
+    virtual void document_opened() {}
+    /// The document is about to be replaced or closed: stop work that writes into it.
+    virtual void document_closing() {}
+    /// The document changed in place.
+    virtual void document_changed(DocumentChange) {}
+    /// The session left the device (the document is intact on the host). `gpu_still_usable`:
+    /// the GPU works but cannot present (no interop), so it may still compute.
+    virtual void device_lost(bool /*gpu_still_usable*/) {}
+
+    // ---- background work ----
+    /// Advances the tool's work and collects finished jobs; true while any is still running.
+    /// Called often on the session's thread.
+    virtual bool poll() { return false; }
+    /// The tool writes the document now (a running fill): undo, redo and saving its host
+    /// mirror must wait.
+    [[nodiscard]] virtual bool holds_document() const { return false; }
+
+    // ---- presentation ----
+    /// The frame shown instead of the document, given the active tool; nullopt: the document
+    /// is shown. The session asks its tools in order and shows the first frame offered.
+    [[nodiscard]] virtual std::optional<PreviewFrame> preview(ToolKind /*active*/) const {
+        return std::nullopt;
+    }
+    /// A measurement document is shown through its 8-bit proxy rather than its samples (a
+    /// running fill paints the proxy until its samples land).
+    [[nodiscard]] virtual bool shows_proxy() const { return false; }
+    /// The next interaction will likely present new device pixels, so the renderer should map
+    /// its interop textures ahead.
+    [[nodiscard]] virtual bool wants_map_ahead(ToolKind /*active*/) const { return false; }
 };
 
 }  // namespace lacuna::session

@@ -103,4 +103,13 @@ bool prefer_cpu_for(const double estimated_cpu_ms) noexcept {
     return estimated_cpu_ms < kDeviceStartMs;
 }
 
+bool is_device_failure(const Error& e) noexcept {
+    return e.code() == ErrorCode::DeviceError || e.code() == ErrorCode::OutOfMemory ||
+           e.code() == ErrorCode::CudaUnavailable;
+}
+
+bool falls_back_to_cpu(const BackendRequest request, const Error& e) noexcept {
+    return request == BackendRequest::Auto && is_device_failure(e);
+}
+
 }  // namespace lacuna

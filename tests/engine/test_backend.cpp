@@ -71,6 +71,29 @@ class TestBackend : public QObject {
         QVERIFY(!describe_reason(CudaUnavailableReason::SmallJob).empty());
     }
 
+    void one_fallback_policy_for_the_cli_and_the_editor() {
+        // Device failures: the GPU failed, not the input.
+        for (const ErrorCode code :
+             {ErrorCode::DeviceError, ErrorCode::OutOfMemory, ErrorCode::CudaUnavailable}) {
+            const Error e(code, "the device is gone");
+            QVERIFY(is_device_failure(e));
+            QVERIFY(falls_back_to_cpu(BackendRequest::Auto, e));
+            // The user asked for the GPU: its failure is the answer.
+            QVERIFY(!falls_back_to_cpu(BackendRequest::Cuda, e));
+            QVERIFY(!falls_back_to_cpu(BackendRequest::Cpu, e));
+        }
+        // The input's or the user's problem fails the same way on every backend.
+        for (const ErrorCode code :
+             {ErrorCode::InvalidArgument, ErrorCode::NotFound, ErrorCode::Unreadable,
+              ErrorCode::Corrupt, ErrorCode::Truncated, ErrorCode::UnsupportedFormat,
+              ErrorCode::TooLarge, ErrorCode::EmptyImage, ErrorCode::WriteFailed,
+              ErrorCode::Cancelled}) {
+            const Error e(code, "not the device");
+            QVERIFY(!is_device_failure(e));
+            QVERIFY(!falls_back_to_cpu(BackendRequest::Auto, e));
+        }
+    }
+
     void reasons_are_sentences() {
         QCOMPARE(QString::fromStdString(describe_reason(CudaUnavailableReason::NoDevice)),
                  QString("no CUDA device found"));

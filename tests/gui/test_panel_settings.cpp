@@ -3,6 +3,9 @@
 // wrote is read once and converted.
 #include <object_removal_panel.hpp>
 
+#include <remove_object_tool.hpp>
+#include <session.hpp>
+
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -13,6 +16,8 @@ using lacuna::editor::ObjectRemovalPanel;
 class TestPanelSettings : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
+    /// The tool the panel binds to (a host session: no device, no GL).
+    session::Session session_{false};
 
   private slots:
     void initTestCase() {
@@ -23,7 +28,7 @@ class TestPanelSettings : public QObject {
     void init() { QSettings().clear(); }
 
     void first_start_has_the_declared_defaults() {
-        const ObjectRemovalPanel panel;
+        const ObjectRemovalPanel panel(session_.remove_object());
         const ops::BrushSettings defaults;
         QCOMPARE(panel.brush().radius, defaults.radius);
         QCOMPARE(panel.brush().hardness, defaults.hardness);
@@ -44,7 +49,7 @@ class TestPanelSettings : public QObject {
             old.setValue("remove_object/method", 0);  // the first row: Criminisi
         }
         {
-            const ObjectRemovalPanel panel;
+            const ObjectRemovalPanel panel(session_.remove_object());
             QCOMPARE(panel.brush().radius, 30.0);
             QCOMPARE(panel.brush().hardness, 0.35);
             QCOMPARE(panel.fill_params().patch, 13);
@@ -59,7 +64,7 @@ class TestPanelSettings : public QObject {
                      text.contains("\nfill.search=full\n"),
                  qPrintable(text));
         // And the next start reads the text.
-        const ObjectRemovalPanel again;
+        const ObjectRemovalPanel again(session_.remove_object());
         QCOMPARE(again.brush().radius, 30.0);
         QCOMPARE(again.fill_params().search, ops::InpaintSearch::Full);
         QCOMPARE(again.fill_params().method, ops::InpaintMethod::Criminisi);
@@ -69,7 +74,7 @@ class TestPanelSettings : public QObject {
         QSettings().setValue("remove_object/settings",
                              "version=1\nbrush.radius=12\nbrush.glitter=on\nfill.patch=8\n"
                              "fill.window=1.5\nfill.search=window\n");
-        const ObjectRemovalPanel panel;
+        const ObjectRemovalPanel panel(session_.remove_object());
         QCOMPARE(panel.brush().radius, 12.0);
         QCOMPARE(panel.fill_params().patch, ops::InpaintParams{}.patch);  // 8 is even: refused
         QCOMPARE(panel.fill_params().search, ops::InpaintSearch::Window);

@@ -117,6 +117,62 @@ class TestSession : public QObject {
         renderer_.reset();
     }
 
+    void tools_are_one_list_with_one_preview_order() {
+        const auto same = [](const ImageRgba8& a, const ImageRgba8& b) {
+            return equal_pixels(a.view(), b.view());
+        };
+        session::Session s(false);
+        // Every tool once, in the order their previews take precedence.
+        const std::vector<session::ToolKind> kinds{
+            session::ToolKind::Filter, session::ToolKind::Retarget, session::ToolKind::RemoveObject,
+            session::ToolKind::LineHistogram};
+        QCOMPARE(s.tools().size(), kinds.size());
+        for (std::size_t i = 0; i < kinds.size(); ++i) QCOMPARE(s.tools()[i]->kind(), kinds[i]);
+        // The filter tool has no pointer input: it is never the active tool.
+        s.select(session::ToolKind::Filter);
+        QCOMPARE(s.active_kind(), session::ToolKind::Pan);
+        QVERIFY(s.active_tool() == nullptr);
+
+        s.open(clone(photo_.view()));
+        s.retarget().wait();
+        s.retarget().set_target(kW - 40, kH);
+        s.retarget().wait();
+        QVERIFY(s.retarget().previewing());
+        QVERIFY(s.showing_preview());
+        QCOMPARE(s.shown_width(), kW - 40);
+        const ImageRgba8 carved = s.shown_image();
+        QCOMPARE(carved.width(), kW - 40);
+        check_presented(s);
+        // A filter preview comes first, whatever else previews.
+        const ops::BilateralParams params{3.0, 30.0, 4};
+        s.filter().set_bilateral(params);
+        QVERIFY(s.filter().begin(session::FilterKind::Bilateral));
+        QCOMPARE(s.shown_width(), kW);
+        QVERIFY(same(s.shown_image(), ops::bilateral_fast(photo_.view(), {}, params)));
+        check_presented(s);
+        // Ended, the retarget preview is shown again, as it was.
+        s.filter().cancel();
+        QCOMPARE(s.shown_width(), kW - 40);
+        QVERIFY(same(s.shown_image(), carved));
+        check_presented(s);
+        // A tool that shows the document (the line) makes the retarget preview give way.
+        s.select(session::ToolKind::LineHistogram);
+        QVERIFY(!s.showing_preview());
+        QCOMPARE(s.shown_width(), kW);
+        QVERIFY(same(s.shown_image(), photo_));
+        check_presented(s);
+
+        // Document events reach every tool, active or not: a new document makes the line tool
+        // forget its line and the retarget tool start its maps over (no preview until then).
+        s.select(session::ToolKind::Pan);
+        s.line().set_line({10, 10}, {100, 40});
+        QVERIFY(s.line().has_line());
+        s.open(clone(photo_.view()));
+        QVERIFY(!s.line().has_line());
+        QVERIFY(!s.retarget().previewing());
+        QVERIFY(!s.showing_preview());
+    }
+
     void filters_preview_apply_and_undo() {
         const auto same = [](const ImageRgba8& a, const ImageRgba8& b) {
             return equal_pixels(a.view(), b.view());

@@ -9,6 +9,8 @@
 
 namespace lacuna {
 
+class Error;
+
 enum class BackendRequest { Auto, Cpu, Cuda };
 enum class Backend { Cpu, Cuda };
 
@@ -74,6 +76,16 @@ void cuda_prefer_many_queues() noexcept;
 /// Probes CUDA (once per process; later calls reuse the result) and decides. Auto falls back to the
 /// CPU with a reason; Cuda throws Error(CudaUnavailable) with the reason when CUDA cannot be used.
 BackendInfo select_backend(BackendRequest request);
+
+/// The one CPU-fallback policy, used by the CLI (Context::with_cpu_fallback) and the editor's
+/// session (Session::guarded, opening a document, a filter's preview):
+/// - a device failure is an Error coded DeviceError, OutOfMemory or CudaUnavailable — the GPU
+///   failed, not the input, so the same work on the CPU can succeed;
+/// - work that failed that way is done again on the CPU only when the user let Lacuna choose
+///   (`request` Auto); a user who asked for CUDA gets the failure. The editor always chooses.
+/// Any other error (a bad file, a refused parameter, a cancel) is the answer on every backend.
+[[nodiscard]] bool is_device_failure(const Error& e) noexcept;
+[[nodiscard]] bool falls_back_to_cpu(BackendRequest request, const Error& e) noexcept;
 
 /// The sentence used for a reason, e.g. for NoDevice "no CUDA device found". `detail` is appended
 /// for Other and OutOfMemory.
