@@ -22,6 +22,20 @@ cv::Mat bgr_of(const ImageView<const Rgba8> image, const PixelRect& work) {
     return bgr;
 }
 
+/// GrabCut seeds its colour models' k-means from OpenCV's per-thread generator, so the same box
+/// could propose another mask after any other OpenCV call had drawn from it (a scribble before a
+/// box did). The same seed for every call, and the thread's generator put back after.
+class FixedRng {
+  public:
+    FixedRng() : saved_(cv::theRNG()) { cv::theRNG() = cv::RNG(0x6c616375); }
+    ~FixedRng() { cv::theRNG() = saved_; }
+    FixedRng(const FixedRng&) = delete;
+    FixedRng& operator=(const FixedRng&) = delete;
+
+  private:
+    cv::RNG saved_;
+};
+
 bool foreground(const std::uint8_t label) {
     return label == cv::GC_FGD || label == cv::GC_PR_FGD;
 }
@@ -48,6 +62,7 @@ Mask grabcut_mask(const ImageView<const Rgba8> image, const PixelRect rect, cons
     cv::Mat background_model, foreground_model;
     const cv::Rect inside(box.x0 - work.x0, box.y0 - work.y0, box.width(), box.height());
     try {
+        const FixedRng fixed;
         cv::grabCut(bgr, labels, inside, background_model, foreground_model, iterations,
                     cv::GC_INIT_WITH_RECT);
     } catch (const cv::Exception& e) {
@@ -109,6 +124,7 @@ Mask grabcut_scribble_mask(const ImageView<const Rgba8> image, const MaskView se
                     "object only.");
     cv::Mat background_model, foreground_model;
     try {
+        const FixedRng fixed;
         cv::grabCut(bgr_of(image, work), labels, cv::Rect(), background_model, foreground_model,
                     iterations, cv::GC_INIT_WITH_MASK);
     } catch (const cv::Exception& e) {

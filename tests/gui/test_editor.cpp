@@ -901,6 +901,27 @@ class TestEditor : public QObject {
             window.session().history().set_clean();
         }
         {
+            // Scribble: strokes across the ball, GrabCut's object under them, the fill.
+            MainWindow window;
+            QVERIFY(show_at_one_to_one(window, kMessi, {1280, 800}));
+            editor::Canvas* canvas = window.canvas();
+            raise_dock(window, "remove_object_dock");
+            window.removal_panel()->set_tool(editor::CanvasTool::Scribble);
+            window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(8);
+            QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 345, 318));
+            QTest::mouseMove(canvas, widget_point(canvas, 362, 300));
+            QTest::mouseMove(canvas, widget_point(canvas, 378, 316));
+            QTest::mouseMove(canvas, widget_point(canvas, 360, 330));
+            shoot(window, "remove-object-scribble-drag.png");
+            QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 360, 330));
+            QTest::mouseMove(canvas, widget_point(canvas, 420, 250));
+            shoot(window, "remove-object-scribble.png");
+            QVERIFY(window.start_fill());
+            QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+            shoot(window, "remove-object-scribble-filled.png");
+            window.session().history().set_clean();
+        }
+        {
             MainWindow window;
             window.resize(1280, 800);
             window.show();

@@ -10,6 +10,8 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
+#include <opencv2/core.hpp>
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -177,6 +179,26 @@ class TestMaskTools : public QObject {
         // The twin lies inside GrabCut's window and has the disc's colours, but no stroke
         // touches it.
         QCOMPARE(c.second, 0.0);
+    }
+
+    void grabcut_proposals_do_not_depend_on_opencvs_generator() {
+        // GrabCut's k-means draws from OpenCV's per-thread generator: the same box or strokes
+        // must propose the same mask whatever drew from it before, and leave it as it was.
+        const ImageRgba8 photo = two_disc_photo();
+        const PixelRect box{52, 34, 141, 123};
+        Mask seeds(kW, kH, 0);
+        for (int x = 72; x <= 121; ++x) seeds.at(x, 78) = 255;
+        cv::theRNG() = cv::RNG(1);
+        const Mask box_a = session::grabcut_mask(photo.view(), box);
+        const Mask scribble_a = session::grabcut_scribble_mask(photo.view(), seeds.view());
+        cv::theRNG() = cv::RNG(987654321);
+        for (int i = 0; i < 1000; ++i) (void)cv::theRNG().next();
+        const std::uint64_t state = cv::theRNG().state;
+        const Mask scribble_b = session::grabcut_scribble_mask(photo.view(), seeds.view());
+        const Mask box_b = session::grabcut_mask(photo.view(), box);
+        QVERIFY(same(box_a, box_b));
+        QVERIFY(same(scribble_a, scribble_b));
+        QCOMPARE(cv::theRNG().state, state);
     }
 
     void grabcut_scribble_refuses_bad_seeds_in_one_line() {
