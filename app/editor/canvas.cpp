@@ -102,7 +102,7 @@ void Canvas::paintGL() {
 }
 
 void Canvas::draw_scribble() {
-    // The strokes of a scribble selection being drawn: a translucent band of the brush's width
+    // The strokes of a scribble selection being drawn: an opaque green band of the brush's width
     // along the pointer's path, drawn by QPainter over the GL frame like the box.
     const session::Tool* tool = session_.active_tool();
     if (tool == nullptr) return;
@@ -120,7 +120,7 @@ void Canvas::draw_scribble() {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setPen(
-        QPen(QColor(40, 220, 90, 150), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        QPen(QColor(40, 220, 90), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     painter.drawPolyline(path);
 }
 
