@@ -28,6 +28,9 @@
 #ifdef LACUNA_HAVE_XPHOTO
 #include <opencv2/xphoto/inpainting.hpp>
 #endif
+#ifdef LACUNA_HAVE_XIMGPROC
+#include <opencv2/ximgproc/fast_line_detector.hpp>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -198,20 +201,55 @@ struct Method {
     std::vector<ImageRgba8> runs;
 };
 
+/// The truth's straight lines: OpenCV ximgproc's FastLineDetector (as the importance map uses
+/// it) on the luma, segments of kLineLength px or more; none without ximgproc.
+constexpr int kLineLength = 16;
+std::vector<ops::QualityLine> truth_lines(const ImageRgba8& truth) {
+    std::vector<ops::QualityLine> out;
+#ifdef LACUNA_HAVE_XIMGPROC
+    cv::Mat grey(truth.height(), truth.width(), CV_8UC1);
+    for (int y = 0; y < truth.height(); ++y)
+        for (int x = 0; x < truth.width(); ++x) {
+            const Rgba8 p = truth.at(x, y);
+            grey.at<std::uint8_t>(y, x) =
+                static_cast<std::uint8_t>((54 * p.r + 183 * p.g + 19 * p.b + 128) >> 8);
+        }
+    const cv::Ptr<cv::ximgproc::FastLineDetector> fld =
+        cv::ximgproc::createFastLineDetector(kLineLength, 1.414f, 50, 50, 3, true);
+    std::vector<cv::Vec4f> found;
+    fld->detect(grey, found);
+    for (const cv::Vec4f& v : found) out.push_back({v[0], v[1], v[2], v[3]});
+#else
+    (void)truth;
+#endif
+    return out;
+}
+
 /// The measures printed, averaged over runs.
 struct Measured {
     double psnr = std::nan(""), lowpass = std::nan(""), ssim = std::nan(""), detail = std::nan(""),
            p95 = std::nan(""), edge_r = std::nan(""), foreign = std::nan(""), seam = std::nan("");
     std::string off = "-";
+    /// The truth's lines crossing the hole, and how many the fill continues (mean over runs).
+    int lines_crossing = 0;
+    double lines_continued = std::nan("");
 };
 
+/// `lines`: the truth's (truth_lines), with a truth only.
 Measured measure(const std::vector<const ImageRgba8*>& images, const Mask& mask,
-                 const ImageRgba8* truth) {
+                 const ImageRgba8* truth, const std::vector<ops::QualityLine>& lines) {
     Measured out;
     if (images.empty()) return out;
-    Measured sum{0, 0, 0, 0, 0, 0, 0, 0, "-"};
+    Measured sum{0, 0, 0, 0, 0, 0, 0, 0, "-", 0, 0};
+    const Mask truth_edges = truth ? ops::detect_edges(truth->view()) : Mask();
     for (const ImageRgba8* image : images) {
         const ops::FillQuality q = ops::measure_fill(image->view(), mask, truth);
+        if (truth) {
+            const ops::LineContinuation l =
+                ops::match_lines(ops::detect_edges(image->view()), truth_edges, lines, mask);
+            sum.lines_crossing = l.crossing;
+            sum.lines_continued += l.continued;
+        }
         sum.psnr += q.psnr_db;
         sum.lowpass += q.lowpass_psnr_db;
         sum.ssim += q.ssim;
@@ -226,8 +264,9 @@ Measured measure(const std::vector<const ImageRgba8*>& images, const Mask& mask,
     const double n = static_cast<double>(images.size());
     out = sum;
     for (double* v : {&out.psnr, &out.lowpass, &out.ssim, &out.detail, &out.p95, &out.edge_r,
-                      &out.foreign, &out.seam})
+                      &out.foreign, &out.seam, &out.lines_continued})
         *v /= n;
+    if (!truth) out.lines_continued = std::nan("");
     return out;
 }
 
@@ -238,7 +277,19 @@ struct Summary {
     int gap_cases = 0, below_1db = 0;
     int textured = 0, detail_low = 0;     ///< textured truth (Sobel >= 40): detail < 0.6
     int foreign_high = 0, seam_high = 0;  ///< above 1.2 x the truth's + 0.01
+    int lines_crossing = 0;               ///< the truth's lines crossing the holes
+    double lines_continued = 0;           ///< of those, continued (G'MIC: mean over runs)
 };
+
+/// "continued/crossing" lines, or "-" when none cross.
+std::string format_lines(const double continued, const int crossing) {
+    if (crossing == 0 || std::isnan(continued)) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text,
+                  std::abs(continued - std::round(continued)) < 1e-9 ? "%.0f/%d" : "%.1f/%d",
+                  continued, crossing);
+    return text;
+}
 
 std::string format_quality(const double v, const char* format) {
     if (std::isnan(v)) return "-";
@@ -403,13 +454,21 @@ int bench_inpaint(Context& ctx) {
                "from\n"
             << opencv_data.string()
             << (have_opencv_data ? "" : " (NOT FOUND: install opencv-doc; those cases are skipped)")
-            << ", holes grown 3-4 px.\n\n";
+            << ", holes grown 3-4 px.\n"
+            << "lines: the truth's straight lines (ximgproc FastLineDetector, >= " << kLineLength
+            << " px) that cross the hole\n(both ends outside, the truth's edges along them), and "
+               "how many "
+               "the fill continues (its edges\nwithin 2 px of 80% of the line's points in the hole)"
+#ifndef LACUNA_HAVE_XIMGPROC
+            << " (NOT BUILT: no ximgproc)"
+#endif
+            << ".\n\n";
     char line[400];
     const char* const row_format =
-        "%-32s %-8s %6s  %-10s %9s %6s %6s %6s %6s %5s %7s %5s %7s %5s  %s\n";
+        "%-32s %-8s %6s  %-10s %9s %6s %6s %6s %6s %5s %7s %5s %6s %7s %5s  %s\n";
     std::snprintf(line, sizeof line, row_format, "case", "size", "hole", "method", "time (ms)",
-                  "PSNR", "lpPSNR", "SSIM", "detail", "p95", ">2x", "edgeR", "foreign", "seam",
-                  "check");
+                  "PSNR", "lpPSNR", "SSIM", "detail", "p95", ">2x", "edgeR", "lines", "foreign",
+                  "seam", "check");
     ctx.out << line;
     std::vector<std::pair<std::string, Summary>> summaries;
     const auto summary_of = [&](const std::string& name) -> Summary& {
@@ -601,6 +660,8 @@ int bench_inpaint(Context& ctx) {
         }
         const ImageRgba8* const truth_or_null = c.has_truth ? &truth : nullptr;
         std::optional<Measured> gmic_mp;
+        const std::vector<ops::QualityLine> lines =
+            c.has_truth ? truth_lines(truth) : std::vector<ops::QualityLine>{};
         if (c.has_truth) {
             // The truth's own row: what foreign content noise alone scores, and whether the
             // truth is textured (mean Sobel magnitude >= 40).
@@ -609,16 +670,19 @@ int bench_inpaint(Context& ctx) {
             char note[96];
             std::snprintf(note, sizeof note, "truth's Sobel %.0f (%s)", sobel,
                           sobel >= ops::kTexturedSobel ? "textured" : "smooth");
+            const ops::LineContinuation own = ops::match_lines(
+                ops::detect_edges(truth.view()), ops::detect_edges(truth.view()), lines, mask);
             std::snprintf(line, sizeof line, row_format, c.name.c_str(), size.c_str(),
                           std::to_string(count_selected(mask.view())).c_str(), "(truth)", "", "",
-                          "", "", "1.00", "", "", "", format_quality(foreign, "%.3f").c_str(),
-                          "1.00", note);
+                          "", "", "1.00", "", "", "",
+                          format_lines(own.continued, own.crossing).c_str(),
+                          format_quality(foreign, "%.3f").c_str(), "1.00", note);
             ctx.out << line;
             for (const Method& m : methods)
                 if (m.name == "G'MIC mp" && !m.runs.empty()) {
                     std::vector<const ImageRgba8*> runs;
                     for (const ImageRgba8& r : m.runs) runs.push_back(&r);
-                    gmic_mp = measure(runs, mask, &truth);
+                    gmic_mp = measure(runs, mask, &truth, lines);
                 }
         }
         const double truth_foreign =
@@ -632,7 +696,7 @@ int bench_inpaint(Context& ctx) {
             } else if (m.image) {
                 images.push_back(&*m.image);
             }
-            const Measured q = measure(images, mask, truth_or_null);
+            const Measured q = measure(images, mask, truth_or_null, lines);
             std::snprintf(
                 line, sizeof line, row_format, c.name.c_str(), size.c_str(),
                 std::to_string(count_selected(mask.view())).c_str(), m.name.c_str(),
@@ -640,8 +704,10 @@ int bench_inpaint(Context& ctx) {
                 format_quality(q.psnr, "%.2f").c_str(), format_quality(q.lowpass, "%.2f").c_str(),
                 format_quality(q.ssim, "%.3f").c_str(), format_quality(q.detail, "%.2f").c_str(),
                 format_quality(q.p95, "%.2f").c_str(), q.off.c_str(),
-                format_quality(q.edge_r, "%.2f").c_str(), format_quality(q.foreign, "%.3f").c_str(),
-                format_quality(q.seam, "%.2f").c_str(), m.note.c_str());
+                format_quality(q.edge_r, "%.2f").c_str(),
+                format_lines(q.lines_continued, q.lines_crossing).c_str(),
+                format_quality(q.foreign, "%.3f").c_str(), format_quality(q.seam, "%.2f").c_str(),
+                m.note.c_str());
             ctx.out << line;
             if (c.has_truth && !images.empty()) {
                 Summary& s = summary_of(m.name);
@@ -659,6 +725,10 @@ int bench_inpaint(Context& ctx) {
                 }
                 s.foreign_high += q.foreign > 1.2 * truth_foreign + 0.01;
                 s.seam_high += q.seam > 1.2 + 0.01;
+                if (q.lines_crossing > 0) {
+                    s.lines_crossing += q.lines_crossing;
+                    s.lines_continued += q.lines_continued;
+                }
             }
             if (save && m.image) {
                 io::write_image(fs::path(*save) / (stem + "_" + file_stem(m.name) + ".png"),
@@ -680,9 +750,9 @@ int bench_inpaint(Context& ctx) {
             << "\nSummary over the cases with a truth (issue 31's targets: lpPSNR >= G'MIC mp + 1 "
                "dB on\naverage and no case 1 dB below it; detail >= 0.6 on textured cases; "
                "foreign and seam\n<= 1.2 x the truth's + 0.01):\n";
-        std::snprintf(line, sizeof line, "%-10s %5s %8s %12s %10s %12s %9s %9s\n", "method",
-                      "cases", "lpPSNR", "vs G'MIC mp", "<-1 dB", "detail<0.6", "foreign>",
-                      "seam>");
+        std::snprintf(line, sizeof line, "%-10s %5s %8s %12s %10s %12s %9s %9s %9s\n", "method",
+                      "cases", "lpPSNR", "vs G'MIC mp", "<-1 dB", "detail<0.6", "foreign>", "seam>",
+                      "lines");
         ctx.out << line;
         for (const auto& [name, s] : summaries) {
             const std::string gap =
@@ -690,12 +760,13 @@ int bench_inpaint(Context& ctx) {
             const std::string below =
                 s.gap_cases > 0 ? std::to_string(s.below_1db) + "/" + std::to_string(s.gap_cases)
                                 : "-";
-            std::snprintf(line, sizeof line, "%-10s %5d %8.2f %12s %10s %12s %9s %9s\n",
+            std::snprintf(line, sizeof line, "%-10s %5d %8.2f %12s %10s %12s %9s %9s %9s\n",
                           name.c_str(), s.cases, s.lowpass_sum / std::max(1, s.cases), gap.c_str(),
                           below.c_str(),
                           (std::to_string(s.detail_low) + "/" + std::to_string(s.textured)).c_str(),
                           (std::to_string(s.foreign_high) + "/" + std::to_string(s.cases)).c_str(),
-                          (std::to_string(s.seam_high) + "/" + std::to_string(s.cases)).c_str());
+                          (std::to_string(s.seam_high) + "/" + std::to_string(s.cases)).c_str(),
+                          format_lines(s.lines_continued, s.lines_crossing).c_str());
             ctx.out << line;
         }
     }

@@ -11,8 +11,10 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QPainter>
+#include <QPolygonF>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace lacuna::editor {
@@ -96,6 +98,30 @@ void Canvas::paintGL() {
     const QSize fb = framebuffer_size();
     renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
     draw_box();
+    draw_scribble();
+}
+
+void Canvas::draw_scribble() {
+    // The strokes of a scribble selection being drawn: an opaque green band of the brush's width
+    // along the pointer's path, drawn by QPainter over the GL frame like the box.
+    const session::Tool* tool = session_.active_tool();
+    if (tool == nullptr) return;
+    const session::Overlay overlay = tool->overlay();
+    if (overlay.scribble.empty()) return;
+    const qreal dpr = devicePixelRatioF();
+    QPolygonF path;
+    for (const session::ScribblePoint& p : overlay.scribble) {
+        const render::PointF s = view_.to_screen({p.x, p.y});
+        path << QPointF(s.x / dpr, s.y / dpr);
+    }
+    const render::PointF o = view_.to_screen({0.0, 0.0});
+    const render::PointF r = view_.to_screen({overlay.scribble_radius, 0.0});
+    const qreal width = std::max<qreal>(2.0, 2 * (r.x - o.x) / dpr);
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(
+        QPen(QColor(40, 220, 90), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(path);
 }
 
 void Canvas::draw_box() {

@@ -27,7 +27,8 @@ using session::MaskLayer;
 /// What the toolbar offers: pan, the line histogram, or the brush / eraser of the active panel's
 /// mask.
 /// Box: drag a rectangle around an object for a GrabCut mask (the Remove Object panel).
-enum class CanvasTool { Pan, Brush, Eraser, Line, Box };
+/// Scribble: scribble strokes on an object for a GrabCut mask (the same panel).
+enum class CanvasTool { Pan, Brush, Eraser, Line, Box, Scribble };
 
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
@@ -97,6 +98,8 @@ class Canvas : public QOpenGLWidget {
     void draw_overlay();
     /// The box selection's rectangle while it is dragged.
     void draw_box();
+    /// The strokes of a scribble selection while they are drawn.
+    void draw_scribble();
 
     session::Session& session_;
     std::unique_ptr<render::ImageRenderer> renderer_;

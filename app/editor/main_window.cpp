@@ -185,6 +185,8 @@ void MainWindow::build_menus() {
     // M, as a marquee is in other editors.
     tools->addAction(tr("Bo&x Select (mask)"), QKeySequence(Qt::Key_M), this,
                      [this] { select_tool(CanvasTool::Box); });
+    tools->addAction(tr("&Scribble Select (mask)"), QKeySequence(Qt::Key_G), this,
+                     [this] { select_tool(CanvasTool::Scribble); });
     tools->addAction(tr("&Fill Masked Area"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                      &MainWindow::start_fill);
 
@@ -238,6 +240,7 @@ void MainWindow::build_object_removal_dock() {
         check_tool_action(tool);
         session_->remove_object().set_erase(tool == CanvasTool::Eraser);
         session_->remove_object().set_box_mode(tool == CanvasTool::Box);
+        session_->remove_object().set_scribble_mode(tool == CanvasTool::Scribble);
         session_->remove_object().set_layer(removal_panel_->layer());
         session_->select(session::ToolKind::RemoveObject);
         canvas_->set_layer(removal_panel_->layer());
@@ -267,7 +270,8 @@ bool MainWindow::save_mask(const QString& path) {
 void MainWindow::select_tool(const CanvasTool tool) {
     // Keep the toolbar's checked tool in step with menus, shortcuts and panels.
     check_tool_action(tool);
-    if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser || tool == CanvasTool::Box) {
+    if (tool == CanvasTool::Brush || tool == CanvasTool::Eraser || tool == CanvasTool::Box ||
+        tool == CanvasTool::Scribble) {
         removal_dock_->raise();          // its settings: size, hardness, Fill
         removal_panel_->set_tool(tool);  // the object-removal mask
         return;
@@ -315,11 +319,10 @@ void MainWindow::build_toolbar() {
     const struct {
         CanvasTool tool;
         const char* text;
-    } tools[] = {{CanvasTool::Pan, QT_TR_NOOP("Pan")},
-                 {CanvasTool::Line, QT_TR_NOOP("Line")},
-                 {CanvasTool::Brush, QT_TR_NOOP("Brush")},
-                 {CanvasTool::Eraser, QT_TR_NOOP("Eraser")},
-                 {CanvasTool::Box, QT_TR_NOOP("Box")}};
+    } tools[] = {
+        {CanvasTool::Pan, QT_TR_NOOP("Pan")},     {CanvasTool::Line, QT_TR_NOOP("Line")},
+        {CanvasTool::Brush, QT_TR_NOOP("Brush")}, {CanvasTool::Eraser, QT_TR_NOOP("Eraser")},
+        {CanvasTool::Box, QT_TR_NOOP("Box")},     {CanvasTool::Scribble, QT_TR_NOOP("Scribble")}};
     for (const auto& t : tools) {
         QAction* action = bar->addAction(tr(t.text));
         action->setCheckable(true);

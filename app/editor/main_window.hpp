@@ -183,7 +183,7 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     QLabel* time_label_ = nullptr;
     BackendInfo backend_;
     /// The toolbar's tool actions, by CanvasTool.
-    std::array<QAction*, 5> tool_actions_{};
+    std::array<QAction*, 6> tool_actions_{};  // one per CanvasTool
     QAction* undo_action_ = nullptr;
     QAction* redo_action_ = nullptr;
     /// The toolbar's Undo and Redo: fixed words (the label is in the tooltip), so the buttons

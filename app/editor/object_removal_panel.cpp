@@ -62,6 +62,9 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
         {CanvasTool::Box, QT_TR_NOOP("Box"),
          QT_TR_NOOP("Drag a box around an object: GrabCut proposes its mask, which the brush and "
                     "eraser then refine (M)")},
+        {CanvasTool::Scribble, QT_TR_NOOP("Scribble"),
+         QT_TR_NOOP("Scribble over an object: GrabCut proposes the object under the strokes, "
+                    "which the brush and eraser then refine (G)")},
     };
     for (const auto& b : tool_buttons) {
         auto* button = new QToolButton;
@@ -297,9 +300,9 @@ CanvasTool ObjectRemovalPanel::tool() const {
 
 void ObjectRemovalPanel::set_tool(const CanvasTool tool) {
     tools_->button(static_cast<int>(tool))->setChecked(true);
-    // The brush's size and hardness mean nothing to a box.
+    // The brush's size and hardness mean nothing to a box; a scribble's strokes take the size.
     size_->setEnabled(tool != CanvasTool::Box);
-    hardness_->setEnabled(tool != CanvasTool::Box);
+    hardness_->setEnabled(tool != CanvasTool::Box && tool != CanvasTool::Scribble);
     emit tool_changed(tool);
 }
 

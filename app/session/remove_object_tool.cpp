@@ -9,6 +9,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 
+#include <opencv2/imgproc.hpp>
+
 #include <cmath>
 #include <sstream>
 
@@ -67,6 +69,10 @@ bool RemoveObjectTool::press(const Pointer& p) {
         box_ = box_between(p.x, p.y, p.x, p.y);
         return true;
     }
+    if (scribble_mode_) {
+        scribble_.assign(1, ScribblePoint{p.x, p.y});
+        return true;
+    }
     return brush_.press(session_, layer_, p);
 }
 
@@ -74,6 +80,10 @@ void RemoveObjectTool::move(const Pointer& p) {
     hover(p);
     if (box_) {
         box_ = box_between(box_x_, box_y_, p.x, p.y);
+        return;
+    }
+    if (!scribble_.empty()) {
+        scribble_.push_back({p.x, p.y});
         return;
     }
     brush_.move(session_, p);
@@ -86,6 +96,13 @@ void RemoveObjectTool::release(const Pointer& p) {
         if (!select_box(rect)) session_.notice(message_);
         return;
     }
+    if (!scribble_.empty()) {
+        scribble_.push_back({p.x, p.y});
+        const std::vector<ScribblePoint> points = std::move(scribble_);
+        scribble_.clear();
+        if (!select_scribble(points, brush_.settings().radius)) session_.notice(message_);
+        return;
+    }
     brush_.finish(session_);
 }
 
@@ -93,7 +110,10 @@ void RemoveObjectTool::hover(const Pointer&) {}
 
 void RemoveObjectTool::deactivate() {
     // Switching tools never drops work: a stroke in progress becomes an edit; a fill runs on.
+    // A box or scribble still being dragged was not released: no selection was asked for.
     brush_.finish(session_);
+    box_.reset();
+    scribble_.clear();
 }
 
 Overlay RemoveObjectTool::overlay() const {
@@ -103,6 +123,8 @@ Overlay RemoveObjectTool::overlay() const {
     if (!(filler_ && layer_ == MaskLayer::Fill)) o.mask_layer = static_cast<int>(layer_);
     if (!box_mode_) brush_.add_ring(o);
     o.box = box_;
+    o.scribble = scribble_;
+    o.scribble_radius = brush_.settings().radius;
     return o;
 }
 
@@ -162,15 +184,51 @@ bool RemoveObjectTool::select_box(const PixelRect& rect) {
         message_ = e.what();
         return false;
     }
-    // Added to what is painted: several objects boxed one after another are filled in one go.
-    const Mask& current = document.mask(layer_);
+    add_proposal(std::move(proposal), "Box Select");
+    return true;
+}
+
+void RemoveObjectTool::add_proposal(Mask proposal, const std::string& label) {
+    // Added to what is painted: several objects selected one after another are filled in one go.
+    const Mask& current = session_.document().mask(layer_);
     for (int y = 0; y < proposal.height(); ++y) {
         std::uint8_t* out = proposal.row(y);
         const std::uint8_t* in = current.row(y);
         for (int x = 0; x < proposal.width(); ++x) out[x] = std::max(out[x], in[x]);
     }
-    replace_mask(proposal, "Box Select");
+    replace_mask(proposal, label);
     message_.clear();
+}
+
+bool RemoveObjectTool::select_scribble(const std::span<const ScribblePoint> points,
+                                       const double radius) {
+    const Document& document = session_.document();
+    if (document.empty() || points.empty()) return false;
+    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    // The strokes as seeds: discs of the brush's radius along the polyline (pixel centres at
+    // half-integers, as the brush paints them).
+    cv::Mat seeds(document.height(), document.width(), CV_8UC1, cv::Scalar(0));
+    const int thickness = std::max(1, static_cast<int>(std::lround(2 * radius)));
+    const auto pixel = [](const ScribblePoint& q) {
+        return cv::Point(static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y)));
+    };
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const cv::Point a = pixel(points[i]);
+        const cv::Point b = pixel(points[i + 1 < points.size() ? i + 1 : i]);
+        cv::line(seeds, a, b, cv::Scalar(255), thickness, cv::LINE_8);
+    }
+    Mask seed_mask(document.width(), document.height(), 0);
+    for (int y = 0; y < seeds.rows; ++y)
+        std::copy_n(seeds.ptr<std::uint8_t>(y), seeds.cols, seed_mask.row(y));
+    Mask proposal;
+    try {
+        proposal = lacuna::grow_mask(
+            grabcut_scribble_mask(document.pixels().view(), seed_mask.view()).view(), kBoxMargin);
+    } catch (const Error& e) {
+        message_ = e.what();
+        return false;
+    }
+    add_proposal(std::move(proposal), "Scribble Select");
     return true;
 }
 

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace lacuna::session {
 
@@ -67,6 +69,16 @@ class RemoveObjectTool final : public Tool {
     /// inside (grabcut_mask) to the painted mask as one undoable edit. Off: the brush paints.
     void set_box_mode(bool on) { box_mode_ = on; }
     [[nodiscard]] bool box_mode() const { return box_mode_; }
+    /// Scribble mode: a drag scribbles strokes (the brush's radius) over an object; its release
+    /// adds GrabCut's proposal for the object under them (select_scribble). Off: the brush
+    /// paints. Box mode, when on as well, wins.
+    void set_scribble_mode(bool on) { scribble_mode_ = on; }
+    [[nodiscard]] bool scribble_mode() const { return scribble_mode_; }
+    /// Adds GrabCut's object under the strokes through `points` (a polyline, image
+    /// coordinates, discs of `radius` pixels along it), grown by kBoxMargin, to the painted mask
+    /// ("Scribble Select", one undoable edit). False with message() when no stroke pixel lies in
+    /// the picture or the strokes cover all of it.
+    bool select_scribble(std::span<const ScribblePoint> points, double radius);
     /// Pixels the box selection grows GrabCut's object by: its mask hugs the object and leaves
     /// the anti-aliased rim outside, which a fill would then copy back in as a ghost outline.
     static constexpr int kBoxMargin = 3;
@@ -148,6 +160,10 @@ class RemoveObjectTool final : public Tool {
     bool box_mode_ = false;
     std::optional<PixelRect> box_;  ///< the rectangle being dragged in box mode
     double box_x_ = 0, box_y_ = 0;  ///< where the drag started
+    bool scribble_mode_ = false;
+    std::vector<ScribblePoint> scribble_;  ///< the strokes being scribbled (scribble mode)
+    /// Adds a GrabCut proposal to the painted mask as one edit labelled `label`.
+    void add_proposal(Mask proposal, const std::string& label);
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device

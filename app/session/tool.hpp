@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace lacuna::session {
 
@@ -52,6 +53,12 @@ struct Pointer {
     double image_per_screen = 1.0;
 };
 
+/// A point of a scribble, in continuous image coordinates.
+struct ScribblePoint {
+    double x = 0;
+    double y = 0;
+};
+
 /// What the canvas draws over the image for the active tool, in image coordinates.
 struct Overlay {
     std::optional<int> mask_layer;  ///< the mask tinted (MaskLayer as int); none: no tint
@@ -62,6 +69,10 @@ struct Overlay {
     int line_band = 1;
     std::optional<double> line_marker;  ///< fraction of the line
     std::optional<PixelRect> box;       ///< a rectangle being dragged (box selection), pixels
+    /// The strokes of a scribble selection being drawn (image coordinates), as a polyline, and
+    /// their radius in image pixels; empty when none is drawn.
+    std::vector<ScribblePoint> scribble;
+    double scribble_radius = 0;
 };
 
 class Tool {

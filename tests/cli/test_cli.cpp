@@ -1355,6 +1355,22 @@ class TestCli : public QObject {
         for (const char* file : {"obj-sky-overcast_compare.png", "obj-sky-overcast_input.png",
                                  "obj-sky-overcast_truth.png", "obj-sky-overcast_PM-CPU.png"})
             QVERIFY2(QFile::exists(dir + "/" + file), file);
+        // Line continuation: the cable's hole crosses one of the truth's straight lines (the
+        // roof's edge), which the truth's row counts (1/1) and the fill's row judges (n/1).
+        const Result lines = run_cli({"bench", "inpaint", "--set", "objects", "--case",
+                                      "cable across", "--no-peers", "--repeats", "1"});
+        QVERIFY2(lines.status == 0, qPrintable(lines.err));
+        if (!lines.out.contains("NOT BUILT: no ximgproc")) {
+            int rows = 0;
+            for (const QString& row : lines.out.split('\n'))
+                if (row.startsWith("obj cable across") &&
+                    (row.contains("(truth)") || row.contains("PM CPU"))) {
+                    ++rows;
+                    QVERIFY2(row.contains(row.contains("(truth)") ? " 1/1 " : "/1 "),
+                             qPrintable(row));
+                }
+            QCOMPARE(rows, 2);
+        }
         const Result bad = run_cli({"bench", "inpaint", "--set", "stickers"});
         QCOMPARE(bad.status, 2);
         verify_one_error_line(bad, "--set must be");

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -216,6 +218,35 @@ class TestInpaintQuality : public QObject {
         const EdgeMatch t = measure_fill(twice.view(), mask, &truth).edges;
         QCOMPARE(t.recall, 1.0);
         QVERIFY2(t.precision > 0.4 && t.precision < 0.6, qPrintable(QString::number(t.precision)));
+    }
+
+    // Issue 31: do lines that enter the hole leave it where they should? A vertical line
+    // through a hole: kept, it is continued; dropped, bent away or shifted by 5 px, it is not.
+    // Lines that end in the hole, or that the truth's own edges do not follow, do not count.
+    void lines_crossing_the_hole_continued_or_not() {
+        const Mask mask = rect_mask(100, 64, 20, 16, 80, 48);
+        const ImageRgba8 truth = vertical_line(100, 64, 50, 1);
+        const Mask truth_edges = detect_edges(truth.view());
+        const std::vector<QualityLine> line{{50, 2, 50, 61}};
+        const auto continued = [&](const ImageRgba8& result,
+                                   const std::vector<QualityLine>& lines) {
+            const LineContinuation l =
+                match_lines(detect_edges(result.view()), truth_edges, lines, mask);
+            return std::pair{l.continued, l.crossing};
+        };
+        QCOMPARE(continued(truth, line), (std::pair{1, 1}));
+        const ImageRgba8 dropped = composite(truth, ImageRgba8(100, 64, grey(160)), mask);
+        QCOMPARE(continued(dropped, line), (std::pair{0, 1}));
+        QCOMPARE(continued(composite(truth, vertical_line(100, 64, 55, 1), mask), line),
+                 (std::pair{0, 1}));
+        // Bent: the line stops half-way down the hole (the lower half is background).
+        ImageRgba8 half = truth;
+        for (int y = 32; y < 48; ++y) half.at(50, y) = grey(160);
+        QCOMPARE(continued(half, line), (std::pair{0, 1}));
+        // A line ending in the hole, one wholly outside it, one the truth has no edge along.
+        const std::vector<QualityLine> others{{50, 2, 50, 30}, {10, 2, 10, 61}, {30, 2, 30, 61}};
+        QCOMPARE(continued(truth, others), (std::pair{0, 0}));
+        QCOMPARE(continued(dropped, others), (std::pair{0, 0}));
     }
 
     // Issue 31's measures. Foreign content: a hole filled with a colour that occurs nowhere in

@@ -229,6 +229,41 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void scribble_select_proposes_the_object_under_the_strokes() {
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        editor::ObjectRemovalPanel* panel = window.removal_panel();
+
+        // Scribble: strokes across the ball; GrabCut's object under them becomes the mask.
+        panel->findChild<QToolButton*>("tool_scribble")->click();
+        QCOMPARE(canvas->tool(), editor::CanvasTool::Scribble);
+        QVERIFY(window.session().remove_object().scribble_mode());
+        panel->findChild<QSlider*>("brush_size")->setValue(6);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 350.5, 312.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 362.5, 306.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 376.5, 314.5));
+        {
+            // While drawn, the strokes show over the picture (a green band).
+            QVERIFY(!window.session().active_tool()->overlay().scribble.empty());
+            const QImage frame = canvas->grabFramebuffer();
+            const QColor c = frame.pixelColor(frame_point(canvas, frame, 362.5, 306.5));
+            QVERIFY2(c.green() > c.red() + 40,
+                     qPrintable(QString("%1 %2 %3").arg(c.red()).arg(c.green()).arg(c.blue())));
+        }
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 376.5, 314.5));
+        QVERIFY(window.session().active_tool()->overlay().scribble.empty());
+        QCOMPARE(window.session().history().count(), 1);
+        QCOMPARE(window.session().history().undo_label(), std::string("Scribble Select"));
+        QCOMPARE(canvas->mask().at(362, 312), std::uint8_t{255});  // the ball
+        QCOMPARE(canvas->mask().at(300, 312), std::uint8_t{0});    // grass beside it
+        const std::int64_t ball = count_selected(canvas->mask().view());
+        QVERIFY2(ball > 1000 && ball < 74 * 74, qPrintable(QString::number(ball)));
+        window.undo();
+        QCOMPARE(count_selected(canvas->mask().view()), std::int64_t{0});
+        window.session().history().set_clean();
+    }
+
     void box_select_grow_shrink_and_mask_files() {
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, kMessi));
@@ -863,6 +898,34 @@ class TestEditor : public QObject {
             QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 400, 350));
             QTest::mouseMove(canvas, widget_point(canvas, 420, 250));
             shoot(window, "remove-object-box.png");
+            window.session().history().set_clean();
+        }
+        {
+            // Scribble: strokes across the ball, GrabCut's object under them, the fill.
+            MainWindow window;
+            QVERIFY(show_at_one_to_one(window, kMessi, {1280, 800}));
+            editor::Canvas* canvas = window.canvas();
+            raise_dock(window, "remove_object_dock");
+            window.removal_panel()->set_tool(editor::CanvasTool::Scribble);
+            window.removal_panel()->findChild<QSlider*>("brush_size")->setValue(8);
+            QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 345, 318));
+            QTest::mouseMove(canvas, widget_point(canvas, 362, 300));
+            QTest::mouseMove(canvas, widget_point(canvas, 378, 316));
+            QTest::mouseMove(canvas, widget_point(canvas, 360, 330));
+            // The canvas's own frame: the strokes are drawn there (QPainter over the GL frame),
+            // which a grab of the whole window leaves out under Xvfb.
+            QTest::qWait(300);
+            QVERIFY(
+                canvas->grabFramebuffer().save(out + "/remove-object-scribble-drag.png", "PNG"));
+            QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 360, 330));
+            QTest::mouseMove(canvas, widget_point(canvas, 420, 250));
+            QTest::qWait(300);
+            QVERIFY(canvas->grabFramebuffer().save(out + "/remove-object-scribble.png", "PNG"));
+            QVERIFY(window.start_fill());
+            QTRY_VERIFY_WITH_TIMEOUT(!window.fill_running(), 120000);
+            QTest::qWait(300);
+            QVERIFY(
+                canvas->grabFramebuffer().save(out + "/remove-object-scribble-filled.png", "PNG"));
             window.session().history().set_clean();
         }
         {

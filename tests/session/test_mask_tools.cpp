@@ -1,4 +1,5 @@
-// The Remove Object tool's mask tools, headless: grow and shrink, box selection by GrabCut,
+// The Remove Object tool's mask tools, headless: grow and shrink, box and scribble selection by
+// GrabCut,
 // loading and saving a mask file. Each is one undoable edit whose mask is checked pixel by pixel.
 // And how a fill shows itself: every coarse PatchMatch level, untinted.
 #include <grabcut.hpp>
@@ -8,6 +9,8 @@
 #include <lacuna/core/mask.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+
+#include <opencv2/core.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -67,6 +70,37 @@ Mask binarised(const Mask& coverage) {
     return out;
 }
 
+/// disc_photo with a second, smaller dark disc down and to the right, apart from the first: the
+/// same colours, another object.
+constexpr double kSecondX = 152.5, kSecondY = 128.5, kSecondR = 14;
+bool in_second(const int x, const int y) {
+    return std::hypot(x - kSecondX, y - kSecondY) <= kSecondR;
+}
+ImageRgba8 two_disc_photo() {
+    ImageRgba8 image = disc_photo();
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x)
+            if (in_second(x, y)) image.at(x, y) = image.at(x - 56, y - 50);  // the first's pixels
+    return image;
+}
+
+/// Shares of the first disc and of the background (second disc excluded) that `mask` takes,
+/// and the share of the second disc.
+struct Coverage {
+    double disc = 0, background = 0, second = 0;
+};
+Coverage coverage_of(const Mask& mask) {
+    std::int64_t n[3] = {0, 0, 0}, hit[3] = {0, 0, 0};
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+            const int k = in_disc(x, y) ? 0 : in_second(x, y) ? 2 : 1;
+            ++n[k];
+            hit[k] += mask.at(x, y) != 0;
+        }
+    return {static_cast<double>(hit[0]) / n[0], static_cast<double>(hit[1]) / n[1],
+            static_cast<double>(hit[2]) / n[2]};
+}
+
 bool same(const Mask& a, const Mask& b) {
     if (a.width() != b.width() || a.height() != b.height()) return false;
     for (int y = 0; y < a.height(); ++y)
@@ -121,6 +155,112 @@ class TestMaskTools : public QObject {
                 QVERIFY(std::string(e.what()).find('\n') == std::string::npos);
             }
         }
+    }
+
+    void grabcut_scribble_finds_the_disc_under_a_stroke_and_not_its_twin() {
+        const ImageRgba8 photo = two_disc_photo();
+        // A cross over the disc's middle, 5 px wide, far from its outline. GrabCut's window
+        // (the cross's box grown by its longer side) holds the twin.
+        Mask seeds(kW, kH, 0);
+        for (int y = 76; y <= 80; ++y)
+            for (int x = 72; x <= 121; ++x) seeds.at(x, y) = 255;
+        for (int y = 55; y <= 102; ++y)
+            for (int x = 94; x <= 98; ++x) seeds.at(x, y) = 255;
+        const Mask mask = session::grabcut_scribble_mask(photo.view(), seeds.view());
+        QCOMPARE(mask.width(), kW);
+        QCOMPARE(mask.height(), kH);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) QVERIFY(mask.at(x, y) == 0 || mask.at(x, y) == 255);
+        const Coverage c = coverage_of(mask);
+        qInfo("disc covered %.4f, background taken %.4f, second disc %.4f", c.disc, c.background,
+              c.second);
+        QVERIFY(c.disc >= 0.90);
+        QVERIFY(c.background < 0.05);
+        // The twin lies inside GrabCut's window and has the disc's colours, but no stroke
+        // touches it.
+        QCOMPARE(c.second, 0.0);
+    }
+
+    void grabcut_proposals_do_not_depend_on_opencvs_generator() {
+        // GrabCut's k-means draws from OpenCV's per-thread generator: the same box or strokes
+        // must propose the same mask whatever drew from it before, and leave it as it was.
+        const ImageRgba8 photo = two_disc_photo();
+        const PixelRect box{52, 34, 141, 123};
+        Mask seeds(kW, kH, 0);
+        for (int x = 72; x <= 121; ++x) seeds.at(x, 78) = 255;
+        cv::theRNG() = cv::RNG(1);
+        const Mask box_a = session::grabcut_mask(photo.view(), box);
+        const Mask scribble_a = session::grabcut_scribble_mask(photo.view(), seeds.view());
+        cv::theRNG() = cv::RNG(987654321);
+        for (int i = 0; i < 1000; ++i) (void)cv::theRNG().next();
+        const std::uint64_t state = cv::theRNG().state;
+        const Mask scribble_b = session::grabcut_scribble_mask(photo.view(), seeds.view());
+        const Mask box_b = session::grabcut_mask(photo.view(), box);
+        QVERIFY(same(box_a, box_b));
+        QVERIFY(same(scribble_a, scribble_b));
+        QCOMPARE(cv::theRNG().state, state);
+    }
+
+    void grabcut_scribble_refuses_bad_seeds_in_one_line() {
+        const ImageRgba8 photo = disc_photo();
+        const Mask none(kW, kH, 0);
+        const Mask all(kW, kH, 255);
+        const Mask small(10, 10, 255);
+        for (const Mask* seeds : {&none, &all, &small}) {
+            try {
+                (void)session::grabcut_scribble_mask(photo.view(), seeds->view());
+                QFAIL("bad seeds were accepted");
+            } catch (const Error& e) {
+                QCOMPARE(e.code(), ErrorCode::InvalidArgument);
+                QVERIFY(std::string(e.what()).find('\n') == std::string::npos);
+            }
+        }
+    }
+
+    void scribble_drag_proposes_the_object_as_one_undoable_edit() {
+        session::Session s(false);
+        s.open(two_disc_photo());
+        s.select(session::ToolKind::RemoveObject);
+        session::RemoveObjectTool& tool = s.remove_object();
+        tool.set_brush({3, 1.0, false});
+        tool.set_scribble_mode(true);
+        QVERIFY(tool.overlay().brush_ring);  // the strokes' width shows
+        tool.press(Pointer{80.5, 70.5});
+        tool.move(Pointer{100.5, 90.5});
+        // The strokes show while drawn; the mask is not touched yet.
+        QCOMPARE(tool.overlay().scribble.size(), std::size_t{2});
+        QCOMPARE(tool.overlay().scribble_radius, 3.0);
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+        tool.release(Pointer{112.5, 74.5});
+        QVERIFY(tool.overlay().scribble.empty());
+        QCOMPARE(s.history().count(), 1);
+        QCOMPARE(s.history().undo_label(), std::string("Scribble Select"));
+        const Mask& proposed = s.document().mask(MaskLayer::Fill);
+        const Coverage c = coverage_of(proposed);
+        qInfo("disc covered %.4f, background taken %.4f, second disc %.4f", c.disc, c.background,
+              c.second);
+        QCOMPARE(c.disc, 1.0);  // the object and its rim (kBoxMargin)
+        QVERIFY(c.background < 0.06);
+        QCOMPARE(c.second, 0.0);
+        // The rim: kBoxMargin pixels beyond the disc's outline on its left.
+        QCOMPARE(proposed.at(static_cast<int>(kDiscX - kDiscR) - 2, static_cast<int>(kDiscY)),
+                 std::uint8_t{255});
+
+        // A second scribble on the twin adds it: both objects are filled in one go.
+        stroke(tool, {{148, 128}, {157, 129}});
+        QCOMPARE(s.history().count(), 2);
+        const Coverage both = coverage_of(s.document().mask(MaskLayer::Fill));
+        QCOMPARE(both.disc, 1.0);
+        QVERIFY(both.second >= 0.95);
+        QVERIFY(s.undo());
+        QVERIFY(s.undo());
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+
+        // Strokes wholly outside the picture: refused in one line, nothing changed.
+        tool.press(Pointer{-50, -50});
+        tool.release(Pointer{-40, -45});
+        QCOMPARE(s.history().index(), 0);
+        QVERIFY(tool.message().find("Scribble") != std::string::npos);
     }
 
     void grow_and_shrink_are_one_undoable_edit() {

@@ -390,6 +390,46 @@ EdgeMatch match_edges(const Mask& result_edges, const Mask& truth_edges, const M
     return out;
 }
 
+LineContinuation match_lines(const Mask& result_edges, const Mask& truth_edges,
+                             const std::vector<QualityLine>& lines, const Mask& mask,
+                             const int tolerance) {
+    const int w = mask.width(), h = mask.height();
+    check_mask_size(result_edges.view(), w, h, "the result's edges");
+    check_mask_size(truth_edges.view(), w, h, "the truth's edges");
+    const std::vector<std::uint8_t> near_truth = dilate(truth_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_result = dilate(result_edges, tolerance, 1);
+    const auto inside = [&](const int x, const int y) {
+        return x >= 0 && y >= 0 && x < w && y < h;
+    };
+    LineContinuation out;
+    for (const QualityLine& line : lines) {
+        const auto x0 = static_cast<int>(std::lround(line.x0));
+        const auto y0 = static_cast<int>(std::lround(line.y0));
+        const auto x1 = static_cast<int>(std::lround(line.x1));
+        const auto y1 = static_cast<int>(std::lround(line.y1));
+        // Both ends outside the hole (and in the picture): the line enters and leaves it.
+        if (!inside(x0, y0) || !inside(x1, y1) || mask.at(x0, y0) != 0 || mask.at(x1, y1) != 0)
+            continue;
+        const double length = std::hypot(line.x1 - line.x0, line.y1 - line.y0);
+        const int steps = std::max(1, static_cast<int>(std::ceil(length)));
+        int in_hole = 0, truth_near = 0, result_near = 0;
+        for (int k = 0; k <= steps; ++k) {
+            const double t = static_cast<double>(k) / steps;
+            const auto x = static_cast<int>(std::lround(line.x0 + t * (line.x1 - line.x0)));
+            const auto y = static_cast<int>(std::lround(line.y0 + t * (line.y1 - line.y0)));
+            if (!inside(x, y) || mask.at(x, y) == 0) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            ++in_hole;
+            truth_near += near_truth[i] != 0;
+            result_near += near_result[i] != 0;
+        }
+        if (in_hole < kLineMinInside || truth_near < kLineContinued * in_hole) continue;
+        ++out.crossing;
+        out.continued += result_near >= kLineContinued * in_hole;
+    }
+    return out;
+}
+
 FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
                          const ImageRgba8* truth, const int ring_width) {
     const int w = result.width, h = result.height;

@@ -64,6 +64,30 @@ inline constexpr int kEdgeTolerance = 2;
 EdgeMatch match_edges(const Mask& result_edges, const Mask& truth_edges, const Mask& mask,
                       int tolerance = kEdgeTolerance);
 
+/// A straight segment in image coordinates (pixel centres at integers), as a line detector
+/// reports it.
+struct QualityLine {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+/// Do lines that enter the hole leave it where they should (issue 31)? Of the truth's straight
+/// lines (segments found by a line detector on the truth), those that cross the hole: both ends
+/// outside it, at least kLineMinInside of their points (one a pixel along the segment, rounded)
+/// in it, and the truth's own edges within `tolerance` px of at least kLineContinued of those
+/// points (a line the edge detector sees as one). Such a line is continued when the result's
+/// edges lie within `tolerance` px of at least kLineContinued of its points in the hole: it
+/// runs through the hole straight and leaves where the truth's does. A dropped, bent, broken or
+/// shifted line is not.
+struct LineContinuation {
+    int crossing = 0;   ///< the truth's lines crossing the hole
+    int continued = 0;  ///< of those, continued by the result
+};
+inline constexpr int kLineMinInside = 4;
+inline constexpr double kLineContinued = 0.8;
+LineContinuation match_lines(const Mask& result_edges, const Mask& truth_edges,
+                             const std::vector<QualityLine>& lines, const Mask& mask,
+                             int tolerance = kEdgeTolerance);
+
 struct FillQuality {
     double psnr_db = 0;  ///< RGB, hole pixels only; +inf when identical; NaN without truth
     double ssim = 0;  ///< luma, 7×7 uniform windows, averaged over hole pixels; NaN without truth
