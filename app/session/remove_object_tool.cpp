@@ -204,7 +204,7 @@ bool RemoveObjectTool::select_scribble(const std::span<const ScribblePoint> poin
                                        const double radius) {
     const Document& document = session_.document();
     if (document.empty() || points.empty()) return false;
-    stroke_.end(session_, brush_.erase ? "Erase Mask" : "Paint Mask");
+    brush_.finish(session_);
     // The strokes as seeds: discs of the brush's radius along the polyline (pixel centres at
     // half-integers, as the brush paints them).
     cv::Mat seeds(document.height(), document.width(), CV_8UC1, cv::Scalar(0));
