@@ -7,9 +7,11 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/params.hpp>
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace lacuna::session {
 
@@ -34,6 +36,10 @@ struct Overlay {
     int line_band = 1;
     std::optional<double> line_marker;  ///< fraction of the line
     std::optional<PixelRect> box;       ///< a rectangle being dragged (box selection), pixels
+    /// Detections drawn over the image (the Retarget tool's faces: an ellipse in each box;
+    /// its straight lines: segments x0, y0, x1, y1 in continuous image coordinates).
+    std::vector<PixelRect> ellipses;
+    std::vector<std::array<float, 4>> segments;
 };
 
 class Tool {
