@@ -1029,11 +1029,15 @@ void RetargetTool::update_preview() {
                   std::to_string(frame_w_) + " × " + std::to_string(frame_h_) + " px" +
                   (preview_approximate_ ? "; the exact map will reach the target." : ".");
     } else if (mix) {
-        const auto side = [](const char* what, const double amount) {
-            return std::string(what) + " " + std::to_string(static_cast<int>(amount)) + " % seams";
+        std::string sides;
+        const auto side = [&](const char* what, const bool changed, const double amount) {
+            if (!changed) return;
+            sides += (sides.empty() ? "" : ", ") + std::string(what) + " " +
+                     std::to_string(static_cast<int>(amount)) + " % seams";
         };
-        status_ = std::string(mix_.automatic ? "Automatic: " : "") + side("width", amount_w_) +
-                  ", " + side("height", amount_h_) + "; the rest scaled.";
+        side("width", width != source_w_, amount_w_);
+        side("height", height != source_h_, amount_h_);
+        status_ = std::string(mix_.automatic ? "Automatic: " : "") + sides + "; the rest scaled.";
     }
     session_.frame_changed();
     if (on_preview_changed) on_preview_changed();
