@@ -468,7 +468,7 @@ class TestEditor : public QObject {
         QVERIFY(panel->mix_control("line-weight")->isEnabled());
         QVERIFY(tool->mix().importance.lines);
         qobject_cast<QCheckBox*>(panel->mix_control("lines"))->setChecked(false);
-        QTRY_VERIFY_WITH_TIMEOUT(!tool->busy(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(tool->vertical_exact(), 120000);
 
         // Amount 50 % at 60 % width: the CLI's `--amount 50` image, at once.
         auto* amount = qobject_cast<QSlider*>(panel->mix_control("amount"));
@@ -794,18 +794,25 @@ class TestEditor : public QObject {
         QCOMPARE(status->text().count("The GPU could not carve"), 1);
         qInfo("%s", qPrintable(status->text()));
         const ImageRgba8& original = window.canvas()->image();
+        // Faces are protected by default: the carves take the importance map, the horizontal
+        // one the levels that followed the vertical seams.
+        const ops::ImportanceMap map = ops::importance_map(original.view(), {});
         const Mask none(original.width(), original.height(), 0);
-        const ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
-        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(
-            original.view(), ops::seam_order_fast(input, ops::SeamDirection::Vertical, 137), 137);
+        ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
+        input.importance = &map.levels;
+        input.importance_unit = ops::importance_unit(SeamEnergy::Forward);
+        const ops::SeamOrder columns =
+            ops::seam_order_fast(input, ops::SeamDirection::Vertical, 137);
+        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(original.view(), columns, 137);
+        const Mask levels = ops::remove_seams<std::uint8_t>(map.levels.view(), columns, 137);
         QCOMPARE(window.canvas()->preview().width(), 411);
         QCOMPARE(window.canvas()->preview().height(), 257);
         const Mask none_narrow(411, 342, 0);
+        ops::CarveInput rows{narrowed.view(), &none_narrow, &none_narrow};
+        rows.importance = &levels;
+        rows.importance_unit = input.importance_unit;
         const ImageRgba8 expected = ops::remove_seams<Rgba8>(
-            narrowed.view(),
-            ops::seam_order_fast({narrowed.view(), &none_narrow, &none_narrow},
-                                 ops::SeamDirection::Horizontal, 85),
-            85);
+            narrowed.view(), ops::seam_order_fast(rows, ops::SeamDirection::Horizontal, 85), 85);
         QVERIFY(equal_pixels<Rgba8>(window.canvas()->preview().view(), expected.view()));
         window.session().history().set_clean();
     }
