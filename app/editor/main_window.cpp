@@ -812,8 +812,7 @@ void MainWindow::build_retarget_dock() {
     });
     connect(retarget_panel_, &RetargetPanel::detections_toggled, this, [this](const bool on) {
         // The overlay is the retarget tool's: asking for it selects the tool.
-        if (on && session_->active_kind() != session::ToolKind::Retarget)
-            activate_retarget_tool();
+        if (on && session_->active_kind() != session::ToolKind::Retarget) activate_retarget_tool();
         session_->retarget().set_show_detections(on);
         canvas_->document_changed();
     });
