@@ -516,8 +516,8 @@ int bench_retarget_quality(Context& ctx) {
         const ops::ImportanceMap m = ops::importance_map(hd.view(), all);
         ops::CarveInput plain{hd.view(), nullptr, nullptr, SeamEnergy::Forward};
         ops::CarveInput with = plain;
-        with.temporal = &m.levels;
-        with.temporal_unit = ops::importance_unit(SeamEnergy::Forward);
+        with.importance = &m.levels;
+        with.importance_unit = ops::importance_unit(SeamEnergy::Forward);
         const auto carve_ms = [&](const ops::CarveInput& in) {
             std::vector<double> t;
             for (int i = 0; i < 3; ++i) {

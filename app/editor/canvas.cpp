@@ -129,9 +129,26 @@ void Canvas::draw_box() {
     // picture. Drawn by QPainter over the GL frame (the renderer has no rectangle overlay).
     const session::Tool* tool = session_.active_tool();
     if (tool == nullptr) return;
-    const std::optional<PixelRect> box = tool->overlay().box;
-    if (!box) return;
+    const session::Overlay overlay = tool->overlay();
     const qreal dpr = devicePixelRatioF();
+    if (!overlay.ellipses.empty() || !overlay.segments.empty()) {
+        // Detections (the Retarget tool's faces and lines): yellow on a dark outline.
+        const auto screen = [&](const double x, const double y) {
+            const render::PointF p = view_.to_screen({x, y});
+            return QPointF(p.x / dpr, p.y / dpr);
+        };
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        for (const QPen& pen : {QPen(QColor(0, 0, 0, 160), 4), QPen(QColor(255, 220, 40), 2)}) {
+            painter.setPen(pen);
+            for (const PixelRect& e : overlay.ellipses)
+                painter.drawEllipse(QRectF(screen(e.x0, e.y0), screen(e.x1 + 1, e.y1 + 1)));
+            for (const std::array<float, 4>& l : overlay.segments)
+                painter.drawLine(screen(l[0], l[1]), screen(l[2], l[3]));
+        }
+    }
+    const std::optional<PixelRect> box = overlay.box;
+    if (!box) return;
     const render::PointF a =
         view_.to_screen({static_cast<double>(box->x0), static_cast<double>(box->y0)});
     const render::PointF b =

@@ -534,6 +534,22 @@ void MainWindow::build_retarget_dock() {
         canvas_->document_changed();
     });
     tool.set_energy(retarget_panel_->energy());
+    tool.set_mix(retarget_panel_->mix());
+    connect(retarget_panel_, &RetargetPanel::mix_changed, this, [this] {
+        session_->retarget().set_mix(retarget_panel_->mix());
+        canvas_->document_changed();
+    });
+    connect(retarget_panel_, &RetargetPanel::detections_toggled, this, [this](const bool on) {
+        // The overlay is the retarget tool's: asking for it selects the tool.
+        if (on && session_->active_kind() != session::ToolKind::Retarget) activate_retarget_tool();
+        session_->retarget().set_show_detections(on);
+        canvas_->document_changed();
+    });
+    connect(retarget_panel_, &RetargetPanel::protect_detections_requested, this, [this] {
+        if (session_->retarget().protect_detections()) recovery_->request();
+        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
+        canvas_->document_changed();
+    });
     connect(retarget_panel_, &RetargetPanel::apply_requested, this, &MainWindow::apply_retarget);
     connect(retarget_panel_, &RetargetPanel::limit_reached, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });

@@ -38,6 +38,10 @@ QSlider* permille_slider(const char* name) {
     return slider;
 }
 
+QString text(const std::string_view v) {
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
+
 int to_pixels(const int permille, const int source) {
     return std::max(1, static_cast<int>(std::lround(source * permille / 1000.0)));
 }
@@ -100,6 +104,11 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(limit_);
     layout->addWidget(size_box);
 
+    auto* mix_box = new QGroupBox(tr("Content"));
+    auto* mix_form = new QFormLayout(mix_box);
+    build_mix(mix_form);
+    layout->addWidget(mix_box);
+
     auto* mask_box = new QGroupBox(tr("Masks"));
     auto* mask_row = new QHBoxLayout(mask_box);
     tools_ = new QButtonGroup(this);
@@ -160,6 +169,109 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
         emit tool_changed(tool, layer);
     });
     set_source_size(1, 1);
+}
+
+void RetargetPanel::build_mix(QFormLayout* form) {
+    // One control per declared parameter (retarget_mix_param_fields): a slider for a Real (the
+    // Amount), a check box for a switch, a spin box for a weight, which shares its switch's row
+    // (the table lists each weight right after its switch) and is enabled with it.
+    QHBoxLayout* row = nullptr;
+    QCheckBox* last_switch = nullptr;
+    for (const ops::ParamField<ops::RetargetMix>& f : ops::retarget_mix_param_fields()) {
+        const ops::ParamSpec& spec = f.spec;
+        const QString tip = text(spec.help);
+        const QString name = QString("retarget_mix_%1").arg(text(spec.name));
+        MixControl control{spec.name};
+        if (spec.kind == ops::ParamKind::Real) {
+            auto* slider = new QSlider(Qt::Horizontal);
+            const int steps = static_cast<int>(std::lround((spec.max - spec.min) / spec.step));
+            slider->setRange(0, steps);
+            slider->setValue(static_cast<int>(std::lround((f.get(mix_) - spec.min) / spec.step)));
+            slider->setObjectName(name);
+            slider->setToolTip(tip);
+            auto* value = new QLabel;
+            const auto show = [value, spec](const double v) {
+                value->setText(QString("%1 %2").arg(v, 0, 'f', 0).arg(text(spec.unit)));
+            };
+            show(f.get(mix_));
+            connect(slider, &QSlider::valueChanged, this, [this, f, show](const int step) {
+                const double v = f.spec.min + step * f.spec.step;
+                f.set(mix_, v);
+                show(v);
+                emit mix_changed();
+            });
+            auto* line = new QHBoxLayout;
+            line->addWidget(slider, 1);
+            line->addWidget(value);
+            form->addRow(text(spec.label), line);
+            control.widget = slider;
+            last_switch = nullptr;
+        } else if (spec.kind == ops::ParamKind::Bool) {
+            auto* box = new QCheckBox(text(spec.label));
+            box->setChecked(f.get(mix_) != 0);
+            box->setObjectName(name);
+            box->setToolTip(tip);
+            connect(box, &QCheckBox::toggled, this, [this, f](const bool on) {
+                f.set(mix_, on ? 1 : 0);
+                for (const MixControl& c : mix_controls_)
+                    if (c.follows)
+                        c.widget->setEnabled(static_cast<QCheckBox*>(c.follows)->isChecked());
+                emit mix_changed();
+            });
+            row = new QHBoxLayout;
+            row->addWidget(box, 1);
+            form->addRow(row);
+            control.widget = box;
+            last_switch = box;
+        } else {
+            auto* spin = new QSpinBox;
+            spin->setRange(static_cast<int>(spec.min), static_cast<int>(spec.max));
+            spin->setValue(static_cast<int>(f.get(mix_)));
+            spin->setObjectName(name);
+            spin->setToolTip(text(spec.label) + ": " + tip);
+            spin->setKeyboardTracking(false);
+            connect(spin, &QSpinBox::valueChanged, this, [this, f](const int v) {
+                f.set(mix_, v);
+                emit mix_changed();
+            });
+            if (last_switch && row) {
+                row->addWidget(spin);
+                control.follows = last_switch;
+                spin->setEnabled(last_switch->isChecked());
+            } else {
+                form->addRow(text(spec.label), spin);
+            }
+            control.widget = spin;
+            last_switch = nullptr;
+        }
+        mix_controls_.push_back(control);
+    }
+    // Automatic chooses the amount itself.
+    if (auto* automatic = qobject_cast<QCheckBox*>(mix_control("auto")))
+        if (QWidget* amount = mix_control("amount")) {
+            connect(automatic, &QCheckBox::toggled, amount, &QWidget::setDisabled);
+            amount->setDisabled(automatic->isChecked());
+        }
+    auto* detections = new QCheckBox(tr("Show detections"));
+    detections->setObjectName("retarget_show_detections");
+    detections->setToolTip(tr("Draw the detected faces and straight lines over the original"));
+    auto* protect = new QPushButton(tr("Protect detections"));
+    protect->setObjectName("retarget_protect_detections");
+    protect->setToolTip(
+        tr("Add the detected faces and lines to the protect mask; edit it with the Protect "
+           "brush and the Eraser"));
+    auto* line = new QHBoxLayout;
+    line->addWidget(detections, 1);
+    line->addWidget(protect);
+    form->addRow(line);
+    connect(detections, &QCheckBox::toggled, this, &RetargetPanel::detections_toggled);
+    connect(protect, &QPushButton::clicked, this, &RetargetPanel::protect_detections_requested);
+}
+
+QWidget* RetargetPanel::mix_control(const std::string_view name) const {
+    for (const MixControl& c : mix_controls_)
+        if (c.name == name) return c.widget;
+    return nullptr;
 }
 
 void RetargetPanel::set_source_size(const int width, const int height) {

@@ -1,14 +1,20 @@
 // The "Retarget" dock: target width and height (sliders and spin boxes, in pixels or percent),
-// the energy, protect and remove brushes, the seams overlay, progress of the seam computation
-// running in the background, Apply and Reset.
+// the energy, the mix (Amount, Automatic) and the importance terms (switches and weights, made
+// from their parameter table), the detections overlay and "Protect detections", protect and
+// remove brushes, the seams overlay, progress of the seam computation running in the background,
+// Apply and Reset.
 #pragma once
 
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/seam_carve.hpp>
+
+#include <vector>
 
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -38,6 +44,10 @@ class RetargetPanel : public QWidget {
     void set_target_height(int height);
     [[nodiscard]] SeamEnergy energy() const;
     [[nodiscard]] bool seams_overlay() const;
+    /// Amount, automatic and the importance terms as the controls set them.
+    [[nodiscard]] const ops::RetargetMix& mix() const { return mix_; }
+    /// The control of the mix parameter `name` (the table's name, e.g. "amount", "faces").
+    [[nodiscard]] QWidget* mix_control(std::string_view name) const;
 
     /// Progress of the background seam computation (done == total: ready).
     void show_progress(const QString& what, int done, int total);
@@ -57,6 +67,11 @@ class RetargetPanel : public QWidget {
     void target_changed(int width, int height);
     void energy_changed();
     void seams_overlay_toggled(bool on);
+    /// Amount, automatic or an importance term changed (mix() has the new settings).
+    void mix_changed();
+    void detections_toggled(bool on);
+    /// Add the detected faces and lines to the protect mask.
+    void protect_detections_requested();
     /// A brush for one of the carving masks (or the pan tool).
     void tool_changed(lacuna::editor::CanvasTool tool, lacuna::session::MaskLayer layer);
     void apply_requested();
@@ -66,6 +81,7 @@ class RetargetPanel : public QWidget {
     void limit_reached(const QString& message);
 
   private:
+    void build_mix(QFormLayout* form);
     void sync_from_sliders();
     void sync_from_spins();
     /// Clamps a typed value to the panel's limits; true (and a message) when it had to.
@@ -87,6 +103,13 @@ class RetargetPanel : public QWidget {
     QLabel* status_ = nullptr;
     QLabel* limit_ = nullptr;
     QPushButton* apply_ = nullptr;
+    ops::RetargetMix mix_;
+    struct MixControl {
+        std::string_view name;
+        QWidget* widget = nullptr;
+        QWidget* follows = nullptr;  ///< a weight: enabled while this switch is on
+    };
+    std::vector<MixControl> mix_controls_;
 };
 
 }  // namespace lacuna::editor

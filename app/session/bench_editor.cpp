@@ -170,6 +170,23 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
             const int width = w - 1 - (i * (w / 2)) / std::max(1, repeats - 1);
             bench.time(out["slider frame"], [&] { s.retarget().set_target(width, h); });
         }
+        // The same with the Amount at 50 % (seams, then area scaling: composed on the host on
+        // either path) and with Automatic (five candidates measured per frame).
+        ops::RetargetMix mix;
+        mix.amount = 50;
+        s.retarget().set_mix(mix);
+        for (int i = 0; i < repeats; ++i) {
+            const int width = w - 1 - (i * (w / 2)) / std::max(1, repeats - 1);
+            bench.time(out["slider frame, amount 50 %"],
+                       [&] { s.retarget().set_target(width, h); });
+        }
+        mix.automatic = true;
+        s.retarget().set_mix(mix);
+        for (int i = 0; i < repeats; ++i) {
+            const int width = w - 1 - (i * (w / 2)) / std::max(1, repeats - 1);
+            bench.time(out["slider frame, automatic"], [&] { s.retarget().set_target(width, h); });
+        }
+        s.retarget().set_mix({});
         s.retarget().set_target(w, h);
 
         // Line drags with a 64-pixel band.

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 namespace lacuna::session {
@@ -23,12 +25,82 @@ int seams_for(const int extent) {
 constexpr Rgba8 kRemovedSeam{255, 40, 40, 255};
 constexpr Rgba8 kInsertedSeam{40, 220, 60, 255};
 
+/// The same terms (switches, weights, detection size): the map stays valid.
+bool same_terms(const ops::ImportanceParams& a, const ops::ImportanceParams& b) {
+    return a.faces == b.faces && a.face_weight == b.face_weight && a.saliency == b.saliency &&
+           a.saliency_weight == b.saliency_weight && a.lines == b.lines &&
+           a.line_weight == b.line_weight && a.skin == b.skin && a.skin_weight == b.skin_weight &&
+           a.detect_max_side == b.detect_max_side;
+}
+
+/// A per-pixel map scaled to `width` columns as the CLI's mix scales its masks: each output
+/// column takes the largest value of the input columns it covers (a protected or important
+/// pixel survives a squeeze), the nearest when growing.
+Mask scale_width_max(const MaskView m, const int width) {
+    Mask out(width, m.height, 0);
+    for (int x = 0; x < width; ++x) {
+        const int a = static_cast<int>(static_cast<std::int64_t>(x) * m.width / width);
+        const int b = std::max(
+            a + 1,
+            static_cast<int>((static_cast<std::int64_t>(x + 1) * m.width + width - 1) / width));
+        for (int y = 0; y < m.height; ++y) {
+            const std::uint8_t* row = m.row(y);
+            out.at(x, y) = *std::max_element(row + a, row + std::min(b, m.width));
+        }
+    }
+    return out;
+}
+
+template <class T>
+Image<T> transposed(const ImageView<const T> src) {
+    Image<T> out(src.height, src.width);
+    for (int y = 0; y < src.height; ++y)
+        for (int x = 0; x < src.width; ++x) out.at(y, x) = src.row(y)[x];
+    return out;
+}
+
 }  // namespace
+
+/// The importance map of one document revision and set of terms, computed once, on the first
+/// carve's background thread that needs it, from the host snapshot taken when the maps started.
+struct RetargetTool::Importance {
+    ops::ImportanceParams params;
+    std::uint64_t revision = 0;
+    ImageRgba8 source;
+    std::mutex mutex;
+    std::optional<ops::ImportanceMap> map;
+    std::string error;
+    std::atomic<bool> ready{false};
+
+    /// The map, computed on the first call; null (with `error`) when detection failed.
+    const ops::ImportanceMap* get() {
+        const std::lock_guard lock(mutex);
+        if (!ready.load()) {
+            try {
+                map = ops::importance_map(source.view(), params);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            source = ImageRgba8();
+            ready.store(true);
+        }
+        return map ? &*map : nullptr;
+    }
+    /// The levels the carvers take: null while not computed or when every level is 0.
+    [[nodiscard]] const Mask* levels() const {
+        return ready.load() && map && !map->empty() ? &map->levels : nullptr;
+    }
+};
 
 /// A published map: on the device (device path) or on the host.
 struct RetargetTool::Map {
     std::optional<ops::SeamOrder> host;
     std::optional<ops::DeviceSeamOrder> device;
+    mutable std::optional<ops::SeamOrder> downloaded;  ///< the device map, when the host needs it
+    /// Horizontal maps while mixing: the image they were carved on and its importance levels
+    /// (automatic weighs its candidates against them).
+    ImageRgba8 source;
+    Mask levels;
     [[nodiscard]] int seams() const { return device ? device->seams : host->seams; }
 };
 
@@ -39,6 +111,15 @@ struct RetargetTool::Job {
     Mask protect, remove;
     std::unique_ptr<DeviceImage<Rgba8>> device_image;  ///< device snapshots
     std::unique_ptr<DeviceImage<std::uint8_t>> device_protect, device_remove;
+    /// Importance: the document's map (vertical jobs compute it first if nobody has), or the
+    /// levels that followed the vertical seams (horizontal jobs); uploaded for device carves.
+    std::shared_ptr<Importance> importance;
+    Mask levels;
+    int importance_unit = 0;
+    const Mask* levels_in = nullptr;
+    std::unique_ptr<DeviceImage<std::uint8_t>> device_levels;
+    int vseams = 0;       ///< horizontal jobs: the vertical seams their image had
+    bool mixing = false;  ///< horizontal jobs: the image was scaled to the width
     /// Measurement documents on the device path (vertical exact carves): the 16-bit decision
     /// image, made on the device from the stored samples there.
     std::unique_ptr<DeviceImage<Rgba16>> device_decision;
@@ -101,8 +182,34 @@ struct RetargetTool::Job {
     }
 
     [[nodiscard]] ops::CarveInput host_input() const {
-        return {image.view(), protect.empty() ? nullptr : &protect,
-                remove.empty() ? nullptr : &remove, energy};
+        ops::CarveInput in{image.view(), protect.empty() ? nullptr : &protect,
+                           remove.empty() ? nullptr : &remove, energy};
+        if (levels_in) {
+            in.importance = levels_in;
+            in.importance_unit = importance_unit;
+        }
+        return in;
+    }
+
+    /// The importance levels this carve takes (computing the document's map if needed).
+    void resolve_levels() {
+        if (importance) {
+            importance->get();
+            levels_in = importance->levels();
+        } else if (!levels.empty()) {
+            levels_in = &levels;
+        }
+    }
+
+    [[nodiscard]] ops::DeviceCarveInput device_input() {
+        ops::DeviceCarveInput in{device_image.get(), device_protect.get(), device_remove.get(),
+                                 energy};
+        if (levels_in) {
+            device_levels = std::make_unique<DeviceImage<std::uint8_t>>(levels_in->view());
+            in.importance = device_levels.get();
+            in.importance_unit = importance_unit;
+        }
+        return in;
     }
 
     ops::SeamOrder carve_host(const ops::CarveImplementation implementation) {
@@ -120,6 +227,7 @@ struct RetargetTool::Job {
     }
 
     void run_carve() {
+        resolve_levels();
         if (cuda) {
             try {
                 if (deep() && device_decision) {
@@ -133,10 +241,8 @@ struct RetargetTool::Job {
                     ensure_host_inputs();
                     take(carve_host(ops::CarveImplementation::Cuda));
                 } else {
-                    device_result = ops::seam_order_cuda(
-                        ops::DeviceCarveInput{device_image.get(), device_protect.get(),
-                                              device_remove.get(), energy},
-                        direction, seams, progress());
+                    device_result =
+                        ops::seam_order_cuda(device_input(), direction, seams, progress());
                 }
                 return;
             } catch (const Error& e) {
@@ -206,7 +312,16 @@ void RetargetTool::deactivate() {
 
 Overlay RetargetTool::overlay() const {
     Overlay o;
-    if (!brush_layer_ || previewing_) return o;
+    if (previewing_) return o;
+    if (show_detections_) {
+        if (const ops::ImportanceMap* map = importance()) {
+            for (const ops::FaceBox& f : map->faces)
+                o.ellipses.push_back({f.x, f.y, f.x + f.width - 1, f.y + f.height - 1});
+            for (const ops::LineSegment& l : map->lines)
+                o.segments.push_back({l.x0, l.y0, l.x1, l.y1});
+        }
+    }
+    if (!brush_layer_) return o;
     o.mask_layer = static_cast<int>(*brush_layer_);
     brush_.add_ring(o);
     return o;
@@ -247,6 +362,64 @@ void RetargetTool::set_target(const int width, const int height) {
     update_preview();
 }
 
+void RetargetTool::set_mix(const ops::RetargetMix& mix) {
+    const bool terms_changed = !same_terms(mix.importance, mix_.importance);
+    mix_ = mix;
+    if (terms_changed) {
+        importance_.reset();
+        restart();
+    } else {
+        update_preview();
+    }
+}
+
+const ops::ImportanceMap* RetargetTool::importance() const {
+    return importance_ && importance_->ready.load() && importance_->map ? &*importance_->map
+                                                                        : nullptr;
+}
+
+void RetargetTool::set_show_detections(const bool on) {
+    show_detections_ = on;
+    session_.frame_changed();
+    if (on_preview_changed) on_preview_changed();
+}
+
+bool RetargetTool::protect_detections() {
+    Document& document = session_.document();
+    const ops::ImportanceMap* map = importance();
+    if (document.empty() || !map) {
+        status_ = "No detections yet: switch on faces or lines and wait for the map.";
+        if (on_preview_changed) on_preview_changed();
+        return false;
+    }
+    brush_.finish(session_);
+    const Mask& current = document.mask(MaskLayer::Protect);
+    Mask next = clone(current.view());
+    PixelRect changed;
+    for (int y = 0; y < next.height(); ++y)
+        for (int x = 0; x < next.width(); ++x)
+            if (map->levels.at(x, y) >= ops::kCropKeepLevel && next.at(x, y) != 255) {
+                next.at(x, y) = 255;
+                changed.unite({x, y, x, y});
+            }
+    if (changed.empty()) {
+        status_ = "The map rates nothing high enough to protect (level " +
+                  std::to_string(ops::kCropKeepLevel) + " or more), or it is protected already.";
+        if (on_preview_changed) on_preview_changed();
+        return false;
+    }
+    Edit edit;
+    edit.label = "Protect Detections";
+    edit.rect = changed;
+    edit.layer = MaskLayer::Protect;
+    edit.before.mask = copy_region(current, changed);
+    edit.after.mask = copy_region(next, changed);
+    document.write_mask(MaskLayer::Protect, changed, *edit.after.mask);
+    session_.push(std::move(edit));
+    session_.frame_changed();
+    return true;
+}
+
 void RetargetTool::set_show_seams(const bool on) {
     show_seams_ = on;
     update_preview();
@@ -260,7 +433,8 @@ bool RetargetTool::busy() const {
 }
 
 bool RetargetTool::horizontal_ready_for(const int width) const {
-    return horizontal_.has_value() && horizontal_width_ == width;
+    return horizontal_.has_value() && horizontal_width_ == width && vertical_ &&
+           horizontal_vseams_ == vertical_seams(width, amount_w_);
 }
 
 void RetargetTool::refresh() {
@@ -277,6 +451,15 @@ void RetargetTool::restart() {
     source_revision_ = document.pixels_revision();
     protect_revision_ = document.mask_revision(MaskLayer::Protect);
     remove_revision_ = document.mask_revision(MaskLayer::CarveRemove);
+    // The importance map belongs to the pixels and the terms: mask edits keep it.
+    if (document.empty() || document.measurement() || !ops::any_importance(mix_.importance)) {
+        importance_.reset();
+    } else if (!importance_ || importance_->revision != source_revision_) {
+        importance_ = std::make_shared<Importance>();
+        importance_->params = mix_.importance;
+        importance_->revision = source_revision_;
+        importance_->source = clone(document.pixels().view());
+    }
     clear_preview();
     if (vertical_job_) vertical_job_->work.cancel();
     vertical_job_.reset();
@@ -309,9 +492,9 @@ void RetargetTool::drop_horizontal() {
 }
 
 void RetargetTool::plan_approximate(Job& job) const {
-    const int w = job.direction == ops::SeamDirection::Vertical
-                      ? source_w_
-                      : source_w_ + vertical_change(job.width);
+    const int w = job.direction == ops::SeamDirection::Vertical ? source_w_
+                  : mixing()                                    ? job.width
+                                                                : source_w_ + job.vseams;
     const int h = source_h_;
     const int factor = ops::approximate_factor(w, h);
     if (factor < 2) return;
@@ -329,6 +512,8 @@ void RetargetTool::start_vertical(const bool exact) {
     job->energy = energy_;
     job->direction = ops::SeamDirection::Vertical;
     job->seams = seams_for(source_w_);
+    job->importance = importance_;
+    job->importance_unit = importance_unit();
     if (!exact) plan_approximate(*job);
     const bool protect = document.mask_painted(MaskLayer::Protect);
     const bool remove = document.mask_painted(MaskLayer::CarveRemove);
@@ -379,7 +564,9 @@ void RetargetTool::start_vertical(const bool exact) {
 
 void RetargetTool::start_horizontal(const int width, const bool exact) {
     if (!vertical_) return;
-    if (horizontal_job_ && horizontal_job_->work.running() && horizontal_job_->width == width)
+    if (horizontal_job_ && horizontal_job_->work.running() && horizontal_job_->width == width &&
+        horizontal_job_->vseams == vertical_seams(width, amount_w_) &&
+        horizontal_job_->mixing == mixing())
         return;
     if (horizontal_job_) horizontal_job_->work.cancel();
     horizontal_job_.reset();
@@ -389,11 +576,26 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
     job->direction = ops::SeamDirection::Horizontal;
     job->seams = seams_for(source_h_);
     job->width = width;
+    const int change = vertical_seams(width, amount_w_);
+    job->vseams = change;
+    job->mixing = mixing();
+    job->importance_unit = importance_unit();
     if (!exact) plan_approximate(*job);
-    const int change = vertical_change(width);
     const bool protect = document.mask_painted(MaskLayer::Protect);
     const bool remove = document.mask_painted(MaskLayer::CarveRemove);
-    if (use_device() && vertical_holder_->device) {
+    const bool levels = importance_ && importance_->levels() != nullptr;
+    if (mixing()) {
+        // Scaled to the width after the seams: composed on the host (the area filter is the
+        // CLI's; the CUDA scaler has none), carved wherever the maps are carved.
+        Narrowed n = narrowed_host(width, protect, remove);
+        job->image = std::move(n.image);
+        job->protect = std::move(n.protect);
+        job->remove = std::move(n.remove);
+        job->levels = std::move(n.levels);
+        job->cuda = (use_device() || carve_on_gpu_) && !cpu_only_;
+        job->device_map = use_device() && vertical_holder_->device.has_value();
+    } else if (use_device() && vertical_holder_->device) {
+        if (levels) job->levels = narrowed_host(width, false, false, false).levels;
         job->cuda = !cpu_only_;
         job->device_map = true;
         const ops::DeviceSeamOrder& order = *vertical_holder_->device;
@@ -421,17 +623,11 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
         if (!ok) return;
     } else if (vertical_holder_->host) {
         job->cuda = carve_on_gpu_ && !cpu_only_;
-        const ops::SeamOrder& order = *vertical_holder_->host;
-        const ImageRgba8& source = document.pixels();
-        job->image = change < 0 ? ops::remove_seams<Rgba8>(source.view(), order, -change)
-                                : ops::insert_seams(source.view(), order, change);
-        const auto follow = [&](const MaskLayer layer) {
-            const MaskView mask = document.mask(layer).view();
-            return change < 0 ? ops::remove_seams<std::uint8_t>(mask, order, -change)
-                              : ops::insert_seams_nearest<std::uint8_t>(mask, order, change);
-        };
-        if (protect) job->protect = follow(MaskLayer::Protect);
-        if (remove) job->remove = follow(MaskLayer::CarveRemove);
+        Narrowed n = narrowed_host(width, protect, remove);
+        job->image = std::move(n.image);
+        job->protect = std::move(n.protect);
+        job->remove = std::move(n.remove);
+        job->levels = std::move(n.levels);
     } else {
         return;
     }
@@ -490,6 +686,11 @@ void RetargetTool::publish(Job& job, const bool vertical) {
         add_notice("The GPU could not carve (" + job.fallback + "); the CPU carves instead.");
     }
     add_notice(job.error);
+    if (importance_ && importance_->ready.load()) {
+        add_notice(importance_->error.empty() ? "" : "Importance: " + importance_->error);
+        if (importance_->map)
+            for (const std::string& note : importance_->map->notes) add_notice(note);
+    }
     const bool have = job.device_result.has_value() || job.host_result.has_value();
     if (have) {
         auto map = std::make_unique<Map>();
@@ -506,10 +707,15 @@ void RetargetTool::publish(Job& job, const bool vertical) {
             drop_horizontal();
         } else {
             horizontal_ = map->seams();
+            if (job.mixing) {
+                map->source = std::move(job.image);
+                map->levels = std::move(job.levels);
+            }
             horizontal_holder_ = std::move(map);
             horizontal_exact_ = !job.approximate();
             horizontal_factor_ = job.factor;
             horizontal_width_ = job.width;
+            horizontal_vseams_ = job.vseams;
         }
     }
     const bool approximate = job.approximate();
@@ -568,6 +774,127 @@ const ImageRgba8* RetargetTool::host_frame() const {
     return previewing_ && !use_device() ? &host_frame_ : nullptr;
 }
 
+bool RetargetTool::mixing() const {
+    // Measurement documents are carved on every bit of their samples; scaling would resample
+    // them, so they keep seams only.
+    return (mix_.automatic || mix_.amount < 100) && !session_.document().measurement();
+}
+
+int RetargetTool::vertical_seams(const int width, const double amount) const {
+    if (!vertical_) return 0;
+    if (amount >= 100) return vertical_change(width);
+    const int change = width - source_w_;
+    const int k =
+        std::min(*vertical_, static_cast<int>(std::lround(amount / 100.0 * std::abs(change))));
+    return change < 0 ? -k : k;
+}
+
+int RetargetTool::horizontal_seams(const int height, const double amount) const {
+    if (!horizontal_) return 0;
+    const int change = height - source_h_;
+    const int wanted = amount >= 100
+                           ? std::abs(change)
+                           : static_cast<int>(std::lround(amount / 100.0 * std::abs(change)));
+    const int k = std::min(*horizontal_, wanted);
+    return change < 0 ? -k : k;
+}
+
+const ops::SeamOrder& RetargetTool::host_order(const Map& map) const {
+    if (map.host) return *map.host;
+    if (!map.downloaded) map.downloaded = ops::download_order(*map.device);
+    return *map.downloaded;
+}
+
+RetargetTool::Narrowed RetargetTool::narrowed_host(const int width, const bool protect,
+                                                   const bool remove, const bool image) const {
+    const Document& document = session_.document();
+    const ops::SeamOrder& order = host_order(*vertical_holder_);
+    const int change = vertical_seams(width, amount_w_);
+    const auto follow = [&](const MaskView mask) {
+        return change < 0   ? ops::remove_seams<std::uint8_t>(mask, order, -change)
+               : change > 0 ? ops::insert_seams_nearest<std::uint8_t>(mask, order, change)
+                            : clone(mask);
+    };
+    Narrowed n;
+    const ImageRgba8& source = document.pixels();
+    if (image)
+        n.image = change < 0   ? ops::remove_seams<Rgba8>(source.view(), order, -change)
+                  : change > 0 ? ops::insert_seams(source.view(), order, change)
+                               : clone(source.view());
+    if (protect) n.protect = follow(document.mask(MaskLayer::Protect).view());
+    if (remove) n.remove = follow(document.mask(MaskLayer::CarveRemove).view());
+    if (const Mask* levels = importance_ ? importance_->levels() : nullptr)
+        n.levels = follow(levels->view());
+    if (mixing() && source_w_ + change != width) {
+        if (image) n.image = ops::resample_area(n.image.view(), width, source_h_);
+        for (Mask* m : {&n.protect, &n.remove, &n.levels})
+            if (!m->empty()) *m = scale_width_max(m->view(), width);
+    }
+    return n;
+}
+
+double RetargetTool::choose_amount(const ImageRgba8& image, const ops::SeamOrder& order,
+                                   const int available, const int target,
+                                   const Mask* levels) const {
+    // As vertical work: a horizontal side is the transposed problem.
+    const bool vertical = order.direction == ops::SeamDirection::Vertical;
+    const ImageRgba8 upright = vertical ? ImageRgba8() : transposed<Rgba8>(image.view());
+    const ImageRgba8& img = vertical ? image : upright;
+    const Image<std::int32_t> turned =
+        vertical ? Image<std::int32_t>() : transposed<std::int32_t>(order.order.view());
+    const Image<std::int32_t>& ord = vertical ? order.order : turned;
+    const Mask turned_levels =
+        levels && !vertical ? transposed<std::uint8_t>(levels->view()) : Mask();
+    const Mask* lv = levels ? (vertical ? levels : &turned_levels) : nullptr;
+    // Seams act on each row alone, so every r-th row of the image and of the order is exactly
+    // those rows of each candidate: the measure (taken on a copy 64 pixels long) is computed on
+    // about 96 rows instead of all of them, and the slider stays live.
+    const int W = img.width(), H = img.height();
+    const int step = std::max(1, H / 96);
+    const int rows = (H + step - 1) / step;
+    ImageRgba8 sub(W, rows);
+    ops::SeamOrder sub_order;
+    sub_order.direction = ops::SeamDirection::Vertical;
+    sub_order.width = W;
+    sub_order.height = rows;
+    sub_order.seams = order.seams;
+    sub_order.order = Image<std::int32_t>(W, rows);
+    Mask sub_levels = lv ? Mask(W, rows, 0) : Mask();
+    for (int r = 0; r < rows; ++r) {
+        std::copy_n(img.row(r * step), W, sub.row(r));
+        std::copy_n(ord.row(r * step), W, sub_order.order.row(r));
+        if (lv) std::copy_n(lv->row(r * step), W, sub_levels.row(r));
+    }
+    const int change = std::abs(target - W);
+    double best_amount = 100, best = std::numeric_limits<double>::infinity();
+    int last_k = -1;
+    for (int s = 0; s <= 4; ++s) {
+        const double amount = 25.0 * s;
+        const int k = std::min(available, static_cast<int>(std::lround(amount / 100 * change)));
+        if (k == last_k) continue;
+        last_k = k;
+        ImageRgba8 result = target < W ? ops::remove_seams<Rgba8>(sub.view(), sub_order, k)
+                                       : ops::insert_seams(sub.view(), sub_order, k);
+        if (result.width() != target) result = ops::resample_area(result.view(), target, rows);
+        const double d =
+            ops::bidirectional_dissimilarity(sub.view(), result.view(), lv ? &sub_levels : nullptr);
+        if (d < best) {  // the first of equals: the least seams
+            best = d;
+            best_amount = amount;
+        }
+    }
+    return best_amount;
+}
+
+double RetargetTool::choose_width_amount(const int width) const {
+    if (!mixing()) return 100;
+    if (!mix_.automatic) return mix_.amount;
+    if (width == source_w_ || !vertical_) return 100;
+    const Mask* levels = importance_ ? importance_->levels() : nullptr;
+    return choose_amount(session_.document().pixels(), host_order(*vertical_holder_), *vertical_,
+                         width, levels);
+}
+
 void RetargetTool::update_preview() {
     const Document& document = session_.document();
     if (document.empty()) return;
@@ -585,18 +912,29 @@ void RetargetTool::update_preview() {
         return;
     }
     const int width = target_w_, height = target_h_;
+    const bool mix = mixing();
+    amount_w_ = choose_width_amount(width);
     preview_approximate_ = !vertical_exact_;
     preview_factor_ = vertical_exact_ ? 1 : vertical_factor_;
-    const int change = vertical_change(width);
+    const int change = vertical_seams(width, amount_w_);
     const bool horizontal_step = height != source_h_ && !show_seams_ && horizontal_ready_for(width);
     int count_h = 0;
+    amount_h_ = mix ? mix_.amount : 100;
     if (horizontal_step) {
-        count_h = std::min(std::abs(height - source_h_), *horizontal_);
+        if (mix && mix_.automatic)
+            amount_h_ = horizontal_holder_->source.empty()
+                            ? 100
+                            : choose_amount(horizontal_holder_->source,
+                                            host_order(*horizontal_holder_), *horizontal_, height,
+                                            horizontal_holder_->levels.empty()
+                                                ? nullptr
+                                                : &horizontal_holder_->levels);
+        count_h = std::abs(horizontal_seams(height, amount_h_));
         preview_approximate_ = preview_approximate_ || !horizontal_exact_;
         if (!horizontal_exact_) preview_factor_ = std::max(preview_factor_, horizontal_factor_);
     }
     const bool shrink_h = height < source_h_;
-    if (use_device() && vertical_holder_->device) {
+    if (use_device() && vertical_holder_->device && !mix) {
         Document& doc = session_.document();
         const bool ok = session_.guarded([&] {
             if (!device_frame_) {
@@ -630,24 +968,45 @@ void RetargetTool::update_preview() {
         if (!ok) return;  // device_lost() restarted on the host
         frame_w_ = device_frame_->width();
         frame_h_ = device_frame_->height();
-    } else if (vertical_holder_->host) {
-        const ops::SeamOrder& order = *vertical_holder_->host;
+    } else if (vertical_holder_->host || vertical_holder_->device) {
+        // The host composition; mixing on the device path too (the area filter is the CLI's;
+        // the frame is uploaded once composed).
         const ImageRgba8& source = document.pixels();
+        ImageRgba8 frame;
         if (show_seams_) {
-            host_frame_ = ops::paint_seams(source.view(), order, std::abs(change),
-                                           width < source_w_ ? kRemovedSeam : kInsertedSeam);
+            frame = ops::paint_seams(source.view(), host_order(*vertical_holder_), std::abs(change),
+                                     width < source_w_ ? kRemovedSeam : kInsertedSeam);
         } else {
+            const ops::SeamOrder& order = host_order(*vertical_holder_);
             ImageRgba8 narrowed = change < 0
                                       ? ops::remove_seams<Rgba8>(source.view(), order, -change)
                                   : change > 0 ? ops::insert_seams(source.view(), order, change)
                                                : clone(source.view());
-            if (horizontal_step) {
-                const ops::SeamOrder& rows = *horizontal_holder_->host;
+            if (mix && narrowed.width() != width)
+                narrowed = ops::resample_area(narrowed.view(), width, narrowed.height());
+            if (horizontal_step && count_h > 0) {
+                const ops::SeamOrder& rows = host_order(*horizontal_holder_);
                 narrowed = shrink_h ? ops::remove_seams<Rgba8>(narrowed.view(), rows, count_h)
                                     : ops::insert_seams(narrowed.view(), rows, count_h);
             }
-            host_frame_ = std::move(narrowed);
+            // Mixing reaches the target at once: scaling makes what the seams (or a map not yet
+            // computed) leave.
+            if (mix && narrowed.height() != height)
+                narrowed = ops::resample_area(narrowed.view(), width, height);
+            frame = std::move(narrowed);
         }
+        if (use_device()) {
+            Document& doc = session_.document();
+            const bool ok = session_.guarded([&] {
+                if (!device_frame_) {
+                    device_frame_ = std::make_unique<DeviceImage<Rgba8>>();
+                    device_narrowed_ = std::make_unique<DeviceImage<Rgba8>>();
+                }
+                *device_frame_ = DeviceImage<Rgba8>(frame.view(), doc.stream());
+            });
+            if (!ok) return;
+        }
+        host_frame_ = std::move(frame);
         frame_w_ = host_frame_.width();
         frame_h_ = host_frame_.height();
     } else {
@@ -659,13 +1018,25 @@ void RetargetTool::update_preview() {
         status_ = "Red: seams removed; green: seams duplicated.";
     } else if (height != source_h_ && !horizontal_step) {
         // Horizontal seams belong to the narrowed image: computed once the width settles.
-        if (!horizontal_job_ || horizontal_job_->width != width) pending_horizontal_width_ = width;
+        if (!horizontal_job_ || horizontal_job_->width != width ||
+            horizontal_job_->vseams != change || horizontal_job_->mixing != mix)
+            pending_horizontal_width_ = width;
         status_ = "Computing horizontal seams for this width…";
     } else if (frame_w_ != width || frame_h_ != height) {
         status_ = std::string(preview_approximate_ ? "The quick preview reaches only "
                                                    : "The seams reach only ") +
                   std::to_string(frame_w_) + " × " + std::to_string(frame_h_) + " px" +
                   (preview_approximate_ ? "; the exact map will reach the target." : ".");
+    } else if (mix) {
+        std::string sides;
+        const auto side = [&](const char* what, const bool changed, const double amount) {
+            if (!changed) return;
+            sides += (sides.empty() ? "" : ", ") + std::string(what) + " " +
+                     std::to_string(static_cast<int>(amount)) + " % seams";
+        };
+        side("width", width != source_w_, amount_w_);
+        side("height", height != source_h_, amount_h_);
+        status_ = std::string(mix_.automatic ? "Automatic: " : "") + sides + "; the rest scaled.";
     }
     session_.frame_changed();
     if (on_preview_changed) on_preview_changed();

@@ -7,12 +7,21 @@
 // its carving masks and stay on the device; a slider frame is a device compaction straight into
 // the frame that is presented — no host image. Host path: the same with the fast CPU carver and
 // host compaction. A carve the GPU cannot do is done by the CPU (the notice says why).
+//
+// Importance (issue 32): the terms of RetargetMix (faces, saliency, lines, skin) make one map of
+// levels per document revision, computed on the first carve's background thread and snapshotted
+// with the masks; every carve then takes it as its importance field. The Amount mixes seams with
+// uniform scaling per side (the CLI's --amount: round(amount × change) seams, then area
+// resampling to the target); Automatic picks each side's amount among 0, 25 … 100 % by the
+// CLI's bidirectional dissimilarity (cropping, which the CLI's --auto also weighs, is not offered
+// here: each crop would need its own seam map).
 #pragma once
 
 #include "mask_stroke.hpp"
 #include "tool.hpp"
 
 #include <lacuna/core/backend.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <cstdint>
@@ -58,6 +67,23 @@ class RetargetTool final : public Tool {
     void set_target(int width, int height);
     [[nodiscard]] int target_width() const { return target_w_; }
     [[nodiscard]] int target_height() const { return target_h_; }
+    /// Amount, automatic and the importance terms (their table: retarget_mix_param_fields). New
+    /// terms recompute the importance map and the seams; amount and automatic only recompose.
+    void set_mix(const ops::RetargetMix& mix);
+    [[nodiscard]] const ops::RetargetMix& mix() const { return mix_; }
+    /// The current importance map (levels, faces, lines) once computed; null before, or when no
+    /// term is on.
+    [[nodiscard]] const ops::ImportanceMap* importance() const;
+    /// Draw the detected faces and lines over the original (not over a preview).
+    void set_show_detections(bool on);
+    [[nodiscard]] bool show_detections() const { return show_detections_; }
+    /// Adds what the map rates at ops::kCropKeepLevel or more (faces, lines at their weights) to
+    /// the protect mask as one undoable edit, to be edited with the protect brush; false (with
+    /// status()) when no map is ready or it rates nothing that high.
+    bool protect_detections();
+    /// The share of seams the preview uses per side: the amount, or automatic's choice.
+    [[nodiscard]] double width_amount() const { return amount_w_; }
+    [[nodiscard]] double height_amount() const { return amount_h_; }
     /// Show the seams that the target removes (red) or duplicates (green) on the original.
     void set_show_seams(bool on);
     /// Which carver computes the maps when the document is on the host: CUDA when the machine
@@ -116,6 +142,7 @@ class RetargetTool final : public Tool {
   private:
     struct Job;
     struct Map;
+    struct Importance;
     void start_vertical(bool exact);
     void start_horizontal(int width, bool exact);
     void launch(std::shared_ptr<Job> job, bool vertical);
@@ -127,6 +154,26 @@ class RetargetTool final : public Tool {
     void update_preview();
     void clear_preview();
     [[nodiscard]] int vertical_change(int width) const;
+    /// Amount < 100 or automatic: seams and scaling together, every frame reaching the target.
+    [[nodiscard]] bool mixing() const;
+    /// Signed vertical seams the preview takes for `width` at `amount` (all of the change at 100,
+    /// as far as the map reaches).
+    [[nodiscard]] int vertical_seams(int width, double amount) const;
+    [[nodiscard]] int horizontal_seams(int height, double amount) const;
+    /// The image the horizontal map of `width` is carved on: the vertical seams, then (mixing)
+    /// scaled to `width`; with the masks and importance levels that follow its pixels (host).
+    struct Narrowed {
+        ImageRgba8 image;
+        Mask protect, remove, levels;
+    };
+    [[nodiscard]] Narrowed narrowed_host(int width, bool protect, bool remove,
+                                         bool image = true) const;
+    [[nodiscard]] const ops::SeamOrder& host_order(const Map& map) const;
+    /// Automatic: the amount among 0, 25 … 100 % whose preview is most like the original.
+    [[nodiscard]] double choose_amount(const ImageRgba8& image, const ops::SeamOrder& order,
+                                       int available, int target, const Mask* levels) const;
+    [[nodiscard]] double choose_width_amount(int width) const;
+    [[nodiscard]] int importance_unit() const { return ops::importance_unit(energy_); }
     /// A measurement document's samples carved as the current preview shows its proxy.
     [[nodiscard]] NativeImage carve_samples(const NativeImage& samples) const;
     [[nodiscard]] bool use_device() const;
@@ -154,6 +201,12 @@ class RetargetTool final : public Tool {
     bool carve_on_gpu_ = false;  ///< after a GPU carve failed: the CPU carves the rest
     std::shared_ptr<Job> vertical_job_, horizontal_job_;
     int pending_horizontal_width_ = -1;
+
+    ops::RetargetMix mix_;
+    std::shared_ptr<Importance> importance_;  ///< the map of source_revision_ (null: no term on)
+    bool show_detections_ = false;
+    double amount_w_ = 100, amount_h_ = 100;
+    int horizontal_vseams_ = 0;  ///< the vertical seams the horizontal map's image had
 
     bool previewing_ = false;
     std::uint64_t preview_serial_ = 0;

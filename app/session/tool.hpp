@@ -11,6 +11,7 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/params.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -73,6 +74,10 @@ struct Overlay {
     /// their radius in image pixels; empty when none is drawn.
     std::vector<ScribblePoint> scribble;
     double scribble_radius = 0;
+    /// Detections drawn over the image (the Retarget tool's faces: an ellipse in each box;
+    /// its straight lines: segments x0, y0, x1, y1 in continuous image coordinates).
+    std::vector<PixelRect> ellipses;
+    std::vector<std::array<float, 4>> segments;
 };
 
 class Tool {

@@ -150,10 +150,14 @@ constexpr ParamField<RetargetParams> kSeamFields[] = {
 constexpr auto kSeamSpecs = specs_of(kSeamFields);
 
 // Retargeting's mix of operators and importance terms: the CLI's options and the Retarget
-// panel's switches. They span two structs (RetargetParams, ImportanceParams), so they are one
-// table of specs checked against both structs' defaults rather than one table of fields.
+// panel's switches, bound to RetargetMix (whose defaults are RetargetParams' and
+// ImportanceParams', checked below). The importance members are one level down, so they bind with
+// their own get and set functions.
 constexpr RetargetParams kRetargetDefaults{};
-constexpr ImportanceParams kImportanceDefaults{};
+constexpr RetargetMix kMixDefaults{};
+static_assert(kMixDefaults.amount == kRetargetDefaults.amount &&
+                  kMixDefaults.automatic == kRetargetDefaults.automatic,
+              "RetargetMix's defaults are RetargetParams'");
 constexpr ParamSpec bool_spec(const std::string_view name, const std::string_view label,
                               const bool on, const std::string_view help) {
     return {.name = name,
@@ -177,36 +181,60 @@ constexpr ParamSpec weight_spec(const std::string_view name, const std::string_v
             .unit = "levels",
             .help = help};
 }
-constexpr ParamSpec kRetargetMixSpecs[] = {
-    {.name = "amount",
-     .label = "Amount",
-     .kind = ParamKind::Real,
-     .default_value = kRetargetDefaults.amount,
-     .min = 0,
-     .max = 100,
-     .step = 5,
-     .unit = "%",
-     .help = "share of the change made by seams; the rest is uniform scaling (0: plain scaling)"},
-    bool_spec("auto", "Automatic", kRetargetDefaults.automatic,
-              "per side, the mix of cropping, seams and scaling most like the original "
-              "(bidirectional similarity)"),
-    bool_spec("faces", "Protect faces", kImportanceDefaults.faces,
-              "detect faces (frontal and profile Haar cascades) and carve them last"),
-    weight_spec("face-weight", "Face weight", kImportanceDefaults.face_weight,
-                "importance of a detected face"),
-    bool_spec("saliency", "Salient objects", kImportanceDefaults.saliency,
-              "carve salient objects (spectral residual saliency) last"),
-    weight_spec("saliency-weight", "Saliency weight", kImportanceDefaults.saliency_weight,
-                "importance of the most salient pixels"),
-    bool_spec("lines", "Straight lines", kImportanceDefaults.lines,
-              "raise the cost of carving through detected straight lines"),
-    weight_spec("line-weight", "Line weight", kImportanceDefaults.line_weight,
-                "importance of a pixel on a detected line"),
-    bool_spec("skin", "Protect skin tones", kImportanceDefaults.skin,
-              "carve skin-coloured regions last"),
-    weight_spec("skin-weight", "Skin weight", kImportanceDefaults.skin_weight,
-                "importance of a skin-coloured pixel"),
+/// A switch of ImportanceParams bound through RetargetMix::importance.
+template <bool ImportanceParams::*Member>
+constexpr ParamField<RetargetMix> term_switch(const ParamSpec& spec) {
+    return {spec, [](const RetargetMix& m) { return m.importance.*Member ? 1.0 : 0.0; },
+            [](RetargetMix& m, const double v) { m.importance.*Member = v != 0; }};
+}
+template <int ImportanceParams::*Member>
+constexpr ParamField<RetargetMix> term_weight(const ParamSpec& spec) {
+    return {spec, [](const RetargetMix& m) { return static_cast<double>(m.importance.*Member); },
+            [](RetargetMix& m, const double v) { m.importance.*Member = static_cast<int>(v); }};
+}
+constexpr ImportanceParams kImportanceDefaults{};
+constexpr ParamField<RetargetMix> kRetargetMixFields[] = {
+    field<&RetargetMix::amount>(
+        {.name = "amount",
+         .label = "Amount",
+         .kind = ParamKind::Real,
+         .default_value = kRetargetDefaults.amount,
+         .min = 0,
+         .max = 100,
+         .step = 5,
+         .unit = "%",
+         .help =
+             "share of the change made by seams; the rest is uniform scaling (0: plain scaling)"}),
+    field<&RetargetMix::automatic>(
+        bool_spec("auto", "Automatic", kRetargetDefaults.automatic,
+                  "per side, the mix of cropping, seams and scaling most like the original "
+                  "(bidirectional similarity)")),
+    term_switch<&ImportanceParams::faces>(
+        bool_spec("faces", "Protect faces", kImportanceDefaults.faces,
+                  "detect faces (frontal and profile Haar cascades) and carve them last")),
+    term_weight<&ImportanceParams::face_weight>(weight_spec("face-weight", "Face weight",
+                                                            kImportanceDefaults.face_weight,
+                                                            "importance of a detected face")),
+    term_switch<&ImportanceParams::saliency>(
+        bool_spec("saliency", "Salient objects", kImportanceDefaults.saliency,
+                  "carve salient objects (spectral residual saliency) last")),
+    term_weight<&ImportanceParams::saliency_weight>(
+        weight_spec("saliency-weight", "Saliency weight", kImportanceDefaults.saliency_weight,
+                    "importance of the most salient pixels")),
+    term_switch<&ImportanceParams::lines>(
+        bool_spec("lines", "Straight lines", kImportanceDefaults.lines,
+                  "raise the cost of carving through detected straight lines")),
+    term_weight<&ImportanceParams::line_weight>(
+        weight_spec("line-weight", "Line weight", kImportanceDefaults.line_weight,
+                    "importance of a pixel on a detected line")),
+    term_switch<&ImportanceParams::skin>(bool_spec("skin", "Protect skin tones",
+                                                   kImportanceDefaults.skin,
+                                                   "carve skin-coloured regions last")),
+    term_weight<&ImportanceParams::skin_weight>(weight_spec("skin-weight", "Skin weight",
+                                                            kImportanceDefaults.skin_weight,
+                                                            "importance of a skin-coloured pixel")),
 };
+constexpr auto kRetargetMixSpecs = specs_of(kRetargetMixFields);
 
 constexpr BrushSettings kBrushDefaults{};
 constexpr ParamField<BrushSettings> kBrushFields[] = {
@@ -393,8 +421,8 @@ constexpr bool defaults_allowed(std::span<const ParamSpec> specs) {
 static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogramSpecs) &&
                   defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs) &&
                   defaults_allowed(kBilateralSpecs) && defaults_allowed(kScaleSpecs) &&
-                  defaults_allowed(kRetargetMixSpecs) &&
-                  defaults_allowed(kVideoRetargetSpecs) && defaults_allowed(kTemporalSpecs),
+                  defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kVideoRetargetSpecs) &&
+                  defaults_allowed(kTemporalSpecs),
               "every default lies in its parameter's range");
 static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<LineHistogramParams>(kLineHistogramFields) &&
@@ -403,7 +431,8 @@ static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<BilateralParams>(kBilateralFields) &&
                   defaults_agree<ScaleParams>(kScaleFields) &&
                   defaults_agree<VideoRetargetParams>(kVideoRetargetFields) &&
-                  defaults_agree<TemporalSmoothParams>(kTemporalFields),
+                  defaults_agree<TemporalSmoothParams>(kTemporalFields) &&
+                  defaults_agree<RetargetMix>(kRetargetMixFields),
               "every declared default is the params struct's");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
               "patch sizes are odd: step 2 from an odd minimum");
@@ -570,6 +599,9 @@ std::span<const ParamSpec> temporal_param_specs() {
     return kTemporalSpecs;
 }
 
+std::span<const ParamField<RetargetMix>> retarget_mix_param_fields() {
+    return kRetargetMixFields;
+}
 std::span<const ParamField<InpaintParams>> inpaint_param_fields() {
     return kInpaintFields;
 }

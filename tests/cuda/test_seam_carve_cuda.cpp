@@ -304,6 +304,64 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 4 * 2 * 2 * 2);
     }
 
+    // Issue 32: a still's importance levels through their own field (host and device inputs,
+    // and the approximate-first preview that keeps a block's largest level): the CPU's seams.
+    void importance_field_equals_cpu() {
+        struct Case {
+            int w, h, seams;
+        };
+        const Case cases[] = {{13, 7, 5}, {97, 61, 30}, {641, 479, 100}};
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 img = test_image(c.w, c.h, 16, rng_);
+            std::uniform_int_distribution<int> level(0, kTemporalLevels - 1);
+            Mask importance(c.w, c.h, 0);
+            for (int y = 0; y < c.h; ++y)
+                for (int x = 0; x < c.w; ++x)
+                    importance.at(x, y) = static_cast<std::uint8_t>(level(rng_) / 2);
+            const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
+            const DeviceImage<Rgba8> device_image(img.view());
+            const DeviceImage<std::uint8_t> device_importance(importance.view());
+            const DeviceImage<std::uint8_t> device_protect(protect.view());
+            for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool masks : {false, true}) {
+                        CarveInput in{img.view(), masks ? &protect : nullptr, nullptr, kind};
+                        in.importance = &importance;
+                        in.importance_unit = kind == SeamEnergy::Sobel ? 128 : 48;
+                        const int seams =
+                            std::min(c.seams, (dir == SeamDirection::Vertical ? c.w : c.h) - 1);
+                        const SeamOrder gold = c.w * c.h <= 10000
+                                                   ? seam_order_reference(in, dir, seams)
+                                                   : seam_order_fast(in, dir, seams);
+                        const QString what = QString("%1x%2 %3 %4 masks %5")
+                                                 .arg(c.w)
+                                                 .arg(c.h)
+                                                 .arg(QString::fromStdString(to_string(kind)))
+                                                 .arg(dir == SeamDirection::Vertical ? "v" : "h")
+                                                 .arg(masks);
+                        QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(what + ": " + diff));
+                        DeviceCarveInput device_in{&device_image, masks ? &device_protect : nullptr,
+                                                   nullptr, kind};
+                        device_in.importance = &device_importance;
+                        device_in.importance_unit = in.importance_unit;
+                        diff = compare_device(gold, seam_order_cuda(device_in, dir, seams));
+                        QVERIFY2(diff.isEmpty(), qPrintable(what + " device input: " + diff));
+                        if (c.w >= 64 && c.h >= 32) {
+                            const int quick = std::min(seams, 12);
+                            diff = compare(seam_order_approximate(in, dir, quick, 2,
+                                                                  CarveImplementation::Fast),
+                                           seam_order_approximate(in, dir, quick, 2,
+                                                                  CarveImplementation::Cuda));
+                            QVERIFY2(diff.isEmpty(), qPrintable(what + " approximate: " + diff));
+                        }
+                        ++compared;
+                    }
+        }
+        QCOMPARE(compared, 3 * 2 * 2 * 2);
+    }
+
     // The per-seam term on the device: each removal moves the levels from seam k's crossing to
     // seam k + 1's and widens the next update's band over them. Random previous paths (near and
     // far apart), widths beyond the shared-memory window, both directions, with and without a

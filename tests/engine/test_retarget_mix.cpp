@@ -64,8 +64,8 @@ class TestRetargetMix : public QObject {
         const Mask levels = ellipse_levels(83, 57, 40, 28, 14, 18, kImportanceMaxLevel);
         for (const SeamEnergy energy : {SeamEnergy::Forward, SeamEnergy::Sobel}) {
             CarveInput in{image.view(), nullptr, nullptr, energy};
-            in.temporal = &levels;
-            in.temporal_unit = importance_unit(energy);
+            in.importance = &levels;
+            in.importance_unit = importance_unit(energy);
             for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                 const int seams = dir == SeamDirection::Vertical ? 40 : 25;
                 const SeamOrder ref = seam_order_reference(in, dir, seams);
@@ -80,8 +80,8 @@ class TestRetargetMix : public QObject {
         const Mask no_protect(83, 57, 0);
         for (const int unit : {400, 500}) {
             CarveInput in{image.view(), nullptr, nullptr, SeamEnergy::Sobel};
-            in.temporal = &levels;
-            in.temporal_unit = unit;
+            in.importance = &levels;
+            in.importance_unit = unit;
             const SeamOrder fast = seam_order_fast(in, SeamDirection::Vertical, 40);
             QVERIFY(test::compare(seam_order_reference(in, SeamDirection::Vertical, 40), fast)
                         .isEmpty());
@@ -121,10 +121,61 @@ class TestRetargetMix : public QObject {
         const SeamOrder without = seam_order_fast(plain, SeamDirection::Vertical, 96);
         QVERIFY(core_removed(without, 96) > 0);
         CarveInput in = plain;
-        in.temporal = &levels;
-        in.temporal_unit = importance_unit(SeamEnergy::Forward);
+        in.importance = &levels;
+        in.importance_unit = importance_unit(SeamEnergy::Forward);
         const SeamOrder with = seam_order_fast(in, SeamDirection::Vertical, 96);
         QCOMPARE(core_removed(with, 96), 0);
+        // The importance field is the per-pixel level term: the same seams as the same levels
+        // given as a temporal map.
+        CarveInput as_levels = plain;
+        as_levels.temporal = &levels;
+        as_levels.temporal_unit = in.importance_unit;
+        QVERIFY(
+            test::compare(seam_order_fast(as_levels, SeamDirection::Vertical, 96), with).isEmpty());
+        // The editor's approximate-first preview keeps the core too: a block's largest level,
+        // undivided (levels treated as video's distances, divided by the factor and the nearest
+        // kept, let the coarse seams through it).
+        for (const int factor : {2, 4}) {
+            const SeamOrder quick = seam_order_approximate(in, SeamDirection::Vertical, 96, factor,
+                                                           CarveImplementation::Fast);
+            QCOMPARE(core_removed(quick, 96), 0);
+            QVERIFY(
+                test::compare(quick, seam_order_approximate(in, SeamDirection::Vertical, 96, factor,
+                                                            CarveImplementation::Reference))
+                    .isEmpty());
+        }
+        // A thin feature shows the difference: a one-pixel line of level 63 across the middle
+        // half. Kept whole with the importance field; as distances (the nearest level of a
+        // block, divided) it vanishes at the coarse scale and the seams cut it.
+        Mask line(240, 160, 0);
+        for (int x = 60; x < 180; ++x) line.at(x, 81) = kImportanceMaxLevel;
+        const auto line_cut = [&](const SeamOrder& order) {
+            int cut = 0;
+            for (int x = 60; x < 180; ++x) cut += order.order.at(x, 81) < 96;
+            return cut;
+        };
+        CarveInput thin = plain;
+        thin.importance = &line;
+        thin.importance_unit = in.importance_unit;
+        QCOMPARE(line_cut(seam_order_approximate(thin, SeamDirection::Vertical, 96, 4,
+                                                 CarveImplementation::Fast)),
+                 0);
+        CarveInput thin_levels = plain;
+        thin_levels.temporal = &line;
+        thin_levels.temporal_unit = in.importance_unit;
+        QVERIFY(line_cut(seam_order_approximate(thin_levels, SeamDirection::Vertical, 96, 4,
+                                                CarveImplementation::Fast)) > 0);
+        // Importance with a temporal term is refused with a sentence, as is a level above 63.
+        CarveInput both = in;
+        both.temporal = &levels;
+        both.temporal_unit = 5;
+        QVERIFY_THROWS_EXCEPTION(Error, seam_order_fast(both, SeamDirection::Vertical, 4));
+        Mask too_high = levels;
+        too_high.at(0, 0) = 64;
+        CarveInput high = plain;
+        high.importance = &too_high;
+        high.importance_unit = 1;
+        QVERIFY_THROWS_EXCEPTION(Error, seam_order_reference(high, SeamDirection::Vertical, 4));
     }
 
     void faces_found_on_a_photo() {

@@ -20,6 +20,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/display.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <lacuna/io/image_io.hpp>
@@ -477,6 +478,76 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void retarget_mix_and_detections_from_the_panel() {
+        // Issue 32: the Content controls are the mix table's fields; the Amount slider gives the
+        // CLI's mixed result live; Automatic takes the Amount over; the detections are drawn
+        // and become the protect mask.
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        editor::Canvas* canvas = window.canvas();
+        const ImageRgba8 original = clone(canvas->image().view());
+        session::RetargetTool* tool = window.retarget_session();
+        QTRY_VERIFY_WITH_TIMEOUT(tool->vertical_ready(), 120000);
+        editor::RetargetPanel* panel = window.retarget_panel();
+        for (const ops::ParamField<ops::RetargetMix>& f : ops::retarget_mix_param_fields()) {
+            QWidget* control = panel->mix_control(f.spec.name);
+            QVERIFY(control != nullptr);
+            QCOMPARE(control->objectName(),
+                     QString("retarget_mix_%1")
+                         .arg(QString::fromUtf8(f.spec.name.data(), f.spec.name.size())));
+        }
+        // A weight is enabled with its switch.
+        QVERIFY(panel->mix_control("face-weight")->isEnabled());
+        QVERIFY(!panel->mix_control("line-weight")->isEnabled());
+        qobject_cast<QCheckBox*>(panel->mix_control("lines"))->setChecked(true);
+        QVERIFY(panel->mix_control("line-weight")->isEnabled());
+        QVERIFY(tool->mix().importance.lines);
+        qobject_cast<QCheckBox*>(panel->mix_control("lines"))->setChecked(false);
+        QTRY_VERIFY_WITH_TIMEOUT(tool->vertical_exact(), 120000);
+
+        // Amount 50 % at 60 % width: the CLI's `--amount 50` image, at once.
+        auto* amount = qobject_cast<QSlider*>(panel->mix_control("amount"));
+        amount->setValue(10);  // steps of 5 %
+        QCOMPARE(tool->mix().amount, 50.0);
+        panel->width_slider()->setValue(600);
+        const int width = panel->target_width();
+        QVERIFY(canvas->previewing());
+        const ops::ImportanceMap map = ops::importance_map(original.view(), {});
+        ops::RetargetParams p;
+        p.width = width;
+        p.height = original.height();
+        p.amount = 50;
+        p.importance = &map.levels;
+        p.importance_unit = ops::importance_unit(SeamEnergy::Forward);
+        const ImageRgba8 expected =
+            ops::retarget(original.view(), p, ops::CarveImplementation::Fast).image;
+        QVERIFY(equal_pixels<Rgba8>(canvas->preview().view(), expected.view()));
+        const auto* status = panel->findChild<QLabel*>("retarget_status");
+        QVERIFY2(status->text().contains("width 50 % seams"), qPrintable(status->text()));
+        // Automatic chooses the amount: the slider gives way.
+        qobject_cast<QCheckBox*>(panel->mix_control("auto"))->setChecked(true);
+        QVERIFY(!amount->isEnabled());
+        QVERIFY(tool->mix().automatic);
+        QCOMPARE(canvas->preview().width(), width);
+        QVERIFY2(status->text().startsWith("Automatic"), qPrintable(status->text()));
+
+        // The detections over the original, and as the protect mask.
+        panel->width_slider()->setValue(1000);
+        panel->findChild<QCheckBox*>("retarget_show_detections")->setChecked(true);
+        QCOMPARE(window.session().active_kind(), session::ToolKind::Retarget);
+        QCOMPARE(tool->overlay().ellipses.size(), map.faces.size());
+        const int before = window.session().history().count();
+        panel->findChild<QPushButton*>("retarget_protect_detections")->click();
+        QCOMPARE(window.session().history().count(), before + 1);
+        const ops::FaceBox& face = map.faces.front();
+        QCOMPARE(int(window.session()
+                         .document()
+                         .mask(session::MaskLayer::Protect)
+                         .at(face.x + face.width / 2, face.y + face.height / 2)),
+                 255);
+        window.session().history().set_clean();
+    }
+
     void filters_preview_live_and_apply_as_one_edit() {
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, kMessi));
@@ -758,18 +829,25 @@ class TestEditor : public QObject {
         QCOMPARE(status->text().count("The GPU could not carve"), 1);
         qInfo("%s", qPrintable(status->text()));
         const ImageRgba8& original = window.canvas()->image();
+        // Faces are protected by default: the carves take the importance map, the horizontal
+        // one the levels that followed the vertical seams.
+        const ops::ImportanceMap map = ops::importance_map(original.view(), {});
         const Mask none(original.width(), original.height(), 0);
-        const ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
-        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(
-            original.view(), ops::seam_order_fast(input, ops::SeamDirection::Vertical, 137), 137);
+        ops::CarveInput input{original.view(), &none, &none, SeamEnergy::Forward};
+        input.importance = &map.levels;
+        input.importance_unit = ops::importance_unit(SeamEnergy::Forward);
+        const ops::SeamOrder columns =
+            ops::seam_order_fast(input, ops::SeamDirection::Vertical, 137);
+        const ImageRgba8 narrowed = ops::remove_seams<Rgba8>(original.view(), columns, 137);
+        const Mask levels = ops::remove_seams<std::uint8_t>(map.levels.view(), columns, 137);
         QCOMPARE(window.canvas()->preview().width(), 411);
         QCOMPARE(window.canvas()->preview().height(), 257);
         const Mask none_narrow(411, 342, 0);
+        ops::CarveInput rows{narrowed.view(), &none_narrow, &none_narrow};
+        rows.importance = &levels;
+        rows.importance_unit = input.importance_unit;
         const ImageRgba8 expected = ops::remove_seams<Rgba8>(
-            narrowed.view(),
-            ops::seam_order_fast({narrowed.view(), &none_narrow, &none_narrow},
-                                 ops::SeamDirection::Horizontal, 85),
-            85);
+            narrowed.view(), ops::seam_order_fast(rows, ops::SeamDirection::Horizontal, 85), 85);
         QVERIFY(equal_pixels<Rgba8>(window.canvas()->preview().view(), expected.view()));
         window.session().history().set_clean();
     }

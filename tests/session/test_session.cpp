@@ -3,6 +3,7 @@
 // put back exactly what was there, and what is presented is what the session holds.
 #include "session_scenario.hpp"
 #include "../engine/inpaint_test_util.hpp"
+#include "../engine/image_test_util.hpp"
 #include "../engine/metadata_test_util.hpp"
 
 #include <filter_tool.hpp>
@@ -17,6 +18,7 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
@@ -404,6 +406,134 @@ class TestSession : public QObject {
         QVERIFY(s.redo());
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), expected.view()));
         check_presented(s);
+    }
+
+    void retarget_importance_amount_and_detections() {
+        // Issue 32 in the editor: the tool's map of faces goes into every carve, the Amount
+        // gives the CLI's mix (seams, then area scaling, per side), Automatic picks per side,
+        // and the detections are drawn and become the protect mask.
+        const ImageRgba8 photo = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) /
+                                                "tests/data/photos/messi5.jpg")
+                                     .image;
+        const int w = photo.width(), h = photo.height();
+        const ops::ImportanceMap map = ops::importance_map(photo.view(), ops::ImportanceParams{});
+        QVERIFY(!map.faces.empty());
+        session::Session s(false);
+        s.open(clone(photo.view()));
+        s.select(session::ToolKind::Retarget);
+        session::RetargetTool& tool = s.retarget();
+        tool.wait();
+        QVERIFY(tool.vertical_exact());
+        QVERIFY(tool.importance() != nullptr);
+        QCOMPARE(tool.importance()->faces.size(), map.faces.size());
+        // Faces are on by default: the seams are those of the carve with the map.
+        ops::CarveInput in{photo.view()};
+        in.importance = &map.levels;
+        in.importance_unit = ops::importance_unit(SeamEnergy::Forward);
+        const ops::SeamOrder vertical =
+            ops::seam_order_fast(in, ops::SeamDirection::Vertical, seams_for(w));
+        const ops::SeamOrder plain =
+            ops::seam_order_fast({photo.view()}, ops::SeamDirection::Vertical, seams_for(w));
+        // 300 seams: the plain ones cut the face, those with the map do not.
+        const ImageRgba8 with_faces = ops::remove_seams<Rgba8>(photo.view(), vertical, 300);
+        const ImageRgba8 without = ops::remove_seams<Rgba8>(photo.view(), plain, 300);
+        QVERIFY(!equal_pixels<Rgba8>(with_faces.view(), without.view()));
+        tool.set_target(w - 300, h);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), with_faces.view()));
+        // Amount 50 %: the CLI's mixed retarget, bit for bit, both sides.
+        ops::RetargetMix mix;
+        mix.amount = 50;
+        tool.set_mix(mix);
+        tool.set_target(w - 100, h - 60);
+        tool.wait();
+        QVERIFY(tool.horizontal_ready_for(w - 100));
+        ops::RetargetParams p;
+        p.width = w - 100;
+        p.height = h - 60;
+        p.amount = 50;
+        p.importance = &map.levels;
+        p.importance_unit = in.importance_unit;
+        const ops::RetargetResult cli =
+            ops::retarget(photo.view(), p, ops::CarveImplementation::Fast);
+        QCOMPARE(cli.width_mix.seams, 50);
+        QCOMPARE(cli.height_mix.seams, 30);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), cli.image.view()));
+        // Amount 0: plain scaling, one side after the other as the CLI does.
+        mix.amount = 0;
+        tool.set_mix(mix);
+        tool.wait();
+        p.amount = 0;
+        QVERIFY(equal_pixels<Rgba8>(
+            s.shown_image().view(),
+            ops::retarget(photo.view(), p, ops::CarveImplementation::Fast).image.view()));
+        QVERIFY(test::mean_abs_diff(s.shown_image(),
+                                    ops::resample_area(photo.view(), w - 100, h - 60)) < 0.5);
+        // Automatic: each side's amount a quarter step, the frame at the target.
+        mix.automatic = true;
+        tool.set_mix(mix);
+        tool.wait();
+        QCOMPARE(s.shown_image().width(), w - 100);
+        QCOMPARE(s.shown_image().height(), h - 60);
+        for (const double a : {tool.width_amount(), tool.height_amount()})
+            QVERIFY(a >= 0 && a <= 100 && std::fmod(a, 25) == 0);
+        QVERIFY2(tool.status().find("Automatic") != std::string::npos, tool.status().c_str());
+        // The detections over the original, then as the protect mask (one undoable edit).
+        tool.set_target(w, h);
+        tool.set_show_detections(true);
+        QCOMPARE(tool.overlay().ellipses.size(), map.faces.size());
+        const ops::FaceBox& face = map.faces.front();
+        const int cx = face.x + face.width / 2, cy = face.y + face.height / 2;
+        QCOMPARE(int(s.document().mask(MaskLayer::Protect).at(cx, cy)), 0);
+        QVERIFY(tool.protect_detections());
+        QCOMPARE(int(s.document().mask(MaskLayer::Protect).at(cx, cy)), 255);
+        QCOMPARE(int(s.document().mask(MaskLayer::Protect).at(5, 5)), 0);
+        QVERIFY(s.undo());
+        QCOMPARE(int(s.document().mask(MaskLayer::Protect).at(cx, cy)), 0);
+        // Faces off: no map, the plain seams.
+        mix = {};
+        mix.importance.faces = false;
+        tool.set_mix(mix);
+        tool.wait();
+        QVERIFY(tool.importance() == nullptr);
+        tool.set_target(w - 300, h);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), without.view()));
+    }
+
+    void retarget_quick_preview_keeps_faces() {
+        // A photo large enough for the approximate-first map (factor 2): it takes the same map
+        // through its own downscale (a block's largest level), i.e. seam_order_approximate with
+        // the importance field.
+        const ImageRgba8 small = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) /
+                                                "tests/data/photos/messi5.jpg")
+                                     .image;
+        const ImageRgba8 photo =
+            ops::resample_area(small.view(), small.width() * 2, small.height() * 2);
+        const int w = photo.width(), h = photo.height();
+        QCOMPARE(ops::approximate_factor(w, h), 2);
+        const ops::ImportanceMap map = ops::importance_map(photo.view(), ops::ImportanceParams{});
+        QVERIFY(!map.empty());
+        session::Session s(false);
+        s.open(clone(photo.view()));
+        s.select(session::ToolKind::Retarget);
+        session::RetargetTool& tool = s.retarget();
+        tool.hold_exact_maps(true);
+        while (!tool.vertical_ready()) {
+            tool.poll();
+            QTest::qWait(5);
+        }
+        QVERIFY(!tool.vertical_exact());
+        ops::CarveInput in{photo.view()};
+        in.importance = &map.levels;
+        in.importance_unit = ops::importance_unit(SeamEnergy::Forward);
+        const int seams = std::min(seams_for(w), (w / 2 - 1) * 2) / 2 * 2;
+        const ops::SeamOrder quick = ops::seam_order_approximate(
+            in, ops::SeamDirection::Vertical, seams, 2, ops::CarveImplementation::Fast);
+        tool.set_target(w - 400, h);
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(),
+                                    ops::remove_seams<Rgba8>(photo.view(), quick, 400).view()));
+        tool.hold_exact_maps(false);
+        tool.wait();
+        QVERIFY(tool.vertical_exact());
     }
 
     void fill_steps_equal_the_engine_and_cancel_restores() {

@@ -95,6 +95,21 @@ Mask temporal_downscale(const MaskView levels, const int factor) {
     return out;
 }
 
+/// Importance levels at the coarse scale: the largest level of the block, undivided. A level is
+/// a cost per pixel, not a distance: a coarse pixel stands for every fine pixel of its block, and
+/// a face that covers part of a block must still be dear there (the mean would let a coarse seam
+/// graze a small face; the minimum would miss it).
+Mask importance_downscale(const MaskView levels, const int factor) {
+    const int cw = levels.width / factor, ch = levels.height / factor;
+    Mask out(cw, ch, 0);
+    for (int y = 0; y < ch * factor; ++y) {
+        const std::uint8_t* row = levels.row(y);
+        std::uint8_t* dst = out.row(y / factor);
+        for (int x = 0; x < cw * factor; ++x) dst[x / factor] = std::max(dst[x / factor], row[x]);
+    }
+    return out;
+}
+
 /// The per-seam term's paths at the coarse scale: coarse seam j stands for fine seams
 /// j·factor … j·factor + factor − 1 (the stretch below), so it follows fine seam j·factor, taken at
 /// the block's first line.
@@ -147,7 +162,7 @@ SeamOrder seam_order_approximate(const CarveInput& input, const SeamDirection di
                 " (at most " + std::to_string((coarse_extent - 1) * factor) + " seams)");
 
     const ImageRgba8 coarse_image = box_downscale(input.image, factor);
-    std::optional<Mask> coarse_protect, coarse_remove, coarse_temporal;
+    std::optional<Mask> coarse_protect, coarse_remove, coarse_temporal, coarse_importance;
     std::optional<SeamPaths> coarse_paths;
     CarveInput coarse{coarse_image.view(), nullptr, nullptr, input.energy};
     if (input.temporal_seams && input.temporal_unit > 0) {
@@ -159,6 +174,11 @@ SeamOrder seam_order_approximate(const CarveInput& input, const SeamDirection di
         coarse.temporal =
             &coarse_temporal.emplace(temporal_downscale(input.temporal->view(), factor));
         coarse.temporal_unit = input.temporal_unit;
+    }
+    if (input.importance && input.importance_unit > 0) {
+        coarse.importance =
+            &coarse_importance.emplace(importance_downscale(input.importance->view(), factor));
+        coarse.importance_unit = input.importance_unit;
     }
     if (input.protect)
         coarse.protect = &coarse_protect.emplace(mask_downscale(input.protect->view(), factor));

@@ -89,6 +89,20 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
                             std::to_string(kTemporalLevels - 1));
     }
     if (in.temporal_seams) check_temporal_seams(*in.temporal_seams, in, direction, seams);
+    if (in.importance) {
+        check_mask_size(in.importance->view(), in.image.width, in.image.height,
+                        "the importance map");
+        for (int y = 0; y < in.importance->height(); ++y)
+            for (int x = 0; x < in.importance->width(); ++x)
+                if (in.importance->at(x, y) >= kTemporalLevels)
+                    invalid("the importance map holds levels 0 to " +
+                            std::to_string(kTemporalLevels - 1));
+        if (in.importance_unit > 0 && in.temporal_unit > 0 && (in.temporal || in.temporal_seams))
+            invalid("a carve takes an importance map or a temporal term, not both");
+    }
+    if (in.importance_unit < 0 || in.importance_unit > kTemporalMaxUnit)
+        invalid("the importance unit is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
+                " per level)");
     if (in.temporal_unit < 0 || in.temporal_unit > kTemporalMaxUnit)
         invalid("the temporal weight is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
                 " per level)");
@@ -110,6 +124,8 @@ inline void check_chained_input(const std::vector<CarveInput>& frames,
         CarveInput plain = frame;
         plain.temporal = nullptr;
         plain.temporal_seams = nullptr;
+        if (frame.importance && frame.importance_unit > 0)
+            invalid("a chained video carve takes no importance map");
         check_carve_input(plain, direction, seams);
         if (frame.image.width != frames[0].image.width ||
             frame.image.height != frames[0].image.height)
@@ -124,6 +140,22 @@ inline void check_chained_input(const std::vector<CarveInput>& frames,
         with_paths.temporal_unit = temporal_unit;
         check_carve_input(with_paths, direction, seams);
     }
+}
+
+/// The input as the carvers evaluate it: importance levels become the per-pixel level term
+/// (`temporal` at `importance_unit`), which every implementation computes identically. Call
+/// after check_carve_input (which refuses importance together with a temporal term).
+template <class Pixel>
+BasicCarveInput<Pixel> importance_as_levels(const BasicCarveInput<Pixel>& in) {
+    BasicCarveInput<Pixel> out = in;
+    out.importance = nullptr;
+    out.importance_unit = 0;
+    if (in.importance && in.importance_unit > 0) {
+        out.temporal = in.importance;
+        out.temporal_seams = nullptr;
+        out.temporal_unit = in.importance_unit;
+    }
+    return out;
 }
 
 /// Whether a carve needs the masked layout (64-bit costs, per-pixel mask terms).
@@ -155,6 +187,10 @@ void check_carve_input(const BasicDeviceCarveInput<Pixel>& in, const SeamDirecti
     check_image_size(w, h);
     if (in.protect) check_mask_size(in.protect->device_view(), w, h, "the protect mask");
     if (in.remove) check_mask_size(in.remove->device_view(), w, h, "the remove mask");
+    if (in.importance) check_mask_size(in.importance->device_view(), w, h, "the importance map");
+    if (in.importance_unit < 0 || in.importance_unit > kTemporalMaxUnit)
+        invalid("the importance unit is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
+                " per level)");
     check_seam_count(w, h, direction, seams);
 }
 

@@ -231,11 +231,11 @@ CarveInput input_of(const Working& w, const SeamEnergy energy) {
     in.protect = w.protect ? &*w.protect : nullptr;
     in.remove = w.remove ? &*w.remove : nullptr;
     in.energy = energy;
-    // The importance levels go in as the carvers' per-pixel level term: every implementation
-    // evaluates it the same way, so the seams stay identical across them.
+    // Every implementation evaluates the importance levels the same way (as the per-pixel level
+    // term), so the seams stay identical across them.
     if (w.importance && w.importance_unit > 0) {
-        in.temporal = &*w.importance;
-        in.temporal_unit = w.importance_unit;
+        in.importance = &*w.importance;
+        in.importance_unit = w.importance_unit;
     }
     return in;
 }

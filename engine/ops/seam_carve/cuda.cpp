@@ -160,6 +160,13 @@ DenseImages<Pixel> dense_from_device(const BasicDeviceCarveInput<Pixel>& in,
     if (in.remove != nullptr) pack(*in.remove, d.remove, "packing the remove mask");
     d.has_protect = in.protect != nullptr;
     d.has_remove = in.remove != nullptr;
+    if (in.importance != nullptr && in.importance_unit > 0) {
+        // Importance levels are the per-pixel level term, as importance_as_levels makes them
+        // for host inputs: the same costs, so the same seams.
+        pack(*in.importance, d.temporal, "packing the importance map");
+        d.has_temporal = true;
+        d.temporal_unit = in.importance_unit;
+    }
     return d;
 }
 
@@ -523,9 +530,10 @@ class DeviceCarver {
 
 namespace {
 template <class Pixel>
-SeamOrder carve_host_input(const BasicCarveInput<Pixel>& input, const SeamDirection direction,
+SeamOrder carve_host_input(const BasicCarveInput<Pixel>& given, const SeamDirection direction,
                            const int seams, const CarveProgress& progress) {
-    detail::check_carve_input(input, direction, seams);
+    detail::check_carve_input(given, direction, seams);
+    const BasicCarveInput<Pixel> input = detail::importance_as_levels(given);
     const Stream stream;
     DenseImages<Pixel> images = upload(input, false, stream.get(), direction);
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
@@ -545,9 +553,10 @@ SeamOrder seam_order_cuda(const DeepCarveInput& input, const SeamDirection direc
     return carve_host_input(input, direction, seams, progress);
 }
 
-SeamOrder seam_order_cuda_profiled(const CarveInput& input, const SeamDirection direction,
+SeamOrder seam_order_cuda_profiled(const CarveInput& given, const SeamDirection direction,
                                    const int seams, CarveProfile& profile) {
-    detail::check_carve_input(input, direction, seams);
+    detail::check_carve_input(given, direction, seams);
+    const CarveInput input = detail::importance_as_levels(given);
     profile = CarveProfile{};
     const Stream stream;
     Event begin, end;

@@ -407,7 +407,8 @@ class FastVerticalCarver {
 SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction, const int seams,
                           const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
-    return detail::in_direction(input, direction, seams, [&](const CarveInput& in, const int n) {
+    const CarveInput levels = detail::importance_as_levels(input);
+    return detail::in_direction(levels, direction, seams, [&](const CarveInput& in, const int n) {
         // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
         // traffic. A small level map alone (importance) folds into the energies and keeps it.
         if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
@@ -530,10 +531,11 @@ std::vector<SeamOrder> seam_orders_fast_chained(const std::vector<CarveInput>& f
 SeamOrder seam_order_fast(const DeepCarveInput& input, const SeamDirection direction,
                           const int seams, const CarveProgress& progress) {
     detail::check_carve_input(input, direction, seams);
-    return detail::in_direction(
-        input, direction, seams, [&](const DeepCarveInput& in, const int n) {
-            return FastVerticalCarver<Rgba16, std::int64_t>(in).run(n, progress);
-        });
+    return detail::in_direction(detail::importance_as_levels(input), direction, seams,
+                                [&](const DeepCarveInput& in, const int n) {
+                                    return FastVerticalCarver<Rgba16, std::int64_t>(in).run(
+                                        n, progress);
+                                });
 }
 
 }  // namespace lacuna::ops

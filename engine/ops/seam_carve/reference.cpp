@@ -113,13 +113,15 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
 SeamOrder seam_order_reference(const CarveInput& input, const SeamDirection direction,
                                const int seams) {
     detail::check_carve_input(input, direction, seams);
-    return detail::in_direction(input, direction, seams, vertical_reference<Rgba8>);
+    return detail::in_direction(detail::importance_as_levels(input), direction, seams,
+                                vertical_reference<Rgba8>);
 }
 
 SeamOrder seam_order_reference(const DeepCarveInput& input, const SeamDirection direction,
                                const int seams) {
     detail::check_carve_input(input, direction, seams);
-    return detail::in_direction(input, direction, seams, vertical_reference<Rgba16>);
+    return detail::in_direction(detail::importance_as_levels(input), direction, seams,
+                                vertical_reference<Rgba16>);
 }
 
 }  // namespace lacuna::ops

@@ -33,6 +33,16 @@ struct ImportanceParams {
     int detect_max_side = 640;  ///< detectors run on a copy at most this long (pixels)
 };
 
+/// Retargeting's mix and importance settings together, as the Retarget panel and the CLI hold
+/// them (retarget_mix_param_fields binds each switch and weight to a field here): the share of
+/// seams (RetargetParams::amount), the automatic choice (RetargetParams::automatic) and the
+/// importance terms.
+struct RetargetMix {
+    double amount = 100;
+    bool automatic = false;
+    ImportanceParams importance;
+};
+
 struct FaceBox {
     int x = 0, y = 0, width = 0, height = 0;  ///< in the image's pixels
     bool profile = false;

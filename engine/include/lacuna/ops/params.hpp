@@ -263,8 +263,8 @@ std::span<const ParamSpec> line_histogram_param_specs();
 std::span<const ParamSpec> seam_param_specs();
 /// Retargeting's mix and importance: amount (Real 0..100 %), auto (Bool), and per importance
 /// term a switch and a weight: faces / face-weight, saliency / saliency-weight, lines /
-/// line-weight, skin / skin-weight (Bool; Int 0..63 levels). Defaults: RetargetParams{},
-/// ImportanceParams{}.
+/// line-weight, skin / skin-weight (Bool; Int 0..63 levels). Defaults: RetargetMix{} (which are
+/// RetargetParams{}' and ImportanceParams{}').
 std::span<const ParamSpec> retarget_mix_param_specs();
 /// radius (Real, image pixels), hardness (Real 0..1).
 std::span<const ParamSpec> brush_param_specs();
@@ -286,7 +286,10 @@ struct BilateralParams;
 struct ScaleParams;
 struct VideoRetargetParams;
 struct TemporalSmoothParams;
+struct RetargetMix;
 std::span<const ParamField<InpaintParams>> inpaint_param_fields();
+/// retarget_mix_param_specs bound to RetargetMix (amount, automatic, importance's terms).
+std::span<const ParamField<RetargetMix>> retarget_mix_param_fields();
 std::span<const ParamField<LineHistogramParams>> line_histogram_param_fields();
 /// RetargetParams::energy (the choices' order is not SeamEnergy's: the field maps them).
 std::span<const ParamField<RetargetParams>> seam_param_fields();

@@ -52,14 +52,22 @@ struct BasicCarveInput {
     SeamEnergy energy = SeamEnergy::Forward;
     /// Per pixel a level 0 .. kTemporalLevels − 1, each level adding `temporal_unit`
     /// (0 .. kTemporalMaxUnit) to the pixel's energy: video's distance levels
-    /// (temporal_distance_map), or a still's importance levels (importance_map: faces, saliency,
-    /// lines, skin; RetargetParams::importance).
+    /// (temporal_distance_map).
     const Mask* temporal = nullptr;
     /// Video, per seam (instead of `temporal`): seam k's pixels cost `temporal_unit` per column
     /// (row, for horizontal seams) of distance to where seam k of these paths crossed their line,
     /// capped at kSeamTemporalCap (seam_temporal_level). Must hold at least the seams asked for.
     const SeamPaths* temporal_seams = nullptr;
     int temporal_unit = 0;
+    /// A still's importance levels 0 .. kTemporalLevels − 1 (importance_map: faces, saliency,
+    /// lines, skin), each level adding `importance_unit` (0 .. kTemporalMaxUnit) to the pixel's
+    /// energy. The carvers evaluate it as the per-pixel level term (so reference, fast CPU and
+    /// CUDA pick the same seams); it is its own field because it scales differently: the
+    /// approximate preview keeps the largest level of a block, undivided, where video's
+    /// distances are divided by the factor and the nearest is kept. A carve takes importance or
+    /// a temporal term, not both.
+    const Mask* importance = nullptr;
+    int importance_unit = 0;
 };
 using CarveInput = BasicCarveInput<Rgba8>;
 using DeepCarveInput = BasicCarveInput<Rgba16>;
@@ -271,6 +279,11 @@ struct BasicDeviceCarveInput {
     const DeviceImage<std::uint8_t>* protect = nullptr;  ///< optional, the image's size
     const DeviceImage<std::uint8_t>* remove = nullptr;   ///< optional, the image's size
     SeamEnergy energy = SeamEnergy::Forward;
+    /// Optional importance levels 0 .. kTemporalLevels − 1, the image's size, each costing
+    /// `importance_unit`: BasicCarveInput::importance on the device (the levels are not checked
+    /// there; values above 63 are the caller's error).
+    const DeviceImage<std::uint8_t>* importance = nullptr;
+    int importance_unit = 0;
 };
 using DeviceCarveInput = BasicDeviceCarveInput<Rgba8>;
 /// A measurement's 16-bit decision image on the device (deep_carving_proxy of its device rows).
