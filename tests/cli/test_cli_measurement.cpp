@@ -1,0 +1,331 @@
+// Measurements through the command line (issue 35): retarget, inpaint, scale, filter and batch
+// read 16-bit, signed, float, DICOM and FITS files as stored, decide on every bit as the editor
+// does, move the stored samples and write them back in their own type.
+#include "../engine/scientific_test_files.hpp"
+
+#include <lacuna/io/image_io.hpp>
+
+#include <QtTest>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace lacuna;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    QString out;
+    QString err;
+};
+
+Result run_cli(const QStringList& args) {
+    QProcess p;
+    p.start(LACUNA_CLI_PATH, args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+void verify_one_error_line(const Result& r, const QString& must_contain) {
+    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() == 1, qPrintable(r.err));
+    QVERIFY2(lines[0].startsWith("lacuna: error: ") || lines[0].startsWith("lacuna: usage error: "),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
+}
+
+QJsonObject json_object(const Result& r) {
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+/// A textured 8-bit grey field spanning 0..255 (so its finite range is the type's: the
+/// measurement path's normalisation is then exactly ×257 for the 16-bit copy, as for the photo
+/// path's 8-bit image): diagonal stripes, a bright disc, a little hash noise.
+NativeImage textured_u8(const int w, const int h) {
+    NativeImage img(w, h, {SampleType::U8, 1});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int stripes = ((x + 2 * y) / 5) % 2 == 0 ? 60 : 140;
+            const int dx = x - w / 3, dy = y - h / 2;
+            const int disc = dx * dx + dy * dy < (h / 4) * (h / 4) ? 90 : 0;
+            const unsigned hash =
+                (static_cast<unsigned>(x) * 73856093u) ^ (static_cast<unsigned>(y) * 19349663u);
+            img.set_sample(x, y, 0, std::min(255, stripes + disc + int(hash % 23)));
+        }
+    img.set_sample(0, 0, 0, 0);
+    img.set_sample(w - 1, h - 1, 0, 255);
+    return img;
+}
+
+NativeImage times_257(const NativeImage& img) {
+    NativeImage out(img.width(), img.height(), {SampleType::U16, img.channels()});
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            for (int c = 0; c < img.channels(); ++c)
+                out.set_sample(x, y, c, 257 * img.sample(x, y, c));
+    return out;
+}
+
+void write(const QString& path, const NativeImage& img) {
+    io::write_native(path.toStdString(), img);
+}
+
+NativeImage read_page(const QString& path) {
+    return io::read_native(path.toStdString()).pages.at(0);
+}
+
+/// `big` is exactly 257 × `small`, sample by sample.
+void verify_times_257(const NativeImage& small, const NativeImage& big) {
+    QCOMPARE(big.width(), small.width());
+    QCOMPARE(big.height(), small.height());
+    QCOMPARE(big.sample_type(), SampleType::U16);
+    // A grey photo comes back as RGB from the photo path: compare its red.
+    QVERIFY(small.channels() == big.channels() || big.channels() == 1);
+    int differing = 0;
+    for (int y = 0; y < small.height(); ++y)
+        for (int x = 0; x < small.width(); ++x)
+            for (int c = 0; c < big.channels(); ++c)
+                differing += big.sample(x, y, c) != 257 * small.sample(x, y, c) ? 1 : 0;
+    QCOMPARE(differing, 0);
+}
+
+std::multiset<double> sample_set(const NativeImage& img) {
+    std::multiset<double> s;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) s.insert(img.sample(x, y, 0));
+    return s;
+}
+
+}  // namespace
+
+class TestCliMeasurement : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString tmp(const QString& name) const { return dir_.filePath(name); }
+
+  private slots:
+    // The photo path (8-bit PNG) and the measurement path (its ×257 16-bit copy) carve the same
+    // seams: the 16-bit result is exactly 257 × the 8-bit one, both orders of a W×H shrink.
+    void retarget_x257_copy_gives_the_same_seams() {
+        const NativeImage small = textured_u8(48, 36);
+        write(tmp("a8.png"), small);
+        write(tmp("a16.png"), times_257(small));
+        for (const QString energy : {"forward", "sobel"}) {
+            const QStringList size{"--width",  "37",   "--height",  "29",
+                                   "--energy", energy, "--backend", "cpu"};
+            Result r = run_cli(QStringList{"retarget", tmp("a8.png"), tmp("o8.png")} + size);
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            r = run_cli(QStringList{"retarget", tmp("a16.png"), tmp("o16.png"), "--json"} + size);
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            QCOMPARE(json_object(r)["sample_type"].toString(), QString("u16"));
+            QCOMPARE(json_object(r)["written_sample_type"].toString(), QString("u16"));
+            QVERIFY2(!r.err.contains("8 bits"), qPrintable(r.err));  // nothing narrowed
+            const NativeImage o8 = read_page(tmp("o8.png"));
+            const NativeImage o16 = read_page(tmp("o16.png"));
+            QCOMPARE(o16.format(), (PixelFormat{SampleType::U16, 1}));
+            verify_times_257(o8, o16);
+        }
+    }
+
+    // Samples differing by less than one 8-bit level are seen: a ramp 100 samples high on a flat
+    // 16-bit field is kept (an 8-bit decision would see a flat image and carve through it).
+    void retarget_decides_on_every_bit() {
+        const int w = 40, h = 20;
+        NativeImage img(w, h, {SampleType::U16, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                img.set_sample(x, y, 0, 30000 + (x >= 5 && x < 15 ? 10 * (x - 5) : 0));
+        img.set_sample(0, 0, 0, 0);  // the range spans far more than the ramp
+        img.set_sample(w - 1, h - 1, 0, 65535);
+        write(tmp("ramp.png"), img);
+        const Result r = run_cli({"retarget", tmp("ramp.png"), tmp("ramp-out.png"), "--width", "30",
+                                  "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const NativeImage out = read_page(tmp("ramp-out.png"));
+        QCOMPARE(out.width(), 30);
+        // Every row still holds the whole ramp 30000..30090 in order.
+        for (int y = 1; y < h - 1; ++y) {
+            std::vector<double> ramp;
+            for (int x = 0; x < out.width(); ++x)
+                if (out.sample(x, y, 0) > 30000) ramp.push_back(out.sample(x, y, 0));
+            QCOMPARE(int(ramp.size()), 9);
+            for (std::size_t i = 0; i < ramp.size(); ++i) QCOMPARE(ramp[i], 30010.0 + 10 * i);
+        }
+    }
+
+    // Float (NaN included) and 3-channel 16-bit keep their type; enlarging averages in the
+    // stored type; JPEG cannot hold the samples and says so in one line.
+    void retarget_keeps_float_and_colour() {
+        NativeImage f(20, 12, {SampleType::F32, 1});
+        for (int y = 0; y < 12; ++y)
+            for (int x = 0; x < 20; ++x) f.set_sample(x, y, 0, 273.15 + 0.001 * (x * x + y));
+        f.set_sample(19, 0, 0, std::numeric_limits<double>::quiet_NaN());
+        write(tmp("f.tiff"), f);
+        Result r = run_cli(
+            {"retarget", tmp("f.tiff"), tmp("f-out.tiff"), "--width", "15", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        NativeImage out = read_page(tmp("f-out.tiff"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(out.width(), 15);
+        // Moved, not re-quantised: every row's values are a subset of the input row's.
+        for (int y = 0; y < 12; ++y) {
+            std::set<float> row;
+            for (int x = 0; x < 20; ++x) row.insert(float(f.sample(x, y, 0)));
+            for (int x = 0; x < 15; ++x) {
+                const float v = float(out.sample(x, y, 0));
+                QVERIFY(std::isnan(v) || row.count(v) == 1);
+            }
+        }
+        r = run_cli(
+            {"retarget", tmp("f.tiff"), tmp("f-out.pfm"), "--width", "30", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(read_page(tmp("f-out.pfm")).format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(read_page(tmp("f-out.pfm")).width(), 30);
+
+        NativeImage rgb(16, 10, {SampleType::U16, 3});
+        for (int y = 0; y < 10; ++y)
+            for (int x = 0; x < 16; ++x)
+                for (int c = 0; c < 3; ++c) rgb.set_sample(x, y, c, 1000 * c + 37 * x + 101 * y);
+        write(tmp("rgb16.png"), rgb);
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("rgb16-out.tiff"), "--height", "8",
+                     "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        out = read_page(tmp("rgb16-out.tiff"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 3}));
+        QCOMPARE(out.height(), 8);
+
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("rgb16-out.jpg"), "--height", "8",
+                     "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("JPEG cannot hold 16-bit") &&
+                     r.err.contains("to keep the 16-bit samples, write TIFF"),
+                 qPrintable(r.err));
+        // Photo-only options refuse with a sentence.
+        r = run_cli(
+            {"retarget", tmp("rgb16.png"), tmp("x.png"), "--width", "10", "--amount", "50"});
+        verify_one_error_line(r, "retargeted by seams only");
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("x.png"), "--width", "10", "--saliency"});
+        verify_one_error_line(r, "carved on its values only");
+        QVERIFY(!QFile::exists(tmp("x.png")));
+    }
+
+    // An 8-bit measurement (an 8-bit FITS frame) and its ×257 16-bit copy fill alike: the
+    // stored samples move from the same sources, so the 16-bit fill is exactly 257 × the 8-bit
+    // one, and every filled sample is one of the input's.
+    void inpaint_x257_copy_gives_the_same_fill() {
+        if (!test::fits_ready()) QSKIP("this build has no FITS support (CFITSIO)");
+        const NativeImage small = textured_u8(48, 40);
+        write(tmp("m8.fits"), small);
+        write(tmp("m16.png"), times_257(small));
+        NativeImage mask(48, 40, {SampleType::U8, 1});
+        for (int y = 14; y < 24; ++y)
+            for (int x = 20; x < 31; ++x) mask.set_sample(x, y, 0, 255);
+        write(tmp("mask.png"), mask);
+        Result r = run_cli({"inpaint", tmp("m8.fits"), tmp("mask.png"), tmp("f8.fits"), "--backend",
+                            "cpu", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("u8"));
+        r = run_cli({"inpaint", tmp("m16.png"), tmp("mask.png"), tmp("f16.png"), "--backend", "cpu",
+                     "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["written_sample_type"].toString(), QString("u16"));
+        const NativeImage f8 = read_page(tmp("f8.fits"));
+        const NativeImage f16 = read_page(tmp("f16.png"));
+        QCOMPARE(f8.format(), (PixelFormat{SampleType::U8, 1}));
+        verify_times_257(f8, f16);
+        const std::multiset<double> values = sample_set(times_257(small));
+        int changed = 0;
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 48; ++x) {
+                const bool hole = mask.sample(x, y, 0) != 0;
+                const double v = f16.sample(x, y, 0);
+                if (!hole) QCOMPARE(v, 257 * small.sample(x, y, 0));
+                QVERIFY(values.count(v) > 0);
+                changed += hole && v != 257 * small.sample(x, y, 0) ? 1 : 0;
+            }
+        QVERIFY(changed > 20);
+    }
+
+    void criminisi_refuses_a_measurement() {
+        write(tmp("c16.png"), times_257(textured_u8(24, 20)));
+        NativeImage mask(24, 20, {SampleType::U8, 1});
+        mask.set_sample(10, 10, 0, 255);
+        write(tmp("cmask.png"), mask);
+        const Result r = run_cli({"inpaint", tmp("c16.png"), tmp("cmask.png"), tmp("c-out.png"),
+                                  "--method", "criminisi"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "Criminisi blends patches");
+        QVERIFY(!QFile::exists(tmp("c-out.png")));
+    }
+
+    // A CT slice (signed 16-bit, HU) through retarget: the stored samples move and are written
+    // as float TIFF with the same values.
+    void retarget_a_dicom_ct_slice() {
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+#if LACUNA_TEST_GDCM
+        const test::Bytes bytes = test::write_dicom(test::ct_spec());
+        QFile file(tmp("ct.dcm"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+        file.close();
+        const NativeImage ct = read_page(tmp("ct.dcm"));
+        const Result r = run_cli({"retarget", tmp("ct.dcm"), tmp("ct.tiff"), "--width", "10",
+                                  "--backend", "cpu", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
+        const NativeImage out = read_page(tmp("ct.tiff"));
+        QCOMPARE(out.width(), 10);
+        QCOMPARE(out.sample_type(), SampleType::F32);
+        for (int y = 0; y < out.height(); ++y) {
+            std::multiset<double> row;
+            for (int x = 0; x < ct.width(); ++x) row.insert(ct.sample(x, y, 0));
+            for (int x = 0; x < out.width(); ++x) QVERIFY(row.count(out.sample(x, y, 0)) > 0);
+        }
+#endif
+    }
+
+    // Scale moves samples (nearest, the photo path's own rule); interpolation refuses; the
+    // filter refuses, as in the editor.
+    void scale_and_filter() {
+        const NativeImage small = textured_u8(30, 20);
+        write(tmp("s8.png"), small);
+        write(tmp("s16.png"), times_257(small));
+        Result r = run_cli({"scale", tmp("s8.png"), tmp("so8.png"), "--width", "47", "--height",
+                            "13", "--method", "nearest", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        r = run_cli({"scale", tmp("s16.png"), tmp("so16.pgm"), "--width", "47", "--height", "13",
+                     "--method", "nearest"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        verify_times_257(read_page(tmp("so8.png")), read_page(tmp("so16.pgm")));
+        r = run_cli(
+            {"scale", tmp("s16.png"), tmp("x.png"), "--width", "47", "--method", "bilinear"});
+        verify_one_error_line(r, "--method nearest scales a measurement");
+        r = run_cli({"filter", "bilateral", tmp("s16.png"), tmp("x.png")});
+        verify_one_error_line(r, "the bilateral filter works on photos");
+        QVERIFY(!QFile::exists(tmp("x.png")));
+    }
+
+    // batch runs the commands themselves: a folder of 16-bit files gives 16-bit results.
+    void batch_keeps_sixteen_bits() {
+        QDir(dir_.path()).mkpath("in");
+        write(tmp("in/one.png"), times_257(textured_u8(32, 24)));
+        const Result r = run_cli({"batch", "retarget", "--input", tmp("in"), "--output", tmp("out"),
+                                  "--width", "50%", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err + r.out));
+        const NativeImage out = read_page(tmp("out/one.png"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 1}));
+        QCOMPARE(out.width(), 16);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliMeasurement)
+#include "test_cli_measurement.moc"
