@@ -542,6 +542,11 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains("Lacuna writes no signed 16-bit samples to TIFF") &&
                      !r.err.contains("TIFF has no"),
                  qPrintable(r.err));
+        // TIFF carries the calibration as ImageJ writes it (issue 35): nothing to note.
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("ct.tiff").toStdString()).calibration,
+                 (Calibration{1.0, -1024.0, "HU"}));
+        r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.pgm")});
         QVERIFY2(r.err.contains("calibration (value = 1 * sample - 1024 HU) is not written"),
                  qPrintable(r.err));
         // FITS keeps the signed samples and the calibration: nothing to note.

@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -324,6 +325,43 @@ class TestCliMeasurement : public QObject {
         const NativeImage out = read_page(tmp("out/one.png"));
         QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 1}));
         QCOMPARE(out.width(), 16);
+    }
+
+    // Calibration travels (issue 35, 2): a real CT slice (pydicom's CT_small.dcm, HU) converted
+    // to TIFF, and retargeted to TIFF, reads in HU again, here and in ImageJ (its description).
+    void calibration_travels_through_tiff() {
+        const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
+        if (!QFile::exists(ct)) QSKIP("python3-pydicom's test files are not installed");
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+        const io::LoadedNative dicom = io::read_native(ct.toStdString());
+        QCOMPARE(dicom.calibration.unit, std::string("HU"));
+        Result r = run_cli({"convert", ct, tmp("ct.tiff")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        const io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
+        QCOMPARE(back.calibration, dicom.calibration);
+        // The same values in HU: every stored sample kept (as float, TIFF's type for signed).
+        const NativeImage& a = dicom.pages.at(0);
+        const NativeImage& b = back.pages.at(0);
+        QCOMPARE(b.width(), a.width());
+        int differing = 0;
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x)
+                differing += a.sample(x, y, 0) != b.sample(x, y, 0) ? 1 : 0;
+        QCOMPARE(differing, 0);
+        r = run_cli({"info", "--json", tmp("ct.tiff")});
+        const QJsonObject info = QJsonDocument::fromJson(r.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(info["unit"].toString(), QString("HU"));
+        QCOMPARE(info["calibration_intercept"].toDouble(), dicom.calibration.intercept);
+        // A command writing a measurement carries it too.
+        r = run_cli({"retarget", ct, tmp("ct-narrow.tiff"), "--width", "100", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("ct-narrow.tiff").toStdString()).calibration,
+                 dicom.calibration);
+        // Where the format carries none, one line says so.
+        r = run_cli({"retarget", ct, tmp("ct-narrow.png"), "--width", "100", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("is not written: PNG files carry none"), qPrintable(r.err));
     }
 };
 

@@ -62,8 +62,9 @@ struct WriteOptions {
     /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
     /// PPM, PGM, PFM).
     const Metadata* metadata = nullptr;
-    /// Written into FITS files as BSCALE/BZERO/BUNIT (not owned; null writes the identity).
-    /// Other formats hold the samples only.
+    /// Written into FITS files as BSCALE/BZERO/BUNIT and into TIFF files as ImageJ writes it
+    /// (ImageDescription "ImageJ=…", cf=0, c0, c1, vunit), which read_native reads back (not
+    /// owned; null writes the identity). Other formats hold the samples only.
     const Calibration* calibration = nullptr;
 };
 
@@ -116,7 +117,7 @@ ImageFormat format_for_path(const std::filesystem::path& path);
 /// false where it narrows them to 8 bits (JPEG, WebP, BMP; signed 16-bit anywhere; float PNG).
 bool format_holds(ImageFormat format, SampleType sample, int channels);
 /// True if write_native stores WriteOptions::calibration in `format` (FITS: BSCALE, BZERO,
-/// BUNIT); the other formats leave it out.
+/// BUNIT; TIFF: ImageJ's description); the other formats leave it out.
 bool format_keeps_calibration(ImageFormat format);
 
 /// Encodes and writes atomically: to a temporary file in the same directory, then renamed over
