@@ -30,6 +30,10 @@ const ops::ParamSpec& mix_spec(const std::string_view name) {
     return ops::param(ops::retarget_mix_param_specs(), name);
 }
 
+const ops::ParamSpec& video_spec(const std::string_view name) {
+    return ops::param(ops::video_retarget_param_specs(), name);
+}
+
 /// The importance switches and weights of a retarget (the parameter table's names).
 ops::ImportanceParams importance_options(const ParsedArgs& args) {
     ops::ImportanceParams p;
@@ -206,7 +210,7 @@ int run_retarget(Context& ctx) {
             "give a target size with --width and/or --height (pixels or %), or a --remove mask");
     }
     ops::RetargetParams p;
-    if (const auto e = ctx.args.get("energy")) p.energy = parse_energy_option(*e);
+    parse_params(ctx.args, ops::seam_param_fields(), p);  // --energy
     if (const auto a = ctx.args.get("amount"))
         p.amount = parse_real_param("amount", *a, mix_spec("amount"));
     p.automatic = ctx.args.has("auto");
@@ -341,14 +345,9 @@ Command retarget_command() {
           {"protect", "MASK",
            "image of the same size; non-black pixels are carved only if unavoidable"},
           {"remove", "MASK", "image of the same size; non-black pixels are carved first"},
-          {"temporal", "W",
-           "videos: weight keeping seams where the previous frame had them\n"
-           "                            (0 = independent frames; default 1)"},
-          {"temporal-term", "T",
-           "videos: seam (the k-th seam near the previous frame's k-th;\n"
-           "                            default) or removed (near any pixel it removed)"},
-          {"cut-threshold", "T",
-           "videos: mean luma change (0..255) that starts a new shot (default 30)"},
+          param_option(video_spec("temporal"), "W", "videos: "),
+          param_option(video_spec("temporal-term"), "T", "videos: "),
+          param_option(video_spec("cut-threshold"), "T", "videos: "),
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
           {"approximate", "F",
            "videos: seams of a 1/F-size copy (F = 2, 4 or 8; default 1 = exact):\n"

@@ -919,7 +919,19 @@ class TestCli : public QObject {
         r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
                      "--temporal-term", "nearest", "--backend", "cpu"});
         QCOMPARE(r.status, 2);
-        QVERIFY2(r.err.contains("--temporal-term takes seam or removed"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--temporal-term must be seam or removed, not 'nearest'"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(tmp("nearest.mp4")));
+        // The weights are read from the same table (issue 33): its range, its wording.
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
+                     "--temporal", "-1", "--backend", "cpu"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--temporal must be") && r.err.contains("not -1"),
+                 qPrintable(r.err));
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
+                     "--cut-threshold", "many", "--backend", "cpu"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--cut-threshold"), qPrintable(r.err));
         QVERIFY(!QFile::exists(tmp("nearest.mp4")));
         // A sequence in: the same frames come back out as MP4.
         r = run_cli({"retarget", tmp("seq/f%03d.png"), tmp("back.mp4"), "--width", "60", "--json",
