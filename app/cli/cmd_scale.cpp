@@ -190,7 +190,13 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
         }
     const double scale_ms = ms_since(scale_start);
     const auto write_start = Clock::now();
-    const PixelFormat written = write_measurement(ctx, out, result, *input.native);
+    // Each output pixel covers w / tw input pixels across (h / th down).
+    PixelSpacing spacing = input.native->spacing;
+    if (spacing.known()) {
+        spacing.x *= static_cast<double>(w) / tw;
+        spacing.y *= static_cast<double>(h) / th;
+    }
+    const PixelFormat written = write_measurement(ctx, out, result, *input.native, spacing);
     const double write_ms = ms_since(write_start);
     if (ctx.json)
         ctx.out << JsonObject()

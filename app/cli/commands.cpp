@@ -152,6 +152,7 @@ void print_info(std::ostream& out, const std::string& path, const io::LoadedNati
         out << ", " << stats->non_finite << " not finite";
     }
     out << "\n  calibration: " << file.calibration.describe() << "\n";
+    if (file.spacing.known()) out << "  pixel spacing: " << file.spacing.describe() << "\n";
     if (file.window)
         out << "  display window: " << file.window->first << " to " << file.window->second << unit
             << "\n";
@@ -171,6 +172,10 @@ int run_info(Context& ctx) {
             if (ctx.json) {
                 JsonObject report = info_json(path, file);
                 if (stats) add_value_stats(report, *stats);
+                if (file.spacing.known())
+                    report.add("pixel_spacing_x", file.spacing.x)
+                        .add("pixel_spacing_y", file.spacing.y)
+                        .add("spacing_unit", file.spacing.unit);
                 add_metadata_json(report, file.metadata);
                 reports.push_back(std::move(report));
             } else {
@@ -211,6 +216,7 @@ int run_convert(Context& ctx) {
     const std::size_t page = selected_page(ctx, file, in, "written");
     options.metadata = &file.metadata;
     options.calibration = &file.calibration;
+    options.spacing = &file.spacing;
     const Written written = write_page(out, format, file.pages[page], options);
     for (const std::string& n : written.notices) ctx.note(n);
     if (const Calibration& c = file.calibration;
@@ -220,6 +226,9 @@ int run_convert(Context& ctx) {
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
                  " files carry none");
     }
+    if (file.spacing.known() && format != io::ImageFormat::Tiff)
+        ctx.note("the pixel spacing (" + file.spacing.describe() + ") is not written: " +
+                 std::string(io::to_string(format)) + " files carry none here (TIFF does)");
     if (ctx.json) {
         JsonObject o;
         o.add("input", in)

@@ -199,10 +199,17 @@ Input read_input(const Context& ctx, const std::string& path) {
 
 PixelFormat write_measurement(const Context& ctx, const std::string& out,
                               const NativeImage& samples, const io::LoadedNative& file) {
+    return write_measurement(ctx, out, samples, file, file.spacing);
+}
+
+PixelFormat write_measurement(const Context& ctx, const std::string& out,
+                              const NativeImage& samples, const io::LoadedNative& file,
+                              const PixelSpacing& spacing) {
     const io::ImageFormat format = io::format_for_path(out);
     io::WriteOptions options;
     options.metadata = &file.metadata;
     options.calibration = &file.calibration;
+    options.spacing = &spacing;
     const Written written = write_page(out, format, samples, options);
     for (const std::string& n : written.notices) ctx.note(n);
     if (const Calibration& c = file.calibration;
@@ -212,6 +219,9 @@ PixelFormat write_measurement(const Context& ctx, const std::string& out,
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
                  " files carry none");
     }
+    if (spacing.known() && format != io::ImageFormat::Tiff)
+        ctx.note("the pixel spacing (" + spacing.describe() + ") is not written: " +
+                 std::string(io::to_string(format)) + " files carry none here (TIFF does)");
     return written.pixels;
 }
 

@@ -72,9 +72,13 @@ struct Input {
 Input read_input(const Context& ctx, const std::string& path);
 
 /// Writes a measurement's processed samples to `out` like `convert`: the stored type where the
-/// format holds it, else 8 bits with one line saying so; the file's calibration and metadata
-/// where the format carries them, else a note. Returns the format as written.
+/// format holds it, else 8 bits with one line saying so; the file's calibration, pixel spacing
+/// and metadata where the format carries them, else a note. Returns the format as written.
 PixelFormat write_measurement(const Context& ctx, const std::string& out,
                               const NativeImage& samples, const io::LoadedNative& file);
+/// The same with the pixel size the result has (a scaled image's pixels are larger or smaller).
+PixelFormat write_measurement(const Context& ctx, const std::string& out,
+                              const NativeImage& samples, const io::LoadedNative& file,
+                              const PixelSpacing& spacing);
 
 }  // namespace lacuna::cli

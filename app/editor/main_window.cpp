@@ -963,6 +963,7 @@ void MainWindow::document_changed() {
     }
     histogram_panel_->set_measurement(document.measurement(),
                                       QString::fromStdString(document.calibration().unit));
+    histogram_panel_->set_spacing(document.spacing());
     histogram_panel_->refresh();
     display_panel_->refresh();
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
@@ -1098,8 +1099,10 @@ void MainWindow::show_loaded(io::LoadedNative loaded, const QString& path) {
     cancel_fill();
     std::optional<DisplayWindow> window;
     if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
+    const PixelSpacing spacing = loaded.spacing;
     session_->open_measurement(std::move(loaded.pages), loaded.calibration, window,
                                std::move(loaded.metadata));
+    session_->document().set_spacing(spacing);
     reset_for_new_document();
     display_dock_->raise();
     canvas_->fit_to_window();

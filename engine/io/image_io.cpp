@@ -485,6 +485,7 @@ LoadedNative with_tiff_calibration(LoadedNative loaded, const std::span<const st
     if (const std::optional<std::string> text = detail::tiff_description(bytes))
         if (const std::optional<Calibration> c = detail::calibration_from_imagej(*text))
             loaded.calibration = *c;
+    loaded.spacing = detail::tiff_spacing(bytes);
     return loaded;
 }
 }  // namespace
@@ -707,10 +708,11 @@ std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> encoded, const
 // the metadata, so that a description the source file carried does not replace it.
 std::vector<std::uint8_t> with_calibration(std::vector<std::uint8_t> encoded,
                                            const ImageFormat format, const WriteOptions& options) {
-    if (format != ImageFormat::Tiff || options.calibration == nullptr) return encoded;
-    const Calibration& c = *options.calibration;
-    if (c.identity() && c.unit.empty()) return encoded;
-    return detail::tiff_with_description(encoded, detail::imagej_description(c));
+    if (format != ImageFormat::Tiff) return encoded;
+    const Calibration c = options.calibration ? *options.calibration : Calibration{};
+    const PixelSpacing spacing = options.spacing ? *options.spacing : PixelSpacing{};
+    if (c.identity() && c.unit.empty() && !spacing.known()) return encoded;
+    return detail::tiff_with_description(encoded, detail::imagej_description(c, spacing));
 }
 
 void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {

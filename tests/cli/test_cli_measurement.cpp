@@ -5,6 +5,9 @@
 
 #include <lacuna/io/image_io.hpp>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include <QtTest>
 
 #include <QJsonArray>
@@ -362,6 +365,126 @@ class TestCliMeasurement : public QObject {
         r = run_cli({"retarget", ct, tmp("ct-narrow.png"), "--width", "100", "--backend", "cpu"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("is not written: PNG files carry none"), qPrintable(r.err));
+    }
+
+    // Physical units (issue 35, 3): the spacing each kind of file states, carried through TIFF,
+    // and the line's length and distances in that unit, anisotropic spacing measured in
+    // physical space.
+    void spacing_from_dicom() {
+        const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
+        if (!QFile::exists(ct)) QSKIP("python3-pydicom's test files are not installed");
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+        const io::LoadedNative dicom = io::read_native(ct.toStdString());
+        // CT_small.dcm: PixelSpacing 0.661468\0.661468.
+        QCOMPARE(dicom.spacing, (PixelSpacing{0.661468, 0.661468, "mm"}));
+        // Through convert to TIFF and back.
+        Result r = run_cli({"convert", ct, tmp("sp.tiff")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const io::LoadedNative back = io::read_native(tmp("sp.tiff").toStdString());
+        QCOMPARE(back.spacing.unit, std::string("mm"));
+        QCOMPARE(back.spacing, dicom.spacing);  // exactly
+        r = run_cli({"convert", ct, tmp("sp.png")});
+        QVERIFY2(r.err.contains("pixel spacing (0.661468 mm) is not written"), qPrintable(r.err));
+        // A 3-4-5 line: 5 pixels is 5 × 0.661468 mm.
+        r = run_cli({"histogram", ct, "--from", "10,10", "--to", "40,50", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["length"].toDouble(), 50.0);
+        QCOMPARE(o["length_physical"].toDouble(), 33.0734);  // 6 significant digits
+        QCOMPARE(o["spacing_unit"].toString(), QString("mm"));
+    }
+
+    // A TIFF with an anisotropic ImageJ scale (0.5 mm across, 2 mm down): a diagonal line's
+    // length and positions are measured in physical space; scaling changes the pixel size.
+    void anisotropic_spacing_in_tiff() {
+        NativeImage img(40, 50, {SampleType::U16, 1});
+        for (int y = 0; y < 50; ++y)
+            for (int x = 0; x < 40; ++x) img.set_sample(x, y, 0, 100 * x + y);
+        const PixelSpacing spacing{0.5, 2.0, "mm"};
+        io::WriteOptions options;
+        options.spacing = &spacing;
+        io::write_native(tmp("aniso.tiff").toStdString(), img, options);
+        QCOMPARE(io::read_native(tmp("aniso.tiff").toStdString()).spacing, spacing);
+        Result r = run_cli({"histogram", tmp("aniso.tiff"), "--from", "0,0", "--to", "30,40",
+                            "--json", "--profile-csv", tmp("aniso.csv")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["length"].toDouble(), 50.0);
+        // √((30 · 0.5)² + (40 · 2)²) = √(225 + 6400), not 50 × anything.
+        // (--json prints 6 significant digits.)
+        QCOMPARE(o["length_physical"].toDouble(), 81.3941);
+        QCOMPARE(o["pixel_spacing_x"].toDouble(), 0.5);
+        QCOMPARE(o["pixel_spacing_y"].toDouble(), 2.0);
+        QFile csv(tmp("aniso.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QStringList rows;
+        for (const QString& l : lines)
+            if (l.startsWith("# pixel spacing"))
+                QVERIFY2(l.contains("0.5 \u00d7 2 mm"), qPrintable(l));
+            else if (!l.startsWith('#'))
+                rows.push_back(l);
+        QVERIFY2(rows[0].startsWith("position,x,y,distance,distance_mm,channel"),
+                 qPrintable(rows[0]));
+        const QStringList last = rows.last().split(',');
+        QVERIFY(std::abs(last[4].toDouble() - std::sqrt(6625.0)) < 1e-6);
+        // Scaled to half the width: each pixel is twice as wide.
+        r = run_cli({"scale", tmp("aniso.tiff"), tmp("aniso-half.tiff"), "--width", "20",
+                     "--height", "50", "--method", "nearest"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("aniso-half.tiff").toStdString()).spacing,
+                 (PixelSpacing{1.0, 2.0, "mm"}));
+    }
+
+#if LACUNA_TEST_CFITSIO
+    // FITS: CDELT in degrees on celestial axes gives arcsec; an unrotated CD matrix too; a
+    // rotated one gives none (a distance would need the full WCS).
+    void spacing_from_fits() {
+        if (!test::fits_ready()) QSKIP("this build has no FITS support (CFITSIO)");
+        const auto write = [&](const QString& name,
+                               const std::vector<std::pair<const char*, double>>& keys) {
+            test::FitsWriter writer(tmp(name).toStdString());
+            writer.image(FLOAT_IMG, {8, 6}, {});
+            writer.pixels(TFLOAT, std::vector<float>(48, 1.0f));
+            writer.check();
+            fitsfile* f = nullptr;
+            int status = 0;
+            fits_open_file(&f, tmp(name).toLocal8Bit().constData(), READWRITE, &status);
+            char ra[] = "RA---TAN", dec[] = "DEC--TAN";
+            fits_write_key(f, TSTRING, "CTYPE1", ra, "", &status);
+            fits_write_key(f, TSTRING, "CTYPE2", dec, "", &status);
+            for (const auto& [key, value] : keys) {
+                double v = value;
+                fits_write_key(f, TDOUBLE, key, &v, "", &status);
+            }
+            fits_close_file(f, &status);
+            QCOMPARE(status, 0);
+        };
+        write("cdelt.fits", {{"CDELT1", -1.0 / 3600}, {"CDELT2", 2.0 / 3600}});
+        PixelSpacing s = io::read_native(tmp("cdelt.fits").toStdString()).spacing;
+        QCOMPARE(s.unit, std::string("arcsec"));
+        QVERIFY(std::abs(s.x - 1.0) < 1e-9 && std::abs(s.y - 2.0) < 1e-9);
+        write("cd.fits", {{"CD1_1", -0.5 / 3600}, {"CD2_2", 0.5 / 3600}, {"CD1_2", 0.0}});
+        s = io::read_native(tmp("cd.fits").toStdString()).spacing;
+        QVERIFY(s.known() && std::abs(s.x - 0.5) < 1e-9 && std::abs(s.y - 0.5) < 1e-9);
+        write("rot.fits", {{"CD1_1", 1e-4}, {"CD2_2", 1e-4}, {"CD1_2", 3e-5}, {"CD2_1", -3e-5}});
+        QVERIFY(!io::read_native(tmp("rot.fits").toStdString()).spacing.known());
+        const Result r = run_cli({"info", tmp("cdelt.fits")});
+        QVERIFY2(r.out.contains("pixel spacing: 1 \u00d7 2 arcsec"), qPrintable(r.out));
+    }
+#endif
+
+    // TIFF resolution in pixels per centimetre (as scanners and microscopes write it).
+    void spacing_from_tiff_resolution() {
+        cv::Mat grey(10, 10, CV_16UC1, cv::Scalar(1000));
+        // 254 pixels per inch across (0.1 mm), 127 down (0.2 mm).
+        QVERIFY(cv::imwrite(
+            tmp("res.tiff").toStdString(), grey,
+            {cv::IMWRITE_TIFF_RESUNIT, 2, cv::IMWRITE_TIFF_XDPI, 254, cv::IMWRITE_TIFF_YDPI, 127}));
+        const PixelSpacing s = io::read_native(tmp("res.tiff").toStdString()).spacing;
+        QCOMPARE(s.unit, std::string("mm"));
+        QVERIFY2(std::abs(s.x - 0.1) < 1e-12 && std::abs(s.y - 0.2) < 1e-12,
+                 qPrintable(QString::fromStdString(s.describe())));
     }
 };
 

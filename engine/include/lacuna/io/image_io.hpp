@@ -62,6 +62,9 @@ struct WriteOptions {
     /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
     /// PPM, PGM, PFM).
     const Metadata* metadata = nullptr;
+    /// Written into TIFF files' ImageJ description as Lacuna's keys (lacuna.pixel_width, …;
+    /// exact), read back into LoadedNative::spacing (not owned; null writes none).
+    const PixelSpacing* spacing = nullptr;
     /// Written into FITS files as BSCALE/BZERO/BUNIT and into TIFF files as ImageJ writes it
     /// (ImageDescription "ImageJ=…", cf=0, c0, c1, vunit), which read_native reads back (not
     /// owned; null writes the identity). Other formats hold the samples only.
@@ -75,6 +78,10 @@ struct LoadedNative {
     Calibration calibration;         ///< from the file (DICOM rescale, FITS BSCALE/BZERO/BUNIT)
     /// The file's own display window in calibrated units (DICOM window centre/width), if any.
     std::optional<std::pair<double, double>> window;
+    /// The pixel size the file states (DICOM PixelSpacing or ImagerPixelSpacing in mm; FITS
+    /// CDELT/CUNIT or an unrotated CD matrix, celestial degrees as arcsec; TIFF resolution, or
+    /// ImageJ's unit with it); unknown (PixelSpacing::known() false) when it states none.
+    PixelSpacing spacing;
     FileInfo info;
     Metadata metadata;  ///< JPEG, PNG, TIFF, WebP; empty for other formats
     std::vector<std::string> notices;
