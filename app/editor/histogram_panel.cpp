@@ -7,12 +7,15 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
@@ -363,8 +366,14 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     auto* png = new QPushButton(tr("Export PNG…"));
     auto* copy = new QPushButton(tr("Copy"));
     copy->setToolTip(tr("Copy the plot (image) and the profile (text) to the clipboard"));
-    for (QPushButton* button : {csv, png, copy}) export_row->addWidget(button);
+    auto* scale = new QPushButton(tr("Set Scale…"));
+    scale->setObjectName("histogram_set_scale");
+    scale->setToolTip(
+        tr("Type the real length of the drawn line: distances are then given "
+           "in its unit (ImageJ's Set Scale)"));
+    for (QPushButton* button : {csv, png, copy, scale}) export_row->addWidget(button);
     layout->addLayout(export_row);
+    connect(scale, &QPushButton::clicked, this, &HistogramPanel::ask_scale);
     connect(csv, &QPushButton::clicked, this, &HistogramPanel::export_csv_requested);
     connect(png, &QPushButton::clicked, this, &HistogramPanel::export_png_requested);
     connect(copy, &QPushButton::clicked, this, &HistogramPanel::copy_to_clipboard);
@@ -437,6 +446,46 @@ void HistogramPanel::set_measurement(const bool measurement, const QString& unit
 void HistogramPanel::set_spacing(const PixelSpacing& spacing) {
     spacing_ = spacing;
     plot_->set_spacing(spacing);
+}
+
+bool HistogramPanel::set_scale(const double known_length, const QString& unit) {
+    const ops::Point2 from = tool_.from(), to = tool_.to();
+    const double pixels = std::hypot(to.x - from.x, to.y - from.y);
+    if (tool_.result() == nullptr || !(pixels > 0) || !(known_length > 0) ||
+        unit.trimmed().isEmpty())
+        return false;
+    const double size = known_length / pixels;
+    const PixelSpacing spacing{size, size, unit.trimmed().toStdString()};
+    set_spacing(spacing);
+    emit scale_set(spacing);
+    refresh();
+    return true;
+}
+
+void HistogramPanel::ask_scale() {
+    const ops::Point2 from = tool_.from(), to = tool_.to();
+    const double pixels = std::hypot(to.x - from.x, to.y - from.y);
+    if (tool_.result() == nullptr || !(pixels > 0)) {
+        info_->setText(tr("Draw a line of known length first, then Set Scale."));
+        return;
+    }
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Set Scale"));
+    auto* form = new QFormLayout(&dialog);
+    auto* length = new QDoubleSpinBox;
+    length->setObjectName("scale_length");
+    length->setRange(1e-9, 1e12);
+    length->setDecimals(6);
+    length->setValue(spacing_.known() ? spacing_.length(to.x - from.x, to.y - from.y) : pixels);
+    auto* unit = new QLineEdit(spacing_.known() ? QString::fromStdString(spacing_.unit) : "mm");
+    unit->setObjectName("scale_unit");
+    form->addRow(tr("The line (%1 px) is").arg(pixels, 0, 'f', 1), length);
+    form->addRow(tr("Unit"), unit);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() == QDialog::Accepted) set_scale(length->value(), unit->text());
 }
 
 int HistogramPanel::band_width() const {

@@ -92,8 +92,14 @@ class HistogramPanel : public QWidget {
     void set_measurement(bool measurement, const QString& unit);
     /// The document's pixel size (unknown: distances in pixels only).
     void set_spacing(const PixelSpacing& spacing);
+    /// ImageJ's Set Scale: the current line is `known_length` `unit` long, so a pixel is
+    /// known_length / its length in pixels, across and down. Emits scale_set; false (nothing
+    /// changed) without a line, or for a length that is not positive or an empty unit.
+    bool set_scale(double known_length, const QString& unit);
 
   signals:
+    /// The user set the pixel size (Set Scale): the document takes it.
+    void scale_set(const PixelSpacing& spacing);
     /// The tool's settings changed (the canvas redraws the band).
     void changed();
     /// The pointer is over the plot at this fraction of the line.
@@ -105,6 +111,8 @@ class HistogramPanel : public QWidget {
 
   private:
     void redraw();
+    /// Set Scale's dialog: the line's real length and unit.
+    void ask_scale();
     [[nodiscard]] std::vector<ops::HistogramChannel> shown_channels() const;
 
     session::LineTool& tool_;

@@ -436,6 +436,11 @@ void MainWindow::build_histogram_dock() {
     });
     connect(histogram_panel_, &HistogramPanel::copied, this,
             [this](const QString& what) { statusBar()->showMessage(what, 5000); });
+    connect(histogram_panel_, &HistogramPanel::scale_set, this, [this](const PixelSpacing& s) {
+        session_->document().set_spacing(s);  // Save writes it (TIFF)
+        statusBar()->showMessage(tr("Pixel size: %1").arg(QString::fromStdString(s.describe())),
+                                 5000);
+    });
     connect(histogram_panel_, &HistogramPanel::export_png_requested, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
                                                           "histogram.png", tr("PNG (*.png)"));

@@ -1042,6 +1042,16 @@ class TestEditor : public QObject {
         const QString copy = dir_.filePath("aniso-copy.tiff");
         QVERIFY(window.save_to(copy, true));
         QCOMPARE(io::read_native(copy.toStdString()).spacing, spacing);
+        // Set Scale, as ImageJ's: the 50-pixel line is 25 µm long, so a pixel is 0.5 µm
+        // across and down; the document takes it and Save writes it.
+        QVERIFY(!window.histogram_panel()->set_scale(0.0, "µm"));
+        QVERIFY(window.histogram_panel()->set_scale(25.0, "µm"));
+        QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
+        const QString scaled =
+            window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(scaled.contains("Length 50.0 px (25 µm)"), qPrintable(scaled));
+        QVERIFY(window.save_to(copy, true));
+        QCOMPARE(io::read_native(copy.toStdString()).spacing, (PixelSpacing{0.5, 0.5, "µm"}));
         window.session().history().set_clean();
     }
 
