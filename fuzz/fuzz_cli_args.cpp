@@ -63,7 +63,6 @@ void parse_value(const std::string& value, const int original) {
         if (w <= 0 || h <= 0) lacuna::fuzz::violated("parse_size accepted a size below 1");
     });
     check_extent(value, original);
-    attempt([&] { (void)cli::parse_energy_option(value); });
     for (const auto table :
          {ops::inpaint_param_specs(), ops::line_histogram_param_specs(), ops::seam_param_specs(),
           ops::brush_param_specs(), ops::bilateral_param_specs(), ops::scale_param_specs(),

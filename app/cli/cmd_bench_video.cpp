@@ -178,13 +178,10 @@ int bench_video(Context& ctx) {
     const auto [tw, th] =
         parse_size("target", ctx.args.get("target").value_or(std::to_string(info.width * 3 / 4) +
                                                              "x" + std::to_string(info.height)));
-    const double weight =
-        ctx.args.has("temporal") ? parse_number("temporal", *ctx.args.get("temporal")) : 1.0;
     ops::VideoRetargetParams p;
     p.width = tw;
     p.height = th;
-    p.temporal = weight;
-    if (const auto term = ctx.args.get("temporal-term")) p.term = parse_temporal_term_option(*term);
+    parse_params(ctx.args, ops::video_retarget_param_fields(), p);  // --temporal, --temporal-term
 
     cuda_prefer_many_queues();  // frames carve side by side on many streams
     const BackendInfo backend = lacuna::select_backend(
@@ -242,7 +239,7 @@ int bench_video(Context& ctx) {
                   "input %dx%d, %d frames at %.2f fps (%s) -> %dx%d, temporal weight %.2f (term: "
                   "%s)\n\n",
                   info.width, info.height, info.frame_count, info.fps, info.codec.c_str(), tw, th,
-                  weight, ops::to_string(p.term).c_str());
+                  p.temporal, ops::to_string(p.term).c_str());
     ctx.out << line;
     std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
                   "carve only", "decode", "carve", "encode", "(fps; busy s)");
@@ -294,13 +291,13 @@ int bench_video(Context& ctx) {
         for (const ops::TemporalTerm term :
              {ops::TemporalTerm::PerSeam, ops::TemporalTerm::RemovedPixels}) {
             ops::VideoRetargetParams coherent = independent;
-            coherent.temporal = weight;
+            coherent.temporal = p.temporal;
             coherent.term = term;
             const CarveRun b = carve_frames(frames, coherent, best);
             std::snprintf(line, sizeof line,
                           "  %-12s temporal weight %.2f, term %-7s: excess %.3f, removed pixels "
                           "changing per frame %.1f %%, %d cut(s)\n",
-                          seams, weight, ops::to_string(term).c_str(), b.flicker,
+                          seams, p.temporal, ops::to_string(term).c_str(), b.flicker,
                           100.0 * b.seam_change, b.cuts);
             ctx.out << line << std::flush;
         }

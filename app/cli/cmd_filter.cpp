@@ -4,6 +4,7 @@
 // parameter tables.
 #include "commands.hpp"
 #include "json.hpp"
+#include "measurement.hpp"
 #include "options.hpp"
 #include "timing.hpp"
 
@@ -62,8 +63,16 @@ int run_bilateral(Context& ctx) {
     const ops::BilateralParams params = parse_bilateral(ctx);
 
     const auto load_start = Clock::now();
-    const io::LoadedImage image = io::read_image(in);
-    for (const std::string& n : image.notices) ctx.note(n);
+    Input input = read_input(ctx, in);
+    // As in the editor: the filter works on 8-bit colour, so a measurement would lose its
+    // stored values.
+    if (input.measurement())
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + in + "' holds " + describe(input.samples().format()) +
+                        " samples: the bilateral filter works on photos (8-bit colour) and would "
+                        "re-quantise them; make an 8-bit copy first if that is what you want "
+                        "(the editor's Image > Convert to 8-bit Photo)");
+    const io::LoadedImage image = std::move(input.photo);
     std::optional<io::LoadedImage> guide;
     if (guide_path) {
         guide = io::read_image(*guide_path);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <memory>
+#include <limits>
 #include <sstream>
 
 namespace lacuna::cli {
@@ -26,6 +27,7 @@ namespace {
 struct Loaded {
     std::unique_ptr<ops::HistogramSource> source;
     Calibration calibration;  ///< applied to the values (identity for photos)
+    PixelSpacing spacing;     ///< the file's pixel size: distances in its unit where known
     std::size_t page = 0;     ///< 0-based
     std::size_t pages = 1;
 };
@@ -52,6 +54,7 @@ Loaded load_source(const std::string& path, const Context& ctx) {
     io::LoadedNative file = io::read_native(path);
     for (const std::string& n : file.notices) ctx.note(n);
     Loaded loaded;
+    loaded.spacing = file.spacing;
     loaded.pages = file.pages.size();
     loaded.page = selected_page(ctx, file, path, "used");
     const NativeImage& image = file.pages[loaded.page];
@@ -97,10 +100,17 @@ std::string csv_comments(const Loaded& loaded, const int bins, const float lo, c
     const double width = (static_cast<double>(hi) - lo) / bins;
     for (int b = 0; b < bins; ++b) text << (b ? "," : "") << lo + b * width;
     text << "\n";
+    if (loaded.spacing.known())
+        text << "# pixel spacing: " << loaded.spacing.describe() << " (distance_"
+             << loaded.spacing.unit << ": along the line, in " << loaded.spacing.unit << ")\n";
     return text.str();
 }
 
 void add_calibration(JsonObject& o, const Loaded& loaded) {
+    if (loaded.spacing.known())
+        o.add("pixel_spacing_x", loaded.spacing.x)
+            .add("pixel_spacing_y", loaded.spacing.y)
+            .add("spacing_unit", loaded.spacing.unit);
     o.add("unit", loaded.calibration.unit)
         .add("calibration_slope", loaded.calibration.slope)
         .add("calibration_intercept", loaded.calibration.intercept)
@@ -136,17 +146,24 @@ std::string matrix_csv(const Loaded& loaded, const std::vector<ops::HistogramCha
 std::string profile_csv(const Loaded& loaded, const ops::LineHistogram& h) {
     std::ostringstream csv;
     csv << csv_comments(loaded, h.bins, h.range_lo, h.range_hi);
-    csv << std::setprecision(9) << "position,x,y,distance,channel,mean,median,min,max,samples\n";
+    // Distances in pixels, and in the file's unit where it states a pixel size: measured in
+    // physical space, so a diagonal of an anisotropic image is not its pixel count × one size.
+    const PixelSpacing& sp = loaded.spacing;
+    csv << std::setprecision(9) << "position,x,y,distance,";
+    if (sp.known()) csv << "distance_" << sp.unit << ",";
+    csv << "channel,mean,median,min,max,samples\n";
     const double step = std::hypot(h.geometry.step_x, h.geometry.step_y);
+    const double physical_step = sp.length(h.geometry.step_x, h.geometry.step_y);
     for (const ops::ChannelHistogram& ch : h.channels) {
         for (int i = 0; i < h.positions; ++i) {
             const double x =
                 linspace_at(h.geometry.x0, h.geometry.x1, h.geometry.step_x, i, h.positions);
             const double y =
                 linspace_at(h.geometry.y0, h.geometry.y1, h.geometry.step_y, i, h.positions);
-            csv << i << ',' << x << ',' << y << ',' << i * step << ',' << ops::to_string(ch.channel)
-                << ',' << ch.mean[i] << ',' << ch.median[i] << ',' << ch.min[i] << ',' << ch.max[i]
-                << ',' << ch.samples[i] << "\n";
+            csv << i << ',' << x << ',' << y << ',' << i * step << ',';
+            if (sp.known()) csv << i * physical_step << ',';
+            csv << ops::to_string(ch.channel) << ',' << ch.mean[i] << ',' << ch.median[i] << ','
+                << ch.min[i] << ',' << ch.max[i] << ',' << ch.samples[i] << "\n";
         }
     }
     return csv.str();
@@ -308,6 +325,14 @@ int run_histogram(Context& ctx) {
             .add("to_y", h.geometry.y1)
             .add("clipped", h.clipped)
             .add("length", std::hypot(h.geometry.x1 - h.geometry.x0, h.geometry.y1 - h.geometry.y0))
+            .add("length_physical", loaded.spacing.known()
+                                        ? loaded.spacing.length(h.geometry.x1 - h.geometry.x0,
+                                                                h.geometry.y1 - h.geometry.y0)
+                                        : std::numeric_limits<double>::quiet_NaN())
+            .add("position_step_physical",
+                 loaded.spacing.known()
+                     ? loaded.spacing.length(h.geometry.step_x, h.geometry.step_y)
+                     : std::numeric_limits<double>::quiet_NaN())
             .add("positions", h.positions)
             .add("band_width", h.geometry.band)
             .add("bins", h.bins)

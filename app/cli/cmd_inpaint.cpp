@@ -2,6 +2,7 @@
 // through unchanged; progress goes to stderr.
 #include "commands.hpp"
 #include "json.hpp"
+#include "measurement.hpp"
 #include "options.hpp"
 #include "timing.hpp"
 
@@ -10,6 +11,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 namespace lacuna::cli {
 namespace {
@@ -77,9 +79,8 @@ int run_inpaint(Context& ctx) {
     }
     const ops::InpaintParams parsed = inpaint_params(ctx);
     const auto load_start = Clock::now();
-    const io::LoadedImage image = io::read_image(in);
-    for (const std::string& n : image.notices) ctx.note(n);
-    const int w = image.image.width(), h = image.image.height();
+    const Input input = read_input(ctx, in);
+    const int w = input.width(), h = input.height();
     const Mask loaded_mask = load_mask(mask_path, "the mask", w, h);
     const int grow = parsed.mask_grow;
     const Mask mask = grow != 0 ? grow_mask(loaded_mask.view(), grow) : loaded_mask;
@@ -95,15 +96,23 @@ int run_inpaint(Context& ctx) {
         choose_implementation(ctx, mask, params, implementation_name, backend_reason);
     auto last_report = Clock::now();
     const auto fill_start = Clock::now();
+    const auto report = [&](const ops::InpaintProgress& p) {
+        if (ms_since(last_report) > 500.0 && !p.done()) {
+            report_progress(ctx, p, params.method);
+            last_report = Clock::now();
+        }
+        return true;
+    };
+    // A measurement's samples are filled as the editor fills them: PatchMatch deciding on every
+    // bit, the stored samples moved from the fill's sources (ops::inpaint on NativeImage).
+    std::optional<NativeImage> filled_samples;
     const auto fill = [&](const ops::InpaintImplementation implementation) {
-        return ops::inpaint(image.image.view(), mask, params, implementation,
-                            [&](const ops::InpaintProgress& p) {
-                                if (ms_since(last_report) > 500.0 && !p.done()) {
-                                    report_progress(ctx, p, params.method);
-                                    last_report = Clock::now();
-                                }
-                                return true;
-                            });
+        if (!input.measurement())
+            return ops::inpaint(input.photo.image.view(), mask, params, implementation, report);
+        ops::NativeInpaintResult r =
+            ops::inpaint(input.samples(), mask, params, implementation, report);
+        filled_samples = std::move(r.samples);
+        return ops::InpaintResult{ImageRgba8(), r.progress, std::move(r.notes)};
     };
     const ops::InpaintResult result =
         chosen == ops::InpaintImplementation::Reference
@@ -119,9 +128,14 @@ int run_inpaint(Context& ctx) {
     for (const std::string& n : result.notes) ctx.note(n);
     if (result.progress.total > 0) report_progress(ctx, result.progress, params.method);
     const auto write_start = Clock::now();
-    io::WriteOptions keep;  // the input's colour profile and metadata go along
-    keep.metadata = &image.metadata;
-    for (const std::string& n : io::write_image(out, result.image.view(), keep)) ctx.note(n);
+    std::optional<PixelFormat> written;
+    if (filled_samples) {
+        written = write_measurement(ctx, out, *filled_samples, *input.native);
+    } else {
+        io::WriteOptions keep;  // the input's colour profile and metadata go along
+        keep.metadata = &input.photo.metadata;
+        for (const std::string& n : io::write_image(out, result.image.view(), keep)) ctx.note(n);
+    }
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
         ctx.out << JsonObject()
@@ -130,6 +144,11 @@ int run_inpaint(Context& ctx) {
                        .add("output", out)
                        .add("width", w)
                        .add("height", h)
+                       .add("sample_type",
+                            sample_type_code(input.measurement() ? input.samples().sample_type()
+                                                                 : SampleType::U8))
+                       .add("written_sample_type",
+                            sample_type_code(written ? written->sample : SampleType::U8))
                        .add("hole_pixels", result.progress.total)
                        .add("method", ops::to_string(params.method))
                        .add("seed", static_cast<std::int64_t>(params.seed))
@@ -173,14 +192,19 @@ Command inpaint_command() {
               "image of the same size; never copy from its non-black pixels"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
-             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
+             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
+             {"page", "N", "measurement stacks: the page to fill (default 1)"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
             "inpainting (Criminisi et al. 2004), growing from the hole's border, most confident\n"
             "and most structured parts first. patchmatch: multi-scale completion (Wexler et al.\n"
             "2007, Newson et al. 2017), the whole hole refined coarse to fine from nearest-\n"
-            "neighbour patches; --seed picks another result.",
+            "neighbour patches; --seed picks another result.\n"
+            "Measurements (16-bit, signed, float, DICOM, FITS) are filled as the editor fills\n"
+            "them: PatchMatch decides on every bit and moves the stored samples (no blend), and\n"
+            "OUT keeps their type where its format holds it (16-bit PNG, TIFF, PGM; float TIFF,\n"
+            "PFM). Criminisi blends patches, so it refuses measurements.",
         },
         run_inpaint};
 }

@@ -2,6 +2,7 @@
 // overlay of the seams on the original.
 #include "commands.hpp"
 #include "json.hpp"
+#include "measurement.hpp"
 #include "options.hpp"
 #include "timing.hpp"
 
@@ -27,6 +28,10 @@ namespace {
 
 const ops::ParamSpec& mix_spec(const std::string_view name) {
     return ops::param(ops::retarget_mix_param_specs(), name);
+}
+
+const ops::ParamSpec& video_spec(const std::string_view name) {
+    return ops::param(ops::video_retarget_param_specs(), name);
 }
 
 /// The importance switches and weights of a retarget (the parameter table's names).
@@ -80,6 +85,100 @@ ImageRgba8 levels_image(const Mask& levels) {
     return out;
 }
 
+/// The target size and masks every retarget reads the same way.
+void size_and_masks(const Context& ctx, const int w, const int h, ops::RetargetParams& p,
+                    std::optional<Mask>& protect, std::optional<Mask>& remove) {
+    if (const auto m = ctx.args.get("protect")) protect = load_mask(*m, "the protect mask", w, h);
+    if (const auto m = ctx.args.get("remove")) remove = load_mask(*m, "the remove mask", w, h);
+    p.width = ctx.args.has("width") ? parse_extent("width", *ctx.args.get("width"), w) : w;
+    p.height = ctx.args.has("height") ? parse_extent("height", *ctx.args.get("height"), h) : h;
+    if (remove) {
+        if (count_selected(remove->view()) == 0) ctx.note("the remove mask is empty");
+        if (!ctx.args.has("width") && !ctx.args.has("height")) {
+            p.width = w - ops::seams_to_clear(*remove, ops::SeamDirection::Vertical);
+            ctx.note("removing the marked pixels takes " + std::to_string(w - p.width) +
+                     " vertical seams");
+        }
+    }
+    p.protect = protect ? &*protect : nullptr;
+    p.remove = remove ? &*remove : nullptr;
+}
+
+/// A measurement (16-bit, signed, float, DICOM, FITS): carved as the editor carves it, seams
+/// decided on every bit of the 16-bit decision image and the stored samples moved, written in
+/// their own type where the output format holds it. Importance (faces, saliency, lines, skin)
+/// and mixing with scaling are for photos.
+int retarget_measurement(Context& ctx, const Input& input, ops::RetargetParams p,
+                         const Clock::time_point load_start) {
+    for (const char* photo_only : {"saliency", "lines", "skin", "importance-map", "face-weight",
+                                   "saliency-weight", "line-weight", "skin-weight"})
+        if (ctx.args.has(photo_only))
+            throw UsageError(std::string("--") + photo_only +
+                             " weighs photo content; a measurement is carved on its values only");
+    const std::string& in = ctx.args.positionals[0];
+    const std::string& out = ctx.args.positionals[1];
+    const NativeImage& samples = input.samples();
+    const int w = samples.width(), h = samples.height();
+    std::optional<Mask> protect, remove;
+    size_and_masks(ctx, w, h, p, protect, remove);
+    p.want_overlay = ctx.args.has("seams-overlay");
+    const double load_ms = ms_since(load_start);
+    Backend used = ctx.select_backend().backend;
+    auto last_report = Clock::now();
+    const auto carve_start = Clock::now();
+    const ops::NativeRetargetResult result = ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return ops::retarget(
+            samples, p,
+            b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast,
+            [&](const int done, const int total) {
+                if (ms_since(last_report) > 1000.0 && done < total) {
+                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+                    last_report = Clock::now();
+                }
+                return true;
+            });
+    });
+    const double carve_ms = ms_since(carve_start);
+    const ops::RetargetResult& r = result.summary;
+    for (const std::string& n : r.notes) ctx.note(n);
+    const auto write_start = Clock::now();
+    const PixelFormat written = write_measurement(ctx, out, result.samples, *input.native);
+    if (const auto overlay = ctx.args.get("seams-overlay"))
+        io::write_image(*overlay, r.overlay.view());
+    const double write_ms = ms_since(write_start);
+    if (ctx.json) {
+        const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
+                          r.seams_inserted_vertical + r.seams_inserted_horizontal;
+        ctx.out << JsonObject()
+                       .add("input", in)
+                       .add("output", out)
+                       .add("width", w)
+                       .add("height", h)
+                       .add("target_width", result.samples.width())
+                       .add("target_height", result.samples.height())
+                       .add("sample_type", sample_type_code(samples.sample_type()))
+                       .add("written_sample_type", sample_type_code(written.sample))
+                       .add("energy", ops::to_string(p.energy))
+                       .add("mode", "seams")
+                       .add("seams_removed_vertical", r.seams_removed_vertical)
+                       .add("seams_removed_horizontal", r.seams_removed_horizontal)
+                       .add("seams_inserted_vertical", r.seams_inserted_vertical)
+                       .add("seams_inserted_horizontal", r.seams_inserted_horizontal)
+                       .add("width_first", r.width_first)
+                       .add("protected_removed", r.protected_removed)
+                       .add("remove_left", r.remove_left)
+                       .add("backend", to_string(used))
+                       .add("load_ms", load_ms)
+                       .add("carve_ms", carve_ms)
+                       .add("write_ms", write_ms)
+                       .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0)
+                       .str()
+                << "\n";
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_retarget(Context& ctx) {
@@ -111,19 +210,19 @@ int run_retarget(Context& ctx) {
             "give a target size with --width and/or --height (pixels or %), or a --remove mask");
     }
     ops::RetargetParams p;
-    if (const auto e = ctx.args.get("energy")) p.energy = parse_energy_option(*e);
+    parse_params(ctx.args, ops::seam_param_fields(), p);  // --energy
     if (const auto a = ctx.args.get("amount"))
         p.amount = parse_real_param("amount", *a, mix_spec("amount"));
     p.automatic = ctx.args.has("auto");
     if (p.automatic && ctx.args.has("amount"))
         throw UsageError("give --amount or --auto, not both (auto chooses the amount itself)");
     const auto load_start = Clock::now();
-    const io::LoadedImage image = io::read_image(in);
-    for (const std::string& n : image.notices) ctx.note(n);
+    Input input = read_input(ctx, in);
+    if (input.measurement()) return retarget_measurement(ctx, input, p, load_start);
+    const io::LoadedImage image = std::move(input.photo);
     const int w = image.image.width(), h = image.image.height();
     std::optional<Mask> protect, remove;
-    if (const auto m = ctx.args.get("protect")) protect = load_mask(*m, "the protect mask", w, h);
-    if (const auto m = ctx.args.get("remove")) remove = load_mask(*m, "the remove mask", w, h);
+    size_and_masks(ctx, w, h, p, protect, remove);
     const double load_ms = ms_since(load_start);
     // Detection on the upright image (read_image applies the EXIF orientation).
     const ops::ImportanceMap importance =
@@ -133,18 +232,6 @@ int run_retarget(Context& ctx) {
         p.importance = &importance.levels;
         p.importance_unit = ops::importance_unit(p.energy);
     }
-    p.width = ctx.args.has("width") ? parse_extent("width", *ctx.args.get("width"), w) : w;
-    p.height = ctx.args.has("height") ? parse_extent("height", *ctx.args.get("height"), h) : h;
-    if (remove) {
-        if (count_selected(remove->view()) == 0) ctx.note("the remove mask is empty");
-        if (!ctx.args.has("width") && !ctx.args.has("height")) {
-            p.width = w - ops::seams_to_clear(*remove, ops::SeamDirection::Vertical);
-            ctx.note("removing the marked pixels takes " + std::to_string(w - p.width) +
-                     " vertical seams");
-        }
-    }
-    p.protect = protect ? &*protect : nullptr;
-    p.remove = remove ? &*remove : nullptr;
     p.want_overlay = ctx.args.has("seams-overlay");
 
     Backend used = ctx.select_backend().backend;
@@ -258,20 +345,16 @@ Command retarget_command() {
           {"protect", "MASK",
            "image of the same size; non-black pixels are carved only if unavoidable"},
           {"remove", "MASK", "image of the same size; non-black pixels are carved first"},
-          {"temporal", "W",
-           "videos: weight keeping seams where the previous frame had them\n"
-           "                            (0 = independent frames; default 1)"},
-          {"temporal-term", "T",
-           "videos: seam (the k-th seam near the previous frame's k-th;\n"
-           "                            default) or removed (near any pixel it removed)"},
-          {"cut-threshold", "T",
-           "videos: mean luma change (0..255) that starts a new shot (default 30)"},
+          param_option(video_spec("temporal"), "W", "videos: "),
+          param_option(video_spec("temporal-term"), "T", "videos: "),
+          param_option(video_spec("cut-threshold"), "T", "videos: "),
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
           {"approximate", "F",
            "videos: seams of a 1/F-size copy (F = 2, 4 or 8; default 1 = exact):\n"
            "                            about F² times faster, for real-time video"},
           {"keep-truncated", "",
            "videos: retarget the frames a truncated file still has (default: refuse)"},
+          {"page", "N", "measurement stacks: the page to retarget (default 1)"},
           {"seams-overlay", "FILE",
            "write the original with removed seams (red: vertical, blue:\n"
            "                            horizontal) and duplicated seams (green)"}},
@@ -283,6 +366,10 @@ Command retarget_command() {
          "The input's ICC profile, EXIF, XMP and IPTC are written to OUT where its format holds "
          "them\n"
          "(EXIF orientation 1, as the pixels are turned upright on reading; pixel size updated).\n"
+         "Measurements (16-bit, signed, float, DICOM, FITS) are carved as the editor carves them:\n"
+         "seams decided on every bit, stored samples moved; OUT keeps their type where its format\n"
+         "holds it (16-bit PNG, TIFF, PGM; float TIFF, PFM). Importance and scaling are for "
+         "photos.\n"
          "Videos (MP4, AVI, MKV, MOV or a PNG sequence) keep their frame rate and frame count; "
          "audio is not\n"
          "copied. Progress goes to stderr; the output appears only when every frame is written."},

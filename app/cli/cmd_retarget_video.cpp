@@ -54,12 +54,13 @@ int run_retarget_video(Context& ctx) {
     o.params.height = ctx.args.has("height")
                           ? parse_extent("height", *ctx.args.get("height"), info.height)
                           : info.height;
-    if (const auto e = ctx.args.get("energy")) o.params.energy = parse_energy_option(*e);
-    if (const auto t = ctx.args.get("temporal")) o.params.temporal = parse_number("temporal", *t);
-    if (const auto t = ctx.args.get("temporal-term"))
-        o.params.term = parse_temporal_term_option(*t);
-    if (const auto c = ctx.args.get("cut-threshold"))
-        o.params.cut_threshold = parse_number("cut-threshold", *c);
+    // The declared tables (engine/ops/params.cpp): --energy from the seam carver's, --temporal,
+    // --temporal-term and --cut-threshold from video retargeting's, checked and worded alike.
+    ops::RetargetParams seam;
+    seam.energy = o.params.energy;
+    parse_params(ctx.args, ops::seam_param_fields(), seam);
+    o.params.energy = seam.energy;
+    parse_params(ctx.args, ops::video_retarget_param_fields(), o.params);
     std::optional<Mask> protect;
     if (const auto m = ctx.args.get("protect"))
         protect = load_mask(*m, "the protect mask", info.width, info.height);

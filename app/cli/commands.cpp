@@ -165,6 +165,7 @@ void print_info(std::ostream& out, const std::string& path, const io::LoadedNati
         out << ", " << stats->non_finite << " not finite";
     }
     out << "\n  calibration: " << file.calibration.describe() << "\n";
+    if (file.spacing.known()) out << "  pixel spacing: " << file.spacing.describe() << "\n";
     if (file.window)
         out << "  display window: " << file.window->first << " to " << file.window->second << unit
             << "\n";
@@ -184,6 +185,10 @@ int run_info(Context& ctx) {
             if (ctx.json) {
                 JsonObject report = info_json(path, file);
                 if (stats) add_value_stats(report, *stats);
+                if (file.spacing.known())
+                    report.add("pixel_spacing_x", file.spacing.x)
+                        .add("pixel_spacing_y", file.spacing.y)
+                        .add("spacing_unit", file.spacing.unit);
                 add_metadata_json(report, file.metadata);
                 reports.push_back(std::move(report));
             } else {
@@ -196,99 +201,6 @@ int run_info(Context& ctx) {
     }
     if (ctx.json) ctx.out << json_array(reports) << "\n";
     return status;
-}
-
-// What write_native keeps without narrowing (see image_io.hpp): unsigned 16-bit in PNG, TIFF,
-// PGM (grey) and PPM (RGB); float in TIFF and PFM (grey or RGB). 8-bit goes everywhere.
-bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
-    const SampleType s = pixels.sample;
-    const int c = pixels.channels;
-    switch (format) {
-        case io::ImageFormat::Png:
-            return s == SampleType::U16;
-        case io::ImageFormat::Tiff:
-            return s == SampleType::U16 || s == SampleType::F32;
-        case io::ImageFormat::Pgm:
-            return s == SampleType::U16 && c == 1;
-        case io::ImageFormat::Ppm:
-            return s == SampleType::U16 && c == 3;
-        case io::ImageFormat::Pfm:
-            return s == SampleType::F32 && (c == 1 || c == 3);
-        case io::ImageFormat::Fits:
-            return io::format_holds(format, s, c);
-        default:
-            return false;
-    }
-}
-
-double min_sample(const NativeImage& image) {
-    double lo = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            for (int c = 0; c < image.channels(); ++c) lo = std::min(lo, image.sample(x, y, c));
-    return lo;
-}
-
-// Samples the format cannot hold as they are, but can without changing a value: signed 16-bit
-// (a CT slice; no writable format stores it) becomes unsigned 16-bit when none is negative, and
-// 16-bit becomes float where the format holds float but not 16-bit (TIFF, PFM). Nothing when the
-// image is kept as it is, or narrowed to 8 bits by write_native, which says so.
-std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::ImageFormat format,
-                                         std::vector<std::string>& notices) {
-    const PixelFormat u16{SampleType::U16, image.channels()};
-    const PixelFormat f32{SampleType::F32, image.channels()};
-    const bool is_signed = image.sample_type() == SampleType::I16;
-    if (keeps_samples(format, image.format())) return std::nullopt;
-    if (is_signed && keeps_samples(format, u16) && min_sample(image) >= 0) {
-        notices.emplace_back("signed 16-bit samples (none negative) written as unsigned 16-bit");
-        return convert(image, u16);
-    }
-    if (image.sample_type() != SampleType::F32 && keeps_samples(format, f32)) {
-        // The format may well have such samples (TIFF has signed 16-bit); Lacuna's writer
-        // does not write them.
-        notices.push_back("Lacuna writes no " + std::string(to_string(image.sample_type())) +
-                          " samples to " + std::string(io::to_string(format)) +
-                          ": written as 32-bit float with the same values");
-        return convert(image, f32);
-    }
-    return std::nullopt;
-}
-
-struct Written {
-    PixelFormat pixels;  ///< as written
-    std::vector<std::string> notices;
-};
-
-// One page to `out`: 8-bit pages as photos (write_image: alpha dropped where unused), deeper ones
-// through write_native, which keeps their depth where the format holds it.
-Written write_page(const std::string& out, const io::ImageFormat format, const NativeImage& page,
-                   const io::WriteOptions& options) {
-    Written w;
-    // FITS keeps any page as it is (grey stays grey, the calibration goes along).
-    if (page.sample_type() == SampleType::U8 && format != io::ImageFormat::Fits) {
-        // 8-bit grey: write_native keeps it grey where the format has grey.
-        if (page.channels() == 1) {
-            w.notices = io::write_native(out, page, options);
-            w.pixels = page.format();
-            return w;
-        }
-        const PixelFormat rgba{SampleType::U8, 4};
-        const ImageRgba8 image =
-            page.channels() == 4 ? to_rgba8(page) : to_rgba8(convert(page, rgba));
-        w.notices = io::write_image(out, image.view(), options);
-        w.pixels = page.format();
-        return w;
-    }
-    const std::optional<NativeImage> widened = widen_exactly(page, format, w.notices);
-    const NativeImage& image = widened ? *widened : page;
-    for (std::string& n : io::write_native(out, image, options)) w.notices.push_back(std::move(n));
-    w.pixels = image.format();
-    if (!keeps_samples(format, w.pixels)) {
-        w.pixels.sample = SampleType::U8;
-        w.notices.push_back("to keep the " + std::string(to_string(page.sample_type())) +
-                            " samples, write TIFF");
-    }
-    return w;
 }
 
 int run_convert(Context& ctx) {
@@ -317,6 +229,7 @@ int run_convert(Context& ctx) {
     const std::size_t page = selected_page(ctx, file, in, "written");
     options.metadata = &file.metadata;
     options.calibration = &file.calibration;
+    options.spacing = &file.spacing;
     const Written written = write_page(out, format, file.pages[page], options);
     for (const std::string& n : written.notices) ctx.note(n);
     if (const Calibration& c = file.calibration;
@@ -326,6 +239,9 @@ int run_convert(Context& ctx) {
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
                  " files carry none");
     }
+    if (file.spacing.known() && format != io::ImageFormat::Tiff)
+        ctx.note("the pixel spacing (" + file.spacing.describe() + ") is not written: " +
+                 std::string(io::to_string(format)) + " files carry none here (TIFF does)");
     if (ctx.json) {
         JsonObject o;
         o.add("input", in)

@@ -156,18 +156,4 @@ int parse_extent(const std::string& option, const std::string& text, const int o
     return parse_int(option, text);
 }
 
-SeamEnergy parse_energy_option(const std::string& text) {
-    const ops::ParamSpec& spec = ops::param(ops::seam_param_specs(), "energy");
-    const int choice = parse_choice_param("energy", text, spec);
-    // The spec's names are to_string(SeamEnergy)'s (tests/engine/test_params.cpp).
-    return ops::parse_seam_energy(std::string(spec.choices[static_cast<std::size_t>(choice)]))
-        .value();
-}
-
-ops::TemporalTerm parse_temporal_term_option(const std::string& text) {
-    const std::optional<ops::TemporalTerm> term = ops::parse_temporal_term(text);
-    if (!term) throw UsageError("--temporal-term takes seam or removed, not '" + text + "'");
-    return *term;
-}
-
 }  // namespace lacuna::cli

@@ -24,10 +24,6 @@ std::pair<double, double> parse_pair(const std::string& option, const std::strin
 std::pair<int, int> parse_size(const std::string& option, const std::string& text);
 /// A target extent: "640" (pixels) or "50%" (of `original`, rounded).
 int parse_extent(const std::string& option, const std::string& text, int original);
-/// --energy: one of the seam carver's declared choices (a usage error names them otherwise).
-SeamEnergy parse_energy_option(const std::string& text);
-/// --temporal-term: seam or removed (a usage error otherwise).
-ops::TemporalTerm parse_temporal_term_option(const std::string& text);
 
 // Options declared by the engine's parameter tables (lacuna/ops/params.hpp).
 

@@ -106,8 +106,10 @@ void DocumentActions::show_loaded(io::LoadedNative loaded, const QString& path) 
     host_.prepare_open(false);
     std::optional<DisplayWindow> window;
     if (loaded.window) window = DisplayWindow{loaded.window->first, loaded.window->second};
+    const PixelSpacing spacing = loaded.spacing;
     session_.open_measurement(std::move(loaded.pages), loaded.calibration, window,
                               std::move(loaded.metadata));
+    session_.document().set_spacing(spacing);
     opened(Host::Opened::Measurement, path, notices.join("; "));
 }
 

@@ -7,12 +7,15 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
@@ -126,6 +129,14 @@ void HistogramPlot::draw_legend(QPainter& painter, const QRect& strip) const {
                      Qt::AlignVCenter | Qt::AlignRight, tr("colour: counts per bin"));
 }
 
+namespace {
+/// The distance between two neighbouring positions of the line, in the spacing's unit: measured
+/// in physical space (an anisotropic image's diagonal is not its pixel count × one size).
+double physical_step(const ops::LineHistogram& h, const PixelSpacing& spacing) {
+    return spacing.length(h.geometry.step_x, h.geometry.step_y);
+}
+}  // namespace
+
 QString HistogramPlot::readout() const {
     if (histogram_ == nullptr || !marker_ || *marker_ < 0 || *marker_ >= histogram_->positions ||
         histogram_->channels.empty())
@@ -133,8 +144,14 @@ QString HistogramPlot::readout() const {
     const ops::ChannelHistogram& c = histogram_->channels.front();
     const std::size_t p = static_cast<std::size_t>(*marker_);
     const QString unit = unit_.isEmpty() ? QString() : " " + unit_;
+    const QString where = spacing_.known()
+                              ? tr("%1 (%2 %3)")
+                                    .arg(*marker_)
+                                    .arg(*marker_ * physical_step(*histogram_, spacing_), 0, 'g', 6)
+                                    .arg(QString::fromStdString(spacing_.unit))
+                              : QString::number(*marker_);
     QString text = tr("position %1: mean %2%4, median %3%4")
-                       .arg(*marker_)
+                       .arg(where)
                        .arg(double(c.mean[p]), 0, 'g', 6)
                        .arg(double(c.median[p]), 0, 'g', 6)
                        .arg(unit);
@@ -202,7 +219,12 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
     painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignLeft,
                      tr("0"));
     painter.drawText(QRect(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignRight,
-                     tr("%1 positions").arg(h.positions));
+                     spacing_.known()
+                         ? tr("%1 positions, %2 %3")
+                               .arg(h.positions)
+                               .arg((h.positions - 1) * physical_step(h, spacing_), 0, 'g', 6)
+                               .arg(QString::fromStdString(spacing_.unit))
+                         : tr("%1 positions").arg(h.positions));
     if (marker_ && *marker_ >= 0 && *marker_ < h.positions) {
         const int x = static_cast<int>(x_of(*marker_));
         painter.setPen(QPen(QColor(60, 230, 255), 1));
@@ -220,6 +242,11 @@ void HistogramPlot::paintEvent(QPaintEvent*) {
 
 void HistogramPlot::set_unit(const QString& unit) {
     unit_ = unit;
+    update();
+}
+
+void HistogramPlot::set_spacing(const PixelSpacing& spacing) {
+    spacing_ = spacing;
     update();
 }
 
@@ -330,6 +357,7 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     form->addRow(tr("Profile"), curve_row);
     layout->addLayout(form);
     info_ = new QLabel;
+    info_->setObjectName("histogram_info");
     info_->setWordWrap(true);
     info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(info_);
@@ -338,8 +366,14 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     auto* png = new QPushButton(tr("Export PNG…"));
     auto* copy = new QPushButton(tr("Copy"));
     copy->setToolTip(tr("Copy the plot (image) and the profile (text) to the clipboard"));
-    for (QPushButton* button : {csv, png, copy}) export_row->addWidget(button);
+    auto* scale = new QPushButton(tr("Set Scale…"));
+    scale->setObjectName("histogram_set_scale");
+    scale->setToolTip(
+        tr("Type the real length of the drawn line: distances are then given "
+           "in its unit (ImageJ's Set Scale)"));
+    for (QPushButton* button : {csv, png, copy, scale}) export_row->addWidget(button);
     layout->addLayout(export_row);
+    connect(scale, &QPushButton::clicked, this, &HistogramPanel::ask_scale);
     connect(csv, &QPushButton::clicked, this, &HistogramPanel::export_csv_requested);
     connect(png, &QPushButton::clicked, this, &HistogramPanel::export_png_requested);
     connect(copy, &QPushButton::clicked, this, &HistogramPanel::copy_to_clipboard);
@@ -409,6 +443,51 @@ void HistogramPanel::set_measurement(const bool measurement, const QString& unit
     range_hi_->setSuffix(suffix);
 }
 
+void HistogramPanel::set_spacing(const PixelSpacing& spacing) {
+    spacing_ = spacing;
+    plot_->set_spacing(spacing);
+}
+
+bool HistogramPanel::set_scale(const double known_length, const QString& unit) {
+    const ops::Point2 from = tool_.from(), to = tool_.to();
+    const double pixels = std::hypot(to.x - from.x, to.y - from.y);
+    if (tool_.result() == nullptr || !(pixels > 0) || !(known_length > 0) ||
+        unit.trimmed().isEmpty())
+        return false;
+    const double size = known_length / pixels;
+    const PixelSpacing spacing{size, size, unit.trimmed().toStdString()};
+    set_spacing(spacing);
+    emit scale_set(spacing);
+    refresh();
+    return true;
+}
+
+void HistogramPanel::ask_scale() {
+    const ops::Point2 from = tool_.from(), to = tool_.to();
+    const double pixels = std::hypot(to.x - from.x, to.y - from.y);
+    if (tool_.result() == nullptr || !(pixels > 0)) {
+        info_->setText(tr("Draw a line of known length first, then Set Scale."));
+        return;
+    }
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Set Scale"));
+    auto* form = new QFormLayout(&dialog);
+    auto* length = new QDoubleSpinBox;
+    length->setObjectName("scale_length");
+    length->setRange(1e-9, 1e12);
+    length->setDecimals(6);
+    length->setValue(spacing_.known() ? spacing_.length(to.x - from.x, to.y - from.y) : pixels);
+    auto* unit = new QLineEdit(spacing_.known() ? QString::fromStdString(spacing_.unit) : "mm");
+    unit->setObjectName("scale_unit");
+    form->addRow(tr("The line (%1 px) is").arg(pixels, 0, 'f', 1), length);
+    form->addRow(tr("Unit"), unit);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() == QDialog::Accepted) set_scale(length->value(), unit->text());
+}
+
 int HistogramPanel::band_width() const {
     return band_->value();
 }
@@ -435,14 +514,20 @@ void HistogramPanel::refresh() {
     if (result != nullptr) {
         const ops::Point2 from = tool_.from(), to = tool_.to();
         const double length = std::hypot(to.x - from.x, to.y - from.y);
-        info_->setText(tr("Length %1 px, %2 positions × %3 samples%4")
+        const QString physical =
+            spacing_.known() ? tr(" (%1 %2)")
+                                   .arg(spacing_.length(to.x - from.x, to.y - from.y), 0, 'g', 6)
+                                   .arg(QString::fromStdString(spacing_.unit))
+                             : QString();
+        info_->setText(tr("Length %1 px%5, %2 positions × %3 samples%4")
                            .arg(length, 0, 'f', 1)
                            .arg(result->positions)
                            .arg(tool_.band())
                            .arg(result->samples_outside > 0
                                     ? tr("; %1 samples outside the image (excluded)")
                                           .arg(result->samples_outside)
-                                    : QString()));
+                                    : QString())
+                           .arg(physical));
     } else {
         // A zero-length line (a click without a drag) or one wholly outside: say so.
         info_->setText(QString::fromStdString(tool_.message()));
@@ -479,6 +564,16 @@ bool HistogramPanel::export_csv(const QString& path) const {
     for (int b = 0; b < h.bins; ++b)
         out << (b ? "," : "") << QString::number(double(h.range_lo) + b * bin_width, 'g', 9);
     out << "\n";
+    if (spacing_.known()) {
+        // The columns' distances along the line, in physical space.
+        const QString unit = QString::fromStdString(spacing_.unit);
+        out << "# pixel spacing: " << QString::fromStdString(spacing_.describe())
+            << "\n# position distances (" << unit << "): ";
+        const double step = physical_step(h, spacing_);
+        for (int p = 0; p < h.positions; ++p)
+            out << (p ? "," : "") << QString::number(p * step, 'g', 9);
+        out << "\n";
+    }
     for (const ops::ChannelHistogram& c : h.channels) {
         out << "# channel " << QString::fromStdString(ops::to_string(c.channel))
             << ": one row per bin (bin 0 first), one column per position\n";
@@ -515,13 +610,19 @@ void HistogramPanel::copy_to_clipboard() {
     auto* data = new QMimeData;  // the clipboard takes ownership
     data->setImageData(plot_->grab().toImage());
     const QString unit = unit_.isEmpty() ? QString() : " (" + unit_ + ")";
-    QString text = QString("position\tmean%1\tmedian%1\n").arg(unit);
+    const bool physical = spacing_.known();
+    const double step = physical ? physical_step(*result(), spacing_) : 0.0;
+    QString text = physical ? QString("position\tdistance (%2)\tmean%1\tmedian%1\n")
+                                  .arg(unit, QString::fromStdString(spacing_.unit))
+                            : QString("position\tmean%1\tmedian%1\n").arg(unit);
     const ops::ChannelHistogram& c = result()->channels.front();
-    for (int p = 0; p < result()->positions; ++p)
-        text += QString("%1\t%2\t%3\n")
-                    .arg(p)
-                    .arg(double(c.mean[std::size_t(p)]))
-                    .arg(double(c.median[std::size_t(p)]));
+    for (int p = 0; p < result()->positions; ++p) {
+        const QString values = QString("%1\t%2\n")
+                                   .arg(double(c.mean[std::size_t(p)]))
+                                   .arg(double(c.median[std::size_t(p)]));
+        text += physical ? QString("%1\t%2\t").arg(p).arg(p * step) + values
+                         : QString("%1\t").arg(p) + values;
+    }
     data->setText(text);
     QApplication::clipboard()->setMimeData(data);
     emit copied(tr("Copied the plot and the profile (%1 positions) to the clipboard")

@@ -3,6 +3,7 @@
 // hover crosshair linked with the line on the canvas, and export (CSV, PNG, clipboard).
 #pragma once
 
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 
 #include <line_tool.hpp>
@@ -36,6 +37,8 @@ class HistogramPlot : public QWidget {
     void set_marker(std::optional<int> position);
     /// The values' unit, shown on the axis and in the readout ("" for none).
     void set_unit(const QString& unit);
+    /// The pixel size: positions are also given as distances in its unit where known.
+    void set_spacing(const PixelSpacing& spacing);
     [[nodiscard]] std::optional<int> marker() const { return marker_; }
     [[nodiscard]] QSize sizeHint() const override { return {360, 300}; }
     /// The readout line over the plot for the hovered position ("" when none).
@@ -59,6 +62,7 @@ class HistogramPlot : public QWidget {
     std::optional<int> marker_;
     bool marker_from_pointer_ = false;  ///< set by hovering the plot, not by the line
     QString unit_;
+    PixelSpacing spacing_;
 };
 
 /// Binds the line tool (session::LineTool) to widgets: band width and channels go to the tool,
@@ -88,8 +92,16 @@ class HistogramPanel : public QWidget {
     /// A measurement document has one channel of values in `unit`: the colour channel boxes are
     /// disabled and every number shows the unit.
     void set_measurement(bool measurement, const QString& unit);
+    /// The document's pixel size (unknown: distances in pixels only).
+    void set_spacing(const PixelSpacing& spacing);
+    /// ImageJ's Set Scale: the current line is `known_length` `unit` long, so a pixel is
+    /// known_length / its length in pixels, across and down. Emits scale_set; false (nothing
+    /// changed) without a line, or for a length that is not positive or an empty unit.
+    bool set_scale(double known_length, const QString& unit);
 
   signals:
+    /// The user set the pixel size (Set Scale): the document takes it.
+    void scale_set(const PixelSpacing& spacing);
     /// The tool's settings changed (the canvas redraws the band).
     void changed();
     /// The pointer is over the plot at this fraction of the line.
@@ -101,6 +113,8 @@ class HistogramPanel : public QWidget {
 
   private:
     void redraw();
+    /// Set Scale's dialog: the line's real length and unit.
+    void ask_scale();
     [[nodiscard]] std::vector<ops::HistogramChannel> shown_channels() const;
 
     session::LineTool& tool_;
@@ -117,6 +131,7 @@ class HistogramPanel : public QWidget {
     QDoubleSpinBox* range_lo_ = nullptr;
     QDoubleSpinBox* range_hi_ = nullptr;
     QString unit_;
+    PixelSpacing spacing_;
     void apply_range();
 };
 

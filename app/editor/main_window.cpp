@@ -359,6 +359,11 @@ void MainWindow::build_histogram_dock() {
     });
     connect(histogram_panel_, &HistogramPanel::copied, this,
             [this](const QString& what) { statusBar()->showMessage(what, 5000); });
+    connect(histogram_panel_, &HistogramPanel::scale_set, this, [this](const PixelSpacing& s) {
+        session_->document().set_spacing(s);  // Save writes it (TIFF)
+        statusBar()->showMessage(tr("Pixel size: %1").arg(QString::fromStdString(s.describe())),
+                                 5000);
+    });
     connect(histogram_panel_, &HistogramPanel::export_png_requested, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
                                                           "histogram.png", tr("PNG (*.png)"));
@@ -705,6 +710,7 @@ void MainWindow::document_changed() {
     }
     histogram_panel_->set_measurement(document.measurement(),
                                       QString::fromStdString(document.calibration().unit));
+    histogram_panel_->set_spacing(document.spacing());
     histogram_panel_->refresh();
     display_panel_->refresh();
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());

@@ -46,6 +46,7 @@ ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
 void Document::open(ImageRgba8 pixels, const bool device) {
     samples_ = NativeImage();
     calibration_ = {};
+    spacing_ = {};
     ++calibration_revision_;
     pixels_ = std::move(pixels);
     ++pixels_revision_;
@@ -118,6 +119,7 @@ Calibration Document::proxy_calibration() const {
 void Document::open_measurement(NativeImage samples, Calibration calibration, const bool device) {
     samples_ = std::move(samples);
     calibration_ = std::move(calibration);
+    spacing_ = {};  // the opener sets the file's (set_spacing)
     ++calibration_revision_;
     ++pixels_revision_;
     rebuild_proxy();

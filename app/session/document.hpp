@@ -65,6 +65,10 @@ class Document {
         ++calibration_revision_;
     }
     [[nodiscard]] std::uint64_t calibration_revision() const { return calibration_revision_; }
+    /// How large a pixel is (the file's, or set by the user); unknown for photos and files that
+    /// state none. Distances along the line are given in its unit where known.
+    [[nodiscard]] const PixelSpacing& spacing() const { return spacing_; }
+    void set_spacing(PixelSpacing spacing) { spacing_ = std::move(spacing); }
     /// A measurement document's current page changes (a TIFF stack's page slider): same size and
     /// type; masks kept.
     void replace_samples(NativeImage samples);
@@ -134,6 +138,7 @@ class Document {
     ImageRgba8 pixels_;
     NativeImage samples_;
     Calibration calibration_;
+    PixelSpacing spacing_;
     std::uint64_t calibration_revision_ = 0;
     std::pair<double, double> proxy_range_{0, 0};
     void rebuild_proxy();

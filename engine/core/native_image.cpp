@@ -124,6 +124,20 @@ std::string Calibration::describe() const {
     return text.str();
 }
 
+double PixelSpacing::length(const double dx, const double dy) const {
+    return std::hypot(dx * x, dy * y);
+}
+
+std::string PixelSpacing::describe() const {
+    if (!known()) return "none";
+    std::ostringstream text;
+    text.precision(10);
+    text << x;
+    if (y != x) text << " \u00d7 " << y;
+    text << " " << unit;
+    return text.str();
+}
+
 ImageF32 measurement_plane(const NativeImage& image, const Calibration& calibration) {
     ImageF32 plane(image.width(), image.height());
     const int channels = image.channels();

@@ -71,6 +71,8 @@ constexpr std::uint32_t kRescaleIntercept = tag(0x0028, 0x1052);
 constexpr std::uint32_t kRescaleSlope = tag(0x0028, 0x1053);
 constexpr std::uint32_t kRescaleType = tag(0x0028, 0x1054);
 constexpr std::uint32_t kPixelData = tag(0x7FE0, 0x0010);
+constexpr std::uint32_t kPixelSpacing = tag(0x0028, 0x0030);
+constexpr std::uint32_t kImagerPixelSpacing = tag(0x0018, 0x1164);
 
 enum class Encoding { ExplicitLittle, ImplicitLittle, ExplicitBig };
 
@@ -802,6 +804,28 @@ Calibration calibration(const Attributes& a, const Decoded& decoded,
     return c;
 }
 
+// The pixel size in mm (issue 35): Pixel Spacing, else Imager Pixel Spacing (projection
+// radiography, at the detector). Both are "row spacing\column spacing": the distance between
+// rows (y) first. Anything but two positive numbers is no spacing.
+PixelSpacing pixel_spacing(const Attributes& a) {
+    for (const std::uint32_t t : {kPixelSpacing, kImagerPixelSpacing}) {
+        const std::string value = a.text(t);
+        const std::size_t slash = value.find('\\');
+        if (slash == std::string::npos) continue;
+        double v[2] = {0, 0};
+        const std::string parts[2] = {trim_padding(value.substr(0, slash)),
+                                      trim_padding(value.substr(slash + 1))};
+        bool ok = true;
+        for (int i = 0; i < 2; ++i) {
+            const char* end = parts[i].data() + parts[i].size();
+            const auto [stop, error] = std::from_chars(parts[i].data(), end, v[i]);
+            ok = ok && error == std::errc() && stop == end && std::isfinite(v[i]) && v[i] > 0;
+        }
+        if (ok) return {v[1], v[0], "mm"};
+    }
+    return {};
+}
+
 // The file's suggested display window (the first, where several are given) as [low, high] in
 // calibrated units: Window Center/Width apply to rescaled values.
 std::optional<std::pair<double, double>> display_window(const Attributes& a) {
@@ -840,6 +864,7 @@ LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, const std::strin
         loaded.notices.push_back(module.photometric + " colour converted to RGB");
     loaded.calibration = calibration(attributes, decoded, loaded.notices);
     loaded.window = display_window(attributes);
+    loaded.spacing = pixel_spacing(attributes);
     if (module.photometric == "MONOCHROME1") {
         loaded.notices.push_back(
             "MONOCHROME1: other viewers display this image inverted; Lacuna shows the stored "

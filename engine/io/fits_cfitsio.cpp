@@ -212,6 +212,54 @@ std::string unit_keyword(fitsfile* file, const std::string_view name) {
     return unit;
 }
 
+std::string string_keyword(fitsfile* file, const char* key, const std::string_view name) {
+    char value[FLEN_VALUE] = {};
+    int status = 0;
+    fits_read_key(file, TSTRING, key, value, nullptr, &status);
+    if (status == KEY_NO_EXIST) {
+        fits_clear_errmsg();
+        return {};
+    }
+    check(status, name);
+    return value;
+}
+
+// The pixel size (issue 35) from CDELTi/CUNITi, or from a CD matrix without rotation or skew
+// (CD1_2 = CD2_1 = 0). Celestial axes (CTYPE RA--, DEC-, GLON … or CUNIT deg) are given in
+// arcsec, as DS9 and ImageJ's users measure them. A rotated matrix or an axis without a unit
+// gives none: a distance along it would need the full WCS.
+PixelSpacing fits_spacing(fitsfile* file, const std::string_view name) {
+    std::optional<double> d1 = keyword<double>(file, TDOUBLE, "CDELT1", name);
+    std::optional<double> d2 = keyword<double>(file, TDOUBLE, "CDELT2", name);
+    if (!d1 || !d2) {
+        const auto cd11 = keyword<double>(file, TDOUBLE, "CD1_1", name);
+        const auto cd22 = keyword<double>(file, TDOUBLE, "CD2_2", name);
+        const double cd12 = keyword<double>(file, TDOUBLE, "CD1_2", name).value_or(0.0);
+        const double cd21 = keyword<double>(file, TDOUBLE, "CD2_1", name).value_or(0.0);
+        if (!cd11 || !cd22 || cd12 != 0.0 || cd21 != 0.0) return {};
+        d1 = cd11;
+        d2 = cd22;
+    }
+    const auto celestial = [](const std::string& ctype) {
+        for (const char* prefix : {"RA--", "DEC-", "GLON", "GLAT", "ELON", "ELAT"})
+            if (ctype.rfind(prefix, 0) == 0) return true;
+        return false;
+    };
+    std::string unit1 = string_keyword(file, "CUNIT1", name);
+    std::string unit2 = string_keyword(file, "CUNIT2", name);
+    const bool degrees1 =
+        unit1 == "deg" || (unit1.empty() && celestial(string_keyword(file, "CTYPE1", name)));
+    const bool degrees2 =
+        unit2 == "deg" || (unit2.empty() && celestial(string_keyword(file, "CTYPE2", name)));
+    double x = std::abs(*d1), y = std::abs(*d2);
+    if (degrees1) x *= 3600, unit1 = "arcsec";
+    if (degrees2) y *= 3600, unit2 = "arcsec";
+    if (unit1.empty() || unit1 != unit2 || !std::isfinite(x) || !std::isfinite(y) || x <= 0 ||
+        y <= 0)
+        return {};
+    return {x, y, unit1};
+}
+
 // How the stored type maps to ours.
 struct Plan {
     SampleType sample = SampleType::U8;
@@ -401,6 +449,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
     for (int plane = 0; plane < planes; ++plane)
         loaded.pages.push_back(read_plane(file, shape, plan, width, height, plane, name));
 
+    loaded.spacing = fits_spacing(file, name);
     Calibration& calibration = loaded.calibration;
     calibration.unit = unit_keyword(file, name);
     if (!plan.unsigned_16) {

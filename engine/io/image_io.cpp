@@ -1,5 +1,6 @@
 #include <lacuna/io/image_io.hpp>
 
+#include "calibration_tags.hpp"
 #include "codec_output.hpp"
 #include "header_probe.hpp"
 #include "io_messages.hpp"
@@ -478,6 +479,17 @@ Mask read_mask(const fs::path& path) {
     return mask_from_image(read_image(path).image.view());
 }
 
+namespace {
+// The calibration ImageJ (and Lacuna) write into a TIFF's description (calibration_tags.hpp).
+LoadedNative with_tiff_calibration(LoadedNative loaded, const std::span<const std::uint8_t> bytes) {
+    if (const std::optional<std::string> text = detail::tiff_description(bytes))
+        if (const std::optional<Calibration> c = detail::calibration_from_imagej(*text))
+            loaded.calibration = *c;
+    loaded.spacing = detail::tiff_spacing(bytes);
+    return loaded;
+}
+}  // namespace
+
 LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
     if (is_gzip(bytes)) {
         LoadedNative loaded = decode_native(inflate_gzip(bytes, name), name);
@@ -487,8 +499,9 @@ LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::st
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return decode_scientific(bytes, format, name);
     Decoded decoded = decode_as_stored(bytes, format, name);
-    return native_from_mats({decoded.pixels}, format, bytes.size(), std::move(decoded.metadata),
-                            std::move(decoded.notices));
+    LoadedNative loaded = native_from_mats({decoded.pixels}, format, bytes.size(),
+                                           std::move(decoded.metadata), std::move(decoded.notices));
+    return format == ImageFormat::Tiff ? with_tiff_calibration(std::move(loaded), bytes) : loaded;
 }
 
 LoadedNative read_native(const fs::path& path) {
@@ -512,8 +525,10 @@ LoadedNative read_native(const fs::path& path) {
     for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);
     detail::MetadataRead read = detail::read_metadata(bytes, format);
     read.metadata.orientation_applied = read.parsed && read.orientation != 1;
-    return native_from_mats(pages, format, bytes.size(), std::move(read.metadata),
-                            std::move(read.notices));
+    return with_tiff_calibration(
+        native_from_mats(pages, format, bytes.size(), std::move(read.metadata),
+                         std::move(read.notices)),
+        bytes);
 }
 
 LoadedMeasurement read_measurement(const fs::path& path) {
@@ -689,6 +704,17 @@ std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> encoded, const
                                   notices);
 }
 
+// A measurement's calibration goes into a TIFF as ImageJ writes it (calibration_tags.hpp), after
+// the metadata, so that a description the source file carried does not replace it.
+std::vector<std::uint8_t> with_calibration(std::vector<std::uint8_t> encoded,
+                                           const ImageFormat format, const WriteOptions& options) {
+    if (format != ImageFormat::Tiff) return encoded;
+    const Calibration c = options.calibration ? *options.calibration : Calibration{};
+    const PixelSpacing spacing = options.spacing ? *options.spacing : PixelSpacing{};
+    if (c.identity() && c.unit.empty() && !spacing.known()) return encoded;
+    return detail::tiff_with_description(encoded, detail::imagej_description(c, spacing));
+}
+
 void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     write_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
@@ -770,7 +796,7 @@ bool format_holds(const ImageFormat format, const SampleType sample, const int c
 }
 
 bool format_keeps_calibration(const ImageFormat format) {
-    return format == ImageFormat::Fits && detail::fits_supported();
+    return (format == ImageFormat::Fits && detail::fits_supported()) || format == ImageFormat::Tiff;
 }
 
 ConvertResult convert_image(const fs::path& in, const fs::path& out, const WriteOptions& options) {
@@ -860,15 +886,19 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
         std::vector<int> params;
         if (format == ImageFormat::Jpeg)
             params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
-        write_bytes(path, with_metadata(encode_mat(to_mat(image), format, params), format, options,
-                                        image.width(), image.height(), notices));
+        write_bytes(
+            path, with_calibration(with_metadata(encode_mat(to_mat(image), format, params), format,
+                                                 options, image.width(), image.height(), notices),
+                                   format, options));
         return notices;
     }
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
         std::vector<std::string> notices;
-        write_bytes(path, with_metadata(encode_mat(to_mat(image), format), format, options,
-                                        image.width(), image.height(), notices));
+        write_bytes(
+            path, with_calibration(with_metadata(encode_mat(to_mat(image), format), format, options,
+                                                 image.width(), image.height(), notices),
+                                   format, options));
         return notices;
     }
     std::vector<std::string> notices;

@@ -543,6 +543,11 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains("Lacuna writes no signed 16-bit samples to TIFF") &&
                      !r.err.contains("TIFF has no"),
                  qPrintable(r.err));
+        // TIFF carries the calibration as ImageJ writes it (issue 35): nothing to note.
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("ct.tiff").toStdString()).calibration,
+                 (Calibration{1.0, -1024.0, "HU"}));
+        r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.pgm")});
         QVERIFY2(r.err.contains("calibration (value = 1 * sample - 1024 HU) is not written"),
                  qPrintable(r.err));
         // FITS keeps the signed samples and the calibration: nothing to note.
@@ -915,7 +920,19 @@ class TestCli : public QObject {
         r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
                      "--temporal-term", "nearest", "--backend", "cpu"});
         QCOMPARE(r.status, 2);
-        QVERIFY2(r.err.contains("--temporal-term takes seam or removed"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--temporal-term must be seam or removed, not 'nearest'"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(tmp("nearest.mp4")));
+        // The weights are read from the same table (issue 33): its range, its wording.
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
+                     "--temporal", "-1", "--backend", "cpu"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--temporal must be") && r.err.contains("not -1"),
+                 qPrintable(r.err));
+        r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
+                     "--cut-threshold", "many", "--backend", "cpu"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--cut-threshold"), qPrintable(r.err));
         QVERIFY(!QFile::exists(tmp("nearest.mp4")));
         // A sequence in: the same frames come back out as MP4.
         r = run_cli({"retarget", tmp("seq/f%03d.png"), tmp("back.mp4"), "--width", "60", "--json",

@@ -1147,6 +1147,55 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void line_in_physical_units() {
+        // Issue 35: a TIFF stating 0.5 mm across and 2 mm down. The line's length, the plot's
+        // axis and readout, the CSV and the clipboard give distances in mm, measured in
+        // physical space; Save keeps the spacing.
+        NativeImage img(40, 50, {SampleType::U16, 1});
+        for (int y = 0; y < 50; ++y)
+            for (int x = 0; x < 40; ++x) img.set_sample(x, y, 0, 100 * x + 7 * y);
+        const PixelSpacing spacing{0.5, 2.0, "mm"};
+        io::WriteOptions options;
+        options.spacing = &spacing;
+        const QString path = dir_.filePath("aniso.tiff");
+        io::write_native(path.toStdString(), img, options);
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_file(path));
+        QCOMPARE(window.session().document().spacing(), spacing);
+        window.select_tool(editor::CanvasTool::Line);
+        window.canvas()->set_line({0, 0}, {30, 40});
+        QVERIFY(window.histogram_panel()->result() != nullptr);
+        // 50 px, but √((30 · 0.5)² + (40 · 2)²) = 81.3941 mm.
+        const QString info = window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(info.contains("Length 50.0 px (81.3941 mm)"), qPrintable(info));
+        window.histogram_panel()->show_fraction(1.0);
+        const QString readout = window.histogram_panel()->plot()->readout();
+        QVERIFY2(readout.contains("(81.3941 mm)"), qPrintable(readout));
+        const QString csv = dir_.filePath("aniso.csv");
+        QVERIFY(window.histogram_panel()->export_csv(csv));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY2(text.contains("# position distances (mm): 0,1.62788"), qPrintable(text));
+        const QString copy = dir_.filePath("aniso-copy.tiff");
+        QVERIFY(window.save_to(copy, true));
+        QCOMPARE(io::read_native(copy.toStdString()).spacing, spacing);
+        // Set Scale, as ImageJ's: the 50-pixel line is 25 µm long, so a pixel is 0.5 µm
+        // across and down; the document takes it and Save writes it.
+        QVERIFY(!window.histogram_panel()->set_scale(0.0, "µm"));
+        QVERIFY(window.histogram_panel()->set_scale(25.0, "µm"));
+        QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
+        const QString scaled =
+            window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(scaled.contains("Length 50.0 px (25 µm)"), qPrintable(scaled));
+        QVERIFY(window.save_to(copy, true));
+        QCOMPARE(io::read_native(copy.toStdString()).spacing, (PixelSpacing{0.5, 0.5, "µm"}));
+        window.session().history().set_clean();
+    }
+
     void bad_file_shows_error_dialog_and_keeps_document() {
         MainWindow window;
         window.show();

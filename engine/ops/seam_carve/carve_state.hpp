@@ -26,6 +26,10 @@ Image<T> transpose(const ImageView<const T> src) {
     return out;
 }
 
+/// The retarget's checks of a `width` × `height` image and its request (targets, masks,
+/// importance, amount): Error(InvalidArgument) with a sentence the user can act on.
+void validate_retarget(int width, int height, const RetargetParams& p);
+
 /// Throws InvalidArgument unless `seams` seams fit a `width` × `height` image in `direction`.
 inline void check_seam_count(const int width, const int height, const SeamDirection direction,
                              const int seams) {

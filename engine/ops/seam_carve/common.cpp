@@ -205,6 +205,46 @@ std::optional<SeamEnergy> parse_seam_energy(const std::string& text) {
     return std::nullopt;
 }
 
+// Shared with the measurement retarget (native_retarget.cpp).
+void detail::validate_retarget(const int width, const int height, const RetargetParams& p) {
+    check_image_size(width, height);
+    const auto check_target = [&](const int target, const int original, const char* what) {
+        if (target < 1)
+            invalid(std::string("the target ") + what + " must be at least 1 pixel, not " +
+                    std::to_string(target));
+        if (target > 2 * original) {
+            invalid(std::string("the target ") + what + " " + std::to_string(target) +
+                    " is more than twice the original " + std::to_string(original) +
+                    " (enlarge in several runs if you must)");
+        }
+    };
+    check_target(p.width, width, "width");
+    check_target(p.height, height, "height");
+    if (width == 1 && height == 1 && (p.width != 1 || p.height != 1)) {
+        invalid("a 1x1 image has no seams to carve or duplicate");
+    }
+    if (p.protect) {
+        check_mask_size(p.protect->view(), width, height, "the protect mask");
+        if (count_selected(p.protect->view()) == std::int64_t{width} * height &&
+            (p.width != width || p.height != height)) {
+            invalid("the protect mask covers the whole image, so nothing can be carved");
+        }
+    }
+    if (p.remove) check_mask_size(p.remove->view(), width, height, "the remove mask");
+    if (p.importance) {
+        check_mask_size(p.importance->view(), width, height, "the importance map");
+        for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x)
+                if (p.importance->at(x, y) >= kTemporalLevels)
+                    invalid("the importance map holds levels 0 to " +
+                            std::to_string(kTemporalLevels - 1));
+    }
+    if (p.importance_unit < 0 || p.importance_unit > kTemporalMaxUnit)
+        invalid("the importance unit must be from 0 to " + std::to_string(kTemporalMaxUnit));
+    if (!(p.amount >= 0 && p.amount <= 100))
+        invalid("the amount must be from 0 to 100 percent, not " + std::to_string(p.amount));
+}
+
 // ---- the retarget driver ----
 namespace {
 
@@ -304,42 +344,7 @@ void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEn
 }
 
 void validate(const ImageView<const Rgba8> image, const RetargetParams& p) {
-    check_image_size(image.width, image.height);
-    const auto check_target = [&](const int target, const int original, const char* what) {
-        if (target < 1)
-            invalid(std::string("the target ") + what + " must be at least 1 pixel, not " +
-                    std::to_string(target));
-        if (target > 2 * original) {
-            invalid(std::string("the target ") + what + " " + std::to_string(target) +
-                    " is more than twice the original " + std::to_string(original) +
-                    " (enlarge in several runs if you must)");
-        }
-    };
-    check_target(p.width, image.width, "width");
-    check_target(p.height, image.height, "height");
-    if (image.width == 1 && image.height == 1 && (p.width != 1 || p.height != 1)) {
-        invalid("a 1x1 image has no seams to carve or duplicate");
-    }
-    if (p.protect) {
-        check_mask_size(p.protect->view(), image.width, image.height, "the protect mask");
-        if (count_selected(p.protect->view()) == std::int64_t{image.width} * image.height &&
-            (p.width != image.width || p.height != image.height)) {
-            invalid("the protect mask covers the whole image, so nothing can be carved");
-        }
-    }
-    if (p.remove) check_mask_size(p.remove->view(), image.width, image.height, "the remove mask");
-    if (p.importance) {
-        check_mask_size(p.importance->view(), image.width, image.height, "the importance map");
-        for (int y = 0; y < image.height; ++y)
-            for (int x = 0; x < image.width; ++x)
-                if (p.importance->at(x, y) >= kTemporalLevels)
-                    invalid("the importance map holds levels 0 to " +
-                            std::to_string(kTemporalLevels - 1));
-    }
-    if (p.importance_unit < 0 || p.importance_unit > kTemporalMaxUnit)
-        invalid("the importance unit must be from 0 to " + std::to_string(kTemporalMaxUnit));
-    if (!(p.amount >= 0 && p.amount <= 100))
-        invalid("the amount must be from 0 to 100 percent, not " + std::to_string(p.amount));
+    detail::validate_retarget(image.width, image.height, p);
 }
 
 Working start(const ImageView<const Rgba8> image, const RetargetParams& p) {

@@ -113,6 +113,22 @@ struct Calibration {
     friend bool operator==(const Calibration&, const Calibration&) = default;
 };
 
+/// How large a pixel is: `x` between columns and `y` between rows, in `unit` (mm, µm, arcsec …;
+/// DICOM PixelSpacing, FITS CDELT/CUNIT, TIFF resolution, or set by the user as ImageJ's Set
+/// Scale does). Unknown when either is not positive: distances are then in pixels.
+struct PixelSpacing {
+    double x = 0;
+    double y = 0;
+    std::string unit;
+    [[nodiscard]] bool known() const { return x > 0 && y > 0 && !unit.empty(); }
+    /// The length of a step of (dx, dy) pixels in the unit: measured in physical space, so a
+    /// diagonal of an anisotropic image is √((dx·x)² + (dy·y)²).
+    [[nodiscard]] double length(double dx, double dy) const;
+    /// "0.5 × 0.5 mm" (or "0.5 mm" when square), or "none".
+    [[nodiscard]] std::string describe() const;
+    friend bool operator==(const PixelSpacing&, const PixelSpacing&) = default;
+};
+
 /// One value per pixel, calibrated: grey images give their channel, colour images Rec. 709
 /// luminance of R, G, B. NaN and infinities are kept (they are data, shown and counted apart).
 ImageF32 measurement_plane(const NativeImage& image, const Calibration& calibration = {});

@@ -62,8 +62,12 @@ struct WriteOptions {
     /// the format cannot hold (IPTC and comments in WebP, comments in TIFF, everything in BMP,
     /// PPM, PGM, PFM).
     const Metadata* metadata = nullptr;
-    /// Written into FITS files as BSCALE/BZERO/BUNIT (not owned; null writes the identity).
-    /// Other formats hold the samples only.
+    /// Written into TIFF files' ImageJ description as Lacuna's keys (lacuna.pixel_width, …;
+    /// exact), read back into LoadedNative::spacing (not owned; null writes none).
+    const PixelSpacing* spacing = nullptr;
+    /// Written into FITS files as BSCALE/BZERO/BUNIT and into TIFF files as ImageJ writes it
+    /// (ImageDescription "ImageJ=…", cf=0, c0, c1, vunit), which read_native reads back (not
+    /// owned; null writes the identity). Other formats hold the samples only.
     const Calibration* calibration = nullptr;
 };
 
@@ -74,6 +78,10 @@ struct LoadedNative {
     Calibration calibration;         ///< from the file (DICOM rescale, FITS BSCALE/BZERO/BUNIT)
     /// The file's own display window in calibrated units (DICOM window centre/width), if any.
     std::optional<std::pair<double, double>> window;
+    /// The pixel size the file states (DICOM PixelSpacing or ImagerPixelSpacing in mm; FITS
+    /// CDELT/CUNIT or an unrotated CD matrix, celestial degrees as arcsec; TIFF resolution, or
+    /// ImageJ's unit with it); unknown (PixelSpacing::known() false) when it states none.
+    PixelSpacing spacing;
     FileInfo info;
     Metadata metadata;  ///< JPEG, PNG, TIFF, WebP; empty for other formats
     std::vector<std::string> notices;
@@ -116,7 +124,7 @@ ImageFormat format_for_path(const std::filesystem::path& path);
 /// false where it narrows them to 8 bits (JPEG, WebP, BMP; signed 16-bit anywhere; float PNG).
 bool format_holds(ImageFormat format, SampleType sample, int channels);
 /// True if write_native stores WriteOptions::calibration in `format` (FITS: BSCALE, BZERO,
-/// BUNIT); the other formats leave it out.
+/// BUNIT; TIFF: ImageJ's description); the other formats leave it out.
 bool format_keeps_calibration(ImageFormat format);
 
 /// Encodes and writes atomically: to a temporary file in the same directory, then renamed over

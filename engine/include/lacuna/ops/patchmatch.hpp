@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,22 @@ NativeImage fill_from_sources(const NativeImage& samples, const FillSources& sou
 /// hole pixels inside it filled.
 NativeImage fill_region_from_sources(const NativeImage& samples, const FillSources& sources,
                                      const PixelRect& rect);
+
+/// A measurement filled as the editor fills it (the command line's path): the hole and the
+/// sources are prepared on the 8-bit proxy (carving_proxy), every patch is compared on the 16-bit
+/// decision image over the same range (make_deep_patchmatch_inpainter: an 8-bit image and its
+/// ×257 copy fill alike), and the finished fill's sources move the stored samples
+/// (fill_from_sources: never converted, never blended). Pixels outside the hole are unchanged.
+/// Error(InvalidArgument) for Criminisi, whose fill blends patches and so cannot keep the stored
+/// values, and as inpaint() does.
+struct NativeInpaintResult {
+    NativeImage samples;
+    InpaintProgress progress;
+    std::vector<std::string> notes;
+};
+NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
+                            const InpaintParams& params, InpaintImplementation implementation,
+                            const InpaintProgressCallback& progress = {});
 
 /// The gradient-domain (Poisson) blend of a finished fill (Pérez et al. 2003, as Image Melding
 /// uses it): the hole's pixels are solved so that every step between neighbours is the step the

@@ -392,6 +392,25 @@ ImageRgba8 resample_area(ImageView<const Rgba8> image, int width, int height);
 RetargetResult retarget(ImageView<const Rgba8> image, const RetargetParams& params,
                         CarveImplementation implementation, const CarveProgress& progress = {});
 
+/// A measurement retargeted: the stored samples carved or enlarged, and what a photo's retarget
+/// reports (`summary.image` is left empty; `summary.overlay` is the original's 8-bit proxy with
+/// the seams painted, when asked for).
+struct NativeRetargetResult {
+    NativeImage samples;
+    RetargetResult summary;
+};
+
+/// Retargets a measurement by seams, as the editor does: every seam is decided on the 16-bit
+/// decision image (deep_carving_proxy over the original's finite range, kept for every pass, so
+/// an 8-bit image and its ×257 copy give the same seams), and the stored samples are moved
+/// (remove_seams / insert_seams on NativeImage: never converted; enlarging averages in the stored
+/// type). Both orders when both sides shrink, enlarging in steps of at most 50 %, masks carried,
+/// like retarget(). Error(InvalidArgument) as retarget() does, and for what would change stored
+/// values or weigh photo content: an amount below 100 or automatic (they scale), importance levels.
+NativeRetargetResult retarget(const NativeImage& samples, const RetargetParams& params,
+                              CarveImplementation implementation,
+                              const CarveProgress& progress = {});
+
 /// Seams needed to carve away every pixel of `remove` in one direction: the widest run of marked
 /// pixels in any row (vertical) or column (horizontal).
 int seams_to_clear(const Mask& remove, SeamDirection direction);

@@ -1,0 +1,52 @@
+// A measurement's fill from start to end (the command line's path; the editor's Remove Object
+// panel runs the same steps batch by batch): decided on every bit, stored samples moved, then
+// blended in their own values.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
+namespace lacuna::ops {
+
+NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
+                            const InpaintParams& params, const InpaintImplementation implementation,
+                            const InpaintProgressCallback& progress) {
+    if (params.method != InpaintMethod::PatchMatch)
+        throw Error(ErrorCode::InvalidArgument,
+                    "this image holds " + describe(samples.format()) +
+                        " samples: they are filled by PatchMatch, whose fill takes every pixel "
+                        "from one source pixel so the stored values can follow; Criminisi blends "
+                        "patches (use --method patchmatch, or convert to an 8-bit photo first)");
+    // The hole, the valid sources and the coarse levels come from the 8-bit proxy; every
+    // distance and vote from the 16-bit decision image of the same range.
+    const CarvingProxy proxy = carving_proxy(samples);
+    InpaintProblem problem = prepare_inpaint(proxy.image.view(), mask, params);
+    const Mask hole = clone(problem.hole.view());
+    const int radius = problem.radius;
+    std::vector<std::string> notes = problem.notes;
+    const auto filler = make_deep_patchmatch_inpainter(
+        std::move(problem), deep_carving_proxy(samples, proxy.raw_lo, proxy.raw_hi).image,
+        implementation);
+    constexpr int kIterationsPerStep = 64;  // as inpaint(): often enough for a progress bar
+    InpaintProgress state = filler->progress();
+    while (!state.done()) {
+        state = filler->advance(kIterationsPerStep);
+        if (progress && !progress(state))
+            throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
+    }
+    NativeInpaintResult result;
+    result.progress = state;
+    result.notes = std::move(notes);
+    const std::optional<PatchMatchField> field = patchmatch_field(*filler);
+    // An empty hole leaves nothing to move (and no field). The moved samples are blended in
+    // their own values, as the editor's fill does (blend_samples).
+    if (!field) {
+        result.samples = samples;
+        return result;
+    }
+    const FillSources sources = patchmatch_sources(*field, hole, radius);
+    result.samples = blend_samples(fill_from_sources(samples, sources), hole, sources,
+                                   {proxy.raw_lo, proxy.raw_hi});
+    return result;
+}
+
+}  // namespace lacuna::ops

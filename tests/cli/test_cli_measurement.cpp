@@ -1,0 +1,498 @@
+// Measurements through the command line (issue 35): retarget, inpaint, scale, filter and batch
+// read 16-bit, signed, float, DICOM and FITS files as stored, decide on every bit as the editor
+// does, move the stored samples and write them back in their own type.
+#include "../engine/scientific_test_files.hpp"
+
+#include <lacuna/io/image_io.hpp>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace lacuna;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    QString out;
+    QString err;
+};
+
+Result run_cli(const QStringList& args) {
+    QProcess p;
+    p.start(LACUNA_CLI_PATH, args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+void verify_one_error_line(const Result& r, const QString& must_contain) {
+    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() == 1, qPrintable(r.err));
+    QVERIFY2(lines[0].startsWith("lacuna: error: ") || lines[0].startsWith("lacuna: usage error: "),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
+}
+
+QJsonObject json_object(const Result& r) {
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+/// A textured 8-bit grey field spanning 0..255 (so its finite range is the type's: the
+/// measurement path's normalisation is then exactly ×257 for the 16-bit copy, as for the photo
+/// path's 8-bit image): diagonal stripes, a bright disc, a little hash noise.
+NativeImage textured_u8(const int w, const int h) {
+    NativeImage img(w, h, {SampleType::U8, 1});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int stripes = ((x + 2 * y) / 5) % 2 == 0 ? 60 : 140;
+            const int dx = x - w / 3, dy = y - h / 2;
+            const int disc = dx * dx + dy * dy < (h / 4) * (h / 4) ? 90 : 0;
+            const unsigned hash =
+                (static_cast<unsigned>(x) * 73856093u) ^ (static_cast<unsigned>(y) * 19349663u);
+            img.set_sample(x, y, 0, std::min(255, stripes + disc + int(hash % 23)));
+        }
+    img.set_sample(0, 0, 0, 0);
+    img.set_sample(w - 1, h - 1, 0, 255);
+    return img;
+}
+
+NativeImage times_257(const NativeImage& img) {
+    NativeImage out(img.width(), img.height(), {SampleType::U16, img.channels()});
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            for (int c = 0; c < img.channels(); ++c)
+                out.set_sample(x, y, c, 257 * img.sample(x, y, c));
+    return out;
+}
+
+void write(const QString& path, const NativeImage& img) {
+    io::write_native(path.toStdString(), img);
+}
+
+NativeImage read_page(const QString& path) {
+    return io::read_native(path.toStdString()).pages.at(0);
+}
+
+/// `big` is exactly 257 × `small`, sample by sample.
+void verify_times_257(const NativeImage& small, const NativeImage& big) {
+    QCOMPARE(big.width(), small.width());
+    QCOMPARE(big.height(), small.height());
+    QCOMPARE(big.sample_type(), SampleType::U16);
+    // A grey photo comes back as RGB from the photo path: compare its red.
+    QVERIFY(small.channels() == big.channels() || big.channels() == 1);
+    int differing = 0;
+    for (int y = 0; y < small.height(); ++y)
+        for (int x = 0; x < small.width(); ++x)
+            for (int c = 0; c < big.channels(); ++c)
+                differing += big.sample(x, y, c) != 257 * small.sample(x, y, c) ? 1 : 0;
+    QCOMPARE(differing, 0);
+}
+
+std::multiset<double> sample_set(const NativeImage& img) {
+    std::multiset<double> s;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) s.insert(img.sample(x, y, 0));
+    return s;
+}
+
+}  // namespace
+
+class TestCliMeasurement : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString tmp(const QString& name) const { return dir_.filePath(name); }
+
+  private slots:
+    // The photo path (8-bit PNG) and the measurement path (its ×257 16-bit copy) carve the same
+    // seams: the 16-bit result is exactly 257 × the 8-bit one, both orders of a W×H shrink.
+    void retarget_x257_copy_gives_the_same_seams() {
+        const NativeImage small = textured_u8(48, 36);
+        write(tmp("a8.png"), small);
+        write(tmp("a16.png"), times_257(small));
+        for (const QString energy : {"forward", "sobel"}) {
+            const QStringList size{"--width",  "37",   "--height",  "29",
+                                   "--energy", energy, "--backend", "cpu"};
+            Result r = run_cli(QStringList{"retarget", tmp("a8.png"), tmp("o8.png")} + size);
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            r = run_cli(QStringList{"retarget", tmp("a16.png"), tmp("o16.png"), "--json"} + size);
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            QCOMPARE(json_object(r)["sample_type"].toString(), QString("u16"));
+            QCOMPARE(json_object(r)["written_sample_type"].toString(), QString("u16"));
+            QVERIFY2(!r.err.contains("8 bits"), qPrintable(r.err));  // nothing narrowed
+            const NativeImage o8 = read_page(tmp("o8.png"));
+            const NativeImage o16 = read_page(tmp("o16.png"));
+            QCOMPARE(o16.format(), (PixelFormat{SampleType::U16, 1}));
+            verify_times_257(o8, o16);
+        }
+    }
+
+    // Samples differing by less than one 8-bit level are seen: a ramp 100 samples high on a flat
+    // 16-bit field is kept (an 8-bit decision would see a flat image and carve through it).
+    void retarget_decides_on_every_bit() {
+        const int w = 40, h = 20;
+        NativeImage img(w, h, {SampleType::U16, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                img.set_sample(x, y, 0, 30000 + (x >= 5 && x < 15 ? 10 * (x - 5) : 0));
+        img.set_sample(0, 0, 0, 0);  // the range spans far more than the ramp
+        img.set_sample(w - 1, h - 1, 0, 65535);
+        write(tmp("ramp.png"), img);
+        const Result r = run_cli({"retarget", tmp("ramp.png"), tmp("ramp-out.png"), "--width", "30",
+                                  "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const NativeImage out = read_page(tmp("ramp-out.png"));
+        QCOMPARE(out.width(), 30);
+        // Every row still holds the whole ramp 30000..30090 in order.
+        for (int y = 1; y < h - 1; ++y) {
+            std::vector<double> ramp;
+            for (int x = 0; x < out.width(); ++x)
+                if (out.sample(x, y, 0) > 30000) ramp.push_back(out.sample(x, y, 0));
+            QCOMPARE(int(ramp.size()), 9);
+            for (std::size_t i = 0; i < ramp.size(); ++i) QCOMPARE(ramp[i], 30010.0 + 10 * i);
+        }
+    }
+
+    // Float (NaN included) and 3-channel 16-bit keep their type; enlarging averages in the
+    // stored type; JPEG cannot hold the samples and says so in one line.
+    void retarget_keeps_float_and_colour() {
+        NativeImage f(20, 12, {SampleType::F32, 1});
+        for (int y = 0; y < 12; ++y)
+            for (int x = 0; x < 20; ++x) f.set_sample(x, y, 0, 273.15 + 0.001 * (x * x + y));
+        f.set_sample(19, 0, 0, std::numeric_limits<double>::quiet_NaN());
+        write(tmp("f.tiff"), f);
+        Result r = run_cli(
+            {"retarget", tmp("f.tiff"), tmp("f-out.tiff"), "--width", "15", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        NativeImage out = read_page(tmp("f-out.tiff"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(out.width(), 15);
+        // Moved, not re-quantised: every row's values are a subset of the input row's.
+        for (int y = 0; y < 12; ++y) {
+            std::set<float> row;
+            for (int x = 0; x < 20; ++x) row.insert(float(f.sample(x, y, 0)));
+            for (int x = 0; x < 15; ++x) {
+                const float v = float(out.sample(x, y, 0));
+                QVERIFY(std::isnan(v) || row.count(v) == 1);
+            }
+        }
+        r = run_cli(
+            {"retarget", tmp("f.tiff"), tmp("f-out.pfm"), "--width", "30", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(read_page(tmp("f-out.pfm")).format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(read_page(tmp("f-out.pfm")).width(), 30);
+
+        NativeImage rgb(16, 10, {SampleType::U16, 3});
+        for (int y = 0; y < 10; ++y)
+            for (int x = 0; x < 16; ++x)
+                for (int c = 0; c < 3; ++c) rgb.set_sample(x, y, c, 1000 * c + 37 * x + 101 * y);
+        write(tmp("rgb16.png"), rgb);
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("rgb16-out.tiff"), "--height", "8",
+                     "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        out = read_page(tmp("rgb16-out.tiff"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 3}));
+        QCOMPARE(out.height(), 8);
+
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("rgb16-out.jpg"), "--height", "8",
+                     "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("JPEG cannot hold 16-bit") &&
+                     r.err.contains("to keep the 16-bit samples, write TIFF"),
+                 qPrintable(r.err));
+        // Photo-only options refuse with a sentence.
+        r = run_cli(
+            {"retarget", tmp("rgb16.png"), tmp("x.png"), "--width", "10", "--amount", "50"});
+        verify_one_error_line(r, "retargeted by seams only");
+        r = run_cli({"retarget", tmp("rgb16.png"), tmp("x.png"), "--width", "10", "--saliency"});
+        verify_one_error_line(r, "carved on its values only");
+        QVERIFY(!QFile::exists(tmp("x.png")));
+    }
+
+    // An 8-bit measurement (an 8-bit FITS frame) and its ×257 16-bit copy fill alike: the
+    // stored samples move from the same sources and blend to the same values, each rounded to
+    // its own type: outside the hole exactly 257 × the 8-bit samples, inside within half an
+    // 8-bit level of it.
+    void inpaint_x257_copy_gives_the_same_fill() {
+        if (!test::fits_ready()) QSKIP("this build has no FITS support (CFITSIO)");
+        const NativeImage small = textured_u8(48, 40);
+        write(tmp("m8.fits"), small);
+        write(tmp("m16.png"), times_257(small));
+        NativeImage mask(48, 40, {SampleType::U8, 1});
+        for (int y = 14; y < 24; ++y)
+            for (int x = 20; x < 31; ++x) mask.set_sample(x, y, 0, 255);
+        write(tmp("mask.png"), mask);
+        Result r = run_cli({"inpaint", tmp("m8.fits"), tmp("mask.png"), tmp("f8.fits"), "--backend",
+                            "cpu", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("u8"));
+        r = run_cli({"inpaint", tmp("m16.png"), tmp("mask.png"), tmp("f16.png"), "--backend", "cpu",
+                     "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["written_sample_type"].toString(), QString("u16"));
+        const NativeImage f8 = read_page(tmp("f8.fits"));
+        const NativeImage f16 = read_page(tmp("f16.png"));
+        QCOMPARE(f8.format(), (PixelFormat{SampleType::U8, 1}));
+        int changed = 0;
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 48; ++x) {
+                const bool hole = mask.sample(x, y, 0) != 0;
+                const double v = f16.sample(x, y, 0);
+                if (!hole) {
+                    QCOMPARE(v, 257 * small.sample(x, y, 0));
+                    QCOMPARE(f8.sample(x, y, 0), small.sample(x, y, 0));
+                    continue;
+                }
+                QVERIFY2(
+                    std::abs(v - 257 * f8.sample(x, y, 0)) <= 128,
+                    qPrintable(
+                        QString("%1,%2: %3 vs %4").arg(x).arg(y).arg(v).arg(f8.sample(x, y, 0))));
+                changed += v != 257 * small.sample(x, y, 0) ? 1 : 0;
+            }
+        QVERIFY(changed > 20);
+    }
+
+    void criminisi_refuses_a_measurement() {
+        write(tmp("c16.png"), times_257(textured_u8(24, 20)));
+        NativeImage mask(24, 20, {SampleType::U8, 1});
+        mask.set_sample(10, 10, 0, 255);
+        write(tmp("cmask.png"), mask);
+        const Result r = run_cli({"inpaint", tmp("c16.png"), tmp("cmask.png"), tmp("c-out.png"),
+                                  "--method", "criminisi"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "Criminisi blends patches");
+        QVERIFY(!QFile::exists(tmp("c-out.png")));
+    }
+
+    // A CT slice (signed 16-bit, HU) through retarget: the stored samples move and are written
+    // as float TIFF with the same values.
+    void retarget_a_dicom_ct_slice() {
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+#if LACUNA_TEST_GDCM
+        const test::Bytes bytes = test::write_dicom(test::ct_spec());
+        QFile file(tmp("ct.dcm"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+        file.close();
+        const NativeImage ct = read_page(tmp("ct.dcm"));
+        const Result r = run_cli({"retarget", tmp("ct.dcm"), tmp("ct.tiff"), "--width", "10",
+                                  "--backend", "cpu", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
+        const NativeImage out = read_page(tmp("ct.tiff"));
+        QCOMPARE(out.width(), 10);
+        QCOMPARE(out.sample_type(), SampleType::F32);
+        for (int y = 0; y < out.height(); ++y) {
+            std::multiset<double> row;
+            for (int x = 0; x < ct.width(); ++x) row.insert(ct.sample(x, y, 0));
+            for (int x = 0; x < out.width(); ++x) QVERIFY(row.count(out.sample(x, y, 0)) > 0);
+        }
+#endif
+    }
+
+    // Scale moves samples (nearest, the photo path's own rule); interpolation refuses; the
+    // filter refuses, as in the editor.
+    void scale_and_filter() {
+        const NativeImage small = textured_u8(30, 20);
+        write(tmp("s8.png"), small);
+        write(tmp("s16.png"), times_257(small));
+        Result r = run_cli({"scale", tmp("s8.png"), tmp("so8.png"), "--width", "47", "--height",
+                            "13", "--method", "nearest", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        r = run_cli({"scale", tmp("s16.png"), tmp("so16.pgm"), "--width", "47", "--height", "13",
+                     "--method", "nearest"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        verify_times_257(read_page(tmp("so8.png")), read_page(tmp("so16.pgm")));
+        r = run_cli(
+            {"scale", tmp("s16.png"), tmp("x.png"), "--width", "47", "--method", "bilinear"});
+        verify_one_error_line(r, "--method nearest scales a measurement");
+        r = run_cli({"filter", "bilateral", tmp("s16.png"), tmp("x.png")});
+        verify_one_error_line(r, "the bilateral filter works on photos");
+        QVERIFY(!QFile::exists(tmp("x.png")));
+    }
+
+    // batch runs the commands themselves: a folder of 16-bit files gives 16-bit results.
+    void batch_keeps_sixteen_bits() {
+        QDir(dir_.path()).mkpath("in");
+        write(tmp("in/one.png"), times_257(textured_u8(32, 24)));
+        const Result r = run_cli({"batch", "retarget", "--input", tmp("in"), "--output", tmp("out"),
+                                  "--width", "50%", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err + r.out));
+        const NativeImage out = read_page(tmp("out/one.png"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 1}));
+        QCOMPARE(out.width(), 16);
+    }
+
+    // Calibration travels (issue 35, 2): a real CT slice (pydicom's CT_small.dcm, HU) converted
+    // to TIFF, and retargeted to TIFF, reads in HU again, here and in ImageJ (its description).
+    void calibration_travels_through_tiff() {
+        const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
+        if (!QFile::exists(ct)) QSKIP("python3-pydicom's test files are not installed");
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+        const io::LoadedNative dicom = io::read_native(ct.toStdString());
+        QCOMPARE(dicom.calibration.unit, std::string("HU"));
+        Result r = run_cli({"convert", ct, tmp("ct.tiff")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
+        const io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
+        QCOMPARE(back.calibration, dicom.calibration);
+        // The same values in HU: every stored sample kept (as float, TIFF's type for signed).
+        const NativeImage& a = dicom.pages.at(0);
+        const NativeImage& b = back.pages.at(0);
+        QCOMPARE(b.width(), a.width());
+        int differing = 0;
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x)
+                differing += a.sample(x, y, 0) != b.sample(x, y, 0) ? 1 : 0;
+        QCOMPARE(differing, 0);
+        r = run_cli({"info", "--json", tmp("ct.tiff")});
+        const QJsonObject info = QJsonDocument::fromJson(r.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(info["unit"].toString(), QString("HU"));
+        QCOMPARE(info["calibration_intercept"].toDouble(), dicom.calibration.intercept);
+        // A command writing a measurement carries it too.
+        r = run_cli({"retarget", ct, tmp("ct-narrow.tiff"), "--width", "100", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("ct-narrow.tiff").toStdString()).calibration,
+                 dicom.calibration);
+        // Where the format carries none, one line says so.
+        r = run_cli({"retarget", ct, tmp("ct-narrow.png"), "--width", "100", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("is not written: PNG files carry none"), qPrintable(r.err));
+    }
+
+    // Physical units (issue 35, 3): the spacing each kind of file states, carried through TIFF,
+    // and the line's length and distances in that unit, anisotropic spacing measured in
+    // physical space.
+    void spacing_from_dicom() {
+        const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
+        if (!QFile::exists(ct)) QSKIP("python3-pydicom's test files are not installed");
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+        const io::LoadedNative dicom = io::read_native(ct.toStdString());
+        // CT_small.dcm: PixelSpacing 0.661468\0.661468.
+        QCOMPARE(dicom.spacing, (PixelSpacing{0.661468, 0.661468, "mm"}));
+        // Through convert to TIFF and back.
+        Result r = run_cli({"convert", ct, tmp("sp.tiff")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const io::LoadedNative back = io::read_native(tmp("sp.tiff").toStdString());
+        QCOMPARE(back.spacing.unit, std::string("mm"));
+        QCOMPARE(back.spacing, dicom.spacing);  // exactly
+        r = run_cli({"convert", ct, tmp("sp.png")});
+        QVERIFY2(r.err.contains("pixel spacing (0.661468 mm) is not written"), qPrintable(r.err));
+        // A 3-4-5 line: 5 pixels is 5 × 0.661468 mm.
+        r = run_cli({"histogram", ct, "--from", "10,10", "--to", "40,50", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["length"].toDouble(), 50.0);
+        QCOMPARE(o["length_physical"].toDouble(), 33.0734);  // 6 significant digits
+        QCOMPARE(o["spacing_unit"].toString(), QString("mm"));
+    }
+
+    // A TIFF with an anisotropic ImageJ scale (0.5 mm across, 2 mm down): a diagonal line's
+    // length and positions are measured in physical space; scaling changes the pixel size.
+    void anisotropic_spacing_in_tiff() {
+        NativeImage img(40, 50, {SampleType::U16, 1});
+        for (int y = 0; y < 50; ++y)
+            for (int x = 0; x < 40; ++x) img.set_sample(x, y, 0, 100 * x + y);
+        const PixelSpacing spacing{0.5, 2.0, "mm"};
+        io::WriteOptions options;
+        options.spacing = &spacing;
+        io::write_native(tmp("aniso.tiff").toStdString(), img, options);
+        QCOMPARE(io::read_native(tmp("aniso.tiff").toStdString()).spacing, spacing);
+        Result r = run_cli({"histogram", tmp("aniso.tiff"), "--from", "0,0", "--to", "30,40",
+                            "--json", "--profile-csv", tmp("aniso.csv")});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_object(r);
+        QCOMPARE(o["length"].toDouble(), 50.0);
+        // √((30 · 0.5)² + (40 · 2)²) = √(225 + 6400), not 50 × anything.
+        // (--json prints 6 significant digits.)
+        QCOMPARE(o["length_physical"].toDouble(), 81.3941);
+        QCOMPARE(o["pixel_spacing_x"].toDouble(), 0.5);
+        QCOMPARE(o["pixel_spacing_y"].toDouble(), 2.0);
+        QFile csv(tmp("aniso.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QStringList rows;
+        for (const QString& l : lines)
+            if (l.startsWith("# pixel spacing"))
+                QVERIFY2(l.contains("0.5 \u00d7 2 mm"), qPrintable(l));
+            else if (!l.startsWith('#'))
+                rows.push_back(l);
+        QVERIFY2(rows[0].startsWith("position,x,y,distance,distance_mm,channel"),
+                 qPrintable(rows[0]));
+        const QStringList last = rows.last().split(',');
+        QVERIFY(std::abs(last[4].toDouble() - std::sqrt(6625.0)) < 1e-6);
+        // Scaled to half the width: each pixel is twice as wide.
+        r = run_cli({"scale", tmp("aniso.tiff"), tmp("aniso-half.tiff"), "--width", "20",
+                     "--height", "50", "--method", "nearest"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(io::read_native(tmp("aniso-half.tiff").toStdString()).spacing,
+                 (PixelSpacing{1.0, 2.0, "mm"}));
+    }
+
+#if LACUNA_TEST_CFITSIO
+    // FITS: CDELT in degrees on celestial axes gives arcsec; an unrotated CD matrix too; a
+    // rotated one gives none (a distance would need the full WCS).
+    void spacing_from_fits() {
+        if (!test::fits_ready()) QSKIP("this build has no FITS support (CFITSIO)");
+        const auto write = [&](const QString& name,
+                               const std::vector<std::pair<const char*, double>>& keys) {
+            test::FitsWriter writer(tmp(name).toStdString());
+            writer.image(FLOAT_IMG, {8, 6}, {});
+            writer.pixels(TFLOAT, std::vector<float>(48, 1.0f));
+            writer.check();
+            fitsfile* f = nullptr;
+            int status = 0;
+            fits_open_file(&f, tmp(name).toLocal8Bit().constData(), READWRITE, &status);
+            char ra[] = "RA---TAN", dec[] = "DEC--TAN";
+            fits_write_key(f, TSTRING, "CTYPE1", ra, "", &status);
+            fits_write_key(f, TSTRING, "CTYPE2", dec, "", &status);
+            for (const auto& [key, value] : keys) {
+                double v = value;
+                fits_write_key(f, TDOUBLE, key, &v, "", &status);
+            }
+            fits_close_file(f, &status);
+            QCOMPARE(status, 0);
+        };
+        write("cdelt.fits", {{"CDELT1", -1.0 / 3600}, {"CDELT2", 2.0 / 3600}});
+        PixelSpacing s = io::read_native(tmp("cdelt.fits").toStdString()).spacing;
+        QCOMPARE(s.unit, std::string("arcsec"));
+        QVERIFY(std::abs(s.x - 1.0) < 1e-9 && std::abs(s.y - 2.0) < 1e-9);
+        write("cd.fits", {{"CD1_1", -0.5 / 3600}, {"CD2_2", 0.5 / 3600}, {"CD1_2", 0.0}});
+        s = io::read_native(tmp("cd.fits").toStdString()).spacing;
+        QVERIFY(s.known() && std::abs(s.x - 0.5) < 1e-9 && std::abs(s.y - 0.5) < 1e-9);
+        write("rot.fits", {{"CD1_1", 1e-4}, {"CD2_2", 1e-4}, {"CD1_2", 3e-5}, {"CD2_1", -3e-5}});
+        QVERIFY(!io::read_native(tmp("rot.fits").toStdString()).spacing.known());
+        const Result r = run_cli({"info", tmp("cdelt.fits")});
+        QVERIFY2(r.out.contains("pixel spacing: 1 \u00d7 2 arcsec"), qPrintable(r.out));
+    }
+#endif
+
+    // TIFF resolution in pixels per centimetre (as scanners and microscopes write it).
+    void spacing_from_tiff_resolution() {
+        cv::Mat grey(10, 10, CV_16UC1, cv::Scalar(1000));
+        // 254 pixels per inch across (0.1 mm), 127 down (0.2 mm).
+        QVERIFY(cv::imwrite(
+            tmp("res.tiff").toStdString(), grey,
+            {cv::IMWRITE_TIFF_RESUNIT, 2, cv::IMWRITE_TIFF_XDPI, 254, cv::IMWRITE_TIFF_YDPI, 127}));
+        const PixelSpacing s = io::read_native(tmp("res.tiff").toStdString()).spacing;
+        QCOMPARE(s.unit, std::string("mm"));
+        QVERIFY2(std::abs(s.x - 0.1) < 1e-12 && std::abs(s.y - 0.2) < 1e-12,
+                 qPrintable(QString::fromStdString(s.describe())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliMeasurement)
+#include "test_cli_measurement.moc"
