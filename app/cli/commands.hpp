@@ -61,6 +61,7 @@ const std::vector<Command>& commands();
 
 // Subcommands defined in their own files.
 Command histogram_command();
+Command kymograph_command();
 Command retarget_command();
 int run_retarget(Context& ctx);
 /// run_retarget for videos (IN is a video file or an image-sequence pattern).
