@@ -78,6 +78,7 @@ Command filter_command();
 Command scale_command();
 int bench_scale(Context& ctx);
 int bench_conv3d(Context& ctx);
+int bench_kymograph(Context& ctx);
 int bench_retarget_quality(Context& ctx);
 
 /// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.
