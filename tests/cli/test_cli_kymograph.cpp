@@ -12,6 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -19,6 +20,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <vector>
 
 using namespace lacuna;
@@ -121,6 +123,8 @@ class TestCliKymograph : public QObject {
     void fits_cube_is_calibrated();
     void video_frames_and_frame_rate();
     void bad_input_is_refused();
+    void histogram_regions_give_one_csv();
+    void histogram_regions_refuse_bad_files();
 };
 
 void TestCliKymograph::stack_gives_slope_three() {
@@ -321,6 +325,95 @@ void TestCliKymograph::bad_input_is_refused() {
     QFile f(stack);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), before);
+}
+
+namespace {
+bool write_text(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+}  // namespace
+
+void TestCliKymograph::histogram_regions_give_one_csv() {
+    // value = x + 100 y: bilinear sampling reproduces it anywhere inside.
+    cv::Mat plane(20, 40, CV_32FC1);
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 40; ++x) plane.at<float>(y, x) = float(x + 100 * y);
+    QVERIFY(cv::imwrite(tmp("ramp.tif").toStdString(), plane));
+    QVERIFY(write_text(tmp("regions.json"), R"([
+        {"name": "across", "type": "line", "points": [[0, 5], [10, 5]]},
+        {"name": "bend", "type": "polyline", "points": [[0, 0], [5, 0], [5, 5]], "width": 3},
+        {"name": "box", "type": "rectangle", "x": 2, "y": 3, "width": 4, "height": 3},
+        {"name": "slanted", "type": "line", "points": [[3.5, 2.25], [30, 17]], "width": 5}
+    ])"));
+    const Result r = run_cli({"histogram", tmp("ramp.tif"), "--regions", tmp("regions.json"),
+                              "--csv", tmp("regions.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    const QJsonObject o = json_of(r);
+    QCOMPARE(o["mode"].toString(), QString("regions"));
+    const QJsonArray list = o["regions"].toArray();
+    QCOMPARE(list.size(), 4);
+    QCOMPARE(list[1].toObject()["positions"].toInt(), 11);
+    QCOMPARE(list[2].toObject()["band_width"].toInt(), 3);
+    const auto rows = csv_rows(tmp("regions.csv"));
+    QCOMPARE(rows[0].join(','), QString("region,type,position,x,y,distance,value"));
+    std::map<QString, std::vector<QStringList>> by_name;
+    for (std::size_t i = 1; i < rows.size(); ++i) by_name[rows[i][0]].push_back(rows[i]);
+    QCOMPARE(int(by_name["across"].size()), 11);
+    for (int i = 0; i <= 10; ++i) QCOMPARE(by_name["across"][i][6].toFloat(), float(i + 500));
+    // The polyline's band of 3 across a ramp in x and y averages to the centre's value, except
+    // where it leaves the image (y = -1 at the top: only two samples).
+    QCOMPARE(int(by_name["bend"].size()), 11);
+    QCOMPARE(by_name["bend"][8][6].toFloat(), float(5 + 100 * 3));
+    QCOMPARE(by_name["bend"][2][6].toFloat(), float(2 + 100 * 0.5));
+    // The rectangle: columns 2..5, each the mean of rows 3, 4, 5.
+    QCOMPARE(int(by_name["box"].size()), 4);
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(by_name["box"][i][3].toDouble(), double(2 + i));
+        QCOMPARE(by_name["box"][i][6].toFloat(), float(2 + i + 400));
+    }
+    // A line region's profile is the histogram's mean profile along the same line.
+    const Result h = run_cli({"histogram", tmp("ramp.tif"), "--from", "3.5,2.25", "--to", "30,17",
+                              "--width", "5", "--profile-csv", tmp("profile.csv"), "--json"});
+    QVERIFY2(h.status == 0, qPrintable(h.err));
+    const auto profile = csv_rows(tmp("profile.csv"));
+    QCOMPARE(profile.size(), by_name["slanted"].size() + 1);
+    for (std::size_t i = 0; i < by_name["slanted"].size(); ++i)
+        QCOMPARE(by_name["slanted"][i][6], profile[i + 1][5]);
+    QVERIFY(csv_comments(tmp("regions.csv")).contains("4 regions"));
+}
+
+void TestCliKymograph::histogram_regions_refuse_bad_files() {
+    cv::Mat plane(8, 8, CV_32FC1, cv::Scalar(1));
+    QVERIFY(cv::imwrite(tmp("flat.tif").toStdString(), plane));
+    const auto refused = [&](const QByteArray& json, const QString& says) {
+        if (!write_text(tmp("bad.json"), json)) return false;
+        QFile::remove(tmp("bad.csv"));
+        const Result r = run_cli(
+            {"histogram", tmp("flat.tif"), "--regions", tmp("bad.json"), "--csv", tmp("bad.csv")});
+        if (r.status != 1 || !r.err.contains(says) || QFile::exists(tmp("bad.csv"))) {
+            qWarning("%s", qPrintable(r.err));
+            return false;
+        }
+        return true;
+    };
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3]]},)", "line 1"));
+    QVERIFY(refused("{}", "list of regions"));
+    QVERIFY(refused("[]", "no regions"));
+    QVERIFY(refused(R"([{"name": "a", "type": "circle"}])", "line, polyline or rectangle"));
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3], [4, 4]]}])",
+                    "a line has two points"));
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3]]},
+                        {"name": "a", "type": "line", "points": [[0, 1], [3, 3]]}])",
+                    "region 2 ('a'): the name is used twice"));
+    QVERIFY(refused(R"([{"name": "r", "type": "rectangle", "x": 1, "y": 1, "width": 3}])",
+                    "\"height\""));
+    QVERIFY(
+        refused(R"([{"name": "z", "type": "line", "points": [[2, 2], [2, 2]]}])", "zero length"));
+    const Result r = run_cli(
+        {"histogram", tmp("flat.tif"), "--regions", tmp("none.json"), "--csv", tmp("bad.csv")});
+    QCOMPARE(r.status, 1);
+    QVERIFY(r.err.contains("cannot read the regions file"));
 }
 
 QTEST_GUILESS_MAIN(TestCliKymograph)
