@@ -262,6 +262,9 @@ void TestKymograph::bad_input_is_refused() {
     QCOMPARE(error_of(frames, p), ErrorCode::InvalidArgument);
     p.path = {{1, 1}, {2e9, 1}};
     QCOMPARE(error_of(frames, p), ErrorCode::InvalidArgument);
+    p.path = {{0, 0}, {9e8, 1}};  // within the coordinate bound, far too long: refused at once
+    QCOMPARE(error_of(frames, p, &text), ErrorCode::InvalidArgument);
+    QVERIFY2(text.contains("positions long"), qPrintable(text));
     p.path = {{1, 1}, {5, 1}};
     p.band_width = 0;
     QCOMPARE(error_of(frames, p, &text), ErrorCode::InvalidArgument);

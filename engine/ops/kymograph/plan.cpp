@@ -68,6 +68,21 @@ KymographPlan plan_kymograph(const int width, const int height, const KymographP
         invalid("band width must be from 1 to " + std::to_string(kMaxBandWidth) + " samples, not " +
                 std::to_string(params.band_width));
     }
+    // The positions are counted before any is stored: a path of 1e9 pixels (within the bound
+    // above) would otherwise allocate billions of entries before the size check refused it.
+    double total = 1;
+    for (std::size_t s = 0; s + 1 < path.size(); ++s)
+        total +=
+            std::max(
+                2.0,
+                std::ceil(std::hypot(path[s + 1].y - path[s].y, path[s + 1].x - path[s].x) + 1.0)) -
+            1;
+    if (total > static_cast<double>(kMaxKymographPositions)) {
+        std::ostringstream s;
+        s << "the path is " << total << " positions long; at most " << kMaxKymographPositions
+          << " are allowed";
+        invalid(s.str());
+    }
     KymographPlan plan;
     plan.width = width;
     plan.height = height;
@@ -90,8 +105,6 @@ KymographPlan plan_kymograph(const int width, const int height, const KymographP
         plan.segments.push_back(g);
         start += length;
     }
-    // Positions are an int and the rows an image width.
-    check_image_size(plan.positions(), 1);
     return plan;
 }
 

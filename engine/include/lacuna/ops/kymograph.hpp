@@ -14,6 +14,10 @@
 
 namespace lacuna::ops {
 
+/// The most positions a path may have (the kymograph's width; a 65536-pixel image's diagonal
+/// several times over).
+inline constexpr int kMaxKymographPositions = 1 << 20;
+
 struct KymographParams {
     /// The path's vertices in pixel-centre coordinates: two for a line, more for a polyline.
     std::vector<Point2> path;
@@ -41,7 +45,8 @@ struct KymographPlan {
 };
 
 /// Checks the parameters (2+ finite vertices within ±kMaxLineCoordinate, no zero-length segment,
-/// band 1..kMaxBandWidth, a non-empty frame) and builds the plan. Throws Error(InvalidArgument)
+/// band 1..kMaxBandWidth, at most kMaxKymographPositions positions, a non-empty frame) and builds
+/// the plan. Throws Error(InvalidArgument)
 /// with a sentence. A path that leaves the image is kept as drawn: its positions outside hold
 /// NaN, so a position means the same place in every frame.
 KymographPlan plan_kymograph(int width, int height, const KymographParams& params);
