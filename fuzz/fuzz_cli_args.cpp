@@ -9,10 +9,12 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "regions.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/kymograph.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
@@ -55,6 +57,12 @@ void check_extent(const std::string& text, const int original) {
 void parse_value(const std::string& value, const int original) {
     namespace cli = lacuna::cli;
     namespace ops = lacuna::ops;
+    // The regions file's JSON reader, and the paths it gives planned (not profiled: a valid
+    // band of 2048 along a million positions is slow, not wrong).
+    attempt([&] {
+        for (const cli::Region& r : cli::parse_regions(value, "fuzz.json"))
+            (void)ops::plan_kymograph(16, 16, r.params);
+    });
     attempt([&] { (void)cli::parse_number("n", value); });
     attempt([&] { (void)cli::parse_int("n", value); });
     attempt([&] { (void)cli::parse_pair("from", value); });

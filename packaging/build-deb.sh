@@ -36,6 +36,11 @@ done
 "$prefix/usr/bin/lacuna" retarget "$prefix/usr/share/lacuna/sample/fruits.jpg" "$prefix/narrow.png" \
   --width 400 --backend cpu --json
 "$prefix/usr/bin/lacuna" info "$prefix/narrow.png"
+# The Python module, from the package's files, on a numpy array.
+ls "$prefix"/usr/lib/python3/dist-packages/lacuna.cpython-*.so >/dev/null ||
+  { echo "build-deb: the package lacks the Python module (lacuna.cpython-*.so)" >&2; exit 1; }
+PYTHONPATH="$prefix/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+  "import lacuna, numpy as n; print('import lacuna:', lacuna.kymograph(n.ones((2, 4, 4), n.float32), [(0, 1), (3, 1)]).shape)"
 man -l "$prefix/usr/share/man/man1/lacuna.1.gz" 2>/dev/null | grep -q "lacuna inpaint" ||
   { echo "build-deb: the man page does not describe lacuna inpaint" >&2; exit 1; }
 

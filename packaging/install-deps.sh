@@ -26,6 +26,8 @@ packages=(
   clang libclang-rt-14-dev                  # the libFuzzer harnesses (fuzz/): clang, its fuzzer runtime
   opencv-doc                                # its sample photos: the object cases of `lacuna bench inpaint`
   gmic                                      # G'MIC: the fill's peers in `lacuna bench inpaint`
+  pybind11-dev python3-dev python3-numpy    # `import lacuna`: the Python module on numpy arrays
+  python3-pytest                            # its tests, against the CLI
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -448,7 +448,7 @@ Command bench_command() {
         {"bench",
          "time every implementation side by side on the same input",
          "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral, scale, "
-         "conv3d,\n                 retarget-quality)",
+         "conv3d,\n                 kymograph, retarget-quality)",
          {"JOB"},
          1,
          1,
@@ -483,7 +483,9 @@ Command bench_command() {
            "inpaint, retarget-quality: write every method's output there (inpaint: also the masks\n"
            "                            and a side-by-side sheet per case)"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
-          {"frames", "N", "video: frames to generate and to carve in memory (default 60)"},
+          {"frames", "N",
+           "video: frames to generate and to carve in memory (default 60); kymograph: frames "
+           "(32)"},
           {"photo", "FILE", "video: the photo the generated clip pans over"},
           {"keep-clip", "FILE", "video: also save the generated clip there"},
           param_option(ops::param(ops::video_retarget_param_specs(), "temporal"), "W", "video: "),
@@ -515,10 +517,11 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
             if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
             if (ctx.args.positionals[0] == "conv3d") return bench_conv3d(ctx);
+            if (ctx.args.positionals[0] == "kymograph") return bench_kymograph(ctx);
             if (ctx.args.positionals[0] == "retarget-quality") return bench_retarget_quality(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
                              "' (available: histogram, retarget, inpaint, video, batch, "
-                             "bilateral, scale, conv3d, retarget-quality)");
+                             "bilateral, scale, conv3d, kymograph, retarget-quality)");
         }};
 }
 

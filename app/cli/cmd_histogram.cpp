@@ -5,6 +5,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "regions.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -13,6 +14,7 @@
 #include <lacuna/ops/params.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
@@ -253,11 +255,49 @@ int run_direction(Context& ctx, const Loaded& loaded) {
     return kExitOk;
 }
 
+// --regions FILE: every region's profile in one CSV (regions.hpp), on the plane --channel picks.
+int run_regions(Context& ctx, const Loaded& loaded) {
+    const std::string path = *ctx.args.get("regions");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCode::NotFound, "cannot read the regions file '" + path + "'");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<Region> regions = parse_regions(text, path);
+    ops::HistogramChannel channel = loaded.source->is_measurement()
+                                        ? ops::HistogramChannel::Value
+                                        : ops::HistogramChannel::Luminance;
+    if (const auto c = ctx.args.get("channel")) {
+        const auto parsed = ops::parse_histogram_channel(*c);
+        if (!parsed || *parsed == ops::HistogramChannel::Rgb)
+            throw UsageError("--channel with --regions must be lum, r, g, b or value, not '" + *c +
+                             "'");
+        channel = *parsed;
+    }
+    const std::vector<ops::HistogramChannel> planes = loaded.source->planes_for(channel);
+    std::string header = csv_comments(loaded, 1, loaded.source->natural_range().first,
+                                      loaded.source->natural_range().second);
+    header = header.substr(0, header.find('\n') + 1);  // what the values are, not the bins
+    header.replace(header.find("; 1 bins over"), std::string::npos,
+                   "; " + std::to_string(regions.size()) + " regions from " + path + ", channel " +
+                       ops::to_string(planes[0]) + "\n");
+    std::string json;
+    const std::string csv =
+        region_profiles_csv(regions, loaded.source->plane(planes[0]).view(), header, json);
+    if (const auto out = ctx.args.get("csv")) write_text(*out, csv);
+    if (ctx.json) {
+        JsonObject o;
+        o.add("mode", "regions").add_raw("regions", json);
+        add_calibration(o, loaded);
+        ctx.out << o.str() << "\n";
+    }
+    return kExitOk;
+}
+
 int run_histogram(Context& ctx) {
     if (!ctx.args.has("csv") && !ctx.args.has("png") && !ctx.args.has("json")) {
         throw UsageError("say where the result goes: --csv FILE, --png FILE and/or --json");
     }
-    if (!ctx.args.has("direction") && (!ctx.args.has("from") || !ctx.args.has("to"))) {
+    if (!ctx.args.has("direction") && !ctx.args.has("regions") &&
+        (!ctx.args.has("from") || !ctx.args.has("to"))) {
         throw UsageError(
             "give the line with --from x0,y0 --to x1,y1 (or a whole direction with --direction "
             "DEG)");
@@ -275,6 +315,7 @@ int run_histogram(Context& ctx) {
     const Loaded loaded = load_source(ctx.args.positionals[0], ctx);
     const ops::HistogramSource* source = loaded.source.get();
     const double load_ms = ms_since(load_start);
+    if (ctx.args.has("regions")) return run_regions(ctx, loaded);
     if (ctx.args.has("direction")) return run_direction(ctx, loaded);
 
     ops::LineHistogramParams p;
@@ -375,7 +416,10 @@ Command histogram_command() {
           {"sampling", "MODE", "bilinear (default for lines) or nearest (default for --direction)"},
           {"direction", "DEG",
            "histogram every line at this angle (0 = rightwards, 90 = downwards)"},
-          {"csv", "FILE", "write the bins x positions counts"},
+          {"regions", "FILE",
+           "profiles of every region in a JSON list of named lines, polylines and rectangles, "
+           "into one --csv"},
+          {"csv", "FILE", "write the bins x positions counts (--regions: all the profiles)"},
           {"profile-csv", "FILE", "write mean, median, min and max across the band per position"},
           {"png", "FILE", "write a heat map (log counts) with the profile curves over it"}},
          "A line of length L gives ceil(L)+1 positions (scikit-image's profile_line convention).\n"

@@ -334,6 +334,7 @@ const std::vector<Command>& commands() {
         inpaint_command(),
         batch_command(),
         histogram_command(),
+        kymograph_command(),
         filter_command(),
         scale_command(),
         bench_command(),

@@ -60,6 +60,7 @@ const std::vector<Command>& commands();
 
 // Subcommands defined in their own files.
 Command histogram_command();
+Command kymograph_command();
 Command retarget_command();
 int run_retarget(Context& ctx);
 /// run_retarget for videos (IN is a video file or an image-sequence pattern).
@@ -76,6 +77,7 @@ Command filter_command();
 Command scale_command();
 int bench_scale(Context& ctx);
 int bench_conv3d(Context& ctx);
+int bench_kymograph(Context& ctx);
 int bench_retarget_quality(Context& ctx);
 
 /// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.

@@ -1,0 +1,81 @@
+// Kymographs: the values along a line or polyline (averaged across a band) in every frame of a
+// stack or a video, one row per frame: a position × time image in the data's units. The
+// sampling is the line histogram's (kernels/line_sampling.h): a segment of length L gives
+// ceil(L) + 1 positions, the band runs along the segment's normal, samples outside the image
+// are excluded (never clamped). A short CPU reference and a multi-threaded CPU version agree
+// exactly.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/kernels/line_sampling.h>
+#include <lacuna/ops/line_histogram.hpp>
+
+#include <vector>
+
+namespace lacuna::ops {
+
+/// The most positions a path may have (the kymograph's width; a 65536-pixel image's diagonal
+/// several times over).
+inline constexpr int kMaxKymographPositions = 1 << 20;
+
+struct KymographParams {
+    /// The path's vertices in pixel-centre coordinates: two for a line, more for a polyline.
+    std::vector<Point2> path;
+    int band_width = 1;  ///< samples across the path, 1..kMaxBandWidth
+    Sampling sampling = Sampling::Bilinear;
+};
+
+/// Where every position of the kymograph lies: the polyline's segments, each sampled like a line
+/// histogram's line (ceil(length) + 1 points, both ends included); a vertex shared by two
+/// segments is one position (the earlier segment's last point). The band at a position follows
+/// the normal of the position's segment, as ImageJ's wide polyline profiles do per segment.
+struct KymographPlan {
+    int width = 0;  ///< frame size
+    int height = 0;
+    Sampling sampling = Sampling::Bilinear;
+    std::vector<LineGeometry> segments;
+    std::vector<int> segment_of;   ///< per position
+    std::vector<int> index_of;     ///< per position: the point's index within its segment
+    std::vector<double> distance;  ///< per position: arc length from the path's start, pixels
+    [[nodiscard]] int positions() const { return static_cast<int>(segment_of.size()); }
+    [[nodiscard]] int band() const { return segments.empty() ? 1 : segments.front().band; }
+    [[nodiscard]] double length() const { return distance.empty() ? 0.0 : distance.back(); }
+    /// The centre of the band at `position` (where the profile is taken).
+    [[nodiscard]] Point2 point(int position) const;
+};
+
+/// Checks the parameters (2+ finite vertices within ±kMaxLineCoordinate, no zero-length segment,
+/// band 1..kMaxBandWidth, at most kMaxKymographPositions positions, a non-empty frame) and builds
+/// the plan. Throws Error(InvalidArgument)
+/// with a sentence. A path that leaves the image is kept as drawn: its positions outside hold
+/// NaN, so a position means the same place in every frame.
+KymographPlan plan_kymograph(int width, int height, const KymographParams& params);
+
+/// The gold standard: one kymograph row (plan.positions() values) from one frame: at each
+/// position the mean (in double, rounded to float once) of the band's samples that lie inside
+/// the image and are not NaN; NaN where there are none.
+void kymograph_row_reference(const KymographPlan& plan, ImageView<const float> frame, float* row);
+
+/// The same rows, multi-threaded, with the sample points worked out once for all frames.
+class KymographSampler {
+  public:
+    explicit KymographSampler(KymographPlan plan);
+    [[nodiscard]] const KymographPlan& plan() const { return plan_; }
+    /// One row from one frame (the frame must have the plan's size): positions split across
+    /// threads.
+    void row(ImageView<const float> frame, float* out) const;
+    /// Every frame of a stack: frames split across threads when there are enough of them.
+    [[nodiscard]] ImageF32 stack(const std::vector<ImageF32>& frames) const;
+
+  private:
+    void row_range(ImageView<const float> frame, float* out, int begin, int end) const;
+    KymographPlan plan_;
+    std::vector<double> xs_, ys_;  // positions × band sample points
+};
+
+/// Whole stacks, for tests and the Python module: frames × positions, one row per frame. All
+/// frames must have one size (Error(InvalidArgument) otherwise, naming the frame).
+ImageF32 kymograph_reference(const std::vector<ImageF32>& frames, const KymographParams& params);
+ImageF32 kymograph_fast(const std::vector<ImageF32>& frames, const KymographParams& params);
+
+}  // namespace lacuna::ops

@@ -1,0 +1,420 @@
+// lacuna kymograph end to end: a dot moving 3 px a frame through a float TIFF stack, a FITS cube
+// (calibrated, with a unit), a PNG sequence and an MP4 gives a line of slope 3 in the float TIFF
+// and the CSV; a polyline with a band equals the engine's kymograph; the time axis carries the
+// video's frame rate; bad input is refused without writing anything.
+#include "scientific_test_files.hpp"
+
+#include <lacuna/core/native_image.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/kymograph.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+using namespace lacuna;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    QString out, err;
+};
+
+Result run_cli(const QStringList& args) {
+    QProcess p;
+    p.start(LACUNA_CLI_PATH, args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QJsonObject json_of(const Result& r) {
+    return QJsonDocument::fromJson(r.out.trimmed().toUtf8()).object();
+}
+
+// The CSV's data lines (comments dropped), split at commas.
+std::vector<QStringList> csv_rows(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    std::vector<QStringList> rows;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (!line.isEmpty() && !line.startsWith('#')) rows.push_back(QString(line).split(','));
+    return rows;
+}
+
+QString csv_comments(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    QString text;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith('#')) text += QString(line) + "\n";
+    return text;
+}
+
+ImageF32 read_float(const QString& path) {
+    const io::LoadedNative file = io::read_native(path.toStdString());
+    const NativeImage& image = file.pages.at(0);
+    if (image.sample_type() != SampleType::F32 || image.channels() != 1) return {};
+    return measurement_plane(image);
+}
+
+int argmax(const float* row, const int n) {
+    int best = 0;
+    for (int i = 1; i < n; ++i)
+        if (row[i] > row[best]) best = i;
+    return best;
+}
+
+// The least-squares slope of the peak position over the frames.
+double peak_slope(const ImageF32& k) {
+    double st = 0, sx = 0, stt = 0, stx = 0;
+    const double n = k.height();
+    for (int t = 0; t < k.height(); ++t) {
+        const double x = argmax(k.row(t), k.width());
+        st += t;
+        sx += x;
+        stt += double(t) * t;
+        stx += t * x;
+    }
+    return (n * stx - st * sx) / (n * stt - st * st);
+}
+
+constexpr int kW = 64, kH = 9, kFrames = 16, kRow = 4;
+float dot_frame_value(const int x, const int t) {
+    return x == 2 + 3 * t ? 7.5f : 1.25f;
+}
+
+}  // namespace
+
+class TestCliKymograph : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString tmp(const QString& name) const { return dir_.filePath(name); }
+
+    // The float stack: a dot of 7.5 on 1.25 at (2 + 3t, 4) in page t.
+    QString write_stack() const {
+        std::vector<cv::Mat> pages;
+        for (int t = 0; t < kFrames; ++t) {
+            cv::Mat page(kH, kW, CV_32FC1, cv::Scalar(1.25));
+            page.at<float>(kRow, 2 + 3 * t) = 7.5f;
+            pages.push_back(page);
+        }
+        const QString path = tmp("dot.tif");
+        if (!cv::imwritemulti(path.toStdString(), pages)) return {};
+        return path;
+    }
+
+  private slots:
+    void stack_gives_slope_three();
+    void polyline_with_band_equals_the_engine();
+    void fits_cube_is_calibrated();
+    void video_frames_and_frame_rate();
+    void bad_input_is_refused();
+    void histogram_regions_give_one_csv();
+    void histogram_regions_refuse_bad_files();
+};
+
+void TestCliKymograph::stack_gives_slope_three() {
+    const QString stack = write_stack();
+    QVERIFY(!stack.isEmpty());
+    const Result r = run_cli(
+        {"kymograph", stack, "--line", "0,4,63,4", tmp("k.tif"), "--csv", tmp("k.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    const QJsonObject o = json_of(r);
+    QCOMPARE(o["positions"].toInt(), kW);
+    QCOMPARE(o["frames"].toInt(), kFrames);
+    QCOMPARE(o["length"].toDouble(), 63.0);
+    QVERIFY(!o.contains("frame_interval_s"));
+    const ImageF32 k = read_float(tmp("k.tif"));
+    QCOMPARE(k.width(), kW);
+    QCOMPARE(k.height(), kFrames);
+    for (int t = 0; t < kFrames; ++t)
+        for (int x = 0; x < kW; ++x) QCOMPARE(k.at(x, t), dot_frame_value(x, t));
+    QCOMPARE(peak_slope(k), 3.0);
+    // The CSV holds the same values: frame, then one column per position.
+    const auto rows = csv_rows(tmp("k.csv"));
+    QCOMPARE(int(rows.size()), kFrames + 1);
+    QCOMPARE(rows[0][0], QString("frame"));
+    QCOMPARE(rows[0][1], QString("p0"));
+    for (int t = 0; t < kFrames; ++t) {
+        QCOMPARE(rows[t + 1].size(), kW + 1);
+        for (int x = 0; x < kW; ++x) QCOMPARE(rows[t + 1][x + 1].toFloat(), k.at(x, t));
+    }
+    QVERIFY(csv_comments(tmp("k.csv")).contains("frame interval unknown"));
+    // A typed frame interval becomes the time column.
+    const Result timed = run_cli({"kymograph", stack, "--line", "0,4,63,4", "--frame-interval",
+                                  "0.5", "--csv", tmp("kt.csv"), "--json"});
+    QCOMPARE(timed.status, 0);
+    QCOMPARE(json_of(timed)["frame_interval_s"].toDouble(), 0.5);
+    const auto timed_rows = csv_rows(tmp("kt.csv"));
+    QCOMPARE(timed_rows[0][1], QString("time_s"));
+    QCOMPARE(timed_rows[5][1].toDouble(), 2.0);  // frame 4
+}
+
+void TestCliKymograph::polyline_with_band_equals_the_engine() {
+    const QString stack = write_stack();
+    const Result r = run_cli({"kymograph", stack, "--polyline", "0,3,30,3,30.5,8.5,50,2.25",
+                              "--band", "3", tmp("p.tif"), "--csv", tmp("p.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    std::vector<ImageF32> frames;
+    for (int t = 0; t < kFrames; ++t) {
+        ImageF32 f(kW, kH);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) f.at(x, y) = y == kRow ? dot_frame_value(x, t) : 1.25f;
+        frames.push_back(std::move(f));
+    }
+    ops::KymographParams p;
+    p.path = {{0, 3}, {30, 3}, {30.5, 8.5}, {50, 2.25}};
+    p.band_width = 3;
+    const ImageF32 expected = ops::kymograph_reference(frames, p);
+    QCOMPARE(json_of(r)["positions"].toInt(), expected.width());
+    QCOMPARE(json_of(r)["vertices"].toInt(), 4);
+    const ImageF32 k = read_float(tmp("p.tif"));
+    QCOMPARE(k.width(), expected.width());
+    QCOMPARE(k.height(), kFrames);
+    for (int t = 0; t < kFrames; ++t)
+        for (int x = 0; x < k.width(); ++x) {
+            const float a = k.at(x, t), b = expected.at(x, t);
+            QVERIFY(a == b || (std::isnan(a) && std::isnan(b)));
+        }
+    // Along the first segment (y = 3, band y = 2..4) the dot weighs a third.
+    QCOMPARE(k.at(2, 0), float((1.25 + 1.25 + 7.5) / 3));
+    // The '#' lines give each position's place and distance along the path.
+    const QString comments = csv_comments(tmp("p.csv"));
+    QVERIFY2(comments.contains("# x (px): 0,1,2,"), qPrintable(comments));
+    QVERIFY(comments.contains("# distance (px): 0,1,2,"));
+    QVERIFY(comments.contains("polyline"));
+}
+
+void TestCliKymograph::fits_cube_is_calibrated() {
+    SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+    // Stored samples s, value = 2 s + 10 kelvin; FITS rows run bottom-up (row 4 of 9 stays 4).
+    {
+        test::FitsWriter w(tmp("cube.fits").toStdString());
+        test::FitsKeys keys;
+        keys.bscale = 2.0;
+        keys.bzero = 10.0;
+        keys.bunit = "K";
+        w.image(FLOAT_IMG, {kW, kH, kFrames}, keys);
+        std::vector<float> values;
+        for (int t = 0; t < kFrames; ++t)
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x) values.push_back(y == kRow && x == 2 + 3 * t ? 5 : 1);
+        w.pixels(TFLOAT, values);
+        w.check();
+    }
+    const Result r = run_cli({"kymograph", tmp("cube.fits"), "--line", "0,4,63,4", tmp("c.tif"),
+                              "--csv", tmp("c.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    QCOMPARE(json_of(r)["unit"].toString(), QString("K"));
+    QCOMPARE(json_of(r)["frames"].toInt(), kFrames);
+    const ImageF32 k = read_float(tmp("c.tif"));
+    QCOMPARE(k.height(), kFrames);
+    for (int t = 0; t < kFrames; ++t) {
+        QCOMPARE(k.at(2 + 3 * t, t), 20.0f);
+        QCOMPARE(k.at(t == 0 ? 3 : 0, t), 12.0f);
+    }
+    QCOMPARE(peak_slope(k), 3.0);
+    QVERIFY(csv_comments(tmp("c.csv")).contains("unit K"));
+#endif
+}
+
+void TestCliKymograph::video_frames_and_frame_rate() {
+    // A bright 3×3 square moving 3 px a frame; PNG frames are lossless, MP4 is not.
+    const auto frame = [](const int t) {
+        ImageRgba8 f(64, 16, Rgba8{10, 10, 10, 255});
+        for (int y = 7; y <= 9; ++y)
+            for (int x = 4 + 3 * t - 1; x <= 4 + 3 * t + 1; ++x) f.at(x, y) = {200, 200, 200, 255};
+        return f;
+    };
+    for (const QString& name : {QString("seq/%03d.png"), QString("clip.mp4")}) {
+        QDir(dir_.path()).mkpath("seq");
+        {
+            io::VideoWriter w(tmp(name).toStdString(), 64, 16, 20.0);
+            for (int t = 0; t < 18; ++t) w.write(frame(t));
+            w.finish();
+        }
+        const Result r = run_cli({"kymograph", tmp(name), "--line", "0,8,63,8", tmp("v.tif"),
+                                  "--csv", tmp("v.csv"), "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_of(r);
+        QCOMPARE(o["frames"].toInt(), 18);
+        const ImageF32 k = read_float(tmp("v.tif"));
+        QCOMPARE(k.height(), 18);
+        if (name.endsWith(".png")) {
+            QVERIFY(!o.contains("frame_interval_s"));  // a sequence has no rate of its own
+            for (int t = 0; t < 18; ++t) {
+                QCOMPARE(argmax(k.row(t), k.width()), 3 + 3 * t);  // the square's left column
+                QCOMPARE(k.at(4 + 3 * t, t), 200.0f);
+                QCOMPARE(k.at(4 + 3 * t + 2, t), 10.0f);
+            }
+            QCOMPARE(peak_slope(k), 3.0);
+        } else {
+            QCOMPARE(o["frame_interval_s"].toDouble(), 0.05);
+            // Lossy: the peak is within the square, its centre's value near 200, and the
+            // square's centroid (values above the background) moves 3 px a frame.
+            double st = 0, sc = 0, stt = 0, stc = 0;
+            for (int t = 0; t < 18; ++t) {
+                QVERIFY(std::abs(argmax(k.row(t), k.width()) - (4 + 3 * t)) <= 1);
+                QVERIFY(std::abs(k.at(4 + 3 * t, t) - 200.0f) < 20.0f);
+                double mass = 0, moment = 0;
+                for (int x = 0; x < k.width(); ++x) {
+                    const double above = k.at(x, t) > 50.0f ? k.at(x, t) - 10.0 : 0.0;
+                    mass += above;
+                    moment += above * x;
+                }
+                const double c = moment / mass;
+                QVERIFY(std::abs(c - (4 + 3 * t)) < 0.25);
+                st += t;
+                sc += c;
+                stt += double(t) * t;
+                stc += t * c;
+            }
+            const double slope = (18 * stc - st * sc) / (18 * stt - st * st);
+            QVERIFY2(std::abs(slope - 3.0) < 0.02, qPrintable(QString::number(slope)));
+            const auto rows = csv_rows(tmp("v.csv"));
+            QCOMPARE(rows[0][1], QString("time_s"));
+            QCOMPARE(rows[11][1].toDouble(), 0.5);  // frame 10 at 20 fps
+            QVERIFY(csv_comments(tmp("v.csv")).contains("20 fps"));
+        }
+    }
+}
+
+void TestCliKymograph::bad_input_is_refused() {
+    const QString stack = write_stack();
+    Result r = run_cli({"kymograph", stack, tmp("never.tif")});
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.err.contains("--line"), qPrintable(r.err));
+    r = run_cli({"kymograph", stack, "--line", "0,4,63", tmp("never.tif")});
+    QCOMPARE(r.status, 2);
+    QVERIFY(r.err.contains("x0,y0,x1,y1"));
+    r = run_cli({"kymograph", stack, "--line", "5,4,5,4", tmp("never.tif")});
+    QCOMPARE(r.status, 1);
+    QVERIFY2(r.err.contains("zero length"), qPrintable(r.err));
+    r = run_cli({"kymograph", stack, "--line", "0,4,9,4", "--band", "0", tmp("never.tif")});
+    QCOMPARE(r.status, 2);
+    QVERIFY(r.err.contains("--band"));
+    r = run_cli(
+        {"kymograph", stack, "--line", "0,4,9,4", "--frame-interval", "-1", tmp("never.tif")});
+    QCOMPARE(r.status, 2);
+    r = run_cli({"kymograph", tmp("missing.tif"), "--line", "0,4,9,4", tmp("never.tif")});
+    QCOMPARE(r.status, 1);
+    QVERIFY(!QFile::exists(tmp("never.tif")));
+    const QByteArray before = [&] {
+        QFile f(stack);
+        f.open(QIODevice::ReadOnly);
+        return f.readAll();
+    }();
+    r = run_cli({"kymograph", stack, "--line", "0,4,9,4", stack});
+    QCOMPARE(r.status, 1);
+    QVERIFY(r.err.contains("refusing to overwrite the input"));
+    QFile f(stack);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), before);
+}
+
+namespace {
+bool write_text(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+}  // namespace
+
+void TestCliKymograph::histogram_regions_give_one_csv() {
+    // value = x + 100 y: bilinear sampling reproduces it anywhere inside.
+    cv::Mat plane(20, 40, CV_32FC1);
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 40; ++x) plane.at<float>(y, x) = float(x + 100 * y);
+    QVERIFY(cv::imwrite(tmp("ramp.tif").toStdString(), plane));
+    QVERIFY(write_text(tmp("regions.json"), R"([
+        {"name": "across", "type": "line", "points": [[0, 5], [10, 5]]},
+        {"name": "bend", "type": "polyline", "points": [[0, 0], [5, 0], [5, 5]], "width": 3},
+        {"name": "box", "type": "rectangle", "x": 2, "y": 3, "width": 4, "height": 3},
+        {"name": "slanted", "type": "line", "points": [[3.5, 2.25], [30, 17]], "width": 5}
+    ])"));
+    const Result r = run_cli({"histogram", tmp("ramp.tif"), "--regions", tmp("regions.json"),
+                              "--csv", tmp("regions.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    const QJsonObject o = json_of(r);
+    QCOMPARE(o["mode"].toString(), QString("regions"));
+    const QJsonArray list = o["regions"].toArray();
+    QCOMPARE(list.size(), 4);
+    QCOMPARE(list[1].toObject()["positions"].toInt(), 11);
+    QCOMPARE(list[2].toObject()["band_width"].toInt(), 3);
+    const auto rows = csv_rows(tmp("regions.csv"));
+    QCOMPARE(rows[0].join(','), QString("region,type,position,x,y,distance,value"));
+    std::map<QString, std::vector<QStringList>> by_name;
+    for (std::size_t i = 1; i < rows.size(); ++i) by_name[rows[i][0]].push_back(rows[i]);
+    QCOMPARE(int(by_name["across"].size()), 11);
+    for (int i = 0; i <= 10; ++i) QCOMPARE(by_name["across"][i][6].toFloat(), float(i + 500));
+    // The polyline's band of 3 across a ramp in x and y averages to the centre's value, except
+    // where it leaves the image (y = -1 at the top: only two samples).
+    QCOMPARE(int(by_name["bend"].size()), 11);
+    QCOMPARE(by_name["bend"][8][6].toFloat(), float(5 + 100 * 3));
+    QCOMPARE(by_name["bend"][2][6].toFloat(), float(2 + 100 * 0.5));
+    // The rectangle: columns 2..5, each the mean of rows 3, 4, 5.
+    QCOMPARE(int(by_name["box"].size()), 4);
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(by_name["box"][i][3].toDouble(), double(2 + i));
+        QCOMPARE(by_name["box"][i][6].toFloat(), float(2 + i + 400));
+    }
+    // A line region's profile is the histogram's mean profile along the same line.
+    const Result h = run_cli({"histogram", tmp("ramp.tif"), "--from", "3.5,2.25", "--to", "30,17",
+                              "--width", "5", "--profile-csv", tmp("profile.csv"), "--json"});
+    QVERIFY2(h.status == 0, qPrintable(h.err));
+    const auto profile = csv_rows(tmp("profile.csv"));
+    QCOMPARE(profile.size(), by_name["slanted"].size() + 1);
+    for (std::size_t i = 0; i < by_name["slanted"].size(); ++i)
+        QCOMPARE(by_name["slanted"][i][6], profile[i + 1][5]);
+    QVERIFY(csv_comments(tmp("regions.csv")).contains("4 regions"));
+}
+
+void TestCliKymograph::histogram_regions_refuse_bad_files() {
+    cv::Mat plane(8, 8, CV_32FC1, cv::Scalar(1));
+    QVERIFY(cv::imwrite(tmp("flat.tif").toStdString(), plane));
+    const auto refused = [&](const QByteArray& json, const QString& says) {
+        if (!write_text(tmp("bad.json"), json)) return false;
+        QFile::remove(tmp("bad.csv"));
+        const Result r = run_cli(
+            {"histogram", tmp("flat.tif"), "--regions", tmp("bad.json"), "--csv", tmp("bad.csv")});
+        if (r.status != 1 || !r.err.contains(says) || QFile::exists(tmp("bad.csv"))) {
+            qWarning("%s", qPrintable(r.err));
+            return false;
+        }
+        return true;
+    };
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3]]},)", "line 1"));
+    QVERIFY(refused("{}", "list of regions"));
+    QVERIFY(refused("[]", "no regions"));
+    QVERIFY(refused(R"([{"name": "a", "type": "circle"}])", "line, polyline or rectangle"));
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3], [4, 4]]}])",
+                    "a line has two points"));
+    QVERIFY(refused(R"([{"name": "a", "type": "line", "points": [[0, 0], [3, 3]]},
+                        {"name": "a", "type": "line", "points": [[0, 1], [3, 3]]}])",
+                    "region 2 ('a'): the name is used twice"));
+    QVERIFY(refused(R"([{"name": "r", "type": "rectangle", "x": 1, "y": 1, "width": 3}])",
+                    "\"height\""));
+    QVERIFY(
+        refused(R"([{"name": "z", "type": "line", "points": [[2, 2], [2, 2]]}])", "zero length"));
+    const Result r = run_cli(
+        {"histogram", tmp("flat.tif"), "--regions", tmp("none.json"), "--csv", tmp("bad.csv")});
+    QCOMPARE(r.status, 1);
+    QVERIFY(r.err.contains("cannot read the regions file"));
+}
+
+QTEST_GUILESS_MAIN(TestCliKymograph)
+#include "test_cli_kymograph.moc"

@@ -1,0 +1,185 @@
+"""`import lacuna` against the `lacuna` command line on the same inputs: the module and the CLI
+call the same engine functions, so every number must be equal (exact, not toleranced).
+
+Run by CTest (tests/python/CMakeLists.txt) with PYTHONPATH at the built module and LACUNA_CLI at
+the built `lacuna`."""
+import csv
+import io
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lacuna
+
+CLI = os.environ["LACUNA_CLI"]
+SOURCE = Path(os.environ["LACUNA_SOURCE_DIR"])
+FITS = SOURCE / "resources/sample/temperature.fits"
+PHOTO = SOURCE / "tests/data/fruits-crop.ppm"
+
+
+def run_cli(*args):
+    done = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def csv_rows(path):
+    lines = [l for l in Path(path).read_text().splitlines() if not l.startswith("#")]
+    return list(csv.reader(io.StringIO("\n".join(lines))))
+
+
+def write_pgm(path, mask):
+    h, w = mask.shape
+    Path(path).write_bytes(b"P5\n%d %d\n255\n" % (w, h) + (mask.astype(np.uint8) * 255).tobytes())
+
+
+def test_read_gives_calibrated_values_like_info():
+    image = lacuna.read(FITS)
+    info = json.loads(run_cli("info", FITS, "--json").stdout)[0]
+    values = image["values"]
+    assert values.dtype == np.float32 and values.ndim == 3
+    assert values.shape == (info["pages"], info["height"], info["width"])
+    assert image["unit"] == info["unit"] == "K"
+    assert image["slope"] == info["calibration_slope"]
+    assert image["intercept"] == info["calibration_intercept"]
+    # info prints six significant digits.
+    assert float(np.nanmin(values)) == pytest.approx(info["value_min"], rel=1e-5)
+    assert float(np.nanmax(values)) == pytest.approx(info["value_max"], rel=1e-5)
+    # The calibration applied to the stored samples gives the values.
+    expected = image["samples"].astype(np.float64) * image["slope"] + image["intercept"]
+    assert np.array_equal(values, expected.astype(np.float32), equal_nan=True)
+
+
+def test_read_applies_bscale_bzero_like_astropy(tmp_path):
+    fits = pytest.importorskip("astropy.io.fits")
+    rng = np.random.default_rng(3)
+    physical = np.round(rng.uniform(-200, 900, (7, 11)) * 2) / 2  # multiples of the scale
+    hdu = fits.PrimaryHDU(physical.copy())
+    hdu.scale("int16", bscale=0.5, bzero=100)
+    hdu.header["BUNIT"] = "HU"
+    hdu.writeto(tmp_path / "scaled.fits")
+    image = lacuna.read(tmp_path / "scaled.fits")
+    assert image["samples"].dtype == np.int16
+    assert (image["slope"], image["intercept"], image["unit"]) == (0.5, 100.0, "HU")
+    with fits.open(tmp_path / "scaled.fits") as peer:
+        assert np.array_equal(image["values"][0], peer[0].data[::-1].astype(np.float32))
+    assert np.array_equal(image["values"][0], physical[::-1].astype(np.float32))
+
+
+def test_read_refuses_missing_files():
+    with pytest.raises(FileNotFoundError):
+        lacuna.read(SOURCE / "no-such-file.tif")
+
+
+def test_line_histogram_equals_the_cli(tmp_path):
+    values = lacuna.read(FITS)["values"][0]
+    h = lacuna.line_histogram(values, (12.5, 20), (230, 170.25), band=7, bins=40)
+    run_cli("histogram", FITS, "--from", "12.5,20", "--to", "230,170.25", "--width", 7, "--bins", 40,
+            "--csv", tmp_path / "m.csv", "--profile-csv", tmp_path / "p.csv")
+    counts = h["channels"]["value"]["counts"]
+    rows = csv_rows(tmp_path / "m.csv")
+    cli_counts = np.array([[int(v) for v in row[4:]] for row in rows[1:]]).T  # positions x bins
+    assert counts.shape == cli_counts.shape
+    assert np.array_equal(counts, cli_counts)
+    profile = csv_rows(tmp_path / "p.csv")[1:]
+    assert len(profile) == counts.shape[0]
+    for i, row in enumerate(profile):
+        assert float(row[1]) == pytest.approx(h["x"][i], rel=1e-8)  # 9 digits in the CSV
+        assert np.float32(row[5]) == h["channels"]["value"]["mean"][i]
+        assert np.float32(row[6]) == h["channels"]["value"]["median"][i]
+
+
+def test_direction_histogram_equals_the_cli(tmp_path):
+    values = lacuna.read(FITS)["values"][0]
+    h = lacuna.direction_histogram(values, 30, bins=16)
+    run_cli("histogram", FITS, "--direction", 30, "--bins", 16, "--csv", tmp_path / "d.csv")
+    rows = csv_rows(tmp_path / "d.csv")
+    cli_counts = np.array([[int(v) for v in row[4:]] for row in rows[1:]]).T
+    assert np.array_equal(h["channels"]["value"], cli_counts)
+
+
+def test_photo_histogram_channels():
+    photo = lacuna.read(PHOTO)["samples"][0]  # rows x columns x 3, uint8
+    h = lacuna.line_histogram(photo, (0, 5), (40, 30), channel="rgb", bins=8)
+    assert sorted(h["channels"].keys()) == ["b", "g", "r"]
+    with pytest.raises(ValueError, match="zero length"):
+        lacuna.line_histogram(photo, (3, 3), (3, 3))
+
+
+def moving_dot_cube(frames=12, height=9, width=48):
+    cube = np.full((frames, height, width), 1.5, np.float32)
+    for t in range(frames):
+        cube[t, 4, 2 + 3 * t] = 9.0
+    return cube
+
+
+def test_kymograph_slope_three_and_equal_to_the_cli(tmp_path):
+    fits = pytest.importorskip("astropy.io.fits")
+    cube = moving_dot_cube()
+    hdu = fits.PrimaryHDU(cube[:, ::-1, :])  # FITS rows run bottom-up
+    hdu.header["BUNIT"] = "K"
+    hdu.writeto(tmp_path / "cube.fits")
+    image = lacuna.read(tmp_path / "cube.fits")
+    assert np.array_equal(image["values"], cube)
+    k = lacuna.kymograph(image["values"], [(0, 4), (47, 4)])
+    assert k.shape == (12, 48)
+    peaks = k.argmax(axis=1)
+    assert np.array_equal(peaks, 2 + 3 * np.arange(12))
+    assert np.polyfit(np.arange(12), peaks, 1)[0] == pytest.approx(3.0, abs=1e-12)
+    # A polyline with a band, through the CLI: the float TIFF holds the same numbers.
+    path = [(0, 3), (20, 3), (20.5, 8.5), (40, 2.25)]
+    k = lacuna.kymograph(image["values"], path, band=3)
+    run_cli("kymograph", tmp_path / "cube.fits", "--polyline", "0,3,20,3,20.5,8.5,40,2.25",
+            "--band", 3, tmp_path / "k.tif", "--csv", tmp_path / "k.csv")
+    cli = lacuna.read(tmp_path / "k.tif")["samples"][0]
+    assert cli.dtype == np.float32
+    assert np.array_equal(k, cli, equal_nan=True)
+    positions = lacuna.path_positions(path)
+    assert positions.shape == (k.shape[1], 3)
+    rows = csv_rows(tmp_path / "k.csv")
+    assert len(rows[0]) == 1 + k.shape[1]
+    assert np.array_equal(np.array([[np.float32(v) for v in r[1:]] for r in rows[1:]]), k,
+                          equal_nan=True)
+
+
+def test_kymograph_refuses_bad_input():
+    cube = moving_dot_cube()
+    with pytest.raises(ValueError, match="at least two points"):
+        lacuna.kymograph(cube, [(1, 1)])
+    with pytest.raises(ValueError, match="band width"):
+        lacuna.kymograph(cube, [(1, 1), (5, 1)], band=0)
+    with pytest.raises(ValueError, match="3-D"):
+        lacuna.kymograph(cube[0], [(1, 1), (5, 1)])
+
+
+def test_retarget_equals_the_cli(tmp_path):
+    photo = lacuna.read(PHOTO)["samples"][0]
+    h, w, _ = photo.shape
+    out = lacuna.retarget(photo, width=w - 17, height=h - 9)
+    assert out.shape == (h - 9, w - 17, 3) and out.dtype == np.uint8
+    run_cli("retarget", PHOTO, tmp_path / "r.png", "--width", w - 17, "--height", h - 9,
+            "--backend", "cpu")
+    assert np.array_equal(out, lacuna.read(tmp_path / "r.png")["samples"][0][..., :3])
+
+
+def test_inpaint_equals_the_cli(tmp_path):
+    photo = lacuna.read(PHOTO)["samples"][0]
+    h, w, _ = photo.shape
+    mask = np.zeros((h, w), bool)
+    mask[30:70, 50:100] = True  # large enough that PatchMatch's seed changes the fill
+    write_pgm(tmp_path / "mask.pgm", mask)
+    for method in ("patchmatch", "criminisi"):
+        out = lacuna.inpaint(photo, mask, method=method)
+        assert out.shape == photo.shape
+        assert np.array_equal(out[~mask], photo[~mask])  # only the hole changes
+        run_cli("inpaint", PHOTO, tmp_path / "mask.pgm", tmp_path / "i.png", "--method", method,
+                "--backend", "cpu")
+        assert np.array_equal(out, lacuna.read(tmp_path / "i.png")["samples"][0][..., :3]), method
+    # The seed is passed through: another seed, another fill (as the CLI's --seed).
+    assert not np.array_equal(lacuna.inpaint(photo, mask, seed=2), lacuna.inpaint(photo, mask))
+    with pytest.raises(ValueError, match="mask"):
+        lacuna.inpaint(photo, mask[:-1], method="patchmatch")
