@@ -8,6 +8,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/params.hpp>
 
@@ -69,6 +70,8 @@ int run_inpaint(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& mask_path = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
+    if (io::is_video_path(in)) return run_inpaint_video(ctx);
+    if (io::is_video_path(out)) throw UsageError("'" + in + "' is an image: write an image file");
     io::format_for_path(out);
     for (const std::string& protected_path : {in, mask_path}) {
         if (io::same_file(protected_path, out))
@@ -173,14 +176,19 @@ Command inpaint_command() {
               "image of the same size; never copy from its non-black pixels"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
-             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"}},
+             {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
+             {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
             "inpainting (Criminisi et al. 2004), growing from the hole's border, most confident\n"
             "and most structured parts first. patchmatch: multi-scale completion (Wexler et al.\n"
             "2007, Newson et al. 2017), the whole hole refined coarse to fine from nearest-\n"
-            "neighbour patches; --seed picks another result.",
+            "neighbour patches; --seed picks another result.\n"
+            "IN may be a video or a PNG-sequence pattern (frames/%05d.png); MASK is then a still\n"
+            "mask for every frame or a mask video / sequence of the same frame count, OUT a video\n"
+            "or a PNG sequence: hidden pixels are brought in from the frames that show them along\n"
+            "the optical flow; the rest is filled once on a key frame and carried along.",
         },
         run_inpaint};
 }
