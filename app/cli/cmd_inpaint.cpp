@@ -177,7 +177,8 @@ Command inpaint_command() {
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
-             {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"}},
+             {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"},
+             {"keep-truncated", "", "video: fill the frames a truncated file still gives"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"

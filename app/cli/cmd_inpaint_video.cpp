@@ -58,6 +58,7 @@ int run_inpaint_video(Context& ctx) {
     if (o.params.fill.mask_grow != 0)
         throw UsageError("--grow applies to images; grow the mask video itself");
     if (const auto f = ctx.args.get("frames")) parse_frame_range(*f, o.first, o.end);
+    o.allow_truncated = ctx.args.has("keep-truncated");
     // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
     // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
     o.params.implementation = ops::InpaintImplementation::Fast;

@@ -452,7 +452,10 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         if (index >= o.first && (o.end < 0 || index < o.end)) frames.push_back(std::move(*frame));
         ++index;
     }
-    if (reader.ended_early()) invalid(reader.warning());
+    if (reader.ended_early()) {
+        if (!o.allow_truncated) invalid(reader.warning());
+        r.notices.push_back(reader.warning());
+    }
     r.clip_frames = index;
     const int end = o.end < 0 ? index : o.end;
     if (end > index)
@@ -470,7 +473,7 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
     r.encode_seconds = seconds_since(encode_start);
     r.frames = static_cast<int>(filled.size());
     r.output_codec = writer.codec();
-    r.notices = writer.notices();
+    r.notices.insert(r.notices.end(), writer.notices().begin(), writer.notices().end());
     r.seconds = seconds_since(start);
     return r;
 }

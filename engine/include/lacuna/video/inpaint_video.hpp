@@ -79,6 +79,9 @@ struct InpaintVideoOptions {
     int first = 0;                 ///< the range [first, end) of frames processed and written
     int end = -1;                  ///< -1: to the last frame
     VideoInpaintParams params;
+    /// A file that ends before the frames it announces is an error (nothing is written) unless
+    /// this is set: then the frames that decode are filled, with a notice.
+    bool allow_truncated = false;
 };
 
 struct InpaintVideoResult {
