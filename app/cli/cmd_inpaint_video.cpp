@@ -55,8 +55,6 @@ int run_inpaint_video(Context& ctx) {
         search && !ops::parse_inpaint_search(*search, o.params.fill))
         throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
                          *search + "'");
-    if (o.params.fill.mask_grow != 0)
-        throw UsageError("--grow applies to images; grow the mask video itself");
     if (const auto f = ctx.args.get("frames")) parse_frame_range(*f, o.first, o.end);
     o.allow_truncated = ctx.args.has("keep-truncated");
     // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame

@@ -462,7 +462,9 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         invalid("the clip has " + std::to_string(index) + " frames; the range " +
                 std::to_string(o.first) + ":" + std::to_string(end) + " goes past its end");
     r.decode_seconds = seconds_since(start);
-    const std::vector<Mask> masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
+    std::vector<Mask> masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
+    if (const int grow = o.params.fill.mask_grow; grow != 0)  // the brush margin, as for images
+        for (Mask& m : masks) m = grow_mask(m.view(), grow);
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
     const std::vector<ImageRgba8> filled =

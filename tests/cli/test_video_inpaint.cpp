@@ -234,6 +234,24 @@ class TestVideoInpaint : public QObject {
             QCOMPARE(changed_outside(range[f], c.input[5 + f], c.mask), 0);
             QVERIFY(hole_mean_error(range[f], c.input[5 + f], c.mask) > 20);  // the card is gone
         }
+
+        // --grow -3 shrinks the mask like an image's: the card's 3-px rim is then outside it and
+        // stays byte for byte (without --grow it is filled: the first run above).
+        fs::create_directories(root / "shrunk");
+        const Result shrunk = run_cli({QString::fromStdString((root / "in/%03d.png").string()),
+                                       QString::fromStdString((root / "mask.png").string()),
+                                       QString::fromStdString((root / "shrunk/%03d.png").string()),
+                                       "--frames", "0:4", "--grow", "-3"});
+        QVERIFY2(shrunk.status == 0, qPrintable(shrunk.err));
+        const auto small = read_sequence(root / "shrunk/%03d.png");
+        QCOMPARE(static_cast<int>(small.size()), 4);
+        for (int f = 0; f < 4; ++f)
+            for (int y = 36; y < 60; ++y)
+                for (int x = 65; x < 95; ++x) {
+                    const bool rim = x < 68 || x >= 92 || y < 39 || y >= 57;
+                    if (rim) QCOMPARE(small[f].at(x, y).g, c.input[f].at(x, y).g);
+                }
+        QVERIFY(out[0].at(65, 36).g != 30);
     }
 
     // Each bad input: one error line, nothing written.

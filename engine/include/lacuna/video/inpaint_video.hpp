@@ -78,7 +78,7 @@ struct InpaintVideoOptions {
     std::filesystem::path output;  ///< a video file or a PNG-sequence pattern
     int first = 0;                 ///< the range [first, end) of frames processed and written
     int end = -1;                  ///< -1: to the last frame
-    VideoInpaintParams params;
+    VideoInpaintParams params;     ///< params.fill.mask_grow grows (or shrinks) every mask first
     /// A file that ends before the frames it announces is an error (nothing is written) unless
     /// this is set: then the frames that decode are filled, with a notice.
     bool allow_truncated = false;
