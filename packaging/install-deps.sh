@@ -9,6 +9,7 @@ packages=(
   libopencv-dev                             # image codecs (imgcodecs), imgproc
   libjpeg-dev                               # JPEG headers read with the decoder's own parser
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
+  libopencv-video-dev                       # DIS optical flow: video object removal (libopencv-dev pulls it too)
   libopencv-contrib-dev                     # ximgproc (bilateral peer, line detector), saliency
   opencv-data                               # Haar cascades: retargeting protects detected faces
   opencv-doc                                # sample photos of `lacuna bench retarget-quality`

@@ -447,8 +447,8 @@ Command bench_command() {
     return {
         {"bench",
          "time every implementation side by side on the same input",
-         "JOB [options]  (JOB: histogram, retarget, inpaint, video, batch, bilateral, scale, "
-         "conv3d,\n                 kymograph, retarget-quality)",
+         "JOB [options]  (JOB: histogram, retarget, inpaint, video, video-inpaint, batch, "
+         "bilateral,\n                 scale, conv3d, kymograph, retarget-quality)",
          {"JOB"},
          1,
          1,
@@ -495,6 +495,8 @@ Command bench_command() {
           {"chained", "LIST", "video: frames the GPU carves side by side, one row each (16,32)"},
           {"carvers", "LIST", "video: only these rows (name prefixes: cuda wave,cpu ~1/4)"},
           {"no-flicker", "", "video: skip the flicker runs"},
+          {"clip-size", "WxH", "video-inpaint: size of the generated clips (default 640x360)"},
+          {"clip-frames", "N", "video-inpaint: frames a generated clip has (default 40)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},
@@ -513,6 +515,7 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "retarget") return bench_retarget(ctx);
             if (ctx.args.positionals[0] == "inpaint") return bench_inpaint(ctx);
             if (ctx.args.positionals[0] == "video") return bench_video(ctx);
+            if (ctx.args.positionals[0] == "video-inpaint") return bench_video_inpaint(ctx);
             if (ctx.args.positionals[0] == "batch") return bench_batch(ctx);
             if (ctx.args.positionals[0] == "bilateral") return bench_bilateral(ctx);
             if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
@@ -520,8 +523,8 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "kymograph") return bench_kymograph(ctx);
             if (ctx.args.positionals[0] == "retarget-quality") return bench_retarget_quality(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
-                             "' (available: histogram, retarget, inpaint, video, batch, "
-                             "bilateral, scale, conv3d, kymograph, retarget-quality)");
+                             "' (available: histogram, retarget, inpaint, video, video-inpaint, "
+                             "batch, bilateral, scale, conv3d, kymograph, retarget-quality)");
         }};
 }
 

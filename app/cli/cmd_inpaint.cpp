@@ -9,6 +9,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -71,6 +72,8 @@ int run_inpaint(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& mask_path = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
+    if (io::is_video_path(in)) return run_inpaint_video(ctx);
+    if (io::is_video_path(out)) throw UsageError("'" + in + "' is an image: write an image file");
     io::format_for_path(out);
     for (const std::string& protected_path : {in, mask_path}) {
         if (io::same_file(protected_path, out))
@@ -193,7 +196,9 @@ Command inpaint_command() {
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
-             {"page", "N", "measurement stacks: the page to fill (default 1)"}},
+             {"page", "N", "measurement stacks: the page to fill (default 1)"},
+             {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"},
+             {"keep-truncated", "", "video: fill the frames a truncated file still gives"}},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
@@ -202,9 +207,13 @@ Command inpaint_command() {
             "2007, Newson et al. 2017), the whole hole refined coarse to fine from nearest-\n"
             "neighbour patches; --seed picks another result.\n"
             "Measurements (16-bit, signed, float, DICOM, FITS) are filled as the editor fills\n"
-            "them: PatchMatch decides on every bit and moves the stored samples (no blend), and\n"
-            "OUT keeps their type where its format holds it (16-bit PNG, TIFF, PGM; float TIFF,\n"
-            "PFM). Criminisi blends patches, so it refuses measurements.",
+            "them: PatchMatch decides on every bit, moves the stored samples and blends them in\n"
+            "their own values, and OUT keeps their type where its format holds it (16-bit PNG,\n"
+            "TIFF, PGM; float TIFF, PFM). Criminisi works on 8-bit pixels, so it refuses them.\n"
+            "IN may be a video or a PNG-sequence pattern (frames/%05d.png); MASK is then a still\n"
+            "mask for every frame or a mask video / sequence of the same frame count, OUT a video\n"
+            "or a PNG sequence: hidden pixels are brought in from the frames that show them along\n"
+            "the optical flow; the rest is filled once on a key frame and carried along.",
         },
         run_inpaint};
 }

@@ -66,6 +66,9 @@ int run_retarget(Context& ctx);
 /// run_retarget for videos (IN is a video file or an image-sequence pattern).
 int run_retarget_video(Context& ctx);
 int run_inpaint(Context& ctx);
+/// run_inpaint for videos (IN is a video file or an image-sequence pattern).
+int run_inpaint_video(Context& ctx);
+int bench_video_inpaint(Context& ctx);
 int bench_inpaint(Context& ctx);
 int bench_video(Context& ctx);
 int bench_batch(Context& ctx);

@@ -159,7 +159,8 @@ class Document {
 };
 
 /// Why remove object refuses a measurement document with the Criminisi method: only PatchMatch's
-/// fill takes every pixel from one source pixel, which the stored samples can follow.
+/// fill decides on every bit and names a source for every pixel, which the stored samples follow
+/// (then blended in their own values).
 std::string measurement_refusal(const Document& document);
 
 }  // namespace lacuna::session

@@ -13,9 +13,9 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     if (params.method != InpaintMethod::PatchMatch)
         throw Error(ErrorCode::InvalidArgument,
                     "this image holds " + describe(samples.format()) +
-                        " samples: they are filled by PatchMatch, whose fill takes every pixel "
-                        "from one source pixel so the stored values can follow; Criminisi blends "
-                        "patches (use --method patchmatch, or convert to an 8-bit photo first)");
+                        " samples: they are filled by PatchMatch, which decides on every bit of "
+                        "them and moves them from its sources; Criminisi blends 8-bit patches "
+                        "(use --method patchmatch, or convert to an 8-bit photo first)");
     // The hole, the valid sources and the coarse levels come from the 8-bit proxy; every
     // distance and vote from the 16-bit decision image of the same range.
     const CarvingProxy proxy = carving_proxy(samples);

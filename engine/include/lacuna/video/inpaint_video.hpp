@@ -1,0 +1,105 @@
+// Removing an object from a video: a temporally coherent fill of a masked region in every frame.
+//
+// Flow-guided completion (after Huang, Kang, Ahuja & Kopf 2016, classical, no learned weights):
+//   1. dense optical flow (OpenCV's DIS) between neighbouring frames, both directions, completed
+//      inside the (grown) hole from its surroundings, since the object's own motion is not the
+//      background's;
+//   2. every hole pixel whose place is visible (outside the mask) in another frame of the shot is
+//      brought in from the nearest such frame along the chained flow (a forward and a backward
+//      pass; each step must pass a forward-backward flow-consistency check);
+//   3. what no frame shows is filled once by the image fill (ops::inpaint) on a key frame and
+//      carried along the flow to the following frames; only what cannot be carried is filled
+//      again;
+//   4. a scene cut (ops::mean_luma_difference above the threshold) starts a new shot: nothing is
+//      carried across it.
+// Every hole pixel keeps a reference (a source image, a sub-pixel position) that is chained from
+// frame to frame, and is sampled once at the end, so carried content does not blur hop by hop.
+// Outside the mask every frame is returned bit for bit as given.
+//
+// This one CPU implementation is the reference (there is no fast or CUDA variant yet). The frames
+// of the processed range, their masks and two flow fields a frame are held in memory.
+#pragma once
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/core/mask.hpp>
+#include <lacuna/ops/inpaint.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lacuna::video {
+
+struct VideoInpaintParams {
+    ops::InpaintParams fill;  ///< the image fill for key frames (and for per-frame filling)
+    ops::InpaintImplementation implementation = ops::InpaintImplementation::Fast;
+    /// false: every frame is filled on its own by the image fill (no flow): the peer that
+    /// flickers, kept for comparison (`lacuna bench video-inpaint`).
+    bool propagate = true;
+    double cut_threshold = 30.0;  ///< mean |ΔY| of block means (0..255) that starts a new shot
+    /// Forward-backward flow mismatch (pixels) above which a step along the flow is refused.
+    float consistency = 1.0f;
+    /// Pixels the hole is grown by before the flow inside it is discarded and completed from its
+    /// surroundings (DIS's patches near the object see the object's motion).
+    int flow_margin = 16;
+};
+
+struct VideoInpaintStats {
+    std::int64_t hole_pixels = 0;        ///< over all frames
+    std::int64_t from_other_frames = 0;  ///< brought in along the flow from a frame that shows them
+    std::int64_t carried = 0;            ///< synthesized on an earlier frame and carried
+    std::int64_t synthesized = 0;        ///< filled by the image fill on a key frame
+    int key_fills = 0;                   ///< image fills run
+    int cuts = 0;                        ///< scene cuts found
+    double flow_seconds = 0, fill_seconds = 0;
+};
+
+struct VideoInpaintProgress {
+    std::string stage;  ///< "flow" or "fill"
+    int done = 0, total = 0;
+};
+/// Return false to cancel (Error(Cancelled) is thrown).
+using VideoInpaintProgressFn = std::function<bool(const VideoInpaintProgress&)>;
+
+/// Fills the hole of every frame. `masks` holds one mask for all frames (a still logo) or one per
+/// frame; non-zero = hole. Throws Error(InvalidArgument) for no frames, frames of different
+/// sizes, a mask count other than 1 or frames.size(), a mask of another size, masks that select
+/// no pixel at all; Error(Cancelled).
+std::vector<ImageRgba8> inpaint_frames(const std::vector<ImageRgba8>& frames,
+                                       const std::vector<Mask>& masks,
+                                       const VideoInpaintParams& params,
+                                       VideoInpaintStats* stats = nullptr,
+                                       const VideoInpaintProgressFn& progress = {});
+
+struct InpaintVideoOptions {
+    std::filesystem::path input;   ///< a video file or an image-sequence pattern
+    std::filesystem::path mask;    ///< a still mask image, or a mask video / sequence
+    std::filesystem::path output;  ///< a video file or a PNG-sequence pattern
+    int first = 0;                 ///< the range [first, end) of frames processed and written
+    int end = -1;                  ///< -1: to the last frame
+    VideoInpaintParams params;     ///< params.fill.mask_grow grows (or shrinks) every mask first
+    /// A file that ends before the frames it announces is an error (nothing is written) unless
+    /// this is set: then the frames that decode are filled, with a notice.
+    bool allow_truncated = false;
+};
+
+struct InpaintVideoResult {
+    int frames = 0;       ///< frames written
+    int clip_frames = 0;  ///< frames in the input
+    int width = 0, height = 0;
+    double fps = 0;
+    std::string output_codec;
+    double seconds = 0, decode_seconds = 0, encode_seconds = 0;
+    VideoInpaintStats stats;
+    std::vector<std::string> notices;
+};
+
+/// Reads the clip and its mask(s), fills frames [first, end) and writes them. The output appears
+/// only when every frame is written. Throws Error with one sentence: unreadable input or mask, a
+/// mask of another size, a mask video with another frame count, an empty mask, a bad range, an
+/// output that cannot be written, Cancelled.
+InpaintVideoResult inpaint_video(const InpaintVideoOptions& options,
+                                 const VideoInpaintProgressFn& progress = {});
+
+}  // namespace lacuna::video
