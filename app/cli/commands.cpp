@@ -186,7 +186,8 @@ int run_info(Context& ctx) {
 }
 
 // What write_native keeps without narrowing (see image_io.hpp): unsigned 16-bit in PNG, TIFF,
-// PGM (grey) and PPM (RGB); float in TIFF and PFM (grey or RGB). 8-bit goes everywhere.
+// PGM (grey) and PPM (RGB); signed 16-bit in TIFF; float in TIFF and PFM (grey or RGB). 8-bit
+// goes everywhere.
 bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
     const SampleType s = pixels.sample;
     const int c = pixels.channels;
@@ -194,7 +195,7 @@ bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
         case io::ImageFormat::Png:
             return s == SampleType::U16;
         case io::ImageFormat::Tiff:
-            return s == SampleType::U16 || s == SampleType::F32;
+            return s == SampleType::U16 || s == SampleType::I16 || s == SampleType::F32;
         case io::ImageFormat::Pgm:
             return s == SampleType::U16 && c == 1;
         case io::ImageFormat::Ppm:
@@ -217,7 +218,8 @@ double min_sample(const NativeImage& image) {
 }
 
 // Samples the format cannot hold as they are, but can without changing a value: signed 16-bit
-// (a CT slice; no writable format stores it) becomes unsigned 16-bit when none is negative, and
+// (a CT slice; of the formats written, only TIFF and FITS store it) becomes unsigned 16-bit when
+// none is negative, and
 // 16-bit becomes float where the format holds float but not 16-bit (TIFF, PFM). Nothing when the
 // image is kept as it is, or narrowed to 8 bits by write_native, which says so.
 std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::ImageFormat format,
