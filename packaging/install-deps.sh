@@ -6,8 +6,9 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
-  libopencv-dev                             # WebP/BMP/Netpbm codecs (imgcodecs), imgproc
+  libopencv-dev                             # BMP/Netpbm codecs (imgcodecs), imgproc
   libjpeg-dev libpng-dev libtiff-dev        # JPEG, PNG, TIFF read and written directly
+  libwebp-dev                               # WebP read and written directly
   libgif-dev                                # GIF (giflib): first frame, or every frame as a stack
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
   libopencv-contrib-dev                     # ximgproc (bilateral peer, line detector), saliency

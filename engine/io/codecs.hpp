@@ -1,7 +1,8 @@
-// Internal: PNG, TIFF, JPEG and GIF read and written with their reference libraries used directly
-// (libpng, libtiff, libjpeg-turbo, giflib) rather than through OpenCV's imgcodecs, which
-// premultiplied unassociated alpha, dropped a grey PNG's tRNS, wrote no signed 16-bit TIFF and
-// let the codecs print (docs/notes/real-files.md has the comparison with OpenImageIO).
+// Internal: PNG, TIFF, JPEG, WebP and GIF read and written with their reference libraries used
+// directly (libpng, libtiff, libjpeg-turbo, libwebp, giflib) rather than through OpenCV's
+// imgcodecs, which premultiplied unassociated alpha, dropped a grey PNG's tRNS, wrote no signed
+// 16-bit TIFF and let the codecs print (docs/notes/real-files.md has the comparison with
+// OpenImageIO).
 //
 // Pixels travel as cv::Mat in OpenCV's channel order (B, G, R(, A); grey(, alpha)), of the depth
 // the file stores, so the rest of image_io.cpp treats every decoder alike. Every failure is a
@@ -46,7 +47,13 @@ std::vector<CodecPage> decode_tiff(const std::vector<std::uint8_t>& bytes, std::
 std::vector<cv::Mat> decode_gif(const std::vector<std::uint8_t>& bytes, std::string_view name,
                                 bool all_pages, std::vector<std::string>& notices);
 
+/// A still WebP (lossy or lossless): B, G, R, plus A when the file has alpha. Animated WebP is
+/// refused by name.
+cv::Mat decode_webp(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
 /// Encoders; each throws lacuna::Error(WriteFailed) when the library refuses.
+/// WebP: lossless, or lossy at quality 90; grey is written as colour (WebP has no grey).
+std::vector<std::uint8_t> encode_webp(const cv::Mat& pixels, bool lossless);
 std::vector<std::uint8_t> encode_png(const cv::Mat& pixels);
 std::vector<std::uint8_t> encode_jpeg(const cv::Mat& pixels, int quality);
 /// 8/16-bit unsigned, signed 16-bit, 32-bit float; 1, 3 or 4 channels (the 4th as unassociated

@@ -171,9 +171,9 @@ std::string decoder_says(const std::string& line) {
     return line.empty() ? std::string() : " (the decoder says \"" + line + "\")";
 }
 
-// WebP, BMP and the Netpbm formats through OpenCV, whose codecs (libwebp) print to stderr; what
-// they print is kept off it (CodecOutput) and becomes part of Lacuna's own error, or a notice
-// when the image decoded anyway.
+// BMP and the Netpbm formats through OpenCV, whose own readers print little; whatever reaches
+// stderr is kept off it (CodecOutput) and becomes part of Lacuna's own error, or a notice when
+// the image decoded anyway.
 cv::Mat decode_with_opencv(const std::vector<std::uint8_t>& bytes, const int flags,
                            const std::string_view name, std::vector<std::string>& notices) {
     cv::Mat decoded;
@@ -199,7 +199,7 @@ cv::Mat decode_with_opencv(const std::vector<std::uint8_t>& bytes, const int fla
 }
 
 // The pages of a file as stored (not yet upright), each with its TIFF orientation: PNG, JPEG,
-// TIFF and GIF through their own libraries (codecs.hpp), the rest through OpenCV. Only TIFF
+// TIFF, WebP and GIF through their own libraries (codecs.hpp), the rest through OpenCV. Only TIFF
 // and GIF have more than one page, and only when `all_pages`.
 std::vector<detail::CodecPage> decode_pages(const std::vector<std::uint8_t>& bytes,
                                             const ImageFormat format, const std::string_view name,
@@ -210,6 +210,8 @@ std::vector<detail::CodecPage> decode_pages(const std::vector<std::uint8_t>& byt
             return {{detail::decode_png(bytes, name, notices)}};
         case ImageFormat::Jpeg:
             return {{detail::decode_jpeg(bytes, name, notices)}};
+        case ImageFormat::Webp:
+            return {{detail::decode_webp(bytes, name)}};
         case ImageFormat::Tiff:
             return detail::decode_tiff(bytes, name, all_pages, notices);
         case ImageFormat::Gif: {
@@ -594,8 +596,8 @@ std::string encoder_extension(const ImageFormat f) {
     return ".png";
 }
 
-// PNG, TIFF and JPEG through their libraries (codecs.hpp); the rest through imencode, with its
-// failures (false or an exception) turned into WriteFailed.
+// PNG, TIFF, JPEG and WebP through their libraries (codecs.hpp); the rest through imencode, with
+// its failures (false or an exception) turned into WriteFailed.
 std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
                                      std::vector<int> params = {}) {
     if (format == ImageFormat::Png) return detail::encode_png(samples);
@@ -605,6 +607,12 @@ std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat f
         for (std::size_t i = 0; i + 1 < params.size(); i += 2)
             if (params[i] == cv::IMWRITE_JPEG_QUALITY) quality = params[i + 1];
         return detail::encode_jpeg(samples, quality);
+    }
+    if (format == ImageFormat::Webp) {
+        bool lossless = false;  // quality 101: OpenCV's way of asking for lossless, kept
+        for (std::size_t i = 0; i + 1 < params.size(); i += 2)
+            if (params[i] == cv::IMWRITE_WEBP_QUALITY) lossless = params[i + 1] > 100;
+        return detail::encode_webp(samples, lossless);
     }
     std::vector<std::uint8_t> bytes;
     bool ok = false;

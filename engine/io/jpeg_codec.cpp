@@ -25,6 +25,7 @@ struct JpegError {
     jpeg_error_mgr mgr{};
     std::jmp_buf jump{};
     std::string error;
+    int code = 0;  // libjpeg's message code of the error
     std::string warning;
     bool ended_early = false;  // "Premature end of JPEG file"
     bool cmyk = false;         // decoding CMYK or YCCK, converted after
@@ -42,6 +43,7 @@ std::string message_of(j_common_ptr cinfo) {
 
 void on_error(j_common_ptr cinfo) {
     error_of(cinfo).error = message_of(cinfo);
+    error_of(cinfo).code = cinfo->err->msg_code;
     std::longjmp(error_of(cinfo).jump, 1);
 }
 
@@ -108,6 +110,12 @@ cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string_vi
         if (error.ended_early)
             fail_read(ErrorCode::Truncated, name,
                       "the JPEG file is truncated (it ends before its image data does)");
+        // Valid files of a kind this libjpeg-turbo (2.1: 8-bit lossy only) does not decode:
+        // named as such, not as damage.
+        if (error.code == JERR_BAD_PRECISION || error.code == JERR_SOF_UNSUPPORTED)
+            fail_read(ErrorCode::UnsupportedFormat, name,
+                      "this kind of JPEG is not supported (libjpeg says \"" + error.error +
+                          "\"; 12-bit and lossless JPEG are not decoded)");
         fail_read(ErrorCode::Corrupt, name,
                   "the file is corrupt or not decodable (libjpeg says \"" + error.error + "\")");
     }
