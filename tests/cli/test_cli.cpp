@@ -660,9 +660,10 @@ class TestCli : public QObject {
     // A GIF's frames are pages, like a multi-page TIFF's (issue 34).
     void gif_frames_are_pages() {
         const QString gif = QString(LACUNA_SOURCE_DIR) + "/tests/data/formats/anim.gif";
-        Result r = run_cli({"info", gif, "--json"});
+        Result r = run_cli({"info", "--json", gif});
         QCOMPARE(r.status, 0);
-        QCOMPARE(json_object(r)["pages"].toInt(), 3);
+        QCOMPARE(info_report(r)["pages"].toInt(), 3);
+        QCOMPARE(info_report(r)["format"].toString(), QString("GIF"));
         r = run_cli({"convert", gif, tmp("frame3.png"), "--page", "3"});
         QCOMPARE(r.status, 0);
         const io::LoadedNative frame = io::read_native(tmp("frame3.png").toStdString());

@@ -88,10 +88,33 @@ double max_difference(const OiioImage& o, const lacuna::NativeImage& l) {
     return worst;
 }
 
+// The same for OpenCV's imread (B, G, R(, A) order, stored depth).
+double max_difference(const cv::Mat& m, const lacuna::NativeImage& l) {
+    if (m.cols != l.width() || m.rows != l.height()) return INFINITY;
+    const int mc = m.channels();
+    const bool spread = mc < 3 && l.channels() >= 3;
+    if (!spread && mc != l.channels()) return INFINITY;
+    cv::Mat d;
+    m.convertTo(d, CV_64F);
+    double worst = 0;
+    for (int y = 0; y < l.height(); ++y)
+        for (int x = 0; x < l.width(); ++x)
+            for (int c = 0; c < l.channels(); ++c) {
+                const int k = spread ? (c < 3 ? 0 : 1) : (c < 3 && mc >= 3 ? 2 - c : c);
+                worst = std::max(worst, std::abs(d.ptr<double>(y)[x * mc + k] - l.sample(x, y, c)));
+            }
+    return worst;
+}
+
+std::string verdict(const double d) {
+    if (std::isinf(d)) return "other shape";
+    return d == 0 ? "same values" : "differs by " + std::to_string(int(std::ceil(d)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::printf("%-34s %-22s %10s  %-28s %10s  %-12s %10s\n", "file", "Lacuna", "ms", "OpenImageIO",
+    std::printf("%-26s %-22s %9s  %-18s %9s  %-18s %9s\n", "file", "Lacuna", "ms", "OpenImageIO",
                 "ms", "OpenCV", "ms");
     for (int i = 1; i < argc; ++i) {
         const std::string path = argv[i];
@@ -116,19 +139,18 @@ int main(int argc, char** argv) {
             if (page.empty()) {
                 oiio = "opens";
             } else {
-                const double d = max_difference(o, page);
-                oiio = std::isinf(d) ? "opens, other shape " + std::to_string(o.channels) + "ch"
-                       : d == 0      ? "same values"
-                                     : "differs by " + std::to_string(int(std::ceil(d)));
+                oiio = verdict(max_difference(o, page));
             }
         }
         const cv::Mat m = cv::imread(path, cv::IMREAD_UNCHANGED);
-        std::string opencv = m.empty() ? "fails" : "opens";
+        const std::string opencv = m.empty()      ? "fails"
+                                   : page.empty() ? "opens"
+                                                  : verdict(max_difference(m, page));
         if (!m.empty())
             opencv_ms = median_ms([&] { (void)cv::imread(path, cv::IMREAD_UNCHANGED); });
         const std::string file = path.substr(path.find_last_of('/') + 1);
-        std::printf("%-34s %-22s %10.2f  %-28s %10.2f  %-12s %10.2f\n", file.c_str(),
-                    lacuna.c_str(), lacuna_ms, oiio.c_str(), oiio_ms, opencv.c_str(), opencv_ms);
+        std::printf("%-26s %-22s %9.2f  %-18s %9.2f  %-18s %9.2f\n", file.c_str(), lacuna.c_str(),
+                    lacuna_ms, oiio.c_str(), oiio_ms, opencv.c_str(), opencv_ms);
     }
     return 0;
 }
