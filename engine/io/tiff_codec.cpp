@@ -392,6 +392,14 @@ cv::Mat to_pixels(TIFF* tif, cv::Mat samples, const Layout& l, const std::string
         // Grey levels spread over 0..255 (1-bit: 0 and 255), as Pillow unpacks them.
         samples.convertTo(samples, CV_8U, 255.0 / levels);
     }
+    // The common cases need no splitting: grey, or colour, with nothing after the colours.
+    if (samples.channels() == l.colours && l.photometric == PHOTOMETRIC_MINISBLACK) return samples;
+    const bool straight_alpha =
+        samples.channels() == 4 &&
+        (l.first_extra == EXTRASAMPLE_UNASSALPHA || l.first_extra == 0xFFFF);
+    if ((samples.channels() == 3 || straight_alpha) && l.colours == 3 &&
+        l.photometric == PHOTOMETRIC_RGB)
+        return swap_red_blue(samples);
     std::vector<cv::Mat> planes;
     cv::split(samples, planes);
     // The extra sample after the colours: alpha unless ExtraSamples says "unspecified" (Pillow
