@@ -2,6 +2,7 @@
 // readers take (made here with Lacuna's own encoders; DICOM and FITS written byte by byte), short
 // videos, command lines, and parameter records in each harness's input layout. Run by
 // fuzz/make_corpus.sh; the output is committed, so this only runs when the seeds should change.
+#include <lacuna/core/error.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -216,6 +217,29 @@ void image_seeds() {
     }
 }
 
+// The constructed files of tests/data/formats (issue 34: grey+tRNS, CMYK, tiled, planar,
+// BigTIFF, signed 16-bit TIFF, animated GIF, and the refused ones), as they are.
+void format_file_seeds() {
+    const fs::path dir = fs::path(LACUNA_SOURCE_DIR) / "tests/data/formats";
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().extension() == ".py") continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        const Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string name = "format-" + entry.path().filename().string();
+        put("fuzz_image_decode", name, bytes);
+        try {
+            const auto loaded = io::decode_image(bytes, name);
+            Bytes seed;
+            append(seed, std::uint16_t(loaded.image.width()));
+            append(seed, std::uint16_t(loaded.image.height()));
+            seed.insert(seed.end(), bytes.begin(), bytes.end());
+            put("fuzz_mask_load", name, seed);
+        } catch (const lacuna::Error&) {
+            // refused on purpose (palette index, cut JPEG): a seed for the decoder only
+        }
+    }
+}
+
 void video_seeds() {
     const fs::path tmp = fs::temp_directory_path() / "lacuna-make-corpus-video";
     fs::create_directories(tmp);
@@ -356,6 +380,7 @@ int main(int argc, char** argv) {
     }
     g_out = argv[1];
     image_seeds();
+    format_file_seeds();
     video_seeds();
     cli_seeds();
     histogram_seeds();

@@ -6,8 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev            # Qt 6 Widgets, OpenGL widgets, Qt Test
-  libopencv-dev                             # image codecs (imgcodecs), imgproc
-  libjpeg-dev                               # JPEG headers read with the decoder's own parser
+  libopencv-dev                             # BMP/Netpbm codecs (imgcodecs), imgproc
+  libjpeg-dev libpng-dev libtiff-dev        # JPEG, PNG, TIFF read and written directly
+  libwebp-dev                               # WebP read and written directly
+  libgif-dev                                # GIF (giflib): first frame, or every frame as a stack
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
   libopencv-video-dev                       # DIS optical flow: video object removal (libopencv-dev pulls it too)
   libopencv-contrib-dev                     # ximgproc (bilateral peer, line detector), saliency

@@ -13,7 +13,8 @@ namespace lacuna::cli {
 namespace {
 
 // What write_native keeps without narrowing (see image_io.hpp): unsigned 16-bit in PNG, TIFF,
-// PGM (grey) and PPM (RGB); float in TIFF and PFM (grey or RGB). 8-bit goes everywhere.
+// PGM (grey) and PPM (RGB); signed 16-bit in TIFF; float in TIFF and PFM (grey or RGB). 8-bit
+// goes everywhere.
 bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
     const SampleType s = pixels.sample;
     const int c = pixels.channels;
@@ -21,7 +22,7 @@ bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
         case io::ImageFormat::Png:
             return s == SampleType::U16;
         case io::ImageFormat::Tiff:
-            return s == SampleType::U16 || s == SampleType::F32;
+            return s == SampleType::U16 || s == SampleType::I16 || s == SampleType::F32;
         case io::ImageFormat::Pgm:
             return s == SampleType::U16 && c == 1;
         case io::ImageFormat::Ppm:

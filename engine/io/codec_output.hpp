@@ -1,5 +1,6 @@
-// Internal: keeps what codec libraries print to stderr (libpng, libjpeg, libtiff through OpenCV;
-// GDCM's libjpeg, OpenJPEG and CharLS) off the user's terminal. Lacuna reports problems in its
+// Internal: keeps what codec libraries print to stderr (OpenCV's BMP and Netpbm readers; GDCM's
+// libjpeg, OpenJPEG and CharLS) off the user's terminal. libpng, libjpeg-turbo, libtiff, libwebp
+// and giflib, which Lacuna calls directly, report through their own callbacks (codecs.hpp). Lacuna reports problems in its
 // own one line; the codec's first complaint can be quoted in it.
 //
 // While a CodecOutput lives, file descriptor 2 points at a temporary file; first_line() reads

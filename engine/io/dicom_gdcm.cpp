@@ -34,6 +34,7 @@
 #include <optional>
 #include <sstream>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace lacuna::io::detail {
 namespace {
@@ -841,8 +842,91 @@ bool dicom_supported() {
     return true;
 }
 
-LoadedNative read_dicom(const std::vector<std::uint8_t>& bytes, const std::string_view name) {
+namespace {
+
+// Deflated explicit VR little endian (PS3.5 A.5): everything after the file meta information is
+// one raw deflate stream. It is inflated here and the meta information made to name explicit VR
+// little endian, so that the walker and GDCM read the result as any uncompressed file (GDCM 3.0
+// does not inflate it). Empty when the file is not deflated.
+std::vector<std::uint8_t> inflated_dicom(const std::vector<std::uint8_t>& b,
+                                         const std::string_view name) {
+    if (!looks_like_dicom(b)) return {};
+    const auto u16 = [&](const std::size_t at) { return std::uint32_t(b[at] | (b[at + 1] << 8)); };
+    const auto u32 = [&](const std::size_t at) { return u16(at) | (u16(at + 2) << 16); };
+    std::size_t at = 132, ts_at = 0, ts_length = 0, group_length_at = 0;
+    while (at + 8 <= b.size() && u16(at) == 0x0002) {
+        const char v0 = static_cast<char>(b[at + 4]), v1 = static_cast<char>(b[at + 5]);
+        const bool long_form = (v0 == 'O' && std::strchr("BWFDLV", v1) != nullptr) ||
+                               (v0 == 'U' && std::strchr("NTCR", v1) != nullptr) ||
+                               (v0 == 'S' && v1 == 'Q');
+        const std::size_t header = long_form ? 12 : 8;
+        if (at + header > b.size()) return {};
+        const std::uint32_t length = long_form ? u32(at + 8) : u16(at + 6);
+        if (length > b.size() - at - header) return {};
+        if (u16(at + 2) == 0x0000 && length == 4) group_length_at = at + header;
+        if (u16(at + 2) == 0x0010 && !long_form) {
+            ts_at = at + header;
+            ts_length = length;
+        }
+        at += header + length;
+    }
+    std::string ts(reinterpret_cast<const char*>(b.data() + ts_at), ts_length);
+    while (!ts.empty() && (ts.back() == '\0' || ts.back() == ' ')) ts.pop_back();
+    if (ts_at == 0 || ts != "1.2.840.10008.1.2.1.99") return {};
+
+    // The most an inflated data set may hold: the largest image Lacuna opens, in 64-bit
+    // samples, and room for its other elements.
+    const std::size_t limit = std::size_t(kMaxImagePixels) * 8 + (std::size_t{1} << 20);
+    std::vector<std::uint8_t> data(std::min<std::size_t>(limit, (b.size() - at) * 4 + 65536));
+    z_stream z{};
+    if (inflateInit2(&z, -15) != Z_OK) fail_reading(ErrorCode::Corrupt, name, "zlib cannot start");
+    z.next_in = const_cast<Bytef*>(b.data() + at);
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(b.size() - at, UINT32_MAX));
+    int status = Z_OK;
+    std::size_t produced = 0;
+    while (status == Z_OK) {
+        if (produced == data.size()) {
+            if (data.size() >= limit) break;
+            data.resize(std::min(limit, data.size() * 2));
+        }
+        z.next_out = data.data() + produced;
+        z.avail_out = static_cast<uInt>(std::min<std::size_t>(data.size() - produced, UINT32_MAX));
+        status = inflate(&z, Z_NO_FLUSH);
+        produced = data.size() - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (status == Z_OK)
+        fail_reading(
+            ErrorCode::TooLarge, name,
+            "the deflated DICOM data set inflates beyond " + std::to_string(limit) + " bytes");
+    if (status != Z_STREAM_END)
+        fail_reading(status == Z_BUF_ERROR ? ErrorCode::Truncated : ErrorCode::Corrupt, name,
+                     status == Z_BUF_ERROR ? "the deflated DICOM data set is truncated"
+                                           : "the deflated DICOM data set is corrupt");
+    data.resize(produced);
+
+    static const std::string kExplicitLittle("1.2.840.10008.1.2.1\0", 20);
+    std::vector<std::uint8_t> out(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(ts_at));
+    out.insert(out.end(), kExplicitLittle.begin(), kExplicitLittle.end());
+    out.insert(out.end(), b.begin() + static_cast<std::ptrdiff_t>(ts_at + ts_length),
+               b.begin() + static_cast<std::ptrdiff_t>(at));
+    out[ts_at - 2] = std::uint8_t(kExplicitLittle.size());
+    out[ts_at - 1] = 0;
+    if (group_length_at != 0 && group_length_at < ts_at) {
+        const std::uint32_t length =
+            u32(group_length_at) + std::uint32_t(kExplicitLittle.size()) - std::uint32_t(ts_length);
+        for (int k = 0; k < 4; ++k) out[group_length_at + k] = std::uint8_t(length >> (8 * k));
+    }
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+}  // namespace
+
+LoadedNative read_dicom(const std::vector<std::uint8_t>& stored, const std::string_view name) {
     silence_gdcm();
+    const std::vector<std::uint8_t> inflated = inflated_dicom(stored, name);
+    const std::vector<std::uint8_t>& bytes = inflated.empty() ? stored : inflated;
     if (!looks_like_dicom(bytes) && !looks_like_headless_dicom(bytes)) {
         fail_reading(ErrorCode::Corrupt, name,
                      "not a DICOM file (no DICM marker after a 128-byte preamble, and no data "

@@ -158,10 +158,10 @@ void probe_pnm(const Bytes& b, HeaderProbe& p) {
     p.height = values[1];
 }
 
-// TIFF: the first image directory gives the size, and where its strips (or tiles) lie; a file
-// that ends before its directory or before the end of its last strip is truncated. (libtiff
-// would report such a file only as undecodable.)
-void probe_tiff(const Bytes& b, HeaderProbe& p) {
+// TIFF (classic or BigTIFF): the first image directory gives the size, and where its strips
+// (or tiles) lie; a file that ends before its directory or before the end of its last strip is
+// truncated. (libtiff would report such a file only as undecodable.)
+void probe_tiff(const Bytes& b, HeaderProbe& p, const bool big) {
     const bool le = b[0] == 'I';
     const auto u16 = [&](const std::size_t at) -> std::uint64_t {
         return le ? std::uint64_t{b[at]} | (std::uint64_t{b[at + 1]} << 8) : be16(b, at);
@@ -169,17 +169,25 @@ void probe_tiff(const Bytes& b, HeaderProbe& p) {
     const auto u32 = [&](const std::size_t at) -> std::uint64_t {
         return le ? le32(b, at) : be32(b, at);
     };
-    if (b.size() < 8) {
+    const auto u64 = [&](const std::size_t at) -> std::uint64_t {
+        const std::uint64_t lo = u32(at + (le ? 0 : 4)), hi = u32(at + (le ? 4 : 0));
+        return (hi << 32) | lo;
+    };
+    // BigTIFF: 8-byte offsets and counts, 20-byte entries (and LONG8 values, type 16).
+    const std::size_t header = big ? 16 : 8, count_size = big ? 8 : 2, entry_size = big ? 20 : 12,
+                      inline_size = big ? 8 : 4;
+    const auto offset = [&](const std::size_t at) { return big ? u64(at) : u32(at); };
+    if (b.size() < header) {
         p.truncated = true;
         return;
     }
-    const std::uint64_t ifd = u32(4);
-    if (ifd + 2 > b.size()) {
+    const std::uint64_t ifd = offset(big ? 8 : 4);
+    if (ifd > b.size() || ifd + count_size > b.size()) {
         p.truncated = true;
         return;
     }
-    const std::uint64_t entries = u16(ifd);
-    if (ifd + 2 + entries * 12 > b.size()) {
+    const std::uint64_t entries = big ? u64(ifd) : u16(ifd);
+    if (entries > b.size() || ifd + count_size + entries * entry_size > b.size()) {
         p.truncated = true;
         return;
     }
@@ -188,26 +196,34 @@ void probe_tiff(const Bytes& b, HeaderProbe& p) {
         std::uint64_t type = 0, count = 0, at = 0;
     };
     Array offsets, counts;
+    const auto size_of = [](const std::uint64_t type) -> std::uint64_t {
+        return type == 3 ? 2 : type == 16 ? 8 : 4;
+    };
+    const auto read = [&](const std::uint64_t type, const std::size_t at) -> std::uint64_t {
+        return type == 3 ? u16(at) : type == 16 ? u64(at) : u32(at);
+    };
     for (std::uint64_t k = 0; k < entries; ++k) {
-        const std::size_t e = static_cast<std::size_t>(ifd + 2 + k * 12);
-        const std::uint64_t tag = u16(e), type = u16(e + 2), count = u32(e + 4);
-        const std::uint64_t size = type == 3 ? 2 : 4;
-        const std::uint64_t at = count * size <= 4 ? e + 8 : u32(e + 8);
-        if (tag == 256) p.width = static_cast<std::int64_t>(type == 3 ? u16(e + 8) : u32(e + 8));
-        if (tag == 257) p.height = static_cast<std::int64_t>(type == 3 ? u16(e + 8) : u32(e + 8));
+        const std::size_t e = static_cast<std::size_t>(ifd + count_size + k * entry_size);
+        const std::uint64_t tag = u16(e), type = u16(e + 2);
+        const std::uint64_t count = big ? u64(e + 4) : u32(e + 4);
+        const std::size_t field = e + (big ? 12 : 8);
+        const std::uint64_t at = count <= inline_size / size_of(type) ? field : offset(field);
+        if (tag == 256) p.width = static_cast<std::int64_t>(read(type, field));
+        if (tag == 257) p.height = static_cast<std::int64_t>(read(type, field));
         if (tag == 273 || tag == 324) offsets = {type, count, at};
         if (tag == 279 || tag == 325) counts = {type, count, at};
     }
     if (offsets.count == 0 || offsets.count != counts.count) return;  // let the decoder judge
     const auto value = [&](const Array& a, const std::uint64_t i) -> std::uint64_t {
-        const std::uint64_t at = a.at + i * (a.type == 3 ? 2 : 4);
-        if (at + (a.type == 3 ? 2 : 4) > b.size()) return ~std::uint64_t{0};
-        return a.type == 3 ? u16(static_cast<std::size_t>(at)) : u32(static_cast<std::size_t>(at));
+        if (i > b.size() || a.at > b.size()) return ~std::uint64_t{0};
+        const std::uint64_t at = a.at + i * size_of(a.type);
+        if (at + size_of(a.type) > b.size()) return ~std::uint64_t{0};
+        return read(a.type, static_cast<std::size_t>(at));
     };
     for (std::uint64_t i = 0; i < offsets.count && i < (1u << 20); ++i) {
         const std::uint64_t start = value(offsets, i), length = value(counts, i);
-        if (start == ~std::uint64_t{0} || length == ~std::uint64_t{0} ||
-            start + length > b.size()) {
+        if (start == ~std::uint64_t{0} || length == ~std::uint64_t{0} || start > b.size() ||
+            length > b.size() - start) {
             p.truncated = true;
             return;
         }
@@ -261,11 +277,15 @@ HeaderProbe probe_header(const Bytes& b) {
             p.width = size->first;
             p.height = size->second;
         }
+    } else if (b.size() >= 4 && ((b[0] == 'I' && b[1] == 'I' && b[2] == 43 && b[3] == 0) ||
+                                 (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 43))) {
+        p.format = ImageFormat::Tiff;  // BigTIFF: version 43
+        probe_tiff(b, p, true);
     } else if (starts_with(b, 0, "II*") || starts_with(b, 0, "MM")) {
         if (b.size() >= 4 &&
             ((b[0] == 'I' && b[3] == 0) || (b[0] == 'M' && b[2] == 0 && b[3] == 42))) {
             p.format = ImageFormat::Tiff;
-            probe_tiff(b, p);
+            probe_tiff(b, p, false);
         }
     } else if (starts_with(b, 0, "RIFF") && starts_with(b, 8, "WEBP")) {
         p.format = ImageFormat::Webp;
@@ -290,7 +310,14 @@ HeaderProbe probe_header(const Bytes& b) {
     } else if (looks_like_headless_dicom(b)) {
         p.format = ImageFormat::Dicom;
     } else if (starts_with(b, 0, "GIF87a") || starts_with(b, 0, "GIF89a")) {
-        p.unsupported_name = "GIF";
+        p.format = ImageFormat::Gif;
+        // The logical screen: every frame is composed on it.
+        if (b.size() >= 10) {
+            p.width = b[6] | (b[7] << 8);
+            p.height = b[8] | (b[9] << 8);
+        } else {
+            p.truncated = true;
+        }
     } else if (starts_with(b, 0, "%PDF")) {
         p.unsupported_name = "PDF";
     } else if (starts_with(b, 4, "ftypheic") || starts_with(b, 4, "ftypheix") ||

@@ -2,6 +2,7 @@
 
 #include "calibration_tags.hpp"
 #include "codec_output.hpp"
+#include "codecs.hpp"
 #include "header_probe.hpp"
 #include "io_messages.hpp"
 #include "metadata_io.hpp"
@@ -50,12 +51,14 @@ std::string_view to_string(const ImageFormat format) {
             return "DICOM";
         case ImageFormat::Fits:
             return "FITS";
+        case ImageFormat::Gif:
+            return "GIF";
     }
     return "?";
 }
 
 std::string supported_formats_text() {
-    return "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM, PFM, DICOM, FITS";
+    return "PNG, JPEG, TIFF, WebP, GIF, BMP, PPM, PGM, PFM, DICOM, FITS";
 }
 
 namespace {
@@ -169,11 +172,11 @@ std::string decoder_says(const std::string& line) {
     return line.empty() ? std::string() : " (the decoder says \"" + line + "\")";
 }
 
-// OpenCV's codecs (libpng, libjpeg, libtiff, libwebp) print to stderr; what they print is kept
-// off it (CodecOutput) and becomes part of Lacuna's own error, or a notice when the image
-// decoded anyway (a truncated progressive JPEG: "Premature end of JPEG file").
-cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags, const std::string_view name,
-               std::vector<std::string>& notices) {
+// BMP and the Netpbm formats through OpenCV, whose own readers print little; whatever reaches
+// stderr is kept off it (CodecOutput) and becomes part of Lacuna's own error, or a notice when
+// the image decoded anyway.
+cv::Mat decode_with_opencv(const std::vector<std::uint8_t>& bytes, const int flags,
+                           const std::string_view name, std::vector<std::string>& notices) {
     cv::Mat decoded;
     std::string said;
     {
@@ -191,14 +194,36 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const int flags, const st
     }
     if (decoded.empty())
         fail(ErrorCode::Corrupt, name, "the file is corrupt or not decodable" + decoder_says(said));
-    // libjpeg fills a cut file with grey and only warns (a progressive JPEG, whose scans each
-    // cover the whole image, passes the header probe's checks): refused like every cut file.
-    if (said.find("Premature end of JPEG file") != std::string::npos)
-        fail(ErrorCode::Truncated, name,
-             "the JPEG file is truncated (it ends before its image data does)");
     if (!said.empty()) notices.push_back("the decoder warned: " + said);
     check_image_size(decoded.cols, decoded.rows);
     return decoded;
+}
+
+// The pages of a file as stored (not yet upright), each with its TIFF orientation: PNG, JPEG,
+// TIFF, WebP and GIF through their own libraries (codecs.hpp), the rest through OpenCV. Only TIFF
+// and GIF have more than one page, and only when `all_pages`.
+std::vector<detail::CodecPage> decode_pages(const std::vector<std::uint8_t>& bytes,
+                                            const ImageFormat format, const std::string_view name,
+                                            const bool all_pages,
+                                            std::vector<std::string>& notices) {
+    switch (format) {
+        case ImageFormat::Png:
+            return {{detail::decode_png(bytes, name, notices)}};
+        case ImageFormat::Jpeg:
+            return {{detail::decode_jpeg(bytes, name, notices)}};
+        case ImageFormat::Webp:
+            return {{detail::decode_webp(bytes, name)}};
+        case ImageFormat::Tiff:
+            return detail::decode_tiff(bytes, name, all_pages, notices);
+        case ImageFormat::Gif: {
+            std::vector<detail::CodecPage> pages;
+            for (cv::Mat& frame : detail::decode_gif(bytes, name, all_pages, notices))
+                pages.push_back({std::move(frame)});
+            return pages;
+        }
+        default:
+            return {{decode_with_opencv(bytes, cv::IMREAD_UNCHANGED, name, notices)}};
+    }
 }
 
 FileInfo describe(const cv::Mat& m, const ImageFormat format, const std::size_t bytes) {
@@ -298,38 +323,40 @@ cv::Mat upright(const cv::Mat& m, const int orientation) {
     }
 }
 
-// Pixels as decoded and turned upright, and the file's metadata.
+// Pixels as decoded and turned upright (every page of a stack, or the first), and the file's
+// metadata.
 struct Decoded {
-    cv::Mat pixels;
+    std::vector<cv::Mat> pages;
     Metadata metadata;
     std::vector<std::string> notices;
+    const cv::Mat& pixels() const { return pages.front(); }
 };
 
 // Every file opens upright, so that saving can write Orientation 1 and no viewer turns the
-// pixels twice. libtiff turns TIFF pages itself; JPEG, PNG and WebP are turned here from the
-// orientation exiv2 read (JPEG falls back to OpenCV's own reading when exiv2 cannot parse the
-// file). Other formats are read unchanged, so that alpha and 16-bit samples survive.
+// pixels twice. TIFF pages are turned by their own Orientation tag; JPEG, PNG and WebP from the
+// orientation exiv2 read (none when exiv2 cannot parse the file). Alpha and 16-bit samples
+// survive.
 Decoded decode_as_stored(const std::vector<std::uint8_t>& bytes, const ImageFormat format,
-                         const std::string_view name) {
+                         const std::string_view name, const bool all_pages = false) {
     detail::MetadataRead read = detail::read_metadata(bytes, format);
-    int flags = cv::IMREAD_UNCHANGED;
-    if (format == ImageFormat::Jpeg)
-        // ANYCOLOR: a grey JPEG stays one channel (IMREAD_COLOR made it RGB; issue 34).
-        flags =
-            read.parsed ? cv::IMREAD_ANYCOLOR | cv::IMREAD_IGNORE_ORIENTATION : cv::IMREAD_ANYCOLOR;
-    Decoded decoded{cv::Mat(), std::move(read.metadata), std::move(read.notices)};
-    decoded.pixels = decode(bytes, flags, name, decoded.notices);
-    if (read.parsed && format != ImageFormat::Tiff)
-        decoded.pixels = upright(decoded.pixels, read.orientation);
-    decoded.metadata.orientation_applied = read.parsed && read.orientation != 1;
+    Decoded decoded{{}, std::move(read.metadata), std::move(read.notices)};
+    bool turned = false;
+    for (detail::CodecPage& page : decode_pages(bytes, format, name, all_pages, decoded.notices)) {
+        const int orientation = format == ImageFormat::Tiff ? page.orientation
+                                : read.parsed               ? read.orientation
+                                                            : 1;
+        turned = turned || orientation != 1;
+        decoded.pages.push_back(upright(page.pixels, orientation));
+    }
+    decoded.metadata.orientation_applied = turned;
     return decoded;
 }
 
 LoadedImage to_loaded(Decoded decoded, const ImageFormat format, const std::size_t bytes) {
     LoadedImage loaded;
-    loaded.info = describe(decoded.pixels, format, bytes);
+    loaded.info = describe(decoded.pixels(), format, bytes);
     loaded.notices = std::move(decoded.notices);
-    loaded.image = to_rgba(to_8bit(decoded.pixels, loaded.notices));
+    loaded.image = to_rgba(to_8bit(decoded.pixels(), loaded.notices));
     loaded.metadata = std::move(decoded.metadata);
     return loaded;
 }
@@ -498,37 +525,15 @@ LoadedNative decode_native(const std::vector<std::uint8_t>& bytes, const std::st
     }
     const ImageFormat format = check_header(bytes, name);
     if (is_scientific(format)) return decode_scientific(bytes, format, name);
-    Decoded decoded = decode_as_stored(bytes, format, name);
-    LoadedNative loaded = native_from_mats({decoded.pixels}, format, bytes.size(),
+    // A TIFF or a GIF may hold a stack: every page, each turned upright.
+    Decoded decoded = decode_as_stored(bytes, format, name, true);
+    LoadedNative loaded = native_from_mats(decoded.pages, format, bytes.size(),
                                            std::move(decoded.metadata), std::move(decoded.notices));
     return format == ImageFormat::Tiff ? with_tiff_calibration(std::move(loaded), bytes) : loaded;
 }
 
 LoadedNative read_native(const fs::path& path) {
-    const std::string name = path.string();
-    const std::vector<std::uint8_t> bytes = read_file(path);
-    if (is_gzip(bytes)) return decode_native(bytes, name);
-    const ImageFormat format = check_header(bytes, name);
-    if (format != ImageFormat::Tiff) return decode_native(bytes, name);
-    // A TIFF may hold a stack: every page, as stored (libtiff turns each page upright).
-    std::vector<cv::Mat> pages;
-    {
-        // libtiff's warnings stay off stderr; decode_native below reports a failing file.
-        const detail::CodecOutput codec_output;
-        try {
-            cv::imreadmulti(name, pages, cv::IMREAD_UNCHANGED);
-        } catch (const cv::Exception& e) {
-            fail(ErrorCode::Corrupt, name, "the decoder failed (" + e.msg + ")");
-        }
-    }
-    if (pages.empty() || pages.front().empty()) return decode_native(bytes, name);
-    for (const cv::Mat& page : pages) check_image_size(page.cols, page.rows);
-    detail::MetadataRead read = detail::read_metadata(bytes, format);
-    read.metadata.orientation_applied = read.parsed && read.orientation != 1;
-    return with_tiff_calibration(
-        native_from_mats(pages, format, bytes.size(), std::move(read.metadata),
-                         std::move(read.notices)),
-        bytes);
+    return decode_native(read_file(path), path.string());
 }
 
 LoadedMeasurement read_measurement(const fs::path& path) {
@@ -598,18 +603,30 @@ std::string encoder_extension(const ImageFormat f) {
             return ".pfm";
         case ImageFormat::Dicom:
         case ImageFormat::Fits:
+        case ImageFormat::Gif:
             break;  // read only: format_for_path never names them
     }
     return ".png";
 }
 
-// imencode with its failures (false or an exception) turned into WriteFailed.
+// PNG, TIFF, JPEG and WebP through their libraries (codecs.hpp); the rest through imencode, with
+// its failures (false or an exception) turned into WriteFailed.
 std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
                                      std::vector<int> params = {}) {
-    // OpenCV writes 3-channel float TIFF as SGILOG (LogLuv), which is lossy: measurements must
-    // come back exactly, so float TIFF is written LZW-compressed (lossless) instead.
-    if (format == ImageFormat::Tiff && samples.depth() == CV_32F)
-        params.insert(params.end(), {cv::IMWRITE_TIFF_COMPRESSION, 5});
+    if (format == ImageFormat::Png) return detail::encode_png(samples);
+    if (format == ImageFormat::Tiff) return detail::encode_tiff(samples);
+    if (format == ImageFormat::Jpeg) {
+        int quality = 95;  // OpenCV's default, which callers without options had
+        for (std::size_t i = 0; i + 1 < params.size(); i += 2)
+            if (params[i] == cv::IMWRITE_JPEG_QUALITY) quality = params[i + 1];
+        return detail::encode_jpeg(samples, quality);
+    }
+    if (format == ImageFormat::Webp) {
+        bool lossless = false;  // quality 101: OpenCV's way of asking for lossless, kept
+        for (std::size_t i = 0; i + 1 < params.size(); i += 2)
+            if (params[i] == cv::IMWRITE_WEBP_QUALITY) lossless = params[i + 1] > 100;
+        return detail::encode_webp(samples, lossless);
+    }
     std::vector<std::uint8_t> bytes;
     bool ok = false;
     try {
@@ -774,7 +791,7 @@ bool holds_natively(const ImageFormat format, const int depth, const int channel
         case ImageFormat::Png:
             return depth == CV_16U && (channels == 1 || channels == 3 || channels == 4);
         case ImageFormat::Tiff:
-            return (depth == CV_16U || depth == CV_32F) &&
+            return (depth == CV_16U || depth == CV_16S || depth == CV_32F) &&
                    (channels == 1 || channels == 3 || channels == 4);
         case ImageFormat::Pgm:
             return depth == CV_16U && channels == 1;
@@ -805,7 +822,7 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
     const std::vector<std::uint8_t> bytes = read_file(in);
     const ImageFormat in_format = check_header(bytes, name);
     Decoded decoded = decode_as_stored(bytes, in_format, name);
-    const cv::Mat pixels = decoded.pixels;
+    const cv::Mat pixels = decoded.pixels();
     const Metadata metadata = decoded.metadata;
     WriteOptions with_source = options;
     with_source.metadata = &metadata;

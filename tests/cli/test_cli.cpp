@@ -532,16 +532,14 @@ class TestCli : public QObject {
         SKIP_WITHOUT_DICOM();
         SKIP_WITHOUT_FITS();
 #if LACUNA_TEST_GDCM && LACUNA_TEST_CFITSIO
-        // Signed CT samples: float TIFF keeps every stored sample (not the HU values).
+        // Signed CT samples: TIFF keeps every stored sample as signed 16-bit (not the HU
+        // values); Lacuna's TIFF writer wrote none before issue 34, and widened them to float.
         write_ct_dicom(tmp("ct.dcm"));
         Result r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.tiff"), "--json"});
         QCOMPARE(r.status, 0);
-        QCOMPARE(json_object(r)["bit_depth"].toInt(), 32);
-        QCOMPARE(json_object(r)["sample_type"].toString(), QString("f32"));
-        QVERIFY2(r.err.contains("written as 32-bit float with the same values"), qPrintable(r.err));
-        // TIFF has signed 16-bit samples; it is Lacuna's writer that writes none (issue 34).
-        QVERIFY2(r.err.contains("Lacuna writes no signed 16-bit samples to TIFF") &&
-                     !r.err.contains("TIFF has no"),
+        QCOMPARE(json_object(r)["bit_depth"].toInt(), 16);
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
+        QVERIFY2(!r.err.contains("32-bit float") && !r.err.contains("writes no"),
                  qPrintable(r.err));
         // TIFF carries the calibration as ImageJ writes it (issue 35): nothing to note.
         QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
@@ -560,7 +558,7 @@ class TestCli : public QObject {
         QCOMPARE(fits_back.calibration, (Calibration{1.0, -1024.0, "HU"}));
         QCOMPARE(fits_back.pages[0].sample(3, 2, 0), double(ct_sample(3, 2)));
         io::LoadedNative back = io::read_native(tmp("ct.tiff").toStdString());
-        QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(back.pages.at(0).format(), (PixelFormat{SampleType::I16, 1}));
         for (int y = 0; y < kCtHeight; ++y)
             for (int x = 0; x < kCtWidth; ++x)
                 QCOMPARE(back.pages[0].sample(x, y, 0), double(ct_sample(x, y)));
@@ -663,6 +661,23 @@ class TestCli : public QObject {
         r = run_cli({"convert", tmp("cstack.tiff"), tmp("p2.pgm"), "--page", "2"});
         QCOMPARE(r.status, 0);
         QCOMPARE(io::read_native(tmp("p2.pgm").toStdString()).pages.at(0).sample(4, 3, 0), 222.0);
+    }
+
+    // A GIF's frames are pages, like a multi-page TIFF's (issue 34).
+    void gif_frames_are_pages() {
+        const QString gif = QString(LACUNA_SOURCE_DIR) + "/tests/data/formats/anim.gif";
+        Result r = run_cli({"info", "--json", gif});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(info_report(r)["pages"].toInt(), 3);
+        QCOMPARE(info_report(r)["format"].toString(), QString("GIF"));
+        r = run_cli({"convert", gif, tmp("frame3.png"), "--page", "3"});
+        QCOMPARE(r.status, 0);
+        const io::LoadedNative frame = io::read_native(tmp("frame3.png").toStdString());
+        QCOMPARE(frame.pages.at(0).sample(1, 1, 0), 10.0);  // not painted by frame 3
+        QCOMPARE(frame.pages.at(0).sample(4, 3, 0), double(2 * 80 + 4 * 20));  // frame 3's own
+        r = run_cli({"convert", gif, tmp("frame4.png"), "--page", "4"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "--page 4 is beyond the 3 page(s)");
     }
 
     void convert_writes_and_never_replaces_the_input() {

@@ -580,11 +580,16 @@ class TestIo : public QObject {
     }
 
     void unsupported_formats() {
-        const std::string gif = "GIF89a\x01\x00\x01\x00\x00\x00\x00;";
-        write_bytes(tmp("anim.gif"), {gif.begin(), gif.end()});
+        const std::string psd = std::string("8BPS\x00\x01", 6) + std::string(20, '\0');
+        write_bytes(tmp("layers.psd"), {psd.begin(), psd.end()});
         QString msg;
-        QCOMPARE(read_error(tmp("anim.gif"), &msg), ErrorCode::UnsupportedFormat);
-        QVERIFY(msg.contains("GIF"));
+        QCOMPARE(read_error(tmp("layers.psd"), &msg), ErrorCode::UnsupportedFormat);
+        QVERIFY(msg.contains("Photoshop PSD"));
+        // GIF is read (giflib); one with a screen but no image is corrupt, and says so.
+        const std::string gif("GIF89a\x01\x00\x01\x00\x00\x00\x00;", 14);
+        write_bytes(tmp("empty.gif"), {gif.begin(), gif.end()});
+        QCOMPARE(read_error(tmp("empty.gif"), &msg), ErrorCode::Corrupt);
+        QVERIFY2(msg.contains("the GIF holds no image"), qPrintable(msg));
         const std::string text = "hello, this is not an image\n";
         write_bytes(tmp("notes.png"), {text.begin(), text.end()});
         QCOMPARE(read_error(tmp("notes.png")), ErrorCode::UnsupportedFormat);

@@ -222,6 +222,59 @@ class TestScientificIo : public QObject {
         QTest::newRow("data set only") << false;
     }
 
+    // Deflated explicit VR little endian (pydicom's image_dfl.dcm was refused): the data set
+    // after the file meta information is one raw deflate stream, inflated on reading.
+    void dicom_deflated_opens() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const Bytes full = write_dicom(ct_spec());
+        const std::uint32_t meta_length =
+            full[140] | (full[141] << 8) | (full[142] << 16) | (std::uint32_t(full[143]) << 24);
+        const std::size_t data_at = 144 + meta_length;
+        const std::string ts_tag("\x02\x00\x10\x00UI", 6);
+        const auto ts = std::search(full.begin(), full.begin() + std::ptrdiff_t(data_at),
+                                    ts_tag.begin(), ts_tag.end());
+        QVERIFY(ts != full.begin() + std::ptrdiff_t(data_at));
+        const std::size_t ts_at = std::size_t(ts - full.begin()) + 8;
+        const std::size_t ts_length = full[ts_at - 2] | (full[ts_at - 1] << 8);
+        const std::string deflated_ts = "1.2.840.10008.1.2.1.99";  // 22 characters: even
+        Bytes file(full.begin(), full.begin() + std::ptrdiff_t(ts_at));
+        file.insert(file.end(), deflated_ts.begin(), deflated_ts.end());
+        file.insert(file.end(), full.begin() + std::ptrdiff_t(ts_at + ts_length),
+                    full.begin() + std::ptrdiff_t(data_at));
+        file[ts_at - 2] = std::uint8_t(deflated_ts.size());
+        const std::uint32_t new_meta = meta_length + std::uint32_t(deflated_ts.size() - ts_length);
+        for (int k = 0; k < 4; ++k) file[140 + std::size_t(k)] = std::uint8_t(new_meta >> (8 * k));
+        z_stream z{};
+        QCOMPARE(deflateInit2(&z, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        Bytes packed(full.size() + 1024);
+        z.next_in = const_cast<Bytef*>(full.data() + data_at);
+        z.avail_in = uInt(full.size() - data_at);
+        z.next_out = packed.data();
+        z.avail_out = uInt(packed.size());
+        QCOMPARE(deflate(&z, Z_FINISH), Z_STREAM_END);
+        packed.resize(packed.size() - z.avail_out);
+        deflateEnd(&z);
+        file.insert(file.end(), packed.begin(), packed.end());
+
+        const io::LoadedNative loaded = io::decode_native(file, "deflated.dcm");
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 13; ++x)
+                QCOMPARE(loaded.pages.at(0).samples<std::int16_t>(y)[x], ct_value(x, y));
+        QCOMPARE(loaded.calibration, (Calibration{1.0, -1024.0, "HU"}));
+        // Cut inside the deflate stream: refused as truncated, by name.
+        const Bytes cut(file.begin(), file.end() - 20);
+        try {
+            (void)io::decode_native(cut, "cut.dcm");
+            QFAIL("a cut deflated DICOM opened");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("deflated DICOM data set is truncated") !=
+                         std::string::npos,
+                     e.what());
+        }
+#endif
+    }
+
     void dicom_unsigned_16_bit() {
         SKIP_WITHOUT_DICOM();
 #if LACUNA_TEST_GDCM

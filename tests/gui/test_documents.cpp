@@ -348,6 +348,21 @@ class TestDocuments : public QObject {
         QCOMPARE(window.session().document().samples().sample(7, 5, 0), 200.0 + 7 + 2.5);
     }
 
+    // An animated GIF opens like a multi-page TIFF: one page per frame, the slider across them
+    // (tests/data/formats/anim.gif: frame k paints from (k, k) on, as Pillow composes it).
+    void a_gif_opens_with_the_page_slider() {
+        MainWindow window;
+        QVERIFY(show_and_open(window, QString(LACUNA_SOURCE_DIR) + "/tests/data/formats/anim.gif"));
+        QCOMPARE(window.session().page_count(), 3);
+        auto* slider = window.findChild<QSlider*>("display_page");
+        QVERIFY(slider != nullptr);
+        QCOMPARE(slider->maximum(), 2);
+        slider->setValue(2);
+        QCOMPARE(window.session().page(), 2);
+        QCOMPARE(window.session().document().samples().sample(1, 1, 0), 10.0);  // not painted
+        QCOMPARE(window.session().document().samples().sample(2, 2, 0), 2 * 80.0 + 2 * 20);
+    }
+
     void save_never_applies_a_preview_silently() {
         MainWindow window;
         QVERIFY(show_and_open(window, first_));

@@ -20,7 +20,8 @@
 
 namespace lacuna::io {
 
-enum class ImageFormat { Png, Jpeg, Tiff, Webp, Bmp, Ppm, Pgm, Pfm, Dicom, Fits };
+/// Gif is read only (first frame, or every frame as a stack), like Dicom and Fits.
+enum class ImageFormat { Png, Jpeg, Tiff, Webp, Bmp, Ppm, Pgm, Pfm, Dicom, Fits, Gif };
 
 std::string_view to_string(ImageFormat format);
 /// "PNG, JPEG, TIFF, WebP, BMP, PPM, PGM" for messages and --help.
@@ -33,7 +34,7 @@ struct FileInfo {
     int channels = 0;   ///< as stored in the file: 1 grey, 3 colour, 4 colour + alpha
     int bit_depth = 8;  ///< per channel: 8, 16 or 32 (float)
     SampleType sample = SampleType::U8;
-    int pages = 1;  ///< a multi-page TIFF's page count
+    int pages = 1;  ///< a multi-page TIFF's page count (GIF: frames)
     bool has_alpha = false;
     std::uintmax_t file_bytes = 0;
 };
