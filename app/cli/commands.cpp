@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include <lacuna/core/fault_injection.hpp>
+
 #include "json.hpp"
 #include "measurement.hpp"
 
@@ -22,7 +24,8 @@ void Context::note(const std::string& text) const {
 }
 
 BackendInfo Context::select_backend(const double estimated_cpu_ms) const {
-    if (backend != BackendRequest::Auto || !cuda_built() || !prefer_cpu_for(estimated_cpu_ms))
+    if (backend != BackendRequest::Auto || !cuda_built() || testing::cuda_faults_armed() ||
+        !prefer_cpu_for(estimated_cpu_ms))
         return select_backend();
     BackendInfo info;
     info.cuda_reason = CudaUnavailableReason::SmallJob;

@@ -95,6 +95,10 @@ void arm_cuda_faults(const std::string_view spec) {
 int cuda_faults_injected() noexcept {
     return g_injected.load();
 }
+bool cuda_faults_armed() noexcept {
+    read_environment();
+    return g_alloc_target.load() > 0 || g_launch_target.load() > 0;
+}
 }  // namespace testing
 
 namespace detail {

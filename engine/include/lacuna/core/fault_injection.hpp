@@ -16,6 +16,9 @@ namespace testing {
 void arm_cuda_faults(std::string_view spec);
 /// Faults injected since the last arm_cuda_faults (or since the process started).
 [[nodiscard]] int cuda_faults_injected() noexcept;
+/// Whether a fault is armed (by arm_cuda_faults or LACUNA_CUDA_FAULT): such a run is there to
+/// exercise the device path, so `--backend auto` does not keep small jobs off the device.
+[[nodiscard]] bool cuda_faults_armed() noexcept;
 }  // namespace testing
 
 namespace detail {
