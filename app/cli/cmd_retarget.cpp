@@ -123,6 +123,7 @@ int retarget_measurement(Context& ctx, const Input& input, ops::RetargetParams p
     size_and_masks(ctx, w, h, p, protect, remove);
     p.want_overlay = ctx.args.has("seams-overlay");
     const double load_ms = ms_since(load_start);
+    ops::check_measurement_retarget(p);  // a refused request gets its one line, no device note
     Backend used = ctx.select_backend().backend;
     auto last_report = Clock::now();
     const auto carve_start = Clock::now();

@@ -112,9 +112,7 @@ NativeWorking start(const NativeImage& samples, const RetargetParams& p) {
 
 }  // namespace
 
-NativeRetargetResult retarget(const NativeImage& samples, const RetargetParams& p,
-                              const CarveImplementation impl, const CarveProgress& progress) {
-    detail::validate_retarget(samples.width(), samples.height(), p);
+void check_measurement_retarget(const RetargetParams& p) {
     // Scaling would resample the stored values and the importance levels weigh photo content
     // (faces, skin, saliency): the editor carves measurements by seams on their values alone.
     if (p.automatic || p.amount < 100)
@@ -125,6 +123,12 @@ NativeRetargetResult retarget(const NativeImage& samples, const RetargetParams& 
         detail::invalid(
             "a measurement is carved on its values only: importance levels (faces, saliency, "
             "lines, skin) are for photos");
+}
+
+NativeRetargetResult retarget(const NativeImage& samples, const RetargetParams& p,
+                              const CarveImplementation impl, const CarveProgress& progress) {
+    detail::validate_retarget(samples.width(), samples.height(), p);
+    check_measurement_retarget(p);
     const DeepCarvingProxy whole = deep_carving_proxy(samples);
     const DecisionRange range{whole.raw_lo, whole.raw_hi};
     const int shrink_w = std::max(0, samples.width() - p.width);

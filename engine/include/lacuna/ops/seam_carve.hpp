@@ -407,6 +407,9 @@ struct NativeRetargetResult {
 /// type). Both orders when both sides shrink, enlarging in steps of at most 50 %, masks carried,
 /// like retarget(). Error(InvalidArgument) as retarget() does, and for what would change stored
 /// values or weigh photo content: an amount below 100 or automatic (they scale), importance levels.
+/// The measurement-only refusals of that retarget (Error(InvalidArgument)), for callers that
+/// check a request before they choose a device.
+void check_measurement_retarget(const RetargetParams& params);
 NativeRetargetResult retarget(const NativeImage& samples, const RetargetParams& params,
                               CarveImplementation implementation,
                               const CarveProgress& progress = {});
