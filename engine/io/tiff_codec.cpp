@@ -229,6 +229,15 @@ cv::Mat read_samples(TIFF* tif, const Layout& l, const std::string_view name, St
         if (tw == 0 || th == 0 || tile_bytes <= 0 ||
             static_cast<std::uint64_t>(tile_row) < std::uint64_t{tw} * in_pixel)
             corrupt(name, "the TIFF's tile size is invalid", s);
+        // A tile far larger than the whole image is a broken header: reading it would ask for
+        // gigabytes before the first pixel (found by fuzz_mask_load).
+        constexpr std::uint64_t kAnyTileBytes = std::uint64_t{64} << 20;
+        const std::uint64_t image_bytes = std::uint64_t{l.width} * l.height * pixel_bytes;
+        if (static_cast<std::uint64_t>(tile_bytes) > std::max(4 * image_bytes, kAnyTileBytes))
+            corrupt(name,
+                    "the TIFF's tiles (" + std::to_string(tw) + "x" + std::to_string(th) +
+                        ") are far larger than its image",
+                    s);
         std::vector<std::uint8_t> tile(static_cast<std::size_t>(tile_bytes));
         for (int p = 0; p < planes; ++p)
             for (std::uint32_t ty = 0; ty < l.height; ty += th)
