@@ -49,8 +49,11 @@ class RetargetTool final : public Tool {
     [[nodiscard]] Overlay overlay() const override;
     /// A new document: the carver follows where it lives, and the maps start over.
     void document_opened() override;
-    /// After an edit: the maps start over when the pixels or the carving masks changed.
+    /// After an edit: the maps start over when the pixels or the carving masks changed — at
+    /// once while retargeting (or its preview) is in use, else when retargeting is next asked for.
     void document_changed(DocumentChange change) override;
+    /// Brings the maps up to date with the document.
+    void activate() override;
     void device_lost(bool gpu_still_usable) override;
     /// The preview while retargeting or panning (painting or drawing shows the document).
     [[nodiscard]] std::optional<PreviewFrame> preview(ToolKind active) const override;
@@ -153,6 +156,12 @@ class RetargetTool final : public Tool {
     void add_notice(const std::string& text);
     void update_preview();
     void clear_preview();
+    /// Retargeting (or its preview on the pan tool) is what the user works with now.
+    [[nodiscard]] bool in_use() const;
+    /// The document changed since the maps were started.
+    [[nodiscard]] bool stale() const;
+    /// Drops out-of-date maps and preview without starting new ones.
+    void set_aside();
     [[nodiscard]] int vertical_change(int width) const;
     /// Amount < 100 or automatic: seams and scaling together, every frame reaching the target.
     [[nodiscard]] bool mixing() const;

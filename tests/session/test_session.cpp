@@ -413,6 +413,44 @@ class TestSession : public QObject {
         check_presented(s);
     }
 
+    void retarget_maps_wait_while_another_tool_edits() {
+        session::Session s(false);
+        s.open(clone(photo_.view()));
+        s.select(session::ToolKind::Retarget);
+        session::RetargetTool& tool = s.retarget();
+        tool.wait();
+        tool.set_target(kW - 40, kH);
+        tool.wait();
+        QVERIFY(tool.apply());
+        QCOMPARE(s.document().width(), kW - 40);
+        tool.wait();
+        QVERIFY(tool.vertical_ready());
+
+        // An undo while another tool is active sets the maps aside and starts nothing.
+        s.select(session::ToolKind::RemoveObject);
+        QVERIFY(s.undo());
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo_.view()));
+        QVERIFY(!tool.busy());
+        QVERIFY(!tool.vertical_ready());
+        QVERIFY(!tool.previewing());
+
+        // Retargeting again starts them over, from the document as it is now.
+        s.select(session::ToolKind::Retarget);
+        tool.wait();
+        QVERIFY(tool.vertical_exact());
+        tool.set_target(kW - 50, kH);
+        const ops::SeamOrder vertical =
+            ops::seam_order_fast({photo_.view()}, ops::SeamDirection::Vertical, seams_for(kW));
+        QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(),
+                                    ops::remove_seams<Rgba8>(photo_.view(), vertical, 50).view()));
+
+        // While the pan tool shows the preview, an edit restarts the maps at once.
+        s.select(session::ToolKind::Pan);
+        QVERIFY(tool.previewing());
+        QVERIFY(s.redo());
+        QVERIFY(tool.busy() || tool.vertical_ready());
+    }
+
     void retarget_importance_amount_and_detections() {
         // Issue 32 in the editor: the tool's map of faces goes into every carve, the Amount
         // gives the CLI's mix (seams, then area scaling, per side), Automatic picks per side,
