@@ -217,7 +217,7 @@ void image_seeds() {
     }
 }
 
-// The constructed files of tests/data/formats (issue 34: grey+tRNS, CMYK, tiled, planar,
+// The constructed files of tests/data/formats (grey+tRNS, CMYK, tiled, planar,
 // BigTIFF, signed 16-bit TIFF, animated GIF, and the refused ones), as they are.
 void format_file_seeds() {
     const fs::path dir = fs::path(LACUNA_SOURCE_DIR) / "tests/data/formats";

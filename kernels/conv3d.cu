@@ -1,4 +1,4 @@
-// The seed's three direct 3-D convolutions. Every output value sums its k³ taps in (t, y, x)
+// Lin et al.'s three direct 3-D convolutions. Every output value sums its k³ taps in (t, y, x)
 // order with separate multiplies and adds (--fmad=false), as the fast CPU path does, so all give
 // identical floats; they differ only in where the inputs come from.
 #include <lacuna/kernels/conv3d_kernels.h>

@@ -1,4 +1,4 @@
-// The seed's HYBRID FOURIER 3-D convolution, without cuFFT (whose 274 MB library cannot travel
+// Lin et al.'s HYBRID FOURIER 3-D convolution, without cuFFT (whose 274 MB library cannot travel
 // to the GPU machine): each input frame, mirrored by r into a P × Q power-of-two frame, is
 // transformed by a 2-D FFT (radix-2, one block per row, then per column, in shared memory); the
 // kernel's k slices likewise, flipped into a convolution; each output frame's spectrum is the

@@ -1,4 +1,4 @@
-// lacuna bench conv3d: the seed's Table 1 setting (720×560, k = 3…15, k + 3 frames → 4 output
+// lacuna bench conv3d: Lin et al.'s Table 1 setting (720×560, k = 3…15, k + 3 frames → 4 output
 // frames) for the three CUDA algorithms (device time, CUDA events), the fast CPU path and OpenCV's
 // filter2D applied per frame and summed over time, side by side, each checked; then 1080p with
 // k = 7 per output frame. Frames: a slow pan over a photo's luma (real texture, real motion).
@@ -67,9 +67,8 @@ std::string compare(const ops::Volume& gold, const ops::Volume& other) {
     return text;
 }
 
-// Table 1 of the seed: Tesla S1070 (one GT200), ms for four output frames of 720×560.
-// Table 1 of the seed: Tesla S1070 (one GT200), ms for four output frames of 720×560:
-// baseline / shared memory / streaming / hybrid Fourier.
+// Table 1 of Lin et al., "The parallelization of video processing": Tesla S1070 (one GT200),
+// ms for four output frames of 720×560: baseline / shared memory / streaming / hybrid Fourier.
 const std::map<int, std::string> kSeedTable1 = {
     {5, "16 / 11 / 4 / 15"},    {7, "44 / 15 / 8 / 17"},   {9, "96 / 48 / 16 / 20"},
     {11, "180 / 77 / 27 / 23"}, {13, "295 / - / 45 / 24"}, {15, "454 / - / 75 / 26"}};

@@ -77,7 +77,7 @@ ImageRgba8 from_bgr(const cv::Mat& m, const ImageRgba8& alpha_from) {
     return out;
 }
 
-/// A depth-like map for the guided cases (the seed's depth-colour bilateral filter): the photo's
+/// A depth-like map for the guided cases (Lin et al.'s depth-colour bilateral filter): the photo's
 /// luma, coarsely quantised to planes with blocky edges that do not follow the colour edges.
 ImageRgba8 depth_like(const ImageRgba8& colour) {
     ImageRgba8 depth(colour.width(), colour.height());

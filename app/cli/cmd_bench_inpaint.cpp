@@ -3,7 +3,7 @@
 // multi-scale PatchMatch (`inpaint_matchpatch`), on the same inputs in one run: speed and fill
 // quality.
 //
-// Cases: the seed's size (512×384, a 76×128 hole, full search), a 1920×1080 photo with a 300×200
+// Cases: Wang et al.'s size (512×384, a 76×128 hole, full search), a 1920×1080 photo with a 300×200
 // hole, holes cut in textured regions where the truth is known (foliage, wall, sky, fabric,
 // grass), generated 1920×1080 pictures with known truth (sky over a tree line; a wall with a
 // diagonal edge and a thin cable; a façade grid), and real objects removed with hand-drawn masks
@@ -62,7 +62,7 @@ struct BenchCase {
     bool has_truth = true;  ///< a hole cut in a photo: the photo is the truth
     std::vector<Ellipse> ellipses;
     std::vector<std::vector<cv::Point>> polygons;
-    std::optional<ops::InpaintSearch> search;  ///< forced for our fillers (the seed's full search)
+    std::optional<ops::InpaintSearch> search;  ///< forced for our fillers (the paper's full search)
     /// Generated instead of read (then `file` is empty and width × height is the size).
     ImageRgba8 (*generate)(int width, int height) = nullptr;
     /// A pasted-object case (index into object_cases()): the input has the object on it.
@@ -270,7 +270,7 @@ Measured measure(const std::vector<const ImageRgba8*>& images, const Mask& mask,
     return out;
 }
 
-/// Per method over the cases with a truth: the issue's targets (issue 31, item 3).
+/// Per method over the cases with a truth: the targets it is held to.
 struct Summary {
     int cases = 0;
     double lowpass_sum = 0, gap_sum = 0;  ///< gap: low-pass PSNR minus G'MIC mp's

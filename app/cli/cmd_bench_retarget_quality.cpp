@@ -1,4 +1,4 @@
-// lacuna bench retarget-quality (issue 32): photos narrowed to 50 % and 75 % of their width by
+// lacuna bench retarget-quality: photos narrowed to 50 % and 75 % of their width by
 // our automatic mix, our seams only, ImageMagick's liblqr, plain scaling and a centre crop, scored
 // by measures the automatic mode does not optimise (it minimises bidirectional similarity):
 //  - block aspect-ratio similarity, in the manner of ARS (Zhang et al. 2016): the original is cut
@@ -490,7 +490,7 @@ int bench_retarget_quality(Context& ctx) {
                   "time (%s, all photos and widths): auto %.0f ms, seams %.0f ms\n",
                   std::string(to_string(backend)).c_str(), auto_ms, seams_ms);
     ctx.out << line;
-    // Speed of the importance terms (issue 32, item 4): maps at 4K, detection reported apart,
+    // Speed of the importance terms: maps at 4K, detection reported apart,
     // and what the soft term costs the exact carve (it rides on the carvers' per-pixel level
     // term, which selects their 64-bit masked layout).
     {

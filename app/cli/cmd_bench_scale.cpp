@@ -1,4 +1,4 @@
-// lacuna bench scale: speed of every method and implementation side by side (the seed's QCIF ×7
+// lacuna bench scale: speed of every method and implementation side by side (Lin et al.'s QCIF ×7
 // case and 1080p → 4K) beside OpenCV's resize, each CUDA result checked against the fast CPU
 // path; then quality: photos reduced by 2 and 3 (area average) and enlarged back, PSNR and SSIM
 // against the originals for our methods and OpenCV's INTER_CUBIC and INTER_LANCZOS4.

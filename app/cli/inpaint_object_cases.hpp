@@ -1,4 +1,4 @@
-// Pasted-object cases for `lacuna bench inpaint` (issue 31): an object — a shape cut from another
+// Pasted-object cases for `lacuna bench inpaint`: an object — a shape cut from another
 // photo, or a drawn pole or cable — is pasted onto a photo, so the background under it is known.
 // The hole is the object grown by a few pixels, as a brush would paint it. Photos: the
 // repository's (tests/data/photos) and OpenCV's sample data as Debian's opencv-doc ships it

@@ -1,4 +1,4 @@
-// Named regions for profiles (issue 36): a JSON list of lines, polylines and rectangles, read by
+// Named regions for profiles: a JSON list of lines, polylines and rectangles, read by
 // `lacuna histogram IMG --regions FILE`, each profiled along its path (a rectangle: along its
 // width, each position the mean over the rectangle's height, as ImageJ's rectangle profile).
 #pragma once

@@ -8,7 +8,7 @@
 // the frame that is presented — no host image. Host path: the same with the fast CPU carver and
 // host compaction. A carve the GPU cannot do is done by the CPU (the notice says why).
 //
-// Importance (issue 32): the terms of RetargetMix (faces, saliency, lines, skin) make one map of
+// Importance: the terms of RetargetMix (faces, saliency, lines, skin) make one map of
 // levels per document revision, computed on the first carve's background thread and snapshotted
 // with the masks; every carve then takes it as its importance field. The Amount mixes seams with
 // uniform scaling per side (the CLI's --amount: round(amount × change) seams, then area

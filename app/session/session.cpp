@@ -96,7 +96,7 @@ std::vector<std::string> Session::save(const std::filesystem::path& path,
     // Formats that hold a calibration store it (io::format_keeps_calibration); others ignore it.
     if (document_.measurement()) {
         options.calibration = &document_.calibration();
-        options.spacing = &document_.spacing();  // TIFF carries it (issue 35)
+        options.spacing = &document_.spacing();  // TIFF carries the pixel size
     }
     return document_.measurement() ? io::write_native(path, document_.samples(), options)
                                    : io::write_image(path, document_.pixels().view(), options);

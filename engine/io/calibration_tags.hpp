@@ -1,4 +1,4 @@
-// Internal: a measurement's calibration (and, with issue 35, its pixel spacing) in a TIFF file,
+// Internal: a measurement's calibration (and its pixel spacing) in a TIFF file,
 // written and read the way ImageJ does: an ImageDescription starting "ImageJ=" with cf=0 (a
 // straight line), c0 (intercept), c1 (slope) and vunit (the values' unit). ImageJ and Fiji show
 // such a file in the unit; Lacuna reads its own files and ImageJ's back. Kept apart from the

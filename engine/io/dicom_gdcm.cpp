@@ -805,7 +805,7 @@ Calibration calibration(const Attributes& a, const Decoded& decoded,
     return c;
 }
 
-// The pixel size in mm (issue 35): Pixel Spacing, else Imager Pixel Spacing (projection
+// The pixel size in mm: Pixel Spacing, else Imager Pixel Spacing (projection
 // radiography, at the detector). Both are "row spacing\column spacing": the distance between
 // rows (y) first. Anything but two positive numbers is no spacing.
 PixelSpacing pixel_spacing(const Attributes& a) {

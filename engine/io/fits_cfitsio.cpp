@@ -224,7 +224,7 @@ std::string string_keyword(fitsfile* file, const char* key, const std::string_vi
     return value;
 }
 
-// The pixel size (issue 35) from CDELTi/CUNITi, or from a CD matrix without rotation or skew
+// The pixel size from CDELTi/CUNITi, or from a CD matrix without rotation or skew
 // (CD1_2 = CD2_1 = 0). Celestial axes (CTYPE RA--, DEC-, GLON … or CUNIT deg) are given in
 // arcsec, as DS9 and ImageJ's users measure them. A rotated matrix or an axis without a unit
 // gives none: a distance along it would need the full WCS.

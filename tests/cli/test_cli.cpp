@@ -533,7 +533,7 @@ class TestCli : public QObject {
         SKIP_WITHOUT_FITS();
 #if LACUNA_TEST_GDCM && LACUNA_TEST_CFITSIO
         // Signed CT samples: TIFF keeps every stored sample as signed 16-bit (not the HU
-        // values); Lacuna's TIFF writer wrote none before issue 34, and widened them to float.
+        // values); the writer must not widen them to float.
         write_ct_dicom(tmp("ct.dcm"));
         Result r = run_cli({"convert", tmp("ct.dcm"), tmp("ct.tiff"), "--json"});
         QCOMPARE(r.status, 0);
@@ -541,7 +541,7 @@ class TestCli : public QObject {
         QCOMPARE(json_object(r)["sample_type"].toString(), QString("i16"));
         QVERIFY2(!r.err.contains("32-bit float") && !r.err.contains("writes no"),
                  qPrintable(r.err));
-        // TIFF carries the calibration as ImageJ writes it (issue 35): nothing to note.
+        // TIFF carries the calibration as ImageJ writes it: nothing to note.
         QVERIFY2(!r.err.contains("not written"), qPrintable(r.err));
         QCOMPARE(io::read_native(tmp("ct.tiff").toStdString()).calibration,
                  (Calibration{1.0, -1024.0, "HU"}));
@@ -593,8 +593,8 @@ class TestCli : public QObject {
 #endif
     }
 
-    // 8-bit grey stays grey in formats that have grey (it was written as RGB; issue 34).
-    // What libpng and libjpeg print stays off stderr: Lacuna's one line says it (issue 34). A PNG
+    // 8-bit grey stays grey in formats that have grey (not widened to RGB).
+    // What libpng and libjpeg print stays off stderr: Lacuna's one line says it. A PNG
     // whose IHDR CRC is wrong is refused quoting libpng; a progressive JPEG cut in its scans
     // (which libjpeg fills with grey, warning only) is refused as truncated.
     void codec_messages_stay_off_stderr() {
@@ -663,7 +663,7 @@ class TestCli : public QObject {
         QCOMPARE(io::read_native(tmp("p2.pgm").toStdString()).pages.at(0).sample(4, 3, 0), 222.0);
     }
 
-    // A GIF's frames are pages, like a multi-page TIFF's (issue 34).
+    // A GIF's frames are pages, like a multi-page TIFF's.
     void gif_frames_are_pages() {
         const QString gif = QString(LACUNA_SOURCE_DIR) + "/tests/data/formats/anim.gif";
         Result r = run_cli({"info", "--json", gif});
@@ -790,8 +790,9 @@ class TestCli : public QObject {
     }
 
     void retarget_mix_and_importance() {
-        // Issue 32 from the command line: the amount mix, the automatic mix and the faces, all
-        // told in --json; bad values refused in the parameter table's words, nothing written.
+        // Importance and mixing from the command line: the amount mix, the automatic mix and the
+        // faces, all told in --json; bad values refused in the parameter table's words, nothing
+        // written.
         const QString messi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
         Result r = run_cli({"retarget", messi, tmp("mix.png"), "--width", "50%", "--amount", "50",
                             "--importance-map", tmp("levels.png"), "--json", "--backend", "cpu"});
@@ -938,7 +939,7 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains("--temporal-term must be seam or removed, not 'nearest'"),
                  qPrintable(r.err));
         QVERIFY(!QFile::exists(tmp("nearest.mp4")));
-        // The weights are read from the same table (issue 33): its range, its wording.
+        // The weights are read from the same parameter table: its range, its wording.
         r = run_cli({"retarget", tmp("clip.mp4"), tmp("nearest.mp4"), "--width", "75%",
                      "--temporal", "-1", "--backend", "cpu"});
         QCOMPARE(r.status, 2);
@@ -1098,7 +1099,7 @@ class TestCli : public QObject {
         QVERIFY2(!r.err.contains("note: running on the CPU"), qPrintable(r.err));
     }
 
-    // --grow N (issue 31): the mask grows by a disc of N px before the fill; JSON says so and
+    // --grow N: the mask grows by a disc of N px before the fill; JSON says so and
     // counts the grown hole; pixels outside the grown mask are untouched. A bad N is refused.
     void inpaint_grows_the_mask() {
         const Result r =
@@ -1368,8 +1369,9 @@ class TestCli : public QObject {
         QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
     }
 
-    // Issue 31's benchmark: a pasted object on one of opencv-doc's photos, its truth row, the
-    // new measures and the summary against the targets; --save writes the sheet and the input.
+    // The inpainting quality benchmark: a pasted object on one of opencv-doc's photos, its truth
+    // row, the new measures and the summary against the targets; --save writes the sheet and the
+    // input.
     void bench_inpaint_object_case() {
         if (!QFile::exists("/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg"))
             QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");

@@ -1,4 +1,4 @@
-// Measurements through the command line (issue 35): retarget, inpaint, scale, filter and batch
+// Measurements through the command line: retarget, inpaint, scale, filter and batch
 // read 16-bit, signed, float, DICOM and FITS files as stored, decide on every bit as the editor
 // does, move the stored samples and write them back in their own type.
 #include "../engine/scientific_test_files.hpp"
@@ -336,7 +336,7 @@ class TestCliMeasurement : public QObject {
         QCOMPARE(out.width(), 16);
     }
 
-    // Calibration travels (issue 35, 2): a real CT slice (pydicom's CT_small.dcm, HU) converted
+    // Calibration travels: a real CT slice (pydicom's CT_small.dcm, HU) converted
     // to TIFF, and retargeted to TIFF, reads in HU again, here and in ImageJ (its description).
     void calibration_travels_through_tiff() {
         const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
@@ -373,7 +373,7 @@ class TestCliMeasurement : public QObject {
         QVERIFY2(r.err.contains("is not written: PNG files carry none"), qPrintable(r.err));
     }
 
-    // Physical units (issue 35, 3): the spacing each kind of file states, carried through TIFF,
+    // Physical units: the spacing each kind of file states, carried through TIFF,
     // and the line's length and distances in that unit, anisotropic spacing measured in
     // physical space.
     void spacing_from_dicom() {

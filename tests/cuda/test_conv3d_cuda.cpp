@@ -1,7 +1,7 @@
 // The three CUDA 3-D convolutions (baseline, shared-memory tiles, streaming) against the fast CPU
 // path (itself checked against the gold reference in test_conv3d): identical floats over odd
 // sizes (so the device rows, padded to 128 bytes, have a pitch other than the width), kernels up
-// to 15 deep, kernels wider than the frame, and longer stacks than the seed's
+// to 15 deep, kernels wider than the frame, and longer stacks than Lin et al.'s
 // k + 3 (the streaming kernel's running sums wrap around); bad calls refused.
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
@@ -74,7 +74,7 @@ class TestConv3dCuda : public QObject {
     }
 
     void hybrid_fourier_equals_the_direct_convolution_within_float_rounding() {
-        // The seed's hybrid: spectra of padded frames, a temporal sum, an inverse FFT. Not the
+        // Lin et al.'s hybrid: spectra of padded frames, a temporal sum, an inverse FFT. Not the
         // same floats as the direct sums: within 1e-4 of the sums' scale (Σ|w| · 255).
         for (const auto& [w, h, frames, k] :
              {std::tuple{33, 9, 8, 5}, std::tuple{181, 97, 12, 9}, std::tuple{3, 4, 10, 7},

@@ -304,7 +304,7 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 4 * 2 * 2 * 2);
     }
 
-    // Issue 32: a still's importance levels through their own field (host and device inputs,
+    // A still's importance levels through their own field (host and device inputs,
     // and the approximate-first preview that keeps a block's largest level): the CPU's seams.
     void importance_field_equals_cpu() {
         struct Case {
@@ -641,7 +641,7 @@ class TestSeamCarveCuda : public QObject {
     }
 
     void retarget_with_importance_and_mix_matches_cpu() {
-        // Issue 32: importance levels go in as the per-pixel level term and the mix (amount,
+        // Importance levels go in as the per-pixel level term and the mix (amount,
         // automatic) drives the same carvers: the GPU gives the CPU's image, bit for bit, on the
         // device-resident shrink path (seams only, no overlay) and the mixed path.
         const ImageRgba8 photo = scaled_photo(421, 317);

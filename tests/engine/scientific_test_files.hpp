@@ -97,7 +97,7 @@ inline std::vector<char> as_bytes(const std::vector<T>& values) {
     return bytes;
 }
 
-// The CT slice of the brief: signed 16-bit 13×7, negatives included, rescale to HU.
+// A small CT slice: signed 16-bit 13×7, negatives included, rescale to HU.
 inline std::int16_t ct_value(const int x, const int y) {
     return std::int16_t(x * 301 - y * 977 - 1000);
 }

@@ -215,7 +215,7 @@ class TestBilateral : public QObject {
     }
 
     void the_guide_decides_where_the_edges_are() {
-        // A depth map with a step, filtered once with a guide that has the same edge (the seed's
+        // A depth map with a step, filtered once with a guide that has the same edge (the
         // colour view) and once with a flat guide: the first keeps the step, the second blurs it.
         const ImageRgba8 depth = two_halves(48, 16, 24, {60, 60, 60, 255}, {90, 90, 90, 255});
         const ImageRgba8 colour = two_halves(48, 16, 24, {250, 10, 10, 255}, {10, 10, 250, 255});

@@ -101,7 +101,7 @@ class TestConv3d : public QObject {
     }
 
     void equals_opencv_filter2d_summed_over_time() {
-        // The seed's CPU comparison: each output frame is Σ_dt filter2D(frame t+dt, slice dt).
+        // Lin et al.'s CPU comparison: each output frame is Σ_dt filter2D(frame t+dt, slice dt).
         const int w = 47, h = 35, k = 5;
         const Volume in = random_volume(w, h, k + 3, 11);
         const Kernel3D kernel = random_kernel(k, 12);

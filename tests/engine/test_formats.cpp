@@ -1,4 +1,4 @@
-// The constructed PNG, TIFF, JPEG and GIF files of tests/data/formats (issue 34), each read with
+// The constructed PNG, TIFF, JPEG and GIF files of tests/data/formats, each read with
 // the values Pillow reads from it: tests/data/formats/make_format_files.py wrote them and checked
 // every value below against Pillow, with the same formulas.
 #include <lacuna/core/error.hpp>
@@ -105,8 +105,8 @@ class TestFormats : public QObject {
             e.what());
     }
 
-    // ExtraSamples = 2: the colour is stored as it is, not multiplied by alpha. The issue's
-    // pixel (255, 254, 237, 102) came out as (102, 102, 95, 102).
+    // ExtraSamples = 2: the colour is stored as it is, not multiplied by alpha. A reader
+    // that premultiplies turns the pixel (255, 254, 237, 102) into (102, 102, 95, 102).
     void tiff_unassociated_alpha_is_kept_as_stored() {
         const io::LoadedNative n = io::read_native(data("rgba_unassociated.tif"));
         expect_samples(

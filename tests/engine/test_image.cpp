@@ -11,7 +11,7 @@ using namespace lacuna;
 class TestImage : public QObject {
     Q_OBJECT
   private slots:
-    // grow_mask (issue 31): a disc around every selected pixel; shrinking undoes growing a
+    // grow_mask: a disc around every selected pixel; shrinking undoes growing a
     // square; the image's edge counts as selected when shrinking.
     void grow_mask_grows_by_a_disc_and_shrinks_back() {
         Mask dot(21, 21, std::uint8_t{0});

@@ -220,7 +220,7 @@ class TestInpaintQuality : public QObject {
         QVERIFY2(t.precision > 0.4 && t.precision < 0.6, qPrintable(QString::number(t.precision)));
     }
 
-    // Issue 31: do lines that enter the hole leave it where they should? A vertical line
+    // Line continuation: do lines that enter the hole leave it where they should? A vertical line
     // through a hole: kept, it is continued; dropped, bent away or shifted by 5 px, it is not.
     // Lines that end in the hole, or that the truth's own edges do not follow, do not count.
     void lines_crossing_the_hole_continued_or_not() {
@@ -249,7 +249,7 @@ class TestInpaintQuality : public QObject {
         QCOMPARE(continued(dropped, others), (std::pair{0, 0}));
     }
 
-    // Issue 31's measures. Foreign content: a hole filled with a colour that occurs nowhere in
+    // Foreign content: a hole filled with a colour that occurs nowhere in
     // the 16-px ring scores 1, one filled with the ring's own colours 0, and half of each 0.5.
     void foreign_content_counts_colours_absent_from_the_ring() {
         const int w = 64, h = 48;

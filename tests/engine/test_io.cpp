@@ -506,7 +506,7 @@ class TestIo : public QObject {
         QString msg;
         QCOMPARE(read_error(tmp("found.webp"), &msg), ErrorCode::Corrupt);
         // The DICM marker at 128 decides before any signature at 0 (PS3.10 lets a DICOM
-        // preamble hold another format's header; issue 34): Lacuna's own DICOM walker refuses
+        // preamble hold another format's header): Lacuna's own DICOM walker refuses
         // the file before GDCM sees it.
         QVERIFY2(msg.contains("DICOM file is corrupt"), qPrintable(msg));
         QVERIFY2(timer.elapsed() < 500, qPrintable(QString::number(timer.elapsed())));

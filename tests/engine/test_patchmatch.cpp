@@ -153,7 +153,7 @@ class TestPatchMatch : public QObject {
         QVERIFY(fill_region_from_sources(deep, sources, rect) == copy_region(deep_filled, rect));
     }
 
-    // The gradient-domain blend (issue 31): a fill copied from a brighter part of a gradient
+    // The gradient-domain blend: a fill copied from a brighter part of a gradient
     // keeps its copied detail but takes the tone of the hole's surroundings.
     void blend_removes_a_tone_offset_and_keeps_copied_detail() {
         const int w = 96, h = 64;

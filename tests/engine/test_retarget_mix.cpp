@@ -1,4 +1,4 @@
-// Retargeting beyond plain seams (issue 32): importance maps as the carvers' input (the reference
+// Retargeting beyond plain seams: importance maps as the carvers' input (the reference
 // and the fast carver still pick identical seams; a face-level region is carved last), faces found
 // on a real photo, the amount mix against its two ends (plain scaling, seams only), the automatic
 // mix never cropping into protection, and the area resampler and the bidirectional dissimilarity

@@ -325,7 +325,7 @@ class TestDocuments : public QObject {
         QVERIFY(!window.isWindowModified());
     }
 
-    // A FITS cube opens as a stack (issue 34): the Display dock's page slider spans its planes
+    // A FITS cube opens as a stack: the Display dock's page slider spans its planes
     // and moving it shows each plane's samples. (write_native puts a 3-channel image into
     // NAXIS3 planes, which read back as 3 pages.)
     void a_fits_cube_opens_with_the_page_slider() {
@@ -411,7 +411,7 @@ class TestDocuments : public QObject {
         QVERIFY2(png.losses.join(' ').contains("narrowed to 8 bits"),
                  qPrintable(png.losses.join(' ')));
         QVERIFY2(png.losses.join(' ').contains("calibration"), qPrintable(png.losses.join(' ')));
-        // TIFF keeps float samples and, as ImageJ writes it, the calibration (issue 35).
+        // TIFF keeps float samples and, as ImageJ writes it, the calibration.
         const MainWindow::SaveCheck tiff = window.check_save(dir_.filePath("t.tif"));
         QVERIFY2(tiff.losses.isEmpty(), qPrintable(tiff.losses.join(' ')));
     }

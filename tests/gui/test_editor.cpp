@@ -479,9 +479,9 @@ class TestEditor : public QObject {
     }
 
     void retarget_mix_and_detections_from_the_panel() {
-        // Issue 32: the Content controls are the mix table's fields; the Amount slider gives the
-        // CLI's mixed result live; Automatic takes the Amount over; the detections are drawn
-        // and become the protect mask.
+        // Importance in the panel: the Content controls are the mix table's fields; the Amount
+        // slider gives the CLI's mixed result live; Automatic takes the Amount over; the detections
+        // are drawn and become the protect mask.
         MainWindow window;
         QVERIFY(show_at_one_to_one(window, kMessi));
         editor::Canvas* canvas = window.canvas();
@@ -1148,7 +1148,7 @@ class TestEditor : public QObject {
     }
 
     void line_in_physical_units() {
-        // Issue 35: a TIFF stating 0.5 mm across and 2 mm down. The line's length, the plot's
+        // Physical units: a TIFF stating 0.5 mm across and 2 mm down. The line's length, the plot's
         // axis and readout, the CSV and the clipboard give distances in mm, measured in
         // physical space; Save keeps the spacing.
         NativeImage img(40, 50, {SampleType::U16, 1});

@@ -1,4 +1,4 @@
-// Issue 34, item 3: Lacuna's readers (PNG, JPEG, TIFF, GIF through libpng, libjpeg-turbo,
+// Lacuna's readers (PNG, JPEG, TIFF, GIF through libpng, libjpeg-turbo,
 // libtiff and giflib directly) side by side with OpenImageIO (Debian libopenimageio-dev, with
 // oiio:UnassociatedAlpha set so that it does not premultiply) and with OpenCV's imgcodecs (the
 // path Lacuna used before): for each file, whether each opens, whether its samples equal

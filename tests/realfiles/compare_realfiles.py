@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The real-file tier (issue 34): every DICOM file of pydicom's test data and every FITS file of
+"""The real-file tier: every DICOM file of pydicom's test data and every FITS file of
 astropy's test data goes through `lacuna info --json` and `lacuna convert FILE OUT.fits`, and the
 values Lacuna writes (stored samples through the calibration, as astropy reads them back) are
 compared with what pydicom or astropy read from the original file.

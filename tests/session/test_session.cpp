@@ -452,7 +452,7 @@ class TestSession : public QObject {
     }
 
     void retarget_importance_amount_and_detections() {
-        // Issue 32 in the editor: the tool's map of faces goes into every carve, the Amount
+        // Importance in the editor: the tool's map of faces goes into every carve, the Amount
         // gives the CLI's mix (seams, then area scaling, per side), Automatic picks per side,
         // and the detections are drawn and become the protect mask.
         const ImageRgba8 photo = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) /
@@ -887,9 +887,9 @@ class TestSession : public QObject {
     }
 
     // The carving proxy stays what a rebuild from the stored samples gives, through a fill
-    // that removes the range's highest samples, a retarget, and undo and redo of both (found
-    // by the monkey test, seed 102: a fill left its 8-bit vote in the proxy and the old range,
-    // so a later rebuild decided on 212 other pixels).
+    // that removes the range's highest samples, a retarget, and undo and redo of both (a fill
+    // that left its 8-bit vote in the proxy and the old range would make a later rebuild decide
+    // on other pixels, so the proxy would depend on the path taken).
     void measurement_proxy_follows_the_samples() {
         constexpr int w = 110, h = 80;
         NativeImage field(w, h, {SampleType::F32, 1});

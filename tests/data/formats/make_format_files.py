@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the small PNG, TIFF, JPEG and GIF files of tests/data/formats (issue 34) and checks
+"""Writes the small PNG, TIFF, JPEG and GIF files of tests/data/formats and checks
 each against Pillow, the reference reader: what Pillow reads from a file is what
 tests/engine/test_formats.cpp expects Lacuna to read (the same formulas, below and there).
 
@@ -163,7 +163,7 @@ def interleaved(width, height, spp, bits, value, plane, signed=False):
 
 
 def rgba_unassociated(x, y):
-    # The issue's pixel: (255, 254, 237, 102) came out premultiplied as (102, 102, 95, 102).
+    # A pixel a premultiplying reader turns from (255, 254, 237, 102) into (102, 102, 95, 102).
     return (255, 254, 237, 102) if (x, y) == (0, 0) else rgb(x, y) + ((x * 50 + y * 9) % 256,)
 
 

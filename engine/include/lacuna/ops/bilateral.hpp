@@ -2,7 +2,8 @@
 // mean of the pixels within `radius` of it, weighted by a spatial Gaussian of their distance times
 // a range Gaussian of how different their colours are in the *guide* image. With no guide the
 // image guides itself: the plain bilateral filter (Tomasi & Manduchi 1998). With a guide (the
-// seed's colour view for a depth map) edges of the guide are kept in the filtered image.
+// colour view for a depth map, as in depth-colour bilateral filtering) edges of the guide are kept
+// in the filtered image.
 //
 // The definition, shared by every implementation (and by OpenCV's bilateralFilter and ximgproc's
 // jointBilateralFilter for 8-bit 3-channel images, so they can be compared):

@@ -1,8 +1,8 @@
 // Spatio-temporal 3-D convolution over (x, y, t): a k × k × k kernel over
 // a stack of frames, for video denoising and temporal smoothing. Single-channel float volumes;
 // colour video runs it per channel. The operation is a correlation (the kernel is not flipped,
-// as OpenCV's filter2D), "valid" in time — N input frames give N − k + 1 output frames, the seed's
-// k + 3 → 4 — and mirrored at the spatial borders without repeating the edge pixel
+// as OpenCV's filter2D), "valid" in time — N input frames give N − k + 1 output frames, Lin et
+// al.'s k + 3 → 4 — and mirrored at the spatial borders without repeating the edge pixel
 // (BORDER_REFLECT_101). Every implementation sums in the same order (t, then y, then x of the
 // kernel), so the fast CPU path and all three CUDA algorithms give identical floats.
 #pragma once

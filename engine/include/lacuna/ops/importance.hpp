@@ -1,4 +1,4 @@
-// Importance beyond gradients for retargeting (issue 32): detected faces, visual saliency,
+// Importance beyond gradients for retargeting: detected faces, visual saliency,
 // straight lines and skin tones, combined into one map of levels that the seam carvers add to
 // their energy (BasicCarveInput::temporal with a unit per level: a soft per-pixel term that every
 // carver — reference, fast CPU, CUDA — already evaluates identically, so all three still pick the

@@ -70,7 +70,7 @@ struct QualityLine {
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 
-/// Do lines that enter the hole leave it where they should (issue 31)? Of the truth's straight
+/// Do lines that enter the hole leave it where they should? Of the truth's straight
 /// lines (segments found by a line detector on the truth), those that cross the hole: both ends
 /// outside it, at least kLineMinInside of their points (one a pixel along the segment, rounded)
 /// in it, and the truth's own edges within `tolerance` px of at least kLineContinued of those

@@ -118,15 +118,14 @@ struct DirectionHistogram {
     float range_lo = 0;
     float range_hi = 0;
     DirectionGeometry geometry;
-    std::int64_t samples_outside =
-        0;  ///< rotated-square samples outside the image (the seed's padding)
+    std::int64_t samples_outside = 0;  ///< rotated-square samples outside the image (Liu's padding)
     std::int64_t samples_out_of_range = 0;
     /// counts[column * bins + bin], per channel.
     std::vector<std::vector<std::uint32_t>> counts;
     std::vector<HistogramChannel> channels;
 };
 
-/// Where a drawn segment lies in a direction histogram (the seed's getNewXY): the direction's
+/// Where a drawn segment lies in a direction histogram (Liu's getNewXY): the direction's
 /// angle, the column holding the segment's line, and the rows the segment spans.
 struct DirectionColumn {
     double angle_degrees = 0;

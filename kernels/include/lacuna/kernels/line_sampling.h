@@ -108,7 +108,7 @@ LACUNA_HD int value_to_bin(const BinMapping& m, const float value) {
 
 /// Whole-direction mode: the lines parallel to direction d = (cos θ, sin θ), one per column of a
 /// square of side `extent` (the image diagonal) centred on the image centre and rotated by θ —
-/// the seed's padded, rotated image, sampled in place. Column k is offset s = k - half along the
+/// Liu's padded, rotated image, sampled in place. Column k is offset s = k - half along the
 /// normal n = (-sin θ, cos θ); row r runs t = r - half along d.
 struct DirectionGeometry {
     double cx = 0, cy = 0;  ///< image centre in pixel-centre coordinates: ((w-1)/2, (h-1)/2)
@@ -127,7 +127,7 @@ LACUNA_HD void direction_sample_point(const DirectionGeometry& g, const int colu
 }
 
 /// Rows of `column` whose samples can fall inside a w × h image (a superset: every sample is
-/// still bounds-checked), so no work is spent on the padding the seed materialised.
+/// still bounds-checked), so no work is spent on the padding Liu's version materialised.
 LACUNA_HD void direction_row_range(const DirectionGeometry& g, const int column, const int width,
                                    const int height, int& first, int& last) {
     const double s = static_cast<double>(column) - g.half;

@@ -377,7 +377,7 @@ LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const lon
 /// 29.38, 8 and 32 fall back (28.89 and 28.87 on seed 1, against 28.98 for 4).
 inline constexpr long long kPriorWeight = 4;
 
-/// The source prior: sources far from the hole cost extra (issue 31), so the fill continues what
+/// The source prior: sources far from the hole cost extra, so the fill continues what
 /// surrounds the hole instead of fetching a look-alike object from across the image. The
 /// distance from the source centre to the target box, in units of the box's longer side,
 /// squared, times kPriorWeight squared levels per patch pixel; 0 for sources next to the hole.
