@@ -384,6 +384,11 @@ void RetargetPanel::sync_from_spins() {
 }
 
 void RetargetPanel::show_progress(const QString& what, const int done, const int total) {
+    if (total == 0) {  // nothing to count: the phase says it all
+        progress_->setValue(0);
+        progress_->setFormat(what);
+        return;
+    }
     progress_->setValue(total > 0 ? static_cast<int>(1000LL * done / total) : 1000);
     progress_->setFormat(done >= total ? tr("%1: ready").arg(what)
                                        : tr("%1: %2 of %3 seams").arg(what).arg(done).arg(total));

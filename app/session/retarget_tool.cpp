@@ -1115,6 +1115,9 @@ RetargetTool::Progress RetargetTool::progress() const {
         return phase(*vertical_job_, "Vertical seams", "Vertical seams (quick preview)");
     if (horizontal_job_ && horizontal_job_->work.running())
         return phase(*horizontal_job_, "Horizontal seams", "Horizontal seams (quick preview)");
+    // Set aside after an edit with another tool: nothing computed, nothing running.
+    if (!vertical_ && !session_.document().empty() && stale())
+        return {"Seams: computed again when you retarget", 0, 0};
     return {"Seams", 1, 1};
 }
 

@@ -433,6 +433,8 @@ class TestSession : public QObject {
         QVERIFY(!tool.busy());
         QVERIFY(!tool.vertical_ready());
         QVERIFY(!tool.previewing());
+        QCOMPARE(tool.progress().total, 0);
+        QVERIFY(tool.progress().what.find("when you retarget") != std::string::npos);
 
         // Retargeting again starts them over, from the document as it is now.
         s.select(session::ToolKind::Retarget);
