@@ -4,6 +4,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -135,9 +136,7 @@ int run_inpaint(Context& ctx) {
     if (filled_samples) {
         written = write_measurement(ctx, out, *filled_samples, *input.native);
     } else {
-        io::WriteOptions keep;  // the input's colour profile and metadata go along
-        keep.metadata = &input.photo.metadata;
-        for (const std::string& n : io::write_image(out, result.image.view(), keep)) ctx.note(n);
+        write_photo(ctx, out, result.image.view(), input.photo.metadata);
     }
     const double write_ms = ms_since(write_start);
     if (ctx.json) {

@@ -5,6 +5,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -199,13 +200,7 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
     const PixelFormat written = write_measurement(ctx, out, result, *input.native, spacing);
     const double write_ms = ms_since(write_start);
     if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", tw)
-                       .add("target_height", th)
+        ctx.out << resize_report(in, out, w, h, tw, th)
                        .add("method", ops::to_string(method))
                        .add("sample_type", sample_type_code(samples.sample_type()))
                        .add("written_sample_type", sample_type_code(written.sample))
@@ -251,18 +246,10 @@ int run_scale(Context& ctx) {
               });
     const double scale_ms = ms_since(scale_start);
     const auto write_start = Clock::now();
-    io::WriteOptions keep;  // profile and metadata go along; the size tags follow the new size
-    keep.metadata = &image.metadata;
-    for (const std::string& n : io::write_image(out, result.view(), keep)) ctx.note(n);
+    write_photo(ctx, out, result.view(), image.metadata);  // the size tags follow the new size
     const double write_ms = ms_since(write_start);
     if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", tw)
-                       .add("target_height", th)
+        ctx.out << resize_report(in, out, w, h, tw, th)
                        .add("method", ops::to_string(method))
                        .add("implementation", implementation)
                        .add("load_ms", load_ms)
