@@ -129,8 +129,7 @@ int run_temporal(Context& ctx) {
         throw UsageError(
             "temporal smoothing works on videos: IN and OUT must be videos (.mp4, "
             ".mkv, .avi, .mov) or PNG sequence patterns such as frames/%05d.png");
-    if (io::same_file(in, out))
-        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    refuse_overwriting_inputs(out, {in});
     video::SmoothVideoOptions o;
     o.input = in;
     o.output = out;

@@ -76,11 +76,7 @@ int run_inpaint(Context& ctx) {
     if (io::is_video_path(in)) return run_inpaint_video(ctx);
     if (io::is_video_path(out)) throw UsageError("'" + in + "' is an image: write an image file");
     io::format_for_path(out);
-    for (const std::string& protected_path : {in, mask_path}) {
-        if (io::same_file(protected_path, out))
-            throw Error(ErrorCode::InvalidArgument,
-                        "refusing to overwrite the input '" + protected_path + "'");
-    }
+    refuse_overwriting_inputs(out, {in, mask_path});
     const ops::InpaintParams parsed = inpaint_params(ctx);
     const auto load_start = Clock::now();
     const Input input = read_input(ctx, in);

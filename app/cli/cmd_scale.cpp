@@ -72,10 +72,7 @@ class FrameScaler {
 
 int run_scale_video(Context& ctx, const std::string& in, const std::string& out,
                     const ops::ScaleMethod method) {
-    if (!io::is_video_path(out))
-        throw UsageError(
-            "the output of a video must be a video (.mp4, .mkv, .avi, .mov) or a PNG "
-            "sequence pattern such as frames/%05d.png");
+    check_video_output(out, "a video");
     io::VideoReader reader(in);
     const io::VideoInfo info = reader.info();
     // std::tie, not a structured binding: lambdas below use them, and clang before 16 (the
@@ -216,8 +213,7 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
 int run_scale(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
-    if (io::same_file(in, out))
-        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    refuse_overwriting_inputs(out, {in});
     const ops::ScaleMethod method = parse_method(ctx);
     if (io::is_video_path(in)) return run_scale_video(ctx, in, out, method);
     if (io::is_video_path(out))
