@@ -52,12 +52,20 @@ py::array_t<T> to_numpy(const Image<T>& image) {
     return out;
 }
 
-// H × W × 3 (RGB) or × 4 (RGBA) uint8 → RGBA8; `channels` says which it was.
-ImageRgba8 rgba_from_numpy(const ByteArray& a, int& channels) {
+/// A photo from numpy: its RGBA8 pixels and how many channels the array had (3: RGB, 4: RGBA),
+/// so that the result goes back in the same shape.
+struct Photo {
+    ImageRgba8 rgba;
+    int channels = 0;
+};
+
+// H × W × 3 (RGB) or × 4 (RGBA) uint8 → RGBA8.
+Photo rgba_from_numpy(const py::array& array) {
+    const ByteArray a = ByteArray::ensure(array);
     if (a.ndim() != 3 || (a.shape(2) != 3 && a.shape(2) != 4))
         throw py::value_error(
             "the image must be an H x W x 3 (RGB) or H x W x 4 (RGBA) uint8 array");
-    channels = static_cast<int>(a.shape(2));
+    const int channels = static_cast<int>(a.shape(2));
     const int h = static_cast<int>(a.shape(0)), w = static_cast<int>(a.shape(1));
     ImageRgba8 image(w, h);
     const std::uint8_t* src = a.data();
@@ -66,7 +74,7 @@ ImageRgba8 rgba_from_numpy(const ByteArray& a, int& channels) {
             const std::uint8_t* p = src + (static_cast<std::size_t>(y) * w + x) * channels;
             image.at(x, y) = {p[0], p[1], p[2], channels == 4 ? p[3] : std::uint8_t{255}};
         }
-    return image;
+    return {std::move(image), channels};
 }
 
 py::array_t<std::uint8_t> rgba_to_numpy(const ImageRgba8& image, const int channels) {
@@ -85,8 +93,7 @@ py::array_t<std::uint8_t> rgba_to_numpy(const ImageRgba8& image, const int chann
 }
 
 Mask mask_from_numpy(const py::array& a, const int width, const int height, const char* what) {
-    const ByteArray bytes = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>(
-        a.attr("astype")("uint8"));
+    const ByteArray bytes(a.attr("astype")("uint8"));
     if (bytes.ndim() != 2 || bytes.shape(0) != height || bytes.shape(1) != width)
         throw py::value_error(std::string(what) + " must be a " + std::to_string(height) + " x " +
                               std::to_string(width) + " array (the image's rows and columns)");
@@ -110,11 +117,8 @@ std::vector<ops::Point2> parse_path(const std::vector<std::pair<double, double>>
 
 // A 2-D array of values (any real dtype: a measurement), or H × W × 3/4 uint8 (a photo).
 std::unique_ptr<ops::HistogramSource> histogram_source(const py::array& image) {
-    if (image.ndim() == 3) {
-        int channels = 0;
-        const ImageRgba8 rgba = rgba_from_numpy(ByteArray::ensure(image), channels);
-        return std::make_unique<ops::HistogramSource>(rgba.view());
-    }
+    if (image.ndim() == 3)
+        return std::make_unique<ops::HistogramSource>(rgba_from_numpy(image).rgba.view());
     const FloatArray values = FloatArray::ensure(image);
     if (!values) throw py::value_error("the image must be a numeric array");
     return std::make_unique<ops::HistogramSource>(float_view(values, "the values"));
@@ -129,6 +133,18 @@ ops::HistogramChannel channel_for(const ops::HistogramSource& source,
     if (!parsed)
         throw py::value_error("channel must be lum, r, g, b, rgb or value, not '" + *channel + "'");
     return *parsed;
+}
+
+/// What the line and the direction histogram take alike: bins, value range, channel (the
+/// source's default where None) and sampling.
+template <class Params>
+void set_histogram_params(Params& p, const ops::HistogramSource& source, const int bins,
+                          const std::optional<std::pair<float, float>>& range,
+                          const std::optional<std::string>& channel, const std::string& sampling) {
+    p.bins = bins;
+    p.range = range;
+    p.channel = channel_for(source, channel);
+    p.sampling = parse_sampling(sampling);
 }
 
 py::array_t<std::uint32_t> counts_array(const std::vector<std::uint32_t>& counts,
@@ -199,10 +215,7 @@ py::dict line_histogram(const py::array& image, const std::pair<double, double> 
     p.from = {start.first, start.second};
     p.to = {end.first, end.second};
     p.band_width = band;
-    p.bins = bins;
-    p.range = range;
-    p.channel = channel_for(*source, channel);
-    p.sampling = parse_sampling(sampling);
+    set_histogram_params(p, *source, bins, range, channel, sampling);
     const ops::LineHistogram h = [&] {
         py::gil_scoped_release release;
         return ops::line_histogram(*source, p, Backend::Cpu);
@@ -245,10 +258,7 @@ py::dict direction_histogram(const py::array& image, const double angle, const i
     const auto source = histogram_source(image);
     ops::DirectionHistogramParams p;
     p.angle_degrees = angle;
-    p.bins = bins;
-    p.range = range;
-    p.channel = channel_for(*source, channel);
-    p.sampling = parse_sampling(sampling);
+    set_histogram_params(p, *source, bins, range, channel, sampling);
     const ops::DirectionHistogram h = [&] {
         py::gil_scoped_release release;
         return ops::direction_histogram(*source, p, Backend::Cpu);
@@ -319,8 +329,8 @@ py::array_t<std::uint8_t> retarget(const py::array& image, const std::optional<i
                                    const std::optional<py::array>& protect,
                                    const std::optional<py::array>& remove, const bool faces,
                                    const double amount) {
-    int channels = 0;
-    const ImageRgba8 rgba = rgba_from_numpy(ByteArray::ensure(image), channels);
+    const Photo photo = rgba_from_numpy(image);
+    const ImageRgba8& rgba = photo.rgba;
     const int w = rgba.width(), h = rgba.height();
     ops::RetargetParams p;
     p.width = width.value_or(w);
@@ -347,15 +357,15 @@ py::array_t<std::uint8_t> retarget(const py::array& image, const std::optional<i
         }
         result = ops::retarget(rgba.view(), p, ops::CarveImplementation::Fast);
     }
-    return rgba_to_numpy(result.image, channels);
+    return rgba_to_numpy(result.image, photo.channels);
 }
 
 py::array_t<std::uint8_t> inpaint(const py::array& image, const py::array& mask,
                                   const std::string& method, const int patch,
                                   const std::uint32_t seed, const int grow,
                                   const std::optional<py::array>& never_sample) {
-    int channels = 0;
-    const ImageRgba8 rgba = rgba_from_numpy(ByteArray::ensure(image), channels);
+    const Photo photo = rgba_from_numpy(image);
+    const ImageRgba8& rgba = photo.rgba;
     const int w = rgba.width(), h = rgba.height();
     ops::InpaintParams p;
     const auto m = ops::parse_inpaint_method(method);
@@ -376,7 +386,7 @@ py::array_t<std::uint8_t> inpaint(const py::array& image, const py::array& mask,
         py::gil_scoped_release release;
         result = ops::inpaint(rgba.view(), hole, p, ops::InpaintImplementation::Fast);
     }
-    return rgba_to_numpy(result.image, channels);
+    return rgba_to_numpy(result.image, photo.channels);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -100,9 +101,7 @@ int run_bilateral(Context& ctx) {
     const double filter_ms = ms_since(filter_start);
 
     const auto write_start = Clock::now();
-    io::WriteOptions keep;  // the input's colour profile and metadata go along
-    keep.metadata = &image.metadata;
-    for (const std::string& n : io::write_image(out, result.view(), keep)) ctx.note(n);
+    write_photo(ctx, out, result.view(), image.metadata);
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
         JsonObject report;
@@ -130,8 +129,7 @@ int run_temporal(Context& ctx) {
         throw UsageError(
             "temporal smoothing works on videos: IN and OUT must be videos (.mp4, "
             ".mkv, .avi, .mov) or PNG sequence patterns such as frames/%05d.png");
-    if (io::same_file(in, out))
-        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    refuse_overwriting_inputs(out, {in});
     video::SmoothVideoOptions o;
     o.input = in;
     o.output = out;

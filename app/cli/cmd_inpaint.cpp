@@ -4,6 +4,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -75,11 +76,7 @@ int run_inpaint(Context& ctx) {
     if (io::is_video_path(in)) return run_inpaint_video(ctx);
     if (io::is_video_path(out)) throw UsageError("'" + in + "' is an image: write an image file");
     io::format_for_path(out);
-    for (const std::string& protected_path : {in, mask_path}) {
-        if (io::same_file(protected_path, out))
-            throw Error(ErrorCode::InvalidArgument,
-                        "refusing to overwrite the input '" + protected_path + "'");
-    }
+    refuse_overwriting_inputs(out, {in, mask_path});
     const ops::InpaintParams parsed = inpaint_params(ctx);
     const auto load_start = Clock::now();
     const Input input = read_input(ctx, in);
@@ -135,9 +132,7 @@ int run_inpaint(Context& ctx) {
     if (filled_samples) {
         written = write_measurement(ctx, out, *filled_samples, *input.native);
     } else {
-        io::WriteOptions keep;  // the input's colour profile and metadata go along
-        keep.metadata = &input.photo.metadata;
-        for (const std::string& n : io::write_image(out, result.image.view(), keep)) ctx.note(n);
+        write_photo(ctx, out, result.image.view(), input.photo.metadata);
     }
     const double write_ms = ms_since(write_start);
     if (ctx.json) {

@@ -3,6 +3,8 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "output.hpp"
+#include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -35,14 +37,8 @@ int run_inpaint_video(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& mask = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
-    if (!io::is_video_path(out))
-        throw UsageError(
-            "the output of a video fill must be a video (.mp4, .mkv, .avi, .mov) or a PNG "
-            "sequence pattern such as frames/%05d.png");
-    for (const std::string& protected_path : {in, mask})
-        if (io::same_file(protected_path, out))
-            throw Error(ErrorCode::InvalidArgument,
-                        "refusing to overwrite the input '" + protected_path + "'");
+    check_video_output(out, "a video fill");
+    refuse_overwriting_inputs(out, {in, mask});
     if (ctx.args.has("never-sample") || ctx.args.has("reference"))
         throw UsageError("--never-sample and --reference apply to images");
 
@@ -61,19 +57,15 @@ int run_inpaint_video(Context& ctx) {
     // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
     o.params.implementation = ops::InpaintImplementation::Fast;
 
-    using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    auto last_report = Clock::now() - std::chrono::seconds(2);
+    ProgressPace pace;
     const video::InpaintVideoResult r =
         video::inpaint_video(o, [&](const video::VideoInpaintProgress& p) {
-            const bool last = p.done >= p.total && p.stage == "fill";
-            if (Clock::now() - last_report >= std::chrono::seconds(1) || last) {
-                const double s = std::chrono::duration<double>(Clock::now() - start).count();
+            if (pace.due(p.done >= p.total && p.stage == "fill")) {
                 char line[160];
                 std::snprintf(line, sizeof line, "lacuna: %s: frame %d of %d, %.1f s\n",
-                              p.stage.c_str(), p.done, p.total, s);
+                              p.stage.c_str(), p.done, p.total, ms_since(start) / 1000);
                 ctx.err << line << std::flush;
-                last_report = Clock::now();
             }
             return true;
         });

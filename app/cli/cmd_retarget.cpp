@@ -4,6 +4,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -85,6 +86,46 @@ ImageRgba8 levels_image(const Mask& levels) {
     return out;
 }
 
+/// Retargets `source` (a photo's view or a measurement's samples) on the chosen backend, again
+/// on the CPU where the device fails (`used` says which ran). The CUDA carver runs the whole job
+/// on the device; progress, at most once a second on stderr, is reported by the CPU carver.
+template <class Source>
+auto carve(const Context& ctx, Backend& used, const Source& source, const ops::RetargetParams& p) {
+    auto last_report = Clock::now();
+    return ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return ops::retarget(
+            source, p,
+            b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast,
+            [&](const int done, const int total) {
+                if (ms_since(last_report) > 1000.0 && done < total) {
+                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+                    last_report = Clock::now();
+                }
+                return true;
+            });
+    });
+}
+
+/// The seams, totals, backend and times of a retarget's --json report.
+JsonObject& add_carve_report(JsonObject& report, const ops::RetargetResult& r, const Backend used,
+                             const double load_ms, const double carve_ms, const double write_ms) {
+    const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
+                      r.seams_inserted_vertical + r.seams_inserted_horizontal;
+    return report.add("seams_removed_vertical", r.seams_removed_vertical)
+        .add("seams_removed_horizontal", r.seams_removed_horizontal)
+        .add("seams_inserted_vertical", r.seams_inserted_vertical)
+        .add("seams_inserted_horizontal", r.seams_inserted_horizontal)
+        .add("width_first", r.width_first)
+        .add("protected_removed", r.protected_removed)
+        .add("remove_left", r.remove_left)
+        .add("backend", to_string(used))
+        .add("load_ms", load_ms)
+        .add("carve_ms", carve_ms)
+        .add("write_ms", write_ms)
+        .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0);
+}
+
 /// The target size and masks every retarget reads the same way.
 void size_and_masks(const Context& ctx, const int w, const int h, ops::RetargetParams& p,
                     std::optional<Mask>& protect, std::optional<Mask>& remove) {
@@ -125,21 +166,8 @@ int retarget_measurement(Context& ctx, const Input& input, ops::RetargetParams p
     const double load_ms = ms_since(load_start);
     ops::check_measurement_retarget(p);  // a refused request gets its one line, no device note
     Backend used = ctx.select_backend().backend;
-    auto last_report = Clock::now();
     const auto carve_start = Clock::now();
-    const ops::NativeRetargetResult result = ctx.with_cpu_fallback(used, [&](const Backend b) {
-        used = b;
-        return ops::retarget(
-            samples, p,
-            b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast,
-            [&](const int done, const int total) {
-                if (ms_since(last_report) > 1000.0 && done < total) {
-                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                    last_report = Clock::now();
-                }
-                return true;
-            });
-    });
+    const ops::NativeRetargetResult result = carve(ctx, used, samples, p);
     const double carve_ms = ms_since(carve_start);
     const ops::RetargetResult& r = result.summary;
     for (const std::string& n : r.notes) ctx.note(n);
@@ -149,33 +177,13 @@ int retarget_measurement(Context& ctx, const Input& input, ops::RetargetParams p
         io::write_image(*overlay, r.overlay.view());
     const double write_ms = ms_since(write_start);
     if (ctx.json) {
-        const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
-                          r.seams_inserted_vertical + r.seams_inserted_horizontal;
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", result.samples.width())
-                       .add("target_height", result.samples.height())
-                       .add("sample_type", sample_type_code(samples.sample_type()))
-                       .add("written_sample_type", sample_type_code(written.sample))
-                       .add("energy", ops::to_string(p.energy))
-                       .add("mode", "seams")
-                       .add("seams_removed_vertical", r.seams_removed_vertical)
-                       .add("seams_removed_horizontal", r.seams_removed_horizontal)
-                       .add("seams_inserted_vertical", r.seams_inserted_vertical)
-                       .add("seams_inserted_horizontal", r.seams_inserted_horizontal)
-                       .add("width_first", r.width_first)
-                       .add("protected_removed", r.protected_removed)
-                       .add("remove_left", r.remove_left)
-                       .add("backend", to_string(used))
-                       .add("load_ms", load_ms)
-                       .add("carve_ms", carve_ms)
-                       .add("write_ms", write_ms)
-                       .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0)
-                       .str()
-                << "\n";
+        JsonObject report =
+            resize_report(in, out, w, h, result.samples.width(), result.samples.height());
+        report.add("sample_type", sample_type_code(samples.sample_type()))
+            .add("written_sample_type", sample_type_code(written.sample))
+            .add("energy", ops::to_string(p.energy))
+            .add("mode", "seams");
+        ctx.out << add_carve_report(report, r, used, load_ms, carve_ms, write_ms).str() << "\n";
     }
     return kExitOk;
 }
@@ -236,30 +244,13 @@ int run_retarget(Context& ctx) {
     p.want_overlay = ctx.args.has("seams-overlay");
 
     Backend used = ctx.select_backend().backend;
-    auto last_report = Clock::now();
     const auto carve_start = Clock::now();
-    const ops::RetargetResult r = ctx.with_cpu_fallback(used, [&](const Backend b) {
-        used = b;
-        // The CUDA carver runs the whole job on the device; progress is reported by the CPU
-        // carver.
-        const ops::CarveImplementation implementation =
-            b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast;
-        return ops::retarget(
-            image.image.view(), p, implementation, [&](const int done, const int total) {
-                if (ms_since(last_report) > 1000.0 && done < total) {
-                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                    last_report = Clock::now();
-                }
-                return true;
-            });
-    });
+    const ops::RetargetResult r = carve(ctx, used, image.image.view(), p);
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();
     // The input's colour profile and metadata go along (orientation and pixel size updated).
-    io::WriteOptions keep;
-    keep.metadata = &image.metadata;
-    for (const std::string& n : io::write_image(out, r.image.view(), keep)) ctx.note(n);
+    write_photo(ctx, out, r.image.view(), image.metadata);
     if (const auto overlay = ctx.args.get("seams-overlay"))
         io::write_image(*overlay, r.overlay.view());
     if (const auto map = ctx.args.get("importance-map"))
@@ -275,47 +266,25 @@ int run_retarget(Context& ctx) {
                                 .add("height", f.height)
                                 .add("profile", f.profile));
         const char* mode = p.automatic ? "auto" : (p.amount < 100 ? "amount" : "seams");
-        const int seams = r.seams_removed_vertical + r.seams_removed_horizontal +
-                          r.seams_inserted_vertical + r.seams_inserted_horizontal;
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", r.image.width())
-                       .add("target_height", r.image.height())
-                       .add("energy", ops::to_string(p.energy))
-                       .add("mode", mode)
-                       .add("amount", p.amount)
-                       .add_raw("faces", json_array(faces))
-                       .add("lines", static_cast<int>(importance.lines.size()))
-                       .add("importance", p.importance != nullptr)
-                       .add("importance_detect_ms", importance.detect_ms)
-                       .add("importance_maps_ms", importance.maps_ms)
-                       .add("seams_removed_vertical", r.seams_removed_vertical)
-                       .add("seams_removed_horizontal", r.seams_removed_horizontal)
-                       .add("seams_inserted_vertical", r.seams_inserted_vertical)
-                       .add("seams_inserted_horizontal", r.seams_inserted_horizontal)
-                       .add("width_first", r.width_first)
-                       .add("protected_removed", r.protected_removed)
-                       .add("remove_left", r.remove_left)
-                       .add("backend", to_string(used))
-                       .add("load_ms", load_ms)
-                       .add("carve_ms", carve_ms)
-                       .add("write_ms", write_ms)
-                       .add("ms_per_seam", seams > 0 ? carve_ms / seams : 0.0)
-                       .add("width_mix",
-                            side_json(r.mixed ? r.width_mix
-                                              : seams_only(w, r.image.width(),
-                                                           r.seams_removed_vertical +
-                                                               r.seams_inserted_vertical)))
-                       .add("height_mix",
-                            side_json(r.mixed ? r.height_mix
-                                              : seams_only(h, r.image.height(),
-                                                           r.seams_removed_horizontal +
-                                                               r.seams_inserted_horizontal)))
-                       .str()
-                << "\n";
+        JsonObject report = resize_report(in, out, w, h, r.image.width(), r.image.height());
+        report.add("energy", ops::to_string(p.energy))
+            .add("mode", mode)
+            .add("amount", p.amount)
+            .add_raw("faces", json_array(faces))
+            .add("lines", static_cast<int>(importance.lines.size()))
+            .add("importance", p.importance != nullptr)
+            .add("importance_detect_ms", importance.detect_ms)
+            .add("importance_maps_ms", importance.maps_ms);
+        add_carve_report(report, r, used, load_ms, carve_ms, write_ms)
+            .add("width_mix", side_json(r.mixed ? r.width_mix
+                                                : seams_only(w, r.image.width(),
+                                                             r.seams_removed_vertical +
+                                                                 r.seams_inserted_vertical)))
+            .add("height_mix", side_json(r.mixed ? r.height_mix
+                                                 : seams_only(h, r.image.height(),
+                                                              r.seams_removed_horizontal +
+                                                                  r.seams_inserted_horizontal)));
+        ctx.out << report.str() << "\n";
     }
     return kExitOk;
 }

@@ -3,6 +3,8 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "output.hpp"
+#include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -30,12 +32,8 @@ std::string clock_text(const double seconds) {
 int run_retarget_video(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
-    if (!io::is_video_path(out))
-        throw UsageError(
-            "the output of a video retarget must be a video (.mp4, .mkv, .avi, "
-            ".mov) or a PNG sequence pattern such as frames/%05d.png");
-    if (io::same_file(in, out))
-        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    check_video_output(out, "a video retarget");
+    refuse_overwriting_inputs(out, {in});
     if (ctx.args.has("remove") || ctx.args.has("seams-overlay"))
         throw UsageError("--remove and --seams-overlay are for images; a video takes --protect");
     cuda_prefer_many_queues();  // frames carve side by side on many streams
@@ -73,18 +71,15 @@ int run_retarget_video(Context& ctx) {
     o.implementation = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
                                                         : ops::CarveImplementation::Fast;
 
-    using Clock = std::chrono::steady_clock;
-    auto last_report = Clock::now() - std::chrono::seconds(2);
+    ProgressPace pace;
     const video::RetargetVideoResult r =
         video::retarget_video(o, [&](const video::VideoProgress& p) {
-            const bool last = p.total > 0 && p.frame >= p.total;
-            if (Clock::now() - last_report >= std::chrono::seconds(1) || last) {
+            if (pace.due(p.total > 0 && p.frame >= p.total)) {
                 char line[160];
                 std::snprintf(line, sizeof line, "lacuna: frame %d of %s, %.1f fps, %s left\n",
                               p.frame, p.total > 0 ? std::to_string(p.total).c_str() : "?", p.fps,
                               clock_text(p.seconds_left).c_str());
                 ctx.err << line << std::flush;
-                last_report = Clock::now();
             }
             return true;
         });

@@ -5,6 +5,7 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -71,10 +72,7 @@ class FrameScaler {
 
 int run_scale_video(Context& ctx, const std::string& in, const std::string& out,
                     const ops::ScaleMethod method) {
-    if (!io::is_video_path(out))
-        throw UsageError(
-            "the output of a video must be a video (.mp4, .mkv, .avi, .mov) or a PNG "
-            "sequence pattern such as frames/%05d.png");
+    check_video_output(out, "a video");
     io::VideoReader reader(in);
     const io::VideoInfo info = reader.info();
     // std::tie, not a structured binding: lambdas below use them, and clang before 16 (the
@@ -199,13 +197,7 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
     const PixelFormat written = write_measurement(ctx, out, result, *input.native, spacing);
     const double write_ms = ms_since(write_start);
     if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", tw)
-                       .add("target_height", th)
+        ctx.out << resize_report(in, out, w, h, tw, th)
                        .add("method", ops::to_string(method))
                        .add("sample_type", sample_type_code(samples.sample_type()))
                        .add("written_sample_type", sample_type_code(written.sample))
@@ -221,8 +213,7 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
 int run_scale(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
-    if (io::same_file(in, out))
-        throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in + "'");
+    refuse_overwriting_inputs(out, {in});
     const ops::ScaleMethod method = parse_method(ctx);
     if (io::is_video_path(in)) return run_scale_video(ctx, in, out, method);
     if (io::is_video_path(out))
@@ -251,18 +242,10 @@ int run_scale(Context& ctx) {
               });
     const double scale_ms = ms_since(scale_start);
     const auto write_start = Clock::now();
-    io::WriteOptions keep;  // profile and metadata go along; the size tags follow the new size
-    keep.metadata = &image.metadata;
-    for (const std::string& n : io::write_image(out, result.view(), keep)) ctx.note(n);
+    write_photo(ctx, out, result.view(), image.metadata);  // the size tags follow the new size
     const double write_ms = ms_since(write_start);
     if (ctx.json)
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("output", out)
-                       .add("width", w)
-                       .add("height", h)
-                       .add("target_width", tw)
-                       .add("target_height", th)
+        ctx.out << resize_report(in, out, w, h, tw, th)
                        .add("method", ops::to_string(method))
                        .add("implementation", implementation)
                        .add("load_ms", load_ms)

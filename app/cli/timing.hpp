@@ -20,6 +20,20 @@ inline double time_ms(const std::function<void()>& f) {
     return ms_since(start);
 }
 
+/// Paces progress lines on stderr: the first is due at once, then at most one a second, and the
+/// last whenever it comes.
+class ProgressPace {
+  public:
+    [[nodiscard]] bool due(const bool last) {
+        if (Clock::now() - last_ < std::chrono::seconds(1) && !last) return false;
+        last_ = Clock::now();
+        return true;
+    }
+
+  private:
+    Clock::time_point last_ = Clock::now() - std::chrono::seconds(2);
+};
+
 /// Median of `repeats` timed runs (at least one).
 inline double median_ms(const int repeats, const std::function<void()>& f) {
     std::vector<double> times;

@@ -1,4 +1,6 @@
 // Kymograph parameters → the positions along the path, with every check a user can trip over.
+#include "../line_sampling.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/kymograph.hpp>
 
@@ -10,34 +12,8 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) {
-    throw Error(ErrorCode::InvalidArgument, text);
-}
-
-std::string point_text(const Point2 p) {
-    std::ostringstream s;
-    s << '(' << p.x << ", " << p.y << ')';
-    return s.str();
-}
-
-// One segment, sampled exactly as plan_line samples an unclipped line (the same expressions, so
-// a one-segment kymograph row equals the line histogram's mean profile).
-LineGeometry segment_geometry(const Point2 p0, const Point2 p1, const int band) {
-    const double d_row = p1.y - p0.y, d_col = p1.x - p0.x;
-    const double theta = std::atan2(d_row, d_col);
-    LineGeometry g;
-    g.positions = std::max(2, static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0)));
-    g.band = band;
-    g.x0 = p0.x;
-    g.y0 = p0.y;
-    g.x1 = p1.x;
-    g.y1 = p1.y;
-    g.step_x = (p1.x - p0.x) / static_cast<double>(g.positions - 1);
-    g.step_y = (p1.y - p0.y) / static_cast<double>(g.positions - 1);
-    g.half_x = static_cast<double>(g.band - 1) * std::sin(-theta) / 2.0;
-    g.half_y = static_cast<double>(g.band - 1) * std::cos(theta) / 2.0;
-    return g;
-}
+using detail::invalid;
+using detail::point_text;
 
 }  // namespace
 
@@ -55,28 +31,20 @@ KymographPlan plan_kymograph(const int width, const int height, const KymographP
         invalid("a kymograph path needs at least two points, not " + std::to_string(path.size()));
     }
     for (const Point2 p : path) {
-        if (!std::isfinite(p.x) || !std::isfinite(p.y))
-            invalid("path points must be finite numbers");
-        if (std::abs(p.x) > kMaxLineCoordinate || std::abs(p.y) > kMaxLineCoordinate) {
+        if (!detail::is_finite(p)) invalid("path points must be finite numbers");
+        if (!detail::within_line_bound(p)) {
             std::ostringstream s;
             s << "path points must lie within " << kMaxLineCoordinate
               << " pixels of the image, not " << point_text(p);
             invalid(s.str());
         }
     }
-    if (params.band_width < 1 || params.band_width > kMaxBandWidth) {
-        invalid("band width must be from 1 to " + std::to_string(kMaxBandWidth) + " samples, not " +
-                std::to_string(params.band_width));
-    }
+    detail::check_band_width(params.band_width);
     // The positions are counted before any is stored: a path of 1e9 pixels (within the bound
     // above) would otherwise allocate billions of entries before the size check refused it.
     double total = 1;
     for (std::size_t s = 0; s + 1 < path.size(); ++s)
-        total +=
-            std::max(
-                2.0,
-                std::ceil(std::hypot(path[s + 1].y - path[s].y, path[s + 1].x - path[s].x) + 1.0)) -
-            1;
+        total += detail::segment_positions(path[s], path[s + 1]) - 1;
     if (total > static_cast<double>(kMaxKymographPositions)) {
         std::ostringstream s;
         s << "the path is " << total << " positions long; at most " << kMaxKymographPositions
@@ -94,7 +62,7 @@ KymographPlan plan_kymograph(const int width, const int height, const KymographP
             invalid("segment " + std::to_string(s + 1) +
                     " of the path has zero length: both ends are at " + point_text(a));
         }
-        const LineGeometry g = segment_geometry(a, b, params.band_width);
+        const LineGeometry g = detail::segment_geometry(a, b, params.band_width);
         const double step = std::hypot(g.step_x, g.step_y);
         const double length = std::hypot(b.x - a.x, b.y - a.y);
         for (int i = s == 0 ? 0 : 1; i < g.positions; ++i) {

@@ -1,4 +1,6 @@
 // Parameters → sampling geometry, with every check a user can trip over; the prepared source.
+#include "../line_sampling.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 
@@ -11,15 +13,8 @@
 namespace lacuna::ops {
 namespace {
 
-[[noreturn]] void invalid(const std::string& text) {
-    throw Error(ErrorCode::InvalidArgument, text);
-}
-
-std::string point_text(const Point2 p) {
-    std::ostringstream s;
-    s << '(' << p.x << ", " << p.y << ')';
-    return s.str();
-}
+using detail::invalid;
+using detail::point_text;
 
 BinMapping make_mapping(const HistogramSource& source, const int bins,
                         const std::optional<std::pair<float, float>>& range) {
@@ -215,28 +210,23 @@ const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
 
 LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& params) {
     const Point2 a = params.from, b = params.to;
-    if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y)) {
+    if (!detail::is_finite(a) || !detail::is_finite(b)) {
         invalid("line endpoints must be finite numbers");
     }
     // Far-away ends cannot be clipped exactly: with |x| near 1e270 the clip's rounding error is
     // about 1e254 pixels, so a segment wholly outside was "clipped" to one 1e144 pixels long and
     // its position count overflowed int (found by fuzz/fuzz_line_histogram.cpp). Within this
     // bound the clip is exact to 1e-7 pixels.
-    for (const double c : {a.x, a.y, b.x, b.y}) {
-        if (std::abs(c) > kMaxLineCoordinate) {
-            std::ostringstream s;
-            s << "line endpoints must lie within " << kMaxLineCoordinate
-              << " pixels of the image, not " << point_text(a) << "–" << point_text(b);
-            invalid(s.str());
-        }
+    if (!detail::within_line_bound(a) || !detail::within_line_bound(b)) {
+        std::ostringstream s;
+        s << "line endpoints must lie within " << kMaxLineCoordinate << " pixels of the image, not "
+          << point_text(a) << "–" << point_text(b);
+        invalid(s.str());
     }
     if (a.x == b.x && a.y == b.y) {
         invalid("the line has zero length: both ends are at " + point_text(a));
     }
-    if (params.band_width < 1 || params.band_width > kMaxBandWidth) {
-        invalid("band width must be from 1 to " + std::to_string(kMaxBandWidth) + " samples, not " +
-                std::to_string(params.band_width));
-    }
+    detail::check_band_width(params.band_width);
     LinePlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);
@@ -246,23 +236,7 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
         invalid("the line " + point_text(a) + "–" + point_text(b) + " lies wholly outside the " +
                 std::to_string(source.width()) + "x" + std::to_string(source.height()) + " image");
     }
-    // The scikit-image profile_line convention: ceil(length) + 1 points, both ends included.
-    const double d_row = p1.y - p0.y, d_col = p1.x - p0.x;
-    const double theta = std::atan2(d_row, d_col);
-    LineGeometry& g = plan.geometry;
-    // At least both ends: a clipped segment shorter than 1.1e-16 (a line grazing the image's
-    // edge) makes length + 1 round to 1, which gave one position and steps of 0 / 0 = NaN (found
-    // by fuzz/fuzz_line_histogram.cpp; the editor divides by positions - 1 too).
-    g.positions = std::max(2, static_cast<int>(std::ceil(std::hypot(d_row, d_col) + 1.0)));
-    g.band = params.band_width;
-    g.x0 = p0.x;
-    g.y0 = p0.y;
-    g.x1 = p1.x;
-    g.y1 = p1.y;
-    g.step_x = (p1.x - p0.x) / static_cast<double>(g.positions - 1);
-    g.step_y = (p1.y - p0.y) / static_cast<double>(g.positions - 1);
-    g.half_x = static_cast<double>(g.band - 1) * std::sin(-theta) / 2.0;
-    g.half_y = static_cast<double>(g.band - 1) * std::cos(theta) / 2.0;
+    plan.geometry = detail::segment_geometry(p0, p1, params.band_width);
     return plan;
 }
 

@@ -3,6 +3,8 @@
 // plus the transposition used to carve horizontal seams as vertical ones.
 #pragma once
 
+#include "../invalid_argument.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -10,11 +12,6 @@
 #include <vector>
 
 namespace lacuna::ops::detail {
-
-/// Throws Error(InvalidArgument) with `text`, a sentence the user can act on.
-[[noreturn]] inline void invalid(const std::string& text) {
-    throw Error(ErrorCode::InvalidArgument, text);
-}
 
 template <class T>
 Image<T> transpose(const ImageView<const T> src) {

@@ -1,6 +1,7 @@
 // What every implementation shares: compaction and insertion passes, and the retarget driver
 // (validation, both orders for W×H shrinking, stepwise enlarging, masks and the seams overlay).
 #include "carve_state.hpp"
+#include "retarget_driver.hpp"
 
 #include <lacuna/core/parallel.hpp>
 
@@ -245,25 +246,10 @@ void detail::validate_retarget(const int width, const int height, const Retarget
         invalid("the amount must be from 0 to 100 percent, not " + std::to_string(p.amount));
 }
 
-// ---- the retarget driver ----
+// ---- the retarget driver (retarget_driver.hpp, shared with the measurement retarget) ----
 namespace {
 
-/// The image being retargeted with everything that travels with it.
-struct Working {
-    ImageRgba8 image;
-    std::optional<Mask> protect;
-    std::optional<Mask> remove;
-    std::optional<Mask> importance;  ///< levels carved, duplicated and scaled with the image
-    int importance_unit = 0;
-    Image<std::int32_t> index;  ///< original linear index of each pixel (for the overlay)
-    std::int64_t cost = 0;
-    std::int64_t protected_removed = 0;
-    std::optional<ImageRgba8> overlay;  ///< the original with the seams painted, when asked for
-};
-
-constexpr Rgba8 kRemovedVertical{255, 40, 40, 255};
-constexpr Rgba8 kRemovedHorizontal{40, 120, 255, 255};
-constexpr Rgba8 kInserted{40, 230, 80, 255};
+using Working = detail::RetargetWorking<ImageRgba8>;
 
 CarveInput input_of(const Working& w, const SeamEnergy energy) {
     CarveInput in;
@@ -280,67 +266,12 @@ CarveInput input_of(const Working& w, const SeamEnergy energy) {
     return in;
 }
 
-// Paints the pixels of the first `count` seams at their original positions.
-void mark_seams(Working& w, const SeamOrder& order, const int count, const Rgba8 colour) {
-    if (!w.overlay) return;
-    const int original_width = w.overlay->width();
-    for (int y = 0; y < w.index.height(); ++y) {
-        for (int x = 0; x < w.index.width(); ++x) {
-            if (order.order.at(x, y) < count) {
-                const std::int32_t original = w.index.at(x, y);
-                w.overlay->at(original % original_width, original / original_width) = colour;
-            }
-        }
-    }
-}
-
-/// Removes the first `count` seams of `order` (an order of w's current image) from w.
-void remove_with_order(Working& w, const SeamOrder& order, const int count) {
-    const SeamDirection dir = order.direction;
-    mark_seams(w, order, count,
-               dir == SeamDirection::Vertical ? kRemovedVertical : kRemovedHorizontal);
-    const auto first = [&](const auto& v) {
-        return v.begin() + std::min<std::ptrdiff_t>(count, std::ssize(v));
+/// The seam decider of a photo: seam_order on its current image, masks and importance levels.
+auto decider(const SeamEnergy energy, const CarveImplementation impl,
+             const CarveProgress& progress) {
+    return [energy, impl, &progress](const Working& w, const SeamDirection dir, const int seams) {
+        return seam_order(input_of(w, energy), dir, seams, impl, progress);
     };
-    w.cost += std::accumulate(order.costs.begin(), first(order.costs), std::int64_t{0});
-    w.protected_removed += std::accumulate(order.protected_crossed.begin(),
-                                           first(order.protected_crossed), std::int64_t{0});
-    w.image = remove_seams<Rgba8>(w.image.view(), order, count);
-    w.index = remove_seams<std::int32_t>(w.index.view(), order, count);
-    if (w.protect) w.protect = remove_seams<std::uint8_t>(w.protect->view(), order, count);
-    if (w.remove) w.remove = remove_seams<std::uint8_t>(w.remove->view(), order, count);
-    if (w.importance) w.importance = remove_seams<std::uint8_t>(w.importance->view(), order, count);
-}
-
-void shrink(Working& w, const SeamDirection dir, const int count, const SeamEnergy energy,
-            const CarveImplementation impl, const CarveProgress& progress) {
-    if (count <= 0) return;
-    remove_with_order(w, seam_order(input_of(w, energy), dir, count, impl, progress), count);
-}
-
-// Avidan & Shamir: duplicate the k cheapest seams; at most half the current size per step, so the
-// same low-energy seam is not stretched again and again.
-void enlarge(Working& w, const SeamDirection dir, const int target, const SeamEnergy energy,
-             const CarveImplementation impl, const CarveProgress& progress) {
-    const auto extent = [&] {
-        return dir == SeamDirection::Vertical ? w.image.width() : w.image.height();
-    };
-    while (extent() < target) {
-        if (extent() < 2)
-            invalid("an image 1 pixel " +
-                    std::string(dir == SeamDirection::Vertical ? "wide" : "high") +
-                    " cannot be enlarged by seams");
-        const int step = std::min(target - extent(), std::max(1, extent() / 2));
-        const SeamOrder order = seam_order(input_of(w, energy), dir, step, impl, progress);
-        mark_seams(w, order, step, kInserted);
-        w.image = insert_seams(w.image.view(), order, step);
-        w.index = insert_seams_nearest<std::int32_t>(w.index.view(), order, step);
-        if (w.protect)
-            w.protect = insert_seams_nearest<std::uint8_t>(w.protect->view(), order, step);
-        if (w.remove) w.remove = insert_seams_nearest<std::uint8_t>(w.remove->view(), order, step);
-        if (w.importance)
-            w.importance = insert_seams_nearest<std::uint8_t>(w.importance->view(), order, step);
-    }
 }
 
 void validate(const ImageView<const Rgba8> image, const RetargetParams& p) {
@@ -348,48 +279,17 @@ void validate(const ImageView<const Rgba8> image, const RetargetParams& p) {
 }
 
 Working start(const ImageView<const Rgba8> image, const RetargetParams& p) {
-    Working w;
-    w.image = clone(image);
-    if (p.protect) w.protect = *p.protect;
-    if (p.remove) w.remove = *p.remove;
-    if (p.importance && p.importance_unit > 0) {
-        w.importance = *p.importance;
-        w.importance_unit = p.importance_unit;
-    }
-    if (p.want_overlay) w.overlay = clone(image);
-    w.index = Image<std::int32_t>(image.width, image.height);
-    for (int y = 0; y < image.height; ++y)
-        for (int x = 0; x < image.width; ++x) w.index.at(x, y) = y * image.width + x;
-    return w;
+    return detail::start_working(clone(image), image.width, image.height, p,
+                                 p.want_overlay ? std::optional(clone(image)) : std::nullopt);
 }
-
-}  // namespace
-
-namespace {
 
 /// The parts of a result both paths share: sizes, totals and the notes a user should read.
 RetargetResult summarise(const ImageView<const Rgba8> image, const RetargetParams& p,
                          ImageRgba8 result, const std::int64_t cost,
                          const std::int64_t protected_removed, const std::int64_t remove_left,
                          const bool width_first) {
-    RetargetResult r;
-    r.seams_removed_vertical = std::max(0, image.width - p.width);
-    r.seams_removed_horizontal = std::max(0, image.height - p.height);
-    r.seams_inserted_vertical = std::max(0, p.width - image.width);
-    r.seams_inserted_horizontal = std::max(0, p.height - image.height);
-    r.width_first = width_first;
-    r.total_cost = cost;
-    r.protected_removed = protected_removed;
-    r.remove_left = remove_left;
-    if (r.protected_removed > 0) {
-        r.notes.push_back(
-            "the protect mask had to be carved: " + std::to_string(r.protected_removed) +
-            " protected pixels were removed because no seam could avoid them");
-    }
-    if (p.remove && r.remove_left > 0) {
-        r.notes.push_back(std::to_string(r.remove_left) +
-                          " pixels marked for removal remain; remove more seams to clear them");
-    }
+    RetargetResult r = detail::summarise_seams_only(image.width, image.height, p, cost,
+                                                    protected_removed, remove_left, width_first);
     r.image = std::move(result);
     return r;
 }
@@ -596,9 +496,10 @@ Working apply_vertical(const Working& w, const Candidate& c, const int target,
     Working out = w;
     if (c.crop > 0) crop_working(out, c.offset, out.image.width() - c.crop);
     if (target < w.image.width()) {
-        if (c.seams > 0) remove_with_order(out, *order, c.seams);
+        if (c.seams > 0) detail::remove_with_order(out, *order, c.seams);
     } else {
-        enlarge(out, SeamDirection::Vertical, out.image.width() + c.seams, energy, impl, progress);
+        detail::enlarge_working(out, SeamDirection::Vertical, out.image.width() + c.seams,
+                                decider(energy, impl, progress));
     }
     scale_working_width(out, target);
     return out;
@@ -844,32 +745,9 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
         p.height <= image.height) {
         return shrink_on_device(image, p, progress);
     }
-    const int shrink_w = std::max(0, image.width - p.width);
-    const int shrink_h = std::max(0, image.height - p.height);
-    const auto run = [&](const bool width_first) {
-        Working w = start(image, p);
-        const SeamDirection first =
-            width_first ? SeamDirection::Vertical : SeamDirection::Horizontal;
-        const SeamDirection second =
-            width_first ? SeamDirection::Horizontal : SeamDirection::Vertical;
-        shrink(w, first, width_first ? shrink_w : shrink_h, p.energy, impl, progress);
-        shrink(w, second, width_first ? shrink_h : shrink_w, p.energy, impl, progress);
-        return w;
-    };
-    Working w = run(true);
-    bool width_first = true;
-    if (shrink_w > 0 && shrink_h > 0) {
-        // Both orders; keep the one that removes less energy (Avidan & Shamir's optimal order
-        // restricted to its two extremes).
-        Working other = run(false);
-        if (other.cost < w.cost) {
-            w = std::move(other);
-            width_first = false;
-        }
-    }
-    enlarge(w, SeamDirection::Vertical, p.width, p.energy, impl, progress);
-    enlarge(w, SeamDirection::Horizontal, p.height, p.energy, impl, progress);
-
+    auto [w, width_first] = detail::retarget_seams_only(
+        image.width, image.height, p, [&] { return start(image, p); },
+        decider(p.energy, impl, progress));
     const std::int64_t remove_left = w.remove ? count_selected(w.remove->view()) : 0;
     RetargetResult r = summarise(image, p, std::move(w.image), w.cost, w.protected_removed,
                                  remove_left, width_first);

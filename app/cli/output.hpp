@@ -1,0 +1,34 @@
+// What the commands share about their outputs: the checks of an output path before any work
+// (worded alike everywhere), writing a photo's result, and the fields a --json report opens with.
+#pragma once
+
+#include "commands.hpp"
+#include "json.hpp"
+
+#include <lacuna/core/image.hpp>
+#include <lacuna/io/metadata.hpp>
+
+#include <initializer_list>
+#include <string>
+
+namespace lacuna::cli {
+
+/// Error(InvalidArgument) "refusing to overwrite the input '…'" where `out` is one of `inputs`.
+void refuse_overwriting_inputs(const std::string& out, std::initializer_list<std::string> inputs);
+
+/// A UsageError unless `out` names a video or a PNG sequence pattern: "the output of `what` (a
+/// video, a video fill …) must be a video …".
+void check_video_output(const std::string& out, const std::string& what);
+
+/// Writes a photo's result to `out` with its input's colour profile and metadata (`metadata`;
+/// orientation and size tags follow the new pixels); each thing the writer could not keep is one
+/// note. The photo counterpart of write_measurement.
+void write_photo(const Context& ctx, const std::string& out, ImageView<const Rgba8> image,
+                 const io::Metadata& metadata);
+
+/// The fields a resize's --json report opens with: input, output, width, height, target_width,
+/// target_height.
+JsonObject resize_report(const std::string& in, const std::string& out, int width, int height,
+                         int target_width, int target_height);
+
+}  // namespace lacuna::cli
