@@ -10,6 +10,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QFileDialog>
 #include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -377,6 +378,16 @@ HistogramPanel::HistogramPanel(session::LineTool& tool, QWidget* parent)
     connect(csv, &QPushButton::clicked, this, &HistogramPanel::export_csv_requested);
     connect(png, &QPushButton::clicked, this, &HistogramPanel::export_png_requested);
     connect(copy, &QPushButton::clicked, this, &HistogramPanel::copy_to_clipboard);
+    connect(this, &HistogramPanel::export_csv_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (CSV)"),
+                                                          "histogram.csv", tr("CSV (*.csv)"));
+        if (!path.isEmpty()) export_csv_reporting(path);
+    });
+    connect(this, &HistogramPanel::export_png_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
+                                                          "histogram.png", tr("PNG (*.png)"));
+        if (!path.isEmpty()) export_png_reporting(path);
+    });
 
     connect(band_, &QSpinBox::valueChanged, this, [this](const int samples) {
         tool_.set_band(samples);
@@ -583,6 +594,24 @@ bool HistogramPanel::export_csv(const QString& path) const {
         }
     }
     return file.error() == QFile::NoError;
+}
+
+bool HistogramPanel::export_csv_reporting(const QString& path) {
+    if (!export_csv(path)) {
+        emit error(tr("Cannot export"), tr("Could not write %1 (draw a line first).").arg(path));
+        return false;
+    }
+    emit message(tr("Exported the line histogram to %1").arg(path), 8000);
+    return true;
+}
+
+bool HistogramPanel::export_png_reporting(const QString& path) {
+    if (!export_png(path)) {
+        emit error(tr("Cannot export"), tr("Could not write %1 (draw a line first).").arg(path));
+        return false;
+    }
+    emit message(tr("Exported the plot to %1").arg(path), 8000);
+    return true;
 }
 
 bool HistogramPanel::export_png(const QString& path) const {

@@ -1,6 +1,7 @@
 // The "Line Histogram" dock: the bins × positions heat map of the values along the drawn line
 // (log or linear counts) with the profile curves over it, per-channel toggles, band width, a
-// hover crosshair linked with the line on the canvas, and export (CSV, PNG, clipboard).
+// hover crosshair linked with the line on the canvas, and export (CSV, PNG, clipboard; the panel
+// asks for the file itself).
 #pragma once
 
 #include <lacuna/core/native_image.hpp>
@@ -83,6 +84,10 @@ class HistogramPanel : public QWidget {
 
     bool export_csv(const QString& path) const;
     bool export_png(const QString& path) const;
+    /// The same, saying the outcome: message() when written, error() when not (no line, or the
+    /// file cannot be written). What Export CSV… and Export PNG… do after their file dialogs.
+    bool export_csv_reporting(const QString& path);
+    bool export_png_reporting(const QString& path);
     void copy_to_clipboard();
     /// A new document: the range follows the image again (a typed range belonged to the old
     /// one).
@@ -110,6 +115,10 @@ class HistogramPanel : public QWidget {
     void export_png_requested();
     /// Something was copied to the clipboard; `what` says what, for the status bar.
     void copied(const QString& what);
+    /// A line for the status bar (an export's outcome), shown for `milliseconds`.
+    void message(const QString& text, int milliseconds);
+    /// An error dialog's title and text (an export that could not be written).
+    void error(const QString& title, const QString& text);
 
   private:
     void redraw();

@@ -247,15 +247,23 @@ void MainWindow::build_object_removal_dock() {
         canvas_->set_tool(tool);
         canvas_->document_changed();
     });
-    connect(removal_panel_, &ObjectRemovalPanel::fill_requested, this, &MainWindow::start_fill);
-    connect(removal_panel_, &ObjectRemovalPanel::fill_again_requested, this,
-            &MainWindow::fill_again);
+    connect(removal_panel_, &ObjectRemovalPanel::fill_running_changed, this,
+            [this](const bool running) {
+                // A step per event-loop turn while a fill runs.
+                poll_timer_->setInterval(running ? 0 : 15);
+                canvas_->update();
+            });
+    connect(removal_panel_, &ObjectRemovalPanel::fill_finished, this,
+            [this](const QString& message) {
+                statusBar()->showMessage(message, 8000);
+                recovery_->request();
+            });
+    connect(removal_panel_, &ObjectRemovalPanel::error, this, &MainWindow::show_error);
     connect(removal_panel_, &ObjectRemovalPanel::layer_changed, this,
             [this](const MaskLayer layer) {
                 canvas_->set_layer(layer);
                 canvas_->update();
             });
-    connect(removal_panel_, &ObjectRemovalPanel::cancel_requested, this, &MainWindow::cancel_fill);
     connect(removal_panel_, &ObjectRemovalPanel::mask_changed, canvas_, &Canvas::document_changed);
 }
 
@@ -352,11 +360,9 @@ void MainWindow::build_histogram_dock() {
     connect(histogram_panel_, &HistogramPanel::changed, canvas_, qOverload<>(&Canvas::update));
     connect(canvas_, &Canvas::line_hovered, histogram_panel_, &HistogramPanel::show_fraction);
     connect(histogram_panel_, &HistogramPanel::hovered_fraction, canvas_, &Canvas::set_line_marker);
-    connect(histogram_panel_, &HistogramPanel::export_csv_requested, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (CSV)"),
-                                                          "histogram.csv", tr("CSV (*.csv)"));
-        if (!path.isEmpty()) export_histogram_csv(path);
-    });
+    connect(histogram_panel_, &HistogramPanel::message, this,
+            [this](const QString& text, const int ms) { statusBar()->showMessage(text, ms); });
+    connect(histogram_panel_, &HistogramPanel::error, this, &MainWindow::show_error);
     connect(histogram_panel_, &HistogramPanel::copied, this,
             [this](const QString& what) { statusBar()->showMessage(what, 5000); });
     connect(histogram_panel_, &HistogramPanel::scale_set, this, [this](const PixelSpacing& s) {
@@ -364,25 +370,10 @@ void MainWindow::build_histogram_dock() {
         statusBar()->showMessage(tr("Pixel size: %1").arg(QString::fromStdString(s.describe())),
                                  5000);
     });
-    connect(histogram_panel_, &HistogramPanel::export_png_requested, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram (PNG)"),
-                                                          "histogram.png", tr("PNG (*.png)"));
-        if (path.isEmpty()) return;
-        if (histogram_panel_->export_png(path))
-            statusBar()->showMessage(tr("Exported the plot to %1").arg(path), 8000);
-        else
-            show_error(tr("Cannot export"),
-                       tr("Could not write %1 (draw a line first).").arg(path));
-    });
 }
 
 bool MainWindow::export_histogram_csv(const QString& path) {
-    if (!histogram_panel_->export_csv(path)) {
-        show_error(tr("Cannot export"), tr("Could not write %1 (draw a line first).").arg(path));
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported the line histogram to %1").arg(path), 8000);
-    return true;
+    return histogram_panel_->export_csv_reporting(path);
 }
 
 void MainWindow::build_video_dock() {
@@ -503,162 +494,62 @@ void MainWindow::open_filter(const int page) {
 }
 
 void MainWindow::build_retarget_dock() {
-    retarget_panel_ = new RetargetPanel(this);
+    retarget_panel_ = new RetargetPanel(*session_, this);
     auto* dock = new QDockWidget(tr("Retarget"), this);
     dock->setObjectName("retarget_dock");
     dock->setWidget(retarget_panel_);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     tabifyDockWidget(removal_dock_, dock);
-    session::RetargetTool& tool = session_->retarget();
-    tool.on_map_published = [this](const bool vertical, const bool exact) {
-        emit map_published(vertical, exact);
-    };
-    tool.on_preview_changed = [this] {
-        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
-        canvas_->document_changed();
-    };
-    connect(retarget_panel_, &RetargetPanel::target_changed, this, [this](int width, int height) {
-        // A preview the user asks for is shown: a tool that shows the document instead (the
-        // line, the fill brush) gives way to the retarget tool.
-        const session::Document& document = session_->document();
-        const bool resized = width != document.width() || height != document.height();
-        const session::ToolKind active = session_->active_kind();
-        if (resized && active != session::ToolKind::Pan && active != session::ToolKind::Retarget)
-            activate_retarget_tool();
-        session_->retarget().set_target(width, height);
-        canvas_->document_changed();
-        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
-    });
-    connect(retarget_panel_, &RetargetPanel::seams_overlay_toggled, this, [this](bool on) {
-        session_->retarget().set_show_seams(on);
-        canvas_->document_changed();
-    });
-    connect(retarget_panel_, &RetargetPanel::energy_changed, this, [this] {
-        session_->retarget().set_energy(retarget_panel_->energy());
-        canvas_->document_changed();
-    });
-    tool.set_energy(retarget_panel_->energy());
-    tool.set_mix(retarget_panel_->mix());
-    connect(retarget_panel_, &RetargetPanel::mix_changed, this, [this] {
-        session_->retarget().set_mix(retarget_panel_->mix());
-        canvas_->document_changed();
-    });
-    connect(retarget_panel_, &RetargetPanel::detections_toggled, this, [this](const bool on) {
-        // The overlay is the retarget tool's: asking for it selects the tool.
-        if (on && session_->active_kind() != session::ToolKind::Retarget) activate_retarget_tool();
-        session_->retarget().set_show_detections(on);
-        canvas_->document_changed();
-    });
-    connect(retarget_panel_, &RetargetPanel::protect_detections_requested, this, [this] {
-        if (session_->retarget().protect_detections()) recovery_->request();
-        retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
-        canvas_->document_changed();
-    });
-    connect(retarget_panel_, &RetargetPanel::apply_requested, this, &MainWindow::apply_retarget);
-    connect(retarget_panel_, &RetargetPanel::limit_reached, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     // Choosing the Retarget tab shows its preview.
-    connect(dock, &QDockWidget::visibilityChanged, this, [this](const bool visible) {
-        const session::ToolKind active = session_->active_kind();
-        if (visible && session_->retarget().previewing() && active != session::ToolKind::Pan &&
-            active != session::ToolKind::Retarget)
-            activate_retarget_tool();
-    });
-    connect(retarget_panel_, &RetargetPanel::reset_requested, this, [this] {
-        retarget_panel_->set_target_width(session_->document().width());
-        retarget_panel_->set_target_height(session_->document().height());
+    connect(dock, &QDockWidget::visibilityChanged, retarget_panel_,
+            &RetargetPanel::dock_visibility_changed);
+    connect(retarget_panel_, &RetargetPanel::map_published, this, &MainWindow::map_published);
+    connect(retarget_panel_, &RetargetPanel::view_changed, canvas_, &Canvas::document_changed);
+    connect(retarget_panel_, &RetargetPanel::activated, this, [this] {
+        check_tool_action(CanvasTool::Pan);
+        removal_panel_->set_tool(CanvasTool::Pan);
+        canvas_->set_tool(CanvasTool::Pan);
+        canvas_->document_changed();
     });
     connect(retarget_panel_, &RetargetPanel::tool_changed, this,
             [this](const CanvasTool tool, const MaskLayer layer) {
                 removal_panel_->set_tool(CanvasTool::Pan);
-                session_->select(session::ToolKind::Retarget);
                 canvas_->set_tool(tool);
-                // Masks are painted on the original, not on a preview.
-                if (tool == CanvasTool::Pan) {
-                    session_->retarget().set_mask_brush(std::nullopt);
-                } else {
-                    session_->retarget().set_mask_brush(layer, tool == CanvasTool::Eraser);
-                    canvas_->set_layer(layer);
-                }
+                if (tool != CanvasTool::Pan) canvas_->set_layer(layer);
                 canvas_->document_changed();
             });
+    connect(retarget_panel_, &RetargetPanel::edited, this, [this] { recovery_->request(); });
+    connect(retarget_panel_, &RetargetPanel::message, this,
+            [this](const QString& text, const int ms) { statusBar()->showMessage(text, ms); });
+    connect(retarget_panel_, &RetargetPanel::limit_reached, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
 }
 
 bool MainWindow::apply_retarget() {
-    session::RetargetTool& tool = session_->retarget();
-    if (!tool.apply()) {
-        retarget_panel_->show_status(QString::fromStdString(tool.status()));
-        return false;
-    }
-    const QString text = QString::fromStdString(session_->history().undo_label());
-    statusBar()->showMessage(text, 6000);
-    recovery_->request();
-    return true;
+    return retarget_panel_->apply();
 }
 
 bool MainWindow::fill_running() const {
-    return session_->remove_object().fill_running();
+    return removal_panel_->fill_running();
 }
 
 bool MainWindow::start_fill() {
-    session::RemoveObjectTool& tool = session_->remove_object();
-    tool.set_fill_params(removal_panel_->fill_params());
-    if (!tool.start_fill()) {
-        const QString message = QString::fromStdString(tool.message());
-        removal_panel_->show_fill_idle(message, /*finished=*/false);
-        if (!message.startsWith("Nothing to fill")) show_error(tr("Cannot fill"), message);
-        return false;
-    }
-    fill_was_running_ = true;
-    removal_panel_->show_fill_running(0, tool.fill_progress().total);
-    poll_timer_->setInterval(0);  // a step per event-loop turn while the fill runs
-    canvas_->update();
-    return true;
+    return removal_panel_->start_fill();
 }
 
 bool MainWindow::fill_again() {
-    session::RemoveObjectTool& tool = session_->remove_object();
-    if (!tool.fill_again()) {
-        removal_panel_->show_fill_idle(QString::fromStdString(tool.message()), /*finished=*/false);
-        return false;
-    }
-    fill_was_running_ = true;
-    removal_panel_->show_fill_running(0, tool.fill_progress().total);
-    poll_timer_->setInterval(0);
-    canvas_->update();
-    return true;
+    return removal_panel_->fill_again();
 }
 
 void MainWindow::cancel_fill() {
-    session::RemoveObjectTool& tool = session_->remove_object();
-    if (!tool.fill_running()) return;
-    tool.cancel_fill();
-    fill_was_running_ = false;
-    poll_timer_->setInterval(15);
-    removal_panel_->show_fill_idle(QString::fromStdString(tool.message()), /*finished=*/false);
-    canvas_->update();
+    removal_panel_->cancel_fill();
 }
 
 void MainWindow::poll() {
     session_->poll();
-    session::RemoveObjectTool& fill = session_->remove_object();
-    if (fill.fill_running()) {
-        removal_panel_->show_fill_running(fill.fill_progress().filled, fill.fill_progress().total);
-    } else if (fill_was_running_) {
-        fill_was_running_ = false;
-        removal_panel_->show_fill_running(fill.fill_progress().filled, fill.fill_progress().total);
-        poll_timer_->setInterval(15);
-        const QString message = QString::fromStdString(fill.message());
-        removal_panel_->show_fill_idle(message, /*finished=*/true);
-        removal_panel_->set_fill_again_enabled(fill.can_fill_again());
-        statusBar()->showMessage(message, 8000);
-        recovery_->request();
-    }
-    const session::RetargetTool::Progress progress = session_->retarget().progress();
-    retarget_panel_->show_progress(QString::fromStdString(progress.what), progress.done,
-                                   progress.total);
-    retarget_panel_->show_status(QString::fromStdString(session_->retarget().status()));
+    removal_panel_->poll_fill();
+    retarget_panel_->poll();
     show_notices();
     recovery_->poll();
     if (session_->frame_revision() != painted_revision_) {
@@ -758,16 +649,6 @@ void MainWindow::reset_for_new_document() {
     value_label_->clear();
     update_colour_label();
     document_changed();
-}
-
-void MainWindow::activate_retarget_tool() {
-    check_tool_action(CanvasTool::Pan);
-    removal_panel_->set_tool(CanvasTool::Pan);
-    retarget_panel_->set_pan_tool();
-    session_->retarget().set_mask_brush(std::nullopt);
-    session_->select(session::ToolKind::Retarget);
-    canvas_->set_tool(CanvasTool::Pan);
-    canvas_->document_changed();
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {
@@ -989,6 +870,7 @@ void MainWindow::restore_panels(const session::ToolState& tools) {
     // session's tools once more from the file, so both show what was saved.
     retarget_panel_->set_target_width(tools.retarget_width);
     retarget_panel_->set_target_height(tools.retarget_height);
+    retarget_panel_->show_mix(tools.retarget_mix);
     histogram_panel_->show_band_and_bins(tools.line_band, tools.line_bins);
     switch (tools.active) {
         case session::ToolKind::RemoveObject:

@@ -81,7 +81,7 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     [[nodiscard]] const QString& smoothing_export_message() const;
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
     /// Writes the line histogram as CSV and says so in the status bar (an error dialog when
-    /// there is no line or the file cannot be written).
+    /// there is no line or the file cannot be written): the Line Histogram panel's.
     bool export_histogram_csv(const QString& path);
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
     [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
@@ -94,11 +94,12 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     void select_tool(CanvasTool tool);
     [[nodiscard]] session::RetargetTool* retarget_session() const { return &session_->retarget(); }
     /// Commits the retarget preview as an undoable edit; false (with a status) when none is
-    /// ready.
+    /// ready: the Retarget panel's.
     bool apply_retarget() override;
 
     /// Fills the masked pixels (coverage ≥ 50 %) in steps, showing the fill grow; returns false
-    /// (with a message) when there is nothing to fill or the fill cannot start.
+    /// (with a message) when there is nothing to fill or the fill cannot start. The Remove
+    /// Object panel's fill (these forward to it).
     bool start_fill();
     void cancel_fill();
     /// Undoes the last fill and fills again with the next seed.
@@ -141,9 +142,6 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
 
     /// Every panel, the plot and the status bar forget the previous document.
     void reset_for_new_document();
-    /// The retarget tool (the Retarget panel's Pan) becomes the active tool, so its preview
-    /// shows.
-    void activate_retarget_tool();
     void build_menus();
     void build_status_bar();
     /// The display's ICC profile file ("" for sRGB): given to the session, remembered in the
@@ -192,7 +190,6 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     QAction* redo_button_ = nullptr;
     QTimer* poll_timer_ = nullptr;
     std::uint64_t painted_revision_ = 0;
-    bool fill_was_running_ = false;
     int panel_source_w_ = -1, panel_source_h_ = -1;
     ObjectRemovalPanel* removal_panel_ = nullptr;
     RetargetPanel* retarget_panel_ = nullptr;

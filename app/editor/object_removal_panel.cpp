@@ -277,6 +277,65 @@ void ObjectRemovalPanel::bind() {
             QFileDialog::getSaveFileName(this, tr("Save Mask"), tr("mask.png"), tr("PNG (*.png)"));
         if (!path.isEmpty()) save_mask(path);
     });
+    connect(this, &ObjectRemovalPanel::fill_requested, this, &ObjectRemovalPanel::start_fill);
+    connect(this, &ObjectRemovalPanel::fill_again_requested, this, &ObjectRemovalPanel::fill_again);
+    connect(this, &ObjectRemovalPanel::cancel_requested, this, &ObjectRemovalPanel::cancel_fill);
+}
+
+bool ObjectRemovalPanel::fill_running() const {
+    return tool_.fill_running();
+}
+
+bool ObjectRemovalPanel::start_fill() {
+    tool_.set_fill_params(fill_params());
+    if (!tool_.start_fill()) {
+        const QString message = QString::fromStdString(tool_.message());
+        show_fill_idle(message, /*finished=*/false);
+        // Nothing painted is a hint in the status line, not an error.
+        if (!message.startsWith("Nothing to fill")) emit error(tr("Cannot fill"), message);
+        return false;
+    }
+    fill_started();
+    return true;
+}
+
+bool ObjectRemovalPanel::fill_again() {
+    if (!tool_.fill_again()) {
+        show_fill_idle(QString::fromStdString(tool_.message()), /*finished=*/false);
+        return false;
+    }
+    fill_started();
+    return true;
+}
+
+void ObjectRemovalPanel::fill_started() {
+    fill_was_running_ = true;
+    show_fill_running(0, tool_.fill_progress().total);
+    emit fill_running_changed(true);
+}
+
+void ObjectRemovalPanel::cancel_fill() {
+    if (!tool_.fill_running()) return;
+    tool_.cancel_fill();
+    fill_was_running_ = false;
+    show_fill_idle(QString::fromStdString(tool_.message()), /*finished=*/false);
+    emit fill_running_changed(false);
+}
+
+void ObjectRemovalPanel::poll_fill() {
+    const ops::InpaintProgress progress = tool_.fill_progress();
+    if (tool_.fill_running()) {
+        show_fill_running(progress.filled, progress.total);
+        return;
+    }
+    if (!fill_was_running_) return;
+    fill_was_running_ = false;
+    show_fill_running(progress.filled, progress.total);
+    const QString message = QString::fromStdString(tool_.message());
+    show_fill_idle(message, /*finished=*/true);
+    set_fill_again_enabled(tool_.can_fill_again());
+    emit fill_running_changed(false);
+    emit fill_finished(message);
 }
 
 bool ObjectRemovalPanel::load_mask(const QString& path) {

@@ -1,7 +1,8 @@
 // The "Remove Object" dock: brush and eraser (size, hardness), the fill's patch size and search
 // area, Fill with a progress bar and Cancel, and the mask actions (clear, grow, shrink, load,
 // save). The panel binds to the session's RemoveObjectTool: its brush, layer and mask actions go
-// to the tool directly; the window starts and polls fills and switches the active tool.
+// to the tool directly, and it starts, follows and cancels fills (the session's poll steps them
+// on the window's timer); the window switches the active tool.
 #pragma once
 
 #include <lacuna/ops/brush.hpp>
@@ -60,11 +61,30 @@ class ObjectRemovalPanel : public QWidget {
     bool load_mask(const QString& path);
     bool save_mask(const QString& path);
 
+    /// Fills the masked pixels (coverage ≥ 50 %) with the panel's settings, in steps that the
+    /// session's poll advances; false (the reason in the status line, and an error() unless
+    /// there is simply nothing to fill) when it cannot start.
+    bool start_fill();
+    /// Undoes the last fill and fills again with the next seed.
+    bool fill_again();
+    /// Stops a running fill and puts the picture back.
+    void cancel_fill();
+    [[nodiscard]] bool fill_running() const;
+    /// After the session's poll: the progress of a running fill, and its outcome once it ended.
+    void poll_fill();
+
     [[nodiscard]] QPushButton* fill_button() const { return fill_; }
     [[nodiscard]] QPushButton* cancel_button() const { return cancel_; }
     [[nodiscard]] QProgressBar* progress_bar() const { return progress_; }
 
   signals:
+    /// A fill started (true), or ended or was cancelled (false): the window polls every
+    /// event-loop turn while one runs.
+    void fill_running_changed(bool running);
+    /// A fill ended by itself; `message` says how (for the status bar). The window autosaves.
+    void fill_finished(const QString& message);
+    /// An error dialog's title and text (a fill that cannot start).
+    void error(const QString& title, const QString& text);
     /// The mask changed (cleared, grown, loaded): the canvas shows it again.
     void mask_changed();
     void tool_changed(lacuna::editor::CanvasTool tool);
@@ -88,6 +108,8 @@ class ObjectRemovalPanel : public QWidget {
     void load_settings();
     void save_settings() const;
     void show_settings(const ops::BrushSettings& brush, const ops::InpaintParams& fill);
+    /// A fill was started (start_fill, fill_again): running shown, the window told.
+    void fill_started();
 
     session::RemoveObjectTool& tool_;
     QButtonGroup* tools_ = nullptr;
@@ -105,6 +127,8 @@ class ObjectRemovalPanel : public QWidget {
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
+    /// A fill ran at the last poll (its end is noticed once).
+    bool fill_was_running_ = false;
 };
 
 }  // namespace lacuna::editor

@@ -2,6 +2,9 @@
 
 #include "canvas.hpp"
 
+#include <retarget_tool.hpp>
+#include <session.hpp>
+
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -48,7 +51,8 @@ int to_pixels(const int permille, const int source) {
 
 }  // namespace
 
-RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
+RetargetPanel::RetargetPanel(session::Session& session, QWidget* parent)
+    : QWidget(parent), session_(session) {
     auto* layout = new QVBoxLayout(this);
     auto* size_box = new QGroupBox(tr("Size"));
     auto* form = new QFormLayout(size_box);
@@ -169,6 +173,123 @@ RetargetPanel::RetargetPanel(QWidget* parent) : QWidget(parent) {
         emit tool_changed(tool, layer);
     });
     set_source_size(1, 1);
+    bind();
+}
+
+void RetargetPanel::bind() {
+    session::RetargetTool& tool = session_.retarget();
+    tool.on_map_published = [this](const bool vertical, const bool exact) {
+        emit map_published(vertical, exact);
+    };
+    tool.on_preview_changed = [this] {
+        show_tool_status();
+        emit view_changed();
+    };
+    connect(this, &RetargetPanel::target_changed, this, [this](const int width, const int height) {
+        // A preview the user asks for is shown: a tool that shows the document instead (the
+        // line, the fill brush) gives way to the retarget tool.
+        const session::Document& document = session_.document();
+        const bool resized = width != document.width() || height != document.height();
+        const session::ToolKind active = session_.active_kind();
+        if (resized && active != session::ToolKind::Pan && active != session::ToolKind::Retarget)
+            activate_tool();
+        session_.retarget().set_target(width, height);
+        emit view_changed();
+        show_tool_status();
+    });
+    connect(this, &RetargetPanel::seams_overlay_toggled, this, [this](const bool on) {
+        session_.retarget().set_show_seams(on);
+        emit view_changed();
+    });
+    connect(this, &RetargetPanel::energy_changed, this, [this] {
+        session_.retarget().set_energy(energy());
+        emit view_changed();
+    });
+    tool.set_energy(energy());
+    tool.set_mix(mix());
+    connect(this, &RetargetPanel::mix_changed, this, [this] {
+        session_.retarget().set_mix(mix());
+        emit view_changed();
+    });
+    connect(this, &RetargetPanel::detections_toggled, this, [this](const bool on) {
+        // The overlay is the retarget tool's: asking for it selects the tool.
+        if (on && session_.active_kind() != session::ToolKind::Retarget) activate_tool();
+        session_.retarget().set_show_detections(on);
+        emit view_changed();
+    });
+    connect(this, &RetargetPanel::protect_detections_requested, this, [this] {
+        if (session_.retarget().protect_detections()) emit edited();
+        show_tool_status();
+        emit view_changed();
+    });
+    connect(this, &RetargetPanel::apply_requested, this, &RetargetPanel::apply);
+    connect(this, &RetargetPanel::reset_requested, this, [this] {
+        set_target_width(session_.document().width());
+        set_target_height(session_.document().height());
+    });
+    // Before the window's own handler, which sets the canvas's tool.
+    connect(this, &RetargetPanel::tool_changed, this,
+            [this](const CanvasTool canvas_tool, const MaskLayer layer) {
+                session_.select(session::ToolKind::Retarget);
+                // Masks are painted on the original, not on a preview.
+                if (canvas_tool == CanvasTool::Pan)
+                    session_.retarget().set_mask_brush(std::nullopt);
+                else
+                    session_.retarget().set_mask_brush(layer, canvas_tool == CanvasTool::Eraser);
+            });
+}
+
+void RetargetPanel::activate_tool() {
+    set_pan_tool();
+    session_.retarget().set_mask_brush(std::nullopt);
+    session_.select(session::ToolKind::Retarget);
+    emit activated();
+}
+
+void RetargetPanel::dock_visibility_changed(const bool visible) {
+    const session::ToolKind active = session_.active_kind();
+    if (visible && session_.retarget().previewing() && active != session::ToolKind::Pan &&
+        active != session::ToolKind::Retarget)
+        activate_tool();
+}
+
+bool RetargetPanel::apply() {
+    session::RetargetTool& tool = session_.retarget();
+    if (!tool.apply()) {
+        show_tool_status();
+        return false;
+    }
+    emit message(QString::fromStdString(session_.history().undo_label()), 6000);
+    emit edited();
+    return true;
+}
+
+void RetargetPanel::poll() {
+    const session::RetargetTool::Progress progress = session_.retarget().progress();
+    show_progress(QString::fromStdString(progress.what), progress.done, progress.total);
+    show_tool_status();
+}
+
+void RetargetPanel::show_tool_status() {
+    show_status(QString::fromStdString(session_.retarget().status()));
+}
+
+void RetargetPanel::show_mix(const ops::RetargetMix& mix) {
+    mix_ = mix;
+    showing_mix_ = true;
+    for (const ops::ParamField<ops::RetargetMix>& f : ops::retarget_mix_param_fields()) {
+        QWidget* widget = mix_control(f.spec.name);
+        const double v = f.get(mix_);
+        if (auto* slider = qobject_cast<QSlider*>(widget))
+            slider->setValue(static_cast<int>(std::lround((v - f.spec.min) / f.spec.step)));
+        else if (auto* box = qobject_cast<QCheckBox*>(widget))
+            box->setChecked(v != 0);
+        else if (auto* spin = qobject_cast<QSpinBox*>(widget))
+            spin->setValue(static_cast<int>(v));
+    }
+    showing_mix_ = false;
+    // The controls' steps round a value between them: the mix is what they show now.
+    emit mix_changed();
 }
 
 void RetargetPanel::build_mix(QFormLayout* form) {
@@ -198,7 +319,7 @@ void RetargetPanel::build_mix(QFormLayout* form) {
                 const double v = f.spec.min + step * f.spec.step;
                 f.set(mix_, v);
                 show(v);
-                emit mix_changed();
+                if (!showing_mix_) emit mix_changed();
             });
             auto* line = new QHBoxLayout;
             line->addWidget(slider, 1);
@@ -216,7 +337,7 @@ void RetargetPanel::build_mix(QFormLayout* form) {
                 for (const MixControl& c : mix_controls_)
                     if (c.follows)
                         c.widget->setEnabled(static_cast<QCheckBox*>(c.follows)->isChecked());
-                emit mix_changed();
+                if (!showing_mix_) emit mix_changed();
             });
             row = new QHBoxLayout;
             row->addWidget(box, 1);
@@ -232,7 +353,7 @@ void RetargetPanel::build_mix(QFormLayout* form) {
             spin->setKeyboardTracking(false);
             connect(spin, &QSpinBox::valueChanged, this, [this, f](const int v) {
                 f.set(mix_, v);
-                emit mix_changed();
+                if (!showing_mix_) emit mix_changed();
             });
             if (last_switch && row) {
                 row->addWidget(spin);

@@ -2,7 +2,8 @@
 // the energy, the mix (Amount, Automatic) and the importance terms (switches and weights, made
 // from their parameter table), the detections overlay and "Protect detections", protect and
 // remove brushes, the seams overlay, progress of the seam computation running in the background,
-// Apply and Reset.
+// Apply and Reset. The panel binds to the session's RetargetTool and wires its own controls to
+// it; the window hears what it must show through the signals below.
 #pragma once
 
 #include <lacuna/ops/importance.hpp>
@@ -24,7 +25,8 @@ class QButtonGroup;
 
 namespace lacuna::session {
 enum class MaskLayer;
-}
+class Session;
+}  // namespace lacuna::session
 
 namespace lacuna::editor {
 
@@ -34,7 +36,9 @@ using session::MaskLayer;
 class RetargetPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit RetargetPanel(QWidget* parent = nullptr);
+    /// Binds to `session`'s retarget tool (which it also selects when its preview is asked
+    /// for); the session outlives the panel's use of it.
+    explicit RetargetPanel(session::Session& session, QWidget* parent = nullptr);
 
     /// A new source image: the targets reset to its size.
     void set_source_size(int width, int height);
@@ -48,6 +52,17 @@ class RetargetPanel : public QWidget {
     [[nodiscard]] const ops::RetargetMix& mix() const { return mix_; }
     /// The control of the mix parameter `name` (the table's name, e.g. "amount", "faces").
     [[nodiscard]] QWidget* mix_control(std::string_view name) const;
+    /// Shows `mix` in the controls (a restored session's) and gives it to the tool.
+    void show_mix(const ops::RetargetMix& mix);
+
+    /// Shows the tool's progress and status (the window's poll timer calls this).
+    void poll();
+    /// Commits the tool's preview as an undoable edit; false (with the reason in the status
+    /// line) when none is ready.
+    bool apply();
+    /// The dock holding the panel became visible or hidden: choosing the Retarget tab shows
+    /// its preview.
+    void dock_visibility_changed(bool visible);
 
     /// Progress of the background seam computation (done == total: ready).
     void show_progress(const QString& what, int done, int total);
@@ -64,6 +79,19 @@ class RetargetPanel : public QWidget {
     [[nodiscard]] QPushButton* apply_button() const { return apply_; }
 
   signals:
+    /// What the canvas shows changed (a preview, an overlay, a mask brush).
+    void view_changed();
+    /// The retarget tool became the active tool without a mask brush (its preview is asked
+    /// for): the window shows the pan tool.
+    void activated();
+    /// An undoable edit was made (Apply, Protect detections): the window autosaves.
+    void edited();
+    /// A line for the status bar, shown for `milliseconds`.
+    void message(const QString& text, int milliseconds);
+    /// A seam-order map is in use for the preview: approximate first, then exact.
+    void map_published(bool vertical, bool exact);
+
+    // The controls' own changes (the panel acts on them itself).
     void target_changed(int width, int height);
     void energy_changed();
     void seams_overlay_toggled(bool on);
@@ -72,7 +100,8 @@ class RetargetPanel : public QWidget {
     void detections_toggled(bool on);
     /// Add the detected faces and lines to the protect mask.
     void protect_detections_requested();
-    /// A brush for one of the carving masks (or the pan tool).
+    /// A brush for one of the carving masks (or the pan tool): the panel selects the retarget
+    /// tool with that brush; the window sets the canvas's tool.
     void tool_changed(lacuna::editor::CanvasTool tool, lacuna::session::MaskLayer layer);
     void apply_requested();
     void reset_requested();
@@ -82,11 +111,17 @@ class RetargetPanel : public QWidget {
 
   private:
     void build_mix(QFormLayout* form);
+    /// Wires the controls to the tool.
+    void bind();
+    /// The retarget tool becomes the active tool with the Pan button (no mask brush).
+    void activate_tool();
+    void show_tool_status();
     void sync_from_sliders();
     void sync_from_spins();
     /// Clamps a typed value to the panel's limits; true (and a message) when it had to.
     bool clamp_typed(QSpinBox* spin, int source, const QString& what);
 
+    session::Session& session_;
     int source_width_ = 1;
     int source_height_ = 1;
     bool syncing_ = false;
@@ -110,6 +145,8 @@ class RetargetPanel : public QWidget {
         QWidget* follows = nullptr;  ///< a weight: enabled while this switch is on
     };
     std::vector<MixControl> mix_controls_;
+    /// show_mix is setting the controls: they do not announce each value.
+    bool showing_mix_ = false;
 };
 
 }  // namespace lacuna::editor

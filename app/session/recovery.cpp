@@ -317,6 +317,7 @@ std::string tools_text(const ToolState& t) {
     ops::RetargetParams retarget;
     retarget.energy = t.energy;
     ops::append_settings(out, "retarget.", retarget, ops::seam_param_fields());
+    ops::append_settings(out, "retarget.", t.retarget_mix, ops::retarget_mix_param_fields());
     line("retarget.width", std::to_string(t.retarget_width));
     line("retarget.height", std::to_string(t.retarget_height));
     line("retarget.show-seams", t.show_seams ? "on" : "off");
@@ -401,10 +402,13 @@ ToolState tools_from_text(const std::string& text) {
             else if (!under("fill.").empty())
                 (void)ops::apply_setting(ops::inpaint_param_fields(), t.fill, under("fill."),
                                          l.value);
-            else if (!under("retarget.").empty())
-                (void)ops::apply_setting(ops::seam_param_fields(), retarget, under("retarget."),
-                                         l.value);
-            else if (!under("line.").empty())
+            else if (!under("retarget.").empty()) {
+                // The energy (the seam table), or the mix and importance terms.
+                if (!ops::apply_setting(ops::seam_param_fields(), retarget, under("retarget."),
+                                        l.value))
+                    (void)ops::apply_setting(ops::retarget_mix_param_fields(), t.retarget_mix,
+                                             under("retarget."), l.value);
+            } else if (!under("line.").empty())
                 (void)ops::apply_setting(ops::line_histogram_param_fields(), histogram,
                                          under("line."), l.value);
         } catch (const Error&) {
@@ -544,6 +548,7 @@ ToolState tool_state(const Session& session) {
     t.retarget_width = retarget.target_width();
     t.retarget_height = retarget.target_height();
     t.energy = retarget.energy();
+    t.retarget_mix = retarget.mix();
     t.show_seams = retarget.show_seams();
     t.has_line = line.has_line();
     t.line_from = line.from();
@@ -596,6 +601,7 @@ void apply_tool_state(Session& session, const ToolState& t) {
     brush.erase = false;
     retarget.set_brush(brush);
     retarget.set_energy(t.energy);
+    retarget.set_mix(t.retarget_mix);
     if (t.retarget_width > 0 && t.retarget_height > 0)
         retarget.set_target(t.retarget_width, t.retarget_height);
     retarget.set_show_seams(t.show_seams);

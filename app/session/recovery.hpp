@@ -20,6 +20,7 @@
 #include <lacuna/io/metadata.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/ops/brush.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 
@@ -42,6 +43,9 @@ struct ToolState {
     ops::InpaintParams fill;  ///< never_sample is not kept (it points into the document)
     int retarget_width = 0, retarget_height = 0;
     SeamEnergy energy = SeamEnergy::Forward;
+    /// Amount, automatic and the importance terms (retarget_mix_param_fields); a file written
+    /// before they were saved gives the defaults.
+    ops::RetargetMix retarget_mix;
     bool show_seams = false;
     bool has_line = false;
     ops::Point2 line_from, line_to;

@@ -9,10 +9,12 @@
 #include "object_removal_panel.hpp"
 #include "retarget_panel.hpp"
 #include "video_panel.hpp"
+#include <recovery.hpp>
 #include <retarget_tool.hpp>
 
 #include <lacuna/io/image_io.hpp>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -441,6 +443,68 @@ class TestDocuments : public QObject {
         // "Nothing to fill" is not "done".
         QVERIFY(!window.start_fill());
         QCOMPARE(window.removal_panel()->progress_bar()->format(), QString("idle"));
+    }
+
+    // The retarget mix (amount and importance terms) is autosaved; a restore shows it in the
+    // Retarget panel, whose next change keeps the rest of it.
+    void a_restored_session_shows_its_retarget_mix() {
+        const QString state = dir_.filePath("state-mix");
+        qputenv("XDG_STATE_HOME", state.toLocal8Bit());
+        qputenv("LACUNA_RECOVERY_ANSWER", "restore");
+        const auto checkbox = [](MainWindow& w, const char* name) {
+            return qobject_cast<QCheckBox*>(w.retarget_panel()->mix_control(name));
+        };
+        const auto spin = [](MainWindow& w, const char* name) {
+            return qobject_cast<QSpinBox*>(w.retarget_panel()->mix_control(name));
+        };
+        const auto amount = [](MainWindow& w) {
+            return qobject_cast<QSlider*>(w.retarget_panel()->mix_control("amount"));
+        };
+        {
+            MainWindow window;
+            QVERIFY(show_and_open(window, first_));
+            amount(window)->setValue(12);  // 60 %, in steps of 5
+            checkbox(window, "faces")->setChecked(false);
+            checkbox(window, "skin")->setChecked(true);
+            spin(window, "skin-weight")->setValue(17);
+            spin(window, "line-weight")->setValue(9);
+            QCOMPARE(window.session().retarget().mix().amount, 60.0);
+            QCOMPARE(window.session().retarget().mix().importance.skin_weight, 17);
+            paint_and_fill(window);
+            window.autosave();
+            QTRY_VERIFY(QFileInfo::exists(window.recovery_file()));
+            QTRY_VERIFY(!session::read_recovery(window.recovery_file().toStdString())
+                             .tools.retarget_mix.importance.faces);
+        }  // gone without closing: its recovery file waits for the next start
+
+        MainWindow restored;
+        restored.resize(1200, 800);
+        restored.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&restored));
+        QVERIFY(restored.offer_recovery());
+        qunsetenv("LACUNA_RECOVERY_ANSWER");
+        qunsetenv("XDG_STATE_HOME");
+        const ops::RetargetMix& shown = restored.retarget_panel()->mix();
+        QCOMPARE(shown.amount, 60.0);
+        QVERIFY(!shown.importance.faces);
+        QVERIFY(shown.importance.skin);
+        QCOMPARE(shown.importance.skin_weight, 17);
+        QCOMPARE(shown.importance.line_weight, 9);
+        QCOMPARE(amount(restored)->value(), 12);
+        QVERIFY(!checkbox(restored, "faces")->isChecked());
+        QVERIFY(checkbox(restored, "skin")->isChecked());
+        QCOMPARE(spin(restored, "skin-weight")->value(), 17);
+        QVERIFY(spin(restored, "skin-weight")->isEnabled());
+        QVERIFY(!spin(restored, "face-weight")->isEnabled());
+        // One more change sends the panel's whole mix: the restored values stay.
+        checkbox(restored, "faces")->setChecked(true);
+        const ops::RetargetMix& used = restored.session().retarget().mix();
+        QCOMPARE(used.amount, 60.0);
+        QVERIFY(used.importance.skin);
+        QCOMPARE(used.importance.skin_weight, 17);
+        QCOMPARE(used.importance.line_weight, 9);
+        QVERIFY(used.importance.faces);
+        restored.session().history().set_clean();
     }
 
     void the_active_tool_stays_across_an_open() {

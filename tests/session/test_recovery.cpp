@@ -128,6 +128,34 @@ void check_tools(const ToolState& t, const int w, const int h) {
     QCOMPARE(t.channels[1], ops::HistogramChannel::Blue);
 }
 
+/// The retarget mix a round trip carries: every declared field away from its default (a weight
+/// changed also where its switch is off).
+ops::RetargetMix changed_mix() {
+    ops::RetargetMix mix;
+    mix.amount = 65;
+    mix.automatic = true;
+    mix.importance.faces = false;
+    mix.importance.face_weight = 41;
+    mix.importance.saliency_weight = 12;
+    mix.importance.line_weight = 7;
+    mix.importance.skin = true;
+    mix.importance.skin_weight = 17;
+    return mix;
+}
+
+void check_mix(const ops::RetargetMix& m, const ops::RetargetMix& expected) {
+    QCOMPARE(m.amount, expected.amount);
+    QCOMPARE(m.automatic, expected.automatic);
+    QCOMPARE(m.importance.faces, expected.importance.faces);
+    QCOMPARE(m.importance.face_weight, expected.importance.face_weight);
+    QCOMPARE(m.importance.saliency, expected.importance.saliency);
+    QCOMPARE(m.importance.saliency_weight, expected.importance.saliency_weight);
+    QCOMPARE(m.importance.lines, expected.importance.lines);
+    QCOMPARE(m.importance.line_weight, expected.importance.line_weight);
+    QCOMPARE(m.importance.skin, expected.importance.skin);
+    QCOMPARE(m.importance.skin_weight, expected.importance.skin_weight);
+}
+
 /// A photo session with pixels edited, three masks painted, metadata and tool state.
 void make_photo_session(Session& s) {
     io::Metadata meta;
@@ -191,6 +219,8 @@ class TestRecovery : public QObject {
         QVERIFY(equal_pixels(s.masks[3].view(), never.view()));
         QCOMPARE(s.document_path, std::string("/pictures/old.png"));
         check_tools(s.tools, 80, 50);
+        // Version 1 kept no retarget mix: a restore has the defaults.
+        check_mix(s.tools.retarget_mix, ops::RetargetMix{});
 
         // Written again, it is today's version, and reads back the same.
         const fs::path again = fresh("v1") / "again.recovery";
@@ -201,11 +231,13 @@ class TestRecovery : public QObject {
         QVERIFY(text.find("fill.patch=11\n") != std::string::npos);
         QVERIFY(text.find("retarget.energy=sobel\n") != std::string::npos);
         check_tools(read_recovery(again).tools, 80, 50);
+        check_mix(read_recovery(again).tools.retarget_mix, ops::RetargetMix{});
     }
 
     void photo_round_trip_is_exact() {
         Session s(false);
         make_photo_session(s);
+        s.retarget().set_mix(changed_mix());
         const RecoverySnapshot before = take_snapshot(s, "/pictures/ball.jpg");
         QVERIFY(count_selected(before.masks[0].view()) > 0);
         QVERIFY(count_selected(before.masks[1].view()) > 0);
@@ -229,6 +261,11 @@ class TestRecovery : public QObject {
         QVERIFY(after.metadata.orientation_applied);
         QCOMPARE(after.writer_pid, std::int64_t(::getpid()));
         check_tools(after.tools, 173, 91);
+        check_mix(after.tools.retarget_mix, changed_mix());
+        const std::vector<char> bytes = read_all(file);
+        const std::string text(bytes.begin(), bytes.end());
+        QVERIFY(text.find("retarget.amount=65\n") != std::string::npos);
+        QVERIFY(text.find("retarget.face-weight=41\n") != std::string::npos);
 
         // Restoring makes the same document in a new session, unsaved, tools as they were.
         Session restored(false);
@@ -242,6 +279,7 @@ class TestRecovery : public QObject {
         QVERIFY(!restored.history().is_clean());
         QVERIFY(!restored.history().can_undo());
         check_tools(tool_state(restored), 173, 91);
+        check_mix(restored.retarget().mix(), changed_mix());
         QCOMPARE(restored.metadata().comment, std::string("edited with care"));
     }
 
