@@ -871,6 +871,7 @@ void MainWindow::restore_panels(const session::ToolState& tools) {
     retarget_panel_->set_target_width(tools.retarget_width);
     retarget_panel_->set_target_height(tools.retarget_height);
     retarget_panel_->show_mix(tools.retarget_mix);
+    retarget_panel_->show_energy_and_seams(tools.energy, tools.show_seams);
     histogram_panel_->show_band_and_bins(tools.line_band, tools.line_bins);
     switch (tools.active) {
         case session::ToolKind::RemoveObject:

@@ -85,6 +85,7 @@ RetargetPanel::RetargetPanel(session::Session& session, QWidget* parent)
     // them for people.
     const ops::ParamSpec& energy = ops::param(ops::seam_param_specs(), "energy");
     energy_ = new QComboBox;
+    energy_->setObjectName("retarget_energy");
     for (const std::string_view name : energy.choices) {
         const std::optional<SeamEnergy> value = ops::parse_seam_energy(std::string(name));
         if (!value) continue;
@@ -98,6 +99,7 @@ RetargetPanel::RetargetPanel(session::Session& session, QWidget* parent)
     energy_->setToolTip(QString::fromUtf8(energy.help.data(), qsizetype(energy.help.size())));
     form->addRow(QString::fromUtf8(energy.label.data(), qsizetype(energy.label.size())), energy_);
     seams_ = new QCheckBox(tr("Show seams on the original"));
+    seams_->setObjectName("retarget_show_seams");
     form->addRow(seams_);
     limit_ = new QLabel;
     limit_->setObjectName("retarget_limit");
@@ -272,6 +274,12 @@ void RetargetPanel::poll() {
 
 void RetargetPanel::show_tool_status() {
     show_status(QString::fromStdString(session_.retarget().status()));
+}
+
+void RetargetPanel::show_energy_and_seams(const SeamEnergy energy, const bool seams) {
+    // The controls' signals hand both to the tool, as a user's choice would.
+    energy_->setCurrentIndex(energy_->findData(static_cast<int>(energy)));
+    seams_->setChecked(seams);
 }
 
 void RetargetPanel::show_mix(const ops::RetargetMix& mix) {

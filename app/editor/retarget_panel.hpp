@@ -54,6 +54,8 @@ class RetargetPanel : public QWidget {
     [[nodiscard]] QWidget* mix_control(std::string_view name) const;
     /// Shows `mix` in the controls (a restored session's) and gives it to the tool.
     void show_mix(const ops::RetargetMix& mix);
+    /// Shows the energy and the seams overlay (a restored session's) and gives them to the tool.
+    void show_energy_and_seams(SeamEnergy energy, bool seams);
 
     /// Shows the tool's progress and status (the window's poll timer calls this).
     void poll();

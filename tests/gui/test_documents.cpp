@@ -468,6 +468,10 @@ class TestDocuments : public QObject {
             checkbox(window, "skin")->setChecked(true);
             spin(window, "skin-weight")->setValue(17);
             spin(window, "line-weight")->setValue(9);
+            auto* energy = window.retarget_panel()->findChild<QComboBox*>("retarget_energy");
+            QVERIFY(energy);
+            energy->setCurrentIndex(energy->findData(static_cast<int>(SeamEnergy::Sobel)));
+            QCOMPARE(window.session().retarget().energy(), SeamEnergy::Sobel);
             QCOMPARE(window.session().retarget().mix().amount, 60.0);
             QCOMPARE(window.session().retarget().mix().importance.skin_weight, 17);
             paint_and_fill(window);
@@ -491,6 +495,9 @@ class TestDocuments : public QObject {
         QCOMPARE(shown.importance.skin_weight, 17);
         QCOMPARE(shown.importance.line_weight, 9);
         QCOMPARE(amount(restored)->value(), 12);
+        // The energy is shown as restored, not the panel's default.
+        QCOMPARE(restored.retarget_panel()->energy(), SeamEnergy::Sobel);
+        QCOMPARE(restored.session().retarget().energy(), SeamEnergy::Sobel);
         QVERIFY(!checkbox(restored, "faces")->isChecked());
         QVERIFY(checkbox(restored, "skin")->isChecked());
         QCOMPARE(spin(restored, "skin-weight")->value(), 17);
