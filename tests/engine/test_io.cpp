@@ -579,6 +579,18 @@ class TestIo : public QObject {
         QCOMPARE(read_error(tmp("wide.pgm")), ErrorCode::TooLarge);
     }
 
+    void gif_with_a_huge_logical_screen_is_refused_before_decoding() {
+        // Found by fuzzing OpenImageIO (docs/notes/real-files.md), whose GIF reader throws
+        // std::length_error out of ImageInput::open on it: a 51320 x 20600 logical screen. The
+        // probe refuses it and the GIF decoder checks the screen again (red only without both).
+        QString msg;
+        QCOMPARE(read_error(LACUNA_SOURCE_DIR
+                            "/fuzz/corpus/fuzz_image_decode/regression-gif-huge-screen-oiio-fuzz",
+                            &msg),
+                 ErrorCode::TooLarge);
+        QVERIFY2(msg.contains("51320x20600"), qPrintable(msg));
+    }
+
     void unsupported_formats() {
         const std::string psd = std::string("8BPS\x00\x01", 6) + std::string(20, '\0');
         write_bytes(tmp("layers.psd"), {psd.begin(), psd.end()});
