@@ -273,6 +273,7 @@ int bench_retarget(Context& ctx) {
     // Issue 32's importance field (a level map alone): plain and with it, alternated.
     double plain_again_ms = 0, importance_order_ms = 0, importance_share = 0;
     std::string importance_terms, importance_layout, importance_check;
+    ops::CarveProfile importance_profile;  // CUDA: the importance map's layout and band
     int approx_factor = 1, approx_count = 0;
     ops::OrderDistance approx_distance;
     if (th == h && tw < w) {
@@ -335,6 +336,11 @@ int bench_retarget(Context& ctx) {
                         cpu.costs == importance_order.costs
                     ? "same seams and costs as cpu fast"
                     : "SEAMS DIFFER from cpu fast";
+            // The layout the device took, and the cells its incremental update recomputed per
+            // seam: an importance landscape funnels many cheapest paths through the same
+            // corridors, so a removal changes more of them than on the plain map.
+            (void)ops::seam_order_cuda_profiled(with_importance, ops::SeamDirection::Vertical,
+                                                w - tw, importance_profile);
         }
         // A measurement document's map: the 16-bit decision image (here the exact ×257 copy,
         // which must give the same seams) with 32-bit energies and 64-bit costs.
@@ -474,6 +480,18 @@ int bench_retarget(Context& ctx) {
                       plain_again_ms > 0 ? importance_order_ms / plain_again_ms : 0.0,
                       importance_check.empty() ? "" : ", ", importance_check.c_str());
         ctx.out << line;
+        if (importance_profile.seams > 0 && profile.seams > 0) {
+            std::snprintf(line, sizeof line,
+                          "  cuda with the importance field: %d-bit costs%s; cost-map update "
+                          "%.4f ms/seam over %.0f cells (plain: %.4f ms over %.0f), %.1f %% of "
+                          "rows outside shared memory\n",
+                          importance_profile.cost_bits,
+                          importance_profile.folded_levels ? ", levels folded" : "",
+                          importance_profile.update_ms_per_seam, importance_profile.cells_per_seam,
+                          profile.update_ms_per_seam, profile.cells_per_seam,
+                          100.0 * importance_profile.direct_rows_share);
+            ctx.out << line;
+        }
         std::snprintf(line, sizeof line,
                       "the same map on a 16-bit decision image (measurement documents, the "
                       "image x 257; 32-bit energies, 64-bit costs): %.1f ms, %s\n",
