@@ -115,25 +115,37 @@ struct RowRefs {
     const AuxOf<Cost>* aux_above;
     const std::uint8_t* mask;
     int temporal_unit;
+    int level_unit;
 };
 
+/// Forward energy with folded levels (CarveState::level_unit): the intensity and the level of a
+/// packed aux term. Terms are read sign-extended from int16; the masks keep the right bits.
+__device__ __forceinline__ int packed_intensity(const int raw) {
+    return raw & kCarveIntensityMask;
+}
+__device__ __forceinline__ int packed_level(const int raw) {
+    return (raw >> kCarveLevelShift) & (kTemporalLevels - 1);
+}
+
 /// One cell of the reference's recurrence (left first, strict improvement); `parent` receives
-/// -1, 0 or 1.
-template <class Cost, bool Forward>
+/// -1, 0 or 1. `Levels`: forward energy's aux terms carry folded levels (CarveState::level_unit).
+template <class Cost, bool Forward, bool Levels>
 __device__ Cost cell_cost(const RowRefs<Cost>& r, const int x, const int y, const int width,
                           int& parent) {
-    // Cost is int32 without masks (every cost fits, see kSeamMaskWeight): 32-bit arithmetic keeps
-    // the chain of dependent instructions per row short.
+    // Cost is int32 without masks (every cost fits, see kSeamMaskWeight and kMaxFoldedLevelTerm):
+    // 32-bit arithmetic keeps the chain of dependent instructions per row short.
+    const auto intensity = [](const int raw) { return Levels ? packed_intensity(raw) : raw; };
     Cost up = 0, from_left = 0, from_right = 0, own = 0;
     if constexpr (Forward) {
-        const int left = r.aux[x > 0 ? x - 1 : 0];
-        const int right = r.aux[x + 1 < width ? x + 1 : width - 1];
+        const int left = intensity(r.aux[x > 0 ? x - 1 : 0]);
+        const int right = intensity(r.aux[x + 1 < width ? x + 1 : width - 1]);
         up = iabs(right - left);
         if (y > 0) {
-            const int above = r.aux_above[x];
+            const int above = intensity(r.aux_above[x]);
             from_left = up + iabs(above - left);
             from_right = up + iabs(above - right);
         }
+        if constexpr (Levels) own = packed_level(r.aux[x]) * r.level_unit;
     } else {
         own = r.aux[x];
     }
@@ -264,6 +276,7 @@ __device__ RowRefs<Cost> global_row(const CarveState& s, const int y) {
     r.aux_above = y > 0 ? aux + row - s.stride : nullptr;
     r.mask = s.mask != nullptr ? s.mask + row : nullptr;
     r.temporal_unit = s.temporal_unit;
+    r.level_unit = s.level_unit;
     return r;
 }
 
@@ -412,7 +425,7 @@ __device__ Cost cell_from(const Cost left, const Cost mid, const Cost right, con
     return best + own;
 }
 
-template <class Cost, bool Forward>
+template <class Cost, bool Forward, bool Levels>
 __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batch,
                                     const Window& window, const int pitch, const int y0,
                                     const int rows, const int region_lo, const int region_hi,
@@ -443,26 +456,46 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
             has_left[c] = x > 0;
             has_right[c] = x + 1 < w;
             above[c] = cost_row[c];
-            aux_above[c] = aux_row[c];
+            aux_above[c] = Levels ? packed_intensity(aux_row[c]) : aux_row[c];
         }
         Cost* out_cost = cost + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
         std::int8_t* out_parent = s.parent + static_cast<std::ptrdiff_t>(y0) * s.stride + x0;
         // The terms of the next row are loaded while this one is computed (software pipeline:
-        // their latency stays off the chain of rows).
+        // their latency stays off the chain of rows). With folded levels (forward energy) they
+        // are unpacked there too: intensities, and the cells' own level terms.
         int aux_next[C + 2];
+        [[maybe_unused]] Cost own_next[C];
 #pragma unroll
         for (int c = 0; c < C + 2; ++c) aux_next[c] = aux_row[pitch + c - 1];
+        if constexpr (Levels) {
+#pragma unroll
+            for (int c = 0; c < C; ++c) own_next[c] = packed_level(aux_next[c + 1]) * s.level_unit;
+#pragma unroll
+            for (int c = 0; c < C + 2; ++c) aux_next[c] = packed_intensity(aux_next[c]);
+        }
 #pragma unroll
         for (int r = 1; r <= kRows; ++r) {
             if (r > rows) break;
             aux_row += pitch;
             mask_row += pitch;
             int aux[C + 2];
+            [[maybe_unused]] Cost own_level[C];
 #pragma unroll
             for (int c = 0; c < C + 2; ++c) aux[c] = aux_next[c];
+            if constexpr (Levels) {
+#pragma unroll
+                for (int c = 0; c < C; ++c) own_level[c] = own_next[c];
+            }
             if (r < rows) {
 #pragma unroll
                 for (int c = 0; c < C + 2; ++c) aux_next[c] = aux_row[pitch + c - 1];
+                if constexpr (Levels) {
+#pragma unroll
+                    for (int c = 0; c < C; ++c)
+                        own_next[c] = packed_level(aux_next[c + 1]) * s.level_unit;
+#pragma unroll
+                    for (int c = 0; c < C + 2; ++c) aux_next[c] = packed_intensity(aux_next[c]);
+                }
             }
             const Cost from_lane_left = __shfl_up_sync(0xffffffffu, above[C - 1], 1);
             const Cost from_lane_right = __shfl_down_sync(0xffffffffu, above[0], 1);
@@ -481,8 +514,9 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
                     up = iabs(rr - l);
                     from_left = up + iabs(aux_above[c] - l);
                     from_right = up + iabs(aux_above[c] - rr);
+                    if constexpr (Levels) own = own_level[c];
                 } else {
-                    own = aux[c + 1];
+                    own = aux[c + 1];  // gradient energy, plus the level term when folded
                 }
                 if constexpr (kMasks<Cost>) {
                     const std::uint8_t m = mask_row[c];
@@ -526,7 +560,7 @@ __device__ void compute_barrier() {
     asm volatile("bar.sync 1, %0;" ::"r"(kComputeThreads) : "memory");
 }
 
-template <class Cost, bool Forward>
+template <class Cost, bool Forward, bool Levels>
 __global__ void __launch_bounds__(kFindThreads, 1)
     find_seam_kernel(const CarveState s, const int seam_index, const bool full,
                      const int capacity) {
@@ -626,15 +660,16 @@ __global__ void __launch_bounds__(kFindThreads, 1)
         int my_lo = INT_MAX, my_hi = -1;
         const long long t4 = clock64();
         if (window.staged) {
-            strips_in_registers<Cost, Forward>(s, current, window, capacity, y0, y1 - y0, region_lo,
-                                               region_hi, tid / 32, lane, my_lo, my_hi);
+            strips_in_registers<Cost, Forward, Levels>(s, current, window, capacity, y0, y1 - y0,
+                                                       region_lo, region_hi, tid / 32, lane, my_lo,
+                                                       my_hi);
         } else {
             for (int y = y0; y < y1; ++y) {
                 const RowRefs<Cost> refs = global_row<Cost>(s, y);
                 const bool last_row = y + 1 == y1;
                 for (int x = region_lo + tid; x <= region_hi; x += kComputeThreads) {
                     int parent = 0;
-                    const Cost value = cell_cost<Cost, Forward>(refs, x, y, w, parent);
+                    const Cost value = cell_cost<Cost, Forward, Levels>(refs, x, y, w, parent);
                     Cost& slot = refs.current[x];
                     if (last_row && value != slot) {
                         my_lo = min(my_lo, x);
@@ -797,6 +832,19 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/// A pixel's aux term for gradient energies: its energy, plus its level term where levels are
+/// folded (CarveState::level_unit; the level rides in the alpha byte of the carver's colour copy,
+/// which the energies never read). At most 6120 + kMaxFoldedLevelTerm = 32767: an int16.
+template <class Pixel>
+__device__ int gradient_term(const CarveState& s, const ClampedRgb<DeviceRows<Pixel>>& pixels,
+                             const int x, const int y) {
+    const int energy = pixel_energy(pixels, s.energy, x, y);
+    if constexpr (std::is_same_v<Pixel, Rgba8>) {
+        if (s.level_unit > 0) return energy + int{pixels.row(y)[x].a} * s.level_unit;
+    }
+    return energy;
+}
+
 /// Gradient energies after a removal: one warp per row recomputes the columns whose 3 × 3
 /// neighbourhood changed (within two of the seam in this row and the rows next to it).
 template <class Pixel, class Aux>
@@ -811,7 +859,7 @@ __global__ void energy_update_kernel(const CarveState s, const int width) {
         DeviceRows<Pixel>{static_cast<const Pixel*>(s.image), s.stride}, width, s.height};
     for (int x = lo + lane; x <= hi; x += 32) {
         static_cast<Aux*>(s.aux)[static_cast<std::size_t>(y) * s.stride + x] =
-            static_cast<Aux>(pixel_energy(pixels, s.energy, x, y));
+            static_cast<Aux>(gradient_term(s, pixels, x, y));
     }
 }
 
@@ -823,10 +871,20 @@ __global__ void init_kernel(const CarveState s, const Pixel* image, const std::u
     if (x >= s.width) return;
     const std::size_t dense = static_cast<std::size_t>(y) * s.width + x;
     const std::size_t at = static_cast<std::size_t>(y) * s.stride + x;
-    const Pixel p = image[dense];
+    Pixel p = image[dense];
+    // Folded levels (no masks): 0..63, as the mask bits below keep them.
+    const int level = s.level_unit > 0 ? temporal[dense] & (kTemporalLevels - 1) : 0;
     if (s.energy == SeamEnergy::Forward) {
-        static_cast<Aux*>(s.aux)[at] = static_cast<Aux>(int{p.r} + int{p.g} + int{p.b});
+        const int intensity = int{p.r} + int{p.g} + int{p.b};
+        // With levels: bits 10..15 over the intensity's 0..765 (bits 0..9), stored as the int16
+        // of that bit pattern.
+        static_cast<Aux*>(s.aux)[at] = static_cast<Aux>(
+            s.level_unit > 0
+                ? static_cast<int>(static_cast<std::int16_t>(
+                      static_cast<std::uint16_t>(intensity | (level << kCarveLevelShift))))
+                : intensity);
     } else {
+        if (s.level_unit > 0) p.a = static_cast<decltype(p.a)>(level);
         static_cast<Pixel*>(s.image)[at] = p;
     }
     s.index[at] = static_cast<std::int32_t>(dense);
@@ -858,7 +916,7 @@ __global__ void energy_all_kernel(const CarveState s) {
     const ClampedRgb<DeviceRows<Pixel>> pixels{
         DeviceRows<Pixel>{static_cast<const Pixel*>(s.image), s.stride}, s.width, s.height};
     static_cast<Aux*>(s.aux)[static_cast<std::size_t>(y) * s.stride + x] =
-        static_cast<Aux>(pixel_energy(pixels, s.energy, x, y));
+        static_cast<Aux>(gradient_term(s, pixels, x, y));
 }
 
 template <class T>
@@ -935,7 +993,7 @@ int window_capacity(const int height) {
     return capacity >= 64 ? capacity : 0;
 }
 
-template <class Cost, bool Forward>
+template <class Cost, bool Forward, bool Levels>
 cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full,
                       const cudaStream_t stream) {
     const int capacity = window_capacity<Cost>(s.height);
@@ -944,11 +1002,11 @@ cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full
     const std::size_t bytes = batches > walk ? batches : walk;
     static bool configured = false;  // per instantiation
     if (!configured) {
-        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward>,
+        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
         configured = true;
     }
-    find_seam_kernel<Cost, Forward>
+    find_seam_kernel<Cost, Forward, Levels>
         <<<1, kFindThreads, bytes, stream>>>(s, seam_index, full, capacity);
     return cudaGetLastError();
 }
@@ -973,10 +1031,21 @@ cudaError_t carve_init(const CarveState& s, const void* dense_image,
 }
 }  // namespace
 
+namespace {
+/// A state the kernels can carve: deep needs masks; folded levels need the unmasked 8-bit layout
+/// and a unit whose costs fit 32 bits.
+bool valid_layout(const CarveState& s) {
+    if (s.deep && !s.masks) return false;
+    if (s.level_unit != 0 && (s.masks || !level_unit_folds(s.level_unit))) return false;
+    return true;
+}
+}  // namespace
+
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
                               const std::uint8_t* dense_temporal, const cudaStream_t stream) {
-    if (s.deep && !s.masks) return cudaErrorInvalidValue;
+    if (!valid_layout(s) || (s.level_unit > 0 && dense_temporal == nullptr))
+        return cudaErrorInvalidValue;
     if (s.deep)
         return carve_init<Rgba16, std::int32_t>(s, dense_image, dense_protect, dense_remove,
                                                 dense_temporal, stream);
@@ -996,20 +1065,23 @@ cudaError_t launch_carve_seam_levels(const CarveState& s, const cudaStream_t str
 
 cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,
                                    const cudaStream_t stream) {
+    if (!valid_layout(s)) return cudaErrorInvalidValue;
     const bool forward = s.energy == SeamEnergy::Forward;
     if (s.masks) {
-        return forward ? find_seam<std::int64_t, true>(s, seam_index, full, stream)
-                       : find_seam<std::int64_t, false>(s, seam_index, full, stream);
+        return forward ? find_seam<std::int64_t, true, false>(s, seam_index, full, stream)
+                       : find_seam<std::int64_t, false, false>(s, seam_index, full, stream);
     }
-    return forward ? find_seam<std::int32_t, true>(s, seam_index, full, stream)
-                   : find_seam<std::int32_t, false>(s, seam_index, full, stream);
+    // Gradient energies carry folded levels inside their aux terms: the plain finder.
+    if (!forward) return find_seam<std::int32_t, false, false>(s, seam_index, full, stream);
+    return s.level_unit > 0 ? find_seam<std::int32_t, true, true>(s, seam_index, full, stream)
+                            : find_seam<std::int32_t, true, false>(s, seam_index, full, stream);
 }
 
 cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
                                      const cudaStream_t stream) {
     const bool forward = s.energy == SeamEnergy::Forward;
     const unsigned rows = static_cast<unsigned>(s.height);
-    if (s.deep && !s.masks) return cudaErrorInvalidValue;
+    if (!valid_layout(s)) return cudaErrorInvalidValue;
     const unsigned energy_blocks = (rows + 7) / 8;
     if (s.masks) {
         if (forward) {

@@ -362,6 +362,127 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 3 * 2 * 2 * 2);
     }
 
+    // Issue 32, item 4: a fixed level map without masks (importance) folds into the unmasked
+    // 32-bit layout on the device (gradient energies: the level in the colour copy's alpha,
+    // added where energies are computed; forward energy: bits 10..15 of the intensity term, added
+    // in the recurrence), moved with the pixels by removal, transposition and compaction. Every
+    // energy, odd sizes, the image a sub-view of a larger one, bands beyond the shared-memory
+    // window (1500 wide) and rows from global memory (30000 wide), both directions, host and
+    // device inputs, and a retarget on the device: the CPU's seams, costs and image; the profile
+    // says the carve took the 32-bit layout.
+    void importance_fold_equals_cpu() {
+        struct Case {
+            int w, h, seams;
+        };
+        const Case cases[] = {{1, 9, 4},       {2, 5, 1},     {13, 1, 6},
+                              {37, 23, 20},    {97, 61, 40},  {641, 479, 120},
+                              {1500, 301, 40}, {4500, 40, 3}, {30000, 3, 2}};
+        const auto unit_for = [](const SeamEnergy kind) {
+            return kind == SeamEnergy::Sobel ? 128 : kind == SeamEnergy::Prewitt ? 96 : 48;
+        };
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 larger = test_image(c.w + 7, c.h + 5, 16, rng_);
+            const ImageView<const Rgba8> view =
+                sub_view(larger.view(), PixelRect{3, 2, 3 + c.w - 1, 2 + c.h - 1});
+            // A soft ellipse up to 63 (a face) over random low levels (saliency, skin).
+            std::uniform_int_distribution<int> low(0, 20);
+            Mask importance(c.w, c.h, 0);
+            for (int y = 0; y < c.h; ++y)
+                for (int x = 0; x < c.w; ++x) {
+                    const double r = std::hypot((x - c.w / 2.0) / (c.w / 5.0 + 1),
+                                                (y - c.h / 2.0) / (c.h / 4.0 + 1));
+                    const int face = static_cast<int>(
+                        std::lround(kTemporalLevels * std::clamp(1.5 - r, 0.0, 1.0)));
+                    importance.at(x, y) =
+                        static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng_)));
+                }
+            const DeviceImage<Rgba8> device_image(view);
+            const DeviceImage<std::uint8_t> device_importance(importance.view());
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    CarveInput in{view, nullptr, nullptr, kind};
+                    in.importance = &importance;
+                    in.importance_unit = unit_for(kind);
+                    const int seams =
+                        std::min(c.seams, (dir == SeamDirection::Vertical ? c.w : c.h) - 1);
+                    const SeamOrder gold = c.w * c.h <= 10000 ? seam_order_reference(in, dir, seams)
+                                                              : seam_order_fast(in, dir, seams);
+                    const QString what = QString("%1x%2 %3 %4")
+                                             .arg(c.w)
+                                             .arg(c.h)
+                                             .arg(QString::fromStdString(to_string(kind)))
+                                             .arg(dir == SeamDirection::Vertical ? "v" : "h");
+                    QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                    QVERIFY2(diff.isEmpty(), qPrintable(what + ": " + diff));
+                    CarveProfile profile;
+                    diff = compare(gold, seam_order_cuda_profiled(in, dir, seams, profile));
+                    QVERIFY2(diff.isEmpty(), qPrintable(what + " profiled: " + diff));
+                    QVERIFY2(profile.cost_bits == 32 && profile.folded_levels, qPrintable(what));
+                    DeviceCarveInput device_in{&device_image, nullptr, nullptr, kind};
+                    device_in.importance = &device_importance;
+                    device_in.importance_unit = in.importance_unit;
+                    diff = compare_device(gold, seam_order_cuda(device_in, dir, seams));
+                    QVERIFY2(diff.isEmpty(), qPrintable(what + " device input: " + diff));
+                    ++compared;
+                }
+            if (c.w == 641) {
+                // Both sides shrink on the device: the levels are compacted and transposed with
+                // the image between the passes.
+                for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward}) {
+                    RetargetParams params;
+                    params.width = 521;
+                    params.height = 400;
+                    params.energy = kind;
+                    params.importance = &importance;
+                    params.importance_unit = unit_for(kind);
+                    const RetargetResult cpu = retarget(view, params, CarveImplementation::Fast);
+                    const RetargetResult gpu = retarget(view, params, CarveImplementation::Cuda);
+                    QVERIFY(equal_pixels<Rgba8>(cpu.image.view(), gpu.image.view()));
+                    QCOMPARE(gpu.total_cost, cpu.total_cost);
+                    QCOMPARE(gpu.width_first, cpu.width_first);
+                }
+            }
+        }
+        QCOMPARE(compared, 9 * 4 * 2);
+    }
+
+    // The folded sums at their worst (kMaxFoldedLevelTerm, seam_energy.h): 32768 rows or
+    // columns (the largest image side), every channel 0 or 255, levels mostly 63, at the largest
+    // unit that folds (the 32-bit layout), the first that does not and the largest there is (the
+    // 64-bit masked layout; folded, that one would wrap the 16-bit terms): the reference's 64-bit
+    // costs and seams, every energy, both directions.
+    void importance_fold_at_the_extremes() {
+        std::mt19937 rng(5);
+        const int unit = kMaxFoldedLevelTerm / (kTemporalLevels - 1);
+        const test::ExtremeLevels tall = test::extreme_levels(4, kMaxImageSide, rng);
+        const test::ExtremeLevels wide = test::extreme_levels(kMaxImageSide, 4, rng);
+        for (const SeamEnergy kind :
+             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const int u : {unit, unit + 1, kTemporalMaxUnit})
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const test::ExtremeLevels& e = dir == SeamDirection::Vertical ? tall : wide;
+                    CarveInput in{e.image.view(), nullptr, nullptr, kind};
+                    in.importance = &e.levels;
+                    in.importance_unit = u;
+                    const SeamOrder gold = seam_order_reference(in, dir, 3);
+                    CarveProfile profile;
+                    const QString diff =
+                        compare(gold, seam_order_cuda_profiled(in, dir, 3, profile));
+                    const QString what = QString("%1 unit %2 %3")
+                                             .arg(QString::fromStdString(to_string(kind)))
+                                             .arg(u)
+                                             .arg(dir == SeamDirection::Vertical ? "v" : "h");
+                    QVERIFY2(diff.isEmpty(), qPrintable(what + ": " + diff));
+                    QCOMPARE(profile.cost_bits, u == unit ? 32 : 64);
+                    QCOMPARE(profile.folded_levels, u == unit);
+                    QVERIFY2(gold.costs[0] > (std::int64_t{1} << 29), qPrintable(what));
+                }
+    }
+
     // The per-seam term on the device: each removal moves the levels from seam k's crossing to
     // seam k + 1's and widens the next update's band over them. Random previous paths (near and
     // far apart), widths beyond the shared-memory window, both directions, with and without a

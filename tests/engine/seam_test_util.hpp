@@ -54,6 +54,26 @@ inline ops::SeamPaths random_seam_paths(const int lines, const int count, const 
     return paths;
 }
 
+/// The folded level term at its worst (kMaxFoldedLevelTerm): a `w` × `h` image whose channels
+/// are each 0 or 255 at random (the largest gradient energies and forward transitions an image
+/// has) and levels 63 but for one pixel in 20 (random), so the seams still have choices.
+struct ExtremeLevels {
+    ImageRgba8 image;
+    Mask levels;
+};
+inline ExtremeLevels extreme_levels(const int w, const int h, std::mt19937& rng) {
+    ExtremeLevels e{ImageRgba8(w, h), Mask(w, h, 0)};
+    std::uniform_int_distribution<int> bit(0, 1), level(0, kTemporalLevels - 1), one_in(0, 19);
+    const auto channel = [&] { return static_cast<std::uint8_t>(255 * bit(rng)); };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            e.image.at(x, y) = Rgba8{channel(), channel(), channel(), 255};
+            e.levels.at(x, y) =
+                static_cast<std::uint8_t>(one_in(rng) == 0 ? level(rng) : kTemporalLevels - 1);
+        }
+    return e;
+}
+
 /// Empty when both orders are identical (costs, every pixel's rank, mask counts); else the first
 /// difference.
 inline QString compare(const ops::SeamOrder& a, const ops::SeamOrder& b) {

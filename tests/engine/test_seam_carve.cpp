@@ -391,6 +391,42 @@ class TestSeamCarve : public QObject {
         QCOMPARE(compared, 5 * 4 * 2 * 2);
     }
 
+    // The level term folded into 32-bit costs (kMaxFoldedLevelTerm, seam_energy.h) at its worst:
+    // 32768 rows or columns (the largest image side), every channel 0 or 255, levels mostly 63,
+    // at the largest unit that folds (the fast carver's 32-bit layout), the first that does not
+    // and the largest there is (its 64-bit layout; folded, that one would wrap the 16-bit
+    // energies): the reference's 64-bit costs and seams every way, every energy.
+    void folded_levels_at_the_extremes() {
+        std::mt19937 rng(5);
+        const int unit = kMaxFoldedLevelTerm / (kTemporalLevels - 1);
+        QVERIFY(level_unit_folds(unit));
+        QVERIFY(!level_unit_folds(unit + 1));
+        const test::ExtremeLevels tall = test::extreme_levels(4, kMaxImageSide, rng);
+        const test::ExtremeLevels wide = test::extreme_levels(kMaxImageSide, 4, rng);
+        std::int64_t largest = 0;
+        for (const SeamEnergy energy :
+             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const int u : {unit, unit + 1, kTemporalMaxUnit})
+                for (const SeamDirection dir :
+                     {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                    const test::ExtremeLevels& e = dir == SeamDirection::Vertical ? tall : wide;
+                    CarveInput in{e.image.view(), nullptr, nullptr, energy};
+                    in.importance = &e.levels;
+                    in.importance_unit = u;
+                    const SeamOrder ref = seam_order_reference(in, dir, 3);
+                    const QString diff = compare(ref, seam_order_fast(in, dir, 3));
+                    QVERIFY2(diff.isEmpty(),
+                             qPrintable(QString("%1 unit %2 %3: %4")
+                                            .arg(QString::fromStdString(to_string(energy)))
+                                            .arg(u)
+                                            .arg(int(dir))
+                                            .arg(diff)));
+                    largest = std::max(largest, ref.costs[0]);
+                }
+        // The cheapest seams cost more than 2^29: the 32-bit costs are used near their range.
+        QVERIFY2(largest > (std::int64_t{1} << 29), qPrintable(QString::number(largest)));
+    }
+
     void compaction_and_insertion() {
         const ImageRgba8 img = random_image(31, 17, 256, rng_);
         const SeamOrder order = seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward},

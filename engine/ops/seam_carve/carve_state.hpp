@@ -165,18 +165,14 @@ bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
     return in.protect || in.remove || ((in.temporal || in.temporal_seams) && in.temporal_unit > 0);
 }
 
-/// The largest per-pixel level term (level × unit) the fast carver folds into its 16-bit energies
-/// beside the 8-bit energies (at most 6120): their sum stays below 2^15, and 32768 rows of it plus
-/// forward energy's 1530 stay below 2^31, so costs keep 32 bits.
-inline constexpr int kMaxFoldedLevelTerm = 32767 - 6120;
-
-/// A level map alone (a still's importance: no masks, no per-seam paths) small enough to fold
-/// into the energies: the fast CPU carver then keeps its unmasked 32-bit layout, the same costs
-/// and seams as the 64-bit one, at about the unmasked speed.
+/// A level map alone (a still's importance or a video distance map: no masks, no per-seam paths)
+/// at a unit that folds into the energies (level_unit_folds, kMaxFoldedLevelTerm in
+/// seam_energy.h): the fast CPU carver and CUDA then keep their unmasked 32-bit layout, the same
+/// costs and seams as the 64-bit one, at about the unmasked speed.
 inline bool levels_fold_into_energy(const CarveInput& in) {
     return in.temporal != nullptr && in.protect == nullptr && in.remove == nullptr &&
            in.temporal_seams == nullptr && in.temporal_unit > 0 &&
-           (kTemporalLevels - 1) * in.temporal_unit <= kMaxFoldedLevelTerm;
+           level_unit_folds(in.temporal_unit);
 }
 
 /// The same checks for inputs on the device (only their sizes are looked at).

@@ -56,6 +56,9 @@ struct DenseImages {
     DeviceBuffer<std::uint8_t> temporal;  ///< levels 0 .. kTemporalLevels − 1 (video)
     DeviceBuffer<std::int32_t> index;
     bool has_protect = false, has_remove = false, has_index = false, has_temporal = false;
+    /// `temporal` is a fixed per-pixel map (importance, a video distance map), not the per-seam
+    /// term's levels (which change from seam to seam): it may fold into the 32-bit layout.
+    bool levels_fixed = false;
     int temporal_unit = 0;
     /// The per-seam term's paths (host; lines in the carve's orientation); `temporal` then holds
     /// the levels of seam 0, and the carver moves them on from seam to seam.
@@ -93,6 +96,7 @@ DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_inde
         const std::vector<std::uint8_t> levels = to_dense(in.temporal->view());
         d.temporal.upload(levels.data(), n, stream);
         d.has_temporal = true;
+        d.levels_fixed = true;
         d.temporal_unit = in.temporal_unit;
     }
     if (in.temporal_seams != nullptr && in.temporal_unit > 0) {
@@ -107,6 +111,7 @@ DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_inde
                              : seam_temporal_level(y, paths.at(0, x));
         d.temporal.upload(levels.data(), n, stream);
         d.has_temporal = true;
+        d.levels_fixed = false;
         d.temporal_unit = in.temporal_unit;
         d.temporal_seams = &paths;
     }
@@ -165,6 +170,7 @@ DenseImages<Pixel> dense_from_device(const BasicDeviceCarveInput<Pixel>& in,
         // for host inputs: the same costs, so the same seams.
         pack(*in.importance, d.temporal, "packing the importance map");
         d.has_temporal = true;
+        d.levels_fixed = true;
         d.temporal_unit = in.importance_unit;
     }
     return d;
@@ -180,6 +186,7 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     t.has_remove = in.has_remove;
     t.has_index = in.has_index;
     t.has_temporal = in.has_temporal;
+    t.levels_fixed = in.levels_fixed;
     t.temporal_unit = in.temporal_unit;
     t.temporal_seams = in.temporal_seams;
     const std::size_t n = in.pixels();
@@ -223,6 +230,7 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     c.has_remove = in.has_remove;
     c.has_index = in.has_index;
     c.has_temporal = in.has_temporal;
+    c.levels_fixed = in.levels_fixed;
     c.temporal_unit = in.temporal_unit;
     const std::size_t n = c.pixels();
     const auto words = [&](const auto& from, auto& to) {
@@ -263,9 +271,15 @@ class DeviceCarver {
         const int cw = in.width, ch = in.height;
         const std::size_t n = in.pixels();
         // A deep carve always takes the masked layout (64-bit costs, 32-bit aux), its mask bits
-        // zero when it has no masks.
+        // zero when it has no masks. A fixed level map alone (a still's importance, a video
+        // distance map) at a unit that fits folds into the unmasked layout (32-bit costs: the
+        // fast CPU carver's levels_fold_into_energy, the same costs as the masked layout, at
+        // about the unmasked speed); per-seam levels and levels beside a mask take the masked one.
         constexpr bool deep = std::is_same_v<Pixel, Rgba16>;
-        const bool masks = deep || in.has_protect || in.has_remove || in.has_temporal;
+        const bool fold = !deep && in.has_temporal && in.levels_fixed && !in.has_protect &&
+                          !in.has_remove && in.temporal_unit > 0 &&
+                          level_unit_folds(in.temporal_unit);
+        const bool masks = deep || in.has_protect || in.has_remove || (in.has_temporal && !fold);
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
 
@@ -291,7 +305,8 @@ class DeviceCarver {
         s_.energy = energy;
         s_.masks = masks;
         s_.deep = deep;
-        s_.temporal_unit = in.has_temporal ? in.temporal_unit : 0;
+        s_.temporal_unit = in.has_temporal && !fold ? in.temporal_unit : 0;
+        s_.level_unit = fold ? in.temporal_unit : 0;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
@@ -429,6 +444,8 @@ class DeviceCarver {
         const double rows = static_cast<double>(s_.height) * std::max(seams_, 1);
         profile.cells_per_seam = static_cast<double>(stats[0]) / std::max(seams_, 1);
         profile.direct_rows_share = static_cast<double>(stats[1]) / rows;
+        profile.cost_bits = s_.masks ? 64 : 32;
+        profile.folded_levels = s_.level_unit > 0;
         s_.clocks = nullptr;
     }
 

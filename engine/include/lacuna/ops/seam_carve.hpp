@@ -120,6 +120,11 @@ struct CarveProfile {
     double strips_ms_per_seam = 0, stager_ms_per_seam = 0;
     double sm_mhz = 0;  ///< the single-block kernel's clock, from its SM cycles over event time
     double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
+    /// The layout the carve took: 32-bit costs (no masks; a level map such as importance folded
+    /// in when `folded_levels`) or 64-bit (protect/remove masks, per-seam levels, or levels at a
+    /// unit too large to fold: kMaxFoldedLevelTerm).
+    int cost_bits = 0;
+    bool folded_levels = false;
 };
 /// The CUDA carve with per-stage timing (for `lacuna bench retarget`). Same result.
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,

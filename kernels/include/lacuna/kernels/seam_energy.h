@@ -98,6 +98,29 @@ LACUNA_HD int64_t temporal_term(const uint8_t level, const int unit) {
     return static_cast<int64_t>(level) * unit;
 }
 
+/// The largest per-pixel level term (level × unit) that the 8-bit carvers fold into their
+/// unmasked layout (a level map without protect/remove masks or per-seam levels: a still's
+/// importance, a video distance map), keeping 32-bit costs; beyond it they take the 64-bit
+/// masked layout. Why nothing overflows, at the largest image (kMaxImageSide = 32768 rows):
+/// - gradient energies: the folded energy E + L·u ≤ 6120 (Sobel's largest, 3 × 2040) + 26647 =
+///   32767 fits the 16-bit energy/aux terms exactly, and a path's cost is at most 32768 × 32767 =
+///   1 073 709 056 < 2^31 − 1 = 2 147 483 647;
+/// - forward energy: the per-pixel term L·u ≤ 26647 plus the largest transition 2 × 765 per row
+///   gives 32768 × 28177 = 923 303 936 < 2^31 − 1 (on CUDA the level itself, 0..63, rides in
+///   bits 10..15 of the 16-bit aux term above the intensity, 0..765 in bits 0..9, and is
+///   multiplied by the unit in the recurrence).
+/// Every partial sum of the recurrence (a row's cost above plus a transition) is below a full
+/// path's bound. So folded costs are the reference's 64-bit costs exactly, and the seams agree
+/// (test_seam_carve::folded_levels_at_the_extremes,
+/// test_seam_carve_cuda::importance_fold_at_the_extremes).
+/// The importance units (48 forward and L1, 96 Prewitt, 128 Sobel: at most 63 × 128 = 8064)
+/// all fold.
+inline constexpr int kMaxFoldedLevelTerm = 32767 - 6120;
+/// Whether levels 0 .. kTemporalLevels − 1 at `unit` each fold into the 32-bit layout.
+LACUNA_HD constexpr bool level_unit_folds(const int unit) {
+    return unit >= 0 && (kTemporalLevels - 1) * unit <= kMaxFoldedLevelTerm;
+}
+
 /// The per-seam temporal term (the k-th seam near the previous frame's k-th): a pixel's level for
 /// seam k is its distance to where that seam crossed its line, capped here. The cap bounds the
 /// cells whose level changes between two seams (within the cap of either seam's crossing), which

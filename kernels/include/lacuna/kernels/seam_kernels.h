@@ -18,13 +18,17 @@ inline constexpr int kCarveBatchRows = 12;
 inline constexpr std::uint8_t kCarveProtectBit = 1;
 inline constexpr std::uint8_t kCarveRemoveBit = 2;
 inline constexpr int kCarveTemporalShift = 2;
+/// Forward energy with folded levels (CarveState::level_unit): the 16-bit aux term holds the
+/// intensity (0..765) in bits 0..9 and the level (0..63) in bits 10..15.
+inline constexpr int kCarveLevelShift = 10;
+inline constexpr int kCarveIntensityMask = (1 << kCarveLevelShift) - 1;
 
 /// The carving state on the device, vertical seams (horizontal ones are carved on a transposed
 /// copy). `aux` holds, per pixel, what the recurrence needs besides the row above: the intensity
 /// R + G + B for forward energy, the pixel's gradient energy otherwise. Three layouts:
-/// 8-bit without masks (int32 costs, int16 aux), 8-bit with masks (int64 costs, int32 aux) and
-/// deep, a 16-bit decision image (always with mask bits, possibly all zero: int64 costs, int32
-/// aux, Rgba16 pixels).
+/// 8-bit without masks (int32 costs, int16 aux; a fixed level map may be folded in, see
+/// `level_unit`), 8-bit with masks (int64 costs, int32 aux) and deep, a 16-bit decision image
+/// (always with mask bits, possibly all zero: int64 costs, int32 aux, Rgba16 pixels).
 struct CarveState {
     int stride = 0;  ///< elements per row, multiple of 16
     int width = 0;   ///< current width
@@ -33,7 +37,14 @@ struct CarveState {
     SeamEnergy energy = SeamEnergy::Forward;
     bool masks = false;  ///< int64 costs, int32 aux and mask bits; int32 costs, int16 aux otherwise
     bool deep = false;   ///< Rgba16 pixels (needs masks); Rgba8 otherwise
-    int temporal_unit = 0;          ///< cost per temporal level (mask bits 2..7; needs masks)
+    int temporal_unit = 0;  ///< cost per temporal level (mask bits 2..7; needs masks)
+    /// Without masks only: a fixed per-pixel level 0..63 (importance, a distance map) folded into
+    /// the 32-bit layout at this cost per level (0: none; level_unit_folds must hold, see
+    /// kMaxFoldedLevelTerm). Gradient energies keep the level in the alpha byte of `image`
+    /// (moved with the pixel) and add level × unit where they compute the energies, so aux is
+    /// energy + level term; forward energy keeps it in aux bits 10..15 (kCarveLevelShift) and the
+    /// recurrence adds level × unit as the pixel's own term. Same costs as the masked layout.
+    int level_unit = 0;
     void* aux = nullptr;            ///< int16 or int32 per pixel (see masks)
     void* cost = nullptr;           ///< int32 or int64 per pixel
     std::int8_t* parent = nullptr;  ///< -1, 0, 1: where each cell's cheapest path comes from
@@ -64,8 +75,10 @@ struct CarveState {
 };
 
 /// Fills the state from a dense `width` × `height` image (Rgba8, or Rgba16 when deep; and optional
-/// dense 0/1 masks): aux, index, mask bits, the colour copy for gradient energies; sets `order` to
-/// "never removed".
+/// dense 0/1 masks and levels): aux, index, mask bits (levels in bits 2..7 with masks, folded per
+/// `level_unit` without), the colour copy for gradient energies; sets `order` to "never
+/// removed". Returns cudaErrorInvalidValue for a `level_unit` with masks, without levels or
+/// beyond level_unit_folds.
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
                               const std::uint8_t* dense_temporal, cudaStream_t stream);
