@@ -135,6 +135,9 @@ struct RetargetTool::Job {
     int factor = 1;           ///< > 1: approximate, on the image downscaled by this factor
     bool cuda = false;        ///< carve with CUDA
     bool device_map = false;  ///< leave the map on the device
+    /// The document's stream (none off the device): a map left on the device is uploaded on
+    /// it, as the previews that read the map run there.
+    DeviceStream map_stream = nullptr;
     std::uint64_t generation = 0;
     bool handled = false;
     std::optional<ops::SeamOrder> host_result;
@@ -205,7 +208,9 @@ struct RetargetTool::Job {
         ops::DeviceCarveInput in{device_image.get(), device_protect.get(), device_remove.get(),
                                  energy};
         if (levels_in) {
-            device_levels = std::make_unique<DeviceImage<std::uint8_t>>(levels_in->view());
+            // On the snapshot's stream (the document's): uploaded on this background thread.
+            device_levels = std::make_unique<DeviceImage<std::uint8_t>>(levels_in->view(),
+                                                                        device_image->stream());
             in.importance = device_levels.get();
             in.importance_unit = importance_unit;
         }
@@ -221,7 +226,7 @@ struct RetargetTool::Job {
 
     void take(ops::SeamOrder order) {
         if (device_map)
-            device_result = ops::upload_order(order);
+            device_result = ops::upload_order(order, map_stream);
         else
             host_result = std::move(order);
     }
@@ -545,6 +550,7 @@ void RetargetTool::plan_approximate(Job& job) const {
 void RetargetTool::start_vertical(const bool exact) {
     Document& document = session_.document();
     auto job = std::make_shared<Job>();
+    job->map_stream = document.stream();
     job->energy = energy_;
     job->direction = ops::SeamDirection::Vertical;
     job->seams = seams_for(source_w_);
@@ -560,8 +566,10 @@ void RetargetTool::start_vertical(const bool exact) {
         if (job->cuda && !job->approximate()) {
             // Snapshots on the device, so the document may change while the carve runs.
             on_device = session_.guarded([&] {
+                // On the document's stream, after the edits it has queued.
                 const auto snapshot = [](const auto& source) {
                     auto copy = std::make_unique<std::remove_cvref_t<decltype(source)>>();
+                    copy->set_stream(source.stream());
                     copy->copy_from(source);
                     copy->synchronize();
                     return copy;
@@ -608,6 +616,7 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
     horizontal_job_.reset();
     Document& document = session_.document();
     auto job = std::make_shared<Job>();
+    job->map_stream = document.stream();
     job->energy = energy_;
     job->direction = ops::SeamDirection::Horizontal;
     job->seams = seams_for(source_h_);
@@ -639,12 +648,14 @@ void RetargetTool::start_horizontal(const int width, const bool exact) {
             // The narrowed image and the masks that follow its pixels, made on the device.
             document.device_pixels().synchronize();
             job->device_image = std::make_unique<DeviceImage<Rgba8>>();
+            job->device_image->set_stream(document.stream());
             if (change < 0)
                 ops::remove_seams(document.device_pixels(), order, -change, *job->device_image);
             else
                 ops::insert_seams(document.device_pixels(), order, change, *job->device_image);
             const auto follow = [&](const MaskLayer layer) {
                 auto mask = std::make_unique<DeviceImage<std::uint8_t>>();
+                mask->set_stream(document.stream());
                 if (change < 0)
                     ops::remove_seams(document.device_mask(layer), order, -change, *mask);
                 else

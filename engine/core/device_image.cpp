@@ -71,6 +71,14 @@ void DeviceImage<T>::release() noexcept {
 }
 
 template <class T>
+void DeviceImage<T>::set_stream(const DeviceStream stream) {
+    if (stream == nullptr && data_ != nullptr)
+        throw Error(ErrorCode::InvalidArgument,
+                    "a device image that holds memory needs a stream (not the default stream)");
+    stream_ = stream;
+}
+
+template <class T>
 void DeviceImage<T>::resize(const int width, const int height) {
     check_image_size(width, height);
     if (width <= capacity_width_ && height <= capacity_height_) {
@@ -83,6 +91,10 @@ void DeviceImage<T>::resize(const int width, const int height) {
         throw Error(ErrorCode::CudaUnavailable, "cannot allocate device memory: " +
                                                     describe_reason(probe.reason, probe.detail));
     }
+    // Its copies and fills would otherwise run on the legacy default stream.
+    if (stream_ == nullptr)
+        throw Error(ErrorCode::InvalidArgument,
+                    "a device image needs its caller's stream before it allocates");
     release();
     void* memory = nullptr;
     std::size_t pitch = 0;
@@ -112,6 +124,7 @@ void DeviceImage<T>::check_same_size(const int width, const int height, const ch
 template <class T>
 void DeviceImage<T>::upload_async(const ImageView<const T> src) {
     check_same_size(src.width, src.height, "upload");
+    if (stream_ == nullptr) return;  // never allocated: empty, nothing to copy
     detail::count_upload(static_cast<std::uint64_t>(src.row_bytes()) * src.height);
     cuda_check(
         cudaMemcpy2DAsync(data_, pitch_, src.data, src.pitch, src.row_bytes(),
@@ -128,6 +141,7 @@ void DeviceImage<T>::upload(const ImageView<const T> src) {
 template <class T>
 void DeviceImage<T>::download_async(const ImageView<T> dst) const {
     check_same_size(dst.width, dst.height, "download");
+    if (stream_ == nullptr) return;  // never allocated: empty, nothing to copy
     detail::count_download(static_cast<std::uint64_t>(dst.row_bytes()) * dst.height);
     cuda_check(
         cudaMemcpy2DAsync(dst.data, dst.pitch, data_, pitch_, dst.row_bytes(),
@@ -227,6 +241,7 @@ void DeviceImage<T>::fill_bytes(const unsigned char byte, const PixelRect& rect)
 
 template <class T>
 void DeviceImage<T>::synchronize() const {
+    if (stream_ == nullptr) return;  // never allocated: nothing was enqueued for it
     cuda_check(cudaStreamSynchronize(stream_), "stream synchronisation");
 }
 
@@ -255,11 +270,12 @@ template class DeviceImage<std::int32_t>;
 template class DeviceImage<Rgba16>;
 
 void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst) {
+    if (dst.stream() == nullptr) dst.set_stream(src.stream());
     dst.resize(src.width(), src.height());
     cuda_check_launch(
         kernels::launch_luminance709(src.device_view(), dst.device_view(), src.stream()),
         "luminance kernel");
-    dst.synchronize();
+    src.synchronize();  // the kernel ran on src's stream, which dst's (if another) does not order
 }
 
 }  // namespace lacuna

@@ -29,6 +29,10 @@ DeviceImage<T>::DeviceImage(DeviceImage&&) noexcept = default;
 template <class T>
 DeviceImage<T>& DeviceImage<T>::operator=(DeviceImage&&) noexcept = default;
 template <class T>
+void DeviceImage<T>::set_stream(const DeviceStream stream) {
+    stream_ = stream;  // no memory is ever held without CUDA
+}
+template <class T>
 void DeviceImage<T>::resize(int, int) {
     no_cuda();
 }

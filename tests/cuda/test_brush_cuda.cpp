@@ -62,9 +62,10 @@ class TestBrushCuda : public QObject {
     }
 
     void segments_equal_cpu() {
+        const OwnedStream stream;
         for (const auto& [w, h] : {std::pair{517, 301}, {1, 1}, {33, 7}}) {
             Mask cpu = random_mask(w, h, rng_);
-            DeviceImage<std::uint8_t> gpu(cpu.view());
+            DeviceImage<std::uint8_t> gpu(cpu.view(), stream.get());
             std::uniform_real_distribution<double> ux(-40.0, w + 40.0), uy(-40.0, h + 40.0);
             std::uniform_real_distribution<double> unit(0.0, 1.0);
             const std::array radii{0.3, 0.5, 1.0, 2.5, 7.0, 20.0, 63.7, 150.0};
@@ -106,7 +107,8 @@ class TestBrushCuda : public QObject {
     void long_stroke_of_a_small_brush() {
         // Thousands of dabs in one launch: each pixel may only look at the dabs near it.
         Mask cpu = random_mask(517, 301, rng_);
-        DeviceImage<std::uint8_t> gpu(cpu.view());
+        const OwnedStream stream;
+        DeviceImage<std::uint8_t> gpu(cpu.view(), stream.get());
         for (const bool erase : {false, true}) {
             BrushSettings b;
             b.radius = 0.7;
@@ -122,11 +124,10 @@ class TestBrushCuda : public QObject {
     void paints_on_the_mask_stream() {
         // Strokes queue on the mask's own (non-blocking) stream behind its upload, unsynchronised;
         // the download, on the same stream, sees them all.
-        cudaStream_t stream = nullptr;
-        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        const OwnedStream stream;
         {
             Mask cpu = random_mask(301, 517, rng_);
-            DeviceImage<std::uint8_t> gpu(cpu.width(), cpu.height(), stream);
+            DeviceImage<std::uint8_t> gpu(cpu.width(), cpu.height(), stream.get());
             gpu.upload_async(cpu.view());
             std::uniform_real_distribution<double> u(-10.0, 530.0);
             for (int k = 0; k < 40; ++k) {
@@ -140,7 +141,6 @@ class TestBrushCuda : public QObject {
             }
             QCOMPARE(compare_masks(cpu, gpu.download()), QString());
         }
-        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
     }
 
     void empty_device_mask_paints_nothing() {

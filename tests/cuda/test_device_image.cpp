@@ -1,14 +1,12 @@
 // Device images against host gold: copies both ways over odd sizes, 1-pixel-wide images and
-// pitched host buffers; streams; grow-only capacity; the luminance kernel; out-of-memory.
+// pitched host buffers; streams (every image has its caller's, none allocates without one);
+// grow-only capacity; the luminance kernel; out-of-memory.
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
 
-#include <cuda_runtime.h>
-
 #include <QtTest>
 
-#include <memory>
 #include <random>
 #include <vector>
 
@@ -33,11 +31,6 @@ Image<T> random_image(const int w, const int h, const std::size_t extra_pitch, s
         }
     return image;
 }
-
-struct StreamDeleter {
-    void operator()(CUstream_st* s) const { cudaStreamDestroy(s); }
-};
-using Stream = std::unique_ptr<CUstream_st, StreamDeleter>;
 
 }  // namespace
 
@@ -67,7 +60,8 @@ class TestDeviceImage : public QObject {
         QFETCH(int, h);
         QFETCH(int, extra);
         const auto rgba = random_image<Rgba8>(w, h, std::size_t(extra) * 4, rng_);
-        const DeviceImage<Rgba8> d_rgba(rgba.view());
+        const OwnedStream stream;
+        const DeviceImage<Rgba8> d_rgba(rgba.view(), stream.get());
         QVERIFY(d_rgba.pitch() >= std::size_t(w) * 4);
         Image<Rgba8> back(
             w, h, RowPitch{std::size_t(w) * 4 + 12});  // a different host pitch on the way back
@@ -75,10 +69,11 @@ class TestDeviceImage : public QObject {
         QVERIFY(equal_pixels<Rgba8>(rgba.view(), back.view()));
 
         const auto f = random_image<float>(w, h, std::size_t(extra) * 4, rng_);
-        QVERIFY(equal_pixels<float>(f.view(), DeviceImage<float>(f.view()).download().view()));
+        QVERIFY(equal_pixels<float>(f.view(),
+                                    DeviceImage<float>(f.view(), stream.get()).download().view()));
         const auto m = random_image<std::uint8_t>(w, h, std::size_t(extra), rng_);
-        QVERIFY(equal_pixels<std::uint8_t>(m.view(),
-                                           DeviceImage<std::uint8_t>(m.view()).download().view()));
+        QVERIFY(equal_pixels<std::uint8_t>(
+            m.view(), DeviceImage<std::uint8_t>(m.view(), stream.get()).download().view()));
     }
     void round_trips_odd_sizes_and_pitches_data() {
         QTest::addColumn<int>("w");
@@ -92,9 +87,7 @@ class TestDeviceImage : public QObject {
     }
 
     void async_copies_on_a_stream() {
-        cudaStream_t raw = nullptr;
-        QCOMPARE(cudaStreamCreate(&raw), cudaSuccess);
-        const Stream stream(raw);
+        const OwnedStream stream;
         const auto src = random_image<float>(513, 129, 8, rng_);
         DeviceImage<float> d(513, 129, stream.get());
         QCOMPARE(d.stream(), stream.get());
@@ -106,7 +99,8 @@ class TestDeviceImage : public QObject {
     }
 
     void capacity_only_grows() {
-        DeviceImage<Rgba8> d(640, 480);
+        const OwnedStream stream;
+        DeviceImage<Rgba8> d(640, 480, stream.get());
         const std::size_t pitch = d.pitch();
         const Rgba8* before = d.device_view().data;
         d.resize(320, 479);  // a shrinking image reuses the allocation
@@ -121,7 +115,8 @@ class TestDeviceImage : public QObject {
     }
 
     void size_mismatch_is_an_error() {
-        DeviceImage<float> d(10, 10);
+        const OwnedStream stream;
+        DeviceImage<float> d(10, 10, stream.get());
         const ImageF32 wrong(11, 10);
         try {
             d.upload(wrong.view());
@@ -132,7 +127,8 @@ class TestDeviceImage : public QObject {
     }
 
     void move_transfers_ownership() {
-        DeviceImage<float> a(16, 16);
+        const OwnedStream stream;
+        DeviceImage<float> a(16, 16, stream.get());
         const float* p = a.device_view().data;
         DeviceImage<float> b = std::move(a);
         QVERIFY(a.empty());
@@ -142,10 +138,11 @@ class TestDeviceImage : public QObject {
     }
 
     void luminance_kernel_equals_cpu_gold() {
+        const OwnedStream stream;
         for (const auto& [w, h] : {std::pair{1, 1}, {1, 97}, {641, 479}, {1920, 1080}}) {
             const auto src = random_image<Rgba8>(w, h, 28, rng_);
-            const DeviceImage<Rgba8> d_src(src.view());
-            DeviceImage<float> d_dst;
+            const DeviceImage<Rgba8> d_src(src.view(), stream.get());
+            DeviceImage<float> d_dst;  // no stream yet: it takes the source's
             luminance(d_src, d_dst);
             const ImageF32 gold = luminance(src.view());
             QVERIFY2(equal_pixels<float>(gold.view(), d_dst.download().view()),
@@ -154,12 +151,13 @@ class TestDeviceImage : public QObject {
     }
 
     void out_of_memory_is_reported_and_recoverable() {
+        const OwnedStream stream;
         std::vector<DeviceImage<float>> hog;
         bool got_oom = false;
         // 1 GiB each (the largest image allowed); stop at the first failure.
         for (int i = 0; i < 1024 && !got_oom; ++i) {
             try {
-                hog.emplace_back(16384, 16384);
+                hog.emplace_back(16384, 16384, stream.get());
             } catch (const Error& e) {
                 QCOMPARE(e.code(), ErrorCode::OutOfMemory);
                 QVERIFY(QString(e.what()).startsWith("out of device memory"));
@@ -170,7 +168,39 @@ class TestDeviceImage : public QObject {
         qInfo("out of memory after %d GiB", int(hog.size()));
         hog.clear();
         const auto src = random_image<float>(64, 64, 0, rng_);
-        QVERIFY(equal_pixels<float>(src.view(), DeviceImage<float>(src.view()).download().view()));
+        QVERIFY(equal_pixels<float>(
+            src.view(), DeviceImage<float>(src.view(), stream.get()).download().view()));
+    }
+
+    // No copy, fill or wait of a device image may run on the legacy default stream: an image
+    // gets memory only with a stream, and keeps one while it holds memory.
+    void no_memory_without_a_stream() {
+        const auto code = [](auto&& call) {
+            try {
+                call();
+            } catch (const Error& e) {
+                return static_cast<int>(e.code());
+            }
+            return -1;  // did not throw
+        };
+        const int invalid = static_cast<int>(ErrorCode::InvalidArgument);
+        // check-device-streams: allow (the refusal of stream 0 is what is tested)
+        QCOMPARE(code([] { DeviceImage<float> d(8, 8, DeviceStream{}); }), invalid);
+        const ImageF32 host(8, 8, 1.0f);
+        // check-device-streams: allow
+        QCOMPARE(code([&] { DeviceImage<float> d(host.view(), DeviceStream{}); }), invalid);
+        DeviceImage<float> slot;  // a member or a slot to assign: empty, no stream
+        QCOMPARE(code([&] { slot.resize(8, 8); }), invalid);
+        QVERIFY(slot.empty());
+        slot.synchronize();  // nothing was ever enqueued for it: returns at once
+        const OwnedStream stream;
+        slot.set_stream(stream.get());
+        slot.resize(8, 8);
+        slot.upload(host.view());
+        QVERIFY(equal_pixels<float>(host.view(), slot.download().view()));
+        // check-device-streams: allow
+        QCOMPARE(code([&] { slot.set_stream(DeviceStream{}); }), invalid);
+        QCOMPARE(slot.stream(), stream.get());
     }
 };
 

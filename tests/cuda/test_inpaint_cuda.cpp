@@ -235,8 +235,9 @@ class TestInpaintCuda : public QObject {
         const auto fast =
             make_inpainter(image.view(), painted.mask, params, InpaintImplementation::Fast);
 
-        const DeviceImage<Rgba8> pixels(image.view());
-        const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
+        const OwnedStream document;  // the inputs' own, as a document's
+        const DeviceImage<Rgba8> pixels(image.view(), document.get());
+        const DeviceImage<std::uint8_t> coverage(painted.coverage.view(), document.get());
         const std::uint64_t n = std::uint64_t(w) * h;
         TransferStats before = transfer_stats();
         const auto device = make_device_inpainter(pixels, coverage, problem);
@@ -273,11 +274,10 @@ class TestInpaintCuda : public QObject {
 
         // copy_filled into a device image on its own non-blocking stream: the hole's box, then a
         // rectangle on the border.
-        cudaStream_t stream = nullptr;
-        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        const OwnedStream stream;
         {
             const ImageRgba8 backdrop(w, h, Rgba8{1, 2, 3, 4});
-            DeviceImage<Rgba8> dst(backdrop.view(), stream);
+            DeviceImage<Rgba8> dst(backdrop.view(), stream.get());
             const SearchRect& box = problem.hole_box;
             const PixelRect hole_rect{box.x0, box.y0, box.x1, box.y1};
             device->copy_filled(dst, hole_rect);
@@ -291,7 +291,6 @@ class TestInpaintCuda : public QObject {
             QCOMPARE(compare_copy(dst.download(), expected, expected, edge), QString());
             QVERIFY_THROWS_EXCEPTION(Error, device->copy_filled(dst, PixelRect{0, 0, w, 0}));
         }
-        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
     }
 
     void device_copies_the_fill_as_it_grows() {
@@ -302,15 +301,15 @@ class TestInpaintCuda : public QObject {
         const Painted painted = paint_coverage(ellipse_mask(151, 113, 75, 56, 25, 18), rng);
         const InpaintProblem problem =
             prepare_inpaint(image.view(), painted.mask, criminisi_params());
-        const DeviceImage<Rgba8> pixels(image.view());
-        const DeviceImage<std::uint8_t> coverage(painted.coverage.view());
+        const OwnedStream document;  // the inputs' own, as a document's
+        const DeviceImage<Rgba8> pixels(image.view(), document.get());
+        const DeviceImage<std::uint8_t> coverage(painted.coverage.view(), document.get());
         const auto device = make_device_inpainter(pixels, coverage, problem);
         const auto fast = make_inpainter(image.view(), painted.mask, criminisi_params(),
                                          InpaintImplementation::Fast);
-        cudaStream_t stream = nullptr;
-        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        const OwnedStream stream;
         {
-            DeviceImage<Rgba8> dst(image.view(), stream);
+            DeviceImage<Rgba8> dst(image.view(), stream.get());
             const PixelRect all{0, 0, 150, 112};
             for (const int step : {1, 3, 8, 30}) {
                 device->advance(step);
@@ -319,7 +318,6 @@ class TestInpaintCuda : public QObject {
                 QCOMPARE(compare_images(fast->image(), dst.download()), QString());
             }
         }
-        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
     }
 
     void device_inpainter_checks_its_inputs() {
@@ -329,20 +327,21 @@ class TestInpaintCuda : public QObject {
         const Painted other = paint_coverage(ellipse_mask(64, 48, 30, 20, 5, 4), rng);
         const InpaintProblem problem =
             prepare_inpaint(image.view(), painted.mask, criminisi_params());
-        const DeviceImage<Rgba8> pixels(image.view());
-        const DeviceImage<std::uint8_t> wrong(other.coverage.view());
+        const OwnedStream stream;
+        const DeviceImage<Rgba8> pixels(image.view(), stream.get());
+        const DeviceImage<std::uint8_t> wrong(other.coverage.view(), stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong, problem));
-        const DeviceImage<std::uint8_t> small(32, 48);
+        const DeviceImage<std::uint8_t> small(32, 48, stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, small, problem));
 
         // Nothing to fill: done at once, and copy_filled still hands out the pixels.
         const Mask empty(64, 48, 0);
-        const DeviceImage<std::uint8_t> blank(empty.view());
+        const DeviceImage<std::uint8_t> blank(empty.view(), stream.get());
         const auto idle =
             make_device_inpainter(pixels, blank, prepare_inpaint(image.view(), empty, {}));
         QVERIFY(idle->progress().done());
         QCOMPARE(idle->advance(5).iterations, 0);
-        DeviceImage<Rgba8> dst(ImageRgba8(64, 48, Rgba8{9, 9, 9, 9}).view());
+        DeviceImage<Rgba8> dst(ImageRgba8(64, 48, Rgba8{9, 9, 9, 9}).view(), stream.get());
         idle->copy_filled(dst, PixelRect{0, 0, 63, 47});
         QCOMPARE(compare_images(image, dst.download()), QString());
     }

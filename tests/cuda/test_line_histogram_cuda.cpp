@@ -177,6 +177,7 @@ class TestLineHistogramCuda : public QObject {
             {SampleType::U16, 3}, {SampleType::F32, 4}, {SampleType::U8, 3}};
         const Calibration calibration{0.0137, -273.15, "degC"};
         std::uniform_real_distribution<double> unit(0.0, 1.0);
+        const OwnedStream stream;
         int formats_checked = 0;
         for (const PixelFormat format : formats) {
             const int w = 97 + formats_checked * 13, h = 61 + formats_checked * 7;
@@ -190,7 +191,7 @@ class TestLineHistogramCuda : public QObject {
                                                ? 250.0 + 120.0 * unit(rng_)
                                                : lo + (hi - lo) * unit(rng_));
             if (format.sample == SampleType::F32) samples.set_sample(3, 4, 0, NAN);
-            DeviceImage<std::uint8_t> rows(static_cast<int>(samples.row_bytes()), h);
+            DeviceImage<std::uint8_t> rows(static_cast<int>(samples.row_bytes()), h, stream.get());
             rows.upload({reinterpret_cast<const std::uint8_t*>(samples.row(0)),
                          static_cast<int>(samples.row_bytes()), h, samples.pitch()});
             CudaLineHistogrammer gpu(rows, format, w, calibration);
@@ -222,7 +223,7 @@ class TestLineHistogramCuda : public QObject {
         }
         QCOMPARE(formats_checked, 7);
         // Rows that do not match their format are refused.
-        DeviceImage<std::uint8_t> rows(10, 4);
+        DeviceImage<std::uint8_t> rows(10, 4, stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer(rows, {SampleType::F32, 1}, 3, {}));
     }
 
@@ -247,7 +248,8 @@ class TestLineHistogramCuda : public QObject {
 
     void device_photo_equals_reference() {
         ImageRgba8 image = test::random_photo(517, 301, rng_);
-        const DeviceImage<Rgba8> photo(image.view());
+        const OwnedStream stream;
+        const DeviceImage<Rgba8> photo(image.view(), stream.get());
         TransferStats before = transfer_stats();
         CudaLineHistogrammer gpu(photo);
         QVERIFY(transfer_stats() - before == TransferStats{});
@@ -256,7 +258,7 @@ class TestLineHistogramCuda : public QObject {
         // Other pixels at the same size, then smaller, then larger than the first capacity.
         for (const auto& [w, h] : {std::pair{517, 301}, {211, 97}, {641, 479}, {1, 1}, {333, 5}}) {
             image = test::random_photo(w, h, rng_);
-            const DeviceImage<Rgba8> next(image.view());
+            const DeviceImage<Rgba8> next(image.view(), stream.get());
             before = transfer_stats();
             gpu.rebuild(next);
             QVERIFY(transfer_stats() - before == TransferStats{});
@@ -274,24 +276,23 @@ class TestLineHistogramCuda : public QObject {
         const HistogramSource measurement(values.view());
         CudaLineHistogrammer gpu(measurement);
         const ImageRgba8 image = test::random_photo(99, 71, rng_);
-        const DeviceImage<Rgba8> photo(image.view());
+        const OwnedStream stream;
+        const DeviceImage<Rgba8> photo(image.view(), stream.get());
         gpu.rebuild(photo);
         QVERIFY(compare_device_built(image, gpu, "from measurement") > 0);
     }
 
     void photo_on_its_own_stream() {
         // A photo on a non-blocking stream: its planes are ready before the histogram kernels
-        // (on the default stream) read them.
-        cudaStream_t stream = nullptr;
-        QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        // (on the histogrammer's own stream) read them.
+        const OwnedStream stream;
         {
             const ImageRgba8 image = test::random_photo(300, 200, rng_);
-            DeviceImage<Rgba8> photo(image.width(), image.height(), stream);
+            DeviceImage<Rgba8> photo(image.width(), image.height(), stream.get());
             photo.upload_async(image.view());  // still in flight when the planes are built
             CudaLineHistogrammer gpu(photo);
             QVERIFY(compare_device_built(image, gpu, "stream") > 0);
         }
-        QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
     }
 
     void empty_device_photo_is_refused() {

@@ -65,10 +65,11 @@ QString compare_fields(const Inpainter& a, const Inpainter& b) {
 }
 
 /// A measurement's samples as the device document holds them: raw rows of bytes.
-DeviceImage<std::uint8_t> device_rows(const NativeImage& samples) {
+DeviceImage<std::uint8_t> device_rows(const NativeImage& samples, const DeviceStream stream) {
     return DeviceImage<std::uint8_t>(
         ImageView<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(samples.row(0)),
-                                      int(samples.row_bytes()), samples.height(), samples.pitch()));
+                                      int(samples.row_bytes()), samples.height(), samples.pitch()),
+        stream);
 }
 
 double median(std::vector<double> v) {
@@ -165,6 +166,7 @@ class TestPatchMatchCuda : public QObject {
     }
 
     void device_inpainter_blends_in_place() {
+        const OwnedStream stream;
         const int w = 211, h = 143;
         const ImageRgba8 image = scene(w, h, 3);
         const Mask mask = odd_hole(w, h, true);
@@ -175,15 +177,15 @@ class TestPatchMatchCuda : public QObject {
         Mask coverage(w, h);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) coverage.at(x, y) = mask.at(x, y) ? 255 : 0;
-        const DeviceImage<Rgba8> pixels(image.view());
-        const DeviceImage<std::uint8_t> device_coverage(coverage.view());
+        const DeviceImage<Rgba8> pixels(image.view(), stream.get());
+        const DeviceImage<std::uint8_t> device_coverage(coverage.view(), stream.get());
         const auto device = make_device_inpainter(pixels, device_coverage, problem);
         device->advance(1 << 20);
         const auto host = make_inpainter(image.view(), mask, params, InpaintImplementation::Cuda);
         host->advance(1 << 20);
         const ImageRgba8 expected = finished_image(*host);
         QVERIFY(device->blend_in_place(BlendOptions{}));
-        DeviceImage<Rgba8> dst(image.view());
+        DeviceImage<Rgba8> dst(image.view(), stream.get());
         device->copy_filled(dst, PixelRect{0, 0, w - 1, h - 1});
         // The same fill blended by the same device code: the same bytes.
         QCOMPARE(compare_images(dst.download(), expected), QString());
@@ -191,6 +193,7 @@ class TestPatchMatchCuda : public QObject {
 
     void deep_cuda_equals_cpu_data() { cuda_equals_cpu_data(); }
     void deep_cuda_equals_cpu() {
+        const OwnedStream stream;
         // The 16-bit fill (a measurement's decision image): the same field, the same shown
         // pixels and the same sources on both backends, partial and full, through image() and
         // through copy_filled.
@@ -234,7 +237,7 @@ class TestPatchMatchCuda : public QObject {
             QCOMPARE(patchmatch_field(*gpu)->depth, 16);
             QCOMPARE(compare_fields(*cpu, *gpu), QString());
             QCOMPARE(compare_images(cpu->image(), gpu->image()), QString());
-            DeviceImage<Rgba8> dst(image.view());
+            DeviceImage<Rgba8> dst(image.view(), stream.get());
             device->copy_filled(dst, all);
             QCOMPARE(compare_images(dst.download(), cpu->image()), QString());
         }
@@ -254,6 +257,7 @@ class TestPatchMatchCuda : public QObject {
                     << int(t) << c;
     }
     void deep_decision_on_device_equals_host() {
+        const OwnedStream stream;
         // deep_carving_proxy from a document's device rows = the host's, bit for bit: odd sizes,
         // samples outside the range (clamped), NaN (float), the document's own range and one
         // narrower than the data.
@@ -279,7 +283,7 @@ class TestPatchMatchCuda : public QObject {
                     }
             if (format.sample == SampleType::F32 && w * h > 1)
                 samples.set_sample(w / 2, h / 2, 0, std::numeric_limits<double>::quiet_NaN());
-            const DeviceImage<std::uint8_t> rows = device_rows(samples);
+            const DeviceImage<std::uint8_t> rows = device_rows(samples, stream.get());
             const DeepCarvingProxy own = deep_carving_proxy(samples);
             const double mid = (own.raw_lo + own.raw_hi) / 2;
             for (const auto& [lo, hi] : {std::pair{own.raw_lo, own.raw_hi},
@@ -304,12 +308,13 @@ class TestPatchMatchCuda : public QObject {
     }
 
     void deep_fill_from_a_device_decision_equals_cpu() {
+        const OwnedStream stream;
         // The editor's device path: the decision image made on the device from the samples, the
         // fill started from it (only the hole's box goes up) = the CPU fill of the host's
         // decision image; and it continues the faint stripes the 8-bit proxy cannot see.
         const auto [samples, proxy, mask, params, problem] =
             lacuna::test::stripes_problem(133, 71, 80, 35, 13, 10, 7);
-        const DeviceImage<std::uint8_t> rows = device_rows(samples);
+        const DeviceImage<std::uint8_t> rows = device_rows(samples, stream.get());
         const TransferStats before = transfer_stats();
         const DeviceImage<Rgba16> decision =
             deep_carving_proxy(rows, samples.format(), samples.width(), 0, 65535);
@@ -335,6 +340,7 @@ class TestPatchMatchCuda : public QObject {
         QTest::newRow("never-sample") << true;
     }
     void device_inpainter_equals_cpu() {
+        const OwnedStream stream;
         QFETCH(bool, never);
         const int w = 211, h = 143;
         const ImageRgba8 image = scene(w, h, 3);
@@ -353,8 +359,8 @@ class TestPatchMatchCuda : public QObject {
                 coverage.at(x, y) = std::uint8_t(mask.at(x, y) ? in(rng) : out(rng));
         const InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
         const auto cpu = make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
-        const DeviceImage<Rgba8> pixels(image.view());
-        const DeviceImage<std::uint8_t> device_coverage(coverage.view());
+        const DeviceImage<Rgba8> pixels(image.view(), stream.get());
+        const DeviceImage<std::uint8_t> device_coverage(coverage.view(), stream.get());
         // The editor's rule: no interaction copies the image or a mask between host and device
         // (only the never-sample case uploads the valid sources, which exist only on the host).
         const TransferStats before = transfer_stats();
@@ -370,7 +376,7 @@ class TestPatchMatchCuda : public QObject {
         const PixelRect all{0, 0, w - 1, h - 1};
         cpu->advance(1 << 20);
         {
-            DeviceImage<Rgba8> dst(image.view());
+            DeviceImage<Rgba8> dst(image.view(), stream.get());
             device->copy_filled(dst, all);
             QCOMPARE(compare_images(dst.download(), cpu->image()), QString());
         }
@@ -380,7 +386,7 @@ class TestPatchMatchCuda : public QObject {
         for (const int step : {1, 5, 1 << 20}) {
             cpu2->advance(step);
             device2->advance(step);
-            DeviceImage<Rgba8> dst(image.view());
+            DeviceImage<Rgba8> dst(image.view(), stream.get());
             device2->copy_filled(dst, all);
             QCOMPARE(compare_images(dst.download(), cpu2->image()), QString());
         }
@@ -389,7 +395,7 @@ class TestPatchMatchCuda : public QObject {
         // moved outside the hole's box.
         Mask other = coverage;
         other.at(0, 0) = 255;
-        const DeviceImage<std::uint8_t> wrong(other.view());
+        const DeviceImage<std::uint8_t> wrong(other.view(), stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong, problem));
         Mask moved_px = coverage;
         for (int y = 0; y < h && moved_px.at(w - 1, h - 1) < 128; ++y)
@@ -399,15 +405,15 @@ class TestPatchMatchCuda : public QObject {
                     moved_px.at(w - 1, h - 1) = 255;
                     break;
                 }
-        const DeviceImage<std::uint8_t> wrong2(moved_px.view());
+        const DeviceImage<std::uint8_t> wrong2(moved_px.view(), stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, make_device_inpainter(pixels, wrong2, problem));
         // An empty hole hands the pixels back.
         const Mask empty(w, h, 0);
-        const DeviceImage<std::uint8_t> none(empty.view());
+        const DeviceImage<std::uint8_t> none(empty.view(), stream.get());
         const auto idle =
             make_device_inpainter(pixels, none, prepare_inpaint(image.view(), empty, params));
         QVERIFY(idle->progress().done());
-        DeviceImage<Rgba8> dst(scene(w, h, 99).view());
+        DeviceImage<Rgba8> dst(scene(w, h, 99).view(), stream.get());
         idle->copy_filled(dst, all);
         QCOMPARE(compare_images(dst.download(), image), QString());
     }

@@ -320,9 +320,10 @@ class TestSeamCarveCuda : public QObject {
                 for (int x = 0; x < c.w; ++x)
                     importance.at(x, y) = static_cast<std::uint8_t>(level(rng_) / 2);
             const Mask protect = rect_mask(c.w, c.h, c.w / 4, c.h / 4, c.w / 2, c.h / 2);
-            const DeviceImage<Rgba8> device_image(img.view());
-            const DeviceImage<std::uint8_t> device_importance(importance.view());
-            const DeviceImage<std::uint8_t> device_protect(protect.view());
+            const OwnedStream inputs;
+            const DeviceImage<Rgba8> device_image(img.view(), inputs.get());
+            const DeviceImage<std::uint8_t> device_importance(importance.view(), inputs.get());
+            const DeviceImage<std::uint8_t> device_protect(protect.view(), inputs.get());
             for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
                 for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
                     for (const bool masks : {false, true}) {
@@ -856,9 +857,10 @@ class TestSeamCarveCuda : public QObject {
         Mask protect = rect_mask(211, 157, 60, 40, 120, 110);
         const Mask remove = rect_mask(211, 157, 150, 20, 160, 140);
         protect.at(3, 3) = 1;  // any non-zero byte is set, not only 255
-        const DeviceImage<Rgba8> image(photo.view());
-        const DeviceImage<std::uint8_t> device_protect(protect.view());
-        const DeviceImage<std::uint8_t> device_remove(remove.view());
+        const OwnedStream inputs;
+        const DeviceImage<Rgba8> image(photo.view(), inputs.get());
+        const DeviceImage<std::uint8_t> device_protect(protect.view(), inputs.get());
+        const DeviceImage<std::uint8_t> device_remove(remove.view(), inputs.get());
         struct Case {
             SeamEnergy energy;
             SeamDirection direction;
@@ -915,7 +917,8 @@ class TestSeamCarveCuda : public QObject {
 
     void device_input_progress_cancel_and_errors() {
         const ImageRgba8 photo = scaled_photo(400, 300);
-        const DeviceImage<Rgba8> image(photo.view());
+        const OwnedStream inputs;
+        const DeviceImage<Rgba8> image(photo.view(), inputs.get());
         const CarveInput host_in{photo.view(), nullptr, nullptr, SeamEnergy::Forward};
         const DeviceCarveInput in{&image, nullptr, nullptr, SeamEnergy::Forward};
         std::vector<int> host_reports, reports;
@@ -953,7 +956,7 @@ class TestSeamCarveCuda : public QObject {
             return "no error";
         };
         const Mask wrong(399, 300, 0);
-        const DeviceImage<std::uint8_t> device_wrong(wrong.view());
+        const DeviceImage<std::uint8_t> device_wrong(wrong.view(), inputs.get());
         for (const bool as_protect : {true, false}) {
             const CarveInput bad_host{photo.view(), as_protect ? &wrong : nullptr,
                                       as_protect ? nullptr : &wrong, SeamEnergy::Forward};
@@ -982,6 +985,7 @@ class TestSeamCarveCuda : public QObject {
     // host and device; the outputs live on their own stream and are reused (grow-only).
     void device_previews_equal_host() {
         const OwnedStream stream;  // non-blocking: ordered after the inputs only by events
+        const OwnedStream inputs;  // the inputs' and the maps' own
         DeviceImage<Rgba8> removed(1, 1, stream.get()), inserted(1, 1, stream.get()),
             nearest(1, 1, stream.get()), painted(1, 1, stream.get());
         DeviceImage<std::uint8_t> removed8(1, 1, stream.get()), nearest8(1, 1, stream.get());
@@ -993,13 +997,13 @@ class TestSeamCarveCuda : public QObject {
              {std::pair{211, 157}, {613, 29}, {37, 300}, {2, 2}, {1, 70}, {70, 1}}) {
             const ImageRgba8 img = random_pixels<Rgba8>(w, h, rng_);
             const Image<std::uint8_t> mask = random_pixels<std::uint8_t>(w, h, rng_);
-            const DeviceImage<Rgba8> device_img(img.view());
-            const DeviceImage<std::uint8_t> device_mask(mask.view());
+            const DeviceImage<Rgba8> device_img(img.view(), inputs.get());
+            const DeviceImage<std::uint8_t> device_mask(mask.view(), inputs.get());
             for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                 const int most = (dir == SeamDirection::Vertical ? w : h) - 1;
                 const SeamOrder order =
                     seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward}, dir, most);
-                const DeviceSeamOrder device_order = upload_order(order);
+                const DeviceSeamOrder device_order = upload_order(order, inputs.get());
                 QVERIFY(compare_device(order, device_order).isEmpty());
                 for (const int k : {0, 1, most / 2, most}) {
                     if (k > most) continue;
@@ -1044,10 +1048,12 @@ class TestSeamCarveCuda : public QObject {
         QVERIFY(compared >= 6 * 2 * 3 * 6);
         // The order of another image, and a pass into its own source, are refused.
         const ImageRgba8 img = random_pixels<Rgba8>(20, 10, rng_);
-        DeviceImage<Rgba8> device_img(img.view());
-        const DeviceSeamOrder order = upload_order(seam_order_fast(
-            {img.view(), nullptr, nullptr, SeamEnergy::Forward}, SeamDirection::Vertical, 5));
-        const DeviceImage<Rgba8> other(21, 10);
+        DeviceImage<Rgba8> device_img(img.view(), inputs.get());
+        const DeviceSeamOrder order =
+            upload_order(seam_order_fast({img.view(), nullptr, nullptr, SeamEnergy::Forward},
+                                         SeamDirection::Vertical, 5),
+                         inputs.get());
+        const DeviceImage<Rgba8> other(21, 10, inputs.get());
         try {
             remove_seams(other, order, 2, removed);
             QFAIL("an order of another size was accepted");
@@ -1062,7 +1068,8 @@ class TestSeamCarveCuda : public QObject {
     void preview_times_4k() {
         const int w = 3840, h = 2160;
         const ImageRgba8 img = random_pixels<Rgba8>(w, h, rng_);
-        const DeviceImage<Rgba8> device_img(img.view());
+        const OwnedStream inputs;  // the input's and the maps' own
+        const DeviceImage<Rgba8> device_img(img.view(), inputs.get());
         const OwnedStream stream;  // non-blocking: ordered after the inputs only by events
         DeviceImage<Rgba8> out(1, 1, stream.get());
         const Rgba8 colour{255, 0, 0, 255};
@@ -1070,7 +1077,7 @@ class TestSeamCarveCuda : public QObject {
             const bool vertical = dir == SeamDirection::Vertical;
             const int seams = (vertical ? w : h) / 2;
             const SeamOrder order = random_order(w, h, dir, seams, rng_);
-            const DeviceSeamOrder device_order = upload_order(order);
+            const DeviceSeamOrder device_order = upload_order(order, inputs.get());
             const int half = seams / 2;
             remove_seams(device_img, device_order, half, out);
             QVERIFY(equal_pixels<Rgba8>(remove_seams<Rgba8>(img.view(), order, half).view(),

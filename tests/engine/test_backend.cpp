@@ -115,7 +115,9 @@ class TestBackend : public QObject {
         }
         const ImageF32 host(4, 4, 1.0f);
         try {
-            DeviceImage<float> device(host.view());
+            // No device, so no stream to give: the allocation must refuse first.
+            // check-device-streams: allow
+            DeviceImage<float> device(host.view(), DeviceStream{});
             QFAIL("allocating a device image without a device must throw");
         } catch (const Error& e) {
             QCOMPARE(e.code(), ErrorCode::CudaUnavailable);

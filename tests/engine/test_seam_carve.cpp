@@ -504,7 +504,10 @@ class TestSeamCarve : public QObject {
             }
             return ErrorCode::InvalidArgument;
         };
-        QCOMPARE(code([&] { (void)upload_order(order); }), ErrorCode::CudaUnavailable);
+        // No device, so no stream to give: the call must refuse before it would use one.
+        // check-device-streams: allow
+        QCOMPARE(code([&] { (void)upload_order(order, DeviceStream{}); }),
+                 ErrorCode::CudaUnavailable);
         QCOMPARE(code([&] {
                      (void)seam_order_cuda(DeviceCarveInput{&none, nullptr, nullptr},
                                            SeamDirection::Vertical, 1);

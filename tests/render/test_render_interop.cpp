@@ -38,7 +38,8 @@ class TestRenderInterop : public QObject {
 
     /// Presents `image` through interop and checks the drawn pixels exactly.
     void present_and_compare(const ImageRgba8& image) {
-        const DeviceImage<Rgba8> device(image.view());
+        const OwnedStream stream;  // the image's own, as a document's
+        const DeviceImage<Rgba8> device(image.view(), stream.get());
         std::string error;
         QVERIFY2(renderer_->set_image(device, error), error.c_str());
         QVERIFY(renderer_->last_image_was_interop());

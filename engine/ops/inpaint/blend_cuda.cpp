@@ -2,6 +2,7 @@
 // gradient loop, whose scalars stay on the device (one small read-back an iteration to stop).
 #include "blend_cuda.hpp"
 
+#include "arena_carver.hpp"
 #include "blend_grids.hpp"
 
 #include "cuda_check.hpp"
@@ -37,24 +38,6 @@ class StreamMemory {
   private:
     void* data_ = nullptr;
     DeviceStream stream_;
-};
-
-/// Hands out aligned pieces of one allocation: first counting (base == nullptr), then placing.
-class Carver {
-  public:
-    explicit Carver(std::byte* base) : base_(base) {}
-    template <class T>
-    T* take(const std::size_t count) {
-        used_ = (used_ + 255) / 256 * 256;
-        T* p = base_ == nullptr ? nullptr : reinterpret_cast<T*>(base_ + used_);
-        used_ += count * sizeof(T);
-        return p;
-    }
-    [[nodiscard]] std::size_t used() const { return used_; }
-
-  private:
-    std::byte* base_;
-    std::size_t used_ = 0;
 };
 
 struct Vectors {
@@ -119,7 +102,7 @@ void blend_on_device(const kernels::BlendPixels& pixels, const kernels::BlendFie
     const std::vector<BlendGrid> shapes = blend_grid_shapes(hole_box);
     Carver count(nullptr);
     (void)lay_out(shapes, count);
-    const StreamMemory memory(count.used(), stream);
+    const StreamMemory memory(count.size(), stream);
     Carver place(memory.data());
     const Vectors v = lay_out(shapes, place);
     const std::vector<BlendGrid>& g = v.grids;

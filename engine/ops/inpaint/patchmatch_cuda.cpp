@@ -22,6 +22,7 @@
 #include "factories.hpp"
 #include "patchmatch_driver.hpp"
 
+#include "arena_carver.hpp"
 #include "blend_cuda.hpp"
 #include "cuda_check.hpp"
 
@@ -138,24 +139,6 @@ class PinnedLease {
 
   private:
     PinnedBuffer b_;
-};
-
-/// Hands out 256-byte aligned pieces of an arena; run once with no base to measure.
-class Carver {
-  public:
-    explicit Carver(std::uint8_t* base) : base_(base) {}
-    template <class T>
-    T* take(const std::size_t count) {
-        offset_ = (offset_ + 255) & ~static_cast<std::size_t>(255);
-        T* p = base_ == nullptr ? nullptr : reinterpret_cast<T*>(base_ + offset_);
-        offset_ += count * sizeof(T);
-        return p;
-    }
-    [[nodiscard]] std::size_t size() const { return offset_; }
-
-  private:
-    std::uint8_t* base_;
-    std::size_t offset_ = 0;
 };
 
 kernels::PmRect rect_of(const SearchRect& r) {
@@ -635,7 +618,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
             // enough (16 bytes a pixel at level 0 against 6 at this level; 24 against 22 at 16
             // bits).
             kernels::PmDiffuseScratch<D> s;
-            Carver carver(reinterpret_cast<std::uint8_t*>(levels_[0].nnf[0]));
+            Carver carver(levels_[0].nnf[0]);
             const auto n = static_cast<std::size_t>(l.width) * l.height;
             for (int b = 0; b < 2; ++b) {
                 s.color[b] = carver.take<Color>(n);

@@ -124,6 +124,7 @@ struct CudaLineHistogrammer::Impl {
             throw Error(ErrorCode::InvalidArgument, "sample rows do not match their format");
         uploaded = {HistogramChannel::Value};
         planes.resize(1);
+        planes[0].set_stream(stream.get());
         planes[0].resize(width, rows.height());
         const kernels::RawSamples raw{
             rows.device_view().data,         rows.pitch(),   width, rows.height(),
@@ -155,7 +156,10 @@ struct CudaLineHistogrammer::Impl {
         uploaded = {HistogramChannel::Luminance, HistogramChannel::Red, HistogramChannel::Green,
                     HistogramChannel::Blue};
         planes.resize(uploaded.size());
-        for (DeviceImage<float>& plane : planes) plane.resize(image.width(), image.height());
+        for (DeviceImage<float>& plane : planes) {
+            plane.set_stream(stream.get());
+            plane.resize(image.width(), image.height());
+        }
         const kernels::PhotoPlanes out{planes[0].device_view(), planes[1].device_view(),
                                        planes[2].device_view(), planes[3].device_view()};
         // On the photo's stream, after whatever last wrote it; the histogram kernels run on the

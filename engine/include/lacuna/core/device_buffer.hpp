@@ -1,5 +1,7 @@
 // A 1-D buffer in CUDA device memory with one owner and grow-only capacity: results and scratch
 // space for kernels that are called again and again (a line being dragged) without reallocating.
+// It holds no stream: every copy and fill takes the caller's (no default, never stream 0), the
+// stream its kernels run on.
 #pragma once
 
 #include <lacuna/core/device_image.hpp>
@@ -26,10 +28,10 @@ class DeviceBuffer {
     [[nodiscard]] std::size_t capacity() const { return capacity_; }
 
     /// Sets the first `count` elements to zero bytes, on `stream`.
-    void zero_async(std::size_t count, DeviceStream stream = nullptr);
+    void zero_async(std::size_t count, DeviceStream stream);
     /// Copies the first `count` elements to the host (synchronously on `stream`).
-    void download(T* host, std::size_t count, DeviceStream stream = nullptr) const;
-    void upload(const T* host, std::size_t count, DeviceStream stream = nullptr);
+    void download(T* host, std::size_t count, DeviceStream stream) const;
+    void upload(const T* host, std::size_t count, DeviceStream stream);
 
   private:
     T* data_ = nullptr;

@@ -1,6 +1,6 @@
-// A 2-D image in CUDA pitched device memory with one owner (RAII), optional stream, and copies to
-// and from host views of any pitch. The header needs no CUDA headers, so Qt and CPU-only code can
-// hold DeviceImages; in a build without CUDA every constructor that allocates throws
+// A 2-D image in CUDA pitched device memory with one owner (RAII), the caller's stream, and copies
+// to and from host views of any pitch. The header needs no CUDA headers, so Qt and CPU-only code
+// can hold DeviceImages; in a build without CUDA every constructor that allocates throws
 // Error(CudaUnavailable).
 #pragma once
 
@@ -12,7 +12,7 @@ struct CUstream_st;
 
 namespace lacuna {
 
-using DeviceStream = CUstream_st*;  ///< same type as cudaStream_t; nullptr = the default stream
+using DeviceStream = CUstream_st*;  ///< same type as cudaStream_t (nullptr would be stream 0)
 
 /// A CUDA stream with one owner, created non-blocking so its work never waits behind another
 /// thread's (a background seam carve) or the legacy default stream. Throws CudaUnavailable in a
@@ -31,14 +31,22 @@ class OwnedStream {
     DeviceStream stream_ = nullptr;
 };
 
+/// Every copy, fill and wait of a DeviceImage runs on its stream, the caller's: never on the legacy
+/// default stream (stream 0), which would serialise every other stream of the process. So an
+/// image holds memory only once it has a stream: the allocating constructors take one (no
+/// default), and a default-made image (empty, no stream: a member or a slot to assign) must get
+/// one from set_stream() or a move before resize() allocates, or resize() throws
+/// InvalidArgument.
 template <class T>
 class DeviceImage {
   public:
+    /// Empty and without a stream.
     DeviceImage() = default;
-    /// Allocates width × height pixels (uninitialised). Throws OutOfMemory if the device cannot.
-    DeviceImage(int width, int height, DeviceStream stream = nullptr);
-    /// Allocates and uploads `src` (synchronously).
-    explicit DeviceImage(ImageView<const T> src, DeviceStream stream = nullptr);
+    /// Allocates width × height pixels (uninitialised) whose work runs on `stream` (not nullptr).
+    /// Throws OutOfMemory if the device cannot.
+    DeviceImage(int width, int height, DeviceStream stream);
+    /// Allocates and uploads `src` on `stream` (synchronously).
+    explicit DeviceImage(ImageView<const T> src, DeviceStream stream);
     ~DeviceImage();
 
     DeviceImage(const DeviceImage&) = delete;
@@ -51,7 +59,10 @@ class DeviceImage {
     [[nodiscard]] std::size_t pitch() const { return pitch_; }
     [[nodiscard]] bool empty() const { return width_ <= 0 || height_ <= 0; }
     [[nodiscard]] DeviceStream stream() const { return stream_; }
-    void set_stream(DeviceStream stream) { stream_ = stream; }
+    /// The stream later work on this image runs on (the caller's). Work already enqueued on the
+    /// old stream is not waited for. Throws InvalidArgument for nullptr once the image holds
+    /// memory.
+    void set_stream(DeviceStream stream);
 
     /// A view of device memory: only kernels may dereference it.
     [[nodiscard]] ImageView<T> device_view() { return {data_, width_, height_, pitch_}; }
@@ -61,7 +72,8 @@ class DeviceImage {
 
     /// Changes the logical size; reallocates only when the capacity is too small (grow-only), so
     /// a shrinking image (seam carving, a slider) never churns the allocator. Contents are lost
-    /// when it reallocates.
+    /// when it reallocates. Throws InvalidArgument if it must allocate and the image has no
+    /// stream.
     void resize(int width, int height);
 
     /// Host → device. Sizes must match. `_async` enqueues on stream(); the host view must stay
@@ -83,7 +95,8 @@ class DeviceImage {
     void fill_bytes(unsigned char byte);
     /// The same inside `rect` only (a cleared mask rectangle).
     void fill_bytes(unsigned char byte, const PixelRect& rect);
-    /// Waits for every copy and kernel enqueued on stream().
+    /// Waits for every copy and kernel enqueued on stream() (nothing to wait for without one: such
+    /// an image has never held memory).
     void synchronize() const;
 
   private:
@@ -100,6 +113,7 @@ class DeviceImage {
 };
 
 /// Rec. 709 luminance on the device (kernel in kernels/), equal bit for bit to lacuna::luminance.
+/// Runs on src.stream(); `dst` is resized and, if it has no stream yet, takes src's.
 void luminance(const DeviceImage<Rgba8>& src, DeviceImage<float>& dst);
 
 }  // namespace lacuna

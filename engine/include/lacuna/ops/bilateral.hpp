@@ -53,7 +53,7 @@ ImageRgba8 bilateral_fast(ImageView<const Rgba8> src, ImageView<const Rgba8> gui
 class CudaBilateral {
   public:
     /// Throws Error(CudaUnavailable) in a build without CUDA.
-    explicit CudaBilateral(DeviceStream stream = nullptr);
+    explicit CudaBilateral(DeviceStream stream);
     ~CudaBilateral();
     CudaBilateral(const CudaBilateral&) = delete;
     CudaBilateral& operator=(const CudaBilateral&) = delete;

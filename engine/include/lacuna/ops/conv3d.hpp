@@ -78,7 +78,7 @@ std::string_view to_string(Conv3dAlgorithm algorithm);
 /// bytes), as the kernels expect any row pitch.
 class CudaConv3d {
   public:
-    explicit CudaConv3d(DeviceStream stream = nullptr);
+    explicit CudaConv3d(DeviceStream stream);
     ~CudaConv3d();
     CudaConv3d(const CudaConv3d&) = delete;
     CudaConv3d& operator=(const CudaConv3d&) = delete;

@@ -47,7 +47,7 @@ ImageRgba8 scale_fast(ImageView<const Rgba8> src, int width, int height, ScaleMe
 class CudaScaler {
   public:
     /// Throws Error(CudaUnavailable) in a build without CUDA.
-    explicit CudaScaler(DeviceStream stream = nullptr);
+    explicit CudaScaler(DeviceStream stream);
     ~CudaScaler();
     CudaScaler(const CudaScaler&) = delete;
     CudaScaler& operator=(const CudaScaler&) = delete;

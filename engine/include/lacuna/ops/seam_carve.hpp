@@ -273,7 +273,7 @@ struct DeviceSeamOrder {
 };
 
 /// A host map moved to the device once (approximate maps, maps the CPU carved).
-DeviceSeamOrder upload_order(const SeamOrder& order, DeviceStream stream = nullptr);
+DeviceSeamOrder upload_order(const SeamOrder& order, DeviceStream stream);
 /// The inverse (applying a device map to host samples): the order only, no costs.
 SeamOrder download_order(const DeviceSeamOrder& order);
 
