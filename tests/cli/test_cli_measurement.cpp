@@ -303,8 +303,8 @@ class TestCliMeasurement : public QObject {
 #endif
     }
 
-    // Scale moves samples (nearest, the photo path's own rule); interpolation refuses; the
-    // filter refuses, as in the editor.
+    // Scale moves samples (nearest, the photo path's own rule) or resamples them; the filter
+    // refuses, as in the editor.
     void scale_and_filter() {
         const NativeImage small = textured_u8(30, 20);
         write(tmp("s8.png"), small);
@@ -316,9 +316,25 @@ class TestCliMeasurement : public QObject {
                      "--method", "nearest"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
         verify_times_257(read_page(tmp("so8.png")), read_page(tmp("so16.pgm")));
-        r = run_cli(
-            {"scale", tmp("s16.png"), tmp("x.png"), "--width", "47", "--method", "bilinear"});
-        verify_one_error_line(r, "--method nearest scales a measurement");
+        // Interpolation resamples the stored samples (as ImageJ): the ×257 copy lands within
+        // half an 8-bit level × 257 of 257 × the photo's result, in 16 bits.
+        for (const char* method : {"bilinear", "bicubic", "bspline"}) {
+            r = run_cli({"scale", tmp("s8.png"), tmp("si8.png"), "--width", "47", "--height", "13",
+                         "--method", method, "--backend", "cpu"});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            r = run_cli({"scale", tmp("s16.png"), tmp("si16.png"), "--width", "47", "--height",
+                         "13", "--method", method, "--json"});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains("\"arithmetic\":\"float\""), qPrintable(r.out));
+            const NativeImage eight = read_page(tmp("si8.png")), deep = read_page(tmp("si16.png"));
+            QCOMPARE(deep.format(), (PixelFormat{SampleType::U16, 1}));
+            double worst = 0;
+            for (int y = 0; y < deep.height(); ++y)
+                for (int x = 0; x < deep.width(); ++x)
+                    worst = std::max(
+                        worst, std::abs(deep.sample(x, y, 0) - 257.0 * eight.sample(x, y, 0)));
+            QVERIFY2(worst <= 129, qPrintable(QString("%1: %2").arg(method).arg(worst)));
+        }
         r = run_cli({"filter", "bilateral", tmp("s16.png"), tmp("x.png")});
         verify_one_error_line(r, "the bilateral filter works on photos");
         QVERIFY(!QFile::exists(tmp("x.png")));
