@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -137,55 +136,23 @@ int run_scale_video(Context& ctx, const std::string& in, const std::string& out,
     return kExitOk;
 }
 
-/// Which input pixel nearest-neighbour scaling takes for each output pixel: the photo path's own
-/// rule, run on an image whose pixels are their own indices (4 bytes, little end first), so a
-/// measurement's samples land exactly where a photo's pixels would.
-Image<std::int32_t> nearest_sources(const int w, const int h, const int tw, const int th) {
-    ImageRgba8 index(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const auto i = static_cast<std::uint32_t>(y * w + x);
-            index.at(x, y) =
-                Rgba8{static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8),
-                      static_cast<std::uint8_t>(i >> 16), static_cast<std::uint8_t>(i >> 24)};
-        }
-    const ImageRgba8 picked = ops::scale_reference(index.view(), tw, th, ops::ScaleMethod::Nearest);
-    Image<std::int32_t> sources(tw, th);
-    for (int y = 0; y < th; ++y)
-        for (int x = 0; x < tw; ++x) {
-            const Rgba8 p = picked.at(x, y);
-            sources.at(x, y) = static_cast<std::int32_t>(p.r | (p.g << 8) | (p.b << 16) |
-                                                         (std::uint32_t{p.a} << 24));
-        }
-    return sources;
-}
-
-/// A measurement scales by moving its stored samples (nearest); interpolating methods would
-/// make values the instrument never measured, in the stored type's steps, so they refuse.
+/// A measurement scales its stored samples with the photo scaler's kernels (ops::scale_native):
+/// nearest moves them, the interpolating methods weigh them in float and round integer results
+/// to the stored type, as ImageJ's Adjust > Size does for 16-bit and float images.
 int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod method,
                       const Clock::time_point load_start) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
     const NativeImage& samples = input.samples();
-    if (method != ops::ScaleMethod::Nearest)
-        throw Error(ErrorCode::InvalidArgument,
-                    "'" + in + "' holds " + describe(samples.format()) +
-                        " samples: " + std::string(ops::to_string(method)) +
-                        " scaling would compute new values from them; --method nearest scales "
-                        "a measurement by moving its stored samples");
     const double load_ms = ms_since(load_start);
     const int w = samples.width(), h = samples.height();
     int tw = 0, th = 0;
     std::tie(tw, th) = target_size(ctx, w, h);
+    const bool reference = ctx.args.has("reference");
     const auto scale_start = Clock::now();
-    const Image<std::int32_t> sources = nearest_sources(w, h, tw, th);
-    NativeImage result(tw, th, samples.format());
-    const std::size_t bpp = samples.format().bytes_per_pixel();
-    for (int y = 0; y < th; ++y)
-        for (int x = 0; x < tw; ++x) {
-            const std::int32_t s = sources.at(x, y);
-            std::memcpy(result.row(y) + bpp * x, samples.row(s / w) + bpp * (s % w), bpp);
-        }
+    const NativeImage result = ops::scale_native(
+        samples, tw, th, method,
+        reference ? ops::ScaleImplementation::Reference : ops::ScaleImplementation::Fast);
     const double scale_ms = ms_since(scale_start);
     const auto write_start = Clock::now();
     // Each output pixel covers w / tw input pixels across (h / th down).
@@ -201,7 +168,10 @@ int scale_measurement(Context& ctx, const Input& input, const ops::ScaleMethod m
                        .add("method", ops::to_string(method))
                        .add("sample_type", sample_type_code(samples.sample_type()))
                        .add("written_sample_type", sample_type_code(written.sample))
-                       .add("implementation", "cpu")
+                       .add("arithmetic", method == ops::ScaleMethod::Nearest ? "copy"
+                                          : reference                         ? "double"
+                                                                              : "float")
+                       .add("implementation", reference ? "reference" : "cpu")
                        .add("load_ms", load_ms)
                        .add("scale_ms", scale_ms)
                        .add("write_ms", write_ms)
@@ -274,8 +244,11 @@ Command scale_command() {
              "Output pixel centres map onto the input as (x + 0.5) * in/out - 0.5; edges are\n"
              "clamped (the spline's are mirrored). Alpha is resampled like the colours. A video\n"
              "keeps its frame rate and frame count; its audio is not copied. Measurements\n"
-             "(16-bit, signed, float, DICOM, FITS) scale with --method nearest only, which moves\n"
-             "their stored samples; OUT keeps their type where its format holds it."},
+             "(16-bit, signed, float, DICOM, FITS) scale on the CPU in their stored type, as\n"
+             "ImageJ does: nearest moves the samples; the other methods weigh them in float and\n"
+             "round integer samples to the nearest, clamped to the type; calibration is kept and\n"
+             "the pixel spacing follows the size. bspline refuses float images holding NaN or\n"
+             "infinity. OUT keeps the type where its format holds it."},
             run_scale};
 }
 

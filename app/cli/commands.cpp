@@ -242,9 +242,9 @@ int run_convert(Context& ctx) {
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
                  " files carry none");
     }
-    if (file.spacing.known() && format != io::ImageFormat::Tiff)
+    if (file.spacing.known() && format != io::ImageFormat::Tiff && format != io::ImageFormat::Fits)
         ctx.note("the pixel spacing (" + file.spacing.describe() + ") is not written: " +
-                 std::string(io::to_string(format)) + " files carry none here (TIFF does)");
+                 std::string(io::to_string(format)) + " files carry none here (TIFF and FITS do)");
     if (ctx.json) {
         JsonObject o;
         o.add("input", in)

@@ -220,9 +220,9 @@ PixelFormat write_measurement(const Context& ctx, const std::string& out,
         ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
                  " files carry none");
     }
-    if (spacing.known() && format != io::ImageFormat::Tiff)
+    if (spacing.known() && format != io::ImageFormat::Tiff && format != io::ImageFormat::Fits)
         ctx.note("the pixel spacing (" + spacing.describe() + ") is not written: " +
-                 std::string(io::to_string(format)) + " files carry none here (TIFF does)");
+                 std::string(io::to_string(format)) + " files carry none here (TIFF and FITS do)");
     return written.pixels;
 }
 

@@ -366,7 +366,7 @@ void MainWindow::build_histogram_dock() {
     connect(histogram_panel_, &HistogramPanel::copied, this,
             [this](const QString& what) { statusBar()->showMessage(what, 5000); });
     connect(histogram_panel_, &HistogramPanel::scale_set, this, [this](const PixelSpacing& s) {
-        session_->document().set_spacing(s);  // Save writes it (TIFF)
+        session_->set_spacing(s);  // undoable; Save writes it (TIFF, FITS); recovery keeps it
         statusBar()->showMessage(tr("Pixel size: %1").arg(QString::fromStdString(s.describe())),
                                  5000);
     });

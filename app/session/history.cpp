@@ -15,6 +15,10 @@ void History::push(Edit edit) {
 }
 
 void History::apply(Document& document, const Edit& edit, const bool forward) {
+    if (edit.spacing) {
+        document.set_spacing((*edit.spacing)[forward ? 1 : 0]);
+        return;
+    }
     if (edit.whole_image && !edit.samples_after.empty()) {
         if (forward) {
             std::array<Mask, kMaskLayers> cleared;

@@ -32,6 +32,8 @@ struct Edit {
     // A whole-image edit of a measurement document: its stored samples (the images above are
     // its carving proxies and are rebuilt from these).
     NativeImage samples_before, samples_after;
+    // A pixel size set by Set Scale: before, after (nothing else changes).
+    std::optional<std::array<PixelSpacing, 2>> spacing;
 };
 
 class History {

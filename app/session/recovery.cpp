@@ -334,6 +334,11 @@ std::string tools_text(const ToolState& t) {
     for (const ops::HistogramChannel c : t.channels)
         channels += (channels.empty() ? "" : ",") + ops::to_string(c);
     line("line.channels", channels);
+    if (t.spacing.known()) {
+        line("scale.pixel-width", exact(t.spacing.x));
+        line("scale.pixel-height", exact(t.spacing.y));
+        line("scale.unit", t.spacing.unit);
+    }
     return out;
 }
 
@@ -381,6 +386,12 @@ ToolState tools_from_text(const std::string& text) {
                     index_of(kRangeNames, l.value, "histogram range"));
             else if (name == "line.typed-range")
                 t.typed_range = pair_of(l.value);
+            else if (name == "scale.pixel-width")
+                t.spacing.x = real_of(l.value);
+            else if (name == "scale.pixel-height")
+                t.spacing.y = real_of(l.value);
+            else if (name == "scale.unit")
+                t.spacing.unit = l.value;
             else if (name == "line.channels") {
                 std::vector<ops::HistogramChannel> channels;
                 std::size_t start = 0;
@@ -418,6 +429,7 @@ ToolState tools_from_text(const std::string& text) {
     t.energy = retarget.energy;
     t.line_band = histogram.band_width;
     t.line_bins = histogram.bins;
+    if (!t.spacing.known()) t.spacing = {};  // a part missing or refused: none
     return t;
 }
 
@@ -558,6 +570,7 @@ ToolState tool_state(const Session& session) {
     t.range_mode = line.range_mode();
     t.typed_range = line.typed_range();
     t.channels = line.channels();
+    t.spacing = session.document().spacing();
     return t;
 }
 
@@ -611,6 +624,7 @@ void apply_tool_state(Session& session, const ToolState& t) {
     line.set_channels(t.channels);
     line.set_range(t.range_mode, t.typed_range);
     if (t.has_line) line.set_line(t.line_from, t.line_to);
+    if (t.spacing.known()) session.document().set_spacing(t.spacing);
     session.select(t.active);
 }
 

@@ -54,6 +54,8 @@ struct ToolState {
     LineTool::RangeMode range_mode = LineTool::RangeMode::Image;
     std::pair<double, double> typed_range{0, 0};
     std::vector<ops::HistogramChannel> channels{ops::HistogramChannel::Luminance};
+    /// The document's pixel size (the file's, or Set Scale's); unknown in files without it.
+    PixelSpacing spacing;
 };
 
 /// Everything a restore needs, copied out of the session (so it can be written on another

@@ -286,6 +286,14 @@ void Session::set_calibration(Calibration calibration) {
     frame_changed();
 }
 
+void Session::set_spacing(PixelSpacing spacing) {
+    Edit edit;
+    edit.label = "Set Scale";
+    edit.spacing = std::array<PixelSpacing, 2>{document_.spacing(), spacing};
+    document_.set_spacing(std::move(spacing));
+    push(std::move(edit));
+}
+
 std::optional<Session::Readout> Session::readout(const double x, const double y) const {
     if (document_.empty() || x < 0 || y < 0) return std::nullopt;
     const int ix = static_cast<int>(x), iy = static_cast<int>(y);

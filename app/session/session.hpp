@@ -130,6 +130,9 @@ class Session {
     void auto_contrast(double saturated = 0.0035);
     /// A typed calibration (replaces the file's); the window keeps showing the same samples.
     void set_calibration(Calibration calibration);
+    /// Set Scale: the document's pixel size, as an undoable edit ("Set Scale"); Save writes it
+    /// (TIFF, FITS) and the recovery file keeps it.
+    void set_spacing(PixelSpacing spacing);
 
     /// What is under image pixel (x, y): the stored samples, the measured value (calibrated;
     /// luminance for colour) and its unit. nullopt outside the image.

@@ -54,6 +54,16 @@ std::optional<double> rational(const Exiv2::ExifData& exif, const char* key) {
 
 }  // namespace
 
+std::optional<double> centimetres_per(const std::string_view unit) {
+    if (unit == "nm") return 1e-7;
+    if (unit == "\u00b5m" || unit == "um" || unit == "micron") return 1e-4;
+    if (unit == "mm") return 0.1;
+    if (unit == "cm") return 1.0;
+    if (unit == "m") return 100.0;
+    if (unit == "inch" || unit == "in") return 2.54;
+    return std::nullopt;
+}
+
 std::string imagej_description(const Calibration& c, const PixelSpacing& spacing) {
     // "ImageJ=" first: ImageJ reads the properties of descriptions that start so (tifffile
     // writes the same version string).
@@ -65,6 +75,10 @@ std::string imagej_description(const Calibration& c, const PixelSpacing& spacing
         text += "lacuna.pixel_width=" + number(spacing.x) +
                 "\nlacuna.pixel_height=" + number(spacing.y) +
                 "\nlacuna.pixel_unit=" + spacing.unit + "\n";
+    // A length goes into X/YResolution in centimetres (encode_tiff), which ImageJ reads as
+    // such; any other unit is stated per pixel with ResolutionUnit none, and ImageJ takes its
+    // name from unit= (a unit= beside centimetres would rename ImageJ's cm).
+    if (spacing.known() && !centimetres_per(spacing.unit)) text += "unit=" + spacing.unit + "\n";
     if (!c.identity()) text += "cf=0\nc0=" + number(c.intercept) + "\nc1=" + number(c.slope) + "\n";
     if (!c.unit.empty()) text += "vunit=" + c.unit + "\n";
     return text;

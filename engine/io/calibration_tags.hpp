@@ -21,6 +21,11 @@ namespace lacuna::io::detail {
 /// Lacuna's keys (lacuna.pixel_width, lacuna.pixel_height, lacuna.pixel_unit).
 std::string imagej_description(const Calibration& calibration, const PixelSpacing& spacing);
 
+/// Centimetres in one `unit` for the length units TIFF's ResolutionUnit can state through
+/// centimetres (nm, µm/um/micron, mm, cm, m, inch); nullopt for any other unit (arcsec, typed
+/// units), which TIFFs state with ResolutionUnit none and ImageJ's unit= instead.
+std::optional<double> centimetres_per(std::string_view unit);
+
 /// The calibration in an ImageJ description (cf=0 straight line, or vunit alone), if any; other
 /// calibration functions and other descriptions give nothing.
 std::optional<Calibration> calibration_from_imagej(std::string_view description);

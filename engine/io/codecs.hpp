@@ -10,6 +10,8 @@
 // quoted in Lacuna's one line, or turned into a notice when the image decoded anyway.
 #pragma once
 
+#include <lacuna/core/native_image.hpp>
+
 #include <opencv2/core.hpp>
 
 #include <cstdint>
@@ -58,6 +60,8 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& pixels);
 std::vector<std::uint8_t> encode_jpeg(const cv::Mat& pixels, int quality);
 /// 8/16-bit unsigned, signed 16-bit, 32-bit float; 1, 3 or 4 channels (the 4th as unassociated
 /// alpha); LZW-compressed (lossless) with the matching predictor.
-std::vector<std::uint8_t> encode_tiff(const cv::Mat& pixels);
+/// `spacing` (when known) goes into XResolution/YResolution: pixels per centimetre for lengths
+/// (ResolutionUnit centimetre), else pixels per unit with ResolutionUnit none.
+std::vector<std::uint8_t> encode_tiff(const cv::Mat& pixels, const PixelSpacing* spacing = nullptr);
 
 }  // namespace lacuna::io::detail

@@ -254,6 +254,9 @@ PixelSpacing fits_spacing(fitsfile* file, const std::string_view name) {
     double x = std::abs(*d1), y = std::abs(*d2);
     if (degrees1) x *= 3600, unit1 = "arcsec";
     if (degrees2) y *= 3600, unit2 = "arcsec";
+    // The FITS standard's micrometre, shown as everywhere else in Lacuna.
+    if (unit1 == "um") unit1 = "\u00b5m";
+    if (unit2 == "um") unit2 = "\u00b5m";
     if (unit1.empty() || unit1 != unit2 || !std::isfinite(x) || !std::isfinite(y) || x <= 0 ||
         y <= 0)
         return {};
@@ -580,7 +583,7 @@ void write_planes(const MemoryFitsOut& out, const NativeImage& image, const int 
 }  // namespace
 
 std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibration& calibration,
-                                      const std::string_view name) {
+                                      const PixelSpacing& spacing, const std::string_view name) {
     MemoryFitsOut out(name);
     const WritePlan plan = write_plan(image.sample_type(), calibration);
     std::vector<long> axes = {image.width(), image.height()};
@@ -599,6 +602,17 @@ std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibratio
     if (!calibration.unit.empty()) {
         std::string unit = calibration.unit;
         fits_write_key(out.get(), TSTRING, "BUNIT", unit.data(), "unit of the values", &status);
+        out.check_write(status);
+    }
+    if (const std::optional<std::string> unit = fits_unit(spacing.unit); spacing.known() && unit) {
+        // A linear axis in the pixel size's unit (the reader takes |CDELT|; arcsec stays arcsec).
+        for (const int axis : {1, 2}) {
+            double step = axis == 1 ? spacing.x : spacing.y;
+            std::string u = *unit;
+            const std::string n = std::to_string(axis);
+            fits_write_key(out.get(), TDOUBLE, ("CDELT" + n).c_str(), &step, "pixel size", &status);
+            fits_write_key(out.get(), TSTRING, ("CUNIT" + n).c_str(), u.data(), nullptr, &status);
+        }
         out.check_write(status);
     }
     // The samples are written as stored: the keywords describe them, CFITSIO must not apply

@@ -14,6 +14,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& /*bytes*/, const std::st
 
 std::vector<std::uint8_t> encode_fits(const NativeImage& /*image*/,
                                       const Calibration& /*calibration*/,
+                                      const PixelSpacing& /*spacing*/,
                                       const std::string_view name) {
     throw Error(ErrorCode::UnsupportedFormat,
                 "cannot write '" + std::string(name) +

@@ -612,9 +612,10 @@ std::string encoder_extension(const ImageFormat f) {
 // PNG, TIFF, JPEG and WebP through their libraries (codecs.hpp); the rest through imencode, with
 // its failures (false or an exception) turned into WriteFailed.
 std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
-                                     std::vector<int> params = {}) {
+                                     std::vector<int> params = {},
+                                     const PixelSpacing* spacing = nullptr) {
     if (format == ImageFormat::Png) return detail::encode_png(samples);
-    if (format == ImageFormat::Tiff) return detail::encode_tiff(samples);
+    if (format == ImageFormat::Tiff) return detail::encode_tiff(samples, spacing);
     if (format == ImageFormat::Jpeg) {
         int quality = 95;  // OpenCV's default, which callers without options had
         for (std::size_t i = 0; i + 1 < params.size(); i += 2)
@@ -743,7 +744,12 @@ std::vector<std::string> write_fits(const fs::path& path, const NativeImage& ima
     const Calibration identity;
     const Calibration& calibration =
         options.calibration != nullptr ? *options.calibration : identity;
-    std::vector<std::uint8_t> bytes = detail::encode_fits(image, calibration, path.string());
+    const PixelSpacing spacing = options.spacing ? *options.spacing : PixelSpacing{};
+    if (spacing.known() && !detail::fits_unit(spacing.unit))
+        notices.push_back("the pixel size's unit '" + spacing.unit +
+                          "' is not a FITS unit (ASCII); CDELT/CUNIT left out");
+    std::vector<std::uint8_t> bytes =
+        detail::encode_fits(image, calibration, spacing, path.string());
     bytes = with_metadata(std::move(bytes), ImageFormat::Fits, options, image.width(),
                           image.height(), notices);
     write_bytes(path, bytes);
@@ -903,19 +909,21 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
         std::vector<int> params;
         if (format == ImageFormat::Jpeg)
             params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 1, 100)};
-        write_bytes(
-            path, with_calibration(with_metadata(encode_mat(to_mat(image), format, params), format,
-                                                 options, image.width(), image.height(), notices),
-                                   format, options));
+        write_bytes(path,
+                    with_calibration(
+                        with_metadata(encode_mat(to_mat(image), format, params, options.spacing),
+                                      format, options, image.width(), image.height(), notices),
+                        format, options));
         return notices;
     }
     if (image.sample_type() != SampleType::U8 &&
         holds_natively(format, cv_depth(image.sample_type()), image.channels())) {
         std::vector<std::string> notices;
         write_bytes(
-            path, with_calibration(with_metadata(encode_mat(to_mat(image), format), format, options,
-                                                 image.width(), image.height(), notices),
-                                   format, options));
+            path,
+            with_calibration(with_metadata(encode_mat(to_mat(image), format, {}, options.spacing),
+                                           format, options, image.width(), image.height(), notices),
+                             format, options));
         return notices;
     }
     std::vector<std::string> notices;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,9 +61,20 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, std::string_view 
 /// `image` as a FITS file: BITPIX from the sample type (8, 16, 16 with BZERO 32768 for unsigned
 /// 16-bit, -32 for float; unsigned 16-bit with a calibration as 32-bit integers), the rows bottom
 /// first as FITS stores them, colour as NAXIS3 planes, the calibration as BSCALE/BZERO/BUNIT.
+/// The pixel size, when known and its unit is a FITS one, as CDELT1/2 with CUNIT1/2.
 /// Throws WriteFailed naming `name`, or UnsupportedFormat in a build without CFITSIO.
 std::vector<std::uint8_t> encode_fits(const NativeImage& image, const Calibration& calibration,
-                                      std::string_view name);
+                                      const PixelSpacing& spacing, std::string_view name);
+
+/// The FITS name of a spacing unit (µm as "um", as the FITS standard writes it); nullopt for
+/// units a FITS header cannot hold (empty, or not printable ASCII).
+inline std::optional<std::string> fits_unit(const std::string_view unit) {
+    if (unit == "\u00b5m") return std::string("um");
+    if (unit.empty() || unit.size() > 60) return std::nullopt;
+    for (const char c : unit)
+        if (c < 0x20 || c > 0x7e || c == '\'') return std::nullopt;
+    return std::string(unit);
+}
 
 /// True when this build has the library (the CMake configuration found it).
 bool dicom_supported();

@@ -2,6 +2,7 @@
 // tiles, chunky or planar) and converted here, because libtiff's RGBA interface premultiplies
 // unassociated alpha and knows no 16-bit, signed or float samples; it is used only for what the
 // raw path does not cover (YCbCr without JPEG, LogLuv, 1-4 bit tiles, old-style JPEG).
+#include "calibration_tags.hpp"
 #include "codecs.hpp"
 #include "io_messages.hpp"
 
@@ -527,7 +528,7 @@ std::vector<CodecPage> decode_tiff(const std::vector<std::uint8_t>& bytes,
     return pages;
 }
 
-std::vector<std::uint8_t> encode_tiff(const cv::Mat& pixels) {
+std::vector<std::uint8_t> encode_tiff(const cv::Mat& pixels, const PixelSpacing* spacing) {
     std::vector<std::uint8_t> out;
     Stream stream;
     stream.out = &out;
@@ -557,6 +558,16 @@ std::vector<std::uint8_t> encode_tiff(const cv::Mat& pixels) {
         TIFFSetField(t, TIFFTAG_PREDICTOR,
                      depth == CV_32F ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
         TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+        if (spacing != nullptr && spacing->known()) {
+            // The standard tags, so Pillow, ImageJ and other readers see the scale (Lacuna's
+            // description keys keep it exactly; a rational holds about 7 digits).
+            const std::optional<double> cm = centimetres_per(spacing->unit);
+            const double per = cm ? *cm : 1.0;
+            TIFFSetField(t, TIFFTAG_XRESOLUTION, static_cast<float>(1.0 / (spacing->x * per)));
+            TIFFSetField(t, TIFFTAG_YRESOLUTION, static_cast<float>(1.0 / (spacing->y * per)));
+            TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT,
+                         static_cast<std::uint16_t>(cm ? RESUNIT_CENTIMETER : RESUNIT_NONE));
+        }
         cv::Mat row;
         for (int y = 0; y < pixels.rows; ++y) {
             row = c >= 3 ? swap_red_blue(pixels.row(y)) : pixels.row(y).clone();

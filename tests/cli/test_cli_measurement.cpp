@@ -109,6 +109,44 @@ std::multiset<double> sample_set(const NativeImage& img) {
     return s;
 }
 
+/// XResolution, YResolution, ResolutionUnit and ImageDescription of a TIFF's first directory,
+/// parsed from the bytes (little- or big-endian), independently of the codecs.
+struct TiffTags {
+    double x = 0, y = 0;
+    int unit = 2;  // TIFF's default: inch
+    QString description;
+};
+
+TiffTags first_ifd(const QByteArray& b) {
+    const bool little = b.startsWith("II");
+    const auto u = [&](const qsizetype at, const int n) {
+        std::uint64_t v = 0;
+        for (int i = 0; i < n; ++i) {
+            const auto byte = static_cast<std::uint8_t>(b[at + (little ? i : n - 1 - i)]);
+            v |= std::uint64_t{byte} << (8 * i);
+        }
+        return v;
+    };
+    TiffTags t;
+    const qsizetype ifd = qsizetype(u(4, 4));
+    const int count = int(u(ifd, 2));
+    for (int i = 0; i < count; ++i) {
+        const qsizetype e = ifd + 2 + 12 * i;
+        const int tag = int(u(e, 2));
+        const qsizetype value = qsizetype(u(e + 8, 4));
+        if (tag == 282 || tag == 283) {
+            const double r = double(u(value, 4)) / double(u(value + 4, 4));
+            (tag == 282 ? t.x : t.y) = r;
+        } else if (tag == 296) {
+            t.unit = int(u(e + 8, 2));
+        } else if (tag == 270) {
+            const qsizetype n = qsizetype(u(e + 4, 4));
+            t.description = QString::fromUtf8(n <= 4 ? b.mid(e + 8, n) : b.mid(value, n));
+        }
+    }
+    return t;
+}
+
 }  // namespace
 
 class TestCliMeasurement : public QObject {
@@ -303,8 +341,8 @@ class TestCliMeasurement : public QObject {
 #endif
     }
 
-    // Scale moves samples (nearest, the photo path's own rule); interpolation refuses; the
-    // filter refuses, as in the editor.
+    // Scale moves samples (nearest, the photo path's own rule) or resamples them; the filter
+    // refuses, as in the editor.
     void scale_and_filter() {
         const NativeImage small = textured_u8(30, 20);
         write(tmp("s8.png"), small);
@@ -316,9 +354,25 @@ class TestCliMeasurement : public QObject {
                      "--method", "nearest"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
         verify_times_257(read_page(tmp("so8.png")), read_page(tmp("so16.pgm")));
-        r = run_cli(
-            {"scale", tmp("s16.png"), tmp("x.png"), "--width", "47", "--method", "bilinear"});
-        verify_one_error_line(r, "--method nearest scales a measurement");
+        // Interpolation resamples the stored samples (as ImageJ): the ×257 copy lands within
+        // half an 8-bit level × 257 of 257 × the photo's result, in 16 bits.
+        for (const char* method : {"bilinear", "bicubic", "bspline"}) {
+            r = run_cli({"scale", tmp("s8.png"), tmp("si8.png"), "--width", "47", "--height", "13",
+                         "--method", method, "--backend", "cpu"});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            r = run_cli({"scale", tmp("s16.png"), tmp("si16.png"), "--width", "47", "--height",
+                         "13", "--method", method, "--json"});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains("\"arithmetic\":\"float\""), qPrintable(r.out));
+            const NativeImage eight = read_page(tmp("si8.png")), deep = read_page(tmp("si16.png"));
+            QCOMPARE(deep.format(), (PixelFormat{SampleType::U16, 1}));
+            double worst = 0;
+            for (int y = 0; y < deep.height(); ++y)
+                for (int x = 0; x < deep.width(); ++x)
+                    worst = std::max(
+                        worst, std::abs(deep.sample(x, y, 0) - 257.0 * eight.sample(x, y, 0)));
+            QVERIFY2(worst <= 129, qPrintable(QString("%1: %2").arg(method).arg(worst)));
+        }
         r = run_cli({"filter", "bilateral", tmp("s16.png"), tmp("x.png")});
         verify_one_error_line(r, "the bilateral filter works on photos");
         QVERIFY(!QFile::exists(tmp("x.png")));
@@ -478,6 +532,37 @@ class TestCliMeasurement : public QObject {
         const Result r = run_cli({"info", tmp("cdelt.fits")});
         QVERIFY2(r.out.contains("pixel spacing: 1 \u00d7 2 arcsec"), qPrintable(r.out));
     }
+
+    // Written FITS files carry the pixel size as CDELT/CUNIT (read here with CFITSIO), µm as
+    // the standard's "um"; read back exactly through Lacuna.
+    void spacing_written_in_fits() {
+        if (!test::fits_ready()) QSKIP("this build has no FITS support (CFITSIO)");
+        NativeImage img(8, 6, {SampleType::F32, 1});
+        for (const PixelSpacing& spacing :
+             {PixelSpacing{1.5, 3.0, "arcsec"}, PixelSpacing{0.25, 0.125, "\u00b5m"}}) {
+            io::WriteOptions options;
+            options.spacing = &spacing;
+            const std::string path = tmp("spacing-out.fits").toStdString();
+            io::write_native(path, img, options);
+            QCOMPARE(io::read_native(path).spacing, spacing);
+            fitsfile* f = nullptr;
+            int status = 0;
+            fits_open_file(&f, path.c_str(), READONLY, &status);
+            double d1 = 0, d2 = 0;
+            char u1[FLEN_VALUE] = {}, u2[FLEN_VALUE] = {};
+            fits_read_key(f, TDOUBLE, "CDELT1", &d1, nullptr, &status);
+            fits_read_key(f, TDOUBLE, "CDELT2", &d2, nullptr, &status);
+            fits_read_key(f, TSTRING, "CUNIT1", u1, nullptr, &status);
+            fits_read_key(f, TSTRING, "CUNIT2", u2, nullptr, &status);
+            fits_close_file(f, &status);
+            QCOMPARE(status, 0);
+            QCOMPARE(d1, spacing.x);
+            QCOMPARE(d2, spacing.y);
+            const std::string unit = spacing.unit == "arcsec" ? "arcsec" : "um";
+            QCOMPARE(std::string(u1), unit);
+            QCOMPARE(std::string(u2), unit);
+        }
+    }
 #endif
 
     // TIFF resolution in pixels per centimetre (as scanners and microscopes write it).
@@ -491,6 +576,35 @@ class TestCliMeasurement : public QObject {
         QCOMPARE(s.unit, std::string("mm"));
         QVERIFY2(std::abs(s.x - 0.1) < 1e-12 && std::abs(s.y - 0.2) < 1e-12,
                  qPrintable(QString::fromStdString(s.describe())));
+    }
+
+    // Written TIFFs carry the pixel size in the standard tags too (read here from the bytes,
+    // not through Lacuna): a length as pixels per centimetre, another unit per pixel with
+    // ResolutionUnit none and ImageJ's unit=; both read back exactly through Lacuna.
+    void spacing_written_in_tiff_resolution() {
+        NativeImage img(12, 9, {SampleType::F32, 1});
+        for (const PixelSpacing& spacing :
+             {PixelSpacing{0.5, 2.0, "mm"}, PixelSpacing{0.25, 0.125, "\u00b5m"},
+              PixelSpacing{1.5, 3.0, "arcsec"}}) {
+            io::WriteOptions options;
+            options.spacing = &spacing;
+            const std::string path = tmp("res-out.tiff").toStdString();
+            io::write_native(path, img, options);
+            QCOMPARE(io::read_native(path).spacing, spacing);
+            QFile file(QString::fromStdString(path));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const TiffTags tags = first_ifd(file.readAll());
+            const bool length = spacing.unit != "arcsec";
+            const double per = spacing.unit == "mm" ? 0.1 : spacing.unit == "arcsec" ? 1 : 1e-4;
+            QCOMPARE(tags.unit, length ? 3 : 1);
+            QVERIFY2(std::abs(tags.x * spacing.x * per - 1) < 1e-6 &&
+                         std::abs(tags.y * spacing.y * per - 1) < 1e-6,
+                     qPrintable(QString("%1: %2 x %3")
+                                    .arg(QString::fromStdString(spacing.unit))
+                                    .arg(tags.x)
+                                    .arg(tags.y)));
+            QCOMPARE(tags.description.contains("unit=arcsec"), !length);
+        }
     }
 };
 

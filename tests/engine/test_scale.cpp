@@ -12,6 +12,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -63,6 +64,27 @@ ImageRgba8 with_alpha_ramp(ImageRgba8 image) {
     for (int y = 0; y < image.height(); ++y)
         for (int x = 0; x < image.width(); ++x)
             image.at(x, y).a = std::uint8_t((x * 7 + y * 3) % 256);
+    return image;
+}
+
+/// Smooth waves plus a checkerboard, spanning the sample type's range (float: ±1e4 around 5e3).
+NativeImage native_texture(const int w, const int h, const PixelFormat format) {
+    NativeImage image(w, h, format);
+    const double lo = format.sample == SampleType::U16   ? 0
+                      : format.sample == SampleType::I16 ? -32768
+                                                         : -5000;
+    const double hi = format.sample == SampleType::U16   ? 65535
+                      : format.sample == SampleType::I16 ? 32767
+                                                         : 15000;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < format.channels; ++c) {
+                const double t = 0.5 + 0.3 * std::sin(0.7 * x + 1.3 * c) * std::cos(0.45 * y) +
+                                 0.2 * (((x / 2 + y / 3 + c) % 2) ? 1 : -1);
+                double v = lo + (hi - lo) * std::clamp(t, 0.0, 1.0);
+                if (format.sample != SampleType::F32) v = std::round(v);
+                image.set_sample(x, y, c, v);
+            }
     return image;
 }
 
@@ -198,6 +220,135 @@ class TestScale : public QObject {
         }
         QVERIFY_THROWS_EXCEPTION(Error,
                                  scale_fast(ImageView<const Rgba8>{}, 4, 4, ScaleMethod::Nearest));
+    }
+
+    // Measurements: the stored samples resampled in float against the double reference, every
+    // sample type and channel count, content spanning the type (so cubic kernels overshoot and
+    // integer results clamp). Integers within one sample (float against double may round a
+    // value near a half the other way); float within 4e-6 of the largest magnitude (float sums
+    // of at most 16 terms).
+    void native_fast_equals_reference() {
+        const std::pair<int, int> sizes[][2] = {
+            {{37, 29}, {80, 61}}, {{37, 29}, {15, 11}}, {{5, 1}, {12, 3}}, {{17, 16}, {35, 9}}};
+        for (const SampleType type : {SampleType::U16, SampleType::I16, SampleType::F32})
+            for (const int channels : {1, 3, 4})
+                for (const auto& size : sizes) {
+                    const NativeImage image =
+                        native_texture(size[0].first, size[0].second, {type, channels});
+                    for (const ScaleMethod method : kMethods) {
+                        const NativeImage gold =
+                            scale_native(image, size[1].first, size[1].second, method,
+                                         ScaleImplementation::Reference);
+                        const NativeImage fast = scale_native(image, size[1].first, size[1].second,
+                                                              method, ScaleImplementation::Fast);
+                        QCOMPARE(fast.format(), image.format());
+                        QCOMPARE(fast.width(), size[1].first);
+                        double worst = 0, largest = 0;
+                        for (int y = 0; y < gold.height(); ++y)
+                            for (int x = 0; x < gold.width(); ++x)
+                                for (int c = 0; c < channels; ++c) {
+                                    worst = std::max(worst, std::abs(gold.sample(x, y, c) -
+                                                                     fast.sample(x, y, c)));
+                                    largest = std::max(largest, std::abs(gold.sample(x, y, c)));
+                                }
+                        const double allowed = method == ScaleMethod::Nearest ? 0
+                                               : type == SampleType::F32      ? 4e-6 * largest
+                                                                              : 1;
+                        QVERIFY2(worst <= allowed,
+                                 qPrintable(QString("%1, %2 channels, %3: %4 off (allowed %5)")
+                                                .arg(int(type))
+                                                .arg(channels)
+                                                .arg(QString::fromUtf8(to_string(method).data()))
+                                                .arg(worst)
+                                                .arg(allowed)));
+                    }
+                }
+    }
+
+    // A 16-bit ramp of 1000 a sample doubled in width (bilinear): output x lies at x/2 - 0.25,
+    // so its value is 500 x - 250, clamped to the first and last samples at the edges; exact in
+    // both paths. The signed and float ramps below zero likewise.
+    void a_ramp_scales_to_its_line() {
+        for (const SampleType type : {SampleType::U16, SampleType::I16, SampleType::F32}) {
+            const double offset = type == SampleType::U16 ? 0 : -30000;
+            NativeImage ramp(8, 2, {type, 1});
+            for (int y = 0; y < 2; ++y)
+                for (int x = 0; x < 8; ++x) ramp.set_sample(x, y, 0, offset + 1000 * x);
+            for (const auto implementation :
+                 {ScaleImplementation::Reference, ScaleImplementation::Fast}) {
+                const NativeImage out =
+                    scale_native(ramp, 16, 2, ScaleMethod::Bilinear, implementation);
+                for (int x = 0; x < 16; ++x) {
+                    const double expected = offset + std::clamp(500.0 * x - 250, 0.0, 7000.0);
+                    QCOMPARE(out.sample(x, 1, 0), expected);
+                }
+            }
+        }
+    }
+
+    // An 8-bit image and its ×257 16-bit copy: the photo path rounds v to the nearest level,
+    // the measurement path 257 v to the nearest sample, so they differ by at most half a level
+    // × 257 (128.5) plus float noise: 129. Nearest moves the same pixels: exactly 257 ×.
+    void an_eight_bit_image_and_its_257_copy_scale_alike() {
+        const ImageRgba8 image = with_alpha_ramp(crop(photo("butterfly.jpg"), 150, 90, 61, 47));
+        NativeImage deep(image.width(), image.height(), {SampleType::U16, 4});
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const Rgba8 p = image.at(x, y);
+                const int v[4] = {p.r, p.g, p.b, p.a};
+                for (int c = 0; c < 4; ++c) deep.set_sample(x, y, c, 257.0 * v[c]);
+            }
+        for (const ScaleMethod method : kMethods)
+            for (const auto& [w, h] : {std::pair{131, 29}, std::pair{40, 31}}) {
+                const ImageRgba8 photo_result = scale_fast(image.view(), w, h, method);
+                const NativeImage deep_result =
+                    scale_native(deep, w, h, method, ScaleImplementation::Fast);
+                double worst = 0;
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) {
+                        const Rgba8 p = photo_result.at(x, y);
+                        const int v[4] = {p.r, p.g, p.b, p.a};
+                        for (int c = 0; c < 4; ++c)
+                            worst = std::max(worst,
+                                             std::abs(deep_result.sample(x, y, c) - 257.0 * v[c]));
+                    }
+                QVERIFY2(worst <= (method == ScaleMethod::Nearest ? 0 : 129),
+                         qPrintable(QString("%1 to %2x%3: %4 off")
+                                        .arg(QString::fromUtf8(to_string(method).data()))
+                                        .arg(w)
+                                        .arg(h)
+                                        .arg(worst)));
+            }
+    }
+
+    // A NaN reaches only the outputs that weigh it (both paths agree where); the spline
+    // refuses a float image with one, and CUDA is refused for measurements.
+    void nan_stays_local_and_the_spline_refuses_it() {
+        NativeImage field(8, 6, {SampleType::F32, 1});
+        for (int y = 0; y < 6; ++y)
+            for (int x = 0; x < 8; ++x) field.set_sample(x, y, 0, x + 10.0 * y);
+        field.set_sample(3, 2, 0, std::nan(""));
+        for (const ScaleMethod method : {ScaleMethod::Bilinear, ScaleMethod::Bicubic}) {
+            const NativeImage gold =
+                scale_native(field, 16, 12, method, ScaleImplementation::Reference);
+            const NativeImage fast = scale_native(field, 16, 12, method, ScaleImplementation::Fast);
+            int nans = 0;
+            for (int y = 0; y < 12; ++y)
+                for (int x = 0; x < 16; ++x) {
+                    QCOMPARE(std::isnan(fast.sample(x, y, 0)), std::isnan(gold.sample(x, y, 0)));
+                    nans += std::isnan(gold.sample(x, y, 0)) ? 1 : 0;
+                }
+            // Doubling: each input pixel weighs on 4 × 4 outputs (bilinear) or 8 × 8 (bicubic).
+            QCOMPARE(nans, method == ScaleMethod::Bilinear ? 16 : 64);
+        }
+        try {
+            (void)scale_native(field, 16, 12, ScaleMethod::BSpline, ScaleImplementation::Fast);
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("non-finite"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(
+            Error, scale_native(field, 4, 3, ScaleMethod::Bilinear, ScaleImplementation::Cuda));
     }
 };
 

@@ -1193,6 +1193,16 @@ class TestEditor : public QObject {
         QVERIFY2(scaled.contains("Length 50.0 px (25 µm)"), qPrintable(scaled));
         QVERIFY(window.save_to(copy, true));
         QCOMPARE(io::read_native(copy.toStdString()).spacing, (PixelSpacing{0.5, 0.5, "µm"}));
+        // Set Scale is an edit: undo puts the file's pixel size back, on the panel too; redo
+        // sets it again.
+        QCOMPARE(window.session().history().undo_label(), std::string("Set Scale"));
+        QVERIFY(window.session().undo());
+        QCOMPARE(window.session().document().spacing(), spacing);
+        const QString undone =
+            window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(undone.contains("Length 50.0 px (81.3941 mm)"), qPrintable(undone));
+        QVERIFY(window.session().redo());
+        QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
         window.session().history().set_clean();
     }
 

@@ -221,6 +221,7 @@ class TestRecovery : public QObject {
         check_tools(s.tools, 80, 50);
         // Version 1 kept no retarget mix: a restore has the defaults.
         check_mix(s.tools.retarget_mix, ops::RetargetMix{});
+        QVERIFY(!s.tools.spacing.known());  // written before pixel sizes were kept
 
         // Written again, it is today's version, and reads back the same.
         const fs::path again = fresh("v1") / "again.recovery";
@@ -328,6 +329,46 @@ class TestRecovery : public QObject {
             QVERIFY(equal_pixels(restored.document().mask(MaskLayer::Fill).view(),
                                  s.document().mask(MaskLayer::Fill).view()));
         }
+    }
+
+    // Set Scale is an undoable edit of the document's pixel size, and the recovery file keeps
+    // it (name=value lines in the tool section); a file without them restores none.
+    void set_scale_is_undone_and_recovered() {
+        NativeImage field(40, 30, PixelFormat{SampleType::U16, 1});
+        Session s(false);
+        s.open_measurement({field}, Calibration{}, DisplayWindow{0, 100});
+        const PixelSpacing from_file{0.661468, 0.661468, "mm"};
+        s.document().set_spacing(from_file);  // as the opener does
+        const PixelSpacing typed{0.5, 0.5, "\u00b5m"};
+        s.set_spacing(typed);
+        QCOMPARE(s.document().spacing(), typed);
+        QCOMPARE(s.history().undo_label(), std::string("Set Scale"));
+        QVERIFY(!s.history().is_clean());
+        QVERIFY(s.undo());
+        QCOMPARE(s.document().spacing(), from_file);
+        QVERIFY(s.redo());
+        QCOMPARE(s.document().spacing(), typed);
+
+        const fs::path file = fresh("scale") / "s.recovery";
+        write_recovery(file, take_snapshot(s, "/data/cells.tif"));
+        const std::vector<char> bytes = read_all(file);
+        const std::string text(bytes.begin(), bytes.end());
+        QVERIFY(text.find("scale.pixel-width=0.5\n") != std::string::npos);
+        QVERIFY(text.find("scale.unit=\u00b5m\n") != std::string::npos);
+        const RecoverySnapshot after = read_recovery(file);
+        QCOMPARE(after.tools.spacing, typed);
+        Session restored(false);
+        restore_snapshot(restored, after);
+        QCOMPARE(restored.document().spacing(), typed);
+
+        // A document without a pixel size writes none and restores none.
+        Session plain(false);
+        plain.open_measurement({field}, Calibration{}, DisplayWindow{0, 100});
+        write_recovery(file, take_snapshot(plain, ""));
+        const std::vector<char> plain_bytes = read_all(file);
+        QVERIFY(std::string(plain_bytes.begin(), plain_bytes.end()).find("scale.") ==
+                std::string::npos);
+        QVERIFY(!read_recovery(file).tools.spacing.known());
     }
 
     void truncated_file_is_refused() {

@@ -4,6 +4,8 @@
 #include <lacuna/kernels/scale_math.h>
 #include <lacuna/ops/scale.hpp>
 
+#include <vector>
+
 namespace lacuna::ops::detail {
 
 inline int kernel_method(const ScaleMethod method) {
@@ -19,5 +21,12 @@ inline int kernel_method(const ScaleMethod method) {
     }
     return scale_math::kBSpline;
 }
+
+/// The reference's arithmetic on planes of doubles (one per channel, sw × sh): the B-spline
+/// coefficients when asked, then each output value as the weighted sum of its taps, in double,
+/// not rounded. Shared by the photo reference and the measurement one.
+std::vector<std::vector<double>> scale_reference_planes(std::vector<std::vector<double>> planes,
+                                                        int sw, int sh, int width, int height,
+                                                        ScaleMethod method);
 
 }  // namespace lacuna::ops::detail

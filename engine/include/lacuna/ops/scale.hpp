@@ -14,6 +14,7 @@
 
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <memory>
 #include <optional>
@@ -69,5 +70,15 @@ enum class ScaleImplementation { Reference, Fast, Cuda };
 /// Host in, host out with the implementation asked for.
 ImageRgba8 scale(ImageView<const Rgba8> src, int width, int height, ScaleMethod method,
                  ScaleImplementation implementation);
+
+/// A measurement's stored samples (any sample type; 1, 3 or 4 channels) resampled with the same
+/// positions and kernels, as ImageJ scales a 16-bit or float image: the values are weighed in float
+/// (Reference: double), integer results rounded to the nearest sample and clamped to the type,
+/// float results kept as computed. Taps of weight 0 are not read, so a NaN reaches only the
+/// outputs it weighs on; bspline refuses a float image with non-finite samples (its prefilter
+/// would spread one along its row and column). Fast is within 1 sample (integers) or 4e-6 of the
+/// largest magnitude (float) of Reference. Cuda is refused: measurements scale on the CPU.
+NativeImage scale_native(const NativeImage& src, int width, int height, ScaleMethod method,
+                         ScaleImplementation implementation);
 
 }  // namespace lacuna::ops
