@@ -118,7 +118,7 @@ struct SamplePixels {
     const Mask* hole = nullptr;
     int width = 0, height = 0, channels = 1;
     double structure_levels = 24;
-    double edge_levels = 16;
+    double edge_levels = 4;
     double lo = 0, scale = 1;  ///< value = (sample − lo) × scale
     [[nodiscard]] bool in_hole(const int x, const int y) const { return hole->at(x, y) != 0; }
     [[nodiscard]] double sample(const int x, const int y, const int c) const {

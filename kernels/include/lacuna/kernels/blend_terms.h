@@ -61,7 +61,7 @@ struct BlendPixels {
     std::size_t hole_pitch = 0;
     int width = 0, height = 0;
     double structure_levels = 24;
-    double edge_levels = 16;
+    double edge_levels = 4;
     static constexpr int channels = 3;
     [[nodiscard]] LACUNA_HD Rgba8 at(const int x, const int y) const {
         return reinterpret_cast<const Rgba8*>(reinterpret_cast<const unsigned char*>(color) +
