@@ -200,6 +200,49 @@ class TestPatchMatch : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, blend_fill(filled, hole, FillSources{w + 1, h, {}, {}}));
     }
 
+    // A strong edge of the copied content holds a tone correction on its side (issue 31's
+    // foreign colours): a dark | bright edge crosses the hole, the fill copies it from a place
+    // where the bright side is 20 levels brighter. The bright side takes its surroundings'
+    // tone; the dark side, which was right, stays as it was. Without the edge weight the
+    // bright side's correction spreads across the edge and darkens the dark side into a grey
+    // that is nowhere around the hole.
+    void blend_keeps_a_correction_on_its_side_of_a_strong_edge() {
+        const int w = 96, h = 96;
+        ImageRgba8 truth(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const int v = x < 40 ? 60 : (y < 50 ? 180 : 200);
+                const auto c = static_cast<std::uint8_t>(v);
+                truth.at(x, y) = Rgba8{c, c, c, 255};
+            }
+        const Mask hole = box_mask(w, h, 30, 20, 20, 20);  // x 30..49, y 20..39
+        FillSources sources{w, h, {30, 20, 49, 39}, {}};
+        ImageRgba8 filled = truth;
+        for (int y = 20; y < 40; ++y)
+            for (int x = 30; x < 50; ++x) {
+                sources.index.push_back((y + 40) * w + x);
+                filled.at(x, y) = truth.at(x, y + 40);
+            }
+        const auto worst = [&](const ImageRgba8& image) {
+            int dark = 0, bright = 0;
+            for (int y = 20; y < 40; ++y)
+                for (int x = 30; x < 50; ++x) {
+                    const int off = std::abs(image.at(x, y).r - truth.at(x, y).r);
+                    (x < 40 ? dark : bright) = std::max(x < 40 ? dark : bright, off);
+                }
+            return std::pair{dark, bright};
+        };
+        QCOMPARE(worst(filled), (std::pair{0, 20}));
+        const auto [dark, bright] = worst(blend_fill(filled, hole, sources));
+        QVERIFY2(dark <= 1, qPrintable(QString::number(dark)));
+        QVERIFY2(bright <= 3, qPrintable(QString::number(bright)));
+        BlendOptions plain;
+        plain.edge_levels = 0;
+        const auto [plain_dark, plain_bright] = worst(blend_fill(filled, hole, sources, plain));
+        QVERIFY2(plain_dark >= 5, qPrintable(QString::number(plain_dark)));
+        QVERIFY2(plain_bright >= 5, qPrintable(QString::number(plain_bright)));
+    }
+
     // A measurement's samples blend in their own values: a float ramp (3 units a pixel, around
     // 1000) and its 16-bit copy, filled from 25 px to the right (+75), come back to the ramp;
     // a NaN beside the hole leaves the moved samples as they are.

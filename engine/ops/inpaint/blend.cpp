@@ -118,6 +118,7 @@ struct SamplePixels {
     const Mask* hole = nullptr;
     int width = 0, height = 0, channels = 1;
     double structure_levels = 24;
+    double edge_levels = 4;
     double lo = 0, scale = 1;  ///< value = (sample − lo) × scale
     [[nodiscard]] bool in_hole(const int x, const int y) const { return hole->at(x, y) != 0; }
     [[nodiscard]] double sample(const int x, const int y, const int c) const {
@@ -227,6 +228,7 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
     pixels.width = w;
     pixels.height = h;
     pixels.structure_levels = options.structure_levels;
+    pixels.edge_levels = options.edge_levels;
     solve_blend(pixels, sources, options,
                 [&](const int x, const int y, const int c, const double v) {
                     Rgba8& o = out.at(x, y);
@@ -248,6 +250,7 @@ NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const Fil
     pixels.height = h;
     pixels.channels = std::min(filled.channels(), 3);  // a fourth channel is alpha: kept
     pixels.structure_levels = options.structure_levels;
+    pixels.edge_levels = options.edge_levels;
     pixels.lo = range.first;
     pixels.scale = range.second > range.first ? 255.0 / (range.second - range.first) : 1.0;
     const SampleType type = filled.sample_type();

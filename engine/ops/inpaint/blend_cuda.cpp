@@ -109,6 +109,7 @@ void blend_on_device(const kernels::BlendPixels& pixels, const kernels::BlendFie
     const int n = g[0].size();
     kernels::BlendPixels settings = pixels;
     settings.structure_levels = options.structure_levels;
+    settings.edge_levels = options.edge_levels;
 
     launched(kernels::blend_launch_setup(settings, field, g[0], v.sources, v.rhs, v.f, stream));
     for (std::size_t l = 0; l + 1 < g.size(); ++l)

@@ -143,6 +143,10 @@ struct BlendOptions {
     /// A step that differs from its source's by κ levels counts half (weight 1 / (1 + (d/κ)²));
     /// 0: every step counts fully (the plain Poisson blend).
     double structure_levels = 24;
+    /// A step whose source step is ε levels (the largest channel) counts 1 / (1 + (s/ε)²) too,
+    /// so a tone correction stays on its side of a strong edge of the copied content instead of
+    /// making colours neither side has; 0: no such weight.
+    double edge_levels = 4;
 };
 ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
                       const BlendOptions& options = {});

@@ -52,8 +52,8 @@ struct BlendGrid {
 };
 
 /// The filled image and its hole as the blend reads them (pitches in bytes), and its setting.
-/// setup_node reads any type with these members: width, height, structure_levels (in the
-/// values' units), channels (1 to 3 solved), in_hole(x, y) and value(x, y, c).
+/// setup_node reads any type with these members: width, height, structure_levels and
+/// edge_levels (in the values' units), channels (1 to 3 solved), in_hole(x, y) and value(x, y, c).
 struct BlendPixels {
     const Rgba8* color = nullptr;
     std::size_t color_pitch = 0;
@@ -61,6 +61,7 @@ struct BlendPixels {
     std::size_t hole_pitch = 0;
     int width = 0, height = 0;
     double structure_levels = 24;
+    double edge_levels = 4;
     static constexpr int channels = 3;
     [[nodiscard]] LACUNA_HD Rgba8 at(const int x, const int y) const {
         return reinterpret_cast<const Rgba8*>(reinterpret_cast<const unsigned char*>(color) +
@@ -184,7 +185,17 @@ LACUNA_HD void setup_node(const Pixels& p, const BlendGrid& g, const std::int32_
         for (int c = 0; c < p.channels; ++c)
             mismatch = fmax(mismatch, fabs(p.value(x, y, c) - p.value(qx, qy, c) - v3[c]));
         const double kappa = p.structure_levels;
-        const double wt = kappa > 0 ? 1.0 / (1.0 + (mismatch / kappa) * (mismatch / kappa)) : 1.0;
+        double wt = kappa > 0 ? 1.0 / (1.0 + (mismatch / kappa) * (mismatch / kappa)) : 1.0;
+        // A strong edge in the sources (the guidance step itself is large: a lattice bar's
+        // side, a stripe) couples the two sides weakly, so a tone correction that one side
+        // needs is not pushed across it into the other, where it would make colours that
+        // neither side has. Also the same for every channel and symmetric in p and q.
+        const double eps = p.edge_levels;
+        if (eps > 0) {
+            double edge = 0;
+            for (int c = 0; c < p.channels; ++c) edge = fmax(edge, fabs(v3[c]));
+            wt *= 1.0 / (1.0 + (edge / eps) * (edge / eps));
+        }
         g.weight[k * n + i] = wt;
         diag += wt;
         for (int c = 0; c < p.channels; ++c)
