@@ -398,8 +398,9 @@ class TestSeamCarveCuda : public QObject {
                     importance.at(x, y) =
                         static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng_)));
                 }
-            const DeviceImage<Rgba8> device_image(view);
-            const DeviceImage<std::uint8_t> device_importance(importance.view());
+            const OwnedStream inputs;
+            const DeviceImage<Rgba8> device_image(view, inputs.get());
+            const DeviceImage<std::uint8_t> device_importance(importance.view(), inputs.get());
             for (const SeamEnergy kind :
                  {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
                 for (const SeamDirection dir :
