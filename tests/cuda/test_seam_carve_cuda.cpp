@@ -451,6 +451,25 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 9 * 4 * 2);
     }
 
+    // An importance map with every level 0 (the default terms on a photo without a face) adds
+    // nothing: the carve takes the plain layout, not the level-reading one, with the same seams.
+    void importance_without_levels_takes_the_plain_map() {
+        const ImageRgba8 img = test_image(301, 97, 16, rng_);
+        const Mask zero(301, 97, 0);
+        for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward}) {
+            const CarveInput plain{img.view(), nullptr, nullptr, kind};
+            CarveInput in = plain;
+            in.importance = &zero;
+            in.importance_unit = 64;
+            CarveProfile profile;
+            const SeamOrder order =
+                seam_order_cuda_profiled(in, SeamDirection::Vertical, 120, profile);
+            QCOMPARE(profile.cost_bits, 32);
+            QVERIFY(!profile.folded_levels);
+            QVERIFY(compare(seam_order_fast(plain, SeamDirection::Vertical, 120), order).isEmpty());
+        }
+    }
+
     // The folded sums at their worst (kMaxFoldedLevelTerm, seam_energy.h): 32768 rows or
     // columns (the largest image side), every channel 0 or 255, levels mostly 63, at the largest
     // unit that folds (the 32-bit layout), the first that does not and the largest there is (the

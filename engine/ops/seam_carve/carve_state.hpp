@@ -8,6 +8,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -146,12 +148,23 @@ inline void check_chained_input(const std::vector<CarveInput>& frames,
 /// The input as the carvers evaluate it: importance levels become the per-pixel level term
 /// (`temporal` at `importance_unit`), which every implementation computes identically. Call
 /// after check_carve_input (which refuses importance together with a temporal term).
+/// An importance map with every level 0 (no face found, no term on) adds nothing to any cost,
+/// so it is left out: the carvers keep their plain layout, with the same seams and costs.
+inline bool any_level(const Mask& levels) {
+    for (int y = 0; y < levels.height(); ++y) {
+        const std::uint8_t* row = levels.row(y);
+        if (std::any_of(row, row + levels.width(), [](const std::uint8_t v) { return v != 0; }))
+            return true;
+    }
+    return false;
+}
+
 template <class Pixel>
 BasicCarveInput<Pixel> importance_as_levels(const BasicCarveInput<Pixel>& in) {
     BasicCarveInput<Pixel> out = in;
     out.importance = nullptr;
     out.importance_unit = 0;
-    if (in.importance && in.importance_unit > 0) {
+    if (in.importance && in.importance_unit > 0 && any_level(*in.importance)) {
         out.temporal = in.importance;
         out.temporal_seams = nullptr;
         out.temporal_unit = in.importance_unit;
