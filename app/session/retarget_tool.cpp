@@ -368,14 +368,7 @@ void RetargetTool::set_aside() {
     if (!stale()) return;
     // The revisions stay those of the old maps, so refresh() starts over when asked.
     if (session_.document().pixels_revision() != source_revision_) importance_.reset();
-    clear_preview();
-    if (vertical_job_) vertical_job_->work.cancel();
-    vertical_job_.reset();
-    vertical_.reset();
-    vertical_holder_.reset();
-    vertical_exact_ = false;
-    ++generation_;
-    drop_horizontal();
+    drop_maps();
 }
 
 std::optional<PreviewFrame> RetargetTool::preview(const ToolKind active) const {
@@ -501,14 +494,7 @@ void RetargetTool::restart() {
         importance_->revision = source_revision_;
         importance_->source = clone(document.pixels().view());
     }
-    clear_preview();
-    if (vertical_job_) vertical_job_->work.cancel();
-    vertical_job_.reset();
-    vertical_.reset();
-    vertical_holder_.reset();
-    vertical_exact_ = false;
-    ++generation_;
-    drop_horizontal();
+    drop_maps();
     notice_.clear();
     status_.clear();
     // Mask or energy edits keep the size and the chosen target; a new size resets it.
@@ -520,6 +506,17 @@ void RetargetTool::restart() {
     }
     // Measurement documents are carved on their proxy (pixels()); apply moves their samples.
     if (!document.empty()) start_vertical(false);
+}
+
+void RetargetTool::drop_maps() {
+    clear_preview();
+    if (vertical_job_) vertical_job_->work.cancel();
+    vertical_job_.reset();
+    vertical_.reset();
+    vertical_holder_.reset();
+    vertical_exact_ = false;
+    ++generation_;
+    drop_horizontal();
 }
 
 void RetargetTool::drop_horizontal() {

@@ -152,6 +152,8 @@ class RetargetTool final : public Tool {
     void collect(std::shared_ptr<Job>& job, bool vertical);
     void publish(Job& job, bool vertical);
     void plan_approximate(Job& job) const;
+    /// Cancels the running maps and drops both maps and the preview.
+    void drop_maps();
     void drop_horizontal();
     void add_notice(const std::string& text);
     void update_preview();
