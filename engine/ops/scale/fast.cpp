@@ -13,6 +13,37 @@
 
 namespace lacuna::ops {
 
+void detail::bspline_prefilter(std::vector<float>& values, const int sw, const int sh,
+                               const int nc) {
+    // Rows, then columns; each a causal pass into `causal` and an anticausal one back, chunk by
+    // chunk as the CUDA kernels do.
+    std::vector<float> causal(values.size());
+    const auto pass = [&](const int lines, const int n, const std::size_t line_step,
+                          const int stride) {
+        if (n == 1) return;
+        const int chunks = scale_math::chunks_of(n);
+        const auto line_of = [&](float* base, const int l) {
+            return scale_math::Strided{base + std::size_t(l / nc) * line_step + l % nc, stride};
+        };
+        parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
+            for (int i = i0; i < i1; ++i) {
+                const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
+                scale_math::causal_chunk(line_of(values.data(), l), line_of(causal.data(), l), n, a,
+                                         std::min(n, a + scale_math::kChunk));
+            }
+        });
+        parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
+            for (int i = i0; i < i1; ++i) {
+                const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
+                scale_math::anticausal_chunk(line_of(causal.data(), l), line_of(values.data(), l),
+                                             n, a, std::min(n, a + scale_math::kChunk));
+            }
+        });
+    };
+    pass(sh * nc, sw, std::size_t(sw) * nc, nc);  // rows: line = row × nc + channel
+    pass(sw * nc, sh, nc, sw * nc);               // columns: line = column × nc + channel
+}
+
 ImageRgba8 scale_fast(const ImageView<const Rgba8> src, const int width, const int height,
                       const ScaleMethod method) {
     check_scale(src.width, src.height, width, height);
@@ -30,36 +61,7 @@ ImageRgba8 scale_fast(const ImageView<const Rgba8> src, const int width, const i
                 v[3] = p.a;
             }
     });
-    if (method == ScaleMethod::BSpline) {
-        // Rows, then columns; each a causal pass into `causal` and an anticausal one back, chunk
-        // by chunk as the CUDA kernels do.
-        std::vector<float> causal(values.size());
-        const auto pass = [&](const int lines, const int n, const std::size_t line_step,
-                              const int stride) {
-            if (n == 1) return;
-            const int chunks = scale_math::chunks_of(n);
-            const auto line_of = [&](float* base, const int l) {
-                return scale_math::Strided{base + std::size_t(l / 4) * line_step + l % 4, stride};
-            };
-            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
-                for (int i = i0; i < i1; ++i) {
-                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
-                    scale_math::causal_chunk(line_of(values.data(), l), line_of(causal.data(), l),
-                                             n, a, std::min(n, a + scale_math::kChunk));
-                }
-            });
-            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
-                for (int i = i0; i < i1; ++i) {
-                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
-                    scale_math::anticausal_chunk(line_of(causal.data(), l),
-                                                 line_of(values.data(), l), n, a,
-                                                 std::min(n, a + scale_math::kChunk));
-                }
-            });
-        };
-        pass(sh * 4, sw, std::size_t(sw) * 4, 4);  // rows: line = row × 4 + channel
-        pass(sw * 4, sh, 4, sw * 4);               // columns: line = column × 4 + channel
-    }
+    if (method == ScaleMethod::BSpline) detail::bspline_prefilter(values, sw, sh, 4);
     std::vector<scale_math::Taps> columns(width);
     for (int x = 0; x < width; ++x) columns[x] = scale_math::axis_taps(x, sw, width, m);
     ImageRgba8 out(width, height);

@@ -78,34 +78,7 @@ NativeImage fast_typed(const NativeImage& src, const int width, const int height
                            [](const S v) { return static_cast<float>(v); });
         }
     });
-    if (method == ScaleMethod::BSpline) {
-        std::vector<float> causal(values.size());
-        const auto pass = [&](const int lines, const int n, const std::size_t line_step,
-                              const int stride) {
-            if (n == 1) return;
-            const int chunks = scale_math::chunks_of(n);
-            const auto line_of = [&](float* base, const int l) {
-                return scale_math::Strided{base + std::size_t(l / nc) * line_step + l % nc, stride};
-            };
-            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
-                for (int i = i0; i < i1; ++i) {
-                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
-                    scale_math::causal_chunk(line_of(values.data(), l), line_of(causal.data(), l),
-                                             n, a, std::min(n, a + scale_math::kChunk));
-                }
-            });
-            parallel_chunks(lines * chunks, [&](const int i0, const int i1, int) {
-                for (int i = i0; i < i1; ++i) {
-                    const int l = i / chunks, a = (i % chunks) * scale_math::kChunk;
-                    scale_math::anticausal_chunk(line_of(causal.data(), l),
-                                                 line_of(values.data(), l), n, a,
-                                                 std::min(n, a + scale_math::kChunk));
-                }
-            });
-        };
-        pass(sh * nc, sw, std::size_t(sw) * nc, nc);  // rows: line = row × nc + channel
-        pass(sw * nc, sh, nc, sw * nc);               // columns: line = column × nc + channel
-    }
+    if (method == ScaleMethod::BSpline) detail::bspline_prefilter(values, sw, sh, nc);
     std::vector<scale_math::Taps> columns(width);
     for (int x = 0; x < width; ++x) columns[x] = scale_math::axis_taps(x, sw, width, m);
     NativeImage out(width, height, src.format());

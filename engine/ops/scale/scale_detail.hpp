@@ -29,4 +29,9 @@ std::vector<std::vector<double>> scale_reference_planes(std::vector<std::vector<
                                                         int sw, int sh, int width, int height,
                                                         ScaleMethod method);
 
+/// The fast paths' B-spline prefilter, in place on interleaved float samples (sw × sh, nc
+/// channels): scale_math's causal and anticausal chunks along rows, then columns, over all
+/// cores — the CUDA kernels' arithmetic and order. Shared by photos (nc = 4) and measurements.
+void bspline_prefilter(std::vector<float>& values, int sw, int sh, int nc);
+
 }  // namespace lacuna::ops::detail
