@@ -221,7 +221,7 @@ int run_convert(Context& ctx) {
         }
     }
     // Reject an unsupported output before reading anything.
-    const io::ImageFormat format = io::format_for_path(out);
+    (void)io::format_for_path(out);
     if (io::same_file(in, out) && !ctx.args.has("overwrite")) {
         throw Error(ErrorCode::InvalidArgument, "refusing to overwrite the input '" + in +
                                                     "' (pass --overwrite to replace it)");
@@ -230,29 +230,16 @@ int run_convert(Context& ctx) {
     for (const std::string& n : file.notices) ctx.note(n);
     // Every output format holds one image: a stack gives one of its pages.
     const std::size_t page = selected_page(ctx, file, in, "written");
-    options.metadata = &file.metadata;
-    options.calibration = &file.calibration;
-    options.spacing = &file.spacing;
-    const Written written = write_page(out, format, file.pages[page], options);
-    for (const std::string& n : written.notices) ctx.note(n);
-    if (const Calibration& c = file.calibration;
-        has_calibration(c) && !io::format_keeps_calibration(format)) {
-        const std::string what =
-            c.identity() ? "unit (" + c.unit + ")" : "calibration (" + c.describe() + ")";
-        ctx.note("the " + what + " is not written: " + std::string(io::to_string(format)) +
-                 " files carry none");
-    }
-    if (file.spacing.known() && format != io::ImageFormat::Tiff && format != io::ImageFormat::Fits)
-        ctx.note("the pixel spacing (" + file.spacing.describe() + ") is not written: " +
-                 std::string(io::to_string(format)) + " files carry none here (TIFF and FITS do)");
+    const PixelFormat written =
+        write_measurement(ctx, out, file.pages[page], file, file.spacing, options);
     if (ctx.json) {
         JsonObject o;
         o.add("input", in)
             .add("output", out)
             .add("width", file.pages[page].width())
             .add("height", file.pages[page].height())
-            .add("bit_depth", bit_depth(written.pixels.sample))
-            .add("sample_type", sample_type_code(written.pixels.sample));
+            .add("bit_depth", bit_depth(written.sample))
+            .add("sample_type", sample_type_code(written.sample));
         if (file.pages.size() > 1) o.add("page", static_cast<int>(page + 1));
         ctx.out << o.str() << "\n";
     }

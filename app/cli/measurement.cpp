@@ -205,9 +205,8 @@ PixelFormat write_measurement(const Context& ctx, const std::string& out,
 
 PixelFormat write_measurement(const Context& ctx, const std::string& out,
                               const NativeImage& samples, const io::LoadedNative& file,
-                              const PixelSpacing& spacing) {
+                              const PixelSpacing& spacing, io::WriteOptions options) {
     const io::ImageFormat format = io::format_for_path(out);
-    io::WriteOptions options;
     options.metadata = &file.metadata;
     options.calibration = &file.calibration;
     options.spacing = &spacing;

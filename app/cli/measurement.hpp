@@ -76,9 +76,10 @@ Input read_input(const Context& ctx, const std::string& path);
 /// and metadata where the format carries them, else a note. Returns the format as written.
 PixelFormat write_measurement(const Context& ctx, const std::string& out,
                               const NativeImage& samples, const io::LoadedNative& file);
-/// The same with the pixel size the result has (a scaled image's pixels are larger or smaller).
+/// The same with the pixel size the result has (a scaled image's pixels are larger or smaller),
+/// and the writer's other options (`convert`'s JPEG quality).
 PixelFormat write_measurement(const Context& ctx, const std::string& out,
                               const NativeImage& samples, const io::LoadedNative& file,
-                              const PixelSpacing& spacing);
+                              const PixelSpacing& spacing, io::WriteOptions options = {});
 
 }  // namespace lacuna::cli
