@@ -1,5 +1,6 @@
 // The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
 // --json, and outputs that never replace the input.
+#include "cli_run.hpp"
 #include "../engine/metadata_test_util.hpp"
 #include "../engine/scientific_test_files.hpp"
 
@@ -33,35 +34,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    QString out;
-    QString err;
-};
-
-Result run_cli(const QStringList& args,
-               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(LACUNA_CLI_PATH, args);
-    // A guard against hangs only: the benchmark commands under the sanitizers on a loaded
-    // 2-core machine take minutes.
-    if (!p.waitForFinished(600000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = test::CliResult;
+using test::run_cli;
+using test::verify_one_error_line;
 
 const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/fruits.jpg");
-
-// One clear line on stderr, starting with "lacuna: error:" (or usage error), and nothing else.
-void verify_one_error_line(const Result& r, const QString& must_contain) {
-    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
-    QVERIFY2(lines.size() == 1, qPrintable(r.err));
-    QVERIFY2(lines[0].startsWith("lacuna: error: ") || lines[0].startsWith("lacuna: usage error: "),
-             qPrintable(lines[0]));
-    QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
-}
 
 // A CSV's data rows: the '#' comment lines at its top (what the values are, their unit, the bin
 // edges) left out.

@@ -3,6 +3,8 @@
 // fail. Under --backend auto, retarget, inpaint, histogram and batch say so on stderr, finish on
 // the CPU and write exactly what the CPU writes; under --backend cuda they fail with one error
 // line and write nothing. Needs a CUDA device (label gpu); skipped elsewhere.
+#include "cli_run.hpp"
+
 #include <lacuna/core/backend.hpp>
 #include <lacuna/io/image_io.hpp>
 
@@ -22,25 +24,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    QString out;
-    QString err;
-};
+using Result = test::CliResult;
 
+/// The CLI with the N-th device allocation or launch failing (`fault`), or none.
 Result run_cli(const QStringList& args, const QString& fault = {}) {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     if (fault.isEmpty())
         env.remove("LACUNA_CUDA_FAULT");
     else
         env.insert("LACUNA_CUDA_FAULT", fault);
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(LACUNA_CLI_PATH, args);
-    if (!p.waitForFinished(300000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return test::run_cli(args, env);
 }
 
 /// Stripes, gradients and a disc: structure for seams and patches.

@@ -2,6 +2,7 @@
 // (calibrated, with a unit), a PNG sequence and an MP4 gives a line of slope 3 in the float TIFF
 // and the CSV; a polyline with a band equals the engine's kymograph; the time axis carries the
 // video's frame rate; bad input is refused without writing anything.
+#include "cli_run.hpp"
 #include "scientific_test_files.hpp"
 
 #include <lacuna/core/native_image.hpp>
@@ -15,7 +16,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -27,19 +27,9 @@ using namespace lacuna;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    QString out, err;
-};
-
-Result run_cli(const QStringList& args) {
-    QProcess p;
-    p.start(LACUNA_CLI_PATH, args);
-    if (!p.waitForFinished(120000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = test::CliResult;
+using test::run_cli;
+using test::verify_one_error_line;
 
 QJsonObject json_of(const Result& r) {
     return QJsonDocument::fromJson(r.out.trimmed().toUtf8()).object();

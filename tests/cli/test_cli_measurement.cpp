@@ -1,6 +1,7 @@
 // Measurements through the command line: retarget, inpaint, scale, filter and batch
 // read 16-bit, signed, float, DICOM and FITS files as stored, decide on every bit as the editor
 // does, move the stored samples and write them back in their own type.
+#include "cli_run.hpp"
 #include "../engine/scientific_test_files.hpp"
 
 #include <lacuna/io/image_io.hpp>
@@ -24,28 +25,9 @@ using namespace lacuna;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    QString out;
-    QString err;
-};
-
-Result run_cli(const QStringList& args) {
-    QProcess p;
-    p.start(LACUNA_CLI_PATH, args);
-    if (!p.waitForFinished(120000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-void verify_one_error_line(const Result& r, const QString& must_contain) {
-    const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
-    QVERIFY2(lines.size() == 1, qPrintable(r.err));
-    QVERIFY2(lines[0].startsWith("lacuna: error: ") || lines[0].startsWith("lacuna: usage error: "),
-             qPrintable(lines[0]));
-    QVERIFY2(lines[0].contains(must_contain), qPrintable(lines[0]));
-}
+using Result = test::CliResult;
+using test::run_cli;
+using test::verify_one_error_line;
 
 QJsonObject json_object(const Result& r) {
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -100,13 +82,6 @@ void verify_times_257(const NativeImage& small, const NativeImage& big) {
             for (int c = 0; c < big.channels(); ++c)
                 differing += big.sample(x, y, c) != 257 * small.sample(x, y, c) ? 1 : 0;
     QCOMPARE(differing, 0);
-}
-
-std::multiset<double> sample_set(const NativeImage& img) {
-    std::multiset<double> s;
-    for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) s.insert(img.sample(x, y, 0));
-    return s;
 }
 
 /// XResolution, YResolution, ResolutionUnit and ImageDescription of a TIFF's first directory,
