@@ -92,6 +92,32 @@ ImageRgba8 pixels_of(MainWindow& window) {
 
 }  // namespace
 
+/// Sets an environment variable for a scope and puts back what was there (or its absence).
+class EnvOverride {
+  public:
+    EnvOverride(const char* name, const QByteArray& value)
+        : name_(name), had_(qEnvironmentVariableIsSet(name)), old_(qgetenv(name)) {
+        qputenv(name, value);
+    }
+    EnvOverride(const EnvOverride&) = delete;
+    EnvOverride& operator=(const EnvOverride&) = delete;
+    ~EnvOverride() { restore(); }
+    void restore() {
+        if (done_) return;
+        done_ = true;
+        if (had_)
+            qputenv(name_, old_);
+        else
+            qunsetenv(name_);
+    }
+
+  private:
+    const char* name_;
+    bool had_;
+    QByteArray old_;
+    bool done_ = false;
+};
+
 class TestDocuments : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
@@ -448,9 +474,10 @@ class TestDocuments : public QObject {
     // The retarget mix (amount and importance terms) is autosaved; a restore shows it in the
     // Retarget panel, whose next change keeps the rest of it.
     void a_restored_session_shows_its_retarget_mix() {
-        const QString state = dir_.filePath("state-mix");
-        qputenv("XDG_STATE_HOME", state.toLocal8Bit());
-        qputenv("LACUNA_RECOVERY_ANSWER", "restore");
+        // Both put back when the test ends, also on failure: CTest points XDG_STATE_HOME at the
+        // build folder, and the later tests' recovery files must not reach the user's home.
+        const EnvOverride state("XDG_STATE_HOME", dir_.filePath("state-mix").toLocal8Bit());
+        EnvOverride answer("LACUNA_RECOVERY_ANSWER", "restore");
         const auto checkbox = [](MainWindow& w, const char* name) {
             return qobject_cast<QCheckBox*>(w.retarget_panel()->mix_control(name));
         };
@@ -486,8 +513,7 @@ class TestDocuments : public QObject {
         restored.show();
         QVERIFY(QTest::qWaitForWindowExposed(&restored));
         QVERIFY(restored.offer_recovery());
-        qunsetenv("LACUNA_RECOVERY_ANSWER");
-        qunsetenv("XDG_STATE_HOME");
+        answer.restore();
         const ops::RetargetMix& shown = restored.retarget_panel()->mix();
         QCOMPARE(shown.amount, 60.0);
         QVERIFY(!shown.importance.faces);
