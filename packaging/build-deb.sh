@@ -36,6 +36,11 @@ done
 "$prefix/usr/bin/lacuna" retarget "$prefix/usr/share/lacuna/sample/fruits.jpg" "$prefix/narrow.png" \
   --width 400 --backend cpu --json
 "$prefix/usr/bin/lacuna" info "$prefix/narrow.png"
+# Netpbm goes through the OpenCV plugin (liblacuna_opencv.so), found beside the unpacked program.
+ls "$prefix"/usr/lib/*lacuna/liblacuna_opencv.so "$prefix"/usr/lib/*/lacuna/liblacuna_opencv.so \
+  2>/dev/null | grep -q . || { echo "build-deb: the package lacks liblacuna_opencv.so" >&2; exit 1; }
+"$prefix/usr/bin/lacuna" convert "$prefix/narrow.png" "$prefix/narrow.ppm"
+"$prefix/usr/bin/lacuna" info "$prefix/narrow.ppm"
 # The Python module, from the package's files, on a numpy array.
 ls "$prefix"/usr/lib/python3/dist-packages/lacuna.cpython-*.so >/dev/null ||
   { echo "build-deb: the package lacks the Python module (lacuna.cpython-*.so)" >&2; exit 1; }

@@ -12,12 +12,10 @@
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/bilateral.hpp>
 
 #include <opencv2/imgproc.hpp>
-#if LACUNA_HAVE_XIMGPROC
-#include <opencv2/ximgproc/edge_filter.hpp>
-#endif
 
 #include <cstdio>
 #include <filesystem>
@@ -148,18 +146,18 @@ int bench_bilateral(Context& ctx) {
             rows.push_back({c.name, "opencv bilateralFilter", ms,
                             describe_difference(fast, from_bgr(peer, image))});
         } else {
-#if LACUNA_HAVE_XIMGPROC
-            const double ms = median_ms(repeats, [&] {
-                cv::ximgproc::jointBilateralFilter(guide_bgr, src_bgr, peer, diameter,
-                                                   c.params.sigma_range, c.params.sigma_space,
-                                                   cv::BORDER_REFLECT_101);
-            });
-            rows.push_back({c.name, "opencv ximgproc jointBilateral", ms,
-                            describe_difference(fast, from_bgr(peer, image))});
-#else
-            rows.push_back(
-                {c.name, "opencv ximgproc jointBilateral", 0, "not built (libopencv-contrib-dev)"});
-#endif
+            if (const io::OpenCvPlugin& opencv = io::opencv_plugin(); opencv.has_ximgproc()) {
+                const double ms = median_ms(repeats, [&] {
+                    opencv.joint_bilateral_filter(guide_bgr, src_bgr, peer, diameter,
+                                                  c.params.sigma_range, c.params.sigma_space,
+                                                  cv::BORDER_REFLECT_101);
+                });
+                rows.push_back({c.name, "opencv ximgproc jointBilateral", ms,
+                                describe_difference(fast, from_bgr(peer, image))});
+            } else {
+                rows.push_back({c.name, "opencv ximgproc jointBilateral", 0,
+                                "not built (libopencv-contrib-dev)"});
+            }
         }
 
         if (backend.backend == Backend::Cuda) {

@@ -18,6 +18,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -27,9 +28,6 @@
 #include <opencv2/photo.hpp>
 #ifdef LACUNA_HAVE_XPHOTO
 #include <opencv2/xphoto/inpainting.hpp>
-#endif
-#ifdef LACUNA_HAVE_XIMGPROC
-#include <opencv2/ximgproc/fast_line_detector.hpp>
 #endif
 
 #include <algorithm>
@@ -206,7 +204,8 @@ struct Method {
 constexpr int kLineLength = 16;
 std::vector<ops::QualityLine> truth_lines(const ImageRgba8& truth) {
     std::vector<ops::QualityLine> out;
-#ifdef LACUNA_HAVE_XIMGPROC
+    const io::OpenCvPlugin& opencv = io::opencv_plugin();
+    if (!opencv.has_ximgproc()) return out;
     cv::Mat grey(truth.height(), truth.width(), CV_8UC1);
     for (int y = 0; y < truth.height(); ++y)
         for (int x = 0; x < truth.width(); ++x) {
@@ -214,14 +213,8 @@ std::vector<ops::QualityLine> truth_lines(const ImageRgba8& truth) {
             grey.at<std::uint8_t>(y, x) =
                 static_cast<std::uint8_t>((54 * p.r + 183 * p.g + 19 * p.b + 128) >> 8);
         }
-    const cv::Ptr<cv::ximgproc::FastLineDetector> fld =
-        cv::ximgproc::createFastLineDetector(kLineLength, 1.414f, 50, 50, 3, true);
-    std::vector<cv::Vec4f> found;
-    fld->detect(grey, found);
-    for (const cv::Vec4f& v : found) out.push_back({v[0], v[1], v[2], v[3]});
-#else
-    (void)truth;
-#endif
+    for (const cv::Vec4f& v : opencv.fast_line_detector(grey, kLineLength, 1.414f, 50, 50, 3, true))
+        out.push_back({v[0], v[1], v[2], v[3]});
     return out;
 }
 
@@ -459,10 +452,7 @@ int bench_inpaint(Context& ctx) {
             << " px) that cross the hole\n(both ends outside, the truth's edges along them), and "
                "how many "
                "the fill continues (its edges\nwithin 2 px of 80% of the line's points in the hole)"
-#ifndef LACUNA_HAVE_XIMGPROC
-            << " (NOT BUILT: no ximgproc)"
-#endif
-            << ".\n\n";
+            << (io::opencv_plugin().has_ximgproc() ? "" : " (NOT BUILT: no ximgproc)") << ".\n\n";
     char line[400];
     const char* const row_format =
         "%-32s %-8s %6s  %-10s %9s %6s %6s %6s %6s %5s %7s %5s %6s %7s %5s  %s\n";

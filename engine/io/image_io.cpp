@@ -9,9 +9,10 @@
 #include "scientific_io.hpp"
 
 #include <lacuna/core/display.hpp>
+#include <lacuna/io/opencv_plugin.hpp>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgcodecs.hpp>  // flags only: the codecs are in the plugin
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -182,9 +183,9 @@ cv::Mat decode_with_opencv(const std::vector<std::uint8_t>& bytes, const int fla
     {
         detail::CodecOutput codec_output;
         try {
-            decoded = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
-                                           const_cast<std::uint8_t*>(bytes.data())),
-                                   flags);
+            decoded = opencv_plugin().imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U,
+                                                       const_cast<std::uint8_t*>(bytes.data())),
+                                               flags);
         } catch (const cv::Exception& e) {
             said = codec_output.first_line();
             fail(ErrorCode::Corrupt, name,
@@ -631,7 +632,7 @@ std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat f
     std::vector<std::uint8_t> bytes;
     bool ok = false;
     try {
-        ok = cv::imencode(encoder_extension(format), samples, bytes, params);
+        ok = opencv_plugin().imencode(encoder_extension(format), samples, bytes, params);
     } catch (const cv::Exception& e) {
         throw Error(ErrorCode::WriteFailed,
                     "cannot encode " + std::string(to_string(format)) + ": " + e.msg);

@@ -1,6 +1,7 @@
 #include <lacuna/io/video_io.hpp>
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/io/opencv_plugin.hpp>
 
 #include "header_probe.hpp"
 #include "io_messages.hpp"
@@ -8,8 +9,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
-#include <opencv2/videoio/registry.hpp>
+#include <opencv2/videoio.hpp>  // constants only: the codecs are in the plugin
 
 #include <algorithm>
 #include <array>
@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string_view>
 #include <vector>
 #include <sys/stat.h>
@@ -154,6 +155,14 @@ std::string fourcc_text(const double value) {
     return text.empty() ? "unknown" : text;
 }
 
+// The FourCC of four characters, first in the lowest byte (cv::VideoWriter::fourcc's packing).
+int fourcc_code(const char* four) {
+    std::uint32_t code = 0;
+    for (int i = 0; i < 4; ++i)
+        code |= static_cast<std::uint32_t>(static_cast<unsigned char>(four[i])) << (8 * i);
+    return static_cast<int>(code);
+}
+
 }  // namespace
 
 bool is_image_sequence_pattern(const fs::path& path) {
@@ -177,7 +186,7 @@ fs::path sequence_frame_path(const fs::path& pattern, const int index) {
 namespace detail {
 struct VideoReaderState {
     std::string name;
-    cv::VideoCapture capture;
+    std::unique_ptr<CvCapture> capture = opencv_plugin().new_capture();
     VideoInfo info;
     std::optional<SequencePattern> pattern;
     fs::path directory;   ///< an image sequence's folder, for naming its frames in messages
@@ -212,15 +221,15 @@ void check_readable_file(const fs::path& path, const std::string& name) {
 // not know, on top of the one clear error the user gets. FFmpeg's own log ("moov atom not
 // found") is silenced for the same reason (unless the user asked for it through
 // OPENCV_FFMPEG_LOGLEVEL): the error we throw says what is wrong.
-bool open_file(cv::VideoCapture& capture, const std::string& name) {
+bool open_file(CvCapture& capture, const std::string& name) {
     static const bool quiet = [] { return ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0) == 0; }();
     (void)quiet;
     std::vector<int> apis{static_cast<int>(cv::CAP_FFMPEG)};
-    if (!cv::videoio_registry::hasBackend(cv::CAP_FFMPEG))
+    if (!opencv_plugin().has_video_backend(cv::CAP_FFMPEG))
         apis.push_back(static_cast<int>(cv::CAP_ANY));
     for (const int api : apis) {
         try {
-            if (capture.open(name, api) && capture.isOpened()) return true;
+            if (capture.open(name, api) && capture.is_opened()) return true;
         } catch (const cv::Exception&) {
             // A backend that throws is one that cannot read the file: try the next.
         }
@@ -286,13 +295,13 @@ void open_sequence(detail::VideoReaderState& r, const fs::path& path, const doub
         fail_read(ErrorCode::Corrupt, r.name,
                   "its first frame " + first_frame_text(r) + " is not a readable image");
     try {
-        r.capture.open(r.name, cv::CAP_IMAGES);
+        r.capture->open(r.name, cv::CAP_IMAGES);
     } catch (const cv::Exception& e) {
         fail_read(ErrorCode::Corrupt, r.name,
                   "not an image sequence OpenCV can read (" + e.msg + ")");
     }
     // OpenCV refuses a sequence whose first file is not an image it can decode.
-    if (!r.capture.isOpened())
+    if (!r.capture->is_opened())
         fail_read(ErrorCode::Corrupt, r.name,
                   "its first frame " + first_frame_text(r) + " is not a readable image");
     r.info.fps = fps;
@@ -303,16 +312,16 @@ void open_sequence(detail::VideoReaderState& r, const fs::path& path, const doub
 
 void open_video_file(detail::VideoReaderState& r, const fs::path& path) {
     check_readable_file(path, r.name);
-    if (!open_file(r.capture, r.name)) {
+    if (!open_file(*r.capture, r.name)) {
         fail_read(ErrorCode::Corrupt, r.name,
                   "not a video OpenCV can decode: the file is damaged, truncated before its index, "
                   "or in a format FFmpeg does not read");
     }
-    r.info.fps = r.capture.get(cv::CAP_PROP_FPS);
+    r.info.fps = r.capture->get(cv::CAP_PROP_FPS);
     if (!(r.info.fps > 0) || !std::isfinite(r.info.fps)) r.info.fps = 0;
-    r.info.codec = fourcc_text(r.capture.get(cv::CAP_PROP_FOURCC));
+    r.info.codec = fourcc_text(r.capture->get(cv::CAP_PROP_FOURCC));
     // The container's own count: exact for MP4, estimated from the duration for some others.
-    const double count = r.capture.get(cv::CAP_PROP_FRAME_COUNT);
+    const double count = r.capture->get(cv::CAP_PROP_FRAME_COUNT);
     r.info.frame_count =
         count > 0 && std::isfinite(count) ? static_cast<int>(std::lround(count)) : 0;
 }
@@ -322,7 +331,7 @@ void read_first_frame(detail::VideoReaderState& r) {
     cv::Mat frame;
     bool ok = false;
     try {
-        ok = r.capture.read(frame) && !frame.empty();
+        ok = r.capture->read(frame) && !frame.empty();
     } catch (const cv::Exception& e) {
         fail_read(ErrorCode::Corrupt, r.name, "the first frame cannot be decoded (" + e.msg + ")");
     }
@@ -379,7 +388,7 @@ std::optional<ImageRgba8> VideoReader::next() {
         // A frame file the probe refuses ends the sequence early, as an undecodable one does.
     } else if (!r.at_end) {
         try {
-            if (!r.capture.read(frame)) frame.release();
+            if (!r.capture->read(frame)) frame.release();
         } catch (const cv::Exception&) {
             // A frame the decoder chokes on ends the stream like a truncation: ended_early()
             // tells the caller, and the frames already read stay usable.
@@ -451,7 +460,7 @@ struct VideoWriterState {
     bool failed = false;  ///< finish() failed and threw the frames away
     bool transparency_noted = false;
     std::optional<SequencePattern> pattern;
-    cv::VideoWriter writer;
+    std::unique_ptr<CvWriter> writer = opencv_plugin().new_writer();
     fs::path temporary;  ///< the partial file (MP4) or folder (PNG); empty once moved or removed
 
     VideoWriterState() = default;
@@ -462,7 +471,7 @@ struct VideoWriterState {
 
     void discard() noexcept {
         try {
-            writer.release();
+            writer->release();
         } catch (...) {
             // Closing a stream that is being thrown away: nothing left to report.
         }
@@ -525,11 +534,10 @@ constexpr std::array<Encoder, 3> kEncoders = {{
 void open_encoder(detail::VideoWriterState& w) {
     const cv::Size size(w.width, w.height);
     for (const Encoder& encoder : kEncoders) {
-        const int fourcc = cv::VideoWriter::fourcc(encoder.fourcc[0], encoder.fourcc[1],
-                                                   encoder.fourcc[2], encoder.fourcc[3]);
+        const int fourcc = fourcc_code(encoder.fourcc);
         try {
-            if (w.writer.open(w.temporary.string(), cv::CAP_FFMPEG, fourcc, w.fps, size) &&
-                w.writer.isOpened()) {
+            if (w.writer->open(w.temporary.string(), cv::CAP_FFMPEG, fourcc, w.fps, size) &&
+                w.writer->is_opened()) {
                 w.codec = encoder.codec;
                 if (&encoder == &kEncoders.back())
                     w.notices.push_back(
@@ -571,7 +579,7 @@ void write_png_frame(detail::VideoWriterState& w, const cv::Mat& bgr) {
     const fs::path file = w.temporary / format_frame_name(*w.pattern, w.frames);
     bool ok = false;
     try {
-        ok = cv::imwrite(file.string(), bgr);
+        ok = opencv_plugin().imwrite(file.string(), bgr, {});
     } catch (const cv::Exception& e) {
         fail_write(
             ErrorCode::WriteFailed, w.name,
@@ -584,7 +592,7 @@ void write_png_frame(detail::VideoWriterState& w, const cv::Mat& bgr) {
 }
 
 void finish_mp4(detail::VideoWriterState& w) {
-    w.writer.release();
+    w.writer->release();
     std::error_code ec;
     if (fs::file_size(w.temporary, ec) == 0 || ec)
         fail_write(ErrorCode::WriteFailed, w.name, "the encoder wrote nothing");
@@ -671,7 +679,7 @@ void VideoWriter::write(const ImageView<const Rgba8> frame) {
         write_png_frame(w, bgr);
     } else {
         try {
-            w.writer.write(bgr);
+            w.writer->write(bgr);
         } catch (const cv::Exception& e) {
             fail_write(
                 ErrorCode::WriteFailed, w.name,

@@ -160,6 +160,58 @@ class TestCli : public QObject {
         QVERIFY(r.out.startsWith("lacuna 0.1.0 ("));
     }
 
+    // OpenCV's imgcodecs and videoio pull in ~170 libraries (GDAL, GStreamer, FFmpeg): they are
+    // loaded, through liblacuna_opencv.so, only by what needs them. The dynamic loader's own log
+    // (LD_DEBUG=libs) says which libraries a process loaded.
+    void startup_loads_the_opencv_plugin_only_for_what_needs_it() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("LD_DEBUG", "libs");
+        const auto loaded = [&](const QStringList& args, const QString& library) {
+            const Result r = run_cli(args, env);
+            if (r.status != 0) qWarning("%s", qPrintable(r.err.right(2000)));
+            return r.status == 0 && r.err.contains(library);
+        };
+        const QString jpeg = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
+        const QString ppm = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
+        for (const QString& heavy : {QString("libopencv_videoio"), QString("libopencv_imgcodecs"),
+                                     QString("libgdal"), QString("liblacuna_opencv")}) {
+            QVERIFY2(!loaded({"--version"}, heavy), qPrintable(heavy));
+            QVERIFY2(!loaded({"backend"}, heavy), qPrintable(heavy));
+            QVERIFY2(!loaded({"info", jpeg}, heavy), qPrintable(heavy));
+        }
+        QVERIFY(loaded({"info", ppm}, "liblacuna_opencv.so"));
+        QVERIFY(loaded({"info", ppm}, "libopencv_imgcodecs"));
+    }
+
+    // A program moved away from its plugin reads JPEG still, and refuses what needs the plugin
+    // in one sentence that names it.
+    void a_missing_plugin_is_one_clear_error() {
+        for (const char* installed :
+             {"/usr/lib/lacuna", "/usr/lib/x86_64-linux-gnu/lacuna", "/usr/local/lib/lacuna",
+              "/usr/local/lib/x86_64-linux-gnu/lacuna"})
+            if (QFileInfo::exists(QString(installed) + "/liblacuna_opencv.so"))
+                QSKIP("an installed Lacuna's plugin would be found");
+        QTemporaryDir alone;
+        const QString program = alone.filePath("lacuna");
+        QVERIFY(QFile::copy(LACUNA_CLI_PATH, program));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("LACUNA_PLUGIN_DIR");
+        const auto run = [&](const QStringList& args) {
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(program, args);
+            p.waitForFinished(120000);
+            return Result{p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                          QString::fromUtf8(p.readAllStandardError())};
+        };
+        QCOMPARE(run({"info", LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg"}).status, 0);
+        const QString out = tmp("from-ppm.png");
+        const Result r = run({"convert", LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm", out});
+        QVERIFY(r.status != 0);
+        lacuna::test::verify_one_error_line(r, "liblacuna_opencv.so");
+        QVERIFY(!QFileInfo::exists(out));
+    }
+
     void main_help_lists_commands() {
         const Result r = run_cli({"--help"});
         QCOMPARE(r.status, 0);

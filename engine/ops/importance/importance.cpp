@@ -1,14 +1,12 @@
 // Importance terms from OpenCV's detectors, combined into the carvers' per-pixel levels.
 #include <lacuna/core/error.hpp>
+#include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/importance.hpp>
 
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 #if LACUNA_HAVE_SALIENCY
 #include <opencv2/saliency.hpp>
-#endif
-#if LACUNA_HAVE_XIMGPROC
-#include <opencv2/ximgproc.hpp>
 #endif
 
 #include <algorithm>
@@ -178,26 +176,20 @@ cv::Mat saliency_small(const Small& small) {
 }
 
 std::vector<LineSegment> lines_in(const Small& small) {
-#if LACUNA_HAVE_XIMGPROC
+    const io::OpenCvPlugin& opencv = io::opencv_plugin();
+    if (!opencv.has_ximgproc()) missing_contrib("ximgproc");
     cv::Mat grey;
     cv::cvtColor(small.rgb, grey, cv::COLOR_RGB2GRAY);
     // Segments shorter than 1/12 of the smaller side are texture, not structure.
     const int min_length = std::max(12, std::min(grey.cols, grey.rows) / 12);
-    cv::Ptr<cv::ximgproc::FastLineDetector> fld =
-        cv::ximgproc::createFastLineDetector(min_length, 1.414f, 50, 50, 3, true);
-    std::vector<cv::Vec4f> found;
-    fld->detect(grey, found);
     std::vector<LineSegment> out;
-    for (const cv::Vec4f& v : found) {
+    for (const cv::Vec4f& v :
+         opencv.fast_line_detector(grey, min_length, 1.414f, 50, 50, 3, true)) {
         out.push_back(
             {static_cast<float>(v[0] * small.scale), static_cast<float>(v[1] * small.scale),
              static_cast<float>(v[2] * small.scale), static_cast<float>(v[3] * small.scale)});
     }
     return out;
-#else
-    (void)small;
-    missing_contrib("ximgproc");
-#endif
 }
 
 /// Chai & Ngan's YCrCb box (Cr 133..173, Cb 77..127), opened to drop specks and blurred soft.
