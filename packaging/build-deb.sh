@@ -9,11 +9,17 @@ cd "$(dirname "$0")/.."
 install_system=0
 [ "${1:-}" = "--install" ] && install_system=1
 packaging/install-deps.sh
-cmake -S . -B build-deb -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+# LACUNA_DEB_BUILD_DIR=build packages the test build's folder instead (configured as
+# tests/run-all.sh configures it), so CI compiles the program once for the package and the tests.
+dir=${LACUNA_DEB_BUILD_DIR:-build-deb}
+testing=OFF
+[ "$dir" = build ] && testing=ON
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=$testing \
   -DLACUNA_CUDA="${LACUNA_CUDA:-AUTO}"
-cmake --build build-deb
-(cd build-deb && cpack -G DEB)
-deb=$(ls -t build-deb/lacuna_*.deb | head -1)
+cmake --build "$dir"
+rm -f "$dir"/lacuna_*.deb
+(cd "$dir" && cpack -G DEB)
+deb=$(ls -t "$dir"/lacuna_*.deb | head -1)
 echo "build-deb: built $deb"
 dpkg-deb --info "$deb" | sed -n '/Package:/,/Description:/p'
 
