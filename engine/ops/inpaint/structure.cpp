@@ -326,52 +326,6 @@ int run_to_border(const Mask& hole, const Point a, const Point d) {
     }
 }
 
-/// How far along the line from `a` along `d` the first known pixel after a run of hole lies
-/// (the far side), or -1 when the line leaves the image first.
-int far_exit(const Mask& hole, const Point a, const Point d) {
-    bool entered = false;
-    for (int t = 0;; ++t) {
-        const Point p = a + static_cast<double>(t) * d;
-        const int x = round_int(p.x), y = round_int(p.y);
-        if (x < 0 || y < 0 || x >= hole.width() || y >= hole.height()) return -1;
-        if (hole.row(y)[x] != 0)
-            entered = true;
-        else if (entered)
-            return t;
-    }
-}
-
-/// On the far side, from `exit` on along `d`: the known pixels in a row (up to kFarSide) and how
-/// many of them are edge pixels exactly on the line (rounded) with the line's normal.
-constexpr int kFarSide = 6;
-constexpr int kFarSlack = 1;
-int far_side_hits(const Gradients& g, const Point exit, const Point d, int& known) {
-    const Point m = perp(d);
-    int hits = 0;
-    known = 0;
-    // The first pixel or two past the hole have no gradient (their stencil touches it).
-    for (int u = 0; u < kFarSide + 2 && known < kFarSide; ++u) {
-        const Point p = exit + static_cast<double>(u) * d;
-        const int x = round_int(p.x), y = round_int(p.y);
-        const bool valid = g.inside(x, y) && g.valid[g.at(x, y)] != 0;
-        if (!valid && known == 0 && u < 2) continue;
-        if (!valid) break;
-        ++known;
-        // The trace's direction is known to a degree or so: a pixel either side counts.
-        for (int k = -kFarSlack; k <= kFarSlack; ++k) {
-            const int qx = round_int(p.x + k * m.x), qy = round_int(p.y + k * m.y);
-            if (!g.inside(qx, qy) || g.valid[g.at(qx, qy)] == 0) continue;
-            const std::size_t i = g.at(qx, qy);
-            const double mag = g.magnitude(i);
-            if (mag >= kEdgeLevels && std::abs(g.gx[i] * m.x + g.gy[i] * m.y) >= kNormalCos * mag) {
-                ++hits;
-                break;
-            }
-        }
-    }
-    return hits;
-}
-
 /// A side of a joined line: its trace and the shift along it the band copies by.
 struct Side {
     Point end, d;  ///< hole-side end, direction into the hole
@@ -483,31 +437,6 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
             line.strength = a.hits + b.hits;
             joined.push_back(line);
             continue;
-        }
-        // No partner traced (the far side's piece may be a few pixels only, under min_length):
-        // joined when, where the line leaves the hole, at least 3 of the next known pixels (and
-        // three quarters of them) are edge pixels on it, with the same profile across. The band
-        // is then copied from this side alone.
-        if (const int exit = far_exit(original, pa, da); exit > 0) {
-            const Point e = pa + static_cast<double>(exit) * da;
-            int known = 0;
-            const int hits = far_side_hits(g, e, da, known);
-            Trace far;
-            far.edge = {e.x, e.y, -da.x, -da.y, std::max(known, 1)};
-            if (hits >= 3 && hits * 4 >= known * 3 &&
-                profile_difference(a.profile, profile(g, far.edge, options.band)) <=
-                    kProfileLevels) {
-                used[i] = true;
-                Joined line;
-                line.a = pa;
-                line.b = e;
-                line.first = {pa, da, best_shift(image, original, a, options.band)};
-                line.second = line.first;
-                line.paired = false;
-                line.strength = a.hits;
-                joined.push_back(line);
-                continue;
-            }
         }
         // No partner: continued only to the image's border, when the hole reaches it along the
         // line and the edge outside is at least half as long as the way through the hole.

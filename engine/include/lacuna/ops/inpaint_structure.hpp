@@ -43,7 +43,7 @@ struct EdgeTrace {
 /// A line continued across the hole: from (x0, y0) on the side of `from` to (x1, y1).
 struct ContinuedLine {
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    bool to_border = false;  ///< one side copied across alone (no traced partner)
+    bool to_border = false;   ///< one edge continued to the image's border (no far side)
     std::int64_t pixels = 0;  ///< hole pixels of its band filled
 };
 
