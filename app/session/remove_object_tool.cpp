@@ -320,6 +320,10 @@ bool RemoveObjectTool::start_fill() {
         // device fail, the session is on the host then and the fill starts over there.
         if (document.measurement()) {
             if (!start_deep_fill(std::move(problem))) return start_fill();
+            // As the command line says it (ops::inpaint of samples): not silently skipped.
+            if (params.lines)
+                session_.notice(
+                    "Lines are not continued in a measurement's fill (8-bit pictures only).");
         } else if (document.on_device() && !params.lines) {
             const bool ok = session_.guarded([&] {
                 // The filler starts from the document as its stream leaves it.
