@@ -573,6 +573,10 @@ Command bench_command() {
            "inpaint: OpenCV's sample photos (default: opencv-doc's, "
            "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
+          {"lines", "", "inpaint: PatchMatch continues straight lines across the hole first"},
+          {"no-lines", "", "inpaint: PatchMatch without the line continuation"},
+          {"line-angle", "DEG", "inpaint: the line continuation's angle tolerance"},
+          {"line-offset", "PX", "inpaint: the line continuation's offset tolerance"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR",
            "inpaint, retarget-quality: write every method's output there (inpaint: also the masks\n"

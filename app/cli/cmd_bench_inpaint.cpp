@@ -21,6 +21,7 @@
 #include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
+#include <lacuna/ops/params.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
 #include <opencv2/core.hpp>
@@ -408,6 +409,16 @@ int bench_inpaint(Context& ctx) {
         ctx.args.get("dump") ? ctx.args.get("dump") : ctx.args.get("save");
     const std::optional<std::string> only = ctx.args.get("case");
     const int pm_seed = parse_int("seed", ctx.args.get("seed").value_or("1"));
+    // --lines / --no-lines, --line-angle, --line-offset: PatchMatch's line continuation.
+    ops::InpaintParams pm_lines;
+    if (ctx.args.has("lines")) pm_lines.lines = true;
+    if (ctx.args.has("no-lines")) pm_lines.lines = false;
+    if (const auto a = ctx.args.get("line-angle"))
+        pm_lines.line_angle =
+            parse_param("line-angle", *a, ops::param(ops::inpaint_param_specs(), "line-angle"));
+    if (const auto o = ctx.args.get("line-offset"))
+        pm_lines.line_offset =
+            parse_param("line-offset", *o, ops::param(ops::inpaint_param_specs(), "line-offset"));
     const std::string set = ctx.args.get("set").value_or("all");
     if (set != "all" && set != "holes" && set != "objects")
         throw UsageError("--set must be 'all', 'holes' or 'objects'");
@@ -495,6 +506,9 @@ int bench_inpaint(Context& ctx) {
         ops::InpaintParams patchmatch = ours;
         patchmatch.method = ops::InpaintMethod::PatchMatch;
         patchmatch.seed = static_cast<std::uint32_t>(pm_seed);
+        patchmatch.lines = pm_lines.lines;
+        patchmatch.line_angle = pm_lines.line_angle;
+        patchmatch.line_offset = pm_lines.line_offset;
         const auto run = [&](const ops::InpaintParams& p,
                              const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {

@@ -156,6 +156,7 @@ int run_inpaint(Context& ctx) {
                        .add("search", ops::describe_search(params))
                        .add("coherence", params.coherence)
                        .add("grow", grow)
+                       .add("lines", params.lines)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -188,6 +189,10 @@ Command inpaint_command() {
              {"grow", "N", param_help(ops::param(specs, "grow"))},
              {"never-sample", "MASK",
               "image of the same size; never copy from its non-black pixels"},
+             {"lines", "", param_help(ops::param(specs, "lines"))},
+             {"no-lines", "", "do not continue lines (the default)"},
+             param_option(ops::param(specs, "line-angle"), "DEG"),
+             param_option(ops::param(specs, "line-offset"), "PX"),
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},

@@ -67,6 +67,9 @@ int parse_params(const ParsedArgs& args, std::span<const ops::ParamField<P>> fie
             if (args.has("no-" + name)) {
                 f.set(params, 0);
                 ++given;
+            } else if (args.has(name)) {  // a switch that is off by default (--lines)
+                f.set(params, 1);
+                ++given;
             }
         } else if (const auto text = args.get(name)) {
             f.set(params, parse_param(name, *text, f.spec));

@@ -7,6 +7,7 @@
 #include <QButtonGroup>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -184,6 +185,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     search_->addItem(tr("Whole image"), -1.0);
     search_->setToolTip(tr("Where source patches may come from"));
     fill_form->addRow(tr("Search"), search_);
+    const ops::ParamSpec& lines = ops::param(ops::inpaint_param_specs(), "lines");
+    lines_ = new QCheckBox(text(lines.label));
+    lines_->setObjectName("fill_lines");
+    lines_->setChecked(lines.default_value != 0);
+    lines_->setToolTip(text(lines.help));
+    fill_form->addRow(lines_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -225,6 +232,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     };
     connect(patch_, &QSpinBox::valueChanged, this, [this] { save_settings(); });
     connect(search_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
+    connect(lines_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -385,6 +393,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     ops::InpaintParams params;
     params.method = static_cast<ops::InpaintMethod>(method_->currentData().toInt());
     params.patch = patch_->value() | 1;
+    params.lines = lines_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -489,6 +498,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
             best = i;
     }
     search_->setCurrentIndex(best);
+    lines_->setChecked(fill.lines);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

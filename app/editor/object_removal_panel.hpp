@@ -12,6 +12,7 @@
 #include <QWidget>
 
 class QButtonGroup;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -123,6 +124,7 @@ class ObjectRemovalPanel : public QWidget {
     QComboBox* target_ = nullptr;
     QPushButton* again_ = nullptr;
     QComboBox* search_ = nullptr;
+    QCheckBox* lines_ = nullptr;  ///< PatchMatch's line continuation (the "lines" parameter)
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -320,7 +320,11 @@ bool RemoveObjectTool::start_fill() {
         // device fail, the session is on the host then and the fill starts over there.
         if (document.measurement()) {
             if (!start_deep_fill(std::move(problem))) return start_fill();
-        } else if (document.on_device()) {
+            // As the command line says it (ops::inpaint of samples): not silently skipped.
+            if (params.lines)
+                session_.notice(
+                    "Lines are not continued in a measurement's fill (8-bit pictures only).");
+        } else if (document.on_device() && !params.lines) {
             const bool ok = session_.guarded([&] {
                 // The filler starts from the document as its stream leaves it.
                 document.device_pixels().synchronize();
@@ -334,6 +338,10 @@ bool RemoveObjectTool::start_fill() {
             if (!ok) return start_fill();
             device_ = "GPU";
         } else {
+            // The line continuation (params.lines) is a host stage that gives the fill an image
+            // and a smaller hole the device filler cannot take from the document's coverage:
+            // such a fill runs on the CPU here, on a device document too (show_step then writes
+            // the fill's rectangle to both sides).
             filler_ = ops::make_inpainter(document.pixels().view(), hole, params,
                                           ops::InpaintImplementation::Fast);
             device_ = "CPU";
@@ -393,6 +401,9 @@ void RemoveObjectTool::show_step() {
     if (device_filler_ != nullptr) {
         device_filler_->copy_filled(document.device_pixels(), fill_rect_);
         document.device_pixels_changed();
+    } else if (document.on_device()) {
+        // A host fill of a device document (the line continuation): its rectangle goes up.
+        document.write_pixels(fill_rect_, copy_region(filler_->image(), fill_rect_));
     } else {
         // Only the hole's box changes: paste it instead of replacing the whole document.
         paste_region(document.host_pixels(), fill_rect_, copy_region(filler_->image(), fill_rect_));

@@ -90,6 +90,36 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .unit = "pixels",
          .help = "grow the mask by this many pixels before filling (negative: shrink it), so it "
                  "takes the object's soft edge and shadow too"}),
+    field<&InpaintParams::lines>(
+        {.name = "lines",
+         .label = "Continue lines",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.lines ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures: join straight edges that reach the hole from both sides "
+                 "and fill a band along them first"}),
+    field<&InpaintParams::line_angle>(
+        {.name = "line-angle",
+         .label = "Line angle tolerance",
+         .kind = ParamKind::Real,
+         .default_value = kInpaintDefaults.line_angle,
+         .min = 0.5,
+         .max = 15,
+         .step = 0.5,
+         .unit = "degrees",
+         .help = "two edges are one line when their directions differ by at most this"}),
+    field<&InpaintParams::line_offset>(
+        {.name = "line-offset",
+         .label = "Line offset tolerance",
+         .kind = ParamKind::Real,
+         .default_value = kInpaintDefaults.line_offset,
+         .min = 0.5,
+         .max = 8,
+         .step = 0.5,
+         .unit = "pixels",
+         .help = "two edges are one line when each one's end lies this close to the other's line"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

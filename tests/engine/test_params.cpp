@@ -321,10 +321,12 @@ class TestParams : public QObject {
         p.method = ops::InpaintMethod::Criminisi;
         p.seed = 77;
         p.mask_grow = -3;
+        p.lines = true;
+        p.line_angle = 4.5;
         const std::string text = ops::write_settings(p, ops::inpaint_param_fields());
         QCOMPARE(QString::fromStdString(text),
                  QString("version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
-                         "seed=77\ngrow=-3\n"));
+                         "seed=77\ngrow=-3\nlines=on\nline-angle=4.5\nline-offset=2\n"));
         ops::InpaintParams back;
         QVERIFY(ops::read_settings(text, ops::inpaint_param_fields(), back).empty());
         QCOMPARE(back.patch, 15);
@@ -333,6 +335,8 @@ class TestParams : public QObject {
         QCOMPARE(back.method, ops::InpaintMethod::Criminisi);
         QCOMPARE(back.seed, 77u);
         QCOMPARE(back.mask_grow, -3);
+        QCOMPARE(back.lines, true);
+        QCOMPARE(back.line_angle, 4.5);
     }
 
     // A text from before versions (no version line), with a name since renamed and one since

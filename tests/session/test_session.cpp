@@ -32,6 +32,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <random>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -629,6 +631,42 @@ class TestSession : public QObject {
         QVERIFY(!s.remove_object().start_fill());
         QVERIFY(s.remove_object().message().find("Nothing to fill") != std::string::npos);
         QCOMPARE(s.history().count(), 2);
+    }
+
+    void fill_with_lines_equals_the_engine() {
+        // A dark bar across a noisy wall and a hole brushed over its middle: with the line
+        // continuation on, the session's fill ends as ops::inpaint's with it (the stage joined
+        // the bar's edges: the problem's note says so).
+        std::mt19937 rng(5);
+        std::uniform_int_distribution<int> noise(-5, 5);
+        ImageRgba8 wall(kW, kH);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                const double d = y - 0.25 * x - 60;
+                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+                wall.at(x, y) =
+                    Rgba8{std::uint8_t(v), std::uint8_t(v - 5), std::uint8_t(v - 10), 255};
+            }
+        session::Session s(false);
+        s.open(clone(wall.view()));
+        s.select(session::ToolKind::RemoveObject);
+        ops::InpaintParams params;
+        params.lines = true;
+        s.remove_object().set_fill_params(params);
+        s.remove_object().set_brush({20, 1.0, false});
+        stroke(*s.active_tool(), {{140, 85}, {160, 100}, {150, 110}});
+        Mask hole(kW, kH, 0);
+        const Mask& coverage = s.document().mask(MaskLayer::Fill);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+        const ops::InpaintResult engine =
+            ops::inpaint(wall.view(), hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(std::any_of(engine.notes.begin(), engine.notes.end(), [](const std::string& n) {
+            return n.find("continued") != std::string::npos;
+        }));
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), engine.image.view()));
     }
 
     // Found by the monkey test: Apply while a fill was running replaced the picture under the

@@ -200,6 +200,32 @@ class TestSessionDevice : public QObject {
         compare_frames("filled");
     }
 
+    void fill_with_lines_ends_alike() {
+        // The line continuation is a host stage: a device document's fill with it runs on the
+        // CPU (its rectangle going up each step) and ends with the host session's pixels.
+        ops::InpaintParams params;
+        params.lines = true;
+        for (session::Session* s : {device_.get(), host_.get()}) {
+            s->select(session::ToolKind::RemoveObject);
+            s->remove_object().set_brush({30, 1.0, false});
+            s->remove_object().set_fill_params(params);
+        }
+        both([&](session::Session& s) {
+            s.active_tool()->press({kW * 0.3, kH * 0.5});
+            s.active_tool()->move({kW * 0.36, kH * 0.56});
+            s.active_tool()->release({kW * 0.36, kH * 0.56});
+        });
+        both([&](session::Session& s) { QVERIFY(s.remove_object().start_fill()); });
+        while (host_->remove_object().fill_running())
+            both([&](session::Session& s) { s.remove_object().advance(64); });
+        QVERIFY(!device_->remove_object().fill_running());
+        QVERIFY(equal_pixels<Rgba8>(device_->document().pixels().view(),
+                                    host_->document().pixels().view()));
+        compare_frames("filled with lines");
+        for (session::Session* s : {device_.get(), host_.get()})
+            s->remove_object().set_fill_params({});
+    }
+
     void line_drags_stay_on_the_device() {
         for (session::Session* s : {device_.get(), host_.get()}) {
             s->select(session::ToolKind::LineHistogram);

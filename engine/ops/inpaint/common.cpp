@@ -4,6 +4,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
 #include <algorithm>
@@ -210,6 +211,14 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     return {finished_image(*filler), state, filler->problem().notes};
 }
 
+LineContinuationOptions line_options(const InpaintParams& params) {
+    LineContinuationOptions options;
+    options.angle_degrees = params.line_angle;
+    options.offset_pixels = params.line_offset;
+    options.band = params.patch / 2;  // a patch wide: the patches next to it see all of it
+    return options;
+}
+
 std::string to_string(const InpaintMethod method) {
     return method == InpaintMethod::PatchMatch ? "patchmatch" : "criminisi";
 }
@@ -260,6 +269,8 @@ std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, co
                                           const InpaintImplementation implementation) {
     InpaintProblem problem = prepare_inpaint(image, mask, params);
     if (params.method == InpaintMethod::PatchMatch) {
+        // Lines first, on the host, so every backend fills the same smaller hole.
+        if (params.lines) continue_lines(problem, params.never_sample, line_options(params));
         // PatchMatch has no separate single-threaded reference: Reference runs the Fast filler
         // (see lacuna/ops/patchmatch.hpp).
         if (implementation == InpaintImplementation::Cuda)

@@ -23,6 +23,12 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     const Mask hole = clone(problem.hole.view());
     const int radius = problem.radius;
     std::vector<std::string> notes = problem.notes;
+    // The bands would have to move the stored samples too (not built): said, not silently
+    // skipped.
+    if (params.lines)
+        notes.emplace_back(
+            "lines are not continued in a measurement's fill (8-bit pictures only): filled "
+            "without them");
     const auto filler = make_deep_patchmatch_inpainter(
         std::move(problem), deep_carving_proxy(samples, proxy.raw_lo, proxy.raw_hi).image,
         implementation);

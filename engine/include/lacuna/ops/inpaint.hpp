@@ -54,6 +54,15 @@ struct InpaintParams {
     /// brushed mask takes the object's soft edge and shadow too. The fill itself never reads it:
     /// it is here so that the setting is declared, saved and restored with the others.
     int mask_grow = 0;
+    /// PatchMatch on pictures: straight edges reaching the hole from both sides on one line
+    /// (or running into the image's border through it) are joined and a band along each is
+    /// filled first, by copying the band outside along the line (continue_lines,
+    /// inpaint_structure.hpp); PatchMatch fills the rest around the bands.
+    bool lines = false;
+    /// Joined only when the two edges' directions differ by at most this many degrees...
+    double line_angle = 3.0;
+    /// ...and each edge's end lies within this many pixels of the other's line.
+    double line_offset = 2.0;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).

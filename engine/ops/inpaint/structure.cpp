@@ -1,0 +1,527 @@
+// Straight lines continued across the hole before PatchMatch (see inpaint_structure.hpp). One
+// thread, plain loops: it looks only at a ring of a few dozen pixels around the hole.
+#include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+namespace lacuna::ops {
+namespace {
+
+/// An edge pixel: the luma step across it (Sobel / 8, levels per pixel) at least this.
+constexpr double kEdgeLevels = 10.0;
+/// Along a trace, an edge pixel's normal within 20° of the line's.
+const double kNormalCos = std::cos(20.0 * std::numbers::pi / 180.0);
+/// The longest trace outward from the hole, in pixels.
+constexpr int kReach = 48;
+/// Seeds: edge pixels at most this far (chessboard) from the hole.
+constexpr int kSeedDistance = 3;
+/// Two sides are the same edge when their luma profiles across it differ by at most this much
+/// on average (levels): a dark | bright edge does not continue a bright | dark one.
+constexpr double kProfileLevels = 20.0;
+
+struct Point {
+    double x = 0, y = 0;
+};
+Point operator+(const Point a, const Point b) {
+    return {a.x + b.x, a.y + b.y};
+}
+Point operator-(const Point a, const Point b) {
+    return {a.x - b.x, a.y - b.y};
+}
+Point operator*(const double s, const Point a) {
+    return {s * a.x, s * a.y};
+}
+double dot(const Point a, const Point b) {
+    return a.x * b.x + a.y * b.y;
+}
+double cross(const Point a, const Point b) {
+    return a.x * b.y - a.y * b.x;
+}
+Point perp(const Point a) {
+    return {-a.y, a.x};
+}
+int round_int(const double v) {
+    return static_cast<int>(std::lround(v));
+}
+
+/// Luma and its Sobel gradient where the whole 3 × 3 stencil is known.
+struct Gradients {
+    int width = 0, height = 0;
+    std::vector<float> luma, gx, gy;
+    std::vector<std::uint8_t> valid;  ///< 1: gradient defined (stencil known and inside)
+
+    [[nodiscard]] std::size_t at(const int x, const int y) const {
+        return static_cast<std::size_t>(y) * width + x;
+    }
+    [[nodiscard]] bool inside(const int x, const int y) const {
+        return x >= 0 && y >= 0 && x < width && y < height;
+    }
+    [[nodiscard]] double magnitude(const std::size_t i) const {
+        return std::hypot(static_cast<double>(gx[i]), static_cast<double>(gy[i]));
+    }
+};
+
+Gradients gradients(const ImageView<const Rgba8> image, const Mask& hole) {
+    Gradients g;
+    g.width = image.width;
+    g.height = image.height;
+    const std::size_t n = static_cast<std::size_t>(g.width) * g.height;
+    g.luma.assign(n, 0.0f);
+    g.gx.assign(n, 0.0f);
+    g.gy.assign(n, 0.0f);
+    g.valid.assign(n, 0);
+    for (int y = 0; y < g.height; ++y) {
+        const Rgba8* row = image.row(y);
+        for (int x = 0; x < g.width; ++x)
+            g.luma[g.at(x, y)] =
+                static_cast<float>(54 * row[x].r + 183 * row[x].g + 19 * row[x].b) / 256.0f;
+    }
+    for (int y = 1; y + 1 < g.height; ++y)
+        for (int x = 1; x + 1 < g.width; ++x) {
+            bool known = true;
+            for (int dy = -1; dy <= 1 && known; ++dy)
+                for (int dx = -1; dx <= 1; ++dx)
+                    if (hole.row(y + dy)[x + dx] != 0) known = false;
+            if (!known) continue;
+            const auto l = [&](const int dx, const int dy) { return g.luma[g.at(x + dx, y + dy)]; };
+            const std::size_t i = g.at(x, y);
+            g.gx[i] = (l(1, -1) + 2 * l(1, 0) + l(1, 1) - l(-1, -1) - 2 * l(-1, 0) - l(-1, 1)) / 8;
+            g.gy[i] = (l(-1, 1) + 2 * l(0, 1) + l(1, 1) - l(-1, -1) - 2 * l(0, -1) - l(1, -1)) / 8;
+            g.valid[i] = 1;
+        }
+    return g;
+}
+
+bool in_hole(const Mask& hole, const int x, const int y) {
+    return x >= 0 && y >= 0 && x < hole.width() && y < hole.height() && hole.row(y)[x] != 0;
+}
+
+/// How many edge pixels a straight line from `start` along `u` meets (normal within 20°),
+/// stopping after three misses in a row; `last` is the farthest hit.
+int count_hits(const Gradients& g, const Point start, const Point u, int& last) {
+    const Point m = perp(u);
+    int hits = 0, misses = 0;
+    last = 0;
+    for (int t = 1; t <= kReach && misses < 3; ++t) {
+        const Point p = start + static_cast<double>(t) * u;
+        const int x = round_int(p.x), y = round_int(p.y);
+        bool hit = false;
+        if (g.inside(x, y) && g.valid[g.at(x, y)] != 0) {
+            const std::size_t i = g.at(x, y);
+            const double mag = g.magnitude(i);
+            hit = mag >= kEdgeLevels && std::abs(g.gx[i] * m.x + g.gy[i] * m.y) >= kNormalCos * mag;
+        }
+        if (hit) {
+            ++hits;
+            misses = 0;
+            last = t;
+        } else {
+            ++misses;
+        }
+    }
+    return hits;
+}
+
+/// The mean luma across the line at offsets -band..band (along perp(d)) over its first
+/// `length` pixels outward from (x, y).
+std::vector<double> profile(const Gradients& g, const EdgeTrace& e, const int band) {
+    std::vector<double> sum(static_cast<std::size_t>(2 * band + 1), 0.0);
+    std::vector<int> count(sum.size(), 0);
+    const Point d{e.dx, e.dy};
+    const Point m = perp(d);
+    for (int t = 0; t < e.length; ++t)
+        for (int k = -band; k <= band; ++k) {
+            const Point p =
+                Point{e.x, e.y} - static_cast<double>(t) * d + static_cast<double>(k) * m;
+            const int x = round_int(p.x), y = round_int(p.y);
+            if (!g.inside(x, y) || g.valid[g.at(x, y)] == 0) continue;
+            sum[static_cast<std::size_t>(k + band)] += g.luma[g.at(x, y)];
+            ++count[static_cast<std::size_t>(k + band)];
+        }
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = count[i] > 0 ? sum[i] / count[i] : -1.0;
+    return sum;
+}
+
+struct Trace {
+    EdgeTrace edge;
+    int hits = 0;
+    std::vector<double> profile;  ///< across the line, along perp(direction into the hole)
+};
+
+/// Traces the edge through seed (x, y) outward from the hole; nullopt-like hits 0 when it is
+/// no straight edge of min_length reaching the hole.
+Trace trace_from(const Gradients& g, const Mask& hole, const int x, const int y,
+                 const LineContinuationOptions& options) {
+    Trace none;
+    const std::size_t i = g.at(x, y);
+    const double mag = g.magnitude(i);
+    const Point e{-g.gy[i] / mag, g.gx[i] / mag};  // along the edge
+    // Which way along the edge the hole lies; an edge that runs along the hole's border, or
+    // has hole on both sides, does not enter it.
+    bool plus = false, minus = false;
+    for (int t = 1; t <= kSeedDistance + 1; ++t) {
+        plus = plus || in_hole(hole, round_int(x + t * e.x), round_int(y + t * e.y));
+        minus = minus || in_hole(hole, round_int(x - t * e.x), round_int(y - t * e.y));
+    }
+    if (plus == minus) return none;
+    const Point out = plus ? -1.0 * e : e;
+    // The best straight line through the seed's neighbourhood: angle within ±12° of the seed's
+    // edge direction (1° steps), the start shifted across by up to a pixel.
+    int best_hits = -1, best_last = 0;
+    Point best_u = out, best_start{static_cast<double>(x), static_cast<double>(y)};
+    for (int step = 0; step <= 24; ++step) {
+        const int delta = (step % 2 == 0 ? 1 : -1) * ((step + 1) / 2);  // 0, -1, 1, -2, 2...
+        const double a = delta * std::numbers::pi / 180.0;
+        const Point u{out.x * std::cos(a) - out.y * std::sin(a),
+                      out.x * std::sin(a) + out.y * std::cos(a)};
+        for (const double o : {0.0, -0.5, 0.5, -1.0, 1.0}) {
+            const Point start = Point{static_cast<double>(x), static_cast<double>(y)} + o * perp(u);
+            int last = 0;
+            const int hits = count_hits(g, start, u, last);
+            if (hits > best_hits) {
+                best_hits = hits;
+                best_last = last;
+                best_u = u;
+                best_start = start;
+            }
+        }
+    }
+    if (best_last < options.min_length || best_hits * 4 < best_last * 3) return none;
+    // Refine by a least-squares line through the hits' pixel centres, weighted by the step.
+    const Point m = perp(best_u);
+    double sw = 0, sx = 0, sy = 0;
+    std::vector<std::array<double, 3>> points;
+    for (int t = 0; t <= best_last; ++t) {
+        const Point p = best_start + static_cast<double>(t) * best_u;
+        // The strongest edge pixel across the line within a pixel.
+        double w_best = 0;
+        Point q_best{};
+        for (int k = -1; k <= 1; ++k) {
+            const Point q = p + static_cast<double>(k) * m;
+            const int qx = round_int(q.x), qy = round_int(q.y);
+            if (!g.inside(qx, qy) || g.valid[g.at(qx, qy)] == 0) continue;
+            const double w = g.magnitude(g.at(qx, qy));
+            if (w > w_best) {
+                w_best = w;
+                q_best = {static_cast<double>(qx), static_cast<double>(qy)};
+            }
+        }
+        if (w_best < kEdgeLevels) continue;
+        points.push_back({q_best.x, q_best.y, w_best});
+        sw += w_best;
+        sx += w_best * q_best.x;
+        sy += w_best * q_best.y;
+    }
+    const Point c{sx / sw, sy / sw};
+    double cxx = 0, cxy = 0, cyy = 0;
+    for (const auto& p : points) {
+        cxx += p[2] * (p[0] - c.x) * (p[0] - c.x);
+        cxy += p[2] * (p[0] - c.x) * (p[1] - c.y);
+        cyy += p[2] * (p[1] - c.y) * (p[1] - c.y);
+    }
+    const double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
+    Point d{std::cos(angle), std::sin(angle)};
+    if (dot(d, out) > 0) d = -1.0 * d;  // into the hole
+    // The hole-side end: the seed projected on the fitted line.
+    const Point seed{static_cast<double>(x), static_cast<double>(y)};
+    const Point end = c + dot(seed - c, d) * d;
+    Trace trace;
+    trace.edge = {end.x, end.y, d.x, d.y, best_last};
+    trace.hits = best_hits;
+    trace.profile = profile(g, trace.edge, options.band);
+    return trace;
+}
+
+std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
+                                    const LineContinuationOptions& options) {
+    std::vector<Trace> found;
+    for (int y = 1; y + 1 < g.height; ++y)
+        for (int x = 1; x + 1 < g.width; ++x) {
+            const std::size_t i = g.at(x, y);
+            if (g.valid[i] == 0) continue;
+            const double mag = g.magnitude(i);
+            if (mag < kEdgeLevels) continue;
+            bool near = false;
+            for (int dy = -kSeedDistance; dy <= kSeedDistance && !near; ++dy)
+                for (int dx = -kSeedDistance; dx <= kSeedDistance && !near; ++dx)
+                    near = in_hole(hole, x + dx, y + dy);
+            if (!near) continue;
+            // Only the ridge of the step across the edge seeds a trace.
+            const int sx = round_int(g.gx[i] / mag), sy = round_int(g.gy[i] / mag);
+            const auto weaker = [&](const int xx, const int yy) {
+                return !g.inside(xx, yy) || g.valid[g.at(xx, yy)] == 0 ||
+                       g.magnitude(g.at(xx, yy)) <= mag;
+            };
+            if (!weaker(x + sx, y + sy) || !weaker(x - sx, y - sy)) continue;
+            Trace t = trace_from(g, hole, x, y, options);
+            if (t.hits > 0) found.push_back(std::move(t));
+        }
+    // One trace per edge: the strongest first, then those that are the same line again (a
+    // neighbouring seed on the same edge) dropped.
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Trace& a, const Trace& b) { return a.hits > b.hits; });
+    std::vector<Trace> kept;
+    const double same_cos = std::cos(3.0 * std::numbers::pi / 180.0);
+    for (Trace& t : found) {
+        const Point d{t.edge.dx, t.edge.dy};
+        const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const Trace& k) {
+            const Point kd{k.edge.dx, k.edge.dy};
+            const Point gap = Point{t.edge.x, t.edge.y} - Point{k.edge.x, k.edge.y};
+            return dot(d, kd) >= same_cos && std::abs(cross(kd, gap)) <= 1.5 &&
+                   std::abs(dot(kd, gap)) <= 2.0 * kSeedDistance + 2;
+        });
+        if (!duplicate) kept.push_back(std::move(t));
+    }
+    return kept;
+}
+
+/// Mean absolute difference of two profiles, the second read backwards (its normal points the
+/// other way); -1 entries (nothing known there) are skipped.
+double profile_difference(const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double va = a[i], vb = b[b.size() - 1 - i];
+        if (va < 0 || vb < 0) continue;
+        sum += std::abs(va - vb);
+        ++n;
+    }
+    return n > 0 ? sum / n : 1e9;
+}
+
+/// Whether the straight path from a to b crosses one run of hole only (known pixels only
+/// within a few pixels of either end, where the traces start).
+bool one_hole_run(const Mask& hole, const Point a, const Point b) {
+    const double length = std::hypot(b.x - a.x, b.y - a.y);
+    const int steps = static_cast<int>(std::ceil(length));
+    int inside = 0;
+    for (int s = 0; s <= steps; ++s) {
+        const double t = steps > 0 ? static_cast<double>(s) / steps : 0.0;
+        const Point p = a + t * (b - a);
+        const bool h = in_hole(hole, round_int(p.x), round_int(p.y));
+        inside += h ? 1 : 0;
+        const double from_a = t * length, from_b = (1 - t) * length;
+        if (!h && from_a > kSeedDistance + 1.5 && from_b > kSeedDistance + 1.5) return false;
+    }
+    return inside > 0;
+}
+
+/// The hole pixels along the ray from `a` along `d` until it leaves the image; -1 when a known
+/// pixel comes first (past the trace's start).
+int run_to_border(const Mask& hole, const Point a, const Point d) {
+    int run = 0;
+    for (int t = 0;; ++t) {
+        const Point p = a + static_cast<double>(t) * d;
+        const int x = round_int(p.x), y = round_int(p.y);
+        if (x < 0 || y < 0 || x >= hole.width() || y >= hole.height()) return run > 0 ? t : -1;
+        if (hole.row(y)[x] != 0)
+            ++run;
+        else if (t > kSeedDistance + 1)
+            return -1;
+    }
+}
+
+/// A side of a joined line: its trace and the shift along it the band copies by.
+struct Side {
+    Point end, d;  ///< hole-side end, direction into the hole
+    int shift = 0;
+};
+
+/// The shift s (band + 2 .. the trace's length) whose copy of the band just outside the hole
+/// best matches what is there: periodic content (bricks, railings) keeps its phase.
+int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace& trace,
+               const int band) {
+    const Point end{trace.edge.x, trace.edge.y};
+    const Point d{trace.edge.dx, trace.edge.dy};
+    const Point m = perp(d);
+    const auto known = [&](const int x, const int y) {
+        return x >= 0 && y >= 0 && x < hole.width() && y < hole.height() && hole.row(y)[x] == 0;
+    };
+    double best_cost = 1e300;
+    int best = std::min(trace.edge.length, band + 2);
+    for (int s = band + 2; s <= trace.edge.length; ++s) {
+        const int ox = round_int(s * d.x), oy = round_int(s * d.y);
+        double cost = 0;
+        int n = 0;
+        for (int t = 0; t <= 2 * band + 1; ++t)
+            for (int k = -band; k <= band; ++k) {
+                const Point q = end - static_cast<double>(t) * d + static_cast<double>(k) * m;
+                const int x = round_int(q.x), y = round_int(q.y);
+                if (!known(x, y) || !known(x - ox, y - oy)) continue;
+                const Rgba8 a = image.row(y)[x], b = image.row(y - oy)[x - ox];
+                const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+                cost += dr * dr + dg * dg + db * db;
+                ++n;
+            }
+        if (n == 0) continue;
+        cost /= n;
+        if (cost <= best_cost) {  // ties: the longer shift (fewer repeats)
+            best_cost = cost;
+            best = s;
+        }
+    }
+    return best;
+}
+
+struct Joined {
+    Point a, b;  ///< the band's axis
+    Side first, second;
+    bool paired = true;
+    double strength = 0;
+};
+
+}  // namespace
+
+std::vector<EdgeTrace> edges_into_hole(const ImageView<const Rgba8> image, const Mask& hole,
+                                       const LineContinuationOptions& options) {
+    std::vector<EdgeTrace> out;
+    for (const Trace& t : traces_into_hole(gradients(image, hole), hole, options))
+        out.push_back(t.edge);
+    return out;
+}
+
+LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,
+                              const Mask* never_sample, const LineContinuationOptions& options) {
+    LineCompletion result;
+    result.image = clone(image);
+    Mask original(hole.width(), hole.height(), 0);
+    for (int y = 0; y < hole.height(); ++y)
+        for (int x = 0; x < hole.width(); ++x) original.row(y)[x] = hole.row(y)[x] != 0 ? 1 : 0;
+    result.hole = clone(original.view());
+    const Gradients g = gradients(image, original);
+    const std::vector<Trace> traces = traces_into_hole(g, original, options);
+    const double angle_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
+
+    // Pairs: the strongest trace first takes the best partner facing it across the hole.
+    std::vector<Joined> joined;
+    std::vector<bool> used(traces.size(), false);
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        if (used[i]) continue;
+        const Trace& a = traces[i];
+        const Point pa{a.edge.x, a.edge.y}, da{a.edge.dx, a.edge.dy};
+        double best_cost = 1e300;
+        std::size_t best = traces.size();
+        for (std::size_t j = 0; j < traces.size(); ++j) {
+            if (j == i || used[j]) continue;
+            const Trace& b = traces[j];
+            const Point pb{b.edge.x, b.edge.y}, db{b.edge.dx, b.edge.dy};
+            if (-dot(da, db) < angle_cos || dot(pb - pa, da) <= 0) continue;
+            const double off_a = std::abs(cross(da, pb - pa));
+            const double off_b = std::abs(cross(db, pa - pb));
+            if (off_a > options.offset_pixels || off_b > options.offset_pixels) continue;
+            const double profile = profile_difference(a.profile, b.profile);
+            if (profile > kProfileLevels || !one_hole_run(original, pa, pb)) continue;
+            const double cost = std::acos(std::min(1.0, -dot(da, db))) /
+                                    (options.angle_degrees * std::numbers::pi / 180.0 + 1e-9) +
+                                (off_a + off_b) / (2 * options.offset_pixels + 1e-9) +
+                                profile / kProfileLevels;
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = j;
+            }
+        }
+        if (best < traces.size()) {
+            const Trace& b = traces[best];
+            used[i] = used[best] = true;
+            Joined line;
+            line.a = pa;
+            line.b = {b.edge.x, b.edge.y};
+            line.first = {pa, da, best_shift(image, original, a, options.band)};
+            line.second = {
+                line.b, {b.edge.dx, b.edge.dy}, best_shift(image, original, b, options.band)};
+            line.strength = a.hits + b.hits;
+            joined.push_back(line);
+            continue;
+        }
+        // No partner: continued only to the image's border, when the hole reaches it along the
+        // line and the edge outside is at least half as long as the way through the hole.
+        const int run = run_to_border(original, pa, da);
+        if (run > 0 && run <= 2 * a.edge.length) {
+            used[i] = true;
+            Joined line;
+            line.a = pa;
+            line.b = pa + static_cast<double>(run) * da;
+            line.first = {pa, da, best_shift(image, original, a, options.band)};
+            line.second = line.first;
+            line.paired = false;
+            line.strength = a.hits;
+            joined.push_back(line);
+        }
+    }
+    std::stable_sort(joined.begin(), joined.end(),
+                     [](const Joined& x, const Joined& y) { return x.strength > y.strength; });
+
+    // The bands: each hole pixel within `band` of a joined line's axis copies the pixel k shifts
+    // back along its side's own direction (the first k that lands on a known pixel), so the
+    // edge outside continues straight in. A pixel in two bands takes the stronger line's.
+    const auto source_ok = [&](const int x, const int y) {
+        return x >= 0 && y >= 0 && x < original.width() && y < original.height() &&
+               original.row(y)[x] == 0 && (never_sample == nullptr || never_sample->row(y)[x] == 0);
+    };
+    const int band = options.band;
+    for (const Joined& line : joined) {
+        const Point axis = line.b - line.a;
+        const double length = std::hypot(axis.x, axis.y);
+        if (length < 1) continue;
+        const Point u = (1.0 / length) * axis;
+        const int x0 =
+            std::max(0, static_cast<int>(std::floor(std::min(line.a.x, line.b.x))) - band - 1);
+        const int x1 = std::min(
+            hole.width() - 1, static_cast<int>(std::ceil(std::max(line.a.x, line.b.x))) + band + 1);
+        const int y0 =
+            std::max(0, static_cast<int>(std::floor(std::min(line.a.y, line.b.y))) - band - 1);
+        const int y1 =
+            std::min(hole.height() - 1,
+                     static_cast<int>(std::ceil(std::max(line.a.y, line.b.y))) + band + 1);
+        ContinuedLine continued{line.a.x, line.a.y, line.b.x, line.b.y, !line.paired, 0};
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) {
+                if (result.hole.row(y)[x] == 0) continue;
+                const Point p{static_cast<double>(x), static_cast<double>(y)};
+                const double t = dot(p - line.a, u);
+                if (t < -band || t > length + band || std::abs(cross(u, p - line.a)) > band + 0.5)
+                    continue;
+                const Side& side = (!line.paired || t <= length / 2) ? line.first : line.second;
+                for (int k = 1; k <= 64; ++k) {
+                    const int sx = x - round_int(k * side.shift * side.d.x);
+                    const int sy = y - round_int(k * side.shift * side.d.y);
+                    if (!source_ok(sx, sy)) continue;
+                    result.image.row(y)[x] = image.row(sy)[sx];
+                    result.hole.row(y)[x] = 0;
+                    ++continued.pixels;
+                    break;
+                }
+            }
+        result.filled += continued.pixels;
+        if (continued.pixels > 0) result.lines.push_back(continued);
+    }
+    return result;
+}
+
+void continue_lines(InpaintProblem& problem, const Mask* never_sample,
+                    const LineContinuationOptions& options) {
+    if (problem.hole_pixels == 0) return;
+    LineCompletion done = continue_lines(problem.image.view(), problem.hole, never_sample, options);
+    if (done.filled == 0) return;
+    problem.image = std::move(done.image);
+    problem.hole = std::move(done.hole);
+    problem.hole_pixels -= done.filled;
+    SearchRect box{problem.image.width(), problem.image.height(), -1, -1};
+    for (int y = problem.hole_box.y0; y <= problem.hole_box.y1; ++y)
+        for (int x = problem.hole_box.x0; x <= problem.hole_box.x1; ++x)
+            if (problem.hole.row(y)[x] != 0)
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    problem.hole_box = box;
+    std::string note = "continued " + std::to_string(done.lines.size()) + " straight line";
+    if (done.lines.size() != 1) note += "s";
+    note += " across the hole (" + std::to_string(done.filled) + " pixels filled along them first)";
+    problem.notes.push_back(std::move(note));
+}
+
+}  // namespace lacuna::ops
