@@ -43,8 +43,8 @@ done
   --width 400 --backend cpu --json
 "$prefix/usr/bin/lacuna" info "$prefix/narrow.png"
 # Netpbm goes through the OpenCV plugin (liblacuna_opencv.so), found beside the unpacked program.
-ls "$prefix"/usr/lib/*lacuna/liblacuna_opencv.so "$prefix"/usr/lib/*/lacuna/liblacuna_opencv.so \
-  2>/dev/null | grep -q . || { echo "build-deb: the package lacks liblacuna_opencv.so" >&2; exit 1; }
+find "$prefix/usr/lib" -path '*/lacuna/liblacuna_opencv.so' | grep -q . ||
+  { echo "build-deb: the package lacks liblacuna_opencv.so" >&2; exit 1; }
 "$prefix/usr/bin/lacuna" convert "$prefix/narrow.png" "$prefix/narrow.ppm"
 "$prefix/usr/bin/lacuna" info "$prefix/narrow.ppm"
 # The Python module, from the package's files, on a numpy array.
