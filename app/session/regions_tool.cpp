@@ -402,17 +402,29 @@ RegionsTool::Hit RegionsTool::hit(const Point2 c, const double tolerance) const 
             // Corners in continuous coordinates; c is a pixel centre: compare at c + 0.5.
             const Point2 q{c.x + 0.5, c.y + 0.5};
             const std::array<Point2, 4> k = corners(r);
+            int nearest = -1;
+            double best = tolerance;
             for (int h = 0; h < 4; ++h)
-                if (std::hypot(q.x - k[std::size_t(h)].x, q.y - k[std::size_t(h)].y) <= tolerance)
-                    return {i, Drag::Corner, h};
+                if (const double d =
+                        std::hypot(q.x - k[std::size_t(h)].x, q.y - k[std::size_t(h)].y);
+                    d <= best) {
+                    best = d;
+                    nearest = h;
+                }
+            if (nearest >= 0) return {i, Drag::Corner, nearest};
             if (q.x >= r.x - tolerance / 2 && q.x <= r.x + r.width + tolerance / 2 &&
                 q.y >= r.y - tolerance / 2 && q.y <= r.y + r.height + tolerance / 2)
                 return {i, Drag::Whole, -1};
             continue;
         }
+        int nearest = -1;
+        double best = tolerance;
         for (std::size_t v = 0; v < r.points.size(); ++v)
-            if (std::hypot(c.x - r.points[v].x, c.y - r.points[v].y) <= tolerance)
-                return {i, Drag::Vertex, int(v)};
+            if (const double d = std::hypot(c.x - r.points[v].x, c.y - r.points[v].y); d <= best) {
+                best = d;
+                nearest = int(v);
+            }
+        if (nearest >= 0) return {i, Drag::Vertex, nearest};
         const double reach = std::max(r.width / 2.0, tolerance * 0.75);
         for (std::size_t v = 1; v < r.points.size(); ++v)
             if (segment_distance(c, r.points[v - 1], r.points[v]) <= reach)
