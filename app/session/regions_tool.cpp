@@ -297,7 +297,7 @@ std::uint64_t RegionsTool::plane_key() const {
     return d.pixels_revision() * 1000003ull + d.calibration_revision();
 }
 
-void RegionsTool::build_plane() {
+void RegionsTool::build_plane() const {
     // The plane `lacuna histogram --regions` reads by default: the calibrated value of a
     // measurement, the luminance of a photo (HistogramSource's, so the numbers are the CLI's).
     // Built on the host once per pixels revision; drags then only sample it.
@@ -311,8 +311,8 @@ void RegionsTool::build_plane() {
     plane_key_ = plane_key();
 }
 
-void RegionsTool::refresh() {
-    if (session_.document().empty()) {
+void RegionsTool::refresh() const {
+    if (session_.document().empty() || regions_.empty()) {
         cache_.clear();
         return;
     }
@@ -339,7 +339,6 @@ void RegionsTool::refresh() {
             c.error = e.what();
         }
     }
-    ++revision_;
 }
 
 void RegionsTool::changed() {
@@ -349,12 +348,14 @@ void RegionsTool::changed() {
 }
 
 const ops::RegionProfile* RegionsTool::profile(const int index) const {
+    refresh();
     if (index < 0 || std::size_t(index) >= cache_.size()) return nullptr;
     const Cached& c = cache_[std::size_t(index)];
     return c.profile ? &*c.profile : nullptr;
 }
 
 std::string RegionsTool::profile_error(const int index) const {
+    refresh();
     if (index < 0 || std::size_t(index) >= cache_.size()) return {};
     return cache_[std::size_t(index)].error;
 }

@@ -41,7 +41,9 @@ class RegionsTool final : public Tool {
     [[nodiscard]] Overlay overlay() const override;
     /// A new document starts with an empty list and no history.
     void document_opened() override;
-    void document_changed(DocumentChange) override { refresh(); }
+    /// The profiles are taken again when next asked for (a fill's steps do not each rebuild
+    /// the plane).
+    void document_changed(DocumentChange) override { ++revision_; }
 
     // ---- the list ----
     [[nodiscard]] const std::vector<ops::ProfileRegion>& regions() const { return regions_; }
@@ -127,9 +129,9 @@ class RegionsTool final : public Tool {
     };
     void record(std::string label, std::vector<ops::ProfileRegion> before, int selected_before);
     void changed();
-    /// Recomputes the profiles whose region or plane changed.
-    void refresh();
-    void build_plane();
+    /// Recomputes the profiles whose region or plane changed (none without regions).
+    void refresh() const;
+    void build_plane() const;
     [[nodiscard]] std::uint64_t plane_key() const;
     [[nodiscard]] std::string free_name(ops::RegionShape shape);
     [[nodiscard]] std::string next_color();
@@ -163,9 +165,10 @@ class RegionsTool final : public Tool {
     std::vector<Step> steps_;
     std::size_t undo_index_ = 0;
     // Profiles, on one plane per pixels/calibration revision.
-    ImageF32 plane_;
-    std::uint64_t plane_key_ = ~0ull;
-    std::vector<Cached> cache_;
+    // A cache, filled when profiles are asked for (hence mutable).
+    mutable ImageF32 plane_;
+    mutable std::uint64_t plane_key_ = ~0ull;
+    mutable std::vector<Cached> cache_;
     std::uint64_t revision_ = 1;
 };
 

@@ -191,6 +191,33 @@ class TestRegions : public QObject {
         QVERIFY(!tool.can_undo());
     }
 
+    void profiles_follow_the_document() {
+        // A new calibration (and any edit) re-profiles every region on the new values.
+        NativeImage samples(64, 40, {SampleType::U16, 1});
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 64; ++x) samples.set_sample(x, y, 0, (x * 37 + y * 101) % 4096);
+        session::Session s(false);
+        s.open_measurement({samples}, {1.0, 0.0, "counts"});
+        RegionsTool& tool = s.regions();
+        ops::ProfileRegion r;
+        r.shape = ops::RegionShape::Rectangle;
+        r.x = 3;
+        r.y = 5;
+        r.width = 40;
+        r.height = 9;
+        tool.add(r);
+        QCOMPARE(tool.unit(), std::string("counts"));
+        QCOMPARE(tool.channel_name(), std::string("value"));
+        const Calibration kelvin{0.01, 250.0, "K"};
+        s.set_calibration(kelvin);
+        QCOMPARE(tool.unit(), std::string("K"));
+        const ops::RegionProfile expected =
+            ops::profile_region(tool.regions()[0], measurement_plane(samples, kelvin).view());
+        QVERIFY(tool.profile(0) != nullptr);
+        QVERIFY(tool.profile(0)->values == expected.values);
+        QVERIFY(tool.profile(0)->values[0] > 250.0f);
+    }
+
     void json_round_trip_and_bad_files() {
         QTemporaryDir dir;
         session::Session s(false);
