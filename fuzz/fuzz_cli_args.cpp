@@ -9,7 +9,6 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "options.hpp"
-#include "regions.hpp"
 
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
@@ -18,6 +17,7 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/regions.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
 #include <climits>
@@ -58,10 +58,14 @@ void parse_value(const std::string& value, const int original) {
     namespace cli = lacuna::cli;
     namespace ops = lacuna::ops;
     // The regions file's JSON reader, and the paths it gives planned (not profiled: a valid
-    // band of 2048 along a million positions is slow, not wrong).
+    // band of 2048 along a million positions is slow, not wrong); what it reads, the writer
+    // writes so that it reads back the same.
     attempt([&] {
-        for (const cli::Region& r : cli::parse_regions(value, "fuzz.json"))
-            (void)ops::plan_kymograph(16, 16, r.params);
+        const std::vector<ops::ProfileRegion> regions =
+            ops::parse_regions(value, "fuzz.json", true);
+        if (ops::parse_regions(ops::regions_json(regions), "again.json", true) != regions)
+            lacuna::fuzz::violated("regions_json did not read back as the regions written");
+        for (const ops::ProfileRegion& r : regions) (void)ops::plan_kymograph(16, 16, r.params());
     });
     attempt([&] { (void)cli::parse_number("n", value); });
     attempt([&] { (void)cli::parse_int("n", value); });

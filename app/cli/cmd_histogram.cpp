@@ -5,13 +5,13 @@
 #include "json.hpp"
 #include "measurement.hpp"
 #include "options.hpp"
-#include "regions.hpp"
 #include "timing.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/regions.hpp>
 
 #include <chrono>
 #include <fstream>
@@ -261,7 +261,7 @@ int run_regions(Context& ctx, const Loaded& loaded) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(ErrorCode::NotFound, "cannot read the regions file '" + path + "'");
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::vector<Region> regions = parse_regions(text, path);
+    const std::vector<ops::ProfileRegion> regions = ops::parse_regions(text, path);
     ops::HistogramChannel channel = loaded.source->is_measurement()
                                         ? ops::HistogramChannel::Value
                                         : ops::HistogramChannel::Luminance;
@@ -279,13 +279,23 @@ int run_regions(Context& ctx, const Loaded& loaded) {
     header.replace(header.find("; 1 bins over"), std::string::npos,
                    "; " + std::to_string(regions.size()) + " regions from " + path + ", channel " +
                        ops::to_string(planes[0]) + "\n");
-    std::string json;
-    const std::string csv =
-        region_profiles_csv(regions, loaded.source->plane(planes[0]).view(), header, json);
-    if (const auto out = ctx.args.get("csv")) write_text(*out, csv);
+    std::vector<ops::RegionProfile> profiles;
+    std::vector<JsonObject> summary;
+    for (const ops::ProfileRegion& region : regions) {
+        profiles.push_back(ops::profile_region(region, loaded.source->plane(planes[0]).view()));
+        const ops::KymographPlan& plan = profiles.back().plan;
+        summary.push_back(JsonObject()
+                              .add("name", region.name)
+                              .add("type", ops::to_string(region.shape))
+                              .add("positions", plan.positions())
+                              .add("length", plan.length())
+                              .add("band_width", plan.band()));
+    }
+    if (const auto out = ctx.args.get("csv"))
+        write_text(*out, ops::region_profiles_csv(regions, profiles, header));
     if (ctx.json) {
         JsonObject o;
-        o.add("mode", "regions").add_raw("regions", json);
+        o.add("mode", "regions").add_raw("regions", json_array(summary));
         add_calibration(o, loaded);
         ctx.out << o.str() << "\n";
     }

@@ -1,6 +1,7 @@
 #include "canvas.hpp"
 
 #include <line_tool.hpp>
+#include <regions_tool.hpp>
 #include <retarget_tool.hpp>
 
 #include <lacuna/render/image_renderer.hpp>
@@ -99,6 +100,66 @@ void Canvas::paintGL() {
     renderer_->render(defaultFramebufferObject(), fb.width(), fb.height(), view_);
     draw_box();
     draw_scribble();
+    draw_regions();
+}
+
+void Canvas::draw_regions() {
+    // Drawn by QPainter over the GL frame, like the box: a dark outline under the region's
+    // colour so it reads on any picture; the band's edges dashed; the selected region's
+    // vertices or corners as handles.
+    const session::RegionsTool& tool = session_.regions();
+    const bool active = session_.active_tool() == &tool;
+    if (tool.count() == 0 || (!active && !show_regions_)) return;
+    const session::Overlay overlay = tool.overlay();
+    const qreal dpr = devicePixelRatioF();
+    const auto screen = [&](const double x, const double y) {
+        const render::PointF p = view_.to_screen({x, y});
+        return QPointF(p.x / dpr, p.y / dpr);
+    };
+    const double scale = view_.zoom / dpr;  // screen pixels per image pixel
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (const session::Overlay::Region& r : overlay.regions) {
+        const QColor colour(r.rgb[0], r.rgb[1], r.rgb[2]);
+        QPolygonF path;
+        for (const session::ScribblePoint& p : r.path) path << screen(p.x, p.y);
+        if (r.closed) path << path.front();
+        const double width = r.selected && active ? 3.0 : 2.0;
+        painter.setPen(
+            QPen(QColor(0, 0, 0, 150), width + 2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter.drawPolyline(path);
+        painter.setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter.drawPolyline(path);
+        if (!r.closed && r.band > 1) {
+            // Each segment's band edges, along its own normal (as the profile samples it).
+            painter.setPen(QPen(colour, 1, Qt::DashLine));
+            const double half = r.band / 2.0 * scale;
+            for (int i = 1; i < path.size(); ++i) {
+                const QPointF d = path[i] - path[i - 1];
+                const double length = std::hypot(d.x(), d.y());
+                if (length < 1e-9) continue;
+                const QPointF n(-d.y() / length * half, d.x() / length * half);
+                painter.drawLine(path[i - 1] + n, path[i] + n);
+                painter.drawLine(path[i - 1] - n, path[i] - n);
+            }
+        }
+        if (r.selected && active) {
+            painter.setPen(QPen(Qt::black, 1));
+            painter.setBrush(Qt::white);
+            for (int i = 0; i < int(r.path.size()); ++i)
+                painter.drawRect(QRectF(path[i] - QPointF(3.5, 3.5), QSizeF(7, 7)));
+            painter.setBrush(Qt::NoBrush);
+        }
+        // The name beside the first vertex (a rectangle's top-left corner), on a dark tag.
+        const QString name = QString::fromStdString(r.name);
+        const QFontMetrics fm(font());
+        const QPointF at = path.front() + QPointF(4, -6);
+        const QRectF tag(at.x() - 2, at.y() - fm.ascent() - 1, fm.horizontalAdvance(name) + 4,
+                         fm.height() + 2);
+        painter.fillRect(tag, QColor(0, 0, 0, 150));
+        painter.setPen(colour);
+        painter.drawText(at, name);
+    }
 }
 
 void Canvas::draw_scribble() {
@@ -119,8 +180,7 @@ void Canvas::draw_scribble() {
     const qreal width = std::max<qreal>(2.0, 2 * (r.x - o.x) / dpr);
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
-    painter.setPen(
-        QPen(QColor(40, 220, 90), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.setPen(QPen(QColor(40, 220, 90), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     painter.drawPolyline(path);
 }
 
@@ -322,6 +382,18 @@ void Canvas::mouseReleaseEvent(QMouseEvent* event) {
     }
     dragging_ = false;
     setCursor(tool_ == CanvasTool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor);
+}
+
+void Canvas::mouseDoubleClickEvent(QMouseEvent* event) {
+    // A polyline ends with a double click; elsewhere it is a second press, as Qt's default.
+    session::Tool* tool = session_.active_tool();
+    if (event->button() == Qt::LeftButton && tool_ != CanvasTool::Pan && tool != nullptr &&
+        tool->double_click(pointer(event))) {
+        update();
+        emit tool_input();
+        return;
+    }
+    mousePressEvent(event);
 }
 
 void Canvas::dragEnterEvent(QDragEnterEvent* event) {

@@ -28,7 +28,8 @@ using session::MaskLayer;
 /// mask.
 /// Box: drag a rectangle around an object for a GrabCut mask (the Remove Object panel).
 /// Scribble: scribble strokes on an object for a GrabCut mask (the same panel).
-enum class CanvasTool { Pan, Brush, Eraser, Line, Box, Scribble };
+/// Regions: draw and edit the region list's lines, polylines and rectangles (the Regions dock).
+enum class CanvasTool { Pan, Brush, Eraser, Line, Box, Scribble, Regions };
 
 class Canvas : public QOpenGLWidget {
     Q_OBJECT
@@ -58,6 +59,11 @@ class Canvas : public QOpenGLWidget {
     void set_line_marker(std::optional<double> t);
 
     void set_tool(CanvasTool tool);
+    /// Draw the region list while another tool is active (the Regions dock's Show all).
+    void set_show_regions(bool on) {
+        show_regions_ = on;
+        update();
+    }
     [[nodiscard]] CanvasTool tool() const { return tool_; }
 
     void fit_to_window();
@@ -87,6 +93,7 @@ class Canvas : public QOpenGLWidget {
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void leaveEvent(QEvent* event) override;
@@ -100,6 +107,9 @@ class Canvas : public QOpenGLWidget {
     void draw_box();
     /// The strokes of a scribble selection while they are drawn.
     void draw_scribble();
+    /// The region list: each region's path (and band) in its colour, its name, and the selected
+    /// one's handles.
+    void draw_regions();
 
     session::Session& session_;
     std::unique_ptr<render::ImageRenderer> renderer_;
@@ -110,6 +120,7 @@ class Canvas : public QOpenGLWidget {
     QPointF last_drag_;
     QPointF cursor_;  // widget coordinates, for the brush ring
     bool cursor_inside_ = false;
+    bool show_regions_ = true;
     int shown_w_ = 0, shown_h_ = 0;
     bool fit_mode_ = true;
     render::ViewTransform view_;

@@ -10,6 +10,7 @@
 #include "video_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
+#include "regions_panel.hpp"
 #include "retarget_panel.hpp"
 
 #include <line_tool.hpp>
@@ -37,6 +38,8 @@
 #include <QKeyEvent>
 #include <QKeySequence>
 #include <QLabel>
+#include <QCheckBox>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -82,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_histogram_dock();
     build_display_dock();
     build_video_dock();
+    build_regions_dock();
     build_filter_dock();
     build_menus();
     build_toolbar();
@@ -94,6 +98,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             timer.start();
             histogram_panel_->refresh();
             time_label_->setText(tr("histogram: %1 ms").arg(timer.nsecsElapsed() / 1e6, 0, 'f', 2));
+        }
+        if (session_->active_kind() == session::ToolKind::Regions) {
+            regions_panel_->refresh();
+            regions_revision_ = session_->regions().revision();
+            update_undo_actions();
         }
         show_notices();
     });
@@ -178,6 +187,8 @@ void MainWindow::build_menus() {
                      [this] { select_tool(CanvasTool::Pan); });
     tools->addAction(tr("&Line Histogram"), QKeySequence(Qt::Key_L), this,
                      [this] { select_tool(CanvasTool::Line); });
+    tools->addAction(tr("&Regions (lines, polylines, rectangles)"), QKeySequence(Qt::Key_R), this,
+                     [this] { select_tool(CanvasTool::Regions); });
     tools->addAction(tr("&Brush (mask)"), QKeySequence(Qt::Key_B), this,
                      [this] { select_tool(CanvasTool::Brush); });
     tools->addAction(tr("&Eraser (mask)"), QKeySequence(Qt::Key_E), this,
@@ -189,6 +200,55 @@ void MainWindow::build_menus() {
                      [this] { select_tool(CanvasTool::Scribble); });
     tools->addAction(tr("&Fill Masked Area"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                      &MainWindow::start_fill);
+
+    // ImageJ's ROI Manager, as a menu: the list itself is the Regions dock.
+    QMenu* regions = menuBar()->addMenu(tr("&Regions"));
+    regions->addAction(tr("&Add Line [t]"), QKeySequence(Qt::Key_T), this,
+                       &MainWindow::add_line_to_regions);
+    regions->addAction(tr("&Delete Selected Region"), this, [this] {
+        session_->regions().remove(session_->regions().selected());
+        regions_panel_->refresh();
+        canvas_->update();
+    });
+    regions->addSeparator();
+    regions->addAction(tr("&Open Regions…"), this, [this] {
+        const QString start =
+            document_path().isEmpty() ? QString() : QFileInfo(document_path()).path();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Regions"), start,
+                                                          tr("Regions (*.json);;All files (*)"));
+        if (!path.isEmpty()) regions_panel_->open_from(path);
+    });
+    regions->addAction(tr("&Save Regions Beside Image"), this,
+                       &MainWindow::save_regions_beside_image);
+    regions->addAction(tr("Save Regions &As…"), this, [this] {
+        const QString start =
+            document_path().isEmpty()
+                ? QStringLiteral("regions.json")
+                : QString::fromStdString(
+                      session::RegionsTool::sidecar(document_path().toStdString()).string());
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save Regions"), start, tr("Regions (*.json)"));
+        if (!path.isEmpty()) regions_panel_->save_to(path);
+    });
+    regions->addAction(tr("&Export Profiles (CSV)…"), this, [this] {
+        QString start = QStringLiteral("profiles.csv");
+        if (!document_path().isEmpty()) {
+            const QFileInfo info(document_path());
+            start = info.path() + "/" + info.completeBaseName() + "-profiles.csv";
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Profiles (CSV)"), start,
+                                                          tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            regions_panel_->export_csv(
+                path, document_path().isEmpty() ? tr("the image") : document_path());
+    });
+    regions->addSeparator();
+    show_regions_action_ = regions->addAction(tr("Show &All"));
+    show_regions_action_->setCheckable(true);
+    show_regions_action_->setChecked(true);
+    connect(show_regions_action_, &QAction::toggled, this, [this](const bool on) {
+        regions_panel_->findChild<QCheckBox*>("regions_show_all")->setChecked(on);
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { canvas_->zoom_by(1.25); });
@@ -286,10 +346,13 @@ void MainWindow::select_tool(const CanvasTool tool) {
     }
     removal_panel_->set_tool(CanvasTool::Pan);
     if (tool == CanvasTool::Line) histogram_dock_->raise();
-    session_->select(tool == CanvasTool::Line ? session::ToolKind::LineHistogram
-                                              : session::ToolKind::Pan);
+    if (tool == CanvasTool::Regions) regions_dock_->raise();
+    session_->select(tool == CanvasTool::Line      ? session::ToolKind::LineHistogram
+                     : tool == CanvasTool::Regions ? session::ToolKind::Regions
+                                                   : session::ToolKind::Pan);
     canvas_->set_tool(tool);
     canvas_->document_changed();
+    update_undo_actions();
 }
 
 void MainWindow::check_tool_action(const CanvasTool tool) {
@@ -297,12 +360,27 @@ void MainWindow::check_tool_action(const CanvasTool tool) {
 }
 
 bool MainWindow::undo() {
+    if (session_->active_kind() == session::ToolKind::Regions) {
+        // The region list has its own history: its edits never change the image.
+        const bool done = session_->regions().undo();
+        regions_panel_->refresh();
+        update_undo_actions();
+        canvas_->update();
+        return done;
+    }
     const bool done = session_->undo();
     canvas_->document_changed();
     return done;
 }
 
 bool MainWindow::redo() {
+    if (session_->active_kind() == session::ToolKind::Regions) {
+        const bool done = session_->regions().redo();
+        regions_panel_->refresh();
+        update_undo_actions();
+        canvas_->update();
+        return done;
+    }
     const bool done = session_->redo();
     canvas_->document_changed();
     return done;
@@ -328,9 +406,10 @@ void MainWindow::build_toolbar() {
         CanvasTool tool;
         const char* text;
     } tools[] = {
-        {CanvasTool::Pan, QT_TR_NOOP("Pan")},     {CanvasTool::Line, QT_TR_NOOP("Line")},
-        {CanvasTool::Brush, QT_TR_NOOP("Brush")}, {CanvasTool::Eraser, QT_TR_NOOP("Eraser")},
-        {CanvasTool::Box, QT_TR_NOOP("Box")},     {CanvasTool::Scribble, QT_TR_NOOP("Scribble")}};
+        {CanvasTool::Pan, QT_TR_NOOP("Pan")},        {CanvasTool::Line, QT_TR_NOOP("Line")},
+        {CanvasTool::Brush, QT_TR_NOOP("Brush")},    {CanvasTool::Eraser, QT_TR_NOOP("Eraser")},
+        {CanvasTool::Box, QT_TR_NOOP("Box")},        {CanvasTool::Scribble, QT_TR_NOOP("Scribble")},
+        {CanvasTool::Regions, QT_TR_NOOP("Regions")}};
     for (const auto& t : tools) {
         QAction* action = bar->addAction(tr(t.text));
         action->setCheckable(true);
@@ -374,6 +453,94 @@ void MainWindow::build_histogram_dock() {
 
 bool MainWindow::export_histogram_csv(const QString& path) {
     return histogram_panel_->export_csv_reporting(path);
+}
+
+void MainWindow::build_regions_dock() {
+    regions_panel_ = new RegionsPanel(session_->regions(), this);
+    auto* dock = new QDockWidget(tr("Regions"), this);
+    dock->setObjectName("regions_dock");
+    dock->setWidget(regions_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(removal_dock_, dock);
+    regions_dock_ = dock;
+    connect(regions_panel_, &RegionsPanel::changed, this, [this] {
+        canvas_->set_show_regions(regions_panel_->show_all());
+        if (show_regions_action_) show_regions_action_->setChecked(regions_panel_->show_all());
+        regions_panel_->refresh();
+        update_undo_actions();
+        canvas_->update();
+    });
+    connect(regions_panel_, &RegionsPanel::add_line_requested, this,
+            &MainWindow::add_line_to_regions);
+    connect(regions_panel_, &RegionsPanel::message, this,
+            [this](const QString& text, const int ms) { statusBar()->showMessage(text, ms); });
+    connect(regions_panel_, &RegionsPanel::error, this, &MainWindow::show_error);
+}
+
+bool MainWindow::add_line_to_regions() {
+    const int index = session_->regions().add_current_line();
+    if (index < 0) {
+        statusBar()->showMessage(tr("Draw a line with the Line tool (L) first, then add it (T)."),
+                                 5000);
+        return false;
+    }
+    regions_dock_->raise();
+    regions_panel_->refresh();
+    update_undo_actions();
+    canvas_->update();
+    statusBar()->showMessage(
+        tr("Added '%1' to the regions.")
+            .arg(QString::fromStdString(session_->regions().regions()[std::size_t(index)].name)),
+        4000);
+    return true;
+}
+
+bool MainWindow::save_regions_beside_image() {
+    if (document_path().isEmpty()) {
+        statusBar()->showMessage(
+            tr("The image has no file yet: save it first, or use Regions ▸ Save Regions As."),
+            6000);
+        return false;
+    }
+    return regions_panel_->save_to(QString::fromStdString(
+        session::RegionsTool::sidecar(document_path().toStdString()).string()));
+}
+
+void MainWindow::offer_sidecar_regions() {
+    if (document_path().isEmpty() || session_->video() != nullptr) return;
+    const QString sidecar = QString::fromStdString(
+        session::RegionsTool::sidecar(document_path().toStdString()).string());
+    if (!QFileInfo::exists(sidecar)) return;
+    const QString answer =
+        ask(this, "regions_sidecar_dialog", QMessageBox::Question, tr("Regions"),
+            tr("Load the regions saved beside this image?"), sidecar,
+            {{tr("Load Regions"), QMessageBox::AcceptRole, "regions_sidecar_load"},
+             {tr("Not Now"), QMessageBox::RejectRole, "regions_sidecar_skip"}});
+    if (answer == "regions_sidecar_load" && regions_panel_->open_from(sidecar))
+        regions_dock_->raise();
+}
+
+void MainWindow::update_undo_actions() {
+    const bool regions = session_->active_kind() == session::ToolKind::Regions;
+    const session::History& history = session_->history();
+    const session::RegionsTool& list = session_->regions();
+    const bool can_undo = regions ? list.can_undo() : history.can_undo();
+    const bool can_redo = regions ? list.can_redo() : history.can_redo();
+    const QString undo_label =
+        QString::fromStdString(regions ? list.undo_label() : history.undo_label());
+    const QString redo_label =
+        QString::fromStdString(regions ? list.redo_label() : history.redo_label());
+    undo_action_->setEnabled(can_undo);
+    redo_action_->setEnabled(can_redo);
+    undo_action_->setText(can_undo ? tr("&Undo %1").arg(undo_label) : tr("&Undo"));
+    redo_action_->setText(can_redo ? tr("&Redo %1").arg(redo_label) : tr("&Redo"));
+    undo_button_->setEnabled(can_undo);
+    redo_button_->setEnabled(can_redo);
+    undo_button_->setToolTip(can_undo ? tr("Undo %1 (Ctrl+Z)").arg(undo_label)
+                                      : tr("Nothing to undo"));
+    redo_button_->setToolTip(can_redo ? tr("Redo %1 (Ctrl+Shift+Z)").arg(redo_label)
+                                      : tr("Nothing to redo"));
 }
 
 void MainWindow::build_video_dock() {
@@ -552,6 +719,12 @@ void MainWindow::poll() {
     retarget_panel_->poll();
     show_notices();
     recovery_->poll();
+    if (session_->regions().revision() != regions_revision_) {
+        // The list or its profiles changed (a polyline following the pointer, an edit).
+        regions_revision_ = session_->regions().revision();
+        regions_panel_->refresh();
+        update_undo_actions();
+    }
     if (session_->frame_revision() != painted_revision_) {
         painted_revision_ = session_->frame_revision();
         canvas_->document_changed();
@@ -573,24 +746,7 @@ void MainWindow::show_notices() {
 void MainWindow::document_changed() {
     if (video_panel_) video_panel_->refresh();
     const session::History& history = session_->history();
-    undo_action_->setEnabled(history.can_undo());
-    redo_action_->setEnabled(history.can_redo());
-    undo_action_->setText(history.can_undo()
-                              ? tr("&Undo %1").arg(QString::fromStdString(history.undo_label()))
-                              : tr("&Undo"));
-    redo_action_->setText(history.can_redo()
-                              ? tr("&Redo %1").arg(QString::fromStdString(history.redo_label()))
-                              : tr("&Redo"));
-    undo_button_->setEnabled(history.can_undo());
-    redo_button_->setEnabled(history.can_redo());
-    undo_button_->setToolTip(
-        history.can_undo()
-            ? tr("Undo %1 (Ctrl+Z)").arg(QString::fromStdString(history.undo_label()))
-            : tr("Nothing to undo"));
-    redo_button_->setToolTip(
-        history.can_redo()
-            ? tr("Redo %1 (Ctrl+Shift+Z)").arg(QString::fromStdString(history.redo_label()))
-            : tr("Nothing to redo"));
+    update_undo_actions();
     const session::Document& document = session_->document();
     size_label_->setText(tr("%1 × %2 px").arg(document.width()).arg(document.height()));
     if (panel_source_w_ != document.width() || panel_source_h_ != document.height()) {
@@ -645,6 +801,8 @@ void MainWindow::reset_for_new_document() {
     removal_panel_->reset();
     retarget_panel_->show_status({});
     histogram_panel_->reset_range();
+    regions_panel_->set_document_path(document_path());
+    regions_panel_->refresh();
     time_label_->clear();
     value_label_->clear();
     update_colour_label();
@@ -837,6 +995,7 @@ void MainWindow::document_opened(const Opened kind, const QString& message) {
     video_panel_->refresh();
     document_changed();
     recovery_->request();
+    offer_sidecar_regions();
 }
 
 void MainWindow::document_saved() {
@@ -879,6 +1038,9 @@ void MainWindow::restore_panels(const session::ToolState& tools) {
             break;
         case session::ToolKind::LineHistogram:
             select_tool(CanvasTool::Line);
+            break;
+        case session::ToolKind::Regions:
+            select_tool(CanvasTool::Regions);
             break;
         default:
             select_tool(CanvasTool::Pan);

@@ -38,6 +38,7 @@ class FilterPanel;
 class HistogramPanel;
 class DisplayPanel;
 class VideoPanel;
+class RegionsPanel;
 
 class MainWindow : public QMainWindow, private DocumentActions::Host, private RecoveryUi::Host {
     Q_OBJECT
@@ -84,6 +85,13 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     /// there is no line or the file cannot be written): the Line Histogram panel's.
     bool export_histogram_csv(const QString& path);
     [[nodiscard]] DisplayPanel* display_panel() const { return display_panel_; }
+    [[nodiscard]] RegionsPanel* regions_panel() const { return regions_panel_; }
+    /// Regions ▸ Add [t]: the Line tool's line as a new region (false, with a message, when
+    /// there is none).
+    bool add_line_to_regions();
+    /// Regions ▸ Save Beside Image: the list to the document's sidecar file
+    /// (RegionsTool::sidecar). False, with a message, without a document file.
+    bool save_regions_beside_image();
     [[nodiscard]] VideoPanel* video_panel() const { return video_panel_; }
     /// Opens a video or image sequence: its first frame as the document, the Video dock raised.
     bool open_video(const QString& path);
@@ -158,6 +166,12 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     void build_histogram_dock();
     void build_video_dock();
     void build_display_dock();
+    void build_regions_dock();
+    /// With the document's sidecar regions file present, offers to load it.
+    void offer_sidecar_regions();
+    /// Undo/Redo's words and state: the region list's while the Regions tool is active, the
+    /// document's otherwise.
+    void update_undo_actions();
     void show_readout(std::optional<render::PointF> position);
     void build_toolbar();
     /// The toolbar shows `tool` as the checked one.
@@ -181,7 +195,7 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     QLabel* time_label_ = nullptr;
     BackendInfo backend_;
     /// The toolbar's tool actions, by CanvasTool.
-    std::array<QAction*, 6> tool_actions_{};  // one per CanvasTool
+    std::array<QAction*, 7> tool_actions_{};  // one per CanvasTool
     QAction* undo_action_ = nullptr;
     QAction* redo_action_ = nullptr;
     /// The toolbar's Undo and Redo: fixed words (the label is in the tooltip), so the buttons
@@ -203,6 +217,10 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     QDockWidget* histogram_dock_ = nullptr;
     QDockWidget* display_dock_ = nullptr;
     QDockWidget* video_dock_ = nullptr;
+    QDockWidget* regions_dock_ = nullptr;
+    RegionsPanel* regions_panel_ = nullptr;
+    QAction* show_regions_action_ = nullptr;
+    std::uint64_t regions_revision_ = 0;
     VideoPanel* video_panel_ = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include <GL/glew.h>
 
 #include "line_tool.hpp"
+#include "regions_tool.hpp"
 #include "remove_object_tool.hpp"
 #include "retarget_tool.hpp"
 #include "session.hpp"
@@ -40,6 +41,49 @@ using namespace lacuna;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Region drags (the Regions tool): a line with a 64-pixel band, a four-vertex polyline and a
+/// rectangle a fifth of the image high, each moved whole by the pointer. The profile is taken
+/// on the host (KymographSampler on a plane built once per pixels revision: the first press
+/// builds it), on either path: the region list has no device profile yet.
+template <class Bench, class Out>
+void time_region_drags(session::Session& s, Bench& bench, Out& out, const int w, const int h,
+                       const int repeats) {
+    s.select(session::ToolKind::Regions);
+    session::RegionsTool& regions = s.regions();
+    regions.clear();
+    ops::ProfileRegion line;
+    line.points = {{w * 0.1, h * 0.2}, {w * 0.8, h * 0.7}};
+    line.width = 64;
+    regions.add(line);
+    ops::ProfileRegion poly;
+    poly.shape = ops::RegionShape::Polyline;
+    poly.points = {{w * 0.1, h * 0.8}, {w * 0.3, h * 0.5}, {w * 0.6, h * 0.9}, {w * 0.9, h * 0.4}};
+    poly.width = 16;
+    regions.add(poly);
+    ops::ProfileRegion rect;
+    rect.shape = ops::RegionShape::Rectangle;
+    rect.x = std::floor(w * 0.3);
+    rect.y = std::floor(h * 0.1);
+    rect.width = std::max(2, w * 2 / 5);
+    rect.height = std::clamp(h / 5, 1, ops::kMaxBandWidth);
+    regions.add(rect);
+    const struct {
+        const char* label;
+        double x, y;  // a point on the region, continuous coordinates
+    } drags[] = {{"region drag: line (64 px band)", w * 0.45 + 0.5, h * 0.45 + 0.5},
+                 {"region drag: polyline (4 vertices, 16 px)", w * 0.2 + 0.5, h * 0.65 + 0.5},
+                 {"region drag: rectangle (0.4 w x 0.2 h)", w * 0.5, h * 0.2}};
+    for (const auto& d : drags) {
+        regions.press({d.x, d.y});
+        for (int i = 0; i < repeats; ++i)
+            bench.time(out[d.label], [&] {
+                regions.move({d.x + 3.0 * ((i % 8) + 1), d.y + 2.0 * ((i % 8) + 1)});
+            });
+        regions.release({});
+    }
+    regions.clear();
+}
 
 struct Options {
     std::string image = LACUNA_SAMPLE_IMAGE;
@@ -201,6 +245,7 @@ std::map<std::string, Timing> run(const bool device, const ImageRgba8& photo, co
             });
         }
         line.release({});
+        time_region_drags(s, bench, out, w, h, repeats);
         if (s.on_device() && s.line().result() != nullptr) {
             // The histogram kernels alone for the last line (device time, CUDA events).
             ops::CudaLineHistogrammer kernels(s.document().device_pixels());
@@ -332,6 +377,7 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
             });
         }
         line.release({});
+        time_region_drags(s, bench, out, w, h, repeats);
         // Remove object on the measurement: the fill decides on the 16-bit decision image (made
         // on the device from the samples there) and its sources move the float samples.
         s.select(session::ToolKind::RemoveObject);

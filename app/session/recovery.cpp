@@ -248,8 +248,8 @@ ToolState get_tools_v1(ByteReader& r) {
 
 // Version 2's tool section: name=value text. Enumerations are written by name, so a tool or
 // channel added later does not shift the meaning of what older files say.
-constexpr std::array<std::string_view, 4> kToolNames = {"pan", "remove-object", "retarget",
-                                                        "line-histogram"};
+constexpr std::array<std::string_view, 6> kToolNames = {"pan", "remove-object", "retarget",
+                                                        "line-histogram", "filter", "regions"};
 constexpr std::array<std::string_view, kMaskLayers> kLayerNames = {"fill", "protect",
                                                                    "carve-remove", "never-sample"};
 constexpr std::array<std::string_view, 3> kRangeNames = {"image", "line", "typed"};

@@ -2,6 +2,7 @@
 
 #include "filter_tool.hpp"
 #include "line_tool.hpp"
+#include "regions_tool.hpp"
 #include "remove_object_tool.hpp"
 #include "retarget_tool.hpp"
 
@@ -30,6 +31,7 @@ Session::Session(const bool use_device)
     tools_.push_back(std::make_unique<RetargetTool>(*this));
     tools_.push_back(std::make_unique<RemoveObjectTool>(*this));
     tools_.push_back(std::make_unique<LineTool>(*this));
+    tools_.push_back(std::make_unique<RegionsTool>(*this));
     retarget().set_carve_backend(select_backend(BackendRequest::Auto).backend);
 }
 
@@ -49,6 +51,10 @@ RemoveObjectTool& Session::remove_object() {
 
 RetargetTool& Session::retarget() {
     return static_cast<RetargetTool&>(tool(ToolKind::Retarget));
+}
+
+RegionsTool& Session::regions() {
+    return static_cast<RegionsTool&>(tool(ToolKind::Regions));
 }
 
 LineTool& Session::line() {

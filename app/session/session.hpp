@@ -36,6 +36,7 @@ class RemoveObjectTool;
 class RetargetTool;
 class LineTool;
 class FilterTool;
+class RegionsTool;
 
 class Session {
   public:
@@ -159,6 +160,8 @@ class Session {
     [[nodiscard]] RemoveObjectTool& remove_object();
     [[nodiscard]] RetargetTool& retarget();
     [[nodiscard]] LineTool& line();
+    /// The list of named regions and their profiles (Regions ▸, the Regions dock).
+    [[nodiscard]] RegionsTool& regions();
     /// Filters ▸ Bilateral / Scale / Temporal: their preview is shown instead of the document
     /// while open, whatever tool is active.
     [[nodiscard]] FilterTool& filter();

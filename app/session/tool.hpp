@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,7 +24,7 @@ namespace lacuna::session {
 /// Pan has no tool object (the canvas pans). Filter is never the active tool: its preview shows
 /// while the Filters panel is open, whatever tool is active. The order is stored by recovery
 /// files: new kinds go at the end.
-enum class ToolKind { Pan, RemoveObject, Retarget, LineHistogram, Filter };
+enum class ToolKind { Pan, RemoveObject, Retarget, LineHistogram, Filter, Regions };
 
 /// How the document changed under the tools (after it was opened).
 enum class DocumentChange {
@@ -78,6 +79,17 @@ struct Overlay {
     /// its straight lines: segments x0, y0, x1, y1 in continuous image coordinates).
     std::vector<PixelRect> ellipses;
     std::vector<std::array<float, 4>> segments;
+    /// The Regions tool's list: each region's outline in continuous image coordinates.
+    struct Region {
+        std::vector<ScribblePoint> path;  ///< a line's or polyline's vertices, or a rectangle's
+                                          ///< four corners (closed)
+        bool closed = false;              ///< a rectangle
+        double band = 1;                  ///< a line's or polyline's band, image pixels
+        std::array<std::uint8_t, 3> rgb{255, 255, 0};
+        bool selected = false;
+        std::string name;
+    };
+    std::vector<Region> regions;
 };
 
 class Tool {
@@ -95,6 +107,9 @@ class Tool {
     virtual bool press(const Pointer&) { return false; }
     virtual void move(const Pointer&) {}
     virtual void release(const Pointer&) {}
+    /// A double click (after its first click's press and release); true when the tool used it
+    /// (otherwise the canvas treats it as another press).
+    virtual bool double_click(const Pointer&) { return false; }
     /// The pointer moved without a button (hover feedback).
     virtual void hover(const Pointer&) {}
     [[nodiscard]] virtual Overlay overlay() const { return {}; }

@@ -4,6 +4,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/kymograph.hpp>
 #include <lacuna/ops/line_histogram.hpp>
+#include <lacuna/ops/regions.hpp>
 
 #include <QtTest>
 
@@ -68,6 +69,8 @@ class TestKymograph : public QObject {
     void one_segment_equals_line_histogram_profile();
     void fast_equals_reference();
     void bad_input_is_refused();
+    void rectangle_region_is_the_column_mean();
+    void regions_file_reads_back_what_it_wrote();
 };
 
 void TestKymograph::moving_dot_gives_slope_three() {
@@ -282,6 +285,68 @@ void TestKymograph::bad_input_is_refused() {
         threw = true;
     }
     QVERIFY(threw);
+}
+
+// A rectangle's profile: per column, the mean (double sum, rounded once) of its rows' pixels
+// inside the image and not NaN — summed here directly, top row first.
+void TestKymograph::rectangle_region_is_the_column_mean() {
+    ImageF32 plane(23, 17);
+    for (int y = 0; y < 17; ++y)
+        for (int x = 0; x < 23; ++x) plane.at(x, y) = 0.37f * x * x - 1.3f * y + 0.01f * x * y;
+    plane.at(6, 4) = std::numeric_limits<float>::quiet_NaN();
+    for (const int height : {1, 4, 7}) {
+        ops::ProfileRegion r;
+        r.shape = ops::RegionShape::Rectangle;
+        r.x = 3;
+        r.y = 2;
+        r.width = 24;  // runs off the right edge: NaN there
+        r.height = height;
+        const ops::RegionProfile p = ops::profile_region(r, plane.view());
+        QCOMPARE(p.plan.positions(), 24);
+        for (int c = 0; c < 24; ++c) {
+            double sum = 0;
+            int n = 0;
+            for (int y = 2; y < 2 + height; ++y) {
+                const int x = 3 + c;
+                if (x >= 23 || std::isnan(plane.at(x, y))) continue;
+                sum += plane.at(x, y);
+                ++n;
+            }
+            const float expected =
+                n ? static_cast<float>(sum / n) : std::numeric_limits<float>::quiet_NaN();
+            const float got = p.values[std::size_t(c)];
+            QVERIFY2(std::isnan(expected) ? std::isnan(got) : got == expected,
+                     qPrintable(QString("column %1 height %2").arg(c).arg(height)));
+        }
+    }
+}
+
+void TestKymograph::regions_file_reads_back_what_it_wrote() {
+    const std::string text =
+        R"([{"name": "a\u0001\"b\\", "type": "line", "points": [[0.1, -0], [1e5, )"
+        R"(3.3333333333333335]], "width": 7, "color": "#aBcDeF"},
+           {"name": "p", "type": "polyline", "points": [[0, 0], [5e-324, 1], [2, 2]],
+            "sampling": "nearest"},
+           {"name": "r", "type": "rectangle", "x": -3.25, "y": 1e-7, "width": 2, "height": 9}])";
+    const std::vector<ops::ProfileRegion> regions = ops::parse_regions(text, "t.json");
+    QCOMPARE(regions.size(), std::size_t(3));
+    QCOMPARE(regions[0].name, std::string("a\x01\"b\\"));
+    QCOMPARE(regions[0].points[1].y, 3.3333333333333335);
+    QCOMPARE(regions[0].color, std::string("#aBcDeF"));
+    QVERIFY(regions[1].sampling == Sampling::Nearest);
+    QVERIFY(!regions[2].sampling);
+    QCOMPARE(regions[2].params().sampling, Sampling::Nearest);
+    QCOMPARE(regions[2].params().path[1].x, -3.25 + 1);
+    QVERIFY(ops::parse_regions(ops::regions_json(regions), "back.json") == regions);
+    // An empty list: refused by default (the CLI), accepted on request (the editor).
+    QVERIFY_THROWS_EXCEPTION(Error, (void)ops::parse_regions("[]", "e.json"));
+    QVERIFY(ops::parse_regions(ops::regions_json({}), "e.json", true).empty());
+    // The writer refuses what the reader would.
+    std::vector<ops::ProfileRegion> twice{regions[0], regions[0]};
+    QVERIFY_THROWS_EXCEPTION(Error, (void)ops::regions_json(twice));
+    ops::ProfileRegion bad = regions[2];
+    bad.color = "red";
+    QVERIFY_THROWS_EXCEPTION(Error, (void)ops::regions_json({bad}));
 }
 
 QTEST_GUILESS_MAIN(TestKymograph)

@@ -11,6 +11,8 @@
 #include "display_panel.hpp"
 #include "histogram_panel.hpp"
 #include "object_removal_panel.hpp"
+#include "regions_panel.hpp"
+#include <regions_tool.hpp>
 #include "retarget_panel.hpp"
 #include "video_panel.hpp"
 #include <retarget_tool.hpp>
@@ -35,6 +37,8 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPainter>
+#include <QListWidget>
 #include <QSignalSpy>
 
 #include <cmath>
@@ -911,6 +915,147 @@ class TestEditor : public QObject {
         // Three comment lines (line, bin edges, channel), 256 bins, final newline.
         QCOMPARE(lines.size(), 3 + 256 + 1);
         QVERIFY(lines[1].startsWith("# bin lower edges: 0,0.99609375,"));
+    }
+
+    // The Regions tool through the window: a line, a polyline and a rectangle drawn with the
+    // mouse, listed in the dock with their profiles, undo/redo through Edit ▸ Undo, the Line
+    // tool's line added with T, the list saved beside the image and offered again when the image
+    // opens, one CSV with every profile.
+    void regions_are_drawn_listed_saved_and_reopened() {
+        const QString image = dir_.filePath("messi-regions.jpg");
+        QFile::remove(image);
+        QVERIFY(QFile::copy(kMessi, image));
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, image, {1300, 800}));
+        editor::Canvas* canvas = window.canvas();
+        editor::RegionsPanel* panel = window.regions_panel();
+        session::RegionsTool& tool = window.session().regions();
+        window.select_tool(editor::CanvasTool::Regions);
+        QCOMPARE(window.session().active_kind(), session::ToolKind::Regions);
+
+        // A line: press, drag, release.
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 40.5, 150.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 150.5, 152.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 300.5, 153.5));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 300.5, 153.5));
+        // A polyline: a click per vertex, a double click at the last.
+        panel->findChild<QToolButton*>("regions_draw_polyline")->click();
+        for (const QPoint p :
+             {widget_point(canvas, 60.5, 250.5), widget_point(canvas, 200.5, 300.5),
+              widget_point(canvas, 330.5, 240.5)}) {
+            QTest::mouseMove(canvas, p);
+            QTest::mouseClick(canvas, Qt::LeftButton, {}, p);
+        }
+        const QPointF last = widget_point(canvas, 330.5, 240.5);
+        QMouseEvent double_click(QEvent::MouseButtonDblClick, last, canvas->mapToGlobal(last),
+                                 Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas, &double_click);
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, last.toPoint());
+        // A rectangle.
+        panel->findChild<QToolButton*>("regions_draw_rectangle")->click();
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 400.2, 60.2));
+        QTest::mouseMove(canvas, widget_point(canvas, 450, 90));
+        QTest::mouseMove(canvas, widget_point(canvas, 500, 110));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 500, 110));
+        QTest::qWait(50);
+
+        QCOMPARE(tool.count(), 3);
+        QCOMPARE(tool.regions()[0].shape, ops::RegionShape::Line);
+        QCOMPARE(tool.regions()[1].shape, ops::RegionShape::Polyline);
+        QCOMPARE(tool.regions()[1].points.size(), std::size_t(3));
+        QVERIFY(std::abs(tool.regions()[1].points[1].x - 200) <= 1);  // widget pixels: ±1
+        QCOMPARE(tool.regions()[2].shape, ops::RegionShape::Rectangle);
+        QCOMPARE(tool.regions()[2].x, 400.0);
+        QCOMPARE(tool.regions()[2].width, 100);
+        QCOMPARE(tool.regions()[2].height, 50);
+        QCOMPARE(panel->list()->count(), 3);
+        QVERIFY(panel->list()->item(2)->text().startsWith("rect 3"));
+        QVERIFY(panel->list()->item(2)->text().contains("100 positions"));
+        // The profiles are the engine's on the photo's luminance.
+        const ops::HistogramSource source(canvas->image().view());
+        for (int i = 0; i < 3; ++i) {
+            const ops::RegionProfile expected =
+                ops::profile_region(tool.regions()[std::size_t(i)],
+                                    source.plane(ops::HistogramChannel::Luminance).view());
+            QVERIFY(tool.profile(i) != nullptr);
+            QVERIFY(tool.profile(i)->values == expected.values);
+        }
+        // The line is drawn over the image in its colour (orange, the palette's first).
+        QTest::qWait(50);
+        const QImage frame = canvas->grabFramebuffer();
+        const QColor on_line = frame.pixelColor(frame_point(canvas, frame, 170.5, 152.0));
+        QVERIFY2(on_line.red() > 200 && on_line.blue() < 90, qPrintable(on_line.name()));
+
+        // Edit ▸ Undo acts on the list while the Regions tool is active; the image's history
+        // stays empty.
+        QVERIFY(window.undo());
+        QCOMPARE(tool.count(), 2);
+        QCOMPARE(panel->list()->count(), 2);
+        QVERIFY(window.redo());
+        QCOMPARE(tool.count(), 3);
+        QVERIFY(!window.session().history().can_undo());
+        // Drag the polyline's middle vertex.
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 200.5, 300.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 210.5, 320.5));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 210.5, 320.5));
+        QVERIFY(std::abs(tool.regions()[1].points[1].x - 210) <= 1);
+        QVERIFY(std::abs(tool.regions()[1].points[1].y - 320) <= 1);
+        QCOMPARE(tool.selected(), 1);
+        QCOMPARE(panel->list()->currentRow(), 1);
+
+        // The Line tool's line, added with Regions ▸ Add [t].
+        window.select_tool(editor::CanvasTool::Line);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, widget_point(canvas, 100.5, 40.5));
+        QTest::mouseMove(canvas, widget_point(canvas, 300.5, 60.5));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, widget_point(canvas, 300.5, 60.5));
+        QAction* add = action_starting_with(window, "&Add Line");
+        QVERIFY(add != nullptr);
+        QCOMPARE(add->shortcut(), QKeySequence(Qt::Key_T));
+        add->trigger();
+        QCOMPARE(tool.count(), 4);
+        QCOMPARE(tool.regions()[3].points[0].x, canvas->line_from().x);
+
+        if (const QString out = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !out.isEmpty()) {
+            window.select_tool(editor::CanvasTool::Regions);
+            tool.remove(3);
+            tool.set_band(0, 9);
+            tool.select(1);
+            panel->refresh();
+            window.findChild<QDockWidget*>("regions_dock")->raise();
+            QTest::qWait(300);
+            // QWidget::grab shows the canvas's GL frame without what QPainter drew over it:
+            // the canvas's own framebuffer goes over its place.
+            QPixmap shot = window.grab();
+            {
+                QPainter painter(&shot);
+                painter.drawImage(QRect(canvas->mapTo(&window, QPoint(0, 0)), canvas->size()),
+                                  canvas->grabFramebuffer());
+            }
+            QVERIFY(shot.save(out + "/regions.png", "PNG"));
+        }
+
+        // Saved beside the image; one CSV with every profile.
+        QVERIFY(window.save_regions_beside_image());
+        const QString sidecar = dir_.filePath("messi-regions.regions.json");
+        QVERIFY(QFile::exists(sidecar));
+        const std::vector<ops::ProfileRegion> saved = tool.regions();
+        const QString csv = dir_.filePath("regions.csv");
+        QVERIFY(panel->export_csv(csv, image));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        int rows = 0;
+        for (const QByteArray& line : file.readAll().split('\n'))
+            if (!line.isEmpty() && !line.startsWith('#') && !line.startsWith("region,")) ++rows;
+        int positions = 0;
+        for (int i = 0; i < tool.count(); ++i) positions += tool.profile(i)->plan.positions();
+        QCOMPARE(rows, positions);
+
+        // Opening the image again starts an empty list and offers the saved one.
+        test::DialogAnswer load("regions_sidecar_dialog", "regions_sidecar_load");
+        QVERIFY(window.open_file(image));
+        QTRY_COMPARE(load.answered(), 1);
+        QVERIFY(tool.regions() == saved);
+        QCOMPARE(panel->list()->count(), int(saved.size()));
     }
 
     /// README screenshots: runs only when LACUNA_SCREENSHOT_DIR names a folder to write into.

@@ -129,7 +129,7 @@ class TestSession : public QObject {
         // Every tool once, in the order their previews take precedence.
         const std::vector<session::ToolKind> kinds{
             session::ToolKind::Filter, session::ToolKind::Retarget, session::ToolKind::RemoveObject,
-            session::ToolKind::LineHistogram};
+            session::ToolKind::LineHistogram, session::ToolKind::Regions};
         QCOMPARE(s.tools().size(), kinds.size());
         for (std::size_t i = 0; i < kinds.size(); ++i) QCOMPARE(s.tools()[i]->kind(), kinds[i]);
         // The filter tool has no pointer input: it is never the active tool.

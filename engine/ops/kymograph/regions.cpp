@@ -1,12 +1,12 @@
 // The regions file: a small JSON reader (objects, arrays, numbers, strings, true, false, null:
-// the whole grammar, nothing more) and the regions it describes.
-#include "regions.hpp"
-
-#include "json.hpp"
+// the whole grammar, nothing more), its writer, and the regions' profiles (regions.hpp).
+#include <lacuna/ops/regions.hpp>
 
 #include <lacuna/core/error.hpp>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <map>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <variant>
 
-namespace lacuna::cli {
+namespace lacuna::ops {
 namespace {
 
 struct Json;
@@ -200,12 +200,12 @@ class RegionReader {
             fail("\"" + key + "\" must be a whole number of pixels, at least 1");
         return static_cast<int>(v);
     }
-    std::vector<ops::Point2> points(const JsonMap& m) const {
+    std::vector<Point2> points(const JsonMap& m) const {
         const auto it = m.find("points");
         const auto* list =
             it == m.end() ? nullptr : std::get_if<std::shared_ptr<JsonArray>>(&it->second.value);
         if (!list) fail("needs \"points\": [[x0, y0], [x1, y1], ...]");
-        std::vector<ops::Point2> out;
+        std::vector<Point2> out;
         for (const Json& p : **list) {
             const auto* xy = std::get_if<std::shared_ptr<JsonArray>>(&p.value);
             if (!xy || (*xy)->size() != 2) fail("each point must be [x, y]");
@@ -216,6 +216,13 @@ class RegionReader {
         }
         return out;
     }
+    const std::string* text(const JsonMap& m, const std::string& key) const {
+        const auto it = m.find(key);
+        if (it == m.end()) return nullptr;
+        const auto* s = std::get_if<std::string>(&it->second.value);
+        if (!s) fail("\"" + key + "\" must be text");
+        return s;
+    }
 
   private:
     const std::string& file_;
@@ -223,98 +230,225 @@ class RegionReader {
     std::string name_;
 };
 
+bool is_hex_colour(const std::string& c) {
+    if (c.size() != 7 || c[0] != '#') return false;
+    for (std::size_t i = 1; i < 7; ++i)
+        if (!std::isxdigit(static_cast<unsigned char>(c[i]))) return false;
+    return true;
+}
+
+// The semantic checks, shared by the reader (messages naming the file) and check_region.
+void check_fields(const ProfileRegion& region, const RegionReader& r) {
+    if (region.name.empty()) r.fail("needs a \"name\" (text)");
+    if (!region.color.empty() && !is_hex_colour(region.color))
+        r.fail("\"color\" must be \"#rrggbb\", not '" + region.color + "'");
+    if (region.shape == RegionShape::Rectangle) {
+        if (!std::isfinite(region.x) || !std::isfinite(region.y))
+            r.fail("\"x\" and \"y\" must be numbers");
+        if (region.width < 2) r.fail("a rectangle needs a \"width\" of at least 2 pixels");
+        if (region.height < 1) r.fail("a rectangle needs a \"height\" of at least 1 pixel");
+        if (region.height > kMaxBandWidth)
+            r.fail("\"height\" must be at most " + std::to_string(kMaxBandWidth));
+        return;
+    }
+    if (region.shape == RegionShape::Line && region.points.size() != 2)
+        r.fail("a line has two points; use \"polyline\" for more");
+    if (region.shape == RegionShape::Polyline && region.points.size() < 2)
+        r.fail("a polyline needs at least two points");
+    for (const Point2& p : region.points)
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) r.fail("each point must be finite");
+    if (region.width < 1) r.fail("\"width\" must be a whole number of pixels, at least 1");
+    if (region.width > kMaxBandWidth)
+        r.fail("\"width\" must be at most " + std::to_string(kMaxBandWidth));
+}
+
+// Shortest text that reads back as the same double (integers without a fraction).
+std::string number_text(const double v) {
+    char buffer[32];
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, v);
+        if (std::strtod(buffer, nullptr) == v) break;
+    }
+    return buffer;
+}
+
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char u[8];
+                    std::snprintf(u, sizeof u, "\\u%04x", c);
+                    out += u;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
 }  // namespace
 
-std::vector<Region> parse_regions(const std::string& text, const std::string& file) {
+const char* to_string(const RegionShape shape) {
+    switch (shape) {
+        case RegionShape::Line:
+            return "line";
+        case RegionShape::Polyline:
+            return "polyline";
+        case RegionShape::Rectangle:
+            return "rectangle";
+    }
+    return "line";
+}
+
+KymographParams ProfileRegion::params() const {
+    KymographParams p;
+    if (shape == RegionShape::Rectangle) {
+        const double cy = y + (height - 1) / 2.0;
+        p.path = {{x, cy}, {x + width - 1, cy}};
+        p.band_width = height;
+        p.sampling = sampling.value_or(Sampling::Nearest);
+    } else {
+        p.path = points;
+        p.band_width = width;
+        p.sampling = sampling.value_or(Sampling::Bilinear);
+    }
+    return p;
+}
+
+void check_region(const ProfileRegion& region, const int index) {
+    const std::string file = "regions";
+    RegionReader r(file, index);
+    r.set_name(region.name);
+    try {
+        check_fields(region, r);
+    } catch (const Error& e) {
+        // "'regions', region 2 ('a'): ..." → "region 2 ('a'): ..."
+        const std::string what = e.what();
+        throw Error(ErrorCode::InvalidArgument, what.substr(what.find("region ")));
+    }
+}
+
+std::vector<ProfileRegion> parse_regions(const std::string& text, const std::string& file,
+                                         const bool allow_empty) {
     const Json doc = Parser(text, file).document();
     const auto* list = std::get_if<std::shared_ptr<JsonArray>>(&doc.value);
     if (!list)
         throw Error(ErrorCode::InvalidArgument, "'" + file + "' must hold a JSON list of regions");
-    if ((*list)->empty())
+    if ((*list)->empty() && !allow_empty)
         throw Error(ErrorCode::InvalidArgument, "'" + file + "' lists no regions");
-    std::vector<Region> regions;
+    std::vector<ProfileRegion> regions;
     for (std::size_t i = 0; i < (*list)->size(); ++i) {
         RegionReader r(file, static_cast<int>(i));
         const auto* object = std::get_if<std::shared_ptr<JsonMap>>(&(**list)[i].value);
         if (!object) r.fail("must be an object with \"name\" and \"type\"");
         const JsonMap& m = **object;
-        Region region;
-        const auto name = m.find("name");
-        if (name == m.end() || !std::get_if<std::string>(&name->second.value))
-            r.fail("needs a \"name\" (text)");
-        region.name = std::get<std::string>(name->second.value);
+        ProfileRegion region;
+        const std::string* name = r.text(m, "name");
+        if (!name || name->empty()) r.fail("needs a \"name\" (text)");
+        region.name = *name;
         r.set_name(region.name);
-        for (const Region& earlier : regions)
+        for (const ProfileRegion& earlier : regions)
             if (earlier.name == region.name) r.fail("the name is used twice");
-        const auto type = m.find("type");
-        if (type == m.end() || !std::get_if<std::string>(&type->second.value))
-            r.fail("needs a \"type\": line, polyline or rectangle");
-        region.type = std::get<std::string>(type->second.value);
-        if (const auto s = m.find("sampling"); s != m.end()) {
-            const auto* text_value = std::get_if<std::string>(&s->second.value);
-            if (!text_value || (*text_value != "nearest" && *text_value != "bilinear"))
+        const std::string* type = r.text(m, "type");
+        if (!type) r.fail("needs a \"type\": line, polyline or rectangle");
+        if (const std::string* s = r.text(m, "sampling")) {
+            if (*s != "nearest" && *s != "bilinear")
                 r.fail("\"sampling\" must be \"nearest\" or \"bilinear\"");
-            region.params.sampling =
-                *text_value == "nearest" ? Sampling::Nearest : Sampling::Bilinear;
+            region.sampling = *s == "nearest" ? Sampling::Nearest : Sampling::Bilinear;
         }
-        if (region.type == "line" || region.type == "polyline") {
-            region.params.path = r.points(m);
-            if (region.type == "line" && region.params.path.size() != 2)
-                r.fail("a line has two points; use \"polyline\" for more");
-            if (region.type == "polyline" && region.params.path.size() < 2)
-                r.fail("a polyline needs at least two points");
-            region.params.band_width = r.whole(m, "width", 1);
-            if (region.params.band_width > ops::kMaxBandWidth)
-                r.fail("\"width\" must be at most " + std::to_string(ops::kMaxBandWidth));
-        } else if (region.type == "rectangle") {
-            const double x = r.number(m, "x"), y = r.number(m, "y");
-            const int w = r.whole(m, "width", 0), h = r.whole(m, "height", 0);
-            if (w < 2) r.fail("a rectangle needs a \"width\" of at least 2 pixels");
-            if (h < 1) r.fail("a rectangle needs a \"height\" of at least 1 pixel");
-            if (h > ops::kMaxBandWidth)
-                r.fail("\"height\" must be at most " + std::to_string(ops::kMaxBandWidth));
-            const double cy = y + (h - 1) / 2.0;
-            region.params.path = {{x, cy}, {x + w - 1, cy}};
-            region.params.band_width = h;
-            if (!m.count("sampling")) region.params.sampling = Sampling::Nearest;
+        if (const std::string* c = r.text(m, "color")) region.color = *c;
+        if (*type == "line" || *type == "polyline") {
+            region.shape = *type == "line" ? RegionShape::Line : RegionShape::Polyline;
+            region.points = r.points(m);
+            region.width = r.whole(m, "width", 1);
+        } else if (*type == "rectangle") {
+            region.shape = RegionShape::Rectangle;
+            region.x = r.number(m, "x");
+            region.y = r.number(m, "y");
+            region.width = r.whole(m, "width", 0);
+            region.height = r.whole(m, "height", 0);
         } else {
-            r.fail("\"type\" must be line, polyline or rectangle, not '" + region.type + "'");
+            r.fail("\"type\" must be line, polyline or rectangle, not '" + *type + "'");
         }
+        check_fields(region, r);
         regions.push_back(std::move(region));
     }
     return regions;
 }
 
-}  // namespace lacuna::cli
+std::string regions_json(const std::vector<ProfileRegion>& regions) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const ProfileRegion& r = regions[i];
+        check_region(r, static_cast<int>(i));
+        for (std::size_t j = 0; j < i; ++j)
+            if (regions[j].name == r.name)
+                throw Error(ErrorCode::InvalidArgument, "region " + std::to_string(i + 1) + " ('" +
+                                                            r.name + "'): the name is used twice");
+        out += i == 0 ? "\n  " : ",\n  ";
+        out += "{\"name\": " + quoted(r.name) + ", \"type\": \"" + to_string(r.shape) + "\"";
+        if (r.shape == RegionShape::Rectangle) {
+            out += ", \"x\": " + number_text(r.x) + ", \"y\": " + number_text(r.y) +
+                   ", \"width\": " + std::to_string(r.width) +
+                   ", \"height\": " + std::to_string(r.height);
+        } else {
+            out += ", \"points\": [";
+            for (std::size_t p = 0; p < r.points.size(); ++p)
+                out += (p ? ", [" : "[") + number_text(r.points[p].x) + ", " +
+                       number_text(r.points[p].y) + "]";
+            out += "], \"width\": " + std::to_string(r.width);
+        }
+        if (r.sampling)
+            out += std::string(", \"sampling\": \"") +
+                   (*r.sampling == Sampling::Nearest ? "nearest" : "bilinear") + "\"";
+        if (!r.color.empty()) out += ", \"color\": " + quoted(r.color);
+        out += "}";
+    }
+    return out + (regions.empty() ? "]\n" : "\n]\n");
+}
 
-namespace lacuna::cli {
+RegionProfile profile_region(const ProfileRegion& region, const ImageView<const float> plane) {
+    RegionProfile profile;
+    profile.plan = plan_kymograph(plane.width, plane.height, region.params());
+    profile.values.resize(static_cast<std::size_t>(profile.plan.positions()));
+    KymographSampler sampler(profile.plan);
+    sampler.row(plane, profile.values.data());
+    return profile;
+}
 
-std::string region_profiles_csv(const std::vector<Region>& regions,
-                                const ImageView<const float> plane, const std::string& header,
-                                std::string& json) {
+std::string region_profiles_csv(const std::vector<ProfileRegion>& regions,
+                                const std::vector<RegionProfile>& profiles,
+                                const std::string& header) {
     std::ostringstream csv;
     csv << std::setprecision(9) << header << "region,type,position,x,y,distance,value\n";
-    std::vector<JsonObject> summary;
-    for (const Region& region : regions) {
-        const ops::KymographPlan plan =
-            ops::plan_kymograph(plane.width, plane.height, region.params);
-        std::vector<float> row(static_cast<std::size_t>(plan.positions()));
-        ops::KymographSampler(plan).row(plane, row.data());
-        for (int i = 0; i < plan.positions(); ++i) {
-            const ops::Point2 at = plan.point(i);
-            csv << region.name << ',' << region.type << ',' << i << ',' << at.x << ',' << at.y
-                << ',' << plan.distance[static_cast<std::size_t>(i)] << ','
-                << row[static_cast<std::size_t>(i)] << "\n";
+    for (std::size_t r = 0; r < regions.size() && r < profiles.size(); ++r) {
+        const RegionProfile& p = profiles[r];
+        for (int i = 0; i < p.plan.positions(); ++i) {
+            const Point2 at = p.plan.point(i);
+            csv << regions[r].name << ',' << to_string(regions[r].shape) << ',' << i << ',' << at.x
+                << ',' << at.y << ',' << p.plan.distance[static_cast<std::size_t>(i)] << ','
+                << p.values[static_cast<std::size_t>(i)] << "\n";
         }
-        summary.push_back(JsonObject()
-                              .add("name", region.name)
-                              .add("type", region.type)
-                              .add("positions", plan.positions())
-                              .add("length", plan.length())
-                              .add("band_width", plan.band()));
     }
-    json = json_array(summary);
     return csv.str();
 }
 
-}  // namespace lacuna::cli
+}  // namespace lacuna::ops
