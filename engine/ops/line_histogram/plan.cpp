@@ -112,19 +112,120 @@ std::optional<HistogramChannel> parse_histogram_channel(const std::string& text)
 }
 
 HistogramSource::HistogramSource(const ImageView<const Rgba8> image)
-    : width_(image.width), height_(image.height) {
-    check_image_size(image.width, image.height);
-    planes_.push_back(luminance(image));
-    for (int c = 0; c < 3; ++c) {
-        ImageF32 plane(image.width, image.height);
-        for (int y = 0; y < image.height; ++y) {
-            const Rgba8* in = image.row(y);
-            float* out = plane.row(y);
-            for (int x = 0; x < image.width; ++x)
-                out[x] = c == 0 ? in[x].r : c == 1 ? in[x].g : in[x].b;
-        }
-        planes_.push_back(std::move(plane));
+    : HistogramSource(image, {HistogramChannel::Luminance, HistogramChannel::Rgb}) {}
+
+HistogramSource::HistogramSource(const ImageView<const Rgba8> image,
+                                 const std::vector<HistogramChannel>& channels) {
+    PhotoPlanesBuilder builder(image.width, image.height, 1, channels);
+    for (int y = 0; y < image.height; ++y) builder.add_row(y, image.row(y));
+    *this = std::move(builder).finish();
+}
+
+namespace {
+
+// planes_: luminance, red, green, blue (an empty image where left out).
+int plane_slot(const HistogramChannel channel) {
+    switch (channel) {
+        case HistogramChannel::Red:
+            return 1;
+        case HistogramChannel::Green:
+            return 2;
+        case HistogramChannel::Blue:
+            return 3;
+        default:
+            return 0;
     }
+}
+
+float channel_value(const int slot, const Rgba8 p) {
+    switch (slot) {
+        case 1:
+            return p.r;
+        case 2:
+            return p.g;
+        case 3:
+            return p.b;
+        default:
+            return luminance709(p);
+    }
+}
+
+}  // namespace
+
+PhotoPlanesBuilder::PhotoPlanesBuilder(const int stored_width, const int stored_height,
+                                       const int orientation,
+                                       const std::vector<HistogramChannel>& channels)
+    : stored_width_(stored_width),
+      stored_height_(stored_height),
+      orientation_(orientation >= 1 && orientation <= 8 ? orientation : 1) {
+    check_image_size(stored_width, stored_height);
+    const bool turns = orientation_ >= 5;
+    source_.width_ = turns ? stored_height : stored_width;
+    source_.height_ = turns ? stored_width : stored_height;
+    source_.planes_.resize(4);
+    for (const HistogramChannel c : channels) {
+        const std::vector<HistogramChannel> planes =
+            c == HistogramChannel::Rgb
+                ? std::vector{HistogramChannel::Red, HistogramChannel::Green,
+                              HistogramChannel::Blue}
+                : std::vector{c == HistogramChannel::Value ? HistogramChannel::Luminance : c};
+        for (const HistogramChannel p : planes) {
+            ImageF32& plane = source_.planes_[static_cast<std::size_t>(plane_slot(p))];
+            if (plane.empty()) plane = ImageF32(source_.width_, source_.height_);
+        }
+    }
+}
+
+void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
+    if (y != rows_added_ || y >= stored_height_)
+        invalid("rows must be added in order, once each (row " + std::to_string(y) + ")");
+    ++rows_added_;
+    const int w = stored_width_, h = stored_height_;
+    for (int slot = 0; slot < 4; ++slot) {
+        ImageF32& plane = source_.planes_[static_cast<std::size_t>(slot)];
+        if (plane.empty()) continue;
+        // Stored (x, y) lands at upright (u, v): upright() in io/image_io.cpp, pixel by pixel.
+        const auto put = [&](const auto& where) {
+            for (int x = 0; x < w; ++x) {
+                const auto [u, v] = where(x);
+                plane.at(u, v) = channel_value(slot, row[x]);
+            }
+        };
+        switch (orientation_) {
+            case 2:
+                put([&](const int x) { return std::pair{w - 1 - x, y}; });
+                break;
+            case 3:
+                put([&](const int x) { return std::pair{w - 1 - x, h - 1 - y}; });
+                break;
+            case 4:
+                put([&](const int x) { return std::pair{x, h - 1 - y}; });
+                break;
+            case 5:
+                put([&](const int x) { return std::pair{y, x}; });
+                break;
+            case 6:
+                put([&](const int x) { return std::pair{h - 1 - y, x}; });
+                break;
+            case 7:
+                put([&](const int x) { return std::pair{h - 1 - y, w - 1 - x}; });
+                break;
+            case 8:
+                put([&](const int x) { return std::pair{y, w - 1 - x}; });
+                break;
+            default: {
+                float* out = plane.row(y);
+                for (int x = 0; x < w; ++x) out[x] = channel_value(slot, row[x]);
+            }
+        }
+    }
+}
+
+HistogramSource PhotoPlanesBuilder::finish() && {
+    if (rows_added_ != stored_height_)
+        invalid("the photo has " + std::to_string(stored_height_) + " rows; " +
+                std::to_string(rows_added_) + " were added");
+    return std::move(source_);
 }
 
 HistogramSource::HistogramSource(const ImageView<const float> values)
@@ -196,16 +297,15 @@ const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
                 " histogram source describes a shape and holds no planes");
     }
     if (measurement_) return planes_[0];
-    switch (channel) {
-        case HistogramChannel::Red:
-            return planes_[1];
-        case HistogramChannel::Green:
-            return planes_[2];
-        case HistogramChannel::Blue:
-            return planes_[3];
-        default:
-            return planes_[0];
-    }
+    const ImageF32& plane = planes_[static_cast<std::size_t>(plane_slot(channel))];
+    if (plane.empty())
+        invalid("this histogram source was built without its '" + to_string(channel) + "' plane");
+    return plane;
+}
+
+bool HistogramSource::has_plane(const HistogramChannel channel) const {
+    if (planes_.empty()) return false;
+    return measurement_ || !planes_[static_cast<std::size_t>(plane_slot(channel))].empty();
 }
 
 LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& params) {

@@ -1,6 +1,7 @@
 // Histogram along a line (the interactive form) and along a whole direction (rotating the
-// image and histogramming its columns, without the padded rotated copy). Three implementations agree exactly: a short CPU
-// reference, a multi-threaded CPU version, and CUDA — all through kernels/line_sampling.h.
+// image and histogramming its columns, without the padded rotated copy). Three implementations
+// agree exactly: a short CPU reference, a multi-threaded CPU version, and CUDA — all through
+// kernels/line_sampling.h.
 #pragma once
 
 #include <lacuna/core/backend.hpp>
@@ -55,6 +56,9 @@ struct DirectionHistogramParams {
 class HistogramSource {
   public:
     explicit HistogramSource(ImageView<const Rgba8> image);
+    /// Only the planes of `channels` (Rgb: red, green and blue; Value: luminance): plane() of
+    /// another throws Error(InvalidArgument). A line of one channel needs one plane, not four.
+    HistogramSource(ImageView<const Rgba8> image, const std::vector<HistogramChannel>& channels);
     explicit HistogramSource(ImageView<const float> values);
     /// A width × height photo described without planes: enough to plan lines and directions when
     /// the planes live elsewhere (on the device). plane() throws on it.
@@ -72,10 +76,13 @@ class HistogramSource {
     /// The plane(s) a channel reads: Rgb gives three.
     [[nodiscard]] std::vector<HistogramChannel> planes_for(HistogramChannel channel) const;
     [[nodiscard]] const ImageF32& plane(HistogramChannel channel) const;
+    /// False for a shape, and for a plane left out when the source was built.
+    [[nodiscard]] bool has_plane(HistogramChannel channel) const;
     /// Finite min and max of the measurement plane (0..255 for photos).
     [[nodiscard]] std::pair<float, float> natural_range() const { return natural_range_; }
 
   private:
+    friend class PhotoPlanesBuilder;
     HistogramSource() = default;
 
     int width_ = 0;
@@ -83,6 +90,29 @@ class HistogramSource {
     bool measurement_ = false;
     std::vector<ImageF32> planes_;  // photos: lum, r, g, b; measurement: value
     std::pair<float, float> natural_range_{0.0f, 255.0f};
+};
+
+/// A photo's planes built row by row, as a decoder gives the rows (io::read_photo_rows), without
+/// the RGBA image: only the planes of `channels`, and the EXIF orientation applied as each row
+/// is written. At 8K the four planes of a photo are 531 MB and the RGBA image 133 MB; the
+/// luminance plane alone is 133 MB. The same values as HistogramSource(the upright image).
+class PhotoPlanesBuilder {
+  public:
+    /// `stored_width` × `stored_height` as the file stores it; `orientation` (EXIF 1..8) turns
+    /// it upright as io::read_image does (5..8 swap width and height).
+    PhotoPlanesBuilder(int stored_width, int stored_height, int orientation,
+                       const std::vector<HistogramChannel>& channels);
+    /// Stored row y (stored_width pixels).
+    void add_row(int y, const Rgba8* row);
+    /// The source; every stored row must have been added.
+    [[nodiscard]] HistogramSource finish() &&;
+
+  private:
+    HistogramSource source_;
+    int stored_width_ = 0;
+    int stored_height_ = 0;
+    int orientation_ = 1;
+    int rows_added_ = 0;
 };
 
 /// One channel's result.
