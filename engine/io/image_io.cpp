@@ -73,8 +73,16 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
     detail::check_is_file(path, name);
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(ErrorCode::Unreadable, name, std::strerror(errno));
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
+    // One read of the stated size (a byte-at-a-time iterator cost 30 ms on a 9-MB JPEG), then
+    // whatever a file that grew meanwhile still holds.
+    std::error_code ec;
+    const std::uintmax_t stated = fs::file_size(path, ec);
+    std::vector<std::uint8_t> bytes(ec ? 0 : static_cast<std::size_t>(stated));
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    if (!in.bad() && (ec || bytes.size() == stated))
+        bytes.insert(bytes.end(), std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
     if (in.bad()) fail(ErrorCode::Unreadable, name, "I/O error while reading");
     return bytes;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <sstream>
 #include <tuple>
@@ -152,6 +153,27 @@ float channel_value(const int slot, const Rgba8 p) {
 
 }  // namespace
 
+FloatPlane::FloatPlane(const int width, const int height) {
+    check_image_size(width, height);
+    // calloc, not new + fill: the zeros of a fresh mapping cost nothing until a page is written.
+    void* bytes = std::calloc(static_cast<std::size_t>(width) * height, sizeof(float));
+    if (bytes == nullptr)
+        throw Error(ErrorCode::OutOfMemory, "out of host memory allocating a " +
+                                                std::to_string(width) + "x" +
+                                                std::to_string(height) + " histogram plane");
+    data_ = std::shared_ptr<float>(static_cast<float*>(bytes), [](float* p) { std::free(p); });
+    width_ = width;
+    height_ = height;
+}
+
+ImageView<const float> FloatPlane::view() const {
+    return {data_.get(), width_, height_, static_cast<std::size_t>(width_) * sizeof(float)};
+}
+
+float* FloatPlane::row(const int y) {
+    return data_.get() + static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+}
+
 PhotoPlanesBuilder::PhotoPlanesBuilder(const int stored_width, const int stored_height,
                                        const int orientation,
                                        const std::vector<HistogramChannel>& channels)
@@ -170,10 +192,50 @@ PhotoPlanesBuilder::PhotoPlanesBuilder(const int stored_width, const int stored_
                               HistogramChannel::Blue}
                 : std::vector{c == HistogramChannel::Value ? HistogramChannel::Luminance : c};
         for (const HistogramChannel p : planes) {
-            ImageF32& plane = source_.planes_[static_cast<std::size_t>(plane_slot(p))];
-            if (plane.empty()) plane = ImageF32(source_.width_, source_.height_);
+            FloatPlane& plane = source_.planes_[static_cast<std::size_t>(plane_slot(p))];
+            if (plane.empty()) plane = FloatPlane(source_.width_, source_.height_);
         }
     }
+}
+
+void PhotoPlanesBuilder::only_line(const LineHistogramParams& line) {
+    if (rows_added_ > 0) invalid("only_line must come before the first row");
+    const int w = source_.width_, h = source_.height_;
+    LinePlan plan;
+    try {
+        plan = plan_line(HistogramSource::photo_shape(w, h), line);
+    } catch (const Error&) {
+        return;  // the planes stay whole; plan_line says what is wrong when the line is drawn
+    }
+    // Every pixel a sample of this line reads (sample_nearest, sample_bilinear), visiting the
+    // points as the reference does, and one pixel around them: a margin against the last bit of
+    // the fast path's hoisted expressions, at no cost.
+    std::vector<std::pair<int, int>> spans(static_cast<std::size_t>(h), {w, -1});
+    const auto cover = [&](const int x0, const int x1, const int y0, const int y1) {
+        for (int y = std::max(y0 - 1, 0); y <= std::min(y1 + 1, h - 1); ++y) {
+            auto& [first, last] = spans[static_cast<std::size_t>(y)];
+            first = std::min(first, std::max(x0 - 1, 0));
+            last = std::max(last, std::min(x1 + 1, w - 1));
+        }
+    };
+    const LineGeometry& g = plan.geometry;
+    for (int i = 0; i < g.positions; ++i) {
+        for (int j = 0; j < g.band; ++j) {
+            double x = 0, y = 0;
+            line_sample_point(g, i, j, x, y);
+            if (line.sampling == Sampling::Nearest) {
+                const double sx = x + 0.5, sy = y + 0.5;
+                if (sx >= 0.0 && sy >= 0.0 && sx < w && sy < h)
+                    cover(static_cast<int>(sx), static_cast<int>(sx), static_cast<int>(sy),
+                          static_cast<int>(sy));
+            } else if (x >= 0.0 && y >= 0.0 && x <= w - 1 && y <= h - 1) {
+                const int ix = static_cast<int>(x), iy = static_cast<int>(y);
+                cover(ix, std::min(ix + 1, w - 1), iy, std::min(iy + 1, h - 1));
+            }
+        }
+    }
+    spans_ = std::move(spans);
+    source_.only_line_ = line;
 }
 
 void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
@@ -181,14 +243,43 @@ void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
         invalid("rows must be added in order, once each (row " + std::to_string(y) + ")");
     ++rows_added_;
     const int w = stored_width_, h = stored_height_;
+    const auto wanted = [&](const int u, const int v) {
+        if (spans_.empty()) return true;
+        const auto [first, last] = spans_[static_cast<std::size_t>(v)];
+        return u >= first && u <= last;
+    };
     for (int slot = 0; slot < 4; ++slot) {
-        ImageF32& plane = source_.planes_[static_cast<std::size_t>(slot)];
+        FloatPlane& plane = source_.planes_[static_cast<std::size_t>(slot)];
         if (plane.empty()) continue;
+        if (orientation_ == 1) {
+            // Upright already: the row's wanted columns, one channel at a time (no per-pixel
+            // switch in the loop).
+            const auto [first, last] =
+                spans_.empty() ? std::pair{0, w - 1} : spans_[static_cast<std::size_t>(y)];
+            float* out = plane.row(y);
+            const auto fill = [&](const auto value) {
+                for (int x = first; x <= last; ++x) out[x] = value(row[x]);
+            };
+            switch (slot) {
+                case 1:
+                    fill([](const Rgba8 p) { return float(p.r); });
+                    break;
+                case 2:
+                    fill([](const Rgba8 p) { return float(p.g); });
+                    break;
+                case 3:
+                    fill([](const Rgba8 p) { return float(p.b); });
+                    break;
+                default:
+                    fill([](const Rgba8 p) { return luminance709(p); });
+            }
+            continue;
+        }
         // Stored (x, y) lands at upright (u, v): upright() in io/image_io.cpp, pixel by pixel.
         const auto put = [&](const auto& where) {
             for (int x = 0; x < w; ++x) {
                 const auto [u, v] = where(x);
-                plane.at(u, v) = channel_value(slot, row[x]);
+                if (wanted(u, v)) plane.at(u, v) = channel_value(slot, row[x]);
             }
         };
         switch (orientation_) {
@@ -210,13 +301,8 @@ void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
             case 7:
                 put([&](const int x) { return std::pair{h - 1 - y, w - 1 - x}; });
                 break;
-            case 8:
+            default:  // 8
                 put([&](const int x) { return std::pair{y, w - 1 - x}; });
-                break;
-            default: {
-                float* out = plane.row(y);
-                for (int x = 0; x < w; ++x) out[x] = channel_value(slot, row[x]);
-            }
         }
     }
 }
@@ -231,7 +317,9 @@ HistogramSource PhotoPlanesBuilder::finish() && {
 HistogramSource::HistogramSource(const ImageView<const float> values)
     : width_(values.width), height_(values.height), measurement_(true) {
     check_image_size(values.width, values.height);
-    planes_.push_back(clone(values));
+    FloatPlane plane(values.width, values.height);
+    for (int y = 0; y < values.height; ++y) std::copy_n(values.row(y), values.width, plane.row(y));
+    planes_.push_back(std::move(plane));
     float lo = INFINITY, hi = -INFINITY;
     for (int y = 0; y < values.height; ++y) {
         for (int x = 0; x < values.width; ++x) {
@@ -291,13 +379,13 @@ std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel
     }
 }
 
-const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
+const FloatPlane& HistogramSource::plane(const HistogramChannel channel) const {
     if (planes_.empty()) {
         invalid("this " + std::to_string(width_) + "x" + std::to_string(height_) +
                 " histogram source describes a shape and holds no planes");
     }
     if (measurement_) return planes_[0];
-    const ImageF32& plane = planes_[static_cast<std::size_t>(plane_slot(channel))];
+    const FloatPlane& plane = planes_[static_cast<std::size_t>(plane_slot(channel))];
     if (plane.empty())
         invalid("this histogram source was built without its '" + to_string(channel) + "' plane");
     return plane;
@@ -327,6 +415,14 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
         invalid("the line has zero length: both ends are at " + point_text(a));
     }
     detail::check_band_width(params.band_width);
+    if (const auto& only = source.only_line();
+        only &&
+        !(only->from.x == a.x && only->from.y == a.y && only->to.x == b.x && only->to.y == b.y &&
+          only->band_width == params.band_width && only->sampling == params.sampling)) {
+        invalid("this histogram source holds only the pixels along " + point_text(only->from) +
+                "–" + point_text(only->to) + " (band " + std::to_string(only->band_width) +
+                "), not " + point_text(a) + "–" + point_text(b));
+    }
     LinePlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);
@@ -344,6 +440,8 @@ DirectionPlan plan_direction(const HistogramSource& source,
                              const DirectionHistogramParams& params) {
     if (!std::isfinite(params.angle_degrees))
         invalid("the direction must be a finite angle in degrees");
+    if (source.only_line())
+        invalid("this histogram source holds only the pixels along one line, not a direction's");
     DirectionPlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);
