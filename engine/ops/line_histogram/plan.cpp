@@ -254,8 +254,11 @@ void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
         if (orientation_ == 1) {
             // Upright already: the row's wanted columns, one channel at a time (no per-pixel
             // switch in the loop).
-            const auto [first, last] =
+            // Plain ints, not a structured binding: clang before 16 (the fuzzing build) cannot
+            // capture bindings in the lambda below.
+            const std::pair<int, int> span =
                 spans_.empty() ? std::pair{0, w - 1} : spans_[static_cast<std::size_t>(y)];
+            const int first = span.first, last = span.second;
             float* out = plane.row(y);
             const auto fill = [&](const auto value) {
                 for (int x = first; x <= last; ++x) out[x] = value(row[x]);
