@@ -16,6 +16,7 @@ packages=(
   opencv-data                               # Haar cascades: retargeting protects detected faces
   opencv-doc                                # sample photos of `lacuna bench retarget-quality`
   imagemagick                               # liblqr (-liquid-rescale): the retargeting benchmarks' peer
+  libjpeg-turbo-progs                       # djpeg: decoding alone, beside the 8K load (tools/measure-large-images.sh)
   libgdcm-dev libcfitsio-dev                # DICOM and FITS measurement images
   libexiv2-dev                              # ICC profile, EXIF, XMP and IPTC kept from open to save
   liblcms2-dev                              # colour-managed display (image profile to display profile)

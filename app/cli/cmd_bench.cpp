@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <tuple>
 #include <unistd.h>
 
@@ -92,6 +93,34 @@ int bench_histogram(Context& ctx) {
     std::unique_ptr<ops::HistogramSource> source;
     const double prepare_ms =
         time_ms([&] { source = std::make_unique<ops::HistogramSource>(image.view()); });
+    // The CLI's load of one line from a JPEG at the file's own size (docs/notes/large-images.md):
+    // the decode alone (rows into one row of memory) against the decode with the line's
+    // luminance plane filled along its band, both through read_photo_rows. -1: not a JPEG.
+    double decode_ms = -1, line_load_ms = -1;
+    std::vector<Rgba8> row;
+    const auto stream = [&](const bool planes) {
+        std::optional<ops::PhotoPlanesBuilder> builder;
+        return io::read_photo_rows(
+                   path, {[&](const int fw, const int fh, const int orientation) {
+                              row.resize(static_cast<std::size_t>(fw));
+                              if (!planes) return;
+                              builder.emplace(fw, fh, orientation,
+                                              std::vector{ops::HistogramChannel::Luminance});
+                              ops::LineHistogramParams line;
+                              line.to = {loaded.image.width() - 1.0, loaded.image.height() - 1.0};
+                              line.band_width = band;
+                              builder->only_line(line);
+                          },
+                          [&](int) { return row.data(); },
+                          [&](const int y) {
+                              if (builder) builder->add_row(y, row.data());
+                          }})
+            .has_value();
+    };
+    if (stream(false)) {
+        decode_ms = median_ms(3, [&] { (void)stream(false); });
+        line_load_ms = median_ms(3, [&] { (void)stream(true); });
+    }
 
     const BackendInfo backend = lacuna::select_backend(
         ctx.backend == BackendRequest::Cpu ? BackendRequest::Cpu : BackendRequest::Auto);
@@ -177,6 +206,8 @@ int bench_histogram(Context& ctx) {
                        .add("resize_ms", resize_ms)
                        .add("prepare_ms", prepare_ms)
                        .add("upload_ms", upload_ms)
+                       .add("file_decode_ms", decode_ms)
+                       .add("file_line_load_ms", line_load_ms)
                        .add_raw("results", json_array(out))
                        .str()
                 << "\n";
@@ -190,6 +221,14 @@ int bench_histogram(Context& ctx) {
                   "device %.1f ms\n\n",
                   load_ms, resize_ms, prepare_ms, upload_ms);
     ctx.out << line;
+    if (decode_ms >= 0) {
+        std::snprintf(line, sizeof line,
+                      "the file at its own size (%dx%d), median of 3: decode alone %.1f ms; "
+                      "decode with the diagonal's band-%d luminance plane %.1f ms (%.2fx)\n\n",
+                      loaded.image.width(), loaded.image.height(), decode_ms, band, line_load_ms,
+                      line_load_ms / decode_ms);
+        ctx.out << line;
+    }
     std::snprintf(line, sizeof line, "%-38s %-28s %12s %10s  %s\n", "case", "implementation",
                   "time (ms)", "vs ref", "result");
     ctx.out << line;

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <iomanip>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <limits>
 #include <sstream>
 
@@ -49,10 +51,72 @@ ImageRgba8 rgba_from_u16(const NativeImage& image) {
     return out;
 }
 
+// The planes a photo needs for --channel (luminance by default): a float plane is 4 bytes a
+// pixel, so one instead of four. A channel that does not parse gets all four (its usage error
+// comes later, as it always did).
+std::vector<ops::HistogramChannel> photo_channels(const Context& ctx) {
+    const auto text = ctx.args.get("channel");
+    if (!text) return {ops::HistogramChannel::Luminance};
+    if (const auto channel = ops::parse_histogram_channel(*text)) return {*channel};
+    return {ops::HistogramChannel::Luminance, ops::HistogramChannel::Rgb};
+}
+
+// The line of a plain --from/--to run, parsed as run_histogram parses it; std::nullopt for the
+// other modes and for anything run_histogram refuses (it says why, later, as it always did).
+std::optional<ops::LineHistogramParams> line_of(const Context& ctx) {
+    if (ctx.args.has("direction") || ctx.args.has("regions") || !ctx.args.has("from") ||
+        !ctx.args.has("to"))
+        return std::nullopt;
+    try {
+        ops::LineHistogramParams p;
+        const auto [x0, y0] = parse_pair("from", *ctx.args.get("from"));
+        const auto [x1, y1] = parse_pair("to", *ctx.args.get("to"));
+        p.from = {x0, y0};
+        p.to = {x1, y1};
+        if (const auto w = ctx.args.get("width")) p.band_width = parse_int("width", *w);
+        if (const auto s = ctx.args.get("sampling")) {
+            if (*s == "nearest")
+                p.sampling = Sampling::Nearest;
+            else if (*s != "bilinear")
+                return std::nullopt;
+        }
+        return p;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// A JPEG (a camera's photo) streamed from the decoder into the planes it needs, the EXIF
+// orientation applied as the rows are written: neither the decoded RGBA image nor the planes of
+// other channels are ever held, and for one line only the pixels its band reads are written
+// (docs/notes/large-images.md). Any other file: std::nullopt.
+std::optional<Loaded> stream_photo(const std::string& path, const Context& ctx) {
+    const std::vector<ops::HistogramChannel> channels = photo_channels(ctx);
+    const std::optional<ops::LineHistogramParams> line = line_of(ctx);
+    std::optional<ops::PhotoPlanesBuilder> planes;
+    std::vector<Rgba8> row;
+    const std::optional<io::StreamedPhoto> photo =
+        io::read_photo_rows(path, {[&](const int width, const int height, const int orientation) {
+                                       planes.emplace(width, height, orientation, channels);
+                                       if (line) planes->only_line(*line);
+                                       row.resize(static_cast<std::size_t>(width));
+                                   },
+                                   [&](int) { return row.data(); },
+                                   [&](const int y) { planes->add_row(y, row.data()); }});
+    if (!photo) return std::nullopt;
+    for (const std::string& n : photo->notices) ctx.note(n);
+    Loaded loaded;
+    loaded.source = std::make_unique<ops::HistogramSource>(std::move(*planes).finish());
+    return loaded;
+}
+
 // A measurement (see is_measurement) gives its calibrated values: --range and the bins are in
 // its unit. An 8- or 16-bit photo gives its 8-bit R, G, B and luminance. Signed or float colour
 // has no photo levels, so it is measured as Rec. 709 luminance.
 Loaded load_source(const std::string& path, const Context& ctx) {
+    // A JPEG has one page: --page goes the general way, which says so.
+    if (!ctx.args.has("page"))
+        if (std::optional<Loaded> photo = stream_photo(path, ctx)) return std::move(*photo);
     io::LoadedNative file = io::read_native(path);
     for (const std::string& n : file.notices) ctx.note(n);
     Loaded loaded;
@@ -78,7 +142,7 @@ Loaded load_source(const std::string& path, const Context& ctx) {
                             : image.channels() == 4 ? to_rgba8(image)
                                                     : to_rgba8(convert(image, {SampleType::U8, 4}));
     if (type == SampleType::U16) ctx.note("16-bit colour histogrammed as 8-bit levels (÷ 257)");
-    loaded.source = std::make_unique<ops::HistogramSource>(rgba.view());
+    loaded.source = std::make_unique<ops::HistogramSource>(rgba.view(), photo_channels(ctx));
     return loaded;
 }
 

@@ -89,22 +89,36 @@ ImageRgba8 levels_image(const Mask& levels) {
 /// Retargets `source` (a photo's view or a measurement's samples) on the chosen backend, again
 /// on the CPU where the device fails (`used` says which ran). The CUDA carver runs the whole job
 /// on the device; progress, at most once a second on stderr, is reported by the CPU carver.
+ops::CarveProgress progress_reporter(const Context& ctx) {
+    return [&ctx, last_report = Clock::now()](const int done, const int total) mutable {
+        if (ms_since(last_report) > 1000.0 && done < total) {
+            ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
+            last_report = Clock::now();
+        }
+        return true;
+    };
+}
+
 template <class Source>
 auto carve(const Context& ctx, Backend& used, const Source& source, const ops::RetargetParams& p) {
-    auto last_report = Clock::now();
+    const ops::CarveProgress progress = progress_reporter(ctx);
     return ctx.with_cpu_fallback(used, [&](const Backend b) {
         used = b;
         return ops::retarget(
             source, p,
             b == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast,
-            [&](const int done, const int total) {
-                if (ms_since(last_report) > 1000.0 && done < total) {
-                    ctx.err << "lacuna: progress: " << done << "/" << total << " seams\n";
-                    last_report = Clock::now();
-                }
-                return true;
-            });
+            progress);
     });
+}
+
+/// A photo's carve: on the CPU the decoded pixels are handed over and carved in place of a copy
+/// (at 8K one RGBA image, 133 MB, less at the peak); a device run keeps them for the CPU
+/// fallback.
+ops::RetargetResult carve_photo(const Context& ctx, Backend& used, ImageRgba8& image,
+                                const ops::RetargetParams& p) {
+    if (used != Backend::Cpu) return carve(ctx, used, image.view(), p);
+    return ops::retarget(std::move(image), p, ops::CarveImplementation::Fast,
+                         progress_reporter(ctx));
 }
 
 /// The seams, totals, backend and times of a retarget's --json report.
@@ -228,15 +242,17 @@ int run_retarget(Context& ctx) {
     const auto load_start = Clock::now();
     Input input = read_input(ctx, in);
     if (input.measurement()) return retarget_measurement(ctx, input, p, load_start);
-    const io::LoadedImage image = std::move(input.photo);
+    io::LoadedImage image = std::move(input.photo);
     const int w = image.image.width(), h = image.image.height();
     std::optional<Mask> protect, remove;
     size_and_masks(ctx, w, h, p, protect, remove);
     const double load_ms = ms_since(load_start);
     // Detection on the upright image (read_image applies the EXIF orientation).
-    const ops::ImportanceMap importance =
-        ops::importance_map(image.image.view(), importance_params);
+    ops::ImportanceMap importance = ops::importance_map(image.image.view(), importance_params);
     for (const std::string& n : importance.notes) ctx.note(n);
+    // All-zero levels weigh nothing: unless they are written as the map, they need not stay
+    // alive through the carve (33 MB at 8K).
+    if (importance.empty() && !ctx.args.has("importance-map")) importance.levels = Mask();
     if (!importance.empty()) {
         p.importance = &importance.levels;
         p.importance_unit = ops::importance_unit(p.energy);
@@ -245,7 +261,7 @@ int run_retarget(Context& ctx) {
 
     Backend used = ctx.select_backend().backend;
     const auto carve_start = Clock::now();
-    const ops::RetargetResult r = carve(ctx, used, image.image.view(), p);
+    const ops::RetargetResult r = carve_photo(ctx, used, image.image, p);
     const double carve_ms = ms_since(carve_start);
     for (const std::string& n : r.notes) ctx.note(n);
     const auto write_start = Clock::now();

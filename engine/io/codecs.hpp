@@ -15,6 +15,7 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,22 @@ cv::Mat decode_png(const std::vector<std::uint8_t>& bytes, std::string_view name
 /// ends early is refused as truncated.
 cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, std::string_view name,
                     std::vector<std::string>& notices);
+
+/// Where decode_jpeg_rows puts a JPEG's rows. `begin` is called once with the stored size before
+/// any row; `row(y)` gives where stored row y goes (width × 4 bytes: R, G, B, A = 255), complete
+/// when `row` is next called or the decode returns.
+struct JpegRgbaSink {
+    /// `grey`: the file is one channel (decode_jpeg would give one).
+    std::function<void(int width, int height, bool grey)> begin;
+    std::function<std::uint8_t*(int y)> row;
+    std::function<void(int y)> done;  ///< row y is complete (may be empty)
+};
+
+/// The same pixels as decode_jpeg turned to R, G, B, A (grey spread over R, G, B; CMYK/YCCK as
+/// decode_jpeg converts it), decoded straight into the caller's rows: no whole-image copy, and
+/// the caller may keep of each row only what it needs. The same errors as decode_jpeg.
+void decode_jpeg_rgba(const std::vector<std::uint8_t>& bytes, std::string_view name,
+                      std::vector<std::string>& notices, const JpegRgbaSink& sink);
 
 /// The pages of a TIFF (all of them, or only the first): strips or tiles, chunky or planar,
 /// classic or BigTIFF; 8/16-bit unsigned or signed, 32/64-bit float; unassociated alpha kept

@@ -77,34 +77,65 @@ std::uint8_t cmyk_channel(const int ink, const int not_black) {
     return static_cast<std::uint8_t>(std::clamp(not_black - (((t >> 8) + t) >> 8), 0, 255));
 }
 
-// libjpeg gives CMYK as stored; Adobe's files (Photoshop, Pillow) store it inverted and say so
-// with their APP14 marker, as Pillow and OpenCV read them.
-cv::Mat cmyk_to_bgr(const cv::Mat& cmyk, const bool inverted) {
-    cv::Mat out(cmyk.rows, cmyk.cols, CV_8UC3);
-    for (int y = 0; y < cmyk.rows; ++y) {
-        const std::uint8_t* in = cmyk.ptr<std::uint8_t>(y);
-        std::uint8_t* o = out.ptr<std::uint8_t>(y);
-        for (int x = 0; x < cmyk.cols; ++x, in += 4, o += 3) {
-            const auto ink = [&](const int k) { return inverted ? 255 - in[k] : in[k]; };
-            const int not_black = 255 - ink(3);
-            o[0] = cmyk_channel(ink(2), not_black);
-            o[1] = cmyk_channel(ink(1), not_black);
-            o[2] = cmyk_channel(ink(0), not_black);
+// One row of CMYK as libjpeg gives it → B, G, R (3 bytes a pixel) or R, G, B, A (4). libjpeg
+// gives CMYK as stored; Adobe's files (Photoshop, Pillow) store it inverted and say so with
+// their APP14 marker, as Pillow and OpenCV read them.
+void cmyk_row(const std::uint8_t* in, const int width, const bool inverted, const bool rgba,
+              std::uint8_t* out) {
+    for (int x = 0; x < width; ++x, in += 4) {
+        const auto ink = [&](const int k) { return inverted ? 255 - in[k] : in[k]; };
+        const int not_black = 255 - ink(3);
+        const std::uint8_t r = cmyk_channel(ink(0), not_black);
+        const std::uint8_t g = cmyk_channel(ink(1), not_black);
+        const std::uint8_t b = cmyk_channel(ink(2), not_black);
+        if (rgba) {
+            out[0] = r, out[1] = g, out[2] = b, out[3] = 255;
+            out += 4;
+        } else {
+            out[0] = b, out[1] = g, out[2] = r;
+            out += 3;
         }
     }
-    return out;
 }
 
-}  // namespace
+// The decoder's output: as stored (grey one channel, colour and CMYK as B, G, R) or R, G, B, A.
+enum class Layout { Stored, Rgba };
 
-cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string_view name,
-                    std::vector<std::string>& notices) {
+// Decodes `bytes` row by row into the rows `sink` gives (begin: stored size and the channels of
+// a row). Every row goes straight from libjpeg into its destination; CMYK through one row of
+// scratch. libjpeg's error_exit longjmps back here, so everything with a destructor is made
+// before setjmp.
+struct RowSink {
+    std::function<void(int width, int height, int channels, bool grey)> begin;
+    std::function<std::uint8_t*(int y)> row;
+    std::function<void(int y)> done;  // may be empty
+};
+
+// The rows of a started decompression into the sink's (see decode_rows).
+void read_rows(jpeg_decompress_struct& cinfo, const JpegError& error, const int channels,
+               const RowSink& sink, std::vector<std::uint8_t>& cmyk) {
+    const int width = static_cast<int>(cinfo.output_width);
+    const bool inverted = cinfo.saw_Adobe_marker != 0;
+    sink.begin(width, static_cast<int>(cinfo.output_height), channels,
+               cinfo.jpeg_color_space == JCS_GRAYSCALE);
+    if (error.cmyk) cmyk.resize(static_cast<std::size_t>(width) * 4);
+    while (cinfo.output_scanline < cinfo.output_height) {
+        std::uint8_t* out = sink.row(static_cast<int>(cinfo.output_scanline));
+        JSAMPROW row = error.cmyk ? cmyk.data() : out;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+        if (error.cmyk) cmyk_row(cmyk.data(), width, inverted, channels == 4, out);
+        if (sink.done) sink.done(static_cast<int>(cinfo.output_scanline) - 1);
+    }
+}
+
+void decode_rows(const std::vector<std::uint8_t>& bytes, const std::string_view name,
+                 std::vector<std::string>& notices, const Layout layout, const RowSink& sink) {
     jpeg_decompress_struct cinfo{};
     JpegError error;
     install(cinfo.err, error);
     jpeg_progress_mgr progress{};
     progress.progress_monitor = on_progress;
-    cv::Mat decoded;
+    std::vector<std::uint8_t> cmyk;  // one row of CMYK, converted into the destination row
     if (setjmp(error.jump) != 0) {
         jpeg_destroy_decompress(&cinfo);
         if (error.ended_early)
@@ -129,28 +160,29 @@ cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string_vi
             "the frame is larger than " + std::to_string(kMaxImageSide) + " pixels a side";
         std::longjmp(error.jump, 1);
     }
-    int channels = 3;
+    const bool rgba = layout == Layout::Rgba;
+    int channels = rgba ? 4 : 3;
     switch (cinfo.jpeg_color_space) {
         case JCS_GRAYSCALE:
-            cinfo.out_color_space = JCS_GRAYSCALE;  // a grey JPEG stays one channel
-            channels = 1;
+            // A grey JPEG stays one channel as stored; libjpeg spreads it over R, G, B itself.
+            cinfo.out_color_space = rgba ? JCS_EXT_RGBA : JCS_GRAYSCALE;
+            channels = rgba ? 4 : 1;
             break;
         case JCS_CMYK:
         case JCS_YCCK:
             cinfo.out_color_space = JCS_CMYK;
-            channels = 4;
             error.cmyk = true;
             break;
         default:
-            cinfo.out_color_space = JCS_EXT_BGR;
+            cinfo.out_color_space = rgba ? JCS_EXT_RGBA : JCS_EXT_BGR;
             break;
     }
     jpeg_start_decompress(&cinfo);
-    decoded.create(static_cast<int>(cinfo.output_height), static_cast<int>(cinfo.output_width),
-                   CV_8UC(channels));
-    while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW row = decoded.ptr(static_cast<int>(cinfo.output_scanline));
-        jpeg_read_scanlines(&cinfo, &row, 1);
+    try {
+        read_rows(cinfo, error, rgba ? 4 : channels, sink, cmyk);
+    } catch (...) {  // the sink's own failure (memory, a refused row): libjpeg's state freed
+        jpeg_destroy_decompress(&cinfo);
+        throw;
     }
     // libjpeg fills the rest of a cut file with grey and only warns; a progressive file, whose
     // scans each cover the whole picture, passes the header probe's checks: refused here like
@@ -158,10 +190,31 @@ cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string_vi
     if (error.ended_early) std::longjmp(error.jump, 1);
     jpeg_finish_decompress(&cinfo);
     if (error.ended_early) std::longjmp(error.jump, 1);
-    const bool inverted = cinfo.saw_Adobe_marker != 0;
     jpeg_destroy_decompress(&cinfo);
     if (!error.warning.empty()) notices.push_back("the decoder warned: " + error.warning);
-    return error.cmyk ? cmyk_to_bgr(decoded, inverted) : decoded;
+}
+
+}  // namespace
+
+cv::Mat decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string_view name,
+                    std::vector<std::string>& notices) {
+    cv::Mat decoded;
+    decode_rows(bytes, name, notices, Layout::Stored,
+                {[&](const int width, const int height, const int channels, bool) {
+                     decoded.create(height, width, CV_8UC(channels));
+                 },
+                 [&](const int y) { return decoded.ptr(y); },
+                 {}});
+    return decoded;
+}
+
+void decode_jpeg_rgba(const std::vector<std::uint8_t>& bytes, const std::string_view name,
+                      std::vector<std::string>& notices, const JpegRgbaSink& sink) {
+    decode_rows(bytes, name, notices, Layout::Rgba,
+                {[&](const int width, const int height, int, const bool grey) {
+                     sink.begin(width, height, grey);
+                 },
+                 sink.row, sink.done});
 }
 
 std::vector<std::uint8_t> encode_jpeg(const cv::Mat& pixels, const int quality) {

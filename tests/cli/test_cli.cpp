@@ -42,6 +42,11 @@ const QString kSample = QStringLiteral(LACUNA_SOURCE_DIR "/resources/sample/frui
 
 // A CSV's data rows: the '#' comment lines at its top (what the values are, their unit, the bin
 // edges) left out.
+QByteArray read_all(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 QStringList csv_rows(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return {};
@@ -789,6 +794,33 @@ class TestCli : public QObject {
         const Result r = run_cli({"histogram", kSample, "--from", "1,1", "--to", "9,9"});
         QCOMPARE(r.status, 2);
         verify_one_error_line(r, "say where the result goes");
+    }
+
+    // A JPEG is streamed from the decoder into the one plane its line needs, filled only along
+    // the band (docs/notes/large-images.md); --page 1 takes the general path (the whole image,
+    // every plane of the channel). Both write the same bytes.
+    void histogram_of_a_streamed_jpeg_is_the_whole_images() {
+        const QStringList lines[] = {
+            {"--from", "3.5,7", "--to", "500,470", "--width", "64"},
+            {"--from", "-40,200", "--to", "600,90.25", "--width", "9", "--channel", "rgb"},
+            {"--from", "511,0", "--to", "0,479", "--sampling", "nearest", "--channel", "g"}};
+        for (const QStringList& line : lines) {
+            QByteArray csv[2], profile[2];
+            for (int general = 0; general < 2; ++general) {
+                QStringList args =
+                    QStringList{"histogram", kSample} + line +
+                    QStringList{"--csv",     tmp("s.csv"), "--profile-csv", tmp("s-profile.csv"),
+                                "--backend", "cpu"};
+                if (general) args += {"--page", "1"};
+                const Result r = run_cli(args);
+                QCOMPARE(r.status, 0);
+                csv[general] = read_all(tmp("s.csv"));
+                profile[general] = read_all(tmp("s-profile.csv"));
+            }
+            QVERIFY(!csv[0].isEmpty());
+            QVERIFY2(csv[0] == csv[1], qPrintable(line.join(' ')));
+            QVERIFY2(profile[0] == profile[1], qPrintable(line.join(' ')));
+        }
     }
 
     void histogram_direction_mode() {

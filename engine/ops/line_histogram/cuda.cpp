@@ -97,6 +97,7 @@ struct CudaLineHistogrammer::Impl {
                                : std::vector{HistogramChannel::Luminance, HistogramChannel::Red,
                                              HistogramChannel::Green, HistogramChannel::Blue};
         for (const HistogramChannel c : all) {
+            if (!s.has_plane(c)) continue;  // a source built for some channels only
             uploaded.push_back(c);
             planes.emplace_back(s.plane(c).view(), stream.get());
         }
@@ -176,8 +177,11 @@ struct CudaLineHistogrammer::Impl {
         p.count = static_cast<int>(wanted.size());
         for (std::size_t k = 0; k < wanted.size(); ++k) {
             const auto it = std::find(uploaded.begin(), uploaded.end(), wanted[k]);
-            const std::size_t index =
-                it == uploaded.end() ? 0 : static_cast<std::size_t>(it - uploaded.begin());
+            if (it == uploaded.end())
+                throw Error(ErrorCode::InvalidArgument,
+                            "the histogram source was built without its '" + to_string(wanted[k]) +
+                                "' plane");
+            const auto index = static_cast<std::size_t>(it - uploaded.begin());
             p.plane[k] = planes[index].device_view();
         }
         return p;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <sstream>
 #include <tuple>
@@ -112,25 +113,216 @@ std::optional<HistogramChannel> parse_histogram_channel(const std::string& text)
 }
 
 HistogramSource::HistogramSource(const ImageView<const Rgba8> image)
-    : width_(image.width), height_(image.height) {
-    check_image_size(image.width, image.height);
-    planes_.push_back(luminance(image));
-    for (int c = 0; c < 3; ++c) {
-        ImageF32 plane(image.width, image.height);
-        for (int y = 0; y < image.height; ++y) {
-            const Rgba8* in = image.row(y);
-            float* out = plane.row(y);
-            for (int x = 0; x < image.width; ++x)
-                out[x] = c == 0 ? in[x].r : c == 1 ? in[x].g : in[x].b;
-        }
-        planes_.push_back(std::move(plane));
+    : HistogramSource(image, {HistogramChannel::Luminance, HistogramChannel::Rgb}) {}
+
+HistogramSource::HistogramSource(const ImageView<const Rgba8> image,
+                                 const std::vector<HistogramChannel>& channels) {
+    PhotoPlanesBuilder builder(image.width, image.height, 1, channels);
+    for (int y = 0; y < image.height; ++y) builder.add_row(y, image.row(y));
+    *this = std::move(builder).finish();
+}
+
+namespace {
+
+// planes_: luminance, red, green, blue (an empty image where left out).
+int plane_slot(const HistogramChannel channel) {
+    switch (channel) {
+        case HistogramChannel::Red:
+            return 1;
+        case HistogramChannel::Green:
+            return 2;
+        case HistogramChannel::Blue:
+            return 3;
+        default:
+            return 0;
     }
+}
+
+float channel_value(const int slot, const Rgba8 p) {
+    switch (slot) {
+        case 1:
+            return p.r;
+        case 2:
+            return p.g;
+        case 3:
+            return p.b;
+        default:
+            return luminance709(p);
+    }
+}
+
+}  // namespace
+
+FloatPlane::FloatPlane(const int width, const int height) {
+    check_image_size(width, height);
+    // calloc, not new + fill: the zeros of a fresh mapping cost nothing until a page is written.
+    void* bytes = std::calloc(static_cast<std::size_t>(width) * height, sizeof(float));
+    if (bytes == nullptr)
+        throw Error(ErrorCode::OutOfMemory, "out of host memory allocating a " +
+                                                std::to_string(width) + "x" +
+                                                std::to_string(height) + " histogram plane");
+    data_ = std::shared_ptr<float>(static_cast<float*>(bytes), [](float* p) { std::free(p); });
+    width_ = width;
+    height_ = height;
+}
+
+ImageView<const float> FloatPlane::view() const {
+    return {data_.get(), width_, height_, static_cast<std::size_t>(width_) * sizeof(float)};
+}
+
+float* FloatPlane::row(const int y) {
+    return data_.get() + static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+}
+
+PhotoPlanesBuilder::PhotoPlanesBuilder(const int stored_width, const int stored_height,
+                                       const int orientation,
+                                       const std::vector<HistogramChannel>& channels)
+    : stored_width_(stored_width),
+      stored_height_(stored_height),
+      orientation_(orientation >= 1 && orientation <= 8 ? orientation : 1) {
+    check_image_size(stored_width, stored_height);
+    const bool turns = orientation_ >= 5;
+    source_.width_ = turns ? stored_height : stored_width;
+    source_.height_ = turns ? stored_width : stored_height;
+    source_.planes_.resize(4);
+    for (const HistogramChannel c : channels) {
+        const std::vector<HistogramChannel> planes =
+            c == HistogramChannel::Rgb
+                ? std::vector{HistogramChannel::Red, HistogramChannel::Green,
+                              HistogramChannel::Blue}
+                : std::vector{c == HistogramChannel::Value ? HistogramChannel::Luminance : c};
+        for (const HistogramChannel p : planes) {
+            FloatPlane& plane = source_.planes_[static_cast<std::size_t>(plane_slot(p))];
+            if (plane.empty()) plane = FloatPlane(source_.width_, source_.height_);
+        }
+    }
+}
+
+void PhotoPlanesBuilder::only_line(const LineHistogramParams& line) {
+    if (rows_added_ > 0) invalid("only_line must come before the first row");
+    const int w = source_.width_, h = source_.height_;
+    LinePlan plan;
+    try {
+        plan = plan_line(HistogramSource::photo_shape(w, h), line);
+    } catch (const Error&) {
+        return;  // the planes stay whole; plan_line says what is wrong when the line is drawn
+    }
+    // Every pixel a sample of this line reads (sample_nearest, sample_bilinear), visiting the
+    // points as the reference does, and one pixel around them: a margin against the last bit of
+    // the fast path's hoisted expressions, at no cost.
+    std::vector<std::pair<int, int>> spans(static_cast<std::size_t>(h), {w, -1});
+    const auto cover = [&](const int x0, const int x1, const int y0, const int y1) {
+        for (int y = std::max(y0 - 1, 0); y <= std::min(y1 + 1, h - 1); ++y) {
+            auto& [first, last] = spans[static_cast<std::size_t>(y)];
+            first = std::min(first, std::max(x0 - 1, 0));
+            last = std::max(last, std::min(x1 + 1, w - 1));
+        }
+    };
+    const LineGeometry& g = plan.geometry;
+    for (int i = 0; i < g.positions; ++i) {
+        for (int j = 0; j < g.band; ++j) {
+            double x = 0, y = 0;
+            line_sample_point(g, i, j, x, y);
+            if (line.sampling == Sampling::Nearest) {
+                const double sx = x + 0.5, sy = y + 0.5;
+                if (sx >= 0.0 && sy >= 0.0 && sx < w && sy < h)
+                    cover(static_cast<int>(sx), static_cast<int>(sx), static_cast<int>(sy),
+                          static_cast<int>(sy));
+            } else if (x >= 0.0 && y >= 0.0 && x <= w - 1 && y <= h - 1) {
+                const int ix = static_cast<int>(x), iy = static_cast<int>(y);
+                cover(ix, std::min(ix + 1, w - 1), iy, std::min(iy + 1, h - 1));
+            }
+        }
+    }
+    spans_ = std::move(spans);
+    source_.only_line_ = line;
+}
+
+void PhotoPlanesBuilder::add_row(const int y, const Rgba8* row) {
+    if (y != rows_added_ || y >= stored_height_)
+        invalid("rows must be added in order, once each (row " + std::to_string(y) + ")");
+    ++rows_added_;
+    const int w = stored_width_, h = stored_height_;
+    const auto wanted = [&](const int u, const int v) {
+        if (spans_.empty()) return true;
+        const auto [first, last] = spans_[static_cast<std::size_t>(v)];
+        return u >= first && u <= last;
+    };
+    for (int slot = 0; slot < 4; ++slot) {
+        FloatPlane& plane = source_.planes_[static_cast<std::size_t>(slot)];
+        if (plane.empty()) continue;
+        if (orientation_ == 1) {
+            // Upright already: the row's wanted columns, one channel at a time (no per-pixel
+            // switch in the loop).
+            // Plain ints, not a structured binding: clang before 16 (the fuzzing build) cannot
+            // capture bindings in the lambda below.
+            const std::pair<int, int> span =
+                spans_.empty() ? std::pair{0, w - 1} : spans_[static_cast<std::size_t>(y)];
+            const int first = span.first, last = span.second;
+            float* out = plane.row(y);
+            const auto fill = [&](const auto value) {
+                for (int x = first; x <= last; ++x) out[x] = value(row[x]);
+            };
+            switch (slot) {
+                case 1:
+                    fill([](const Rgba8 p) { return float(p.r); });
+                    break;
+                case 2:
+                    fill([](const Rgba8 p) { return float(p.g); });
+                    break;
+                case 3:
+                    fill([](const Rgba8 p) { return float(p.b); });
+                    break;
+                default:
+                    fill([](const Rgba8 p) { return luminance709(p); });
+            }
+            continue;
+        }
+        // Stored (x, y) lands at upright (u, v): upright() in io/image_io.cpp, pixel by pixel.
+        const auto put = [&](const auto& where) {
+            for (int x = 0; x < w; ++x) {
+                const auto [u, v] = where(x);
+                if (wanted(u, v)) plane.at(u, v) = channel_value(slot, row[x]);
+            }
+        };
+        switch (orientation_) {
+            case 2:
+                put([&](const int x) { return std::pair{w - 1 - x, y}; });
+                break;
+            case 3:
+                put([&](const int x) { return std::pair{w - 1 - x, h - 1 - y}; });
+                break;
+            case 4:
+                put([&](const int x) { return std::pair{x, h - 1 - y}; });
+                break;
+            case 5:
+                put([&](const int x) { return std::pair{y, x}; });
+                break;
+            case 6:
+                put([&](const int x) { return std::pair{h - 1 - y, x}; });
+                break;
+            case 7:
+                put([&](const int x) { return std::pair{h - 1 - y, w - 1 - x}; });
+                break;
+            default:  // 8
+                put([&](const int x) { return std::pair{y, w - 1 - x}; });
+        }
+    }
+}
+
+HistogramSource PhotoPlanesBuilder::finish() && {
+    if (rows_added_ != stored_height_)
+        invalid("the photo has " + std::to_string(stored_height_) + " rows; " +
+                std::to_string(rows_added_) + " were added");
+    return std::move(source_);
 }
 
 HistogramSource::HistogramSource(const ImageView<const float> values)
     : width_(values.width), height_(values.height), measurement_(true) {
     check_image_size(values.width, values.height);
-    planes_.push_back(clone(values));
+    FloatPlane plane(values.width, values.height);
+    for (int y = 0; y < values.height; ++y) std::copy_n(values.row(y), values.width, plane.row(y));
+    planes_.push_back(std::move(plane));
     float lo = INFINITY, hi = -INFINITY;
     for (int y = 0; y < values.height; ++y) {
         for (int x = 0; x < values.width; ++x) {
@@ -190,22 +382,21 @@ std::vector<HistogramChannel> HistogramSource::planes_for(const HistogramChannel
     }
 }
 
-const ImageF32& HistogramSource::plane(const HistogramChannel channel) const {
+const FloatPlane& HistogramSource::plane(const HistogramChannel channel) const {
     if (planes_.empty()) {
         invalid("this " + std::to_string(width_) + "x" + std::to_string(height_) +
                 " histogram source describes a shape and holds no planes");
     }
     if (measurement_) return planes_[0];
-    switch (channel) {
-        case HistogramChannel::Red:
-            return planes_[1];
-        case HistogramChannel::Green:
-            return planes_[2];
-        case HistogramChannel::Blue:
-            return planes_[3];
-        default:
-            return planes_[0];
-    }
+    const FloatPlane& plane = planes_[static_cast<std::size_t>(plane_slot(channel))];
+    if (plane.empty())
+        invalid("this histogram source was built without its '" + to_string(channel) + "' plane");
+    return plane;
+}
+
+bool HistogramSource::has_plane(const HistogramChannel channel) const {
+    if (planes_.empty()) return false;
+    return measurement_ || !planes_[static_cast<std::size_t>(plane_slot(channel))].empty();
 }
 
 LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& params) {
@@ -227,6 +418,14 @@ LinePlan plan_line(const HistogramSource& source, const LineHistogramParams& par
         invalid("the line has zero length: both ends are at " + point_text(a));
     }
     detail::check_band_width(params.band_width);
+    if (const auto& only = source.only_line();
+        only &&
+        !(only->from.x == a.x && only->from.y == a.y && only->to.x == b.x && only->to.y == b.y &&
+          only->band_width == params.band_width && only->sampling == params.sampling)) {
+        invalid("this histogram source holds only the pixels along " + point_text(only->from) +
+                "–" + point_text(only->to) + " (band " + std::to_string(only->band_width) +
+                "), not " + point_text(a) + "–" + point_text(b));
+    }
     LinePlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);
@@ -244,6 +443,8 @@ DirectionPlan plan_direction(const HistogramSource& source,
                              const DirectionHistogramParams& params) {
     if (!std::isfinite(params.angle_degrees))
         invalid("the direction must be a finite angle in degrees");
+    if (source.only_line())
+        invalid("this histogram source holds only the pixels along one line, not a direction's");
     DirectionPlan plan;
     plan.planes = source.planes_for(params.channel);
     plan.mapping = make_mapping(source, params.bins, params.range);

@@ -395,14 +395,14 @@ Image<T> columns(const ImageView<const T> src, const int x0, const int width) {
 /// Every map of the working state, transposed (horizontal work is done as vertical work).
 void transpose_working(Working& w) {
     w.image = detail::transpose<Rgba8>(w.image.view());
-    w.index = detail::transpose<std::int32_t>(w.index.view());
+    if (w.index) w.index = detail::transpose<std::int32_t>(w.index->view());
     for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
         if (*m) **m = detail::transpose<std::uint8_t>((*m)->view());
 }
 
 void crop_working(Working& w, const int x0, const int width) {
     w.image = columns<Rgba8>(w.image.view(), x0, width);
-    w.index = columns<std::int32_t>(w.index.view(), x0, width);
+    if (w.index) w.index = columns<std::int32_t>(w.index->view(), x0, width);
     for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
         if (*m) **m = columns<std::uint8_t>((*m)->view(), x0, width);
 }
@@ -411,7 +411,7 @@ void scale_working_width(Working& w, const int width) {
     if (w.image.width() == width) return;
     const int h = w.image.height();
     w.image = resample_area(w.image.view(), width, h);
-    w.index = resample_discrete<std::int32_t>(w.index.view(), width, h);
+    if (w.index) w.index = resample_discrete<std::int32_t>(w.index->view(), width, h);
     for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
         if (*m) **m = resample_discrete<std::uint8_t>((*m)->view(), width, h);
 }
@@ -751,6 +751,34 @@ RetargetResult retarget(const ImageView<const Rgba8> image, const RetargetParams
     const std::int64_t remove_left = w.remove ? count_selected(w.remove->view()) : 0;
     RetargetResult r = summarise(image, p, std::move(w.image), w.cost, w.protected_removed,
                                  remove_left, width_first);
+    if (w.overlay) r.overlay = std::move(*w.overlay);
+    return r;
+}
+
+RetargetResult retarget(ImageRgba8&& image, const RetargetParams& p, const CarveImplementation impl,
+                        const CarveProgress& progress) {
+    validate(image.view(), p);
+    const bool seams_only_on_host = !p.automatic && p.amount >= 100 &&
+                                    !(impl == CarveImplementation::Cuda && !p.want_overlay &&
+                                      p.width <= image.width() && p.height <= image.height());
+    if (!seams_only_on_host) return retarget(image.view(), p, impl, progress);
+    const int width = image.width(), height = image.height();
+    // retarget_seams_only asks for a fresh state once, or twice when both sides shrink (both
+    // orders): the last one takes the caller's pixels, an earlier one copies them.
+    const int fresh_states = width > p.width && height > p.height ? 2 : 1;
+    int taken = 0;
+    const auto fresh = [&] {
+        std::optional<ImageRgba8> overlay;
+        if (p.want_overlay) overlay = clone(image.view());
+        ImageRgba8 pixels = ++taken == fresh_states ? std::move(image) : clone(image.view());
+        return detail::start_working(std::move(pixels), width, height, p, std::move(overlay));
+    };
+    auto [w, width_first] =
+        detail::retarget_seams_only(width, height, p, fresh, decider(p.energy, impl, progress));
+    const std::int64_t remove_left = w.remove ? count_selected(w.remove->view()) : 0;
+    RetargetResult r = detail::summarise_seams_only(width, height, p, w.cost, w.protected_removed,
+                                                    remove_left, width_first);
+    r.image = std::move(w.image);
     if (w.overlay) r.overlay = std::move(*w.overlay);
     return r;
 }

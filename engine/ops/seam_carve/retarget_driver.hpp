@@ -26,7 +26,9 @@ struct RetargetWorking {
     std::optional<Mask> remove;
     std::optional<Mask> importance;  ///< levels carved, duplicated and scaled with the image
     int importance_unit = 0;
-    Image<std::int32_t> index;  ///< original linear index of each pixel (for the overlay)
+    /// Original linear index of each pixel, kept only for the overlay (the seams are painted at
+    /// the original positions): at 8K it is as large as the RGBA image itself.
+    std::optional<Image<std::int32_t>> index;
     std::int64_t cost = 0;
     std::int64_t protected_removed = 0;
     std::optional<ImageRgba8> overlay;  ///< the original with the seams painted, when asked for
@@ -68,9 +70,10 @@ RetargetWorking<Sample> start_working(Sample image, const int width, const int h
         w.importance_unit = p.importance_unit;
     }
     w.overlay = std::move(overlay);
+    if (!w.overlay) return w;
     w.index = Image<std::int32_t>(width, height);
     for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) w.index.at(x, y) = y * width + x;
+        for (int x = 0; x < width; ++x) w.index->at(x, y) = y * width + x;
     return w;
 }
 
@@ -80,10 +83,10 @@ void mark_seams(RetargetWorking<Sample>& w, const SeamOrder& order, const int co
                 const Rgba8 colour) {
     if (!w.overlay) return;
     const int original_width = w.overlay->width();
-    for (int y = 0; y < w.index.height(); ++y) {
-        for (int x = 0; x < w.index.width(); ++x) {
+    for (int y = 0; y < w.index->height(); ++y) {
+        for (int x = 0; x < w.index->width(); ++x) {
             if (order.order.at(x, y) < count) {
-                const std::int32_t original = w.index.at(x, y);
+                const std::int32_t original = w.index->at(x, y);
                 w.overlay->at(original % original_width, original / original_width) = colour;
             }
         }
@@ -103,7 +106,7 @@ void remove_with_order(RetargetWorking<Sample>& w, const SeamOrder& order, const
     w.protected_removed += std::accumulate(order.protected_crossed.begin(),
                                            first(order.protected_crossed), std::int64_t{0});
     w.image = remove_sample_seams(w.image, order, count);
-    w.index = remove_seams<std::int32_t>(w.index.view(), order, count);
+    if (w.index) w.index = remove_seams<std::int32_t>(w.index->view(), order, count);
     if (w.protect) w.protect = remove_seams<std::uint8_t>(w.protect->view(), order, count);
     if (w.remove) w.remove = remove_seams<std::uint8_t>(w.remove->view(), order, count);
     if (w.importance) w.importance = remove_seams<std::uint8_t>(w.importance->view(), order, count);
@@ -134,7 +137,7 @@ void enlarge_working(RetargetWorking<Sample>& w, const SeamDirection dir, const 
         const SeamOrder order = decide(std::as_const(w), dir, step);
         mark_seams(w, order, step, kInserted);
         w.image = insert_sample_seams(w.image, order, step);
-        w.index = insert_seams_nearest<std::int32_t>(w.index.view(), order, step);
+        if (w.index) w.index = insert_seams_nearest<std::int32_t>(w.index->view(), order, step);
         if (w.protect)
             w.protect = insert_seams_nearest<std::uint8_t>(w.protect->view(), order, step);
         if (w.remove) w.remove = insert_seams_nearest<std::uint8_t>(w.remove->view(), order, step);

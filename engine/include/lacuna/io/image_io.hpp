@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,6 +108,33 @@ std::vector<std::string> write_native(const std::filesystem::path& path, const N
 /// sentence naming the file: NotFound, Unreadable, Corrupt, Truncated, UnsupportedFormat,
 /// EmptyImage or TooLarge (checked from the header before decoding).
 LoadedImage read_image(const std::filesystem::path& path);
+
+/// Where read_photo_rows puts a photo's rows as they are decoded.
+struct PhotoRows {
+    /// Once, before any row: the size as stored, and the EXIF orientation (1..8) that turns it
+    /// upright as read_image does (1 where the file has none or exiv2 cannot parse it).
+    std::function<void(int stored_width, int stored_height, int orientation)> begin;
+    /// Where stored row y goes (stored_width pixels, R, G, B, A = 255). The rows come in order,
+    /// each once.
+    std::function<Rgba8*(int y)> row;
+    /// Row y is complete (may be empty): a caller that streams can reuse one row's memory.
+    std::function<void(int y)> done;
+};
+
+/// What read_photo_rows read besides the pixels: read_image's info (the upright size), its
+/// metadata (orientation_applied as read_image sets it) and notices.
+struct StreamedPhoto {
+    FileInfo info;
+    Metadata metadata;
+    std::vector<std::string> notices;
+};
+
+/// A JPEG's pixels as read_image gives them, row by row, without the whole picture in memory:
+/// for a caller that keeps less than the RGBA image (one float plane of a line histogram). The
+/// same errors as read_image. Any other format (and a gzip) is not decoded: std::nullopt, read
+/// it with read_image or read_native.
+std::optional<StreamedPhoto> read_photo_rows(const std::filesystem::path& path,
+                                             const PhotoRows& rows);
 
 /// Reads a mask file as read_image does: every pixel that is not black (any non-zero R, G or B,
 /// mask_from_image) is selected. The caller checks the size against its image.

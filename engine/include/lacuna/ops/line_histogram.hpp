@@ -1,6 +1,7 @@
 // Histogram along a line (the interactive form) and along a whole direction (rotating the
-// image and histogramming its columns, without the padded rotated copy). Three implementations agree exactly: a short CPU
-// reference, a multi-threaded CPU version, and CUDA — all through kernels/line_sampling.h.
+// image and histogramming its columns, without the padded rotated copy). Three implementations
+// agree exactly: a short CPU reference, a multi-threaded CPU version, and CUDA — all through
+// kernels/line_sampling.h.
 #pragma once
 
 #include <lacuna/core/backend.hpp>
@@ -50,11 +51,35 @@ struct DirectionHistogramParams {
     Sampling sampling = Sampling::Nearest;
 };
 
+/// A float plane in memory from calloc: zero until written, and pages never written never become
+/// resident. A plane filled only along one line's band (PhotoPlanesBuilder::only_line) costs
+/// only those pages: at 8K about 30 MB of the 133 MB a whole luminance plane takes.
+class FloatPlane {
+  public:
+    FloatPlane() = default;
+    FloatPlane(int width, int height);
+    [[nodiscard]] bool empty() const { return !data_; }
+    [[nodiscard]] int width() const { return width_; }
+    [[nodiscard]] int height() const { return height_; }
+    [[nodiscard]] ImageView<const float> view() const;
+    [[nodiscard]] float* row(int y);
+    [[nodiscard]] float& at(const int x, const int y) { return row(y)[x]; }
+
+  private:
+    std::shared_ptr<float> data_;  // shared: a HistogramSource stays copyable; never written
+                                   // once the source is built
+    int width_ = 0;
+    int height_ = 0;
+};
+
 /// The image prepared for sampling: one float plane per channel (luminance, R, G, B; or the one
 /// plane of a measurement image), built once and reused while the line moves.
 class HistogramSource {
   public:
     explicit HistogramSource(ImageView<const Rgba8> image);
+    /// Only the planes of `channels` (Rgb: red, green and blue; Value: luminance): plane() of
+    /// another throws Error(InvalidArgument). A line of one channel needs one plane, not four.
+    HistogramSource(ImageView<const Rgba8> image, const std::vector<HistogramChannel>& channels);
     explicit HistogramSource(ImageView<const float> values);
     /// A width × height photo described without planes: enough to plan lines and directions when
     /// the planes live elsewhere (on the device). plane() throws on it.
@@ -71,18 +96,56 @@ class HistogramSource {
     [[nodiscard]] bool is_measurement() const { return measurement_; }
     /// The plane(s) a channel reads: Rgb gives three.
     [[nodiscard]] std::vector<HistogramChannel> planes_for(HistogramChannel channel) const;
-    [[nodiscard]] const ImageF32& plane(HistogramChannel channel) const;
+    [[nodiscard]] const FloatPlane& plane(HistogramChannel channel) const;
+    /// False for a shape, and for a plane left out when the source was built.
+    [[nodiscard]] bool has_plane(HistogramChannel channel) const;
+    /// The one line this source answers, when its planes were filled only along it.
+    [[nodiscard]] const std::optional<LineHistogramParams>& only_line() const { return only_line_; }
     /// Finite min and max of the measurement plane (0..255 for photos).
     [[nodiscard]] std::pair<float, float> natural_range() const { return natural_range_; }
 
   private:
+    friend class PhotoPlanesBuilder;
     HistogramSource() = default;
 
     int width_ = 0;
     int height_ = 0;
     bool measurement_ = false;
-    std::vector<ImageF32> planes_;  // photos: lum, r, g, b; measurement: value
+    std::vector<FloatPlane> planes_;  // photos: lum, r, g, b; measurement: value
     std::pair<float, float> natural_range_{0.0f, 255.0f};
+    /// Set when the planes hold only the pixels this line reads (PhotoPlanesBuilder::only_line):
+    /// plan_line refuses any other line, plan_direction every direction.
+    std::optional<LineHistogramParams> only_line_;
+};
+
+/// A photo's planes built row by row, as a decoder gives the rows (io::read_photo_rows), without
+/// the RGBA image: only the planes of `channels`, and the EXIF orientation applied as each row
+/// is written. At 8K the four planes of a photo are 531 MB and the RGBA image 133 MB; the
+/// luminance plane alone is 133 MB. The same values as HistogramSource(the upright image).
+class PhotoPlanesBuilder {
+  public:
+    /// `stored_width` × `stored_height` as the file stores it; `orientation` (EXIF 1..8) turns
+    /// it upright as io::read_image does (5..8 swap width and height).
+    PhotoPlanesBuilder(int stored_width, int stored_height, int orientation,
+                       const std::vector<HistogramChannel>& channels);
+    /// Fill the planes only where `line` reads them (its band's pixels and one pixel around
+    /// them, upright), zero elsewhere: the source then answers this line only (plan_line
+    /// refuses others). Call before the first row. A line that cannot be planned on this image
+    /// leaves the planes whole, so that plan_line reports it as it always did.
+    void only_line(const LineHistogramParams& line);
+    /// Stored row y (stored_width pixels).
+    void add_row(int y, const Rgba8* row);
+    /// The source; every stored row must have been added.
+    [[nodiscard]] HistogramSource finish() &&;
+
+  private:
+    HistogramSource source_;
+    int stored_width_ = 0;
+    int stored_height_ = 0;
+    int orientation_ = 1;
+    int rows_added_ = 0;
+    /// Per upright row: the columns to fill, first..last (first > last: none). Empty: all.
+    std::vector<std::pair<int, int>> spans_;
 };
 
 /// One channel's result.

@@ -396,6 +396,12 @@ ImageRgba8 resample_area(ImageView<const Rgba8> image, int width, int height);
 /// enlarging goes in steps of at most 50 % so seams do not pile up.
 RetargetResult retarget(ImageView<const Rgba8> image, const RetargetParams& params,
                         CarveImplementation implementation, const CarveProgress& progress = {});
+/// The same, carving the caller's image in place of a copy of it: for a large photo that the
+/// caller no longer needs (the CLI), one RGBA image less alive while the seams are found. The
+/// same result as retarget(image.view(), …). Where both sides shrink, the first of the two orders
+/// still works on a copy (the second needs the original).
+RetargetResult retarget(ImageRgba8&& image, const RetargetParams& params,
+                        CarveImplementation implementation, const CarveProgress& progress = {});
 
 /// A measurement retargeted: the stored samples carved or enlarged, and what a photo's retarget
 /// reports (`summary.image` is left empty; `summary.overlay` is the original's 8-bit proxy with
