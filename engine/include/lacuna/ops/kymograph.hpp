@@ -2,14 +2,16 @@
 // stack or a video, one row per frame: a position × time image in the data's units. The
 // sampling is the line histogram's (kernels/line_sampling.h): a segment of length L gives
 // ceil(L) + 1 positions, the band runs along the segment's normal, samples outside the image
-// are excluded (never clamped). A short CPU reference and a multi-threaded CPU version agree
-// exactly.
+// are excluded (never clamped). A short CPU reference, a multi-threaded CPU version and a CUDA
+// version agree exactly.
 #pragma once
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/kernels/line_sampling.h>
 #include <lacuna/ops/line_histogram.hpp>
 
+#include <memory>
 #include <vector>
 
 namespace lacuna::ops {
@@ -73,9 +75,41 @@ class KymographSampler {
     std::vector<double> xs_, ys_;  // positions × band sample points
 };
 
+/// The CUDA kymograph on the caller's stream. The plan (segments, each position's segment and
+/// index) is uploaded once; every frame is sampled on the device by the reference's own code
+/// (kernels/line_sampling.h, built without FMA contraction) and each band summed in double in
+/// band order, so every value equals kymograph_row_reference's bit for bit.
+class CudaKymograph {
+  public:
+    /// Throws Error(CudaUnavailable) in a build without CUDA, InvalidArgument for a null stream.
+    CudaKymograph(KymographPlan plan, DeviceStream stream);
+    ~CudaKymograph();
+    CudaKymograph(const CudaKymograph&) = delete;
+    CudaKymograph& operator=(const CudaKymograph&) = delete;
+    [[nodiscard]] const KymographPlan& plan() const;
+
+    /// Device in, device out, enqueued on the stream; nothing waits. `stack` holds `count`
+    /// frames of the plan's size top to bottom (count × plan height rows of one pitch); `out`
+    /// (device memory) gets one row of plan.positions() values per frame.
+    void rows(ImageView<const float> stack, int count, ImageView<float> out);
+    /// One host frame: uploaded, sampled, its row copied into `out` (plan.positions() floats).
+    /// Waits for the stream.
+    void row(ImageView<const float> frame, float* out);
+    /// A whole host stack: uploaded in chunks of frames (about 256 MB of device memory at a
+    /// time), one launch per chunk, rows copied back. Waits for the stream.
+    [[nodiscard]] ImageF32 stack(const std::vector<ImageF32>& frames);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 /// Whole stacks, for tests and the Python module: frames × positions, one row per frame. All
 /// frames must have one size (Error(InvalidArgument) otherwise, naming the frame).
 ImageF32 kymograph_reference(const std::vector<ImageF32>& frames, const KymographParams& params);
 ImageF32 kymograph_fast(const std::vector<ImageF32>& frames, const KymographParams& params);
+/// The same on the device, on `stream` (CudaKymograph::stack).
+ImageF32 kymograph_cuda(const std::vector<ImageF32>& frames, const KymographParams& params,
+                        DeviceStream stream);
 
 }  // namespace lacuna::ops
