@@ -20,6 +20,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -112,6 +113,7 @@ class TestCliKymograph : public QObject {
     void polyline_with_band_equals_the_engine();
     void fits_cube_is_calibrated();
     void video_frames_and_frame_rate();
+    void backends_give_the_same_bits();
     void bad_input_is_refused();
     void histogram_regions_give_one_csv();
     void histogram_regions_refuse_bad_files();
@@ -282,6 +284,36 @@ void TestCliKymograph::video_frames_and_frame_rate() {
             QVERIFY(csv_comments(tmp("v.csv")).contains("20 fps"));
         }
     }
+}
+
+// --backend cpu and --backend cuda write the same floats (the device kymograph equals the CPU
+// reference bit for bit); where CUDA cannot run, --backend cuda is one error line and no file.
+void TestCliKymograph::backends_give_the_same_bits() {
+    const QString stack = write_stack();
+    const QStringList args = {"kymograph", stack, "--polyline", "-2,3.5,30,1,50.5,8.25",
+                              "--band",    "7",   "--json"};
+    const Result cpu = run_cli(args + QStringList{tmp("cpu.tif"), "--backend", "cpu"});
+    QVERIFY2(cpu.status == 0, qPrintable(cpu.err));
+    QCOMPARE(json_of(cpu)["backend"].toString(), QString("cpu"));
+    const bool device = run_cli({"backend", "--backend", "cuda"}).status == 0;
+    const Result cuda = run_cli(args + QStringList{tmp("cuda.tif"), "--backend", "cuda"});
+    if (!device) {
+        QCOMPARE(cuda.status, 1);
+        verify_one_error_line(cuda, "CUDA");
+        QVERIFY(!QFile::exists(tmp("cuda.tif")));
+        return;
+    }
+    QVERIFY2(cuda.status == 0, qPrintable(cuda.err));
+    QCOMPARE(json_of(cuda)["backend"].toString(), QString("cuda"));
+    const ImageF32 a = read_float(tmp("cpu.tif")), b = read_float(tmp("cuda.tif"));
+    QCOMPARE(b.width(), a.width());
+    QCOMPARE(b.height(), a.height());
+    for (int t = 0; t < a.height(); ++t)
+        for (int x = 0; x < a.width(); ++x) {
+            const float u = a.at(x, t), v = b.at(x, t);
+            QVERIFY2(std::isnan(u) ? std::isnan(v) : std::memcmp(&u, &v, sizeof u) == 0,
+                     qPrintable(QString("frame %1 position %2").arg(t).arg(x)));
+        }
 }
 
 void TestCliKymograph::bad_input_is_refused() {
