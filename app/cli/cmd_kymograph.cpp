@@ -147,6 +147,10 @@ Kymograph from_stack(const Context& ctx, const std::string& path, const ops::Kym
     k.frame_width = first.width();
     k.frame_height = first.height();
     k.calibration = file.calibration;
+    if (file.frame_interval) {
+        k.frame_interval = file.frame_interval->seconds;
+        k.interval_source = "from the file (" + file.frame_interval->source + ")";
+    }
     if (file.pages.size() == 1) ctx.note("'" + path + "' has one page: the kymograph has one row");
     const ops::KymographPlan plan = ops::plan_kymograph(first.width(), first.height(), p);
     std::vector<ImageF32> planes;
@@ -286,7 +290,9 @@ int run_kymograph(Context& ctx) {
             .add("unit", k.calibration.unit)
             .add("calibration_slope", k.calibration.slope)
             .add("calibration_intercept", k.calibration.intercept);
-        if (k.frame_interval) o.add("frame_interval_s", *k.frame_interval);
+        if (k.frame_interval)
+            o.add("frame_interval_s", *k.frame_interval)
+                .add("frame_interval_source", k.interval_source);
         o.add("backend", to_string(used))
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
@@ -312,7 +318,8 @@ Command kymograph_command() {
           {"band", "N", param_help(ops::param(specs, "band"))},
           {"sampling", "MODE", "bilinear (default) or nearest"},
           {"frame-interval", "S",
-           "seconds between frames (default: the video's frame rate; stacks carry none)"},
+           "seconds between frames (default: the file's own: a video's frame rate, ImageJ's\n"
+           "finterval or fps, DICOM Frame Time, a FITS time axis; else time is in frames)"},
           {"csv", "FILE",
            "write the kymograph as CSV: one row per frame, one column per position"}},
          "OUT is one float value per position (x) and frame (y, time downwards), in the data's\n"
