@@ -53,6 +53,7 @@ std::vector<ops::Point2> parse_points(const std::string& option, const std::stri
 struct Kymograph {
     ImageF32 image;                        // positions × frames
     Calibration calibration;               // what the values went through (identity for video)
+    PixelSpacing spacing;                  // the stack's pixel size, where the file states one
     std::optional<double> frame_interval;  // seconds
     std::string interval_source;           // "from the file", "--frame-interval"
     std::string values;                    // "Rec. 709 luminance of 8-bit video frames", ...
@@ -147,6 +148,7 @@ Kymograph from_stack(const Context& ctx, const std::string& path, const ops::Kym
     k.frame_width = first.width();
     k.frame_height = first.height();
     k.calibration = file.calibration;
+    k.spacing = file.spacing;
     if (file.frame_interval) {
         k.frame_interval = file.frame_interval->seconds;
         k.interval_source = "from the file (" + file.frame_interval->source + ")";
@@ -205,6 +207,9 @@ std::string kymograph_csv(const Kymograph& k, const ops::KymographPlan& plan, co
     }
     csv << "# x (px): " << number_list(xs) << "\n# y (px): " << number_list(ys)
         << "\n# distance (px): " << number_list(plan.distance) << "\n";
+    if (k.spacing.known())
+        csv << "# distance (" << k.spacing.unit << ", pixel size " << k.spacing.describe()
+            << "): " << number_list(ops::kymograph_distances(plan, k.spacing)) << "\n";
     csv << "frame" << (k.frame_interval ? ",time_s" : "");
     for (int i = 0; i < plan.positions(); ++i) csv << ",p" << i;
     csv << "\n";
@@ -290,6 +295,9 @@ int run_kymograph(Context& ctx) {
             .add("unit", k.calibration.unit)
             .add("calibration_slope", k.calibration.slope)
             .add("calibration_intercept", k.calibration.intercept);
+        if (k.spacing.known())
+            o.add("spacing_unit", k.spacing.unit)
+                .add("length_in_unit", ops::kymograph_distances(plan, k.spacing).back());
         if (k.frame_interval)
             o.add("frame_interval_s", *k.frame_interval)
                 .add("frame_interval_source", k.interval_source);

@@ -399,13 +399,22 @@ void TestCliKymograph::time_axis_from_the_file() {
         {
             test::FitsWriter w(tmp("timed.fits").toStdString());
             test::FitsKeys keys;
-            keys.numbers = {{"CDELT3", 50.0}};
-            keys.strings = {{"CUNIT3", "ms"}, {"CTYPE3", "TIME"}};
+            keys.numbers = {{"CDELT1", 0.5}, {"CDELT2", 0.5}, {"CDELT3", 50.0}};
+            keys.strings = {
+                {"CUNIT1", "mm"}, {"CUNIT2", "mm"}, {"CUNIT3", "ms"}, {"CTYPE3", "TIME"}};
             w.image(FLOAT_IMG, {kW, kH, kFrames}, keys);
             w.pixels(TFLOAT, std::vector<float>(std::size_t{kW} * kH * kFrames, 1.0f));
             w.check();
         }
         check(tmp("timed.fits"), 0.05, "FITS CDELT3 = 50 ms");
+        // The pixel size gives the distances in mm beside those in pixels.
+        const Result r = run_cli({"kymograph", tmp("timed.fits"), "--line", "0,4,63,4", "--csv",
+                                  tmp("mm.csv"), "--json"});
+        QCOMPARE(json_of(r)["spacing_unit"].toString(), QString("mm"));
+        QCOMPARE(json_of(r)["length_in_unit"].toDouble(), 31.5);
+        QVERIFY2(
+            csv_comments(tmp("mm.csv")).contains("# distance (mm, pixel size 0.5 mm): 0,0.5,1,"),
+            qPrintable(csv_comments(tmp("mm.csv"))));
     }
 #endif
 }

@@ -67,6 +67,7 @@ class TestKymograph : public QObject {
     void band_excludes_samples_outside();
     void one_segment_equals_line_histogram_profile();
     void fast_equals_reference();
+    void distances_in_the_pixel_spacing();
     void bad_input_is_refused();
 };
 
@@ -246,6 +247,24 @@ void TestKymograph::fast_equals_reference() {
                 QVERIFY(same_bits(kymograph_reference(stack, p), kymograph_fast(stack, p)));
             }
     }
+}
+
+// Distances in the data's unit: 10 px across at 0.5 mm a column, then 4 px down at 2 mm a row.
+void TestKymograph::distances_in_the_pixel_spacing() {
+    KymographParams p;
+    p.path = {{1, 1}, {11, 1}, {11, 5}};
+    const KymographPlan plan = plan_kymograph(16, 8, p);
+    QCOMPARE(plan.positions(), 15);
+    const std::vector<double> mm = kymograph_distances(plan, {0.5, 2.0, "mm"});
+    for (int i = 0; i <= 10; ++i) QCOMPARE(mm[std::size_t(i)], 0.5 * i);
+    for (int i = 1; i <= 4; ++i) QCOMPARE(mm[std::size_t(10 + i)], 5.0 + 2.0 * i);
+    QCOMPARE(kymograph_distances(plan, {}), plan.distance);  // unknown: pixels
+    // A diagonal of an anisotropic pixel: sqrt((3 * 0.5)^2 + (4 * 2)^2) mm over 5 steps.
+    p.path = {{0, 0}, {3, 4}};
+    const KymographPlan diagonal = plan_kymograph(16, 8, p);
+    const std::vector<double> d = kymograph_distances(diagonal, {0.5, 2.0, "mm"});
+    QCOMPARE(d.back(), std::hypot(1.5, 8.0));
+    QCOMPARE(d[2], std::hypot(1.5, 8.0) * 2 / 5);
 }
 
 void TestKymograph::bad_input_is_refused() {

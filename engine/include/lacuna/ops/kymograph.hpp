@@ -8,6 +8,7 @@
 
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/kernels/line_sampling.h>
 #include <lacuna/ops/line_histogram.hpp>
 
@@ -45,6 +46,11 @@ struct KymographPlan {
     /// The centre of the band at `position` (where the profile is taken).
     [[nodiscard]] Point2 point(int position) const;
 };
+
+/// Each position's distance along the path in the unit of `spacing` (measured in physical space:
+/// an anisotropic pixel makes a diagonal segment longer or shorter than its pixel count), or in
+/// pixels (KymographPlan::distance) when the spacing is unknown.
+std::vector<double> kymograph_distances(const KymographPlan& plan, const PixelSpacing& spacing);
 
 /// Checks the parameters (2+ finite vertices within ±kMaxLineCoordinate, no zero-length segment,
 /// band 1..kMaxBandWidth, at most kMaxKymographPositions positions, a non-empty frame) and builds
