@@ -179,50 +179,6 @@ Kymograph from_stack(const Context& ctx, const std::string& path, const ops::Kym
     return k;
 }
 
-std::string number_list(const std::vector<double>& values) {
-    std::ostringstream s;
-    s << std::setprecision(9);
-    for (std::size_t i = 0; i < values.size(); ++i) s << (i ? "," : "") << values[i];
-    return s.str();
-}
-
-std::string kymograph_csv(const Kymograph& k, const ops::KymographPlan& plan, const bool polyline) {
-    const std::string unit = k.calibration.unit;
-    std::ostringstream csv;
-    csv << std::setprecision(9);
-    csv << "# lacuna kymograph: mean of " << plan.band() << " sample"
-        << (plan.band() > 1 ? "s" : "") << " across a " << (polyline ? "polyline" : "line")
-        << " of " << plan.length() << " pixels ("
-        << (plan.sampling == Sampling::Nearest ? "nearest" : "bilinear") << "), "
-        << plan.positions() << " positions, " << k.image.height() << " frames; values: " << k.values
-        << (unit.empty() ? "" : "; unit " + unit) << "\n";
-    if (k.frame_interval)
-        csv << "# frame interval " << *k.frame_interval << " s, " << k.interval_source << "\n";
-    else
-        csv << "# frame interval unknown: time is in frames\n";
-    std::vector<double> xs, ys;
-    for (int i = 0; i < plan.positions(); ++i) {
-        xs.push_back(plan.point(i).x);
-        ys.push_back(plan.point(i).y);
-    }
-    csv << "# x (px): " << number_list(xs) << "\n# y (px): " << number_list(ys)
-        << "\n# distance (px): " << number_list(plan.distance) << "\n";
-    if (k.spacing.known())
-        csv << "# distance (" << k.spacing.unit << ", pixel size " << k.spacing.describe()
-            << "): " << number_list(ops::kymograph_distances(plan, k.spacing)) << "\n";
-    csv << "frame" << (k.frame_interval ? ",time_s" : "");
-    for (int i = 0; i < plan.positions(); ++i) csv << ",p" << i;
-    csv << "\n";
-    for (int t = 0; t < k.image.height(); ++t) {
-        csv << t;
-        if (k.frame_interval) csv << ',' << t * *k.frame_interval;
-        const float* row = k.image.row(t);
-        for (int i = 0; i < plan.positions(); ++i) csv << ',' << row[i];
-        csv << "\n";
-    }
-    return csv.str();
-}
-
 int run_kymograph(Context& ctx) {
     const std::string in = ctx.args.positionals[0];
     const std::optional<std::string> out =
@@ -283,7 +239,10 @@ int run_kymograph(Context& ctx) {
         for (const std::string& n : io::write_native(*out, image, options)) ctx.note(n);
     }
     if (const auto csv = ctx.args.get("csv"))
-        io::write_file_atomically(*csv, kymograph_csv(k, plan, polyline));
+        io::write_file_atomically(
+            *csv, ops::kymograph_csv(plan, k.image,
+                                     {k.values, k.calibration.unit, k.frame_interval,
+                                      k.interval_source, k.spacing, polyline}));
     if (ctx.json) {
         JsonObject o;
         o.add("mode", polyline ? "polyline" : "line")

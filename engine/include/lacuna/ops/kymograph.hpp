@@ -13,6 +13,8 @@
 #include <lacuna/ops/line_histogram.hpp>
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace lacuna::ops {
@@ -51,6 +53,22 @@ struct KymographPlan {
 /// an anisotropic pixel makes a diagonal segment longer or shorter than its pixel count), or in
 /// pixels (KymographPlan::distance) when the spacing is unknown.
 std::vector<double> kymograph_distances(const KymographPlan& plan, const PixelSpacing& spacing);
+
+/// What a kymograph's CSV says beside its values.
+struct KymographTable {
+    std::string values;                    ///< what the values are ("float32 samples, ...")
+    std::string unit;                      ///< the values' unit ("": none)
+    std::optional<double> frame_interval;  ///< seconds between frames, where known
+    std::string interval_source;           ///< where the interval came from
+    PixelSpacing spacing;                  ///< distances in its unit too, where known
+    bool polyline = false;
+};
+
+/// The CSV `lacuna kymograph --csv` and the editor's Export write: '#' lines (what the values
+/// are, the frame interval or "unknown", each position's x, y and distance in pixels and in the
+/// spacing's unit), then `frame[,time_s],p0,p1,...`, one row per frame, 9 significant digits.
+std::string kymograph_csv(const KymographPlan& plan, const ImageF32& rows,
+                          const KymographTable& table);
 
 /// Checks the parameters (2+ finite vertices within ±kMaxLineCoordinate, no zero-length segment,
 /// band 1..kMaxBandWidth, at most kMaxKymographPositions positions, a non-empty frame) and builds
