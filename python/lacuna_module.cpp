@@ -310,7 +310,7 @@ PixelSpacing spacing_from(const std::optional<py::tuple>& spacing) {
 py::object kymograph(const py::array& frames, const std::vector<std::pair<double, double>>& path,
                      const int band, const std::string& sampling,
                      const std::optional<py::tuple>& spacing,
-                     const std::optional<double> frame_interval) {
+                     const std::optional<double> frame_interval, const bool axes) {
     const PixelSpacing pixel = spacing_from(spacing);
     if (frame_interval && !(*frame_interval > 0 && std::isfinite(*frame_interval)))
         throw py::value_error("frame_interval must be a positive number of seconds");
@@ -333,7 +333,7 @@ py::object kymograph(const py::array& frames, const std::vector<std::pair<double
             sampler.row(frame, dst + static_cast<std::size_t>(f) * sampler.plan().positions());
         }
     }
-    if (!spacing && !frame_interval) return std::move(out);
+    if (!axes && !spacing && !frame_interval) return std::move(out);
     // With the axes: distance in the spacing's unit, time in seconds (`lacuna kymograph`'s CSV).
     const std::vector<double> d = ops::kymograph_distances(sampler.plan(), pixel);
     py::array_t<double> distance(static_cast<py::ssize_t>(d.size()));
@@ -486,12 +486,13 @@ PYBIND11_MODULE(lacuna, m) {
           "'range', 'bins', 'samples_outside', 'samples_out_of_range'}.");
     m.def("kymograph", &kymograph, py::arg("frames"), py::arg("path"), py::arg("band") = 1,
           py::arg("sampling") = "bilinear", py::arg("spacing") = py::none(),
-          py::arg("frame_interval") = py::none(),
+          py::arg("frame_interval") = py::none(), py::arg("axes") = false,
           "The mean across a band of `band` samples at every position along `path` (a list of "
           "(x, y): two for a line, more for a polyline) in every frame of `frames` (frames x "
           "rows x columns): a float32 array of frames x positions, as `lacuna kymograph`. "
-          "Given `spacing` ((x, y, unit), read()'s 'spacing') and/or `frame_interval` (seconds, "
-          "read()'s 'frame_interval'), returns a dict instead: 'values' (that array), "
+          "With axes=True, or given `spacing` ((x, y, unit), read()'s 'spacing') or "
+          "`frame_interval` (seconds, read()'s 'frame_interval'), returns a dict instead: 'values' "
+          "(that array), "
           "'distance' (each position's distance along the path in the spacing's unit, else "
           "pixels), 'distance_unit', 'time' (each frame's time in s, else its index), "
           "'time_unit' ('s' or 'frame').");

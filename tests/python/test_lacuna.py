@@ -182,9 +182,13 @@ def test_read_gives_spacing_and_frame_interval_and_kymograph_uses_them(tmp_path)
     assert rows[0][:2] == ["frame", "time_s"]
     assert np.allclose(np.array([float(r[1]) for r in rows[1:]]), k["time"], rtol=1e-8, atol=0)
     assert np.array_equal(k["time"], np.arange(12) * 0.04)
-    # Without them: pixels and frame numbers.
+    # Without them: pixels and frame numbers (axes=True asks for the dict whatever the file
+    # states).
     k = lacuna.kymograph(image["values"], path, frame_interval=None, spacing=None)
     assert isinstance(k, np.ndarray)
+    k = lacuna.kymograph(image["values"], path, spacing=None, axes=True)
+    assert k["distance_unit"] == "px" and k["time_unit"] == "frame"
+    assert np.array_equal(k["time"], np.arange(12))
     k = lacuna.kymograph(image["values"], path, frame_interval=0.5)
     assert k["distance_unit"] == "px" and k["time"][3] == 1.5
     assert np.array_equal(k["distance"], lacuna.path_positions(path)[:, 2])
