@@ -1,6 +1,7 @@
 // Kymographs on the CPU: a dot moving 3 px a frame gives a line of slope exactly 3, polylines
 // and bands against hand-computed values, one segment against the line histogram's profile, the
 // fast version against the reference (bit for bit), and bad input.
+#include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/kymograph.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -68,6 +69,7 @@ class TestKymograph : public QObject {
     void one_segment_equals_line_histogram_profile();
     void fast_equals_reference();
     void distances_in_the_pixel_spacing();
+    void cuda_is_refused_without_cuda();
     void bad_input_is_refused();
 };
 
@@ -265,6 +267,22 @@ void TestKymograph::distances_in_the_pixel_spacing() {
     const std::vector<double> d = kymograph_distances(diagonal, {0.5, 2.0, "mm"});
     QCOMPARE(d.back(), std::hypot(1.5, 8.0));
     QCOMPARE(d[2], std::hypot(1.5, 8.0) * 2 / 5);
+}
+
+// A CPU-only build says so in a sentence (tests/cuda compares the device path where there is one).
+void TestKymograph::cuda_is_refused_without_cuda() {
+    if (cuda_built()) QSKIP("this build has CUDA: tests/cuda/test_kymograph_cuda covers it");
+    KymographParams p;
+    p.path = {{0, 0}, {5, 5}};
+    QString text;
+    try {
+        (void)kymograph_cuda(moving_dot(16, 8, 2, 0, 0), p,
+                             nullptr);  // check-device-streams: allow
+    } catch (const Error& e) {
+        QCOMPARE(e.code(), ErrorCode::CudaUnavailable);
+        text = e.what();
+    }
+    QVERIFY2(text.contains("CPU-only"), qPrintable(text));
 }
 
 void TestKymograph::bad_input_is_refused() {

@@ -143,6 +143,7 @@ ImageF32 CudaKymograph::stack(const std::vector<ImageF32>& frames) {
     const KymographPlan& plan = impl_->plan;
     for (const ImageF32& f : frames) check_frame(plan, f.width(), f.height());
     const int count = static_cast<int>(frames.size());
+    if (count == 0) return {};
     ImageF32 out(plan.positions(), count);
     const std::size_t frame_bytes =
         static_cast<std::size_t>(plan.width) * static_cast<std::size_t>(plan.height) * 4;
