@@ -18,6 +18,8 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -203,6 +205,14 @@ py::dict read_file(const std::filesystem::path& path) {
                         : py::object(py::none());
     out["format"] = std::string(io::to_string(file.info.format));
     out["notices"] = file.notices;
+    out["spacing"] =
+        file.spacing.known()
+            ? py::object(py::make_tuple(file.spacing.x, file.spacing.y, file.spacing.unit))
+            : py::object(py::none());
+    out["frame_interval"] =
+        file.frame_interval ? py::object(py::float_(file.frame_interval->seconds)) : py::none();
+    out["frame_interval_source"] =
+        file.frame_interval ? py::object(py::str(file.frame_interval->source)) : py::none();
     return out;
 }
 
@@ -285,9 +295,25 @@ ops::KymographParams kymograph_params(const std::vector<std::pair<double, double
     return p;
 }
 
-py::array_t<float> kymograph(const py::array& frames,
-                             const std::vector<std::pair<double, double>>& path, const int band,
-                             const std::string& sampling) {
+/// read()'s (x, y, unit), or None: unknown.
+PixelSpacing spacing_from(const std::optional<py::tuple>& spacing) {
+    if (!spacing) return {};
+    if (spacing->size() != 3)
+        throw py::value_error("spacing must be (x, y, unit), as read() gives it");
+    PixelSpacing s{(*spacing)[0].cast<double>(), (*spacing)[1].cast<double>(),
+                   (*spacing)[2].cast<std::string>()};
+    if (!s.known() || !std::isfinite(s.x) || !std::isfinite(s.y))
+        throw py::value_error("spacing must be two positive sizes and a unit, as read() gives it");
+    return s;
+}
+
+py::object kymograph(const py::array& frames, const std::vector<std::pair<double, double>>& path,
+                     const int band, const std::string& sampling,
+                     const std::optional<py::tuple>& spacing,
+                     const std::optional<double> frame_interval, const bool axes) {
+    const PixelSpacing pixel = spacing_from(spacing);
+    if (frame_interval && !(*frame_interval > 0 && std::isfinite(*frame_interval)))
+        throw py::value_error("frame_interval must be a positive number of seconds");
     const FloatArray stack = FloatArray::ensure(frames);
     if (!stack || stack.ndim() != 3)
         throw py::value_error("frames must be a 3-D array (frames, rows, columns)");
@@ -307,7 +333,20 @@ py::array_t<float> kymograph(const py::array& frames,
             sampler.row(frame, dst + static_cast<std::size_t>(f) * sampler.plan().positions());
         }
     }
-    return out;
+    if (!axes && !spacing && !frame_interval) return std::move(out);
+    // With the axes: distance in the spacing's unit, time in seconds (`lacuna kymograph`'s CSV).
+    const std::vector<double> d = ops::kymograph_distances(sampler.plan(), pixel);
+    py::array_t<double> distance(static_cast<py::ssize_t>(d.size()));
+    std::copy(d.begin(), d.end(), distance.mutable_data());
+    py::array_t<double> time(t);
+    for (int f = 0; f < t; ++f) time.mutable_at(f) = frame_interval ? f * *frame_interval : f;
+    py::dict result;
+    result["values"] = out;
+    result["distance"] = distance;
+    result["distance_unit"] = pixel.known() ? pixel.unit : std::string("px");
+    result["time"] = time;
+    result["time_unit"] = frame_interval ? "s" : "frame";
+    return std::move(result);
 }
 
 py::array_t<double> path_positions(const std::vector<std::pair<double, double>>& path) {
@@ -426,7 +465,10 @@ PYBIND11_MODULE(lacuna, m) {
           "pages x rows x columns [x channels], uint8/uint16/int16/float32), 'values' (float32 "
           "calibrated values, pages x rows x columns; colour as Rec. 709 luminance), 'unit', "
           "'slope', 'intercept', 'calibration', 'window' (the file's display window or None), "
-          "'format', 'notices'.");
+          "'format', 'notices', 'spacing' ((x, y, unit): the pixel size the file states, or "
+          "None), 'frame_interval' (seconds between pages where the file states it: ImageJ "
+          "finterval/fps, DICOM Frame Time, a FITS time axis; else None) and "
+          "'frame_interval_source'.");
     m.def("line_histogram", &line_histogram, py::arg("image"), py::arg("start"), py::arg("end"),
           py::arg("band") = 1, py::arg("bins") = ops::kDefaultHistogramBins,
           py::arg("range") = py::none(), py::arg("channel") = py::none(),
@@ -443,10 +485,17 @@ PYBIND11_MODULE(lacuna, m) {
           "`lacuna histogram --direction`. Returns {'channels': {name: counts (columns x bins)}, "
           "'range', 'bins', 'samples_outside', 'samples_out_of_range'}.");
     m.def("kymograph", &kymograph, py::arg("frames"), py::arg("path"), py::arg("band") = 1,
-          py::arg("sampling") = "bilinear",
+          py::arg("sampling") = "bilinear", py::arg("spacing") = py::none(),
+          py::arg("frame_interval") = py::none(), py::arg("axes") = false,
           "The mean across a band of `band` samples at every position along `path` (a list of "
           "(x, y): two for a line, more for a polyline) in every frame of `frames` (frames x "
-          "rows x columns): a float32 array of frames x positions, as `lacuna kymograph`.");
+          "rows x columns): a float32 array of frames x positions, as `lacuna kymograph`. "
+          "With axes=True, or given `spacing` ((x, y, unit), read()'s 'spacing') or "
+          "`frame_interval` (seconds, read()'s 'frame_interval'), returns a dict instead: 'values' "
+          "(that array), "
+          "'distance' (each position's distance along the path in the spacing's unit, else "
+          "pixels), 'distance_unit', 'time' (each frame's time in s, else its index), "
+          "'time_unit' ('s' or 'frame').");
     m.def("path_positions", &path_positions, py::arg("path"),
           "Each kymograph position's x, y and distance along `path`: an array of positions x 3.");
     m.def("retarget", &retarget, py::arg("image"), py::arg("width") = py::none(),

@@ -7,7 +7,10 @@
 #include "options.hpp"
 #include "timing.hpp"
 
+#include <lacuna/core/backend.hpp>
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/kymograph.hpp>
@@ -15,6 +18,7 @@
 
 #include <cmath>
 #include <iomanip>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -49,43 +53,94 @@ std::vector<ops::Point2> parse_points(const std::string& option, const std::stri
 struct Kymograph {
     ImageF32 image;                        // positions × frames
     Calibration calibration;               // what the values went through (identity for video)
+    PixelSpacing spacing;                  // the stack's pixel size, where the file states one
     std::optional<double> frame_interval;  // seconds
     std::string interval_source;           // "from the file", "--frame-interval"
     std::string values;                    // "Rec. 709 luminance of 8-bit video frames", ...
     int frame_width = 0, frame_height = 0;
 };
 
-Kymograph from_video(const Context& ctx, const std::string& path, const ops::KymographParams& p) {
-    io::VideoReader reader(path);
-    const io::VideoInfo& info = reader.info();
-    Kymograph k;
-    k.frame_width = info.width;
-    k.frame_height = info.height;
-    const ops::KymographSampler sampler(ops::plan_kymograph(info.width, info.height, p));
-    std::vector<float> rows;
-    const auto n = static_cast<std::size_t>(sampler.plan().positions());
-    while (const std::optional<ImageRgba8> frame = reader.next()) {
-        const ImageF32 plane = measurement_plane(to_native(frame->view()));
-        rows.resize(rows.size() + n);
-        sampler.row(plane.view(), rows.data() + rows.size() - n);
-    }
-    if (!reader.warning().empty()) ctx.note(reader.warning());
-    const int frames = static_cast<int>(rows.size() / n);
-    k.image = ImageF32(static_cast<int>(n), frames);
-    for (int t = 0; t < frames; ++t)
-        std::copy_n(rows.data() + static_cast<std::size_t>(t) * n, n, k.image.row(t));
-    // An image sequence has no rate of its own (the reader reports a default).
-    if (!io::is_image_sequence_pattern(path) && info.fps > 0) {
-        k.frame_interval = 1.0 / info.fps;
-        std::ostringstream s;
-        s << std::setprecision(6) << "from the file (" << info.fps << " fps)";
-        k.interval_source = s.str();
-    }
-    k.values = "Rec. 709 luminance of the 8-bit video frames (0..255)";
-    return k;
+/// Roughly what the multi-threaded CPU kymograph costs: a sample of a diagonal path touches a
+/// new cache line (lacuna bench kymograph: about 30 ns a sample with 2 threads on the build
+/// machine, 60 ns per thread).
+double estimated_cpu_ms(const ops::KymographPlan& plan, const long long frames) {
+    const double samples = static_cast<double>(plan.positions()) * plan.band() *
+                           static_cast<double>(std::max(frames, 1LL));
+    return samples * 60e-6 / static_cast<double>(worker_count());
 }
 
-Kymograph from_stack(const Context& ctx, const std::string& path, const ops::KymographParams& p) {
+/// Rows of a stream of frames on one backend: the CPU sampler or the device, one frame uploaded
+/// at a time.
+class RowSink {
+  public:
+    RowSink(const ops::KymographPlan& plan, const Backend backend) {
+        if (backend == Backend::Cuda) {
+            stream_ = std::make_unique<OwnedStream>();
+            device_ = std::make_unique<ops::CudaKymograph>(plan, stream_->get());
+        } else {
+            cpu_ = std::make_unique<ops::KymographSampler>(plan);
+        }
+    }
+    void row(const ImageView<const float> frame, float* out) {
+        if (device_)
+            device_->row(frame, out);
+        else
+            cpu_->row(frame, out);
+    }
+    ImageF32 stack(const std::vector<ImageF32>& frames) {
+        return device_ ? device_->stack(frames) : cpu_->stack(frames);
+    }
+
+  private:
+    std::unique_ptr<OwnedStream> stream_;  // before the device kymograph, destroyed after it
+    std::unique_ptr<ops::CudaKymograph> device_;
+    std::unique_ptr<ops::KymographSampler> cpu_;
+};
+
+Kymograph from_video(const Context& ctx, const std::string& path, const ops::KymographParams& p,
+                     Backend& used) {
+    const auto frames_of = [&](const Backend backend) {
+        io::VideoReader reader(path);
+        const io::VideoInfo& info = reader.info();
+        Kymograph k;
+        k.frame_width = info.width;
+        k.frame_height = info.height;
+        const ops::KymographPlan plan = ops::plan_kymograph(info.width, info.height, p);
+        RowSink sink(plan, backend);
+        std::vector<float> rows;
+        const auto n = static_cast<std::size_t>(plan.positions());
+        while (const std::optional<ImageRgba8> frame = reader.next()) {
+            const ImageF32 plane = measurement_plane(to_native(frame->view()));
+            rows.resize(rows.size() + n);
+            sink.row(plane.view(), rows.data() + rows.size() - n);
+        }
+        if (!reader.warning().empty()) ctx.note(reader.warning());
+        const int frames = static_cast<int>(rows.size() / n);
+        k.image = ImageF32(static_cast<int>(n), frames);
+        for (int t = 0; t < frames; ++t)
+            std::copy_n(rows.data() + static_cast<std::size_t>(t) * n, n, k.image.row(t));
+        // An image sequence has no rate of its own (the reader reports a default).
+        if (!io::is_image_sequence_pattern(path) && info.fps > 0) {
+            k.frame_interval = 1.0 / info.fps;
+            std::ostringstream s;
+            s << std::setprecision(6) << "from the file (" << info.fps << " fps)";
+            k.interval_source = s.str();
+        }
+        k.values = "Rec. 709 luminance of the 8-bit video frames (0..255)";
+        return k;
+    };
+    // The plan is checked, and the backend chosen, before any frame is decoded.
+    const io::VideoInfo info = io::VideoReader(path).info();
+    const ops::KymographPlan plan = ops::plan_kymograph(info.width, info.height, p);
+    used = ctx.select_backend(estimated_cpu_ms(plan, info.frame_count)).backend;
+    return ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return frames_of(b);
+    });
+}
+
+Kymograph from_stack(const Context& ctx, const std::string& path, const ops::KymographParams& p,
+                     Backend& used) {
     io::LoadedNative file = io::read_native(path);
     for (const std::string& n : file.notices) ctx.note(n);
     Kymograph k;
@@ -93,9 +148,14 @@ Kymograph from_stack(const Context& ctx, const std::string& path, const ops::Kym
     k.frame_width = first.width();
     k.frame_height = first.height();
     k.calibration = file.calibration;
+    k.spacing = file.spacing;
+    if (file.frame_interval) {
+        k.frame_interval = file.frame_interval->seconds;
+        k.interval_source = "from the file (" + file.frame_interval->source + ")";
+    }
     if (file.pages.size() == 1) ctx.note("'" + path + "' has one page: the kymograph has one row");
-    const ops::KymographSampler sampler(ops::plan_kymograph(first.width(), first.height(), p));
-    k.image = ImageF32(sampler.plan().positions(), static_cast<int>(file.pages.size()));
+    const ops::KymographPlan plan = ops::plan_kymograph(first.width(), first.height(), p);
+    std::vector<ImageF32> planes;
     for (std::size_t t = 0; t < file.pages.size(); ++t) {
         const NativeImage& page = file.pages[t];
         if (page.width() != first.width() || page.height() != first.height()) {
@@ -106,53 +166,17 @@ Kymograph from_stack(const Context& ctx, const std::string& path, const ops::Kym
                             std::to_string(first.height()) +
                             ": a kymograph needs pages of one size");
         }
-        const ImageF32 plane = measurement_plane(page, file.calibration);
-        sampler.row(plane.view(), k.image.row(static_cast<int>(t)));
+        planes.push_back(measurement_plane(page, file.calibration));
     }
+    used =
+        ctx.select_backend(estimated_cpu_ms(plan, static_cast<long long>(planes.size()))).backend;
+    k.image = ctx.with_cpu_fallback(used, [&](const Backend b) {
+        used = b;
+        return RowSink(plan, b).stack(planes);
+    });
     k.values = describe(first.format()) + (first.channels() > 1 ? " (Rec. 709 luminance)" : "");
     if (has_calibration(file.calibration)) k.values += ", " + file.calibration.describe();
     return k;
-}
-
-std::string number_list(const std::vector<double>& values) {
-    std::ostringstream s;
-    s << std::setprecision(9);
-    for (std::size_t i = 0; i < values.size(); ++i) s << (i ? "," : "") << values[i];
-    return s.str();
-}
-
-std::string kymograph_csv(const Kymograph& k, const ops::KymographPlan& plan, const bool polyline) {
-    const std::string unit = k.calibration.unit;
-    std::ostringstream csv;
-    csv << std::setprecision(9);
-    csv << "# lacuna kymograph: mean of " << plan.band() << " sample"
-        << (plan.band() > 1 ? "s" : "") << " across a " << (polyline ? "polyline" : "line")
-        << " of " << plan.length() << " pixels ("
-        << (plan.sampling == Sampling::Nearest ? "nearest" : "bilinear") << "), "
-        << plan.positions() << " positions, " << k.image.height() << " frames; values: " << k.values
-        << (unit.empty() ? "" : "; unit " + unit) << "\n";
-    if (k.frame_interval)
-        csv << "# frame interval " << *k.frame_interval << " s, " << k.interval_source << "\n";
-    else
-        csv << "# frame interval unknown: time is in frames\n";
-    std::vector<double> xs, ys;
-    for (int i = 0; i < plan.positions(); ++i) {
-        xs.push_back(plan.point(i).x);
-        ys.push_back(plan.point(i).y);
-    }
-    csv << "# x (px): " << number_list(xs) << "\n# y (px): " << number_list(ys)
-        << "\n# distance (px): " << number_list(plan.distance) << "\n";
-    csv << "frame" << (k.frame_interval ? ",time_s" : "");
-    for (int i = 0; i < plan.positions(); ++i) csv << ",p" << i;
-    csv << "\n";
-    for (int t = 0; t < k.image.height(); ++t) {
-        csv << t;
-        if (k.frame_interval) csv << ',' << t * *k.frame_interval;
-        const float* row = k.image.row(t);
-        for (int i = 0; i < plan.positions(); ++i) csv << ',' << row[i];
-        csv << "\n";
-    }
-    return csv.str();
 }
 
 int run_kymograph(Context& ctx) {
@@ -190,13 +214,13 @@ int run_kymograph(Context& ctx) {
                         "refusing to overwrite the input '" + in + "' with '" + *target + "'");
     }
     if (out) (void)io::format_for_path(*out);
-    if (ctx.backend == BackendRequest::Cuda)
-        throw Error(
-            ErrorCode::CudaUnavailable,
-            "the kymograph has no CUDA path yet; it runs on the CPU (--backend cpu or auto)");
 
+    // --backend cuda where CUDA cannot run: said before the input is read.
+    if (ctx.backend == BackendRequest::Cuda) (void)ctx.select_backend();
     const auto start = Clock::now();
-    Kymograph k = io::is_video_path(in) ? from_video(ctx, in, p) : from_stack(ctx, in, p);
+    Backend used = Backend::Cpu;
+    Kymograph k =
+        io::is_video_path(in) ? from_video(ctx, in, p, used) : from_stack(ctx, in, p, used);
     const double compute_ms = ms_since(start);
     if (interval) {
         k.frame_interval = interval;
@@ -215,7 +239,10 @@ int run_kymograph(Context& ctx) {
         for (const std::string& n : io::write_native(*out, image, options)) ctx.note(n);
     }
     if (const auto csv = ctx.args.get("csv"))
-        io::write_file_atomically(*csv, kymograph_csv(k, plan, polyline));
+        io::write_file_atomically(
+            *csv, ops::kymograph_csv(plan, k.image,
+                                     {k.values, k.calibration.unit, k.frame_interval,
+                                      k.interval_source, k.spacing, polyline}));
     if (ctx.json) {
         JsonObject o;
         o.add("mode", polyline ? "polyline" : "line")
@@ -227,8 +254,13 @@ int run_kymograph(Context& ctx) {
             .add("unit", k.calibration.unit)
             .add("calibration_slope", k.calibration.slope)
             .add("calibration_intercept", k.calibration.intercept);
-        if (k.frame_interval) o.add("frame_interval_s", *k.frame_interval);
-        o.add("backend", "cpu")
+        if (k.spacing.known())
+            o.add("spacing_unit", k.spacing.unit)
+                .add("length_in_unit", ops::kymograph_distances(plan, k.spacing).back());
+        if (k.frame_interval)
+            o.add("frame_interval_s", *k.frame_interval)
+                .add("frame_interval_source", k.interval_source);
+        o.add("backend", to_string(used))
             .add("compute_ms", compute_ms)
             .add("write_ms", ms_since(write_start));
         ctx.out << o.str() << "\n";
@@ -253,7 +285,8 @@ Command kymograph_command() {
           {"band", "N", param_help(ops::param(specs, "band"))},
           {"sampling", "MODE", "bilinear (default) or nearest"},
           {"frame-interval", "S",
-           "seconds between frames (default: the video's frame rate; stacks carry none)"},
+           "seconds between frames (default: the file's own: a video's frame rate, ImageJ's\n"
+           "finterval or fps, DICOM Frame Time, a FITS time axis; else time is in frames)"},
           {"csv", "FILE",
            "write the kymograph as CSV: one row per frame, one column per position"}},
          "OUT is one float value per position (x) and frame (y, time downwards), in the data's\n"
@@ -262,7 +295,9 @@ Command kymograph_command() {
          "floats. A segment of length L gives ceil(L)+1 positions (as `histogram`); vertices\n"
          "shared by two segments are one position. Each value is the mean of the band's samples\n"
          "inside the image (NaN where none is); the path is not clipped. The CSV's '#' lines\n"
-         "give the frame interval, each position's x, y and distance along the path."},
+         "give the frame interval, each position's x, y and distance along the path.\n"
+         "--backend cuda computes on the GPU (the same values, bit for bit); auto uses it when\n"
+         "the job is large enough to repay starting the device; --json says which ran."},
         run_kymograph};
 }
 

@@ -110,6 +110,7 @@ void DocumentActions::show_loaded(io::LoadedNative loaded, const QString& path) 
     session_.open_measurement(std::move(loaded.pages), loaded.calibration, window,
                               std::move(loaded.metadata));
     session_.document().set_spacing(spacing);
+    session_.set_frame_interval(loaded.frame_interval);
     opened(Host::Opened::Measurement, path, notices.join("; "));
 }
 

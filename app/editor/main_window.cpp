@@ -9,6 +9,7 @@
 #include "recovery_ui.hpp"
 #include "video_panel.hpp"
 #include "histogram_panel.hpp"
+#include "kymograph_panel.hpp"
 #include "object_removal_panel.hpp"
 #include "regions_panel.hpp"
 #include "retarget_panel.hpp"
@@ -86,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_display_dock();
     build_video_dock();
     build_regions_dock();
+    build_kymograph_dock();
     build_filter_dock();
     build_menus();
     build_toolbar();
@@ -189,6 +191,8 @@ void MainWindow::build_menus() {
                      [this] { select_tool(CanvasTool::Line); });
     tools->addAction(tr("&Regions (lines, polylines, rectangles)"), QKeySequence(Qt::Key_R), this,
                      [this] { select_tool(CanvasTool::Regions); });
+    tools->addAction(tr("&Kymograph of the Line (stacks, videos)"),
+                     QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::show_kymograph);
     tools->addAction(tr("&Brush (mask)"), QKeySequence(Qt::Key_B), this,
                      [this] { select_tool(CanvasTool::Brush); });
     tools->addAction(tr("&Eraser (mask)"), QKeySequence(Qt::Key_E), this,
@@ -565,6 +569,29 @@ void MainWindow::build_video_dock() {
             [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
 }
 
+void MainWindow::build_kymograph_dock() {
+    kymograph_panel_ = new KymographPanel(*session_, this);
+    auto* dock = new QDockWidget(tr("Kymograph"), this);
+    dock->setObjectName("kymograph_dock");
+    dock->setWidget(kymograph_panel_);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
+    // Below the image: a kymograph is wide (positions across), and stays in view beside the
+    // image and the line's histogram. Hidden until asked for.
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide();
+    kymograph_dock_ = dock;
+    connect(kymograph_panel_, &KymographPanel::message, this,
+            [this](const QString& text, const int ms) { statusBar()->showMessage(text, ms); });
+}
+
+void MainWindow::show_kymograph() {
+    kymograph_dock_->show();
+    kymograph_dock_->raise();
+    if (const QString why = kymograph_panel_->compute(); !why.isEmpty())
+        statusBar()->showMessage(why, 8000);
+}
+
 void MainWindow::build_display_dock() {
     display_panel_ = new DisplayPanel(*session_, this);
     auto* dock = new QDockWidget(tr("Display"), this);
@@ -576,6 +603,10 @@ void MainWindow::build_display_dock() {
     display_dock_ = dock;
     removal_dock_->raise();  // photos first; a measurement document raises Display
     connect(display_panel_, &DisplayPanel::changed, canvas_, qOverload<>(&Canvas::update));
+    // The kymograph is shown through the document's LUT and window.
+    connect(display_panel_, &DisplayPanel::changed, this, [this] {
+        if (kymograph_panel_ != nullptr) kymograph_panel_->refresh();
+    });
     connect(display_panel_, &DisplayPanel::calibration_changed, this, [this] {
         histogram_panel_->set_measurement(
             session_->document().measurement(),

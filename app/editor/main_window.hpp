@@ -36,6 +36,7 @@ class ObjectRemovalPanel;
 class RetargetPanel;
 class FilterPanel;
 class HistogramPanel;
+class KymographPanel;
 class DisplayPanel;
 class VideoPanel;
 class RegionsPanel;
@@ -81,6 +82,9 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     [[nodiscard]] bool smoothing_export_running() const;
     [[nodiscard]] const QString& smoothing_export_message() const;
     [[nodiscard]] HistogramPanel* histogram_panel() const { return histogram_panel_; }
+    [[nodiscard]] KymographPanel* kymograph_panel() const { return kymograph_panel_; }
+    /// Tools ▸ Kymograph: computes the current line's kymograph and shows its dock.
+    void show_kymograph();
     /// Writes the line histogram as CSV and says so in the status bar (an error dialog when
     /// there is no line or the file cannot be written): the Line Histogram panel's.
     bool export_histogram_csv(const QString& path);
@@ -210,6 +214,9 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     FilterPanel* filter_panel_ = nullptr;
     QDockWidget* filter_dock_ = nullptr;
     HistogramPanel* histogram_panel_ = nullptr;
+    KymographPanel* kymograph_panel_ = nullptr;
+    QDockWidget* kymograph_dock_ = nullptr;
+    void build_kymograph_dock();
     DisplayPanel* display_panel_ = nullptr;
     QLabel* value_label_ = nullptr;
     QLabel* colour_label_ = nullptr;

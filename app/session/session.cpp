@@ -197,6 +197,7 @@ std::string Session::colour_conversion() {
 
 void Session::after_open() {
     display_lut_stale_ = true;
+    frame_interval_.reset();
     history_.clear();
     for (const auto& tool : tools_) tool->document_opened();
     presented_->valid = false;

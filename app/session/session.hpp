@@ -104,6 +104,14 @@ class Session {
         ops::TemporalTerm term = ops::TemporalTerm::PerSeam) const;
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
+    /// The time between a stack's pages as its file states it (LoadedNative::frame_interval;
+    /// the kymograph's time axis); forgotten when another document opens.
+    void set_frame_interval(std::optional<io::FrameInterval> interval) {
+        frame_interval_ = std::move(interval);
+    }
+    [[nodiscard]] const std::optional<io::FrameInterval>& frame_interval() const {
+        return frame_interval_;
+    }
 
     // ---- display of measurement documents (a view: the samples never change) ----
     struct Display {
@@ -246,6 +254,7 @@ class Session {
     void refresh_display_lut();
     std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
+    std::optional<io::FrameInterval> frame_interval_;
     std::unique_ptr<VideoClip> video_;  // the open clip (video documents only)
     Display display_;
     bool samples_from_host_noted_ = false;

@@ -143,6 +143,52 @@ std::optional<std::string> tiff_description(const std::span<const std::uint8_t> 
     }
 }
 
+namespace {
+/// A number as a person reads it back from the file (up to 9 significant digits).
+std::string short_number(const double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.9g", v);
+    return text;
+}
+}  // namespace
+
+std::optional<double> seconds_per(const std::string_view unit) {
+    struct Unit {
+        std::string_view name;
+        double seconds;
+    };
+    static constexpr Unit kUnits[] = {
+        {"s", 1.0},        {"sec", 1.0},      {"second", 1.0},   {"seconds", 1.0}, {"ms", 1e-3},
+        {"msec", 1e-3},    {"us", 1e-6},      {"\u00b5s", 1e-6}, {"usec", 1e-6},   {"min", 60.0},
+        {"minute", 60.0},  {"minutes", 60.0}, {"h", 3600.0},     {"hr", 3600.0},   {"hour", 3600.0},
+        {"hours", 3600.0}, {"d", 86400.0},    {"day", 86400.0},  {"days", 86400.0}};
+    for (const Unit& u : kUnits)
+        if (unit == u.name) return u.seconds;
+    return std::nullopt;
+}
+
+std::optional<FrameInterval> frame_interval_from_imagej(const std::string_view description) {
+    if (description.substr(0, 7) != "ImageJ=") return std::nullopt;
+    const auto p = properties(description);
+    const auto number = [&](const char* key) -> std::optional<double> {
+        const auto it = p.find(key);
+        if (it == p.end()) return std::nullopt;
+        const std::optional<double> v = parse_double(it->second);
+        if (!v || !std::isfinite(*v) || *v <= 0) return std::nullopt;
+        return v;
+    };
+    if (const std::optional<double> f = number("finterval")) {
+        const auto t = p.find("tunit");
+        const std::string unit = t == p.end() || t->second.empty() ? "sec" : t->second;
+        const std::optional<double> per = seconds_per(unit);
+        if (!per) return std::nullopt;
+        return FrameInterval{*f * *per, "ImageJ finterval=" + short_number(*f) + " " + unit};
+    }
+    if (const std::optional<double> fps = number("fps"))
+        return FrameInterval{1.0 / *fps, "ImageJ fps=" + short_number(*fps)};
+    return std::nullopt;
+}
+
 PixelSpacing tiff_spacing(const std::span<const std::uint8_t> tiff) {
     try {
         const Exiv2::Image::AutoPtr image =

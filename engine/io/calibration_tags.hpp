@@ -6,6 +6,7 @@
 #pragma once
 
 #include <lacuna/core/native_image.hpp>
+#include <lacuna/io/image_io.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -29,6 +30,15 @@ std::optional<double> centimetres_per(std::string_view unit);
 /// The calibration in an ImageJ description (cf=0 straight line, or vunit alone), if any; other
 /// calibration functions and other descriptions give nothing.
 std::optional<Calibration> calibration_from_imagej(std::string_view description);
+
+/// The time between pages an ImageJ description states: finterval= in tunit= (sec by default;
+/// ms, us, min, hour understood), else 1/fps=. Nothing for other descriptions, zero, negative or
+/// unknown units.
+std::optional<FrameInterval> frame_interval_from_imagej(std::string_view description);
+
+/// Seconds in one `unit` of time (s, sec, second(s), ms, msec, us, µs, min, h, hr, hour(s), d,
+/// day(s)); nullopt for anything else.
+std::optional<double> seconds_per(std::string_view unit);
 
 /// `tiff` with its first page's ImageDescription set to `text` (exiv2, in memory; exiv2 leaves
 /// X/YResolution alone, as image structure). Throws Error(WriteFailed) when the bytes are not a

@@ -74,6 +74,8 @@ constexpr std::uint32_t kRescaleType = tag(0x0028, 0x1054);
 constexpr std::uint32_t kPixelData = tag(0x7FE0, 0x0010);
 constexpr std::uint32_t kPixelSpacing = tag(0x0028, 0x0030);
 constexpr std::uint32_t kImagerPixelSpacing = tag(0x0018, 0x1164);
+constexpr std::uint32_t kFrameTime = tag(0x0018, 0x1063);        // DS, ms
+constexpr std::uint32_t kFrameTimeVector = tag(0x0018, 0x1065);  // DS per frame, ms
 
 enum class Encoding { ExplicitLittle, ImplicitLittle, ExplicitBig };
 
@@ -827,6 +829,66 @@ PixelSpacing pixel_spacing(const Attributes& a) {
     return {};
 }
 
+// Every value of a multi-valued decimal string ("0\\40\\40"), or nothing if one is not a number.
+std::optional<std::vector<double>> decimals(const std::string& text) {
+    std::vector<double> values;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find('\\', start);
+        if (end == std::string::npos) end = text.size();
+        std::string part = trim_padding(text.substr(start, end - start));
+        if (!part.empty() && part[0] == '+') part.erase(0, 1);
+        double v = 0;
+        const char* stop_at = part.data() + part.size();
+        const auto [stop, error] = std::from_chars(part.data(), stop_at, v);
+        if (part.empty() || error != std::errc() || stop != stop_at || !std::isfinite(v))
+            return std::nullopt;
+        values.push_back(v);
+        start = end + 1;
+    }
+    return values;
+}
+
+std::string ms_text(const double ms) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.9g ms", ms);
+    return text;
+}
+
+// The time between frames of a multi-frame image: Frame Time (0018,1063), else the Frame Time
+// Vector (0018,1065: the first entry 0, then each frame's time since the one before). A vector
+// whose increments differ gives their mean, and a notice says so. Top-level elements only: an
+// enhanced multi-frame image keeps its timing in per-frame functional groups, not read here.
+std::optional<FrameInterval> frame_interval(const Attributes& a, const int frames,
+                                            std::vector<std::string>& notices) {
+    if (frames < 2) return std::nullopt;
+    if (const std::optional<double> ms = a.number(kFrameTime)) {
+        if (*ms > 0 && std::isfinite(*ms))
+            return FrameInterval{*ms / 1000.0, "DICOM Frame Time " + ms_text(*ms)};
+        notices.push_back("ignored a Frame Time (0018,1063) that is not a positive number");
+        return std::nullopt;
+    }
+    if (!a.has(kFrameTimeVector)) return std::nullopt;
+    const std::optional<std::vector<double>> v = decimals(a.text(kFrameTimeVector));
+    if (!v || v->size() != static_cast<std::size_t>(frames) ||
+        std::any_of(v->begin() + 1, v->end(), [](const double d) { return !(d > 0); })) {
+        notices.push_back(
+            "ignored a Frame Time Vector (0018,1065) that does not give one positive "
+            "time per frame");
+        return std::nullopt;
+    }
+    const auto [lo, hi] = std::minmax_element(v->begin() + 1, v->end());
+    double sum = 0;
+    for (auto it = v->begin() + 1; it != v->end(); ++it) sum += *it;
+    const double mean = sum / static_cast<double>(v->size() - 1);
+    if (*hi - *lo > 1e-9 * *hi) {
+        notices.push_back("the Frame Time Vector's intervals vary from " + ms_text(*lo) + " to " +
+                          ms_text(*hi) + "; the time axis uses their mean, " + ms_text(mean));
+        return FrameInterval{mean / 1000.0, "DICOM Frame Time Vector, mean " + ms_text(mean)};
+    }
+    return FrameInterval{mean / 1000.0, "DICOM Frame Time Vector " + ms_text(mean)};
+}
+
 // The file's suggested display window (the first, where several are given) as [low, high] in
 // calibrated units: Window Center/Width apply to rescaled values.
 std::optional<std::pair<double, double>> display_window(const Attributes& a) {
@@ -949,6 +1011,7 @@ LoadedNative read_dicom(const std::vector<std::uint8_t>& stored, const std::stri
     loaded.calibration = calibration(attributes, decoded, loaded.notices);
     loaded.window = display_window(attributes);
     loaded.spacing = pixel_spacing(attributes);
+    loaded.frame_interval = frame_interval(attributes, module.frames, loaded.notices);
     if (module.photometric == "MONOCHROME1") {
         loaded.notices.push_back(
             "MONOCHROME1: other viewers display this image inverted; Lacuna shows the stored "

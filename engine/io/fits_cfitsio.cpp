@@ -3,11 +3,13 @@
 // Calibration, so an integer image stays an integer image. One exception is the FITS convention for
 // unsigned 16-bit data (BITPIX 16, BZERO 32768, BSCALE 1): it becomes a U16 image with the identity
 // calibration.
+#include "calibration_tags.hpp"
 #include "scientific_io.hpp"
 
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <cmath>
@@ -263,6 +265,31 @@ PixelSpacing fits_spacing(fitsfile* file, const std::string_view name) {
     return {x, y, unit1};
 }
 
+// The time between a cube's planes: CDELT3 in CUNIT3 when that is a unit of time, or in seconds
+// on a TIME axis without CUNIT3 (the FITS time paper's default). A spectral or spatial third
+// axis (CUNIT3 Angstrom, m/s, ...) has none.
+std::optional<FrameInterval> fits_frame_interval(fitsfile* file, const LONGLONG planes,
+                                                 const std::string_view name,
+                                                 std::vector<std::string>& notices) {
+    if (planes < 2) return std::nullopt;
+    const std::optional<double> step = keyword<double>(file, TDOUBLE, "CDELT3", name);
+    if (!step) return std::nullopt;
+    const std::string unit = string_keyword(file, "CUNIT3", name);
+    const std::string type = string_keyword(file, "CTYPE3", name);
+    const std::optional<double> per =
+        unit.empty() ? (type.rfind("TIME", 0) == 0 ? std::optional(1.0) : std::nullopt)
+                     : detail::seconds_per(unit);
+    if (!per) return std::nullopt;
+    if (!(*step > 0) || !std::isfinite(*step)) {
+        notices.push_back("ignored a time axis whose CDELT3 is not a positive number");
+        return std::nullopt;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "FITS CDELT3 = %.9g %s", *step,
+                  unit.empty() ? "s (CTYPE3 TIME)" : unit.c_str());
+    return FrameInterval{*step * *per, text};
+}
+
 // How the stored type maps to ours.
 struct Plan {
     SampleType sample = SampleType::U8;
@@ -453,6 +480,7 @@ LoadedNative read_fits(const std::vector<std::uint8_t>& bytes, const std::string
         loaded.pages.push_back(read_plane(file, shape, plan, width, height, plane, name));
 
     loaded.spacing = fits_spacing(file, name);
+    loaded.frame_interval = fits_frame_interval(file, shape.planes(), name, loaded.notices);
     Calibration& calibration = loaded.calibration;
     calibration.unit = unit_keyword(file, name);
     if (!plan.unsigned_16) {

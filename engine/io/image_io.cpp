@@ -598,11 +598,16 @@ Mask read_mask(const fs::path& path) {
 }
 
 namespace {
-// The calibration ImageJ (and Lacuna) write into a TIFF's description (calibration_tags.hpp).
+// The calibration ImageJ (and Lacuna) write into a TIFF's description (calibration_tags.hpp),
+// and ImageJ's frame interval.
 LoadedNative with_tiff_calibration(LoadedNative loaded, const std::span<const std::uint8_t> bytes) {
-    if (const std::optional<std::string> text = detail::tiff_description(bytes))
+    if (const std::optional<std::string> text = detail::tiff_description(bytes)) {
         if (const std::optional<Calibration> c = detail::calibration_from_imagej(*text))
             loaded.calibration = *c;
+        // A time between pages means something only for a stack.
+        if (loaded.pages.size() > 1)
+            loaded.frame_interval = detail::frame_interval_from_imagej(*text);
+    }
     loaded.spacing = detail::tiff_spacing(bytes);
     return loaded;
 }

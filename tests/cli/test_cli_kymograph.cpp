@@ -12,6 +12,8 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include <tiffio.h>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,6 +22,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -112,6 +115,8 @@ class TestCliKymograph : public QObject {
     void polyline_with_band_equals_the_engine();
     void fits_cube_is_calibrated();
     void video_frames_and_frame_rate();
+    void backends_give_the_same_bits();
+    void time_axis_from_the_file();
     void bad_input_is_refused();
     void histogram_regions_give_one_csv();
     void histogram_regions_refuse_bad_files();
@@ -282,6 +287,136 @@ void TestCliKymograph::video_frames_and_frame_rate() {
             QVERIFY(csv_comments(tmp("v.csv")).contains("20 fps"));
         }
     }
+}
+
+// --backend cpu and --backend cuda write the same floats (the device kymograph equals the CPU
+// reference bit for bit); where CUDA cannot run, --backend cuda is one error line and no file.
+void TestCliKymograph::backends_give_the_same_bits() {
+    const QString stack = write_stack();
+    const QStringList args = {"kymograph", stack, "--polyline", "-2,3.5,30,1,50.5,8.25",
+                              "--band",    "7",   "--json"};
+    const Result cpu = run_cli(args + QStringList{tmp("cpu.tif"), "--backend", "cpu"});
+    QVERIFY2(cpu.status == 0, qPrintable(cpu.err));
+    QCOMPARE(json_of(cpu)["backend"].toString(), QString("cpu"));
+    const bool device = run_cli({"backend", "--backend", "cuda"}).status == 0;
+    const Result cuda = run_cli(args + QStringList{tmp("cuda.tif"), "--backend", "cuda"});
+    if (!device) {
+        QCOMPARE(cuda.status, 1);
+        verify_one_error_line(cuda, "CUDA");
+        QVERIFY(!QFile::exists(tmp("cuda.tif")));
+        return;
+    }
+    QVERIFY2(cuda.status == 0, qPrintable(cuda.err));
+    QCOMPARE(json_of(cuda)["backend"].toString(), QString("cuda"));
+    const ImageF32 a = read_float(tmp("cpu.tif")), b = read_float(tmp("cuda.tif"));
+    QCOMPARE(b.width(), a.width());
+    QCOMPARE(b.height(), a.height());
+    for (int t = 0; t < a.height(); ++t)
+        for (int x = 0; x < a.width(); ++x) {
+            const float u = a.at(x, t), v = b.at(x, t);
+            QVERIFY2(std::isnan(u) ? std::isnan(v) : std::memcmp(&u, &v, sizeof u) == 0,
+                     qPrintable(QString("frame %1 position %2").arg(t).arg(x)));
+        }
+}
+
+// The time between pages as the file states it becomes the CSV's time column and the JSON's
+// frame_interval_s: ImageJ's finterval in a TIFF stack, DICOM Frame Time, a FITS time axis;
+// --frame-interval still overrides.
+void TestCliKymograph::time_axis_from_the_file() {
+    const auto check = [&](const QString& in, const double seconds, const QString& source) {
+        const Result r =
+            run_cli({"kymograph", in, "--line", "0,4,63,4", "--csv", tmp("time.csv"), "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = json_of(r);
+        QCOMPARE(o["frames"].toInt(), kFrames);
+        QCOMPARE(o["frame_interval_s"].toDouble(), seconds);
+        QVERIFY2(o["frame_interval_source"].toString().contains(source),
+                 qPrintable(o["frame_interval_source"].toString()));
+        const auto rows = csv_rows(tmp("time.csv"));
+        QCOMPARE(rows[0][1], QString("time_s"));
+        QCOMPARE(rows[5][1].toDouble(), 4 * seconds);  // frame 4
+        QVERIFY(csv_comments(tmp("time.csv")).contains(source));
+        // Typed, it wins.
+        const Result typed = run_cli({"kymograph", in, "--line", "0,4,63,4", "--frame-interval",
+                                      "2", "--csv", tmp("time2.csv"), "--json"});
+        QCOMPARE(typed.status, 0);
+        QCOMPARE(json_of(typed)["frame_interval_s"].toDouble(), 2.0);
+        QVERIFY(json_of(typed)["frame_interval_source"].toString().contains("--frame-interval"));
+        QCOMPARE(csv_rows(tmp("time2.csv"))[5][1].toDouble(), 8.0);
+    };
+    {
+        // The float stack with ImageJ's description on its first page, as ImageJ writes a
+        // time-lapse (libtiff directly: OpenCV writes no description).
+        TIFF* t = TIFFOpen(tmp("timed.tif").toStdString().c_str(), "w");
+        QVERIFY(t != nullptr);
+        for (int page = 0; page < kFrames; ++page) {
+            TIFFSetField(t, TIFFTAG_IMAGEWIDTH, kW);
+            TIFFSetField(t, TIFFTAG_IMAGELENGTH, kH);
+            TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+            TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
+            TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+            TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+            TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, kH);
+            if (page == 0)
+                TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION,
+                             "ImageJ=1.53t\nimages=16\nframes=16\nfinterval=250\ntunit=ms\n");
+            for (int y = 0; y < kH; ++y) {
+                std::vector<float> row(kW);
+                for (int x = 0; x < kW; ++x)
+                    row[std::size_t(x)] = y == kRow ? dot_frame_value(x, page) : 1.25f;
+                TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+            }
+            TIFFWriteDirectory(t);
+        }
+        TIFFClose(t);
+        QCOMPARE(int(io::read_native(tmp("timed.tif").toStdString()).pages.size()), kFrames);
+        check(tmp("timed.tif"), 0.25, "ImageJ finterval=250 ms");
+    }
+#if LACUNA_TEST_GDCM
+    if (test::dicom_ready()) {
+        test::DicomSpec spec;
+        spec.width = kW;
+        spec.height = kH;
+        spec.frames = kFrames;
+        spec.format = gdcm::PixelFormat(gdcm::PixelFormat::UINT8);
+        for (int t = 0; t < kFrames; ++t)
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    spec.pixels.push_back(char(y == kRow && x == 2 + 3 * t ? 200 : 10));
+        spec.modality = "XA";
+        spec.extra = {{gdcm::Tag(0x0018, 0x1063), gdcm::VR::DS, "40"}};
+        const test::Bytes bytes = test::write_dicom(spec);
+        QFile out(tmp("cine.dcm"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+        out.close();
+        check(tmp("cine.dcm"), 0.04, "DICOM Frame Time 40 ms");
+    }
+#endif
+#if LACUNA_TEST_CFITSIO
+    if (test::fits_ready()) {
+        {
+            test::FitsWriter w(tmp("timed.fits").toStdString());
+            test::FitsKeys keys;
+            keys.numbers = {{"CDELT1", 0.5}, {"CDELT2", 0.5}, {"CDELT3", 50.0}};
+            keys.strings = {
+                {"CUNIT1", "mm"}, {"CUNIT2", "mm"}, {"CUNIT3", "ms"}, {"CTYPE3", "TIME"}};
+            w.image(FLOAT_IMG, {kW, kH, kFrames}, keys);
+            w.pixels(TFLOAT, std::vector<float>(std::size_t{kW} * kH * kFrames, 1.0f));
+            w.check();
+        }
+        check(tmp("timed.fits"), 0.05, "FITS CDELT3 = 50 ms");
+        // The pixel size gives the distances in mm beside those in pixels.
+        const Result r = run_cli({"kymograph", tmp("timed.fits"), "--line", "0,4,63,4", "--csv",
+                                  tmp("mm.csv"), "--json"});
+        QCOMPARE(json_of(r)["spacing_unit"].toString(), QString("mm"));
+        QCOMPARE(json_of(r)["length_in_unit"].toDouble(), 31.5);
+        QVERIFY2(
+            csv_comments(tmp("mm.csv")).contains("# distance (mm, pixel size 0.5 mm): 0,0.5,1,"),
+            qPrintable(csv_comments(tmp("mm.csv"))));
+    }
+#endif
 }
 
 void TestCliKymograph::bad_input_is_refused() {

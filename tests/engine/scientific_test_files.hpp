@@ -23,6 +23,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lacuna::test {
@@ -44,6 +45,12 @@ struct DicomSpec {
     std::string modality = "CT";
     std::string window_center, window_width;  ///< DS text, empty: absent
     std::vector<char> pixels;                 ///< as stored, little endian
+    struct Text {
+        gdcm::Tag tag;
+        gdcm::VR::VRType vr;
+        std::string value;
+    };
+    std::vector<Text> extra;  ///< more text elements (Frame Time, ...)
 };
 
 inline void insert_text(gdcm::DataSet& ds, const gdcm::Tag tag, const gdcm::VR vr,
@@ -83,6 +90,7 @@ inline Bytes write_dicom(const DicomSpec& spec) {
         insert_text(ds, gdcm::Tag(0x0028, 0x1050), gdcm::VR::DS, spec.window_center);
         insert_text(ds, gdcm::Tag(0x0028, 0x1051), gdcm::VR::DS, spec.window_width);
     }
+    for (const DicomSpec::Text& t : spec.extra) insert_text(ds, t.tag, t.vr, t.value);
     std::ostringstream out;
     writer.SetStream(out);
     if (!writer.Write()) qFatal("GDCM could not write the test file");
@@ -123,6 +131,8 @@ struct FitsKeys {
     std::optional<double> bscale, bzero;
     std::optional<long long> blank;
     std::string bunit;
+    std::vector<std::pair<std::string, double>> numbers;       ///< more keys (CDELT3, ...)
+    std::vector<std::pair<std::string, std::string>> strings;  ///< (CUNIT3, CTYPE3, ...)
 };
 
 class FitsWriter {
@@ -147,6 +157,10 @@ class FitsWriter {
         if (!keys.bunit.empty()) {
             fits_write_key(file_, TSTRING, "BUNIT", (void*)keys.bunit.c_str(), "", &status_);
         }
+        for (const auto& [key, value] : keys.numbers)
+            fits_write_key(file_, TDOUBLE, key.c_str(), (void*)&value, "", &status_);
+        for (const auto& [key, value] : keys.strings)
+            fits_write_key(file_, TSTRING, key.c_str(), (void*)value.c_str(), "", &status_);
         // The values written are the stored ones: no scaling on the way in.
         fits_set_bscale(file_, 1.0, 0.0, &status_);
     }

@@ -1,6 +1,7 @@
 // Kymographs on the CPU: a dot moving 3 px a frame gives a line of slope exactly 3, polylines
 // and bands against hand-computed values, one segment against the line histogram's profile, the
 // fast version against the reference (bit for bit), and bad input.
+#include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/kymograph.hpp>
 #include <lacuna/ops/line_histogram.hpp>
@@ -68,6 +69,8 @@ class TestKymograph : public QObject {
     void band_excludes_samples_outside();
     void one_segment_equals_line_histogram_profile();
     void fast_equals_reference();
+    void distances_in_the_pixel_spacing();
+    void cuda_is_refused_without_cuda();
     void bad_input_is_refused();
     void rectangle_region_is_the_column_mean();
     void regions_file_reads_back_what_it_wrote();
@@ -249,6 +252,40 @@ void TestKymograph::fast_equals_reference() {
                 QVERIFY(same_bits(kymograph_reference(stack, p), kymograph_fast(stack, p)));
             }
     }
+}
+
+// Distances in the data's unit: 10 px across at 0.5 mm a column, then 4 px down at 2 mm a row.
+void TestKymograph::distances_in_the_pixel_spacing() {
+    KymographParams p;
+    p.path = {{1, 1}, {11, 1}, {11, 5}};
+    const KymographPlan plan = plan_kymograph(16, 8, p);
+    QCOMPARE(plan.positions(), 15);
+    const std::vector<double> mm = kymograph_distances(plan, {0.5, 2.0, "mm"});
+    for (int i = 0; i <= 10; ++i) QCOMPARE(mm[std::size_t(i)], 0.5 * i);
+    for (int i = 1; i <= 4; ++i) QCOMPARE(mm[std::size_t(10 + i)], 5.0 + 2.0 * i);
+    QCOMPARE(kymograph_distances(plan, {}), plan.distance);  // unknown: pixels
+    // A diagonal of an anisotropic pixel: sqrt((3 * 0.5)^2 + (4 * 2)^2) mm over 5 steps.
+    p.path = {{0, 0}, {3, 4}};
+    const KymographPlan diagonal = plan_kymograph(16, 8, p);
+    const std::vector<double> d = kymograph_distances(diagonal, {0.5, 2.0, "mm"});
+    QCOMPARE(d.back(), std::hypot(1.5, 8.0));
+    QCOMPARE(d[2], std::hypot(1.5, 8.0) * 2 / 5);
+}
+
+// A CPU-only build says so in a sentence (tests/cuda compares the device path where there is one).
+void TestKymograph::cuda_is_refused_without_cuda() {
+    if (cuda_built()) QSKIP("this build has CUDA: tests/cuda/test_kymograph_cuda covers it");
+    KymographParams p;
+    p.path = {{0, 0}, {5, 5}};
+    QString text;
+    try {
+        (void)kymograph_cuda(moving_dot(16, 8, 2, 0, 0), p,
+                             nullptr);  // check-device-streams: allow
+    } catch (const Error& e) {
+        QCOMPARE(e.code(), ErrorCode::CudaUnavailable);
+        text = e.what();
+    }
+    QVERIFY2(text.contains("CPU-only"), qPrintable(text));
 }
 
 void TestKymograph::bad_input_is_refused() {

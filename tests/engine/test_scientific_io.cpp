@@ -2,6 +2,7 @@
 // libraries, so no data files are committed: exact samples, calibration, display window, row
 // order, and every kind of bad input (each must give one Error naming the file, never a crash).
 // A format whose library this build lacks is skipped.
+#include "calibration_tags.hpp"
 #include "scientific_test_files.hpp"
 
 #include <lacuna/core/error.hpp>
@@ -401,6 +402,44 @@ class TestScientificIo : public QObject {
 #endif
     }
 
+    // The time between frames: Frame Time, else an even Frame Time Vector, else the vector's
+    // mean with a notice; nothing for a single frame or a vector that does not fit.
+    void dicom_frame_time_gives_the_interval() {
+        SKIP_WITHOUT_DICOM();
+#if LACUNA_TEST_GDCM
+        const auto read = [](const int frames, std::vector<DicomSpec::Text> extra) {
+            DicomSpec spec;
+            spec.width = 4;
+            spec.height = 2;
+            spec.frames = frames;
+            spec.format = gdcm::PixelFormat(gdcm::PixelFormat::UINT8);
+            spec.pixels.assign(static_cast<std::size_t>(8 * frames), char(7));
+            spec.extra = std::move(extra);
+            return io::detail::read_dicom(write_dicom(spec), "cine.dcm");
+        };
+        const gdcm::Tag frame_time(0x0018, 0x1063), vector(0x0018, 0x1065);
+        io::LoadedNative l = read(3, {{ frame_time, gdcm::VR::DS, "40" }});
+        QVERIFY(l.frame_interval.has_value());
+        QCOMPARE(l.frame_interval->seconds, 0.04);
+        QCOMPARE(l.frame_interval->source, std::string("DICOM Frame Time 40 ms"));
+        l = read(3, {{ vector, gdcm::VR::DS, "0\\33.5\\33.5" }});
+        QCOMPARE(l.frame_interval->seconds, 0.0335);
+        QVERIFY(l.notices.empty());
+        l = read(4, {{ vector, gdcm::VR::DS, "0\\30\\50\\40" }});
+        QCOMPARE(l.frame_interval->seconds, 0.04);
+        QVERIFY(std::any_of(l.notices.begin(), l.notices.end(), [](const std::string& n) {
+            return n.find("vary from 30 ms to 50 ms") != std::string::npos;
+        }));
+        l = read(4, {{ vector, gdcm::VR::DS, "0\\30\\50" }});  // three times for four frames
+        QVERIFY(!l.frame_interval);
+        QVERIFY(!l.notices.empty());
+        l = read(3, {{ frame_time, gdcm::VR::DS, "-5" }});
+        QVERIFY(!l.frame_interval);
+        QVERIFY(!read(1, {{ frame_time, gdcm::VR::DS, "40" }}).frame_interval);
+        QVERIFY(!read(3, {}).frame_interval);
+#endif
+    }
+
     // 32-bit integer samples (RT dose grids) are read as float, exact below 2^24, with a notice.
     void dicom_32_bit_reads_as_float() {
         SKIP_WITHOUT_DICOM();
@@ -764,6 +803,59 @@ class TestScientificIo : public QObject {
                     QCOMPARE(loaded.pages[p].sample(x, y, 0),
                              double(fits_value(x, p * 3 + (2 - y))));
 #endif
+    }
+
+    // CDELT3 in a time CUNIT3, or seconds on a TIME axis; a spectral third axis has no time.
+    void fits_time_axis_gives_the_interval() {
+        SKIP_WITHOUT_FITS();
+#if LACUNA_TEST_CFITSIO
+        const auto read = [&](const std::vector<long>& axes,
+                              std::vector<std::pair<std::string, double>> numbers,
+                              std::vector<std::pair<std::string, std::string>> strings) {
+            FitsKeys keys;
+            keys.numbers = std::move(numbers);
+            keys.strings = std::move(strings);
+            long n = 1;
+            for (const long a : axes) n *= a;
+            const Bytes bytes = fits_file("t.fits", FLOAT_IMG, axes, keys, TFLOAT,
+                                          std::vector<float>(static_cast<std::size_t>(n), 1.0f));
+            return io::detail::read_fits(bytes, "t.fits");
+        };
+        io::LoadedNative l = read({4, 3, 5}, {{ "CDELT3", 2.0 }}, {{ "CUNIT3", "s" }});
+        QCOMPARE(l.frame_interval->seconds, 2.0);
+        QCOMPARE(l.frame_interval->source, std::string("FITS CDELT3 = 2 s"));
+        l = read({4, 3, 5}, {{ "CDELT3", 50.0 }}, {{ "CUNIT3", "ms" }});
+        QCOMPARE(l.frame_interval->seconds, 0.05);
+        l = read({4, 3, 5}, {{ "CDELT3", 1.5 }}, {{ "CTYPE3", "TIME" }});
+        QCOMPARE(l.frame_interval->seconds, 1.5);
+        QVERIFY(!read({4, 3, 5}, {{ "CDELT3", 0.5 }}, {{ "CUNIT3", "Angstrom" }}).frame_interval);
+        QVERIFY(!read({4, 3, 5}, {{ "CDELT3", 0.5 }}, {}).frame_interval);  // no unit, no TIME
+        QVERIFY(!read({4, 3, 5}, {}, {{ "CUNIT3", "s" }}).frame_interval);
+        l = read({4, 3, 5}, {{ "CDELT3", -2.0 }}, {{ "CUNIT3", "s" }});
+        QVERIFY(!l.frame_interval);
+        QVERIFY(!l.notices.empty());
+        QVERIFY(!read({4, 3, 1}, {{ "CDELT3", 2.0 }}, {{ "CUNIT3", "s" }}).frame_interval);
+#endif
+    }
+
+    // ImageJ's description: finterval in tunit (sec by default), else 1/fps.
+    void imagej_frame_interval() {
+        using io::detail::frame_interval_from_imagej;
+        auto f = frame_interval_from_imagej("ImageJ=1.53t\nimages=8\nfinterval=0.25\n");
+        QCOMPARE(f->seconds, 0.25);
+        QCOMPARE(f->source, std::string("ImageJ finterval=0.25 sec"));
+        f = frame_interval_from_imagej("ImageJ=1.53t\nfinterval=40\ntunit=ms\nfps=7\n");
+        QCOMPARE(f->seconds, 0.04);
+        f = frame_interval_from_imagej("ImageJ=1.53t\nfinterval=2\ntunit=min\n");
+        QCOMPARE(f->seconds, 120.0);
+        f = frame_interval_from_imagej("ImageJ=1.53t\nfps=20\n");
+        QCOMPARE(f->seconds, 0.05);
+        QCOMPARE(f->source, std::string("ImageJ fps=20"));
+        QVERIFY(!frame_interval_from_imagej("ImageJ=1.53t\nfinterval=2\ntunit=furlong\n"));
+        QVERIFY(!frame_interval_from_imagej("ImageJ=1.53t\nfinterval=0\n"));
+        QVERIFY(!frame_interval_from_imagej("ImageJ=1.53t\nfinterval=abc\n"));
+        QVERIFY(!frame_interval_from_imagej("a photo\nfinterval=1\n"));
+        QVERIFY(!frame_interval_from_imagej("ImageJ=1.53t\nimages=8\n"));
     }
 
     void fits_line_opens_as_one_row() {

@@ -146,6 +146,57 @@ def test_kymograph_slope_three_and_equal_to_the_cli(tmp_path):
                           equal_nan=True)
 
 
+def comment_numbers(path, prefix):
+    line = next(l for l in Path(path).read_text().splitlines() if l.startswith(prefix))
+    return np.array([float(v) for v in line.split(": ", 1)[1].split(",")])
+
+
+def test_read_gives_spacing_and_frame_interval_and_kymograph_uses_them(tmp_path):
+    fits = pytest.importorskip("astropy.io.fits")
+    cube = moving_dot_cube()
+    hdu = fits.PrimaryHDU(cube[:, ::-1, :])
+    hdu.header["CDELT1"], hdu.header["CUNIT1"] = 0.5, "mm"
+    hdu.header["CDELT2"], hdu.header["CUNIT2"] = 0.25, "mm"
+    hdu.header["CDELT3"], hdu.header["CUNIT3"], hdu.header["CTYPE3"] = 40.0, "ms", "TIME"
+    hdu.writeto(tmp_path / "timed.fits")
+    image = lacuna.read(tmp_path / "timed.fits")
+    assert image["spacing"] == (0.5, 0.25, "mm")
+    assert image["frame_interval"] == 0.04
+    assert "CDELT3" in image["frame_interval_source"]
+    path = [(0, 4), (20, 4), (30, 8)]
+    plain = lacuna.kymograph(image["values"], path, band=3)
+    k = lacuna.kymograph(image["values"], path, band=3, spacing=image["spacing"],
+                         frame_interval=image["frame_interval"])
+    assert np.array_equal(k["values"], plain, equal_nan=True)
+    assert k["distance_unit"] == "mm" and k["time_unit"] == "s"
+    # 20 px across at 0.5 mm, then (10, 4) px at (0.5, 0.25) mm.
+    assert k["distance"][20] == 10.0
+    assert k["distance"][-1] == pytest.approx(10.0 + np.hypot(5.0, 1.0), rel=1e-15)
+    # The CLI's CSV on the same file: the same distances in mm and times in s (9 significant
+    # digits there).
+    run_cli("kymograph", tmp_path / "timed.fits", "--polyline", "0,4,20,4,30,8", "--band", 3,
+            "--csv", tmp_path / "k.csv")
+    assert np.allclose(comment_numbers(tmp_path / "k.csv", "# distance (mm"), k["distance"],
+                       rtol=1e-8, atol=0)
+    rows = csv_rows(tmp_path / "k.csv")
+    assert rows[0][:2] == ["frame", "time_s"]
+    assert np.allclose(np.array([float(r[1]) for r in rows[1:]]), k["time"], rtol=1e-8, atol=0)
+    assert np.array_equal(k["time"], np.arange(12) * 0.04)
+    # Without them: pixels and frame numbers (axes=True asks for the dict whatever the file
+    # states).
+    k = lacuna.kymograph(image["values"], path, frame_interval=None, spacing=None)
+    assert isinstance(k, np.ndarray)
+    k = lacuna.kymograph(image["values"], path, spacing=None, axes=True)
+    assert k["distance_unit"] == "px" and k["time_unit"] == "frame"
+    assert np.array_equal(k["time"], np.arange(12))
+    k = lacuna.kymograph(image["values"], path, frame_interval=0.5)
+    assert k["distance_unit"] == "px" and k["time"][3] == 1.5
+    assert np.array_equal(k["distance"], lacuna.path_positions(path)[:, 2])
+    # A photo states neither.
+    photo = lacuna.read(PHOTO)
+    assert photo["spacing"] is None and photo["frame_interval"] is None
+
+
 def test_kymograph_refuses_bad_input():
     cube = moving_dot_cube()
     with pytest.raises(ValueError, match="at least two points"):
@@ -154,6 +205,12 @@ def test_kymograph_refuses_bad_input():
         lacuna.kymograph(cube, [(1, 1), (5, 1)], band=0)
     with pytest.raises(ValueError, match="3-D"):
         lacuna.kymograph(cube[0], [(1, 1), (5, 1)])
+    with pytest.raises(ValueError, match="spacing"):
+        lacuna.kymograph(cube, [(1, 1), (5, 1)], spacing=(0.0, 1.0, "mm"))
+    with pytest.raises(ValueError, match="spacing"):
+        lacuna.kymograph(cube, [(1, 1), (5, 1)], spacing=(1.0, "mm"))
+    with pytest.raises(ValueError, match="frame_interval"):
+        lacuna.kymograph(cube, [(1, 1), (5, 1)], frame_interval=-1.0)
 
 
 def test_retarget_equals_the_cli(tmp_path):

@@ -76,4 +76,25 @@ KymographPlan plan_kymograph(const int width, const int height, const KymographP
     return plan;
 }
 
+std::vector<double> kymograph_distances(const KymographPlan& plan, const PixelSpacing& spacing) {
+    if (!spacing.known()) return plan.distance;
+    // Within a segment the positions are evenly spaced, so the physical distance grows with the
+    // index at the segment's physical length per step; each segment starts where the last ended.
+    std::vector<double> start(plan.segments.size() + 1, 0.0);
+    for (std::size_t s = 0; s < plan.segments.size(); ++s) {
+        const LineGeometry& g = plan.segments[s];
+        start[s + 1] = start[s] + spacing.length(g.x1 - g.x0, g.y1 - g.y0);
+    }
+    std::vector<double> out(static_cast<std::size_t>(plan.positions()));
+    for (int p = 0; p < plan.positions(); ++p) {
+        const auto s = static_cast<std::size_t>(plan.segment_of[static_cast<std::size_t>(p)]);
+        const LineGeometry& g = plan.segments[s];
+        const int i = plan.index_of[static_cast<std::size_t>(p)];
+        out[static_cast<std::size_t>(p)] =
+            i == g.positions - 1 ? start[s + 1]
+                                 : start[s] + (start[s + 1] - start[s]) * i / (g.positions - 1);
+    }
+    return out;
+}
+
 }  // namespace lacuna::ops

@@ -2,6 +2,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/kymograph.hpp>
 
+#include "check.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -31,8 +33,8 @@ void kymograph_row_reference(const KymographPlan& plan, const ImageView<const fl
     }
 }
 
-namespace {
-void check_frames(const std::vector<ImageF32>& frames) {
+namespace detail {
+void check_kymograph_frames(const std::vector<ImageF32>& frames) {
     if (frames.empty()) throw Error(ErrorCode::EmptyImage, "a kymograph needs at least one frame");
     for (std::size_t f = 1; f < frames.size(); ++f) {
         if (frames[f].width() != frames[0].width() || frames[f].height() != frames[0].height()) {
@@ -45,10 +47,10 @@ void check_frames(const std::vector<ImageF32>& frames) {
         }
     }
 }
-}  // namespace
+}  // namespace detail
 
 ImageF32 kymograph_reference(const std::vector<ImageF32>& frames, const KymographParams& params) {
-    check_frames(frames);
+    detail::check_kymograph_frames(frames);
     const KymographPlan plan = plan_kymograph(frames[0].width(), frames[0].height(), params);
     ImageF32 out(plan.positions(), static_cast<int>(frames.size()));
     for (std::size_t f = 0; f < frames.size(); ++f)
@@ -57,7 +59,7 @@ ImageF32 kymograph_reference(const std::vector<ImageF32>& frames, const Kymograp
 }
 
 ImageF32 kymograph_fast(const std::vector<ImageF32>& frames, const KymographParams& params) {
-    check_frames(frames);
+    detail::check_kymograph_frames(frames);
     const KymographSampler sampler(plan_kymograph(frames[0].width(), frames[0].height(), params));
     return sampler.stack(frames);
 }

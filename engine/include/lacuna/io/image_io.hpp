@@ -73,6 +73,14 @@ struct WriteOptions {
     const Calibration* calibration = nullptr;
 };
 
+/// The time between a stack's pages as the file states it.
+struct FrameInterval {
+    double seconds = 0;  ///< > 0
+    /// What stated it, for notes and CSV headers: "ImageJ finterval=0.5 sec", "DICOM Frame Time
+    /// 40 ms", "FITS CDELT3 = 2 s".
+    std::string source;
+};
+
 /// A file as stored: its pages in the file's sample type, its calibration and display window.
 struct LoadedNative {
     std::vector<NativeImage> pages;  ///< one for most files; a multi-page TIFF's pages or a
@@ -84,6 +92,11 @@ struct LoadedNative {
     /// CDELT/CUNIT or an unrotated CD matrix, celestial degrees as arcsec; TIFF resolution, or
     /// ImageJ's unit with it); unknown (PixelSpacing::known() false) when it states none.
     PixelSpacing spacing;
+    /// The time between pages, where the file states one: ImageJ's finterval= (in its tunit,
+    /// seconds by default), else 1/fps=, in a TIFF's description; DICOM Frame Time (0018,1063),
+    /// else the Frame Time Vector (0018,1065); FITS CDELT3 with a time CUNIT3 (s, ms, us, min,
+    /// h, d) or a TIME axis (CTYPE3) in seconds. Nothing for single images or other files.
+    std::optional<FrameInterval> frame_interval;
     FileInfo info;
     Metadata metadata;  ///< JPEG, PNG, TIFF, WebP; empty for other formats
     std::vector<std::string> notices;
