@@ -545,12 +545,22 @@ class DeviceCarver {
 
 }  // namespace
 
+/// The masked layout has one per-pixel level field (bits 2–7 of the mask byte): importance beside
+/// a temporal term (video with faces) is refused rather than dropped; the fast CPU carver takes it.
+template <class Pixel>
+void refuse_two_level_fields(const BasicCarveInput<Pixel>& input) {
+    if (detail::importance_with_temporal(input))
+        throw Error(ErrorCode::CudaUnavailable,
+                    "the CUDA carver cannot yet take an importance map together with a temporal "
+                    "term; carve this video on the CPU (--backend cpu)");
+}
 namespace {
 template <class Pixel>
 SeamOrder carve_host_input(const BasicCarveInput<Pixel>& given, const SeamDirection direction,
                            const int seams, const CarveProgress& progress) {
     detail::check_carve_input(given, direction, seams);
     const BasicCarveInput<Pixel> input = detail::importance_as_levels(given);
+    refuse_two_level_fields(input);
     const Stream stream;
     DenseImages<Pixel> images = upload(input, false, stream.get(), direction);
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
@@ -574,6 +584,7 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& given, const SeamDirection 
                                    const int seams, CarveProfile& profile) {
     detail::check_carve_input(given, direction, seams);
     const CarveInput input = detail::importance_as_levels(given);
+    refuse_two_level_fields(input);
     profile = CarveProfile{};
     const Stream stream;
     Event begin, end;
@@ -595,6 +606,11 @@ std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>& f
                                                 const std::vector<bool>& follows,
                                                 const int temporal_unit) {
     detail::check_chained_input(frames, direction, seams, first_previous, follows, temporal_unit);
+    for (const CarveInput& frame : frames)
+        if (frame.importance && frame.importance_unit > 0)
+            throw Error(ErrorCode::CudaUnavailable,
+                        "the CUDA carver cannot yet take an importance map together with a "
+                        "temporal term; carve this video on the CPU (--backend cpu)");
     const std::size_t n = frames.size();
     if (n == 0) return {};
     const auto linked = [&](const std::size_t f) { return follows[f] && temporal_unit > 0; };
