@@ -132,7 +132,9 @@ class FacePass {
     }
     VideoFaceTracks finish(const ops::FaceTrackParams& params) {
         out_.frames = static_cast<int>(frames_.size());
+        const auto t = Clock::now();
         out_.tracks = ops::track_faces(frames_, params);
+        out_.track_seconds = seconds_since(t);
         return std::move(out_);
     }
 

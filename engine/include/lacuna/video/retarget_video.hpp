@@ -51,6 +51,7 @@ struct VideoFaceTracks {
     int cuts = 0;
     double seconds = 0;              ///< the whole pass (decoding included)
     double detect_seconds = 0;       ///< the detector alone
+    double track_seconds = 0;        ///< associating and smoothing (track_faces)
     std::vector<std::string> notes;  ///< e.g. the cascades are not installed
 };
 VideoFaceTracks video_face_tracks(const std::filesystem::path& input, int every,
