@@ -262,15 +262,7 @@ int bench_video(Context& ctx) {
         {chains ? "cpu wave" : "cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
     if (chains) impls.push_back({"cpu 1by1", ops::CarveImplementation::Fast, 1, 1, cpu_frames});
     impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0, 0});
-    // --faces: importance with the temporal term is carved on the CPU (the CUDA carver refuses
-    // the pair), so the CUDA rows would only repeat the CPU's.
     const bool faces = ctx.args.has("faces");
-    if (faces && backend.backend == Backend::Cuda) {
-        std::erase_if(impls,
-                      [](const Carver& c) { return c.impl == ops::CarveImplementation::Cuda; });
-        ctx.out << "--faces: CUDA rows left out (importance with the temporal term carves on "
-                   "the CPU)\n";
-    }
     // --carvers "cuda wave,cpu ~1/4": only the rows whose name starts with one of these.
     if (const auto list = ctx.args.get("carvers")) {
         const std::vector<std::string> wanted = split_list(*list);
@@ -289,9 +281,6 @@ int bench_video(Context& ctx) {
                   "%s)\n\n",
                   info.width, info.height, info.frame_count, info.fps, info.codec.c_str(), tw, th,
                   p.temporal, ops::to_string(p.term).c_str());
-    ctx.out << line;
-    std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
-                  "carve only", "decode", "carve", "encode", "(fps; busy s)");
     ctx.out << line;
     const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
     if (frames.size() < 2)
@@ -315,6 +304,9 @@ int bench_video(Context& ctx) {
         ctx.out << line << std::flush;
         tracks = pass.tracks;
     }
+    std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
+                  "carve only", "decode", "carve", "encode", "(fps; busy s)");
+    ctx.out << line;
     for (const auto& [name, impl, approximate, chained, max_frames] : impls) {
         video::RetargetVideoOptions o;
         o.input = input;

@@ -309,7 +309,7 @@ Command retarget_command() {
           {"auto", "", wrap_help(std::string(mix_spec("auto").help))},
           {"faces", "",
            "protect faces (images: on by default; videos: tracked over\n"
-           "                            each shot, carved on the CPU)"},
+           "                            each shot)"},
           {"no-faces", "", "do not protect detected faces (images)"},
           {"face-weight", "N", param_help(mix_spec("face-weight"))},
           {"saliency", "", wrap_help(std::string(mix_spec("saliency").help))},

@@ -2,6 +2,7 @@
 // writer thread. Errors in any stage stop the others and are rethrown here; nothing is left under
 // the output's name unless every frame was written.
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/face_tracks.hpp>
 #include <lacuna/ops/importance.hpp>
@@ -117,20 +118,16 @@ class FacePass {
             since_shot_ = 0;
         }
         f.examined = since_shot_ % every_ == 0;
-        if (f.examined) {
-            const auto t = Clock::now();
-            std::vector<std::string> notes;
-            f.faces = ops::detect_faces(frame, side_, &notes);
-            out_.detect_seconds += seconds_since(t);
-            ++out_.examined;
-            out_.detections += static_cast<int>(f.faces.size());
-            if (out_.notes.empty() && !notes.empty()) out_.notes = notes;
-        }
-        frames_.push_back(std::move(f));
         previous_ = clone(frame);
+        // The detector runs on a batch of examined frames at once, a frame per core (its
+        // cascades are per thread): detections are independent, only cuts need the order.
+        if (f.examined) pending_.push_back({frames_.size(), clone(frame)});
+        frames_.push_back(std::move(f));
         ++since_shot_;
+        if (pending_.size() >= batch_) detect_pending();
     }
     VideoFaceTracks finish(const ops::FaceTrackParams& params) {
+        detect_pending();
         out_.frames = static_cast<int>(frames_.size());
         const auto t = Clock::now();
         out_.tracks = ops::track_faces(frames_, params);
@@ -139,10 +136,37 @@ class FacePass {
     }
 
   private:
+    struct Pending {
+        std::size_t frame;
+        ImageRgba8 image;
+    };
+    void detect_pending() {
+        if (pending_.empty()) return;
+        const auto t = Clock::now();
+        std::vector<std::vector<std::string>> notes(pending_.size());
+        parallel_chunks(static_cast<int>(pending_.size()), [&](const int i0, const int i1, int) {
+            for (int i = i0; i < i1; ++i) {
+                const auto k = static_cast<std::size_t>(i);
+                frames_[pending_[k].frame].faces =
+                    ops::detect_faces(pending_[k].image.view(), side_, &notes[k]);
+            }
+        });
+        out_.detect_seconds += seconds_since(t);
+        for (std::size_t k = 0; k < pending_.size(); ++k) {
+            ++out_.examined;
+            out_.detections += static_cast<int>(frames_[pending_[k].frame].faces.size());
+            if (out_.notes.empty() && !notes[k].empty()) out_.notes = notes[k];
+        }
+        pending_.clear();
+    }
+
+  private:
     int every_, side_;
     double threshold_;
     std::optional<ImageRgba8> previous_;
     std::vector<ops::FrameFaces> frames_;
+    std::vector<Pending> pending_;
+    std::size_t batch_ = 2 * static_cast<std::size_t>(std::max(1u, worker_count()));
     int since_shot_ = 0;
     VideoFaceTracks out_;
 };
@@ -204,15 +228,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     const ops::ImportanceParams& imp = options.importance;
     ops::check_importance(imp);
     const bool importance = ops::any_importance(imp);
-    ops::CarveImplementation implementation = options.implementation;
-    if (importance && implementation == ops::CarveImplementation::Cuda) {
-        // Refused by the CUDA carver (one level field in its masked layout): carve on the CPU
-        // rather than drop the importance.
-        implementation = ops::CarveImplementation::Fast;
-        result.notices.push_back(
-            "importance with the temporal term is carved on the CPU (the CUDA carver cannot yet "
-            "add both)");
-    }
+    const ops::CarveImplementation implementation = options.implementation;
     ops::VideoRetargeter carver(info.width, info.height, options.params, implementation);
     result.out_width = options.params.width;
     result.out_height = options.params.height;

@@ -29,9 +29,9 @@ struct RetargetVideoOptions {
     int max_frames = 0;  ///< 0: every frame; otherwise only the first max_frames (benchmarks)
     /// Importance per frame, as a photo's retarget has it: faces tracked over each shot
     /// (video_face_tracks: detected on every `params.face_every`-th frame in a first pass over the
-    /// clip, so protected regions move smoothly), saliency, lines and skin on each frame. Off
-    /// for videos unless asked for (faces too: the CUDA carver cannot yet add importance to the
-    /// temporal term, so a CUDA request then carves on the CPU, with a notice).
+    /// clip, so protected regions move smoothly), saliency, lines and skin on each frame, added
+    /// to the temporal term by every carver. Off for videos unless asked for (faces too: the
+    /// face pass runs the detector on every `face_every`-th frame, seconds a frame on a small CPU).
     ops::ImportanceParams importance = [] {
         ops::ImportanceParams p;
         p.faces = false;
@@ -50,7 +50,7 @@ struct VideoFaceTracks {
     int detections = 0;  ///< faces it reported, before tracking
     int cuts = 0;
     double seconds = 0;              ///< the whole pass (decoding included)
-    double detect_seconds = 0;       ///< the detector alone
+    double detect_seconds = 0;       ///< the detector alone (wall time: a frame per core)
     double track_seconds = 0;        ///< associating and smoothing (track_faces)
     std::vector<std::string> notes;  ///< e.g. the cascades are not installed
 };
