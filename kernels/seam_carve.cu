@@ -834,7 +834,9 @@ __global__ void __launch_bounds__(kThreads)
 
 /// A pixel's aux term for gradient energies: its energy, plus its level term where levels are
 /// folded (CarveState::level_unit; the level rides in the alpha byte of the carver's colour copy,
-/// which the energies never read). At most 6120 + kMaxFoldedLevelTerm = 32767: an int16.
+/// which the energies never read). Without masks at most 6120 + kMaxFoldedLevelTerm = 32767:
+/// an int16; with masks (video's importance beside the temporal level) the aux term is an int32
+/// and holds 6120 + 63 × kTemporalMaxUnit.
 template <class Pixel>
 __device__ int gradient_term(const CarveState& s, const ClampedRgb<DeviceRows<Pixel>>& pixels,
                              const int x, const int y) {
@@ -865,15 +867,16 @@ __global__ void energy_update_kernel(const CarveState s, const int width) {
 
 template <class Pixel, class Aux>
 __global__ void init_kernel(const CarveState s, const Pixel* image, const std::uint8_t* protect,
-                            const std::uint8_t* remove, const std::uint8_t* temporal) {
+                            const std::uint8_t* remove, const std::uint8_t* temporal,
+                            const std::uint8_t* levels) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     if (x >= s.width) return;
     const std::size_t dense = static_cast<std::size_t>(y) * s.width + x;
     const std::size_t at = static_cast<std::size_t>(y) * s.stride + x;
     Pixel p = image[dense];
-    // Folded levels (no masks): 0..63, as the mask bits below keep them.
-    const int level = s.level_unit > 0 ? temporal[dense] & (kTemporalLevels - 1) : 0;
+    // Levels carried with the pixel (CarveState::level_unit): 0..63, as the mask bits keep them.
+    const int level = s.level_unit > 0 ? levels[dense] & (kTemporalLevels - 1) : 0;
     if (s.energy == SeamEnergy::Forward) {
         const int intensity = int{p.r} + int{p.g} + int{p.b};
         // With levels: bits 10..15 over the intensity's 0..765 (bits 0..9), stored as the int16
@@ -1022,38 +1025,44 @@ namespace {
 template <class Pixel, class Aux>
 cudaError_t carve_init(const CarveState& s, const void* dense_image,
                        const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                       const std::uint8_t* dense_temporal, const cudaStream_t stream) {
+                       const std::uint8_t* dense_temporal, const std::uint8_t* dense_levels,
+                       const cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>((s.width + 255) / 256), static_cast<unsigned>(s.height));
     init_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s, static_cast<const Pixel*>(dense_image),
-                                                      dense_protect, dense_remove, dense_temporal);
+                                                      dense_protect, dense_remove, dense_temporal,
+                                                      dense_levels);
     if (s.energy != SeamEnergy::Forward) energy_all_kernel<Pixel, Aux><<<grid, 256, 0, stream>>>(s);
     return cudaGetLastError();
 }
 }  // namespace
 
 namespace {
-/// A state the kernels can carve: deep needs masks; folded levels need the unmasked 8-bit layout
-/// and a unit whose costs fit 32 bits.
+/// A state the kernels can carve: deep needs masks; levels carried with the pixel need 8-bit
+/// pixels, and without masks a unit whose costs fit 32 bits (with masks, 64-bit costs and
+/// 32-bit aux terms hold any unit up to kTemporalMaxUnit).
 bool valid_layout(const CarveState& s) {
     if (s.deep && !s.masks) return false;
-    if (s.level_unit != 0 && (s.masks || !level_unit_folds(s.level_unit))) return false;
+    if (s.level_unit < 0 || s.level_unit > kTemporalMaxUnit) return false;
+    if (s.level_unit != 0 && (s.deep || (!s.masks && !level_unit_folds(s.level_unit))))
+        return false;
     return true;
 }
 }  // namespace
 
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                              const std::uint8_t* dense_temporal, const cudaStream_t stream) {
-    if (!valid_layout(s) || (s.level_unit > 0 && dense_temporal == nullptr))
+                              const std::uint8_t* dense_temporal, const std::uint8_t* dense_levels,
+                              const cudaStream_t stream) {
+    if (!valid_layout(s) || (s.level_unit > 0 && dense_levels == nullptr))
         return cudaErrorInvalidValue;
     if (s.deep)
         return carve_init<Rgba16, std::int32_t>(s, dense_image, dense_protect, dense_remove,
-                                                dense_temporal, stream);
+                                                dense_temporal, dense_levels, stream);
     if (s.masks)
         return carve_init<Rgba8, std::int32_t>(s, dense_image, dense_protect, dense_remove,
-                                               dense_temporal, stream);
+                                               dense_temporal, dense_levels, stream);
     return carve_init<Rgba8, std::int16_t>(s, dense_image, dense_protect, dense_remove,
-                                           dense_temporal, stream);
+                                           dense_temporal, dense_levels, stream);
 }
 
 cudaError_t launch_carve_seam_levels(const CarveState& s, const cudaStream_t stream) {
@@ -1068,8 +1077,13 @@ cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, co
     if (!valid_layout(s)) return cudaErrorInvalidValue;
     const bool forward = s.energy == SeamEnergy::Forward;
     if (s.masks) {
-        return forward ? find_seam<std::int64_t, true, false>(s, seam_index, full, stream)
-                       : find_seam<std::int64_t, false, false>(s, seam_index, full, stream);
+        // Levels beside the mask bits (video's importance): forward energy unpacks them from
+        // its aux terms; gradient energies have them inside their aux terms already.
+        if (forward)
+            return s.level_unit > 0
+                       ? find_seam<std::int64_t, true, true>(s, seam_index, full, stream)
+                       : find_seam<std::int64_t, true, false>(s, seam_index, full, stream);
+        return find_seam<std::int64_t, false, false>(s, seam_index, full, stream);
     }
     // Gradient energies carry folded levels inside their aux terms: the plain finder.
     if (!forward) return find_seam<std::int32_t, false, false>(s, seam_index, full, stream);

@@ -633,6 +633,10 @@ Command bench_command() {
           {"chained", "LIST", "video: frames the GPU carves side by side, one row each (16,32)"},
           {"carvers", "LIST", "video: only these rows (name prefixes: cuda wave,cpu ~1/4)"},
           {"no-flicker", "", "video: skip the flicker runs"},
+          {"faces", "",
+           "video: faces tracked over each shot as importance (CPU rows): the face pass's\n"
+           "                            cost, and face width kept and flicker with and without"},
+          param_option(ops::param(ops::video_retarget_param_specs(), "face-every"), "K", "video: "),
           {"clip-size", "WxH", "video-inpaint: size of the generated clips (default 640x360)"},
           {"clip-frames", "N", "video-inpaint: frames a generated clip has (default 40)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},

@@ -10,6 +10,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/face_tracks.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/video_retarget.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
@@ -85,7 +87,22 @@ struct CarveRun {
     double flicker = 0;
     double seam_change = 0;  ///< share of removed pixels changing between frames (width seams)
     int cuts = 0;
+    /// With tracked faces: the share of each face box's pixels that the width seams keep (its
+    /// aspect ratio kept, when only the width changes), mean and worst over frames and faces.
+    double face_kept_mean = 0, face_kept_worst = 1;
+    int face_boxes = 0;
 };
+
+/// The share of `box`'s pixels that the first `count` seams of a vertical order keep.
+double kept_share(const ops::SeamOrder& order, const int count, const ops::FaceBox& box) {
+    std::int64_t kept = 0, all = 0;
+    for (int y = std::max(0, box.y); y < std::min(order.height, box.y + box.height); ++y)
+        for (int x = std::max(0, box.x); x < std::min(order.width, box.x + box.width); ++x) {
+            kept += order.order.at(x, y) >= count;
+            ++all;
+        }
+    return all > 0 ? double(kept) / all : 1.0;
+}
 
 /// Carve-only speed: the frames in the groups the carver takes at once (process_batch), after a
 /// warm-up group (device context, allocations).
@@ -111,8 +128,13 @@ double carve_fps(const std::vector<ImageRgba8>& frames, const ops::VideoRetarget
 }
 
 /// Flicker and seam steadiness, frame after frame (process_batch gives the same frames).
+/// With `faces` (per frame, tracked): each frame's importance map from them (`importance`'s
+/// terms) goes to the carver, and how much of each face box the width seams keep is measured
+/// (whether or not `use_faces` gives the maps to the carver).
 CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRetargetParams& p,
-                      const ops::CarveImplementation impl) {
+                      const ops::CarveImplementation impl,
+                      const std::vector<std::vector<ops::FaceBox>>* faces = nullptr,
+                      const bool use_faces = false) {
     ops::VideoRetargeter carver(frames[0].width(), frames[0].height(), p, impl);
     (void)ops::VideoRetargeter(frames[0].width(), frames[0].height(), p, impl)
         .process(frames[0].view());  // warm-up: device context, allocations
@@ -120,11 +142,26 @@ CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRet
     double carve = 0, change = 0;
     int pairs = 0;
     std::optional<ops::SeamOrder> previous;
-    for (const ImageRgba8& frame : frames) {
+    double kept_sum = 0, kept_worst = 1;
+    int boxes = 0;
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+        const ImageRgba8& frame = frames[f];
+        const std::vector<ops::FaceBox> none;
+        const std::vector<ops::FaceBox>& here = faces && f < faces->size() ? (*faces)[f] : none;
+        std::optional<Mask> map;
+        if (use_faces && !here.empty())
+            map = ops::importance_map(frame.view(), ops::ImportanceParams{}, here).levels;
         const auto t = Clock::now();
-        const ImageRgba8 out = carver.process(frame.view());
+        const ImageRgba8 out = carver.process(frame.view(), map ? &*map : nullptr);
         carve += seconds_since(t);
         meter.add(frame.view(), out.view());
+        if (carver.vertical_order() && p.height == frame.height())
+            for (const ops::FaceBox& box : here) {
+                const double k = kept_share(*carver.vertical_order(), frame.width() - p.width, box);
+                kept_sum += k;
+                kept_worst = std::min(kept_worst, k);
+                ++boxes;
+            }
         if (carver.vertical_order()) {
             if (previous) {
                 change += ops::removed_pixels_changed(*previous, *carver.vertical_order(),
@@ -135,6 +172,9 @@ CarveRun carve_frames(const std::vector<ImageRgba8>& frames, const ops::VideoRet
         }
     }
     CarveRun r;
+    r.face_boxes = boxes;
+    r.face_kept_mean = boxes > 0 ? kept_sum / boxes : 0;
+    r.face_kept_worst = boxes > 0 ? kept_worst : 0;
     r.flicker = meter.excess();
     r.seam_change = pairs > 0 ? change / pairs : 0;
     r.cuts = carver.cuts();
@@ -222,6 +262,7 @@ int bench_video(Context& ctx) {
         {chains ? "cpu wave" : "cpu fast", ops::CarveImplementation::Fast, 1, 0, cpu_frames});
     if (chains) impls.push_back({"cpu 1by1", ops::CarveImplementation::Fast, 1, 1, cpu_frames});
     impls.push_back({"cpu ~1/4", ops::CarveImplementation::Fast, 4, 0, 0});
+    const bool faces = ctx.args.has("faces");
     // --carvers "cuda wave,cpu ~1/4": only the rows whose name starts with one of these.
     if (const auto list = ctx.args.get("carvers")) {
         const std::vector<std::string> wanted = split_list(*list);
@@ -241,12 +282,31 @@ int bench_video(Context& ctx) {
                   info.width, info.height, info.frame_count, info.fps, info.codec.c_str(), tw, th,
                   p.temporal, ops::to_string(p.term).c_str());
     ctx.out << line;
-    std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
-                  "carve only", "decode", "carve", "encode", "(fps; busy s)");
-    ctx.out << line;
     const std::vector<ImageRgba8> frames = decode_all(input, frames_wanted);
     if (frames.size() < 2)
         throw Error(ErrorCode::InvalidArgument, "the clip has fewer than 2 frames");
+    // The face pass alone (decoding the clip again, the detector, the tracks), as the pipeline
+    // runs it before carving.
+    ops::FaceTracks tracks;
+    if (faces) {
+        const video::VideoFaceTracks pass =
+            video::video_face_tracks(input, p.face_every, ops::ImportanceParams{}.detect_max_side,
+                                     p.cut_threshold, ops::FaceTrackParams{}, frames_wanted, true);
+        for (const std::string& n : pass.notes) ctx.out << "note: " << n << "\n";
+        std::snprintf(line, sizeof line,
+                      "face pass: detector on %d of %d frames (every %d), %.1f ms a frame "
+                      "(%.2f s), tracking %.2f ms, whole pass %.2f s with decoding; %d "
+                      "detections -> %d track(s), %d cut(s)\n",
+                      pass.examined, pass.frames, p.face_every,
+                      pass.examined > 0 ? 1000 * pass.detect_seconds / pass.examined : 0.0,
+                      pass.detect_seconds, 1000 * pass.track_seconds, pass.seconds, pass.detections,
+                      static_cast<int>(pass.tracks.tracks.size()), pass.cuts);
+        ctx.out << line << std::flush;
+        tracks = pass.tracks;
+    }
+    std::snprintf(line, sizeof line, "%-10s %12s %12s %10s %10s %10s  %s\n", "carver", "end-to-end",
+                  "carve only", "decode", "carve", "encode", "(fps; busy s)");
+    ctx.out << line;
     for (const auto& [name, impl, approximate, chained, max_frames] : impls) {
         video::RetargetVideoOptions o;
         o.input = input;
@@ -258,6 +318,8 @@ int bench_video(Context& ctx) {
         o.implementation = impl;
         o.allow_truncated = true;  // the bench times what decodes
         o.max_frames = max_frames;
+        o.importance.faces = faces;
+        o.params.importance_unit = ops::importance_unit(p.energy);
         const video::RetargetVideoResult r = video::retarget_video(o);
         const double carve =
             carve_fps(max_frames > 0 && max_frames < static_cast<int>(frames.size())
@@ -269,6 +331,32 @@ int bench_video(Context& ctx) {
                       r.frames / r.seconds, carve, r.decode_seconds, r.carve_seconds,
                       r.encode_seconds, r.frames, r.output_codec.c_str());
         ctx.out << line << std::flush;
+    }
+    if (faces) {
+        // Faces kept and flicker, exact seams and seams ~1/4, with the tracked faces as
+        // importance and without (the same boxes measured in both).
+        ctx.out << "\nfaces over " << frames.size()
+                << " frames (share of each tracked face box the width seams keep = its aspect "
+                   "kept; flicker excess as below):\n";
+        const ops::CarveImplementation cpu = ops::CarveImplementation::Fast;
+        for (const int approximate : {1, 4}) {
+            ops::VideoRetargetParams q = p;
+            q.approximate = approximate;
+            q.importance_unit = ops::importance_unit(p.energy);
+            for (const bool use : {false, true}) {
+                const CarveRun c = carve_frames(frames, q, cpu, &tracks.per_frame, use);
+                std::snprintf(line, sizeof line,
+                              "  %-12s %-13s face kept mean %.3f, worst %.3f (%d boxes); "
+                              "flicker excess %.3f\n",
+                              approximate == 1 ? "exact seams" : "seams ~1/4",
+                              use ? "with faces:" : "without:", c.face_kept_mean, c.face_kept_worst,
+                              c.face_boxes, c.flicker);
+                ctx.out << line << std::flush;
+            }
+        }
+        if (p.height != info.height)
+            ctx.out << "  (the face measure counts width seams: the height changes too, so it "
+                       "is left at 0)\n";
     }
     if (ctx.args.has("no-flicker")) return kExitOk;
     // Flicker: the same carver with independent frames and with the temporal term, exact and

@@ -35,10 +35,15 @@ const ops::ParamSpec& video_spec(const std::string_view name) {
     return ops::param(ops::video_retarget_param_specs(), name);
 }
 
-/// The importance switches and weights of a retarget (the parameter table's names).
-ops::ImportanceParams importance_options(const ParsedArgs& args) {
+}  // namespace
+
+/// The importance switches and weights of a retarget (the parameter table's names). Faces are on
+/// by default for images; videos take them with --faces.
+ops::ImportanceParams importance_options(const ParsedArgs& args, const bool faces_by_default) {
+    if (args.has("faces") && args.has("no-faces"))
+        throw UsageError("--faces and --no-faces contradict each other");
     ops::ImportanceParams p;
-    p.faces = !args.has("no-faces");
+    p.faces = args.has("faces") || (faces_by_default && !args.has("no-faces"));
     p.saliency = args.has("saliency");
     p.lines = args.has("lines");
     p.skin = args.has("skin");
@@ -51,6 +56,8 @@ ops::ImportanceParams importance_options(const ParsedArgs& args) {
     weight("skin-weight", p.skin_weight);
     return p;
 }
+
+namespace {
 
 JsonObject side_json(const ops::SideMix& m) {
     return JsonObject()
@@ -208,9 +215,7 @@ int run_retarget(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
     const std::string& out = ctx.args.positionals[1];
     if (io::is_video_path(in)) {
-        for (const char* still_only :
-             {"amount", "auto", "saliency", "lines", "skin", "importance-map", "face-weight",
-              "saliency-weight", "line-weight", "skin-weight"})
+        for (const char* still_only : {"amount", "auto", "importance-map"})
             if (ctx.args.has(still_only))
                 throw UsageError(std::string("--") + still_only +
                                  " applies to images; videos are carved by seams only");
@@ -227,7 +232,7 @@ int run_retarget(Context& ctx) {
     }
     if (const auto overlay = ctx.args.get("seams-overlay")) io::format_for_path(*overlay);
     if (const auto map = ctx.args.get("importance-map")) io::format_for_path(*map);
-    const ops::ImportanceParams importance_params = importance_options(ctx.args);
+    const ops::ImportanceParams importance_params = importance_options(ctx.args, true);
     if (!ctx.args.has("width") && !ctx.args.has("height") && !ctx.args.has("remove")) {
         throw UsageError(
             "give a target size with --width and/or --height (pixels or %), or a --remove mask");
@@ -318,7 +323,10 @@ Command retarget_command() {
           {"energy", "E", param_help(ops::param(ops::seam_param_specs(), "energy"))},
           {"amount", "P", param_help(mix_spec("amount"))},
           {"auto", "", wrap_help(std::string(mix_spec("auto").help))},
-          {"no-faces", "", "do not protect detected faces (on by default)"},
+          {"faces", "",
+           "protect faces (images: on by default; videos: tracked over\n"
+           "                            each shot)"},
+          {"no-faces", "", "do not protect detected faces (images)"},
           {"face-weight", "N", param_help(mix_spec("face-weight"))},
           {"saliency", "", wrap_help(std::string(mix_spec("saliency").help))},
           {"saliency-weight", "N", param_help(mix_spec("saliency-weight"))},
@@ -334,6 +342,7 @@ Command retarget_command() {
           param_option(video_spec("temporal"), "W", "videos: "),
           param_option(video_spec("temporal-term"), "T", "videos: "),
           param_option(video_spec("cut-threshold"), "T", "videos: "),
+          param_option(video_spec("face-every"), "K", "videos: "),
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
           {"approximate", "F",
            "videos: seams of a 1/F-size copy (F = 2, 4 or 8; default 1 = exact):\n"

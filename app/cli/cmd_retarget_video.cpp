@@ -9,6 +9,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
@@ -67,6 +68,9 @@ int run_retarget_video(Context& ctx) {
     o.allow_truncated = ctx.args.has("keep-truncated");
     if (const auto a = ctx.args.get("approximate"))
         o.params.approximate = parse_int("approximate", *a);
+    // Importance: faces tracked over each shot (--faces), saliency, lines and skin per frame.
+    o.importance = importance_options(ctx.args, false);
+    o.params.importance_unit = ops::importance_unit(o.params.energy);
     const BackendInfo backend = ctx.select_backend();
     o.implementation = backend.backend == Backend::Cuda ? ops::CarveImplementation::Cuda
                                                         : ops::CarveImplementation::Fast;
@@ -89,6 +93,17 @@ int run_retarget_video(Context& ctx) {
                   r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0,
                   r.backend.c_str());
     ctx.err << done;
+    if (!r.importance_terms.empty() && o.importance.faces) {
+        std::snprintf(done, sizeof done,
+                      "lacuna: %d face track(s); detector on %d frames, %.1f s (%.0f ms a frame), "
+                      "first pass %.1f s\n",
+                      r.face_tracks, r.faces_examined_frames, r.face_detect_seconds,
+                      r.faces_examined_frames > 0
+                          ? 1000 * r.face_detect_seconds / r.faces_examined_frames
+                          : 0.0,
+                      r.face_pass_seconds);
+        ctx.err << done;
+    }
     if (ctx.json) {
         JsonObject json;
         json.add("input", in)
@@ -112,6 +127,15 @@ int run_retarget_video(Context& ctx) {
             .add("decode_seconds", r.decode_seconds)
             .add("carve_seconds", r.carve_seconds)
             .add("encode_seconds", r.encode_seconds);
+        json.add("importance_terms", r.importance_terms)
+            .add("importance", !r.importance_terms.empty())
+            .add("face_tracks", r.face_tracks)
+            .add("face_every", o.params.face_every)
+            .add("face_examined_frames", r.faces_examined_frames)
+            .add("face_detections", r.face_detections)
+            .add("face_detect_seconds", r.face_detect_seconds)
+            .add("face_pass_seconds", r.face_pass_seconds)
+            .add("importance_map_seconds", r.importance_map_seconds);
         if (o.measure_flicker) json.add("flicker_excess", r.flicker_excess);
         ctx.out << json.str() << "\n";
     }

@@ -7,6 +7,7 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/ops/importance.hpp>
 
 #include <functional>
 #include <iosfwd>
@@ -65,6 +66,9 @@ Command retarget_command();
 int run_retarget(Context& ctx);
 /// run_retarget for videos (IN is a video file or an image-sequence pattern).
 int run_retarget_video(Context& ctx);
+/// retarget's importance switches and weights (--faces, --saliency, …); faces default on for
+/// images, off for videos.
+ops::ImportanceParams importance_options(const ParsedArgs& args, bool faces_by_default);
 int run_inpaint(Context& ctx);
 /// run_inpaint for videos (IN is a video file or an image-sequence pattern).
 int run_inpaint_video(Context& ctx);

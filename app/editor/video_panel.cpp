@@ -5,6 +5,7 @@
 
 #include <lacuna/core/error.hpp>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -57,6 +58,13 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
         tr("Exact seams flicker least; the fast ones find seams on a downscaled "
            "copy, several times faster, and move more between frames"));
     form->addRow(tr("Seams"), seams_);
+    faces_ = new QCheckBox(tr("Track and protect faces"));
+    faces_->setObjectName("video_faces");
+    faces_->setToolTip(
+        tr("Find faces over each shot and carve them last, at the Retarget panel's face weight "
+           "(its saliency, lines and skin switches always apply). The detector runs on every "
+           "other frame first: slower"));
+    form->addRow(tr("Faces"), faces_);
     layout->addLayout(form);
 
     auto* buttons = new QHBoxLayout;
@@ -124,7 +132,7 @@ bool VideoPanel::export_to(const QString& path) {
     try {
         job = session_.prepare_video_export(
             path.toStdString(), temporal_->value(), seams_->currentData().toInt(),
-            static_cast<ops::TemporalTerm>(term_->currentData().toInt()));
+            static_cast<ops::TemporalTerm>(term_->currentData().toInt()), faces_->isChecked());
     } catch (const Error& e) {
         status_->setText(QString::fromStdString(e.what()));
         return false;
@@ -143,6 +151,15 @@ bool VideoPanel::export_to(const QString& path) {
                 return p.total > 0 ? control.report(p.frame, p.total) : control.report(p.frame);
             });
         QString notes;
+        if (!r.importance_terms.empty())
+            notes += "\n" + tr("Importance: %1; %2 face track(s).")
+                                .arg(QString::fromStdString([&] {
+                                    std::string t;
+                                    for (const std::string& term : r.importance_terms)
+                                        t += (t.empty() ? "" : ", ") + term;
+                                    return t;
+                                }()))
+                                .arg(r.face_tracks);
         for (const std::string& n : r.notices) notes += "\n" + QString::fromStdString(n);
         return tr("Exported %1 frames (%2 × %3, %4 fps, %5) in %6 s: %7 fps, %8 carver.%9")
             .arg(r.frames)

@@ -12,6 +12,7 @@
 
 #include <functional>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -61,6 +62,7 @@ class VideoPanel : public QWidget {
     QDoubleSpinBox* temporal_ = nullptr;
     QComboBox* term_ = nullptr;
     QComboBox* seams_ = nullptr;
+    QCheckBox* faces_ = nullptr;
     QPushButton* export_button_ = nullptr;
     QPushButton* cancel_button_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -134,7 +134,8 @@ void Session::show_video_frame(const int index) {
 
 Session::VideoExport Session::prepare_video_export(const std::filesystem::path& output,
                                                    const double temporal, const int approximate,
-                                                   const ops::TemporalTerm term) const {
+                                                   const ops::TemporalTerm term,
+                                                   const bool faces) const {
     if (!video_) throw Error(ErrorCode::InvalidArgument, "no video is open");
     VideoExport job;
     video::RetargetVideoOptions& o = job.options;
@@ -147,6 +148,9 @@ Session::VideoExport Session::prepare_video_export(const std::filesystem::path& 
     o.params.temporal = temporal;
     o.params.approximate = approximate;
     o.params.term = term;
+    o.importance = retarget.mix().importance;
+    o.importance.faces = faces;
+    o.params.importance_unit = ops::importance_unit(o.params.energy);
     if (document_.mask_painted(MaskLayer::Protect)) {
         job.protect =
             std::make_shared<const Mask>(clone(document_.mask(MaskLayer::Protect).view()));
@@ -162,8 +166,8 @@ video::RetargetVideoResult Session::export_video(const std::filesystem::path& ou
                                                  const double temporal,
                                                  const video::VideoProgressFn& progress,
                                                  const int approximate,
-                                                 const ops::TemporalTerm term) {
-    const VideoExport job = prepare_video_export(output, temporal, approximate, term);
+                                                 const ops::TemporalTerm term, const bool faces) {
+    const VideoExport job = prepare_video_export(output, temporal, approximate, term, faces);
     return video::retarget_video(job.options, progress);
 }
 

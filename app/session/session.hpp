@@ -88,11 +88,15 @@ class Session {
     /// The whole clip through the retarget pipeline at the retarget tool's target size and
     /// energy, with the protect mask if painted, on the GPU when the session carves there.
     /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time); `term`:
-    /// which temporal term (video_retarget.hpp).
+    /// which temporal term (video_retarget.hpp). Importance: the Retarget panel's saliency,
+    /// lines and skin switches and weights; faces (tracked over each shot) only with `faces`,
+    /// at the panel's face weight — off by default: the face pass runs the detector on every
+    /// other frame before carving (retarget_video.hpp).
     video::RetargetVideoResult export_video(const std::filesystem::path& output, double temporal,
                                             const video::VideoProgressFn& progress,
                                             int approximate = 1,
-                                            ops::TemporalTerm term = ops::TemporalTerm::PerSeam);
+                                            ops::TemporalTerm term = ops::TemporalTerm::PerSeam,
+                                            bool faces = false);
     /// The same export's inputs, taken now, to run on another thread (the editor's Export Video
     /// runs while the user goes on): the options own what they point to.
     struct VideoExport {
@@ -101,7 +105,7 @@ class Session {
     };
     [[nodiscard]] VideoExport prepare_video_export(
         const std::filesystem::path& output, double temporal, int approximate = 1,
-        ops::TemporalTerm term = ops::TemporalTerm::PerSeam) const;
+        ops::TemporalTerm term = ops::TemporalTerm::PerSeam, bool faces = false) const;
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
     /// The time between a stack's pages as its file states it (LoadedNative::frame_interval;

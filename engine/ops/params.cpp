@@ -380,6 +380,17 @@ constexpr ParamField<VideoRetargetParams> kVideoRetargetFields[] = {
          .step = 1,
          .unit = "levels",
          .help = "mean |dY| between frames above which a frame starts a new shot"}),
+    field<&VideoRetargetParams::face_every>(
+        {.name = "face-every",
+         .label = "Detect faces every",
+         .kind = ParamKind::Int,
+         .default_value = VideoRetargetParams{}.face_every,
+         .min = 1,
+         .max = 1000,
+         .step = 1,
+         .unit = "frames",
+         .help = "with faces on, run the face detector on every k-th frame of a shot (tracks "
+                 "fill the frames between)"}),
 };
 constexpr auto kVideoRetargetSpecs = specs_of(kVideoRetargetFields);
 

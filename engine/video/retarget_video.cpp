@@ -2,7 +2,10 @@
 // writer thread. Errors in any stage stop the others and are rethrown here; nothing is left under
 // the output's name unless every frame was written.
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/face_tracks.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
 #include <malloc.h>
@@ -90,7 +93,118 @@ class FirstError {
     std::exception_ptr error_;
 };
 
+/// The first pass of faces over a clip, frame by frame: cuts as the carver finds them, the
+/// detector on each shot's first frame and every `every`-th frame, then the tracks.
+class FacePass {
+  public:
+    FacePass(const int every, const int detect_max_side, const double cut_threshold)
+        : every_(every), side_(detect_max_side), threshold_(cut_threshold) {
+        if (every < 1)
+            throw Error(ErrorCode::InvalidArgument,
+                        "faces are detected on every 1st frame or fewer, not every " +
+                            std::to_string(every));
+        if (detect_max_side < 64)
+            throw Error(ErrorCode::InvalidArgument,
+                        "the detection size must be at least 64 pixels, not " +
+                            std::to_string(detect_max_side));
+        if (!(cut_threshold >= 0))
+            throw Error(ErrorCode::InvalidArgument, "the cut threshold must be 0 or more");
+    }
+    void add(const ImageView<const Rgba8> frame) {
+        ops::FrameFaces f;
+        f.cut = previous_ && ops::mean_luma_difference(previous_->view(), frame) > threshold_;
+        if (f.cut) {
+            ++out_.cuts;
+            since_shot_ = 0;
+        }
+        f.examined = since_shot_ % every_ == 0;
+        previous_ = clone(frame);
+        // The detector runs on a batch of examined frames at once, a frame per core (its
+        // cascades are per thread): detections are independent, only cuts need the order.
+        if (f.examined) pending_.push_back({frames_.size(), clone(frame)});
+        frames_.push_back(std::move(f));
+        ++since_shot_;
+        if (pending_.size() >= batch_) detect_pending();
+    }
+    VideoFaceTracks finish(const ops::FaceTrackParams& params) {
+        detect_pending();
+        out_.frames = static_cast<int>(frames_.size());
+        const auto t = Clock::now();
+        out_.tracks = ops::track_faces(frames_, params);
+        out_.track_seconds = seconds_since(t);
+        return std::move(out_);
+    }
+
+  private:
+    struct Pending {
+        std::size_t frame;
+        ImageRgba8 image;
+    };
+    void detect_pending() {
+        if (pending_.empty()) return;
+        const auto t = Clock::now();
+        std::vector<std::vector<std::string>> notes(pending_.size());
+        parallel_chunks(static_cast<int>(pending_.size()), [&](const int i0, const int i1, int) {
+            for (int i = i0; i < i1; ++i) {
+                const auto k = static_cast<std::size_t>(i);
+                frames_[pending_[k].frame].faces =
+                    ops::detect_faces(pending_[k].image.view(), side_, &notes[k]);
+            }
+        });
+        out_.detect_seconds += seconds_since(t);
+        for (std::size_t k = 0; k < pending_.size(); ++k) {
+            ++out_.examined;
+            out_.detections += static_cast<int>(frames_[pending_[k].frame].faces.size());
+            if (out_.notes.empty() && !notes[k].empty()) out_.notes = notes[k];
+        }
+        pending_.clear();
+    }
+
+  private:
+    int every_, side_;
+    double threshold_;
+    std::optional<ImageRgba8> previous_;
+    std::vector<ops::FrameFaces> frames_;
+    std::vector<Pending> pending_;
+    std::size_t batch_ = 2 * static_cast<std::size_t>(std::max(1u, worker_count()));
+    int since_shot_ = 0;
+    VideoFaceTracks out_;
+};
+
 }  // namespace
+
+VideoFaceTracks video_face_tracks(const std::filesystem::path& input, const int every,
+                                  const int detect_max_side, const double cut_threshold,
+                                  const ops::FaceTrackParams& tracks, const int max_frames,
+                                  const bool allow_truncated) {
+    const auto start = Clock::now();
+    FacePass pass(every, detect_max_side, cut_threshold);
+    io::VideoReader reader(input);
+    for (int n = 0; max_frames <= 0 || n < max_frames; ++n) {
+        const std::optional<ImageRgba8> frame = reader.next();
+        if (!frame) break;
+        pass.add(frame->view());
+    }
+    if (reader.ended_early() && !allow_truncated)
+        throw Error(ErrorCode::Corrupt,
+                    "'" + input.string() + "' ends after " + std::to_string(reader.frames_read()) +
+                        " frames of the " + std::to_string(reader.info().frame_count) +
+                        " it announces: the file is truncated or damaged");
+    VideoFaceTracks out = pass.finish(tracks);
+    out.seconds = seconds_since(start);
+    return out;
+}
+
+VideoFaceTracks video_face_tracks(const std::vector<ImageView<const Rgba8>>& frames,
+                                  const int every, const int detect_max_side,
+                                  const double cut_threshold, const ops::FaceTrackParams& tracks) {
+    const auto start = Clock::now();
+    FacePass pass(every, detect_max_side, cut_threshold);
+    for (const ImageView<const Rgba8>& frame : frames) pass.add(frame);
+    VideoFaceTracks out = pass.finish(tracks);
+    out.seconds = seconds_since(start);
+    return out;
+}
 
 RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
                                    const VideoProgressFn& progress) {
@@ -111,10 +225,36 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     result.height = info.height;
     result.fps = info.fps;
     result.input_codec = info.codec;
-    ops::VideoRetargeter carver(info.width, info.height, options.params, options.implementation);
+    const ops::ImportanceParams& imp = options.importance;
+    ops::check_importance(imp);
+    const bool importance = ops::any_importance(imp);
+    const ops::CarveImplementation implementation = options.implementation;
+    ops::VideoRetargeter carver(info.width, info.height, options.params, implementation);
     result.out_width = options.params.width;
     result.out_height = options.params.height;
-    result.backend = options.implementation == ops::CarveImplementation::Cuda ? "cuda" : "cpu";
+    result.backend = implementation == ops::CarveImplementation::Cuda ? "cuda" : "cpu";
+    // Faces: a first pass over the clip (detections need the frames after a frame to be
+    // smoothed and bridged), small enough to keep (boxes per frame).
+    ops::FaceTracks tracks;
+    if (importance) {
+        if (imp.faces && imp.face_weight > 0) result.importance_terms.push_back("faces");
+        if (imp.saliency && imp.saliency_weight > 0) result.importance_terms.push_back("saliency");
+        if (imp.lines && imp.line_weight > 0) result.importance_terms.push_back("lines");
+        if (imp.skin && imp.skin_weight > 0) result.importance_terms.push_back("skin");
+    }
+    if (importance && imp.faces && imp.face_weight > 0) {
+        VideoFaceTracks pass =
+            video_face_tracks(options.input, options.params.face_every, imp.detect_max_side,
+                              options.params.cut_threshold, options.tracks, options.max_frames,
+                              options.allow_truncated);
+        for (const std::string& n : pass.notes) result.notices.push_back(n);
+        result.face_tracks = static_cast<int>(pass.tracks.tracks.size());
+        result.faces_examined_frames = pass.examined;
+        result.face_detections = pass.detections;
+        result.face_pass_seconds = pass.seconds;
+        result.face_detect_seconds = pass.detect_seconds;
+        tracks = std::move(pass.tracks);
+    }
     // A container without a frame rate (some AVI and MKV files) is written at the sequence rate.
     if (!(result.fps > 0)) {
         result.fps = io::VideoReader::kSequenceFps;
@@ -196,13 +336,28 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
         std::vector<ImageView<const Rgba8>> views;
         for (const ImageRgba8& frame : inputs) views.push_back(frame.view());
         const auto t = Clock::now();
+        // Each frame's importance: its tracked faces (none beyond the first pass's frames) and
+        // the per-frame terms.
+        std::vector<Mask> maps;
+        std::vector<const Mask*> map_of;
+        if (importance) {
+            const auto tm = Clock::now();
+            static const std::vector<ops::FaceBox> kNoFaces;
+            for (std::size_t i = 0; i < views.size(); ++i) {
+                const std::size_t f = static_cast<std::size_t>(frames) + i;
+                const std::vector<ops::FaceBox>& faces =
+                    f < tracks.per_frame.size() ? tracks.per_frame[f] : kNoFaces;
+                maps.push_back(ops::importance_map(views[i], imp, faces).levels);
+            }
+            for (const Mask& m : maps) map_of.push_back(&m);
+            result.importance_map_seconds += seconds_since(tm);
+        }
         std::vector<ImageRgba8> outputs;
         try {
-            outputs = carver.process_batch(views);
+            outputs = carver.process_batch(views, map_of);
         } catch (const Error& e) {
             if (e.code() == ErrorCode::Cancelled ||
-                options.implementation != ops::CarveImplementation::Cuda ||
-                result.backend != "cuda")
+                implementation != ops::CarveImplementation::Cuda || result.backend != "cuda")
                 throw;
             // The device failed: the CPU carver goes on with the same state (a group that failed
             // left it as it was).
@@ -210,7 +365,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
                                      "): the CPU carved the rest of the video");
             result.backend = "cpu";
             carver.set_implementation(ops::CarveImplementation::Fast);
-            outputs = carver.process_batch(views);
+            outputs = carver.process_batch(views, map_of);
         }
         carve_seconds += seconds_since(t);
         for (std::size_t i = 0; i < outputs.size(); ++i) {

@@ -1020,6 +1020,63 @@ class TestCli : public QObject {
         QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["frames"].toInt(), 24);
     }
 
+    // Faces in a video: a PNG sequence panning over messi5.jpg (a real face, about 40 pixels
+    // wide), carved to 40 % of its width with --faces: the face is tracked (one track, the
+    // detector on every 2nd frame), --json says which terms were used; the switches' misuse is
+    // refused with one line.
+    void retarget_video_with_faces() {
+        const io::LoadedImage messi =
+            io::read_image(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
+        QDir().mkpath(tmp("faces"));
+        for (int f = 0; f < 8; ++f) {
+            ImageRgba8 frame(300, 220);
+            for (int y = 0; y < 220; ++y)
+                for (int x = 0; x < 300; ++x)
+                    frame.at(x, y) = messi.image.at(40 + 3 * f + x, 20 + y);
+            io::write_image(tmp(QString("faces/%1.png").arg(f, 2, 10, QChar('0'))).toStdString(),
+                            frame.view());
+        }
+        Result r = run_cli({"retarget", tmp("faces/%02d.png"), tmp("faces.mp4"), "--width", "120",
+                            "--faces", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["frames"].toInt(), 8);
+        QCOMPARE(o["target_width"].toInt(), 120);
+        QCOMPARE(o["importance"].toBool(), true);
+        QCOMPARE(o["importance_terms"].toArray(), QJsonArray({"faces"}));
+        QCOMPARE(o["face_tracks"].toInt(), 1);
+        QCOMPARE(o["face_every"].toInt(), 2);
+        QCOMPARE(o["face_examined_frames"].toInt(), 4);
+        QVERIFY(o["face_detect_seconds"].toDouble() > 0);
+        QVERIFY2(r.err.contains("1 face track(s)"), qPrintable(r.err));
+        QCOMPARE(io::VideoReader(tmp("faces.mp4").toStdString()).info().width, 120);
+        // Skin as well, the detector on every frame.
+        r = run_cli({"retarget", tmp("faces/%02d.png"), tmp("skin.mp4"), "--width", "120",
+                     "--faces", "--skin", "--face-every", "1", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["importance_terms"].toArray(), QJsonArray({"faces", "skin"}));
+        QCOMPARE(o["face_examined_frames"].toInt(), 8);
+        // Without --faces a video has no importance (faces are opt-in for videos).
+        r = run_cli({"retarget", tmp("faces/%02d.png"), tmp("plain.mp4"), "--width", "120",
+                     "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["importance"].toBool(), false);
+        QCOMPARE(o["face_tracks"].toInt(), 0);
+        // Misuse: one line, nothing written.
+        for (const QStringList& bad :
+             {QStringList{"--faces", "--no-faces"}, QStringList{"--faces", "--face-every", "0"},
+              QStringList{"--faces", "--face-weight", "99"}, QStringList{"--amount", "50"}}) {
+            r = run_cli(QStringList{"retarget", tmp("faces/%02d.png"), tmp("bad.mp4"), "--width",
+                                    "120", "--backend", "cpu"} +
+                        bad);
+            QCOMPARE(r.status, 2);
+            verify_one_error_line(r, bad[bad.size() > 1 && bad[1].startsWith("--") ? 1 : 0]);
+            QVERIFY(!QFile::exists(tmp("bad.mp4")));
+        }
+    }
+
     void retarget_video_bad_input() {
         const auto expect = [&](const QStringList& args, const int status, const QString& text,
                                 const QString& absent) {

@@ -543,6 +543,144 @@ class TestSeamCarveCuda : public QObject {
         QCOMPARE(compared, 4 * 2 * 2 * 2);
     }
 
+    // Video with faces: importance and a temporal term in one carve. On the device the
+    // importance rides with the pixels (alpha byte for gradient energies, aux bits 10..15 for
+    // forward energy) and the temporal level in the mask bits. Odd sizes up to beyond the
+    // shared-memory window, every energy, both directions, both temporal terms, with and without
+    // a protect mask, units from 1 to beyond the fold's bound: the seams and costs of the CPU.
+    void importance_with_temporal_equals_cpu() {
+        struct Case {
+            int w, h, seams;
+        };
+        const Case cases[] = {{13, 7, 5}, {97, 61, 30}, {641, 479, 100}, {1501, 41, 20}};
+        std::uniform_int_distribution<int> level(0, kTemporalLevels - 1);
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 img = test_image(c.w, c.h, 16, rng_);
+            const Mask protect = rect_mask(c.w, c.h, c.w / 5, c.h / 4, c.w / 3, c.h / 2);
+            Mask importance(c.w, c.h, 0), distances(c.w, c.h, 0);
+            for (int y = 0; y < c.h; ++y)
+                for (int x = 0; x < c.w; ++x) {
+                    const bool face =
+                        std::hypot(x - c.w * 0.6, y - c.h * 0.45) < std::min(c.w, c.h) / 3.0;
+                    importance.at(x, y) =
+                        static_cast<std::uint8_t>(face ? 40 + level(rng_) % 24 : level(rng_) / 8);
+                    distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
+                }
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool per_seam : {false, true})
+                        for (const bool masks : {false, true}) {
+                            const bool vertical = dir == SeamDirection::Vertical;
+                            const int seams = std::min(c.seams, (vertical ? c.w : c.h) - 1);
+                            const SeamPaths paths = test::random_seam_paths(
+                                vertical ? c.h : c.w, seams, vertical ? c.w : c.h, rng_);
+                            CarveInput in{img.view(), masks ? &protect : nullptr, nullptr, kind};
+                            if (per_seam)
+                                in.temporal_seams = &paths;
+                            else
+                                in.temporal = &distances;
+                            in.temporal_unit = masks ? 9 : 40;
+                            in.importance = &importance;
+                            // 48: the forward unit; 1000: beyond the fold's bound (masked aux).
+                            in.importance_unit = masks ? 1000 : 48;
+                            const SeamOrder gold = c.w * c.h <= 10000
+                                                       ? seam_order_reference(in, dir, seams)
+                                                       : seam_order_fast(in, dir, seams);
+                            const QString diff = compare(gold, seam_order_cuda(in, dir, seams));
+                            QVERIFY2(diff.isEmpty(),
+                                     qPrintable(QString("%1x%2 energy %3 dir %4 per-seam %5 "
+                                                        "masks %6: %7")
+                                                    .arg(c.w)
+                                                    .arg(c.h)
+                                                    .arg(int(kind))
+                                                    .arg(int(dir))
+                                                    .arg(per_seam)
+                                                    .arg(masks)
+                                                    .arg(diff)));
+                            ++compared;
+                        }
+        }
+        QCOMPARE(compared, 4 * 4 * 2 * 2 * 2);
+    }
+
+    // The wavefront and the video carver with a per-frame importance map: the CPU's frames.
+    void importance_in_chained_and_batched_frames_equals_cpu() {
+        constexpr int w = 161, h = 91, frames = 5, seams = 40;
+        const ImageRgba8 wide = scaled_photo(w + 2 * frames + 2, h);
+        std::vector<ImageRgba8> clip;
+        std::vector<Mask> faces;
+        for (int f = -1; f < frames; ++f) {
+            ImageRgba8 out(w, h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) out.at(x, y) = wide.at(x + 2 * (f + 1), y);
+            clip.push_back(std::move(out));
+            Mask m(w, h, 0);
+            for (int y = 20; y < 70; ++y)
+                for (int x = 60 + f; x < 100 + f; ++x) m.at(x, y) = 50;
+            faces.push_back(std::move(m));
+        }
+        std::vector<bool> follows(frames, true);
+        follows[2] = false;
+        for (const SeamEnergy kind : {SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                const auto input = [&](const int f) {
+                    CarveInput in{clip[static_cast<std::size_t>(f + 1)].view(), nullptr, nullptr,
+                                  kind};
+                    in.importance = &faces[static_cast<std::size_t>(f + 1)];
+                    in.importance_unit = 48;
+                    return in;
+                };
+                const SeamPaths first = seam_paths(seam_order_fast(input(-1), dir, seams), seams);
+                std::vector<CarveInput> inputs;
+                for (int f = 0; f < frames; ++f) inputs.push_back(input(f));
+                const std::vector<SeamOrder> chained =
+                    seam_orders_cuda_chained(inputs, dir, seams, &first, follows, 16);
+                SeamPaths previous = first;
+                for (int f = 0; f < frames; ++f) {
+                    CarveInput in = input(f);
+                    if (follows[static_cast<std::size_t>(f)]) {
+                        in.temporal_seams = &previous;
+                        in.temporal_unit = 16;
+                    }
+                    const SeamOrder gold = seam_order_fast(in, dir, seams);
+                    const QString diff = compare(gold, chained[static_cast<std::size_t>(f)]);
+                    QVERIFY2(diff.isEmpty(), qPrintable(QString("frame %1 energy %2 dir %3: %4")
+                                                            .arg(f)
+                                                            .arg(int(kind))
+                                                            .arg(int(dir))
+                                                            .arg(diff)));
+                    previous = seam_paths(gold, seams);
+                }
+            }
+        // The video carver in groups of 3 on the device = the CPU's frames one after another.
+        VideoRetargetParams p;
+        p.width = 121;
+        p.height = 80;
+        p.chained_frames = 3;
+        VideoRetargeter cpu(w, h, p, CarveImplementation::Fast);
+        VideoRetargeter gpu(w, h, p, CarveImplementation::Cuda);
+        std::vector<ImageView<const Rgba8>> views;
+        std::vector<const Mask*> maps;
+        for (std::size_t f = 0; f < 5; ++f) {
+            views.push_back(clip[f].view());
+            maps.push_back(&faces[f]);
+        }
+        const std::vector<ImageRgba8> first_three =
+            gpu.process_batch({views.begin(), views.begin() + 3}, {maps.begin(), maps.begin() + 3});
+        const std::vector<ImageRgba8> last_two =
+            gpu.process_batch({views.begin() + 3, views.end()}, {maps.begin() + 3, maps.end()});
+        for (std::size_t f = 0; f < 5; ++f) {
+            const ImageRgba8 expected = cpu.process(views[f], maps[f]);
+            const ImageRgba8& got = f < 3 ? first_three[f] : last_two[f - 3];
+            bool same = got.width() == expected.width() && got.height() == expected.height();
+            for (int y = 0; same && y < got.height(); ++y)
+                same = std::equal(got.row(y), got.row(y) + got.width(), expected.row(y));
+            QVERIFY2(same, qPrintable(QString("frame %1").arg(f)));
+        }
+    }
+
     // Video's wavefront: frames carved side by side, each following the one before through the
     // crossings it records on the device (a cut in the middle follows nothing), equal the CPU
     // carver run frame after frame with the previous order's paths. Frames are a pan over the

@@ -40,6 +40,18 @@ ImageRgba8 scene(const int w, const int h, const double pan, const int noise, st
     return img;
 }
 
+/// importance_unit() of lacuna_importance (this test links the carvers only).
+int importance_unit_for(const SeamEnergy kind) {
+    switch (kind) {
+        case SeamEnergy::Prewitt:
+            return 96;
+        case SeamEnergy::Sobel:
+            return 128;
+        default:
+            return 48;
+    }
+}
+
 }  // namespace
 
 class TestVideoRetarget : public QObject {
@@ -366,6 +378,168 @@ class TestVideoRetarget : public QObject {
         p.term = TemporalTerm::RemovedPixels;
         QCOMPARE(VideoRetargeter(w, h, p, CarveImplementation::Fast).frames_in_flight(), 1);
         QCOMPARE(VideoRetargeter(w, h, p, CarveImplementation::Reference).frames_in_flight(), 1);
+    }
+
+    // Video with faces: importance and a temporal term in one carve. The reference adds both
+    // terms; the fast carver keeps a second level array (64-bit layout). Odd sizes, both
+    // directions, every energy, both temporal terms, with and without a protect mask.
+    void importance_with_temporal_equals_reference() {
+        int compared = 0;
+        for (const auto& [w, h] :
+             {std::pair{7, 5}, std::pair{23, 17}, std::pair{41, 29}, std::pair{121, 23}}) {
+            std::uniform_int_distribution<int> pick(0, 255), level(0, kTemporalLevels - 1);
+            ImageRgba8 img(w, h);
+            Mask distances(w, h, 0), importance(w, h, 0);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const auto v = static_cast<std::uint8_t>(pick(rng_) / 64 * 64);
+                    img.at(x, y) = Rgba8{v, v, v, 255};
+                    distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
+                    // Importance in blobs (a face-like region and single pixels).
+                    const bool blob = std::hypot(x - w * 0.6, y - h * 0.4) < std::min(w, h) / 3.0;
+                    importance.at(x, y) =
+                        static_cast<std::uint8_t>(blob ? 40 + level(rng_) % 24 : level(rng_) / 8);
+                }
+            const Mask protect = rect_mask(w, h, w / 5, h / 3, w / 3, h / 2);
+            for (const SeamEnergy kind :
+                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                    for (const bool per_seam : {false, true})
+                        for (const int unit : {1, 40, kTemporalMaxUnit}) {
+                            const bool vertical = dir == SeamDirection::Vertical;
+                            const int seams = std::min(12, (vertical ? w : h) - 1);
+                            const SeamPaths paths =
+                                random_seam_paths(vertical ? h : w, seams, vertical ? w : h, rng_);
+                            CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr,
+                                          kind};
+                            if (per_seam)
+                                in.temporal_seams = &paths;
+                            else
+                                in.temporal = &distances;
+                            in.temporal_unit = unit;
+                            in.importance = &importance;
+                            in.importance_unit = importance_unit_for(kind);
+                            const SeamOrder gold = seam_order_reference(in, dir, seams);
+                            QCOMPARE(compare(gold, seam_order_fast(in, dir, seams)), QString());
+                            ++compared;
+                        }
+        }
+        QCOMPARE(compared, 4 * 4 * 2 * 2 * 3);
+
+        // The sum: a temporal map of zeros adds nothing, so the pair carves as importance alone
+        // (which the carvers fold into the energies: another layout, the same seams and costs).
+        const int w = 45, h = 27;
+        const ImageRgba8 img = scene(w, h, 0, 9, rng_);
+        Mask importance(w, h, 0), zeros(w, h, 0);
+        for (int y = 0; y < h; ++y)
+            for (int x = 18; x < 30; ++x) importance.at(x, y) = kTemporalLevels - 1;
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            CarveInput alone{img.view(), nullptr, nullptr, SeamEnergy::Forward};
+            alone.importance = &importance;
+            alone.importance_unit = 48;
+            CarveInput both = alone;
+            both.temporal = &zeros;
+            both.temporal_unit = 24;
+            const SeamOrder gold = seam_order_reference(alone, dir, 10);
+            QCOMPARE(compare(gold, seam_order_reference(both, dir, 10)), QString());
+            QCOMPARE(compare(gold, seam_order_fast(both, dir, 10)), QString());
+        }
+        // Neither term is dropped: a flat image, a temporal pull to column 20 and importance 63
+        // there: the seam goes elsewhere; without importance it takes column 20.
+        ImageRgba8 flat(40, 9, Rgba8{90, 90, 90, 255});
+        Mask pull(40, 9, 8), face(40, 9, 0);
+        for (int y = 0; y < 9; ++y) {
+            pull.at(20, y) = 0;
+            for (int x = 16; x < 25; ++x) face.at(x, y) = kTemporalLevels - 1;
+        }
+        CarveInput in{flat.view(), nullptr, nullptr, SeamEnergy::Forward};
+        in.temporal = &pull;
+        in.temporal_unit = 3;
+        for (int y = 0; y < 9; ++y)
+            QCOMPARE(seam_order_fast(in, SeamDirection::Vertical, 1).order.at(20, y), 0);
+        in.importance = &face;
+        in.importance_unit = 48;
+        for (const SeamOrder& o : {seam_order_reference(in, SeamDirection::Vertical, 1),
+                                   seam_order_fast(in, SeamDirection::Vertical, 1)}) {
+            for (int y = 0; y < 9; ++y)
+                for (int x = 16; x < 25; ++x) QVERIFY(o.order.at(x, y) != 0);
+            QCOMPARE(o.costs[0], std::int64_t{9 * 8 * 3});  // the pull's cost, none of the face's
+        }
+    }
+
+    // The CPU wave and the video carver with a per-frame importance map: the same frames as
+    // carving one after another.
+    void importance_in_chained_and_batched_frames() {
+        constexpr int w = 97, h = 61, frames = 5, seams = 20;
+        std::vector<ImageRgba8> clip;
+        std::vector<Mask> faces;
+        for (int f = -1; f < frames; ++f) {
+            clip.push_back(scene(w, h, 0.7 * (f + 1), 5, rng_));
+            Mask m(w, h, 0);
+            for (int y = 15; y < 45; ++y)
+                for (int x = 30 + f; x < 55 + f; ++x) m.at(x, y) = 50;
+            faces.push_back(std::move(m));
+        }
+        std::vector<bool> follows(frames, true);
+        follows[3] = false;
+        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+            const auto input = [&](const int f) {
+                CarveInput in{clip[static_cast<std::size_t>(f + 1)].view(), nullptr, nullptr,
+                              SeamEnergy::Forward};
+                in.importance = &faces[static_cast<std::size_t>(f + 1)];
+                in.importance_unit = 48;
+                return in;
+            };
+            const SeamPaths first = seam_paths(seam_order_fast(input(-1), dir, seams), seams);
+            std::vector<CarveInput> inputs;
+            for (int f = 0; f < frames; ++f) inputs.push_back(input(f));
+            const std::vector<SeamOrder> chained =
+                seam_orders_fast_chained(inputs, dir, seams, &first, follows, 16);
+            SeamPaths previous = first;
+            for (int f = 0; f < frames; ++f) {
+                CarveInput in = input(f);
+                if (follows[static_cast<std::size_t>(f)]) {
+                    in.temporal_seams = &previous;
+                    in.temporal_unit = 16;
+                }
+                const SeamOrder gold = seam_order_reference(in, dir, seams);
+                QCOMPARE(compare(gold, chained[static_cast<std::size_t>(f)]), QString());
+                previous = seam_paths(gold, seams);
+            }
+        }
+        VideoRetargetParams p;
+        p.width = 71;
+        p.height = 50;
+        p.chained_frames = 3;
+        VideoRetargeter one_by_one(w, h, p, CarveImplementation::Fast);
+        VideoRetargeter grouped(w, h, p, CarveImplementation::Fast);
+        std::vector<ImageView<const Rgba8>> views;
+        std::vector<const Mask*> maps;
+        for (int f = 0; f < 3; ++f) {
+            views.push_back(clip[static_cast<std::size_t>(f)].view());
+            maps.push_back(&faces[static_cast<std::size_t>(f)]);
+        }
+        const std::vector<ImageRgba8> out = grouped.process_batch(views, maps);
+        for (std::size_t i = 0; i < 3; ++i) {
+            const ImageRgba8 expected = one_by_one.process(views[i], maps[i]);
+            bool same = true;
+            for (int y = 0; y < 50; ++y)
+                same = same && std::equal(out[i].row(y), out[i].row(y) + 71, expected.row(y));
+            QVERIFY2(same, qPrintable(QString("frame %1").arg(i)));
+        }
+        // The importance took effect: without it the frames differ.
+        VideoRetargeter plain(w, h, p, CarveImplementation::Fast);
+        const ImageRgba8 without = plain.process(views[0]);
+        VideoRetargeter with(w, h, p, CarveImplementation::Fast);
+        const ImageRgba8 with_faces = with.process(views[0], maps[0]);
+        bool differ = false;
+        for (int y = 0; y < 50 && !differ; ++y)
+            differ = !std::equal(without.row(y), without.row(y) + 71, with_faces.row(y));
+        QVERIFY(differ);
+        // A map of another size, a batch with maps for some frames only.
+        const Mask small(10, 10, 0);
+        QVERIFY_THROWS_EXCEPTION(Error, with.process(views[1], &small));
+        QVERIFY_THROWS_EXCEPTION(Error, grouped.process_batch(views, {maps[0]}));
     }
 
     void approximate_seams_for_real_time() {

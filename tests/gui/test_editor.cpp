@@ -1220,6 +1220,18 @@ class TestEditor : public QObject {
         QVERIFY2(window.video_panel()->status().startsWith("Exported 20 frames (240 × 240"),
                  qPrintable(window.video_panel()->status()));
         term->setCurrentIndex(0);
+        // Faces, switched on in the dock (off by default), are tracked for the export.
+        auto* faces = window.video_panel()->findChild<QCheckBox*>("video_faces");
+        QVERIFY(faces != nullptr);
+        QVERIFY(!faces->isChecked());
+        faces->setChecked(true);
+        const QString with_faces = dir.filePath("faces.mp4");
+        QVERIFY(window.video_panel()->export_to(with_faces));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.video_panel()->exporting(), 240000);
+        QVERIFY2(window.video_panel()->status().contains("Importance: faces; "),
+                 qPrintable(window.video_panel()->status()));
+        QCOMPARE(io::VideoReader(with_faces.toStdString()).info().frame_count, 20);
+        faces->setChecked(false);
         // Cancel: no file under the chosen name.
         const QString cancelled = dir.filePath("cancelled.mp4");
         QVERIFY(window.video_panel()->export_to(cancelled));

@@ -1227,6 +1227,32 @@ class TestSession : public QObject {
             const ImageRgba8 expected = by_removed.process(frame_at(f).view());
             QVERIFY(equal_pixels<Rgba8>(expected.view(), removed_frames.next()->view()));
         }
+        // Importance: the Retarget panel's terms and weights; faces only with the export's
+        // switch (the face pass is slow), tracked over the clip (these frames have none: the
+        // export still equals the carver's frames).
+        ops::RetargetMix mix;
+        mix.importance.face_weight = 40;
+        mix.importance.skin = true;
+        s.retarget().set_mix(mix);
+        s.retarget().wait();
+        const session::Session::VideoExport plain_job = s.prepare_video_export(removed, 1.0);
+        QVERIFY(!plain_job.options.importance.faces);
+        QVERIFY(plain_job.options.importance.skin);
+        const session::Session::VideoExport faces_job =
+            s.prepare_video_export(removed, 1.0, 1, ops::TemporalTerm::PerSeam, true);
+        QVERIFY(faces_job.options.importance.faces);
+        QCOMPARE(faces_job.options.importance.face_weight, 40);
+        QCOMPARE(faces_job.options.params.importance_unit, ops::importance_unit(p.energy));
+        s.retarget().set_mix(ops::RetargetMix{});
+        s.retarget().wait();
+        const std::string tracked = (dir.path() + "/tracked/%03d.png").toStdString();
+        QDir().mkpath(dir.path() + "/tracked");
+        const video::RetargetVideoResult faced =
+            s.export_video(tracked, 1.0, {}, 1, ops::TemporalTerm::PerSeam, true);
+        QCOMPARE(faced.frames, 12);
+        QCOMPARE(faced.importance_terms, std::vector<std::string>{"faces"});
+        QCOMPARE(faced.face_tracks, 0);
+        QCOMPARE(faced.faces_examined_frames, 6);
         // Cancel: an error, and no file under the name.
         const std::string cancelled = (dir.path() + "/cancelled.mp4").toStdString();
         try {

@@ -272,7 +272,9 @@ Image<float> saliency_map(const ImageView<const Rgba8> image, const int detect_m
     return out;
 }
 
-ImportanceMap importance_map(const ImageView<const Rgba8> image, const ImportanceParams& p) {
+namespace {
+ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const ImportanceParams& p,
+                                  const std::vector<FaceBox>* given_faces) {
     check_image_size(image.width, image.height);
     check_importance(p);
     ImportanceMap out;
@@ -280,7 +282,8 @@ ImportanceMap importance_map(const ImageView<const Rgba8> image, const Importanc
     if (!any_importance(p)) return out;
     const Small small = downscaled(image, p.detect_max_side);
     auto t = Clock::now();
-    if (p.faces && p.face_weight > 0) out.faces = faces_in(small, &out.notes);
+    if (p.faces && p.face_weight > 0)
+        out.faces = given_faces ? *given_faces : faces_in(small, &out.notes);
     if (p.lines && p.line_weight > 0) out.lines = lines_in(small);
     out.detect_ms = ms_since(t);
     t = Clock::now();
@@ -313,6 +316,16 @@ ImportanceMap importance_map(const ImageView<const Rgba8> image, const Importanc
     }
     out.maps_ms = ms_since(t);
     return out;
+}
+}  // namespace
+
+ImportanceMap importance_map(const ImageView<const Rgba8> image, const ImportanceParams& p) {
+    return importance_map_with(image, p, nullptr);
+}
+
+ImportanceMap importance_map(const ImageView<const Rgba8> image, const ImportanceParams& p,
+                             const std::vector<FaceBox>& faces) {
+    return importance_map_with(image, p, &faces);
 }
 
 }  // namespace lacuna::ops

@@ -100,8 +100,6 @@ void check_carve_input(const BasicCarveInput<Pixel>& in, const SeamDirection dir
                 if (in.importance->at(x, y) >= kTemporalLevels)
                     invalid("the importance map holds levels 0 to " +
                             std::to_string(kTemporalLevels - 1));
-        if (in.importance_unit > 0 && in.temporal_unit > 0 && (in.temporal || in.temporal_seams))
-            invalid("a carve takes an importance map or a temporal term, not both");
     }
     if (in.importance_unit < 0 || in.importance_unit > kTemporalMaxUnit)
         invalid("the importance unit is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
@@ -127,8 +125,6 @@ inline void check_chained_input(const std::vector<CarveInput>& frames,
         CarveInput plain = frame;
         plain.temporal = nullptr;
         plain.temporal_seams = nullptr;
-        if (frame.importance && frame.importance_unit > 0)
-            invalid("a chained video carve takes no importance map");
         check_carve_input(plain, direction, seams);
         if (frame.image.width != frames[0].image.width ||
             frame.image.height != frames[0].image.height)
@@ -146,8 +142,8 @@ inline void check_chained_input(const std::vector<CarveInput>& frames,
 }
 
 /// The input as the carvers evaluate it: importance levels become the per-pixel level term
-/// (`temporal` at `importance_unit`), which every implementation computes identically. Call
-/// after check_carve_input (which refuses importance together with a temporal term).
+/// (`temporal` at `importance_unit`), which every implementation computes identically; beside a
+/// temporal term it stays a second level field. Call after check_carve_input.
 /// An importance map with every level 0 (no face found, no term on) adds nothing to any cost,
 /// so it is left out: the carvers keep their plain layout, with the same seams and costs.
 inline bool any_level(const Mask& levels) {
@@ -164,18 +160,34 @@ BasicCarveInput<Pixel> importance_as_levels(const BasicCarveInput<Pixel>& in) {
     BasicCarveInput<Pixel> out = in;
     out.importance = nullptr;
     out.importance_unit = 0;
-    if (in.importance && in.importance_unit > 0 && any_level(*in.importance)) {
-        out.temporal = in.importance;
-        out.temporal_seams = nullptr;
-        out.temporal_unit = in.importance_unit;
+    if (!(in.importance && in.importance_unit > 0 && any_level(*in.importance))) return out;
+    // With a temporal term as well (video with faces) both level fields stay: the carvers add
+    // level × unit of each (the reference's sum; the fast carver's second level array).
+    if ((in.temporal || in.temporal_seams) && in.temporal_unit > 0) {
+        out.importance = in.importance;
+        out.importance_unit = in.importance_unit;
+        return out;
     }
+    out.temporal = in.importance;
+    out.temporal_seams = nullptr;
+    out.temporal_unit = in.importance_unit;
     return out;
+}
+
+/// Whether an input (after importance_as_levels) carries importance beside a temporal term: the
+/// CUDA carver's masked layout has one level field and refuses it (cuda.cpp).
+template <class Pixel>
+bool importance_with_temporal(const BasicCarveInput<Pixel>& in) {
+    return in.importance != nullptr && in.importance_unit > 0 &&
+           (in.temporal || in.temporal_seams) && in.temporal_unit > 0;
 }
 
 /// Whether a carve needs the masked layout (64-bit costs, per-pixel mask terms).
 template <class Pixel>
 bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
-    return in.protect || in.remove || ((in.temporal || in.temporal_seams) && in.temporal_unit > 0);
+    return in.protect || in.remove ||
+           ((in.temporal || in.temporal_seams) && in.temporal_unit > 0) ||
+           (in.importance && in.importance_unit > 0);
 }
 
 /// A level map alone (a still's importance or a video distance map: no masks, no per-seam paths)
@@ -184,7 +196,7 @@ bool has_pixel_terms(const BasicCarveInput<Pixel>& in) {
 /// costs and seams as the 64-bit one, at about the unmasked speed.
 inline bool levels_fold_into_energy(const CarveInput& in) {
     return in.temporal != nullptr && in.protect == nullptr && in.remove == nullptr &&
-           in.temporal_seams == nullptr && in.temporal_unit > 0 &&
+           in.temporal_seams == nullptr && in.importance == nullptr && in.temporal_unit > 0 &&
            level_unit_folds(in.temporal_unit);
 }
 
@@ -211,13 +223,15 @@ SeamOrder in_direction(const BasicCarveInput<Pixel>& input, const SeamDirection 
                        const int seams, FindVertical&& find_vertical) {
     if (direction == SeamDirection::Vertical) return find_vertical(input, seams);
     const Image<Pixel> image = transpose<Pixel>(input.image);
-    std::optional<Mask> protect, remove, temporal;
+    std::optional<Mask> protect, remove, temporal, importance;
     BasicCarveInput<Pixel> t = input;
     t.image = image.view();
     if (input.protect) t.protect = &protect.emplace(transpose<std::uint8_t>(input.protect->view()));
     if (input.remove) t.remove = &remove.emplace(transpose<std::uint8_t>(input.remove->view()));
     if (input.temporal)
         t.temporal = &temporal.emplace(transpose<std::uint8_t>(input.temporal->view()));
+    if (input.importance)
+        t.importance = &importance.emplace(transpose<std::uint8_t>(input.importance->view()));
     SeamOrder order = find_vertical(t, seams);
     order.direction = SeamDirection::Horizontal;
     order.order = transpose<std::int32_t>(order.order.view());

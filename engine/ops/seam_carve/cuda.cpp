@@ -63,6 +63,12 @@ struct DenseImages {
     /// The per-seam term's paths (host; lines in the carve's orientation); `temporal` then holds
     /// the levels of seam 0, and the carver moves them on from seam to seam.
     const SeamPaths* temporal_seams = nullptr;
+    /// Importance beside a temporal term (video with faces; importance_with_temporal): levels
+    /// 0 .. 63 at `importance_unit`, carried with the pixels by the carver (CarveState::
+    /// level_unit) while the temporal level stays in the mask bits.
+    DeviceBuffer<std::uint8_t> importance;
+    bool has_importance = false;
+    int importance_unit = 0;
 
     [[nodiscard]] std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
     [[nodiscard]] const std::uint8_t* protect_or_null() const {
@@ -73,6 +79,9 @@ struct DenseImages {
     }
     [[nodiscard]] const std::uint8_t* temporal_or_null() const {
         return has_temporal ? temporal.data() : nullptr;
+    }
+    [[nodiscard]] const std::uint8_t* importance_or_null() const {
+        return has_importance ? importance.data() : nullptr;
     }
 };
 
@@ -114,6 +123,13 @@ DenseImages<Pixel> upload(const BasicCarveInput<Pixel>& in, const bool with_inde
         d.levels_fixed = false;
         d.temporal_unit = in.temporal_unit;
         d.temporal_seams = &paths;
+    }
+    // Left here by importance_as_levels only beside a temporal term (alone it is `temporal`).
+    if (in.importance != nullptr && in.importance_unit > 0) {
+        const std::vector<std::uint8_t> levels = to_dense(in.importance->view());
+        d.importance.upload(levels.data(), n, stream);
+        d.has_importance = true;
+        d.importance_unit = in.importance_unit;
     }
     if (with_index) {
         std::vector<std::int32_t> index(n);
@@ -189,6 +205,8 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     t.levels_fixed = in.levels_fixed;
     t.temporal_unit = in.temporal_unit;
     t.temporal_seams = in.temporal_seams;
+    t.has_importance = in.has_importance;
+    t.importance_unit = in.importance_unit;
     const std::size_t n = in.pixels();
     const auto words = [&](const auto& from, auto& to, const char* what) {
         to.reserve(n);
@@ -216,6 +234,7 @@ DenseImages<Pixel> transposed(const DenseImages<Pixel>& in, const cudaStream_t s
     if (in.has_protect) bytes(in.protect, t.protect);
     if (in.has_remove) bytes(in.remove, t.remove);
     if (in.has_temporal) bytes(in.temporal, t.temporal);
+    if (in.has_importance) bytes(in.importance, t.importance);
     return t;
 }
 
@@ -232,6 +251,8 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     c.has_temporal = in.has_temporal;
     c.levels_fixed = in.levels_fixed;
     c.temporal_unit = in.temporal_unit;
+    c.has_importance = in.has_importance;
+    c.importance_unit = in.importance_unit;
     const std::size_t n = c.pixels();
     const auto words = [&](const auto& from, auto& to) {
         to.reserve(n);
@@ -252,6 +273,7 @@ DenseImages<> compacted(const DenseImages<>& in, const std::int32_t* order, cons
     if (in.has_protect) bytes(in.protect, c.protect);
     if (in.has_remove) bytes(in.remove, c.remove);
     if (in.has_temporal) bytes(in.temporal, c.temporal);
+    if (in.has_importance) bytes(in.importance, c.importance);
     return c;
 }
 
@@ -276,10 +298,17 @@ class DeviceCarver {
         // fast CPU carver's levels_fold_into_energy, the same costs as the masked layout, at
         // about the unmasked speed); per-seam levels and levels beside a mask take the masked one.
         constexpr bool deep = std::is_same_v<Pixel, Rgba16>;
+        // Importance beside a temporal term rides with the pixels as a folded map does (alpha
+        // byte or aux bits 10..15) while the temporal level keeps the mask bits: a second level
+        // field without a second per-pixel byte in the kernels. (A deep carve never has both:
+        // refuse_two_level_fields.) Alone, in a chained frame that follows nothing, it folds
+        // into the unmasked layout where its unit allows.
+        const bool importance = !deep && in.has_importance && in.importance_unit > 0;
         const bool fold = !deep && in.has_temporal && in.levels_fixed && !in.has_protect &&
-                          !in.has_remove && in.temporal_unit > 0 &&
+                          !in.has_remove && in.temporal_unit > 0 && !importance &&
                           level_unit_folds(in.temporal_unit);
-        const bool masks = deep || in.has_protect || in.has_remove || (in.has_temporal && !fold);
+        const bool masks = deep || in.has_protect || in.has_remove || (in.has_temporal && !fold) ||
+                           (importance && !level_unit_folds(in.importance_unit));
         const int stride = padded_stride(cw);
         const std::size_t cells = static_cast<std::size_t>(stride) * ch;
 
@@ -306,7 +335,7 @@ class DeviceCarver {
         s_.masks = masks;
         s_.deep = deep;
         s_.temporal_unit = in.has_temporal && !fold ? in.temporal_unit : 0;
-        s_.level_unit = fold ? in.temporal_unit : 0;
+        s_.level_unit = fold ? in.temporal_unit : importance ? in.importance_unit : 0;
         s_.aux = aux_.data();
         s_.cost = cost_.data();
         s_.parent = parent_.data();
@@ -329,7 +358,11 @@ class DeviceCarver {
         }
         cuda_check_launch(
             kernels::launch_carve_init(s_, in.image.data(), in.protect_or_null(),
-                                       in.remove_or_null(), in.temporal_or_null(), stream_),
+                                       in.remove_or_null(), fold ? nullptr : in.temporal_or_null(),
+                                       fold         ? in.temporal_or_null()
+                                       : importance ? in.importance_or_null()
+                                                    : nullptr,
+                                       stream_),
             "preparing seam carving");
     }
 
@@ -545,12 +578,22 @@ class DeviceCarver {
 
 }  // namespace
 
+/// Importance beside a temporal term rides with the 8-bit pixels (CarveState::level_unit); a
+/// 16-bit decision image (measurements, which have no temporal term) has no such place: refused
+/// rather than dropped.
+template <class Pixel>
+void refuse_two_level_fields(const BasicCarveInput<Pixel>& input) {
+    if (std::is_same_v<Pixel, Rgba16> && detail::importance_with_temporal(input))
+        throw Error(ErrorCode::InvalidArgument,
+                    "a 16-bit decision image takes an importance map or a temporal term, not both");
+}
 namespace {
 template <class Pixel>
 SeamOrder carve_host_input(const BasicCarveInput<Pixel>& given, const SeamDirection direction,
                            const int seams, const CarveProgress& progress) {
     detail::check_carve_input(given, direction, seams);
     const BasicCarveInput<Pixel> input = detail::importance_as_levels(given);
+    refuse_two_level_fields(input);
     const Stream stream;
     DenseImages<Pixel> images = upload(input, false, stream.get(), direction);
     if (direction == SeamDirection::Horizontal) images = transposed(images, stream.get());
@@ -574,6 +617,7 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& given, const SeamDirection 
                                    const int seams, CarveProfile& profile) {
     detail::check_carve_input(given, direction, seams);
     const CarveInput input = detail::importance_as_levels(given);
+    refuse_two_level_fields(input);
     profile = CarveProfile{};
     const Stream stream;
     Event begin, end;

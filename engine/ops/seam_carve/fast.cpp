@@ -88,6 +88,11 @@ class FastVerticalCarver {
             protect_.assign(n, 0);
             remove_.assign(n, 0);
             temporal_.assign(n, 0);
+            // Importance beside a temporal term (video with faces): a second level array.
+            if (in.importance && in.importance_unit > 0) {
+                importance_unit_ = in.importance_unit;
+                importance_.assign(n, 0);
+            }
         }
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
@@ -106,6 +111,7 @@ class FastVerticalCarver {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
                     if (in.temporal) temporal_[base + x] = in.temporal->at(x, y);
+                    if (importance_unit_ > 0) importance_[base + x] = in.importance->at(x, y);
                     if (temporal_seams_)
                         temporal_[base + x] = seam_temporal_level(x, temporal_seams_->at(0, y));
                 }
@@ -184,7 +190,9 @@ class FastVerticalCarver {
         const std::size_t k = at(x, y);
         std::int64_t own = forward_ ? (folded_levels_ ? level_term_[k] : 0) : energy_[k];
         if constexpr (kMasks)
-            own += mask_term(protect_[k], remove_[k]) + temporal_term(temporal_[k], temporal_unit_);
+            own += mask_term(protect_[k], remove_[k]) +
+                   temporal_term(temporal_[k], temporal_unit_) +
+                   (importance_unit_ > 0 ? temporal_term(importance_[k], importance_unit_) : 0);
         const int last = w_ - 1;
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
@@ -320,6 +328,8 @@ class FastVerticalCarver {
                     shift_row(protect_, start, begin_[y], x, left_side);
                     shift_row(remove_, start, begin_[y], x, left_side);
                     shift_row(temporal_, start, begin_[y], x, left_side);
+                    if (importance_unit_ > 0)
+                        shift_row(importance_, start, begin_[y], x, left_side);
                 }
                 if (left_side) ++begin_[y];
             }
@@ -399,6 +409,8 @@ class FastVerticalCarver {
     std::vector<Level> level_term_;  ///< per pixel: level × unit, shifted with the pixels
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
+    std::vector<std::uint8_t> importance_;  ///< importance beside a temporal term (64-bit costs)
+    int importance_unit_ = 0;
     const SeamPaths* temporal_seams_ = nullptr;  ///< the per-seam term's paths (with a unit)
     std::function<void(int)> wait_for_previous_;
     std::function<void(int, std::vector<int>&)> publish_;

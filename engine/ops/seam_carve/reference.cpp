@@ -15,8 +15,9 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
     std::vector<Pixel> img(static_cast<std::size_t>(W) * h);
     std::vector<std::int32_t> index(img.size());
     std::vector<std::uint8_t> protect(img.size(), 0), remove(img.size(), 0),
-        temporal(img.size(), 0);
+        temporal(img.size(), 0), importance(img.size(), 0);
     const int unit = in.temporal_unit;
+    const int importance_unit = in.importance ? in.importance_unit : 0;
     for (int y = 0; y < h; ++y) {
         for (int x = 0; x < W; ++x) {
             const std::size_t k = static_cast<std::size_t>(y) * W + x;
@@ -25,6 +26,7 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
             if (in.protect) protect[k] = in.protect->at(x, y);
             if (in.remove) remove[k] = in.remove->at(x, y);
             if (in.temporal) temporal[k] = in.temporal->at(x, y);
+            if (in.importance) importance[k] = in.importance->at(x, y);
         }
     }
     SeamOrder result;
@@ -54,7 +56,8 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
                         : temporal[at(x, y)];
                 const std::int64_t own = pixel_energy(pixels, in.energy, x, y) +
                                          mask_term(protect[at(x, y)], remove[at(x, y)]) +
-                                         temporal_term(level, unit);
+                                         temporal_term(level, unit) +
+                                         temporal_term(importance[at(x, y)], importance_unit);
                 if (y == 0) {
                     cost[at(x, 0)] = own + (forward ? forward_cost(pixels, x, 0, 0) : 0);
                     continue;
@@ -100,6 +103,7 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
             shift(protect);
             shift(remove);
             shift(temporal);
+            shift(importance);
         }
         result.protected_crossed.push_back(crossed_protect);
         result.remove_crossed.push_back(crossed_remove);

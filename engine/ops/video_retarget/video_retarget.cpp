@@ -40,15 +40,21 @@ void line_distances(const int n, Marked&& marked, Store&& store) {
 struct PassResult {
     ImageRgba8 image;
     std::optional<Mask> protect;
+    std::optional<Mask> importance;
 };
 PassResult apply_pass(const ImageView<const Rgba8> image, const Mask* protect,
-                      const SeamOrder& order, const int count, const bool shrink) {
+                      const Mask* importance, const SeamOrder& order, const int count,
+                      const bool shrink) {
+    const auto carry = [&](const Mask& mask) {
+        return shrink ? remove_seams<std::uint8_t>(mask.view(), order, count)
+                      : insert_seams_nearest<std::uint8_t>(mask.view(), order, count);
+    };
     PassResult out{
         shrink ? remove_seams<Rgba8>(image, order, count) : insert_seams(image, order, count),
-        std::nullopt};
-    if (protect)
-        out.protect = shrink ? remove_seams<std::uint8_t>(protect->view(), order, count)
-                             : insert_seams_nearest<std::uint8_t>(protect->view(), order, count);
+        std::nullopt, std::nullopt};
+    if (protect) out.protect = carry(*protect);
+    // The frame's importance levels follow its pixels into the second pass.
+    if (importance) out.importance = carry(*importance);
     return out;
 }
 
@@ -180,6 +186,9 @@ VideoRetargeter::VideoRetargeter(const int source_width, const int source_height
         check_mask_size(params.protect->view(), source_width, source_height, "the protect mask");
     if (!(params.temporal >= 0)) invalid("the temporal weight must be 0 or more");
     if (!(params.cut_threshold >= 0)) invalid("the cut threshold must be 0 or more");
+    if (params.importance_unit < 0 || params.importance_unit > kTemporalMaxUnit)
+        invalid("the importance unit is out of range (0 to " + std::to_string(kTemporalMaxUnit) +
+                " per level)");
     if (params.approximate != 1 && params.approximate != 2 && params.approximate != 4 &&
         params.approximate != 8)
         invalid("the approximation factor must be 1 (exact), 2, 4 or 8, not " +
@@ -223,14 +232,21 @@ int VideoRetargeter::frames_in_flight() const {
 }
 
 std::vector<ImageRgba8> VideoRetargeter::process_batch(
-    const std::vector<ImageView<const Rgba8>>& frames) {
+    const std::vector<ImageView<const Rgba8>>& frames, const std::vector<const Mask*>& importance) {
+    if (!importance.empty() && importance.size() != frames.size())
+        invalid("every frame of a batch needs an importance map (or none has one)");
+    const auto importance_of = [&](const std::size_t f) -> const Mask* {
+        return importance.empty() ? nullptr : importance[f];
+    };
     std::vector<ImageRgba8> out;
     out.reserve(frames.size());
     if (!chains() || frames.size() < 2) {
-        for (const ImageView<const Rgba8>& frame : frames) out.push_back(process(frame));
+        for (std::size_t f = 0; f < frames.size(); ++f)
+            out.push_back(process(frames[f], importance_of(f)));
         return out;
     }
     const std::size_t n = frames.size();
+    for (std::size_t f = 0; f < n; ++f) check_importance_map(importance_of(f));
     // Cuts first (they decide which frames follow which); the state is committed at the end so
     // that a failed batch can be carved again (the CPU fallback).
     std::vector<FrameStart> starts;
@@ -242,13 +258,16 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
         blocks = starts.back().blocks;
     }
     std::vector<std::optional<ImageRgba8>> carved(n);
-    std::vector<std::optional<Mask>> carved_protect(n);
+    std::vector<std::optional<Mask>> carved_protect(n), carved_importance(n);
     std::optional<SeamOrder> last_vertical = vertical_, last_horizontal = horizontal_;
     const auto current = [&](const std::size_t f) {
         return carved[f] ? std::as_const(*carved[f]).view() : frames[f];
     };
     const auto protect = [&](const std::size_t f) -> const Mask* {
         return carved_protect[f] ? &*carved_protect[f] : params_.protect;
+    };
+    const auto levels = [&](const std::size_t f) -> const Mask* {
+        return carved_importance[f] ? &*carved_importance[f] : importance_of(f);
     };
     const auto pass = [&](const SeamDirection direction, const int target, const int extent,
                           std::optional<SeamOrder>& previous) {
@@ -258,8 +277,13 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
         }
         const int count = std::abs(target - extent);
         std::vector<CarveInput> inputs;
-        for (std::size_t f = 0; f < n; ++f)
+        for (std::size_t f = 0; f < n; ++f) {
             inputs.push_back(CarveInput{current(f), protect(f), nullptr, params_.energy});
+            if (levels(f) && params_.importance_unit > 0) {
+                inputs.back().importance = levels(f);
+                inputs.back().importance_unit = params_.importance_unit;
+            }
+        }
         std::vector<bool> linked = follows;
         std::optional<SeamPaths> first_paths;
         linked[0] = follows[0] && can_follow(previous, count, current(0).width, current(0).height);
@@ -274,9 +298,11 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
         parallel_chunks(static_cast<int>(n), [&](const int f0, const int f1, int) {
             for (int i = f0; i < f1; ++i) {
                 const auto f = static_cast<std::size_t>(i);
-                PassResult next = apply_pass(current(f), protect(f), orders[f], count, shrink);
+                PassResult next =
+                    apply_pass(current(f), protect(f), levels(f), orders[f], count, shrink);
                 carved[f] = std::move(next.image);
                 if (next.protect) carved_protect[f] = std::move(next.protect);
+                if (next.importance) carved_importance[f] = std::move(next.importance);
             }
         });
         previous = std::move(orders.back());
@@ -295,7 +321,13 @@ std::vector<ImageRgba8> VideoRetargeter::process_batch(
     return out;
 }
 
-ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
+void VideoRetargeter::check_importance_map(const Mask* importance) const {
+    if (importance)
+        check_mask_size(importance->view(), source_w_, source_h_, "the frame's importance map");
+}
+
+ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame, const Mask* importance) {
+    check_importance_map(importance);
     FrameStart start = start_frame(frame, previous_blocks_, frames_);
     std::vector<double> blocks = std::move(start.blocks);
     last_cut_ = start.cut;
@@ -305,7 +337,10 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
     // The frame and the protect mask as the passes leave them: the inputs themselves until a
     // pass has carved them (the carver only reads, so nothing is copied for it).
     std::optional<ImageRgba8> carved;
-    std::optional<Mask> carved_protect;
+    std::optional<Mask> carved_protect, carved_importance;
+    const auto levels = [&]() -> const Mask* {
+        return carved_importance ? &*carved_importance : importance;
+    };
     const auto current = [&] { return carved ? std::as_const(*carved).view() : frame; };
     const auto protect = [&]() -> const Mask* {
         return carved_protect ? &*carved_protect : params_.protect;
@@ -330,6 +365,10 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         std::optional<Mask> distances;
         std::optional<SeamPaths> paths;
         CarveInput in{current(), protect(), nullptr, params_.energy};
+        if (levels() && params_.importance_unit > 0) {
+            in.importance = levels();
+            in.importance_unit = params_.importance_unit;
+        }
         if (temporal && can_follow(previous, seams, current().width, current().height)) {
             if (params_.term == TemporalTerm::PerSeam)
                 in.temporal_seams = &paths.emplace(seam_paths(*previous, seams));
@@ -340,9 +379,10 @@ ImageRgba8 VideoRetargeter::process(const ImageView<const Rgba8> frame) {
         SeamOrder order =
             approximate ? seam_order_approximate(in, direction, seams, factor, implementation_)
                         : seam_order(in, direction, seams, implementation_);
-        PassResult next = apply_pass(current(), protect(), order, count, target < extent);
+        PassResult next = apply_pass(current(), protect(), levels(), order, count, target < extent);
         carved = std::move(next.image);
         if (next.protect) carved_protect = std::move(next.protect);
+        if (next.importance) carved_importance = std::move(next.importance);
         previous = std::move(order);
     };
     pass(SeamDirection::Vertical, params_.width, source_w_, vertical_);

@@ -72,6 +72,10 @@ void check_importance(const ImportanceParams& params);
 /// not installed) give a note, not an error; saliency or lines asked for in a build without the
 /// OpenCV contrib module throw Error(Unsupported) naming the package.
 ImportanceMap importance_map(ImageView<const Rgba8> image, const ImportanceParams& params);
+/// The same with the faces given instead of detected (a video's tracked faces, face_tracks.hpp):
+/// they are drawn where `params.faces` is on; the other terms are computed on `image`.
+ImportanceMap importance_map(ImageView<const Rgba8> image, const ImportanceParams& params,
+                             const std::vector<FaceBox>& faces);
 
 /// Faces alone (frontal and both profiles, overlaps merged), for the benchmark and the overlay.
 /// `notes` receives why none could be looked for.

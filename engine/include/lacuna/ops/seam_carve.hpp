@@ -64,8 +64,10 @@ struct BasicCarveInput {
     /// energy. The carvers evaluate it as the per-pixel level term (so reference, fast CPU and
     /// CUDA pick the same seams); it is its own field because it scales differently: the
     /// approximate preview keeps the largest level of a block, undivided, where video's
-    /// distances are divided by the factor and the nearest is kept. A carve takes importance or
-    /// a temporal term, not both.
+    /// distances are divided by the factor and the nearest is kept. Beside a temporal term
+    /// (video with faces) both terms are added: the reference sums them, the fast CPU carver
+    /// keeps a second level array, CUDA carries the importance level with the pixel while the
+    /// temporal level stays in the mask bits (a 16-bit decision image on CUDA refuses the pair).
     const Mask* importance = nullptr;
     int importance_unit = 0;
 };
@@ -132,7 +134,8 @@ SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direct
 
 /// Video on the device: the seams of a run of frames (same size), each frame with the per-seam
 /// temporal term of the frame before it where `follows[f]` (frame 0 follows `first_previous`,
-/// which may then not be null; the inputs' own temporal fields are ignored), at `temporal_unit`.
+/// which may then not be null; the inputs' own temporal fields are ignored, their importance
+/// maps are added to the term), at `temporal_unit`.
 /// The same orders as seam_order_cuda frame after frame with temporal_seams = the previous
 /// order's seam_paths, but carved as a wavefront: frame f's seam k needs only frame f − 1's seam
 /// k + 1, so the frames' chains of seams run side by side on separate streams (one SM each).

@@ -62,6 +62,13 @@ struct VideoRetargetParams {
     /// are carved side by side as a wavefront (seam_orders_cuda_chained / _fast_chained); 0
     /// chooses (CUDA: from the frame size, up to 32; CPU: one per core, up to 16).
     int chained_frames = 0;
+    /// The cost of one importance level (importance_unit(energy)) for the per-frame importance
+    /// maps given to process / process_batch (faces tracked over the shot: face_tracks.hpp).
+    /// The carvers add it to the temporal term (CPU carvers; CUDA refuses the pair).
+    int importance_unit = 48;
+    /// With faces on (video::retarget_video): the detector runs on every k-th frame of a shot
+    /// (and its first); the tracks interpolate between. Detection is the first pass's cost.
+    int face_every = 2;
 };
 
 /// Carves a sequence of frames one after another, remembering the previous frame's seams.
@@ -74,11 +81,15 @@ class VideoRetargeter {
 
     /// The next frame at the target size. Throws InvalidArgument for a frame of another size
     /// (and whatever the carver throws: CudaUnavailable, Cancelled …).
-    ImageRgba8 process(ImageView<const Rgba8> frame);
+    /// `importance`: the frame's importance levels 0 .. 63 (the source's size) or null; they are
+    /// added to the temporal term and carried through both passes.
+    ImageRgba8 process(ImageView<const Rgba8> frame, const Mask* importance = nullptr);
 
     /// The next frames at the target size: the same frames as process() one after another, but
     /// carved side by side (on the device, or a thread each) when frames_in_flight() > 1.
-    std::vector<ImageRgba8> process_batch(const std::vector<ImageView<const Rgba8>>& frames);
+    /// `importance`: empty, or a map (or null) per frame.
+    std::vector<ImageRgba8> process_batch(const std::vector<ImageView<const Rgba8>>& frames,
+                                          const std::vector<const Mask*>& importance = {});
     /// How many frames process_batch carves at once (1: it calls process for each).
     [[nodiscard]] int frames_in_flight() const;
 
@@ -104,6 +115,7 @@ class VideoRetargeter {
                                          const std::vector<double>& previous_blocks,
                                          int index) const;
     [[nodiscard]] bool chains() const;
+    void check_importance_map(const Mask* importance) const;
 
     int source_w_, source_h_;
     VideoRetargetParams params_;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <lacuna/core/mask.hpp>
+#include <lacuna/ops/face_tracks.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/video_retarget.hpp>
 
 #include <filesystem>
@@ -25,7 +27,41 @@ struct RetargetVideoOptions {
     /// this is set: then the frames that decode are retargeted, with a notice.
     bool allow_truncated = false;
     int max_frames = 0;  ///< 0: every frame; otherwise only the first max_frames (benchmarks)
+    /// Importance per frame, as a photo's retarget has it: faces tracked over each shot
+    /// (video_face_tracks: detected on every `params.face_every`-th frame in a first pass over the
+    /// clip, so protected regions move smoothly), saliency, lines and skin on each frame, added
+    /// to the temporal term by every carver. Off for videos unless asked for (faces too: the
+    /// face pass runs the detector on every `face_every`-th frame, seconds a frame on a small CPU).
+    ops::ImportanceParams importance = [] {
+        ops::ImportanceParams p;
+        p.faces = false;
+        return p;
+    }();
+    ops::FaceTrackParams tracks;
 };
+
+/// The faces of every frame of a clip as tracks per shot: the detector (detect_faces on a copy
+/// at most `detect_max_side` long) on the first frame of every shot and every `every`-th frame,
+/// cuts found as VideoRetargeter finds them (mean_luma_difference above `cut_threshold`).
+struct VideoFaceTracks {
+    ops::FaceTracks tracks;
+    int frames = 0;
+    int examined = 0;    ///< frames the detector ran on
+    int detections = 0;  ///< faces it reported, before tracking
+    int cuts = 0;
+    double seconds = 0;              ///< the whole pass (decoding included)
+    double detect_seconds = 0;       ///< the detector alone (wall time: a frame per core)
+    double track_seconds = 0;        ///< associating and smoothing (track_faces)
+    std::vector<std::string> notes;  ///< e.g. the cascades are not installed
+};
+VideoFaceTracks video_face_tracks(const std::filesystem::path& input, int every,
+                                  int detect_max_side, double cut_threshold,
+                                  const ops::FaceTrackParams& tracks, int max_frames = 0,
+                                  bool allow_truncated = false);
+/// The same on frames in memory.
+VideoFaceTracks video_face_tracks(const std::vector<ImageView<const Rgba8>>& frames, int every,
+                                  int detect_max_side, double cut_threshold,
+                                  const ops::FaceTrackParams& tracks);
 
 struct VideoProgress {
     int frame = 0;  ///< frames written so far
@@ -50,6 +86,14 @@ struct RetargetVideoResult {
     double flicker_excess = 0;  ///< with measure_flicker
     std::string backend;        ///< "cuda" or "cpu" (after a fallback: "cpu")
     std::vector<std::string> notices;
+    /// Importance: the terms used ("faces", "saliency", "lines", "skin"; empty: none), the face
+    /// tracks and the cost of the first pass (decoding and detecting) and of the per-frame maps
+    /// (rasterising the tracked faces, saliency, lines, skin; inside carve_seconds).
+    std::vector<std::string> importance_terms;
+    int face_tracks = 0;
+    int faces_examined_frames = 0;
+    int face_detections = 0;
+    double face_pass_seconds = 0, face_detect_seconds = 0, importance_map_seconds = 0;
 };
 
 /// Retargets every frame of `options.input` into `options.output`. The output appears only when

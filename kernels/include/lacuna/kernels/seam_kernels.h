@@ -38,12 +38,15 @@ struct CarveState {
     bool masks = false;  ///< int64 costs, int32 aux and mask bits; int32 costs, int16 aux otherwise
     bool deep = false;   ///< Rgba16 pixels (needs masks); Rgba8 otherwise
     int temporal_unit = 0;  ///< cost per temporal level (mask bits 2..7; needs masks)
-    /// Without masks only: a fixed per-pixel level 0..63 (importance, a distance map) folded into
-    /// the 32-bit layout at this cost per level (0: none; level_unit_folds must hold, see
-    /// kMaxFoldedLevelTerm). Gradient energies keep the level in the alpha byte of `image`
+    /// A fixed per-pixel level 0..63 (importance, a distance map) carried with the pixel at this
+    /// cost per level (0: none). Gradient energies keep the level in the alpha byte of `image`
     /// (moved with the pixel) and add level × unit where they compute the energies, so aux is
     /// energy + level term; forward energy keeps it in aux bits 10..15 (kCarveLevelShift) and the
-    /// recurrence adds level × unit as the pixel's own term. Same costs as the masked layout.
+    /// recurrence adds level × unit as the pixel's own term. Without masks this folds the map
+    /// into the 32-bit layout (level_unit_folds must hold, see kMaxFoldedLevelTerm): the same
+    /// costs as the masked layout. With masks (8-bit only) it is a second level field beside
+    /// the mask bits' temporal level: video's importance and temporal term in one carve, with
+    /// no extra per-pixel byte for the kernels to read or move.
     int level_unit = 0;
     void* aux = nullptr;            ///< int16 or int32 per pixel (see masks)
     void* cost = nullptr;           ///< int32 or int64 per pixel
@@ -75,13 +78,14 @@ struct CarveState {
 };
 
 /// Fills the state from a dense `width` × `height` image (Rgba8, or Rgba16 when deep; and optional
-/// dense 0/1 masks and levels): aux, index, mask bits (levels in bits 2..7 with masks, folded per
-/// `level_unit` without), the colour copy for gradient energies; sets `order` to "never
-/// removed". Returns cudaErrorInvalidValue for a `level_unit` with masks, without levels or
-/// beyond level_unit_folds.
+/// dense 0/1 masks and levels): aux, index, mask bits (`dense_temporal`'s levels in bits 2..7
+/// with masks), `dense_levels` carried per `level_unit`, the colour copy for gradient energies;
+/// sets `order` to "never removed". Returns cudaErrorInvalidValue for a `level_unit` without
+/// levels, on a deep state, or without masks beyond level_unit_folds.
 cudaError_t launch_carve_init(const CarveState& s, const void* dense_image,
                               const std::uint8_t* dense_protect, const std::uint8_t* dense_remove,
-                              const std::uint8_t* dense_temporal, cudaStream_t stream);
+                              const std::uint8_t* dense_temporal, const std::uint8_t* dense_levels,
+                              cudaStream_t stream);
 
 /// Seam 0's per-seam levels for every pixel from `s.temporal_seams` (the mask bits kept), for a
 /// chained carve whose previous frame's paths are produced on the device. Before seam 0 (no
