@@ -17,6 +17,7 @@
 #include <lacuna/ops/params.hpp>
 #include <lacuna/video/smooth_video.hpp>
 
+#include <filesystem>
 #include <optional>
 
 namespace lacuna::cli {
@@ -201,9 +202,42 @@ int run_bilateral(Context& ctx) {
     return kExitOk;
 }
 
+/// Temporal smoothing runs on 8-bit frames (video::smooth_video): a measurement — an image
+/// sequence of 16-bit or float files, or a TIFF stack — is refused rather than narrowed.
+void refuse_measurement_frames(const std::string& in) {
+    if (io::is_video_path(in)) {
+        if (const int bits = io::VideoReader(in).info().bit_depth; bits > 8)
+            throw Error(ErrorCode::InvalidArgument,
+                        "'" + in + "' holds " + std::to_string(bits) +
+                            "-bit frames: temporal smoothing works on 8-bit frames and would "
+                            "narrow them, so it refuses (smooth a copy converted to 8 bits if "
+                            "that is what you want)");
+        return;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(in, ec)) return;
+    io::ImageFormat format = io::ImageFormat::Png;
+    try {
+        format = io::format_for_path(in);
+    } catch (const Error&) {
+        return;  // not an image either: the usage error below says what temporal takes
+    }
+    if (format != io::ImageFormat::Tiff && format != io::ImageFormat::Dicom &&
+        format != io::ImageFormat::Fits)
+        return;
+    const io::LoadedNative file = io::read_native(in);
+    if (file.pages.size() > 1)
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + in + "' is a stack of " + std::to_string(file.pages.size()) + " " +
+                        describe(file.pages.front().format()) +
+                        " pages: temporal smoothing reads videos and image sequences of 8-bit "
+                        "frames, not stacks, and would not keep their samples");
+}
+
 int run_temporal(Context& ctx) {
     const std::string& in = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
+    refuse_measurement_frames(in);
     if (!io::is_video_path(in) || !io::is_video_path(out))
         throw UsageError(
             "temporal smoothing works on videos: IN and OUT must be videos (.mp4, "

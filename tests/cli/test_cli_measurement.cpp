@@ -475,6 +475,27 @@ class TestCliMeasurement : public QObject {
         QVERIFY(!(back.pages.at(0) == dicom.pages.at(0)));
     }
 
+    // Temporal smoothing works on 8-bit frames: a 16-bit PNG sequence and a float TIFF stack
+    // are refused in one line (never narrowed), and nothing is written.
+    void temporal_refuses_deep_frames() {
+        QDir(dir_.path()).mkpath("seq");
+        for (int i = 0; i < 3; ++i)
+            write(tmp(QString("seq/f%1.png").arg(i, 5, 10, QChar('0'))),
+                  times_257(textured_u8(16, 12)));
+        Result r = run_cli(
+            {"filter", "temporal", tmp("seq/f%05d.png"), tmp("seq/o%05d.png"), "--size", "3"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "holds 16-bit frames: temporal smoothing works on 8-bit frames");
+        QVERIFY(!QFile::exists(tmp("seq/o00000.png")));
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(6, 8, CV_32FC1, cv::Scalar(10.0 * k + 0.5));
+        QVERIFY(cv::imwritemulti(tmp("stack.tiff").toStdString(), pages));
+        r = run_cli({"filter", "temporal", tmp("stack.tiff"), tmp("stack-out.tiff")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "is a stack of 3 32-bit float grey pages");
+        QVERIFY(!QFile::exists(tmp("stack-out.tiff")));
+    }
+
     // batch runs the commands themselves: a folder of 16-bit files gives 16-bit results.
     void batch_keeps_sixteen_bits() {
         QDir(dir_.path()).mkpath("in");
