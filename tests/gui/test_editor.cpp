@@ -1247,6 +1247,20 @@ class TestEditor : public QObject {
         QVERIFY2(undone.contains("Length 50.0 px (81.3941 mm)"), qPrintable(undone));
         QVERIFY(window.session().redo());
         QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
+        // With a pixel aspect ratio of 2 (pixels twice as tall as wide, as ImageJ's field):
+        // the 30, 40 line of 100 µm is √(30² + 80²) widths long; the length reads 100 µm.
+        QVERIFY(!window.histogram_panel()->set_scale(100.0, "µm", 0.0));
+        QVERIFY(window.histogram_panel()->set_scale(100.0, "µm", 2.0));
+        const PixelSpacing tall = window.session().document().spacing();
+        QCOMPARE(tall.y, 2 * tall.x);
+        QCOMPARE(tall.x, 100 / std::hypot(30.0, 80.0));
+        const QString tall_info =
+            window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(tall_info.contains("Length 50.0 px (100 µm)"), qPrintable(tall_info));
+        QVERIFY(window.save_to(copy, true));
+        QCOMPARE(io::read_native(copy.toStdString()).spacing, tall);
+        QVERIFY(window.session().undo());
+        QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
         window.session().history().set_clean();
     }
 
