@@ -301,7 +301,8 @@ Command filter_command() {
               wrap_help("bilateral: " + std::string(sigma_space.help) + "; " +
                         ops::describe_range(sigma_space) + "; " + temporal_help("sigma-space"))},
              {"sigma-range", "R",
-              wrap_help(param_help(ops::param(specs, "sigma-range")) +
+              wrap_help(std::string(ops::param(specs, "sigma-range").help) + "; " +
+                        ops::describe_range(ops::param(specs, "sigma-range")) +
                         "; measurements (16-bit, float, DICOM, FITS, or a measurement guide): "
                         "required, in the data's calibrated unit (HU, K, or stored samples when "
                         "uncalibrated), above 0")},
