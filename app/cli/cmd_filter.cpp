@@ -17,6 +17,7 @@
 #include <lacuna/ops/params.hpp>
 #include <lacuna/video/smooth_video.hpp>
 
+#include <filesystem>
 #include <optional>
 
 namespace lacuna::cli {
@@ -51,6 +52,92 @@ std::string temporal_help(const std::string_view name) {
     return text + ", default " + ops::format_value(spec, spec.default_value);
 }
 
+/// "HU", or "stored samples" for a unitless identity calibration: what --sigma-range is in.
+std::string range_unit(const Calibration& calibration) {
+    if (!calibration.unit.empty()) return calibration.unit;
+    return calibration.identity() ? "stored samples" : "calibrated values";
+}
+
+/// A guide as the measurement filter takes it: its samples (a photo as 8-bit RGBA) and
+/// calibration.
+struct GuideSamples {
+    NativeImage image;
+    Calibration calibration;
+};
+GuideSamples guide_samples(const Input& guide) {
+    if (guide.measurement()) return {guide.samples(), guide.native->calibration};
+    return {to_native(guide.photo.image.view()), {}};
+}
+
+/// A measurement (or a photo guided by one) is filtered on its stored samples
+/// (ops::bilateral_native): the range distance in the guide's calibrated unit, so --sigma-range
+/// is in HU, K, … and must be given (no default suits every unit); the result is written in the
+/// stored type with the calibration and pixel spacing (write_measurement).
+int bilateral_measurement(Context& ctx, const Input& input, const std::optional<Input>& guide,
+                          const Clock::time_point load_start) {
+    const std::string& in = ctx.args.positionals[1];
+    const std::string& out = ctx.args.positionals[2];
+    const NativeImage src =
+        input.measurement() ? input.samples() : to_native(input.photo.image.view());
+    const Calibration calibration = input.measurement() ? input.native->calibration : Calibration{};
+    const std::optional<GuideSamples> g =
+        guide ? std::optional<GuideSamples>(guide_samples(*guide)) : std::nullopt;
+    const Calibration& range_calibration = g ? g->calibration : calibration;
+    const std::string unit = range_unit(range_calibration);
+    if (!ctx.args.get("sigma-range")) {
+        const std::string whose = g ? "the guide '" + *ctx.args.get("guide") + "'" : "'" + in + "'";
+        throw UsageError(whose + " holds measurement values: give --sigma-range in its unit (" +
+                         unit + "), how far apart two values may be and still be averaged");
+    }
+    ops::BilateralParams params;
+    parse_params(ctx.args, ops::bilateral_measurement_param_fields(), params);
+    const ops::NativeGuide native_guide =
+        g ? ops::NativeGuide{&g->image, g->calibration} : ops::NativeGuide{};
+    ops::check_bilateral_native(params, src, native_guide);
+    const double load_ms = ms_since(load_start);
+    const bool reference = ctx.args.has("reference");
+    if (!reference && ctx.backend == BackendRequest::Cuda)
+        ctx.note(
+            "the bilateral filter of a measurement runs on the CPU: there is no CUDA path "
+            "for stored samples yet");
+
+    const auto filter_start = Clock::now();
+    const NativeImage result = ops::bilateral_native(
+        src, calibration, native_guide, params,
+        reference ? ops::BilateralImplementation::Reference : ops::BilateralImplementation::Fast);
+    const double filter_ms = ms_since(filter_start);
+
+    const auto write_start = Clock::now();
+    PixelFormat written = result.format();
+    if (input.measurement())
+        written = write_measurement(ctx, out, result, *input.native);
+    else
+        write_photo(ctx, out, to_rgba8(result).view(), input.photo.metadata);
+    const double write_ms = ms_since(write_start);
+    if (ctx.json) {
+        JsonObject report;
+        report.add("filter", "bilateral").add("input", in).add("output", out);
+        if (g) report.add("guide", *ctx.args.get("guide"));
+        ctx.out << report.add("width", src.width())
+                       .add("height", src.height())
+                       .add("sample_type", sample_type_code(src.sample_type()))
+                       .add("written_sample_type", sample_type_code(written.sample))
+                       .add("page", static_cast<int>(input.page) + 1)
+                       .add("sigma_space", params.sigma_space)
+                       .add("sigma_range", params.sigma_range)
+                       .add("sigma_range_unit", unit)
+                       .add("radius", ops::bilateral_radius(params))
+                       .add("arithmetic", reference ? "double" : "float")
+                       .add("implementation", reference ? "reference" : "cpu")
+                       .add("load_ms", load_ms)
+                       .add("filter_ms", filter_ms)
+                       .add("write_ms", write_ms)
+                       .str()
+                << "\n";
+    }
+    return kExitOk;
+}
+
 int run_bilateral(Context& ctx) {
     const std::string& in = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
@@ -61,24 +148,17 @@ int run_bilateral(Context& ctx) {
             throw Error(ErrorCode::InvalidArgument,
                         "refusing to overwrite the input '" + *protected_path + "'");
     }
-    const ops::BilateralParams params = parse_bilateral(ctx);
 
     const auto load_start = Clock::now();
     Input input = read_input(ctx, in);
-    // As in the editor: the filter works on 8-bit colour, so a measurement would lose its
-    // stored values.
-    if (input.measurement())
-        throw Error(ErrorCode::InvalidArgument,
-                    "'" + in + "' holds " + describe(input.samples().format()) +
-                        " samples: the bilateral filter works on photos (8-bit colour) and would "
-                        "re-quantise them; make an 8-bit copy first if that is what you want "
-                        "(the editor's Image > Convert to 8-bit Photo)");
+    std::optional<Input> guide_input;
+    if (guide_path) guide_input = read_input(ctx, *guide_path);
+    if (input.measurement() || (guide_input && guide_input->measurement()))
+        return bilateral_measurement(ctx, input, guide_input, load_start);
+    const ops::BilateralParams params = parse_bilateral(ctx);
     const io::LoadedImage image = std::move(input.photo);
-    std::optional<io::LoadedImage> guide;
-    if (guide_path) {
-        guide = io::read_image(*guide_path);
-        for (const std::string& n : guide->notices) ctx.note("the guide: " + n);
-    }
+    std::optional<io::LoadedImage> guide;  // a photo: a measurement went the other way
+    if (guide_input) guide = std::move(guide_input->photo);
     const double load_ms = ms_since(load_start);
     const int w = image.image.width(), h = image.image.height();
     const ImageView<const Rgba8> guide_view =
@@ -122,9 +202,42 @@ int run_bilateral(Context& ctx) {
     return kExitOk;
 }
 
+/// Temporal smoothing runs on 8-bit frames (video::smooth_video): a measurement — an image
+/// sequence of 16-bit or float files, or a TIFF stack — is refused rather than narrowed.
+void refuse_measurement_frames(const std::string& in) {
+    if (io::is_video_path(in)) {
+        if (const int bits = io::VideoReader(in).info().bit_depth; bits > 8)
+            throw Error(ErrorCode::InvalidArgument,
+                        "'" + in + "' holds " + std::to_string(bits) +
+                            "-bit frames: temporal smoothing works on 8-bit frames and would "
+                            "narrow them, so it refuses (smooth a copy converted to 8 bits if "
+                            "that is what you want)");
+        return;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(in, ec)) return;
+    io::ImageFormat format = io::ImageFormat::Png;
+    try {
+        format = io::format_for_path(in);
+    } catch (const Error&) {
+        return;  // not an image either: the usage error below says what temporal takes
+    }
+    if (format != io::ImageFormat::Tiff && format != io::ImageFormat::Dicom &&
+        format != io::ImageFormat::Fits)
+        return;
+    const io::LoadedNative file = io::read_native(in);
+    if (file.pages.size() > 1)
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + in + "' is a stack of " + std::to_string(file.pages.size()) + " " +
+                        describe(file.pages.front().format()) +
+                        " pages: temporal smoothing reads videos and image sequences of 8-bit "
+                        "frames, not stacks, and would not keep their samples");
+}
+
 int run_temporal(Context& ctx) {
     const std::string& in = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
+    refuse_measurement_frames(in);
     if (!io::is_video_path(in) || !io::is_video_path(out))
         throw UsageError(
             "temporal smoothing works on videos: IN and OUT must be videos (.mp4, "
@@ -187,12 +300,18 @@ Command filter_command() {
             {{"sigma-space", "S",
               wrap_help("bilateral: " + std::string(sigma_space.help) + "; " +
                         ops::describe_range(sigma_space) + "; " + temporal_help("sigma-space"))},
-             param_option(ops::param(specs, "sigma-range"), "R"),
+             {"sigma-range", "R",
+              wrap_help(std::string(ops::param(specs, "sigma-range").help) + "; " +
+                        ops::describe_range(ops::param(specs, "sigma-range")) +
+                        "; measurements (16-bit, float, DICOM, FITS, or a measurement guide): "
+                        "required, in the data's calibrated unit (HU, K, or stored samples when "
+                        "uncalibrated), above 0")},
              param_option(ops::param(specs, "radius"), "N"),
              {"guide", "IMG",
               wrap_help("image of the same size whose edges the filter keeps (a joint bilateral "
                         "filter: e.g. a colour view for a depth map); default: the image itself")},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
+             {"page", "N", "measurement stacks: the page to filter (default 1)"},
              {"size", "K", wrap_help(temporal_help("size"))},
              {"sigma-time", "T", wrap_help(temporal_help("sigma-time"))},
              {"keep-truncated", "", "temporal: write the frames of a damaged video that decode"}},
@@ -200,6 +319,9 @@ Command filter_command() {
             "by a Gaussian of their distance (sigma-space) times a Gaussian of how far their\n"
             "colours are apart in the guide (sigma-range, in levels of |dR|+|dG|+|dB|, as\n"
             "OpenCV's bilateralFilter). Alpha is kept; the image is mirrored at its borders.\n"
+            "Measurements keep their stored type, calibration and pixel spacing: the range is\n"
+            "|d| of the (guide's) calibrated values, NaN samples weigh nothing and stay NaN,\n"
+            "integers are rounded to the nearest sample (CPU only).\n"
             "temporal: each frame of a video convolved with a k x k x k Gaussian over (x, y, t)\n"
             "(--sigma-space over x and y; --sigma-time over frames), the clip mirrored at its\n"
             "first and last frame so it keeps its frame count: noise and flicker average out.",

@@ -18,6 +18,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -29,6 +30,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace lacuna::editor {
@@ -102,6 +104,10 @@ FilterPanel::FilterPanel(session::Session& session, QWidget* parent)
     guide_ = new QLabel(tr("the picture itself"));
     guide_->setWordWrap(true);
     form->addRow(QString(), guide_);
+    applies_to_ = new QLabel;
+    applies_to_->setObjectName("filter_applies_to");
+    applies_to_->setWordWrap(true);
+    form->addRow(tr("Filters"), applies_to_);
     pages_->addWidget(bilateral);
 
     // ---- Scale ----
@@ -199,7 +205,12 @@ void FilterPanel::bind() {
     session::FilterTool& tool = session_.filter();
     connect(this, &FilterPanel::bilateral_changed, this, [this] {
         session::FilterTool& f = session_.filter();
-        f.set_bilateral(bilateral());
+        try {
+            f.set_bilateral(bilateral());
+        } catch (const Error& e) {
+            show_status(QString::fromUtf8(e.what()));
+            return;
+        }
         if (f.filter_kind() == session::FilterKind::Bilateral) show_previewed();
     });
     connect(this, &FilterPanel::scale_changed, this, [this] {
@@ -277,9 +288,70 @@ void FilterPanel::cancel() {
     emit view_changed();
 }
 
+void FilterPanel::show_applies_to() {
+    const session::FilterTool& f = session_.filter();
+    if (!f.on_samples()) {
+        applies_to_->setText(tr("the whole picture"));
+        return;
+    }
+    const int pages = session_.page_count();
+    const QString type =
+        QString::fromUtf8(to_string(session_.document().samples().sample_type()).data());
+    applies_to_->setText(pages > 1 ? tr("the stored %1 samples of page %2 of %3 (the page shown)")
+                                         .arg(type)
+                                         .arg(session_.page() + 1)
+                                         .arg(pages)
+                                   : tr("the stored %1 samples").arg(type));
+}
+
+void FilterPanel::refresh_document(const bool new_document) {
+    if (new_document) {
+        range_unit_.clear();  // the next refresh suggests a range sigma for the new data
+        return;
+    }
+    if (!fit_range_box()) return;
+    try {
+        session_.filter().set_bilateral(bilateral());
+    } catch (const Error& e) {
+        show_status(QString::fromUtf8(e.what()));
+    }
+}
+
+bool FilterPanel::fit_range_box() {
+    const session::FilterTool& f = session_.filter();
+    const QString unit = QString::fromStdString(f.range_unit());
+    show_applies_to();
+    if (unit == range_unit_) return false;
+    range_unit_ = unit;
+    const QSignalBlocker block(sigma_range_);
+    const auto specs =
+        f.on_samples() ? ops::bilateral_measurement_param_specs() : ops::bilateral_param_specs();
+    const ops::ParamSpec& spec = ops::param(specs, "sigma-range");
+    if (f.on_samples()) {
+        // Enough decimals for two significant digits of the suggestion (0.0012 K, 59 HU).
+        const double start = f.suggested_sigma_range();
+        const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(start))), 0, 6);
+        sigma_range_->setDecimals(decimals);
+        sigma_range_->setRange(std::pow(10.0, -decimals), 1e9);
+        sigma_range_->setSingleStep(std::max(std::pow(10.0, -decimals), start / 10));
+        sigma_range_->setValue(start);
+        sigma_range_->setSuffix(" " + unit);
+        sigma_range_->setToolTip(text_of(spec.help) + tr(", in %1").arg(unit));
+    } else {
+        sigma_range_->setDecimals(1);
+        sigma_range_->setRange(spec.min, spec.max);
+        sigma_range_->setSingleStep(spec.step);
+        sigma_range_->setValue(spec.default_value);
+        sigma_range_->setSuffix(" " + text_of(spec.unit));
+        sigma_range_->setToolTip(text_of(spec.help));
+    }
+    return true;
+}
+
 void FilterPanel::open(const Page page) {
     show_page(page);
     session::FilterTool& f = session_.filter();
+    fit_range_box();
     f.set_bilateral(bilateral());
     if (page == TemporalPage)
         f.set_temporal(temporal_size(), temporal_sigma_space(), temporal_sigma_time());
@@ -309,6 +381,7 @@ void FilterPanel::open(const Page page) {
 void FilterPanel::show_previewed() {
     const session::FilterTool& f = session_.filter();
     if (!f.previewing()) return;
+    show_applies_to();  // a stack's page slider may have moved
     const QString timing = tr("Preview %1 × %2: %3 ms (%4)")
                                .arg(f.frame_width())
                                .arg(f.frame_height())

@@ -39,6 +39,9 @@ class FilterPanel : public QWidget {
     /// Filters ▸ Bilateral / Scale / Temporal: this page, previewing with its values (the
     /// scale fields start at the document's size). A refusal is shown in the status line.
     void open(Page page);
+    /// The document changed (a new one when `new_document`): the range box's unit and the
+    /// "Filters" line follow it.
+    void refresh_document(bool new_document);
     /// Exports the open clip smoothed with the Temporal page's values to `path`, in the
     /// background (progress here, Cancel Export leaves no file). False if it cannot start: no
     /// clip, one running, the clip itself as output, or values refused.
@@ -103,6 +106,12 @@ class FilterPanel : public QWidget {
     /// After the tool made a preview: timing line, signals.
     void show_previewed();
     void choose_guide();
+    /// The range sigma's box for the document: levels 0.1..1000 for a photo; for a measurement
+    /// the data's unit (HU, K, stored samples), any value above 0, starting from
+    /// FilterTool::suggested_sigma_range() when the unit changes; and which page it filters.
+    /// True when the unit changed (the box then holds a new value the tool must take).
+    bool fit_range_box();
+    void show_applies_to();
     void apply();
     void cancel();
     void poll_export();
@@ -119,6 +128,8 @@ class FilterPanel : public QWidget {
     QDoubleSpinBox* sigma_range_ = nullptr;
     QSpinBox* radius_ = nullptr;
     QLabel* guide_ = nullptr;
+    QLabel* applies_to_ = nullptr;  ///< "the whole picture", or a stack's page
+    QString range_unit_;            ///< the unit the range box is in now
     QSpinBox* width_ = nullptr;
     QSpinBox* height_ = nullptr;
     QCheckBox* keep_aspect_ = nullptr;

@@ -459,14 +459,13 @@ void HistogramPanel::set_spacing(const PixelSpacing& spacing) {
     plot_->set_spacing(spacing);
 }
 
-bool HistogramPanel::set_scale(const double known_length, const QString& unit) {
+bool HistogramPanel::set_scale(const double known_length, const QString& unit,
+                               const double aspect) {
     const ops::Point2 from = tool_.from(), to = tool_.to();
-    const double pixels = std::hypot(to.x - from.x, to.y - from.y);
-    if (tool_.result() == nullptr || !(pixels > 0) || !(known_length > 0) ||
-        unit.trimmed().isEmpty())
-        return false;
-    const double size = known_length / pixels;
-    const PixelSpacing spacing{size, size, unit.trimmed().toStdString()};
+    if (tool_.result() == nullptr) return false;
+    const PixelSpacing spacing = spacing_from_line(to.x - from.x, to.y - from.y, known_length,
+                                                   unit.trimmed().toStdString(), aspect);
+    if (!spacing.known()) return false;
     set_spacing(spacing);
     emit scale_set(spacing);
     refresh();
@@ -490,13 +489,23 @@ void HistogramPanel::ask_scale() {
     length->setValue(spacing_.known() ? spacing_.length(to.x - from.x, to.y - from.y) : pixels);
     auto* unit = new QLineEdit(spacing_.known() ? QString::fromStdString(spacing_.unit) : "mm");
     unit->setObjectName("scale_unit");
+    auto* aspect = new QDoubleSpinBox;
+    aspect->setObjectName("scale_aspect");
+    aspect->setRange(0.001, 1000);
+    aspect->setDecimals(4);
+    aspect->setValue(spacing_.known() ? spacing_.y / spacing_.x : 1.0);
+    aspect->setToolTip(
+        tr("A pixel's height divided by its width (ImageJ's pixel aspect ratio); "
+           "the line is measured with it"));
     form->addRow(tr("The line (%1 px) is").arg(pixels, 0, 'f', 1), length);
     form->addRow(tr("Unit"), unit);
+    form->addRow(tr("Pixel aspect ratio"), aspect);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() == QDialog::Accepted) set_scale(length->value(), unit->text());
+    if (dialog.exec() == QDialog::Accepted)
+        set_scale(length->value(), unit->text(), aspect->value());
 }
 
 int HistogramPanel::band_width() const {

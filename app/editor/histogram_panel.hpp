@@ -99,10 +99,11 @@ class HistogramPanel : public QWidget {
     void set_measurement(bool measurement, const QString& unit);
     /// The document's pixel size (unknown: distances in pixels only).
     void set_spacing(const PixelSpacing& spacing);
-    /// ImageJ's Set Scale: the current line is `known_length` `unit` long, so a pixel is
-    /// known_length / its length in pixels, across and down. Emits scale_set; false (nothing
-    /// changed) without a line, or for a length that is not positive or an empty unit.
-    bool set_scale(double known_length, const QString& unit);
+    /// ImageJ's Set Scale: the current line is `known_length` `unit` long and a pixel is
+    /// `aspect` times as tall as wide (ImageJ's pixel aspect ratio; spacing_from_line). Emits
+    /// scale_set; false (nothing changed) without a line, or for a length or aspect that is not
+    /// positive or an empty unit.
+    bool set_scale(double known_length, const QString& unit, double aspect = 1.0);
 
   signals:
     /// The user set the pixel size (Set Scale): the document takes it.

@@ -790,6 +790,7 @@ void MainWindow::document_changed() {
                                       QString::fromStdString(document.calibration().unit));
     histogram_panel_->set_spacing(document.spacing());
     histogram_panel_->refresh();
+    filter_panel_->refresh_document(false);
     display_panel_->refresh();
     removal_panel_->set_fill_again_enabled(session_->remove_object().can_fill_again());
     setWindowModified(!history.is_clean());
@@ -829,6 +830,7 @@ void MainWindow::reset_for_new_document() {
     if (session_->filter().previewing()) session_->filter().cancel();
     filter_panel_->show_status({});
     filter_panel_->show_timing({});
+    filter_panel_->refresh_document(true);
     removal_panel_->reset();
     retarget_panel_->show_status({});
     histogram_panel_->reset_range();

@@ -6,7 +6,11 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/parallel.hpp>
 
+#include <lacuna/core/native_image.hpp>
+#include <lacuna/ops/seam_carve.hpp>
+
 #include <chrono>
+#include <cmath>
 
 namespace lacuna::session {
 
@@ -33,8 +37,11 @@ bool FilterTool::begin(const FilterKind kind) {
         status_ = "Open a picture first.";
         return false;
     }
-    if (document.measurement()) {
-        status_ = "Filters work on photos (8-bit colour); this document holds measurement samples.";
+    if (document.measurement() && kind != FilterKind::Bilateral) {
+        status_ = kind == FilterKind::Scale
+                      ? "Scaling a measurement is not built into the editor: use `lacuna scale`, "
+                        "which resamples the stored samples."
+                      : "Temporal smoothing works on videos.";
         return false;
     }
     if (session_.document_held()) {
@@ -66,7 +73,11 @@ void FilterTool::cancel() {
 }
 
 void FilterTool::set_bilateral(const ops::BilateralParams& params) {
-    ops::check_bilateral(params, 1, 1);  // a bad value is refused before the preview changes
+    // A bad value is refused before the preview changes.
+    if (on_samples())
+        ops::check_bilateral_native(params, NativeImage(1, 1, {SampleType::U8, 1}), {});
+    else
+        ops::check_bilateral(params, 1, 1);
     bilateral_ = params;
     if (kind_ == FilterKind::Bilateral) update();
 }
@@ -81,6 +92,7 @@ bool FilterTool::set_guide(ImageRgba8 guide) {
         return false;
     }
     guide_ = std::move(guide);
+    guide_samples_ = to_native(guide_->view());
     if (device_) device_->guide_uploaded = false;
     status_.clear();
     if (kind_ == FilterKind::Bilateral) update();
@@ -89,6 +101,7 @@ bool FilterTool::set_guide(ImageRgba8 guide) {
 
 void FilterTool::clear_guide() {
     guide_.reset();
+    guide_samples_.reset();
     if (device_) device_->guide_uploaded = false;
     if (kind_ == FilterKind::Bilateral) update();
 }
@@ -141,6 +154,9 @@ void FilterTool::update() {
             host_frame_ = video::smoothed_frame(clip->path(), clip->current(), o);
         }
         ran_on_ = o.use_cuda ? "GPU" : "CPU, " + std::to_string(worker_count()) + " threads";
+    } else if (on_samples() && *kind_ == FilterKind::Bilateral) {
+        run_samples();
+        ran_on_ = "CPU, " + std::to_string(worker_count()) + " threads, stored samples";
     } else if (session_.on_device() && session_.guarded([&] { run_device(); })) {
         ran_on_ = "GPU";
     } else {
@@ -180,6 +196,40 @@ void FilterTool::run_host() {
             : ops::scale_fast(pixels.view(), scale_w_, scale_h_, method_);
 }
 
+bool FilterTool::on_samples() const {
+    return session_.document().measurement();
+}
+
+std::string FilterTool::range_unit() const {
+    if (!on_samples()) return "levels";
+    const Calibration& c = session_.document().calibration();
+    if (!c.unit.empty()) return c.unit;
+    return c.identity() ? "stored samples" : "calibrated values";
+}
+
+double FilterTool::suggested_sigma_range() const {
+    const Document& document = session_.document();
+    if (!document.measurement()) return ops::BilateralParams{}.sigma_range;
+    const ImageF32 values = measurement_plane(document.samples(), document.calibration());
+    const ValueStats stats = value_stats(values.view());
+    const double span = 0.05 * (stats.max - stats.min);
+    if (!(span > 0)) return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(span)) - 1);
+    return std::round(span / magnitude) * magnitude;
+}
+
+void FilterTool::run_samples() {
+    // On the host: there is no device path for stored samples yet (the device samples stay
+    // as they are; Apply writes the result to both sides).
+    const Document& document = session_.document();
+    const ops::NativeGuide guide =
+        guide_samples_ ? ops::NativeGuide{&*guide_samples_, {}} : ops::NativeGuide{};
+    filtered_samples_ = ops::bilateral_native(document.samples(), document.calibration(), guide,
+                                              bilateral_, ops::BilateralImplementation::Fast);
+    const auto [lo, hi] = document.proxy_range();
+    host_frame_ = ops::carving_proxy(filtered_samples_, lo, hi).image;
+}
+
 const DeviceImage<Rgba8>* FilterTool::device_frame() const {
     return kind_ && device_ && host_frame_.empty() && !device_->frame.empty() ? &device_->frame
                                                                               : nullptr;
@@ -215,9 +265,25 @@ bool FilterTool::apply() {
         return false;
     }
     Document& document = session_.document();
+    Edit edit;
+    if (*kind_ == FilterKind::Bilateral && on_samples()) {
+        // The stored samples of the page shown; masks kept (a whole-picture rectangle edit).
+        edit.label = "Bilateral Filter";
+        edit.rect = {0, 0, document.width() - 1, document.height() - 1};
+        edit.before.samples = document.samples();
+        edit.after.samples = filtered_samples_;
+        if (!session_.guarded([&] { document.write_samples(edit.rect, filtered_samples_); }))
+            document.write_samples(edit.rect, filtered_samples_);  // now on the host path
+        kind_.reset();
+        host_frame_ = ImageRgba8();
+        filtered_samples_ = NativeImage();
+        ++serial_;
+        status_.clear();
+        session_.push(std::move(edit));
+        return true;
+    }
     const ImageRgba8 result =
         host_frame() != nullptr ? clone(host_frame_.view()) : device_->frame.download();
-    Edit edit;
     if (*kind_ == FilterKind::Bilateral) {
         // Same size: a rectangle edit of the whole picture keeps the masks.
         edit.label = "Bilateral Filter";
@@ -257,7 +323,11 @@ std::optional<PreviewFrame> FilterTool::preview(ToolKind) const {
 }
 
 void FilterTool::document_changed(const DocumentChange change) {
-    if (change == DocumentChange::Edit || change == DocumentChange::VideoFrame) document_changed();
+    // A stack's page slider shows another page, or a new calibration moves σr's values: the
+    // measurement preview follows.
+    if (change == DocumentChange::Edit || change == DocumentChange::VideoFrame ||
+        change == DocumentChange::Page || (change == DocumentChange::Calibration && on_samples()))
+        document_changed();
 }
 
 void FilterTool::device_lost(bool) {
@@ -272,8 +342,10 @@ void FilterTool::device_lost() {
 void FilterTool::document_changed() {
     if (!kind_) return;
     const Document& document = session_.document();
-    if (guide_ && (guide_->width() != document.width() || guide_->height() != document.height()))
+    if (guide_ && (guide_->width() != document.width() || guide_->height() != document.height())) {
         guide_.reset();
+        guide_samples_.reset();
+    }
     update();
 }
 

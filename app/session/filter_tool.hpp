@@ -42,8 +42,11 @@ class FilterTool final : public Tool {
     void document_changed(DocumentChange change) override;
     void device_lost(bool gpu_still_usable) override;
 
-    /// Starts previewing `kind` with its current parameters. False (and a status) for a
-    /// measurement document (its samples are not 8-bit colours) or while a fill runs.
+    /// Starts previewing `kind` with its current parameters. False (and a status) while a fill
+    /// runs, and for Scale or Temporal on a measurement document. Bilateral on a measurement
+    /// filters its stored samples (ops::bilateral_native, on the CPU): the page shown of a
+    /// stack, σr in the data's calibrated unit; the preview is those samples through the
+    /// document's proxy (its window and LUT).
     bool begin(FilterKind kind);
     /// Ends the preview; the document is unchanged.
     void cancel();
@@ -52,7 +55,17 @@ class FilterTool final : public Tool {
     /// retarget does). False with a status when there is nothing to apply.
     bool apply();
 
+    /// σs and the radius as the photo table declares; σr as bilateral_param_specs for photos,
+    /// any value above 0 in the data's unit for measurement documents (refused with Error).
     void set_bilateral(const ops::BilateralParams& params);
+    /// True when the document is a measurement: the bilateral filter works on its samples.
+    [[nodiscard]] bool on_samples() const;
+    /// The unit σr is in for this document: its calibration's unit, "stored samples" when it has
+    /// none, "levels" for a photo.
+    [[nodiscard]] std::string range_unit() const;
+    /// A σr to start from on a measurement document: 5% of its finite calibrated range, to two
+    /// significant digits (1 when the document is constant).
+    [[nodiscard]] double suggested_sigma_range() const;
     /// A guide image (the joint bilateral filter): it must have the document's size; false and
     /// a status otherwise. clear_guide() goes back to the image guiding itself.
     bool set_guide(ImageRgba8 guide);
@@ -96,11 +109,14 @@ class FilterTool final : public Tool {
     void update();
     void run_device();
     void run_host();
+    void run_samples();
 
     Session& session_;
     std::optional<FilterKind> kind_;
     ops::BilateralParams bilateral_;
     std::optional<ImageRgba8> guide_;
+    std::optional<NativeImage> guide_samples_;  ///< guide_ as the measurement filter reads it
+    NativeImage filtered_samples_;              ///< the measurement preview's stored samples
     int scale_w_ = 0, scale_h_ = 0;
     ops::ScaleMethod method_ = ops::ScaleMethod::BSpline;
     video::SmoothVideoOptions temporal_;

@@ -128,6 +128,16 @@ double PixelSpacing::length(const double dx, const double dy) const {
     return std::hypot(dx * x, dy * y);
 }
 
+PixelSpacing spacing_from_line(const double dx, const double dy, const double known_length,
+                               std::string unit, const double aspect) {
+    const auto positive = [](const double v) { return std::isfinite(v) && v > 0; };
+    const double pixels = std::hypot(dx, aspect * dy);  // the line's length in pixel widths
+    if (!positive(known_length) || !positive(aspect) || !positive(pixels) || unit.empty())
+        return {};
+    const double width = known_length / pixels;
+    return {width, aspect * width, std::move(unit)};
+}
+
 std::string PixelSpacing::describe() const {
     if (!known()) return "none";
     std::ostringstream text;

@@ -956,7 +956,8 @@ namespace {
 // 32768 first), float with its finite min..max mapped to 0..255. The notice says which.
 ImageRgba8 narrow_to_rgba8(const NativeImage& image, const ImageFormat format,
                            std::vector<std::string>& notices) {
-    double lo = 0, scale = 1.0 / 257.0;
+    // 8-bit colour is written as it is (only the channel layout changes); 16-bit ÷ 257.
+    double lo = 0, scale = image.sample_type() == SampleType::U8 ? 1.0 : 1.0 / 257.0;
     std::ostringstream how;
     if (image.sample_type() == SampleType::I16) lo = -32768;
     if (image.sample_type() == SampleType::F32) {

@@ -346,6 +346,9 @@ void read_first_frame(detail::VideoReaderState& r) {
     }
     r.info.width = frame.cols;
     r.info.height = frame.rows;
+    r.info.bit_depth = frame.depth() == CV_8U || frame.depth() == CV_8S     ? 8
+                       : frame.depth() == CV_16U || frame.depth() == CV_16S ? 16
+                                                                            : 32;
     r.first_frame = frame;
 }
 

@@ -324,6 +324,26 @@ constexpr ParamField<BilateralParams> kBilateralFields[] = {
 };
 constexpr auto kBilateralSpecs = specs_of(kBilateralFields);
 
+// The same filter on a measurement's stored samples (ops::bilateral_native): σr is a distance in
+// the data's calibrated unit (HU, K, counts), so it has no upper limit; the CLI asks for it
+// explicitly there, because no default suits every unit. σs and the radius are the photo's.
+constexpr ParamField<BilateralParams> kBilateralMeasurementFields[] = {
+    kBilateralFields[0],
+    field<&BilateralParams::sigma_range>(
+        {.name = "sigma-range",
+         .label = "Range sigma",
+         .kind = ParamKind::Real,
+         .default_value = kBilateralDefaults.sigma_range,
+         .min = 0,  // bilateral_native refuses 0 itself: the range is "above 0"
+         .max = kUnbounded,
+         .step = 1,
+         .unit = "in the data's unit",
+         .help = "how different a value (|d| summed over colour channels of the guide, in its "
+                 "calibrated unit) may be and still count"}),
+    kBilateralFields[2],
+};
+constexpr auto kBilateralMeasurementSpecs = specs_of(kBilateralMeasurementFields);
+
 // Scaling: the resampling kernel. In ScaleMethod's order, so a choice's index is the enum's value.
 constexpr std::string_view kScaleMethodNames[] = {"nearest", "bilinear", "bicubic", "bspline"};
 static_assert(static_cast<int>(ScaleMethod::Nearest) == 0 &&
@@ -461,7 +481,8 @@ constexpr bool defaults_allowed(std::span<const ParamSpec> specs) {
 }
 static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogramSpecs) &&
                   defaults_allowed(kSeamSpecs) && defaults_allowed(kBrushSpecs) &&
-                  defaults_allowed(kBilateralSpecs) && defaults_allowed(kScaleSpecs) &&
+                  defaults_allowed(kBilateralSpecs) &&
+                  defaults_allowed(kBilateralMeasurementSpecs) && defaults_allowed(kScaleSpecs) &&
                   defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kVideoRetargetSpecs) &&
                   defaults_allowed(kTemporalSpecs),
               "every default lies in its parameter's range");
@@ -470,6 +491,7 @@ static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<RetargetParams>(kSeamFields) &&
                   defaults_agree<BrushSettings>(kBrushFields) &&
                   defaults_agree<BilateralParams>(kBilateralFields) &&
+                  defaults_agree<BilateralParams>(kBilateralMeasurementFields) &&
                   defaults_agree<ScaleParams>(kScaleFields) &&
                   defaults_agree<VideoRetargetParams>(kVideoRetargetFields) &&
                   defaults_agree<TemporalSmoothParams>(kTemporalFields) &&
@@ -629,6 +651,9 @@ std::span<const ParamSpec> brush_param_specs() {
 std::span<const ParamSpec> bilateral_param_specs() {
     return kBilateralSpecs;
 }
+std::span<const ParamSpec> bilateral_measurement_param_specs() {
+    return kBilateralMeasurementSpecs;
+}
 std::span<const ParamSpec> scale_param_specs() {
     return kScaleSpecs;
 }
@@ -657,6 +682,9 @@ std::span<const ParamField<BrushSettings>> brush_param_fields() {
 }
 std::span<const ParamField<BilateralParams>> bilateral_param_fields() {
     return kBilateralFields;
+}
+std::span<const ParamField<BilateralParams>> bilateral_measurement_param_fields() {
+    return kBilateralMeasurementFields;
 }
 std::span<const ParamField<ScaleParams>> scale_param_fields() {
     return kScaleFields;

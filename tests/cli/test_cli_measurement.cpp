@@ -348,9 +348,152 @@ class TestCliMeasurement : public QObject {
                         worst, std::abs(deep.sample(x, y, 0) - 257.0 * eight.sample(x, y, 0)));
             QVERIFY2(worst <= 129, qPrintable(QString("%1: %2").arg(method).arg(worst)));
         }
-        r = run_cli({"filter", "bilateral", tmp("s16.png"), tmp("x.png")});
-        verify_one_error_line(r, "the bilateral filter works on photos");
+    }
+
+    // The bilateral filter keeps the data: an 8-bit RGB image (the photo path) and its ×257
+    // 16-bit copy with --sigma-range × 257 land within 129 (half an 8-bit level × 257) of 257 ×
+    // the photo's result, written as 16-bit; --sigma-range is required for a measurement;
+    // --backend cuda says in one line that it runs on the CPU. (RGB, because a grey photo is
+    // R = G = B to the photo filter, whose distance is then 3 |d|, where a grey measurement's is
+    // |d|.)
+    void filter_x257_copy_filters_alike() {
+        const NativeImage grey = textured_u8(30, 20);
+        NativeImage small(30, 20, {SampleType::U8, 3});
+        for (int y = 0; y < 20; ++y)
+            for (int x = 0; x < 30; ++x)
+                for (int c = 0; c < 3; ++c)
+                    small.set_sample(x, y, c,
+                                     c == 0 ? grey.sample(x, y, 0)
+                                            : grey.sample((x + 5 * c) % 30, (y + 3 * c) % 20, 0));
+        write(tmp("f8.png"), small);
+        write(tmp("f16.png"), times_257(small));
+        Result r = run_cli({"filter", "bilateral", tmp("f8.png"), tmp("fo8.png"), "--sigma-range",
+                            "25", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        r = run_cli({"filter", "bilateral", tmp("f16.png"), tmp("fo16.png"), "--sigma-range",
+                     QString::number(25 * 257), "--backend", "cuda", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("runs on the CPU"), qPrintable(r.err));
+        const QJsonObject report = json_object(r);
+        QCOMPARE(report["sample_type"].toString(), QString("u16"));
+        QCOMPARE(report["written_sample_type"].toString(), QString("u16"));
+        QCOMPARE(report["sigma_range_unit"].toString(), QString("stored samples"));
+        const NativeImage eight = read_page(tmp("fo8.png")), deep = read_page(tmp("fo16.png"));
+        QCOMPARE(deep.format(), (PixelFormat{SampleType::U16, 3}));
+        QCOMPARE(eight.channels(), 3);
+        double worst = 0;
+        QString where;
+        int changed = 0;
+        for (int y = 0; y < deep.height(); ++y)
+            for (int x = 0; x < deep.width(); ++x)
+                for (int c = 0; c < 3; ++c) {
+                    const double d = std::abs(deep.sample(x, y, c) - 257.0 * eight.sample(x, y, c));
+                    if (d > worst)
+                        where = QString("%1,%2 c%3: %4 vs 257 × %5")
+                                    .arg(x)
+                                    .arg(y)
+                                    .arg(c)
+                                    .arg(deep.sample(x, y, c))
+                                    .arg(eight.sample(x, y, c));
+                    worst = std::max(worst, d);
+                    changed += deep.sample(x, y, c) != 257 * small.sample(x, y, c) ? 1 : 0;
+                }
+        QVERIFY2(worst <= 129, qPrintable(QString("worst %1 at %2").arg(worst).arg(where)));
+        QVERIFY(changed > 100);  // it did filter
+        r = run_cli({"filter", "bilateral", tmp("f16.png"), tmp("x.png")});
+        QCOMPARE(r.status, 2);
+        verify_one_error_line(r, "give --sigma-range in its unit (stored samples)");
         QVERIFY(!QFile::exists(tmp("x.png")));
+        r = run_cli({"filter", "bilateral", tmp("f16.png"), tmp("x.png"), "--sigma-range", "0"});
+        verify_one_error_line(r, "range sigma");
+        QVERIFY(!QFile::exists(tmp("x.png")));
+    }
+
+    // A calibrated float TIFF (kelvin, 0.25 mm pixels) with NaN holes: filtered in K, written
+    // as float TIFF with its calibration and spacing, NaN where it was NaN, the flat part kept.
+    void filter_keeps_float_nan_calibration_and_spacing() {
+        NativeImage field(26, 18, {SampleType::F32, 1});
+        for (int y = 0; y < 18; ++y)
+            for (int x = 0; x < 26; ++x)
+                field.set_sample(x, y, 0, (x < 13 ? 10.0 : 20.0) + 0.5 * ((x * 7 + y * 3) % 5));
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        field.samples<float>(4)[5] = nan;
+        field.samples<float>(9)[13] = nan;
+        const Calibration kelvin{2.0, 273.15, "K"};  // value = 2 · sample + 273.15 K
+        const PixelSpacing spacing{0.25, 0.25, "mm"};
+        io::WriteOptions options;
+        options.calibration = &kelvin;
+        options.spacing = &spacing;
+        io::write_native(tmp("k.tiff").toStdString(), field, options);
+        const Result r = run_cli({"filter", "bilateral", tmp("k.tiff"), tmp("k-out.tiff"),
+                                  "--sigma-range", "6", "--sigma-space", "2", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));  // nothing narrowed, nothing left out
+        QCOMPARE(json_object(r)["sigma_range_unit"].toString(), QString("K"));
+        QCOMPARE(json_object(r)["sample_type"].toString(), QString("f32"));
+        const io::LoadedNative back = io::read_native(tmp("k-out.tiff").toStdString());
+        QCOMPARE(back.calibration, kelvin);
+        QCOMPARE(back.spacing, spacing);
+        const NativeImage& out = back.pages.at(0);
+        QCOMPARE(out.format(), field.format());
+        // The step of 10 samples is 20 K, 3.3 σr: each side stays within its own values (the
+        // far side weighs exp(-5.6) ≈ 0.004). Were σr taken in stored samples (the slope of 2
+        // ignored), the step would be 1.7 σr, weigh 0.25 and pull the sides 2 samples towards
+        // each other. NaN stays NaN and weighs nothing.
+        for (int y = 0; y < 18; ++y)
+            for (int x = 0; x < 26; ++x) {
+                const double v = out.sample(x, y, 0);
+                if (std::isnan(field.sample(x, y, 0))) {
+                    QVERIFY(std::isnan(v));
+                    continue;
+                }
+                QVERIFY2(x < 13 ? (v >= 10 && v <= 12.3) : (v >= 19.7 && v <= 22),
+                         qPrintable(QString("%1,%2: %3").arg(x).arg(y).arg(v)));
+            }
+        // The ripple (≤ 2 samples, 4 K, within one σr) averages out.
+        double spread = 0;
+        for (int x = 1; x < 12; ++x)
+            spread = std::max(spread, std::abs(out.sample(x, 12, 0) - out.sample(x - 1, 12, 0)));
+        QVERIFY2(spread < 0.6, qPrintable(QString("spread %1").arg(spread)));
+    }
+
+    // A CT slice (signed 16-bit, HU): filtered with σr in HU, written as signed 16-bit TIFF in
+    // HU with its pixel spacing.
+    void filter_a_ct_slice_in_hu() {
+        const QString ct = "/usr/lib/python3/dist-packages/pydicom/data/test_files/CT_small.dcm";
+        if (!QFile::exists(ct)) QSKIP("python3-pydicom's test files are not installed");
+        if (!test::dicom_ready()) QSKIP("this build has no DICOM support (GDCM)");
+        const io::LoadedNative dicom = io::read_native(ct.toStdString());
+        const Result r =
+            run_cli({"filter", "bilateral", ct, tmp("ct-f.tiff"), "--sigma-range", "40", "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(json_object(r)["sigma_range_unit"].toString(), QString("HU"));
+        const io::LoadedNative back = io::read_native(tmp("ct-f.tiff").toStdString());
+        QCOMPARE(back.calibration, dicom.calibration);
+        QCOMPARE(back.spacing, dicom.spacing);
+        QCOMPARE(back.pages.at(0).sample_type(), dicom.pages.at(0).sample_type());
+        QVERIFY(!(back.pages.at(0) == dicom.pages.at(0)));
+    }
+
+    // Temporal smoothing works on 8-bit frames: a 16-bit PNG sequence and a float TIFF stack
+    // are refused in one line (never narrowed), and nothing is written.
+    void temporal_refuses_deep_frames() {
+        QDir(dir_.path()).mkpath("seq");
+        for (int i = 0; i < 3; ++i)
+            write(tmp(QString("seq/f%1.png").arg(i, 5, 10, QChar('0'))),
+                  times_257(textured_u8(16, 12)));
+        Result r = run_cli(
+            {"filter", "temporal", tmp("seq/f%05d.png"), tmp("seq/o%05d.png"), "--size", "3"});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "holds 16-bit frames: temporal smoothing works on 8-bit frames");
+        QVERIFY(!QFile::exists(tmp("seq/o00000.png")));
+        std::vector<cv::Mat> pages;
+        for (int k = 0; k < 3; ++k) pages.emplace_back(6, 8, CV_32FC1, cv::Scalar(10.0 * k + 0.5));
+        QVERIFY(cv::imwritemulti(tmp("stack.tiff").toStdString(), pages));
+        r = run_cli({"filter", "temporal", tmp("stack.tiff"), tmp("stack-out.tiff")});
+        QCOMPARE(r.status, 1);
+        verify_one_error_line(r, "is a stack of 3 32-bit float grey pages");
+        QVERIFY(!QFile::exists(tmp("stack-out.tiff")));
     }
 
     // batch runs the commands themselves: a folder of 16-bit files gives 16-bit results.

@@ -306,6 +306,14 @@ class TestIo : public QObject {
         NativeImage rgb16(5, 4, {SampleType::U16, 3});
         NativeImage field(6, 5, {SampleType::F32, 1});
         NativeImage colour_field(3, 2, {SampleType::F32, 3});
+        // 8-bit colour goes through the photo writer: as it is, not ÷ 257 (it once was).
+        NativeImage rgb8(5, 4, {SampleType::U8, 3});
+        NativeImage rgba8(5, 4, {SampleType::U8, 4});
+        for (NativeImage* img : {&rgb8, &rgba8})
+            for (int y = 0; y < img->height(); ++y)
+                for (int x = 0; x < img->width(); ++x)
+                    for (int c = 0; c < img->channels(); ++c)
+                        img->set_sample(x, y, c, (37 * x + 11 * y + 50 * c + 20) % 256);
         for (NativeImage* img : {&grey16, &rgb16, &field, &colour_field})
             for (int y = 0; y < img->height(); ++y)
                 for (int x = 0; x < img->width(); ++x)
@@ -316,10 +324,11 @@ class TestIo : public QObject {
                                             : 40000 + 997 * x - 1201 * y + 7 * c);
         field.set_sample(2, 3, 0, std::numeric_limits<double>::quiet_NaN());
         const std::vector<std::pair<const NativeImage*, const char*>> cases = {
-            {&grey16, "g.png"},        {&grey16, "g.pgm"}, {&grey16, "g.tiff"},
-            {&rgb16, "c.png"},         {&rgb16, "c.ppm"},  {&rgb16, "c.tif"},
-            {&field, "f.tiff"},        {&field, "f.pfm"},  {&colour_field, "cf.pfm"},
-            {&colour_field, "cf.tiff"}};
+            {&grey16, "g.png"},         {&grey16, "g.pgm"}, {&grey16, "g.tiff"},
+            {&rgb16, "c.png"},          {&rgb16, "c.ppm"},  {&rgb16, "c.tif"},
+            {&field, "f.tiff"},         {&field, "f.pfm"},  {&colour_field, "cf.pfm"},
+            {&colour_field, "cf.tiff"}, {&rgb8, "c8.png"},  {&rgb8, "c8.tiff"},
+            {&rgba8, "a8.png"},         {&rgba8, "a8.tiff"}};
         for (const auto& [img, name] : cases) {
             QVERIFY2(io::write_native(tmp(name), *img).empty(), name);
             const io::LoadedNative back = io::read_native(tmp(name));

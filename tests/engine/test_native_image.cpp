@@ -124,6 +124,27 @@ class TestNativeImage : public QObject {
         QCOMPARE(window_index(4.9, {5.0, 5.0}), 0);
     }
 
+    // ImageJ's Set Scale with a pixel aspect ratio: the line is measured in physical space
+    // with it, so PixelSpacing::length gives the typed length back.
+    void set_scale_from_a_line_with_an_aspect_ratio() {
+        const PixelSpacing square = spacing_from_line(30, 40, 25, "um");
+        QCOMPARE(square, (PixelSpacing{0.5, 0.5, "um"}));
+        // Pixels twice as tall: the line is √(30² + 80²) = 85.44 widths long.
+        const PixelSpacing tall = spacing_from_line(30, 40, 100, "mm", 2.0);
+        QCOMPARE(tall.x, 100 / std::hypot(30.0, 80.0));
+        QCOMPARE(tall.y, 2 * tall.x);
+        QVERIFY(std::abs(tall.length(30, 40) - 100) < 1e-12);
+        // A vertical line sets the height; a horizontal one the width, the aspect the other.
+        QCOMPARE(spacing_from_line(0, -20, 10, "mm", 0.25), (PixelSpacing{2.0, 0.5, "mm"}));
+        QCOMPARE(spacing_from_line(20, 0, 10, "mm", 3.0), (PixelSpacing{0.5, 1.5, "mm"}));
+        // Nothing to go on: unknown.
+        QVERIFY(!spacing_from_line(0, 0, 10, "mm").known());
+        QVERIFY(!spacing_from_line(3, 4, 0, "mm").known());
+        QVERIFY(!spacing_from_line(3, 4, 10, "").known());
+        QVERIFY(!spacing_from_line(3, 4, 10, "mm", 0).known());
+        QVERIFY(!spacing_from_line(3, 4, 10, "mm", std::nan("")).known());
+    }
+
     void lut_names_round_trip() {
         for (const Lut lut : all_luts()) QCOMPARE(parse_lut(to_string(lut)), std::optional(lut));
         QCOMPARE(parse_lut("gray"), std::optional(Lut::Grey));

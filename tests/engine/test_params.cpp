@@ -259,6 +259,8 @@ class TestParams : public QObject {
         check_table(ops::seam_param_fields(), ops::seam_param_specs());
         check_table(ops::brush_param_fields(), ops::brush_param_specs());
         check_table(ops::bilateral_param_fields(), ops::bilateral_param_specs());
+        check_table(ops::bilateral_measurement_param_fields(),
+                    ops::bilateral_measurement_param_specs());
         check_table(ops::scale_param_fields(), ops::scale_param_specs());
         check_table(ops::video_retarget_param_fields(), ops::video_retarget_param_specs());
         check_table(ops::temporal_param_fields(), ops::temporal_param_specs());

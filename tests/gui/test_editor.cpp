@@ -1259,6 +1259,50 @@ class TestEditor : public QObject {
         QCOMPARE(window.session().video()->frame_count(), 20);
     }
 
+    // Filters ▸ Bilateral on the bundled temperature field (float, kelvin, a NaN): the range
+    // sigma is in K (suggested from the data), the panel says what it filters, the preview
+    // shows, and Apply filters the stored samples (NaN kept) as one undoable edit.
+    void bilateral_filter_on_a_measurement() {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.open_sample_measurement());
+        const NativeImage original = window.session().document().samples();
+        const Calibration calibration = window.session().document().calibration();
+        editor::FilterPanel* panel = window.filter_panel();
+        QAction* bilateral = action_starting_with(window, "&Bilateral");
+        QVERIFY(bilateral != nullptr);
+        bilateral->trigger();
+        QVERIFY2(window.session().filter().previewing(),
+                 window.session().filter().status().c_str());
+        QCOMPARE(panel->sigma_range_box()->suffix(), QString(" K"));
+        QCOMPARE(panel->sigma_range_box()->value(),
+                 window.session().filter().suggested_sigma_range());
+        auto* applies = window.findChild<QLabel*>("filter_applies_to");
+        QVERIFY(applies != nullptr);
+        QVERIFY2(applies->text().contains("stored 32-bit float samples"),
+                 qPrintable(applies->text()));
+        panel->sigma_range_box()->setValue(4);
+        const ops::BilateralParams params = panel->bilateral();
+        QCOMPARE(params.sigma_range, 4.0);
+        QVERIFY(window.session().showing_preview());
+        QVERIFY(window.session().document().samples() == original);
+        if (const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/filter-bilateral-measurement.png", "PNG"));
+        panel->apply_button()->click();
+        QVERIFY(!window.session().filter().previewing());
+        const NativeImage expected = ops::bilateral_native(original, calibration, {}, params,
+                                                           ops::BilateralImplementation::Fast);
+        QVERIFY(window.session().document().samples() == expected);
+        QVERIFY(std::isnan(window.session().document().samples().sample(200, 10, 0)));
+        QCOMPARE(QString::fromStdString(window.session().history().undo_label()),
+                 QString("Bilateral Filter"));
+        window.undo();
+        QVERIFY(window.session().document().samples() == original);
+        window.session().history().set_clean();
+    }
+
     void measurement_sample_in_the_editor() {
         // The bundled temperature field: a float document in kelvin, shown through the inferno
         // LUT; the line histogram's axis and the readout carry the unit.
@@ -1359,6 +1403,20 @@ class TestEditor : public QObject {
             window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
         QVERIFY2(undone.contains("Length 50.0 px (81.3941 mm)"), qPrintable(undone));
         QVERIFY(window.session().redo());
+        QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
+        // With a pixel aspect ratio of 2 (pixels twice as tall as wide, as ImageJ's field):
+        // the 30, 40 line of 100 µm is √(30² + 80²) widths long; the length reads 100 µm.
+        QVERIFY(!window.histogram_panel()->set_scale(100.0, "µm", 0.0));
+        QVERIFY(window.histogram_panel()->set_scale(100.0, "µm", 2.0));
+        const PixelSpacing tall = window.session().document().spacing();
+        QCOMPARE(tall.y, 2 * tall.x);
+        QCOMPARE(tall.x, 100 / std::hypot(30.0, 80.0));
+        const QString tall_info =
+            window.histogram_panel()->findChild<QLabel*>("histogram_info")->text();
+        QVERIFY2(tall_info.contains("Length 50.0 px (100 µm)"), qPrintable(tall_info));
+        QVERIFY(window.save_to(copy, true));
+        QCOMPARE(io::read_native(copy.toStdString()).spacing, tall);
+        QVERIFY(window.session().undo());
         QCOMPARE(window.session().document().spacing(), (PixelSpacing{0.5, 0.5, "µm"}));
         window.session().history().set_clean();
     }

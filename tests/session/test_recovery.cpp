@@ -339,7 +339,8 @@ class TestRecovery : public QObject {
         s.open_measurement({field}, Calibration{}, DisplayWindow{0, 100});
         const PixelSpacing from_file{0.661468, 0.661468, "mm"};
         s.document().set_spacing(from_file);  // as the opener does
-        const PixelSpacing typed{0.5, 0.5, "\u00b5m"};
+        // Anisotropic, as Set Scale with a pixel aspect ratio of 2 gives.
+        const PixelSpacing typed{0.5, 1.0, "\u00b5m"};
         s.set_spacing(typed);
         QCOMPARE(s.document().spacing(), typed);
         QCOMPARE(s.history().undo_label(), std::string("Set Scale"));
@@ -354,6 +355,7 @@ class TestRecovery : public QObject {
         const std::vector<char> bytes = read_all(file);
         const std::string text(bytes.begin(), bytes.end());
         QVERIFY(text.find("scale.pixel-width=0.5\n") != std::string::npos);
+        QVERIFY(text.find("scale.pixel-height=1\n") != std::string::npos);
         QVERIFY(text.find("scale.unit=\u00b5m\n") != std::string::npos);
         const RecoverySnapshot after = read_recovery(file);
         QCOMPARE(after.tools.spacing, typed);

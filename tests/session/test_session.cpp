@@ -308,13 +308,59 @@ class TestSession : public QObject {
         QVERIFY(equal_pixels<Rgba8>(s.shown_image().view(), s.document().pixels().view()));
     }
 
-    void filters_refuse_measurements() {
+    // Filters ▸ Bilateral on a measurement stack filters the stored samples of the page shown
+    // (ops::bilateral_native, σr in HU), previews them through the proxy, applies as one
+    // undoable edit that keeps the masks and leaves the other page alone; Scale refuses.
+    void filters_work_on_measurement_samples() {
         session::Session s(false);
-        NativeImage samples(20, 10, {SampleType::U16, 1});
-        s.open_measurement({samples}, Calibration{});
-        QVERIFY(!s.filter().begin(session::FilterKind::Bilateral));
-        QVERIFY(QString::fromStdString(s.filter().status()).contains("measurement"));
-        QVERIFY(!s.filter().previewing());
+        NativeImage first(23, 17, {SampleType::U16, 1}), second(23, 17, {SampleType::U16, 1});
+        for (int y = 0; y < 17; ++y)
+            for (int x = 0; x < 23; ++x) {
+                first.set_sample(x, y, 0, (x < 11 ? 1000 : 3000) + 37 * ((x * 7 + y * 5) % 11));
+                second.set_sample(x, y, 0, 500 + 13 * x);
+            }
+        const Calibration hu{0.5, -1024, "HU"};
+        s.open_measurement({first, second}, hu);
+        QCOMPARE(s.page_count(), 2);
+        session::FilterTool& f = s.filter();
+        QVERIFY(f.on_samples());
+        QCOMPARE(f.range_unit(), std::string("HU"));
+        // 5% of the page's range in HU, (3370 − 1000) × 0.5 = 1185 HU, to two digits.
+        QCOMPARE(f.suggested_sigma_range(), 59.0);
+        QVERIFY(!f.begin(session::FilterKind::Scale));
+        QVERIFY(QString::fromStdString(f.status()).contains("lacuna scale"));
+        QVERIFY_THROWS_EXCEPTION(Error, f.set_bilateral({2, 0, 0}));
+        // σr in HU, beyond the photo limit of 1000 levels: allowed here.
+        f.set_bilateral({2, 5000, 0});
+        const ops::BilateralParams params{2, 60, 0};  // the ripple (≤ 185 HU) partly, not the step
+        f.set_bilateral(params);
+        s.select(session::ToolKind::RemoveObject);
+        stroke(*s.active_tool(), {{5.5, 5.5}, {9.5, 8.5}});
+        const Mask painted = clone(s.document().mask(MaskLayer::Fill).view());
+        QVERIFY(f.begin(session::FilterKind::Bilateral));
+        const NativeImage expected =
+            ops::bilateral_native(first, hu, {}, params, ops::BilateralImplementation::Fast);
+        QVERIFY(!(expected == first));
+        QVERIFY(s.document().samples() == first);  // a preview only
+        QVERIFY(f.host_frame() != nullptr);
+        const auto [lo, hi] = s.document().proxy_range();
+        const ImageRgba8 proxy = ops::carving_proxy(expected, lo, hi).image;
+        QVERIFY(equal_pixels<Rgba8>(f.host_frame()->view(), proxy.view()));
+        QVERIFY(f.ran_on().find("stored samples") != std::string::npos);
+        QVERIFY(s.showing_preview());
+        QVERIFY(f.apply());
+        QVERIFY(s.document().samples() == expected);
+        QVERIFY(
+            equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(), painted.view()));
+        QCOMPARE(s.history().undo_label(), std::string("Bilateral Filter"));
+        s.show_page(1);
+        QVERIFY(s.document().samples() == second);  // the other page is untouched
+        s.show_page(0);
+        QVERIFY(s.document().samples() == expected);  // the edited page kept its samples
+        QVERIFY(s.undo());
+        QVERIFY(s.document().samples() == first);
+        QVERIFY(s.redo());
+        QVERIFY(s.document().samples() == expected);
     }
 
     void brush_strokes_paint_what_the_engine_paints() {

@@ -129,6 +129,14 @@ struct PixelSpacing {
     friend bool operator==(const PixelSpacing&, const PixelSpacing&) = default;
 };
 
+/// ImageJ's Set Scale: a line of (dx, dy) pixels is `known_length` `unit` long and a pixel is
+/// `aspect` times as tall as it is wide (ImageJ's "Pixel aspect ratio"), so, measuring the line
+/// in physical space, width = known_length / √(dx² + (aspect · dy)²) and height = aspect · width.
+/// Unknown (PixelSpacing{}) when the line has no length, the length or aspect is not finite and
+/// above 0, or the unit is empty.
+PixelSpacing spacing_from_line(double dx, double dy, double known_length, std::string unit,
+                               double aspect = 1.0);
+
 /// One value per pixel, calibrated: grey images give their channel, colour images Rec. 709
 /// luminance of R, G, B. NaN and infinities are kept (they are data, shown and counted apart).
 ImageF32 measurement_plane(const NativeImage& image, const Calibration& calibration = {});

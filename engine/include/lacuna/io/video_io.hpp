@@ -42,6 +42,10 @@ struct VideoInfo {
     double fps = 0;       ///< as the file says; an image sequence has none: the reader's default
     int frame_count = 0;  ///< as the container announces it (0 when it does not say)
     std::string codec;    ///< the FourCC as text ("avc1", "mp4v"), or "png sequence"
+    /// Bits per sample of the decoded frames: 8 for videos; 16 (or 32) for an image sequence of
+    /// deeper files, whose frames next() narrows to 8 bits (÷ 257): callers that must not narrow
+    /// data check it.
+    int bit_depth = 8;
 };
 
 /// Reads a video or an image sequence one frame at a time. Move-only: it owns the open file.

@@ -16,6 +16,7 @@
 
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
+#include <lacuna/core/native_image.hpp>
 
 #include <memory>
 
@@ -79,5 +80,39 @@ enum class BilateralImplementation { Reference, Fast, Cuda };
 /// An empty `guide` view means the image guides itself.
 ImageRgba8 bilateral(ImageView<const Rgba8> src, ImageView<const Rgba8> guide,
                      const BilateralParams& params, BilateralImplementation implementation);
+
+// ---- measurements: the filter on stored samples ----
+//
+// The same definition on a NativeImage (8/16-bit, signed 16-bit or float; 1, 3 or 4 channels),
+// with the range distance in the guide's own calibrated values, so σr is in the data's unit
+// (HU, K, …; stored samples when the calibration is the identity):
+//   D(p, q) = |slope| · Σ_c |g_c(p) − g_c(q)| over the guide's colour channels (grey: its one),
+//   out_c(p) = Σ_q w(p, q) · src_c(q) / Σ_q w(p, q) for each colour channel; alpha is kept.
+// Non-finite samples (NaN, ±infinity; float only) are data that is missing, not values: a
+// neighbour whose sample is non-finite adds no weight to that channel, a neighbour whose guide
+// distance is non-finite adds none at all (the centre itself always weighs 1: its distance is 0
+// by definition), and a non-finite sample stays as it is. Integer results are rounded to the
+// nearest sample and clamped to the type; float results are kept.
+
+/// The guide of the measurement filter: any NativeImage of the image's size (a photo as
+/// to_native) and its calibration, whose slope scales the range distance.
+struct NativeGuide {
+    const NativeImage* image = nullptr;  ///< nullptr: the image guides itself
+    Calibration calibration;
+};
+
+/// check_bilateral for measurements: σr is in calibrated units, so any finite value above 0 is
+/// allowed (the photo limit of kMaxBilateralSigma levels does not apply); σs and the radius as
+/// for photos; the guide (if any) must have the image's size.
+void check_bilateral_native(const BilateralParams& params, const NativeImage& src,
+                            const NativeGuide& guide);
+
+/// The measurement filter. Reference: one pixel and one neighbour at a time, every weight from
+/// std::exp, sums in double. Fast: float weight tables (the range Gaussian tabulated over σr
+/// units with linear interpolation), sums of differences from the centre in float, rows over the
+/// cores. Cuda is refused with InvalidArgument: measurements are filtered on the CPU.
+NativeImage bilateral_native(const NativeImage& src, const Calibration& calibration,
+                             const NativeGuide& guide, const BilateralParams& params,
+                             BilateralImplementation implementation);
 
 }  // namespace lacuna::ops

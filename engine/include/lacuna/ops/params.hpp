@@ -270,6 +270,9 @@ std::span<const ParamSpec> retarget_mix_param_specs();
 std::span<const ParamSpec> brush_param_specs();
 /// sigma-space, sigma-range (Real), radius (Int, 0: from sigma-space).
 std::span<const ParamSpec> bilateral_param_specs();
+/// The same for measurements (ops::bilateral_native): sigma-range in the data's calibrated unit,
+/// above 0 without an upper limit; sigma-space and radius as bilateral_param_specs.
+std::span<const ParamSpec> bilateral_measurement_param_specs();
 /// method (Choice: nearest, bilinear, bicubic, bspline).
 std::span<const ParamSpec> scale_param_specs();
 /// temporal (Real weight), temporal-term (Choice: seam, removed), cut-threshold (Real).
@@ -295,6 +298,7 @@ std::span<const ParamField<LineHistogramParams>> line_histogram_param_fields();
 std::span<const ParamField<RetargetParams>> seam_param_fields();
 std::span<const ParamField<BrushSettings>> brush_param_fields();
 std::span<const ParamField<BilateralParams>> bilateral_param_fields();
+std::span<const ParamField<BilateralParams>> bilateral_measurement_param_fields();
 std::span<const ParamField<ScaleParams>> scale_param_fields();
 std::span<const ParamField<VideoRetargetParams>> video_retarget_param_fields();
 std::span<const ParamField<TemporalSmoothParams>> temporal_param_fields();
