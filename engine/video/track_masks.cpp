@@ -89,6 +89,25 @@ double iou(const cv::Mat& a, const cv::Mat& b) {
     return u == 0 ? 1.0 : static_cast<double>(cv::countNonZero(both)) / u;
 }
 
+cv::Vec2f median_flow(const cv::Mat& flow, const cv::Mat& where) {
+    std::vector<float> xs, ys;
+    for (int y = 0; y < flow.rows; ++y) {
+        const auto* f = flow.ptr<cv::Vec2f>(y);
+        const auto* w = where.ptr<std::uint8_t>(y);
+        for (int x = 0; x < flow.cols; ++x)
+            if (w[x] != 0) {
+                xs.push_back(f[x][0]);
+                ys.push_back(f[x][1]);
+            }
+    }
+    if (xs.empty()) return {0, 0};
+    const auto mid = [](std::vector<float>& v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    return {mid(xs), mid(ys)};
+}
+
 /// The mask of a neighbouring frame carried to this one along the neighbour's flow to this frame
 /// (`flow`). The mask moves with the object's interior: the flow is kept inside the mask shrunk
 /// by kInterior pixels (where DIS's 8-pixel patches see only the object) and completed from there
@@ -143,12 +162,62 @@ class FixedRng {
     cv::RNG saved_;
 };
 
+/// A frame's flow to the frame its mask was carried from, and that frame's flow back.
+struct Motion {
+    const cv::Mat* flow = nullptr;
+    const cv::Mat* back = nullptr;
+};
+
+/// Below this difference (pixels a frame) between the object's motion and the background's,
+/// motion says nothing about which pixel is which.
+constexpr float kMotionContrast = 1.5f;
+
+/// The pixels of the work area that move with the background rather than with the object: GrabCut
+/// decides by colour alone, and where the object shares colours with what it uncovers (a sticker's
+/// white text over a white wall) the mask would keep the uncovered background and drag it along
+/// as a trail. The object's motion is the median flow of its core, the background's that of the
+/// work area beyond the band; where they differ by at least kMotionContrast, a pixel whose flow
+/// passes the forward-backward check (1 px) and is nearer the background's motion is background.
+/// Pixels within 3 px inside the carried outline are left to GrabCut (DIS's patches there mix
+/// both motions). Empty where motion tells nothing.
+cv::Mat moves_with_background(const Motion& motion, const cv::Mat& carried, const cv::Mat& band,
+                              const cv::Mat& core, const cv::Rect& work) {
+    cv::Mat marked(work.size(), CV_8UC1, cv::Scalar(0));
+    if (motion.flow == nullptr) return marked;
+    const cv::Mat flow = (*motion.flow)(work);
+    const cv::Mat object_part = cv::countNonZero(core(work)) > 0 ? core(work) : carried(work);
+    cv::Mat outside;
+    cv::compare(band(work), 0, outside, cv::CMP_EQ);
+    if (cv::countNonZero(object_part) == 0 || cv::countNonZero(outside) == 0) return marked;
+    const cv::Vec2f om = median_flow(flow, object_part), bm = median_flow(flow, outside);
+    if (cv::norm(om - bm) < kMotionContrast) return marked;
+    cv::Mat inner = shrunk(carried, 3)(work), ring;
+    cv::bitwise_and(carried(work), ~inner, ring);
+    const cv::Mat& back = *motion.back;
+    for (int y = 0; y < work.height; ++y) {
+        const auto* f = flow.ptr<cv::Vec2f>(y);
+        const auto* r = ring.ptr<std::uint8_t>(y);
+        auto* out = marked.ptr<std::uint8_t>(y);
+        for (int x = 0; x < work.width; ++x) {
+            if (r[x] != 0) continue;
+            const int qx = static_cast<int>(std::lround(work.x + x + f[x][0]));
+            const int qy = static_cast<int>(std::lround(work.y + y + f[x][1]));
+            if (qx < 0 || qy < 0 || qx >= back.cols || qy >= back.rows) continue;
+            if (cv::norm(f[x] + back.at<cv::Vec2f>(qy, qx)) > 1.0) continue;
+            if (cv::norm(f[x] - bm) < cv::norm(f[x] - om)) out[x] = 255;
+        }
+    }
+    return marked;
+}
+
 /// GrabCut from a carried mask: surely object in its core, probably object in the rest of it,
-/// probably background in the band around it, surely background beyond. Works on the band's
+/// probably background in the band around it, surely background beyond and wherever the pixel
+/// moves with the background (moves_with_background; not on key frames). Works on the band's
 /// box and a margin around it (for the background model). Keeps the parts connected to the
 /// core (or to the carried mask where the core is empty). Returns the carried mask where
 /// GrabCut has nothing to decide (no object, or no background left in the frame).
-cv::Mat refine(const cv::Mat& bgr, const cv::Mat& carried, const MaskTrackParams& p) {
+cv::Mat refine(const cv::Mat& bgr, const cv::Mat& carried, const MaskTrackParams& p,
+               const Motion& motion = {}) {
     if (cv::countNonZero(carried) == 0) return carried;
     const cv::Mat band = grown(carried, p.band);
     const cv::Rect box = cv::boundingRect(band);
@@ -161,6 +230,7 @@ cv::Mat refine(const cv::Mat& bgr, const cv::Mat& carried, const MaskTrackParams
     labels.setTo(cv::GC_PR_BGD, band(work));
     labels.setTo(cv::GC_PR_FGD, carried(work));
     labels.setTo(cv::GC_FGD, core(work));
+    labels.setTo(cv::GC_BGD, moves_with_background(motion, carried, band, core, work));
     if (cv::countNonZero(band(work)) == work.area()) return carried;  // no surely background
     cv::Mat background_model, foreground_model;
     try {
@@ -281,23 +351,51 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
         if (progress && !progress({"track", done, n}))
             throw Error(ErrorCode::Cancelled, "cancelled");
     };
-    // A key's chain runs from its frame towards `stop` (exclusive) in steps of `dir`, carrying
-    // `object` (GrabCut's object or the painted mask) and adding `margin` to every frame's mask.
-    const auto chain = [&](const int key, const int stop, const int dir, cv::Mat object,
-                           const int margin, const bool refine_it) {
+    // A key's chain runs from its frame towards `stop` (exclusive) in steps of `dir`. On its first
+    // frame the painted mask is carried and refined, and the margin by which the painted mask
+    // (carried) reaches beyond GrabCut's object is measured there, where the carried painted mask
+    // is still accurate and GrabCut works as on the chain's later frames (with motion); from then
+    // on GrabCut's object is carried, and every frame's mask is it grown by the margin.
+    const auto chain = [&](const int key, const int stop, const int dir, const cv::Mat& painted) {
+        if (key + dir == stop) return;
+        cv::Mat object = painted;
+        int margin = 0;
+        bool refine_it = params.grabcut;
         for (int t = key + dir; t != stop; t += dir) {
             auto start = Clock::now();
             // The source frame's flow to frame t.
             const cv::Mat& flow = dir > 0 ? d.to_next[t - 1] : d.to_prev[t + 1];
-            cv::Mat next = carry(object, flow);
+            const cv::Mat carried = carry(object, flow);
             st.carry_seconds += seconds_since(start);
+            object = carried;
             if (refine_it) {
                 start = Clock::now();
-                next = refine(d.bgr[t], next, params);
+                const Motion motion = dir > 0 ? Motion{&d.to_prev[t], &d.to_next[t - 1]}
+                                              : Motion{&d.to_next[t], &d.to_prev[t + 1]};
+                const cv::Mat found = refine(d.bgr[t], carried, params, motion);
                 st.refine_seconds += seconds_since(start);
                 ++st.refined_frames;
+                if (t == key + dir) {
+                    // The smallest margin that covers 99.5 % of the painted mask: a pixel of the
+                    // object left out shows in the fill, one of background taken costs little.
+                    margin = params.band;
+                    for (int m = 0; m <= params.band; ++m) {
+                        cv::Mat covered;
+                        cv::bitwise_and(grown(found, m), carried, covered);
+                        if (cv::countNonZero(covered) >= 0.995 * cv::countNonZero(carried)) {
+                            margin = m;
+                            break;
+                        }
+                    }
+                    st.margins.push_back(margin);
+                    if (iou(found, carried) < 0.5) {  // GrabCut misses the object: flow alone
+                        refine_it = false;
+                        margin = 0;
+                        st.flow_only_keys.push_back(key);
+                    }
+                }
+                if (refine_it) object = found;
             }
-            object = next;
             cv::Mat mask = grown(object, margin);
             if (out[t].empty()) {
                 out[t] = mask;
@@ -316,31 +414,6 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
         const cv::Mat painted = mat_of(*by_frame[k]);
         out[k] = painted;
         tick();
-        // How far the painted mask reaches beyond the object GrabCut finds on the key frame.
-        cv::Mat object = painted;
-        int margin = 0;
-        bool refine_it = params.grabcut;
-        if (params.grabcut) {
-            const auto start = Clock::now();
-            const cv::Mat found = refine(d.bgr[k], painted, params);
-            st.refine_seconds += seconds_since(start);
-            double best = -1;
-            for (int m = 0; m <= params.band; ++m) {
-                const double q = iou(grown(found, m), painted);
-                if (q > best) {
-                    best = q;
-                    margin = m;
-                }
-            }
-            if (best < 0.5) {
-                refine_it = false;
-                margin = 0;
-                st.flow_only_keys.push_back(k);
-            } else {
-                object = found;
-            }
-        }
-        st.margins.push_back(margin);
         // Backward to the middle between the previous key and this one (frame 0 if none),
         // forward to the middle before the next key (the clip's end if none). The middle frame
         // of an even gap is reached by both chains.
@@ -348,8 +421,8 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
         const int next = i + 1 < frames_of_keys.size() ? frames_of_keys[i + 1] : -1;
         const int back_stop = previous < 0 ? -1 : (previous + k + 1) / 2 - 1;
         const int fwd_stop = next < 0 ? n : (k + next) / 2 + 1;
-        chain(k, back_stop, -1, object, margin, refine_it);
-        chain(k, fwd_stop, +1, object, margin, refine_it);
+        chain(k, back_stop, -1, painted);
+        chain(k, fwd_stop, +1, painted);
     }
     std::vector<Mask> masks;
     masks.reserve(out.size());

@@ -179,7 +179,7 @@ class TestTrackMasks : public QObject {
         for (const Mask& m : clip.truth) wide.push_back(grow_mask(m.view(), 3));
         MaskTrackStats stats;
         const std::vector<Mask> masks = track_masks(clip.frames, {{0, wide[0]}}, {}, &stats);
-        QCOMPARE(stats.margins.size(), std::size_t{1});
+        QCOMPARE(stats.margins.size(), std::size_t{1});  // one chain: forward from frame 0
         QVERIFY2(stats.margins[0] >= 2 && stats.margins[0] <= 4,
                  qPrintable(QString::number(stats.margins[0])));
         const Scores s = score(masks, wide);

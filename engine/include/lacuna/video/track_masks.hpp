@@ -22,13 +22,17 @@
 //      probable object in the rest of it, probable background in a band `band` pixels wide
 //      around it, certain background beyond. The refined mask is what the chain carries on, so
 //      an object that grows, shrinks or turns is followed by up to `band` pixels a frame.
+//      Where the object and the background move differently (by 1.5 px a frame or more),
+//      pixels whose reliable flow follows the background's motion are certain background: by
+//      colour alone, GrabCut kept the background a sticker uncovered where they shared colours
+//      (white text, white wall) and dragged it along as a trail.
 //      GrabCut segments the object itself, while a painted mask is usually drawn a little wider
-//      (the fill needs the object's soft edge too): on each key frame the painted mask is
-//      compared with GrabCut's object and the margin m (0..band pixels) for which the object
-//      grown by m matches the painted mask best is added back to every frame of that key's
-//      chains. If GrabCut's object on a key frame matches its painted mask poorly (best IoU
-//      below ½: no colour model separates the object), that key's chains are carried by flow
-//      alone.
+//      (the fill needs the object's soft edge too): on the first frame of each chain the painted
+//      mask carried there is compared with GrabCut's object, and the smallest margin m
+//      (0..band pixels) for which the object grown by m covers 98 % of it is added to every
+//      frame of that chain (a pixel of the object left out shows in the fill; one of background
+//      taken costs a little fill). Where GrabCut's object matches it poorly there (IoU below ½:
+//      no colour model separates the object), that chain is carried by flow alone.
 //   A key frame's own mask is returned exactly as given. A still mask (a logo that does not move)
 //   needs none of this: it is one image for every frame (inpaint_frames takes it as such).
 #pragma once
@@ -60,8 +64,8 @@ struct KeyMask {
 struct MaskTrackStats {
     int key_frames = 0;
     int refined_frames = 0;           ///< frames GrabCut refined
-    std::vector<int> margins;         ///< per key frame (in frame order): the margin added back
-    std::vector<int> flow_only_keys;  ///< key frames whose chains were carried by flow alone
+    std::vector<int> margins;         ///< per chain refined (keys in order, backward then forward)
+    std::vector<int> flow_only_keys;  ///< key frames with a chain carried by flow alone
     double flow_seconds = 0;          ///< DIS, both directions (MaskTracker's constructor)
     double carry_seconds = 0;         ///< warping the masks along the flow
     double refine_seconds = 0;        ///< GrabCut
