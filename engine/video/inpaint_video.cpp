@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <optional>
 
 namespace lacuna::video {
@@ -401,6 +403,28 @@ std::vector<Mask> read_masks(const std::filesystem::path& path, const int w, con
     return masks;
 }
 
+/// The masks of frames first.. as `dir`/NNNNN.png (the clip's frame numbers; a still mask is
+/// written for every frame), white = hole, so they can be looked at, corrected and given back.
+void save_masks(const std::filesystem::path& dir, const std::vector<Mask>& masks, const int first,
+                const int frames) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!std::filesystem::is_directory(dir))
+        invalid("cannot write the masks to '" + dir.string() + "': not a folder");
+    for (int i = 0; i < frames; ++i) {
+        const Mask& m = masks[masks.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+        ImageRgba8 img(m.width(), m.height());
+        for (int y = 0; y < m.height(); ++y)
+            for (int x = 0; x < m.width(); ++x) {
+                const std::uint8_t v = m.at(x, y) != 0 ? 255 : 0;
+                img.at(x, y) = Rgba8{v, v, v, 255};
+            }
+        char name[32];
+        std::snprintf(name, sizeof name, "%05d.png", first + i);
+        io::write_image(dir / name, img.view());
+    }
+}
+
 }  // namespace
 
 InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
@@ -429,11 +453,54 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         invalid("the clip has " + std::to_string(index) + " frames; the range " +
                 std::to_string(o.first) + ":" + std::to_string(end) + " goes past its end");
     r.decode_seconds = seconds_since(start);
-    std::vector<Mask> masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
-    if (const int grow = o.params.fill.mask_grow; grow != 0)  // the brush margin, as for images
-        for (Mask& m : masks) m = grow_mask(m.view(), grow);
+    if (o.mask.empty() == o.mask_keys.empty())
+        invalid(o.mask.empty()
+                    ? "no mask: give a mask (still, video or sequence) or key-frame masks"
+                    : "give a mask or key-frame masks, not both");
+    // The key frames are checked in the clip's numbering (the tracker counts from the range's
+    // first frame).
+    std::vector<KeyMask> keys;
+    for (const KeyMaskFile& k : o.mask_keys) {
+        const std::string which = "the mask of key frame " + std::to_string(k.frame);
+        if (k.frame < o.first || k.frame >= end)
+            invalid("key frame " + std::to_string(k.frame) + " is outside the frames processed (" +
+                    std::to_string(o.first) + ".." + std::to_string(end - 1) + ")");
+        for (const KeyMaskFile& other : o.mask_keys)
+            if (&other != &k && other.frame == k.frame)
+                invalid("key frame " + std::to_string(k.frame) + " is given twice");
+        Mask m = io::read_mask(k.path);
+        if (m.width() != r.width || m.height() != r.height)
+            invalid(which + " is " + std::to_string(m.width()) + "×" + std::to_string(m.height()) +
+                    ", the clip " + std::to_string(r.width) + "×" + std::to_string(r.height));
+        if (count_selected(m.view()) == 0) invalid(which + " selects no pixel");
+        keys.push_back({k.frame - o.first, std::move(m)});
+    }
+    std::vector<Mask> masks;
+    if (keys.empty()) masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
+    if (!keys.empty()) {
+        const auto track_start = Clock::now();
+        const auto report = [&](const MaskTrackProgress& p) {
+            return !progress ||
+                   progress({p.stage == "flow" ? "mask flow" : "track", p.done, p.total});
+        };
+        masks = MaskTracker(frames, report).track(keys, o.track, &r.track_stats, report);
+        r.tracked = true;
+        r.track_seconds = seconds_since(track_start);
+    }
+    r.mask_pixels_min = std::numeric_limits<std::int64_t>::max();
+    for (const Mask& m : masks) {
+        const std::int64_t n = count_selected(m.view());
+        r.mask_pixels_min = std::min(r.mask_pixels_min, n);
+        r.mask_pixels_max = std::max(r.mask_pixels_max, n);
+        r.empty_masks += n == 0 ? 1 : 0;
+    }
+    if (masks.size() == 1) r.empty_masks *= static_cast<int>(frames.size());
+    if (!o.save_masks.empty())
+        save_masks(o.save_masks, masks, o.first, static_cast<int>(frames.size()));
+    if (const int grow = o.params.fill.mask_grow; grow != 0)  // the brush margin, as for images
+        for (Mask& m : masks) m = grow_mask(m.view(), grow);
     const std::vector<ImageRgba8> filled =
         inpaint_frames(frames, masks, o.params, &r.stats, progress);
     const auto encode_start = Clock::now();
