@@ -376,15 +376,12 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
                 st.refine_seconds += seconds_since(start);
                 ++st.refined_frames;
                 if (t == key + dir) {
-                    // The smallest margin that covers 99.5 % of the painted mask: a pixel of the
-                    // object left out shows in the fill, one of background taken costs little.
-                    margin = params.band;
+                    double best = -1;
                     for (int m = 0; m <= params.band; ++m) {
-                        cv::Mat covered;
-                        cv::bitwise_and(grown(found, m), carried, covered);
-                        if (cv::countNonZero(covered) >= 0.995 * cv::countNonZero(carried)) {
+                        const double q = iou(grown(found, m), carried);
+                        if (q > best) {
+                            best = q;
                             margin = m;
-                            break;
                         }
                     }
                     st.margins.push_back(margin);
