@@ -172,18 +172,37 @@ struct Motion {
 /// motion says nothing about which pixel is which.
 constexpr float kMotionContrast = 1.5f;
 
+/// Pixels with texture in both directions (the mean squared Sobel derivative in x and in y over
+/// 5 × 5 pixels above 20²): only there does DIS's flow say where a pixel went. In a flat region
+/// (a logo's plain card) the flow is smoothed in from around it and passes the forward-backward
+/// check all the same: taken as evidence, it made a still logo over a pan "move with the
+/// background" and cut it out of its own mask.
+cv::Mat textured_pixels(const cv::Mat& bgr) {
+    cv::Mat grey, gx, gy;
+    cv::cvtColor(bgr, grey, cv::COLOR_BGR2GRAY);
+    cv::Sobel(grey, gx, CV_32F, 1, 0);
+    cv::Sobel(grey, gy, CV_32F, 0, 1);
+    cv::Mat xx = gx.mul(gx), yy = gy.mul(gy);
+    cv::blur(xx, xx, cv::Size(5, 5));
+    cv::blur(yy, yy, cv::Size(5, 5));
+    constexpr float kMin = 20.0f * 20.0f;
+    return (xx > kMin) & (yy > kMin);
+}
+
 /// The pixels of the work area that move with the background rather than with the object: GrabCut
 /// decides by colour alone, and where the object shares colours with what it uncovers (a sticker's
 /// white text over a white wall) the mask would keep the uncovered background and drag it along
 /// as a trail. The object's motion is the median flow of its core, the background's that of the
 /// work area beyond the band; where they differ by at least kMotionContrast, a pixel whose flow
-/// passes the forward-backward check (1 px) and is nearer the background's motion is background.
+/// is textured, passes the forward-backward check (1 px) and is nearer the background's motion is
+/// background.
 /// Pixels within 3 px inside the carried outline are left to GrabCut (DIS's patches there mix
 /// both motions). Empty where motion tells nothing.
-cv::Mat moves_with_background(const Motion& motion, const cv::Mat& carried, const cv::Mat& band,
-                              const cv::Mat& core, const cv::Rect& work) {
+cv::Mat moves_with_background(const Motion& motion, const cv::Mat& bgr, const cv::Mat& carried,
+                              const cv::Mat& band, const cv::Mat& core, const cv::Rect& work) {
     cv::Mat marked(work.size(), CV_8UC1, cv::Scalar(0));
     if (motion.flow == nullptr) return marked;
+    const cv::Mat textured = textured_pixels(bgr(work));
     const cv::Mat flow = (*motion.flow)(work);
     const cv::Mat object_part = cv::countNonZero(core(work)) > 0 ? core(work) : carried(work);
     cv::Mat outside;
@@ -199,7 +218,7 @@ cv::Mat moves_with_background(const Motion& motion, const cv::Mat& carried, cons
         const auto* r = ring.ptr<std::uint8_t>(y);
         auto* out = marked.ptr<std::uint8_t>(y);
         for (int x = 0; x < work.width; ++x) {
-            if (r[x] != 0) continue;
+            if (r[x] != 0 || textured.at<std::uint8_t>(y, x) == 0) continue;
             const int qx = static_cast<int>(std::lround(work.x + x + f[x][0]));
             const int qy = static_cast<int>(std::lround(work.y + y + f[x][1]));
             if (qx < 0 || qy < 0 || qx >= back.cols || qy >= back.rows) continue;
@@ -230,7 +249,7 @@ cv::Mat refine(const cv::Mat& bgr, const cv::Mat& carried, const MaskTrackParams
     labels.setTo(cv::GC_PR_BGD, band(work));
     labels.setTo(cv::GC_PR_FGD, carried(work));
     labels.setTo(cv::GC_FGD, core(work));
-    labels.setTo(cv::GC_BGD, moves_with_background(motion, carried, band, core, work));
+    labels.setTo(cv::GC_BGD, moves_with_background(motion, bgr, carried, band, core, work));
     if (cv::countNonZero(band(work)) == work.area()) return carried;  // no surely background
     cv::Mat background_model, foreground_model;
     try {
