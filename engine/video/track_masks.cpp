@@ -404,7 +404,7 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
                         }
                     }
                     st.margins.push_back(margin);
-                    if (iou(found, carried) < 0.5) {  // GrabCut misses the object: flow alone
+                    if (best < 0.5) {  // GrabCut misses the painted object: flow alone
                         refine_it = false;
                         margin = 0;
                         st.flow_only_keys.push_back(key);
