@@ -20,6 +20,11 @@ std::optional<std::string> ParsedArgs::get(const std::string& name) const {
     return it->second;
 }
 
+std::vector<std::string> ParsedArgs::get_all(const std::string& name) const {
+    const auto it = all_values.find(name);
+    return it == all_values.end() ? std::vector<std::string>{} : it->second;
+}
+
 namespace {
 const OptionSpec* find_option(const CommandSpec& spec, const std::string& name) {
     for (const auto* list : {&spec.options, &global_options()}) {
@@ -69,6 +74,7 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
             value = args[++i];
         }
         parsed.values[name] = *value;
+        parsed.all_values[name].push_back(*value);
     }
     if (parsed.has("help")) return parsed;
     if (parsed.positionals.size() < spec.min_positionals) {

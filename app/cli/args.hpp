@@ -38,9 +38,13 @@ const std::vector<OptionSpec>& global_options();
 
 struct ParsedArgs {
     std::vector<std::string> positionals;
-    std::map<std::string, std::string> values;  ///< option name → value ("" for flags)
+    std::map<std::string, std::string> values;  ///< option name → value ("" for flags; the last)
+    /// Every value of every option in the order given, for options that may be repeated
+    /// (`--mask-key 0:a.png --mask-key 30:b.png`).
+    std::map<std::string, std::vector<std::string>> all_values;
     [[nodiscard]] bool has(const std::string& name) const { return values.count(name) != 0; }
     [[nodiscard]] std::optional<std::string> get(const std::string& name) const;
+    [[nodiscard]] std::vector<std::string> get_all(const std::string& name) const;
 };
 
 /// Parses args (after the command name). Throws UsageError. "--help" is reported as the "help"

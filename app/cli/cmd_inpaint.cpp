@@ -71,9 +71,16 @@ void report_progress(const Context& ctx, const ops::InpaintProgress& p,
 
 int run_inpaint(Context& ctx) {
     const std::string& in = ctx.args.positionals[0];
+    if (io::is_video_path(in)) return run_inpaint_video(ctx);
+    if (ctx.args.positionals.size() < 3)
+        throw UsageError(
+            "'lacuna inpaint' needs IN MASK OUT for an image (key-frame masks, "
+            "CLIP OUT --mask-key F:MASK, are for videos)");
+    for (const char* video_only : {"mask-key", "save-masks"})
+        if (ctx.args.has(video_only))
+            throw UsageError("--" + std::string(video_only) + " applies to videos");
     const std::string& mask_path = ctx.args.positionals[1];
     const std::string& out = ctx.args.positionals[2];
-    if (io::is_video_path(in)) return run_inpaint_video(ctx);
     if (io::is_video_path(out)) throw UsageError("'" + in + "' is an image: write an image file");
     io::format_for_path(out);
     refuse_overwriting_inputs(out, {in, mask_path});
@@ -171,13 +178,14 @@ int run_inpaint(Context& ctx) {
 Command inpaint_command() {
     const auto specs = ops::inpaint_param_specs();
     const ops::ParamSpec& window = ops::param(specs, "window");
+    const auto track = ops::mask_track_param_specs();
     return {
         {
             "inpaint",
             "remove an object: fill the masked pixels from the rest of the image",
-            "IN MASK OUT [options]",
+            "IN MASK OUT [options]  |  CLIP OUT --mask-key F:MASK [...] [options]",
             {"IN", "MASK", "OUT"},
-            3,
+            2,
             3,
             {param_option(ops::param(specs, "method"), "M"),
              param_option(ops::param(specs, "seed"), "N"),
@@ -198,7 +206,20 @@ Command inpaint_command() {
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},
              {"page", "N", "measurement stacks: the page to fill (default 1)"},
              {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"},
-             {"keep-truncated", "", "video: fill the frames a truncated file still gives"}},
+             {"keep-truncated", "", "video: fill the frames a truncated file still gives"},
+             {"mask-key", "F:MASK",
+              wrap_help("video, instead of MASK: the object's mask on frame F (from 0), tracked "
+                        "to every frame along the optical flow; repeat for more key frames (a "
+                        "corrected frame is one more)")},
+             {"save-masks", "DIR",
+              wrap_help("video: write every frame's mask (tracked or read, before --grow) to "
+                        "DIR/NNNNN.png before filling")},
+             {"no-grabcut", "",
+              wrap_help("--mask-key: do not " + std::string(ops::param(track, "grabcut").help) +
+                        " (flow alone)")},
+             param_option(ops::param(track, "track-band"), "N", "--mask-key: "),
+             param_option(ops::param(track, "track-core"), "N", "--mask-key: "),
+             param_option(ops::param(track, "grabcut-iterations"), "N", "--mask-key: ")},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
@@ -213,7 +234,12 @@ Command inpaint_command() {
             "IN may be a video or a PNG-sequence pattern (frames/%05d.png); MASK is then a still\n"
             "mask for every frame or a mask video / sequence of the same frame count, OUT a video\n"
             "or a PNG sequence: hidden pixels are brought in from the frames that show them along\n"
-            "the optical flow; the rest is filled once on a key frame and carried along.",
+            "the optical flow; the rest is filled once on a key frame and carried along.\n"
+            "Instead of MASK, --mask-key F:MASK (repeatable) paints the object on key frames: the\n"
+            "mask is carried to every other frame along the optical flow (forward and backward\n"
+            "from each key frame; between two, the nearer one's) and refined on every frame by\n"
+            "GrabCut, so an object that moves or changes shape is followed. --save-masks DIR\n"
+            "writes the masks; correct a frame's and give it back as one more --mask-key.",
         },
         run_inpaint};
 }

@@ -1,5 +1,6 @@
-// lacuna inpaint on a video: an object (a still mask, or a mask video / sequence) removed from
-// every frame with the flow-guided fill of lacuna_video; progress on stderr, a JSON summary.
+// lacuna inpaint on a video: an object (a still mask, a mask video / sequence, or masks on key
+// frames tracked to every frame) removed from every frame with the flow-guided fill of
+// lacuna_video; progress on stderr, a JSON summary.
 #include "commands.hpp"
 #include "json.hpp"
 #include "options.hpp"
@@ -12,6 +13,7 @@
 #include <lacuna/ops/params.hpp>
 #include <lacuna/video/inpaint_video.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -31,12 +33,37 @@ void parse_frame_range(const std::string& text, int& first, int& end) {
         throw UsageError("--frames A:B needs 0 ≤ A < B, not '" + text + "'");
 }
 
+/// "F:PATH" → a key-frame mask file.
+video::KeyMaskFile parse_mask_key(const std::string& text) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+        throw UsageError("--mask-key takes FRAME:MASK (e.g. 0:mask.png, frames from 0), not '" +
+                         text + "'");
+    const int frame = parse_int("mask-key", text.substr(0, colon));
+    if (frame < 0) throw UsageError("--mask-key: the frame must be 0 or more, not '" + text + "'");
+    return {frame, text.substr(colon + 1)};
+}
+
+std::string int_array(const std::vector<int>& values) {
+    std::string json = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) json += ',';
+        json += std::to_string(values[i]);
+    }
+    return json + "]";
+}
+
 }  // namespace
 
 int run_inpaint_video(Context& ctx) {
+    // CLIP MASK OUT, or CLIP OUT with --mask-key.
+    const bool keyed = ctx.args.positionals.size() == 2;
     const std::string& in = ctx.args.positionals[0];
-    const std::string& mask = ctx.args.positionals[1];
-    const std::string& out = ctx.args.positionals[2];
+    const std::string mask = keyed ? std::string() : ctx.args.positionals[1];
+    const std::string& out = ctx.args.positionals[keyed ? 1 : 2];
+    if (keyed && !ctx.args.has("mask-key"))
+        throw UsageError("a video needs a MASK (still, video or sequence) or --mask-key F:MASK");
+    if (!keyed && ctx.args.has("mask-key")) throw UsageError("give MASK or --mask-key, not both");
     check_video_output(out, "a video fill");
     refuse_overwriting_inputs(out, {in, mask});
     if (ctx.args.has("never-sample") || ctx.args.has("reference"))
@@ -46,6 +73,15 @@ int run_inpaint_video(Context& ctx) {
     o.input = in;
     o.mask = mask;
     o.output = out;
+    for (const std::string& k : ctx.args.get_all("mask-key")) {
+        o.mask_keys.push_back(parse_mask_key(k));
+        refuse_overwriting_inputs(out, {o.mask_keys.back().path.string()});
+    }
+    if (parse_params(ctx.args, ops::mask_track_param_fields(), o.track) > 0 && !keyed)
+        throw UsageError(
+            "--no-grabcut, --track-band, --track-core and --grabcut-iterations "
+            "apply to --mask-key");
+    if (const auto dir = ctx.args.get("save-masks")) o.save_masks = *dir;
     parse_params(ctx.args, ops::inpaint_param_fields(), o.params.fill);
     if (const auto search = ctx.args.get("search");
         search && !ops::parse_inpaint_search(*search, o.params.fill))
@@ -81,11 +117,48 @@ int run_inpaint_video(Context& ctx) {
                   st.hole_pixels ? 100.0 * st.synthesized / st.hole_pixels : 0.0, st.key_fills,
                   st.cuts);
     ctx.err << done;
+    const video::MaskTrackStats& ts = r.track_stats;
+    std::vector<int> key_frames;
+    for (const video::KeyMaskFile& k : o.mask_keys) key_frames.push_back(k.frame);
+    std::sort(key_frames.begin(), key_frames.end());
+    if (r.tracked) {
+        std::string margins;
+        for (const int m : ts.margins) {
+            if (!margins.empty()) margins += ", ";
+            margins += std::to_string(m);
+        }
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "lacuna: masks tracked from %d key frame(s) through %d frames in %.1f s "
+                      "(%.0f ms a frame; %s; margins %s px; %d frame(s) with an empty mask)\n",
+                      ts.key_frames, r.frames, r.track_seconds,
+                      r.frames > 0 ? 1000.0 * r.track_seconds / r.frames : 0.0,
+                      o.track.grabcut ? "flow + GrabCut" : "flow alone",
+                      margins.empty() ? "-" : margins.c_str(), r.empty_masks);
+        ctx.err << line;
+    }
     if (ctx.json) {
-        ctx.out << JsonObject()
-                       .add("input", in)
-                       .add("mask", mask)
-                       .add("output", out)
+        JsonObject tracking;
+        if (r.tracked) {
+            tracking.add_raw("key_frames", int_array(key_frames))
+                .add("grabcut", o.track.grabcut)
+                .add("band", o.track.band)
+                .add("core", o.track.core)
+                .add("grabcut_iterations", o.track.grabcut_iterations)
+                .add_raw("margins", int_array(ts.margins))
+                .add_raw("flow_only_keys", int_array(ts.flow_only_keys))
+                .add("refined_frames", ts.refined_frames)
+                .add("seconds", r.track_seconds)
+                .add("ms_per_frame", r.frames > 0 ? 1000.0 * r.track_seconds / r.frames : 0.0)
+                .add("flow_seconds", ts.flow_seconds)
+                .add("carry_seconds", ts.carry_seconds)
+                .add("refine_seconds", ts.refine_seconds);
+        }
+        JsonObject report;
+        report.add("input", in).add("mask", mask);
+        if (r.tracked) report.add("tracking", tracking);
+        if (!o.save_masks.empty()) report.add("saved_masks", o.save_masks.string());
+        ctx.out << report.add("output", out)
                        .add("frames", r.frames)
                        .add("first_frame", o.first)
                        .add("clip_frames", r.clip_frames)
@@ -93,6 +166,9 @@ int run_inpaint_video(Context& ctx) {
                        .add("height", r.height)
                        .add("fps", r.fps)
                        .add("output_codec", r.output_codec)
+                       .add("mask_pixels_min", r.mask_pixels_min)
+                       .add("mask_pixels_max", r.mask_pixels_max)
+                       .add("empty_masks", r.empty_masks)
                        .add("hole_pixels", st.hole_pixels)
                        .add("from_other_frames", st.from_other_frames)
                        .add("carried", st.carried)

@@ -9,6 +9,7 @@
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/ops/video_retarget.hpp>
+#include <lacuna/video/track_masks.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -448,6 +449,52 @@ constexpr ParamField<TemporalSmoothParams> kTemporalFields[] = {
 };
 constexpr auto kTemporalSpecs = specs_of(kTemporalFields);
 
+// Masks that follow the object (lacuna_video's MaskTracker: `lacuna inpaint --mask-key`, the
+// Video dock). The band and core are pixels of the frame; 64 is far beyond any useful band.
+constexpr video::MaskTrackParams kMaskTrackDefaults{};
+constexpr ParamField<video::MaskTrackParams> kMaskTrackFields[] = {
+    field<&video::MaskTrackParams::grabcut>(
+        {.name = "grabcut",
+         .label = "Refine with GrabCut",
+         .kind = ParamKind::Bool,
+         .default_value = kMaskTrackDefaults.grabcut ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "refine the mask carried to every frame with GrabCut, so a changing shape is "
+                 "followed"}),
+    field<&video::MaskTrackParams::band>(
+        {.name = "track-band",
+         .label = "Band",
+         .kind = ParamKind::Int,
+         .default_value = kMaskTrackDefaults.band,
+         .min = 1,
+         .max = 64,
+         .step = 1,
+         .unit = "pixels",
+         .help = "how far beyond the carried mask GrabCut may extend the object each frame"}),
+    field<&video::MaskTrackParams::core>(
+        {.name = "track-core",
+         .label = "Core",
+         .kind = ParamKind::Int,
+         .default_value = kMaskTrackDefaults.core,
+         .min = 0,
+         .max = 64,
+         .step = 1,
+         .unit = "pixels",
+         .help = "the carried mask shrunk by this much is the object for certain"}),
+    field<&video::MaskTrackParams::grabcut_iterations>(
+        {.name = "grabcut-iterations",
+         .label = "GrabCut rounds",
+         .kind = ParamKind::Int,
+         .default_value = kMaskTrackDefaults.grabcut_iterations,
+         .min = 1,
+         .max = 10,
+         .step = 1,
+         .help = "GrabCut's refinement rounds a frame"}),
+};
+constexpr auto kMaskTrackSpecs = specs_of(kMaskTrackFields);
+
 // ---- checking ----
 
 constexpr bool whole(const double v) {
@@ -484,7 +531,7 @@ static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogram
                   defaults_allowed(kBilateralSpecs) &&
                   defaults_allowed(kBilateralMeasurementSpecs) && defaults_allowed(kScaleSpecs) &&
                   defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kVideoRetargetSpecs) &&
-                  defaults_allowed(kTemporalSpecs),
+                  defaults_allowed(kTemporalSpecs) && defaults_allowed(kMaskTrackSpecs),
               "every default lies in its parameter's range");
 static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<LineHistogramParams>(kLineHistogramFields) &&
@@ -495,6 +542,7 @@ static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<ScaleParams>(kScaleFields) &&
                   defaults_agree<VideoRetargetParams>(kVideoRetargetFields) &&
                   defaults_agree<TemporalSmoothParams>(kTemporalFields) &&
+                  defaults_agree<video::MaskTrackParams>(kMaskTrackFields) &&
                   defaults_agree<RetargetMix>(kRetargetMixFields),
               "every declared default is the params struct's");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
@@ -694,6 +742,12 @@ std::span<const ParamField<VideoRetargetParams>> video_retarget_param_fields() {
 }
 std::span<const ParamField<TemporalSmoothParams>> temporal_param_fields() {
     return kTemporalFields;
+}
+std::span<const ParamSpec> mask_track_param_specs() {
+    return kMaskTrackSpecs;
+}
+std::span<const ParamField<video::MaskTrackParams>> mask_track_param_fields() {
+    return kMaskTrackFields;
 }
 
 double parse_value(const ParamSpec& spec, const std::string_view text) {

@@ -1,6 +1,8 @@
 // Flow-guided video object removal (see inpaint_video.hpp for the method).
 #include <lacuna/video/inpaint_video.hpp>
 
+#include "flow_fill.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
@@ -14,6 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <optional>
 
 namespace lacuna::video {
@@ -39,41 +43,6 @@ cv::Mat grey_of(const ImageRgba8& frame) {
 cv::Mat mat_of(const Mask& mask) {
     return cv::Mat(mask.height(), mask.width(), CV_8UC1, const_cast<std::uint8_t*>(mask.row(0)),
                    mask.view().pitch);
-}
-
-/// Fills the flow where `unknown` is set from the flow around it, by pull-push: known values are
-/// averaged down a pyramid until every coarse pixel has one, then unknown pixels take the
-/// bilinearly enlarged coarser level. A smooth membrane-like fill of the background's motion.
-cv::Mat complete_flow(const cv::Mat& flow, const cv::Mat& known) {
-    if (cv::countNonZero(known) == static_cast<int>(known.total())) return flow;
-    if (flow.rows <= 1 && flow.cols <= 1) return flow;  // nothing known at all: keep it
-    cv::Mat weighted;
-    cv::Mat known2;
-    cv::merge(std::vector<cv::Mat>{known, known}, known2);
-    cv::multiply(flow, known2, weighted);
-    const cv::Size half((flow.cols + 1) / 2, (flow.rows + 1) / 2);
-    cv::Mat sum, weight;
-    cv::resize(weighted, sum, half, 0, 0, cv::INTER_AREA);
-    cv::resize(known, weight, half, 0, 0, cv::INTER_AREA);
-    cv::Mat coarse(half, CV_32FC2, cv::Scalar(0, 0));
-    cv::Mat coarse_known(half, CV_32F, cv::Scalar(0));
-    for (int y = 0; y < half.height; ++y)
-        for (int x = 0; x < half.width; ++x) {
-            const float w = weight.at<float>(y, x);
-            if (w > 1e-6f) {
-                coarse.at<cv::Vec2f>(y, x) = sum.at<cv::Vec2f>(y, x) / w;
-                coarse_known.at<float>(y, x) = 1.0f;
-            }
-        }
-    if (cv::countNonZero(coarse_known) == 0) return flow;
-    const cv::Mat filled = complete_flow(coarse, coarse_known);
-    cv::Mat up;
-    cv::resize(filled, up, flow.size(), 0, 0, cv::INTER_LINEAR);
-    cv::Mat out = flow.clone();
-    for (int y = 0; y < flow.rows; ++y)
-        for (int x = 0; x < flow.cols; ++x)
-            if (known.at<float>(y, x) < 0.5f) out.at<cv::Vec2f>(y, x) = up.at<cv::Vec2f>(y, x);
-    return out;
 }
 
 /// Where a pixel's content comes from: source image `src` (a frame index, or frames.size() + k
@@ -434,6 +403,28 @@ std::vector<Mask> read_masks(const std::filesystem::path& path, const int w, con
     return masks;
 }
 
+/// The masks of frames first.. as `dir`/NNNNN.png (the clip's frame numbers; a still mask is
+/// written for every frame), white = hole, so they can be looked at, corrected and given back.
+void save_masks(const std::filesystem::path& dir, const std::vector<Mask>& masks, const int first,
+                const int frames) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!std::filesystem::is_directory(dir))
+        invalid("cannot write the masks to '" + dir.string() + "': not a folder");
+    for (int i = 0; i < frames; ++i) {
+        const Mask& m = masks[masks.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+        ImageRgba8 img(m.width(), m.height());
+        for (int y = 0; y < m.height(); ++y)
+            for (int x = 0; x < m.width(); ++x) {
+                const std::uint8_t v = m.at(x, y) != 0 ? 255 : 0;
+                img.at(x, y) = Rgba8{v, v, v, 255};
+            }
+        char name[32];
+        std::snprintf(name, sizeof name, "%05d.png", first + i);
+        io::write_image(dir / name, img.view());
+    }
+}
+
 }  // namespace
 
 InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
@@ -462,11 +453,54 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         invalid("the clip has " + std::to_string(index) + " frames; the range " +
                 std::to_string(o.first) + ":" + std::to_string(end) + " goes past its end");
     r.decode_seconds = seconds_since(start);
-    std::vector<Mask> masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
-    if (const int grow = o.params.fill.mask_grow; grow != 0)  // the brush margin, as for images
-        for (Mask& m : masks) m = grow_mask(m.view(), grow);
+    if (o.mask.empty() == o.mask_keys.empty())
+        invalid(o.mask.empty()
+                    ? "no mask: give a mask (still, video or sequence) or key-frame masks"
+                    : "give a mask or key-frame masks, not both");
+    // The key frames are checked in the clip's numbering (the tracker counts from the range's
+    // first frame).
+    std::vector<KeyMask> keys;
+    for (const KeyMaskFile& k : o.mask_keys) {
+        const std::string which = "the mask of key frame " + std::to_string(k.frame);
+        if (k.frame < o.first || k.frame >= end)
+            invalid("key frame " + std::to_string(k.frame) + " is outside the frames processed (" +
+                    std::to_string(o.first) + ".." + std::to_string(end - 1) + ")");
+        for (const KeyMaskFile& other : o.mask_keys)
+            if (&other != &k && other.frame == k.frame)
+                invalid("key frame " + std::to_string(k.frame) + " is given twice");
+        Mask m = io::read_mask(k.path);
+        if (m.width() != r.width || m.height() != r.height)
+            invalid(which + " is " + std::to_string(m.width()) + "×" + std::to_string(m.height()) +
+                    ", the clip " + std::to_string(r.width) + "×" + std::to_string(r.height));
+        if (count_selected(m.view()) == 0) invalid(which + " selects no pixel");
+        keys.push_back({k.frame - o.first, std::move(m)});
+    }
+    std::vector<Mask> masks;
+    if (keys.empty()) masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
+    if (!keys.empty()) {
+        const auto track_start = Clock::now();
+        const auto report = [&](const MaskTrackProgress& p) {
+            return !progress ||
+                   progress({p.stage == "flow" ? "mask flow" : "track", p.done, p.total});
+        };
+        masks = MaskTracker(frames, report).track(keys, o.track, &r.track_stats, report);
+        r.tracked = true;
+        r.track_seconds = seconds_since(track_start);
+    }
+    r.mask_pixels_min = std::numeric_limits<std::int64_t>::max();
+    for (const Mask& m : masks) {
+        const std::int64_t n = count_selected(m.view());
+        r.mask_pixels_min = std::min(r.mask_pixels_min, n);
+        r.mask_pixels_max = std::max(r.mask_pixels_max, n);
+        r.empty_masks += n == 0 ? 1 : 0;
+    }
+    if (masks.size() == 1) r.empty_masks *= static_cast<int>(frames.size());
+    if (!o.save_masks.empty())
+        save_masks(o.save_masks, masks, o.first, static_cast<int>(frames.size()));
+    if (const int grow = o.params.fill.mask_grow; grow != 0)  // the brush margin, as for images
+        for (Mask& m : masks) m = grow_mask(m.view(), grow);
     const std::vector<ImageRgba8> filled =
         inpaint_frames(frames, masks, o.params, &r.stats, progress);
     const auto encode_start = Clock::now();

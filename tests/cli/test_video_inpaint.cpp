@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -99,9 +100,51 @@ std::vector<ImageRgba8> read_sequence(const fs::path& pattern) {
     return frames;
 }
 
+/// A still camera on the photo and a 24 × 24 card of red and orange checks moving 4 px right and
+/// 1 px down a frame: `truth` without the card, `masks` the card grown by 2 px (drawn a little
+/// wider, as a user would).
+struct MovingClip {
+    std::vector<ImageRgba8> truth, input;
+    std::vector<Mask> masks;
+};
+
+MovingClip make_moving_clip(const int frames = 12) {
+    const ImageRgba8 photo = io::read_image(kPhoto).image;
+    MovingClip c;
+    for (int f = 0; f < frames; ++f) {
+        ImageRgba8 t(kW, kH);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) t.at(x, y) = photo.at(20 + x, 60 + y);
+        ImageRgba8 in = t;
+        Mask card(kW, kH, std::uint8_t{0});
+        const int x0 = 30 + 4 * f, y0 = 30 + f;
+        for (int y = y0; y < y0 + 24; ++y)
+            for (int x = x0; x < x0 + 24; ++x) {
+                const bool check = ((x - x0) / 4 + (y - y0) / 4) % 2 == 0;
+                in.at(x, y) = check ? Rgba8{230, 30, 30, 255} : Rgba8{250, 140, 20, 255};
+                card.at(x, y) = 255;
+            }
+        c.truth.push_back(std::move(t));
+        c.input.push_back(std::move(in));
+        c.masks.push_back(grow_mask(card.view(), 2));
+    }
+    return c;
+}
+
+double iou(const Mask& a, const Mask& b) {
+    int both = 0, either = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            both += a.at(x, y) && b.at(x, y);
+            either += a.at(x, y) || b.at(x, y);
+        }
+    return either ? static_cast<double>(both) / either : 1.0;
+}
+
 struct Result {
     int status = -1;
     QString err;
+    QString out;
 };
 
 Result run_cli(const QStringList& args) {
@@ -109,7 +152,8 @@ Result run_cli(const QStringList& args) {
     p.start(LACUNA_CLI_PATH, QStringList{"inpaint"} + args);
     if (!p.waitForFinished(300000)) return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardError()),
+            QString::fromUtf8(p.readAllStandardOutput())};
 }
 
 void verify_one_error_line(const Result& r, const QString& must_contain) {
@@ -283,6 +327,134 @@ class TestVideoInpaint : public QObject {
         verify_one_error_line(run_cli({in, mask("empty.png"), out, "--frames", "2:9"}),
                               "past its end");
         QVERIFY(folder_empty(root / "out"));
+    }
+
+    // A card moving over a still view, painted on frame 0 only (--mask-key): the masks written
+    // by --save-masks follow the card on every frame, the card is gone from every output frame
+    // and outside the tracked masks every frame is the input byte for byte; --json reports it.
+    void cli_tracks_key_frame_masks() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const MovingClip c = make_moving_clip();
+        const int n = static_cast<int>(c.input.size());
+        fs::create_directories(root / "in");
+        fs::create_directories(root / "out");
+        write_sequence(root / "in/%03d.png", c.input);
+        io::write_image(root / "key.png", mask_picture(c.masks[0]).view());
+        const QString in = QString::fromStdString((root / "in/%03d.png").string());
+        const Result r =
+            run_cli({in, QString::fromStdString((root / "out/%03d.png").string()), "--mask-key",
+                     "0:" + QString::fromStdString((root / "key.png").string()), "--save-masks",
+                     QString::fromStdString((root / "masks").string()), "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("masks tracked from 1 key frame(s) through 12 frames"),
+                 qPrintable(r.err));
+        QVERIFY2(r.out.contains("\"tracking\":{\"key_frames\":[0],\"grabcut\":true"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("\"empty_masks\":0"), qPrintable(r.out));
+        const auto out = read_sequence(root / "out/%03d.png");
+        QCOMPARE(static_cast<int>(out.size()), n);
+        for (int f = 0; f < n; ++f) {
+            char name[16];
+            std::snprintf(name, sizeof name, "%05d.png", f);
+            const Mask tracked = io::read_mask(root / "masks" / name);
+            const double q = iou(tracked, c.masks[f]);
+            QVERIFY2(q >= 0.8, qPrintable(QString("frame %1: IoU %2").arg(f).arg(q)));
+            QCOMPARE(changed_outside(out[f], c.input[f], tracked), 0);
+            const double e = hole_mean_error(out[f], c.truth[f], c.masks[f]);
+            QVERIFY2(e <= 12.0, qPrintable(QString("frame %1: error %2").arg(f).arg(e)));
+        }
+        QVERIFY(iou(io::read_mask(root / "masks/00000.png"), c.masks[0]) == 1.0);  // as painted
+
+        // A correction on frame 6 (the mask moved 5 px down) becomes a second key frame: the
+        // saved masks after it follow the correction.
+        Mask corrected(kW, kH, std::uint8_t{0});
+        for (int y = 5; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) corrected.at(x, y) = c.masks[6].at(x, y - 5);
+        io::write_image(root / "fix.png", mask_picture(corrected).view());
+        fs::create_directories(root / "out2");
+        const Result fixed =
+            run_cli({in, QString::fromStdString((root / "out2/%03d.png").string()), "--mask-key",
+                     "0:" + QString::fromStdString((root / "key.png").string()), "--mask-key",
+                     "6:" + QString::fromStdString((root / "fix.png").string()), "--no-grabcut",
+                     "--save-masks", QString::fromStdString((root / "masks2").string()), "--json"});
+        QVERIFY2(fixed.status == 0, qPrintable(fixed.err));
+        QVERIFY2(fixed.out.contains("\"key_frames\":[0,6],\"grabcut\":false"),
+                 qPrintable(fixed.out));
+        QVERIFY(iou(io::read_mask(root / "masks2/00006.png"), corrected) == 1.0);
+        QVERIFY(iou(io::read_mask(root / "masks2/00009.png"), c.masks[9]) < 0.9);
+        QVERIFY(iou(io::read_mask(root / "masks2/00001.png"), c.masks[1]) >= 0.8);
+    }
+
+    // A mask sequence of the clip's frame count (one mask a frame) removes the moving card.
+    void cli_fills_with_a_mask_sequence() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const MovingClip c = make_moving_clip(8);
+        fs::create_directories(root / "in");
+        fs::create_directories(root / "m");
+        fs::create_directories(root / "out");
+        write_sequence(root / "in/%03d.png", c.input);
+        std::vector<ImageRgba8> pictures;
+        for (const Mask& m : c.masks) pictures.push_back(mask_picture(m));
+        write_sequence(root / "m/%03d.png", pictures);
+        const Result r = run_cli({QString::fromStdString((root / "in/%03d.png").string()),
+                                  QString::fromStdString((root / "m/%03d.png").string()),
+                                  QString::fromStdString((root / "out/%03d.png").string())});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const auto out = read_sequence(root / "out/%03d.png");
+        QCOMPARE(static_cast<int>(out.size()), 8);
+        for (int f = 0; f < 8; ++f) {
+            QCOMPARE(changed_outside(out[f], c.input[f], c.masks[f]), 0);
+            QVERIFY(hole_mean_error(out[f], c.truth[f], c.masks[f]) <= 12.0);
+        }
+    }
+
+    // Key-frame masks that cannot be used: one error line, no output, no masks written.
+    void cli_refuses_bad_key_frames_and_writes_nothing() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const MovingClip c = make_moving_clip(4);
+        fs::create_directories(root / "in");
+        fs::create_directories(root / "out");
+        write_sequence(root / "in/%03d.png", c.input);
+        io::write_image(root / "key.png", mask_picture(c.masks[0]).view());
+        io::write_image(root / "small.png",
+                        mask_picture(Mask(kW / 2, kH, std::uint8_t{255})).view());
+        io::write_image(root / "empty.png", mask_picture(Mask(kW, kH, std::uint8_t{0})).view());
+        const QString in = QString::fromStdString((root / "in/%03d.png").string());
+        const QString out = QString::fromStdString((root / "out/%03d.png").string());
+        const QString masks = QString::fromStdString((root / "masks").string());
+        const auto key = [&](const char* frame_and_name) {
+            const QString text = frame_and_name;
+            const auto colon = text.indexOf(':');
+            return text.left(colon + 1) +
+                   QString::fromStdString((root / text.mid(colon + 1).toStdString()).string());
+        };
+        const auto refused = [&](const QStringList& args, const QString& words) {
+            verify_one_error_line(run_cli(args), words);
+            QVERIFY(folder_empty(root / "out"));
+            QVERIFY(!fs::exists(root / "masks"));
+        };
+        refused({in, out, "--mask-key", key("4:key.png"), "--save-masks", masks},
+                "key frame 4 is outside the frames processed (0..3)");
+        refused({in, out, "--mask-key", key("1:key.png"), "--frames", "2:4", "--save-masks", masks},
+                "key frame 1 is outside the frames processed (2..3)");
+        refused({in, out, "--mask-key", key("0:small.png"), "--save-masks", masks},
+                "the mask of key frame 0 is 80×96, the clip 160×96");
+        refused({in, out, "--mask-key", key("2:empty.png"), "--save-masks", masks},
+                "the mask of key frame 2 selects no pixel");
+        refused({in, out, "--mask-key", key("1:key.png"), "--mask-key", key("1:key.png")},
+                "key frame 1 is given twice");
+        refused({in, out, "--mask-key", "key.png"}, "--mask-key takes FRAME:MASK");
+        refused({in, out, "--mask-key", key("0:missing.png")}, "missing.png");
+        refused({in, key("0:key.png").mid(2), out, "--mask-key", key("0:key.png")},
+                "give MASK or --mask-key, not both");
+        refused({in, out}, "--mask-key F:MASK");
+        refused({in, key("0:key.png").mid(2), out, "--no-grabcut"}, "apply to --mask-key");
+        refused({in, out, "--mask-key", key("0:key.png"), "--track-band", "0"}, "--track-band");
+        refused({QString::fromStdString(kPhoto), out, "--mask-key", key("0:key.png")},
+                "needs IN MASK OUT for an image");
     }
 };
 

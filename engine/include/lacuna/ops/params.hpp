@@ -279,6 +279,9 @@ std::span<const ParamSpec> scale_param_specs();
 std::span<const ParamSpec> video_retarget_param_specs();
 /// size (Int, odd), sigma-space and sigma-time (Real): temporal smoothing's Gaussian.
 std::span<const ParamSpec> temporal_param_specs();
+/// grabcut (Bool), track-band, track-core (Int pixels), grabcut-iterations (Int): masks carried
+/// from key frames along the flow and refined by GrabCut (lacuna/video/track_masks.hpp).
+std::span<const ParamSpec> mask_track_param_specs();
 
 // The same tables bound to their params structs' fields.
 struct InpaintParams;
@@ -290,6 +293,11 @@ struct ScaleParams;
 struct VideoRetargetParams;
 struct TemporalSmoothParams;
 struct RetargetMix;
+}  // namespace lacuna::ops
+namespace lacuna::video {
+struct MaskTrackParams;
+}  // namespace lacuna::video
+namespace lacuna::ops {
 std::span<const ParamField<InpaintParams>> inpaint_param_fields();
 /// retarget_mix_param_specs bound to RetargetMix (amount, automatic, importance's terms).
 std::span<const ParamField<RetargetMix>> retarget_mix_param_fields();
@@ -302,5 +310,6 @@ std::span<const ParamField<BilateralParams>> bilateral_measurement_param_fields(
 std::span<const ParamField<ScaleParams>> scale_param_fields();
 std::span<const ParamField<VideoRetargetParams>> video_retarget_param_fields();
 std::span<const ParamField<TemporalSmoothParams>> temporal_param_fields();
+std::span<const ParamField<video::MaskTrackParams>> mask_track_param_fields();
 
 }  // namespace lacuna::ops

@@ -23,6 +23,7 @@
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/video/track_masks.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -72,9 +73,23 @@ std::vector<ImageRgba8> inpaint_frames(const std::vector<ImageRgba8>& frames,
                                        VideoInpaintStats* stats = nullptr,
                                        const VideoInpaintProgressFn& progress = {});
 
+/// A mask painted on one frame of the clip (the clip's numbering, from 0), to be tracked.
+struct KeyMaskFile {
+    int frame = 0;
+    std::filesystem::path path;
+};
+
 struct InpaintVideoOptions {
-    std::filesystem::path input;   ///< a video file or an image-sequence pattern
-    std::filesystem::path mask;    ///< a still mask image, or a mask video / sequence
+    std::filesystem::path input;  ///< a video file or an image-sequence pattern
+    /// A still mask image, or a mask video / sequence; empty when `mask_keys` are given.
+    std::filesystem::path mask;
+    /// Masks on key frames, tracked to every frame of the range (MaskTracker); instead of `mask`.
+    std::vector<KeyMaskFile> mask_keys;
+    MaskTrackParams track;
+    /// If set, the masks of the range (tracked, or as read; before params.fill.mask_grow) are
+    /// written there as 00000.png … (the clip's frame numbers), 255 = hole, before the fill, so
+    /// a user can check them and give a corrected one back as a key frame.
+    std::filesystem::path save_masks;
     std::filesystem::path output;  ///< a video file or a PNG-sequence pattern
     int first = 0;                 ///< the range [first, end) of frames processed and written
     int end = -1;                  ///< -1: to the last frame
@@ -92,13 +107,20 @@ struct InpaintVideoResult {
     std::string output_codec;
     double seconds = 0, decode_seconds = 0, encode_seconds = 0;
     VideoInpaintStats stats;
+    bool tracked = false;        ///< the masks were tracked from key frames
+    MaskTrackStats track_stats;  ///< when tracked
+    double track_seconds = 0;    ///< when tracked: flow and tracking
+    std::int64_t mask_pixels_min = 0, mask_pixels_max = 0;  ///< per frame, before the grow
+    int empty_masks = 0;  ///< frames whose mask selects nothing (nothing filled there)
     std::vector<std::string> notices;
 };
 
-/// Reads the clip and its mask(s), fills frames [first, end) and writes them. The output appears
-/// only when every frame is written. Throws Error with one sentence: unreadable input or mask, a
-/// mask of another size, a mask video with another frame count, an empty mask, a bad range, an
-/// output that cannot be written, Cancelled.
+/// Reads the clip and its mask(s) (or tracks the key-frame masks through frames [first, end)),
+/// fills frames [first, end) and writes them. The output appears only when every frame is
+/// written. Throws Error with one sentence: unreadable input or mask, a mask of another size, a
+/// mask video with another frame count, an empty mask, a key frame outside the range or given
+/// twice, both a mask and key frames or neither, a bad range, an output or mask folder that
+/// cannot be written, Cancelled.
 InpaintVideoResult inpaint_video(const InpaintVideoOptions& options,
                                  const VideoInpaintProgressFn& progress = {});
 
