@@ -401,8 +401,9 @@ bool RemoveObjectTool::start_fill() {
             // and a smaller hole the device filler cannot take from the document's coverage:
             // such a fill runs on the CPU here, on a device document too (show_step then writes
             // the fill's rectangle to both sides).
-            filler_ = ops::make_inpainter(document.pixels().view(), hole, params,
-                                          ops::InpaintImplementation::Fast);
+            // The problem prepared above over the stroke's box, not prepared again.
+            filler_ =
+                ops::make_inpainter(std::move(problem), params, ops::InpaintImplementation::Fast);
             device_ = "CPU";
         }
     } catch (const Error& e) {

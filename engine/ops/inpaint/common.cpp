@@ -309,7 +309,11 @@ namespace lacuna::ops {
 std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, const Mask& mask,
                                           const InpaintParams& params,
                                           const InpaintImplementation implementation) {
-    InpaintProblem problem = prepare_inpaint(image, mask, params);
+    return make_inpainter(prepare_inpaint(image, mask, params), params, implementation);
+}
+
+std::unique_ptr<Inpainter> make_inpainter(InpaintProblem problem, const InpaintParams& params,
+                                          const InpaintImplementation implementation) {
     if (params.method == InpaintMethod::PatchMatch) {
         // Lines first, on the host, so every backend fills the same smaller hole.
         if (params.lines) continue_lines(problem, params.never_sample, line_options(params));

@@ -153,6 +153,11 @@ class Inpainter {
 std::unique_ptr<Inpainter> make_inpainter(ImageView<const Rgba8> image, const Mask& mask,
                                           const InpaintParams& params,
                                           InpaintImplementation implementation);
+/// The same filler on a problem prepare_inpaint made with `params` (the editor prepares it over
+/// its stroke's box, and so prepares it once): the line continuation when params.lines, then
+/// the implementation's filler.
+std::unique_ptr<Inpainter> make_inpainter(InpaintProblem problem, const InpaintParams& params,
+                                          InpaintImplementation implementation);
 
 /// The CUDA filler working in device memory (the editor's device document).
 class DeviceInpainter : public Inpainter {
