@@ -394,28 +394,49 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
             while (s.remove_object().fill_running()) s.remove_object().advance(64);
         });
         std::printf("fill: %s\n", s.remove_object().message().c_str());
-        if (s.on_device()) {
-            // Where a fill's start goes, piece by piece (the pools are warm now): the host's
-            // problem, the decision image and the filler's setup on the device.
+        {
+            // Where a fill's start goes, piece by piece (the pools are warm now): the problem
+            // (host, over the stroke's box), the decision image and the filler's setup (device
+            // or host, as the path's fill makes them).
             s.undo();
-            const Mask coverage = clone(s.document().mask(session::MaskLayer::Fill).view());
+            // The hole the tool takes (coverage >= 128) and the stroke's box, as the tool finds
+            // them in its one read of the coverage (not timed here).
+            const Mask& coverage = s.document().mask(session::MaskLayer::Fill);
+            Mask hole(w, h, 0);
+            PixelRect painted;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    if (coverage.at(x, y) == 0) continue;
+                    painted.unite({x, y, x, y});
+                    hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+                }
             const auto ms = [](const auto start) {
                 return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
             };
             auto t = Clock::now();
             ops::InpaintProblem problem = ops::prepare_inpaint(
-                s.document().pixels().view(), coverage, s.remove_object().fill_params());
+                s.document().pixels().view(), hole, s.remove_object().fill_params(), painted);
             out["fill start: prepare_inpaint (host)"].ms.push_back(ms(t));
             t = Clock::now();
             const auto [lo, hi] = s.document().proxy_range();
-            DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
-                s.document().device_samples(), s.document().format(), w, lo, hi);
-            decision.synchronize();
-            out["fill start: decision image (device)"].ms.push_back(ms(t));
-            t = Clock::now();
-            const auto filler =
-                ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
-            out["fill start: filler setup (device)"].ms.push_back(ms(t));
+            if (s.on_device()) {
+                DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
+                    s.document().device_samples(), s.document().format(), w, lo, hi);
+                decision.synchronize();
+                out["fill start: decision image"].ms.push_back(ms(t));
+                t = Clock::now();
+                const auto filler =
+                    ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
+                out["fill start: filler setup"].ms.push_back(ms(t));
+            } else {
+                Image<Rgba16> decision =
+                    ops::deep_carving_proxy(s.document().samples(), lo, hi).image;
+                out["fill start: decision image"].ms.push_back(ms(t));
+                t = Clock::now();
+                const auto filler = ops::make_deep_patchmatch_inpainter(
+                    std::move(problem), std::move(decision), ops::InpaintImplementation::Fast);
+                out["fill start: filler setup"].ms.push_back(ms(t));
+            }
         }
         s.select(session::ToolKind::LineHistogram);
         if (s.on_device() && s.line().result() != nullptr) {

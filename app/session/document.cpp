@@ -3,6 +3,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace lacuna::session {
@@ -202,7 +204,22 @@ DeviceStream Document::stream() const {
 
 bool Document::mask_painted(const MaskLayer layer) const {
     const Mask& m = masks_[index(layer)];
-    return !m.empty() && count_selected(m.view()) > 0;
+    if (m.empty()) return false;
+    // Any non-zero byte, stopping at the first: a fill asks this of the never-sample mask each
+    // time, and counting a 4096² mask's bytes would cost more than a small hole's fill start.
+    const auto width = static_cast<std::size_t>(m.width());
+    for (int y = 0; y < m.height(); ++y) {
+        const std::uint8_t* row = m.row(y);
+        std::size_t x = 0;
+        for (; x + 8 <= width; x += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, row + x, sizeof word);
+            if (word != 0) return true;
+        }
+        for (; x < width; ++x)
+            if (row[x] != 0) return true;
+    }
+    return false;
 }
 
 void Document::pull_pixels(const PixelRect& rect) {

@@ -7,11 +7,13 @@
 #include "session.hpp"
 
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
 
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace lacuna::session {
@@ -34,15 +36,68 @@ Mask hole_from_coverage(const Mask& coverage) {
     return hole;
 }
 
-/// Smallest rectangle holding every non-zero value.
-PixelRect nonzero_box(const Mask& mask) {
-    PixelRect box;
-    for (int y = 0; y < mask.height(); ++y) {
-        const std::uint8_t* row = mask.row(y);
-        for (int x = 0; x < mask.width(); ++x)
-            if (row[x] != 0) box.unite({x, y, x, y});
+/// What a fill takes from the coverage, found in one read of it: the smallest rectangle holding
+/// every non-zero value (the fill's rectangle: a brush's soft edge is cleared with it) and the
+/// hole (coverage >= 128), written only inside that rectangle, with its pixel count.
+struct CoverageHole {
+    PixelRect painted;
+    Mask hole;
+    std::int64_t pixels = 0;
+};
+
+/// The first and last non-zero byte of a row (first = -1 when there is none), zero rows passed
+/// eight bytes at a time: a small stroke in a large picture is mostly zero rows.
+void row_extent(const std::uint8_t* row, const int width, int& first, int& last) {
+    first = -1;
+    last = -1;
+    int x = 0;
+    for (; x + 8 <= width; x += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, row + x, sizeof word);
+        if (word != 0) break;
     }
-    return box;
+    for (; x < width; ++x)
+        if (row[x] != 0) {
+            first = x;
+            break;
+        }
+    if (first < 0) return;
+    for (int e = width - 1; e >= first; --e)
+        if (row[e] != 0) {
+            last = e;
+            return;
+        }
+}
+
+CoverageHole hole_from_coverage_box(const Mask& coverage) {
+    const int w = coverage.width();
+    const int h = coverage.height();
+    struct Part {
+        PixelRect painted;
+    };
+    std::vector<Part> parts(worker_count());
+    parallel_chunks(h, [&](const int y0, const int y1, const int worker) {
+        PixelRect& painted = parts[static_cast<std::size_t>(worker)].painted;
+        for (int y = y0; y < y1; ++y) {
+            int first = 0, last = 0;
+            row_extent(coverage.row(y), w, first, last);
+            if (first >= 0) painted.unite({first, y, last, y});
+        }
+    });
+    CoverageHole out;
+    for (const Part& part : parts) out.painted.unite(part.painted);
+    out.hole = Mask(w, h, 0);
+    const PixelRect& b = out.painted;
+    for (int y = b.y0; y <= b.y1; ++y) {
+        const std::uint8_t* in = coverage.row(y);
+        std::uint8_t* o = out.hole.row(y);
+        for (int x = b.x0; x <= b.x1; ++x) {
+            const bool selected = in[x] >= 128;
+            o[x] = selected ? 255 : 0;
+            out.pixels += selected ? 1 : 0;
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -302,8 +357,11 @@ bool RemoveObjectTool::start_fill() {
     }
     brush_.finish(session_);
     const Mask& coverage = document.mask(MaskLayer::Fill);
-    const Mask hole = hole_from_coverage(coverage);
-    if (count_selected(hole.view()) == 0) {
+    // One read of the coverage; from here on only its painted rectangle is looked at, so a small
+    // stroke in a large picture starts a fill at the cost of its box.
+    CoverageHole covered = hole_from_coverage_box(coverage);
+    Mask& hole = covered.hole;
+    if (covered.pixels == 0) {
         message_ = "Nothing to fill: choose the Brush and paint over what should go.";
         return false;
     }
@@ -314,7 +372,8 @@ bool RemoveObjectTool::start_fill() {
                               : nullptr;
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
-        ops::InpaintProblem problem = ops::prepare_inpaint(document.pixels().view(), hole, params);
+        ops::InpaintProblem problem =
+            ops::prepare_inpaint(document.pixels().view(), hole, params, covered.painted);
         device_filler_ = nullptr;
         // The problem is handed over, not copied (a 4K image's is over 100 MB); should the
         // device fail, the session is on the host then and the fill starts over there.
@@ -342,8 +401,9 @@ bool RemoveObjectTool::start_fill() {
             // and a smaller hole the device filler cannot take from the document's coverage:
             // such a fill runs on the CPU here, on a device document too (show_step then writes
             // the fill's rectangle to both sides).
-            filler_ = ops::make_inpainter(document.pixels().view(), hole, params,
-                                          ops::InpaintImplementation::Fast);
+            // The problem prepared above over the stroke's box, not prepared again.
+            filler_ =
+                ops::make_inpainter(std::move(problem), params, ops::InpaintImplementation::Fast);
             device_ = "CPU";
         }
     } catch (const Error& e) {
@@ -352,13 +412,13 @@ bool RemoveObjectTool::start_fill() {
         message_ = e.what();
         return false;
     }
-    fill_rect_ = nonzero_box(coverage);
+    fill_rect_ = covered.painted;
     before_pixels_ = copy_region(document.pixels(), fill_rect_);
     before_samples_.reset();
     if (document.measurement()) {
         // The fill decides on the 16-bit decision image; its final vote's sources move the
         // samples.
-        hole_ = hole;
+        hole_ = std::move(hole);
         radius_ = fill_params_.patch / 2;
         before_samples_ = copy_region(document.samples(), fill_rect_);
     }

@@ -106,6 +106,60 @@ class TestInpaint : public QObject {
         }
     }
 
+    // A small hole in a large image: the valid sources (computed over the hole's box grown by the
+    // radius, the rest of the interior filled) are still the definition everywhere, and a problem
+    // prepared reading the mask only inside a box holding its pixels is the same problem.
+    void small_hole_in_a_large_image_is_the_same_problem() {
+        constexpr int w = 1031, h = 777;
+        ImageRgba8 image(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                image.at(x, y) =
+                    Rgba8{std::uint8_t(x * 7 + y), std::uint8_t(x ^ y), std::uint8_t(y * 3), 255};
+        // In the middle (an ellipse with a stray pixel), and at the top-left and bottom-right
+        // edges, where the grown box is clipped to the interior.
+        for (const auto& [cx, cy, patch] :
+             {std::tuple{500, 400, 9}, {3, 2, 7}, {w - 4, h - 2, 5}}) {
+            Mask mask(w, h, 0);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const double dx = (x - cx) / 17.0, dy = (y - cy) / 9.0;
+                    if (dx * dx + dy * dy <= 1.0) mask.at(x, y) = 200;
+                }
+            mask.at(std::min(cx + 20, w - 1), std::min(cy + 11, h - 1)) = 1;
+            InpaintParams params;
+            params.patch = patch;
+            const InpaintProblem whole = prepare_inpaint(image.view(), mask, params);
+            const int r = patch / 2;
+            PixelRect box;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    if (mask.at(x, y) != 0) box.unite({x, y, x, y});
+            QCOMPARE(whole.hole_box, (SearchRect{box.x0, box.y0, box.x1, box.y1}));
+            // The definition, patch by patch over the whole image.
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    bool ok = x >= r && y >= r && x + r < w && y + r < h;
+                    for (int dy = -r; ok && dy <= r; ++dy)
+                        for (int dx = -r; ok && dx <= r; ++dx) ok = mask.at(x + dx, y + dy) == 0;
+                    QVERIFY2(
+                        (whole.valid_source.at(x, y) != 0) == ok,
+                        qPrintable(QString("%1,%2 around %3,%4").arg(x).arg(y).arg(cx).arg(cy)));
+                }
+            // Read inside a box holding the mask's pixels (here grown by a few pixels): the same.
+            const PixelRect around{box.x0 - 3, box.y0 - 5, box.x1 + 2, box.y1 + 4};
+            const InpaintProblem boxed = prepare_inpaint(image.view(), mask, params, around);
+            QVERIFY(equal_pixels<Rgba8>(boxed.image.view(), whole.image.view()));
+            QVERIFY(equal_pixels<std::uint8_t>(boxed.hole.view(), whole.hole.view()));
+            QVERIFY(
+                equal_pixels<std::uint8_t>(boxed.valid_source.view(), whole.valid_source.view()));
+            QCOMPARE(boxed.hole_box, whole.hole_box);
+            QCOMPARE(boxed.hole_pixels, whole.hole_pixels);
+            QCOMPARE(boxed.window, whole.window);
+            QCOMPARE(boxed.notes, whole.notes);
+        }
+    }
+
     void first_decision_is_the_definition() {
         const ImageRgba8 image = crop(photo("butterfly.jpg"), 150, 100, 61, 47);
         const Mask mask = ellipse_mask(61, 47, 30, 23, 9, 6);

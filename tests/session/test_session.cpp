@@ -679,6 +679,78 @@ class TestSession : public QObject {
         QCOMPARE(s.history().count(), 2);
     }
 
+    // A small stroke in a large picture: the tool reads the coverage once and prepares the fill
+    // over the stroke's box only; the fill still ends exactly as the engine's on the whole
+    // picture (photo: ops::inpaint's blended image; measurement: the sources moved and blended
+    // in the samples' values), its rectangle is the stroke's, and only that is in the edit.
+    void small_fill_in_a_large_picture_equals_the_engine() {
+        constexpr int w = 1200, h = 900;
+        const ImageRgba8 photo = test::scenario_photo(w, h);
+        const std::vector<std::pair<double, double>> points{{610, 430}, {640, 445}, {628, 460}};
+        const ops::BrushSettings brush{12, 0.6, false};
+        {
+            session::Session s(false);
+            s.open(clone(photo.view()));
+            s.select(session::ToolKind::RemoveObject);
+            s.remove_object().set_brush(brush);
+            stroke(*s.active_tool(), points);
+            const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+            Mask hole(w, h, 0);
+            PixelRect painted;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+                    if (coverage.at(x, y) != 0) painted.unite({x, y, x, y});
+                }
+            QVERIFY(painted.width() < 100 && painted.height() < 100);
+            const ops::InpaintResult expected =
+                ops::inpaint(photo.view(), hole, s.remove_object().fill_params(),
+                             ops::InpaintImplementation::Fast);
+            QVERIFY(s.remove_object().start_fill());
+            while (s.remove_object().fill_running()) s.remove_object().advance(64);
+            QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), expected.image.view()));
+            QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
+            QCOMPARE(s.history().count(), 2);
+            QVERIFY(s.undo());
+            QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), photo.view()));
+            QVERIFY(equal_pixels<std::uint8_t>(s.document().mask(MaskLayer::Fill).view(),
+                                               coverage.view()));
+        }
+        NativeImage field(w, h, {SampleType::F32, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                field.set_sample(x, y, 0, 280.0 + 6.0 * std::sin(x * 0.05 + y * 0.031) + 0.01 * y);
+        session::Session s(false);
+        s.open_measurement({field}, {1.0, 0.0, "K"});
+        s.select(session::ToolKind::RemoveObject);
+        s.remove_object().set_brush(brush);
+        stroke(*s.active_tool(), points);
+        const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
+        Mask taken(w, h, 0);  // what a fill takes: coverage >= 128 (the soft edge is not)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) taken.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+        const auto [lo, hi] = s.document().proxy_range();
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        // The oracle on the whole picture, as measurement_fill_moves_the_stored_samples has it.
+        const ops::InpaintParams params = s.remove_object().fill_params();
+        const ops::InpaintProblem problem =
+            ops::prepare_inpaint(ops::carving_proxy(field).image.view(), taken, params);
+        const Mask hole = problem.hole;
+        const auto filler = ops::make_deep_patchmatch_inpainter(
+            problem, ops::deep_carving_proxy(field, lo, hi).image,
+            ops::InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(64);
+        const ops::FillSources sources =
+            ops::patchmatch_sources(*ops::patchmatch_field(*filler), hole, params.patch / 2);
+        const NativeImage expected =
+            ops::blend_samples(ops::fill_from_sources(field, sources), hole, sources, {lo, hi});
+        QVERIFY(!(expected == field));
+        QVERIFY(s.document().samples() == expected);
+        QVERIFY(s.undo());
+        QVERIFY(s.document().samples() == field);
+    }
+
     void fill_with_lines_equals_the_engine() {
         // A dark bar across a noisy wall and a hole brushed over its middle: with the line
         // continuation on, the session's fill ends as ops::inpaint's with it (the stage joined

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace lacuna::ops {
@@ -46,50 +47,85 @@ void check_params(const ImageView<const Rgba8> image, const Mask& mask,
     }
 }
 
-/// 1 where a complete patch centred there avoids the hole and the never-sample area. Two sliding
-/// windows (along rows, then along columns over the rows' answers), each split over threads: the
-/// same answer as a per-patch scan, in O(pixels) and without an integral image.
-Mask valid_sources(const Mask& hole, const Mask* never_sample, const int radius) {
-    const int w = hole.width();
-    const int h = hole.height();
-    Mask valid(w, h, 0);
+/// 1 where a complete patch centred there avoids the hole and the never-sample area, written for
+/// the centres of `region` only (inside the image's interior: the patch lies in the image); other
+/// pixels of `valid` are left as they are. Two sliding windows (along rows, then along columns
+/// over the rows' answers), each split over threads: the same answer as a per-patch scan, in
+/// O(region) and without an integral image.
+void valid_sources_in(const Mask& hole, const Mask* never_sample, const int radius,
+                      const SearchRect& region, Mask& valid) {
+    const int rw = region.x1 - region.x0 + 1;
+    const int rh = region.y1 - region.y0 + 1;
+    if (rw <= 0 || rh <= 0) return;
     const int side = 2 * radius + 1;
-    if (w < side || h < side) return valid;
-    // near(x, y) = 1 when a forbidden pixel lies within `radius` of x in row y.
-    std::vector<std::uint8_t> near(static_cast<std::size_t>(w) * h, 1);
-    parallel_chunks(h, [&](const int y0, const int y1, int) {
-        for (int y = y0; y < y1; ++y) {
+    // near(i, x) = 1 when a forbidden pixel lies within `radius` of x in row region.y0 - radius +
+    // i.
+    const int near_rows = rh + 2 * radius;
+    std::vector<std::uint8_t> near(static_cast<std::size_t>(rw) * near_rows);
+    parallel_chunks(near_rows, [&](const int i0, const int i1, int) {
+        for (int i = i0; i < i1; ++i) {
+            const int y = region.y0 - radius + i;
             const std::uint8_t* holes = hole.row(y);
             const std::uint8_t* never = never_sample != nullptr ? never_sample->row(y) : nullptr;
             const auto forbidden = [&](const int x) {
                 return (holes[x] != 0 || (never != nullptr && never[x] != 0)) ? 1 : 0;
             };
-            std::uint8_t* out = near.data() + static_cast<std::size_t>(y) * w;
+            std::uint8_t* out = near.data() + static_cast<std::size_t>(i) * rw;
             int count = 0;
-            for (int x = 0; x < side; ++x) count += forbidden(x);
-            for (int x = radius; x + radius < w; ++x) {
-                out[x] = count > 0 ? 1 : 0;
-                if (x + radius + 1 < w) count += forbidden(x + radius + 1) - forbidden(x - radius);
+            for (int x = region.x0 - radius; x <= region.x0 + radius; ++x) count += forbidden(x);
+            for (int x = region.x0; x <= region.x1; ++x) {
+                out[x - region.x0] = count > 0 ? 1 : 0;
+                if (x < region.x1) count += forbidden(x + radius + 1) - forbidden(x - radius);
             }
         }
     });
-    parallel_chunks(w, [&](const int x0, const int x1, int) {
+    parallel_chunks(rw, [&](const int x0, const int x1, int) {
         std::vector<int> column(static_cast<std::size_t>(x1 - x0), 0);
-        const auto add_row = [&](const int y, const int sign) {
-            const std::uint8_t* in = near.data() + static_cast<std::size_t>(y) * w;
+        const auto add_row = [&](const int i, const int sign) {
+            const std::uint8_t* in = near.data() + static_cast<std::size_t>(i) * rw;
             for (int x = x0; x < x1; ++x) column[static_cast<std::size_t>(x - x0)] += sign * in[x];
         };
-        for (int y = 0; y < side; ++y) add_row(y, 1);
-        for (int y = radius; y + radius < h; ++y) {
-            std::uint8_t* out = valid.row(y);
-            for (int x = std::max(x0, radius); x < std::min(x1, w - radius); ++x)
+        for (int i = 0; i < side; ++i) add_row(i, 1);
+        for (int j = 0; j < rh; ++j) {
+            std::uint8_t* out = valid.row(region.y0 + j) + region.x0;
+            for (int x = x0; x < x1; ++x)
                 out[x] = column[static_cast<std::size_t>(x - x0)] == 0 ? 1 : 0;
-            if (y + radius + 1 < h) {
-                add_row(y + radius + 1, 1);
-                add_row(y - radius, -1);
+            if (j + 1 < rh) {
+                add_row(j + side, 1);
+                add_row(j, -1);
             }
         }
     });
+}
+
+SearchRect full_rect(const int width, const int height, const int radius) {
+    return {radius, radius, width - 1 - radius, height - 1 - radius};
+}
+
+/// The valid source centres of the whole image (see valid_sources_in). Without a never-sample
+/// mask only centres within `radius` of the hole's box can see a hole pixel: every other centre
+/// of the interior is valid, so the windows slide over that grown box alone and a small hole in
+/// a large image costs its box, not the image (the rest is one fill of ones).
+Mask valid_sources(const Mask& hole, const Mask* never_sample, const int radius,
+                   const SearchRect& hole_box) {
+    const int w = hole.width();
+    const int h = hole.height();
+    Mask valid(w, h, 0);
+    const int side = 2 * radius + 1;
+    if (w < side || h < side) return valid;
+    const SearchRect interior = full_rect(w, h, radius);
+    if (never_sample != nullptr) {
+        valid_sources_in(hole, never_sample, radius, interior, valid);
+        return valid;
+    }
+    parallel_chunks(h - 2 * radius, [&](const int begin, const int end, int) {
+        for (int y = radius + begin; y < radius + end; ++y)
+            std::memset(valid.row(y) + radius, 1, static_cast<std::size_t>(w - 2 * radius));
+    });
+    const SearchRect near_hole{
+        std::max(interior.x0, hole_box.x0 - radius), std::max(interior.y0, hole_box.y0 - radius),
+        std::min(interior.x1, hole_box.x1 + radius), std::min(interior.y1, hole_box.y1 + radius)};
+    valid_sources_in(hole, nullptr, radius, near_hole, valid);
     return valid;
 }
 
@@ -101,10 +137,6 @@ bool any_in(const Mask& valid, const SearchRect& rect) {
             if (row[x] != 0) return true;
     }
     return false;
-}
-
-SearchRect full_rect(const int width, const int height, const int radius) {
-    return {radius, radius, width - 1 - radius, height - 1 - radius};
 }
 
 SearchRect window_rect(const SearchRect& box, const int width, const int height, const int radius,
@@ -122,7 +154,15 @@ SearchRect window_rect(const SearchRect& box, const int width, const int height,
 
 InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& mask,
                                const InpaintParams& params) {
+    return prepare_inpaint(image, mask, params, PixelRect{0, 0, image.width - 1, image.height - 1});
+}
+
+InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& mask,
+                               const InpaintParams& params, const PixelRect& mask_box) {
     check_params(image, mask, params);
+    // Only the rows and columns the caller says the mask's pixels lie in are read (the hole
+    // Mask is zero elsewhere from its allocation).
+    const PixelRect scan = clip(mask_box, image.width, image.height);
     InpaintProblem problem;
     problem.image = clone(image);
     problem.radius = params.patch / 2;
@@ -137,25 +177,26 @@ InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& m
         SearchRect box;
     };
     std::vector<Part> parts(worker_count(), Part{0, {image.width, image.height, -1, -1}});
-    parallel_chunks(image.height, [&](const int y0, const int y1, const int worker) {
-        Part& part = parts[static_cast<std::size_t>(worker)];
-        for (int y = y0; y < y1; ++y) {
-            const std::uint8_t* in = mask.row(y);
-            std::uint8_t* out = problem.hole.row(y);
-            int first = -1, last = -1;
-            for (int x = 0; x < image.width; ++x) {
-                const std::uint8_t in_hole = in[x] != 0 ? 1 : 0;
-                out[x] = in_hole;
-                if (in_hole == 0) continue;
-                ++part.pixels;
-                if (first < 0) first = x;
-                last = x;
-            }
-            if (first < 0) continue;
-            part.box = {std::min(part.box.x0, first), std::min(part.box.y0, y),
-                        std::max(part.box.x1, last), std::max(part.box.y1, y)};
-        }
-    });
+    parallel_chunks(scan.empty() ? 0 : scan.height(),
+                    [&](const int y0, const int y1, const int worker) {
+                        Part& part = parts[static_cast<std::size_t>(worker)];
+                        for (int y = scan.y0 + y0; y < scan.y0 + y1; ++y) {
+                            const std::uint8_t* in = mask.row(y);
+                            std::uint8_t* out = problem.hole.row(y);
+                            int first = -1, last = -1;
+                            for (int x = scan.x0; x <= scan.x1; ++x) {
+                                const std::uint8_t in_hole = in[x] != 0 ? 1 : 0;
+                                out[x] = in_hole;
+                                if (in_hole == 0) continue;
+                                ++part.pixels;
+                                if (first < 0) first = x;
+                                last = x;
+                            }
+                            if (first < 0) continue;
+                            part.box = {std::min(part.box.x0, first), std::min(part.box.y0, y),
+                                        std::max(part.box.x1, last), std::max(part.box.y1, y)};
+                        }
+                    });
     SearchRect box{image.width, image.height, -1, -1};
     for (const Part& part : parts) {
         problem.hole_pixels += part.pixels;
@@ -167,7 +208,8 @@ InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& m
         problem.notes.emplace_back("the mask is empty: nothing to fill");
         return problem;
     }
-    problem.valid_source = valid_sources(problem.hole, params.never_sample, problem.radius);
+    problem.valid_source =
+        valid_sources(problem.hole, params.never_sample, problem.radius, problem.hole_box);
     const SearchRect full = full_rect(image.width, image.height, problem.radius);
     if (!any_in(problem.valid_source, full)) {
         std::string message = "the mask leaves no complete " + patch_text(params.patch);
@@ -267,7 +309,11 @@ namespace lacuna::ops {
 std::unique_ptr<Inpainter> make_inpainter(const ImageView<const Rgba8> image, const Mask& mask,
                                           const InpaintParams& params,
                                           const InpaintImplementation implementation) {
-    InpaintProblem problem = prepare_inpaint(image, mask, params);
+    return make_inpainter(prepare_inpaint(image, mask, params), params, implementation);
+}
+
+std::unique_ptr<Inpainter> make_inpainter(InpaintProblem problem, const InpaintParams& params,
+                                          const InpaintImplementation implementation) {
     if (params.method == InpaintMethod::PatchMatch) {
         // Lines first, on the host, so every backend fills the same smaller hole.
         if (params.lines) continue_lines(problem, params.never_sample, line_options(params));

@@ -113,6 +113,13 @@ struct InpaintProblem {
 /// (nothing to fill; a note says so).
 InpaintProblem prepare_inpaint(ImageView<const Rgba8> image, const Mask& mask,
                                const InpaintParams& params);
+/// The same problem, reading the mask only inside `mask_box`: the caller guarantees that every
+/// non-zero pixel of `mask` lies there (the editor knows its stroke's box). Without a
+/// never-sample mask the valid sources are then computed over the hole's box grown by the patch
+/// radius, so a small hole in a large image costs its box (plus the image-sized copies the
+/// problem holds: the image, the hole and the valid sources).
+InpaintProblem prepare_inpaint(ImageView<const Rgba8> image, const Mask& mask,
+                               const InpaintParams& params, const PixelRect& mask_box);
 
 /// The step API: the editor advances a few iterations per frame and shows image() growing.
 class Inpainter {
@@ -145,6 +152,11 @@ class Inpainter {
 
 std::unique_ptr<Inpainter> make_inpainter(ImageView<const Rgba8> image, const Mask& mask,
                                           const InpaintParams& params,
+                                          InpaintImplementation implementation);
+/// The same filler on a problem prepare_inpaint made with `params` (the editor prepares it over
+/// its stroke's box, and so prepares it once): the line continuation when params.lines, then
+/// the implementation's filler.
+std::unique_ptr<Inpainter> make_inpainter(InpaintProblem problem, const InpaintParams& params,
                                           InpaintImplementation implementation);
 
 /// The CUDA filler working in device memory (the editor's device document).
