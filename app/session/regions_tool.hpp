@@ -9,6 +9,11 @@
 // or corner drags it; on its path, band or inside it (a rectangle) moves the whole region.
 // Region edits have their own undo history: they never change the image, so they do not mark
 // the document unsaved (the list is saved to its own file).
+//
+// Profiles: on a device session the plane is built on the device from the document's device copy
+// and a drag re-profiles the moved region there with the CUDA kymograph (ops::CudaRegionProfiler,
+// on the tool's own stream), only the profile coming back; on the host path KymographSampler
+// samples a host plane. Both give the same bits.
 #pragma once
 
 #include "tool.hpp"
