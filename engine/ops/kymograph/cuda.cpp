@@ -64,6 +64,11 @@ struct CudaKymograph::Impl {
         upload(std::move(p));
     }
 
+    // The staging memory is not freed under a copy still reading it.
+    ~Impl() { staged.wait(); }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
     void upload(KymographPlan p) {
         static_assert(std::is_trivially_copyable_v<LineGeometry>);
         // Offsets rounded up to 16 bytes: cudaMalloc aligns the block to 256, so each array is
@@ -79,8 +84,12 @@ struct CudaKymograph::Impl {
         std::memcpy(host, p.segments.data(), segment_bytes);
         std::memcpy(host + a, p.segment_of.data(), n * sizeof(int));
         std::memcpy(host + b, p.index_of.data(), n * sizeof(int));
-        if (total > plan_bytes.capacity())
+        if (total > plan_bytes.capacity()) {
+            // Until the new block holds the plan there is none (a failed allocation leaves no
+            // plan that would launch on freed memory).
+            plan = KymographPlan{};
             plan_bytes.reserve(std::max(total, 2 * plan_bytes.capacity()));
+        }
         lacuna::detail::count_upload(total);
         cuda_check(cudaMemcpyAsync(plan_bytes.data(), host, total, cudaMemcpyHostToDevice, stream),
                    "host-to-device copy of a kymograph plan");
