@@ -20,6 +20,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/regions.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/render/egl_context.hpp>
 #include <lacuna/render/framebuffer.hpp>
@@ -43,9 +44,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Region drags (the Regions tool): a line with a 64-pixel band, a four-vertex polyline and a
-/// rectangle a fifth of the image high, each moved whole by the pointer. The profile is taken
-/// on the host (KymographSampler on a plane built once per pixels revision: the first press
-/// builds it), on either path: the region list has no device profile yet.
+/// rectangle a fifth of the image high, each moved whole by the pointer. On a device session the
+/// moved region's profile is taken on the device (CudaRegionProfiler: the CUDA kymograph on the
+/// document's plane, built there once per pixels revision by the first press), only the profile
+/// coming back; on the host path by KymographSampler on the host plane. On the device the rows
+/// `...: device` give the device time of one profile (plan up, kernel, values back; CUDA
+/// events), and a drag that fell back to the host is an error.
 template <class Bench, class Out>
 void time_region_drags(session::Session& s, Bench& bench, Out& out, const int w, const int h,
                        const int repeats) {
@@ -74,13 +78,35 @@ void time_region_drags(session::Session& s, Bench& bench, Out& out, const int w,
     } drags[] = {{"region drag: line (64 px band)", w * 0.45 + 0.5, h * 0.45 + 0.5},
                  {"region drag: polyline (4 vertices, 16 px)", w * 0.2 + 0.5, h * 0.65 + 0.5},
                  {"region drag: rectangle (0.4 w x 0.2 h)", w * 0.5, h * 0.2}};
+    const bool device = s.on_device();
+    int index = 0;
     for (const auto& d : drags) {
         regions.press({d.x, d.y});
+        const std::uint64_t on_device_before = regions.device_profiles();
         for (int i = 0; i < repeats; ++i)
             bench.time(out[d.label], [&] {
                 regions.move({d.x + 3.0 * ((i % 8) + 1), d.y + 2.0 * ((i % 8) + 1)});
             });
         regions.release({});
+        const std::uint64_t on_device = regions.device_profiles() - on_device_before;
+        if (device && on_device < static_cast<std::uint64_t>(repeats))
+            throw Error(ErrorCode::DeviceError,
+                        std::string(d.label) + ": only " + std::to_string(on_device) + " of " +
+                            std::to_string(repeats) + " profiles were taken on the device");
+        if (device) {
+            // The device part alone, on the document's device plane, for the region as dragged.
+            const OwnedStream stream;
+            ops::CudaRegionProfiler profiler(stream.get());
+            const session::Document& doc = s.document();
+            if (doc.measurement())
+                profiler.build_values(doc.device_samples(), doc.format(), doc.width(),
+                                      doc.calibration());
+            else
+                profiler.build_luminance(s.document().device_pixels());
+            const ops::ProfileRegion& r = regions.regions()[std::size_t(index)];
+            out[std::string(d.label) + ": device"].ms.push_back(profiler.time_profile(r, 20));
+        }
+        ++index;
     }
     regions.clear();
 }

@@ -75,9 +75,18 @@ void RegionsTool::document_opened() {
     drawing_ = false;
     names_used_ = colors_used_ = 0;
     cache_.clear();
-    plane_ = {};
+    profiles_key_ = ~0ull;
+    values_ = {};
+    luminance_ = {};
     plane_key_ = ~0ull;
+    device_plane_key_ = ~0ull;
     changed();
+}
+
+void RegionsTool::device_lost(bool) {
+    device_.reset();
+    device_stream_.reset();
+    device_plane_key_ = ~0ull;
 }
 
 void RegionsTool::select(const int index) {
@@ -301,14 +310,59 @@ void RegionsTool::build_plane() const {
     // The plane `lacuna histogram --regions` reads by default: the calibrated value of a
     // measurement, the luminance of a photo (HistogramSource's, so the numbers are the CLI's).
     // Built on the host once per pixels revision; drags then only sample it.
+    // A photo's luminance stays in the source's plane (only that one is built), not copied.
     const Document& d = session_.document();
     if (d.measurement()) {
-        plane_ = measurement_plane(d.samples(), d.calibration());
+        values_ = measurement_plane(d.samples(), d.calibration());
+        luminance_ = {};
     } else {
-        const ops::HistogramSource source(d.pixels().view());
-        plane_ = source.plane(ops::HistogramChannel::Luminance);
+        const ops::HistogramSource source(d.pixels().view(), {ops::HistogramChannel::Luminance});
+        luminance_ = source.plane(ops::HistogramChannel::Luminance);
+        values_ = {};
     }
     plane_key_ = plane_key();
+}
+
+bool RegionsTool::profile_on_device(const ProfileRegion& region, ops::RegionProfile& into) const {
+    return session_.guarded([&] {
+        Document& d = session_.document();
+        if (!device_) {
+            device_stream_ = std::make_unique<OwnedStream>();
+            device_ = std::make_unique<ops::CudaRegionProfiler>(device_stream_->get());
+        }
+        if (device_plane_key_ != plane_key()) {
+            // The same plane as the host path's, built on the device from the document's
+            // device copy (after the work enqueued on its stream): no host copy.
+            device_plane_key_ = ~0ull;
+            if (d.measurement())
+                device_->build_values(d.device_samples(), d.format(), d.width(), d.calibration());
+            else
+                device_->build_luminance(d.device_pixels());
+            device_plane_key_ = plane_key();
+        }
+        device_->profile(region, into);
+    });
+}
+
+void RegionsTool::take_profile(const ProfileRegion& region, Cached& c) const {
+    // The previous profile's vectors are refilled: a drag does not allocate them afresh.
+    ops::RegionProfile profile = c.profile ? std::move(*c.profile) : ops::RegionProfile{};
+    c.region = region;
+    c.profile.reset();
+    c.error.clear();
+    try {
+        if (session_.document().on_device() && profile_on_device(region, profile)) {
+            ++device_profiles_;
+            c.profile = std::move(profile);
+            return;
+        }
+        if (plane_key_ != plane_key() || (values_.empty() && luminance_.empty())) build_plane();
+        c.profile =
+            ops::profile_region(region, luminance_.empty() ? values_.view() : luminance_.view());
+    } catch (const Error& e) {
+        // A path that cannot be planned (a zero-length segment, too many positions).
+        c.error = e.what();
+    }
 }
 
 void RegionsTool::refresh() const {
@@ -316,9 +370,10 @@ void RegionsTool::refresh() const {
         cache_.clear();
         return;
     }
-    if (plane_key_ != plane_key() || plane_.empty()) {
-        build_plane();
+    if (profiles_key_ != plane_key()) {
+        // New pixels or a new calibration: every profile again.
         cache_.clear();
+        profiles_key_ = plane_key();
     }
     cache_.resize(regions_.size());
     for (std::size_t i = 0; i < regions_.size(); ++i) {
@@ -330,14 +385,7 @@ void RegionsTool::refresh() const {
             continue;
         }
         if (!c.profile && !c.error.empty() && c.region == regions_[i]) continue;
-        c.region = regions_[i];
-        c.profile.reset();
-        c.error.clear();
-        try {
-            c.profile = ops::profile_region(regions_[i], plane_.view());
-        } catch (const Error& e) {
-            c.error = e.what();
-        }
+        take_profile(regions_[i], c);
     }
 }
 

@@ -9,15 +9,22 @@
 // or corner drags it; on its path, band or inside it (a rectangle) moves the whole region.
 // Region edits have their own undo history: they never change the image, so they do not mark
 // the document unsaved (the list is saved to its own file).
+//
+// Profiles: on a device session the plane is built on the device from the document's device copy
+// and a drag re-profiles the moved region there with the CUDA kymograph (ops::CudaRegionProfiler,
+// on the tool's own stream), only the profile coming back; on the host path KymographSampler
+// samples a host plane. Both give the same bits.
 #pragma once
 
 #include "tool.hpp"
 
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/ops/regions.hpp>
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +51,8 @@ class RegionsTool final : public Tool {
     /// The profiles are taken again when next asked for (a fill's steps do not each rebuild
     /// the plane).
     void document_changed(DocumentChange) override { ++revision_; }
+    /// The device profiler goes; profiles are taken on the host from now on.
+    void device_lost(bool) override;
 
     // ---- the list ----
     [[nodiscard]] const std::vector<ops::ProfileRegion>& regions() const { return regions_; }
@@ -114,6 +123,8 @@ class RegionsTool final : public Tool {
     [[nodiscard]] std::string profiles_csv(const std::string& source) const;
     /// Counts changes of the list or its profiles (panels redraw when it moves).
     [[nodiscard]] std::uint64_t revision() const { return revision_; }
+    /// Profiles taken on the device so far (tests and the benchmark check the path taken).
+    [[nodiscard]] std::uint64_t device_profiles() const { return device_profiles_; }
 
   private:
     enum class Drag { None, Vertex, Corner, Whole, NewLine, NewRectangle };
@@ -131,6 +142,12 @@ class RegionsTool final : public Tool {
     void changed();
     /// Recomputes the profiles whose region or plane changed (none without regions).
     void refresh() const;
+    /// Profiles `region` into `c` (its memory reused): on the device when the document is
+    /// there, else (or after a device failure, which moves the session to the host with a
+    /// notice) on the host plane.
+    void take_profile(const ops::ProfileRegion& region, Cached& c) const;
+    /// The device path: false when the device failed (the session has left it).
+    bool profile_on_device(const ops::ProfileRegion& region, ops::RegionProfile& into) const;
     void build_plane() const;
     [[nodiscard]] std::uint64_t plane_key() const;
     [[nodiscard]] std::string free_name(ops::RegionShape shape);
@@ -166,8 +183,17 @@ class RegionsTool final : public Tool {
     std::size_t undo_index_ = 0;
     // Profiles, on one plane per pixels/calibration revision.
     // A cache, filled when profiles are asked for (hence mutable).
-    mutable ImageF32 plane_;
+    mutable std::uint64_t profiles_key_ = ~0ull;  // the plane the cached profiles were taken on
+    // The host path's plane: a measurement's values or a photo's luminance.
+    mutable ImageF32 values_;
+    mutable ops::FloatPlane luminance_;
     mutable std::uint64_t plane_key_ = ~0ull;
+    // The device path's plane and profiler, on a stream of the tool's own (a drag never waits
+    // behind the document's stream or a fill's); the stream is declared first, destroyed last.
+    mutable std::unique_ptr<OwnedStream> device_stream_;
+    mutable std::unique_ptr<ops::CudaRegionProfiler> device_;
+    mutable std::uint64_t device_plane_key_ = ~0ull;
+    mutable std::uint64_t device_profiles_ = 0;
     mutable std::vector<Cached> cache_;
     std::uint64_t revision_ = 1;
 };

@@ -2,11 +2,15 @@
 // bits, or NaN where the reference has NaN. Odd frame sizes (1 pixel wide or high among them),
 // NaN pixels, paths that leave the image, bands 1, 2 and 7 (and a wide one), both samplings, lines
 // and polylines; the whole-stack, per-frame and device-in/device-out entry points; a stream is
-// required.
+// required. Re-planning one kymograph (shorter, longer, another band) equals fresh ones; the
+// region profiler (the editor's device region drags) equals profile_region bit for bit and moves
+// only the plan up and the profile back.
 #include <lacuna/core/backend.hpp>
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/kymograph.hpp>
+#include <lacuna/ops/regions.hpp>
 
 #include <QtTest>
 
@@ -153,6 +157,102 @@ class TestKymographCuda : public QObject {
         bool refused = false;
         try {
             k.rows(frames.device_view(), 5, rows.device_view());  // 5 frames are not 6 × 61 rows
+        } catch (const Error& e) {
+            refused = e.code() == ErrorCode::InvalidArgument;
+        }
+        QVERIFY(refused);
+    }
+
+    void replanned_paths_equal_fresh_ones() {
+        // One kymograph re-planned through paths of growing and shrinking length, bands and
+        // samplings (its plan block grows, then is reused): each equals the reference.
+        const OwnedStream stream;
+        const std::vector<ImageF32> stack = random_stack(rng_, 131, 77, 3);
+        DeviceImage<float> frames(131, 77 * 3, stream.get());
+        ImageF32 tall(131, 77 * 3);
+        for (int t = 0; t < 3; ++t)
+            for (int y = 0; y < 77; ++y)
+                std::memcpy(tall.row(t * 77 + y), stack[static_cast<std::size_t>(t)].row(y),
+                            131 * sizeof(float));
+        frames.upload(tall.view());
+        KymographParams first;
+        first.path = {{2, 2}, {9, 4}};
+        CudaKymograph k(plan_kymograph(131, 77, first), stream.get());
+        const std::vector<std::vector<Point2>> paths = {
+            {{-10, 5}, {140, 70}},
+            {{3, 3}, {6, 7}},
+            {{0, 76}, {60.5, 0.25}, {130, 76}, {20, 40.75}},
+            {{50.25, 30.5}, {51.25, 30.5}},
+            {{-20, -20}, {150, 100}, {-20, 100}}};
+        int compared = 0;
+        for (const auto& path : paths)
+            for (const int band : {1, 4, 33})
+                for (const Sampling sampling : {Sampling::Bilinear, Sampling::Nearest}) {
+                    KymographParams p;
+                    p.path = path;
+                    p.band_width = band;
+                    p.sampling = sampling;
+                    const ImageF32 gold = reference(stack, p);
+                    k.replan(plan_kymograph(131, 77, p));
+                    QCOMPARE(k.plan().positions(), gold.width());
+                    DeviceImage<float> rows(gold.width(), 3, stream.get());
+                    k.rows(frames.device_view(), 3, rows.device_view());
+                    const ImageF32 got = rows.download();
+                    QVERIFY2(difference(gold, got).isEmpty(),
+                             qPrintable(
+                                 QString("path %1 band %2: ").arg(&path - paths.data()).arg(band) +
+                                 difference(gold, got)));
+                    ++compared;
+                }
+        QCOMPARE(compared, 30);
+    }
+
+    void region_profiler_equals_profile_region() {
+        // A plane with NaNs, regions of each shape partly off the plane: the device profile is
+        // profile_region's, bit for bit, and only the plan goes up and the values come back.
+        const OwnedStream stream;
+        const ImageF32 plane = std::move(random_stack(rng_, 203, 119, 1).front());
+        CudaRegionProfiler profiler(stream.get());
+        profiler.upload(plane.view());
+        QCOMPARE(profiler.width(), 203);
+        QCOMPARE(profiler.height(), 119);
+        std::vector<ProfileRegion> regions(4);
+        regions[0].points = {{-15.5, 10.25}, {150.75, 130.5}};
+        regions[0].width = 9;
+        regions[1].shape = RegionShape::Polyline;
+        regions[1].points = {{5, 5}, {100.5, 118.75}, {210, 60}, {40, -3.5}};
+        regions[1].width = 16;
+        regions[2].shape = RegionShape::Rectangle;
+        regions[2].x = 150;
+        regions[2].y = 90;
+        regions[2].width = 80;
+        regions[2].height = 45;
+        regions[3].points = {{20, 30}, {21, 30}};  // two positions
+        RegionProfile got;
+        for (int round = 0; round < 2; ++round)  // the second round refills grown buffers
+            for (const ProfileRegion& r : regions) {
+                const RegionProfile gold = profile_region(r, plane.view());
+                const TransferStats before = transfer_stats();
+                profiler.profile(r, got);
+                const TransferStats moved = transfer_stats() - before;
+                QCOMPARE(got.plan.positions(), gold.plan.positions());
+                QVERIFY(got.plan.distance == gold.plan.distance);
+                ImageF32 a(gold.plan.positions(), 1), b(gold.plan.positions(), 1);
+                std::memcpy(a.row(0), gold.values.data(), gold.values.size() * sizeof(float));
+                std::memcpy(b.row(0), got.values.data(), got.values.size() * sizeof(float));
+                QVERIFY2(difference(a, b).isEmpty(), qPrintable(difference(a, b)));
+                QCOMPARE(moved.download_bytes, std::uint64_t(gold.values.size() * sizeof(float)));
+                QVERIFY(moved.upload_bytes <= gold.plan.segments.size() * sizeof(LineGeometry) +
+                                                  gold.values.size() * 2 * sizeof(int) + 32);
+            }
+        QVERIFY(profiler.time_profile(regions[1], 3) > 0);
+        // A path that cannot be planned is refused as on the host.
+        ProfileRegion bad;
+        bad.points = {{4, 4}, {4, 4}};
+        QVERIFY_THROWS_EXCEPTION(Error, profiler.profile(bad, got));
+        bool refused = false;
+        try {
+            CudaRegionProfiler none(nullptr);  // check-device-streams: allow
         } catch (const Error& e) {
             refused = e.code() == ErrorCode::InvalidArgument;
         }

@@ -1,4 +1,5 @@
-// The CUDA kymograph, host side: the plan goes to the device once; frames are uploaded into one
+// The CUDA kymograph, host side: the plan goes to the device in one asynchronous copy (again at
+// each replan, into the same grow-only block); frames are uploaded into one
 // pitched plane (a chunk of frames stacked top to bottom, grow-only), one launch samples the
 // chunk, the rows come back in one copy. Every copy and launch runs on the caller's stream.
 #include <lacuna/core/device_buffer.hpp>
@@ -9,11 +10,13 @@
 
 #include "check.hpp"
 #include "cuda_check.hpp"
+#include "pinned_buffer.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <string>
 
@@ -41,26 +44,59 @@ void check_frame(const KymographPlan& plan, const int width, const int height) {
 struct CudaKymograph::Impl {
     KymographPlan plan;
     DeviceStream stream = nullptr;
-    DeviceBuffer<std::uint8_t> segments;  // LineGeometry values (trivially copyable), as bytes
-    DeviceBuffer<int> segment_of, index_of;
+    // The plan on the device, one block: the segments (LineGeometry values, trivially
+    // copyable), then each position's segment and index. Grow-only, filled from a page-locked
+    // staging copy in one asynchronous upload: a region dragged in the editor re-plans at every
+    // move without allocating or waiting.
+    DeviceBuffer<std::uint8_t> plan_bytes;
+    lacuna::detail::PinnedBuffer<std::uint8_t> staging;
+    lacuna::detail::OrderingEvent staged;  // the last upload from `staging`
+    std::size_t segment_of_offset = 0, index_of_offset = 0;
     DeviceImage<float> frames;  // a chunk of frames, top to bottom
     DeviceImage<float> rows;    // positions × frames of the chunk
 
-    Impl(KymographPlan p, const DeviceStream s) : plan(std::move(p)), stream(s) {
+    Impl(KymographPlan p, const DeviceStream s) : stream(s) {
         if (stream == nullptr)
             throw Error(ErrorCode::InvalidArgument,
                         "the CUDA kymograph needs a stream (not the legacy default stream)");
-        static_assert(std::is_trivially_copyable_v<LineGeometry>);
-        const std::size_t bytes = plan.segments.size() * sizeof(LineGeometry);
-        segments.reserve(bytes);
-        segments.upload(reinterpret_cast<const std::uint8_t*>(plan.segments.data()), bytes, stream);
-        const auto n = static_cast<std::size_t>(plan.positions());
-        segment_of.reserve(n);
-        segment_of.upload(plan.segment_of.data(), n, stream);
-        index_of.reserve(n);
-        index_of.upload(plan.index_of.data(), n, stream);
         frames.set_stream(stream);
         rows.set_stream(stream);
+        upload(std::move(p));
+    }
+
+    // The staging memory is not freed under a copy still reading it.
+    ~Impl() { staged.wait(); }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
+    void upload(KymographPlan p) {
+        static_assert(std::is_trivially_copyable_v<LineGeometry>);
+        // Offsets rounded up to 16 bytes: cudaMalloc aligns the block to 256, so each array is
+        // aligned for its type in place.
+        const auto align = [](const std::size_t n) { return (n + 15) / 16 * 16; };
+        const std::size_t n = static_cast<std::size_t>(p.positions());
+        const std::size_t segment_bytes = p.segments.size() * sizeof(LineGeometry);
+        const std::size_t a = align(segment_bytes);
+        const std::size_t b = align(a + n * sizeof(int));
+        const std::size_t total = b + n * sizeof(int);
+        staged.wait();  // the previous upload has left the staging memory
+        std::uint8_t* const host = staging.reserve(total);
+        std::memcpy(host, p.segments.data(), segment_bytes);
+        std::memcpy(host + a, p.segment_of.data(), n * sizeof(int));
+        std::memcpy(host + b, p.index_of.data(), n * sizeof(int));
+        if (total > plan_bytes.capacity()) {
+            // Until the new block holds the plan there is none (a failed allocation leaves no
+            // plan that would launch on freed memory).
+            plan = KymographPlan{};
+            plan_bytes.reserve(std::max(total, 2 * plan_bytes.capacity()));
+        }
+        lacuna::detail::count_upload(total);
+        cuda_check(cudaMemcpyAsync(plan_bytes.data(), host, total, cudaMemcpyHostToDevice, stream),
+                   "host-to-device copy of a kymograph plan");
+        staged.record(stream);
+        segment_of_offset = a;
+        index_of_offset = b;
+        plan = std::move(p);
     }
 
     void launch(const ImageView<const float> stack, const int count, const ImageView<float> out) {
@@ -69,10 +105,10 @@ struct CudaKymograph::Impl {
         a.width = plan.width;
         a.height = plan.height;
         a.frames = count;
-        // cudaMalloc aligns to 256 bytes: the bytes are LineGeometry values in place.
-        a.segments = reinterpret_cast<const LineGeometry*>(segments.data());
-        a.segment_of = segment_of.data();
-        a.index_of = index_of.data();
+        const std::uint8_t* const bytes = plan_bytes.data();
+        a.segments = reinterpret_cast<const LineGeometry*>(bytes);
+        a.segment_of = reinterpret_cast<const int*>(bytes + segment_of_offset);
+        a.index_of = reinterpret_cast<const int*>(bytes + index_of_offset);
         a.positions = plan.positions();
         a.band = plan.band();
         a.sampling = plan.sampling;
@@ -114,6 +150,10 @@ CudaKymograph::~CudaKymograph() = default;
 
 const KymographPlan& CudaKymograph::plan() const {
     return impl_->plan;
+}
+
+void CudaKymograph::replan(KymographPlan plan) {
+    impl_->upload(std::move(plan));
 }
 
 void CudaKymograph::rows(const ImageView<const float> stack, const int count,

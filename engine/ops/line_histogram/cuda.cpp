@@ -8,6 +8,7 @@
 #include <lacuna/ops/line_histogram.hpp>
 
 #include "cuda_check.hpp"
+#include "pinned_buffer.hpp"
 
 #include <cuda_runtime.h>
 
@@ -17,44 +18,11 @@
 
 namespace lacuna::ops {
 
-using detail::checked_allocation;
 using detail::cuda_check;
 using detail::cuda_check_launch;
+using detail::PinnedBuffer;
 
 namespace {
-
-/// Page-locked host memory (grow-only): results come back in one asynchronous copy each and one
-/// wait, at the bus's speed rather than through the driver's pageable staging.
-template <class T>
-class PinnedBuffer {
-  public:
-    PinnedBuffer() = default;
-    ~PinnedBuffer() {
-        if (data_ != nullptr) cudaFreeHost(data_);
-    }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    T* reserve(std::size_t count) {
-        if (count > capacity_) {
-            count = std::max(count, 2 * capacity_);  // a growing line reallocates rarely
-            if (data_ != nullptr) cudaFreeHost(std::exchange(data_, nullptr));
-            capacity_ = 0;
-            void* memory = nullptr;
-            cuda_check(
-                checked_allocation([&] { return cudaMallocHost(&memory, count * sizeof(T)); }),
-                "allocating pinned memory");
-            data_ = static_cast<T*>(memory);
-            capacity_ = count;
-        }
-        return data_;
-    }
-
-    [[nodiscard]] const T* data() const { return data_; }
-
-  private:
-    T* data_ = nullptr;
-    std::size_t capacity_ = 0;
-};
 
 /// Grow-only with doubling: a line dragged longer and longer would otherwise reallocate (and
 /// synchronise the device in cudaFree) at every step.

@@ -111,6 +111,11 @@ class CudaKymograph {
     CudaKymograph(const CudaKymograph&) = delete;
     CudaKymograph& operator=(const CudaKymograph&) = delete;
     [[nodiscard]] const KymographPlan& plan() const;
+    /// Another path on frames of the same or another size (the editor's region drags): the
+    /// plan replaces the old one in the same device memory (grow-only: no allocation once it
+    /// is large enough), uploaded asynchronously on the stream from page-locked memory; later
+    /// calls sample along it. Nothing waits except for the previous plan's upload to finish.
+    void replan(KymographPlan plan);
 
     /// Device in, device out, enqueued on the stream; nothing waits. `stack` holds `count`
     /// frames of the plan's size top to bottom (count × plan height rows of one pitch); `out`

@@ -8,6 +8,7 @@
 #include <lacuna/core/image.hpp>
 #include <lacuna/ops/kymograph.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,47 @@ struct RegionProfile {
 /// segment, too many positions).
 [[nodiscard]] RegionProfile profile_region(const ProfileRegion& region,
                                            ImageView<const float> plane);
+
+/// Region profiles on the device, for the editor's drags: the plane profile_region reads (a
+/// photo's Rec. 709 luminance, a measurement's calibrated values) is built on the device from the
+/// document's device copy, no host copy; each profile plans on the host (plan_kymograph, as
+/// profile_region), uploads the plan (a few KB), samples with the CUDA kymograph's kernel and
+/// copies back only the values, through page-locked memory. Every copy and launch runs on the
+/// caller's stream; buffers grow only, so a drag allocates nothing once they are large enough.
+/// The values equal profile_region's on the same plane bit for bit.
+class CudaRegionProfiler {
+  public:
+    /// Throws Error(CudaUnavailable) in a build without CUDA, InvalidArgument for a null stream.
+    explicit CudaRegionProfiler(DeviceStream stream);
+    ~CudaRegionProfiler();
+    CudaRegionProfiler(const CudaRegionProfiler&) = delete;
+    CudaRegionProfiler& operator=(const CudaRegionProfiler&) = delete;
+
+    /// The plane of a photo: Rec. 709 luminance (HistogramSource's luminance plane), computed
+    /// on the photo's stream after the work already enqueued there, which is waited for.
+    void build_luminance(const DeviceImage<Rgba8>& photo);
+    /// The plane of a measurement: measurement_plane(samples, calibration) computed from the
+    /// stored sample rows on the device (`format`, `width` pixels a row), on the rows' stream
+    /// after the work enqueued there, which is waited for.
+    void build_values(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
+                      const Calibration& calibration);
+    /// A host plane uploaded (tests, benchmarks).
+    void upload(ImageView<const float> plane);
+    [[nodiscard]] int width() const;
+    [[nodiscard]] int height() const;
+
+    /// profile_region(region, plane) on the device into `into` (its vectors' memory reused).
+    /// Throws what profile_region throws for a path that cannot be planned; device errors as
+    /// lacuna::Error. Waits for the stream.
+    void profile(const ProfileRegion& region, RegionProfile& into);
+    /// Device time of one profile (plan upload, kernel, values back), the median of `repeats`
+    /// runs after a warm-up, in milliseconds (CUDA events on the stream).
+    [[nodiscard]] double time_profile(const ProfileRegion& region, int repeats);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 /// Every region's profile as one CSV: `header` ('#' lines, each ending in '\n') then
 /// region,type,position,x,y,distance,value; values with 9 significant digits (floats read
