@@ -110,10 +110,10 @@ struct CudaLineHistogrammer::Impl {
         counters.reserve(2);
     }
 
-    Impl(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
-         const Calibration& calibration)
-        : shape(HistogramSource::photo_shape(width, rows.height())) {
-        build(rows, format, width, calibration);
+    Impl(const ImageView<const std::uint8_t> rows, const DeviceStream rows_stream,
+         const PixelFormat format, const int width, const Calibration& calibration)
+        : shape(HistogramSource::photo_shape(width, rows.height)) {
+        build(rows, rows_stream, format, width, calibration);
         counters.reserve(2);
     }
 
@@ -121,35 +121,44 @@ struct CudaLineHistogrammer::Impl {
 
     void build(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
                const Calibration& calibration) {
-        if (rows.width() != static_cast<int>(format.bytes_per_pixel()) * width)
+        build(rows.device_view(), rows.stream(), format, width, calibration);
+    }
+
+    // `rows`: device memory read on `rows_stream` (the owner's stream, or the caller's for
+    // memory the histogrammer does not own).
+    void build(const ImageView<const std::uint8_t> rows, const DeviceStream rows_stream,
+               const PixelFormat format, const int width, const Calibration& calibration) {
+        if (rows_stream == nullptr)
+            throw Error(ErrorCode::InvalidArgument, "device rows need a stream to be read on");
+        if (rows.width != static_cast<int>(format.bytes_per_pixel()) * width)
             throw Error(ErrorCode::InvalidArgument, "sample rows do not match their format");
         uploaded = {HistogramChannel::Value};
         planes.resize(1);
         planes[0].set_stream(stream.get());
-        planes[0].resize(width, rows.height());
+        planes[0].resize(width, rows.height);
         const kernels::RawSamples raw{
-            rows.device_view().data,         rows.pitch(),   width, rows.height(),
-            static_cast<int>(format.sample), format.channels};
+            rows.data,      rows.pitch, width, rows.height, static_cast<int>(format.sample),
+            format.channels};
         cuda_check_launch(
             kernels::launch_measurement_plane(raw, calibration.slope, calibration.intercept,
-                                              planes[0].device_view(), rows.stream()),
+                                              planes[0].device_view(), rows_stream),
             "measurement plane kernel");
-        const long long pixels = static_cast<long long>(width) * rows.height();
+        const long long pixels = static_cast<long long>(width) * rows.height;
         const int blocks = static_cast<int>(std::min<long long>(1024, (pixels + 255) / 256));
         block_lo.reserve(static_cast<std::size_t>(blocks));
         block_hi.reserve(static_cast<std::size_t>(blocks));
         const DeviceImage<float>& plane = planes[0];
         cuda_check_launch(kernels::launch_finite_min_max(plane.device_view(), block_lo.data(),
-                                                         block_hi.data(), blocks, rows.stream()),
+                                                         block_hi.data(), blocks, rows_stream),
                           "min-max kernel");
         std::vector<float> lo(static_cast<std::size_t>(blocks)), hi(lo.size());
-        block_lo.download(lo.data(), lo.size(), rows.stream());
-        block_hi.download(hi.data(), hi.size(), rows.stream());
+        block_lo.download(lo.data(), lo.size(), rows_stream);
+        block_hi.download(hi.data(), hi.size(), rows_stream);
         const float min = *std::min_element(lo.begin(), lo.end());
         const float max = *std::max_element(hi.begin(), hi.end());
         // No finite value at all: the host source's {0, 1}.
         shape = HistogramSource::measurement_shape(
-            width, rows.height(), min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
+            width, rows.height, min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
     }
 
     void build(const DeviceImage<Rgba8>& image) {
@@ -257,7 +266,13 @@ void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<std::uint8_t>& rows,
                                            const PixelFormat format, const int width,
                                            const Calibration& calibration)
-    : impl_(std::make_unique<Impl>(rows, format, width, calibration)) {}
+    : impl_(std::make_unique<Impl>(rows.device_view(), rows.stream(), format, width, calibration)) {
+}
+
+CudaLineHistogrammer::CudaLineHistogrammer(const ImageView<const std::uint8_t> device_rows,
+                                           const DeviceStream stream, const PixelFormat format,
+                                           const int width, const Calibration& calibration)
+    : impl_(std::make_unique<Impl>(device_rows, stream, format, width, calibration)) {}
 
 void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>& rows, const PixelFormat format,
                                    const int width, const Calibration& calibration) {

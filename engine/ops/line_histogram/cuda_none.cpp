@@ -23,6 +23,10 @@ void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>&, PixelFormat
                                    const Calibration&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+CudaLineHistogrammer::CudaLineHistogrammer(ImageView<const std::uint8_t>, DeviceStream, PixelFormat,
+                                           int, const Calibration&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 std::pair<float, float> CudaLineHistogrammer::natural_range() const {
     return {0.0f, 1.0f};
 }

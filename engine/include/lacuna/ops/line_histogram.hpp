@@ -254,6 +254,11 @@ class CudaLineHistogrammer {
                          const Calibration& calibration);
     void rebuild(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
                  const Calibration& calibration);
+    /// The same from device rows someone else owns (a DLPack array from Python: a CuPy or
+    /// PyTorch tensor), read where they are on `stream` (not nullptr), which must already be
+    /// ordered after whatever wrote them. `rows.width` is in bytes (format's bytes × width).
+    CudaLineHistogrammer(ImageView<const std::uint8_t> device_rows, DeviceStream stream,
+                         PixelFormat format, int width, const Calibration& calibration);
     /// The finite min–max the device found (the measurement plane's natural range).
     [[nodiscard]] std::pair<float, float> natural_range() const;
     ~CudaLineHistogrammer();
