@@ -161,10 +161,10 @@ def assert_same_line_histograms(a, b):
     assert a["samples_outside"] == b["samples_outside"]
     for name, channel in b["channels"].items():
         got = a["channels"][name]
-        for key in ("counts", "samples", "min", "max"):
+        for key in ("counts", "samples", "min", "max", "median"):
             assert np.array_equal(got[key], channel[key], equal_nan=True), key
-        for key in ("mean", "median"):
-            np.testing.assert_allclose(got[key], channel[key], rtol=1e-6, equal_nan=True)
+        # The device sums the mean as a tree: within one float ulp (tests/cuda says the same).
+        np.testing.assert_allclose(got["mean"], channel["mean"], rtol=2.5e-7, equal_nan=True)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
