@@ -323,14 +323,43 @@ DeviceRows device_rows(const python::ImportedTensor& t, const char* what) {
             w};
 }
 
-/// The engine's histogrammer over the tensor's memory, on the caller's stream (the rows are
-/// read once into the histogrammer's plane on the device, never through the host).
+/// An H x W x 4 uint8 device tensor (RGBA, as the editor's documents) whose pixels are packed
+/// and rows contiguous: the engine's photo view of it. None for other shapes.
+std::optional<ImageView<const Rgba8>> device_photo(const python::ImportedTensor& t) {
+    if (t.ndim() != 3 || t.sample_type() != SampleType::U8 || t.shape(2) != 4) return std::nullopt;
+    const std::vector<std::int64_t> st = t.strides();
+    const std::int64_t h = t.shape(0), w = t.shape(1);
+    if (h < 1 || w < 1) throw py::value_error("the image is empty");
+    const std::int64_t pitch = h > 1 ? st[0] : 4 * w;
+    if (st[2] != 1 || (w > 1 && st[1] != 4) || pitch < 4 * w || pitch % 4 != 0 ||
+        reinterpret_cast<std::uintptr_t>(t.data()) % alignof(Rgba8) != 0)
+        throw py::value_error(
+            "a photo on the device must have packed RGBA pixels in contiguous rows (read in "
+            "place, not copied): pass tensor.contiguous() or cupy.ascontiguousarray(a)");
+    return ImageView<const Rgba8>{static_cast<const Rgba8*>(t.data()), static_cast<int>(w),
+                                  static_cast<int>(h), static_cast<std::size_t>(pitch)};
+}
+
+/// The engine's histogrammer over the tensor's memory, on the caller's stream (the pixels are
+/// read once into the histogrammer's planes on the device, never through the host).
 template <class Run>
 auto on_device_histogrammer(const Imported& in, const char* what, Run run) {
-    const DeviceRows rows = device_rows(*in.tensor, what);
+    const auto photo = device_photo(*in.tensor);
+    if (!photo && in.tensor->ndim() == 3)
+        throw py::value_error(std::string(what) +
+                              " on the device must be 2-D values or an H x W x 4 uint8 (RGBA) "
+                              "photo, not a " +
+                              std::to_string(in.tensor->ndim()) + "-D " + in.tensor->dtype_name() +
+                              " array of " + std::to_string(in.tensor->shape(2)) + " channels");
+    const std::optional<DeviceRows> rows =
+        photo ? std::nullopt : std::optional(device_rows(*in.tensor, what));
     const python::DeviceScope scope(in.tensor->device_id());
     py::gil_scoped_release release;
-    ops::CudaLineHistogrammer histogrammer(rows.bytes, in.stream.stream, rows.format, rows.width,
+    if (photo) {
+        ops::CudaLineHistogrammer histogrammer(*photo, in.stream.stream);
+        return run(histogrammer);
+    }
+    ops::CudaLineHistogrammer histogrammer(rows->bytes, in.stream.stream, rows->format, rows->width,
                                            Calibration{});
     return run(histogrammer);
 }
@@ -378,7 +407,8 @@ py::dict line_histogram(const py::object& image, const std::pair<double, double>
     p.to = {end.first, end.second};
     p.band_width = band;
     if (in.on_device()) {
-        set_histogram_params(p, true, bins, range, channel, sampling);
+        const bool measurement = !device_photo(*in.device.tensor);
+        set_histogram_params(p, measurement, bins, range, channel, sampling);
         return line_result(on_device_histogrammer(
             in.device, "the image", [&](ops::CudaLineHistogrammer& h) { return h.line(p); }));
     }
@@ -400,7 +430,8 @@ py::dict direction_histogram(const py::object& image, const double angle, const 
     p.angle_degrees = angle;
     ops::DirectionHistogram h;
     if (in.on_device()) {
-        set_histogram_params(p, true, bins, range, channel, sampling);
+        const bool measurement = !device_photo(*in.device.tensor);
+        set_histogram_params(p, measurement, bins, range, channel, sampling);
         h = on_device_histogrammer(in.device, "the image",
                                    [&](ops::CudaLineHistogrammer& d) { return d.direction(p); });
     } else {

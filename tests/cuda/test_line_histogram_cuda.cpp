@@ -284,6 +284,16 @@ class TestLineHistogramCuda : public QObject {
             compared += more;
         }
         QVERIFY2(compared >= 35, qPrintable(QString::number(compared)));
+        // A photo the histogrammer does not own (the Python module's DLPack arrays), as a view
+        // read on the caller's stream: the same results, nothing through the host.
+        const OwnedStream caller;
+        const DeviceImage<Rgba8> foreign(image.view(), caller.get());
+        before = transfer_stats();
+        CudaLineHistogrammer borrowed(foreign.device_view(), caller.get());
+        QVERIFY(transfer_stats() - before == TransferStats{});
+        QVERIFY(compare_device_built(image, borrowed, "device view") > 0);
+        // check-device-streams: allow
+        QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer(foreign.device_view(), nullptr));
     }
 
     void measurement_histogrammer_rebuilt_from_a_photo() {

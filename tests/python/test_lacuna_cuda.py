@@ -186,6 +186,24 @@ def test_histograms_on_the_device_equal_the_cpu(backend, dtype):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_photo_histograms_on_the_device_equal_the_cpu(backend):
+    rng = np.random.default_rng(12)
+    photo = rng.integers(0, 256, (70, 110, 4), dtype=np.uint8)
+    device = to_device(backend, photo)
+    for channel in (None, "rgb", "r"):
+        assert_same_line_histograms(
+            lacuna.line_histogram(device, (2, 3), (100, 60.5), band=3, channel=channel),
+            lacuna.line_histogram(photo, (2, 3), (100, 60.5), band=3, channel=channel))
+    got = lacuna.direction_histogram(device, 45, channel="rgb")["channels"]
+    expected = lacuna.direction_histogram(photo, 45, channel="rgb")["channels"]
+    assert sorted(got) == sorted(expected) == ["b", "g", "r"]
+    for name in expected:
+        assert np.array_equal(got[name], expected[name])
+    with pytest.raises(ValueError, match="RGBA"):  # RGB (3 channels) has no device path
+        lacuna.line_histogram(to_device(backend, photo[..., :3].copy()), (2, 3), (100, 60))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_device_refusals(backend):
     host = cube()
     device = to_device(backend, host)

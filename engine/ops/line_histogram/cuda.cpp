@@ -104,9 +104,9 @@ struct CudaLineHistogrammer::Impl {
         counters.reserve(2);
     }
 
-    explicit Impl(const DeviceImage<Rgba8>& image)
-        : shape(HistogramSource::photo_shape(image.width(), image.height())) {
-        build(image);
+    Impl(const ImageView<const Rgba8> image, const DeviceStream image_stream)
+        : shape(HistogramSource::photo_shape(image.width, image.height)) {
+        build(image, image_stream);
         counters.reserve(2);
     }
 
@@ -161,23 +161,28 @@ struct CudaLineHistogrammer::Impl {
             width, rows.height, min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
     }
 
-    void build(const DeviceImage<Rgba8>& image) {
-        HistogramSource next = HistogramSource::photo_shape(image.width(), image.height());
+    void build(const DeviceImage<Rgba8>& image) { build(image.device_view(), image.stream()); }
+
+    // `image`: device memory read on `image_stream` (the document's, or the caller's for memory
+    // the histogrammer does not own).
+    void build(const ImageView<const Rgba8> image, const DeviceStream image_stream) {
+        if (image_stream == nullptr)
+            throw Error(ErrorCode::InvalidArgument, "a device photo needs a stream to be read on");
+        HistogramSource next = HistogramSource::photo_shape(image.width, image.height);
         uploaded = {HistogramChannel::Luminance, HistogramChannel::Red, HistogramChannel::Green,
                     HistogramChannel::Blue};
         planes.resize(uploaded.size());
         for (DeviceImage<float>& plane : planes) {
             plane.set_stream(stream.get());
-            plane.resize(image.width(), image.height());
+            plane.resize(image.width, image.height);
         }
         const kernels::PhotoPlanes out{planes[0].device_view(), planes[1].device_view(),
                                        planes[2].device_view(), planes[3].device_view()};
         // On the photo's stream, after whatever last wrote it; the histogram kernels run on the
         // histogrammer's stream, which the photo's does not order, hence the wait.
-        cuda_check_launch(
-            kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
-            "histogram planes kernel");
-        image.synchronize();
+        cuda_check_launch(kernels::launch_histogram_planes(image, out, image_stream),
+                          "histogram planes kernel");
+        cuda_check(cudaStreamSynchronize(image_stream), "histogram planes");
         shape = std::move(next);
     }
 
@@ -257,7 +262,11 @@ CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource& source)
     : impl_(std::make_unique<Impl>(source)) {}
 
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>& image)
-    : impl_(std::make_unique<Impl>(image)) {}
+    : impl_(std::make_unique<Impl>(image.device_view(), image.stream())) {}
+
+CudaLineHistogrammer::CudaLineHistogrammer(const ImageView<const Rgba8> device_photo,
+                                           const DeviceStream stream)
+    : impl_(std::make_unique<Impl>(device_photo, stream)) {}
 
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
     impl_->build(image);

@@ -12,6 +12,9 @@ CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource&) {
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+CudaLineHistogrammer::CudaLineHistogrammer(ImageView<const Rgba8>, DeviceStream) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
