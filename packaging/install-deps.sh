@@ -31,6 +31,7 @@ packages=(
   opencv-doc                                # its sample photos: the object cases of `lacuna bench inpaint`
   gmic                                      # G'MIC: the fill's peers in `lacuna bench inpaint`
   pybind11-dev python3-dev python3-numpy    # `import lacuna`: the Python module on numpy arrays
+  libdlpack-dev                             # its DLPack structs (numpy, CuPy, PyTorch arrays; device arrays)
   python3-pytest                            # its tests, against the CLI
 )
 missing=()

@@ -1,7 +1,12 @@
 // `import lacuna`: the engine for numpy users. Reading an image with its calibration, line and
 // direction histograms, kymographs, retargeting and inpainting, all on numpy arrays. The same
 // engine functions the CLI calls, with the CLI's defaults, so a script and `lacuna ...` give the
-// same numbers (tests/python compares them). CPU only: no DLPack or device arrays yet.
+// same numbers (tests/python compares them). Arrays come as numpy arrays or through DLPack
+// (`__dlpack__`: numpy, CuPy, PyTorch); in a CUDA build, kymograph and the line and direction
+// histograms read CUDA device arrays where they are, and kymograph returns a device array.
+#include "dlpack_interop.hpp"
+
+#include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
@@ -22,26 +27,97 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace py = pybind11;
 using namespace lacuna;
+using python::DeviceArray;
+using python::DeviceResult;
+using python::Imported;
 
 namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 using ByteArray = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
 
-// ---- numpy ↔ engine images ----
+// ---- arguments: numpy, DLPack on the CPU, DLPack on a CUDA device ----
 
-ImageView<const float> float_view(const FloatArray& a, const char* what) {
+/// An array argument: on the host (a numpy array, or a numpy view of a CPU DLPack tensor, no
+/// copy), or a CUDA tensor with the stream it is read on.
+struct Input {
+    py::array host;
+    Imported device;
+    [[nodiscard]] bool on_device() const { return device.tensor != nullptr; }
+};
+
+Input take_input(const py::object& object, const std::optional<std::intptr_t>& stream,
+                 const char* what) {
+    if (py::isinstance<py::array>(object)) return {py::reinterpret_borrow<py::array>(object), {}};
+    if (python::is_dlpack(object)) {
+        Imported imported = python::import_dlpack(object, stream, what);
+        if (!imported.tensor->on_cuda()) return {python::numpy_view(imported.tensor, what), {}};
+        return {py::array(), std::move(imported)};
+    }
+    // Lists and other sequences as numpy would read them; not arbitrary objects.
+    py::array converted = py::array::ensure(object);
+    if (!converted || converted.dtype().kind() == 'O')
+        throw py::type_error(std::string(what) +
+                             " must be a numpy array or an array with __dlpack__ (CuPy, PyTorch)");
+    return {std::move(converted), {}};
+}
+
+/// For the functions that run on the host only (retarget, inpaint, their masks).
+py::array host_input(const py::object& object, const char* what, const char* function) {
+    Input in = take_input(object, std::nullopt, what);
+    if (in.on_device())
+        throw py::value_error(std::string(function) + " takes host arrays (" + what +
+                              " is on the CUDA device): copy it with tensor.cpu() or "
+                              "cupy.asnumpy(); on the device lacuna runs kymograph, "
+                              "line_histogram and direction_histogram");
+    return std::move(in.host);
+}
+
+/// Rows of float32 values: the array's own memory where its rows are contiguous and aligned
+/// (any row stride: a crop of a larger image is read in place), else a compact float32 copy
+/// (other dtypes, a column stride).
+struct FloatRows {
+    py::array keep;
+    const float* data = nullptr;
+    int width = 0;
+    int height = 0;
+    std::size_t pitch = 0;
+    [[nodiscard]] ImageView<const float> view() const { return {data, width, height, pitch}; }
+};
+
+bool float_rows_in_place(const py::array& a) {
+    if (!py::isinstance<py::array_t<float>>(a)) return false;
+    const auto aligned = [](const py::ssize_t stride) {
+        return stride >= 0 && stride % static_cast<py::ssize_t>(sizeof(float)) == 0;
+    };
+    const int n = static_cast<int>(a.ndim());
+    if (a.strides(n - 1) != static_cast<py::ssize_t>(sizeof(float))) return false;
+    if (reinterpret_cast<std::uintptr_t>(a.data()) % alignof(float) != 0) return false;
+    for (int i = 0; i + 1 < n; ++i)
+        if (!aligned(a.strides(i))) return false;
+    return a.strides(n - 2) >= a.shape(n - 1) * static_cast<py::ssize_t>(sizeof(float));
+}
+
+FloatRows float_rows(const py::array& a, const char* what) {
     if (a.ndim() != 2)
         throw py::value_error(std::string(what) + " must be a 2-D array (rows, columns), not " +
                               std::to_string(a.ndim()) + "-D");
-    return {a.data(), static_cast<int>(a.shape(1)), static_cast<int>(a.shape(0)),
-            static_cast<std::size_t>(a.shape(1)) * sizeof(float)};
+    FloatRows rows;
+    rows.keep = float_rows_in_place(a) ? a : FloatArray::ensure(a);
+    if (!rows.keep) throw py::value_error(std::string(what) + " must be a numeric array");
+    rows.data = static_cast<const float*>(rows.keep.data());
+    rows.width = static_cast<int>(rows.keep.shape(1));
+    rows.height = static_cast<int>(rows.keep.shape(0));
+    rows.pitch = static_cast<std::size_t>(rows.keep.strides(0));
+    if (rows.height == 1) rows.pitch = sizeof(float) * static_cast<std::size_t>(rows.width);
+    return rows;
 }
 
 template <class T>
@@ -64,6 +140,7 @@ struct Photo {
 // H × W × 3 (RGB) or × 4 (RGBA) uint8 → RGBA8.
 Photo rgba_from_numpy(const py::array& array) {
     const ByteArray a = ByteArray::ensure(array);
+    if (!a) throw py::value_error("the image must be a numeric array");
     if (a.ndim() != 3 || (a.shape(2) != 3 && a.shape(2) != 4))
         throw py::value_error(
             "the image must be an H x W x 3 (RGB) or H x W x 4 (RGBA) uint8 array");
@@ -121,16 +198,15 @@ std::vector<ops::Point2> parse_path(const std::vector<std::pair<double, double>>
 std::unique_ptr<ops::HistogramSource> histogram_source(const py::array& image) {
     if (image.ndim() == 3)
         return std::make_unique<ops::HistogramSource>(rgba_from_numpy(image).rgba.view());
-    const FloatArray values = FloatArray::ensure(image);
-    if (!values) throw py::value_error("the image must be a numeric array");
-    return std::make_unique<ops::HistogramSource>(float_view(values, "the values"));
+    const FloatRows values = float_rows(image, "the values");
+    // The source copies the values into its own plane: `values` may go after this.
+    return std::make_unique<ops::HistogramSource>(values.view());
 }
 
-ops::HistogramChannel channel_for(const ops::HistogramSource& source,
+ops::HistogramChannel channel_for(const bool measurement,
                                   const std::optional<std::string>& channel) {
     if (!channel)
-        return source.is_measurement() ? ops::HistogramChannel::Value
-                                       : ops::HistogramChannel::Luminance;
+        return measurement ? ops::HistogramChannel::Value : ops::HistogramChannel::Luminance;
     const auto parsed = ops::parse_histogram_channel(*channel);
     if (!parsed)
         throw py::value_error("channel must be lum, r, g, b, rgb or value, not '" + *channel + "'");
@@ -140,12 +216,12 @@ ops::HistogramChannel channel_for(const ops::HistogramSource& source,
 /// What the line and the direction histogram take alike: bins, value range, channel (the
 /// source's default where None) and sampling.
 template <class Params>
-void set_histogram_params(Params& p, const ops::HistogramSource& source, const int bins,
+void set_histogram_params(Params& p, const bool measurement, const int bins,
                           const std::optional<std::pair<float, float>>& range,
                           const std::optional<std::string>& channel, const std::string& sampling) {
     p.bins = bins;
     p.range = range;
-    p.channel = channel_for(source, channel);
+    p.channel = channel_for(measurement, channel);
     p.sampling = parse_sampling(sampling);
 }
 
@@ -216,20 +292,79 @@ py::dict read_file(const std::filesystem::path& path) {
     return out;
 }
 
-py::dict line_histogram(const py::array& image, const std::pair<double, double> start,
-                        const std::pair<double, double> end, const int band, const int bins,
-                        const std::optional<std::pair<float, float>> range,
-                        const std::optional<std::string>& channel, const std::string& sampling) {
-    const auto source = histogram_source(image);
-    ops::LineHistogramParams p;
-    p.from = {start.first, start.second};
-    p.to = {end.first, end.second};
-    p.band_width = band;
-    set_histogram_params(p, *source, bins, range, channel, sampling);
-    const ops::LineHistogram h = [&] {
-        py::gil_scoped_release release;
-        return ops::line_histogram(*source, p, Backend::Cpu);
-    }();
+// ---- device images (CUDA DLPack tensors) ----
+
+/// A 2-D device tensor of stored samples as the engine's raw rows: its own memory, read in
+/// place, so its rows must be contiguous; ValueError otherwise and for other dtypes.
+struct DeviceRows {
+    ImageView<const std::uint8_t> bytes;
+    PixelFormat format;
+    int width = 0;
+};
+
+DeviceRows device_rows(const python::ImportedTensor& t, const char* what) {
+    const auto sample = t.sample_type();
+    if (t.ndim() != 2 || !sample)
+        throw py::value_error(std::string(what) +
+                              " on the device must be a 2-D array of uint8, uint16, int16 or "
+                              "float32 values, not a " +
+                              std::to_string(t.ndim()) + "-D " + t.dtype_name() + " array");
+    const std::vector<std::int64_t> strides = t.strides();
+    const int h = static_cast<int>(t.shape(0)), w = static_cast<int>(t.shape(1));
+    if (h < 1 || w < 1) throw py::value_error(std::string(what) + " is empty");
+    const std::size_t size = sample_size(*sample);
+    if ((w > 1 && strides[1] != 1) || (h > 1 && strides[0] < w))
+        throw py::value_error(std::string(what) +
+                              " on the device must have contiguous rows (read in place, not "
+                              "copied): pass tensor.contiguous() or cupy.ascontiguousarray(a)");
+    const std::size_t pitch = h > 1 ? static_cast<std::size_t>(strides[0]) * size : w * size;
+    return {{static_cast<const std::uint8_t*>(t.data()), static_cast<int>(w * size), h, pitch},
+            PixelFormat{*sample, 1},
+            w};
+}
+
+/// An H x W x 4 uint8 device tensor (RGBA, as the editor's documents) whose pixels are packed
+/// and rows contiguous: the engine's photo view of it. None for other shapes.
+std::optional<ImageView<const Rgba8>> device_photo(const python::ImportedTensor& t) {
+    if (t.ndim() != 3 || t.sample_type() != SampleType::U8 || t.shape(2) != 4) return std::nullopt;
+    const std::vector<std::int64_t> st = t.strides();
+    const std::int64_t h = t.shape(0), w = t.shape(1);
+    if (h < 1 || w < 1) throw py::value_error("the image is empty");
+    const std::int64_t pitch = h > 1 ? st[0] : 4 * w;
+    if (st[2] != 1 || (w > 1 && st[1] != 4) || pitch < 4 * w || pitch % 4 != 0 ||
+        reinterpret_cast<std::uintptr_t>(t.data()) % alignof(Rgba8) != 0)
+        throw py::value_error(
+            "a photo on the device must have packed RGBA pixels in contiguous rows (read in "
+            "place, not copied): pass tensor.contiguous() or cupy.ascontiguousarray(a)");
+    return ImageView<const Rgba8>{static_cast<const Rgba8*>(t.data()), static_cast<int>(w),
+                                  static_cast<int>(h), static_cast<std::size_t>(pitch)};
+}
+
+/// The engine's histogrammer over the tensor's memory, on the caller's stream (the pixels are
+/// read once into the histogrammer's planes on the device, never through the host).
+template <class Run>
+auto on_device_histogrammer(const Imported& in, const char* what, Run run) {
+    const auto photo = device_photo(*in.tensor);
+    if (!photo && in.tensor->ndim() == 3)
+        throw py::value_error(std::string(what) +
+                              " on the device must be 2-D values or an H x W x 4 uint8 (RGBA) "
+                              "photo, not a " +
+                              std::to_string(in.tensor->ndim()) + "-D " + in.tensor->dtype_name() +
+                              " array of " + std::to_string(in.tensor->shape(2)) + " channels");
+    const std::optional<DeviceRows> rows =
+        photo ? std::nullopt : std::optional(device_rows(*in.tensor, what));
+    const python::DeviceScope scope(in.tensor->device_id());
+    py::gil_scoped_release release;
+    if (photo) {
+        ops::CudaLineHistogrammer histogrammer(*photo, in.stream.stream);
+        return run(histogrammer);
+    }
+    ops::CudaLineHistogrammer histogrammer(rows->bytes, in.stream.stream, rows->format, rows->width,
+                                           Calibration{});
+    return run(histogrammer);
+}
+
+py::dict line_result(const ops::LineHistogram& h) {
     py::dict out;
     py::dict channels;
     for (const ops::ChannelHistogram& c : h.channels) {
@@ -261,18 +396,50 @@ py::dict line_histogram(const py::array& image, const std::pair<double, double> 
     return out;
 }
 
-py::dict direction_histogram(const py::array& image, const double angle, const int bins,
+py::dict line_histogram(const py::object& image, const std::pair<double, double> start,
+                        const std::pair<double, double> end, const int band, const int bins,
+                        const std::optional<std::pair<float, float>> range,
+                        const std::optional<std::string>& channel, const std::string& sampling,
+                        const std::optional<std::intptr_t> stream) {
+    const Input in = take_input(image, stream, "the image");
+    ops::LineHistogramParams p;
+    p.from = {start.first, start.second};
+    p.to = {end.first, end.second};
+    p.band_width = band;
+    if (in.on_device()) {
+        const bool measurement = !device_photo(*in.device.tensor);
+        set_histogram_params(p, measurement, bins, range, channel, sampling);
+        return line_result(on_device_histogrammer(
+            in.device, "the image", [&](ops::CudaLineHistogrammer& h) { return h.line(p); }));
+    }
+    const auto source = histogram_source(in.host);
+    set_histogram_params(p, source->is_measurement(), bins, range, channel, sampling);
+    const ops::LineHistogram h = [&] {
+        py::gil_scoped_release release;
+        return ops::line_histogram(*source, p, Backend::Cpu);
+    }();
+    return line_result(h);
+}
+
+py::dict direction_histogram(const py::object& image, const double angle, const int bins,
                              const std::optional<std::pair<float, float>> range,
-                             const std::optional<std::string>& channel,
-                             const std::string& sampling) {
-    const auto source = histogram_source(image);
+                             const std::optional<std::string>& channel, const std::string& sampling,
+                             const std::optional<std::intptr_t> stream) {
+    const Input in = take_input(image, stream, "the image");
     ops::DirectionHistogramParams p;
     p.angle_degrees = angle;
-    set_histogram_params(p, *source, bins, range, channel, sampling);
-    const ops::DirectionHistogram h = [&] {
+    ops::DirectionHistogram h;
+    if (in.on_device()) {
+        const bool measurement = !device_photo(*in.device.tensor);
+        set_histogram_params(p, measurement, bins, range, channel, sampling);
+        h = on_device_histogrammer(in.device, "the image",
+                                   [&](ops::CudaLineHistogrammer& d) { return d.direction(p); });
+    } else {
+        const auto source = histogram_source(in.host);
+        set_histogram_params(p, source->is_measurement(), bins, range, channel, sampling);
         py::gil_scoped_release release;
-        return ops::direction_histogram(*source, p, Backend::Cpu);
-    }();
+        h = ops::direction_histogram(*source, p, Backend::Cpu);
+    }
     py::dict channels;
     for (std::size_t c = 0; c < h.channels.size(); ++c)
         channels[py::str(ops::to_string(h.channels[c]))] =
@@ -307,46 +474,130 @@ PixelSpacing spacing_from(const std::optional<py::tuple>& spacing) {
     return s;
 }
 
-py::object kymograph(const py::array& frames, const std::vector<std::pair<double, double>>& path,
+/// Frames × rows × columns of float32 on the host: the array's memory where every frame's rows
+/// are contiguous (strides in whole floats), else a compact float32 copy.
+struct FrameStack {
+    py::array keep;
+    int frames = 0, height = 0, width = 0;
+    std::size_t frame_stride = 0, pitch = 0;  // bytes
+    [[nodiscard]] ImageView<const float> frame(const int f) const {
+        return {reinterpret_cast<const float*>(static_cast<const char*>(keep.data()) +
+                                               f * frame_stride),
+                width, height, pitch};
+    }
+};
+
+FrameStack host_frames(const py::array& frames) {
+    FrameStack s;
+    if (frames.ndim() == 3 && float_rows_in_place(frames)) {
+        s.keep = frames;
+    } else {
+        s.keep = FloatArray::ensure(frames);
+        if (!s.keep || s.keep.ndim() != 3)
+            throw py::value_error("frames must be a 3-D array (frames, rows, columns)");
+    }
+    s.frames = static_cast<int>(s.keep.shape(0));
+    s.height = static_cast<int>(s.keep.shape(1));
+    s.width = static_cast<int>(s.keep.shape(2));
+    s.frame_stride = static_cast<std::size_t>(s.keep.strides(0));
+    s.pitch = s.height > 1 ? static_cast<std::size_t>(s.keep.strides(1))
+                           : sizeof(float) * static_cast<std::size_t>(s.width);
+    return s;
+}
+
+/// The device stack as CudaKymograph reads it: frames top to bottom, rows of one pitch, so a
+/// frame's stride must be its rows × the row stride (true of any contiguous tensor and of a
+/// column crop of one).
+ImageView<const float> device_stack(const python::ImportedTensor& t) {
+    if (t.ndim() != 3 || t.sample_type() != SampleType::F32)
+        throw py::value_error(
+            "frames on the device must be a 3-D float32 array (frames, rows, "
+            "columns), not a " +
+            std::to_string(t.ndim()) + "-D " + t.dtype_name() + " array");
+    const std::vector<std::int64_t> st = t.strides();
+    const std::int64_t n = t.shape(0), h = t.shape(1), w = t.shape(2);
+    if (n < 1 || h < 1 || w < 1) throw py::value_error("frames must hold at least one frame");
+    const std::int64_t row = h > 1 ? st[1] : w;
+    if ((w > 1 && st[2] != 1) || row < w || (n > 1 && st[0] != h * row))
+        throw py::value_error(
+            "frames on the device must be stacked rows of one stride (read in place, not "
+            "copied): pass tensor.contiguous() or cupy.ascontiguousarray(frames)");
+    if (n * h > std::numeric_limits<int>::max()) throw py::value_error("frames hold too many rows");
+    return {static_cast<const float*>(t.data()), static_cast<int>(w), static_cast<int>(n * h),
+            static_cast<std::size_t>(row) * sizeof(float)};
+}
+
+/// The kymograph on the device: the rows land in device memory returned as a DeviceArray; the
+/// work is enqueued on the caller's stream (or the module's) and nothing waits for it.
+py::object kymograph_device(const Imported& in, const ops::KymographPlan& plan) {
+    const ImageView<const float> stack = device_stack(*in.tensor);
+    const int frames = static_cast<int>(in.tensor->shape(0));
+    auto result = std::make_shared<DeviceResult>();
+    result->device = in.tensor->device_id();
+    result->stream = in.stream;
+    result->input = in.tensor;  // read by the enqueued kernel: kept until the result goes
+    {
+        const python::DeviceScope scope(result->device);
+        py::gil_scoped_release release;
+        auto engine = std::make_shared<ops::CudaKymograph>(plan, in.stream.stream);
+        result->image = DeviceImage<float>(engine->plan().positions(), frames, in.stream.stream);
+        engine->rows(stack, frames, result->image.device_view());
+        result->keep = engine;  // its device tables are read by the enqueued kernel too
+    }
+    return py::cast(DeviceArray(std::move(result)));
+}
+
+py::object kymograph(const py::object& frames, const std::vector<std::pair<double, double>>& path,
                      const int band, const std::string& sampling,
                      const std::optional<py::tuple>& spacing,
-                     const std::optional<double> frame_interval, const bool axes) {
+                     const std::optional<double> frame_interval, const bool axes,
+                     const std::optional<std::intptr_t> stream) {
     const PixelSpacing pixel = spacing_from(spacing);
     if (frame_interval && !(*frame_interval > 0 && std::isfinite(*frame_interval)))
         throw py::value_error("frame_interval must be a positive number of seconds");
-    const FloatArray stack = FloatArray::ensure(frames);
-    if (!stack || stack.ndim() != 3)
-        throw py::value_error("frames must be a 3-D array (frames, rows, columns)");
-    const int t = static_cast<int>(stack.shape(0)), h = static_cast<int>(stack.shape(1)),
-              w = static_cast<int>(stack.shape(2));
-    if (t < 1) throw py::value_error("frames must hold at least one frame");
-    const ops::KymographSampler sampler(
-        ops::plan_kymograph(w, h, kymograph_params(path, band, sampling)));
-    py::array_t<float> out({t, sampler.plan().positions()});
-    float* dst = out.mutable_data();
-    const float* src = stack.data();
-    {
-        py::gil_scoped_release release;
-        for (int f = 0; f < t; ++f) {
-            const ImageView<const float> frame(src + static_cast<std::size_t>(f) * h * w, w, h,
-                                               sizeof(float) * static_cast<std::size_t>(w));
-            sampler.row(frame, dst + static_cast<std::size_t>(f) * sampler.plan().positions());
+    const Input in = take_input(frames, stream, "frames");
+    const ops::KymographParams params = kymograph_params(path, band, sampling);
+    py::object values;
+    ops::KymographPlan plan;
+    int t = 0;
+    if (in.on_device()) {
+        const python::ImportedTensor& tensor = *in.device.tensor;
+        if (tensor.ndim() != 3)
+            throw py::value_error("frames must be a 3-D array (frames, rows, columns)");
+        t = static_cast<int>(tensor.shape(0));
+        plan = ops::plan_kymograph(static_cast<int>(tensor.shape(2)),
+                                   static_cast<int>(tensor.shape(1)), params);
+        values = kymograph_device(in.device, plan);
+    } else {
+        const FrameStack stack = host_frames(in.host);
+        t = stack.frames;
+        if (t < 1) throw py::value_error("frames must hold at least one frame");
+        const ops::KymographSampler sampler(ops::plan_kymograph(stack.width, stack.height, params));
+        py::array_t<float> out({t, sampler.plan().positions()});
+        float* dst = out.mutable_data();
+        {
+            py::gil_scoped_release release;
+            for (int f = 0; f < t; ++f)
+                sampler.row(stack.frame(f),
+                            dst + static_cast<std::size_t>(f) * sampler.plan().positions());
         }
+        values = std::move(out);
+        plan = sampler.plan();
     }
-    if (!axes && !spacing && !frame_interval) return std::move(out);
+    if (!axes && !spacing && !frame_interval) return values;
     // With the axes: distance in the spacing's unit, time in seconds (`lacuna kymograph`'s CSV).
-    const std::vector<double> d = ops::kymograph_distances(sampler.plan(), pixel);
+    const std::vector<double> d = ops::kymograph_distances(plan, pixel);
     py::array_t<double> distance(static_cast<py::ssize_t>(d.size()));
     std::copy(d.begin(), d.end(), distance.mutable_data());
     py::array_t<double> time(t);
     for (int f = 0; f < t; ++f) time.mutable_at(f) = frame_interval ? f * *frame_interval : f;
     py::dict result;
-    result["values"] = out;
+    result["values"] = values;
     result["distance"] = distance;
     result["distance_unit"] = pixel.known() ? pixel.unit : std::string("px");
     result["time"] = time;
     result["time_unit"] = frame_interval ? "s" : "frame";
-    return std::move(result);
+    return result;
 }
 
 py::array_t<double> path_positions(const std::vector<std::pair<double, double>>& path) {
@@ -363,12 +614,12 @@ py::array_t<double> path_positions(const std::vector<std::pair<double, double>>&
     return out;
 }
 
-py::array_t<std::uint8_t> retarget(const py::array& image, const std::optional<int> width,
+py::array_t<std::uint8_t> retarget(const py::object& image, const std::optional<int> width,
                                    const std::optional<int> height, const std::string& energy,
-                                   const std::optional<py::array>& protect,
-                                   const std::optional<py::array>& remove, const bool faces,
+                                   const std::optional<py::object>& protect,
+                                   const std::optional<py::object>& remove, const bool faces,
                                    const double amount) {
-    const Photo photo = rgba_from_numpy(image);
+    const Photo photo = rgba_from_numpy(host_input(image, "the image", "retarget"));
     const ImageRgba8& rgba = photo.rgba;
     const int w = rgba.width(), h = rgba.height();
     ops::RetargetParams p;
@@ -380,8 +631,11 @@ py::array_t<std::uint8_t> retarget(const py::array& image, const std::optional<i
     p.energy = *e;
     p.amount = amount;
     std::optional<Mask> protect_mask, remove_mask;
-    if (protect) protect_mask = mask_from_numpy(*protect, w, h, "protect");
-    if (remove) remove_mask = mask_from_numpy(*remove, w, h, "remove");
+    if (protect)
+        protect_mask =
+            mask_from_numpy(host_input(*protect, "protect", "retarget"), w, h, "protect");
+    if (remove)
+        remove_mask = mask_from_numpy(host_input(*remove, "remove", "retarget"), w, h, "remove");
     p.protect = protect_mask ? &*protect_mask : nullptr;
     p.remove = remove_mask ? &*remove_mask : nullptr;
     ops::RetargetResult result;
@@ -399,11 +653,11 @@ py::array_t<std::uint8_t> retarget(const py::array& image, const std::optional<i
     return rgba_to_numpy(result.image, photo.channels);
 }
 
-py::array_t<std::uint8_t> inpaint(const py::array& image, const py::array& mask,
+py::array_t<std::uint8_t> inpaint(const py::object& image, const py::object& mask,
                                   const std::string& method, const int patch,
                                   const std::uint32_t seed, const int grow,
-                                  const std::optional<py::array>& never_sample) {
-    const Photo photo = rgba_from_numpy(image);
+                                  const std::optional<py::object>& never_sample) {
+    const Photo photo = rgba_from_numpy(host_input(image, "the image", "inpaint"));
     const ImageRgba8& rgba = photo.rgba;
     const int w = rgba.width(), h = rgba.height();
     ops::InpaintParams p;
@@ -412,13 +666,15 @@ py::array_t<std::uint8_t> inpaint(const py::array& image, const py::array& mask,
     p.method = *m;
     p.patch = patch;
     p.seed = seed;
-    const Mask loaded = mask_from_numpy(mask, w, h, "mask");
+    const Mask loaded = mask_from_numpy(host_input(mask, "mask", "inpaint"), w, h, "mask");
     if (grow < -ops::kMaxMaskGrow || grow > ops::kMaxMaskGrow)
         throw py::value_error("grow must be from " + std::to_string(-ops::kMaxMaskGrow) + " to " +
                               std::to_string(ops::kMaxMaskGrow) + " pixels");
     const Mask hole = grow != 0 ? grow_mask(loaded.view(), grow) : loaded;
     std::optional<Mask> never;
-    if (never_sample) never = mask_from_numpy(*never_sample, w, h, "never_sample");
+    if (never_sample)
+        never = mask_from_numpy(host_input(*never_sample, "never_sample", "inpaint"), w, h,
+                                "never_sample");
     p.never_sample = never ? &*never : nullptr;
     ops::InpaintResult result;
     {
@@ -433,7 +689,14 @@ py::array_t<std::uint8_t> inpaint(const py::array& image, const py::array& mask,
 PYBIND11_MODULE(lacuna, m) {
     m.doc() =
         "Lacuna's engine on numpy arrays: images with their calibration, line and direction "
-        "histograms, kymographs, retargeting and inpainting (CPU).";
+        "histograms, kymographs, retargeting and inpainting. Arrays through DLPack too; CUDA "
+        "arrays run on the device (kymograph, line_histogram, direction_histogram).";
+    python::register_device_array(m);
+#ifdef LACUNA_HAS_CUDA
+    m.attr("has_cuda") = true;
+#else
+    m.attr("has_cuda") = false;
+#endif
     py::register_exception_translator([](std::exception_ptr e) {
         try {
             if (e) std::rethrow_exception(e);
@@ -472,21 +735,28 @@ PYBIND11_MODULE(lacuna, m) {
     m.def("line_histogram", &line_histogram, py::arg("image"), py::arg("start"), py::arg("end"),
           py::arg("band") = 1, py::arg("bins") = ops::kDefaultHistogramBins,
           py::arg("range") = py::none(), py::arg("channel") = py::none(),
-          py::arg("sampling") = "bilinear",
+          py::arg("sampling") = "bilinear", py::kw_only(), py::arg("stream") = py::none(),
           "Histogram of values at every position along the line start=(x0, y0) to end=(x1, y1), "
           "as `lacuna histogram --from --to`. image: a 2-D array of values or an H x W x 3/4 "
-          "uint8 photo. Returns a dict: 'channels' ({name: {'counts' (positions x bins), 'mean', "
+          "uint8 photo (numpy, or anything with __dlpack__). A CUDA array (CuPy, PyTorch: 2-D "
+          "uint8/uint16/int16/float32 values with contiguous rows) is read on the device where "
+          "it is, on `stream` (the caller's CUDA stream handle, e.g. "
+          "torch.cuda.current_stream().cuda_stream; default: the module's own). Returns a dict: "
+          "'channels' ({name: {'counts' (positions x bins), 'mean', "
           "'median', 'min', 'max', 'samples'}}), 'x', 'y', 'distance', 'range', 'bins', "
           "'clipped', 'samples_outside', 'samples_out_of_range'.");
     m.def("direction_histogram", &direction_histogram, py::arg("image"), py::arg("angle"),
           py::arg("bins") = ops::kDefaultHistogramBins, py::arg("range") = py::none(),
-          py::arg("channel") = py::none(), py::arg("sampling") = "nearest",
+          py::arg("channel") = py::none(), py::arg("sampling") = "nearest", py::kw_only(),
+          py::arg("stream") = py::none(),
           "Histogram of every line at `angle` degrees (0 = rightwards, 90 = downwards), as "
-          "`lacuna histogram --direction`. Returns {'channels': {name: counts (columns x bins)}, "
+          "`lacuna histogram --direction`. CUDA arrays as in line_histogram. Returns {'channels': "
+          "{name: counts (columns x bins)}, "
           "'range', 'bins', 'samples_outside', 'samples_out_of_range'}.");
     m.def("kymograph", &kymograph, py::arg("frames"), py::arg("path"), py::arg("band") = 1,
           py::arg("sampling") = "bilinear", py::arg("spacing") = py::none(),
-          py::arg("frame_interval") = py::none(), py::arg("axes") = false,
+          py::arg("frame_interval") = py::none(), py::arg("axes") = false, py::kw_only(),
+          py::arg("stream") = py::none(),
           "The mean across a band of `band` samples at every position along `path` (a list of "
           "(x, y): two for a line, more for a polyline) in every frame of `frames` (frames x "
           "rows x columns): a float32 array of frames x positions, as `lacuna kymograph`. "
@@ -495,7 +765,10 @@ PYBIND11_MODULE(lacuna, m) {
           "(that array), "
           "'distance' (each position's distance along the path in the spacing's unit, else "
           "pixels), 'distance_unit', 'time' (each frame's time in s, else its index), "
-          "'time_unit' ('s' or 'frame').");
+          "'time_unit' ('s' or 'frame'). CUDA frames (a float32 CuPy array or PyTorch tensor) are "
+          "read on the device where they are, on `stream` (the caller's CUDA stream handle; "
+          "default: the module's own), and the values come back as a lacuna.DeviceArray in "
+          "device memory: torch.from_dlpack(v) or cupy.from_dlpack(v) takes it without a copy.");
     m.def("path_positions", &path_positions, py::arg("path"),
           "Each kymograph position's x, y and distance along `path`: an array of positions x 3.");
     m.def("retarget", &retarget, py::arg("image"), py::arg("width") = py::none(),

@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <utility>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -215,6 +216,17 @@ class TestLineHistogramCuda : public QObject {
                     test::compare(CudaLineHistogrammer(source).line(p), gpu.line(p), 0);
                 QVERIFY2(exact.isEmpty(), qPrintable(tag + " (exact): " + exact));
             }
+            // The same rows as memory the histogrammer does not own (the Python module's DLPack
+            // arrays), read on the caller's stream: the same bits.
+            {
+                const OwnedStream caller;
+                rows.synchronize();
+                CudaLineHistogrammer borrowed(std::as_const(rows).device_view(), caller.get(),
+                                              format, w, calibration);
+                QCOMPARE(borrowed.natural_range(), gpu.natural_range());
+                const QString same = test::compare(gpu.line(p), borrowed.line(p), 0);
+                QVERIFY2(same.isEmpty(), qPrintable(tag + " (device view): " + same));
+            }
             // Rebuilt for another calibration: the range follows.
             gpu.rebuild(rows, format, w, Calibration{});
             QCOMPARE(gpu.natural_range(),
@@ -225,6 +237,11 @@ class TestLineHistogramCuda : public QObject {
         // Rows that do not match their format are refused.
         DeviceImage<std::uint8_t> rows(10, 4, stream.get());
         QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer(rows, {SampleType::F32, 1}, 3, {}));
+        // A view needs a stream to be read on.
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 CudaLineHistogrammer(std::as_const(rows).device_view(),
+                                                      nullptr,  // check-device-streams: allow
+                                                      {SampleType::U8, 1}, 10, {}));
     }
 
     void direction_equals_reference() {
@@ -267,6 +284,16 @@ class TestLineHistogramCuda : public QObject {
             compared += more;
         }
         QVERIFY2(compared >= 35, qPrintable(QString::number(compared)));
+        // A photo the histogrammer does not own (the Python module's DLPack arrays), as a view
+        // read on the caller's stream: the same results, nothing through the host.
+        const OwnedStream caller;
+        const DeviceImage<Rgba8> foreign(image.view(), caller.get());
+        before = transfer_stats();
+        CudaLineHistogrammer borrowed(foreign.device_view(), caller.get());
+        QVERIFY(transfer_stats() - before == TransferStats{});
+        QVERIFY(compare_device_built(image, borrowed, "device view") > 0);
+        // check-device-streams: allow
+        QVERIFY_THROWS_EXCEPTION(Error, CudaLineHistogrammer(foreign.device_view(), nullptr));
     }
 
     void measurement_histogrammer_rebuilt_from_a_photo() {

@@ -240,3 +240,91 @@ def test_inpaint_equals_the_cli(tmp_path):
     assert not np.array_equal(lacuna.inpaint(photo, mask, seed=2), lacuna.inpaint(photo, mask))
     with pytest.raises(ValueError, match="mask"):
         lacuna.inpaint(photo, mask[:-1], method="patchmatch")
+
+
+# ---- DLPack on the CPU: arrays from any producer, read where they are ----
+
+class Producer:
+    """An array known only through the DLPack protocol (numpy's own `__dlpack__` underneath):
+    what a foreign CPU array (a CPU PyTorch tensor, a JAX array) looks like to lacuna."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        assert stream is None  # CPU producers are asked without a stream
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def assert_same_line_histograms(a, b):
+    assert a["range"] == b["range"]
+    for name, channel in a["channels"].items():
+        for key in ("counts", "mean", "median", "min", "max", "samples"):
+            assert np.array_equal(channel[key], b["channels"][name][key], equal_nan=True), key
+
+
+def test_dlpack_inputs_equal_numpy_inputs():
+    values = lacuna.read(FITS)["values"][0]
+    line = ((12.5, 20), (230, 170.25))
+    expected = lacuna.line_histogram(values, *line, band=7, bins=40)
+    assert_same_line_histograms(lacuna.line_histogram(Producer(values), *line, band=7, bins=40),
+                                expected)
+    # A bare capsule too (the older `from_dlpack` style), taken once.
+    capsule = values.__dlpack__()
+    assert_same_line_histograms(lacuna.line_histogram(capsule, *line, band=7, bins=40), expected)
+    with pytest.raises(ValueError, match="already consumed"):
+        lacuna.line_histogram(capsule, *line)
+    assert np.array_equal(lacuna.direction_histogram(Producer(values), 30)["channels"]["value"],
+                          lacuna.direction_histogram(values, 30)["channels"]["value"])
+    cube = moving_dot_cube()
+    path = [(0, 3), (20, 3), (20.5, 8.5), (40, 2.25)]
+    k = lacuna.kymograph(Producer(cube), path, band=3)
+    assert isinstance(k, np.ndarray)  # CPU in, numpy out
+    assert np.array_equal(k, lacuna.kymograph(cube, path, band=3), equal_nan=True)
+    # Integer samples are converted as numpy's are.
+    counts = (np.nan_to_num(values) * 10).astype(np.int64)
+    assert_same_line_histograms(lacuna.line_histogram(Producer(counts), *line),
+                                lacuna.line_histogram(counts, *line))
+    photo = lacuna.read(PHOTO)["samples"][0]
+    h, w, _ = photo.shape
+    assert np.array_equal(lacuna.retarget(Producer(photo), width=w - 5),
+                          lacuna.retarget(photo, width=w - 5))
+
+
+def test_dlpack_views_honour_their_strides():
+    values = lacuna.read(FITS)["values"][0]
+    line = ((3, 4), (40, 30))
+    # A crop (rows of a larger image: read in place) and every other column (copied).
+    for view in (values[5:60, 7:90], values[:, ::2], values[::-1, :]):
+        expected = lacuna.line_histogram(np.ascontiguousarray(view), *line, band=3)
+        assert_same_line_histograms(lacuna.line_histogram(view, *line, band=3), expected)
+        if view.strides[0] > 0:  # numpy 1.24 exports no negative strides through DLPack
+            assert_same_line_histograms(lacuna.line_histogram(Producer(view), *line, band=3),
+                                        expected)
+    cube = np.random.default_rng(5).uniform(0, 9, (6, 12, 50)).astype(np.float32)
+    path = [(0, 3), (20, 3), (30.5, 8.5)]
+    for view in (cube[:, 1:, 4:], cube[::2, :, ::2], cube[:, 2:9, :]):
+        expected = lacuna.kymograph(np.ascontiguousarray(view), path, band=3)
+        assert np.array_equal(lacuna.kymograph(view, path, band=3), expected, equal_nan=True)
+        assert np.array_equal(lacuna.kymograph(Producer(view), path, band=3), expected,
+                              equal_nan=True)
+
+
+def test_dlpack_refuses_what_it_cannot_read():
+    values = lacuna.read(FITS)["values"][0]
+    with pytest.raises(ValueError, match="complex64"):
+        lacuna.line_histogram(Producer(values.astype(np.complex64)), (3, 4), (40, 30))
+    with pytest.raises(ValueError, match="complex64"):
+        lacuna.kymograph(Producer(moving_dot_cube().astype(np.complex64)), [(0, 4), (9, 4)])
+
+    class OnAnotherDevice(Producer):
+        def __dlpack_device__(self):
+            return (10, 0)  # kDLROCM
+
+    with pytest.raises(ValueError, match="rocm:0"):
+        lacuna.line_histogram(OnAnotherDevice(values), (3, 4), (40, 30))
+    with pytest.raises(TypeError, match="__dlpack__"):
+        lacuna.line_histogram(object(), (3, 4), (40, 30))

@@ -72,16 +72,16 @@ struct CudaLineHistogrammer::Impl {
         counters.reserve(2);
     }
 
-    explicit Impl(const DeviceImage<Rgba8>& image)
-        : shape(HistogramSource::photo_shape(image.width(), image.height())) {
-        build(image);
+    Impl(const ImageView<const Rgba8> image, const DeviceStream image_stream)
+        : shape(HistogramSource::photo_shape(image.width, image.height)) {
+        build(image, image_stream);
         counters.reserve(2);
     }
 
-    Impl(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
-         const Calibration& calibration)
-        : shape(HistogramSource::photo_shape(width, rows.height())) {
-        build(rows, format, width, calibration);
+    Impl(const ImageView<const std::uint8_t> rows, const DeviceStream rows_stream,
+         const PixelFormat format, const int width, const Calibration& calibration)
+        : shape(HistogramSource::photo_shape(width, rows.height)) {
+        build(rows, rows_stream, format, width, calibration);
         counters.reserve(2);
     }
 
@@ -89,54 +89,68 @@ struct CudaLineHistogrammer::Impl {
 
     void build(const DeviceImage<std::uint8_t>& rows, const PixelFormat format, const int width,
                const Calibration& calibration) {
-        if (rows.width() != static_cast<int>(format.bytes_per_pixel()) * width)
+        build(rows.device_view(), rows.stream(), format, width, calibration);
+    }
+
+    // `rows`: device memory read on `rows_stream` (the owner's stream, or the caller's for
+    // memory the histogrammer does not own).
+    void build(const ImageView<const std::uint8_t> rows, const DeviceStream rows_stream,
+               const PixelFormat format, const int width, const Calibration& calibration) {
+        if (rows_stream == nullptr)
+            throw Error(ErrorCode::InvalidArgument, "device rows need a stream to be read on");
+        if (rows.width != static_cast<int>(format.bytes_per_pixel()) * width)
             throw Error(ErrorCode::InvalidArgument, "sample rows do not match their format");
         uploaded = {HistogramChannel::Value};
         planes.resize(1);
         planes[0].set_stream(stream.get());
-        planes[0].resize(width, rows.height());
+        planes[0].resize(width, rows.height);
         const kernels::RawSamples raw{
-            rows.device_view().data,         rows.pitch(),   width, rows.height(),
-            static_cast<int>(format.sample), format.channels};
+            rows.data,      rows.pitch, width, rows.height, static_cast<int>(format.sample),
+            format.channels};
         cuda_check_launch(
             kernels::launch_measurement_plane(raw, calibration.slope, calibration.intercept,
-                                              planes[0].device_view(), rows.stream()),
+                                              planes[0].device_view(), rows_stream),
             "measurement plane kernel");
-        const long long pixels = static_cast<long long>(width) * rows.height();
+        const long long pixels = static_cast<long long>(width) * rows.height;
         const int blocks = static_cast<int>(std::min<long long>(1024, (pixels + 255) / 256));
         block_lo.reserve(static_cast<std::size_t>(blocks));
         block_hi.reserve(static_cast<std::size_t>(blocks));
         const DeviceImage<float>& plane = planes[0];
         cuda_check_launch(kernels::launch_finite_min_max(plane.device_view(), block_lo.data(),
-                                                         block_hi.data(), blocks, rows.stream()),
+                                                         block_hi.data(), blocks, rows_stream),
                           "min-max kernel");
         std::vector<float> lo(static_cast<std::size_t>(blocks)), hi(lo.size());
-        block_lo.download(lo.data(), lo.size(), rows.stream());
-        block_hi.download(hi.data(), hi.size(), rows.stream());
+        block_lo.download(lo.data(), lo.size(), rows_stream);
+        block_hi.download(hi.data(), hi.size(), rows_stream);
         const float min = *std::min_element(lo.begin(), lo.end());
         const float max = *std::max_element(hi.begin(), hi.end());
         // No finite value at all: the host source's {0, 1}.
         shape = HistogramSource::measurement_shape(
-            width, rows.height(), min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
+            width, rows.height, min <= max ? std::pair{min, max} : std::pair{0.0f, 1.0f});
     }
 
-    void build(const DeviceImage<Rgba8>& image) {
-        HistogramSource next = HistogramSource::photo_shape(image.width(), image.height());
+    void build(const DeviceImage<Rgba8>& image) { build(image.device_view(), image.stream()); }
+
+    // `image`: device memory read on `image_stream` (the document's, or the caller's for memory
+    // the histogrammer does not own).
+    void build(const ImageView<const Rgba8> image, const DeviceStream image_stream) {
+        if (image_stream == nullptr)
+            throw Error(ErrorCode::InvalidArgument, "a device photo needs a stream to be read on");
+        HistogramSource next = HistogramSource::photo_shape(image.width, image.height);
         uploaded = {HistogramChannel::Luminance, HistogramChannel::Red, HistogramChannel::Green,
                     HistogramChannel::Blue};
         planes.resize(uploaded.size());
         for (DeviceImage<float>& plane : planes) {
             plane.set_stream(stream.get());
-            plane.resize(image.width(), image.height());
+            plane.resize(image.width, image.height);
         }
         const kernels::PhotoPlanes out{planes[0].device_view(), planes[1].device_view(),
                                        planes[2].device_view(), planes[3].device_view()};
         // On the photo's stream, after whatever last wrote it; the histogram kernels run on the
         // histogrammer's stream, which the photo's does not order, hence the wait.
-        cuda_check_launch(
-            kernels::launch_histogram_planes(image.device_view(), out, image.stream()),
-            "histogram planes kernel");
-        image.synchronize();
+        cuda_check_launch(kernels::launch_histogram_planes(image, out, image_stream),
+                          "histogram planes kernel");
+        cuda_check(cudaStreamSynchronize(image_stream), "histogram planes");
         shape = std::move(next);
     }
 
@@ -216,7 +230,11 @@ CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource& source)
     : impl_(std::make_unique<Impl>(source)) {}
 
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>& image)
-    : impl_(std::make_unique<Impl>(image)) {}
+    : impl_(std::make_unique<Impl>(image.device_view(), image.stream())) {}
+
+CudaLineHistogrammer::CudaLineHistogrammer(const ImageView<const Rgba8> device_photo,
+                                           const DeviceStream stream)
+    : impl_(std::make_unique<Impl>(device_photo, stream)) {}
 
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
     impl_->build(image);
@@ -225,7 +243,13 @@ void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>& image) {
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<std::uint8_t>& rows,
                                            const PixelFormat format, const int width,
                                            const Calibration& calibration)
-    : impl_(std::make_unique<Impl>(rows, format, width, calibration)) {}
+    : impl_(std::make_unique<Impl>(rows.device_view(), rows.stream(), format, width, calibration)) {
+}
+
+CudaLineHistogrammer::CudaLineHistogrammer(const ImageView<const std::uint8_t> device_rows,
+                                           const DeviceStream stream, const PixelFormat format,
+                                           const int width, const Calibration& calibration)
+    : impl_(std::make_unique<Impl>(device_rows, stream, format, width, calibration)) {}
 
 void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>& rows, const PixelFormat format,
                                    const int width, const Calibration& calibration) {

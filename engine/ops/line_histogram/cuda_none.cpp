@@ -12,6 +12,9 @@ CudaLineHistogrammer::CudaLineHistogrammer(const HistogramSource&) {
 CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<Rgba8>&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+CudaLineHistogrammer::CudaLineHistogrammer(ImageView<const Rgba8>, DeviceStream) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
 void CudaLineHistogrammer::rebuild(const DeviceImage<Rgba8>&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
@@ -21,6 +24,10 @@ CudaLineHistogrammer::CudaLineHistogrammer(const DeviceImage<std::uint8_t>&, Pix
 }
 void CudaLineHistogrammer::rebuild(const DeviceImage<std::uint8_t>&, PixelFormat, int,
                                    const Calibration&) {
+    throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
+}
+CudaLineHistogrammer::CudaLineHistogrammer(ImageView<const std::uint8_t>, DeviceStream, PixelFormat,
+                                           int, const Calibration&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
 std::pair<float, float> CudaLineHistogrammer::natural_range() const {

@@ -245,6 +245,9 @@ class CudaLineHistogrammer {
     explicit CudaLineHistogrammer(const HistogramSource& source);
     /// Planes built on the device from a device photo (the editor's document): no host copy.
     explicit CudaLineHistogrammer(const DeviceImage<Rgba8>& image);
+    /// The same from a device photo someone else owns (a DLPack H x W x 4 uint8 array from
+    /// Python), read where it is on `stream` (not nullptr), already ordered after its writer.
+    CudaLineHistogrammer(ImageView<const Rgba8> device_photo, DeviceStream stream);
     /// The photo changed (same or another size): planes rebuilt on the device, capacity kept.
     void rebuild(const DeviceImage<Rgba8>& image);
     /// A measurement document's stored samples on the device (raw rows of `format`, `width`
@@ -254,6 +257,11 @@ class CudaLineHistogrammer {
                          const Calibration& calibration);
     void rebuild(const DeviceImage<std::uint8_t>& rows, PixelFormat format, int width,
                  const Calibration& calibration);
+    /// The same from device rows someone else owns (a DLPack array from Python: a CuPy or
+    /// PyTorch tensor), read where they are on `stream` (not nullptr), which must already be
+    /// ordered after whatever wrote them. `rows.width` is in bytes (format's bytes × width).
+    CudaLineHistogrammer(ImageView<const std::uint8_t> device_rows, DeviceStream stream,
+                         PixelFormat format, int width, const Calibration& calibration);
     /// The finite min–max the device found (the measurement plane's natural range).
     [[nodiscard]] std::pair<float, float> natural_range() const;
     ~CudaLineHistogrammer();
