@@ -15,6 +15,7 @@
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/kymograph.hpp>
+#include <lacuna/ops/regions.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -26,6 +27,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <fstream>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -684,6 +687,62 @@ py::array_t<std::uint8_t> inpaint(const py::object& image, const py::object& mas
     return rgba_to_numpy(result.image, photo.channels);
 }
 
+
+/// The profiles of a region list (`lacuna histogram IMG --regions FILE`): `regions` is the
+/// path of a regions file or a list of dicts in the file's form.
+py::list region_profiles(const py::object& image, const py::object& regions,
+                         const std::optional<std::string>& channel) {
+    std::string text, name;
+    if (py::isinstance<py::str>(regions)) {
+        name = regions.cast<std::string>();
+        std::ifstream in(name, std::ios::binary);
+        if (!in) throw py::value_error("cannot read the regions file '" + name + "'");
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+        name = "the regions list";
+        text = py::module_::import("json").attr("dumps")(regions).cast<std::string>();
+    }
+    std::vector<ops::ProfileRegion> list;
+    try {
+        list = ops::parse_regions(text, name);
+    } catch (const Error& e) {
+        throw py::value_error(e.what());
+    }
+    const Input in = take_input(image, std::nullopt, "the image");
+    if (in.on_device())
+        throw py::value_error("region_profiles reads host arrays: copy the device array to the "
+                              "host first (kymograph takes device frames)");
+    const std::unique_ptr<ops::HistogramSource> source = histogram_source(in.host);
+    const ops::HistogramChannel picked = channel_for(source->is_measurement(), channel);
+    if (picked == ops::HistogramChannel::Rgb)
+        throw py::value_error("a region profile reads one channel: lum, r, g, b or value");
+    const ops::HistogramChannel plane = source->planes_for(picked).front();
+    py::list out;
+    for (const ops::ProfileRegion& region : list) {
+        ops::RegionProfile profile;
+        {
+            py::gil_scoped_release release;
+            profile = ops::profile_region(region, source->plane(plane).view());
+        }
+        const ops::KymographPlan& plan = profile.plan;
+        py::array_t<double> x(plan.positions()), y(plan.positions());
+        for (int i = 0; i < plan.positions(); ++i) {
+            const ops::Point2 c = plan.point(i);
+            x.mutable_at(i) = c.x;
+            y.mutable_at(i) = c.y;
+        }
+        py::dict d;
+        d["name"] = region.name;
+        d["type"] = ops::to_string(region.shape);
+        d["band"] = plan.band();
+        d["x"] = x;
+        d["y"] = y;
+        d["distance"] = vector_array(plan.distance);
+        d["values"] = vector_array(profile.values);
+        out.append(d);
+    }
+    return out;
+}
 }  // namespace
 
 PYBIND11_MODULE(lacuna, m) {
@@ -769,6 +828,13 @@ PYBIND11_MODULE(lacuna, m) {
           "read on the device where they are, on `stream` (the caller's CUDA stream handle; "
           "default: the module's own), and the values come back as a lacuna.DeviceArray in "
           "device memory: torch.from_dlpack(v) or cupy.from_dlpack(v) takes it without a copy.");
+    m.def("region_profiles", &region_profiles, py::arg("image"), py::arg("regions"),
+          py::arg("channel") = py::none(),
+          "Profiles of a region list, as `lacuna histogram IMG --regions FILE`: `regions` is a "
+          "regions file's path or a list of dicts in its form ({'name', 'type': 'line' | "
+          "'polyline' | 'rectangle', 'points' or 'x', 'y', 'width', 'height', ...}). A list "
+          "of dicts per region: name, type, band, x, y, distance (pixels) and values (float32; "
+          "NaN off the image).");
     m.def("path_positions", &path_positions, py::arg("path"),
           "Each kymograph position's x, y and distance along `path`: an array of positions x 3.");
     m.def("retarget", &retarget, py::arg("image"), py::arg("width") = py::none(),

@@ -328,3 +328,56 @@ def test_dlpack_refuses_what_it_cannot_read():
         lacuna.line_histogram(OnAnotherDevice(values), (3, 4), (40, 30))
     with pytest.raises(TypeError, match="__dlpack__"):
         lacuna.line_histogram(object(), (3, 4), (40, 30))
+REGIONS = [
+    {"name": "across", "type": "line", "points": [[10, 20], [200, 40]], "width": 5},
+    {"name": "bend", "type": "polyline", "points": [[0, 0], [60, 10], [80, 120]], "width": 3},
+    {"name": "box", "type": "rectangle", "x": 30, "y": 40, "width": 50, "height": 12},
+    {"name": "off", "type": "line", "points": [[-20, 50], [40, 50]]},
+]
+
+
+def regions_csv_by_name(path):
+    by_name = {}
+    for row in csv_rows(path)[1:]:
+        by_name.setdefault(row[0], []).append(row)
+    return by_name
+
+
+@pytest.mark.parametrize("image_path", [FITS, PHOTO])
+def test_region_profiles_equal_the_cli(tmp_path, image_path):
+    regions_file = tmp_path / "regions.json"
+    regions_file.write_text(json.dumps(REGIONS))
+    run_cli("histogram", image_path, "--regions", regions_file, "--csv", tmp_path / "r.csv")
+    cli = regions_csv_by_name(tmp_path / "r.csv")
+    data = lacuna.read(image_path)
+    image = data["values"][0] if image_path == FITS else data["samples"][0]
+    from_list = lacuna.region_profiles(image, REGIONS)
+    from_file = lacuna.region_profiles(image, str(regions_file))
+    assert [p["name"] for p in from_list] == [r["name"] for r in REGIONS]
+    for mine, again in zip(from_list, from_file):
+        rows = cli[mine["name"]]
+        assert mine["type"] == rows[0][1]
+        assert len(rows) == len(mine["values"])
+        assert np.array_equal(mine["values"], again["values"], equal_nan=True)
+        for i, row in enumerate(rows):
+            assert float(row[3]) == pytest.approx(mine["x"][i], rel=1e-8, abs=1e-9)
+            assert float(row[4]) == pytest.approx(mine["y"][i], rel=1e-8, abs=1e-9)
+            assert float(row[5]) == pytest.approx(mine["distance"][i], rel=1e-8, abs=1e-9)
+            cli_value = np.float32(row[6]) if row[6] not in ("", "nan", "NaN") else np.float32("nan")
+            if np.isnan(cli_value):
+                assert np.isnan(mine["values"][i])
+            else:
+                assert cli_value == mine["values"][i]
+    # The line starting off the image has NaN there, as the CLI's empty cells say.
+    assert np.isnan(from_list[3]["values"][0])
+    assert from_list[2]["band"] == 12
+
+
+def test_region_profiles_refuse_bad_regions():
+    values = np.zeros((10, 10), np.float32)
+    with pytest.raises(ValueError):
+        lacuna.region_profiles(values, [{"name": "a", "type": "circle", "points": [[0, 0], [1, 1]]}])
+    with pytest.raises(ValueError):
+        lacuna.region_profiles(values, "/nonexistent/regions.json")
+    with pytest.raises(ValueError):
+        lacuna.region_profiles(values, REGIONS[:1], channel="rgb")
