@@ -19,6 +19,7 @@
 
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QPainter>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -207,6 +208,15 @@ class TestKymographGui : public QObject {
         // The Regions plot: the x axis and legend in µm (0.5 µm pixels).
         const QString legend = window.regions_panel()->plot()->legend_text(0);
         QVERIFY2(legend.contains("\u00b5m") && legend.contains(" px)"), qPrintable(legend));
+        // Its hover readout: the distance in µm, the region's value and pixels there.
+        window.findChild<QDockWidget*>("regions_dock")->raise();
+        editor::RegionsPlot* plot = window.regions_panel()->plot();
+        QTRY_VERIFY(plot->isVisible());
+        QTest::mouseMove(plot, plot->rect().center());
+        const QLabel* readout = window.regions_panel()->findChild<QLabel*>("regions_readout");
+        QTRY_VERIFY(!readout->text().isEmpty());
+        QVERIFY2(readout->text().contains(" \u00b5m: track ") && readout->text().contains(" px)"),
+                 qPrintable(readout->text()));
     }
 
     void refuses_without_a_stack() {
