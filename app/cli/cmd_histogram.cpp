@@ -354,9 +354,13 @@ int run_regions(Context& ctx, const Loaded& loaded) {
                               .add("positions", plan.positions())
                               .add("length", plan.length())
                               .add("band_width", plan.band()));
+        if (loaded.spacing.known())
+            summary.back()
+                .add("length_in_unit", ops::kymograph_distances(plan, loaded.spacing).back())
+                .add("spacing_unit", loaded.spacing.unit);
     }
     if (const auto out = ctx.args.get("csv"))
-        write_text(*out, ops::region_profiles_csv(regions, profiles, header));
+        write_text(*out, ops::region_profiles_csv(regions, profiles, header, loaded.spacing));
     if (ctx.json) {
         JsonObject o;
         o.add("mode", "regions").add_raw("regions", json_array(summary));

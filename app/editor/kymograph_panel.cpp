@@ -132,9 +132,11 @@ KymographPanel::KymographPanel(session::Session& session, QWidget* parent)
     : QWidget(parent), session_(session), kymographer_(session) {
     auto* layout = new QVBoxLayout(this);
     auto* row = new QHBoxLayout;
-    compute_ = new QPushButton(tr("Compute from Line"), this);
+    compute_ = new QPushButton(tr("Compute"), this);
     compute_->setObjectName("kymograph_compute");
-    compute_->setToolTip(tr("The line's values (with its band) through every page or frame"));
+    compute_->setToolTip(
+        tr("The values along the selected region (Regions tool), else the Line tool's line, "
+           "averaged across its band, through every page or frame"));
     cancel_ = new QPushButton(tr("Cancel"), this);
     export_ = new QPushButton(tr("Export…"), this);
     export_->setObjectName("kymograph_export");
@@ -146,6 +148,9 @@ KymographPanel::KymographPanel(session::Session& session, QWidget* parent)
     row->addWidget(progress_, 1);
     row->addWidget(export_);
     layout->addLayout(row);
+    path_ = new QLabel(this);
+    path_->setObjectName("kymograph_path");
+    layout->addWidget(path_);
     view_ = new KymographView(this);
     layout->addWidget(view_, 1);
     readout_ = new QLabel(this);
@@ -171,11 +176,27 @@ KymographPanel::KymographPanel(session::Session& session, QWidget* parent)
                              : QString());
     });
     update_controls();
+    update_path();
 }
 
 KymographPanel::~KymographPanel() = default;
 
+void KymographPanel::update_path() {
+    const std::optional<session::KymographPath> p = kymographer_.path();
+    const QString text =
+        p ? tr("Along %1, band of %2")
+                .arg(QString::fromStdString(p->what))
+                .arg(p->params.band_width)
+          : tr("Along: nothing yet — draw a line (Line tool) or select a region (Regions tool)");
+    if (path_->text() != text) path_->setText(text);
+}
+
+QString KymographPanel::path_text() const {
+    return path_->text();
+}
+
 QString KymographPanel::compute() {
+    update_path();
     try {
         kymographer_.start();
     } catch (const Error& e) {
@@ -194,10 +215,11 @@ void KymographPanel::poll() {
         timer_->stop();
         if (const session::KymographResult* r = kymographer_.result();
             r != nullptr && kymographer_.message().empty()) {
-            status_->setText(tr("%1 positions × %2 frames of the %3, band of %4; %5")
+            status_->setText(tr("%1 positions × %2 frames of the %3 along %4, band of %5; %6")
                                  .arg(r->values.width())
                                  .arg(r->values.height())
                                  .arg(QString::fromStdString(r->source))
+                                 .arg(QString::fromStdString(r->path))
                                  .arg(r->plan.band())
                                  .arg(r->backend == Backend::Cuda ? tr("computed on the GPU")
                                                                   : tr("computed on the CPU")));

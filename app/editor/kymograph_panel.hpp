@@ -54,11 +54,14 @@ class KymographPanel : public QWidget {
     KymographPanel(session::Session& session, QWidget* parent = nullptr);
     ~KymographPanel() override;
 
-    /// Starts a kymograph of the current line (what the Kymograph action does); a refusal is
-    /// shown in the panel and returned (empty when it started).
+    /// Starts a kymograph of the selected region or the current line (what the Kymograph action
+    /// does); a refusal is shown in the panel and returned (empty when it started).
     QString compute();
     /// Redraws through the document's current LUT and window.
     void refresh();
+    /// Says which path Compute follows now (the selected region or the Line tool's line).
+    void update_path();
+    [[nodiscard]] QString path_text() const;
     /// Writes `tif` (float) and the CSV beside it (same name, .csv). Returns the error or "".
     QString export_to(const QString& tif);
     [[nodiscard]] session::Kymographer& kymographer() { return kymographer_; }
@@ -78,6 +81,7 @@ class KymographPanel : public QWidget {
     KymographView* view_ = nullptr;
     QLabel* status_ = nullptr;
     QLabel* readout_ = nullptr;
+    QLabel* path_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* compute_ = nullptr;
     QPushButton* cancel_ = nullptr;

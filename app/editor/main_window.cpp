@@ -106,6 +106,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             regions_revision_ = session_->regions().revision();
             update_undo_actions();
         }
+        // The kymograph follows the selected region or the line: its dock says which.
+        kymograph_panel_->update_path();
         show_notices();
     });
     QSettings settings;
@@ -191,7 +193,7 @@ void MainWindow::build_menus() {
                      [this] { select_tool(CanvasTool::Line); });
     tools->addAction(tr("&Regions (lines, polylines, rectangles)"), QKeySequence(Qt::Key_R), this,
                      [this] { select_tool(CanvasTool::Regions); });
-    tools->addAction(tr("&Kymograph of the Line (stacks, videos)"),
+    tools->addAction(tr("&Kymograph of the Line or Region (stacks, videos)"),
                      QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::show_kymograph);
     tools->addAction(tr("&Brush (mask)"), QKeySequence(Qt::Key_B), this,
                      [this] { select_tool(CanvasTool::Brush); });
@@ -472,6 +474,7 @@ void MainWindow::build_regions_dock() {
         canvas_->set_show_regions(regions_panel_->show_all());
         if (show_regions_action_) show_regions_action_->setChecked(regions_panel_->show_all());
         regions_panel_->refresh();
+        if (kymograph_panel_ != nullptr) kymograph_panel_->update_path();
         update_undo_actions();
         canvas_->update();
     });

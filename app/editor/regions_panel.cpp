@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QListWidget>
 #include <QPainter>
 #include <QPainterPath>
@@ -57,18 +58,21 @@ RegionsPlot::RegionsPlot(const session::RegionsTool& tool, QWidget* parent)
     : QWidget(parent), tool_(tool), value_label_(tr("luminance")) {
     setMinimumHeight(180);
     setObjectName("regions_plot");
+    setMouseTracking(true);
 }
 
 void RegionsPlot::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
     const QRect plot = rect().adjusted(58, 10, -12, -36);
+    x_max_ = 0;  // no hover until the axes are drawn
     double x_max = 0;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (int i = 0; i < tool_.count(); ++i) {
         const ops::RegionProfile* p = tool_.profile(i);
         if (p == nullptr) continue;
-        x_max = std::max(x_max, p->plan.length());
+        const std::vector<double> d = tool_.distances(i);
+        x_max = std::max(x_max, d.back());
         for (const float v : p->values)
             if (std::isfinite(v)) {
                 lo = std::min(lo, double(v));
@@ -90,6 +94,8 @@ void RegionsPlot::paintEvent(QPaintEvent*) {
     const double pad = (hi - lo) * 0.05;
     lo -= pad;
     hi += pad;
+    plot_ = plot;
+    x_max_ = x_max;
     const auto sx = [&](const double d) { return plot.left() + d / x_max * plot.width(); };
     const auto sy = [&](const double v) {
         return plot.bottom() - (v - lo) / (hi - lo) * plot.height();
@@ -117,8 +123,9 @@ void RegionsPlot::paintEvent(QPaintEvent*) {
         painter.drawText(QRect(x - 30, plot.bottom() + 2, 60, 16), Qt::AlignCenter,
                          QString::number(d, 'g', 5));
     }
-    painter.drawText(QRect(plot.left(), plot.bottom() + 17, plot.width(), 16), Qt::AlignCenter,
-                     tr("distance along the region (px)"));
+    painter.drawText(
+        QRect(plot.left(), plot.bottom() + 17, plot.width(), 16), Qt::AlignCenter,
+        tr("distance along the region (%1)").arg(QString::fromStdString(tool_.distance_unit())));
     painter.save();
     painter.translate(12, plot.center().y());
     painter.rotate(-90);
@@ -131,6 +138,7 @@ void RegionsPlot::paintEvent(QPaintEvent*) {
     for (int i = 0; i < tool_.count(); ++i) {
         const ops::RegionProfile* p = tool_.profile(i);
         if (p == nullptr) continue;
+        const std::vector<double> distance = tool_.distances(i);
         QPainterPath path;
         bool pen_down = false;
         for (int k = 0; k < p->plan.positions(); ++k) {
@@ -139,7 +147,7 @@ void RegionsPlot::paintEvent(QPaintEvent*) {
                 pen_down = false;
                 continue;
             }
-            const QPointF at(sx(p->plan.distance[std::size_t(k)]), sy(v));
+            const QPointF at(sx(distance[std::size_t(k)]), sy(v));
             if (pen_down)
                 path.lineTo(at);
             else
@@ -160,8 +168,8 @@ void RegionsPlot::draw_legend(QPainter& painter, const QRect& plot) const {
     bold.setBold(true);
     const QFontMetrics fm(bold);
     int width = 0;
-    for (const ops::ProfileRegion& r : tool_.regions())
-        width = std::max(width, fm.horizontalAdvance(QString::fromStdString(r.name)));
+    for (int i = 0; i < tool_.count(); ++i)
+        width = std::max(width, fm.horizontalAdvance(legend_text(i)));
     const int row = fm.height() + 2;
     const QRect box(plot.right() - width - 40, plot.top() + 6, width + 34, row * tool_.count() + 6);
     painter.setRenderHint(QPainter::Antialiasing, false);
@@ -181,9 +189,36 @@ void RegionsPlot::draw_legend(QPainter& painter, const QRect& plot) const {
         painter.setPen(tool_.profile(i) ? palette().color(QPalette::Text)
                                         : palette().color(QPalette::Mid));
         painter.drawText(QRect(box.left() + 28, y - row / 2, width + 4, row), Qt::AlignVCenter,
-                         QString::fromStdString(r.name));
+                         legend_text(i));
     }
     painter.setFont(font());
+}
+
+QString RegionsPlot::legend_text(const int index) const {
+    const QString name = QString::fromStdString(tool_.regions()[std::size_t(index)].name);
+    const ops::RegionProfile* p = tool_.profile(index);
+    if (p == nullptr) return name;
+    // The length in the data's unit where the pixel size is known, in pixels beside it.
+    const QString px = tr("%1 px").arg(p->plan.length(), 0, 'g', 4);
+    if (!tool_.spacing().known()) return tr("%1  (%2)").arg(name, px);
+    return tr("%1  (%2 %3, %4)")
+        .arg(name)
+        .arg(tool_.distances(index).back(), 0, 'g', 4)
+        .arg(QString::fromStdString(tool_.distance_unit()), px);
+}
+
+void RegionsPlot::mouseMoveEvent(QMouseEvent* event) {
+    const QPointF at = event->position();
+    if (x_max_ <= 0 || !plot_.contains(at.toPoint())) {
+        emit hovered(QString());
+        return;
+    }
+    const double distance = (at.x() - plot_.left()) / plot_.width() * x_max_;
+    emit hovered(QString::fromStdString(tool_.readout_text(distance)));
+}
+
+void RegionsPlot::leaveEvent(QEvent*) {
+    emit hovered(QString());
 }
 
 // ---- the panel ------------------------------------------------------------------------------
@@ -289,6 +324,10 @@ RegionsPanel::RegionsPanel(session::RegionsTool& tool, QWidget* parent)
     layout->addWidget(status_);
     plot_ = new RegionsPlot(tool_, this);
     layout->addWidget(plot_, 1);
+    readout_ = new QLabel(this);
+    readout_->setObjectName("regions_readout");
+    layout->addWidget(readout_);
+    connect(plot_, &RegionsPlot::hovered, readout_, &QLabel::setText);
     refresh();
 }
 

@@ -28,13 +28,24 @@ class RegionsPlot : public QWidget {
     /// The value axis's words ("luminance", "value (K)").
     void set_value_label(const QString& label) { value_label_ = label; }
 
+    /// A legend entry: the name and the length ("axon  (12.5 mm, 25 px)", "axon  (25 px)").
+    [[nodiscard]] QString legend_text(int index) const;
+
+  signals:
+    /// The profiles under the pointer (RegionsTool::readout_text), or "" off the plot.
+    void hovered(const QString& text);
+
   protected:
     void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
   private:
     void draw_legend(QPainter& painter, const QRect& plot) const;
     const session::RegionsTool& tool_;
     QString value_label_;
+    QRect plot_;        // where the last paint put the axes
+    double x_max_ = 0;  // and the distance at their right end
 };
 
 class RegionsPanel : public QWidget {
@@ -82,6 +93,7 @@ class RegionsPanel : public QWidget {
     QCheckBox* show_all_ = nullptr;
     QLabel* status_ = nullptr;
     RegionsPlot* plot_ = nullptr;
+    QLabel* readout_ = nullptr;
     bool refreshing_ = false;
     std::uint64_t shown_revision_ = 0;
 };

@@ -5,6 +5,7 @@
 #include "kymograph.hpp"
 
 #include "line_tool.hpp"
+#include "regions_tool.hpp"
 #include "session.hpp"
 
 #include <lacuna/core/device_image.hpp>
@@ -86,16 +87,34 @@ std::string Kymographer::unavailable() const {
     if (session_.video() == nullptr && session_.pages().size() < 2)
         return "A kymograph needs a stack (a multi-page TIFF, a multi-frame DICOM or a FITS "
                "cube) or a video.";
-    if (!session_.line().has_line()) return "Draw a line with the Line tool first.";
+    if (!path())
+        return "Draw a line with the Line tool, or select a region of the Regions tool, first.";
     return {};
+}
+
+std::optional<KymographPath> Kymographer::path() const {
+    const RegionsTool& regions = session_.regions();
+    if (const int i = regions.selected(); i >= 0 && i < regions.count()) {
+        const ops::ProfileRegion& region = regions.regions()[static_cast<std::size_t>(i)];
+        KymographPath p;
+        p.params = region.params();  // the regions' CLI profile: same path, band and sampling
+        p.polyline = region.shape == ops::RegionShape::Polyline;
+        p.what = "region '" + region.name + "' (" + ops::to_string(region.shape) + ")";
+        return p;
+    }
+    if (!session_.line().has_line()) return std::nullopt;
+    KymographPath p;
+    p.params.path = {session_.line().from(), session_.line().to()};
+    p.params.band_width = session_.line().band();
+    p.what = "the Line tool's line";
+    return p;
 }
 
 void Kymographer::start() {
     if (const std::string why = unavailable(); !why.empty())
         throw Error(ErrorCode::InvalidArgument, why);
-    ops::KymographParams params;
-    params.path = {session_.line().from(), session_.line().to()};
-    params.band_width = session_.line().band();
+    const KymographPath along = *path();
+    const ops::KymographParams params = along.params;
     const Document& doc = session_.document();
     // Checked now, so a bad line is said at once rather than by the job.
     (void)ops::plan_kymograph(doc.width(), doc.height(), params);
@@ -104,7 +123,7 @@ void Kymographer::start() {
     if (const VideoClip* clip = session_.video()) {
         const std::filesystem::path path = clip->path();
         const int announced = clip->frame_count();
-        job_.start([path, params, device, announced](JobControl& control) {
+        job_.start([path, params, along, device, announced](JobControl& control) {
             io::VideoReader reader(path);
             const io::VideoInfo& info = reader.info();
             KymographResult r;
@@ -129,6 +148,8 @@ void Kymographer::start() {
             }
             r.backend = rows.backend();
             r.source = "video " + path.filename().string();
+            r.path = along.what;
+            r.table.polyline = along.polyline;
             finish(r);
             return r;
         });
@@ -140,7 +161,7 @@ void Kymographer::start() {
     const Calibration calibration = doc.calibration();
     const PixelSpacing spacing = doc.spacing();
     const std::optional<io::FrameInterval> interval = session_.frame_interval();
-    job_.start([pages, params, device, calibration, spacing, interval](JobControl& control) {
+    job_.start([pages, params, along, device, calibration, spacing, interval](JobControl& control) {
         const NativeImage& first = pages->front();
         const int count = static_cast<int>(pages->size());
         KymographResult r;
@@ -166,6 +187,8 @@ void Kymographer::start() {
         }
         r.backend = rows.backend();
         r.source = "stack of " + std::to_string(count) + " pages";
+        r.path = along.what;
+        r.table.polyline = along.polyline;
         finish(r);
         return r;
     });

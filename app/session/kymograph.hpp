@@ -1,4 +1,5 @@
-// The editor's kymograph: the Line tool's line, with its band, through every page of the open
+// The editor's kymograph: the Regions tool's selected region, or else the Line tool's line, with
+// its band, through every page of the open
 // stack (a multi-page TIFF, multi-frame DICOM or FITS cube opened as measurement pages) or every
 // frame of the open video, as a position × time image. Computed in the background (progress,
 // cancel) by the engine `lacuna kymograph` uses — the same values, the same CSV — on the device
@@ -31,6 +32,16 @@ struct KymographResult {
     std::string distance_unit;     ///< the spacing's unit, or "px"
     Backend backend = Backend::Cpu;
     std::string source;  ///< "page stack of 12 pages", "video clip.mp4"
+    std::string path;    ///< what it follows: "the Line tool's line", "region 'axon' (polyline)"
+};
+
+/// The path a kymograph follows now: the Regions tool's selected region (a line or polyline with
+/// its band; a rectangle's centre line with its height as band, as `lacuna histogram --regions`
+/// profiles it), else the Line tool's line and band.
+struct KymographPath {
+    ops::KymographParams params;
+    std::string what;  ///< as KymographResult::path
+    bool polyline = false;
 };
 
 class Kymographer {
@@ -40,12 +51,14 @@ class Kymographer {
     Kymographer(const Kymographer&) = delete;
     Kymographer& operator=(const Kymographer&) = delete;
 
-    /// Empty when start() can run now; else why not (no line drawn, not a stack or a video).
+    /// Empty when start() can run now; else why not (no line or region, not a stack or a video).
     [[nodiscard]] std::string unavailable() const;
-    /// Starts computing for the Line tool's current line and band (a running job is cancelled
-    /// first). The job works on its own copy of the pages (the current page with its edits), or
-    /// reads the video file itself. Throws Error(InvalidArgument) with unavailable()'s sentence
-    /// or the path's own refusal.
+    /// The path start() would follow now; nullopt when there is neither a selected region nor a
+    /// line.
+    [[nodiscard]] std::optional<KymographPath> path() const;
+    /// Starts computing along path() (a running job is cancelled first). The job works on its own
+    /// copy of the pages (the current page with its edits), or reads the video file itself. Throws
+    /// Error(InvalidArgument) with unavailable()'s sentence or the path's own refusal.
     void start();
     [[nodiscard]] bool running() const { return job_.running(); }
     /// Frames done and in all (0 total: not known yet).

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <sstream>
 
@@ -430,11 +431,46 @@ std::string RegionsTool::profiles_csv(const std::string& source) const {
         }
     }
     const std::string u = unit();
-    const std::string header = "# region profiles of " + source + "; " +
-                               std::to_string(regions.size()) + " regions, channel " +
-                               channel_name() + (u.empty() ? "" : " (" + u + ")") +
-                               "; distance in pixels\n" + skipped;
-    return ops::region_profiles_csv(regions, profiles, header);
+    const PixelSpacing& sp = spacing();
+    const std::string header =
+        "# region profiles of " + source + "; " + std::to_string(regions.size()) +
+        " regions, channel " + channel_name() + (u.empty() ? "" : " (" + u + ")") +
+        "; distance in pixels" + (sp.known() ? " and " + sp.unit : "") + "\n" + skipped;
+    return ops::region_profiles_csv(regions, profiles, header, sp);
+}
+
+const PixelSpacing& RegionsTool::spacing() const {
+    return session_.document().spacing();
+}
+
+std::string RegionsTool::distance_unit() const {
+    return spacing().known() ? spacing().unit : "px";
+}
+
+std::vector<double> RegionsTool::distances(const int index) const {
+    const ops::RegionProfile* p = profile(index);
+    return p ? ops::kymograph_distances(p->plan, spacing()) : std::vector<double>();
+}
+
+std::string RegionsTool::readout_text(const double distance) const {
+    if (!std::isfinite(distance) || distance < 0) return {};
+    const bool physical = spacing().known();
+    std::ostringstream text;
+    text << std::setprecision(5) << "d = " << distance << ' ' << distance_unit() << ':';
+    bool any = false;
+    for (int i = 0; i < count(); ++i) {
+        const std::vector<double> d = distances(i);
+        if (d.empty() || distance > d.back() + 1e-9 * std::max(1.0, d.back())) continue;
+        // The position nearest the distance (distances grow along the path).
+        const auto at = std::lower_bound(d.begin(), d.end(), distance);
+        std::size_t k = static_cast<std::size_t>(at - d.begin());
+        if (k == d.size() || (k > 0 && distance - d[k - 1] < d[k] - distance)) --k;
+        const ops::RegionProfile& p = *profile(i);
+        text << (any ? ", " : " ") << regions_[std::size_t(i)].name << ' ' << p.values[k];
+        if (physical) text << " (" << p.plan.distance[k] << " px)";
+        any = true;
+    }
+    return any ? text.str() : std::string();
 }
 
 // ---- pointer input --------------------------------------------------------------------------

@@ -118,7 +118,21 @@ class RegionsTool final : public Tool {
     /// "lum" or "value" (the plane profiled), and the value's unit ("" for photos).
     [[nodiscard]] std::string channel_name() const;
     [[nodiscard]] std::string unit() const;
+    /// The document's pixel size (from the file or Set Scale): distances are in its unit where
+    /// it is known, measured in physical space (an anisotropic pixel counts its real size).
+    [[nodiscard]] const PixelSpacing& spacing() const;
+    /// The spacing's unit, or "px" when it is unknown.
+    [[nodiscard]] std::string distance_unit() const;
+    /// Region `index`'s distance along its path at each position, in distance_unit()
+    /// (ops::kymograph_distances); empty when it has no profile.
+    [[nodiscard]] std::vector<double> distances(int index) const;
+    /// The profiles at `distance` (in distance_unit()) along each region long enough, for the
+    /// plot's hover: "d = 3.5 mm: axon 120 (7 px), box 88.5 (1.75 px)" (the position nearest
+    /// that distance; the pixels along each region in brackets where a unit is known); "" where
+    /// no region reaches it.
+    [[nodiscard]] std::string readout_text(double distance) const;
     /// Every profile as one CSV (the CLI's columns); `source` names the image in the header.
+    /// With a known pixel size a distance_<unit> column follows distance (pixels).
     /// Regions that cannot be profiled are left out and named in the header.
     [[nodiscard]] std::string profiles_csv(const std::string& source) const;
     /// Counts changes of the list or its profiles (panels redraw when it moves).

@@ -120,6 +120,7 @@ class TestCliKymograph : public QObject {
     void bad_input_is_refused();
     void histogram_regions_give_one_csv();
     void histogram_regions_refuse_bad_files();
+    void histogram_regions_in_the_files_unit();
 };
 
 void TestCliKymograph::stack_gives_slope_three() {
@@ -506,6 +507,59 @@ void TestCliKymograph::histogram_regions_give_one_csv() {
     for (std::size_t i = 0; i < by_name["slanted"].size(); ++i)
         QCOMPARE(by_name["slanted"][i][6], profile[i + 1][5]);
     QVERIFY(csv_comments(tmp("regions.csv")).contains("4 regions"));
+}
+
+void TestCliKymograph::histogram_regions_in_the_files_unit() {
+    // An ImageJ TIFF with 0.5 × 2 mm pixels (XResolution 2, YResolution 0.5 a mm): the regions'
+    // CSV gains a distance_mm column measured in physical space; the pixel columns stay.
+    TIFF* t = TIFFOpen(tmp("scaled.tif").toStdString().c_str(), "w");
+    QVERIFY(t != nullptr);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 40);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 50);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 50);
+    TIFFSetField(t, TIFFTAG_XRESOLUTION, 2.0f);
+    TIFFSetField(t, TIFFTAG_YRESOLUTION, 0.5f);
+    TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+    TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, "ImageJ=1.53t\nunit=mm\n");
+    std::vector<float> row(40);
+    for (int y = 0; y < 50; ++y) {
+        for (int x = 0; x < 40; ++x) row[std::size_t(x)] = float(x + 100 * y);
+        TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+    }
+    TIFFClose(t);
+    QVERIFY(write_text(tmp("scaled.json"), R"([
+        {"name": "diagonal", "type": "line", "points": [[0, 0], [30, 40]]},
+        {"name": "bend", "type": "polyline", "points": [[0, 0], [10, 0], [10, 10]]}
+    ])"));
+    const Result r = run_cli({"histogram", tmp("scaled.tif"), "--regions", tmp("scaled.json"),
+                              "--csv", tmp("scaled.csv"), "--json"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    const auto rows = csv_rows(tmp("scaled.csv"));
+    QCOMPARE(rows[0].join(','), QString("region,type,position,x,y,distance,distance_mm,value"));
+    QVERIFY(csv_comments(tmp("scaled.csv")).contains("# pixel spacing: 0.5 × 2 mm"));
+    std::map<QString, std::vector<QStringList>> by_name;
+    for (std::size_t i = 1; i < rows.size(); ++i) by_name[rows[i][0]].push_back(rows[i]);
+    // The diagonal: 50 px, √(15² + 80²) mm, evenly along it.
+    const std::vector<QStringList>& d = by_name["diagonal"];
+    QCOMPARE(int(d.size()), 51);
+    const double mm = std::sqrt(15.0 * 15.0 + 80.0 * 80.0);
+    QCOMPARE(d.back()[5].toDouble(), 50.0);
+    QVERIFY(std::abs(d.back()[6].toDouble() - mm) < 1e-6);  // 9 significant digits
+    QVERIFY(std::abs(d[10][6].toDouble() - mm * 10 / 50) < 1e-6);
+    QCOMPARE(d[10][7].toFloat(), float(6 + 100 * 8));  // value after the new column
+    // The bend: 10 px across (5 mm), then 10 px down (20 mm).
+    const std::vector<QStringList>& b = by_name["bend"];
+    QCOMPARE(b[10][6].toDouble(), 5.0);
+    QCOMPARE(b.back()[6].toDouble(), 25.0);
+    QCOMPARE(b.back()[5].toDouble(), 20.0);
+    const QJsonArray list = json_of(r)["regions"].toArray();
+    QVERIFY(std::abs(list[0].toObject()["length_in_unit"].toDouble() - mm) < 1e-4);  // %.6g
+    QCOMPARE(list[0].toObject()["spacing_unit"].toString(), QString("mm"));
 }
 
 void TestCliKymograph::histogram_regions_refuse_bad_files() {

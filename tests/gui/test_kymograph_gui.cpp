@@ -9,12 +9,18 @@
 #include "histogram_panel.hpp"
 #include "kymograph_panel.hpp"
 #include "main_window.hpp"
+#include "regions_panel.hpp"
+#include "regions_tool.hpp"
+#include "session.hpp"
 
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/kymograph.hpp>
+#include <lacuna/ops/regions.hpp>
 
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
+#include <QPainter>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -91,6 +97,33 @@ bool show_kymograph(MainWindow& window, const QString& stack) {
         [&] { return window.kymograph_panel()->kymographer().result() != nullptr; }, 60000);
 }
 
+// A polyline along the right-moving particle's track, up and down through the blinking one and
+// up and down again to the left-moving one's track.
+const std::vector<ops::Point2> kTrack = {{2, 60},   {70, 60},  {85, 35}, {100, 58},
+                                         {115, 35}, {130, 62}, {197, 62}};
+
+/// Opens the stack, adds the polyline region "track" with a band of 5 (selected, Regions tool
+/// active) beside a Line tool line, and asks for the kymograph; returns when the dock shows it.
+bool show_polyline_kymograph(MainWindow& window, const QString& stack) {
+    window.resize(1500, 950);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window) || !window.open_file(stack)) return false;
+    window.canvas()->fit_to_window();
+    window.canvas()->set_line({2, 20}, {197, 21});
+    window.select_tool(editor::CanvasTool::Regions);
+    ops::ProfileRegion track;
+    track.name = "track";
+    track.shape = ops::RegionShape::Polyline;
+    track.points = kTrack;
+    track.width = 5;
+    window.session().regions().add(track);
+    window.regions_panel()->refresh();
+    window.canvas()->update();
+    window.show_kymograph();
+    return QTest::qWaitFor(
+        [&] { return window.kymograph_panel()->kymographer().result() != nullptr; }, 60000);
+}
+
 }  // namespace
 
 class TestKymographGui : public QObject {
@@ -147,6 +180,45 @@ class TestKymographGui : public QObject {
         QVERIFY(text.contains("\nframe,time_s,p0,"));
     }
 
+    void kymograph_follows_the_selected_polyline() {
+        MainWindow window;
+        QVERIFY(show_polyline_kymograph(window, dir_.filePath("particles.tif")));
+        editor::KymographPanel* panel = window.kymograph_panel();
+        QVERIFY2(panel->path_text().contains("region 'track' (polyline)"),
+                 qPrintable(panel->path_text()));
+        QVERIFY2(panel->status().contains("along region 'track'"), qPrintable(panel->status()));
+        const session::KymographResult* r = panel->kymographer().result();
+        std::vector<ImageF32> frames;
+        for (const NativeImage& page :
+             io::read_native(dir_.filePath("particles.tif").toStdString()).pages)
+            frames.push_back(measurement_plane(page));
+        ops::KymographParams p;
+        p.path = kTrack;
+        p.band_width = 5;
+        const ImageF32 expected = ops::kymograph_reference(frames, p);
+        QCOMPARE(r->values.width(), expected.width());
+        for (int t = 0; t < kFrames; ++t)
+            for (int x = 0; x < expected.width(); ++x)
+                QCOMPARE(r->values.at(x, t), expected.at(x, t));
+        // Nothing selected: the dock says it follows the Line tool's line.
+        window.session().regions().select(-1);
+        panel->update_path();
+        QVERIFY2(panel->path_text().contains("the Line tool's line"),
+                 qPrintable(panel->path_text()));
+        // The Regions plot: the x axis and legend in µm (0.5 µm pixels).
+        const QString legend = window.regions_panel()->plot()->legend_text(0);
+        QVERIFY2(legend.contains("\u00b5m") && legend.contains(" px)"), qPrintable(legend));
+        // Its hover readout: the distance in µm, the region's value and pixels there.
+        window.findChild<QDockWidget*>("regions_dock")->raise();
+        editor::RegionsPlot* plot = window.regions_panel()->plot();
+        QTRY_VERIFY(plot->isVisible());
+        QTest::mouseMove(plot, plot->rect().center());
+        const QLabel* readout = window.regions_panel()->findChild<QLabel*>("regions_readout");
+        QTRY_VERIFY(!readout->text().isEmpty());
+        QVERIFY2(readout->text().contains(" \u00b5m: track ") && readout->text().contains(" px)"),
+                 qPrintable(readout->text()));
+    }
+
     void refuses_without_a_stack() {
         MainWindow window;
         window.show();
@@ -171,6 +243,33 @@ class TestKymographGui : public QObject {
         QTRY_VERIFY(!window.kymograph_panel()->readout().isEmpty());
         QTest::qWait(400);
         QVERIFY(window.grab().save(out + "/kymograph-editor.png", "PNG"));
+    }
+    /// The README's screenshot of a polyline region's kymograph (LACUNA_SCREENSHOT_DIR).
+    void screenshot_polyline() {
+        const QString out = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR");
+        if (out.isEmpty()) QSKIP("set LACUNA_SCREENSHOT_DIR to write the README screenshot");
+        MainWindow window;
+        QVERIFY(show_polyline_kymograph(window, dir_.filePath("particles.tif")));
+        QTest::qWait(200);
+        window.canvas()->fit_to_window();
+        window.canvas()->zoom_by(3.5);  // the region's vertices and band in view
+        editor::KymographView* view = window.kymograph_panel()->view();
+        const QRect r = view->image_rect();
+        // Moved twice: the pointer may already rest where the other screenshot left it.
+        QTest::mouseMove(view, r.center());
+        QTest::mouseMove(view, {r.left() + r.width() * 7 / 20, r.top() + r.height() / 3});
+        QTRY_VERIFY(!window.kymograph_panel()->readout().isEmpty());
+        QTest::qWait(400);
+        // QWidget::grab shows the canvas's GL frame without the regions QPainter draws over it:
+        // the canvas's own framebuffer goes over its place (as test_editor's regions shot).
+        QPixmap shot = window.grab();
+        {
+            QPainter painter(&shot);
+            painter.drawImage(
+                QRect(window.canvas()->mapTo(&window, QPoint(0, 0)), window.canvas()->size()),
+                window.canvas()->grabFramebuffer());
+        }
+        QVERIFY(shot.save(out + "/kymograph-polyline.png", "PNG"));
     }
 };
 

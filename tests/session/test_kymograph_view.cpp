@@ -5,10 +5,12 @@
 #include <background_job.hpp>
 #include <kymograph.hpp>
 #include <line_tool.hpp>
+#include <regions_tool.hpp>
 #include <session.hpp>
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/regions.hpp>
 
 #include <QFile>
 #include <QProcess>
@@ -177,6 +179,65 @@ class TestKymographView : public QObject {
         QCOMPARE(view.at(0, 0).g, expected.g);
     }
 
+    void selected_region_equals_the_cli() {
+        // A polyline region selected in the Regions tool: the kymograph follows it (its path and
+        // band), not the Line tool's line, and equals `lacuna kymograph --polyline ... --band`.
+        QVERIFY(write_timelapse(tmp("lapse.tif"), kFrames));
+        session::Session s(false);
+        open_like_the_editor(s, tmp("lapse.tif"));
+        s.line().set_line({0.5, 5.25}, {46.0, 4.5});
+        session::RegionsTool& regions = s.regions();
+        ops::ProfileRegion path;
+        path.name = "path";
+        path.shape = ops::RegionShape::Polyline;
+        path.points = {{1.5, 2.25}, {20, 7.5}, {44.75, 3}};
+        path.width = 3;
+        regions.add(path);
+        QCOMPARE(regions.selected(), 0);
+        session::Kymographer k(s);
+        QCOMPARE(k.path()->what, std::string("region 'path' (polyline)"));
+        k.start();
+        QVERIFY(wait_for(k));
+        const session::KymographResult* r = k.result();
+        QVERIFY2(r != nullptr, k.message().c_str());
+        QCOMPARE(r->path, std::string("region 'path' (polyline)"));
+        QCOMPARE(r->plan.band(), 3);
+        run_cli({"kymograph", tmp("lapse.tif"), "--polyline", "1.5,2.25,20,7.5,44.75,3", "--band",
+                 "3", tmp("poly.tif"), "--csv", tmp("poly.csv"), "--backend", "cpu"});
+        QVERIFY(same_values(read_float(tmp("poly.tif")), r->values));
+        k.export_to(std::nullopt, tmp("poly-editor.csv").toStdString());
+        QCOMPARE(file_bytes(tmp("poly-editor.csv")), file_bytes(tmp("poly.csv")));
+        QCOMPARE(r->distance, ops::kymograph_distances(r->plan, {0.25, 0.25, "mm"}));
+
+        // A rectangle: its centre line, its height as the band (as `histogram --regions`).
+        ops::ProfileRegion box;
+        box.name = "box";
+        box.shape = ops::RegionShape::Rectangle;
+        box.x = 4;
+        box.y = 2;
+        box.width = 30;
+        box.height = 5;
+        regions.add(box);
+        QCOMPARE(regions.selected(), 1);
+        const std::optional<session::KymographPath> p = k.path();
+        QVERIFY(p.has_value());
+        QCOMPARE(p->params.band_width, 5);
+        QCOMPARE(p->params.path.size(), std::size_t(2));
+        QCOMPARE(p->params.path[0].x, 4.0);
+        QCOMPARE(p->params.path[0].y, 4.0);
+        QCOMPARE(p->params.path[1].x, 33.0);
+        QVERIFY(p->params.sampling == Sampling::Nearest);
+        QCOMPARE(p->what, std::string("region 'box' (rectangle)"));
+
+        // Nothing selected: the Line tool's line, as before.
+        regions.select(-1);
+        QCOMPARE(k.path()->what, std::string("the Line tool's line"));
+        k.start();
+        QVERIFY(wait_for(k));
+        QCOMPARE(k.result()->path, std::string("the Line tool's line"));
+        QCOMPARE(k.result()->plan.band(), s.line().band());
+    }
+
     void video_equals_the_cli() {
         const QString video = QString(LACUNA_SOURCE_DIR) + "/tests/data/video/tree.avi";
         session::Session s(false);
@@ -219,6 +280,8 @@ class TestKymographView : public QObject {
         QVERIFY(write_timelapse(tmp("short.tif"), 3));
         open_like_the_editor(s, tmp("short.tif"));
         QVERIFY(QString::fromStdString(k.unavailable()).contains("Draw a line"));
+        QVERIFY(QString::fromStdString(k.unavailable()).contains("select a region"));
+        QVERIFY(!k.path().has_value());
         bool refused = false;
         try {
             k.start();

@@ -265,6 +265,56 @@ class TestRegions : public QObject {
         QCOMPARE(other.regions().load(file), 0);
     }
 
+    void distances_in_the_data_units() {
+        // 0.5 × 2 mm pixels (Set Scale or the file's): distances measured in physical space.
+        session::Session s(false);
+        NativeImage field(40, 50, {SampleType::F32, 1});
+        for (int y = 0; y < 50; ++y)
+            for (int x = 0; x < 40; ++x) field.set_sample(x, y, 0, x + 100.0 * y);
+        s.open_measurement({field}, {});
+        RegionsTool& tool = s.regions();
+        ops::ProfileRegion diagonal;
+        diagonal.name = "diagonal";
+        diagonal.points = {{0, 0}, {30, 40}};
+        tool.add(diagonal);
+        ops::ProfileRegion bend;
+        bend.name = "bend";
+        bend.shape = ops::RegionShape::Polyline;
+        bend.points = {{0, 0}, {10, 0}, {10, 10}};
+        tool.add(bend);
+        // Without a pixel size: pixels, and the CSV as it always was.
+        QCOMPARE(tool.distance_unit(), std::string("px"));
+        QCOMPARE(tool.distances(0), tool.profile(0)->plan.distance);
+        const std::string plain = tool.profiles_csv("field");
+        QVERIFY(plain.find("region,type,position,x,y,distance,value\n") != std::string::npos);
+        QVERIFY(plain.find("pixel spacing") == std::string::npos);
+        QCOMPARE(QString::fromStdString(tool.readout_text(25)),
+                 QString("d = 25 px: diagonal 2015"));
+
+        s.document().set_spacing({0.5, 2.0, "mm"});
+        QCOMPARE(tool.distance_unit(), std::string("mm"));
+        const std::vector<double> d = tool.distances(0);
+        QCOMPARE(int(d.size()), 51);
+        const double mm = std::sqrt(15.0 * 15.0 + 80.0 * 80.0);  // not 50 px × anything
+        QCOMPARE(d.back(), mm);
+        for (std::size_t k = 0; k < d.size(); ++k)
+            QVERIFY(std::abs(d[k] - mm * double(k) / 50) < 1e-12);
+        const std::vector<double> b = tool.distances(1);
+        QCOMPARE(b[10], 5.0);      // 10 px across at 0.5 mm
+        QCOMPARE(b.back(), 25.0);  // then 10 px down at 2 mm
+        // The hover: the position nearest 5 mm along each region, its pixels in brackets.
+        const QString readout = QString::fromStdString(tool.readout_text(5.0));
+        QVERIFY2(readout.startsWith("d = 5 mm: diagonal 241.8 (3 px)"), qPrintable(readout));
+        QVERIFY2(readout.contains("bend 10 (10 px)"), qPrintable(readout));
+        QCOMPARE(tool.readout_text(90.0), std::string());  // beyond every region
+        // The CSV: pixels and millimetres side by side, the spacing said once.
+        const std::string csv = tool.profiles_csv("field");
+        QVERIFY(csv.find("# pixel spacing: 0.5 × 2 mm") != std::string::npos);
+        QVERIFY(csv.find("region,type,position,x,y,distance,distance_mm,value\n") !=
+                std::string::npos);
+        QVERIFY(csv.find("\nbend,polyline,20,10,10,20,25,1010\n") != std::string::npos);
+    }
+
     void profiles_equal_lacuna_histogram_regions() {
         // A float TIFF with a calibration-free value field (and a NaN), and a photo: the editor's
         // profiles and the CLI's CSV on the same file and regions, value for value.

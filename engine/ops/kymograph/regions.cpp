@@ -436,16 +436,28 @@ RegionProfile profile_region(const ProfileRegion& region, const ImageView<const 
 
 std::string region_profiles_csv(const std::vector<ProfileRegion>& regions,
                                 const std::vector<RegionProfile>& profiles,
-                                const std::string& header) {
+                                const std::string& header, const PixelSpacing& spacing) {
     std::ostringstream csv;
-    csv << std::setprecision(9) << header << "region,type,position,x,y,distance,value\n";
+    csv << std::setprecision(9) << header;
+    // The unit's column and its comment only when the pixel size is known, so a file without
+    // one reads exactly as before (the line profile's CSV does the same).
+    const bool physical = spacing.known();
+    if (physical)
+        csv << "# pixel spacing: " << spacing.describe() << " (distance_" << spacing.unit
+            << ": along the path, measured in " << spacing.unit << ")\n";
+    csv << "region,type,position,x,y,distance,"
+        << (physical ? "distance_" + spacing.unit + "," : std::string()) << "value\n";
     for (std::size_t r = 0; r < regions.size() && r < profiles.size(); ++r) {
         const RegionProfile& p = profiles[r];
+        const std::vector<double> unit =
+            physical ? kymograph_distances(p.plan, spacing) : std::vector<double>();
         for (int i = 0; i < p.plan.positions(); ++i) {
+            const auto k = static_cast<std::size_t>(i);
             const Point2 at = p.plan.point(i);
             csv << regions[r].name << ',' << to_string(regions[r].shape) << ',' << i << ',' << at.x
-                << ',' << at.y << ',' << p.plan.distance[static_cast<std::size_t>(i)] << ','
-                << p.values[static_cast<std::size_t>(i)] << "\n";
+                << ',' << at.y << ',' << p.plan.distance[k] << ',';
+            if (physical) csv << unit[k] << ',';
+            csv << p.values[k] << "\n";
         }
     }
     return csv.str();

@@ -124,9 +124,12 @@ class CudaRegionProfiler {
 
 /// Every region's profile as one CSV: `header` ('#' lines, each ending in '\n') then
 /// region,type,position,x,y,distance,value; values with 9 significant digits (floats read
-/// back exactly).
+/// back exactly). With a known `spacing` a "# pixel spacing" comment line follows the header and
+/// a distance_<unit> column (kymograph_distances: measured in physical space) follows distance
+/// (pixels); without one the file is exactly as before.
 [[nodiscard]] std::string region_profiles_csv(const std::vector<ProfileRegion>& regions,
                                               const std::vector<RegionProfile>& profiles,
-                                              const std::string& header);
+                                              const std::string& header,
+                                              const PixelSpacing& spacing = {});
 
 }  // namespace lacuna::ops
