@@ -306,7 +306,7 @@ void RegionsTool::build_plane() const {
         plane_ = measurement_plane(d.samples(), d.calibration());
     } else {
         const ops::HistogramSource source(d.pixels().view());
-        plane_ = source.plane(ops::HistogramChannel::Luminance);
+        plane_ = clone(source.plane(ops::HistogramChannel::Luminance).view());
     }
     plane_key_ = plane_key();
 }
