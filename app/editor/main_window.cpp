@@ -567,6 +567,20 @@ void MainWindow::build_video_dock() {
     });
     connect(video_panel_, &VideoPanel::export_finished, this,
             [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+    // Object removal: the Remove Object tool's brush paints the shown frame's key mask (its
+    // box and scribble selections, set in the Object Removal panel, work the same).
+    connect(video_panel_, &VideoPanel::removal_mode_changed, this, [this](const bool on) {
+        if (on) select_tool(CanvasTool::Brush);
+    });
+    connect(video_panel_, &VideoPanel::removal_finished, this,
+            [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(video_panel_, &VideoPanel::fill_export_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Fill and Export Video"),
+            QSettings().value("paths/last_dir").toString() + "/removed.mp4", tr(kVideoFilter));
+        if (!path.isEmpty() && video_panel_->fill_export_to(path))
+            statusBar()->showMessage(tr("Filling the video into %1…").arg(path), 5000);
+    });
 }
 
 void MainWindow::build_kymograph_dock() {
@@ -1013,6 +1027,11 @@ void MainWindow::end_on_signal() {
 bool MainWindow::prepare_open(const bool video) {
     if (video && video_panel_->exporting()) {
         show_error(tr("Cannot open video"), tr("An export is running: cancel it or let it end."));
+        return false;
+    }
+    if (video_panel_->removal_busy()) {
+        show_error(tr("Cannot open"),
+                   tr("The video's tracking or fill is running: cancel it or let it end."));
         return false;
     }
     cancel_fill();
