@@ -569,9 +569,17 @@ void MainWindow::build_video_dock() {
             [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
     // Object removal: the Remove Object tool's brush paints the shown frame's key mask (its
     // box and scribble selections, set in the Object Removal panel, work the same).
-    connect(video_panel_, &VideoPanel::removal_mode_changed, this, [this](const bool on) {
-        if (on) select_tool(CanvasTool::Brush);
+    // The Video dock stays in front (its keys, Track, Fill): the tool changes without raising
+    // the Object Removal panel, whose brush size and hardness apply.
+    const auto mask_tool = [this](const CanvasTool tool) {
+        check_tool_action(tool);
+        removal_panel_->set_tool(tool);
+    };
+    connect(video_panel_, &VideoPanel::removal_mode_changed, this, [mask_tool](const bool on) {
+        if (on) mask_tool(CanvasTool::Brush);
     });
+    connect(video_panel_, &VideoPanel::mask_tool_requested, this,
+            [mask_tool](const int tool) { mask_tool(static_cast<CanvasTool>(tool)); });
     connect(video_panel_, &VideoPanel::removal_finished, this,
             [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
     connect(video_panel_, &VideoPanel::fill_export_requested, this, [this] {

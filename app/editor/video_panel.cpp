@@ -1,5 +1,7 @@
 #include "video_panel.hpp"
 
+#include "canvas.hpp"
+
 #include <remove_object_tool.hpp>
 #include <retarget_tool.hpp>
 #include <session.hpp>
@@ -132,6 +134,27 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
         tr("The Remove Object tool paints (brush, box or scribble selection) the mask on the "
            "shown frame, which becomes a key frame; every frame then shows its mask"));
     removal_layout->addWidget(removal_mode_);
+    // The Remove Object tool's mask tools, here too, so the dock need not change while painting
+    // key frames (size and hardness are the Object Removal panel's).
+    mask_tools_ = new QWidget;
+    auto* tool_row = new QHBoxLayout(mask_tools_);
+    tool_row->setContentsMargins(0, 0, 0, 0);
+    const struct {
+        CanvasTool tool;
+        const char* text;
+        const char* name;
+    } tools[] = {{CanvasTool::Brush, QT_TR_NOOP("Brush"), "video_tool_brush"},
+                 {CanvasTool::Eraser, QT_TR_NOOP("Eraser"), "video_tool_eraser"},
+                 {CanvasTool::Box, QT_TR_NOOP("Box"), "video_tool_box"},
+                 {CanvasTool::Scribble, QT_TR_NOOP("Scribble"), "video_tool_scribble"}};
+    for (const auto& t : tools) {
+        auto* button = new QPushButton(tr(t.text));
+        button->setObjectName(t.name);
+        connect(button, &QPushButton::clicked, this,
+                [this, tool = t.tool] { emit mask_tool_requested(static_cast<int>(tool)); });
+        tool_row->addWidget(button);
+    }
+    removal_layout->addWidget(mask_tools_);
     still_ = new QCheckBox(tr("Still mask (one mask for every frame, e.g. a logo)"));
     still_->setObjectName("video_still");
     removal_layout->addWidget(still_);
@@ -498,6 +521,7 @@ void VideoPanel::refresh_removal() {
         still_->blockSignals(false);
     }
     const bool mode = removal_mode();
+    mask_tools_->setEnabled(idle && mode);
     set_key_->setEnabled(idle && mode);
     remove_key_->setEnabled(idle && mode && r->is_key(session_.video()->current()));
     undo_key_->setEnabled(idle && mode && r->can_undo());

@@ -74,6 +74,9 @@ class VideoPanel : public QWidget {
     void frame_shown();
     void export_finished(bool ok, const QString& message);
     void removal_mode_changed(bool on);
+    /// One of the mask tools below the mode was pressed (an editor::CanvasTool: Brush, Eraser,
+    /// Box or Scribble).
+    void mask_tool_requested(int tool);
     void removal_finished(bool ok, const QString& message);
     /// Fill & Export… was pressed: the window asks for the file and calls fill_export_to.
     void fill_export_requested();
@@ -100,6 +103,7 @@ class VideoPanel : public QWidget {
 
     QCheckBox* removal_mode_ = nullptr;
     QCheckBox* still_ = nullptr;
+    QWidget* mask_tools_ = nullptr;
     QWidget* key_marks_ = nullptr;
     QLabel* keys_ = nullptr;
     QPushButton* set_key_ = nullptr;
