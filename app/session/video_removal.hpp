@@ -68,6 +68,8 @@ class VideoRemoval {
     [[nodiscard]] bool needs_track() const;
     /// The flows of the clip are computed and kept (a Track runs only the carrying then).
     [[nodiscard]] bool has_flow() const { return tracker_ != nullptr; }
+    /// The kept tracker (frames and flows); the same object across Tracks of this clip.
+    [[nodiscard]] const video::MaskTracker* flow() const { return tracker_.get(); }
     [[nodiscard]] const video::MaskTrackStats& track_stats() const { return track_stats_; }
 
     // ---- jobs (one at a time; poll() from the owning thread collects them) ----

@@ -183,9 +183,12 @@ class TestVideoRemoval : public QObject {
         QCOMPARE(removal.key_frames(), (std::vector<int>{0, 6}));
         QVERIFY_THROWS_EXCEPTION(Error, removal.start_fill(dir.filePath("o/%05d.png").toStdString(),
                                                            video::VideoInpaintParams{}));
+        const video::MaskTracker* flow = removal.flow();
+        QVERIFY(flow != nullptr);
         removal.start_track(flow_only);
         QCOMPARE(removal.total(), 10);  // no decoding, no flow: they were kept
         removal.wait();
+        QCOMPARE(removal.flow(), flow);
         QVERIFY(!removal.needs_track());
         QVERIFY(equal(*removal.mask_at(6), key));
         for (int f = 0; f <= 2; ++f) QVERIFY(equal(removal.tracked()[f], before[f]));
