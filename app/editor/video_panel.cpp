@@ -383,7 +383,10 @@ void VideoPanel::set_removal_mode(const bool on) {
         removal_mode_->setChecked(on);  // comes back here through toggled()
         return;
     }
-    if (on && session_.video_removal() != nullptr) {
+    if (session::VideoRemoval* r = session_.video_removal(); on && r != nullptr) {
+        // A mask painted before the mode was on is the shown frame's first key, not wiped.
+        if (r->mask_at(session_.video()->current()) == nullptr && session_.removal_mask_edited())
+            commit_shown_mask();
         session_.show_removal_mask();
         emit frame_shown();
     }
@@ -447,6 +450,7 @@ bool VideoPanel::track() {
         refresh();
         return false;
     }
+    mask_revision_at_track_ = session_.document().mask_revision(session::MaskLayer::Fill);
     status_->setText(r->has_flow() ? tr("Tracking …")
                                    : tr("Tracking (decoding and optical flow first, once) …"));
     progress_->setRange(0, std::max(1, r->total()));
@@ -501,8 +505,14 @@ void VideoPanel::poll_removal() {
     const QString message = QString::fromStdString(r->message());
     status_->setText(message);
     if (was_tracking && removal_mode()) {
-        session_.show_removal_mask();
-        emit frame_shown();
+        if (session_.document().mask_revision(session::MaskLayer::Fill) !=
+            mask_revision_at_track_) {
+            // Painted while it tracked: that is a correction, not to be painted over.
+            commit_shown_mask();
+        } else {
+            session_.show_removal_mask();
+            emit frame_shown();
+        }
     }
     refresh();
     emit removal_finished(

@@ -15,6 +15,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <cstdint>
 #include <functional>
 
 class QCheckBox;
@@ -114,6 +115,9 @@ class VideoPanel : public QWidget {
     QCheckBox* grabcut_ = nullptr;
     QSpinBox* grow_ = nullptr;
     QTimer* removal_timer_ = nullptr;
+    /// The fill mask's revision when a Track started: painted on during it, the shown mask is
+    /// kept (and taken as a key) instead of being replaced by the tracked one.
+    std::uint64_t mask_revision_at_track_ = 0;
 
     /// The export: the result line on success (its outcome's error or cancel otherwise).
     session::BackgroundJob<QString> export_;
