@@ -220,6 +220,9 @@ void VideoRemoval::start_fill(const std::filesystem::path& output,
             o.input = clip;
             o.output = output;
             o.params = params;
+            // A file that ends before the frames it announces (tree.avi: 68 of 444) is what the
+            // editor shows and tracked: its frames that decode are filled, with a notice.
+            o.allow_truncated = true;
             if (masks.size() == 1) {
                 o.mask = folder.path() / "still.png";
                 (void)io::write_image(o.mask, mask_image(masks[0]).view());
@@ -289,6 +292,7 @@ void VideoRemoval::finish(std::optional<JobOutcome<TrackResult>> track,
             std::snprintf(line, sizeof line, "Filled and wrote %d frames in %.1f s (%.2f fps).",
                           r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0);
             message_ = line;
+            for (const std::string& notice : r.notices) message_ += " " + notice;
         } else if (fill->cancelled) {
             message_ = "Fill cancelled: nothing was written.";
         } else {

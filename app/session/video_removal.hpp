@@ -79,7 +79,8 @@ class VideoRemoval {
     void start_track(const video::MaskTrackParams& params);
     /// Starts the flow-guided fill of every frame with mask_at(frame) (tracked, or the still
     /// mask), written to `output` (a video or a PNG-sequence pattern) only once every frame is
-    /// in. Throws Error(InvalidArgument) with one sentence: no masks (nothing tracked, no still
+    /// in; of a truncated file, the frames that decode (with a notice in message()). Throws
+    /// Error(InvalidArgument) with one sentence: no masks (nothing tracked, no still
     /// key), the keys changed since the last Track, `output` is the clip itself, a job running.
     void start_fill(const std::filesystem::path& output, const video::VideoInpaintParams& params);
     [[nodiscard]] bool busy() const { return track_job_.started() || fill_job_.started(); }

@@ -296,6 +296,46 @@ class TestVideoRemoval : public QObject {
                 out.at(50, 55) != clip.frames[5].at(50, 55));
     }
 
+    /// The repository's real clip, tree.avi (a truncated file: 68 of the 444 frames it
+    /// announces): a box on frame 0 tracked by flow alone to every frame that decodes, and
+    /// filled; outside the grown masks the frames are as decoded.
+    void real_truncated_clip() {
+        const std::filesystem::path clip = LACUNA_SOURCE_DIR "/tests/data/video/tree.avi";
+        VideoRemoval removal(clip, 444, 320, 240);
+        Mask key(320, 240, std::uint8_t{0});
+        for (int y = 20; y < 60; ++y)
+            for (int x = 240; x < 300; ++x) key.at(x, y) = 255;
+        removal.set_key(0, key);
+        video::MaskTrackParams flow_only;
+        flow_only.grabcut = false;
+        removal.start_track(flow_only);
+        removal.wait();
+        QVERIFY2(removal.message() == "Tracked 68 frames from 1 key frame(s).",
+                 removal.message().c_str());
+        QCOMPARE(removal.frames(), 68);
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        video::VideoInpaintParams params;
+        params.implementation = ops::InpaintImplementation::Fast;
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), params);
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->frames, 68);
+        QVERIFY2(removal.message().find("444") != std::string::npos, removal.message().c_str());
+        io::VideoReader reader(clip);
+        for (int f = 0; f < 68; ++f) {
+            const ImageRgba8 in = *reader.next();
+            const ImageRgba8 out =
+                io::read_image(
+                    io::sequence_frame_path(dir.filePath("out/%05d.png").toStdString(), f))
+                    .image;
+            const Mask& m = removal.tracked()[static_cast<std::size_t>(f)];
+            for (int y = 0; y < 240; y += 3)
+                for (int x = 0; x < 320; x += 3)
+                    if (m.at(x, y) == 0) QVERIFY(out.at(x, y) == in.at(x, y));
+        }
+    }
+
     /// A still mask: the first key's mask on every frame, no tracking, filled as one still
     /// image (the CLI's MASK argument).
     void still_mask_on_every_frame() {
