@@ -296,6 +296,27 @@ class TestVideoRemoval : public QObject {
                 out.at(50, 55) != clip.frames[5].at(50, 55));
     }
 
+    /// Cancelling Fill & Export writes nothing (and leaves no mask files behind).
+    void cancelled_fill_writes_nothing() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
+        removal.set_still(true);
+        removal.set_key(0, clip.truth[0]);
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        const QStringList temporary_before =
+            QDir(QDir::tempPath()).entryList({"lacuna-video-masks-*"}, QDir::Dirs);
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), video::VideoInpaintParams{});
+        removal.cancel();
+        removal.wait();
+        QVERIFY2(removal.message() == "Fill cancelled: nothing was written.",
+                 removal.message().c_str());
+        QVERIFY(!removal.fill_result().has_value());
+        QVERIFY(QDir(dir.filePath("out")).isEmpty());
+        QCOMPARE(QDir(QDir::tempPath()).entryList({"lacuna-video-masks-*"}, QDir::Dirs),
+                 temporary_before);
+    }
+
     /// The repository's real clip, tree.avi (a truncated file: 68 of the 444 frames it
     /// announces): a box on frame 0 tracked by flow alone to every frame that decodes, and
     /// filled; outside the grown masks the frames are as decoded.
