@@ -128,11 +128,21 @@ class TestVideoRemovalGui : public QObject {
         QCOMPARE(canvas->mask().at(square_x(0) + 15, kSquareY + 15), std::uint8_t{255});
         QCOMPARE(canvas->mask().at(5, 5), std::uint8_t{0});
 
-        // Track: frame 0 becomes the key; a background job with progress and Cancel.
+        // Track: frame 0 becomes the key; a background job with progress and Cancel. Cancelled
+        // first: no masks, the painted key stays.
+        auto* cancel = panel->findChild<QPushButton*>("video_cancel");
+        track->click();
+        QVERIFY(cancel->isEnabled());
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->removal_busy(), 120000);
+        QVERIFY2(panel->status().contains("cancelled"), qPrintable(panel->status()));
+        QVERIFY(removal->tracked().empty());
+        QVERIFY(!cancel->isEnabled());
+        QCOMPARE(canvas->mask().at(square_x(0) + 15, kSquareY + 15), std::uint8_t{255});
         track->click();
         QCOMPARE(removal->key_frames(), std::vector<int>{0});
         QVERIFY(panel->removal_busy());
-        QVERIFY(panel->findChild<QPushButton*>("video_cancel")->isEnabled());
+        QVERIFY(cancel->isEnabled());
         QVERIFY(!slider->isEnabled());
         QTRY_VERIFY_WITH_TIMEOUT(!panel->removal_busy(), 120000);
         QVERIFY2(panel->status().startsWith("Tracked 10 frames"), qPrintable(panel->status()));
