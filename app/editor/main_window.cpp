@@ -570,6 +570,28 @@ void MainWindow::build_video_dock() {
     });
     connect(video_panel_, &VideoPanel::export_finished, this,
             [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+    // Object removal: the Remove Object tool's brush paints the shown frame's key mask (its
+    // box and scribble selections, set in the Object Removal panel, work the same).
+    // The Video dock stays in front (its keys, Track, Fill): the tool changes without raising
+    // the Object Removal panel, whose brush size and hardness apply.
+    const auto mask_tool = [this](const CanvasTool tool) {
+        check_tool_action(tool);
+        removal_panel_->set_tool(tool);
+    };
+    connect(video_panel_, &VideoPanel::removal_mode_changed, this, [mask_tool](const bool on) {
+        if (on) mask_tool(CanvasTool::Brush);
+    });
+    connect(video_panel_, &VideoPanel::mask_tool_requested, this,
+            [mask_tool](const int tool) { mask_tool(static_cast<CanvasTool>(tool)); });
+    connect(video_panel_, &VideoPanel::removal_finished, this,
+            [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(video_panel_, &VideoPanel::fill_export_requested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Fill and Export Video"),
+            QSettings().value("paths/last_dir").toString() + "/removed.mp4", tr(kVideoFilter));
+        if (!path.isEmpty() && video_panel_->fill_export_to(path))
+            statusBar()->showMessage(tr("Filling the video into %1…").arg(path), 5000);
+    });
 }
 
 void MainWindow::build_kymograph_dock() {
@@ -1016,6 +1038,11 @@ void MainWindow::end_on_signal() {
 bool MainWindow::prepare_open(const bool video) {
     if (video && video_panel_->exporting()) {
         show_error(tr("Cannot open video"), tr("An export is running: cancel it or let it end."));
+        return false;
+    }
+    if (video_panel_->removal_busy()) {
+        show_error(tr("Cannot open"),
+                   tr("The video's tracking or fill is running: cancel it or let it end."));
         return false;
     }
     cancel_fill();

@@ -93,6 +93,7 @@ void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
     pages_.clear();
     page_ = 0;
     video_.reset();
+    video_removal_.reset();
     after_open();
 }
 
@@ -111,7 +112,50 @@ std::vector<std::string> Session::save(const std::filesystem::path& path,
 void Session::open_video(const std::filesystem::path& path) {
     auto clip = std::make_unique<VideoClip>(path);
     open(clone(clip->current_frame().view()));
+    video_removal_ = std::make_unique<VideoRemoval>(
+        path, clip->frame_count(), clip->current_frame().width(), clip->current_frame().height());
     video_ = std::move(clip);
+}
+
+Mask Session::shown_removal_mask() const {
+    const Mask& coverage = document_.mask(MaskLayer::Fill);
+    Mask hole(coverage.width(), coverage.height(), 0);
+    for (int y = 0; y < coverage.height(); ++y) {
+        const std::uint8_t* in = coverage.row(y);
+        std::uint8_t* out = hole.row(y);
+        for (int x = 0; x < coverage.width(); ++x) out[x] = in[x] >= 128 ? 255 : 0;
+    }
+    return hole;
+}
+
+bool Session::removal_mask_edited() const {
+    if (!video_ || !video_removal_) return false;
+    const Mask shown = shown_removal_mask();
+    const Mask* model = video_removal_->mask_at(video_->current());
+    if (model == nullptr) return count_selected(shown.view()) > 0;
+    for (int y = 0; y < shown.height(); ++y)
+        for (int x = 0; x < shown.width(); ++x)
+            if ((shown.at(x, y) != 0) != (model->at(x, y) != 0)) return true;
+    return false;
+}
+
+void Session::take_removal_key() {
+    if (!video_ || !video_removal_) return;
+    // A still mask lives on its first key: editing it on any frame edits that one.
+    const std::vector<int> keys = video_removal_->key_frames();
+    const int frame = video_removal_->still() && !keys.empty() ? keys.front() : video_->current();
+    video_removal_->set_key(frame, shown_removal_mask());
+}
+
+void Session::show_removal_mask() {
+    if (!video_ || !video_removal_ || document_.empty()) return;
+    const Mask* model = video_removal_->mask_at(video_->current());
+    const int w = document_.width(), h = document_.height();
+    const Mask region = model != nullptr && model->width() == w && model->height() == h
+                            ? clone(model->view())
+                            : Mask(w, h, std::uint8_t{0});
+    document_.write_mask(MaskLayer::Fill, {0, 0, w - 1, h - 1}, region);
+    frame_changed();
 }
 
 void Session::show_video_frame(const int index) {
@@ -237,6 +281,7 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
     if (stack) pages_ = std::move(pages);
     page_ = 0;
     video_.reset();
+    video_removal_.reset();
     if (window) {
         display_.window = *window;
     } else {

@@ -9,6 +9,7 @@
 #include "history.hpp"
 #include "tool.hpp"
 #include "video_clip.hpp"
+#include "video_removal.hpp"
 
 #include <lacuna/core/display.hpp>
 #include <lacuna/core/error.hpp>
@@ -85,6 +86,21 @@ class Session {
     /// still for every frame), the retarget target stays; the undo history is cleared (edits
     /// belong to a frame).
     void show_video_frame(int index);
+    /// The open clip's object removal (the Video dock's mode): key masks, tracked masks and
+    /// its jobs; null without a clip. Made anew with each clip.
+    [[nodiscard]] VideoRemoval* video_removal() { return video_removal_.get(); }
+    [[nodiscard]] const VideoRemoval* video_removal() const { return video_removal_.get(); }
+    /// The Remove Object tool's fill mask on the shown frame (coverage ≥ ½, 0/255), the mask the
+    /// object-removal mode takes as the frame's key.
+    [[nodiscard]] Mask shown_removal_mask() const;
+    /// The shown frame's fill mask differs from what the removal model has for the frame (the
+    /// user painted or corrected it): it should become a key frame.
+    [[nodiscard]] bool removal_mask_edited() const;
+    /// Makes the shown fill mask the shown frame's key mask (an empty one removes the key).
+    void take_removal_key();
+    /// Puts the removal model's mask of the shown frame (key, tracked or still; none: empty)
+    /// into the fill mask, without an undo step (it is the model's, not an edit).
+    void show_removal_mask();
     /// The whole clip through the retarget pipeline at the retarget tool's target size and
     /// energy, with the protect mask if painted, on the GPU when the session carves there.
     /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time); `term`:
@@ -259,7 +275,8 @@ class Session {
     std::vector<NativeImage> pages_;  // a measurement stack's pages (empty for a single image)
     int page_ = 0;
     std::optional<io::FrameInterval> frame_interval_;
-    std::unique_ptr<VideoClip> video_;  // the open clip (video documents only)
+    std::unique_ptr<VideoClip> video_;             // the open clip (video documents only)
+    std::unique_ptr<VideoRemoval> video_removal_;  // its object removal
     Display display_;
     bool samples_from_host_noted_ = false;
     History history_;

@@ -1,0 +1,383 @@
+// The Video dock's object removal without widgets (app/session/video_removal.*): key masks on a
+// generated clip whose true mask is known on every frame, tracked to every frame as a background
+// job (flows kept, so a correction re-tracks without them), corrections, cancel, undo, a still
+// mask, and Fill & Export equal to `lacuna inpaint CLIP OUT --mask-key F:MASK` byte for byte.
+#include <video_removal.hpp>
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/core/mask.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/video/track_masks.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+using namespace lacuna;
+using namespace lacuna::session;
+
+namespace {
+
+constexpr int kW = 160, kH = 120;
+
+/// A fixed pseudo-random value per pixel and seed (no generator state between calls).
+std::uint8_t noise(const int x, const int y, const int seed) {
+    std::uint32_t v = static_cast<std::uint32_t>(x) * 73856093u ^
+                      static_cast<std::uint32_t>(y) * 19349663u ^
+                      static_cast<std::uint32_t>(seed) * 83492791u;
+    v ^= v >> 13;
+    v *= 0x5bd1e995u;
+    v ^= v >> 15;
+    return static_cast<std::uint8_t>(v & 0xff);
+}
+
+Rgba8 background(const int x, const int y) {
+    const double wave =
+        40 * std::sin(x * 0.21) * std::cos(y * 0.17) + 25 * std::sin((x + y) * 0.07);
+    const int n = noise(x, y, 1) / 8;
+    const auto g = static_cast<std::uint8_t>(std::clamp(120 + wave + n, 0.0, 255.0));
+    return Rgba8{static_cast<std::uint8_t>(g * 3 / 4), g, static_cast<std::uint8_t>(g * 7 / 8),
+                 255};
+}
+
+Rgba8 object_texture(const int u, const int v) {
+    const bool check = ((u / 4) + (v / 4)) % 2 == 0;
+    const int n = noise(u, v, 2) / 6;
+    return Rgba8{static_cast<std::uint8_t>(200 + n / 2),
+                 static_cast<std::uint8_t>(check ? 40 + n : 110 + n),
+                 static_cast<std::uint8_t>(30 + n / 2), 255};
+}
+
+struct Clip {
+    std::vector<ImageRgba8> frames;
+    std::vector<Mask> truth;
+};
+
+/// `inside(f, x, y)` says whether (x, y) is the object on frame f; `origin(f)` is where the
+/// object's texture starts (it moves with the object).
+Clip make_clip(const int frames, const std::function<bool(int, int, int)>& inside,
+               const std::function<std::pair<int, int>(int)>& origin) {
+    Clip c;
+    for (int f = 0; f < frames; ++f) {
+        ImageRgba8 img(kW, kH);
+        Mask m(kW, kH, std::uint8_t{0});
+        const auto [ox, oy] = origin(f);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                const bool in = inside(f, x, y);
+                img.at(x, y) = in ? object_texture(x - ox + 64, y - oy + 64) : background(x, y);
+                m.at(x, y) = in ? 255 : 0;
+            }
+        c.frames.push_back(std::move(img));
+        c.truth.push_back(std::move(m));
+    }
+    return c;
+}
+
+/// A 30 × 30 textured square moving 2 px a frame to the right (and 1 px down every other frame).
+Clip moving_square(const int frames = 10) {
+    const auto at = [](const int f) { return std::pair<int, int>{20 + 2 * f, 40 + f / 2}; };
+    return make_clip(
+        frames,
+        [at](const int f, const int x, const int y) {
+            const auto [x0, y0] = at(f);
+            return x >= x0 && x < x0 + 30 && y >= y0 && y < y0 + 30;
+        },
+        at);
+}
+
+ImageRgba8 mask_image(const Mask& m) {
+    ImageRgba8 image(m.width(), m.height());
+    for (int y = 0; y < m.height(); ++y)
+        for (int x = 0; x < m.width(); ++x) {
+            const std::uint8_t v = m.at(x, y);
+            image.at(x, y) = {v, v, v, 255};
+        }
+    return image;
+}
+
+bool equal(const Mask& a, const Mask& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        if (!std::equal(a.row(y), a.row(y) + a.width(), b.row(y))) return false;
+    return true;
+}
+
+/// The clip as a PNG sequence `dir/clip/%05d.png` (what the CLI and the editor both read).
+std::filesystem::path write_clip(const QTemporaryDir& dir, const Clip& clip) {
+    const std::filesystem::path folder = dir.filePath("clip").toStdString();
+    std::filesystem::create_directories(folder);
+    const std::filesystem::path pattern = folder / "%05d.png";
+    for (std::size_t f = 0; f < clip.frames.size(); ++f)
+        (void)io::write_image(io::sequence_frame_path(pattern, static_cast<int>(f)),
+                              clip.frames[f].view());
+    return pattern;
+}
+
+/// The square of frame 6, shifted 4 px left: a "correction" that differs from what was tracked.
+Mask corrected_key(const Clip& clip) {
+    Mask m(kW, kH, std::uint8_t{0});
+    for (int y = 0; y < kH; ++y)
+        for (int x = 4; x < kW; ++x) m.at(x - 4, y) = clip.truth[6].at(x, y);
+    return m;
+}
+
+void track(VideoRemoval& removal) {
+    removal.start_track(video::MaskTrackParams{});
+    removal.wait();
+}
+
+}  // namespace
+
+class TestVideoRemoval : public QObject {
+    Q_OBJECT
+  private slots:
+    /// One key frame, Track: a mask on every frame, each close to the truth (IoU ≥ 0.9), the
+    /// key frame's exactly as painted, and the flows kept.
+    void track_gives_every_frame() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
+        QVERIFY(removal.mask_at(3) == nullptr);
+        removal.set_key(0, clip.truth[0]);
+        QVERIFY(removal.needs_track());
+        QVERIFY(removal.mask_at(3) == nullptr);
+        track(removal);
+        QVERIFY2(removal.message().rfind("Tracked 10 frames", 0) == 0, removal.message().c_str());
+        QVERIFY(removal.has_flow());
+        QVERIFY(!removal.needs_track());
+        QCOMPARE(static_cast<int>(removal.tracked().size()), 10);
+        QVERIFY(equal(*removal.mask_at(0), clip.truth[0]));
+        for (int f = 0; f < 10; ++f) {
+            const double iou = video::mask_iou(removal.mask_at(f)->view(), clip.truth[f].view());
+            QVERIFY2(iou >= 0.9, qPrintable(QString("frame %1: IoU %2").arg(f).arg(iou)));
+        }
+    }
+
+    /// A correction on frame 6 (a new key) re-tracks without new flow (the job's bar counts
+    /// only the tracking) and changes the frames nearer to it, not frames 0–2. By flow alone:
+    /// GrabCut would snap the shifted correction back onto the square.
+    void correction_changes_later_frames() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
+        removal.set_key(0, clip.truth[0]);
+        video::MaskTrackParams flow_only;
+        flow_only.grabcut = false;
+        removal.start_track(flow_only);
+        removal.wait();
+        std::vector<Mask> before;
+        for (const Mask& m : removal.tracked()) before.push_back(clone(m.view()));
+        const Mask key = corrected_key(clip);
+        removal.set_key(6, key);
+        QVERIFY(removal.needs_track());
+        QCOMPARE(removal.key_frames(), (std::vector<int>{0, 6}));
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_fill(dir.filePath("o/%05d.png").toStdString(),
+                                                           video::VideoInpaintParams{}));
+        const video::MaskTracker* flow = removal.flow();
+        QVERIFY(flow != nullptr);
+        removal.start_track(flow_only);
+        QCOMPARE(removal.total(), 10);  // no decoding, no flow: they were kept
+        removal.wait();
+        QCOMPARE(removal.flow(), flow);
+        QVERIFY(!removal.needs_track());
+        QVERIFY(equal(*removal.mask_at(6), key));
+        for (int f = 0; f <= 2; ++f) QVERIFY(equal(removal.tracked()[f], before[f]));
+        for (int f = 4; f < 10; ++f)
+            QVERIFY2(!equal(removal.tracked()[f], before[f]), qPrintable(QString::number(f)));
+    }
+
+    /// Cancelling a Track leaves the masks of the last one; a cancelled first Track leaves none.
+    void cancel_leaves_previous_masks() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
+        removal.set_key(0, clip.truth[0]);
+        removal.start_track(video::MaskTrackParams{});
+        removal.cancel();
+        removal.wait();
+        QVERIFY2(removal.message().find("cancelled") != std::string::npos,
+                 removal.message().c_str());
+        QVERIFY(removal.tracked().empty());
+        QVERIFY(removal.mask_at(4) == nullptr);
+        track(removal);
+        std::vector<Mask> before;
+        for (const Mask& m : removal.tracked()) before.push_back(clone(m.view()));
+        removal.set_key(6, corrected_key(clip));
+        removal.start_track(video::MaskTrackParams{});
+        removal.cancel();
+        removal.wait();
+        QVERIFY(removal.message().find("cancelled") != std::string::npos);
+        QCOMPARE(removal.tracked().size(), before.size());
+        for (std::size_t f = 0; f < before.size(); ++f)
+            QVERIFY(equal(removal.tracked()[f], before[f]));
+        QVERIFY(removal.needs_track());
+    }
+
+    /// Key edits undo one at a time, on whichever frame; an empty mask removes the key.
+    void undo_key_edits() {
+        const Clip clip = moving_square(4);
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 4, kW, kH);
+        removal.set_key(1, clip.truth[1]);
+        removal.set_key(1, clip.truth[2]);
+        removal.set_key(3, clip.truth[3]);
+        removal.set_key(3, Mask(kW, kH, std::uint8_t{0}));
+        QCOMPARE(removal.key_frames(), (std::vector<int>{1}));
+        QVERIFY(equal(*removal.mask_at(1), clip.truth[2]));
+        QCOMPARE(removal.undo_frame(), 3);
+        QVERIFY(removal.undo());
+        QVERIFY(equal(*removal.mask_at(3), clip.truth[3]));
+        QVERIFY(removal.undo());
+        QCOMPARE(removal.key_frames(), (std::vector<int>{1}));
+        QVERIFY(removal.undo());
+        QVERIFY(equal(*removal.mask_at(1), clip.truth[1]));
+        QVERIFY(removal.undo());
+        QVERIFY(removal.key_frames().empty());
+        QVERIFY(!removal.undo());
+        QVERIFY_THROWS_EXCEPTION(Error, removal.set_key(4, clip.truth[0]));
+        QVERIFY_THROWS_EXCEPTION(Error, removal.set_key(0, Mask(8, 8, std::uint8_t{255})));
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_track(video::MaskTrackParams{}));
+    }
+
+    /// Fill & Export with the tracked masks writes exactly what `lacuna inpaint CLIP OUT
+    /// --mask-key 0:K0 --mask-key 6:K6 --grow 2` writes (PNG sequences, byte for byte); the
+    /// clip itself is refused as the output.
+    void fill_equals_cli() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        const std::filesystem::path pattern = write_clip(dir, clip);
+        VideoRemoval removal(pattern, 10, kW, kH);
+        removal.set_key(0, clip.truth[0]);
+        removal.set_key(6, corrected_key(clip));
+        track(removal);
+        video::VideoInpaintParams params;
+        params.implementation = ops::InpaintImplementation::Fast;
+        params.fill.mask_grow = 2;
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_fill(pattern, params));
+        QVERIFY(QDir().mkpath(dir.filePath("editor")));
+        removal.start_fill(dir.filePath("editor/%05d.png").toStdString(), params);
+        QVERIFY(removal.filling());
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->frames, 10);
+
+        (void)io::write_image(dir.filePath("k0.png").toStdString(),
+                              mask_image(clip.truth[0]).view());
+        (void)io::write_image(dir.filePath("k6.png").toStdString(),
+                              mask_image(corrected_key(clip)).view());
+        QVERIFY(QDir().mkpath(dir.filePath("cli")));
+        QProcess cli;
+        cli.start(LACUNA_CLI_PATH,
+                  {"inpaint", QString::fromStdString(pattern.string()),
+                   dir.filePath("cli/%05d.png"), "--mask-key", "0:" + dir.filePath("k0.png"),
+                   "--mask-key", "6:" + dir.filePath("k6.png"), "--grow", "2"});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        for (int f = 0; f < 10; ++f) {
+            const QString name = QString("%1.png").arg(f, 5, 10, QChar('0'));
+            QFile a(dir.filePath("editor/" + name)), b(dir.filePath("cli/" + name));
+            QVERIFY(a.open(QIODevice::ReadOnly));
+            QVERIFY(b.open(QIODevice::ReadOnly));
+            QVERIFY2(a.readAll() == b.readAll(), qPrintable(name));
+        }
+        // The fill changed the frames where the object was.
+        const ImageRgba8 out = io::read_image(dir.filePath("editor/00005.png").toStdString()).image;
+        QVERIFY(out.at(45, 60) != clip.frames[5].at(45, 60) ||
+                out.at(50, 55) != clip.frames[5].at(50, 55));
+    }
+
+    /// Cancelling Fill & Export writes nothing (and leaves no mask files behind).
+    void cancelled_fill_writes_nothing() {
+        const Clip clip = moving_square();
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
+        removal.set_still(true);
+        removal.set_key(0, clip.truth[0]);
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        const QStringList temporary_before =
+            QDir(QDir::tempPath()).entryList({"lacuna-video-masks-*"}, QDir::Dirs);
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), video::VideoInpaintParams{});
+        removal.cancel();
+        removal.wait();
+        QVERIFY2(removal.message() == "Fill cancelled: nothing was written.",
+                 removal.message().c_str());
+        QVERIFY(!removal.fill_result().has_value());
+        QVERIFY(QDir(dir.filePath("out")).isEmpty());
+        QCOMPARE(QDir(QDir::tempPath()).entryList({"lacuna-video-masks-*"}, QDir::Dirs),
+                 temporary_before);
+    }
+
+    /// The repository's real clip, tree.avi (a truncated file: 68 of the 444 frames it
+    /// announces): a box on frame 0 tracked by flow alone to every frame that decodes, and
+    /// filled; outside the grown masks the frames are as decoded.
+    void real_truncated_clip() {
+        const std::filesystem::path clip = LACUNA_SOURCE_DIR "/tests/data/video/tree.avi";
+        VideoRemoval removal(clip, 444, 320, 240);
+        Mask key(320, 240, std::uint8_t{0});
+        for (int y = 20; y < 60; ++y)
+            for (int x = 240; x < 300; ++x) key.at(x, y) = 255;
+        removal.set_key(0, key);
+        video::MaskTrackParams flow_only;
+        flow_only.grabcut = false;
+        removal.start_track(flow_only);
+        removal.wait();
+        QVERIFY2(removal.message() == "Tracked 68 frames from 1 key frame(s).",
+                 removal.message().c_str());
+        QCOMPARE(removal.frames(), 68);
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        video::VideoInpaintParams params;
+        params.implementation = ops::InpaintImplementation::Fast;
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), params);
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->frames, 68);
+        QVERIFY2(removal.message().find("444") != std::string::npos, removal.message().c_str());
+        io::VideoReader reader(clip);
+        for (int f = 0; f < 68; ++f) {
+            const ImageRgba8 in = *reader.next();
+            const ImageRgba8 out =
+                io::read_image(
+                    io::sequence_frame_path(dir.filePath("out/%05d.png").toStdString(), f))
+                    .image;
+            const Mask& m = removal.tracked()[static_cast<std::size_t>(f)];
+            for (int y = 0; y < 240; y += 3)
+                for (int x = 0; x < 320; x += 3)
+                    if (m.at(x, y) == 0) QVERIFY(out.at(x, y) == in.at(x, y));
+        }
+    }
+
+    /// A still mask: the first key's mask on every frame, no tracking, filled as one still
+    /// image (the CLI's MASK argument).
+    void still_mask_on_every_frame() {
+        const Clip clip = moving_square(4);
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 4, kW, kH);
+        removal.set_still(true);
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_fill(dir.filePath("o/%05d.png").toStdString(),
+                                                           video::VideoInpaintParams{}));
+        removal.set_key(2, clip.truth[2]);
+        QVERIFY(!removal.needs_track());
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_track(video::MaskTrackParams{}));
+        for (int f = 0; f < 4; ++f) QVERIFY(equal(*removal.mask_at(f), clip.truth[2]));
+        QVERIFY(QDir().mkpath(dir.filePath("o")));
+        removal.start_fill(dir.filePath("o/%05d.png").toStdString(), video::VideoInpaintParams{});
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->frames, 4);
+        QCOMPARE(removal.fill_result()->mask_pixels_min, std::int64_t{900});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVideoRemoval)
+#include "test_video_removal.moc"
