@@ -1,6 +1,8 @@
 // DLPack producer and consumer for the Python module (see dlpack_interop.hpp).
 #include "dlpack_interop.hpp"
 
+#include <pybind11/stl.h>  // std::optional arguments (the stream)
+
 #include <lacuna/core/error.hpp>
 
 #include <map>
@@ -335,9 +337,28 @@ void register_device_array(py::module_& m) {
     py::class_<DeviceArray>(m, "DeviceArray",
                             "A float32 result in CUDA device memory. Import it without a copy "
                             "with torch.from_dlpack(a) or cupy.from_dlpack(a).")
-        .def("__dlpack__", &DeviceArray::dlpack, py::kw_only(), py::arg("stream") = py::none(),
-             "A DLPack capsule; `stream` is the consumer's CUDA stream (None: the legacy "
-             "default stream, -1: no synchronisation).")
+        // The array API's keywords: max_version (a consumer asking for a versioned capsule
+        // still takes the unversioned one a producer without them returns, as CuPy and
+        // PyTorch do), dl_device (only the array's own) and copy (never made here).
+        .def(
+            "__dlpack__",
+            [](const DeviceArray& a, const std::optional<std::intptr_t>& stream,
+               const py::object& max_version, const py::object& dl_device, const py::object& copy) {
+                (void)max_version;
+                if (!copy.is_none() && copy.cast<bool>())
+                    throw py::buffer_error(
+                        "a lacuna.DeviceArray is exported without a copy "
+                        "only (copy=True asked for one)");
+                if (!dl_device.is_none() && !dl_device.equal(a.dlpack_device()))
+                    throw py::buffer_error(
+                        "a lacuna.DeviceArray is exported on its own device "
+                        "only");
+                return a.dlpack(stream);
+            },
+            py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+            py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+            "A DLPack capsule; `stream` is the consumer's CUDA stream (None: the legacy "
+            "default stream, -1: no synchronisation).")
         .def("__dlpack_device__", &DeviceArray::dlpack_device)
         .def_property_readonly("shape", &DeviceArray::shape)
         .def_property_readonly("dtype", [](const DeviceArray&) { return "float32"; })
