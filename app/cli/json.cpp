@@ -1,50 +1,20 @@
 #include "json.hpp"
 
+#include <lacuna/core/json_text.hpp>
+
 #include <cmath>
 #include <cstdio>
 
 namespace lacuna::cli {
 
-std::string json_escape(const std::string_view text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
-
 void JsonObject::key(const std::string_view k) {
     if (!body_.empty()) body_ += ",";
-    body_ += json_escape(k) + ":";
+    body_ += json_quote(k) + ":";
 }
 
 JsonObject& JsonObject::add(const std::string_view k, const std::string_view value) {
     key(k);
-    body_ += json_escape(value);
+    body_ += json_quote(value);
     return *this;
 }
 JsonObject& JsonObject::add(const std::string_view k, const std::int64_t value) {
@@ -80,7 +50,7 @@ JsonObject& JsonObject::add(const std::string_view k, const std::vector<std::str
     std::string arr = "[";
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i > 0) arr += ',';
-        arr += json_escape(values[i]);
+        arr += json_quote(values[i]);
     }
     return add_raw(k, arr + "]");
 }

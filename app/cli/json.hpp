@@ -12,8 +12,6 @@
 
 namespace lacuna::cli {
 
-std::string json_escape(std::string_view text);
-
 class JsonObject {
   public:
     JsonObject& add(std::string_view key, std::string_view value);

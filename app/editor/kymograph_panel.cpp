@@ -68,7 +68,8 @@ void KymographView::paintEvent(QPaintEvent*) {
     if (image_.isNull() || result_ == nullptr) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
-                   tr("Draw a line with the Line tool on a stack or a video,\nthen Compute."));
+                   tr("On a stack or a video, draw a line with the Line tool or select a\nline, "
+                      "polyline or rectangle region, then Compute."));
         return;
     }
     // Pixels stay pixels: nearest neighbour, whole image in the rectangle.

@@ -2,6 +2,8 @@
 // the whole grammar, nothing more), its writer, and the regions' profiles (regions.hpp).
 #include <lacuna/ops/regions.hpp>
 
+#include <lacuna/core/json_text.hpp>
+
 #include <lacuna/core/error.hpp>
 
 #include <cctype>
@@ -272,38 +274,6 @@ std::string number_text(const double v) {
     return buffer;
 }
 
-std::string quoted(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char u[8];
-                    std::snprintf(u, sizeof u, "\\u%04x", c);
-                    out += u;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
-
 }  // namespace
 
 const char* to_string(const RegionShape shape) {
@@ -404,7 +374,7 @@ std::string regions_json(const std::vector<ProfileRegion>& regions) {
                 throw Error(ErrorCode::InvalidArgument, "region " + std::to_string(i + 1) + " ('" +
                                                             r.name + "'): the name is used twice");
         out += i == 0 ? "\n  " : ",\n  ";
-        out += "{\"name\": " + quoted(r.name) + ", \"type\": \"" + to_string(r.shape) + "\"";
+        out += "{\"name\": " + json_quote(r.name) + ", \"type\": \"" + to_string(r.shape) + "\"";
         if (r.shape == RegionShape::Rectangle) {
             out += ", \"x\": " + number_text(r.x) + ", \"y\": " + number_text(r.y) +
                    ", \"width\": " + std::to_string(r.width) +
@@ -419,7 +389,7 @@ std::string regions_json(const std::vector<ProfileRegion>& regions) {
         if (r.sampling)
             out += std::string(", \"sampling\": \"") +
                    (*r.sampling == Sampling::Nearest ? "nearest" : "bilinear") + "\"";
-        if (!r.color.empty()) out += ", \"color\": " + quoted(r.color);
+        if (!r.color.empty()) out += ", \"color\": " + json_quote(r.color);
         out += "}";
     }
     return out + (regions.empty() ? "]\n" : "\n]\n");
