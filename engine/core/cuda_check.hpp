@@ -4,6 +4,7 @@
 #include <lacuna/core/device_image.hpp>
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/fault_injection.hpp>
+#include <lacuna/kernels/timing_kernels.h>
 
 #include <cuda_runtime.h>
 
@@ -100,7 +101,9 @@ inline std::string size_text(const int width, const int height) {
 }
 
 /// Median device time in ms of `repeats` runs of `launch` (kernels on `stream`), measured with
-/// CUDA events after one warm-up run.
+/// CUDA events after one warm-up run. Each run is enqueued behind 200 µs of busy waiting, so the
+/// interval covers the kernels' execution and not the host's launch latency (which an idle
+/// stream would add: timing_kernels.h).
 template <class Launch>
 double median_event_ms(const int repeats, const cudaStream_t stream, Launch&& launch) {
     Event start, stop;
@@ -108,6 +111,7 @@ double median_event_ms(const int repeats, const cudaStream_t stream, Launch&& la
     cuda_check(cudaStreamSynchronize(stream), "warm-up run");
     std::vector<float> times;
     for (int r = 0; r < std::max(repeats, 1); ++r) {
+        cuda_check_launch(kernels::launch_busy_wait(200'000, stream), "busy-wait kernel");
         start.record(stream);
         launch();
         stop.record(stream);

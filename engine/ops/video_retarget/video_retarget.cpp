@@ -220,12 +220,14 @@ bool VideoRetargeter::chains() const {
 int VideoRetargeter::frames_in_flight() const {
     if (!chains()) return 1;
     if (params_.chained_frames > 0) return params_.chained_frames;
-    // Each frame in flight holds its carver's buffers (about 20 bytes a pixel) and two queues'
-    // frames: 32 at 720p (the H100 measured 16, 32 and 64 there: 32 was fastest), 16 at 1080p,
-    // fewer for larger frames. The CPU wave runs a thread per frame: at most one per core.
+    // Each frame in flight holds its carver's buffers (about 20 bytes a pixel: 1.3 GB of device
+    // memory for 32 frames at 1080p) and two queues' frames. A wave of 32 was fastest at 720p
+    // (H100: 16, 32, 64) and at 1080p (H100 7.9 / 12.1 / 10.5 fps for 16 / 32 / 48, H200 8.0 /
+    // 11.8 / 9.8), where each frame's chain of rows keeps one SM busy; 8 at 4K, fewer beyond.
+    // The CPU wave runs a thread per frame: at most one per core.
     const std::int64_t pixels = std::int64_t{source_w_} * source_h_;
     const int by_size =
-        static_cast<int>(std::clamp<std::int64_t>((std::int64_t{32} << 20) / pixels, 1, 32));
+        static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / pixels, 1, 32));
     if (implementation_ == CarveImplementation::Fast)
         return std::min(by_size, static_cast<int>(std::clamp<unsigned>(worker_count(), 1, 16)));
     return by_size;
