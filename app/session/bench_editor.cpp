@@ -34,6 +34,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -412,19 +414,26 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
         brush.press({w * 0.5, h * 0.5});
         brush.move({w * 0.5 + 60, h * 0.5 + 20});
         brush.release({w * 0.5 + 60, h * 0.5 + 20});
-        bench.time(out["fill start (decision image, pyramid)"], [&] {
-            if (!s.remove_object().start_fill())
-                throw Error(ErrorCode::InvalidArgument, "fill: " + s.remove_object().message());
-        });
-        bench.time(out["fill to the end (16-bit PatchMatch)"], [&] {
-            while (s.remove_object().fill_running()) s.remove_object().advance(64);
-        });
-        std::printf("fill: %s\n", s.remove_object().message().c_str());
-        {
-            // Where a fill's start goes, piece by piece (the pools are warm now): the problem
-            // (host, over the stroke's box), the decision image and the filler's setup (device
-            // or host, as the path's fill makes them).
+        // A few whole fills (each undone, which puts the stroke back), so the start and the end
+        // have medians; the first fill also warms the pools.
+        const int fills = std::min(repeats, 3);
+        for (int f = 0; f < fills; ++f) {
+            bench.time(out["fill start (decision image, pyramid)"], [&] {
+                if (!s.remove_object().start_fill())
+                    throw Error(ErrorCode::InvalidArgument, "fill: " + s.remove_object().message());
+            });
+            bench.time(out["fill to the end (16-bit PatchMatch)"], [&] {
+                while (s.remove_object().fill_running()) s.remove_object().advance(64);
+            });
+            std::printf("fill: %s\n", s.remove_object().message().c_str());
             s.undo();
+        }
+        {
+            // Where a fill's start and end go, piece by piece (the pools are warm now): the
+            // problem (host, over the stroke's box), the decision image and the filler's setup
+            // (device or host, as the path's fill makes them); then the filler's iterations to
+            // the end with the field read back (which waits for the device), and the finish's
+            // sources and blended samples of the stroke's box (host, both paths).
             // The hole the tool takes (coverage >= 128) and the stroke's box, as the tool finds
             // them in its one read of the coverage (not timed here).
             const Mask& coverage = s.document().mask(session::MaskLayer::Fill);
@@ -445,24 +454,36 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
             out["fill start: prepare_inpaint (host)"].ms.push_back(ms(t));
             t = Clock::now();
             const auto [lo, hi] = s.document().proxy_range();
+            std::unique_ptr<ops::Inpainter> filler;
             if (s.on_device()) {
                 DeviceImage<Rgba16> decision = ops::deep_carving_proxy(
                     s.document().device_samples(), s.document().format(), w, lo, hi);
                 decision.synchronize();
                 out["fill start: decision image"].ms.push_back(ms(t));
                 t = Clock::now();
-                const auto filler =
-                    ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
+                filler = ops::make_deep_patchmatch_device_inpainter(std::move(problem), decision);
                 out["fill start: filler setup"].ms.push_back(ms(t));
             } else {
                 Image<Rgba16> decision =
                     ops::deep_carving_proxy(s.document().samples(), lo, hi).image;
                 out["fill start: decision image"].ms.push_back(ms(t));
                 t = Clock::now();
-                const auto filler = ops::make_deep_patchmatch_inpainter(
+                filler = ops::make_deep_patchmatch_inpainter(
                     std::move(problem), std::move(decision), ops::InpaintImplementation::Fast);
                 out["fill start: filler setup"].ms.push_back(ms(t));
             }
+            t = Clock::now();
+            while (!filler->progress().done()) filler->advance(64);
+            const std::optional<ops::PatchMatchField> field = ops::patchmatch_field(*filler);
+            out["fill end: filler iterations + field"].ms.push_back(ms(t));
+            t = Clock::now();
+            const int radius = s.remove_object().fill_params().patch / 2;
+            const ops::FillSources sources = ops::patchmatch_sources(*field, hole, radius);
+            out["fill end: sources (host)"].ms.push_back(ms(t));
+            t = Clock::now();
+            const NativeImage region = ops::blend_samples_region(
+                s.document().samples(), hole, sources, s.document().proxy_range(), painted);
+            out["fill end: blended samples (host)"].ms.push_back(ms(t));
         }
         s.select(session::ToolKind::LineHistogram);
         if (s.on_device() && s.line().result() != nullptr) {
@@ -571,6 +592,19 @@ int main(int argc, char** argv) {
                             work_median, per_op);
             }
             std::printf("\n");
+        }
+        if (paths.size() == 2) {
+            // The device path against the host path, side by side in this one run.
+            std::printf("\n%-38s | %10s | %10s | host/device\n", "median", paths[0].first.c_str(),
+                        paths[1].first.c_str());
+            for (const auto& [label, device_timing] : paths[0].second) {
+                const auto it = paths[1].second.find(label);
+                if (it == paths[1].second.end() || device_timing.ms.empty() ||
+                    (label.rfind("fill", 0) != 0 && label.rfind("undo", 0) != 0))
+                    continue;
+                const double d = device_timing.percentile(0.5), h = it->second.percentile(0.5);
+                std::printf("%-38s | %10.1f | %10.1f | %6.2fx\n", label.c_str(), d, h, h / d);
+            }
         }
         return 0;
     } catch (const Error& e) {

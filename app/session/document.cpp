@@ -3,6 +3,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -41,6 +43,33 @@ namespace {
 ImageView<const std::uint8_t> raw_rows(const NativeImage& samples) {
     return {reinterpret_cast<const std::uint8_t*>(samples.row(0)),
             static_cast<int>(samples.row_bytes()), samples.height(), samples.pitch()};
+}
+
+/// The finite extent of the colour channels (the first three, as carving_proxy ranges them) of
+/// `rect` of `samples`; `any` is false where the rectangle holds no finite colour sample.
+struct FiniteExtent {
+    bool any = false;
+    double lo = 0, hi = 0;
+};
+
+FiniteExtent finite_extent(const NativeImage& samples, const PixelRect& rect) {
+    return visit_sample_type(samples.sample_type(), [&](auto s) {
+        using S = decltype(s);
+        const int channels = samples.channels();
+        const int colours = std::min(channels, 3);
+        double lo = INFINITY, hi = -INFINITY;
+        for (int y = rect.y0; y <= rect.y1; ++y) {
+            const S* row = samples.samples<S>(y);
+            for (int x = rect.x0; x <= rect.x1; ++x)
+                for (int c = 0; c < colours; ++c) {
+                    const auto v = static_cast<double>(row[x * channels + c]);
+                    if (!std::isfinite(v)) continue;
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+        }
+        return lo <= hi ? FiniteExtent{true, lo, hi} : FiniteExtent{};
+    });
 }
 
 }  // namespace
@@ -93,20 +122,18 @@ void Document::rebuild_proxy() {
     proxy_range_ = {proxy.raw_lo, proxy.raw_hi};
 }
 
-void Document::sync_proxy(const PixelRect& rect) {
+void Document::sync_proxy(const PixelRect& rect, const bool range_kept) {
     // The proxy must stay what a rebuild from the samples gives (retarget, and undo or redo of a
     // whole-image edit, rebuild it), or later carves and fills decide on other pixels: a fill
     // left its 8-bit vote here, and a fill that removed the extreme sample changed the range
     // (found by the monkey test). Over an unchanged range only the rectangle is redone.
-    const ops::CarvingProxy whole = ops::carving_proxy(samples_);
-    if (whole.raw_lo == proxy_range_.first && whole.raw_hi == proxy_range_.second) {
+    if (range_kept) {
         const auto [lo, hi] = proxy_range_;
         const NativeImage region = copy_region(samples_, rect);
         write_pixels(rect, ops::carving_proxy(region, lo, hi).image);
         return;
     }
-    pixels_ = whole.image;
-    proxy_range_ = {whole.raw_lo, whole.raw_hi};
+    rebuild_proxy();
     ++pixels_revision_;
     if (device_) device_->pixels.upload(pixels_.view());
 }
@@ -143,9 +170,20 @@ void Document::replace_samples(NativeImage samples) {
 }
 
 void Document::write_samples(const PixelRect& rect, const NativeImage& region) {
+    // Whether the finite range stays [lo, hi] follows from the rectangle alone: it does when the
+    // new samples lie inside it and the replaced ones held neither end (both ends are then
+    // attained outside the rectangle). Only otherwise are all samples ranged again: before,
+    // every write (a fill's end, its undo) ranged and converted the whole image, 0.5 to 1 s of
+    // host time for a 4096² float document whatever the hole's size.
+    const auto [lo, hi] = proxy_range_;
+    const FiniteExtent replaced = finite_extent(samples_, rect);
+    const FiniteExtent written =
+        finite_extent(region, {0, 0, region.width() - 1, region.height() - 1});
+    const bool range_kept = (!written.any || (written.lo >= lo && written.hi <= hi)) &&
+                            (!replaced.any || (replaced.lo > lo && replaced.hi < hi));
     paste_region(samples_, rect, region);
     ++pixels_revision_;
-    sync_proxy(rect);
+    sync_proxy(rect, range_kept);
     if (!device_) return;
     // The device rows are raw bytes: the rectangle in bytes.
     const std::size_t bpp = samples_.format().bytes_per_pixel();

@@ -142,8 +142,9 @@ class Document {
     std::uint64_t calibration_revision_ = 0;
     std::pair<double, double> proxy_range_{0, 0};
     void rebuild_proxy();
-    /// After samples changed in `rect`: the proxy as carving_proxy(samples) would make it.
-    void sync_proxy(const PixelRect& rect);
+    /// After samples changed in `rect`: the proxy as carving_proxy(samples) would make it; only
+    /// the rectangle is converted when `range_kept` (the finite range is known unchanged).
+    void sync_proxy(const PixelRect& rect, bool range_kept);
     /// Makes the device side and mirrors the host side into it (open); on failure the document
     /// stays on the host, complete.
     void put_on_device();

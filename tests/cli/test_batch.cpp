@@ -198,6 +198,17 @@ class TestBatch : public QObject {
         QCOMPARE(inputs.size(), 4);
         QCOMPARE(shared.summary["ok"].toInt(), 4);
         QCOMPARE(shared.summary["devices"].toArray().size(), 2);
+        // Three workers (this process and two worker processes) claim the items one at a time
+        // from one counter in shared memory: still each item exactly once.
+        const Result three =
+            batch(args + QStringList{"--force", "--devices", "cpu", "--workers", "3"});
+        QVERIFY2(three.status == 0, qPrintable(three.err));
+        QCOMPARE(three.items.size(), 4);
+        inputs.clear();
+        for (const QJsonObject& o : three.items) inputs.insert(o["input"].toString());
+        QCOMPARE(inputs.size(), 4);
+        QCOMPARE(three.summary["ok"].toInt(), 4);
+        QCOMPARE(three.summary["devices"].toArray().size(), 3);
         QCOMPARE(io::read_image(out / "trip" / "c.png").image.width(), 91);
         QCOMPARE(temporary_files(out), 0);
         // An output folder inside the input folder: its files are never taken as inputs.

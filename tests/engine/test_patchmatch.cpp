@@ -281,6 +281,95 @@ class TestPatchMatch : public QObject {
         QCOMPARE(kept.sample(40, 30, 0), moved.sample(40, 30, 0));
     }
 
+    // The editor's finish: blend_samples_region of the unfilled samples is exactly the region of
+    // blend_samples(fill_from_sources(...)), over every sample type, 1/3/4 channels, odd sizes,
+    // an irregular hole with sources that point anywhere (some none), rectangles from the hole's
+    // box to the whole image and at the borders, and a NaN next to the hole (left unblended).
+    void blend_samples_region_equals_the_whole_blend() {
+        const struct {
+            int w, h, x0, y0, bw, bh;
+        } cases[] = {{37, 29, 9, 7, 13, 11}, {61, 23, 0, 0, 17, 9}, {45, 51, 30, 40, 15, 11}};
+        for (const auto& c : cases)
+            for (const SampleType type :
+                 {SampleType::U8, SampleType::U16, SampleType::I16, SampleType::F32})
+                for (const int channels : {1, 3, 4}) {
+                    // An irregular hole in the box: a disc-ish blob.
+                    Mask hole(c.w, c.h, 0);
+                    for (int y = c.y0; y < c.y0 + c.bh; ++y)
+                        for (int x = c.x0; x < c.x0 + c.bw; ++x)
+                            if ((x - c.x0) * (c.bw - 1 - (x - c.x0)) +
+                                    (y - c.y0) * (c.bh - 1 - (y - c.y0)) >
+                                4)
+                                hole.at(x, y) = 255;
+                    FillSources sources{c.w, c.h, {c.w, c.h, -1, -1}, {}};
+                    for (int y = 0; y < c.h; ++y)
+                        for (int x = 0; x < c.w; ++x)
+                            if (hole.at(x, y))
+                                sources.box = {
+                                    std::min(sources.box.x0, x), std::min(sources.box.y0, y),
+                                    std::max(sources.box.x1, x), std::max(sources.box.y1, y)};
+                    const SearchRect& b = sources.box;
+                    std::uint32_t seed = 12345;
+                    for (int y = b.y0; y <= b.y1; ++y)
+                        for (int x = b.x0; x <= b.x1; ++x) {
+                            seed = seed * 1664525u + 1013904223u;
+                            std::int32_t s = -1;
+                            if (hole.at(x, y) && (seed >> 28) != 0) {
+                                // Any pixel outside the hole.
+                                int sx = static_cast<int>((seed >> 8) % c.w);
+                                const int sy = static_cast<int>((seed >> 16) % c.h);
+                                while (hole.at(sx, sy)) sx = (sx + 5) % c.w;
+                                s = sy * c.w + sx;
+                            }
+                            sources.index.push_back(s);
+                        }
+                    NativeImage samples(c.w, c.h, {type, channels});
+                    for (int y = 0; y < c.h; ++y)
+                        for (int x = 0; x < c.w; ++x)
+                            for (int k = 0; k < channels; ++k)
+                                samples.set_sample(x, y, k,
+                                                   (type == SampleType::I16 ? -40 : 0) + 7 * x +
+                                                       3 * y + 11 * k + ((x * y) % 5));
+                    const std::pair<double, double> range{0, 300};
+                    const NativeImage whole =
+                        blend_samples(fill_from_sources(samples, sources), hole, sources, range);
+                    const PixelRect box{b.x0, b.y0, b.x1, b.y1};
+                    for (const PixelRect rect :
+                         {box,
+                          PixelRect{std::max(0, b.x0 - 3), std::max(0, b.y0 - 2),
+                                    std::min(c.w - 1, b.x1 + 5), std::min(c.h - 1, b.y1 + 1)},
+                          PixelRect{0, 0, c.w - 1, c.h - 1}}) {
+                        const NativeImage region =
+                            blend_samples_region(samples, hole, sources, range, rect);
+                        QVERIFY2(region == copy_region(whole, rect),
+                                 qPrintable(QString("%1x%2 type %3, %4 channels")
+                                                .arg(c.w)
+                                                .arg(c.h)
+                                                .arg(int(type))
+                                                .arg(channels)));
+                    }
+                    // The blend changed something, or the comparison would be empty.
+                    QVERIFY(!(whole == fill_from_sources(samples, sources)));
+                    if (type == SampleType::F32 && channels == 1) {
+                        // A NaN a pixel off the hole: both leave the moved samples unblended.
+                        NativeImage blank = samples;
+                        blank.set_sample(b.x0 > 0 ? b.x0 - 1 : b.x1 + 1, b.y0, 0, std::nan(""));
+                        const NativeImage kept =
+                            blend_samples(fill_from_sources(blank, sources), hole, sources, range);
+                        const NativeImage region =
+                            blend_samples_region(blank, hole, sources, range, box);
+                        QVERIFY(region == copy_region(kept, box));
+                        QVERIFY(region == fill_region_from_sources(blank, sources, box));
+                    }
+                }
+        // A rectangle that does not hold the hole is refused.
+        const Mask hole = box_mask(20, 20, 5, 5, 4, 4);
+        FillSources sources{20, 20, {5, 5, 8, 8}, std::vector<std::int32_t>(16, 0)};
+        const NativeImage samples(20, 20, {SampleType::F32, 1});
+        QVERIFY_THROWS_EXCEPTION(
+            Error, blend_samples_region(samples, hole, sources, {0, 1}, PixelRect{6, 5, 8, 8}));
+    }
+
     // What ops::inpaint returns for PatchMatch is the filler's image blended with its own
     // sources; for Criminisi, the filler's image.
     void inpaint_returns_the_blended_fill() {

@@ -1044,6 +1044,65 @@ class TestSession : public QObject {
                     qPrintable(QString("%1,%2").arg(x).arg(y)));
     }
 
+    // Document::write_samples converts only the written rectangle when the finite range is
+    // known unchanged, and everything otherwise: after every kind of write (inside the range,
+    // removing the only maximum, removing one of two minima, beyond the range, NaN, alpha beyond
+    // the colours' range) the proxy and its range are what a rebuild from the samples gives.
+    void measurement_proxy_follows_region_writes() {
+        for (const PixelFormat format :
+             {PixelFormat{SampleType::F32, 1}, PixelFormat{SampleType::U16, 4}}) {
+            constexpr int w = 41, h = 27;
+            NativeImage field(w, h, format);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    for (int c = 0; c < format.channels; ++c)
+                        field.set_sample(x, y, c, c == 3 ? 65535 : 100 + 3 * x + 2 * y + c);
+            field.set_sample(w - 1, 0, 0, 100);  // a second minimum, away from (0, 0)
+            session::Session s(false);
+            s.open_measurement({field}, {1.0, 0.0, "K"});
+            session::Document& doc = s.document();
+            const auto write = [&](const PixelRect& rect, const auto value, const char* what) {
+                NativeImage region(rect.width(), rect.height(), format);
+                for (int y = 0; y < rect.height(); ++y)
+                    for (int x = 0; x < rect.width(); ++x)
+                        for (int c = 0; c < format.channels; ++c)
+                            region.set_sample(x, y, c, value(x, y, c));
+                doc.write_samples(rect, region);
+                const ops::CarvingProxy rebuilt = ops::carving_proxy(doc.samples());
+                QVERIFY2(equal_pixels<Rgba8>(doc.pixels().view(), rebuilt.image.view()), what);
+                QVERIFY2(doc.proxy_range() == std::make_pair(rebuilt.raw_lo, rebuilt.raw_hi), what);
+            };
+            const double top = 100 + 3 * (w - 1) + 2 * (h - 1) + (format.channels > 1 ? 2 : 0);
+            QCOMPARE(doc.proxy_range().second, top);
+            write(
+                {10, 5, 19, 12}, [](int x, int y, int) { return 150 + x + y; }, "inside");
+            QCOMPARE(doc.proxy_range().second, top);
+            write(
+                {w - 4, h - 3, w - 1, h - 1}, [](int, int, int) { return 120; },
+                "the only maximum removed");
+            QVERIFY(doc.proxy_range().second < top);
+            write(
+                {0, 0, 2, 2}, [](int, int, int) { return 130; }, "one of two minima removed");
+            QCOMPARE(doc.proxy_range().first, 100.0);
+            write(
+                {w - 1, 0, w - 1, 0}, [](int, int, int) { return 101; }, "the last minimum");
+            QVERIFY(doc.proxy_range().first > 100.0);
+            write(
+                {20, 20, 24, 22}, [](int x, int, int) { return 400 + x; }, "beyond the range");
+            QCOMPARE(doc.proxy_range().second, 404.0);
+            write(
+                {3, 3, 6, 6},
+                [&](int, int, int c) { return c == 3 ? 9000.0 : 250.0 + (c == 0 ? 0 : 1); },
+                "alpha beyond the colours");
+            if (format.sample == SampleType::F32) {
+                write(
+                    {20, 20, 24, 22}, [](int, int, int) { return std::nan(""); },
+                    "NaN over the maximum");
+                QVERIFY(doc.proxy_range().second < 400.0);
+            }
+        }
+    }
+
     // The carving proxy stays what a rebuild from the stored samples gives, through a fill
     // that removes the range's highest samples, a retarget, and undo and redo of both (a fill
     // that left its 8-bit vote in the proxy and the old range would make a later rebuild decide

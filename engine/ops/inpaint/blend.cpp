@@ -120,8 +120,20 @@ struct SamplePixels {
     double structure_levels = 24;
     double edge_levels = 4;
     double lo = 0, scale = 1;  ///< value = (sample − lo) × scale
+    /// When set, `samples` are the unfilled samples and a hole pixel with a source reads its
+    /// source's samples: what fill_from_sources(samples, *moved) holds, without that copy.
+    const FillSources* moved = nullptr;
     [[nodiscard]] bool in_hole(const int x, const int y) const { return hole->at(x, y) != 0; }
-    [[nodiscard]] double sample(const int x, const int y, const int c) const {
+    [[nodiscard]] double sample(int x, int y, const int c) const {
+        if (moved != nullptr) {
+            const SearchRect& b = moved->box;
+            if (x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1) {
+                const std::int32_t s =
+                    moved->index[static_cast<std::size_t>(y - b.y0) * (b.x1 - b.x0 + 1) +
+                                 (x - b.x0)];
+                if (s >= 0) x = s % width, y = s / width;
+            }
+        }
         const int k = x * samples->channels() + c;
         switch (samples->sample_type()) {
             case SampleType::U8:
@@ -202,15 +214,61 @@ void check_blend_inputs(const int w, const int h, const Mask& hole, const FillSo
 
 /// Whether every sample the blend may read (the sources' box grown by one) is finite: a NaN
 /// (FITS BLANK) would spread through the whole solve.
-bool finite_around(const NativeImage& samples, const SearchRect& box) {
+bool finite_around(const SamplePixels& pixels, const SearchRect& box) {
+    const NativeImage& samples = *pixels.samples;
     if (samples.sample_type() != SampleType::F32) return true;
-    for (int y = std::max(0, box.y0 - 1); y <= std::min(samples.height() - 1, box.y1 + 1); ++y) {
-        const float* row = samples.samples<float>(y);
+    for (int y = std::max(0, box.y0 - 1); y <= std::min(samples.height() - 1, box.y1 + 1); ++y)
         for (int x = std::max(0, box.x0 - 1); x <= std::min(samples.width() - 1, box.x1 + 1); ++x)
             for (int c = 0; c < samples.channels(); ++c)
-                if (!std::isfinite(row[x * samples.channels() + c])) return false;
-    }
+                if (!std::isfinite(pixels.sample(x, y, c))) return false;
     return true;
+}
+
+SamplePixels sample_pixels(const NativeImage& samples, const Mask& hole,
+                           const std::pair<double, double> range, const BlendOptions& options) {
+    SamplePixels pixels;
+    pixels.samples = &samples;
+    pixels.hole = &hole;
+    pixels.width = samples.width();
+    pixels.height = samples.height();
+    pixels.channels = std::min(samples.channels(), 3);  // a fourth channel is alpha: kept
+    pixels.structure_levels = options.structure_levels;
+    pixels.edge_levels = options.edge_levels;
+    pixels.lo = range.first;
+    pixels.scale = range.second > range.first ? 255.0 / (range.second - range.first) : 1.0;
+    return pixels;
+}
+
+/// Solves the blend of `pixels` and writes each solved sample, in the samples' own type, at
+/// (x − origin_x, y − origin_y) of `out`.
+void solve_samples(const SamplePixels& pixels, const FillSources& sources,
+                   const BlendOptions& options, NativeImage& out, const int origin_x,
+                   const int origin_y) {
+    const SampleType type = out.sample_type();
+    const int channels = out.channels();
+    solve_blend(pixels, sources, options, [&](int x, int y, const int c, const double v) {
+        const double sample = pixels.lo + v / pixels.scale;
+        x -= origin_x;
+        y -= origin_y;
+        const int k = x * channels + c;
+        const auto integer = [&](const double low, const double high) {
+            return std::clamp(static_cast<double>(std::llround(sample)), low, high);
+        };
+        switch (type) {
+            case SampleType::U8:
+                out.samples<std::uint8_t>(y)[k] = static_cast<std::uint8_t>(integer(0, 255));
+                break;
+            case SampleType::U16:
+                out.samples<std::uint16_t>(y)[k] = static_cast<std::uint16_t>(integer(0, 65535));
+                break;
+            case SampleType::I16:
+                out.samples<std::int16_t>(y)[k] = static_cast<std::int16_t>(integer(-32768, 32767));
+                break;
+            case SampleType::F32:
+                out.samples<float>(y)[k] = static_cast<float>(sample);
+                break;
+        }
+    });
 }
 
 }  // namespace
@@ -239,46 +297,27 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
 
 NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const FillSources& sources,
                           const std::pair<double, double> range, const BlendOptions& options) {
-    const int w = filled.width(), h = filled.height();
-    check_blend_inputs(w, h, hole, sources);
+    check_blend_inputs(filled.width(), filled.height(), hole, sources);
     NativeImage out = filled;
-    if (sources.box.x1 < sources.box.x0 || !finite_around(filled, sources.box)) return out;
-    SamplePixels pixels;
-    pixels.samples = &filled;
-    pixels.hole = &hole;
-    pixels.width = w;
-    pixels.height = h;
-    pixels.channels = std::min(filled.channels(), 3);  // a fourth channel is alpha: kept
-    pixels.structure_levels = options.structure_levels;
-    pixels.edge_levels = options.edge_levels;
-    pixels.lo = range.first;
-    pixels.scale = range.second > range.first ? 255.0 / (range.second - range.first) : 1.0;
-    const SampleType type = filled.sample_type();
-    const int channels = filled.channels();
-    solve_blend(
-        pixels, sources, options, [&](const int x, const int y, const int c, const double v) {
-            const double sample = pixels.lo + v / pixels.scale;
-            const int k = x * channels + c;
-            const auto integer = [&](const double low, const double high) {
-                return std::clamp(static_cast<double>(std::llround(sample)), low, high);
-            };
-            switch (type) {
-                case SampleType::U8:
-                    out.samples<std::uint8_t>(y)[k] = static_cast<std::uint8_t>(integer(0, 255));
-                    break;
-                case SampleType::U16:
-                    out.samples<std::uint16_t>(y)[k] =
-                        static_cast<std::uint16_t>(integer(0, 65535));
-                    break;
-                case SampleType::I16:
-                    out.samples<std::int16_t>(y)[k] =
-                        static_cast<std::int16_t>(integer(-32768, 32767));
-                    break;
-                case SampleType::F32:
-                    out.samples<float>(y)[k] = static_cast<float>(sample);
-                    break;
-            }
-        });
+    const SamplePixels pixels = sample_pixels(filled, hole, range, options);
+    if (sources.box.x1 < sources.box.x0 || !finite_around(pixels, sources.box)) return out;
+    solve_samples(pixels, sources, options, out, 0, 0);
+    return out;
+}
+
+NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
+                                 const FillSources& sources, const std::pair<double, double> range,
+                                 const PixelRect& rect, const BlendOptions& options) {
+    check_blend_inputs(samples.width(), samples.height(), hole, sources);
+    const SearchRect& box = sources.box;
+    if (box.x1 >= box.x0 &&
+        (box.x0 < rect.x0 || box.y0 < rect.y0 || box.x1 > rect.x1 || box.y1 > rect.y1))
+        throw Error(ErrorCode::InvalidArgument, "the rectangle does not hold the fill's hole");
+    NativeImage out = fill_region_from_sources(samples, sources, rect);
+    SamplePixels pixels = sample_pixels(samples, hole, range, options);
+    pixels.moved = &sources;
+    if (box.x1 < box.x0 || !finite_around(pixels, box)) return out;
+    solve_samples(pixels, sources, options, out, rect.x0, rect.y0);
     return out;
 }
 

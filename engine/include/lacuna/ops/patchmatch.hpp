@@ -157,6 +157,13 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
 /// Unchanged if a float sample around the hole is not finite (a FITS BLANK would spread).
 NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const FillSources& sources,
                           std::pair<double, double> range, const BlendOptions& options = {});
+/// copy_region(blend_samples(fill_from_sources(samples, sources), hole, sources, range,
+/// options), rect), from the unfilled samples and without either image-sized copy: what an
+/// editor writes back, at the cost of the hole's box (the blend reads the sources' samples where
+/// they lie). `rect` must hold the sources' box; InvalidArgument otherwise.
+NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
+                                 const FillSources& sources, std::pair<double, double> range,
+                                 const PixelRect& rect, const BlendOptions& options = {});
 
 /// What a finished fill shows, blended: for a PatchMatch inpainter (CPU or CUDA) that is done,
 /// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,

@@ -347,6 +347,21 @@ LACUNA_HD int pm_diffusion_steps(const int bw, const int bh) {
 
 // ---- The patch distance ----
 
+/// Pixel i's colour. A 16-bit colour is read on the device as one 8-byte load instead of a
+/// 2-byte load per channel: the fillers' level arrays start on 256-byte boundaries (one arena
+/// carved by ops/inpaint/arena_carver.hpp) and Rgba16 is 8 bytes, so every pixel is aligned.
+template <class D>
+LACUNA_HD typename D::Color pm_color(const BasicPmLevel<D>& l, const long long i) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(typename D::Color) == 8) {
+        const unsigned long long v = *reinterpret_cast<const unsigned long long*>(l.color + i);
+        return {static_cast<std::uint16_t>(v), static_cast<std::uint16_t>(v >> 16),
+                static_cast<std::uint16_t>(v >> 32), static_cast<std::uint16_t>(v >> 48)};
+    }
+#endif
+    return l.color[i];
+}
+
 /// Squared colour (r, g, b) difference plus the weighted squared texture difference of pixels t
 /// and s. At 16 bits the squares need 64 bits (3 · 65535² does not fit 32); at 8 bits the sum
 /// is the same number it always was.
@@ -354,8 +369,8 @@ template <class D>
 LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const long long t,
                                              const long long s) {
     using Dist = typename D::Dist;
-    const typename D::Color a = l.color[t];
-    const typename D::Color b = l.color[s];
+    const typename D::Color a = pm_color(l, t);
+    const typename D::Color b = pm_color(l, s);
     if constexpr (sizeof(Dist) == 4) {
         // 32-bit arithmetic where it suffices: this is the innermost loop of the fill.
         const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
@@ -363,11 +378,15 @@ LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const lon
         return static_cast<Dist>(dr * dr + dg * dg + db * db) +
                kTextureWeight * static_cast<Dist>(dt * dt);
     } else {
-        const long long dr = int(a.r) - int(b.r), dg = int(a.g) - int(b.g),
-                        db = int(a.b) - int(b.b);
-        const long long dt = int(l.texture[t]) - int(l.texture[s]);
-        return static_cast<Dist>(dr * dr + dg * dg + db * db) +
-               static_cast<Dist>(kTextureWeight) * static_cast<Dist>(dt * dt);
+        // A 16-bit difference's square fits 32 bits unsigned (65535² < 2^32): each term is one
+        // 32 × 32 → 64-bit multiply (-add) (mad.wide.u32 on the GPU) instead of a 64 × 64 multiply
+        // of sign-extended differences, the same sum.
+        const auto mag = [](const int d) { return static_cast<std::uint32_t>(d < 0 ? -d : d); };
+        const std::uint32_t ur = mag(int(a.r) - int(b.r)), ug = mag(int(a.g) - int(b.g)),
+                            ub = mag(int(a.b) - int(b.b));
+        const std::uint32_t ut = mag(int(l.texture[t]) - int(l.texture[s]));
+        return static_cast<Dist>(ur) * ur + static_cast<Dist>(ug) * ug +
+               static_cast<Dist>(ub) * ub + static_cast<Dist>(ut * ut) * kTextureWeight;
     }
 }
 
