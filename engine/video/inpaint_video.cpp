@@ -485,7 +485,10 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
             return !progress ||
                    progress({p.stage == "flow" ? "mask flow" : "track", p.done, p.total});
         };
-        masks = MaskTracker(frames, report).track(keys, o.track, &r.track_stats, report);
+        // The masks stop at the cuts where the fill starts a new shot: the same threshold.
+        MaskTrackParams track = o.track;
+        track.cut_threshold = o.params.cut_threshold;
+        masks = MaskTracker(frames, report).track(keys, track, &r.track_stats, report);
         r.tracked = true;
         r.track_seconds = seconds_since(track_start);
     }
