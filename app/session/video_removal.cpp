@@ -401,7 +401,9 @@ int VideoRemoval::done() const {
 }
 
 int VideoRemoval::total() const {
-    // The preview's total shrinks to its shot once the shot is known.
+    // A Track's total shrinks when the file ends inside the range, the preview's to its shot
+    // once the shot is known.
+    if (track_job_.started() && track_job_.total() > 0) return track_job_.total();
     if (preview_job_.started() && preview_job_.total() > 0) return preview_job_.total();
     return busy() ? job_total_ : 0;
 }
