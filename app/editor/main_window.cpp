@@ -921,9 +921,9 @@ bool MainWindow::compare_before(const bool on) {
     // The Video dock's fill preview: the original frame while the key is held.
     if (session_->video_fill_frame() != nullptr) {
         session_->set_video_fill_compare(on);
-        statusBar()->showMessage(on ? tr("The original frame (release \\ for the fill)")
-                                    : tr("The filled frame"),
-                                 on ? 0 : 2000);
+        statusBar()->showMessage(
+            on ? tr("The original frame (release \\ for the fill)") : tr("The filled frame"),
+            on ? 0 : 2000);
         canvas_->update();
         return on;
     }
