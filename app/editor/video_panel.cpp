@@ -481,6 +481,8 @@ void VideoPanel::set_removal_mode(const bool on) {
         removal_mode_->setChecked(on);  // comes back here through toggled()
         return;
     }
+    // The fill preview belongs to the mode: leaving it shows the frames as they are.
+    if (!on && show_fill_->isChecked()) show_fill_->setChecked(false);
     if (session::VideoRemoval* r = session_.video_removal(); on && r != nullptr) {
         // A mask painted before the mode was on is the shown frame's first key, not wiped.
         if (r->mask_at(session_.video()->current()) == nullptr && session_.removal_mask_edited())
