@@ -575,6 +575,7 @@ video::VideoInpaintParams VideoPanel::fill_params() const {
 bool VideoPanel::set_range(const int first, const int end) {
     session::VideoRemoval* r = session_.video_removal();
     if (r == nullptr || r->busy()) return false;
+    commit_shown_mask();  // a mask painted on the shown frame is its key, not lost
     try {
         r->set_range(first, end);
     } catch (const Error& e) {
