@@ -604,7 +604,9 @@ Command bench_command() {
            "                            tests/data/photos; retarget-quality adds opencv-doc's)"},
           {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
           {"patch", "P", "inpaint: patch size (default 9)"},
-          {"no-peers", "", "inpaint: only our fillers (no G'MIC, no Telea, no FSR)"},
+          {"no-peers", "",
+           "inpaint: only our fillers (no G'MIC, no Telea, no FSR); video-inpaint: no "
+           "per-frame\n                            G'MIC row"},
           {"set", "S",
            "inpaint: all (default), holes (holes cut in photos, generated, real objects) or "
            "objects\n                            (objects pasted on photos, truth known)"},

@@ -21,6 +21,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 namespace lacuna::cli {
 namespace {
@@ -200,6 +202,37 @@ void save_sheet(const std::filesystem::path& path, const Clip& clip,
     io::write_image(path, from_mat(sheet).view());
 }
 
+/// G'MIC's per-frame fill (the peer that does not know about time): its multi-scale PatchMatch
+/// (inpaint_matchpatch, G'MIC's defaults, as `lacuna bench inpaint`'s "G'MIC mp" row) run on
+/// every frame by its own `gmic` process. `fill_seconds`: the sum of its own tic/toc around each
+/// fill (start-up and PNG I/O excluded); `wall_seconds`: with them. nullopt when a run failed.
+std::optional<std::vector<ImageRgba8>> gmic_per_frame(const Clip& clip,
+                                                      const std::filesystem::path& tmp,
+                                                      double& fill_seconds, double& wall_seconds) {
+    const std::string in = (tmp / "in.png").string(), mk = (tmp / "mask.png").string(),
+                      out = (tmp / "out.png").string(), seconds = (tmp / "seconds.txt").string();
+    std::vector<ImageRgba8> frames;
+    fill_seconds = wall_seconds = 0;
+    for (std::size_t f = 0; f < clip.input.size(); ++f) {
+        io::write_image(in, clip.input[f].view());
+        io::write_image(mk, mask_as_image(clip.mask(f)).view());
+        std::filesystem::remove(out);
+        const std::string command = "gmic -v - " + in + " " + mk +
+                                    " tic inpaint_matchpatch[0] [1],0,9,10,5,0,0 toc "
+                                    "echo_stdout \\${} rm[1] o " +
+                                    out + " >" + seconds + " 2>/dev/null";
+        const auto start = Clock::now();
+        if (std::system(command.c_str()) != 0 || !std::filesystem::exists(out)) return std::nullopt;
+        wall_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        std::ifstream timer(seconds);
+        double value = 0;
+        if (!(timer >> value)) return std::nullopt;
+        fill_seconds += value;
+        frames.push_back(io::read_image(out).image);
+    }
+    return frames;
+}
+
 }  // namespace
 
 int bench_video_inpaint(Context& ctx) {
@@ -235,6 +268,14 @@ int bench_video_inpaint(Context& ctx) {
         "lacuna bench video-inpaint: %dx%d, %d frames a clip, %s (scaled %.2f), noise "
         "sigma 1.5\n",
         w, h, frames, photo_path.c_str(), scale);
+    // G'MIC's per-frame PatchMatch, the peer outside Lacuna (slow: seconds a frame at 640×360).
+    const bool gmic = !ctx.args.has("no-peers") && command_exists("gmic");
+    std::printf("G'MIC per-frame row: %s\n",
+                gmic                       ? "inpaint_matchpatch[0] [1],0,9,10,5,0,0 on every "
+                                             "frame (fps from its own tic/toc)"
+                : ctx.args.has("no-peers") ? "skipped (--no-peers)"
+                                           : "skipped: gmic is not installed");
+    const std::filesystem::path gmic_tmp = gmic ? make_temp_dir() : std::filesystem::path();
     std::printf("%-32s %-22s %9s %7s %8s %8s %7s %7s\n", "clip", "method", "lpPSNR", "detail",
                 "flicker", "truth", "fps", "goals");
     int seed = 1;
@@ -268,6 +309,21 @@ int bench_video_inpaint(Context& ctx) {
                     100.0 * stats.synthesized / std::max<std::int64_t>(1, stats.hole_pixels),
                     stats.key_fills, stats.flow_seconds, stats.fill_seconds);
             std::printf("\n");
+        }
+        std::optional<std::vector<ImageRgba8>> gmic_out;
+        if (gmic) {
+            double fill = 0, wall = 0;
+            gmic_out = gmic_per_frame(clip, gmic_tmp, fill, wall);
+            if (gmic_out) {
+                const Scores s = score(clip, *gmic_out);
+                std::printf(
+                    "%-32s %-22s %6.2f dB %7.3f %8.3f %8.3f %7.3f   (%.1f s a frame by its "
+                    "tic/toc; %.3f fps with start-up and I/O)\n",
+                    name.c_str(), "per-frame G'MIC mp", s.lp_psnr, s.detail, s.flicker,
+                    truth.flicker, frames / fill, fill / frames, frames / wall);
+            } else {
+                std::printf("%-32s %-22s ERROR: gmic failed\n", name.c_str(), "per-frame G'MIC mp");
+            }
         }
         // The mask painted on frame 0 only, tracked to every frame (flow alone, then with
         // GrabCut), against the true mask; then the flow-guided fill with the tracked masks.
@@ -346,12 +402,23 @@ int bench_video_inpaint(Context& ctx) {
             std::string file = name;
             std::replace_if(
                 file.begin(), file.end(), [](char c) { return !std::isalnum(c); }, '-');
-            save_sheet(*save / (file + ".png"), clip,
-                       {&outlined, &outputs[0], &outputs[3], &outputs[1], &clip.truth},
-                       {"input, tracked mask", "flow-guided", "flow-guided, tracked + 2 px",
-                        "per-frame fill", "truth"});
+            std::vector<const std::vector<ImageRgba8>*> rows = {&outlined, &outputs[0], &outputs[3],
+                                                                &outputs[1]};
+            std::vector<std::string> labels = {"input, tracked mask", "flow-guided",
+                                               "flow-guided, tracked + 2 px", "per-frame fill"};
+            if (gmic_out) {
+                rows.push_back(&*gmic_out);
+                labels.push_back("per-frame G'MIC");
+            }
+            rows.push_back(&clip.truth);
+            labels.push_back("truth");
+            save_sheet(*save / (file + ".png"), clip, rows, labels);
         }
         std::fflush(stdout);
+    }
+    if (gmic) {
+        std::error_code ec;
+        std::filesystem::remove_all(gmic_tmp, ec);
     }
     return kExitOk;
 }

@@ -918,6 +918,15 @@ void MainWindow::update_colour_label() {
 }
 
 bool MainWindow::compare_before(const bool on) {
+    // The Video dock's fill preview: the original frame while the key is held.
+    if (session_->video_fill_frame() != nullptr) {
+        session_->set_video_fill_compare(on);
+        statusBar()->showMessage(
+            on ? tr("The original frame (release \\ for the fill)") : tr("The filled frame"),
+            on ? 0 : 2000);
+        canvas_->update();
+        return on;
+    }
     session::RemoveObjectTool& tool = session_->remove_object();
     const bool was = tool.comparing();
     const bool now = tool.set_comparing(on);

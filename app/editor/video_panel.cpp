@@ -30,14 +30,24 @@ namespace lacuna::editor {
 
 namespace {
 
-/// A strip under the frame slider with a mark at every key frame of the object removal, placed
-/// where the slider's handle stands on that frame.
+/// What the strip under the slider marks: key frames, scene cuts and the range processed.
+struct Marks {
+    std::vector<int> keys, cuts;
+    int first = 0, end = 0;  ///< the range [first, end); end 0: none
+};
+
+/// A strip under the frame slider, placed where the slider's handle stands on each frame: the
+/// range processed as a grey bar, a red triangle at every key frame of the object removal, a
+/// blue tick at every scene cut (where the tracked mask stops and the fill starts over).
 class KeyMarks final : public QWidget {
   public:
-    KeyMarks(QSlider* slider, std::function<std::vector<int>()> keys)
-        : slider_(slider), keys_(std::move(keys)) {
+    KeyMarks(QSlider* slider, std::function<Marks()> marks)
+        : slider_(slider), marks_(std::move(marks)) {
         setObjectName("video_key_marks");
-        setFixedHeight(10);
+        setFixedHeight(14);
+        setToolTip(
+            QObject::tr("Red: key frames; blue: scene cuts (the mask stops there); grey "
+                        "bar: the range processed"));
     }
 
   protected:
@@ -50,14 +60,29 @@ class KeyMarks final : public QWidget {
         const QRect handle = slider_->style()->subControlRect(QStyle::CC_Slider, &option,
                                                               QStyle::SC_SliderHandle, slider_);
         const int span = std::max(1, slider_->width() - handle.width());
+        const auto x_of = [&](const int frame) {
+            return QStyle::sliderPositionFromValue(slider_->minimum(), slider_->maximum(), frame,
+                                                   span) +
+                   handle.width() / 2 + slider_->x() - x();
+        };
+        const Marks m = marks_();
         QPainter painter(this);
         painter.setRenderHint(QPainter::Antialiasing);
         painter.setPen(Qt::NoPen);
+        if (m.end > m.first) {
+            painter.setBrush(QColor(150, 150, 150));
+            const int a = x_of(m.first), b = x_of(std::max(m.first, m.end - 1));
+            painter.drawRect(QRect(a - 1, 11, b - a + 3, 3));
+        }
+        painter.setBrush(QColor(60, 120, 240));
+        for (const int frame : m.cuts) {
+            // Between the last frame of one shot and the first of the next.
+            const int x = (x_of(frame - 1) + x_of(frame)) / 2;
+            painter.drawRect(QRect(x - 1, 0, 3, 14));
+        }
         painter.setBrush(QColor(230, 60, 60));
-        for (const int frame : keys_()) {
-            const int x = QStyle::sliderPositionFromValue(slider_->minimum(), slider_->maximum(),
-                                                          frame, span) +
-                          handle.width() / 2 + slider_->x() - x_offset();
+        for (const int frame : m.keys) {
+            const int x = x_of(frame);
             const QPointF tip(x, 1);
             const QPointF triangle[3] = {tip, {x - 5.0, 9.0}, {x + 5.0, 9.0}};
             painter.drawPolygon(triangle, 3);
@@ -65,9 +90,8 @@ class KeyMarks final : public QWidget {
     }
 
   private:
-    [[nodiscard]] int x_offset() const { return x(); }
     QSlider* slider_;
-    std::function<std::vector<int>()> keys_;
+    std::function<Marks()> marks_;
 };
 
 }  // namespace
@@ -83,7 +107,10 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     layout->addWidget(slider_);
     key_marks_ = new KeyMarks(slider_, [this] {
         const session::VideoRemoval* removal = session_.video_removal();
-        return removal ? removal->key_frames() : std::vector<int>{};
+        if (removal == nullptr) return Marks{};
+        const bool whole = removal->range_first() == 0 && removal->range_end() == removal->frames();
+        return Marks{removal->key_frames(), removal->cuts(), removal->range_first(),
+                     whole ? 0 : removal->range_end()};
     });
     layout->addWidget(key_marks_);
     layout->addWidget(time_code_);
@@ -192,6 +219,35 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
         tr("Grow every mask before the fill: tracked masks can miss an object's soft rim, "
            "which the fill would then carry"));
     removal_form->addRow(tr("Grow masks"), grow_);
+    // The range of frames Track, Preview Fill and Fill & Export process (1-based, inclusive,
+    // as the time code counts them).
+    auto* range_row = new QHBoxLayout;
+    range_in_ = new QSpinBox;
+    range_in_->setObjectName("video_range_in");
+    range_out_ = new QSpinBox;
+    range_out_->setObjectName("video_range_out");
+    for (QSpinBox* box : {range_in_, range_out_}) {
+        box->setRange(1, 1);
+        box->setKeyboardTracking(false);
+    }
+    range_in_->setToolTip(tr("First frame processed"));
+    range_out_->setToolTip(tr("Last frame processed"));
+    set_in_ = new QPushButton(tr("In"));
+    set_in_->setObjectName("video_set_in");
+    set_in_->setToolTip(tr("The range starts at the shown frame"));
+    set_out_ = new QPushButton(tr("Out"));
+    set_out_->setObjectName("video_set_out");
+    set_out_->setToolTip(tr("The range ends at the shown frame"));
+    whole_clip_ = new QPushButton(tr("All"));
+    whole_clip_->setObjectName("video_range_all");
+    whole_clip_->setToolTip(tr("Process the whole clip"));
+    range_row->addWidget(range_in_);
+    range_row->addWidget(new QLabel(tr("to")));
+    range_row->addWidget(range_out_);
+    range_row->addWidget(set_in_);
+    range_row->addWidget(set_out_);
+    range_row->addWidget(whole_clip_);
+    removal_form->addRow(tr("Frames"), range_row);
     removal_layout->addLayout(removal_form);
     auto* removal_buttons = new QHBoxLayout;
     track_ = new QPushButton(tr("Track"));
@@ -201,9 +257,24 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     fill_export_->setObjectName("video_fill_export");
     fill_export_->setToolTip(
         tr("Remove the object from every frame (flow-guided fill) and write the clip"));
+    preview_ = new QPushButton(tr("Preview Fill"));
+    preview_->setObjectName("video_preview");
+    preview_->setToolTip(
+        tr("Fill the shown frame's shot (cut to cut, within the range) exactly as Fill & Export "
+           "will, and show the filled frames while scrubbing"));
     removal_buttons->addWidget(track_);
+    removal_buttons->addWidget(preview_);
     removal_buttons->addWidget(fill_export_);
     removal_layout->addLayout(removal_buttons);
+    show_fill_ = new QCheckBox(tr("Show the fill (hold \\ for the original)"));
+    show_fill_->setObjectName("video_show_fill");
+    show_fill_->setToolTip(
+        tr("Show the previewed frames filled; off: the frames with their masks"));
+    removal_layout->addWidget(show_fill_);
+    fill_state_ = new QLabel;
+    fill_state_->setObjectName("video_fill_state");
+    fill_state_->setWordWrap(true);
+    removal_layout->addWidget(fill_state_);
     layout->addWidget(removal);
 
     auto* buttons = new QHBoxLayout;
@@ -253,6 +324,33 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     connect(undo_key_, &QPushButton::clicked, this, &VideoPanel::undo_key);
     connect(track_, &QPushButton::clicked, this, &VideoPanel::track);
     connect(fill_export_, &QPushButton::clicked, this, &VideoPanel::fill_export_requested);
+    connect(preview_, &QPushButton::clicked, this, &VideoPanel::preview_fill);
+    connect(show_fill_, &QCheckBox::toggled, this, [this](const bool on) {
+        session_.set_video_fill_shown(on);
+        emit frame_shown();
+        refresh();
+    });
+    connect(grow_, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    const auto range_from_boxes = [this] {
+        set_range(range_in_->value() - 1, std::max(range_in_->value(), range_out_->value()));
+    };
+    connect(range_in_, &QSpinBox::valueChanged, this, range_from_boxes);
+    connect(range_out_, &QSpinBox::valueChanged, this, range_from_boxes);
+    connect(set_in_, &QPushButton::clicked, this, [this] {
+        const session::VideoRemoval* r = session_.video_removal();
+        if (r == nullptr || session_.video() == nullptr) return;
+        const int f = session_.video()->current();
+        set_range(f, std::max(f + 1, r->range_end()));
+    });
+    connect(set_out_, &QPushButton::clicked, this, [this] {
+        const session::VideoRemoval* r = session_.video_removal();
+        if (r == nullptr || session_.video() == nullptr) return;
+        const int f = session_.video()->current();
+        set_range(std::min(f, r->range_first()), f + 1);
+    });
+    connect(whole_clip_, &QPushButton::clicked, this, [this] {
+        if (const session::VideoRemoval* r = session_.video_removal()) set_range(0, r->frames());
+    });
     refresh();
 }
 
@@ -383,6 +481,8 @@ void VideoPanel::set_removal_mode(const bool on) {
         removal_mode_->setChecked(on);  // comes back here through toggled()
         return;
     }
+    // The fill preview belongs to the mode: leaving it shows the frames as they are.
+    if (!on && show_fill_->isChecked()) show_fill_->setChecked(false);
     if (session::VideoRemoval* r = session_.video_removal(); on && r != nullptr) {
         // A mask painted before the mode was on is the shown frame's first key, not wiped.
         if (r->mask_at(session_.video()->current()) == nullptr && session_.removal_mask_edited())
@@ -461,10 +561,7 @@ bool VideoPanel::track() {
     return true;
 }
 
-bool VideoPanel::fill_export_to(const QString& path) {
-    session::VideoRemoval* r = session_.video_removal();
-    if (r == nullptr || r->busy() || exporting()) return false;
-    commit_shown_mask();
+video::VideoInpaintParams VideoPanel::fill_params() const {
     video::VideoInpaintParams params;
     // The Object Removal panel's fill settings; the key fills run on the CPU like the CLI's.
     params.fill = static_cast<const session::RemoveObjectTool&>(
@@ -472,6 +569,52 @@ bool VideoPanel::fill_export_to(const QString& path) {
                       .fill_params();
     params.fill.mask_grow = grow_->value();
     params.implementation = ops::InpaintImplementation::Fast;
+    return params;
+}
+
+bool VideoPanel::set_range(const int first, const int end) {
+    session::VideoRemoval* r = session_.video_removal();
+    if (r == nullptr || r->busy()) return false;
+    commit_shown_mask();  // a mask painted on the shown frame is its key, not lost
+    try {
+        r->set_range(first, end);
+    } catch (const Error& e) {
+        status_->setText(QString::fromStdString(e.what()));
+        refresh();
+        return false;
+    }
+    if (removal_mode()) session_.show_removal_mask();  // tracked masks outside it are not shown
+    emit frame_shown();
+    refresh();
+    return true;
+}
+
+bool VideoPanel::preview_fill() {
+    session::VideoRemoval* r = session_.video_removal();
+    if (r == nullptr || r->busy() || exporting() || session_.video() == nullptr) return false;
+    commit_shown_mask();
+    try {
+        r->start_preview(session_.video()->current(), fill_params());
+    } catch (const Error& e) {
+        status_->setText(QString::fromStdString(e.what()));
+        refresh();
+        return false;
+    }
+    status_->setText(
+        tr("Filling the shot of frame %1 for the preview …").arg(session_.video()->current() + 1));
+    progress_->setRange(0, std::max(1, r->total()));
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    removal_timer_->start();
+    refresh();
+    return true;
+}
+
+bool VideoPanel::fill_export_to(const QString& path) {
+    session::VideoRemoval* r = session_.video_removal();
+    if (r == nullptr || r->busy() || exporting()) return false;
+    commit_shown_mask();
+    const video::VideoInpaintParams params = fill_params();
     try {
         r->start_fill(path.toStdString(), params);
     } catch (const Error& e) {
@@ -479,7 +622,10 @@ bool VideoPanel::fill_export_to(const QString& path) {
         refresh();
         return false;
     }
-    status_->setText(tr("Filling every frame …"));
+    status_->setText(
+        r->range_first() == 0 && r->range_end() == r->frames()
+            ? tr("Filling every frame …")
+            : tr("Filling frames %1–%2 …").arg(r->range_first() + 1).arg(r->range_end()));
     progress_->setRange(0, std::max(1, r->total()));
     progress_->setValue(0);
     progress_->setVisible(true);
@@ -499,6 +645,7 @@ void VideoPanel::poll_removal() {
     progress_->setMaximum(std::max(1, r->total()));
     progress_->setValue(r->done());
     const bool was_tracking = r->tracking();
+    const bool was_previewing = r->previewing();
     if (!r->poll()) return;
     removal_timer_->stop();
     progress_->setVisible(false);
@@ -514,10 +661,18 @@ void VideoPanel::poll_removal() {
             emit frame_shown();
         }
     }
+    if (was_previewing && r->preview_at(session_.video()->current()) != nullptr) {
+        // The filled frame is what was asked for: shown (the mask as the model has it).
+        session_.show_removal_mask();
+        show_fill_->setChecked(true);
+        session_.set_video_fill_shown(true);
+        emit frame_shown();
+    }
     refresh();
-    emit removal_finished(
-        was_tracking ? !r->tracked().empty() && !r->needs_track() : r->fill_result().has_value(),
-        message);
+    emit removal_finished(was_tracking     ? !r->tracked().empty() && !r->needs_track()
+                          : was_previewing ? r->preview_at(session_.video()->current()) != nullptr
+                                           : r->fill_result().has_value(),
+                          message);
 }
 
 void VideoPanel::refresh_removal() {
@@ -537,6 +692,42 @@ void VideoPanel::refresh_removal() {
     undo_key_->setEnabled(idle && mode && r->can_undo());
     track_->setEnabled(idle && mode && !r->still());
     fill_export_->setEnabled(idle && mode);
+    preview_->setEnabled(idle && mode);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{range_in_, range_out_, set_in_, set_out_, whole_clip_})
+        w->setEnabled(idle);
+    refresh_range();
+    if (r != nullptr) {
+        // Other fill settings than the preview's: it no longer shows what the export writes.
+        session::VideoRemoval* mutable_r = session_.video_removal();
+        if (mutable_r->drop_stale_preview(fill_params())) emit frame_shown();
+    }
+    show_fill_->setEnabled(r != nullptr && mode);
+    if (r == nullptr || session_.video() == nullptr) {
+        fill_state_->clear();
+    } else {
+        const int f = session_.video()->current();
+        const auto [a, b] = r->preview_shot();
+        if (r->preview_at(f) != nullptr)
+            fill_state_->setText(
+                session_.video_fill_frame() != nullptr
+                    ? tr("Showing frame %1 filled (preview of frames %2–%3). Hold \\ for the "
+                         "original.")
+                          .arg(f + 1)
+                          .arg(a + 1)
+                          .arg(b)
+                    : tr("Frame %1 has a fill preview (frames %2–%3): Show the fill.")
+                          .arg(f + 1)
+                          .arg(a + 1)
+                          .arg(b));
+        else if (b > a && r->preview_at(a) != nullptr)
+            fill_state_->setText(
+                tr("The preview holds frames %1–%2; Preview Fill for this frame's shot.")
+                    .arg(a + 1)
+                    .arg(b));
+        else
+            fill_state_->setText(tr("No fill preview: Preview Fill shows the shown frame's."));
+    }
     grabcut_->setEnabled(idle && !(r != nullptr && r->still()));
     cancel_button_->setEnabled(exporting() || removal_busy());
     key_marks_->setVisible(r != nullptr);
@@ -547,6 +738,8 @@ void VideoPanel::refresh_removal() {
     }
     QStringList frames;
     for (const int f : r->key_frames()) frames << QString::number(f + 1);
+    const int outside =
+        static_cast<int>(r->key_frames().size()) - static_cast<int>(r->keys_in_range().size());
     QString text = frames.isEmpty()
                        ? tr("No key frame yet: paint the object on a frame.")
                        : tr("Key frames (marked under the slider): %1.").arg(frames.join(", "));
@@ -555,8 +748,31 @@ void VideoPanel::refresh_removal() {
     else if (r->needs_track())
         text += " " + tr("Track to carry them to every frame.");
     else if (!r->tracked().empty())
-        text += " " + tr("Tracked: every frame has its mask.");
+        text += " " + (r->track_stats().empty_frames > 0
+                           ? tr("Tracked; %1 frame(s) after a scene cut have no mask (no key in "
+                                "their shot).")
+                                 .arg(r->track_stats().empty_frames)
+                           : tr("Tracked: every frame has its mask."));
+    if (!r->still() && outside > 0)
+        text += " " + tr("%1 key frame(s) outside the range are not used.").arg(outside);
+    if (!r->cuts().empty()) {
+        QStringList cuts;
+        for (const int c : r->cuts()) cuts << QString::number(c + 1);
+        text += " " + tr("Scene cuts before frame(s) %1 (blue).").arg(cuts.join(", "));
+    }
     keys_->setText(text);
+}
+
+void VideoPanel::refresh_range() {
+    const session::VideoRemoval* r = session_.video_removal();
+    const int n = r != nullptr ? r->frames() : 1;
+    for (QSpinBox* box : {range_in_, range_out_}) {
+        box->blockSignals(true);
+        box->setRange(1, n);
+    }
+    range_in_->setValue(r != nullptr ? r->range_first() + 1 : 1);
+    range_out_->setValue(r != nullptr ? r->range_end() : 1);
+    for (QSpinBox* box : {range_in_, range_out_}) box->blockSignals(false);
 }
 
 }  // namespace lacuna::editor

@@ -4,12 +4,16 @@
 // Object removal: in its mode the Remove Object tool paints the shown frame's mask (brush, box,
 // scribble); that frame becomes a key frame (marked under the slider); Track carries the keys'
 // masks to every frame (session::VideoRemoval, a background job); scrubbing shows each frame's
-// mask as the fill mask's tint; a repainted frame is a new key; Fill & Export runs the
+// mask as the fill mask's tint; a repainted frame is a new key; In/Out set the range of frames
+// Track, Preview Fill and Fill & Export process; Preview Fill fills the shown frame's shot (the
+// frames Fill & Export would write for it) and shows the filled frames while scrubbing (hold the
+// backslash key for the original); scene cuts are marked under the slider; Fill & Export runs the
 // flow-guided video fill. The logic is session::VideoRemoval's; this panel binds it.
 #pragma once
 
 #include <background_job.hpp>
 
+#include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
 #include <QString>
@@ -69,6 +73,15 @@ class VideoPanel : public QWidget {
     bool track();
     /// Starts Fill & Export to `path`; false with a status line when refused.
     bool fill_export_to(const QString& path);
+    /// Starts the fill preview of the shown frame (its shot); false with a status line when
+    /// refused. When it ends, the filled frame is shown (Show fill on).
+    bool preview_fill();
+    /// The range of frames processed, 0-based [first, end); false with a status line when
+    /// refused.
+    bool set_range(int first, int end);
+    /// The fill's parameters as Fill & Export and Preview Fill use them (the Object Removal
+    /// panel's settings, the grow, CPU key fills).
+    [[nodiscard]] video::VideoInpaintParams fill_params() const;
     [[nodiscard]] bool removal_busy() const;
 
   signals:
@@ -86,6 +99,8 @@ class VideoPanel : public QWidget {
     void poll_export();
     void poll_removal();
     void refresh_removal();
+    /// The range spin boxes show the model's range.
+    void refresh_range();
     /// In removal mode, the shown frame's edited mask becomes its key (before leaving it).
     void commit_shown_mask();
 
@@ -114,6 +129,14 @@ class VideoPanel : public QWidget {
     QPushButton* fill_export_ = nullptr;
     QCheckBox* grabcut_ = nullptr;
     QSpinBox* grow_ = nullptr;
+    QSpinBox* range_in_ = nullptr;
+    QSpinBox* range_out_ = nullptr;
+    QPushButton* set_in_ = nullptr;
+    QPushButton* set_out_ = nullptr;
+    QPushButton* whole_clip_ = nullptr;
+    QPushButton* preview_ = nullptr;
+    QCheckBox* show_fill_ = nullptr;
+    QLabel* fill_state_ = nullptr;
     QTimer* removal_timer_ = nullptr;
     /// The fill mask's revision when a Track started: painted on during it, the shown mask is
     /// kept (and taken as a key) instead of being replaced by the tracked one.

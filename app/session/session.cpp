@@ -155,7 +155,28 @@ void Session::show_removal_mask() {
                             ? clone(model->view())
                             : Mask(w, h, std::uint8_t{0});
     document_.write_mask(MaskLayer::Fill, {0, 0, w - 1, h - 1}, region);
+    video_fill_mask_revision_ = document_.mask_revision(MaskLayer::Fill);
     frame_changed();
+}
+
+void Session::set_video_fill_shown(const bool on) {
+    video_fill_on_ = on;
+    if (on) video_fill_mask_revision_ = document_.mask_revision(MaskLayer::Fill);
+    frame_changed();
+}
+
+void Session::set_video_fill_compare(const bool on) {
+    video_fill_compare_ = on;
+    frame_changed();
+}
+
+const ImageRgba8* Session::video_fill_frame() const {
+    if (!video_fill_on_ || !video_ || !video_removal_ || document_.empty()) return nullptr;
+    // Painted on since the model's mask was put there: the stroke is shown, not the preview.
+    if (document_.mask_revision(MaskLayer::Fill) != video_fill_mask_revision_) return nullptr;
+    const ImageRgba8* filled = video_removal_->preview_at(video_->current());
+    if (filled == nullptr) return nullptr;
+    return video_fill_compare_ ? &video_->current_frame() : filled;
 }
 
 void Session::show_video_frame(const int index) {
@@ -490,6 +511,18 @@ std::optional<PreviewFrame> Session::shown_preview() const {
             frame->serial ^= static_cast<std::uint64_t>(i + 1) << 58;
             return frame;
         }
+    // The Video dock's fill preview (after the tools: a filter preview open stays in front).
+    if (const ImageRgba8* filled = video_fill_frame()) {
+        PreviewFrame frame;
+        frame.host = filled;
+        frame.width = filled->width();
+        frame.height = filled->height();
+        frame.serial = (video_removal_->preview_serial() << 24) ^
+                       (static_cast<std::uint64_t>(video_->current()) << 1) ^
+                       (video_fill_compare_ ? 1u : 0u) ^
+                       (static_cast<std::uint64_t>(tools_.size() + 1) << 58);
+        return frame;
+    }
     return std::nullopt;
 }
 

@@ -101,6 +101,17 @@ class Session {
     /// Puts the removal model's mask of the shown frame (key, tracked or still; none: empty)
     /// into the fill mask, without an undo step (it is the model's, not an edit).
     void show_removal_mask();
+    /// The Video dock's fill preview: while on, the shown frame's filled picture
+    /// (VideoRemoval::preview_at) is shown instead of the document, without the mask's tint,
+    /// where the last preview has it — until the shown mask is painted on (then the document
+    /// and its tint, to see the stroke).
+    void set_video_fill_shown(bool on);
+    [[nodiscard]] bool video_fill_shown() const { return video_fill_on_; }
+    /// Before/after of the fill preview: while on, the original frame is shown in its place.
+    void set_video_fill_compare(bool on);
+    /// The filled picture (or, comparing, the original frame) shown now instead of the
+    /// document; nullptr when the document is shown.
+    [[nodiscard]] const ImageRgba8* video_fill_frame() const;
     /// The whole clip through the retarget pipeline at the retarget tool's target size and
     /// energy, with the protect mask if painted, on the GPU when the session carves there.
     /// `approximate`: 1 exact seams, 2 / 4 / 8 seams of a downscaled copy (real time); `term`:
@@ -277,6 +288,8 @@ class Session {
     std::optional<io::FrameInterval> frame_interval_;
     std::unique_ptr<VideoClip> video_;             // the open clip (video documents only)
     std::unique_ptr<VideoRemoval> video_removal_;  // its object removal
+    bool video_fill_on_ = false, video_fill_compare_ = false;
+    std::uint64_t video_fill_mask_revision_ = 0;  // the fill mask as the model put it
     Display display_;
     bool samples_from_host_noted_ = false;
     History history_;

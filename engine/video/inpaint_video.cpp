@@ -453,10 +453,11 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         invalid("the clip has " + std::to_string(index) + " frames; the range " +
                 std::to_string(o.first) + ":" + std::to_string(end) + " goes past its end");
     r.decode_seconds = seconds_since(start);
-    if (o.mask.empty() == o.mask_keys.empty())
-        invalid(o.mask.empty()
-                    ? "no mask: give a mask (still, video or sequence) or key-frame masks"
-                    : "give a mask or key-frame masks, not both");
+    const int sources =
+        (o.mask.empty() ? 0 : 1) + (o.mask_keys.empty() ? 0 : 1) + (o.masks.empty() ? 0 : 1);
+    if (sources != 1)
+        invalid(sources == 0 ? "no mask: give a mask (still, video or sequence) or key-frame masks"
+                             : "give a mask or key-frame masks, not both");
     // The key frames are checked in the clip's numbering (the tracker counts from the range's
     // first frame).
     std::vector<KeyMask> keys;
@@ -476,7 +477,17 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
         keys.push_back({k.frame - o.first, std::move(m)});
     }
     std::vector<Mask> masks;
-    if (keys.empty()) masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
+    if (!o.masks.empty()) {
+        if (o.masks.size() != 1 && o.masks.size() != frames.size())
+            invalid("masks for " + std::to_string(o.masks.size()) +
+                    " frames were given, the range has " + std::to_string(frames.size()));
+        for (const Mask& m : o.masks) {
+            check_mask_size(m.view(), r.width, r.height, "the mask");
+            masks.push_back(clone(m.view()));
+        }
+    } else if (keys.empty()) {
+        masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
+    }
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
     if (!keys.empty()) {
@@ -485,7 +496,10 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
             return !progress ||
                    progress({p.stage == "flow" ? "mask flow" : "track", p.done, p.total});
         };
-        masks = MaskTracker(frames, report).track(keys, o.track, &r.track_stats, report);
+        // The masks stop at the cuts where the fill starts a new shot: the same threshold.
+        MaskTrackParams track = o.track;
+        track.cut_threshold = o.params.cut_threshold;
+        masks = MaskTracker(frames, report).track(keys, track, &r.track_stats, report);
         r.tracked = true;
         r.track_seconds = seconds_since(track_start);
     }

@@ -4,6 +4,7 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/ops/video_retarget.hpp>
 
 #include "flow_fill.hpp"
 
@@ -23,6 +24,8 @@ struct MaskTracker::Data {
     std::vector<cv::Mat> bgr;      ///< CV_8UC3 a frame, for GrabCut
     std::vector<cv::Mat> to_prev;  ///< CV_32FC2: flow t → t − 1 (empty at 0)
     std::vector<cv::Mat> to_next;  ///< CV_32FC2: flow t → t + 1 (empty at the last frame)
+    /// ops::mean_luma_difference between frame t − 1 and t (0 at 0): a cut where it is high.
+    std::vector<double> luma_change;
     double flow_seconds = 0;
 };
 
@@ -286,6 +289,7 @@ cv::Mat refine(const cv::Mat& bgr, const cv::Mat& carried, const MaskTrackParams
 
 void check_params(const MaskTrackParams& p) {
     for (const auto& f : ops::mask_track_param_fields()) ops::check_value(f.spec, f.get(p));
+    if (!(p.cut_threshold >= 0)) invalid("the cut threshold must be 0 or more");
 }
 
 }  // namespace
@@ -309,6 +313,9 @@ MaskTracker::MaskTracker(const std::vector<ImageRgba8>& frames,
         d->bgr.push_back(bgr_of(frames[t]));
         cv::cvtColor(d->bgr.back(), grey[t], cv::COLOR_BGR2GRAY);
     }
+    d->luma_change.assign(frames.size(), 0.0);
+    for (int t = 1; t < n; ++t)
+        d->luma_change[t] = ops::mean_luma_difference(frames[t - 1].view(), frames[t].view());
     d->to_prev.assign(frames.size(), cv::Mat());
     d->to_next.assign(frames.size(), cv::Mat());
     const cv::Ptr<cv::DISOpticalFlow> dis =
@@ -321,6 +328,13 @@ MaskTracker::MaskTracker(const std::vector<ImageRgba8>& frames,
     }
     d->flow_seconds = seconds_since(start);
     data_ = std::move(d);
+}
+
+std::vector<int> MaskTracker::cuts(const double threshold) const {
+    std::vector<int> out;
+    for (std::size_t t = 1; t < data_->luma_change.size(); ++t)
+        if (data_->luma_change[t] > threshold) out.push_back(static_cast<int>(t));
+    return out;
 }
 
 int MaskTracker::frames() const {
@@ -363,6 +377,19 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
     st = {};
     st.key_frames = static_cast<int>(by_frame.size());
     st.flow_seconds = d.flow_seconds;
+    st.cuts = cuts(params.cut_threshold);
+    // shot[t]: which shot frame t is in; a chain never leaves its key's shot.
+    std::vector<int> shot(static_cast<std::size_t>(n), 0), shot_start, shot_end;
+    shot_start.push_back(0);
+    for (int t = 1; t < n; ++t) {
+        const bool cut = std::binary_search(st.cuts.begin(), st.cuts.end(), t);
+        if (cut) {
+            shot_end.push_back(t);
+            shot_start.push_back(t);
+        }
+        shot[t] = static_cast<int>(shot_start.size()) - 1;
+    }
+    shot_end.push_back(n);
     std::vector<cv::Mat> out(static_cast<std::size_t>(n));
     int done = 0;
     const auto tick = [&] {
@@ -430,16 +457,26 @@ std::vector<Mask> MaskTracker::track(const std::vector<KeyMask>& keys,
         const cv::Mat painted = mat_of(*by_frame[k]);
         out[k] = painted;
         tick();
-        // Backward to the middle between the previous key and this one (frame 0 if none),
-        // forward to the middle before the next key (the clip's end if none). The middle frame
-        // of an even gap is reached by both chains.
-        const int previous = i > 0 ? frames_of_keys[i - 1] : -1;
-        const int next = i + 1 < frames_of_keys.size() ? frames_of_keys[i + 1] : -1;
-        const int back_stop = previous < 0 ? -1 : (previous + k + 1) / 2 - 1;
-        const int fwd_stop = next < 0 ? n : (k + next) / 2 + 1;
+        // Backward to the middle between the previous key and this one (the shot's first frame
+        // if none in the shot), forward to the middle before the next key (the shot's end if
+        // none in it). The middle frame of an even gap is reached by both chains.
+        const int s = shot[k];
+        const int previous = i > 0 && shot[frames_of_keys[i - 1]] == s ? frames_of_keys[i - 1] : -1;
+        const int next = i + 1 < frames_of_keys.size() && shot[frames_of_keys[i + 1]] == s
+                             ? frames_of_keys[i + 1]
+                             : -1;
+        const int back_stop = previous < 0 ? shot_start[s] - 1 : (previous + k + 1) / 2 - 1;
+        const int fwd_stop = next < 0 ? shot_end[s] : (k + next) / 2 + 1;
         chain(k, back_stop, -1, painted);
         chain(k, fwd_stop, +1, painted);
     }
+    // Shots without a key: no mask (carried across a cut, a mask would land on another scene).
+    for (cv::Mat& m : out)
+        if (m.empty()) {
+            m = cv::Mat(d.height, d.width, CV_8UC1, cv::Scalar(0));
+            ++st.empty_frames;
+            tick();
+        }
     std::vector<Mask> masks;
     masks.reserve(out.size());
     for (const cv::Mat& m : out) masks.push_back(mask_of(m));

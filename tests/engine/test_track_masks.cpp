@@ -104,6 +104,23 @@ Clip growing_disc(const int frames = 16) {
         });
 }
 
+/// Two shots: the moving square over the background for frames 0..9, then (a scene cut) the
+/// square over another, brighter scene for frames 10..19, where it also keeps moving.
+Clip clip_with_cut() {
+    Clip clip = moving_square(20);
+    for (int f = 10; f < 20; ++f)
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (clip.truth[f].at(x, y) == 0) {
+                    const Rgba8 b = background(x + 53, y + 71);
+                    clip.frames[f].at(x, y) =
+                        Rgba8{static_cast<std::uint8_t>(std::min(255, b.r + 70)),
+                              static_cast<std::uint8_t>(std::min(255, b.g + 60)),
+                              static_cast<std::uint8_t>(std::min(255, b.b + 90)), 255};
+                }
+    return clip;
+}
+
 struct Scores {
     double mean = 0, worst = 1;
 };
@@ -243,6 +260,57 @@ class TestTrackMasks : public QObject {
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
                 QCOMPARE(both[4].at(x, y) != 0, from0[4].at(x, y) != 0 || from8[4].at(x, y) != 0);
+    }
+
+    /// A scene cut before frame 10: a key on frame 0 is carried to frame 9 and no further (the
+    /// second shot has no mask until a key is painted in it); a key on frame 15 alone reaches
+    /// back to frame 10, not into the first shot; with both, each shot follows its own key.
+    void sceneCutStopsTheMask() {
+        const Clip clip = clip_with_cut();
+        const MaskTracker tracker(clip.frames);
+        QCOMPARE(tracker.cuts(MaskTrackParams{}.cut_threshold), std::vector<int>{10});
+        MaskTrackParams p;
+        p.grabcut = false;
+        MaskTrackStats stats;
+        int last_done = 0, last_total = 0;
+        const std::vector<Mask> from0 =
+            tracker.track({{0, clip.truth[0]}}, p, &stats, [&](const MaskTrackProgress& pr) {
+                last_done = pr.done;
+                last_total = pr.total;
+                return true;
+            });
+        QCOMPARE(stats.cuts, std::vector<int>{10});
+        QCOMPARE(stats.empty_frames, 10);
+        QCOMPARE(last_done, 20);  // every frame counted once, the empty ones too
+        QCOMPARE(last_total, 20);
+        for (int f = 0; f < 10; ++f)
+            QVERIFY2(mask_iou(from0[f].view(), clip.truth[f].view()) >= 0.9,
+                     qPrintable(QString::number(f)));
+        for (int f = 10; f < 20; ++f)
+            QVERIFY2(count_selected(from0[f].view()) == 0, qPrintable(QString::number(f)));
+
+        const std::vector<Mask> from15 = tracker.track({{15, clip.truth[15]}}, p, &stats);
+        QCOMPARE(stats.empty_frames, 10);
+        for (int f = 0; f < 10; ++f) QCOMPARE(count_selected(from15[f].view()), std::int64_t{0});
+        for (int f = 10; f < 20; ++f)
+            QVERIFY2(mask_iou(from15[f].view(), clip.truth[f].view()) >= 0.9,
+                     qPrintable(QString::number(f)));
+
+        // Both keys: the midpoint rule applies within a shot only (frames 8 and 9, nearer the
+        // middle 7 than frame 0, still take frame 0's chain: frame 15 is in another shot).
+        const std::vector<Mask> both =
+            tracker.track({{0, clip.truth[0]}, {15, clip.truth[15]}}, p, &stats);
+        QCOMPARE(stats.empty_frames, 0);
+        for (int f = 0; f < 10; ++f) QVERIFY(same(both[f], from0[f]));
+        for (int f = 10; f < 20; ++f) QVERIFY(same(both[f], from15[f]));
+
+        // A threshold above the change: one shot, the mask carried over the "cut".
+        p.cut_threshold = 255;
+        const std::vector<Mask> no_cut = tracker.track({{0, clip.truth[0]}}, p, &stats);
+        QVERIFY(stats.cuts.empty());
+        QVERIFY(count_selected(no_cut[12].view()) > 0);
+        p.cut_threshold = -1;
+        expect_invalid([&] { (void)tracker.track({{0, clip.truth[0]}}, p); }, "cut threshold");
     }
 
     void refusals() {

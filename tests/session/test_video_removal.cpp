@@ -123,6 +123,31 @@ std::filesystem::path write_clip(const QTemporaryDir& dir, const Clip& clip) {
     return pattern;
 }
 
+/// The moving square, with a scene cut before frame `cut`: from there the background is
+/// another, brighter scene.
+Clip square_with_cut(const int frames, const int cut) {
+    Clip clip = moving_square(frames);
+    for (int f = cut; f < frames; ++f)
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (clip.truth[f].at(x, y) == 0) {
+                    const Rgba8 b = background(x + 53, y + 71);
+                    clip.frames[f].at(x, y) =
+                        Rgba8{static_cast<std::uint8_t>(std::min(255, b.r + 70)),
+                              static_cast<std::uint8_t>(std::min(255, b.g + 60)),
+                              static_cast<std::uint8_t>(std::min(255, b.b + 90)), 255};
+                }
+    return clip;
+}
+
+bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (!(a.at(x, y) == b.at(x, y))) return false;
+    return true;
+}
+
 /// The square of frame 6, shifted 4 px left: a "correction" that differs from what was tracked.
 Mask corrected_key(const Clip& clip) {
     Mask m(kW, kH, std::uint8_t{0});
@@ -355,6 +380,128 @@ class TestVideoRemoval : public QObject {
                 for (int x = 0; x < 320; x += 3)
                     if (m.at(x, y) == 0) QVERIFY(out.at(x, y) == in.at(x, y));
         }
+    }
+
+    /// The preview of a frame is its whole shot (cut to cut) filled exactly as Fill & Export
+    /// fills it: with a cut before frame 6 and keys on 0 and 8, the preview of frame 3 holds
+    /// frames 0–5 and that of frame 9 frames 6–11, each byte for byte the exported frame. The
+    /// tracked masks stop at the cut (the key on 8 reaches back to 6, not further).
+    void preview_equals_export() {
+        const Clip clip = square_with_cut(12, 6);
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 12, kW, kH);
+        removal.set_key(0, clip.truth[0]);
+        removal.set_key(8, clip.truth[8]);
+        video::MaskTrackParams flow_only;
+        flow_only.grabcut = false;
+        removal.start_track(flow_only);
+        removal.wait();
+        QCOMPARE(removal.cuts(), std::vector<int>{6});
+        QVERIFY2(removal.message().find("Scene cut(s) before frame(s) 7") != std::string::npos,
+                 removal.message().c_str());
+        for (int f = 0; f < 12; ++f)
+            QVERIFY2(video::mask_iou(removal.mask_at(f)->view(), clip.truth[f].view()) >= 0.9,
+                     qPrintable(QString::number(f)));
+        video::VideoInpaintParams params;
+        params.implementation = ops::InpaintImplementation::Fast;
+        params.fill.mask_grow = 2;
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_preview(12, params));
+        removal.start_preview(3, params);
+        QVERIFY(removal.previewing());
+        removal.wait();
+        QVERIFY2(removal.message().find("Preview of frames 1–6") == 0, removal.message().c_str());
+        QCOMPARE(removal.preview_shot(), (std::pair<int, int>{0, 6}));
+        std::vector<ImageRgba8> preview;
+        for (int f = 0; f < 6; ++f) {
+            QVERIFY(removal.preview_at(f, params) != nullptr);
+            preview.push_back(clone(removal.preview_at(f, params)->view()));
+        }
+        QVERIFY(removal.preview_at(6, params) == nullptr);
+        video::VideoInpaintParams other = params;
+        other.fill.mask_grow = 3;
+        QVERIFY(removal.preview_at(3, other) == nullptr);  // other settings: not this preview
+        removal.start_preview(9, params);
+        removal.wait();
+        QCOMPARE(removal.preview_shot(), (std::pair<int, int>{6, 12}));
+        for (int f = 6; f < 12; ++f)
+            preview.push_back(clone(removal.preview_at(f, params)->view()));
+
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), params);
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->stats.cuts, 1);
+        for (int f = 0; f < 12; ++f) {
+            const ImageRgba8 out =
+                io::read_image(
+                    io::sequence_frame_path(dir.filePath("out/%05d.png").toStdString(), f))
+                    .image;
+            QVERIFY2(same_pixels(preview[static_cast<std::size_t>(f)], out),
+                     qPrintable(QString("frame %1").arg(f)));
+        }
+        // The square is gone in the preview (its red is not left).
+        const Rgba8 c = preview[3].at(20 + 2 * 3 + 15, 40 + 1 + 15);
+        QVERIFY2(c.r < 170, qPrintable(QString::number(c.r)));
+        // A key edit makes the preview stale: it is no longer offered.
+        removal.set_key(2, clip.truth[2]);
+        QVERIFY(removal.preview_at(3, params) == nullptr);
+    }
+
+    /// A range: Track, Preview and Fill & Export process frames 3–8 only; a key outside it is
+    /// not used; the export holds the range's six frames, each the preview's.
+    void range_limits_every_job() {
+        const Clip clip = moving_square(12);
+        QTemporaryDir dir;
+        VideoRemoval removal(write_clip(dir, clip), 12, kW, kH);
+        QVERIFY_THROWS_EXCEPTION(Error, removal.set_range(5, 5));
+        QVERIFY_THROWS_EXCEPTION(Error, removal.set_range(-1, 4));
+        QVERIFY_THROWS_EXCEPTION(Error, removal.set_range(0, 13));
+        removal.set_key(0, clip.truth[0]);
+        removal.set_range(3, 9);
+        QCOMPARE(removal.range_first(), 3);
+        QCOMPARE(removal.range_end(), 9);
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_track(video::MaskTrackParams{}));
+        removal.set_key(4, clip.truth[4]);
+        QCOMPARE(removal.keys_in_range(), std::vector<int>{4});
+        video::MaskTrackParams flow_only;
+        flow_only.grabcut = false;
+        removal.start_track(flow_only);
+        QCOMPARE(removal.total(), 3 * 6 - 1);  // decoding, flow and tracking of 6 frames
+        removal.wait();
+        QVERIFY2(removal.message().rfind("Tracked 6 frames from 1 key frame(s).", 0) == 0,
+                 removal.message().c_str());
+        QCOMPARE(removal.tracked_first(), 3);
+        QVERIFY(removal.mask_at(2) == nullptr);
+        QVERIFY(removal.mask_at(9) == nullptr);
+        for (int f = 3; f < 9; ++f)
+            QVERIFY2(video::mask_iou(removal.mask_at(f)->view(), clip.truth[f].view()) >= 0.9,
+                     qPrintable(QString::number(f)));
+        video::VideoInpaintParams params;
+        params.implementation = ops::InpaintImplementation::Fast;
+        QVERIFY_THROWS_EXCEPTION(Error, removal.start_preview(2, params));
+        removal.start_preview(5, params);
+        removal.wait();
+        QCOMPARE(removal.preview_shot(), (std::pair<int, int>{3, 9}));
+        QVERIFY(QDir().mkpath(dir.filePath("out")));
+        removal.start_fill(dir.filePath("out/%05d.png").toStdString(), params);
+        removal.wait();
+        QVERIFY2(removal.fill_result().has_value(), removal.message().c_str());
+        QCOMPARE(removal.fill_result()->frames, 6);
+        QCOMPARE(QDir(dir.filePath("out")).entryList(QDir::Files).size(), 6);
+        for (int f = 3; f < 9; ++f) {
+            const ImageRgba8 out =
+                io::read_image(
+                    io::sequence_frame_path(dir.filePath("out/%05d.png").toStdString(), f - 3))
+                    .image;
+            QVERIFY2(same_pixels(*removal.preview_at(f, params), out),
+                     qPrintable(QString("frame %1").arg(f)));
+        }
+        // Another range: the masks are out of date (track again), the preview is not offered.
+        removal.set_range(0, 12);
+        QVERIFY(removal.needs_track());
+        QVERIFY(removal.preview_at(5, params) == nullptr);
+        QVERIFY_THROWS_EXCEPTION(
+            Error, removal.start_fill(dir.filePath("o2/%05d.png").toStdString(), params));
     }
 
     /// A still mask: the first key's mask on every frame, no tracking, filled as one still

@@ -86,6 +86,9 @@ struct InpaintVideoOptions {
     /// Masks on key frames, tracked to every frame of the range (MaskTracker); instead of `mask`.
     std::vector<KeyMaskFile> mask_keys;
     MaskTrackParams track;
+    /// The masks themselves, in memory (the editor's tracked masks): one a frame of
+    /// [first, end), or one still mask; instead of `mask` and `mask_keys`.
+    std::vector<Mask> masks;
     /// If set, the masks of the range (tracked, or as read; before params.fill.mask_grow) are
     /// written there as 00000.png … (the clip's frame numbers), 255 = hole, before the fill, so
     /// a user can check them and give a corrected one back as a key frame.

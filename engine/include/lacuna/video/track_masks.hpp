@@ -35,6 +35,11 @@
 //      covered 99.5 % of it instead was tried: one corner GrabCut left out sent it to the
 //      band's width on the logo clip, and the fill fell from 39.9 to 26.4 dB; a fill should
 //      rather grow the tracked masks by a pixel or two, `lacuna inpaint --grow 2`.)
+//   4. Scene cuts. A frame whose mean block-luma change from the frame before
+//      (ops::mean_luma_difference, the fill's measure) is above `cut_threshold` starts a new
+//      shot; no chain crosses a cut. A shot without a key frame gets empty masks (nothing is
+//      removed there until a key is painted in it); a key in a shot is carried forward and
+//      backward only to that shot's ends.
 //   A key frame's own mask is returned exactly as given. A still mask (a logo that does not move)
 //   needs none of this: it is one image for every frame (inpaint_frames takes it as such).
 #pragma once
@@ -55,6 +60,11 @@ struct MaskTrackParams {
     int band = 8;                ///< pixels around the carried mask GrabCut may give the object
     int core = 4;                ///< pixels inside the carried mask's edge that are surely object
     int grabcut_iterations = 3;  ///< GrabCut's rounds a frame
+    /// Mean |ΔY| of 16 × 16 block means (0..255) above which a frame starts a new shot, which
+    /// no mask is carried into. Not a user parameter of its own: it is the fill's
+    /// (VideoInpaintParams::cut_threshold, the same default), and inpaint_video() passes the
+    /// fill's to the tracker, so the masks stop exactly where the fill starts a new shot.
+    double cut_threshold = 30.0;
 };
 
 /// A mask painted (or corrected) on frame `frame` of the clip: non-zero = the object.
@@ -68,6 +78,8 @@ struct MaskTrackStats {
     int refined_frames = 0;           ///< frames GrabCut refined
     std::vector<int> margins;         ///< per chain refined (keys in order, backward then forward)
     std::vector<int> flow_only_keys;  ///< key frames with a chain carried by flow alone
+    std::vector<int> cuts;            ///< frames that start a new shot (a scene cut before them)
+    int empty_frames = 0;             ///< frames of shots without a key frame: no mask
     double flow_seconds = 0;          ///< DIS, both directions (MaskTracker's constructor)
     double carry_seconds = 0;         ///< warping the masks along the flow
     double refine_seconds = 0;        ///< GrabCut
@@ -92,10 +104,15 @@ class MaskTracker {
     /// One mask a frame (255 = object). Throws Error(InvalidArgument) with one sentence for no
     /// key frames, a key frame outside the clip or given twice, a key mask of another size or
     /// one that selects no pixel, a parameter outside its declared range; Error(Cancelled).
+    /// Frames of a shot without a key frame get empty masks (see the scene-cut rule above).
     [[nodiscard]] std::vector<Mask> track(const std::vector<KeyMask>& keys,
                                           const MaskTrackParams& params,
                                           MaskTrackStats* stats = nullptr,
                                           const MaskTrackProgressFn& progress = {}) const;
+
+    /// The frames that start a new shot: the mean block-luma change from the frame before
+    /// (ops::mean_luma_difference) is above `threshold`. In order; never 0.
+    [[nodiscard]] std::vector<int> cuts(double threshold) const;
 
     [[nodiscard]] int frames() const;
     [[nodiscard]] int width() const;
