@@ -639,6 +639,8 @@ Command bench_command() {
           param_option(ops::param(ops::video_retarget_param_specs(), "face-every"), "K", "video: "),
           {"clip-size", "WxH", "video-inpaint: size of the generated clips (default 640x360)"},
           {"clip-frames", "N", "video-inpaint: frames a generated clip has (default 40)"},
+          {"no-tracking", "",
+           "video-inpaint: skip the mask tracking rows (the fills with the true masks only)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},

@@ -83,6 +83,7 @@ int run_inpaint_video(Context& ctx) {
             "apply to --mask-key");
     if (const auto dir = ctx.args.get("save-masks")) o.save_masks = *dir;
     parse_params(ctx.args, ops::inpaint_param_fields(), o.params.fill);
+    parse_params(ctx.args, ops::temporal_fill_param_fields(), o.params.temporal);
     if (const auto search = ctx.args.get("search");
         search && !ops::parse_inpaint_search(*search, o.params.fill))
         throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
@@ -110,12 +111,13 @@ int run_inpaint_video(Context& ctx) {
     char done[256];
     std::snprintf(done, sizeof done,
                   "lacuna: %d frames in %.1f s (%.2f fps); hole pixels: %.1f %% from other "
-                  "frames, %.1f %% carried, %.1f %% filled on %d key frames; %d cuts\n",
+                  "frames, %.1f %% carried, %.1f %% synthesised (%d key fills, %d 3-D fills); "
+                  "%d cuts\n",
                   r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0,
                   st.hole_pixels ? 100.0 * st.from_other_frames / st.hole_pixels : 0.0,
                   st.hole_pixels ? 100.0 * st.carried / st.hole_pixels : 0.0,
                   st.hole_pixels ? 100.0 * st.synthesized / st.hole_pixels : 0.0, st.key_fills,
-                  st.cuts);
+                  st.volume_fills, st.cuts);
     ctx.err << done;
     const video::MaskTrackStats& ts = r.track_stats;
     std::vector<int> key_frames;
@@ -174,6 +176,11 @@ int run_inpaint_video(Context& ctx) {
                        .add("carried", st.carried)
                        .add("synthesized", st.synthesized)
                        .add("key_fills", st.key_fills)
+                       .add("volume_fills", st.volume_fills)
+                       .add("temporal_fill",
+                            o.params.temporal.method == video::TemporalFill::PatchMatch3d
+                                ? "patchmatch3d"
+                                : "image")
                        .add("cuts", st.cuts)
                        .add("seconds", r.seconds)
                        .add("flow_seconds", st.flow_seconds)

@@ -266,6 +266,7 @@ class TestParams : public QObject {
         check_table(ops::video_retarget_param_fields(), ops::video_retarget_param_specs());
         check_table(ops::temporal_param_fields(), ops::temporal_param_specs());
         check_table(ops::mask_track_param_fields(), ops::mask_track_param_specs());
+        check_table(ops::temporal_fill_param_fields(), ops::temporal_fill_param_specs());
     }
 
     void fields_reach_the_right_members() {

@@ -60,6 +60,8 @@ class CudaBackend final : public Backend {
                 d.nnf[b].reserve(d.size());
                 d.dist[b].reserve(d.size());
             }
+            if (i + 1 == levels_.size())  // the onion peel's field of the coarsest hole
+                d.nnf[0].upload(h.nnf[0].data(), h.nnf[0].size(), s);
         }
     }
 

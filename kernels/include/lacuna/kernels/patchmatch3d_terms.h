@@ -121,12 +121,14 @@ LACUNA_HD std::int32_t pm3_random_source(const Pm3Level& l, const Pm3Patch p,
     return l.fallback;
 }
 
-/// The coarsest level's initial field (buffer 0): random sources for targets, -1 elsewhere. The
-/// first pass measures the distances.
+/// The coarsest level's initial field (buffer 0): hole voxels keep the onion peel's source (set
+/// on the host), other targets get random sources, -1 elsewhere. The first pass measures the
+/// distances.
 LACUNA_HD void pm3_init_pixel(const Pm3Level& l, const Pm3Patch p, const std::uint32_t seed,
                               const int level, const int x, const int y, const int t) {
     const long long i = pm3_index(l, x, y, t);
     l.dist[0][i] = 0;
+    if (l.hole[i]) return;
     l.nnf[0][i] = l.target[i] ? pm3_random_source(l, p, seed, level, x, y, t) : -1;
 }
 
