@@ -11,6 +11,7 @@
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/params.hpp>
 #include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/track_masks.hpp>
 
@@ -235,6 +236,9 @@ int bench_video_inpaint(Context& ctx) {
         {"still logo, slow pan", {1.0, true, 0}},
     };
     const bool tracking = !ctx.args.has("no-tracking");
+    video::TemporalFillParams volume;  // the 3-D rows' settings (--volume-patch ...)
+    parse_params(ctx.args, ops::temporal_fill_param_fields(), volume);
+    volume.method = video::TemporalFill::PatchMatch3d;
     std::printf(
         "lacuna bench video-inpaint: %dx%d, %d frames a clip, %s (scaled %.2f), noise "
         "sigma 1.5\n",
@@ -255,8 +259,8 @@ int bench_video_inpaint(Context& ctx) {
             const bool propagate = variant < 2;
             video::VideoInpaintParams params;
             params.propagate = propagate;
-            params.temporal.method =
-                variant == 1 ? video::TemporalFill::Image : video::TemporalFill::PatchMatch3d;
+            params.temporal = volume;
+            if (variant == 1) params.temporal.method = video::TemporalFill::Image;
             video::VideoInpaintStats stats;
             const auto start = Clock::now();
             outputs.push_back(video::inpaint_frames(clip.input, clip.masks, params, &stats));
@@ -332,6 +336,7 @@ int bench_video_inpaint(Context& ctx) {
                 std::vector<Mask> holes;
                 for (const Mask& m : tracked) holes.push_back(grow ? grow_mask(m.view(), grow) : m);
                 video::VideoInpaintParams params;
+                params.temporal = volume;
                 video::VideoInpaintStats stats;
                 const auto start = Clock::now();
                 outputs.push_back(video::inpaint_frames(clip.input, holes, params, &stats));

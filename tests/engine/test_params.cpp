@@ -8,6 +8,7 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/track_masks.hpp>
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>

@@ -29,7 +29,7 @@ struct PatchMatch3dParams {
     int patch = 5;         ///< spatial side of a patch (odd, 3..15)
     int patch_frames = 3;  ///< frames a patch spans (odd, 1..9)
     std::uint32_t seed = 1;
-    int iterations = 4;  ///< EM iterations at every level below the coarsest (which runs twice)
+    int iterations = 2;  ///< EM iterations at every level below the coarsest (which runs twice)
     /// Pixels around the hole's box (over all frames) where sources are looked for; -1: the box's
     /// longer side, at least 32.
     int margin = -1;

@@ -48,7 +48,7 @@ struct TemporalFillParams {
     TemporalFill method = TemporalFill::PatchMatch3d;
     int patch = 5;       ///< spatial side of the 3-D patch
     int frames = 3;      ///< frames the 3-D patch spans
-    int iterations = 4;  ///< EM iterations a level (the coarsest runs twice as many)
+    int iterations = 2;  ///< EM iterations a level (the coarsest runs twice as many)
 };
 
 struct VideoInpaintParams {
