@@ -93,6 +93,12 @@ int run_inpaint_video(Context& ctx) {
     // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
     // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
     o.params.implementation = ops::InpaintImplementation::Fast;
+    // The 3-D fill of what no frame shows runs on the device when asked for by name (the same
+    // field and pixels as the CPU's; auto stays on the CPU until it is measured on a GPU).
+    if (ctx.backend == BackendRequest::Cuda) {
+        (void)ctx.select_backend();  // refuses with the reason when CUDA cannot be used
+        o.params.volume_implementation = ops::PatchMatch3dImplementation::Cuda;
+    }
 
     const auto start = Clock::now();
     ProgressPace pace;
