@@ -271,6 +271,9 @@ class TestVideoInpaint : public QObject {
     void bad_frames_and_masks_are_refused() {
         const Clip c = make_clip(3);
         QVERIFY_THROWS_EXCEPTION(Error, video::inpaint_frames({}, {c.mask}, {}));
+        video::VideoInpaintParams even;
+        even.temporal.patch = 4;
+        QVERIFY_THROWS_EXCEPTION(Error, video::inpaint_frames(c.input, {c.mask}, even));
         QVERIFY_THROWS_EXCEPTION(Error, video::inpaint_frames(c.input, {c.mask, c.mask}, {}));
         QVERIFY_THROWS_EXCEPTION(Error, video::inpaint_frames(c.input, {Mask(kW, kH - 1)}, {}));
         QVERIFY_THROWS_EXCEPTION(
