@@ -76,7 +76,8 @@ int run_inpaint(Context& ctx) {
         throw UsageError(
             "'lacuna inpaint' needs IN MASK OUT for an image (key-frame masks, "
             "CLIP OUT --mask-key F:MASK, are for videos)");
-    for (const char* video_only : {"mask-key", "save-masks"})
+    for (const char* video_only : {"mask-key", "save-masks", "temporal-fill", "volume-patch",
+                                   "volume-frames", "volume-iterations"})
         if (ctx.args.has(video_only))
             throw UsageError("--" + std::string(video_only) + " applies to videos");
     const std::string& mask_path = ctx.args.positionals[1];
@@ -179,6 +180,7 @@ Command inpaint_command() {
     const auto specs = ops::inpaint_param_specs();
     const ops::ParamSpec& window = ops::param(specs, "window");
     const auto track = ops::mask_track_param_specs();
+    const auto unseen = ops::temporal_fill_param_specs();
     return {
         {
             "inpaint",
@@ -219,7 +221,11 @@ Command inpaint_command() {
                         " (flow alone)")},
              param_option(ops::param(track, "track-band"), "N", "--mask-key: "),
              param_option(ops::param(track, "track-core"), "N", "--mask-key: "),
-             param_option(ops::param(track, "grabcut-iterations"), "N", "--mask-key: ")},
+             param_option(ops::param(track, "grabcut-iterations"), "N", "--mask-key: "),
+             param_option(ops::param(unseen, "temporal-fill"), "M", "video: "),
+             param_option(ops::param(unseen, "volume-patch"), "P", "video: "),
+             param_option(ops::param(unseen, "volume-frames"), "F", "video: "),
+             param_option(ops::param(unseen, "volume-iterations"), "N", "video: ")},
             "MASK is an image of the same size as IN; its non-black (or non-transparent) pixels "
             "are\n"
             "removed. Pixels outside the mask are copied unchanged. criminisi: exemplar-based\n"
@@ -234,7 +240,9 @@ Command inpaint_command() {
             "IN may be a video or a PNG-sequence pattern (frames/%05d.png); MASK is then a still\n"
             "mask for every frame or a mask video / sequence of the same frame count, OUT a video\n"
             "or a PNG sequence: hidden pixels are brought in from the frames that show them along\n"
-            "the optical flow; the rest is filled once on a key frame and carried along.\n"
+            "the optical flow; what no frame shows is synthesised for the whole shot at once by\n"
+            "a spatio-temporal PatchMatch (3-D patches; --temporal-fill image: filled on a key\n"
+            "frame and carried along).\n"
             "Instead of MASK, --mask-key F:MASK (repeatable) paints the object on key frames: the\n"
             "mask is carried to every other frame along the optical flow (forward and backward\n"
             "from each key frame; between two, the nearer one's) and refined on every frame by\n"

@@ -83,6 +83,7 @@ int run_inpaint_video(Context& ctx) {
             "apply to --mask-key");
     if (const auto dir = ctx.args.get("save-masks")) o.save_masks = *dir;
     parse_params(ctx.args, ops::inpaint_param_fields(), o.params.fill);
+    parse_params(ctx.args, ops::temporal_fill_param_fields(), o.params.temporal);
     if (const auto search = ctx.args.get("search");
         search && !ops::parse_inpaint_search(*search, o.params.fill))
         throw UsageError("--search must be 'full', 'window' or 'window:A' with A ≥ 0, not '" +
@@ -92,6 +93,12 @@ int run_inpaint_video(Context& ctx) {
     // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
     // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
     o.params.implementation = ops::InpaintImplementation::Fast;
+    // The 3-D fill of what no frame shows runs on the device when asked for by name (the same
+    // field and pixels as the CPU's; auto stays on the CPU until it is measured on a GPU).
+    if (ctx.backend == BackendRequest::Cuda) {
+        (void)ctx.select_backend();  // refuses with the reason when CUDA cannot be used
+        o.params.volume_implementation = ops::PatchMatch3dImplementation::Cuda;
+    }
 
     const auto start = Clock::now();
     ProgressPace pace;
@@ -110,12 +117,13 @@ int run_inpaint_video(Context& ctx) {
     char done[256];
     std::snprintf(done, sizeof done,
                   "lacuna: %d frames in %.1f s (%.2f fps); hole pixels: %.1f %% from other "
-                  "frames, %.1f %% carried, %.1f %% filled on %d key frames; %d cuts\n",
+                  "frames, %.1f %% carried, %.1f %% synthesised (%d key fills, %d 3-D fills); "
+                  "%d cuts\n",
                   r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0,
                   st.hole_pixels ? 100.0 * st.from_other_frames / st.hole_pixels : 0.0,
                   st.hole_pixels ? 100.0 * st.carried / st.hole_pixels : 0.0,
                   st.hole_pixels ? 100.0 * st.synthesized / st.hole_pixels : 0.0, st.key_fills,
-                  st.cuts);
+                  st.volume_fills, st.cuts);
     ctx.err << done;
     const video::MaskTrackStats& ts = r.track_stats;
     std::vector<int> key_frames;
@@ -174,6 +182,11 @@ int run_inpaint_video(Context& ctx) {
                        .add("carried", st.carried)
                        .add("synthesized", st.synthesized)
                        .add("key_fills", st.key_fills)
+                       .add("volume_fills", st.volume_fills)
+                       .add("temporal_fill",
+                            o.params.temporal.method == video::TemporalFill::PatchMatch3d
+                                ? "patchmatch3d"
+                                : "image")
                        .add("cuts", st.cuts)
                        .add("seconds", r.seconds)
                        .add("flow_seconds", st.flow_seconds)

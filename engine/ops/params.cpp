@@ -9,6 +9,7 @@
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 #include <lacuna/ops/video_retarget.hpp>
+#include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/track_masks.hpp>
 
 #include <charconv>
@@ -495,6 +496,54 @@ constexpr ParamField<video::MaskTrackParams> kMaskTrackFields[] = {
 };
 constexpr auto kMaskTrackSpecs = specs_of(kMaskTrackFields);
 
+// What no frame of a video shows (lacuna_video's inpaint_frames: `lacuna inpaint` on a clip, the
+// Video dock's export). The 3-D patch's limits are ops::patchmatch3d_fill's.
+constexpr std::string_view kTemporalFillNames[] = {"patchmatch3d", "image"};
+constexpr video::TemporalFillParams kTemporalFillDefaults{};
+constexpr ParamField<video::TemporalFillParams> kTemporalFillFields[] = {
+    field<&video::TemporalFillParams::method>(
+        {.name = "temporal-fill",
+         .label = "Unseen pixels",
+         .kind = ParamKind::Choice,
+         .default_value = static_cast<double>(kTemporalFillDefaults.method),
+         .min = 0,
+         .max = std::size(kTemporalFillNames) - 1,
+         .step = 1,
+         .help = "what no frame shows: patchmatch3d synthesises it once for the whole shot with "
+                 "3-D patches (x, y, time); image fills it on key frames and carries it along the "
+                 "flow",
+         .choices = kTemporalFillNames}),
+    field<&video::TemporalFillParams::patch>(
+        {.name = "volume-patch",
+         .label = "3-D patch size",
+         .kind = ParamKind::Int,
+         .default_value = kTemporalFillDefaults.patch,
+         .min = 3,
+         .max = 15,
+         .step = 2,
+         .unit = "pixels",
+         .help = "patchmatch3d: the side of a patch in x and y"}),
+    field<&video::TemporalFillParams::frames>({.name = "volume-frames",
+                                               .label = "3-D patch frames",
+                                               .kind = ParamKind::Int,
+                                               .default_value = kTemporalFillDefaults.frames,
+                                               .min = 1,
+                                               .max = 9,
+                                               .step = 2,
+                                               .unit = "frames",
+                                               .help = "patchmatch3d: the frames a patch spans"}),
+    field<&video::TemporalFillParams::iterations>(
+        {.name = "volume-iterations",
+         .label = "3-D iterations",
+         .kind = ParamKind::Int,
+         .default_value = kTemporalFillDefaults.iterations,
+         .min = 1,
+         .max = 100,
+         .step = 1,
+         .help = "patchmatch3d: EM iterations a pyramid level (twice as many at the coarsest)"}),
+};
+constexpr auto kTemporalFillSpecs = specs_of(kTemporalFillFields);
+
 // ---- checking ----
 
 constexpr bool whole(const double v) {
@@ -531,7 +580,8 @@ static_assert(defaults_allowed(kInpaintSpecs) && defaults_allowed(kLineHistogram
                   defaults_allowed(kBilateralSpecs) &&
                   defaults_allowed(kBilateralMeasurementSpecs) && defaults_allowed(kScaleSpecs) &&
                   defaults_allowed(kRetargetMixSpecs) && defaults_allowed(kVideoRetargetSpecs) &&
-                  defaults_allowed(kTemporalSpecs) && defaults_allowed(kMaskTrackSpecs),
+                  defaults_allowed(kTemporalSpecs) && defaults_allowed(kMaskTrackSpecs) &&
+                  defaults_allowed(kTemporalFillSpecs),
               "every default lies in its parameter's range");
 static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<LineHistogramParams>(kLineHistogramFields) &&
@@ -543,6 +593,7 @@ static_assert(defaults_agree<InpaintParams>(kInpaintFields) &&
                   defaults_agree<VideoRetargetParams>(kVideoRetargetFields) &&
                   defaults_agree<TemporalSmoothParams>(kTemporalFields) &&
                   defaults_agree<video::MaskTrackParams>(kMaskTrackFields) &&
+                  defaults_agree<video::TemporalFillParams>(kTemporalFillFields) &&
                   defaults_agree<RetargetMix>(kRetargetMixFields),
               "every declared default is the params struct's");
 static_assert(kInpaintSpecs[0].name == "patch" && kInpaintSpecs[0].step == 2 && kMinPatch % 2 == 1,
@@ -748,6 +799,12 @@ std::span<const ParamSpec> mask_track_param_specs() {
 }
 std::span<const ParamField<video::MaskTrackParams>> mask_track_param_fields() {
     return kMaskTrackFields;
+}
+std::span<const ParamSpec> temporal_fill_param_specs() {
+    return kTemporalFillSpecs;
+}
+std::span<const ParamField<video::TemporalFillParams>> temporal_fill_param_fields() {
+    return kTemporalFillFields;
 }
 
 double parse_value(const ParamSpec& spec, const std::string_view text) {

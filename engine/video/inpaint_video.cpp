@@ -91,6 +91,9 @@ class ShotFiller {
         for (int t = e - 1; t >= s; --t) {
             bwd[t - s] = propagate(t, t + 1, t + 1 < e ? &bwd[t + 1 - s] : nullptr, false);
         }
+        if (params_.temporal.method == TemporalFill::PatchMatch3d &&
+            fill_volume(fwd, bwd, out, progress, done, total))
+            return;
         std::vector<Ref> previous;
         for (int t = s; t < e; ++t) {
             std::vector<Ref> refs = nearest(fwd[t - s], bwd[t - s]);
@@ -106,6 +109,75 @@ class ShotFiller {
     }
 
   private:
+    /// The shot's hole pixels that no frame shows, synthesised at once by the spatio-temporal
+    /// PatchMatch with every other pixel (those brought in or carried along the flow too) known.
+    /// False,
+    /// with nothing changed, where it finds no source patch (a hole over nearly all the frame):
+    /// then the key fills run instead.
+    bool fill_volume(std::vector<std::vector<Ref>>& fwd, std::vector<std::vector<Ref>>& bwd,
+                     std::vector<ImageRgba8>& out, const VideoInpaintProgressFn& progress,
+                     int& done, const int total) {
+        const int n = e_ - s_;
+        std::vector<ImageRgba8> composed(n);
+        std::vector<Mask> rest(n, Mask(w_, h_, std::uint8_t{0}));
+        VideoInpaintStats counts;
+        std::vector<Ref> previous;
+        for (int i = 0; i < n; ++i) {
+            const int t = s_ + i;
+            std::vector<Ref> refs = nearest(fwd[i], bwd[i]);
+            for (int y = 0; y < h_; ++y)
+                for (int x = 0; x < w_; ++x) {
+                    if (!hole(t, x, y)) continue;
+                    ++counts.hole_pixels;
+                    Ref& r = refs[static_cast<std::size_t>(y) * w_ + x];
+                    if (r.valid()) {
+                        ++counts.from_other_frames;
+                        continue;
+                    }
+                    // Carried from the previous frame's references (which point into frames
+                    // only: nothing is synthesised yet), as with key fills.
+                    if (i > 0)
+                        if (const auto q = step(t, t - 1, x, y))
+                            r = chain(t - 1, *q, &previous, false);
+                    counts.carried += r.valid() ? 1 : 0;
+                    counts.synthesized += r.valid() ? 0 : 1;
+                    rest[i].at(x, y) = r.valid() ? 0 : 255;
+                }
+            composed[i] = compose(t, refs);
+            previous = std::move(refs);
+        }
+        if (counts.synthesized > 0) {
+            const auto start = Clock::now();
+            ops::PatchMatch3dParams p;
+            p.patch = params_.temporal.patch;
+            p.patch_frames = std::min(params_.temporal.frames, n % 2 ? n : n - 1);
+            p.iterations = params_.temporal.iterations;
+            p.seed = params_.fill.seed;
+            try {
+                composed =
+                    ops::patchmatch3d_fill(composed, rest, p, params_.volume_implementation, [&] {
+                        return !progress || progress({"fill", done, total});
+                    }).frames;
+            } catch (const Error& e) {
+                if (e.code() != ErrorCode::InvalidArgument) throw;
+                return false;
+            }
+            ++stats_.volume_fills;
+            stats_.fill_seconds += seconds_since(start);
+        }
+        stats_.hole_pixels += counts.hole_pixels;
+        stats_.from_other_frames += counts.from_other_frames;
+        stats_.carried += counts.carried;
+        stats_.synthesized += counts.synthesized;
+        for (int i = 0; i < n; ++i) {
+            out[s_ + i] = std::move(composed[i]);
+            ++done;
+            if (progress && !progress({"fill", done, total}))
+                throw Error(ErrorCode::Cancelled, "cancelled");
+        }
+        return true;
+    }
+
     [[nodiscard]] bool hole(const int t, const int x, const int y) const {
         return holes_[t]->at(x, y) != 0;
     }
@@ -337,6 +409,14 @@ std::vector<ImageRgba8> inpaint_frames(const std::vector<ImageRgba8>& frames,
         selected += count_selected(m.view());
     }
     if (selected == 0) invalid("the mask selects no pixel: nothing to remove");
+    // Checked here, so that the 3-D fill's only refusal left is "no source patch" (then key fills).
+    if (const TemporalFillParams& tf = params.temporal;
+        tf.method == TemporalFill::PatchMatch3d &&
+        (tf.patch < 3 || tf.patch > 15 || tf.patch % 2 == 0 || tf.frames < 1 || tf.frames > 9 ||
+         tf.frames % 2 == 0 || tf.iterations < 1 || tf.iterations > 100))
+        invalid(
+            "the 3-D fill's patch must be odd, 3 to 15 px and 1 to 9 frames, with 1 to 100 "
+            "iterations");
     std::vector<const Mask*> holes(frames.size());
     for (std::size_t i = 0; i < frames.size(); ++i) holes[i] = &masks[masks.size() == 1 ? 0 : i];
 

@@ -8,6 +8,7 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/track_masks.hpp>
 #include <lacuna/ops/scale.hpp>
 #include <lacuna/ops/seam_carve.hpp>
@@ -266,6 +267,7 @@ class TestParams : public QObject {
         check_table(ops::video_retarget_param_fields(), ops::video_retarget_param_specs());
         check_table(ops::temporal_param_fields(), ops::temporal_param_specs());
         check_table(ops::mask_track_param_fields(), ops::mask_track_param_specs());
+        check_table(ops::temporal_fill_param_fields(), ops::temporal_fill_param_specs());
     }
 
     void fields_reach_the_right_members() {

@@ -282,6 +282,10 @@ std::span<const ParamSpec> temporal_param_specs();
 /// grabcut (Bool), track-band, track-core (Int pixels), grabcut-iterations (Int): masks carried
 /// from key frames along the flow and refined by GrabCut (lacuna/video/track_masks.hpp).
 std::span<const ParamSpec> mask_track_param_specs();
+/// temporal-fill (Choice: patchmatch3d, image), volume-patch, volume-frames (Int, odd),
+/// volume-iterations (Int): how a video fill synthesises what no frame shows
+/// (lacuna/video/inpaint_video.hpp).
+std::span<const ParamSpec> temporal_fill_param_specs();
 
 // The same tables bound to their params structs' fields.
 struct InpaintParams;
@@ -296,6 +300,7 @@ struct RetargetMix;
 }  // namespace lacuna::ops
 namespace lacuna::video {
 struct MaskTrackParams;
+struct TemporalFillParams;
 }  // namespace lacuna::video
 namespace lacuna::ops {
 std::span<const ParamField<InpaintParams>> inpaint_param_fields();
@@ -311,5 +316,6 @@ std::span<const ParamField<ScaleParams>> scale_param_fields();
 std::span<const ParamField<VideoRetargetParams>> video_retarget_param_fields();
 std::span<const ParamField<TemporalSmoothParams>> temporal_param_fields();
 std::span<const ParamField<video::MaskTrackParams>> mask_track_param_fields();
+std::span<const ParamField<video::TemporalFillParams>> temporal_fill_param_fields();
 
 }  // namespace lacuna::ops

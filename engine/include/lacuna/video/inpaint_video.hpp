@@ -7,22 +7,26 @@
 //   2. every hole pixel whose place is visible (outside the mask) in another frame of the shot is
 //      brought in from the nearest such frame along the chained flow (a forward and a backward
 //      pass; each step must pass a forward-backward flow-consistency check);
-//   3. what no frame shows is filled once by the image fill (ops::inpaint) on a key frame and
-//      carried along the flow to the following frames; only what cannot be carried is filled
-//      again;
+//   3. what no frame shows is synthesised for the whole shot at once by the spatio-temporal
+//      PatchMatch (ops::patchmatch3d_fill: 3-D patches over the frames, the pixels brought in
+//      along the flow as known voxels), so it is the same content in neighbouring frames; or,
+//      with TemporalFill::Image, filled once by the image fill (ops::inpaint) on a key frame and
+//      carried along the flow to the following frames, only what cannot be carried filled again;
 //   4. a scene cut (ops::mean_luma_difference above the threshold) starts a new shot: nothing is
 //      carried across it.
 // Every hole pixel keeps a reference (a source image, a sub-pixel position) that is chained from
 // frame to frame, and is sampled once at the end, so carried content does not blur hop by hop.
 // Outside the mask every frame is returned bit for bit as given.
 //
-// This one CPU implementation is the reference (there is no fast or CUDA variant yet). The frames
+// The flow and propagation are one CPU implementation (the reference); the 3-D PatchMatch has a
+// reference, a fast CPU and a CUDA path (VideoInpaintParams::volume_implementation). The frames
 // of the processed range, their masks and two flow fields a frame are held in memory.
 #pragma once
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/patchmatch3d.hpp>
 #include <lacuna/video/track_masks.hpp>
 
 #include <filesystem>
@@ -31,6 +35,21 @@
 #include <vector>
 
 namespace lacuna::video {
+
+/// How the hole pixels that no frame shows are synthesised.
+enum class TemporalFill {
+    PatchMatch3d = 0,  ///< one spatio-temporal PatchMatch over the shot (ops::patchmatch3d_fill)
+    Image = 1,         ///< the image fill on key frames, carried along the flow
+};
+
+/// The `temporal-fill`, `volume-patch`, `volume-frames` and `volume-iterations` parameters
+/// (declared in ops/params.cpp).
+struct TemporalFillParams {
+    TemporalFill method = TemporalFill::PatchMatch3d;
+    int patch = 5;       ///< spatial side of the 3-D patch
+    int frames = 3;      ///< frames the 3-D patch spans
+    int iterations = 2;  ///< EM iterations a level (the coarsest runs twice as many)
+};
 
 struct VideoInpaintParams {
     ops::InpaintParams fill;  ///< the image fill for key frames (and for per-frame filling)
@@ -44,15 +63,18 @@ struct VideoInpaintParams {
     /// Pixels the hole is grown by before the flow inside it is discarded and completed from its
     /// surroundings (DIS's patches near the object see the object's motion).
     int flow_margin = 16;
+    TemporalFillParams temporal;
+    ops::PatchMatch3dImplementation volume_implementation = ops::PatchMatch3dImplementation::Fast;
 };
 
 struct VideoInpaintStats {
     std::int64_t hole_pixels = 0;        ///< over all frames
     std::int64_t from_other_frames = 0;  ///< brought in along the flow from a frame that shows them
     std::int64_t carried = 0;            ///< synthesized on an earlier frame and carried
-    std::int64_t synthesized = 0;        ///< filled by the image fill on a key frame
-    int key_fills = 0;                   ///< image fills run
-    int cuts = 0;                        ///< scene cuts found
+    std::int64_t synthesized = 0;  ///< filled by the image fill on a key frame or the 3-D fill
+    int key_fills = 0;             ///< image fills run
+    int volume_fills = 0;          ///< spatio-temporal PatchMatch runs (one a shot at most)
+    int cuts = 0;                  ///< scene cuts found
     double flow_seconds = 0, fill_seconds = 0;
 };
 
