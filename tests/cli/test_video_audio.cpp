@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 using namespace lacuna;
 namespace fs = std::filesystem;
@@ -279,6 +280,64 @@ class TestVideoAudio : public QObject {
         r = run_cli({"retarget", q(mask_), q(at("x.png")), "--width", "50", "--no-audio"});
         QVERIFY(r.status != 0);
         QVERIFY2(r.err.contains("--no-audio applies to videos"), qPrintable(r.err));
+    }
+
+    // `lacuna batch inpaint` takes videos beside images: a still mask (.png) or a mask video of
+    // the same name per clip; each clip is written as MP4 with its sound (the PCM one's is left
+    // out, with the note in its line); a second run skips them all.
+    void batch_inpaint_takes_videos() {
+        const fs::path in = at("batch-in"), masks = at("batch-masks"), out = at("batch-out");
+        fs::create_directories(in / "sub");
+        fs::create_directories(masks / "sub");
+        fs::copy_file(aac_clip_, in / "a.mp4");
+        fs::copy_file(pcm_clip_, in / "sub" / "b.mkv");
+        io::write_image(in / "still.png", frame(0).view());
+        fs::copy_file(mask_, masks / "a.png");
+        fs::copy_file(mask_, masks / "still.png");
+        {
+            const ImageRgba8 m = io::read_image(mask_).image;
+            io::VideoWriter w(masks / "sub" / "b.mkv", kW, kH, kFps);
+            for (int f = 0; f < kFrames; ++f) w.write(m);
+            w.finish();
+        }
+        const QStringList args{"batch", "inpaint", "--input", q(in),       "--output",
+                               q(out),  "--masks", q(masks),  "--backend", "cpu"};
+        Result r = run_cli(args);
+        QVERIFY2(r.status == 0, qPrintable(r.err + r.out));
+        std::map<std::string, QJsonObject> lines;
+        for (const QString& line : r.out.split('\n', Qt::SkipEmptyParts)) {
+            const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+            if (o.contains("input"))
+                lines[fs::path(o["input"].toString().toStdString()).filename().string()] = o;
+        }
+        QCOMPARE(static_cast<int>(lines.size()), 3);
+        for (const auto& [name, o] : lines)
+            QVERIFY2(o["status"].toString() == "ok", qPrintable(QJsonDocument(o).toJson()));
+        QCOMPARE(lines["b.mkv"]["mask"].toString(), q(masks / "sub" / "b.mkv"));
+        QCOMPARE(lines["a.mp4"]["mask"].toString(), q(masks / "a.png"));
+
+        QCOMPARE(frame_count(out / "a.mp4"), kFrames);
+        const auto src = test_av::audio_streams(aac_clip_);
+        const auto got = test_av::audio_streams(out / "a.mp4");
+        QCOMPARE(static_cast<int>(got.size()), 1);
+        QVERIFY(same_payloads(got[0].packets, src[0].packets));
+        const QJsonObject a = lines["a.mp4"]["result"].toObject();
+        QCOMPARE(a["audio"].toArray()[0].toObject()["codec"].toString(), QString("aac"));
+        // The card is gone.
+        io::VideoReader filled(out / "a.mp4");
+        for (int f = 0; f < 10; ++f) (void)filled.next();
+        const Rgba8 centre = filled.next()->at(48, 32);
+        QVERIFY2(!(centre.r > 180 && centre.g < 80), qPrintable(QString::number(centre.g)));
+
+        QCOMPARE(frame_count(out / "sub" / "b.mp4"), kFrames);
+        QCOMPARE(static_cast<int>(test_av::audio_streams(out / "sub" / "b.mp4").size()), 0);
+        QVERIFY2(lines["b.mkv"]["notes"].toString().contains("(pcm_s16le) left out"),
+                 qPrintable(lines["b.mkv"]["notes"].toString()));
+        QVERIFY(fs::exists(out / "still.png"));
+
+        r = run_cli(args);
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(static_cast<int>(r.out.count("\"status\":\"skipped\"")), 3);
     }
 
     // The source's audio cannot be read when the writer finishes (the file was replaced while
