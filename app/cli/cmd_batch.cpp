@@ -729,8 +729,8 @@ Command batch_command() {
           {"no-audio", "", "videos: write no sound (default: the audio streams are copied)"},
           {"worker", "K/N", "(internal) run shard K of N on the one visible CUDA device"}},
          "Videos (.mp4 .mov .mkv .avi .m4v .webm) are retargeted or inpainted whole and written\n"
-         "as MP4 with their audio streams copied (a stream MP4 cannot hold is left out, with a\n"
-         "note in the item's line).\n"
+         "as MP4 with their audio streams copied (a stream MP4 cannot hold, PCM, is transcoded to\n"
+         "AAC, with a note in the item's line).\n"
          "Prints one JSON line per item (input, output, status ok/failed/skipped, device, ms,\n"
          "the command's own report or the error) and a summary line at the end; progress on\n"
          "stderr. Items whose output is newer than their inputs are skipped (resume); a failed\n"

@@ -370,8 +370,9 @@ Command retarget_command() {
          "Videos (MP4, AVI, MKV, MOV or a PNG sequence) keep their frame rate and frame count; "
          "their\n"
          "audio streams are copied as they are (no re-encoding) into a video OUT; a stream OUT's\n"
-         "container cannot hold is left out with a note (.mkv holds them all); a PNG sequence has\n"
-         "no sound. Progress goes to stderr; the output appears only when every frame is "
+         "container cannot hold is transcoded to AAC with a note (.mkv holds them all); a PNG\n"
+         "sequence has no sound. Progress goes to stderr; the output appears only when every frame "
+         "is "
          "written."},
         run_retarget};
 }

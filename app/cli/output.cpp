@@ -4,6 +4,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lacuna::cli {
@@ -44,13 +45,19 @@ JsonObject resize_report(const std::string& in, const std::string& out, const in
 std::string audio_summary_line(const AudioOutcome& audio) {
     std::string line = "lacuna: audio: ";
     if (!audio.streams.empty()) {
+        const bool all_copied =
+            std::all_of(audio.streams.begin(), audio.streams.end(),
+                        [](const io::AudioStreamReport& a) { return a.copied; });
         line += std::to_string(audio.streams.size()) +
-                (audio.streams.size() == 1 ? " stream" : " streams") + " copied (";
+                (audio.streams.size() == 1 ? " stream " : " streams ") +
+                (all_copied ? "copied (" : "carried (");
         for (std::size_t i = 0; i < audio.streams.size(); ++i) {
             const io::AudioStreamReport& a = audio.streams[i];
-            char text[160];
+            const std::string codec =
+                a.copied ? a.codec : a.source_codec + " transcoded to " + a.codec;
+            char text[200];
             std::snprintf(text, sizeof text, "%s%s, %d Hz, %d ch, %.2f s", i > 0 ? "; " : "",
-                          a.codec.c_str(), a.sample_rate, a.channels, a.seconds);
+                          codec.c_str(), a.sample_rate, a.channels, a.seconds);
             line += text;
         }
         line += ")";
@@ -74,11 +81,12 @@ JsonObject& add_audio(JsonObject& report, const AudioOutcome& audio) {
         JsonObject s;
         s.add("index", a.index)
             .add("codec", a.codec)
+            .add("source_codec", a.source_codec)
+            .add("copied", a.copied)
             .add("sample_rate", a.sample_rate)
             .add("channels", a.channels)
             .add("packets", a.packets)
-            .add("seconds", a.seconds)
-            .add("copied", true);
+            .add("seconds", a.seconds);
         streams.push_back(std::move(s));
     }
     return report.add_raw("audio", json_array(streams)).add("audio_left_out", audio.left_out);

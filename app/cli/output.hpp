@@ -35,7 +35,7 @@ JsonObject resize_report(const std::string& in, const std::string& out, int widt
 
 /// What a video command did with its input's sound, for the summary on stderr and --json.
 struct AudioOutcome {
-    std::vector<io::AudioStreamReport> streams;  ///< written (stream copies)
+    std::vector<io::AudioStreamReport> streams;  ///< written (stream copies or AAC transcodes)
     std::vector<std::string> left_out;           ///< one sentence per stream not written
     bool png_sequence = false;                   ///< the output holds no sound at all
     bool refused = false;                        ///< --no-audio
@@ -44,8 +44,8 @@ struct AudioOutcome {
 /// "lacuna: audio: 1 stream copied (aac, 48000 Hz, 2 ch, 0.80 s)\n", or "… audio: none (why)".
 std::string audio_summary_line(const AudioOutcome& audio);
 
-/// --json: "audio" (an array of {index, codec, sample_rate, channels, packets, seconds,
-/// copied: true}) and "audio_left_out" (the sentences).
+/// --json: "audio" (an array of {index, codec, source_codec, copied, sample_rate, channels,
+/// packets, seconds}) and "audio_left_out" (the sentences).
 JsonObject& add_audio(JsonObject& report, const AudioOutcome& audio);
 
 }  // namespace lacuna::cli

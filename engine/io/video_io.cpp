@@ -476,6 +476,7 @@ struct VideoWriterState {
     bool audio_asked = false;  ///< carry_audio() was called (even for a source without audio)
     std::vector<AudioStreamReport> audio;
     std::vector<std::string> audio_left_out;
+    std::vector<std::string> audio_transcoded;  ///< one sentence per stream transcoded to AAC
     fs::path remuxed;  ///< the remux step's output until it is renamed; empty otherwise
 
     VideoWriterState() = default;
@@ -634,6 +635,12 @@ void remux_audio(detail::VideoWriterState& w) {
             w.audio_left_out.push_back(d);
             w.notices.push_back(d);
         }
+    if (done.transcoded != w.audio_transcoded) {  // the remux fell back to the video alone
+        for (const std::string& t : w.audio_transcoded)
+            w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), t), w.notices.end());
+        w.audio_transcoded = done.transcoded;
+        w.notices.insert(w.notices.end(), w.audio_transcoded.begin(), w.audio_transcoded.end());
+    }
     w.audio = done.streams;
     std::error_code ec;
     fs::remove(w.temporary, ec);
@@ -774,9 +781,11 @@ void VideoWriter::carry_audio(const fs::path& source, const int first_frame, con
     w.audio_asked = true;
     w.audio_source.reset();
     // Notices of an earlier call are replaced by this one's.
-    for (const std::string& d : w.audio_left_out)
-        w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), d), w.notices.end());
+    for (const std::vector<std::string>* said : {&w.audio_left_out, &w.audio_transcoded})
+        for (const std::string& d : *said)
+            w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), d), w.notices.end());
     w.audio_left_out.clear();
+    w.audio_transcoded.clear();
     if (is_image_sequence_pattern(source)) return;  // image files carry no sound
     const std::string source_name = in_quotes(source.string());
     if (w.container == VideoContainer::PngSequence) {
@@ -797,9 +806,11 @@ void VideoWriter::carry_audio(const fs::path& source, const int first_frame, con
                                        a.plan.error + ")");
         } else {
             w.audio_left_out = a.plan.dropped;
+            w.audio_transcoded = a.plan.transcoded;
             w.audio_source = std::move(a);
         }
     }
+    w.notices.insert(w.notices.end(), w.audio_transcoded.begin(), w.audio_transcoded.end());
     w.notices.insert(w.notices.end(), w.audio_left_out.begin(), w.audio_left_out.end());
 }
 

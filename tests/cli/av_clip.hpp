@@ -156,6 +156,12 @@ struct AudioStream {
         const Packet& b = packets.back();
         return static_cast<double>(b.pts + b.duration - a.pts) * av_q2d(a.base);
     }
+    /// The last packet's end.
+    [[nodiscard]] double end() const {
+        if (packets.empty()) return 0;
+        const Packet& b = packets.back();
+        return static_cast<double>(b.pts + b.duration) * av_q2d(b.base);
+    }
     [[nodiscard]] double start() const {
         return packets.empty()
                    ? 0

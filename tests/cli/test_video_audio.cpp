@@ -1,7 +1,8 @@
 // The sound stays: `lacuna inpaint` and `lacuna retarget` on clips with audio carry it into their
 // output (stream copy: the same packets, byte for byte), a --frames range takes the audio of the
-// same span, a stream the container cannot hold is left out with one note, a PNG sequence has no
-// sound, and a remux that fails leaves no file. The clips are made here: frames written by
+// same span, a stream the container cannot hold is transcoded to AAC with one note, one FFmpeg
+// cannot decode either is left out with one note, a PNG sequence has no sound, and a remux that
+// fails leaves no file. The clips are made here: frames written by
 // io::VideoWriter, a tone encoded by FFmpeg's AAC or PCM encoder and muxed in (av_clip.hpp).
 #include "av_clip.hpp"
 
@@ -19,6 +20,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 using namespace lacuna;
@@ -217,9 +219,9 @@ class TestVideoAudio : public QObject {
         QCOMPARE(r.json()["audio"].toArray().size(), 1);
     }
 
-    // PCM in Matroska: copied into .mkv; MP4 cannot hold PCM, so it is left out with one note,
-    // and the video is written without it.
-    void a_codec_the_container_cannot_hold_is_left_out() {
+    // PCM in Matroska: copied into .mkv; MP4 cannot hold PCM, so it is transcoded to AAC, with one
+    // note, and the same span.
+    void a_codec_the_container_cannot_hold_is_transcoded() {
         const fs::path mkv = at("pcm.mkv");
         Result r = run_cli({"inpaint", q(pcm_clip_), q(mask_), q(mkv), "--json"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
@@ -234,17 +236,78 @@ class TestVideoAudio : public QObject {
         r = run_cli(
             {"retarget", q(pcm_clip_), q(mp4), "--width", "80", "--backend", "cpu", "--json"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
-        QCOMPARE(count_lines_with(r.err, "left out"), 2);  // the note and the summary
+        QCOMPARE(count_lines_with(r.err, "transcoded to AAC"), 1);
         QCOMPARE(count_lines_with(r.err,
-                                  "lacuna: note: audio stream 1 (pcm_s16le) left out: "
-                                  "MP4 cannot hold it"),
+                                  "lacuna: note: audio stream 1 (pcm_s16le) transcoded to "
+                                  "AAC: MP4 cannot hold it"),
+                 1);
+        QVERIFY2(r.err.contains("lacuna: audio: 1 stream carried (pcm_s16le transcoded to aac"),
+                 qPrintable(r.err));
+        int videos = 0;
+        got = test_av::audio_streams(mp4, &videos);
+        QCOMPARE(videos, 1);
+        QCOMPARE(static_cast<int>(got.size()), 1);
+        QCOMPARE(got[0].codec, std::string("aac"));
+        QCOMPARE(got[0].sample_rate, 44100);
+        QCOMPARE(got[0].channels, 2);
+        // The encoder's priming packet starts before 0; the last packet ends within a frame of the
+        // source's end.
+        qInfo("transcoded: %zu packets, %.4f s to %.4f s (source: %.4f s to %.4f s)",
+              got[0].packets.size(), got[0].start(), got[0].end(), src[0].start(), src[0].end());
+        QVERIFY(got[0].start() <= 0 && got[0].start() > -0.03);
+        QVERIFY(std::abs(got[0].end() - src[0].end()) <= kFrame);
+        QCOMPARE(frame_count(mp4), kFrames);
+        const QJsonObject a = r.json()["audio"].toArray()[0].toObject();
+        QCOMPARE(a["codec"].toString(), QString("aac"));
+        QCOMPARE(a["source_codec"].toString(), QString("pcm_s16le"));
+        QVERIFY(!a["copied"].toBool());
+        QCOMPARE(r.json()["audio_left_out"].toArray().size(), 0);
+
+        // A range: the samples of frames 5..14 alone.
+        const fs::path part = at("pcm-part.mp4");
+        r = run_cli({"inpaint", q(pcm_clip_), q(mask_), q(part), "--frames", "5:15"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        got = test_av::audio_streams(part);
+        QCOMPARE(static_cast<int>(got.size()), 1);
+        qInfo("transcoded 5:15: %.4f s to %.4f s", got[0].start(), got[0].end());
+        QVERIFY(std::abs(got[0].end() - 10 * kFrame) <= kFrame);
+    }
+
+    // An audio codec FFmpeg does not know (a PCM stream whose AVI format tag is made unknown):
+    // neither copied nor decodable, it is left out with one note; the video is written.
+    void an_unknown_codec_is_left_out() {
+        const fs::path avi = at("unknown.avi");
+        write_video(at("frames.avi"));
+        test_av::add_tone(at("frames.avi"), avi, "pcm_s16le", kFrames * kFrame);
+        std::string bytes;
+        {
+            std::ifstream in(avi, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+        // The second 'strf' chunk is the audio stream's WAVEFORMATEX: its first field is the
+        // format tag, 1 (PCM).
+        const std::size_t video_strf = bytes.find("strf");
+        const std::size_t audio_strf = bytes.find("strf", video_strf + 4);
+        QVERIFY(audio_strf != std::string::npos);
+        QCOMPARE(static_cast<int>(bytes[audio_strf + 8]), 1);
+        bytes[audio_strf + 8] = 0x77;
+        bytes[audio_strf + 9] = 0x77;
+        std::ofstream(avi, std::ios::binary | std::ios::trunc) << bytes;
+        QCOMPARE(test_av::audio_streams(avi)[0].codec, std::string("none"));
+
+        const fs::path out = at("unknown-out.mkv");
+        const Result r = run_cli({"inpaint", q(avi), q(mask_), q(out), "--json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QCOMPARE(count_lines_with(r.err,
+                                  "lacuna: note: audio stream 1 (unknown) left out: "
+                                  "Matroska (.mkv) cannot hold it as it is and FFmpeg "
+                                  "cannot decode it"),
                  1);
         QVERIFY2(r.err.contains("lacuna: audio: none written"), qPrintable(r.err));
         int videos = 0;
-        QCOMPARE(static_cast<int>(test_av::audio_streams(mp4, &videos).size()), 0);
+        QCOMPARE(static_cast<int>(test_av::audio_streams(out, &videos).size()), 0);
         QCOMPARE(videos, 1);
-        QCOMPARE(frame_count(mp4), kFrames);
-        QCOMPARE(r.json()["audio"].toArray().size(), 0);
+        QCOMPARE(frame_count(out), kFrames);
         QCOMPARE(r.json()["audio_left_out"].toArray().size(), 1);
     }
 
@@ -283,8 +346,8 @@ class TestVideoAudio : public QObject {
     }
 
     // `lacuna batch inpaint` takes videos beside images: a still mask (.png) or a mask video of
-    // the same name per clip; each clip is written as MP4 with its sound (the PCM one's is left
-    // out, with the note in its line); a second run skips them all.
+    // the same name per clip; each clip is written as MP4 with its sound (the PCM one's as AAC,
+    // with the note in its line); a second run skips them all.
     void batch_inpaint_takes_videos() {
         const fs::path in = at("batch-in"), masks = at("batch-masks"), out = at("batch-out");
         fs::create_directories(in / "sub");
@@ -330,8 +393,10 @@ class TestVideoAudio : public QObject {
         QVERIFY2(!(centre.r > 180 && centre.g < 80), qPrintable(QString::number(centre.g)));
 
         QCOMPARE(frame_count(out / "sub" / "b.mp4"), kFrames);
-        QCOMPARE(static_cast<int>(test_av::audio_streams(out / "sub" / "b.mp4").size()), 0);
-        QVERIFY2(lines["b.mkv"]["notes"].toString().contains("(pcm_s16le) left out"),
+        const auto b = test_av::audio_streams(out / "sub" / "b.mp4");
+        QCOMPARE(static_cast<int>(b.size()), 1);
+        QCOMPARE(b[0].codec, std::string("aac"));
+        QVERIFY2(lines["b.mkv"]["notes"].toString().contains("(pcm_s16le) transcoded to AAC"),
                  qPrintable(lines["b.mkv"]["notes"].toString()));
         QVERIFY(fs::exists(out / "still.png"));
 

@@ -105,7 +105,8 @@ VideoContainer video_container_for_path(const std::filesystem::path& path);
 /// Destroyed without finish() (an exception, a cancel), it removes the temporary and the target
 /// is untouched. Move-only; a moved-from writer may only be destroyed or assigned to.
 ///
-/// With carry_audio(), finish() copies the source's audio streams in as they are (no re-encoding):
+/// With carry_audio(), finish() copies the source's audio streams in as they are (no re-encoding;
+/// AAC where the container cannot hold a codec):
 /// OpenCV writes the frames to the temporary, a remux step writes that video and the audio to a
 /// second temporary, and only that one is renamed to the target.
 ///
@@ -133,8 +134,9 @@ class VideoWriter {
     /// is their time span: all of it when `first_frame` is 0 and `to_end` (the whole clip, tail
     /// included), otherwise the audio packets that start from frame `first_frame`'s time (when
     /// it is above 0) until the end of the last frame written (unless `to_end`), moved so that
-    /// the sound stays in sync with the first frame written. Streams the output container cannot
-    /// hold as they are are left out, each with a notice (audio_left_out()); a PNG sequence holds
+    /// the sound stays in sync with the first frame written. A stream the output container cannot
+    /// hold as it is (PCM in MP4) is transcoded to AAC, with a notice; one that cannot be decoded
+    /// either is left out, with a notice (audio_left_out()); a PNG sequence holds
     /// no sound (a notice when the source has some); an image-sequence source has none. The last
     /// call before finish() counts. Throws InvalidArgument after finish().
     void carry_audio(const std::filesystem::path& source, int first_frame = 0, bool to_end = true);
@@ -152,8 +154,8 @@ class VideoWriter {
     /// Sentences for the user: the codec chosen, audio not copied or left out, transparency
     /// dropped.
     [[nodiscard]] const std::vector<std::string>& notices() const;
-    /// The audio streams finish() wrote into the output (stream copies of the source's); empty
-    /// before finish() and when there were none.
+    /// The audio streams finish() wrote into the output (stream copies of the source's, or AAC
+    /// transcodes); empty before finish() and when there were none.
     [[nodiscard]] const std::vector<AudioStreamReport>& audio() const;
     /// One sentence per audio stream of the carry_audio() source that the output does not hold
     /// (its container cannot, or it is a PNG sequence); also in notices().

@@ -116,7 +116,7 @@ struct InpaintVideoResult {
     double track_seconds = 0;    ///< when tracked: flow and tracking
     std::int64_t mask_pixels_min = 0, mask_pixels_max = 0;  ///< per frame, before the grow
     int empty_masks = 0;  ///< frames whose mask selects nothing (nothing filled there)
-    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (stream copies)
+    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (copies, or AAC)
     std::vector<std::string> audio_left_out;   ///< why some or all of the clip's audio is not
     std::vector<std::string> notices;
 };

@@ -90,7 +90,7 @@ struct RetargetVideoResult {
     int cuts = 0;
     double flicker_excess = 0;                 ///< with measure_flicker
     std::string backend;                       ///< "cuda" or "cpu" (after a fallback: "cpu")
-    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (stream copies)
+    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (copies, or AAC)
     std::vector<std::string> audio_left_out;   ///< why some or all of the clip's audio is not
     std::vector<std::string> notices;
     /// Importance: the terms used ("faces", "saliency", "lines", "skin"; empty: none), the face
