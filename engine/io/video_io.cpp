@@ -786,6 +786,7 @@ void VideoWriter::carry_audio(const fs::path& source, const int first_frame, con
             w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), d), w.notices.end());
     w.audio_left_out.clear();
     w.audio_transcoded.clear();
+    if (source.empty()) return;                     // no sound wanted: nothing to say either
     if (is_image_sequence_pattern(source)) return;  // image files carry no sound
     const std::string source_name = in_quotes(source.string());
     if (w.container == VideoContainer::PngSequence) {

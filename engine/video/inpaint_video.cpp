@@ -479,9 +479,9 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
     if (keys.empty()) masks = read_masks(o.mask, r.width, r.height, index, o.first, end);
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
-    // The sound of the frames written: all of it when they are the whole clip.
-    if (o.carry_audio && !io::is_image_sequence_pattern(o.input))
-        writer.carry_audio(o.input, o.first, end == index && !reader.ended_early());
+    // The sound of the frames written (all of it when they are the whole clip), or none, as asked.
+    writer.carry_audio(o.carry_audio ? o.input : std::filesystem::path(), o.first,
+                       end == index && !reader.ended_early());
     if (!keys.empty()) {
         const auto track_start = Clock::now();
         const auto report = [&](const MaskTrackProgress& p) {

@@ -263,8 +263,9 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     }
     io::VideoWriter writer(options.output, result.out_width, result.out_height, result.fps);
     result.output_codec = writer.codec();
-    const bool audio = options.carry_audio && !io::is_image_sequence_pattern(options.input);
-    if (audio) writer.carry_audio(options.input);  // the whole clip's, unless cut short below
+    // The whole clip's sound, unless cut short below; or none, as asked.
+    const bool audio = options.carry_audio;
+    writer.carry_audio(audio ? options.input : std::filesystem::path());
 
     // Frames carved side by side (device or CPU threads) come and go in groups: each queue holds
     // two groups, so decoding and encoding keep up while a group is carved.

@@ -138,7 +138,8 @@ class VideoWriter {
     /// hold as it is (PCM in MP4) is transcoded to AAC, with a notice; one that cannot be decoded
     /// either is left out, with a notice (audio_left_out()); a PNG sequence holds
     /// no sound (a notice when the source has some); an image-sequence source has none. The last
-    /// call before finish() counts. Throws InvalidArgument after finish().
+    /// call before finish() counts. An empty `source` writes no sound and says nothing about it
+    /// (the caller's choice, e.g. --no-audio). Throws InvalidArgument after finish().
     void carry_audio(const std::filesystem::path& source, int first_frame = 0, bool to_end = true);
 
     /// Closes the stream and moves it onto the target name (replacing an existing file), with the
