@@ -59,8 +59,9 @@ class OpenCvPlugin {
     [[nodiscard]] virtual std::unique_ptr<CvCapture> new_capture() const = 0;
     [[nodiscard]] virtual std::unique_ptr<CvWriter> new_writer() const = 0;
 
-    /// The audio streams of `source` and which of them the container of `output` (by its
-    /// extension) holds as they are. Never throws: failures are in AudioPlan::error.
+    /// The audio streams of `source` and what the container of `output` (by its extension) takes
+    /// of them: as they are, transcoded to AAC, or not at all. Never throws: failures are in
+    /// AudioPlan::error.
     [[nodiscard]] virtual AudioPlan plan_audio(const std::string& source,
                                                const std::string& output) const = 0;
     /// The remux step (audio_remux.hpp). Never throws: failures are in AudioPlan::error.
