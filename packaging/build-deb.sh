@@ -22,6 +22,10 @@ rm -f "$dir"/lacuna_*.deb
 deb=$(ls -t "$dir"/lacuna_*.deb | head -1)
 echo "build-deb: built $deb"
 dpkg-deb --info "$deb" | sed -n '/Package:/,/Description:/p'
+# The plugin's libraries are found by dpkg-shlibdeps too: libavformat (a clip's audio in video
+# outputs) must be among the dependencies.
+dpkg-deb -f "$deb" Depends | grep -q 'libavformat' ||
+  { echo "build-deb: the package does not depend on libavformat (the audio remux)" >&2; exit 1; }
 
 desktop-file-validate packaging/io.github.lacuna_editor.Lacuna.desktop
 appstreamcli validate --no-net packaging/io.github.lacuna_editor.Lacuna.metainfo.xml

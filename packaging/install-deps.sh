@@ -11,6 +11,7 @@ packages=(
   libwebp-dev                               # WebP read and written directly
   libgif-dev                                # GIF (giflib): first frame, or every frame as a stack
   libopencv-videoio-dev                     # video files through FFmpeg (libopencv-dev pulls it too)
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # a clip's audio in video outputs
   libopencv-video-dev                       # DIS optical flow: video object removal (libopencv-dev pulls it too)
   libopencv-contrib-dev                     # ximgproc (bilateral peer, line detector), saliency
   opencv-data                               # Haar cascades: retargeting protects detected faces

@@ -1,5 +1,6 @@
-// lacuna batch: one job (retarget, inpaint, histogram) over many images. A manifest (a folder, or a
-// list file) in; outputs mirrored under the output folder; one JSON line per item and a summary.
+// lacuna batch: one job (retarget, inpaint, histogram) over many images (retarget and inpaint: and
+// video files). A manifest (a folder, or a list file) in; outputs mirrored under the output
+// folder; one JSON line per item and a summary.
 //
 // Each item runs the job's own command in this process (the same code, checks and atomic writes
 // as `lacuna retarget` etc.), so a batch item behaves exactly like the single command. Several
@@ -101,7 +102,7 @@ struct Item {
     fs::path relative;  ///< where it goes under the output folder
 };
 
-/// An image, or (when `videos`: retarget) a video file.
+/// An image, or (when `videos`: retarget, inpaint) a video file.
 bool looks_like_input(const fs::path& path, const bool videos) {
     if (io::is_video_path(path) && !io::is_image_sequence_pattern(path)) return videos;
     std::string ext = path.extension().string();
@@ -183,7 +184,9 @@ fs::path output_of(const Settings& s, const Item& item) {
 }
 
 /// The hole mask of an inpaint item: the same relative path under --masks, or the same name with
-/// a .png extension.
+/// a .png extension. A video's mask is a mask video of the same name (any video extension: a
+/// lossless .mkv keeps a mask's edges) or a still .png for every frame; the first that exists,
+/// in that order.
 std::optional<fs::path> mask_of(const Settings& s, const Item& item) {
     if (!s.masks) return std::nullopt;
     const fs::path same = *s.masks / item.relative;
@@ -191,7 +194,13 @@ std::optional<fs::path> mask_of(const Settings& s, const Item& item) {
     if (fs::exists(same, ec)) return same;
     fs::path png = same;
     png.replace_extension(".png");
-    return png;
+    if (!io::is_video_path(item.input) || fs::exists(png, ec)) return png;
+    for (const char* ext : {".mkv", ".mp4", ".avi", ".mov", ".m4v", ".webm"}) {
+        fs::path video = same;
+        video.replace_extension(ext);
+        if (fs::exists(video, ec)) return video;
+    }
+    return png;  // named in the item's error: the still mask is the common case
 }
 
 /// True when `out` exists and is at least as new as every input.
@@ -275,7 +284,7 @@ Outcome run_item(const Settings& s, const Item& item, const std::string& device)
         err << "lacuna: error: cannot create the folder '" << out.parent_path().string()
             << "': " << ec.message() << "\n";
     } else if (s.job == Job::Inpaint && !s.masks) {
-        err << "lacuna: error: inpaint needs --masks DIR (a hole mask per image)\n";
+        err << "lacuna: error: inpaint needs --masks DIR (a hole mask per image or video)\n";
     } else {
         status = run(args, result, err);
     }
@@ -573,7 +582,8 @@ int run_batch(Context& ctx) {
     s.output = *output;
     if (const auto m = ctx.args.get("masks")) s.masks = fs::path(*m);
     if (s.job == Job::Inpaint && !s.masks)
-        throw UsageError("inpaint needs --masks DIR: a hole mask per image, same relative path");
+        throw UsageError(
+            "inpaint needs --masks DIR: a hole mask per image or video, same relative path");
     s.force = ctx.args.has("force");
     // The job's own options, passed on to each item's command.
     const std::vector<std::pair<const char*, const char*>> forward = {
@@ -593,6 +603,8 @@ int run_batch(Context& ctx) {
         {"temporal-term", "temporal-term"},
         {"approximate", "approximate"},
         {"keep-truncated", "keep-truncated"},
+        {"no-audio", "no-audio"},
+        {"grow", "grow"},
         {"amount", "amount"},
         {"auto", "auto"},
         {"no-faces", "no-faces"},
@@ -615,7 +627,7 @@ int run_batch(Context& ctx) {
         throw UsageError("retarget needs --width and/or --height (pixels or %)");
     const auto base = ctx.args.get("base");
     std::vector<Item> items = read_manifest(
-        *input, base ? std::optional<fs::path>(*base) : std::nullopt, s.job == Job::Retarget);
+        *input, base ? std::optional<fs::path>(*base) : std::nullopt, s.job != Job::Histogram);
     // An output folder inside the input folder: its files are this batch's results, not inputs
     // (a rerun would otherwise carve the last run's outputs into a folder inside that one).
     std::erase_if(items, [&](const Item& item) { return is_inside(item.input, s.output); });
@@ -761,7 +773,7 @@ int run_batch(Context& ctx) {
 Command batch_command() {
     return {
         {"batch",
-         "run retarget, inpaint or histogram over many images, on every GPU",
+         "run retarget, inpaint or histogram over many images (or videos), on every GPU",
          "JOB --input DIR|LIST --output DIR [job options]  (JOB: retarget, inpaint, histogram)",
          {"JOB"},
          1,
@@ -773,7 +785,10 @@ Command batch_command() {
           {"jobs", "N", "items at once per worker (default 8 on a GPU, 2 on the CPU)"},
           {"workers", "N", "worker processes on the CPU (default 1; GPUs: one per device)"},
           {"force", "", "redo items whose output is newer than their inputs"},
-          {"masks", "DIR", "inpaint: hole masks, same relative path (or .png) as each image"},
+          {"masks", "DIR",
+           "inpaint: hole masks, same relative path (or .png) as each image;\n"
+           "                            a video's: a mask video of its name or a still .png"},
+          {"grow", "N", "inpaint: grow (or, below 0, shrink) every mask by N pixels"},
           {"width", "W", "retarget: target width, pixels or %"},
           {"height", "H", "retarget: target height, pixels or %"},
           {"energy", "E", "retarget: forward, l1, prewitt or sobel"},
@@ -799,9 +814,13 @@ Command batch_command() {
           {"temporal", "W", "retarget, videos: temporal weight (default 1)"},
           {"temporal-term", "T", "retarget, videos: seam (default) or removed"},
           {"approximate", "F", "retarget, videos: seams of a 1/F-size copy (2, 4 or 8)"},
-          {"keep-truncated", "", "retarget, videos: carve what a truncated file still has"},
+          {"keep-truncated", "", "videos: process what a truncated file still has"},
+          {"no-audio", "", "videos: write no sound (default: the audio streams are copied)"},
           {"worker", "K/N", "(internal) run shard K of N on the one visible CUDA device"},
           {"claims", "FD", "(internal) a worker claims items from its batch's shared counter"}},
+         "Videos (.mp4 .mov .mkv .avi .m4v .webm) are retargeted or inpainted whole and written\n"
+         "as MP4 with their audio streams copied (a stream MP4 cannot hold, PCM, is transcoded to\n"
+         "AAC, with a note in the item's line).\n"
          "Prints one JSON line per item (input, output, status ok/failed/skipped, device, ms,\n"
          "the command's own report or the error) and a summary line at the end; progress on\n"
          "stderr. Items whose output is newer than their inputs are skipped (resume); a failed\n"

@@ -77,7 +77,7 @@ int run_inpaint(Context& ctx) {
             "'lacuna inpaint' needs IN MASK OUT for an image (key-frame masks, "
             "CLIP OUT --mask-key F:MASK, are for videos)");
     for (const char* video_only : {"mask-key", "save-masks", "temporal-fill", "volume-patch",
-                                   "volume-frames", "volume-iterations"})
+                                   "volume-frames", "volume-iterations", "no-audio"})
         if (ctx.args.has(video_only))
             throw UsageError("--" + std::string(video_only) + " applies to videos");
     const std::string& mask_path = ctx.args.positionals[1];
@@ -209,6 +209,9 @@ Command inpaint_command() {
              {"page", "N", "measurement stacks: the page to fill (default 1)"},
              {"frames", "A:B", "video: only frames A to B-1 (from 0; A: to the end)"},
              {"keep-truncated", "", "video: fill the frames a truncated file still gives"},
+             {"no-audio", "",
+              wrap_help("video: write no sound (by default the clip's audio streams are "
+                        "copied into a video output, cut to --frames)")},
              {"mask-key", "F:MASK",
               wrap_help("video, instead of MASK: the object's mask on frame F (from 0), tracked "
                         "to every frame along the optical flow; repeat for more key frames (a "
@@ -243,6 +246,9 @@ Command inpaint_command() {
             "the optical flow; what no frame shows is synthesised for the whole shot at once by\n"
             "a spatio-temporal PatchMatch (3-D patches; --temporal-fill image: filled on a key\n"
             "frame and carried along).\n"
+            "The clip's audio streams are copied into a video OUT as they are (no re-encoding), cut\n"
+            "to the time span of --frames; a stream OUT's container cannot hold is transcoded to\n"
+            "AAC, with a note (.mkv holds them all as they are); a PNG sequence has no sound.\n"
             "Instead of MASK, --mask-key F:MASK (repeatable) paints the object on key frames: the\n"
             "mask is carried to every other frame along the optical flow (forward and backward\n"
             "from each key frame; between two, the nearer one's) and refined on every frame by\n"

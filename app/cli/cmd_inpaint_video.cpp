@@ -90,6 +90,7 @@ int run_inpaint_video(Context& ctx) {
                          *search + "'");
     if (const auto f = ctx.args.get("frames")) parse_frame_range(*f, o.first, o.end);
     o.allow_truncated = ctx.args.has("keep-truncated");
+    o.carry_audio = !ctx.args.has("no-audio");
     // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
     // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
     o.params.implementation = ops::InpaintImplementation::Fast;
@@ -125,6 +126,10 @@ int run_inpaint_video(Context& ctx) {
                   st.hole_pixels ? 100.0 * st.synthesized / st.hole_pixels : 0.0, st.key_fills,
                   st.volume_fills, st.cuts);
     ctx.err << done;
+    const AudioOutcome audio{r.audio, r.audio_left_out,
+                             io::video_container_for_path(out) == io::VideoContainer::PngSequence,
+                             !o.carry_audio};
+    ctx.err << audio_summary_line(audio);
     const video::MaskTrackStats& ts = r.track_stats;
     std::vector<int> key_frames;
     for (const video::KeyMaskFile& k : o.mask_keys) key_frames.push_back(k.frame);
@@ -166,33 +171,31 @@ int run_inpaint_video(Context& ctx) {
         report.add("input", in).add("mask", mask);
         if (r.tracked) report.add("tracking", tracking);
         if (!o.save_masks.empty()) report.add("saved_masks", o.save_masks.string());
-        ctx.out << report.add("output", out)
-                       .add("frames", r.frames)
-                       .add("first_frame", o.first)
-                       .add("clip_frames", r.clip_frames)
-                       .add("width", r.width)
-                       .add("height", r.height)
-                       .add("fps", r.fps)
-                       .add("output_codec", r.output_codec)
-                       .add("mask_pixels_min", r.mask_pixels_min)
-                       .add("mask_pixels_max", r.mask_pixels_max)
-                       .add("empty_masks", r.empty_masks)
-                       .add("hole_pixels", st.hole_pixels)
-                       .add("from_other_frames", st.from_other_frames)
-                       .add("carried", st.carried)
-                       .add("synthesized", st.synthesized)
-                       .add("key_fills", st.key_fills)
-                       .add("volume_fills", st.volume_fills)
-                       .add("temporal_fill",
-                            o.params.temporal.method == video::TemporalFill::PatchMatch3d
-                                ? "patchmatch3d"
-                                : "image")
-                       .add("cuts", st.cuts)
-                       .add("seconds", r.seconds)
-                       .add("flow_seconds", st.flow_seconds)
-                       .add("fill_seconds", st.fill_seconds)
-                       .str()
-                << "\n";
+        report.add("output", out)
+            .add("frames", r.frames)
+            .add("first_frame", o.first)
+            .add("clip_frames", r.clip_frames)
+            .add("width", r.width)
+            .add("height", r.height)
+            .add("fps", r.fps)
+            .add("output_codec", r.output_codec)
+            .add("mask_pixels_min", r.mask_pixels_min)
+            .add("mask_pixels_max", r.mask_pixels_max)
+            .add("empty_masks", r.empty_masks)
+            .add("hole_pixels", st.hole_pixels)
+            .add("from_other_frames", st.from_other_frames)
+            .add("carried", st.carried)
+            .add("synthesized", st.synthesized)
+            .add("key_fills", st.key_fills)
+            .add("volume_fills", st.volume_fills)
+            .add("temporal_fill", o.params.temporal.method == video::TemporalFill::PatchMatch3d
+                                      ? "patchmatch3d"
+                                      : "image")
+            .add("cuts", st.cuts)
+            .add("seconds", r.seconds)
+            .add("flow_seconds", st.flow_seconds)
+            .add("fill_seconds", st.fill_seconds);
+        ctx.out << add_audio(report, audio).str() << "\n";
     }
     return kExitOk;
 }

@@ -223,6 +223,7 @@ int run_retarget(Context& ctx) {
     }
     if (io::is_video_path(out))
         throw UsageError("'" + in + "' is an image: write it to an image file, not a video");
+    if (ctx.args.has("no-audio")) throw UsageError("--no-audio applies to videos");
     io::format_for_path(out);
     for (const std::string& path : {out, ctx.args.get("seams-overlay").value_or(""),
                                     ctx.args.get("importance-map").value_or("")}) {
@@ -349,6 +350,7 @@ Command retarget_command() {
            "                            about F² times faster, for real-time video"},
           {"keep-truncated", "",
            "videos: retarget the frames a truncated file still has (default: refuse)"},
+          {"no-audio", "", "videos: write no sound (default: the audio streams are copied)"},
           {"page", "N", "measurement stacks: the page to retarget (default 1)"},
           {"seams-overlay", "FILE",
            "write the original with removed seams (red: vertical, blue:\n"
@@ -366,8 +368,12 @@ Command retarget_command() {
          "holds it (16-bit PNG, TIFF, PGM; float TIFF, PFM). Importance and scaling are for "
          "photos.\n"
          "Videos (MP4, AVI, MKV, MOV or a PNG sequence) keep their frame rate and frame count; "
-         "audio is not\n"
-         "copied. Progress goes to stderr; the output appears only when every frame is written."},
+         "their\n"
+         "audio streams are copied as they are (no re-encoding) into a video OUT; a stream OUT's\n"
+         "container cannot hold is transcoded to AAC with a note (.mkv holds them all); a PNG\n"
+         "sequence has no sound. Progress goes to stderr; the output appears only when every frame "
+         "is "
+         "written."},
         run_retarget};
 }
 

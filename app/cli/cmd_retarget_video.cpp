@@ -66,6 +66,7 @@ int run_retarget_video(Context& ctx) {
     o.params.protect = protect ? &*protect : nullptr;
     o.measure_flicker = ctx.args.has("flicker");
     o.allow_truncated = ctx.args.has("keep-truncated");
+    o.carry_audio = !ctx.args.has("no-audio");
     if (const auto a = ctx.args.get("approximate"))
         o.params.approximate = parse_int("approximate", *a);
     // Importance: faces tracked over each shot (--faces), saliency, lines and skin per frame.
@@ -93,6 +94,10 @@ int run_retarget_video(Context& ctx) {
                   r.frames, r.seconds, r.seconds > 0 ? r.frames / r.seconds : 0.0,
                   r.backend.c_str());
     ctx.err << done;
+    const AudioOutcome audio{r.audio, r.audio_left_out,
+                             io::video_container_for_path(out) == io::VideoContainer::PngSequence,
+                             !o.carry_audio};
+    ctx.err << audio_summary_line(audio);
     if (!r.importance_terms.empty() && o.importance.faces) {
         std::snprintf(done, sizeof done,
                       "lacuna: %d face track(s); detector on %d frames, %.1f s (%.0f ms a frame), "
@@ -137,6 +142,7 @@ int run_retarget_video(Context& ctx) {
             .add("face_pass_seconds", r.face_pass_seconds)
             .add("importance_map_seconds", r.importance_map_seconds);
         if (o.measure_flicker) json.add("flicker_excess", r.flicker_excess);
+        add_audio(json, audio);
         ctx.out << json.str() << "\n";
     }
     return kExitOk;

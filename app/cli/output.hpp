@@ -6,10 +6,12 @@
 #include "json.hpp"
 
 #include <lacuna/core/image.hpp>
+#include <lacuna/io/audio_remux.hpp>
 #include <lacuna/io/metadata.hpp>
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace lacuna::cli {
 
@@ -30,5 +32,20 @@ void write_photo(const Context& ctx, const std::string& out, ImageView<const Rgb
 /// target_height.
 JsonObject resize_report(const std::string& in, const std::string& out, int width, int height,
                          int target_width, int target_height);
+
+/// What a video command did with its input's sound, for the summary on stderr and --json.
+struct AudioOutcome {
+    std::vector<io::AudioStreamReport> streams;  ///< written (stream copies or AAC transcodes)
+    std::vector<std::string> left_out;           ///< one sentence per stream not written
+    bool png_sequence = false;                   ///< the output holds no sound at all
+    bool refused = false;                        ///< --no-audio
+};
+
+/// "lacuna: audio: 1 stream copied (aac, 48000 Hz, 2 ch, 0.80 s)\n", or "… audio: none (why)".
+std::string audio_summary_line(const AudioOutcome& audio);
+
+/// --json: "audio" (an array of {index, codec, source_codec, copied, sample_rate, channels,
+/// packets, seconds}) and "audio_left_out" (the sentences).
+JsonObject& add_audio(JsonObject& report, const AudioOutcome& audio);
 
 }  // namespace lacuna::cli

@@ -1,5 +1,6 @@
-// liblacuna_opencv.so: OpenCV's imgcodecs, videoio and ximgproc behind lacuna::io::OpenCvPlugin
-// (opencv_plugin.hpp says why they are a plugin). Nothing here but forwarding.
+// liblacuna_opencv.so: OpenCV's imgcodecs, videoio and ximgproc, and the audio remux step
+// (FFmpeg's libavformat, audio_remux.cpp), behind lacuna::io::OpenCvPlugin (opencv_plugin.hpp
+// says why they are a plugin). Nothing here but forwarding.
 #include <lacuna/io/opencv_plugin.hpp>
 
 #include <opencv2/imgcodecs.hpp>
@@ -65,6 +66,13 @@ class Plugin final : public OpenCvPlugin {
     }
     [[nodiscard]] std::unique_ptr<CvWriter> new_writer() const override {
         return std::make_unique<Writer>();
+    }
+    [[nodiscard]] AudioPlan plan_audio(const std::string& source,
+                                       const std::string& output) const override {
+        return detail::plan_audio_ffmpeg(source, output);
+    }
+    [[nodiscard]] AudioPlan remux_audio(const AudioRemuxRequest& request) const override {
+        return detail::remux_audio_ffmpeg(request);
     }
     [[nodiscard]] bool has_ximgproc() const override { return LACUNA_HAVE_XIMGPROC != 0; }
     [[nodiscard]] std::vector<cv::Vec4f> fast_line_detector(

@@ -465,6 +465,19 @@ struct VideoWriterState {
     std::optional<SequencePattern> pattern;
     std::unique_ptr<CvWriter> writer = opencv_plugin().new_writer();
     fs::path temporary;  ///< the partial file (MP4) or folder (PNG); empty once moved or removed
+    /// carry_audio(): the source and the span of its frames written; the streams to carry.
+    struct AudioSource {
+        fs::path path;
+        int first_frame = 0;
+        bool to_end = true;
+        AudioPlan plan;
+    };
+    std::optional<AudioSource> audio_source;
+    bool audio_asked = false;  ///< carry_audio() was called (even for a source without audio)
+    std::vector<AudioStreamReport> audio;
+    std::vector<std::string> audio_left_out;
+    std::vector<std::string> audio_transcoded;  ///< one sentence per stream transcoded to AAC
+    fs::path remuxed;  ///< the remux step's output until it is renamed; empty otherwise
 
     VideoWriterState() = default;
     VideoWriterState(const VideoWriterState&) = delete;
@@ -478,8 +491,10 @@ struct VideoWriterState {
         } catch (...) {
             // Closing a stream that is being thrown away: nothing left to report.
         }
-        if (temporary.empty()) return;
         std::error_code ec;
+        if (!remuxed.empty()) fs::remove(remuxed, ec);
+        remuxed.clear();
+        if (temporary.empty()) return;
         fs::remove_all(temporary, ec);
         temporary.clear();
     }
@@ -575,7 +590,6 @@ void open_mp4(detail::VideoWriterState& w, const fs::path& dir) {
     }
     w.temporary = make_partial_file(dir, w.target, w.name);
     open_encoder(w);
-    w.notices.emplace_back("audio track not copied: OpenCV videoio carries video only");
 }
 
 void write_png_frame(detail::VideoWriterState& w, const cv::Mat& bgr) {
@@ -594,11 +608,54 @@ void write_png_frame(detail::VideoWriterState& w, const cv::Mat& bgr) {
                        in_quotes(w.temporary.string()));
 }
 
+// The frames' time span in the source, for the audio kept with them.
+AudioRemuxRequest remux_request(const detail::VideoWriterState& w) {
+    const detail::VideoWriterState::AudioSource& a = *w.audio_source;
+    AudioRemuxRequest r;
+    r.video = w.temporary.string();
+    r.source = a.path.string();
+    r.output = w.remuxed.string();
+    r.start = a.first_frame > 0 ? a.first_frame / w.fps : 0.0;
+    r.end = a.to_end ? -1.0 : (a.first_frame + w.frames) / w.fps;
+    return r;
+}
+
+// The remux step: the encoded video and the source's audio into a second temporary, which then
+// takes the encoder's place (audio_remux.hpp).
+void remux_audio(detail::VideoWriterState& w) {
+    w.remuxed = make_partial_file(output_directory(w.target, w.name), w.target, w.name);
+    const AudioPlan done = opencv_plugin().remux_audio(remux_request(w));
+    if (!done.error.empty())
+        fail_write(ErrorCode::WriteFailed, w.name,
+                   "the audio of " + in_quotes(w.audio_source->path.string()) +
+                       " could not be carried: " + done.error);
+    for (const std::string& d : done.dropped)
+        if (std::find(w.audio_left_out.begin(), w.audio_left_out.end(), d) ==
+            w.audio_left_out.end()) {
+            w.audio_left_out.push_back(d);
+            w.notices.push_back(d);
+        }
+    if (done.transcoded != w.audio_transcoded) {  // the remux fell back to the video alone
+        for (const std::string& t : w.audio_transcoded)
+            w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), t), w.notices.end());
+        w.audio_transcoded = done.transcoded;
+        w.notices.insert(w.notices.end(), w.audio_transcoded.begin(), w.audio_transcoded.end());
+    }
+    w.audio = done.streams;
+    std::error_code ec;
+    fs::remove(w.temporary, ec);
+    w.temporary = w.remuxed;
+    w.remuxed.clear();
+}
+
 void finish_mp4(detail::VideoWriterState& w) {
     w.writer->release();
     std::error_code ec;
     if (fs::file_size(w.temporary, ec) == 0 || ec)
         fail_write(ErrorCode::WriteFailed, w.name, "the encoder wrote nothing");
+    if (w.audio_source && !w.audio_source->plan.streams.empty()) remux_audio(w);
+    if (!w.audio_asked)
+        w.notices.emplace_back("audio track not copied: OpenCV videoio carries video only");
     fs::rename(w.temporary, w.target, ec);
     if (ec) fail_write(ErrorCode::WriteFailed, w.name, ec.message());
     w.temporary.clear();
@@ -712,6 +769,57 @@ void VideoWriter::finish() {
         throw;
     }
     w.finished = true;
+}
+
+void VideoWriter::carry_audio(const fs::path& source, const int first_frame, const bool to_end) {
+    detail::VideoWriterState& w = *impl_;
+    if (w.finished || w.failed)
+        fail_write(ErrorCode::InvalidArgument, w.name,
+                   "the video is finished: its audio cannot be chosen any more");
+    if (first_frame < 0)
+        fail_write(ErrorCode::InvalidArgument, w.name, "the first frame must be 0 or more");
+    w.audio_asked = true;
+    w.audio_source.reset();
+    // Notices of an earlier call are replaced by this one's.
+    for (const std::vector<std::string>* said : {&w.audio_left_out, &w.audio_transcoded})
+        for (const std::string& d : *said)
+            w.notices.erase(std::remove(w.notices.begin(), w.notices.end(), d), w.notices.end());
+    w.audio_left_out.clear();
+    w.audio_transcoded.clear();
+    if (source.empty()) return;                     // no sound wanted: nothing to say either
+    if (is_image_sequence_pattern(source)) return;  // image files carry no sound
+    const std::string source_name = in_quotes(source.string());
+    if (w.container == VideoContainer::PngSequence) {
+        // Asked of FFmpeg with a container that would hold any codec, only to count the streams.
+        const AudioPlan p = opencv_plugin().plan_audio(source.string(), "count.mkv");
+        if (p.source_streams > 0)
+            w.audio_left_out.push_back("a PNG sequence holds no sound: the " +
+                                       std::to_string(p.source_streams) + " audio stream(s) of " +
+                                       source_name +
+                                       " are not written (write a video file to "
+                                       "keep them)");
+    } else {
+        detail::VideoWriterState::AudioSource a{source, first_frame, to_end, {}};
+        a.plan = opencv_plugin().plan_audio(source.string(), w.target.string());
+        if (!a.plan.error.empty()) {
+            w.audio_left_out.push_back("the audio of " + source_name +
+                                       " cannot be read, and the video is written without it (" +
+                                       a.plan.error + ")");
+        } else {
+            w.audio_left_out = a.plan.dropped;
+            w.audio_transcoded = a.plan.transcoded;
+            w.audio_source = std::move(a);
+        }
+    }
+    w.notices.insert(w.notices.end(), w.audio_transcoded.begin(), w.audio_transcoded.end());
+    w.notices.insert(w.notices.end(), w.audio_left_out.begin(), w.audio_left_out.end());
+}
+
+const std::vector<AudioStreamReport>& VideoWriter::audio() const {
+    return impl_->audio;
+}
+const std::vector<std::string>& VideoWriter::audio_left_out() const {
+    return impl_->audio_left_out;
 }
 
 VideoContainer VideoWriter::container() const {

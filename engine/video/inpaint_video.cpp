@@ -570,6 +570,9 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
     }
     // The writer is opened before the work, so an unwritable output fails at once.
     io::VideoWriter writer(o.output, r.width, r.height, r.fps);
+    // The sound of the frames written (all of it when they are the whole clip), or none, as asked.
+    writer.carry_audio(o.carry_audio ? o.input : std::filesystem::path(), o.first,
+                       end == index && !reader.ended_early());
     if (!keys.empty()) {
         const auto track_start = Clock::now();
         const auto report = [&](const MaskTrackProgress& p) {
@@ -603,6 +606,8 @@ InpaintVideoResult inpaint_video(const InpaintVideoOptions& o,
     r.encode_seconds = seconds_since(encode_start);
     r.frames = static_cast<int>(filled.size());
     r.output_codec = writer.codec();
+    r.audio = writer.audio();
+    r.audio_left_out = writer.audio_left_out();
     r.notices.insert(r.notices.end(), writer.notices().begin(), writer.notices().end());
     r.seconds = seconds_since(start);
     return r;

@@ -263,6 +263,9 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     }
     io::VideoWriter writer(options.output, result.out_width, result.out_height, result.fps);
     result.output_codec = writer.codec();
+    // The whole clip's sound, unless cut short below; or none, as asked.
+    const bool audio = options.carry_audio;
+    writer.carry_audio(audio ? options.input : std::filesystem::path());
 
     // Frames carved side by side (device or CPU threads) come and go in groups: each queue holds
     // two groups, so decoding and encoding keep up while a group is carved.
@@ -404,6 +407,9 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
                         std::to_string(info.frame_count) +
                         " frames it announces: the file is truncated or damaged; nothing was "
                         "written (--keep-truncated retargets the frames that decode)");
+    // Fewer frames than the clip's (a truncated file, max_frames): the sound of those alone.
+    if (audio && (reader.ended_early() || (options.max_frames > 0 && frames >= options.max_frames)))
+        writer.carry_audio(options.input, 0, false);
     writer.finish();
     result.frames = frames;
     result.cuts = carver.cuts();
@@ -413,6 +419,8 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     result.carve_seconds = carve_seconds;
     if (!reader.warning().empty()) result.notices.push_back(reader.warning());
     for (const std::string& n : writer.notices()) result.notices.push_back(n);
+    result.audio = writer.audio();
+    result.audio_left_out = writer.audio_left_out();
     result.seconds = seconds_since(start);
     return result;
 }

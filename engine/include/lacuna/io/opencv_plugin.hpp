@@ -1,15 +1,18 @@
 // The parts of OpenCV that are loaded only when used: imgcodecs (BMP and Netpbm files, PNG
 // sequences), videoio (video files) and ximgproc (line detection, a filter peer in the
-// benchmarks). Linked directly, these three bring in about 170 more shared libraries (GDAL with
-// its databases and formats, GStreamer, FFmpeg's codecs), whose loading and symbol binding took
-// most of every process start: 0.14–0.19 s of `lacuna --version` on the GPU machine, and more
-// than the CUDA start-up a `lacuna backend` then pays. They live in a small plugin,
+// benchmarks), and beside them FFmpeg's libavformat for carrying a clip's audio (audio_remux.hpp),
+// which videoio loads anyway. Linked directly, these three bring in about 170 more shared libraries
+// (GDAL with its databases and formats, GStreamer, FFmpeg's codecs), whose loading and symbol
+// binding took most of every process start: 0.14–0.19 s of `lacuna --version` on the GPU machine,
+// and more than the CUDA start-up a `lacuna backend` then pays. They live in a small plugin,
 // liblacuna_opencv.so, which the first caller loads; a program that never touches them never
 // loads them.
 //
 // The interface is abstract on purpose: the program sees no OpenCV class of those modules, so no
 // call can bind to one of their symbols and pull the libraries back in at start-up.
 #pragma once
+
+#include <lacuna/io/audio_remux.hpp>
 
 #include <opencv2/core.hpp>
 
@@ -55,6 +58,14 @@ class OpenCvPlugin {
     [[nodiscard]] virtual bool has_video_backend(int api) const = 0;
     [[nodiscard]] virtual std::unique_ptr<CvCapture> new_capture() const = 0;
     [[nodiscard]] virtual std::unique_ptr<CvWriter> new_writer() const = 0;
+
+    /// The audio streams of `source` and what the container of `output` (by its extension) takes
+    /// of them: as they are, transcoded to AAC, or not at all. Never throws: failures are in
+    /// AudioPlan::error.
+    [[nodiscard]] virtual AudioPlan plan_audio(const std::string& source,
+                                               const std::string& output) const = 0;
+    /// The remux step (audio_remux.hpp). Never throws: failures are in AudioPlan::error.
+    [[nodiscard]] virtual AudioPlan remux_audio(const AudioRemuxRequest& request) const = 0;
 
     /// False when the plugin was built without OpenCV contrib's ximgproc.
     [[nodiscard]] virtual bool has_ximgproc() const = 0;

@@ -5,10 +5,14 @@
 //   - an image sequence: a path whose file name holds one printf integer field, for instance
 //     frames/%05d.png for frames/00000.png, frames/00001.png, ... (read from index 0 or 1,
 //     written from index 0).
-// Audio is never carried: the writer says so in its notices.
+// Audio: OpenCV's videoio reads and writes video only. A writer given the source clip
+// (VideoWriter::carry_audio) remuxes the source's audio streams into its output when it finishes
+// (audio_remux.hpp: stream copy, the same time span as the frames); otherwise its notices say that
+// no audio was copied.
 #pragma once
 
 #include <lacuna/core/image.hpp>
+#include <lacuna/io/audio_remux.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -101,6 +105,11 @@ VideoContainer video_container_for_path(const std::filesystem::path& path);
 /// Destroyed without finish() (an exception, a cancel), it removes the temporary and the target
 /// is untouched. Move-only; a moved-from writer may only be destroyed or assigned to.
 ///
+/// With carry_audio(), finish() copies the source's audio streams in as they are (no re-encoding;
+/// AAC where the container cannot hold a codec):
+/// OpenCV writes the frames to the temporary, a remux step writes that video and the audio to a
+/// second temporary, and only that one is renamed to the target.
+///
 /// MP4 output is H.264 when the encoder is available, otherwise MPEG-4 Part 2. Both store frames
 /// in 4:2:0 chroma, which needs even widths and heights: an odd size is refused (InvalidArgument)
 /// rather than silently cropped by a pixel as OpenCV would do; a PNG sequence takes any size.
@@ -120,17 +129,38 @@ class VideoWriter {
     void write(ImageView<const Rgba8> frame);
     void write(const ImageRgba8& frame) { write(frame.view()); }
 
-    /// Closes the stream and moves it onto the target name (replacing an existing file). Throws
-    /// EmptyImage when no frame was written (an empty video is never written), WriteFailed if
-    /// the rename fails; either way the temporary is removed. A second call does nothing.
+    /// Carries the audio of `source` (the clip the frames come from) into the output. The frames
+    /// written are the source's from `first_frame` on, at the writer's frame rate; the audio kept
+    /// is their time span: all of it when `first_frame` is 0 and `to_end` (the whole clip, tail
+    /// included), otherwise the audio packets that start from frame `first_frame`'s time (when
+    /// it is above 0) until the end of the last frame written (unless `to_end`), moved so that
+    /// the sound stays in sync with the first frame written. A stream the output container cannot
+    /// hold as it is (PCM in MP4) is transcoded to AAC, with a notice; one that cannot be decoded
+    /// either is left out, with a notice (audio_left_out()); a PNG sequence holds
+    /// no sound (a notice when the source has some); an image-sequence source has none. The last
+    /// call before finish() counts. An empty `source` writes no sound and says nothing about it
+    /// (the caller's choice, e.g. --no-audio). Throws InvalidArgument after finish().
+    void carry_audio(const std::filesystem::path& source, int first_frame = 0, bool to_end = true);
+
+    /// Closes the stream and moves it onto the target name (replacing an existing file), with the
+    /// audio of carry_audio() remuxed in. Throws EmptyImage when no frame was written (an empty
+    /// video is never written), WriteFailed if the remux or the rename fails; either way the
+    /// temporaries are removed and the target is untouched. A second call does nothing.
     void finish();
 
     [[nodiscard]] VideoContainer container() const;
     /// "H.264", "MPEG-4 Part 2" or "PNG".
     [[nodiscard]] const std::string& codec() const;
     [[nodiscard]] int frames_written() const;
-    /// Sentences for the user: the codec chosen, audio not copied, transparency dropped.
+    /// Sentences for the user: the codec chosen, audio not copied or left out, transparency
+    /// dropped.
     [[nodiscard]] const std::vector<std::string>& notices() const;
+    /// The audio streams finish() wrote into the output (stream copies of the source's, or AAC
+    /// transcodes); empty before finish() and when there were none.
+    [[nodiscard]] const std::vector<AudioStreamReport>& audio() const;
+    /// One sentence per audio stream of the carry_audio() source that the output does not hold
+    /// (its container cannot, or it is a PNG sequence); also in notices().
+    [[nodiscard]] const std::vector<std::string>& audio_left_out() const;
 
   private:
     std::unique_ptr<detail::VideoWriterState> impl_;

@@ -25,6 +25,7 @@
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/io/audio_remux.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/patchmatch3d.hpp>
 #include <lacuna/video/track_masks.hpp>
@@ -122,6 +123,9 @@ struct InpaintVideoOptions {
     /// A file that ends before the frames it announces is an error (nothing is written) unless
     /// this is set: then the frames that decode are filled, with a notice.
     bool allow_truncated = false;
+    /// The clip's audio streams are carried into a video output (io::VideoWriter::carry_audio:
+    /// stream copy, the span of the frames written); false writes the video without sound.
+    bool carry_audio = true;
 };
 
 struct InpaintVideoResult {
@@ -137,6 +141,8 @@ struct InpaintVideoResult {
     double track_seconds = 0;    ///< when tracked: flow and tracking
     std::int64_t mask_pixels_min = 0, mask_pixels_max = 0;  ///< per frame, before the grow
     int empty_masks = 0;  ///< frames whose mask selects nothing (nothing filled there)
+    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (copies, or AAC)
+    std::vector<std::string> audio_left_out;   ///< why some or all of the clip's audio is not
     std::vector<std::string> notices;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <lacuna/core/mask.hpp>
+#include <lacuna/io/audio_remux.hpp>
 #include <lacuna/ops/face_tracks.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/video_retarget.hpp>
@@ -27,6 +28,10 @@ struct RetargetVideoOptions {
     /// this is set: then the frames that decode are retargeted, with a notice.
     bool allow_truncated = false;
     int max_frames = 0;  ///< 0: every frame; otherwise only the first max_frames (benchmarks)
+    /// The clip's audio streams are carried into a video output (io::VideoWriter::carry_audio:
+    /// stream copy, cut to the frames written when they are not the whole clip); false writes
+    /// the video without sound.
+    bool carry_audio = true;
     /// Importance per frame, as a photo's retarget has it: faces tracked over each shot
     /// (video_face_tracks: detected on every `params.face_every`-th frame in a first pass over the
     /// clip, so protected regions move smoothly), saliency, lines and skin on each frame, added
@@ -83,8 +88,10 @@ struct RetargetVideoResult {
     /// Busy time of each stage (they overlap: each is at most `seconds`).
     double decode_seconds = 0, carve_seconds = 0, encode_seconds = 0;
     int cuts = 0;
-    double flicker_excess = 0;  ///< with measure_flicker
-    std::string backend;        ///< "cuda" or "cpu" (after a fallback: "cpu")
+    double flicker_excess = 0;                 ///< with measure_flicker
+    std::string backend;                       ///< "cuda" or "cpu" (after a fallback: "cpu")
+    std::vector<io::AudioStreamReport> audio;  ///< the audio streams written (copies, or AAC)
+    std::vector<std::string> audio_left_out;   ///< why some or all of the clip's audio is not
     std::vector<std::string> notices;
     /// Importance: the terms used ("faces", "saliency", "lines", "skin"; empty: none), the face
     /// tracks and the cost of the first pass (decoding and detecting) and of the per-frame maps
