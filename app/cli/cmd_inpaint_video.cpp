@@ -89,21 +89,28 @@ int run_inpaint_video(Context& ctx) {
                          *search + "'");
     if (const auto f = ctx.args.get("frames")) parse_frame_range(*f, o.first, o.end);
     o.allow_truncated = ctx.args.has("keep-truncated");
-    // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
-    // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
-    o.params.implementation = ops::InpaintImplementation::Fast;
-
+    // The key fills (image fills) run on the backend chosen, as `lacuna inpaint` on an image:
+    // the CUDA fill makes exactly the fast CPU fill's decisions, so the frames are the same.
+    // The flow and the propagation are CPU code. A device failure under --backend auto runs
+    // the whole job again on the CPU (nothing is written until every frame is in).
+    const BackendInfo backend = ctx.select_backend();
+    std::string key_fill_backend;
     const auto start = Clock::now();
     ProgressPace pace;
     const video::InpaintVideoResult r =
-        video::inpaint_video(o, [&](const video::VideoInpaintProgress& p) {
-            if (pace.due(p.done >= p.total && p.stage == "fill")) {
-                char line[160];
-                std::snprintf(line, sizeof line, "lacuna: %s: frame %d of %d, %.1f s\n",
-                              p.stage.c_str(), p.done, p.total, ms_since(start) / 1000);
-                ctx.err << line << std::flush;
-            }
-            return true;
+        ctx.with_cpu_fallback(backend.backend, [&](const Backend b) {
+            key_fill_backend = b == Backend::Cuda ? backend.describe() : "CPU";
+            o.params.implementation = b == Backend::Cuda ? ops::InpaintImplementation::Cuda
+                                                         : ops::InpaintImplementation::Fast;
+            return video::inpaint_video(o, [&](const video::VideoInpaintProgress& p) {
+                if (pace.due(p.done >= p.total && p.stage == "fill")) {
+                    char line[160];
+                    std::snprintf(line, sizeof line, "lacuna: %s: frame %d of %d, %.1f s\n",
+                                  p.stage.c_str(), p.done, p.total, ms_since(start) / 1000);
+                    ctx.err << line << std::flush;
+                }
+                return true;
+            });
         });
     for (const std::string& n : r.notices) ctx.note(n);
     const video::VideoInpaintStats& st = r.stats;
@@ -117,6 +124,13 @@ int run_inpaint_video(Context& ctx) {
                   st.hole_pixels ? 100.0 * st.synthesized / st.hole_pixels : 0.0, st.key_fills,
                   st.cuts);
     ctx.err << done;
+    char stages[320];
+    std::snprintf(stages, sizeof stages,
+                  "lacuna: decode %.1f s, flow %.1f s, propagation %.1f s, key fills %.1f s (%s), "
+                  "encode %.1f s beside the fill + %.1f s after it\n",
+                  r.decode_seconds, st.flow_seconds, st.propagate_seconds, st.fill_seconds,
+                  key_fill_backend.c_str(), r.encode_seconds, r.encode_tail_seconds);
+    ctx.err << stages;
     const video::MaskTrackStats& ts = r.track_stats;
     std::vector<int> key_frames;
     for (const video::KeyMaskFile& k : o.mask_keys) key_frames.push_back(k.frame);
@@ -176,8 +190,13 @@ int run_inpaint_video(Context& ctx) {
                        .add("key_fills", st.key_fills)
                        .add("cuts", st.cuts)
                        .add("seconds", r.seconds)
+                       .add("decode_seconds", r.decode_seconds)
                        .add("flow_seconds", st.flow_seconds)
+                       .add("propagate_seconds", st.propagate_seconds)
                        .add("fill_seconds", st.fill_seconds)
+                       .add("encode_seconds", r.encode_seconds)
+                       .add("encode_tail_seconds", r.encode_tail_seconds)
+                       .add("key_fill_backend", key_fill_backend)
                        .str()
                 << "\n";
     }
