@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace lacuna::cli {
@@ -211,6 +212,15 @@ void save_sheet(const std::filesystem::path& path, const Clip& clip,
     io::write_image(path, from_mat(sheet).view());
 }
 
+/// CPU seconds this process has used, all threads (user + system): the work, apart from how
+/// busy the machine is.
+double cpu_seconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 /// The share of the frame (0..1) the true masks cover, over all frames.
 double hole_share(const Clip& clip) {
     double selected = 0;
@@ -262,6 +272,7 @@ void end_to_end(const Context& ctx, const Clip& clip, const std::string& format,
         writer.finish();
     }
     std::string key_fill_backend;
+    const double cpu_before = cpu_seconds();
     const video::InpaintVideoResult r =
         ctx.with_cpu_fallback(backend.backend, [&](const Backend b) {
             key_fill_backend = b == Backend::Cuda ? "CUDA" : "CPU";
@@ -269,6 +280,7 @@ void end_to_end(const Context& ctx, const Clip& clip, const std::string& format,
                                                          : ops::InpaintImplementation::Fast;
             return video::inpaint_video(o);
         });
+    const double cpu = cpu_seconds() - cpu_before;
     std::vector<ImageRgba8> out;
     io::VideoReader reader(o.output);
     while (auto f = reader.next()) out.push_back(std::move(*f));
@@ -280,12 +292,12 @@ void end_to_end(const Context& ctx, const Clip& clip, const std::string& format,
     std::printf(
         "%-32s   %d frames in %.2f s (%s): decode %.2f s, flow %.2f s (CPU, %u threads), "
         "propagation %.2f s (CPU), key fills %.2f s (%d on the %s), encode %.2f s beside the "
-        "fill + %.2f s after it (%s, CPU); hole %.1f %% of the frame; %.0f %% from other "
-        "frames, %.0f %% carried, %.0f %% filled\n",
+        "fill + %.2f s after it (%s, CPU); CPU time %.2f s (all threads); hole %.1f %% of the "
+        "frame; %.0f %% from other frames, %.0f %% carried, %.0f %% filled\n",
         "", r.frames, r.seconds, r.output_codec.c_str(), r.decode_seconds, st.flow_seconds,
         worker_count(), st.propagate_seconds, st.fill_seconds, st.key_fills,
         key_fill_backend.c_str(), r.encode_seconds, r.encode_tail_seconds, r.output_codec.c_str(),
-        100.0 * hole_share(clip),
+        cpu, 100.0 * hole_share(clip),
         100.0 * st.from_other_frames / std::max<std::int64_t>(1, st.hole_pixels),
         100.0 * st.carried / std::max<std::int64_t>(1, st.hole_pixels),
         100.0 * st.synthesized / std::max<std::int64_t>(1, st.hole_pixels));
