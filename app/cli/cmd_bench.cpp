@@ -648,7 +648,7 @@ Command bench_command() {
            "instead of the\n                            in-memory rows"},
           {"hole-area", "PERCENT",
            "video-inpaint: the logo or sticker covers about this share of the frame\n"
-           "                            (default: the cases' own, 3-5 %)"},
+           "                            (default: the cases' own, the logo 4 %, the sticker 3 %)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},
