@@ -171,6 +171,7 @@ class ShotFiller {
                 to_prev_[t - 1 - s] = FlowCrop{};
                 to_next_[t - 1 - s] = FlowCrop{};
             }
+            release_unreferenced_keys(previous);
             stats_.propagate_seconds += seconds_since(start) - (stats_.fill_seconds - fills);
             emit(t, std::move(out));
             ++done;
@@ -182,6 +183,19 @@ class ShotFiller {
     }
 
   private:
+    /// A key fill is read only through references that carry it on, and later frames chain
+    /// only through the last frame's references: a key fill none of those holds is never read
+    /// again, so its image is dropped (its id stays taken).
+    void release_unreferenced_keys(const std::vector<Ref>& last) {
+        if (!params_.compact) return;
+        std::vector<bool> used(keys_.size(), false);
+        const int first_key = static_cast<int>(frames_.size());
+        for (const Ref& r : last)
+            if (r.src >= first_key) used[static_cast<std::size_t>(r.src - first_key)] = true;
+        for (std::size_t k = 0; k < keys_.size(); ++k)
+            if (!used[k]) keys_[k] = ImageRgba8();
+    }
+
     [[nodiscard]] bool hole(const int t, const int x, const int y) const {
         return holes_[t]->at(x, y) != 0;
     }
