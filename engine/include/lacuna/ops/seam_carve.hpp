@@ -435,4 +435,20 @@ int seams_to_clear(const Mask& remove, SeamDirection direction);
 std::string to_string(SeamEnergy energy);
 std::optional<SeamEnergy> parse_seam_energy(const std::string& text);
 
+namespace detail {
+/// Tests: while one lives, the fast CPU carver stores each row in blocks of `slots` pixels
+/// (0: its own choice, one block for rows up to 2048 wide), so small images exercise the
+/// block ends an 8K row has. Not thread-safe against carves running meanwhile.
+class ScopedCarveBlockSlots {
+  public:
+    explicit ScopedCarveBlockSlots(int slots);
+    ~ScopedCarveBlockSlots();
+    ScopedCarveBlockSlots(const ScopedCarveBlockSlots&) = delete;
+    ScopedCarveBlockSlots& operator=(const ScopedCarveBlockSlots&) = delete;
+
+  private:
+    int previous_;
+};
+}  // namespace detail
+
 }  // namespace lacuna::ops
