@@ -34,8 +34,8 @@ namespace {
 std::atomic<int> g_block_slots{0};
 }  // namespace
 
-ScopedCarveBlockSlots::ScopedCarveBlockSlots(const int slots)
-    : previous_(g_block_slots.exchange(slots)) {}
+ScopedCarveBlockSlots::ScopedCarveBlockSlots(const int pixels)
+    : previous_(g_block_slots.exchange(pixels)) {}
 ScopedCarveBlockSlots::~ScopedCarveBlockSlots() {
     g_block_slots.store(previous_);
 }
