@@ -507,7 +507,7 @@ class TestVideoInpaint : public QObject {
         const Result r = run_cli({QString::fromStdString((root / "in/%03d.png").string()),
                                   QString::fromStdString((root / "mask.png").string()),
                                   QString::fromStdString((root / "out/%03d.png").string()),
-                                  "--json", "--backend", "cpu"});
+                                  "--json", "--backend", "cpu", "--temporal-fill", "image"});
         QVERIFY2(r.status == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("propagation") && r.err.contains("key fills") &&
                      r.err.contains("(CPU)") && r.err.contains("encode"),
@@ -518,7 +518,10 @@ class TestVideoInpaint : public QObject {
               "\"key_fill_backend\":\"CPU\"", "\"key_fills\":1"})
             QVERIFY2(r.out.contains(key), qPrintable(QString(key) + " in " + r.out));
         const auto out = read_sequence(root / "out/%03d.png");
-        const std::vector<ImageRgba8> expected = video::inpaint_frames(c.input, {c.mask}, {});
+        video::VideoInpaintParams key_fills;
+        key_fills.temporal.method = video::TemporalFill::Image;
+        const std::vector<ImageRgba8> expected =
+            video::inpaint_frames(c.input, {c.mask}, key_fills);
         QCOMPARE(static_cast<int>(out.size()), 6);
         for (int f = 0; f < 6; ++f) QCOMPARE(hole_mean_error(out[f], expected[f], c.mask), 0.0);
     }
