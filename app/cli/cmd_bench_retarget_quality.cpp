@@ -302,8 +302,8 @@ int bench_retarget_quality(Context& ctx) {
     const std::vector<std::string> methods = {"auto", "seams", "liblqr", "scale", "crop"};
     /// Scored and averaged, but not in the best / worst counts: the same carvers with saliency
     /// or lines on as well (what the defaults of those terms are chosen by).
-    const std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines",
-                                               "seams+lines"};
+    const std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines", "seams+lines",
+                                               "seams+l1"};
     struct Row {
         std::string photo;
         int percent;
@@ -368,6 +368,15 @@ int bench_retarget_quality(Context& ctx) {
                 results[std::string("seams") + suffix] = ops::retarget(image.view(), v, impl).image;
                 v.automatic = true;
                 results[std::string("auto") + suffix] = ops::retarget(image.view(), v, impl).image;
+            }
+            // Our seams with the backward gradient energy (L1), beside liblqr's, whose default
+            // energy is a gradient norm: whether the energy is what separates the two carvers.
+            {
+                ops::RetargetParams v = p;
+                v.automatic = false;
+                v.energy = SeamEnergy::L1;
+                v.importance_unit = ops::importance_unit(v.energy);
+                results["seams+l1"] = ops::retarget(image.view(), v, impl).image;
             }
             if (!lqr_tool.empty()) {
                 const fs::path in = tmp / "in.png", out = tmp / "lqr.png";
@@ -477,11 +486,12 @@ int bench_retarget_quality(Context& ctx) {
     for (const std::string& v : variants) {
         const std::string base = v.substr(0, v.find('+'));
         double ars = 0, obj = 0;
-        int ars_up = 0, ars_down = 0, obj_up = 0, obj_down = 0, n = 0;
+        int ars_up = 0, ars_down = 0, obj_up = 0, obj_down = 0, n = 0, above_lqr = 0;
         for (const Row& r : rows) {
             if (!r.scores.count(v) || !r.scores.count(base)) continue;
             const Scores& a = r.scores.at(v);
             const Scores& b = r.scores.at(base);
+            if (r.scores.count("liblqr")) above_lqr += a.ars > r.scores.at("liblqr").ars + 5e-4;
             ars += a.ars;
             obj += a.objects;
             ars_up += a.ars > b.ars + 5e-4;
@@ -492,10 +502,10 @@ int bench_retarget_quality(Context& ctx) {
         }
         if (n == 0) continue;
         std::snprintf(line, sizeof line,
-                      "\n%-12s mean ARS %.3f (vs %s: up %d, down %d), mean objects %.3f (up %d, "
-                      "down %d)",
-                      v.c_str(), ars / n, base.c_str(), ars_up, ars_down, obj / n, obj_up,
-                      obj_down);
+                      "\n%-12s mean ARS %.3f (vs %s: up %d, down %d; above liblqr %d), mean "
+                      "objects %.3f (up %d, down %d)",
+                      v.c_str(), ars / n, base.c_str(), ars_up, ars_down, above_lqr, obj / n,
+                      obj_up, obj_down);
         ctx.out << line;
     }
     ctx.out << "\nbest ARS, ties included (of " << rows.size() << " cases):";
