@@ -486,6 +486,7 @@ int crop_offset(const Working& w, const int width) {
 
 struct Candidate {
     int crop = 0, offset = 0, seams = 0;
+    SeamEnergy energy = SeamEnergy::Forward;  ///< of the seams (automatic compares two)
 };
 
 /// Applies crop, seams (removed or duplicated) and scaling to a copy of w, vertically.
@@ -513,18 +514,24 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     mix.original = W;
     mix.target = target;
     mix.scaled_from = mix.scaled_to = target;
+    mix.energy = p.energy;
     if (target == W) return mix;
     const bool shrinking = target < W;
     const int change = std::abs(W - target);
     // Seams for a candidate are found once per crop: the first k of an order are the k-seam
     // carve.
-    const auto order_for = [&](const Working& cropped, const int seams) {
-        return seam_order(input_of(cropped, p.energy), SeamDirection::Vertical, seams, impl,
-                          progress);
+    const auto order_for = [&](const Working& cropped, const int seams, const SeamEnergy e) {
+        return seam_order(input_of(cropped, e), SeamDirection::Vertical, seams, impl, progress);
     };
+    // Shrinking, the automatic mix also compares seams of the backward L1 gradient energy:
+    // on the benchmark photos they score above the forward energy's (and liblqr's) by ARS, and
+    // either energy's seams are identical across the carvers.
+    std::vector<SeamEnergy> energies{p.energy};
+    if (p.automatic && shrinking && p.energy != SeamEnergy::L1) energies.push_back(SeamEnergy::L1);
     std::vector<Candidate> candidates;
     if (!p.automatic) {
-        candidates.push_back({0, 0, static_cast<int>(std::lround(p.amount / 100.0 * change))});
+        candidates.push_back(
+            {0, 0, static_cast<int>(std::lround(p.amount / 100.0 * change)), p.energy});
     } else {
         // Crops of 0, ¼, ½, ¾ and all of the change: where a whole margin is empty, only the
         // full crop leaves the picture untouched (with ½ at most, seams or scaling had to
@@ -537,13 +544,15 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
             const int offset = c > 0 ? crop_offset(w, W - c) : 0;
             if (offset < 0) continue;  // the crop would cut into protection
             const int rest = change - c;
-            for (int step = 0; step <= 4; ++step) {
-                const int k = rest * step / 4;
-                if (!candidates.empty() && candidates.back().crop == c &&
-                    candidates.back().seams == k)
-                    continue;
-                candidates.push_back({c, offset, k});
-            }
+            for (const SeamEnergy e : energies)
+                for (int step = 0; step <= 4; ++step) {
+                    const int k = rest * step / 4;
+                    if (k == 0 && e != p.energy) continue;  // no seams: the same image
+                    if (!candidates.empty() && candidates.back().crop == c &&
+                        candidates.back().seams == k && candidates.back().energy == e)
+                        continue;
+                    candidates.push_back({c, offset, k, e});
+                }
         }
     }
     const Working original = w;
@@ -552,14 +561,16 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     Candidate chosen;
     std::optional<SeamOrder> order;
     int order_crop = -1;
+    SeamEnergy order_energy = p.energy;
     for (const Candidate& c : candidates) {
-        if (shrinking && c.seams > 0 && order_crop != c.crop) {
+        if (shrinking && c.seams > 0 && (order_crop != c.crop || order_energy != c.energy)) {
             Working cropped = original;
             if (c.crop > 0) crop_working(cropped, c.offset, W - c.crop);
-            order = order_for(cropped, change - c.crop);
+            order = order_for(cropped, change - c.crop, c.energy);
             order_crop = c.crop;
+            order_energy = c.energy;
         }
-        Working result = apply_vertical(original, c, target, order ? &*order : nullptr, p.energy,
+        Working result = apply_vertical(original, c, target, order ? &*order : nullptr, c.energy,
                                         impl, progress);
         double d = 0;
         if (p.automatic) {
@@ -576,6 +587,7 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     mix.crop = chosen.crop;
     mix.crop_offset = chosen.offset;
     mix.seams = chosen.seams;
+    mix.energy = chosen.energy;
     mix.scaled_from = W - chosen.crop + (shrinking ? -chosen.seams : chosen.seams);
     mix.distance = p.automatic ? best_distance : 0;
     mix.candidates = static_cast<int>(candidates.size());

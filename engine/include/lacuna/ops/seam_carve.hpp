@@ -358,7 +358,8 @@ struct SideMix {
     int target = 0;
     int crop = 0;
     int crop_offset = 0;
-    int seams = 0;  ///< removed when shrinking, duplicated when enlarging
+    int seams = 0;                            ///< removed when shrinking, duplicated when enlarging
+    SeamEnergy energy = SeamEnergy::Forward;  ///< of those seams (automatic: forward or L1)
     int scaled_from = 0;
     int scaled_to = 0;
     double distance = 0;  ///< automatic: the chosen candidate's bidirectional dissimilarity
