@@ -66,6 +66,7 @@ JsonObject side_json(const ops::SideMix& m) {
         .add("crop", m.crop)
         .add("crop_offset", m.crop_offset)
         .add("seams", m.seams)
+        .add("seams_energy", ops::to_string(m.energy))
         .add("scaled_from", m.scaled_from)
         .add("scaled_to", m.scaled_to)
         .add("candidates", m.candidates)
@@ -73,11 +74,13 @@ JsonObject side_json(const ops::SideMix& m) {
 }
 
 /// A seams-only side in the mixed form, so --json reads the same in every mode.
-ops::SideMix seams_only(const int original, const int target, const int seams) {
+ops::SideMix seams_only(const int original, const int target, const int seams,
+                        const SeamEnergy energy) {
     ops::SideMix m;
     m.original = original;
     m.target = target;
     m.seams = seams;
+    m.energy = energy;
     m.scaled_from = m.scaled_to = target;
     return m;
 }
@@ -301,11 +304,13 @@ int run_retarget(Context& ctx) {
             .add("width_mix", side_json(r.mixed ? r.width_mix
                                                 : seams_only(w, r.image.width(),
                                                              r.seams_removed_vertical +
-                                                                 r.seams_inserted_vertical)))
+                                                                 r.seams_inserted_vertical,
+                                                             p.energy)))
             .add("height_mix", side_json(r.mixed ? r.height_mix
                                                  : seams_only(h, r.image.height(),
                                                               r.seams_removed_horizontal +
-                                                                  r.seams_inserted_horizontal)));
+                                                                  r.seams_inserted_horizontal,
+                                                              p.energy)));
         ctx.out << report.str() << "\n";
     }
     return kExitOk;

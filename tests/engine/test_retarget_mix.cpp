@@ -299,9 +299,10 @@ class TestRetargetMix : public QObject {
         p.protect = &protect;
         const RetargetResult r = retarget(image.view(), p, CarveImplementation::Fast);
         QCOMPARE(r.image.width(), 110);
-        // Any crop would cut a stripe: only the five seams-and-scaling mixes were compared.
+        // Any crop would cut a stripe: only the seams-and-scaling mixes were compared (0, ¼ … 1
+        // of the change by forward-energy seams, ¼ … 1 by L1-energy seams: 5 + 4).
         QCOMPARE(r.width_mix.crop, 0);
-        QCOMPARE(r.width_mix.candidates, 5);
+        QCOMPARE(r.width_mix.candidates, 9);
         for (int y = 0; y < 100; ++y) {
             QVERIFY(r.image.at(0, y).r > 200 && r.image.at(0, y).g < 60);
             QVERIFY(r.image.at(109, y).r > 200 && r.image.at(109, y).g < 60);
@@ -311,16 +312,98 @@ class TestRetargetMix : public QObject {
         p.protect = nullptr;
         const RetargetResult detailed = retarget(image.view(), p, CarveImplementation::Fast);
         QCOMPARE(detailed.image.width(), 110);
-        QCOMPARE(detailed.width_mix.candidates, 5);
+        QCOMPARE(detailed.width_mix.candidates, 9);
         QVERIFY(detailed.width_mix.distance > 0);
-        // ... but flat margins of 40 columns each side may go: crops of 17 and 35 are compared.
+        // ... but flat margins of 40 columns each side may go: crops of 17, 35, 52 and 70 are
+        // compared (the last with no seams: 4 × 9 + 1 mixes).
         const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
         ImageRgba8 framed(180, 100, Rgba8{128, 128, 128, 255});
         for (int y = 0; y < 100; ++y)
             for (int x = 0; x < 100; ++x) framed.at(40 + x, y) = inner.at(x, y);
         const RetargetResult margins = retarget(framed.view(), p, CarveImplementation::Fast);
-        QCOMPARE(margins.width_mix.candidates, 15);
+        QCOMPARE(margins.width_mix.candidates, 37);
         QCOMPARE(margins.image.width(), 110);
+    }
+
+    void automatic_crops_an_empty_margin() {
+        // A picture between two flat grey margins of 60 columns, narrowed by 60: cropping the
+        // margins keeps the picture untouched, where seams or scaling would change it. The
+        // mode must choose a crop, and the picture must come out pixel for pixel.
+        const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
+        ImageRgba8 framed(220, 100, Rgba8{128, 128, 128, 255});
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 100; ++x) framed.at(60 + x, y) = inner.at(x, y);
+        RetargetParams p;
+        p.width = 160;
+        p.height = 100;
+        p.automatic = true;
+        const RetargetResult r = retarget(framed.view(), p, CarveImplementation::Fast);
+        QCOMPARE(r.image.width(), 160);
+        QVERIFY(r.width_mix.crop > 0);
+        QCOMPARE(r.width_mix.scaled_from, r.width_mix.scaled_to);  // no scaling on top
+        // The picture's columns are somewhere in the result, unchanged.
+        int found = -1;
+        for (int x0 = 0; x0 + 100 <= 160 && found < 0; ++x0) {
+            bool same = true;
+            for (int y = 0; y < 100 && same; ++y)
+                for (int x = 0; x < 100 && same; ++x)
+                    same = r.image.at(x0 + x, y) == inner.at(x, y);
+            if (same) found = x0;
+        }
+        QVERIFY2(found >= 0, "the picture between the margins was changed");
+    }
+
+    void automatic_keeps_a_face_at_the_edge() {
+        // A flat grey picture with a detailed patch at columns 120..219 and a face-level
+        // importance region (level 63 in an ellipse, as importance_map draws a face) at the
+        // left edge, as flat as the rest: narrowed by 100, the cheapest window by image
+        // distance would cut the flat face away (its few patches are found in its remaining
+        // part). A crop must not reach into the face: crops may only cut the flat band between
+        // the face and the patch, so no face column is cut.
+        ImageRgba8 image(260, 100, Rgba8{128, 128, 128, 255});
+        const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 100; ++x) image.at(160 + x, y) = inner.at(x, y);
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 60; ++x)
+                if (std::hypot((x + 0.5 - 20) / 20, (y + 0.5 - 50) / 30) <= 1)
+                    image.at(x, y) = Rgba8{224, 172, 140, 255};
+        const Mask levels = ellipse_levels(260, 100, 20, 50, 20, 30, 63);
+        RetargetParams p;
+        p.width = 160;
+        p.height = 100;
+        p.automatic = true;
+        p.importance = &levels;
+        p.importance_unit = importance_unit(p.energy);
+        const RetargetResult r = retarget(image.view(), p, CarveImplementation::Fast);
+        QCOMPARE(r.image.width(), 160);
+        for (int x = 0; x < 260; ++x)
+            for (int y = 0; y < 100; ++y)
+                if (levels.at(x, y) >= kCropKeepLevel)
+                    QVERIFY2(x >= r.width_mix.crop_offset &&
+                                 x < r.width_mix.crop_offset + 260 - r.width_mix.crop,
+                             "a crop cut into the face");
+        // And the face is not squeezed away: its centre row keeps a run of skin at least as
+        // wide as the scaling alone leaves of the face's 40 columns.
+        int skin = 0;
+        for (int x = 0; x < 160; ++x) skin += r.image.at(x, 50).r > 200;
+        const double scale = static_cast<double>(r.width_mix.scaled_to) / r.width_mix.scaled_from;
+        QVERIFY2(skin >= static_cast<int>(40 * scale) - 2, std::to_string(skin).c_str());
+        // Faces at both edges, marked by importance alone (their pixels as flat as the margins,
+        // so the detail rule would let a crop take them): every crop would cut a face, so none
+        // is even compared, only the nine seams-and-scaling mixes.
+        ImageRgba8 two(260, 100, Rgba8{128, 128, 128, 255});
+        Mask both = levels;
+        const Mask right = ellipse_levels(260, 100, 240, 50, 20, 30, 63);
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 260; ++x) {
+                both.at(x, y) = std::max(both.at(x, y), right.at(x, y));
+                if (x >= 100 && x < 160) two.at(x, y) = inner.at(x - 100, y);
+            }
+        p.importance = &both;
+        const RetargetResult r2 = retarget(two.view(), p, CarveImplementation::Fast);
+        QCOMPARE(r2.width_mix.candidates, 9);
+        QCOMPARE(r2.width_mix.crop, 0);
     }
 
     void resample_area_by_hand() {

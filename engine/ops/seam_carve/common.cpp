@@ -486,6 +486,7 @@ int crop_offset(const Working& w, const int width) {
 
 struct Candidate {
     int crop = 0, offset = 0, seams = 0;
+    SeamEnergy energy = SeamEnergy::Forward;  ///< of the seams (automatic compares two)
 };
 
 /// Applies crop, seams (removed or duplicated) and scaling to a copy of w, vertically.
@@ -513,34 +514,45 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     mix.original = W;
     mix.target = target;
     mix.scaled_from = mix.scaled_to = target;
+    mix.energy = p.energy;
     if (target == W) return mix;
     const bool shrinking = target < W;
     const int change = std::abs(W - target);
     // Seams for a candidate are found once per crop: the first k of an order are the k-seam
     // carve.
-    const auto order_for = [&](const Working& cropped, const int seams) {
-        return seam_order(input_of(cropped, p.energy), SeamDirection::Vertical, seams, impl,
-                          progress);
+    const auto order_for = [&](const Working& cropped, const int seams, const SeamEnergy e) {
+        return seam_order(input_of(cropped, e), SeamDirection::Vertical, seams, impl, progress);
     };
+    // Shrinking, the automatic mix also compares seams of the backward L1 gradient energy:
+    // on the benchmark photos they score above the forward energy's (and liblqr's) by ARS, and
+    // either energy's seams are identical across the carvers.
+    std::vector<SeamEnergy> energies{p.energy};
+    if (p.automatic && shrinking && p.energy != SeamEnergy::L1) energies.push_back(SeamEnergy::L1);
     std::vector<Candidate> candidates;
     if (!p.automatic) {
-        candidates.push_back({0, 0, static_cast<int>(std::lround(p.amount / 100.0 * change))});
+        candidates.push_back(
+            {0, 0, static_cast<int>(std::lround(p.amount / 100.0 * change)), p.energy});
     } else {
+        // Crops of 0, ¼, ½, ¾ and all of the change: where a whole margin is empty, only the
+        // full crop leaves the picture untouched (with ½ at most, seams or scaling had to
+        // make up the rest even beside an empty margin).
         std::vector<int> crops{0};
         if (shrinking)
-            for (const int c : {change / 4, change / 2})
+            for (const int c : {change / 4, change / 2, change * 3 / 4, change})
                 if (c > 0 && crops.back() != c) crops.push_back(c);
         for (const int c : crops) {
             const int offset = c > 0 ? crop_offset(w, W - c) : 0;
             if (offset < 0) continue;  // the crop would cut into protection
             const int rest = change - c;
-            for (int step = 0; step <= 4; ++step) {
-                const int k = rest * step / 4;
-                if (!candidates.empty() && candidates.back().crop == c &&
-                    candidates.back().seams == k)
-                    continue;
-                candidates.push_back({c, offset, k});
-            }
+            for (const SeamEnergy e : energies)
+                for (int step = 0; step <= 4; ++step) {
+                    const int k = rest * step / 4;
+                    if (k == 0 && e != p.energy) continue;  // no seams: the same image
+                    if (!candidates.empty() && candidates.back().crop == c &&
+                        candidates.back().seams == k && candidates.back().energy == e)
+                        continue;
+                    candidates.push_back({c, offset, k, e});
+                }
         }
     }
     const Working original = w;
@@ -549,14 +561,16 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     Candidate chosen;
     std::optional<SeamOrder> order;
     int order_crop = -1;
+    SeamEnergy order_energy = p.energy;
     for (const Candidate& c : candidates) {
-        if (shrinking && c.seams > 0 && order_crop != c.crop) {
+        if (shrinking && c.seams > 0 && (order_crop != c.crop || order_energy != c.energy)) {
             Working cropped = original;
             if (c.crop > 0) crop_working(cropped, c.offset, W - c.crop);
-            order = order_for(cropped, change - c.crop);
+            order = order_for(cropped, change - c.crop, c.energy);
             order_crop = c.crop;
+            order_energy = c.energy;
         }
-        Working result = apply_vertical(original, c, target, order ? &*order : nullptr, p.energy,
+        Working result = apply_vertical(original, c, target, order ? &*order : nullptr, c.energy,
                                         impl, progress);
         double d = 0;
         if (p.automatic) {
@@ -573,6 +587,7 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     mix.crop = chosen.crop;
     mix.crop_offset = chosen.offset;
     mix.seams = chosen.seams;
+    mix.energy = chosen.energy;
     mix.scaled_from = W - chosen.crop + (shrinking ? -chosen.seams : chosen.seams);
     mix.distance = p.automatic ? best_distance : 0;
     mix.candidates = static_cast<int>(candidates.size());
@@ -666,13 +681,42 @@ double bidirectional_dissimilarity(const ImageView<const Rgba8> a, const ImageVi
     if (a.height != b.height) invalid("bidirectional dissimilarity needs images of one height");
     if (a_importance)
         check_mask_size(a_importance->view(), a.width, a.height, "the importance map");
-    const double f = std::max(1.0, static_cast<double>(std::max(a.width, a.height)) / side);
-    const int h = std::max(1, static_cast<int>(std::lround(a.height / f)));
-    const int wa = std::max(1, static_cast<int>(std::lround(a.width / f)));
-    const int wb = std::max(1, static_cast<int>(std::lround(b.width / f)));
-    const ImageRgba8 sa = resample_area(a, wa, h), sb = resample_area(b, wb, h);
+    // Both images are reduced by one integer factor f (so that `a` is at most about `side`
+    // long) over whole groups of f columns: every reduced pixel covers exactly f × f source
+    // pixels in both images, so a picture and a shifted or cropped copy of it are reduced at
+    // one scale. (Reducing each width to round(width / f) gave each image its own scale, up to
+    // 1 % apart: one picture between empty margins, cropped to the same width at offsets
+    // 24 … 36, measured 2.4 to 15.9, and dropping its last column 2.7, where a crop of 30
+    // plus 22 seams plus scaling measured 4.3: the automatic mix chose by sampling accidents.)
+    // Each image is also reduced at min(f, 4) column phases (the first k·f/phases columns
+    // dropped), and a patch's nearest is looked for among all phases of the other image, so
+    // content shifted by part of f (a crop at any offset, the columns beside a seam) finds
+    // itself.
+    const int f = std::max(1, (std::max(a.width, a.height) + side - 1) / side);
+    const int h = std::max(1, a.height / f);
+    const int phases = std::min(f, 4);
+    const auto reduce = [&](const ImageView<const Rgba8> img, const int phase) {
+        const int skip = std::min(img.width - 1, (phase * f + phases / 2) / phases);
+        const int w = std::max(1, (img.width - skip) / f);
+        const int used = std::min(img.width - skip, w * f);
+        Image<Rgba8> rows(used, std::min(img.height, h * f));
+        for (int y = 0; y < rows.height(); ++y) std::copy_n(img.row(y) + skip, used, rows.row(y));
+        return resample_area(rows.view(), w, h);
+    };
+    std::vector<ImageRgba8> sa, sb;
+    for (int k = 0; k < phases; ++k) {
+        sa.push_back(reduce(a, k));
+        sb.push_back(reduce(b, k));
+    }
+    const int wa = sa[0].width(), wb = sb[0].width();
     std::optional<Mask> level;
-    if (a_importance) level = resample_discrete<std::uint8_t>(a_importance->view(), wa, h);
+    if (a_importance) {
+        // The levels of the columns and rows phase 0 of `a` covers.
+        Mask used(std::min(a.width, wa * f), std::min(a.height, h * f));
+        for (int y = 0; y < used.height(); ++y)
+            std::copy_n(a_importance->view().row(y), used.width(), used.row(y));
+        level = resample_discrete<std::uint8_t>(used.view(), wa, h);
+    }
     constexpr int kRadius = 2, kSide = 2 * kRadius + 1, kLen = kSide * kSide * 3;
     // Every pixel's patch as a vector (borders clamped).
     const auto patches = [&](const ImageRgba8& img) {
@@ -692,39 +736,47 @@ double bidirectional_dissimilarity(const ImageView<const Rgba8> a, const ImageVi
             }
         return out;
     };
-    const std::vector<float> pa = patches(sa), pb = patches(sb);
-    std::vector<float> best_a(static_cast<std::size_t>(wa) * h, std::numeric_limits<float>::max());
-    std::vector<float> best_b(static_cast<std::size_t>(wb) * h, std::numeric_limits<float>::max());
-    // Row y of a against rows y − 1 .. y + 1 of b; each pair distance updates both directions.
-    // Parallel over b's rows: each chunk owns its rows of best_b and writes best_a per row of a
-    // into a row-private slot (then reduced).
-    std::vector<float> best_a_from(static_cast<std::size_t>(wa) * h * 3,
-                                   std::numeric_limits<float>::max());
-    parallel_chunks(h, [&](const int y0, const int y1, int) {
-        for (int yb = y0; yb < y1; ++yb)
-            for (int d = -1; d <= 1; ++d) {
-                const int ya = yb + d;
-                if (ya < 0 || ya >= h) continue;
-                for (int xa = 0; xa < wa; ++xa) {
-                    const float* p = &pa[(static_cast<std::size_t>(ya) * wa + xa) * kLen];
-                    float& slot =
-                        best_a_from[(static_cast<std::size_t>(ya) * wa + xa) * 3 + (1 - d)];
-                    for (int xb = 0; xb < wb; ++xb) {
-                        const float* q = &pb[(static_cast<std::size_t>(yb) * wb + xb) * kLen];
-                        float s = 0;
-                        for (int k = 0; k < kLen; ++k) {
-                            const float e = p[k] - q[k];
-                            s += e * e;
+    std::vector<std::vector<float>> pa, pb;
+    for (int k = 0; k < phases; ++k) {
+        pa.push_back(patches(sa[static_cast<std::size_t>(k)]));
+        pb.push_back(patches(sb[static_cast<std::size_t>(k)]));
+    }
+    // For every patch of phase 0 of `from`: the least squared difference to a patch of any
+    // phase of `to`, in rows y − 1 .. y + 1 (rows correspond). Parallel over rows of `from`.
+    const auto nearest = [&](const std::vector<float>& from, const int w_from,
+                             const std::vector<ImageRgba8>& to_images,
+                             const std::vector<std::vector<float>>& to) {
+        std::vector<float> best(static_cast<std::size_t>(w_from) * h,
+                                std::numeric_limits<float>::max());
+        parallel_chunks(h, [&](const int y0, const int y1, int) {
+            for (int y = y0; y < y1; ++y)
+                for (std::size_t k = 0; k < to.size(); ++k) {
+                    const int w_to = to_images[k].width();
+                    for (int d = -1; d <= 1; ++d) {
+                        const int yt = y + d;
+                        if (yt < 0 || yt >= h) continue;
+                        for (int x = 0; x < w_from; ++x) {
+                            const float* p =
+                                &from[(static_cast<std::size_t>(y) * w_from + x) * kLen];
+                            float& slot = best[static_cast<std::size_t>(y) * w_from + x];
+                            for (int xt = 0; xt < w_to; ++xt) {
+                                const float* q =
+                                    &to[k][(static_cast<std::size_t>(yt) * w_to + xt) * kLen];
+                                float sum = 0;
+                                for (int i = 0; i < kLen; ++i) {
+                                    const float e = p[i] - q[i];
+                                    sum += e * e;
+                                }
+                                slot = std::min(slot, sum);
+                            }
                         }
-                        slot = std::min(slot, s);
-                        float& bb = best_b[static_cast<std::size_t>(yb) * wb + xb];
-                        bb = std::min(bb, s);
                     }
                 }
-            }
-    });
-    for (std::size_t i = 0; i < best_a.size(); ++i)
-        best_a[i] = std::min({best_a_from[i * 3], best_a_from[i * 3 + 1], best_a_from[i * 3 + 2]});
+        });
+        return best;
+    };
+    const std::vector<float> best_a = nearest(pa[0], wa, sb, pb);
+    const std::vector<float> best_b = nearest(pb[0], wb, sa, pa);
     double complete = 0, weights = 0;
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < wa; ++x) {

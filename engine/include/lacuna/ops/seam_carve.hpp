@@ -358,7 +358,8 @@ struct SideMix {
     int target = 0;
     int crop = 0;
     int crop_offset = 0;
-    int seams = 0;  ///< removed when shrinking, duplicated when enlarging
+    int seams = 0;                            ///< removed when shrinking, duplicated when enlarging
+    SeamEnergy energy = SeamEnergy::Forward;  ///< of those seams (automatic: forward or L1)
     int scaled_from = 0;
     int scaled_to = 0;
     double distance = 0;  ///< automatic: the chosen candidate's bidirectional dissimilarity
@@ -382,7 +383,9 @@ struct RetargetResult {
 };
 
 /// Bidirectional dissimilarity (Simakov et al. 2008) of `a` and `b`, which have the same height:
-/// both downscaled by one factor so that `a` is at most `side` pixels long, 5 × 5 patches, mean
+/// both reduced by one integer factor f = ceil(longest side of `a` / `side`) over whole groups of
+/// f × f pixels, each at min(f, 4) column phases (a patch's nearest is looked for among all
+/// phases of the other image, so a shifted copy finds itself), 5 × 5 patches, mean
 /// squared RGB difference of each patch of `a` to its nearest in `b` (completeness, weighted by
 /// 1 + level / 16 of `a_importance` when given) plus each patch of `b` to its nearest in `a`
 /// (coherence). Rows correspond, so a patch's match is looked for within one row of its own.
