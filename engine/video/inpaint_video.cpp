@@ -91,9 +91,15 @@ class ShotFiller {
         for (int t = e - 1; t >= s; --t) {
             bwd[t - s] = propagate(t, t + 1, t + 1 < e ? &bwd[t + 1 - s] : nullptr, false);
         }
-        if (params_.temporal.method == TemporalFill::PatchMatch3d &&
-            fill_volume(fwd, bwd, out, progress, done, total))
+        const TemporalFill method = params_.temporal.method;
+        const bool volume = method == TemporalFill::PatchMatch3d ||
+                            (method == TemporalFill::Auto && motion_ < kAutoFillMotion);
+        stats_.shot_motion.push_back(motion_);
+        stats_.shot_volume.push_back(false);
+        if (volume && fill_volume(fwd, bwd, out, progress, done, total)) {
+            stats_.shot_volume.back() = true;
             return;
+        }
         std::vector<Ref> previous;
         for (int t = s; t < e; ++t) {
             std::vector<Ref> refs = nearest(fwd[t - s], bwd[t - s]);
@@ -200,21 +206,46 @@ class ShotFiller {
         const int m = params_.flow_margin;
         const cv::Mat disc =
             cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * m + 1, 2 * m + 1));
+        // The camera's motion: a histogram of flow lengths in a ring round the hole, 1/16 px
+        // bins up to 64 px (the last bin takes longer ones), so memory does not grow with it.
+        constexpr int kBinsPerPixel = 16, kBins = 64 * kBinsPerPixel + 1;
+        std::vector<std::int64_t> lengths(kBins, 0);
+        std::int64_t samples = 0;
         for (int i = 0; i + 1 < n; ++i) {
             // Between frames i and i + 1 the flow is unknown near either frame's hole: where one
             // frame shows the object, the other's pixels have no true match (or the object's).
-            cv::Mat either, grown, k, known;
+            cv::Mat either, grown, k, known, outer;
             cv::bitwise_or(mat_of(*holes_[s_ + i]), mat_of(*holes_[s_ + i + 1]), either);
             cv::dilate(either, grown, disc);
             cv::compare(grown, 0, k, cv::CMP_EQ);
             k.convertTo(known, CV_32F, 1.0 / 255.0);
             cv::Mat f;
             dis->calc(grey[i], grey[i + 1], f);
+            // The ring: known pixels within another margin of the unknown band (the background
+            // the fill copies from, not a far part of the frame that may move otherwise).
+            cv::dilate(grown, outer, disc);
+            for (int y = 0; y < f.rows; ++y)
+                for (int x = 0; x < f.cols; ++x)
+                    if (outer.at<std::uint8_t>(y, x) != 0 && k.at<std::uint8_t>(y, x) != 0) {
+                        const cv::Vec2f v = f.at<cv::Vec2f>(y, x);
+                        const double bin = std::hypot(v[0], v[1]) * kBinsPerPixel;
+                        ++lengths[static_cast<std::size_t>(std::min<double>(bin, kBins - 1))];
+                        ++samples;
+                    }
             to_next_[i] = complete_flow(f, known);
             dis->calc(grey[i + 1], grey[i], f);
             to_prev_[i + 1] = complete_flow(f, known);
             if (progress && !progress({"flow", done, total}))
                 throw Error(ErrorCode::Cancelled, "cancelled");
+        }
+        // No ring (one frame, or a hole over nearly all the frame): 0, the 3-D fill is tried.
+        motion_ = 0;
+        for (std::int64_t below = 0, b = 0; samples > 0 && b < kBins; ++b) {
+            below += lengths[static_cast<std::size_t>(b)];
+            if (2 * below > samples) {  // the median's bin, at its centre
+                motion_ = (static_cast<double>(b) + 0.5) / kBinsPerPixel;
+                break;
+            }
         }
         stats_.flow_seconds += seconds_since(start);
     }
@@ -384,7 +415,8 @@ class ShotFiller {
     int w_, h_;
     int s_ = 0, e_ = 0;
     std::vector<cv::Mat> to_prev_, to_next_;  ///< per frame of the shot: flow to t − 1 / t + 1
-    std::vector<ImageRgba8> keys_;            ///< key fills, source ids frames.size() + k
+    double motion_ = 0;  ///< the shot's camera motion, pixels a frame (see kAutoFillMotion)
+    std::vector<ImageRgba8> keys_;  ///< key fills, source ids frames.size() + k
 };
 
 }  // namespace
@@ -411,7 +443,7 @@ std::vector<ImageRgba8> inpaint_frames(const std::vector<ImageRgba8>& frames,
     if (selected == 0) invalid("the mask selects no pixel: nothing to remove");
     // Checked here, so that the 3-D fill's only refusal left is "no source patch" (then key fills).
     if (const TemporalFillParams& tf = params.temporal;
-        tf.method == TemporalFill::PatchMatch3d &&
+        tf.method != TemporalFill::Image &&
         (tf.patch < 3 || tf.patch > 15 || tf.patch % 2 == 0 || tf.frames < 1 || tf.frames > 9 ||
          tf.frames % 2 == 0 || tf.iterations < 1 || tf.iterations > 100))
         invalid(
