@@ -621,7 +621,9 @@ Command bench_command() {
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR",
            "inpaint, retarget-quality: write every method's output there (inpaint: also the masks\n"
-           "                            and a side-by-side sheet per case)"},
+           "                            and a side-by-side sheet per case; video-inpaint: a sheet "
+           "per clip,\n                            with --end-to-end the clips, masks and "
+           "outputs)"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
           {"frames", "N",
            "video: frames to generate and to carve in memory (default 60); kymograph: frames "
@@ -649,6 +651,14 @@ Command bench_command() {
                        "video-inpaint: "),
           param_option(ops::param(ops::temporal_fill_param_specs(), "volume-iterations"), "N",
                        "video-inpaint: "),
+          {"end-to-end", "FORMAT",
+           "video-inpaint: mp4 or png: each clip written to a file and run through\n"
+           "                            `lacuna inpaint`'s job (decode, flow, propagation, key "
+           "fills,\n                            encode, each timed; --save DIR keeps the files) "
+           "instead of the\n                            in-memory rows"},
+          {"hole-area", "PERCENT",
+           "video-inpaint: the logo or sticker covers about this share of the frame\n"
+           "                            (default: the cases' own, the logo 4 %, the sticker 3 %)"},
           {"count", "N", "batch: generated JPEGs for the GPU runs (default 200)"},
           {"cpu-count", "N", "batch: how many of them the CPU run takes (default 16)"},
           {"jobs", "LIST", "batch: items at once per GPU worker, one run each (default 3,8)"},

@@ -9,9 +9,12 @@
 #include "commands.hpp"
 #include "options.hpp"
 
+#include <lacuna/core/backend.hpp>
 #include <lacuna/core/error.hpp>
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/params.hpp>
+#include <lacuna/io/video_io.hpp>
 #include <lacuna/video/inpaint_video.hpp>
 #include <lacuna/video/track_masks.hpp>
 
@@ -24,6 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace lacuna::cli {
 namespace {
@@ -72,13 +78,17 @@ void paste_sticker(cv::Mat& rgba, cv::Mat& mask, const cv::Rect box, const bool 
         cv::FONT_HERSHEY_DUPLEX, scale, cv::Scalar(255, 255, 240, 255), 2, cv::LINE_AA);
 }
 
+/// `object`: the logo's and the sticker's size against the cases' own (1: a logo of a fifth of
+/// the frame's width and height, a sticker of a quarter of its height).
 Clip make_clip(const std::string& name, const cv::Mat& photo, const int w, const int h,
-               const int frames, const Motion& m, const std::uint64_t seed) {
+               const int frames, const Motion& m, const std::uint64_t seed,
+               const double object = 1.0) {
     Clip clip;
     clip.name = name;
     const double unit = w / 640.0;
     cv::RNG rng(seed);
-    const cv::Rect logo(static_cast<int>(w * 0.58), static_cast<int>(h * 0.14), w / 5, h / 5);
+    const cv::Rect logo(static_cast<int>(w * 0.58), static_cast<int>(h * 0.14),
+                        static_cast<int>(w / 5 * object), static_cast<int>(h / 5 * object));
     cv::Mat still_mask(h, w, CV_8U, cv::Scalar(0));
     for (int f = 0; f < frames; ++f) {
         // The camera: a window on the photo moving right, swaying up and down by sub-pixels.
@@ -101,9 +111,11 @@ Clip make_clip(const std::string& name, const cv::Mat& photo, const int w, const
             still_mask.setTo(0);
             paste_sticker(pasted, still_mask, logo, false);
         } else {
-            const int d = h / 4;
+            const int d = static_cast<int>(h / 4 * object);
             const int x = static_cast<int>(w * 0.12 + m.sticker * unit * f);
-            const int y = static_cast<int>(h * 0.45 + h * 0.15 * std::sin(0.12 * f));
+            // A larger sticker is kept inside the frame (at the cases' own size it always is).
+            const int y =
+                std::min(static_cast<int>(h * 0.45 + h * 0.15 * std::sin(0.12 * f)), h - d - 4);
             cv::Mat mask(h, w, CV_8U, cv::Scalar(0));
             paste_sticker(pasted, mask, cv::Rect(x, y, d, d), true);
             Mask hole(w, h);
@@ -234,6 +246,101 @@ std::optional<std::vector<ImageRgba8>> gmic_per_frame(const Clip& clip,
     return frames;
 }
 
+/// CPU seconds this process has used, all threads (user + system): the work, apart from how
+/// busy the machine is.
+double cpu_seconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/// The share of the frame (0..1) the true masks cover, over all frames.
+double hole_share(const Clip& clip) {
+    double selected = 0;
+    for (std::size_t f = 0; f < clip.input.size(); ++f)
+        selected += static_cast<double>(count_selected(clip.mask(f).view()));
+    return selected / (static_cast<double>(clip.input.size()) * clip.input[0].width() *
+                       clip.input[0].height());
+}
+
+/// End to end, as `lacuna inpaint CLIP MASK OUT` runs it: the clip written to a file first (MP4,
+/// or a PNG sequence: lossless), then video::inpaint_video reads it, fills it and writes the
+/// output (each frame encoded on its own thread as soon as it is final); the output read back is
+/// scored against the truth (an MP4's own coding loss included). Times per stage from the job.
+void end_to_end(const Context& ctx, const Clip& clip, const std::string& format,
+                const std::filesystem::path& dir, const BackendInfo& backend, const Scores& truth) {
+    namespace fs = std::filesystem;
+    fs::create_directories(dir);
+    const bool mp4 = format == "mp4";
+    const int w = clip.input[0].width(), h = clip.input[0].height();
+    video::InpaintVideoOptions o;
+    o.input = mp4 ? dir / "input.mp4" : dir / "input" / "%05d.png";
+    o.output = mp4 ? dir / "output.mp4" : dir / "output" / "%05d.png";
+    if (!mp4) {
+        fs::create_directories(dir / "input");
+        fs::create_directories(dir / "output");
+    }
+    {
+        io::VideoWriter writer(o.input, w, h, 25.0);
+        for (const ImageRgba8& f : clip.input) writer.write(f);
+        writer.finish();
+    }
+    const auto mask_picture = [](const Mask& m) {
+        ImageRgba8 img(m.width(), m.height());
+        for (int y = 0; y < m.height(); ++y)
+            for (int x = 0; x < m.width(); ++x) {
+                const std::uint8_t v = m.at(x, y) ? 255 : 0;
+                img.at(x, y) = Rgba8{v, v, v, 255};
+            }
+        return img;
+    };
+    if (clip.masks.size() == 1) {
+        o.mask = dir / "mask.png";
+        io::write_image(o.mask, mask_picture(clip.masks[0]).view());
+    } else {  // a mask sequence (lossless), as a user's tracked masks would be given
+        fs::create_directories(dir / "masks");
+        o.mask = dir / "masks" / "%05d.png";
+        io::VideoWriter writer(o.mask, w, h, 25.0);
+        for (const Mask& m : clip.masks) writer.write(mask_picture(m));
+        writer.finish();
+    }
+    std::string key_fill_backend;
+    const double cpu_before = cpu_seconds();
+    const video::InpaintVideoResult r =
+        ctx.with_cpu_fallback(backend.backend, [&](const Backend b) {
+            key_fill_backend = b == Backend::Cuda ? "CUDA" : "CPU";
+            o.params.implementation = b == Backend::Cuda ? ops::InpaintImplementation::Cuda
+                                                         : ops::InpaintImplementation::Fast;
+            o.params.volume_implementation = b == Backend::Cuda
+                                                 ? ops::PatchMatch3dImplementation::Cuda
+                                                 : ops::PatchMatch3dImplementation::Fast;
+            return video::inpaint_video(o);
+        });
+    const double cpu = cpu_seconds() - cpu_before;
+    std::vector<ImageRgba8> out;
+    io::VideoReader reader(o.output);
+    while (auto f = reader.next()) out.push_back(std::move(*f));
+    const Scores s = score(clip, out);
+    const video::VideoInpaintStats& st = r.stats;
+    std::printf("%-32s %-22s %6.2f dB %7.3f %8.3f %8.3f %7.2f\n", clip.name.c_str(),
+                mp4 ? "end to end (MP4)" : "end to end (PNG)", s.lp_psnr, s.detail, s.flicker,
+                truth.flicker, r.frames / r.seconds);
+    std::printf(
+        "%-32s   %d frames in %.2f s (%s): decode %.2f s, flow %.2f s (CPU, %u threads), "
+        "propagation %.2f s (CPU), fills %.2f s (%d key, %d 3-D, on the %s), encode %.2f s beside "
+        "the "
+        "fill + %.2f s after it (%s, CPU); CPU time %.2f s (all threads); hole %.1f %% of the "
+        "frame; %.0f %% from other frames, %.0f %% carried, %.0f %% filled\n",
+        "", r.frames, r.seconds, r.output_codec.c_str(), r.decode_seconds, st.flow_seconds,
+        worker_count(), st.propagate_seconds, st.fill_seconds, st.key_fills, st.volume_fills,
+        key_fill_backend.c_str(), r.encode_seconds, r.encode_tail_seconds, r.output_codec.c_str(),
+        cpu, 100.0 * hole_share(clip),
+        100.0 * st.from_other_frames / std::max<std::int64_t>(1, st.hole_pixels),
+        100.0 * st.carried / std::max<std::int64_t>(1, st.hole_pixels),
+        100.0 * st.synthesized / std::max<std::int64_t>(1, st.hole_pixels));
+}
+
 }  // namespace
 
 int bench_video_inpaint(Context& ctx) {
@@ -258,6 +365,26 @@ int bench_video_inpaint(Context& ctx) {
         save = *s;
         std::filesystem::create_directories(*save);
     }
+    // The object's size as a share of the frame (the logo a rectangle, the sticker a disc).
+    double hole_area = 0;
+    if (const auto a = ctx.args.get("hole-area")) {
+        hole_area = parse_number("hole-area", *a);
+        if (!(hole_area > 0 && hole_area <= 30))
+            throw UsageError("--hole-area takes a percentage of the frame above 0, at most 30");
+    }
+    const auto object_scale = [&](const Motion& motion) {
+        if (hole_area <= 0) return 1.0;
+        const double own = motion.still_logo ? 1.0 / 25.0  // w/5 × h/5
+                                             : 3.14159265 * (h / 8.0) * (h / 8.0) / (w * h);
+        return std::sqrt(hole_area / 100.0 / own);
+    };
+    // End to end: the clip through files, as `lacuna inpaint` runs it, instead of the in-memory
+    // comparison rows.
+    const std::string e2e = ctx.args.get("end-to-end").value_or("");
+    if (!e2e.empty() && e2e != "mp4" && e2e != "png")
+        throw UsageError("--end-to-end takes mp4 or png, not '" + e2e + "'");
+    std::optional<BackendInfo> backend;
+    if (!e2e.empty()) backend = ctx.select_backend();
 
     const std::vector<std::pair<std::string, Motion>> cases = {
         {"still logo, panning camera", {4.0, true, 0}},
@@ -284,16 +411,36 @@ int bench_video_inpaint(Context& ctx) {
                 : ctx.args.has("no-peers") ? "skipped (--no-peers)"
                                            : "skipped: gmic is not installed");
     const std::filesystem::path gmic_tmp = gmic ? make_temp_dir() : std::filesystem::path();
+    if (backend)
+        std::printf(
+            "end to end, %s: decode and encode FFmpeg through OpenCV (CPU), flow and propagation "
+            "on the CPU (%u threads), key fills on the %s\n",
+            e2e == "mp4" ? "MP4 in and out" : "PNG sequences in and out", worker_count(),
+            backend->describe().c_str());
     std::printf("%-32s %-22s %9s %7s %8s %8s %7s %7s\n", "clip", "method", "lpPSNR", "detail",
                 "flicker", "truth", "fps", "goals");
     int seed = 1;
     const std::string only = ctx.args.get("case").value_or("");
     for (const auto& [name, motion] : cases) {
         if (name.find(only) == std::string::npos) continue;
-        const Clip clip = make_clip(name, photo, w, h, frames, motion, seed++);
+        const Clip clip =
+            make_clip(name, photo, w, h, frames, motion, seed++, object_scale(motion));
         std::vector<std::vector<ImageRgba8>> outputs;
         std::vector<Scores> scores;
         const Scores truth = score(clip, clip.truth);
+        if (backend) {
+            std::string folder = name;
+            std::replace_if(
+                folder.begin(), folder.end(), [](char c) { return !std::isalnum(c); }, '-');
+            const std::filesystem::path dir =
+                save ? *save / folder
+                     : std::filesystem::temp_directory_path() /
+                           ("lacuna-bench-video-inpaint-" + std::to_string(::getpid())) / folder;
+            end_to_end(ctx, clip, e2e, dir, *backend, truth);
+            if (!save) std::filesystem::remove_all(dir.parent_path());
+            std::fflush(stdout);
+            continue;
+        }
         // Flow-guided with what no frame shows from the 3-D PatchMatch, then from key-frame
         // image fills carried along the flow, then every frame filled on its own, then `auto`
         // (the default: one of the first two a shot, by the camera motion measured).

@@ -93,27 +93,32 @@ int run_inpaint_video(Context& ctx) {
     if (const auto f = ctx.args.get("frames")) parse_frame_range(*f, o.first, o.end);
     o.allow_truncated = ctx.args.has("keep-truncated");
     o.carry_audio = !ctx.args.has("no-audio");
-    // The key-frame fills run on the CPU: the CUDA filler's start-up would be paid per key frame
-    // and the propagation itself is CPU code (see docs/notes/video-inpainting.md).
-    o.params.implementation = ops::InpaintImplementation::Fast;
-    // The 3-D fill of what no frame shows runs on the device when asked for by name (the same
-    // field and pixels as the CPU's; auto stays on the CPU until it is measured on a GPU).
-    if (ctx.backend == BackendRequest::Cuda) {
-        (void)ctx.select_backend();  // refuses with the reason when CUDA cannot be used
-        o.params.volume_implementation = ops::PatchMatch3dImplementation::Cuda;
-    }
-
+    // The key fills (image fills) and the 3-D fill of what no frame shows run on the backend
+    // chosen, as `lacuna inpaint` on an image: their CUDA paths make exactly the fast CPU paths'
+    // decisions, so the frames are the same. The flow and the propagation are CPU code. A device
+    // failure under --backend auto runs the whole job again on the CPU (nothing is written until
+    // every frame is in).
+    const BackendInfo backend = ctx.select_backend();
+    std::string key_fill_backend;
     const auto start = Clock::now();
     ProgressPace pace;
     const video::InpaintVideoResult r =
-        video::inpaint_video(o, [&](const video::VideoInpaintProgress& p) {
-            if (pace.due(p.done >= p.total && p.stage == "fill")) {
-                char line[160];
-                std::snprintf(line, sizeof line, "lacuna: %s: frame %d of %d, %.1f s\n",
-                              p.stage.c_str(), p.done, p.total, ms_since(start) / 1000);
-                ctx.err << line << std::flush;
-            }
-            return true;
+        ctx.with_cpu_fallback(backend.backend, [&](const Backend b) {
+            key_fill_backend = b == Backend::Cuda ? backend.describe() : "CPU";
+            o.params.implementation = b == Backend::Cuda ? ops::InpaintImplementation::Cuda
+                                                         : ops::InpaintImplementation::Fast;
+            o.params.volume_implementation = b == Backend::Cuda
+                                                 ? ops::PatchMatch3dImplementation::Cuda
+                                                 : ops::PatchMatch3dImplementation::Fast;
+            return video::inpaint_video(o, [&](const video::VideoInpaintProgress& p) {
+                if (pace.due(p.done >= p.total && p.stage == "fill")) {
+                    char line[160];
+                    std::snprintf(line, sizeof line, "lacuna: %s: frame %d of %d, %.1f s\n",
+                                  p.stage.c_str(), p.done, p.total, ms_since(start) / 1000);
+                    ctx.err << line << std::flush;
+                }
+                return true;
+            });
         });
     for (const std::string& n : r.notices) ctx.note(n);
     const video::VideoInpaintStats& st = r.stats;
@@ -132,6 +137,13 @@ int run_inpaint_video(Context& ctx) {
                              io::video_container_for_path(out) == io::VideoContainer::PngSequence,
                              !o.carry_audio};
     ctx.err << audio_summary_line(audio);
+    char stages[320];
+    std::snprintf(stages, sizeof stages,
+                  "lacuna: decode %.1f s, flow %.1f s, propagation %.1f s, key fills %.1f s (%s), "
+                  "encode %.1f s beside the fill + %.1f s after it\n",
+                  r.decode_seconds, st.flow_seconds, st.propagate_seconds, st.fill_seconds,
+                  key_fill_backend.c_str(), r.encode_seconds, r.encode_tail_seconds);
+    ctx.err << stages;
     const video::MaskTrackStats& ts = r.track_stats;
     std::vector<int> key_frames;
     for (const video::KeyMaskFile& k : o.mask_keys) key_frames.push_back(k.frame);
@@ -206,8 +218,13 @@ int run_inpaint_video(Context& ctx) {
             .add("volume_shots", volume_shots)
             .add("cuts", st.cuts)
             .add("seconds", r.seconds)
+            .add("decode_seconds", r.decode_seconds)
             .add("flow_seconds", st.flow_seconds)
-            .add("fill_seconds", st.fill_seconds);
+            .add("propagate_seconds", st.propagate_seconds)
+            .add("fill_seconds", st.fill_seconds)
+            .add("encode_seconds", r.encode_seconds)
+            .add("encode_tail_seconds", r.encode_tail_seconds)
+            .add("key_fill_backend", key_fill_backend);
         ctx.out << add_audio(report, audio).str() << "\n";
     }
     return kExitOk;

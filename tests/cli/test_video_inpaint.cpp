@@ -524,6 +524,63 @@ class TestVideoInpaint : public QObject {
         refused({QString::fromStdString(kPhoto), out, "--mask-key", key("0:key.png")},
                 "needs IN MASK OUT for an image");
     }
+
+    // The stages are reported (stderr and --json) with the backend the key fills ran on; a
+    // still background and --temporal-fill image, so that a key fill runs and is carried (the
+    // default would take the 3-D fill on a still camera).
+    void cli_reports_the_stages_and_the_key_fill_backend() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        Clip c = make_clip(6);
+        for (int f = 1; f < 6; ++f) c.input[f] = c.input[0];
+        fs::create_directories(root / "in");
+        fs::create_directories(root / "out");
+        write_sequence(root / "in/%03d.png", c.input);
+        io::write_image(root / "mask.png", mask_picture(c.mask).view());
+        const Result r = run_cli({QString::fromStdString((root / "in/%03d.png").string()),
+                                  QString::fromStdString((root / "mask.png").string()),
+                                  QString::fromStdString((root / "out/%03d.png").string()),
+                                  "--json", "--backend", "cpu", "--temporal-fill", "image"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("propagation") && r.err.contains("key fills") &&
+                     r.err.contains("(CPU)") && r.err.contains("encode"),
+                 qPrintable(r.err));
+        for (const char* key :
+             {"\"decode_seconds\":", "\"flow_seconds\":", "\"propagate_seconds\":",
+              "\"fill_seconds\":", "\"encode_seconds\":", "\"encode_tail_seconds\":",
+              "\"key_fill_backend\":\"CPU\"", "\"key_fills\":1"})
+            QVERIFY2(r.out.contains(key), qPrintable(QString(key) + " in " + r.out));
+        const auto out = read_sequence(root / "out/%03d.png");
+        video::VideoInpaintParams keys;
+        keys.temporal.method = video::TemporalFill::Image;
+        const std::vector<ImageRgba8> expected = video::inpaint_frames(c.input, {c.mask}, keys);
+        QCOMPARE(static_cast<int>(out.size()), 6);
+        for (int f = 0; f < 6; ++f) QCOMPARE(hole_mean_error(out[f], expected[f], c.mask), 0.0);
+    }
+
+    // `lacuna bench video-inpaint --end-to-end png` runs a clip through files and prints its
+    // stages; a format other than mp4 or png is a usage error.
+    void bench_runs_end_to_end() {
+        QProcess p;
+        p.start(LACUNA_CLI_PATH,
+                {"bench", "video-inpaint", "--end-to-end", "png", "--clip-size", "192x108",
+                 "--clip-frames", "6", "--case", "logo, still", "--hole-area", "10"});
+        QVERIFY(p.waitForFinished(300000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        QVERIFY2(out.contains("end to end (PNG)") && out.contains("6 frames in") &&
+                     out.contains("key fills") && out.contains("decode") &&
+                     out.contains("propagation"),
+                 qPrintable(out));
+        // The logo scaled to 10 % of the frame (the margin adds a little).
+        const auto at = out.indexOf("hole ");
+        QVERIFY(at >= 0);
+        const double share = out.mid(at + 5, 5).split(' ')[0].toDouble();
+        QVERIFY2(share >= 9.5 && share <= 12.5, qPrintable(out));
+        p.start(LACUNA_CLI_PATH, {"bench", "video-inpaint", "--end-to-end", "avi"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestVideoInpaint)

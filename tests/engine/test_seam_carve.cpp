@@ -391,6 +391,66 @@ class TestSeamCarve : public QObject {
         QCOMPARE(compared, 5 * 4 * 2 * 2);
     }
 
+    // The fast carver stores each row in blocks and a removal shifts only within its block (one
+    // block up to 2048 columns, 1024-pixel blocks beyond). Blocks of 1, 2, 3 and 5 pixels put
+    // block ends everywhere in small images: every cell next to one takes the general path,
+    // blocks run empty, a seam crosses them. Identical to the reference with every energy, both
+    // directions, without masks (32-bit costs), with importance levels folded into them, and
+    // with masks and levels beside them (64-bit costs).
+    void fast_in_small_blocks_equals_reference() {
+        const ImageRgba8 photo =
+            io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg")
+                .image;
+        ImageRgba8 crop(61, 37);
+        for (int y = 0; y < 37; ++y)
+            for (int x = 0; x < 61; ++x) crop.at(x, y) = photo.at(300 + x, 120 + y);
+        std::vector<std::pair<ImageRgba8, int>> cases;
+        cases.emplace_back(random_image(2, 5, 4, rng_), 1);
+        cases.emplace_back(random_image(19, 11, 3, rng_), 15);
+        cases.emplace_back(random_image(40, 23, 256, rng_), 30);
+        cases.emplace_back(crop, 50);
+        std::uniform_int_distribution<int> level(0, kTemporalLevels - 1);
+        int compared = 0;
+        for (const int block_px : {1, 2, 3, 5}) {
+            const detail::ScopedCarveBlockSlots blocks(block_px);
+            for (const auto& [img, most] : cases) {
+                const int w = img.width(), h = img.height();
+                Mask levels(w, h, 0);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x)
+                        if (x > w / 2) levels.at(x, y) = static_cast<std::uint8_t>(level(rng_));
+                const Mask protect = rect_mask(w, h, w / 4, h / 4, w / 2, h / 2);
+                const Mask remove = rect_mask(w, h, w * 3 / 4, 0, std::min(w, w * 3 / 4 + 2), h);
+                for (const SeamEnergy kind : kEnergies)
+                    for (const SeamDirection dir :
+                         {SeamDirection::Vertical, SeamDirection::Horizontal})
+                        for (const int terms : {0, 1, 2}) {  // none, importance, masks + it
+                            const int extent = dir == SeamDirection::Vertical ? w : h;
+                            const int seams = std::min(most, extent - 1);
+                            CarveInput in{img.view(), terms == 2 ? &protect : nullptr,
+                                          terms == 2 ? &remove : nullptr, kind};
+                            if (terms > 0) {
+                                in.importance = &levels;
+                                in.importance_unit = 48;
+                            }
+                            const QString diff = compare(seam_order_reference(in, dir, seams),
+                                                         seam_order_fast(in, dir, seams));
+                            QVERIFY2(diff.isEmpty(),
+                                     qPrintable(QString("blocks of %1, %2x%3 %4 %5 terms %6: %7")
+                                                    .arg(block_px)
+                                                    .arg(w)
+                                                    .arg(h)
+                                                    .arg(QString::fromStdString(to_string(kind)))
+                                                    .arg(int(dir))
+                                                    .arg(terms)
+                                                    .arg(diff)));
+                            ++compared;
+                        }
+            }
+        }
+        QCOMPARE(compared, 4 * 4 * 4 * 2 * 3);
+    }
+
     // The level term folded into 32-bit costs (kMaxFoldedLevelTerm, seam_energy.h) at its worst:
     // 32768 rows or columns (the largest image side), every channel 0 or 255, levels mostly 63,
     // at the largest unit that folds (the fast carver's 32-bit layout), the first that does not

@@ -162,34 +162,39 @@ class TestVideoRetarget : public QObject {
 
     void per_seam_term_equals_reference_in_every_carver() {
         // Random previous paths (near and far from each other) over sizes around the cap's
-        // window, every energy, both directions, with and without a protect mask.
+        // window, every energy, both directions, with and without a protect mask; the fast
+        // carver also with its rows in blocks of 3 pixels (block ends inside the windows).
         int compared = 0;
-        for (const auto& [w, h] : {std::pair{7, 5}, std::pair{40, 31}, std::pair{121, 23}}) {
-            std::uniform_int_distribution<int> pick(0, 255);
-            ImageRgba8 img(w, h);
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x) {
-                    const auto v = static_cast<std::uint8_t>(pick(rng_) / 64 * 64);
-                    img.at(x, y) = Rgba8{v, v, v, 255};
-                }
-            const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
-                for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
-                    for (const int unit : {1, 40, kTemporalMaxUnit}) {
-                        const bool vertical = dir == SeamDirection::Vertical;
-                        const int seams = std::min(12, (vertical ? w : h) - 1);
-                        const SeamPaths paths =
-                            random_seam_paths(vertical ? h : w, seams, vertical ? w : h, rng_);
-                        CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr, kind};
-                        in.temporal_seams = &paths;
-                        in.temporal_unit = unit;
-                        const SeamOrder gold = seam_order_reference(in, dir, seams);
-                        QCOMPARE(compare(gold, seam_order_fast(in, dir, seams)), QString());
-                        ++compared;
+        for (const int block_px : {0, 3})
+            for (const auto& [w, h] : {std::pair{7, 5}, std::pair{40, 31}, std::pair{121, 23}}) {
+                const ops::detail::ScopedCarveBlockSlots blocks(block_px);
+                std::uniform_int_distribution<int> pick(0, 255);
+                ImageRgba8 img(w, h);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) {
+                        const auto v = static_cast<std::uint8_t>(pick(rng_) / 64 * 64);
+                        img.at(x, y) = Rgba8{v, v, v, 255};
                     }
-        }
-        QCOMPARE(compared, 3 * 4 * 2 * 3);
+                const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
+                for (const SeamEnergy kind :
+                     {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                    for (const SeamDirection dir :
+                         {SeamDirection::Vertical, SeamDirection::Horizontal})
+                        for (const int unit : {1, 40, kTemporalMaxUnit}) {
+                            const bool vertical = dir == SeamDirection::Vertical;
+                            const int seams = std::min(12, (vertical ? w : h) - 1);
+                            const SeamPaths paths =
+                                random_seam_paths(vertical ? h : w, seams, vertical ? w : h, rng_);
+                            CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr,
+                                          kind};
+                            in.temporal_seams = &paths;
+                            in.temporal_unit = unit;
+                            const SeamOrder gold = seam_order_reference(in, dir, seams);
+                            QCOMPARE(compare(gold, seam_order_fast(in, dir, seams)), QString());
+                            ++compared;
+                        }
+            }
+        QCOMPARE(compared, 2 * 3 * 4 * 2 * 3);
     }
 
     void per_seam_term_steers_each_seam() {
@@ -288,32 +293,35 @@ class TestVideoRetarget : public QObject {
         std::vector<bool> follows(frames, true);
         follows[2] = false;
         int compared = 0;
-        for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
-            for (const bool masks : {false, true}) {
-                const auto input = [&](const int f) {
-                    return CarveInput{clip[static_cast<std::size_t>(f + 1)].view(),
-                                      masks ? &protect : nullptr, nullptr, SeamEnergy::Forward};
-                };
-                const SeamPaths first = seam_paths(seam_order_fast(input(-1), dir, seams), seams);
-                std::vector<CarveInput> inputs;
-                for (int f = 0; f < frames; ++f) inputs.push_back(input(f));
-                const std::vector<SeamOrder> chained =
-                    seam_orders_fast_chained(inputs, dir, seams, &first, follows, 16);
-                QCOMPARE(chained.size(), std::size_t{frames});
-                SeamPaths previous = first;
-                for (int f = 0; f < frames; ++f) {
-                    CarveInput in = input(f);
-                    if (follows[static_cast<std::size_t>(f)]) {
-                        in.temporal_seams = &previous;
-                        in.temporal_unit = 16;
+        for (const int block_px : {0, 5})  // the fast carver's rows in blocks of 5 pixels too
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
+                for (const bool masks : {false, true}) {
+                    const ops::detail::ScopedCarveBlockSlots blocks(block_px);
+                    const auto input = [&](const int f) {
+                        return CarveInput{clip[static_cast<std::size_t>(f + 1)].view(),
+                                          masks ? &protect : nullptr, nullptr, SeamEnergy::Forward};
+                    };
+                    const SeamPaths first =
+                        seam_paths(seam_order_fast(input(-1), dir, seams), seams);
+                    std::vector<CarveInput> inputs;
+                    for (int f = 0; f < frames; ++f) inputs.push_back(input(f));
+                    const std::vector<SeamOrder> chained =
+                        seam_orders_fast_chained(inputs, dir, seams, &first, follows, 16);
+                    QCOMPARE(chained.size(), std::size_t{frames});
+                    SeamPaths previous = first;
+                    for (int f = 0; f < frames; ++f) {
+                        CarveInput in = input(f);
+                        if (follows[static_cast<std::size_t>(f)]) {
+                            in.temporal_seams = &previous;
+                            in.temporal_unit = 16;
+                        }
+                        const SeamOrder gold = seam_order_fast(in, dir, seams);
+                        QCOMPARE(compare(gold, chained[static_cast<std::size_t>(f)]), QString());
+                        previous = seam_paths(gold, seams);
+                        ++compared;
                     }
-                    const SeamOrder gold = seam_order_fast(in, dir, seams);
-                    QCOMPARE(compare(gold, chained[static_cast<std::size_t>(f)]), QString());
-                    previous = seam_paths(gold, seams);
-                    ++compared;
                 }
-            }
-        QCOMPARE(compared, 2 * 2 * frames);
+        QCOMPARE(compared, 2 * 2 * 2 * frames);
         // Bad input: frames of two sizes, a first frame that follows no paths.
         const ImageRgba8 a(20, 10), b(21, 10);
         std::vector<CarveInput> two{CarveInput{a.view()}, CarveInput{b.view()}};

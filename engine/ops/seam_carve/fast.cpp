@@ -2,15 +2,19 @@
 // - energies are kept and recomputed only next to the removed seam;
 // - the cumulative-cost map is kept and updated incrementally: row by row, only the columns whose
 //   inputs changed are recomputed, and the changed interval is carried down;
-// - that row update is a branch-free min of three (the tie-break only matters when walking back,
-//   which re-derives it), compiled for AVX2 where the CPU has it; costs are 32-bit without masks;
-// - removing a seam shifts the shorter side of each row (rows keep their own start offsets), in
-//   parallel over rows.
+// - that row update is a branch-free min of three, eight cells at a time (AVX2 where the CPU has
+//   it), written in place while it notes the first and last cell that changed (the tie-break only
+//   matters when walking back, which re-derives it); costs are 32-bit without masks;
+// - each row is stored in blocks (BlockRows): removing a seam's pixel shifts only the shorter
+//   side of its block, not of the row. Whole-row shifts moved ~66 MB a seam at 8K, half of the
+//   carve's time; the cost update's band is ~250 columns there, so it seldom meets a block's end.
 #include "carve_state.hpp"
 
 #include <lacuna/core/parallel.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <exception>
@@ -20,35 +24,235 @@
 #include <thread>
 #include <type_traits>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace lacuna::ops {
+namespace detail {
+namespace {
+std::atomic<int> g_block_slots{0};
+}  // namespace
+
+ScopedCarveBlockSlots::ScopedCarveBlockSlots(const int pixels)
+    : previous_(g_block_slots.exchange(pixels)) {}
+ScopedCarveBlockSlots::~ScopedCarveBlockSlots() {
+    g_block_slots.store(previous_);
+}
+
+}  // namespace detail
+
 namespace {
 
-// One row of the cumulative-cost update for columns [x0, x1), away from the borders (x0 >= 1,
-// x1 <= w - 1). 32-bit costs, no masks: the hot loop of unmasked carving. `forward` selects
-// forward-energy transition costs (then `energy` is all zero).
-__attribute__((target_clones("avx2", "default"))) void cost_span(
-    const std::int32_t* above, const std::int16_t* intensity, const std::int16_t* intensity_above,
-    const std::int16_t* energy, std::int32_t* out, const int x0, const int x1, const bool forward) {
-    if (forward) {
-        for (int x = x0; x < x1; ++x) {
-            const int left = intensity[x - 1], right = intensity[x + 1],
-                      up_value = intensity_above[x];
+/// Slots per block of a row W pixels wide. The shift of a removal averages a quarter of a block
+/// (8 bytes a pixel with forward energy: intensity, column, cost); every block end inside the
+/// update's band costs a few cells on the general path. Narrow rows stay one block (the old
+/// layout, nothing to cross).
+int block_slots(const int W) {
+    if (const int forced = detail::g_block_slots.load(); forced > 0) return std::min(forced, W);
+    constexpr int kSlots = 1024;
+    return W <= 2 * kSlots ? W : kSlots;
+}
+
+/// Where the remaining pixels of each row of a W × h carve are stored. A row's W slots are cut
+/// into blocks of `slots` (the last may be shorter); block j keeps its remaining pixels
+/// contiguous at the row's slots [first, first + count), and they are the row's logical columns
+/// [start, start + count). Every per-pixel array of the carver uses this one layout.
+class BlockRows {
+  public:
+    /// Logical columns [begin, end) of one block of row y, the first at `at` (index into the
+    /// carver's arrays).
+    struct Run {
+        int begin = 0, end = 0;
+        std::size_t at = 0;
+        int block = 0;
+    };
+    /// A removal's move: `count` elements from index `from` to index `to` (memmove).
+    struct Move {
+        std::size_t to = 0, from = 0;
+        int count = 0;
+    };
+
+    BlockRows(const int W, const int h, const int slots) : W_(W), blocks_((W + slots - 1) / slots) {
+        meta_.resize(static_cast<std::size_t>(h) * 3 * blocks_);
+        for (int y = 0; y < h; ++y) {
+            int* m = row_meta(y);
+            for (int j = 0; j < blocks_; ++j) {
+                m[j] = j * slots;                                     // start
+                m[blocks_ + j] = j * slots;                           // first
+                m[2 * blocks_ + j] = std::min(slots, W - j * slots);  // count
+            }
+        }
+    }
+
+    /// The run holding logical column x of row y (x below the row's width).
+    [[nodiscard]] Run run(const int y, const int x) const {
+        const int* start = row_meta(y);
+        // The last block starting at or before x: an empty block starts where the next one
+        // does, so it is never the last such block.
+        const int j = static_cast<int>(std::upper_bound(start, start + blocks_, x) - start) - 1;
+        return make(y, j);
+    }
+    /// The run after r in row y (there must be one: r does not end the row).
+    [[nodiscard]] Run next(const int y, const Run& r) const {
+        const int* count = row_meta(y) + 2 * blocks_;
+        int j = r.block + 1;
+        while (count[j] == 0) ++j;
+        return make(y, j);
+    }
+    [[nodiscard]] std::size_t at(const int y, const int x) const {
+        const Run r = run(y, x);
+        return r.at + static_cast<std::size_t>(x - r.begin);
+    }
+    /// Takes logical column x (in run r of row y) out: the shorter side of its block moves by
+    /// one. Touches row y's entries only (rows may be removed from in parallel).
+    Move remove(const int y, const Run& r, const int x) {
+        int* start = row_meta(y);
+        int& first = start[blocks_ + r.block];
+        int& count = start[2 * blocks_ + r.block];
+        const int i = x - r.begin, n = count;
+        Move m;
+        if (i < n - 1 - i) {  // the left part moves right
+            m = {r.at + 1, r.at, i};
+            ++first;
+        } else {
+            m = {r.at + static_cast<std::size_t>(i), r.at + static_cast<std::size_t>(i) + 1,
+                 n - 1 - i};
+        }
+        --count;
+        for (int j = r.block + 1; j < blocks_; ++j) --start[j];
+        return m;
+    }
+
+  private:
+    /// Row y's start, first and count of every block, side by side (one or two cache lines).
+    [[nodiscard]] int* row_meta(const int y) {
+        return &meta_[static_cast<std::size_t>(y) * 3 * blocks_];
+    }
+    [[nodiscard]] const int* row_meta(const int y) const {
+        return &meta_[static_cast<std::size_t>(y) * 3 * blocks_];
+    }
+    [[nodiscard]] Run make(const int y, const int j) const {
+        const int* m = row_meta(y);
+        return {m[j], m[j] + m[2 * blocks_ + j],
+                static_cast<std::size_t>(y) * W_ + static_cast<std::size_t>(m[blocks_ + j]), j};
+    }
+
+    int W_, blocks_;
+    std::vector<int> meta_;
+};
+
+/// The first and last index of a span whose cost changed (first > last: none).
+struct Changes {
+    int first = INT_MAX;
+    int last = -1;
+};
+
+// One row of the cumulative-cost update for n contiguous cells away from the borders, 32-bit
+// costs, no masks: the hot loop of unmasked carving. Pointers are at the span's first cell:
+// `above` the row above's costs (above[-1] .. above[n] are read), `own` the per-pixel term;
+// with forward energy `in` this row's intensities (in[-1] .. in[n]) and `in_above` the row
+// above's. Writes `out` in place and says which cells changed.
+template <bool kForward>
+Changes cost_span_scalar(const std::int32_t* above, const std::int16_t* in,
+                         const std::int16_t* in_above, const std::int16_t* own, std::int32_t* out,
+                         const int n) {
+    Changes changes;
+    for (int x = 0; x < n; ++x) {
+        std::int32_t a = above[x - 1], b = above[x], c = above[x + 1];
+        if constexpr (kForward) {
+            const int left = in[x - 1], right = in[x + 1], up_value = in_above[x];
             const int up = right > left ? right - left : left - right;
             const int dl = up_value > left ? up_value - left : left - up_value;
             const int dr = up_value > right ? up_value - right : right - up_value;
-            const std::int32_t a = above[x - 1] + up + dl;
-            const std::int32_t b = above[x] + up;
-            const std::int32_t c = above[x + 1] + up + dr;
-            const std::int32_t m = a < b ? a : b;
-            out[x] = (m < c ? m : c) + energy[x];
+            a += up + dl;
+            b += up;
+            c += up + dr;
         }
-    } else {
-        for (int x = x0; x < x1; ++x) {
-            const std::int32_t a = above[x - 1], b = above[x], c = above[x + 1];
-            const std::int32_t m = a < b ? a : b;
-            out[x] = (m < c ? m : c) + energy[x];
+        const std::int32_t m = a < b ? a : b;
+        const std::int32_t v = (m < c ? m : c) + own[x];
+        if (v != out[x]) {
+            changes.first = std::min(changes.first, x);
+            changes.last = x;
+        }
+        out[x] = v;
+    }
+    return changes;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+bool cpu_has_avx2() {
+    return __builtin_cpu_supports("avx2");
+}
+
+__attribute__((target("avx2"))) inline __m256i load16(const std::int16_t* p) {
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+__attribute__((target("avx2"))) inline __m256i load32(const std::int32_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// The same eight cells at a time. min(a + up + dl, b + up, c + up + dr) is up + min(a + dl, b,
+// c + dr): the same integers (no sum comes near 2^31, seam_energy.h).
+template <bool kForward>
+__attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above,
+                                                       const std::int16_t* in,
+                                                       const std::int16_t* in_above,
+                                                       const std::int16_t* own, std::int32_t* out,
+                                                       const int n) {
+    Changes changes;
+    int x = 0;
+    for (; x + 8 <= n; x += 8) {
+        __m256i a = load32(above + x - 1);
+        const __m256i b = load32(above + x);
+        __m256i c = load32(above + x + 1);
+        __m256i up = _mm256_setzero_si256();
+        if constexpr (kForward) {
+            const __m256i left = load16(in + x - 1), right = load16(in + x + 1);
+            const __m256i up_value = load16(in_above + x);
+            up = _mm256_abs_epi32(_mm256_sub_epi32(right, left));
+            a = _mm256_add_epi32(a, _mm256_abs_epi32(_mm256_sub_epi32(up_value, left)));
+            c = _mm256_add_epi32(c, _mm256_abs_epi32(_mm256_sub_epi32(up_value, right)));
+        }
+        const __m256i m = _mm256_min_epi32(_mm256_min_epi32(a, b), c);
+        const __m256i v = _mm256_add_epi32(_mm256_add_epi32(m, up), load16(own + x));
+        const __m256i old = load32(out + x);
+        const unsigned differ = ~static_cast<unsigned>(_mm256_movemask_ps(
+                                    _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, old)))) &
+                                0xffu;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), v);
+        if (differ != 0) {
+            if (changes.first == INT_MAX) changes.first = x + __builtin_ctz(differ);
+            changes.last = x + 31 - __builtin_clz(differ);
         }
     }
+    if (x < n) {
+        const Changes tail =
+            cost_span_scalar<kForward>(above + x, in + x, in_above + x, own + x, out + x, n - x);
+        if (tail.first <= tail.last) {
+            if (changes.first == INT_MAX) changes.first = x + tail.first;
+            changes.last = x + tail.last;
+        }
+    }
+    return changes;
+}
+#else
+bool cpu_has_avx2() {
+    return false;
+}
+#endif
+
+Changes cost_span(const bool forward, const std::int32_t* above, const std::int16_t* in,
+                  const std::int16_t* in_above, const std::int16_t* own, std::int32_t* out,
+                  const int n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = cpu_has_avx2();
+    if (avx2)
+        return forward ? cost_span_avx2<true>(above, in, in_above, own, out, n)
+                       : cost_span_avx2<false>(above, in, in_above, own, out, n);
+#endif
+    return forward ? cost_span_scalar<true>(above, in, in_above, own, out, n)
+                   : cost_span_scalar<false>(above, in, in_above, own, out, n);
 }
 
 // Pixel: Rgba8 (16-bit intensities and energies, at most 765 and 6120) or Rgba16 (32-bit ones,
@@ -59,6 +263,14 @@ class FastVerticalCarver {
     static constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
     static_assert(!kDeep || kMasks, "16-bit decision images need 64-bit costs");
     using Level = std::conditional_t<kDeep, std::int32_t, std::int16_t>;
+    using Run = BlockRows::Run;
+
+    /// Where the inputs of one cell's recurrence are (indices into the arrays), borders clamped
+    /// as the reference clamps them; the above fields only below row 0.
+    struct Cell {
+        std::size_t k = 0, left = 0, right = 0;
+        std::size_t above = 0, above_left = 0, above_right = 0;
+    };
 
   public:
     explicit FastVerticalCarver(const BasicCarveInput<Pixel>& in)
@@ -66,7 +278,8 @@ class FastVerticalCarver {
           h_(in.image.height),
           w_(W_),
           energy_kind_(in.energy),
-          forward_(in.energy == SeamEnergy::Forward) {
+          forward_(in.energy == SeamEnergy::Forward),
+          rows_(W_, h_, block_slots(W_)) {
         // Forward energy needs only intensities (its per-pixel energy is zero); the gradient
         // energies need the colours. Each array that is not needed is never shifted.
         const std::size_t n = static_cast<std::size_t>(W_) * h_;
@@ -82,8 +295,7 @@ class FastVerticalCarver {
         if (folded_levels_) level_term_.resize(n);
         column_.resize(n);
         cost_.resize(n);
-        scratch_.resize(static_cast<std::size_t>(W_));
-        begin_.assign(h_, 0);
+        seam_run_.resize(static_cast<std::size_t>(h_));
         if constexpr (kMasks) {
             protect_.assign(n, 0);
             remove_.assign(n, 0);
@@ -94,6 +306,7 @@ class FastVerticalCarver {
                 importance_.assign(n, 0);
             }
         }
+        // Before any removal every block is full: logical column x of row y is at y × W + x.
         for (int y = 0; y < h_; ++y) {
             const std::size_t base = static_cast<std::size_t>(y) * W_;
             const Pixel* src = in.image.row(y);
@@ -117,10 +330,18 @@ class FastVerticalCarver {
                 }
             }
         }
-        parallel_chunks(h_, [&](const int y0, const int y1, int) {
-            for (int y = y0; y < y1; ++y) recompute_energy(y, 0, w_ - 1);
-        });
-        for (int y = 0; y < h_; ++y) update_row(y, 0, w_ - 1, /*track=*/false);
+        if (!forward_) {
+            parallel_chunks(h_, [&](const int y0, const int y1, int) {
+                const auto row_fn = [this](const int yy) {
+                    return &img_[static_cast<std::size_t>(yy) * W_];
+                };
+                const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
+                for (int y = y0; y < y1; ++y)
+                    for (int x = 0; x < w_; ++x)
+                        set_energy(static_cast<std::size_t>(y) * W_ + x, pixels, x, y);
+            });
+        }
+        for (int y = 0; y < h_; ++y) (void)update_row(y, 0, w_ - 1);
     }
 
     /// A video wave (seam_orders_fast_chained): `wait(k)` returns once the previous frame's seam
@@ -131,23 +352,28 @@ class FastVerticalCarver {
         publish_ = std::move(publish);
     }
 
+    /// Finds `seams` seams. The carver is spent afterwards: its arrays are released before the
+    /// order map is allocated, so the two never coexist.
     SeamOrder run(const int seams, const CarveProgress& progress) {
         SeamOrder result;
         result.direction = SeamDirection::Vertical;
         result.width = W_;
         result.height = h_;
         result.seams = seams;
-        result.order = Image<std::int32_t>(W_, h_, kNeverRemoved);
+        // Each seam's original column per row, filled into the order map at the end: one
+        // scattered store per row and seam into a W × h map missed the cache every time.
+        std::vector<std::uint16_t> paths(static_cast<std::size_t>(seams) * h_);
         std::vector<int> seam(h_);
         for (int s = 0; s < seams; ++s) {
             if (progress && s % 16 == 0 && !progress(s, seams)) {
                 throw Error(ErrorCode::Cancelled, "seam carving cancelled");
             }
             result.costs.push_back(backtrack(seam));
+            std::uint16_t* path = &paths[static_cast<std::size_t>(s) * h_];
             std::int32_t crossed_protect = 0, crossed_remove = 0;
             for (int y = 0; y < h_; ++y) {
-                const std::size_t k = at(seam[y], y);
-                result.order.at(column_[k], y) = s;
+                const std::size_t k = seam_at(seam, y);
+                path[y] = column_[k];
                 if constexpr (kMasks) {
                     crossed_protect += protect_[k] != 0;
                     crossed_remove += remove_[k] != 0;
@@ -156,8 +382,7 @@ class FastVerticalCarver {
             result.protected_crossed.push_back(crossed_protect);
             result.remove_crossed.push_back(crossed_remove);
             if (publish_) {
-                crossings_.resize(static_cast<std::size_t>(h_));
-                for (int y = 0; y < h_; ++y) crossings_[y] = column_[at(seam[y], y)];
+                crossings_.assign(path, path + h_);
                 publish_(s, crossings_);
             }
             remove_seam(seam);
@@ -166,130 +391,240 @@ class FastVerticalCarver {
                 update_after_removal(seam, s + 1);
             }
         }
+        release();
+        result.order = Image<std::int32_t>(W_, h_, kNeverRemoved);
+        // Bands of rows, so that the rows written stay in cache while every seam is visited.
+        constexpr int kBand = 32;
+        for (int y0 = 0; y0 < h_; y0 += kBand) {
+            const int y1 = std::min(h_, y0 + kBand);
+            for (int s = 0; s < seams; ++s) {
+                const std::uint16_t* path = &paths[static_cast<std::size_t>(s) * h_];
+                for (int y = y0; y < y1; ++y) result.order.at(path[y], y) = s;
+            }
+        }
         if (progress) progress(seams, seams);
         return result;
     }
 
   private:
-    [[nodiscard]] std::size_t at(const int x, const int y) const {
-        return static_cast<std::size_t>(y) * W_ + static_cast<std::size_t>(begin_[y] + x);
+    /// Frees every per-pixel array (run() is done with them).
+    void release() {
+        const auto drop = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+        drop(img_);
+        drop(intensity_);
+        drop(column_);
+        drop(energy_);
+        drop(cost_);
+        drop(level_term_);
+        drop(protect_);
+        drop(remove_);
+        drop(temporal_);
+        drop(importance_);
     }
-    [[nodiscard]] const Pixel* row(const int y) const { return &img_[at(0, y)]; }
 
+    /// The index of the seam's pixel in row y (the walk back kept its run).
+    [[nodiscard]] std::size_t seam_at(const std::vector<int>& seam, const int y) const {
+        const Run& r = seam_run_[y];
+        return r.at + static_cast<std::size_t>(seam[y] - r.begin);
+    }
+
+    /// Cell x of row y, given the runs holding x in row y and (below row 0) in row y − 1; a
+    /// neighbour beyond its run is looked up.
+    [[nodiscard]] Cell cell_near(const int x, const int y, const Run& here,
+                                 const Run& above) const {
+        Cell c;
+        const int last = w_ - 1;
+        c.k = here.at + static_cast<std::size_t>(x - here.begin);
+        c.left = x == 0 ? c.k : x > here.begin ? c.k - 1 : rows_.at(y, x - 1);
+        c.right = x == last ? c.k : x + 1 < here.end ? c.k + 1 : rows_.at(y, x + 1);
+        if (y > 0) {
+            c.above = above.at + static_cast<std::size_t>(x - above.begin);
+            c.above_left = x == 0            ? c.above
+                           : x > above.begin ? c.above - 1
+                                             : rows_.at(y - 1, x - 1);
+            c.above_right = x == last           ? c.above
+                            : x + 1 < above.end ? c.above + 1
+                                                : rows_.at(y - 1, x + 1);
+        }
+        return c;
+    }
+    [[nodiscard]] Cell cell_at(const int x, const int y) const {
+        return cell_near(x, y, rows_.run(y, x), y > 0 ? rows_.run(y - 1, x) : Run{});
+    }
+    /// A cell inside both runs: every neighbour is next to it.
+    [[nodiscard]] static Cell inner_cell(const std::size_t k, const std::size_t above) {
+        return {k, k - 1, k + 1, above, above - 1, above + 1};
+    }
+
+    template <class Pixels>
+    void set_energy(const std::size_t k, const Pixels& pixels, const int x, const int y) {
+        energy_[k] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) +
+                                        (folded_levels_ ? level_term_[k] : 0));
+    }
+
+    /// Copies logical columns [lo, hi] of row y of `v` to `out`.
+    template <class T>
+    void gather(const std::vector<T>& v, const int y, const int lo, const int hi, T* out) const {
+        for (Run r = rows_.run(y, lo);; r = rows_.next(y, r)) {
+            const int a = std::max(lo, r.begin), b = std::min(hi + 1, r.end);
+            std::memcpy(out + (a - lo), &v[r.at + static_cast<std::size_t>(a - r.begin)],
+                        static_cast<std::size_t>(b - a) * sizeof(T));
+            if (b > hi) break;
+        }
+    }
+
+    /// The energies of columns lo..hi of row y (gradient energies: the 3 × 3 neighbourhood, so
+    /// rows y − 1 .. y + 1 around the columns are gathered first).
     void recompute_energy(const int y, const int lo, const int hi) {
         if (forward_) return;  // no per-pixel energy
-        const auto row_fn = [this](const int yy) { return row(yy); };
+        const int first = std::max(lo - 1, 0), last = std::min(hi + 1, w_ - 1);
+        const std::size_t span = static_cast<std::size_t>(last - first + 1);
+        band_.resize(3 * span);
+        for (int dy = -1; dy <= 1; ++dy)
+            if (y + dy >= 0 && y + dy < h_)
+                gather(img_, y + dy, first, last, &band_[(dy + 1) * span]);
+        // Pixel (x, yy) of the band; the energy clamps x and yy into it.
+        struct BandRow {
+            const Pixel* p;
+            int first;
+            const Pixel& operator[](const int x) const { return p[x - first]; }
+        };
+        const auto row_fn = [&](const int yy) {
+            return BandRow{&band_[static_cast<std::size_t>(yy - y + 1) * span], first};
+        };
         const ClampedRgb<decltype(row_fn)> pixels{row_fn, w_, h_};
-        for (int x = lo; x <= hi; ++x)
-            energy_[at(x, y)] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) +
-                                                   (folded_levels_ ? level_term_[at(x, y)] : 0));
+        Run r = rows_.run(y, lo);
+        for (int x = lo; x <= hi; ++x) {
+            if (x >= r.end) r = rows_.next(y, r);
+            set_energy(r.at + static_cast<std::size_t>(x - r.begin), pixels, x, y);
+        }
     }
 
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
-    [[nodiscard]] Cost cell_cost(const int x, const int y) const {
-        const std::size_t k = at(x, y);
-        std::int64_t own = forward_ ? (folded_levels_ ? level_term_[k] : 0) : energy_[k];
+    [[nodiscard]] Cost cell_cost(const Cell& c, const int x, const int y) const {
+        std::int64_t own = forward_ ? (folded_levels_ ? level_term_[c.k] : 0) : energy_[c.k];
         if constexpr (kMasks)
-            own += mask_term(protect_[k], remove_[k]) +
-                   temporal_term(temporal_[k], temporal_unit_) +
-                   (importance_unit_ > 0 ? temporal_term(importance_[k], importance_unit_) : 0);
-        const int last = w_ - 1;
+            own += mask_term(protect_[c.k], remove_[c.k]) +
+                   temporal_term(temporal_[c.k], temporal_unit_) +
+                   (importance_unit_ > 0 ? temporal_term(importance_[c.k], importance_unit_) : 0);
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
-            const Level* in = &intensity_[at(0, y)];
-            const int left = in[x > 0 ? x - 1 : 0];
-            const int right = in[x < last ? x + 1 : last];
+            const int left = intensity_[c.left];
+            const int right = intensity_[c.right];
             up = iabs(right - left);
             if (y > 0) {
-                const int above = intensity_[at(x, y - 1)];
+                const int above = intensity_[c.above];
                 from_left = up + iabs(above - left);
                 from_right = up + iabs(above - right);
             }
         }
         if (y == 0) return static_cast<Cost>(own + up);
-        const Cost* ca = &cost_[at(0, y - 1)];
-        std::int64_t best = std::int64_t{ca[x]} + up;
-        if (x > 0) best = std::min(best, std::int64_t{ca[x - 1]} + from_left);
-        if (x < last) best = std::min(best, std::int64_t{ca[x + 1]} + from_right);
+        std::int64_t best = std::int64_t{cost_[c.above]} + up;
+        if (x > 0) best = std::min(best, std::int64_t{cost_[c.above_left]} + from_left);
+        if (x < w_ - 1) best = std::min(best, std::int64_t{cost_[c.above_right]} + from_right);
         return static_cast<Cost>(best + own);
     }
 
-    // Recomputes costs of columns lo..hi in row y. With `track`, returns the interval of columns
-    // whose cost changed (empty: first > second).
-    std::pair<int, int> update_row(const int y, const int lo, const int hi, const bool track) {
-        Cost* c = &cost_[at(0, y)];
-        Cost* out = scratch_.data();
-        int inner_lo = lo, inner_hi = hi + 1;  // [inner_lo, inner_hi): the vectorisable middle
-        if constexpr (!kMasks) {
-            if (y > 0) {
-                inner_lo = std::max(lo, 1);
-                inner_hi = std::min(hi + 1, w_ - 1);
-                if (inner_lo < inner_hi) {
-                    const Level* none = zeros_.data();
-                    const Level* own = forward_ ? (folded_levels_ ? &level_term_[at(0, y)] : none)
-                                                : &energy_[at(0, y)];
-                    cost_span(&cost_[at(0, y - 1)], forward_ ? &intensity_[at(0, y)] : none,
-                              forward_ ? &intensity_[at(0, y - 1)] : none, own, out, inner_lo,
-                              inner_hi, forward_);
-                }
-            } else {
-                inner_lo = inner_hi = lo;
-            }
-        } else {
-            inner_lo = inner_hi = lo;
+    /// Recomputes cell x of row y in place; notes it in `changes` when its cost changed.
+    void update_cell(const Cell& c, const int x, const int y, Changes& changes) {
+        const Cost v = cell_cost(c, x, y);
+        if (v != cost_[c.k]) {
+            changes.first = std::min(changes.first, x);
+            changes.last = std::max(changes.last, x);
         }
-        for (int x = lo; x <= hi; ++x) {
-            if (x < inner_lo || x >= inner_hi) out[x] = cell_cost(x, y);
-        }
-        // The changed interval: scan in from both ends (changes usually reach them), then copy
-        // the whole span (unchanged values are rewritten as they are).
-        int changed_lo = 1, changed_hi = 0;
-        if (track) {
-            int first = lo;
-            while (first <= hi && out[first] == c[first]) ++first;
-            if (first <= hi) {
-                int last = hi;
-                while (out[last] == c[last]) --last;
-                changed_lo = first;
-                changed_hi = last;
-            }
-        }
-        std::memcpy(c + lo, out + lo, static_cast<std::size_t>(hi - lo + 1) * sizeof(Cost));
-        return {changed_lo, changed_hi};
+        cost_[c.k] = v;
     }
 
-    std::int64_t backtrack(std::vector<int>& seam) const {
-        int x = 0;
-        const Cost* last = &cost_[at(0, h_ - 1)];
-        for (int c = 1; c < w_; ++c) {
-            if (last[c] < last[x]) x = c;
+    // Recomputes costs of columns lo..hi in row y; returns the interval of columns whose cost
+    // changed (empty: first > second). Cells whose neighbours all lie in their runs (in this row
+    // and the row above) go through the span loop, the others one by one.
+    std::pair<int, int> update_row(const int y, const int lo, const int hi) {
+        Changes changes;
+        Run here = rows_.run(y, lo);
+        Run above = y > 0 ? rows_.run(y - 1, lo) : Run{};
+        for (int x = lo; x <= hi;) {
+            if (x >= here.end) here = rows_.next(y, here);
+            if (y > 0 && x >= above.end) above = rows_.next(y - 1, above);
+            int end = std::min(hi + 1, here.end - 1);
+            if (y > 0) end = std::min(end, above.end - 1);
+            if (x > here.begin && (y == 0 || x > above.begin) && x < end) {
+                update_span(x, end, y, here, above, changes);
+                x = end;
+            } else {
+                update_cell(cell_near(x, y, here, above), x, y, changes);
+                ++x;
+            }
         }
-        const std::int64_t total = last[x];
-        for (int y = h_ - 1; y >= 0; --y) {
+        if (changes.first > changes.last) return {1, 0};
+        return {changes.first, changes.last};
+    }
+
+    /// Cells [x0, x1) of row y, inside `here` and `above` with their neighbours.
+    void update_span(const int x0, const int x1, const int y, const Run& here, const Run& above,
+                     Changes& changes) {
+        const std::size_t k = here.at + static_cast<std::size_t>(x0 - here.begin);
+        const std::size_t a = y > 0 ? above.at + static_cast<std::size_t>(x0 - above.begin) : 0;
+        if constexpr (!kMasks) {
+            if (y > 0) {
+                const Level* own =
+                    forward_ ? (folded_levels_ ? &level_term_[k] : zeros_.data()) : &energy_[k];
+                const Level* none = zeros_.data();
+                const Changes span =
+                    cost_span(forward_, &cost_[a], forward_ ? &intensity_[k] : none,
+                              forward_ ? &intensity_[a] : none, own, &cost_[k], x1 - x0);
+                if (span.first <= span.last) {
+                    changes.first = std::min(changes.first, x0 + span.first);
+                    changes.last = std::max(changes.last, x0 + span.last);
+                }
+                return;
+            }
+        }
+        for (int x = x0; x < x1; ++x) {
+            const std::size_t i = static_cast<std::size_t>(x - x0);
+            update_cell(inner_cell(k + i, a + i), x, y, changes);
+        }
+    }
+
+    std::int64_t backtrack(std::vector<int>& seam) {
+        const int bottom = h_ - 1;
+        int x = 0;
+        Cost best = 0;
+        for (Run r = rows_.run(bottom, 0);; r = rows_.next(bottom, r)) {
+            const Cost* c = &cost_[r.at];
+            for (int i = 0; i < r.end - r.begin; ++i)
+                if ((r.begin == 0 && i == 0) || c[i] < best) {
+                    best = c[i];
+                    x = r.begin + i;
+                }
+            if (r.end >= w_) break;
+        }
+        const std::int64_t total = best;
+        const int lastx = w_ - 1;
+        for (int y = bottom; y >= 0; --y) {
             seam[y] = x;
+            const Run here = rows_.run(y, x);
+            seam_run_[y] = here;
             if (y == 0) break;
             // Re-derive the parent with the reference's rule: left first, strict improvement.
-            const int lastx = w_ - 1;
+            const Cell c = cell_near(x, y, here, rows_.run(y - 1, x));
             int up = 0, from_left = 0, from_right = 0;
             if (forward_) {
-                const Level* in = &intensity_[at(0, y)];
-                const int left = in[x > 0 ? x - 1 : 0];
-                const int right = in[x < lastx ? x + 1 : lastx];
-                const int above = intensity_[at(x, y - 1)];
+                const int left = intensity_[c.left], right = intensity_[c.right];
+                const int above = intensity_[c.above];
                 up = iabs(right - left);
                 from_left = up + iabs(above - left);
                 from_right = up + iabs(above - right);
             }
-            const Cost* ca = &cost_[at(0, y - 1)];
-            std::int64_t best = 0;
+            std::int64_t least = 0;
             int best_d = 2;
             for (int d = -1; d <= 1; ++d) {
                 if (x + d < 0 || x + d > lastx) continue;
-                const std::int64_t c = std::int64_t{ca[x + d]} + (d < 0   ? from_left
-                                                                  : d > 0 ? from_right
-                                                                          : up);
-                if (best_d == 2 || c < best) {
-                    best = c;
+                const std::size_t i = d < 0 ? c.above_left : d > 0 ? c.above_right : c.above;
+                const std::int64_t v = std::int64_t{cost_[i]} + (d < 0   ? from_left
+                                                                 : d > 0 ? from_right
+                                                                         : up);
+                if (best_d == 2 || v < least) {
+                    least = v;
                     best_d = d;
                 }
             }
@@ -298,40 +633,53 @@ class FastVerticalCarver {
         return total;
     }
 
+    /// The update reads a row's costs and inputs once, from memory (the band of a row is a few
+    /// hundred columns, 30 KB from the next row's): without a hint every row waits for them.
+    /// Row y's columns [lo, hi] (this row's band, a guess at row y's) are fetched ahead.
+    static constexpr int kPrefetchRows = 4;
     template <class T>
-    void shift_row(std::vector<T>& v, const std::size_t row_start, const int b, const int x,
-                   const bool left_side) {
-        T* data = v.data() + row_start + b;
-        if (left_side) {
-            std::memmove(data + 1, data, static_cast<std::size_t>(x) * sizeof(T));
-        } else {
-            std::memmove(data + x, data + x + 1, static_cast<std::size_t>(w_ - 1 - x) * sizeof(T));
-        }
+    void prefetch(const std::vector<T>& v, const std::size_t k, const int n) const {
+        const char* p = reinterpret_cast<const char*>(&v[k]);
+        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+        for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+    }
+    void prefetch_row(const int y, const int lo, const int hi) const {
+        const Run r = rows_.run(y, lo);
+        const int n = std::min(hi + 1, r.end) - lo;
+        const std::size_t k = r.at + static_cast<std::size_t>(lo - r.begin);
+        prefetch(cost_, k, n);
+        if (forward_)
+            prefetch(intensity_, k, n);
+        else
+            prefetch(energy_, k, n);
+        if (folded_levels_) prefetch(level_term_, k, n);
+    }
+
+    template <class T>
+    static void apply(std::vector<T>& v, const BlockRows::Move& m) {
+        std::memmove(&v[m.to], &v[m.from], static_cast<std::size_t>(m.count) * sizeof(T));
     }
 
     void remove_seam(const std::vector<int>& seam) {
         const auto shift_rows = [&](const int y0, const int y1, int) {
             for (int y = y0; y < y1; ++y) {
-                const std::size_t start = static_cast<std::size_t>(y) * W_;
-                const int x = seam[y];
-                const bool left_side = x < w_ / 2;  // move whichever side is shorter
+                const BlockRows::Move m = rows_.remove(y, seam_run_[y], seam[y]);
+                if (m.count == 0) continue;
                 if (!forward_) {
-                    shift_row(img_, start, begin_[y], x, left_side);
-                    shift_row(energy_, start, begin_[y], x, left_side);
+                    apply(img_, m);
+                    apply(energy_, m);
                 } else {
-                    shift_row(intensity_, start, begin_[y], x, left_side);
+                    apply(intensity_, m);
                 }
-                shift_row(column_, start, begin_[y], x, left_side);
-                shift_row(cost_, start, begin_[y], x, left_side);
-                if (folded_levels_) shift_row(level_term_, start, begin_[y], x, left_side);
+                apply(column_, m);
+                apply(cost_, m);
+                if (folded_levels_) apply(level_term_, m);
                 if constexpr (kMasks) {
-                    shift_row(protect_, start, begin_[y], x, left_side);
-                    shift_row(remove_, start, begin_[y], x, left_side);
-                    shift_row(temporal_, start, begin_[y], x, left_side);
-                    if (importance_unit_ > 0)
-                        shift_row(importance_, start, begin_[y], x, left_side);
+                    apply(protect_, m);
+                    apply(remove_, m);
+                    apply(temporal_, m);
+                    if (importance_unit_ > 0) apply(importance_, m);
                 }
-                if (left_side) ++begin_[y];
             }
         };
         if (static_cast<std::int64_t>(w_) * h_ >= 200000)
@@ -341,29 +689,40 @@ class FastVerticalCarver {
         --w_;
     }
 
+    /// The first logical column of row y whose original column is at least v (w_ if none):
+    /// original columns increase along a row.
+    [[nodiscard]] int first_column_from(const int y, const int v) const {
+        for (Run r = rows_.run(y, 0);; r = rows_.next(y, r)) {
+            const std::uint16_t* first = &column_[r.at];
+            const std::uint16_t* end = first + (r.end - r.begin);
+            if (r.end > r.begin && int{end[-1]} >= v)
+                return r.begin + static_cast<int>(std::lower_bound(first, end, v,
+                                                                   [](const int c, const int t) {
+                                                                       return c < t;
+                                                                   }) -
+                                                  first);
+            if (r.end >= w_) return w_;
+        }
+    }
+
     /// The per-seam term moves from seam `next` − 1's crossing to seam `next`'s: the levels that
     /// can change lie within the cap of either (beyond both they are the cap). Sets them and
     /// widens row y's dirty columns over them.
     void update_seam_levels(const int y, const int next) {
         if constexpr (kMasks) {
             const int a = temporal_seams_->at(next - 1, y), b = temporal_seams_->at(next, y);
-            const std::uint16_t* first = &column_[at(0, y)];
-            const std::uint16_t* end = first + w_;
-            // Original columns increase along a row: the columns whose original position lies
-            // in the window are one run.
-            const int lo =
-                static_cast<int>(std::lower_bound(first, end, std::min(a, b) - kSeamTemporalCap,
-                                                  [](const int c, const int v) { return c < v; }) -
-                                 first);
-            const int hi =
-                static_cast<int>(std::upper_bound(first, end, std::max(a, b) + kSeamTemporalCap,
-                                                  [](const int v, const int c) { return v < c; }) -
-                                 first);
-            for (int x = lo; x < hi; ++x) temporal_[at(x, y)] = seam_temporal_level(first[x], b);
-            if (lo < hi) {
-                dirty_[y].first = std::min(dirty_[y].first, lo);
-                dirty_[y].second = std::max(dirty_[y].second, hi - 1);
+            // The columns whose original position lies in the window are one run.
+            const int lo = first_column_from(y, std::min(a, b) - kSeamTemporalCap);
+            const int hi = first_column_from(y, std::max(a, b) + kSeamTemporalCap + 1);
+            if (lo >= hi) return;
+            Run r = rows_.run(y, lo);
+            for (int x = lo; x < hi; ++x) {
+                if (x >= r.end) r = rows_.next(y, r);
+                const std::size_t k = r.at + static_cast<std::size_t>(x - r.begin);
+                temporal_[k] = seam_temporal_level(column_[k], b);
             }
+            dirty_[y].first = std::min(dirty_[y].first, lo);
+            dirty_[y].second = std::max(dirty_[y].second, hi - 1);
         }
     }
 
@@ -387,13 +746,15 @@ class FastVerticalCarver {
                 lo = std::min(lo, std::max(0, changed_lo - 1));
                 hi = std::max(hi, std::min(w_ - 1, changed_hi + 1));
             }
-            std::tie(changed_lo, changed_hi) = update_row(y, lo, hi, /*track=*/true);
+            if (y + kPrefetchRows < h_) prefetch_row(y + kPrefetchRows, lo, hi);
+            std::tie(changed_lo, changed_hi) = update_row(y, lo, hi);
         }
     }
 
     int W_, h_, w_;
     SeamEnergy energy_kind_;
     bool forward_;
+    BlockRows rows_;  ///< where each row's remaining pixels are, for every array below
     std::vector<Pixel> img_;
     std::vector<Level> intensity_;  ///< R + G + B, for forward energy
     /// Original column of each remaining pixel: a vertical seam moves pixels only within their
@@ -401,10 +762,10 @@ class FastVerticalCarver {
     /// memory of a linear index, which at 8K was 133 MB of the carver's peak.
     std::vector<std::uint16_t> column_;
     static_assert(kMaxImageSide <= 65536, "a column must fit 16 bits");
-    std::vector<Level> energy_;  ///< per-pixel energy
-    std::vector<Cost> cost_;     ///< cumulative cost
-    std::vector<Cost> scratch_;
-    std::vector<Level> zeros_;       ///< stands in for the unused input of cost_span
+    std::vector<Level> energy_;      ///< per-pixel energy
+    std::vector<Cost> cost_;         ///< cumulative cost
+    std::vector<Level> zeros_;       ///< stands in for the unused inputs of cost_span
+    std::vector<Pixel> band_;        ///< rows y − 1 .. y + 1 around a gradient energy's columns
     bool folded_levels_ = false;     ///< a level map folded into the energies (32-bit costs)
     std::vector<Level> level_term_;  ///< per pixel: level × unit, shifted with the pixels
     std::vector<std::uint8_t> protect_, remove_, temporal_;
@@ -416,7 +777,7 @@ class FastVerticalCarver {
     std::function<void(int, std::vector<int>&)> publish_;
     std::vector<int> crossings_;  ///< the seam just found, in original columns (publish_)
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
-    std::vector<int> begin_;                  ///< per row: offset of column 0 within its storage
+    std::vector<Run> seam_run_;               ///< per row: the run holding the seam just found
 };
 
 }  // namespace

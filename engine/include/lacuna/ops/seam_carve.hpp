@@ -435,4 +435,21 @@ int seams_to_clear(const Mask& remove, SeamDirection direction);
 std::string to_string(SeamEnergy energy);
 std::optional<SeamEnergy> parse_seam_energy(const std::string& text);
 
+namespace detail {
+/// Tests: while one lives, the fast CPU carver stores each row in blocks of `pixels` pixels
+/// (0: its own choice, one block for rows up to 2048 wide), so small images exercise the
+/// block ends an 8K row has. Not thread-safe against carves running meanwhile. (The parameter
+/// is not called `slots`: Qt defines that word away in every file that includes QObject.)
+class ScopedCarveBlockSlots {
+  public:
+    explicit ScopedCarveBlockSlots(int pixels);
+    ~ScopedCarveBlockSlots();
+    ScopedCarveBlockSlots(const ScopedCarveBlockSlots&) = delete;
+    ScopedCarveBlockSlots& operator=(const ScopedCarveBlockSlots&) = delete;
+
+  private:
+    int previous_;
+};
+}  // namespace detail
+
 }  // namespace lacuna::ops

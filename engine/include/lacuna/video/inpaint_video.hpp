@@ -18,9 +18,11 @@
 // frame to frame, and is sampled once at the end, so carried content does not blur hop by hop.
 // Outside the mask every frame is returned bit for bit as given.
 //
-// The flow and propagation are one CPU implementation (the reference); the 3-D PatchMatch has a
-// reference, a fast CPU and a CUDA path (VideoInpaintParams::volume_implementation). The frames
-// of the processed range, their masks and two flow fields a frame are held in memory.
+// The flow and propagation are one CPU implementation (the reference); the key fills run on the
+// image fill's backend (params.implementation: the CUDA fill makes the CPU fill's decisions
+// exactly); the 3-D PatchMatch has a reference, a fast CPU and a CUDA path
+// (VideoInpaintParams::volume_implementation). The frames of the processed range and their masks
+// are held in memory; the flow fields only around the holes, the references one per hole pixel.
 #pragma once
 
 #include <lacuna/core/image.hpp>
@@ -75,6 +77,12 @@ struct VideoInpaintParams {
     int flow_margin = 16;
     TemporalFillParams temporal;
     ops::PatchMatch3dImplementation volume_implementation = ops::PatchMatch3dImplementation::Fast;
+    /// How the work is held and spread, not what it computes (the frames are identical either
+    /// way; tested): true computes the flows of several frame pairs at once on all cores and
+    /// keeps each flow field only where propagation reads it (around the holes); false keeps
+    /// every field whole and computes the pairs one after another, the plain form the compact
+    /// one is checked against.
+    bool compact = true;
 };
 
 struct VideoInpaintStats {
@@ -89,7 +97,9 @@ struct VideoInpaintStats {
     /// what no frame shows was synthesised by the 3-D fill (else by key fills, or nothing was).
     std::vector<double> shot_motion;
     std::vector<bool> shot_volume;
-    double flow_seconds = 0, fill_seconds = 0;
+    double flow_seconds = 0;       ///< grey frames, DIS both ways, completion (wall)
+    double propagate_seconds = 0;  ///< the reference passes, carrying and composing
+    double fill_seconds = 0;       ///< the key fills and the 3-D fills
 };
 
 struct VideoInpaintProgress {
@@ -98,6 +108,9 @@ struct VideoInpaintProgress {
 };
 /// Return false to cancel (Error(Cancelled) is thrown).
 using VideoInpaintProgressFn = std::function<bool(const VideoInpaintProgress&)>;
+
+/// Receives each filled frame (its index in `frames`) in order, as soon as it is final.
+using VideoFrameSink = std::function<void(int index, ImageRgba8&& frame)>;
 
 /// Fills the hole of every frame. `masks` holds one mask for all frames (a still logo) or one per
 /// frame; non-zero = hole. Throws Error(InvalidArgument) for no frames, frames of different
@@ -108,6 +121,13 @@ std::vector<ImageRgba8> inpaint_frames(const std::vector<ImageRgba8>& frames,
                                        const VideoInpaintParams& params,
                                        VideoInpaintStats* stats = nullptr,
                                        const VideoInpaintProgressFn& progress = {});
+
+/// The same, handing every frame to `sink` as soon as it is final instead of returning them all
+/// (what inpaint_video does: each frame is encoded while the later ones are filled).
+void inpaint_frames(const std::vector<ImageRgba8>& frames, const std::vector<Mask>& masks,
+                    const VideoInpaintParams& params, const VideoFrameSink& sink,
+                    VideoInpaintStats* stats = nullptr,
+                    const VideoInpaintProgressFn& progress = {});
 
 /// A mask painted on one frame of the clip (the clip's numbering, from 0), to be tracked.
 struct KeyMaskFile {
@@ -147,7 +167,11 @@ struct InpaintVideoResult {
     int width = 0, height = 0;
     double fps = 0;
     std::string output_codec;
-    double seconds = 0, decode_seconds = 0, encode_seconds = 0;
+    double seconds = 0, decode_seconds = 0;
+    /// Seconds the encoder spent writing, on its own thread beside the fill.
+    double encode_seconds = 0;
+    /// Seconds waited after the last frame was filled for the encoder to finish.
+    double encode_tail_seconds = 0;
     VideoInpaintStats stats;
     bool tracked = false;        ///< the masks were tracked from key frames
     MaskTrackStats track_stats;  ///< when tracked
