@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
+#include <sstream>
 
 namespace lacuna::cli {
 namespace {
@@ -179,6 +181,17 @@ int run_inpaint_video(Context& ctx) {
                 .add("carry_seconds", ts.carry_seconds)
                 .add("refine_seconds", ts.refine_seconds);
         }
+        const std::string_view method_name =
+            ops::param(ops::temporal_fill_param_specs(), "temporal-fill")
+                .choices[static_cast<std::size_t>(o.params.temporal.method)];
+        // Per shot: the camera motion measured (pixels a frame) that `auto` decides by.
+        std::ostringstream motion;
+        motion << std::setprecision(4) << "[";
+        for (std::size_t i = 0; i < st.shot_motion.size(); ++i)
+            motion << (i ? ", " : "") << st.shot_motion[i];
+        motion << "]";
+        const int volume_shots =
+            static_cast<int>(std::count(st.shot_volume.begin(), st.shot_volume.end(), true));
         JsonObject report;
         report.add("input", in).add("mask", mask);
         if (r.tracked) report.add("tracking", tracking);
@@ -200,9 +213,9 @@ int run_inpaint_video(Context& ctx) {
             .add("synthesized", st.synthesized)
             .add("key_fills", st.key_fills)
             .add("volume_fills", st.volume_fills)
-            .add("temporal_fill", o.params.temporal.method == video::TemporalFill::PatchMatch3d
-                                      ? "patchmatch3d"
-                                      : "image")
+            .add("temporal_fill", method_name)
+            .add_raw("shot_motion", motion.str())
+            .add("volume_shots", volume_shots)
             .add("cuts", st.cuts)
             .add("seconds", r.seconds)
             .add("decode_seconds", r.decode_seconds)

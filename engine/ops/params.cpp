@@ -498,7 +498,7 @@ constexpr auto kMaskTrackSpecs = specs_of(kMaskTrackFields);
 
 // What no frame of a video shows (lacuna_video's inpaint_frames: `lacuna inpaint` on a clip, the
 // Video dock's export). The 3-D patch's limits are ops::patchmatch3d_fill's.
-constexpr std::string_view kTemporalFillNames[] = {"patchmatch3d", "image"};
+constexpr std::string_view kTemporalFillNames[] = {"patchmatch3d", "image", "auto"};
 constexpr video::TemporalFillParams kTemporalFillDefaults{};
 constexpr ParamField<video::TemporalFillParams> kTemporalFillFields[] = {
     field<&video::TemporalFillParams::method>(
@@ -511,7 +511,8 @@ constexpr ParamField<video::TemporalFillParams> kTemporalFillFields[] = {
          .step = 1,
          .help = "what no frame shows: patchmatch3d synthesises it once for the whole shot with "
                  "3-D patches (x, y, time); image fills it on key frames and carries it along the "
-                 "flow",
+                 "flow; auto takes patchmatch3d for a shot whose camera moves under 2 px a frame, "
+                 "image for a faster one",
          .choices = kTemporalFillNames}),
     field<&video::TemporalFillParams::patch>(
         {.name = "volume-patch",

@@ -157,8 +157,13 @@ class ShotFiller {
         for (int t = e - 1; t >= s; --t)
             bwd[t - s] = propagate(t, t + 1, t + 1 < e ? &bwd[t + 1 - s] : nullptr);
         stats_.propagate_seconds += seconds_since(passes);
-        if (params_.temporal.method == TemporalFill::PatchMatch3d &&
-            fill_volume(fwd, bwd, emit, progress, done, total)) {
+        const TemporalFill method = params_.temporal.method;
+        const bool volume = method == TemporalFill::PatchMatch3d ||
+                            (method == TemporalFill::Auto && motion_ < kAutoFillMotion);
+        stats_.shot_motion.push_back(motion_);
+        stats_.shot_volume.push_back(false);
+        if (volume && fill_volume(fwd, bwd, emit, progress, done, total)) {
+            stats_.shot_volume.back() = true;
             to_prev_.clear();
             to_next_.clear();
             return;
@@ -296,6 +301,27 @@ class ShotFiller {
         }
     }
 
+    /// The camera's motion is measured in 1/16 px bins up to 64 px (the last bin takes longer
+    /// ones), so memory does not grow with the ring.
+    static constexpr int kRingBinsPerPixel = 16, kRingBins = 64 * kRingBinsPerPixel + 1;
+
+    /// Adds the lengths of `flow` (DIS's, before completion) at the ring's pixels to `hist`: the
+    /// known pixels (k) within another margin (disc) of the band where the flow is unknown
+    /// (grown): the background the fill copies from, not a far part of the frame that may move
+    /// otherwise.
+    static void add_ring_lengths(const cv::Mat& flow, const cv::Mat& grown, const cv::Mat& k,
+                                 const cv::Mat& disc, std::vector<std::int64_t>& hist) {
+        cv::Mat outer;
+        cv::dilate(grown, outer, disc);
+        for (int y = 0; y < flow.rows; ++y)
+            for (int x = 0; x < flow.cols; ++x)
+                if (outer.at<std::uint8_t>(y, x) != 0 && k.at<std::uint8_t>(y, x) != 0) {
+                    const cv::Vec2f v = flow.at<cv::Vec2f>(y, x);
+                    const double bin = std::hypot(v[0], v[1]) * kRingBinsPerPixel;
+                    ++hist[static_cast<std::size_t>(std::min<double>(bin, kRingBins - 1))];
+                }
+    }
+
     [[nodiscard]] static FlowCrop crop(const cv::Mat& flow, const cv::Rect box) {
         return FlowCrop{box, box.empty() ? cv::Mat() : flow(box).clone()};
     }
@@ -315,6 +341,7 @@ class ShotFiller {
         // Two buffers: complete_flow returns its input itself where nothing is unknown.
         cv::Mat f_ab, f_ba;
         dis.calc(grey_a, grey_b, f_ab);
+        add_ring_lengths(f_ab, grown, k, disc, ring_[static_cast<std::size_t>(i)]);
         const cv::Mat ab = complete_flow(f_ab, known);
         dis.calc(grey_b, grey_a, f_ba);
         const cv::Mat ba = complete_flow(f_ba, known);
@@ -342,6 +369,10 @@ class ShotFiller {
         const int m = params_.flow_margin;
         const cv::Mat disc =
             cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * m + 1, 2 * m + 1));
+        // The camera's motion (TemporalFill::Auto): each pair's histogram of flow lengths in a
+        // ring round the hole (pair_flow), merged below.
+        ring_.assign(static_cast<std::size_t>(std::max(0, n - 1)),
+                     std::vector<std::int64_t>(kRingBins, 0));
         const int workers = params_.compact ? static_cast<int>(worker_count()) : 1;
         // Batches of pairs, so the grey frames held are a batch's, and progress and Cancel
         // are seen between batches.
@@ -376,6 +407,24 @@ class ShotFiller {
             if (progress && !progress({"flow", done, total}))
                 throw Error(ErrorCode::Cancelled, "cancelled");
         }
+        // The median over all pairs. No ring (one frame, or a hole over nearly all the frame):
+        // 0, the 3-D fill is tried.
+        std::vector<std::int64_t> lengths(kRingBins, 0);
+        std::int64_t samples = 0;
+        for (const std::vector<std::int64_t>& pair : ring_)
+            for (int b = 0; b < kRingBins; ++b) {
+                lengths[static_cast<std::size_t>(b)] += pair[static_cast<std::size_t>(b)];
+                samples += pair[static_cast<std::size_t>(b)];
+            }
+        motion_ = 0;
+        for (std::int64_t below = 0, b = 0; samples > 0 && b < kRingBins; ++b) {
+            below += lengths[static_cast<std::size_t>(b)];
+            if (2 * below > samples) {  // the median's bin, at its centre
+                motion_ = (static_cast<double>(b) + 0.5) / kRingBinsPerPixel;
+                break;
+            }
+        }
+        ring_.clear();
         stats_.flow_seconds += seconds_since(start);
     }
 
@@ -561,6 +610,9 @@ class ShotFiller {
     std::vector<std::shared_ptr<const HoleIndex>> index_;  ///< per frame (shared for a still mask)
     std::vector<FlowCrop> to_prev_, to_next_;  ///< per frame of the shot: flow to t − 1 / t + 1
     std::vector<ImageRgba8> keys_;             ///< key fills, source ids frames.size() + k
+    /// Per frame pair of the shot: histogram of the flow lengths in the ring round the hole.
+    std::vector<std::vector<std::int64_t>> ring_;
+    double motion_ = 0;  ///< the shot's camera motion, pixels a frame (see kAutoFillMotion)
 };
 
 }  // namespace
@@ -586,7 +638,7 @@ void inpaint_frames(const std::vector<ImageRgba8>& frames, const std::vector<Mas
     if (selected == 0) invalid("the mask selects no pixel: nothing to remove");
     // Checked here, so that the 3-D fill's only refusal left is "no source patch" (then key fills).
     if (const TemporalFillParams& tf = params.temporal;
-        tf.method == TemporalFill::PatchMatch3d &&
+        tf.method != TemporalFill::Image &&
         (tf.patch < 3 || tf.patch > 15 || tf.patch % 2 == 0 || tf.frames < 1 || tf.frames > 9 ||
          tf.frames % 2 == 0 || tf.iterations < 1 || tf.iterations > 100))
         invalid(

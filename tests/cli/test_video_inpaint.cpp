@@ -31,9 +31,9 @@ struct Clip {
     Mask mask;
 };
 
-/// Frame f is the photo's window at (20 + 3 f, 60): the camera pans right by whole pixels. A
+/// Frame f is the photo's window at (20 + pan f, 60): the camera pans right by whole pixels. A
 /// saturated red card (the sticker) covers a 30 × 24 box in the middle of every frame.
-Clip make_clip(const int frames = kFrames) {
+Clip make_clip(const int frames = kFrames, const int pan = kPan) {
     const ImageRgba8 photo = io::read_image(kPhoto).image;
     Clip c;
     c.mask = Mask(kW, kH, std::uint8_t{0});
@@ -42,7 +42,7 @@ Clip make_clip(const int frames = kFrames) {
     for (int f = 0; f < frames; ++f) {
         ImageRgba8 t(kW, kH);
         for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) t.at(x, y) = photo.at(20 + kPan * f + x, 60 + y);
+            for (int x = 0; x < kW; ++x) t.at(x, y) = photo.at(20 + pan * f + x, 60 + y);
         ImageRgba8 in = t;
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
@@ -240,6 +240,38 @@ class TestVideoInpaint : public QObject {
         qInfo("mean |change| a frame in the hole: %.2f levels (3-D fill)", ours);
         QVERIFY2(ours <= 2.0, qPrintable(QString::number(ours)));
         QVERIFY(hole_mean_error(out[3], c.truth[3], c.mask) < 40);
+    }
+
+    // `auto` (the default) measures the camera's motion round the hole in every shot: a still
+    // camera takes the 3-D fill, a pan of 6 px a frame key fills (the 3-D search does not follow
+    // the camera; 4 frames, so that the middle of the hole is never seen).
+    void auto_takes_the_3d_fill_on_a_still_camera_and_key_fills_on_a_fast_pan() {
+        Clip still = make_clip(6);
+        for (int f = 1; f < 6; ++f) still.input[f] = still.input[0];
+        video::VideoInpaintStats stats;
+        (void)video::inpaint_frames(still.input, {still.mask}, {}, &stats);
+        QCOMPARE(stats.shot_motion.size(), std::size_t{1});
+        qInfo("still camera: %.3f px a frame", stats.shot_motion[0]);
+        QVERIFY(stats.shot_motion[0] < 0.5);
+        QCOMPARE(stats.shot_volume, std::vector<bool>{true});
+        QCOMPARE(stats.volume_fills, 1);
+        QCOMPARE(stats.key_fills, 0);
+
+        const Clip pan = make_clip(4, 6);
+        (void)video::inpaint_frames(pan.input, {pan.mask}, {}, &stats);
+        QCOMPARE(stats.shot_motion.size(), std::size_t{1});
+        qInfo("pan of 6 px a frame: %.3f px a frame", stats.shot_motion[0]);
+        QVERIFY(std::abs(stats.shot_motion[0] - 6.0) < 0.5);
+        QCOMPARE(stats.shot_volume, std::vector<bool>{false});
+        QVERIFY(stats.synthesized > 0);
+        QVERIFY(stats.key_fills >= 1);
+        QCOMPARE(stats.volume_fills, 0);
+        // Asked for by name, the 3-D fill runs on the pan all the same.
+        video::VideoInpaintParams volume;
+        volume.temporal.method = video::TemporalFill::PatchMatch3d;
+        (void)video::inpaint_frames(pan.input, {pan.mask}, volume, &stats);
+        QCOMPARE(stats.volume_fills, 1);
+        QCOMPARE(stats.key_fills, 0);
     }
 
     // A scene cut restarts the propagation: nothing crosses it (a still background on either
@@ -494,7 +526,8 @@ class TestVideoInpaint : public QObject {
     }
 
     // The stages are reported (stderr and --json) with the backend the key fills ran on; a
-    // still background so that a key fill runs and is carried.
+    // still background and --temporal-fill image, so that a key fill runs and is carried (the
+    // default would take the 3-D fill on a still camera).
     void cli_reports_the_stages_and_the_key_fill_backend() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
@@ -518,10 +551,9 @@ class TestVideoInpaint : public QObject {
               "\"key_fill_backend\":\"CPU\"", "\"key_fills\":1"})
             QVERIFY2(r.out.contains(key), qPrintable(QString(key) + " in " + r.out));
         const auto out = read_sequence(root / "out/%03d.png");
-        video::VideoInpaintParams key_fills;
-        key_fills.temporal.method = video::TemporalFill::Image;
-        const std::vector<ImageRgba8> expected =
-            video::inpaint_frames(c.input, {c.mask}, key_fills);
+        video::VideoInpaintParams keys;
+        keys.temporal.method = video::TemporalFill::Image;
+        const std::vector<ImageRgba8> expected = video::inpaint_frames(c.input, {c.mask}, keys);
         QCOMPARE(static_cast<int>(out.size()), 6);
         for (int f = 0; f < 6; ++f) QCOMPARE(hole_mean_error(out[f], expected[f], c.mask), 0.0);
     }

@@ -43,12 +43,21 @@ namespace lacuna::video {
 enum class TemporalFill {
     PatchMatch3d = 0,  ///< one spatio-temporal PatchMatch over the shot (ops::patchmatch3d_fill)
     Image = 1,         ///< the image fill on key frames, carried along the flow
+    /// Per shot: PatchMatch3d while the camera moves less than kAutoFillMotion pixels a frame,
+    /// else Image (the 3-D search does not compensate camera motion; see the notes' table).
+    Auto = 2,
 };
+
+/// The camera motion (the median flow length, pixels a frame, over the known pixels of a ring
+/// around the hole, all frame pairs of the shot) from which TemporalFill::Auto takes key fills.
+/// Measured (docs/notes/video-inpainting.md): the 3-D fill wins at 0 and 1 px a frame and loses
+/// 6.7 dB at 8 px a frame.
+inline constexpr double kAutoFillMotion = 2.0;
 
 /// The `temporal-fill`, `volume-patch`, `volume-frames` and `volume-iterations` parameters
 /// (declared in ops/params.cpp).
 struct TemporalFillParams {
-    TemporalFill method = TemporalFill::PatchMatch3d;
+    TemporalFill method = TemporalFill::Auto;
     int patch = 5;       ///< spatial side of the 3-D patch
     int frames = 3;      ///< frames the 3-D patch spans
     int iterations = 2;  ///< EM iterations a level (the coarsest runs twice as many)
@@ -84,6 +93,10 @@ struct VideoInpaintStats {
     int key_fills = 0;             ///< image fills run
     int volume_fills = 0;          ///< spatio-temporal PatchMatch runs (one a shot at most)
     int cuts = 0;                  ///< scene cuts found
+    /// Per shot: the camera motion measured (pixels a frame; see kAutoFillMotion) and whether
+    /// what no frame shows was synthesised by the 3-D fill (else by key fills, or nothing was).
+    std::vector<double> shot_motion;
+    std::vector<bool> shot_volume;
     double flow_seconds = 0;       ///< grey frames, DIS both ways, completion (wall)
     double propagate_seconds = 0;  ///< the reference passes, carrying and composing
     double fill_seconds = 0;       ///< the key fills and the 3-D fills
