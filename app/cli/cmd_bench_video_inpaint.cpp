@@ -372,10 +372,11 @@ int bench_video_inpaint(Context& ctx) {
         if (!(hole_area > 0 && hole_area <= 30))
             throw UsageError("--hole-area takes a percentage of the frame above 0, at most 30");
     }
-    const auto object_scale = [&](const Motion& motion) {
+    // The sizes are copied: clang before 16 cannot capture structured bindings.
+    const auto object_scale = [&, fw = w, fh = h](const Motion& motion) {
         if (hole_area <= 0) return 1.0;
         const double own = motion.still_logo ? 1.0 / 25.0  // w/5 × h/5
-                                             : 3.14159265 * (h / 8.0) * (h / 8.0) / (w * h);
+                                             : 3.14159265 * (fh / 8.0) * (fh / 8.0) / (fw * fh);
         return std::sqrt(hole_area / 100.0 / own);
     };
     // End to end: the clip through files, as `lacuna inpaint` runs it, instead of the in-memory
