@@ -97,8 +97,9 @@ int run_inpaint_video(Context& ctx) {
     // chosen, as `lacuna inpaint` on an image: their CUDA paths make exactly the fast CPU paths'
     // decisions, so the frames are the same. The flow and the propagation are CPU code. A device
     // failure under --backend auto runs the whole job again on the CPU (nothing is written until
-    // every frame is in).
-    const BackendInfo backend = ctx.select_backend();
+    // every frame is in). The choice is told after the job (an input the job refuses gets its
+    // one-line error alone).
+    const BackendInfo backend = lacuna::select_backend(ctx.backend);
     std::string key_fill_backend;
     const auto start = Clock::now();
     ProgressPace pace;
@@ -120,6 +121,8 @@ int run_inpaint_video(Context& ctx) {
                 return true;
             });
         });
+    if (ctx.backend == BackendRequest::Auto && backend.backend == Backend::Cpu && cuda_built())
+        ctx.note("ran on the CPU: " + backend.reason);
     for (const std::string& n : r.notices) ctx.note(n);
     const video::VideoInpaintStats& st = r.stats;
     char done[256];
