@@ -237,20 +237,7 @@ Pm3Level HostLevel::view() {
         if (nnf[b].size() != n) nnf[b].assign(n, -1);
         if (dist[b].size() != n) dist[b].assign(n, 0);
     }
-    Pm3Level l;
-    l.color = color.data();
-    l.hole = hole.data();
-    l.valid = valid.data();
-    l.target = target.data();
-    for (int b = 0; b < 2; ++b) {
-        l.nnf[b] = nnf[b].data();
-        l.dist[b] = dist[b].data();
-    }
-    l.width = width;
-    l.height = height;
-    l.frames = frames;
-    l.fallback = fallback;
-    return l;
+    return level_view(*this);
 }
 
 Problem prepare(const std::vector<ImageRgba8>& frames, const std::vector<Mask>& holes,

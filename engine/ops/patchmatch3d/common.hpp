@@ -14,6 +14,26 @@ using patchmatch3d_terms::Pm3Level;
 using patchmatch3d_terms::Pm3Pass;
 using patchmatch3d_terms::Pm3Patch;
 
+/// The kernels' view of one level's arrays, from host vectors or device buffers alike (each has
+/// `data()`), so the CPU paths and CUDA read one layout.
+template <class Level>
+Pm3Level level_view(Level& level) {
+    Pm3Level l;
+    l.color = level.color.data();
+    l.hole = level.hole.data();
+    l.valid = level.valid.data();
+    l.target = level.target.data();
+    for (int b = 0; b < 2; ++b) {
+        l.nnf[b] = level.nnf[b].data();
+        l.dist[b] = level.dist[b].data();
+    }
+    l.width = level.width;
+    l.height = level.height;
+    l.frames = level.frames;
+    l.fallback = level.fallback;
+    return l;
+}
+
 /// One level on the host: the arrays Pm3Level points into.
 struct HostLevel {
     int width = 0, height = 0, frames = 0;

@@ -23,22 +23,7 @@ struct DeviceLevel {
     [[nodiscard]] std::size_t size() const {
         return static_cast<std::size_t>(width) * height * frames;
     }
-    Pm3Level view() {
-        Pm3Level l;
-        l.color = color.data();
-        l.hole = hole.data();
-        l.valid = valid.data();
-        l.target = target.data();
-        for (int b = 0; b < 2; ++b) {
-            l.nnf[b] = nnf[b].data();
-            l.dist[b] = dist[b].data();
-        }
-        l.width = width;
-        l.height = height;
-        l.frames = frames;
-        l.fallback = fallback;
-        return l;
-    }
+    Pm3Level view() { return level_view(*this); }
 };
 
 class CudaBackend final : public Backend {
