@@ -4,6 +4,8 @@
 // mask, and Fill & Export equal to `lacuna inpaint CLIP OUT --mask-key F:MASK` byte for byte.
 #include <video_removal.hpp>
 
+#include "../engine/moving_object_clip.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/mask.hpp>
 #include <lacuna/io/image_io.hpp>
@@ -27,73 +29,7 @@ using namespace lacuna::session;
 
 namespace {
 
-constexpr int kW = 160, kH = 120;
-
-/// A fixed pseudo-random value per pixel and seed (no generator state between calls).
-std::uint8_t noise(const int x, const int y, const int seed) {
-    std::uint32_t v = static_cast<std::uint32_t>(x) * 73856093u ^
-                      static_cast<std::uint32_t>(y) * 19349663u ^
-                      static_cast<std::uint32_t>(seed) * 83492791u;
-    v ^= v >> 13;
-    v *= 0x5bd1e995u;
-    v ^= v >> 15;
-    return static_cast<std::uint8_t>(v & 0xff);
-}
-
-Rgba8 background(const int x, const int y) {
-    const double wave =
-        40 * std::sin(x * 0.21) * std::cos(y * 0.17) + 25 * std::sin((x + y) * 0.07);
-    const int n = noise(x, y, 1) / 8;
-    const auto g = static_cast<std::uint8_t>(std::clamp(120 + wave + n, 0.0, 255.0));
-    return Rgba8{static_cast<std::uint8_t>(g * 3 / 4), g, static_cast<std::uint8_t>(g * 7 / 8),
-                 255};
-}
-
-Rgba8 object_texture(const int u, const int v) {
-    const bool check = ((u / 4) + (v / 4)) % 2 == 0;
-    const int n = noise(u, v, 2) / 6;
-    return Rgba8{static_cast<std::uint8_t>(200 + n / 2),
-                 static_cast<std::uint8_t>(check ? 40 + n : 110 + n),
-                 static_cast<std::uint8_t>(30 + n / 2), 255};
-}
-
-struct Clip {
-    std::vector<ImageRgba8> frames;
-    std::vector<Mask> truth;
-};
-
-/// `inside(f, x, y)` says whether (x, y) is the object on frame f; `origin(f)` is where the
-/// object's texture starts (it moves with the object).
-Clip make_clip(const int frames, const std::function<bool(int, int, int)>& inside,
-               const std::function<std::pair<int, int>(int)>& origin) {
-    Clip c;
-    for (int f = 0; f < frames; ++f) {
-        ImageRgba8 img(kW, kH);
-        Mask m(kW, kH, std::uint8_t{0});
-        const auto [ox, oy] = origin(f);
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                const bool in = inside(f, x, y);
-                img.at(x, y) = in ? object_texture(x - ox + 64, y - oy + 64) : background(x, y);
-                m.at(x, y) = in ? 255 : 0;
-            }
-        c.frames.push_back(std::move(img));
-        c.truth.push_back(std::move(m));
-    }
-    return c;
-}
-
-/// A 30 × 30 textured square moving 2 px a frame to the right (and 1 px down every other frame).
-Clip moving_square(const int frames = 10) {
-    const auto at = [](const int f) { return std::pair<int, int>{20 + 2 * f, 40 + f / 2}; };
-    return make_clip(
-        frames,
-        [at](const int f, const int x, const int y) {
-            const auto [x0, y0] = at(f);
-            return x >= x0 && x < x0 + 30 && y >= y0 && y < y0 + 30;
-        },
-        at);
-}
+using namespace lacuna::test_clips;
 
 ImageRgba8 mask_image(const Mask& m) {
     ImageRgba8 image(m.width(), m.height());
@@ -121,23 +57,6 @@ std::filesystem::path write_clip(const QTemporaryDir& dir, const Clip& clip) {
         (void)io::write_image(io::sequence_frame_path(pattern, static_cast<int>(f)),
                               clip.frames[f].view());
     return pattern;
-}
-
-/// The moving square, with a scene cut before frame `cut`: from there the background is
-/// another, brighter scene.
-Clip square_with_cut(const int frames, const int cut) {
-    Clip clip = moving_square(frames);
-    for (int f = cut; f < frames; ++f)
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x)
-                if (clip.truth[f].at(x, y) == 0) {
-                    const Rgba8 b = background(x + 53, y + 71);
-                    clip.frames[f].at(x, y) =
-                        Rgba8{static_cast<std::uint8_t>(std::min(255, b.r + 70)),
-                              static_cast<std::uint8_t>(std::min(255, b.g + 60)),
-                              static_cast<std::uint8_t>(std::min(255, b.b + 90)), 255};
-                }
-    return clip;
 }
 
 bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
@@ -169,7 +88,7 @@ class TestVideoRemoval : public QObject {
     /// One key frame, Track: a mask on every frame, each close to the truth (IoU ≥ 0.9), the
     /// key frame's exactly as painted, and the flows kept.
     void track_gives_every_frame() {
-        const Clip clip = moving_square();
+        const Clip clip = moving_square(10);
         QTemporaryDir dir;
         VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
         QVERIFY(removal.mask_at(3) == nullptr);
@@ -192,7 +111,7 @@ class TestVideoRemoval : public QObject {
     /// only the tracking) and changes the frames nearer to it, not frames 0–2. By flow alone:
     /// GrabCut would snap the shifted correction back onto the square.
     void correction_changes_later_frames() {
-        const Clip clip = moving_square();
+        const Clip clip = moving_square(10);
         QTemporaryDir dir;
         VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
         removal.set_key(0, clip.truth[0]);
@@ -223,7 +142,7 @@ class TestVideoRemoval : public QObject {
 
     /// Cancelling a Track leaves the masks of the last one; a cancelled first Track leaves none.
     void cancel_leaves_previous_masks() {
-        const Clip clip = moving_square();
+        const Clip clip = moving_square(10);
         QTemporaryDir dir;
         VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
         removal.set_key(0, clip.truth[0]);
@@ -278,7 +197,7 @@ class TestVideoRemoval : public QObject {
     /// --mask-key 0:K0 --mask-key 6:K6 --grow 2` writes (PNG sequences, byte for byte); the
     /// clip itself is refused as the output.
     void fill_equals_cli() {
-        const Clip clip = moving_square();
+        const Clip clip = moving_square(10);
         QTemporaryDir dir;
         const std::filesystem::path pattern = write_clip(dir, clip);
         VideoRemoval removal(pattern, 10, kW, kH);
@@ -323,7 +242,7 @@ class TestVideoRemoval : public QObject {
 
     /// Cancelling Fill & Export writes nothing (and leaves no mask files behind).
     void cancelled_fill_writes_nothing() {
-        const Clip clip = moving_square();
+        const Clip clip = moving_square(10);
         QTemporaryDir dir;
         VideoRemoval removal(write_clip(dir, clip), 10, kW, kH);
         removal.set_still(true);
