@@ -286,23 +286,14 @@ void end_to_end(const Context& ctx, const Clip& clip, const std::string& format,
         for (const ImageRgba8& f : clip.input) writer.write(f);
         writer.finish();
     }
-    const auto mask_picture = [](const Mask& m) {
-        ImageRgba8 img(m.width(), m.height());
-        for (int y = 0; y < m.height(); ++y)
-            for (int x = 0; x < m.width(); ++x) {
-                const std::uint8_t v = m.at(x, y) ? 255 : 0;
-                img.at(x, y) = Rgba8{v, v, v, 255};
-            }
-        return img;
-    };
     if (clip.masks.size() == 1) {
         o.mask = dir / "mask.png";
-        io::write_image(o.mask, mask_picture(clip.masks[0]).view());
+        io::write_image(o.mask, mask_as_image(clip.masks[0]).view());
     } else {  // a mask sequence (lossless), as a user's tracked masks would be given
         fs::create_directories(dir / "masks");
         o.mask = dir / "masks" / "%05d.png";
         io::VideoWriter writer(o.mask, w, h, 25.0);
-        for (const Mask& m : clip.masks) writer.write(mask_picture(m));
+        for (const Mask& m : clip.masks) writer.write(mask_as_image(m));
         writer.finish();
     }
     std::string key_fill_backend;
