@@ -29,6 +29,11 @@ ImageRgba8 resized(const ImageRgba8& src, const int w, const int h) {
     return from_mat(out);
 }
 
+std::string default_sample_path() {
+    const std::string source = LACUNA_SAMPLE_IMAGE_PATH;
+    return std::filesystem::exists(source) ? source : std::string(LACUNA_INSTALLED_SAMPLE_PATH);
+}
+
 ImageRgba8 mask_as_image(const Mask& mask) {
     ImageRgba8 image(mask.width(), mask.height());
     for (int y = 0; y < mask.height(); ++y)

@@ -18,6 +18,8 @@ cv::Mat as_mat(const ImageRgba8& image);
 ImageRgba8 from_mat(const cv::Mat& rgba);
 /// Area-averaged down, bicubic up.
 ImageRgba8 resized(const ImageRgba8& src, int w, int h);
+/// The bundled sample: in the source tree, or where the package installed it.
+std::string default_sample_path();
 /// The mask as a black and white picture, for tools that read masks from files.
 ImageRgba8 mask_as_image(const Mask& mask);
 /// Runs a shell command; its wall time in ms, or a negative number if it failed.

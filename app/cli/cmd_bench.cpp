@@ -38,12 +38,6 @@ struct Row {
     std::string check;  // "identical", "differs: …" or "-" (the reference itself)
 };
 
-/// The bundled sample: in the source tree, or where the package installed it.
-std::string default_sample_path() {
-    const std::string source = LACUNA_SAMPLE_IMAGE_PATH;
-    return std::filesystem::exists(source) ? source : std::string(LACUNA_INSTALLED_SAMPLE_PATH);
-}
-
 template <class Result>
 bool identical(const Result& a, const Result& b);
 
@@ -683,6 +677,7 @@ Command bench_command() {
             if (ctx.args.positionals[0] == "scale") return bench_scale(ctx);
             if (ctx.args.positionals[0] == "conv3d") return bench_conv3d(ctx);
             if (ctx.args.positionals[0] == "kymograph") return bench_kymograph(ctx);
+            if (ctx.args.positionals[0] == "startup") return bench_startup(ctx);
             if (ctx.args.positionals[0] == "retarget-quality") return bench_retarget_quality(ctx);
             throw UsageError("unknown benchmark '" + ctx.args.positionals[0] +
                              "' (available: histogram, retarget, inpaint, video, video-inpaint, "

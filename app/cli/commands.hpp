@@ -85,6 +85,9 @@ Command scale_command();
 int bench_scale(Context& ctx);
 int bench_conv3d(Context& ctx);
 int bench_kymograph(Context& ctx);
+/// lacuna bench startup: whole processes of the CLI (`--version`, `backend`, a small inpaint
+/// under each backend), interleaved, as issue 37's start-up rows measure them.
+int bench_startup(Context& ctx);
 int bench_retarget_quality(Context& ctx);
 
 /// Reads a mask image (non-black or non-transparent pixels are selected) and checks its size.

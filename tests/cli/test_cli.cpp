@@ -1477,6 +1477,20 @@ class TestCli : public QObject {
         QVERIFY(!QFile::exists(tmp("t2.avi")));
     }
 
+    // The start-up rows: whole processes of the CLI, every row timed and none failed; a bad
+    // repeat count is a usage error.
+    void bench_startup_times_whole_processes() {
+        const Result r = run_cli({"bench", "startup", "--repeats", "1"});
+        QCOMPARE(r.status, 0);
+        for (const char* row :
+             {"lacuna --version", "lacuna backend", "inpaint 512x512, --backend auto",
+              "inpaint 512x512, --backend cpu"})
+            QVERIFY2(r.out.contains(row), qPrintable(r.out));
+        QVERIFY2(r.out.contains("7209 hole pixels"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("FAILED"), qPrintable(r.out));
+        QCOMPARE(run_cli({"bench", "startup", "--repeats", "0"}).status, 2);
+    }
+
     void bench_inpaint_compares_with_telea() {
         // --set holes: only the hole cut in fabric, not the pasted-object cases named alike.
         const Result r =
