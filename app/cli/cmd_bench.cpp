@@ -635,6 +635,8 @@ Command bench_command() {
            "video: faces tracked over each shot as importance (CPU rows): the face pass's\n"
            "                            cost, and face width kept and flicker with and without"},
           param_option(ops::param(ops::video_retarget_param_specs(), "face-every"), "K", "video: "),
+          param_option(ops::param(ops::video_retarget_param_specs(), "importance-window"), "N",
+                       "video: "),
           {"clip-size", "WxH", "video-inpaint: size of the generated clips (default 640x360)"},
           {"clip-frames", "N", "video-inpaint: frames a generated clip has (default 40)"},
           {"no-tracking", "",

@@ -349,6 +349,7 @@ Command retarget_command() {
           param_option(video_spec("temporal-term"), "T", "videos: "),
           param_option(video_spec("cut-threshold"), "T", "videos: "),
           param_option(video_spec("face-every"), "K", "videos: "),
+          param_option(video_spec("importance-window"), "N", "videos: "),
           {"flicker", "", "videos: measure the flicker the carving adds (in --json)"},
           {"approximate", "F",
            "videos: seams of a 1/F-size copy (F = 2, 4 or 8; default 1 = exact):\n"

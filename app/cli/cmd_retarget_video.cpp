@@ -136,6 +136,8 @@ int run_retarget_video(Context& ctx) {
             .add("importance", !r.importance_terms.empty())
             .add("face_tracks", r.face_tracks)
             .add("face_every", o.params.face_every)
+            .add("importance_window", o.params.importance_window)
+            .add("importance_smooth_seconds", r.importance_smooth_seconds)
             .add("face_examined_frames", r.faces_examined_frames)
             .add("face_detections", r.face_detections)
             .add("face_detect_seconds", r.face_detect_seconds)

@@ -413,6 +413,17 @@ constexpr ParamField<VideoRetargetParams> kVideoRetargetFields[] = {
          .unit = "frames",
          .help = "with faces on, run the face detector on every k-th frame of a shot (tracks "
                  "fill the frames between)"}),
+    field<&VideoRetargetParams::importance_window>(
+        {.name = "importance-window",
+         .label = "Smooth importance over",
+         .kind = ParamKind::Int,
+         .default_value = VideoRetargetParams{}.importance_window,
+         .min = 1,
+         .max = 120,
+         .step = 1,
+         .unit = "frames",
+         .help = "saliency, lines and skin follow the motion and are averaged over time like a "
+                 "mean of N frames, within each shot (1: each frame's own map)"}),
 };
 constexpr auto kVideoRetargetSpecs = specs_of(kVideoRetargetFields);
 

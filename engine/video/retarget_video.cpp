@@ -6,6 +6,7 @@
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/face_tracks.hpp>
 #include <lacuna/ops/importance.hpp>
+#include <lacuna/video/importance_smoothing.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
 #include <malloc.h>
@@ -236,6 +237,14 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     // Faces: a first pass over the clip (detections need the frames after a frame to be
     // smoothed and bridged), small enough to keep (boxes per frame).
     ops::FaceTracks tracks;
+    // Saliency, lines and skin: filtered along the motion within each shot, as the frames come.
+    std::optional<ImportanceSmoother> smoother;
+    if (importance) {
+        ImportanceSmoothingParams sp;
+        sp.window = options.params.importance_window;
+        sp.cut_threshold = options.params.cut_threshold;
+        smoother.emplace(imp, sp);
+    }
     if (importance) {
         if (imp.faces && imp.face_weight > 0) result.importance_terms.push_back("faces");
         if (imp.saliency && imp.saliency_weight > 0) result.importance_terms.push_back("saliency");
@@ -340,7 +349,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
         for (const ImageRgba8& frame : inputs) views.push_back(frame.view());
         const auto t = Clock::now();
         // Each frame's importance: its tracked faces (none beyond the first pass's frames) and
-        // the per-frame terms.
+        // the other terms smoothed over the shot (in frame order: the filter is recursive).
         std::vector<Mask> maps;
         std::vector<const Mask*> map_of;
         if (importance) {
@@ -350,7 +359,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
                 const std::size_t f = static_cast<std::size_t>(frames) + i;
                 const std::vector<ops::FaceBox>& faces =
                     f < tracks.per_frame.size() ? tracks.per_frame[f] : kNoFaces;
-                maps.push_back(ops::importance_map(views[i], imp, faces).levels);
+                maps.push_back(smoother->next(views[i], faces));
             }
             for (const Mask& m : maps) map_of.push_back(&m);
             result.importance_map_seconds += seconds_since(tm);
@@ -414,6 +423,7 @@ RetargetVideoResult retarget_video(const RetargetVideoOptions& options,
     result.frames = frames;
     result.cuts = carver.cuts();
     result.flicker_excess = meter.excess();
+    if (smoother) result.importance_smooth_seconds = smoother->flow_seconds();
     result.decode_seconds = decode_seconds;
     result.encode_seconds = encode_seconds;
     result.carve_seconds = carve_seconds;

@@ -69,6 +69,10 @@ struct VideoRetargetParams {
     /// With faces on (video::retarget_video): the detector runs on every k-th frame of a shot
     /// (and its first); the tracks interpolate between. Detection is the first pass's cost.
     int face_every = 2;
+    /// With saliency, lines or skin on (video::retarget_video): their per-frame maps are filtered
+    /// along the optical flow within each shot with the noise reduction of an N-frame mean
+    /// (video/importance_smoothing.hpp), so a protected region does not jump; 1: per frame.
+    int importance_window = 9;
 };
 
 /// Carves a sequence of frames one after another, remembering the previous frame's seams.

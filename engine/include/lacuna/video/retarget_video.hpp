@@ -34,9 +34,11 @@ struct RetargetVideoOptions {
     bool carry_audio = true;
     /// Importance per frame, as a photo's retarget has it: faces tracked over each shot
     /// (video_face_tracks: detected on every `params.face_every`-th frame in a first pass over the
-    /// clip, so protected regions move smoothly), saliency, lines and skin on each frame, added
-    /// to the temporal term by every carver. Off for videos unless asked for (faces too: the
-    /// face pass runs the detector on every `face_every`-th frame, seconds a frame on a small CPU).
+    /// clip, so protected regions move smoothly), saliency, lines and skin on each frame and
+    /// filtered along the motion within each shot (params.importance_window,
+    /// importance_smoothing.hpp), added to the temporal term by every carver. Off for videos unless
+    /// asked for (faces too: the face pass runs the detector on every `face_every`-th frame,
+    /// seconds a frame on a small CPU).
     ops::ImportanceParams importance = [] {
         ops::ImportanceParams p;
         p.faces = false;
@@ -101,6 +103,9 @@ struct RetargetVideoResult {
     int faces_examined_frames = 0;
     int face_detections = 0;
     double face_pass_seconds = 0, face_detect_seconds = 0, importance_map_seconds = 0;
+    /// Smoothing saliency, lines and skin along the motion (params.importance_window > 1; flow,
+    /// warp and filter, inside importance_map_seconds), and the cuts that restarted it.
+    double importance_smooth_seconds = 0;
 };
 
 /// Retargets every frame of `options.input` into `options.output`. The output appears only when
