@@ -608,7 +608,9 @@ Command bench_command() {
            "inpaint: OpenCV's sample photos (default: opencv-doc's, "
            "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
-          {"lines", "", "inpaint: PatchMatch continues straight lines across the hole first"},
+          {"lines", "",
+           "inpaint: PatchMatch continues straight lines across the hole first; video: the\n"
+           "                            line term over time (as --saliency)"},
           {"no-lines", "", "inpaint: PatchMatch without the line continuation"},
           {"line-angle", "DEG", "inpaint: the line continuation's angle tolerance"},
           {"line-offset", "PX", "inpaint: the line continuation's offset tolerance"},
@@ -635,8 +637,16 @@ Command bench_command() {
            "video: faces tracked over each shot as importance (CPU rows): the face pass's\n"
            "                            cost, and face width kept and flicker with and without"},
           param_option(ops::param(ops::video_retarget_param_specs(), "face-every"), "K", "video: "),
+          {"saliency", "",
+           "video: the saliency term over time: per-frame maps against maps smoothed along\n"
+           "                            the motion (--importance-window), map change, flicker and\n"
+           "                            the salient object kept (CPU rows)"},
+          {"skin", "", "video: the skin term over time (as --saliency)"},
           param_option(ops::param(ops::video_retarget_param_specs(), "importance-window"), "N",
                        "video: "),
+          {"write-frames", "DIR",
+           "video: with --saliency/--lines/--skin, write a few maps and "
+           "outputs as PNG"},
           {"clip-size", "WxH", "video-inpaint: size of the generated clips (default 640x360)"},
           {"clip-frames", "N", "video-inpaint: frames a generated clip has (default 40)"},
           {"no-tracking", "",

@@ -17,6 +17,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The optical flow runs on a copy at most this long (see smooth()).
+constexpr int kFlowMaxSide = 320;
+
 cv::Mat wrap(const ImageView<const Rgba8> image) {
     return {image.height, image.width, CV_8UC4, const_cast<Rgba8*>(image.data), image.pitch};
 }
@@ -126,7 +129,21 @@ Mask ImportanceSmoother::smooth(const ImageView<const Rgba8> frame, const Mask& 
             // previous frame showed at x + f(x), so that is where its state is read.
             if (!s.dis) s.dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
             cv::Mat flow;
-            s.dis->calc(grey, s.previous_grey, flow);
+            const cv::Size fsize = small_size(grey.cols, grey.rows, kFlowMaxSide);
+            if (fsize == grey.size()) {
+                s.dis->calc(grey, s.previous_grey, flow);
+            } else {
+                // The maps are smooth (saliency is blurred by a tenth of the image, lines are
+                // drawn 3 pixels wide): the motion of a copy half as long is enough, and costs a
+                // quarter.
+                cv::Mat a, b, coarse;
+                cv::resize(grey, a, fsize, 0, 0, cv::INTER_AREA);
+                cv::resize(s.previous_grey, b, fsize, 0, 0, cv::INTER_AREA);
+                s.dis->calc(a, b, coarse);
+                cv::resize(coarse, flow, grey.size(), 0, 0, cv::INTER_LINEAR);
+                flow = flow.mul(cv::Scalar(static_cast<double>(grey.cols) / fsize.width,
+                                           static_cast<double>(grey.rows) / fsize.height));
+            }
             cv::Mat map(flow.size(), CV_32FC2);
             for (int y = 0; y < flow.rows; ++y) {
                 const cv::Vec2f* f = flow.ptr<cv::Vec2f>(y);
