@@ -1060,6 +1060,15 @@ class TestCli : public QObject {
         o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o["importance_terms"].toArray(), QJsonArray({"faces", "skin"}));
         QCOMPARE(o["face_examined_frames"].toInt(), 8);
+        // Skin is smoothed along the motion over 9 frames by default, as asked otherwise.
+        QCOMPARE(o["importance_window"].toInt(), 9);
+        QVERIFY(o["importance_smooth_seconds"].toDouble() > 0);
+        r = run_cli({"retarget", tmp("faces/%02d.png"), tmp("skin1.mp4"), "--width", "120",
+                     "--skin", "--importance-window", "1", "--json", "--backend", "cpu"});
+        QCOMPARE(r.status, 0);
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["importance_window"].toInt(), 1);
+        QCOMPARE(o["importance_smooth_seconds"].toDouble(), 0.0);
         // Without --faces a video has no importance (faces are opt-in for videos).
         r = run_cli({"retarget", tmp("faces/%02d.png"), tmp("plain.mp4"), "--width", "120",
                      "--json", "--backend", "cpu"});
@@ -1070,7 +1079,8 @@ class TestCli : public QObject {
         // Misuse: one line, nothing written.
         for (const QStringList& bad :
              {QStringList{"--faces", "--no-faces"}, QStringList{"--faces", "--face-every", "0"},
-              QStringList{"--faces", "--face-weight", "99"}, QStringList{"--amount", "50"}}) {
+              QStringList{"--faces", "--face-weight", "99"}, QStringList{"--amount", "50"},
+              QStringList{"--skin", "--importance-window", "0"}}) {
             r = run_cli(QStringList{"retarget", tmp("faces/%02d.png"), tmp("bad.mp4"), "--width",
                                     "120", "--backend", "cpu"} +
                         bad);
