@@ -609,8 +609,8 @@ Command bench_command() {
            "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
           {"lines", "",
-           "inpaint: PatchMatch continues straight lines across the hole first; video: the\n"
-           "                            line term over time (as --saliency)"},
+           "inpaint: PatchMatch continues straight lines across the hole first;\n"
+           "                            video: the line term over time (as --saliency)"},
           {"no-lines", "", "inpaint: PatchMatch without the line continuation"},
           {"line-angle", "DEG", "inpaint: the line continuation's angle tolerance"},
           {"line-offset", "PX", "inpaint: the line continuation's offset tolerance"},
@@ -638,9 +638,9 @@ Command bench_command() {
            "                            cost, and face width kept and flicker with and without"},
           param_option(ops::param(ops::video_retarget_param_specs(), "face-every"), "K", "video: "),
           {"saliency", "",
-           "video: the saliency term over time: per-frame maps against maps smoothed along\n"
-           "                            the motion (--importance-window), map change, flicker and\n"
-           "                            the salient object kept (CPU rows)"},
+           "video: the saliency term over time: per-frame maps against maps smoothed\n"
+           "                            along the motion (--importance-window): map change,\n"
+           "                            flicker and the salient object kept (CPU rows)"},
           {"skin", "", "video: the skin term over time (as --saliency)"},
           param_option(ops::param(ops::video_retarget_param_specs(), "importance-window"), "N",
                        "video: "),
