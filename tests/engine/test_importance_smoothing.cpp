@@ -2,11 +2,13 @@
 // detection jitters (the object's box moved ±3 px at random, a frame that misses it, a one-frame
 // false detection) changes much less from frame to frame once smoothed, still follows the moving
 // object (its centre within a few pixels, where a plain temporal mean lags), and a scene cut
-// restarts the filter. Then the same through the real saliency term and the video pipeline.
+// restarts the filter. Then the real saliency term on a noisy pan, and the video pipeline (the CPU
+// wave carver) carving with the smoothed maps in frame order.
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
 #include <lacuna/ops/importance.hpp>
+#include <lacuna/ops/video_retarget.hpp>
 #include <lacuna/video/importance_smoothing.hpp>
 #include <lacuna/video/retarget_video.hpp>
 
@@ -142,6 +144,10 @@ ImageRgba8 photo(const char* name) {
 
 class TestImportanceSmoothing : public QObject {
     Q_OBJECT
+    QTemporaryDir dir_;
+    [[nodiscard]] std::filesystem::path tmp(const std::string& name) const {
+        return std::filesystem::path(dir_.path().toStdString()) / name;
+    }
 
   private slots:
     void jittery_detections_settle_and_follow_the_object() {
@@ -219,6 +225,52 @@ class TestImportanceSmoothing : public QObject {
         ImportanceSmoother s(ops::ImportanceParams{}, {});
         const ImageRgba8 img = frame(0);
         QVERIFY_THROWS_EXCEPTION(Error, s.smooth(img.view(), Mask(kW - 1, kH, 0)));
+    }
+
+    void the_pipeline_carves_with_the_smoothed_maps_in_order() {
+        // retarget_video (the CPU wave carver: frames side by side) on a PNG sequence of 14
+        // frames of the moving object, skin on (the square is skin-coloured: 255, t, 40 is not,
+        // so a skin patch rides on it), against the smoother and the carver run by hand.
+        std::filesystem::create_directories(tmp("in"));
+        std::filesystem::create_directories(tmp("out"));
+        {
+            io::VideoWriter writer(tmp("in/%02d.png"), kW, kH, 25.0);
+            for (int f = 0; f < 14; ++f) {
+                ImageRgba8 img = frame(f);
+                for (int y = kObjectY + 4; y < kObjectY + kSide - 4; ++y)
+                    for (int x = object_x(f) + 4; x < object_x(f) + kSide - 4; ++x)
+                        img.at(x, y) = {200, 150, 120, 255};  // skin (YCrCb in Chai & Ngan's box)
+                writer.write(img);
+            }
+            writer.finish();
+        }
+        video::RetargetVideoOptions o;
+        o.input = tmp("in/%02d.png");
+        o.output = tmp("out/%02d.png");
+        o.params.width = 110;
+        o.params.height = kH;
+        o.params.importance_unit = ops::importance_unit(o.params.energy);
+        o.importance.skin = true;
+        o.importance.skin_weight = 40;
+        const video::RetargetVideoResult r = video::retarget_video(o);
+        QCOMPARE(r.frames, 14);
+        QVERIFY(r.importance_smooth_seconds > 0);
+        ImportanceSmoother smoother(o.importance,
+                                    {o.params.importance_window, o.params.cut_threshold});
+        ops::VideoRetargeter carver(kW, kH, o.params, ops::CarveImplementation::Fast);
+        io::VideoReader in(tmp("in/%02d.png"));
+        io::VideoReader out(tmp("out/%02d.png"));
+        bool skin_seen = false;
+        for (int f = 0; f < 14; ++f) {
+            const ImageRgba8 src = *in.next();
+            const Mask map = smoother.next(src.view(), {});
+            skin_seen = skin_seen || map.at(object_x(f) + kSide / 2, kObjectY + kSide / 2) > 20;
+            const ImageRgba8 expected = carver.process(src.view(), &map);
+            const std::optional<ImageRgba8> got = out.next();
+            QVERIFY(got.has_value());
+            QVERIFY2(equal_pixels(expected.view(), got->view()), qPrintable(QString::number(f)));
+        }
+        QVERIFY(skin_seen);
     }
 
     void saliency_over_a_pan_settles() {
