@@ -17,7 +17,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The optical flow runs on a copy at most this long (see smooth()).
+/// The optical flow runs on a copy at most this long (see where_it_was()).
 constexpr int kFlowMaxSide = 320;
 
 cv::Mat wrap(const ImageView<const Rgba8> image) {
@@ -35,6 +35,36 @@ cv::Size small_size(const int width, const int height, const int max_side) {
     const double scale = static_cast<double>(side) / max_side;
     return {std::max(1, static_cast<int>(std::lround(width / scale))),
             std::max(1, static_cast<int>(std::lround(height / scale)))};
+}
+
+/// Where each pixel of `grey` was in `previous` (same size), as a map for cv::remap: DIS flow
+/// from this frame to the previous one, so pixel x shows what the previous frame showed at
+/// x + f(x). The flow runs on a copy at most kFlowMaxSide long: the maps are smooth (saliency
+/// is blurred by a tenth of the image, lines drawn 3 pixels wide on the detectors' copy), so
+/// the motion of a copy half as long is enough, at a quarter of the cost.
+cv::Mat where_it_was(cv::DISOpticalFlow& dis, const cv::Mat& grey, const cv::Mat& previous) {
+    const cv::Size fsize = small_size(grey.cols, grey.rows, kFlowMaxSide);
+    cv::Mat flow;
+    if (fsize == grey.size()) {
+        dis.calc(grey, previous, flow);
+    } else {
+        cv::Mat a, b, coarse;
+        cv::resize(grey, a, fsize, 0, 0, cv::INTER_AREA);
+        cv::resize(previous, b, fsize, 0, 0, cv::INTER_AREA);
+        dis.calc(a, b, coarse);
+        cv::resize(coarse, flow, grey.size(), 0, 0, cv::INTER_LINEAR);
+    }
+    // Vectors of the coarse copy's pixels, scaled to the map's.
+    const float sx = static_cast<float>(grey.cols) / static_cast<float>(fsize.width);
+    const float sy = static_cast<float>(grey.rows) / static_cast<float>(fsize.height);
+    cv::Mat map(flow.size(), CV_32FC2);
+    for (int y = 0; y < flow.rows; ++y) {
+        const cv::Vec2f* f = flow.ptr<cv::Vec2f>(y);
+        cv::Vec2f* m = map.ptr<cv::Vec2f>(y);
+        for (int x = 0; x < flow.cols; ++x)
+            m[x] = {static_cast<float>(x) + sx * f[x][0], static_cast<float>(y) + sy * f[x][1]};
+    }
+    return map;
 }
 
 /// Levels added and capped at 63, as importance_map combines its terms.
@@ -125,32 +155,8 @@ Mask ImportanceSmoother::smooth(const ImageView<const Rgba8> frame, const Mask& 
     } else {
         cv::Mat previous_state = s.smoothed;
         if (params_.follow_motion) {
-            // Flow from this frame to the previous one: this frame's pixel x shows what the
-            // previous frame showed at x + f(x), so that is where its state is read.
             if (!s.dis) s.dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
-            cv::Mat flow;
-            const cv::Size fsize = small_size(grey.cols, grey.rows, kFlowMaxSide);
-            if (fsize == grey.size()) {
-                s.dis->calc(grey, s.previous_grey, flow);
-            } else {
-                // The maps are smooth (saliency is blurred by a tenth of the image, lines are
-                // drawn 3 pixels wide): the motion of a copy half as long is enough, and costs a
-                // quarter.
-                cv::Mat a, b, coarse;
-                cv::resize(grey, a, fsize, 0, 0, cv::INTER_AREA);
-                cv::resize(s.previous_grey, b, fsize, 0, 0, cv::INTER_AREA);
-                s.dis->calc(a, b, coarse);
-                cv::resize(coarse, flow, grey.size(), 0, 0, cv::INTER_LINEAR);
-                flow = flow.mul(cv::Scalar(static_cast<double>(grey.cols) / fsize.width,
-                                           static_cast<double>(grey.rows) / fsize.height));
-            }
-            cv::Mat map(flow.size(), CV_32FC2);
-            for (int y = 0; y < flow.rows; ++y) {
-                const cv::Vec2f* f = flow.ptr<cv::Vec2f>(y);
-                cv::Vec2f* m = map.ptr<cv::Vec2f>(y);
-                for (int x = 0; x < flow.cols; ++x)
-                    m[x] = {static_cast<float>(x) + f[x][0], static_cast<float>(y) + f[x][1]};
-            }
+            const cv::Mat map = where_it_was(*s.dis, grey, s.previous_grey);
             cv::remap(s.smoothed, previous_state, map, cv::noArray(), cv::INTER_LINEAR,
                       cv::BORDER_REPLICATE);
         }
