@@ -215,6 +215,39 @@ class TestImportanceSmoothing : public QObject {
         for (int y = 0; y < kH; ++y) QVERIFY(std::equal(a.row(y), a.row(y) + kW, b.row(y)));
     }
 
+    void tracked_faces_are_added_after_smoothing() {
+        // Skin smoothed, the tracked face drawn at its weight on top, at once (not ramped up).
+        ops::ImportanceParams imp;
+        imp.faces = true;
+        imp.face_weight = 50;
+        imp.skin = true;
+        ImportanceSmoother with_faces(imp, {});
+        ops::ImportanceParams skin_only = imp;
+        skin_only.faces = false;
+        ImportanceSmoother skin(skin_only, {});
+        const ops::FaceBox face{100, 20, 30, 36, false};
+        for (int f = 0; f < 4; ++f) {
+            const ImageRgba8 img = frame(f);
+            const std::vector<ops::FaceBox> faces =
+                f == 3 ? std::vector{face} : std::vector<ops::FaceBox>{};
+            const Mask a = with_faces.next(img.view(), faces);
+            const Mask b = skin.next(img.view(), {});
+            const Mask drawn = ops::importance_map(
+                                   img.view(),
+                                   [&] {
+                                       ops::ImportanceParams p;
+                                       p.face_weight = 50;
+                                       return p;
+                                   }(),
+                                   faces)
+                                   .levels;
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    QCOMPARE(int(a.at(x, y)), std::min(63, b.at(x, y) + drawn.at(x, y)));
+        }
+        QCOMPARE(int(with_faces.next(frame(4).view(), {face}).at(115, 38)), 50);
+    }
+
     void bad_parameters_are_refused() {
         ImportanceSmoothingParams p;
         p.window = 0;
