@@ -1415,6 +1415,10 @@ class TestSession : public QObject {
         const session::Session::VideoExport plain_job = s.prepare_video_export(removed, 1.0);
         QVERIFY(!plain_job.options.importance.faces);
         QVERIFY(plain_job.options.importance.skin);
+        // Skin (saliency, lines) smoothed along the motion as the CLI's default does.
+        QCOMPARE(plain_job.options.params.importance_window,
+                 ops::VideoRetargetParams{}.importance_window);
+        QVERIFY(plain_job.options.params.importance_window > 1);
         const session::Session::VideoExport faces_job =
             s.prepare_video_export(removed, 1.0, 1, ops::TemporalTerm::PerSeam, true);
         QVERIFY(faces_job.options.importance.faces);
