@@ -7,15 +7,16 @@
 //   S_t = α · M_t + (1 − α) · S_{t−1}(x + f_t(x)),   α = 2 / (N + 1),
 //
 // where M_t is frame t's map of those terms (on the detectors' downscaled copy) and f_t the optical
-// flow from frame t to frame t − 1 (OpenCV's DIS, preset medium, on a grey copy at most 320 long). α = 2/(N + 1) gives the same reduction of
-// independent per-frame noise as the mean of N frames (its variance α / (2 − α) = 1/N), while the
-// warp keeps a moving object's protection on the object: a temporal mean without the warp lags
-// behind it by (1 − α)/α × its speed. It is causal, so the video pipeline keeps streaming (no
-// frames held back) and costs one flow and one warp per frame. A scene cut (the carver's rule:
-// mean_luma_difference above the cut threshold) restarts it: S = M on a shot's first frame.
-// The tracked faces' levels are added after smoothing (they are smooth already), capped at 63 as
-// importance_map combines terms. The result is a level map like importance_map's, an input of the
-// carvers, so the reference, fast CPU and CUDA carvers still pick identical seams.
+// flow from frame t to frame t − 1 (OpenCV's DIS, preset medium, on a grey copy at most 320 long).
+// α = 2/(N + 1) gives the same reduction of independent per-frame noise as the mean of N frames
+// (its variance α / (2 − α) = 1/N), while the warp keeps a moving object's protection on the
+// object: a temporal mean without the warp lags behind it by (1 − α)/α × its speed. It is causal,
+// so the video pipeline keeps streaming (no frames held back) and costs one flow and one warp per
+// frame. A scene cut (the carver's rule: mean_luma_difference above the cut threshold) restarts it:
+// S = M on a shot's first frame. The tracked faces' levels are added after smoothing (they are
+// smooth already), capped at 63 as importance_map combines terms. The result is a level map like
+// importance_map's, an input of the carvers, so the reference, fast CPU and CUDA carvers still pick
+// identical seams.
 #pragma once
 
 #include <lacuna/core/image.hpp>
