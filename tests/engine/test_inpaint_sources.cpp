@@ -6,7 +6,8 @@
 // fifth of the hole), with it the hole gets the wall's own colours. The prior never
 // takes away a source patch that lies in the hole's surroundings, nor one of a foreign region
 // that reaches the hole (structure continuing into it), and every backend sees the same
-// sources because prepare_inpaint applies it.
+// sources because prepare_inpaint applies it (the 16-bit measurement fill included).
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/inpaint_sources.hpp>
@@ -130,6 +131,38 @@ class TestInpaintSources : public QObject {
             QVERIFY(after < 0.01);
             QVERIFY(foreign_after < 0.02);
         }
+    }
+
+    void measurement_fill_takes_the_same_sources() {
+        // The scene as 16-bit RGB (each level × 257): the measurement fill prepares its sources
+        // on the 8-bit proxy with the same prior, so the look-alike stays out there too.
+        const ImageRgba8 image = scene();
+        const Mask hole = hole_mask();
+        NativeImage samples(kW, kH, PixelFormat{SampleType::U16, 3});
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                const Rgba8 p = image.at(x, y);
+                samples.set_sample(x, y, 0, 257.0 * p.r);
+                samples.set_sample(x, y, 1, 257.0 * p.g);
+                samples.set_sample(x, y, 2, 257.0 * p.b);
+            }
+        const auto share = [&](const NativeImage& filled) {
+            ImageRgba8 out(kW, kH);
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    out.at(x, y) =
+                        Rgba8{static_cast<std::uint8_t>(filled.sample(x, y, 0) / 257),
+                              static_cast<std::uint8_t>(filled.sample(x, y, 1) / 257),
+                              static_cast<std::uint8_t>(filled.sample(x, y, 2) / 257), 255};
+            return object_share(out, hole);
+        };
+        const double before =
+            share(inpaint(samples, hole, params(false), InpaintImplementation::Fast).samples);
+        const double after =
+            share(inpaint(samples, hole, params(true), InpaintImplementation::Fast).samples);
+        qInfo("16-bit: look-alike's colours in the hole %.3f -> %.3f", before, after);
+        QVERIFY2(before > 0.15, "the scene no longer baits the plain fill");
+        QVERIFY(after < 0.01);
     }
 
     void prior_narrows_the_problem_sources_and_notes_it() {
