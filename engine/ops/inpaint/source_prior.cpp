@@ -15,11 +15,13 @@ int colour_bin(const Rgba8 p) {
 }
 
 /// Chessboard distance transform (two passes) of `seed` inside a w × h grid, capped at `cap`.
-std::vector<int> chessboard_distance(const std::vector<std::uint8_t>& seed, const int w,
-                                     const int h, const int cap) {
-    std::vector<int> d(seed.size());
-    for (std::size_t i = 0; i < seed.size(); ++i) d[i] = seed[i] != 0 ? 0 : cap;
-    const auto at = [&](const int x, const int y) -> int& {
+/// Capped (at most 255), so one byte a pixel: a 4K picture's map is 16 MB.
+std::vector<std::uint8_t> chessboard_distance(const std::vector<std::uint8_t>& seed, const int w,
+                                              const int h, const int cap) {
+    std::vector<std::uint8_t> d(seed.size());
+    for (std::size_t i = 0; i < seed.size(); ++i)
+        d[i] = static_cast<std::uint8_t>(seed[i] != 0 ? 0 : cap);
+    const auto at = [&](const int x, const int y) -> std::uint8_t& {
         return d[static_cast<std::size_t>(y) * w + x];
     };
     for (int y = 0; y < h; ++y)
@@ -31,7 +33,7 @@ std::vector<int> chessboard_distance(const std::vector<std::uint8_t>& seed, cons
                 if (x > 0) v = std::min(v, at(x - 1, y - 1) + 1);
                 if (x + 1 < w) v = std::min(v, at(x + 1, y - 1) + 1);
             }
-            at(x, y) = std::min(v, cap);
+            at(x, y) = static_cast<std::uint8_t>(std::min(v, cap));
         }
     for (int y = h - 1; y >= 0; --y)
         for (int x = w - 1; x >= 0; --x) {
@@ -42,13 +44,13 @@ std::vector<int> chessboard_distance(const std::vector<std::uint8_t>& seed, cons
                 if (x + 1 < w) v = std::min(v, at(x + 1, y + 1) + 1);
                 if (x > 0) v = std::min(v, at(x - 1, y + 1) + 1);
             }
-            at(x, y) = std::min(v, cap);
+            at(x, y) = static_cast<std::uint8_t>(std::min(v, cap));
         }
     return d;
 }
 
 /// The 5-bit colours of `ring` pixels, widened by ±tolerance bins per channel.
-std::vector<std::uint8_t> allowed_colours(const std::vector<int>& bins,
+std::vector<std::uint8_t> allowed_colours(const std::vector<std::uint16_t>& bins,
                                           const std::vector<std::uint8_t>& in_ring,
                                           const int tolerance) {
     std::vector<std::uint8_t> seen(1 << 15, 0);
@@ -87,19 +89,19 @@ SourcePriorResult restrict_sources(const ImageView<const Rgba8> image, const Mas
         return static_cast<std::size_t>(y - y0) * rw + (x - x0);
     };
     std::vector<std::uint8_t> in_hole(static_cast<std::size_t>(rw) * rh);
-    std::vector<int> bins(in_hole.size());
+    std::vector<std::uint16_t> bins(in_hole.size());
     for (int y = y0; y <= y1; ++y) {
         const Rgba8* row = image.row(y);
         const std::uint8_t* hr = hole.row(y);
         for (int x = x0; x <= x1; ++x) {
             in_hole[idx(x, y)] = hr[x] != 0 ? 1 : 0;
-            bins[idx(x, y)] = colour_bin(row[x]);
+            bins[idx(x, y)] = static_cast<std::uint16_t>(colour_bin(row[x]));
         }
     }
     // The ring: known pixels within `ring` of the hole (holes outside the region are ignored:
     // the region holds the whole hole, since the window contains the hole's box).
-    const int cap = std::max(options.ring, options.exempt) + 2;
-    const std::vector<int> dist = chessboard_distance(in_hole, rw, rh, cap);
+    const int cap = std::min(255, std::max(options.ring, options.exempt) + 2);
+    const std::vector<std::uint8_t> dist = chessboard_distance(in_hole, rw, rh, cap);
     std::vector<std::uint8_t> in_ring(in_hole.size(), 0);
     for (std::size_t i = 0; i < in_hole.size(); ++i)
         in_ring[i] = in_hole[i] == 0 && dist[i] <= options.ring ? 1 : 0;
