@@ -67,7 +67,8 @@ struct InpaintParams {
     /// patches that hold colours found nowhere within 16 px of the hole (look-alike objects
     /// elsewhere in the picture) are not sources, unless their colour region reaches to within
     /// 32 px of the hole (structure that continues into it). Applied by prepare_inpaint, so every
-    /// backend and the measurement fill take the same sources.
+    /// backend and the measurement fill take the same sources; it reads the whole image on the
+    /// host (about 75 ms at 1080p on two cores), so it is an option (docs/notes/patchmatch.md).
     bool source_colours = false;
 };
 
