@@ -612,6 +612,9 @@ Command bench_command() {
            "inpaint: PatchMatch continues straight lines across the hole first;\n"
            "                            video: the line term over time (as --saliency)"},
           {"no-lines", "", "inpaint: PatchMatch without the line continuation"},
+          {"source-colours", "",
+           "inpaint: PatchMatch takes no patches with colours absent around the hole"},
+          {"no-source-colours", "", "inpaint: PatchMatch without the colour prior"},
           {"line-angle", "DEG", "inpaint: the line continuation's angle tolerance"},
           {"line-offset", "PX", "inpaint: the line continuation's offset tolerance"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},

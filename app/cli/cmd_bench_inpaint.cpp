@@ -413,6 +413,9 @@ int bench_inpaint(Context& ctx) {
     ops::InpaintParams pm_lines;
     if (ctx.args.has("lines")) pm_lines.lines = true;
     if (ctx.args.has("no-lines")) pm_lines.lines = false;
+    // --source-colours: PatchMatch's source prior by colour.
+    if (ctx.args.has("source-colours")) pm_lines.source_colours = true;
+    if (ctx.args.has("no-source-colours")) pm_lines.source_colours = false;
     if (const auto a = ctx.args.get("line-angle"))
         pm_lines.line_angle =
             parse_param("line-angle", *a, ops::param(ops::inpaint_param_specs(), "line-angle"));
@@ -509,6 +512,7 @@ int bench_inpaint(Context& ctx) {
         patchmatch.lines = pm_lines.lines;
         patchmatch.line_angle = pm_lines.line_angle;
         patchmatch.line_offset = pm_lines.line_offset;
+        patchmatch.source_colours = pm_lines.source_colours;
         const auto run = [&](const ops::InpaintParams& p,
                              const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {

@@ -165,6 +165,7 @@ int run_inpaint(Context& ctx) {
                        .add("coherence", params.coherence)
                        .add("grow", grow)
                        .add("lines", params.lines)
+                       .add("source_colours", params.source_colours)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -201,6 +202,8 @@ Command inpaint_command() {
               "image of the same size; never copy from its non-black pixels"},
              {"lines", "", param_help(ops::param(specs, "lines"))},
              {"no-lines", "", "do not continue lines (the default)"},
+             {"source-colours", "", param_help(ops::param(specs, "source-colours"))},
+             {"no-source-colours", "", "copy patches of any colour (the default)"},
              param_option(ops::param(specs, "line-angle"), "DEG"),
              param_option(ops::param(specs, "line-offset"), "PX"),
              {"no-coherence", "",

@@ -191,6 +191,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     lines_->setChecked(lines.default_value != 0);
     lines_->setToolTip(text(lines.help));
     fill_form->addRow(lines_);
+    const ops::ParamSpec& colours = ops::param(ops::inpaint_param_specs(), "source-colours");
+    source_colours_ = new QCheckBox(text(colours.label));
+    source_colours_->setObjectName("fill_source_colours");
+    source_colours_->setChecked(colours.default_value != 0);
+    source_colours_->setToolTip(text(colours.help));
+    fill_form->addRow(source_colours_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -233,6 +239,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     connect(patch_, &QSpinBox::valueChanged, this, [this] { save_settings(); });
     connect(search_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(lines_, &QCheckBox::toggled, this, [this] { save_settings(); });
+    connect(source_colours_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -394,6 +401,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     params.method = static_cast<ops::InpaintMethod>(method_->currentData().toInt());
     params.patch = patch_->value() | 1;
     params.lines = lines_->isChecked();
+    params.source_colours = source_colours_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -499,6 +507,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
     }
     search_->setCurrentIndex(best);
     lines_->setChecked(fill.lines);
+    source_colours_->setChecked(fill.source_colours);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

@@ -125,6 +125,7 @@ class ObjectRemovalPanel : public QWidget {
     QPushButton* again_ = nullptr;
     QComboBox* search_ = nullptr;
     QCheckBox* lines_ = nullptr;  ///< PatchMatch's line continuation (the "lines" parameter)
+    QCheckBox* source_colours_ = nullptr;  ///< the colour prior ("source-colours")
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

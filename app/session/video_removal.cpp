@@ -34,10 +34,10 @@ bool same_params(const video::VideoInpaintParams& a, const video::VideoInpaintPa
     return f.patch == g.patch && f.search == g.search && f.window_factor == g.window_factor &&
            f.coherence == g.coherence && f.never_sample == g.never_sample && f.method == g.method &&
            f.seed == g.seed && f.mask_grow == g.mask_grow && f.lines == g.lines &&
-           f.line_angle == g.line_angle && f.line_offset == g.line_offset &&
-           a.implementation == b.implementation && a.propagate == b.propagate &&
-           a.cut_threshold == b.cut_threshold && a.consistency == b.consistency &&
-           a.flow_margin == b.flow_margin;
+           f.source_colours == g.source_colours && f.line_angle == g.line_angle &&
+           f.line_offset == g.line_offset && a.implementation == b.implementation &&
+           a.propagate == b.propagate && a.cut_threshold == b.cut_threshold &&
+           a.consistency == b.consistency && a.flow_margin == b.flow_margin;
 }
 
 /// Frames [first, end) of the clip (fewer when it ends before), reporting each decoded one;

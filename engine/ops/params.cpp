@@ -122,6 +122,16 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 0.5,
          .unit = "pixels",
          .help = "two edges are one line when each one's end lies this close to the other's line"}),
+    field<&InpaintParams::source_colours>(
+        {.name = "source-colours",
+         .label = "Only surrounding colours",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.source_colours ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch: do not copy patches with colours found nowhere around the hole "
+                 "(look-alike objects elsewhere), unless they reach to near the hole"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

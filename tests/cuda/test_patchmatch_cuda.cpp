@@ -127,6 +127,31 @@ class TestPatchMatchCuda : public QObject {
         QVERIFY(gpu->progress().done());
     }
 
+    // The colour prior (source_colours) narrows the host problem's valid sources before either
+    // filler starts; the CUDA filler uploads them and decides as the CPU does.
+    void cuda_equals_cpu_with_source_colours() {
+        const int w = 203, h = 157;
+        const ImageRgba8 image = scene(w, h, unsigned(w * h));
+        const Mask mask = odd_hole(w, h, true);
+        InpaintParams params;
+        params.patch = 9;
+        params.method = InpaintMethod::PatchMatch;
+        params.seed = 7;
+        params.source_colours = true;
+        const auto cpu = make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
+        const auto gpu = make_inpainter(image.view(), mask, params, InpaintImplementation::Cuda);
+        QVERIFY(!cpu->problem().notes.empty());  // 17978 of 25740 centres go on the CPU
+        for (const int step : {1, 5, 1 << 20}) {
+            const InpaintProgress pc = cpu->advance(step);
+            const InpaintProgress pg = gpu->advance(step);
+            QCOMPARE(pg.iterations, pc.iterations);
+            QCOMPARE(pg.filled, pc.filled);
+            QCOMPARE(compare_fields(*cpu, *gpu), QString());
+            QCOMPARE(compare_images(cpu->image(), gpu->image()), QString());
+        }
+        QVERIFY(gpu->progress().done());
+    }
+
     // The blend runs blend_terms.h's per-node code in the same order on both sides: the device's
     // bytes are the host's.
     void device_blend_equals_host_data() { cuda_equals_cpu_data(); }
@@ -336,12 +361,15 @@ class TestPatchMatchCuda : public QObject {
 
     void device_inpainter_equals_cpu_data() {
         QTest::addColumn<bool>("never");
-        QTest::newRow("hole only") << false;
-        QTest::newRow("never-sample") << true;
+        QTest::addColumn<bool>("colours");
+        QTest::newRow("hole only") << false << false;
+        QTest::newRow("never-sample") << true << false;
+        QTest::newRow("source colours") << false << true;
     }
     void device_inpainter_equals_cpu() {
         const OwnedStream stream;
         QFETCH(bool, never);
+        QFETCH(bool, colours);
         const int w = 211, h = 143;
         const ImageRgba8 image = scene(w, h, 3);
         const Mask mask = odd_hole(w, h, true);
@@ -350,6 +378,7 @@ class TestPatchMatchCuda : public QObject {
         params.patch = 7;
         params.method = InpaintMethod::PatchMatch;
         params.never_sample = never ? &never_mask : nullptr;
+        params.source_colours = colours;
         // Coverage: painted 0..255, the hole is >= 128.
         std::mt19937 rng(1);
         std::uniform_int_distribution<int> in(128, 255), out(0, 127);
@@ -358,21 +387,25 @@ class TestPatchMatchCuda : public QObject {
             for (int x = 0; x < w; ++x)
                 coverage.at(x, y) = std::uint8_t(mask.at(x, y) ? in(rng) : out(rng));
         const InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
+        // The colour prior narrows the host problem's sources on this scene (its colours
+        // drift across the picture): 17072 of 25230 centres go on the CPU.
+        QCOMPARE(!problem.notes.empty(), colours);
         const auto cpu = make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
         const DeviceImage<Rgba8> pixels(image.view(), stream.get());
         const DeviceImage<std::uint8_t> device_coverage(coverage.view(), stream.get());
         // The editor's rule: no interaction copies the image or a mask between host and device
-        // (only the never-sample case uploads the valid sources, which exist only on the host).
+        // (only the never-sample and source-colour cases upload the valid sources, which exist
+        // only on the host).
         const TransferStats before = transfer_stats();
         const auto device = make_device_inpainter(pixels, device_coverage, problem);
         QCOMPARE(device->progress().total, cpu->progress().total);
         device->advance(1 << 20);
         const TransferStats moved = transfer_stats() - before;
         qInfo("device PatchMatch %dx%d%s: %llu uploads (%llu bytes), %llu downloads (%llu bytes)",
-              w, h, never ? " with never-sample" : "", (unsigned long long)moved.uploads,
-              (unsigned long long)moved.upload_bytes, (unsigned long long)moved.downloads,
-              (unsigned long long)moved.download_bytes);
-        if (!never) QVERIFY(moved.upload_bytes + moved.download_bytes < 4096);
+              w, h, never ? " with never-sample" : (colours ? " with source colours" : ""),
+              (unsigned long long)moved.uploads, (unsigned long long)moved.upload_bytes,
+              (unsigned long long)moved.downloads, (unsigned long long)moved.download_bytes);
+        if (!never && !colours) QVERIFY(moved.upload_bytes + moved.download_bytes < 4096);
         const PixelRect all{0, 0, w - 1, h - 1};
         cpu->advance(1 << 20);
         {

@@ -329,10 +329,13 @@ class TestParams : public QObject {
         p.mask_grow = -3;
         p.lines = true;
         p.line_angle = 4.5;
+        p.source_colours = true;
         const std::string text = ops::write_settings(p, ops::inpaint_param_fields());
-        QCOMPARE(QString::fromStdString(text),
-                 QString("version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
-                         "seed=77\ngrow=-3\nlines=on\nline-angle=4.5\nline-offset=2\n"));
+        QCOMPARE(
+            QString::fromStdString(text),
+            QString(
+                "version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
+                "seed=77\ngrow=-3\nlines=on\nline-angle=4.5\nline-offset=2\nsource-colours=on\n"));
         ops::InpaintParams back;
         QVERIFY(ops::read_settings(text, ops::inpaint_param_fields(), back).empty());
         QCOMPARE(back.patch, 15);
@@ -343,6 +346,7 @@ class TestParams : public QObject {
         QCOMPARE(back.mask_grow, -3);
         QCOMPARE(back.lines, true);
         QCOMPARE(back.line_angle, 4.5);
+        QCOMPARE(back.source_colours, true);
     }
 
     // A text from before versions (no version line), with a name since renamed and one since

@@ -4,6 +4,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_sources.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
@@ -218,6 +219,11 @@ InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& m
         message += ": use a smaller patch or a smaller mask";
         throw Error(ErrorCode::InvalidArgument, message);
     }
+    // The colour prior narrows the valid sources here, so every filler (CPU, CUDA, the
+    // editor's device filler, which uploads a host problem's narrower sources, and the
+    // measurement fill) takes the same ones.
+    if (params.source_colours && params.method == InpaintMethod::PatchMatch)
+        restrict_sources(problem, source_prior_options(params));
     problem.window = full;
     if (params.search == InpaintSearch::Window) {
         problem.window = window_rect(box, image.width, image.height, problem.radius, params.patch,

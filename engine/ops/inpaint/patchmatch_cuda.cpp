@@ -585,8 +585,9 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                         "the hole does not match the valid sources the problem was prepared with");
         }
         if (valid_found > expected_valid) {
-            // The documented exception: a never-sample mask removed sources, and it exists only
-            // in the host problem. Its valid centres go up, and the pyramid is rebuilt from them.
+            // The documented exceptions: a never-sample mask or the colour prior
+            // (params.source_colours, prepare_inpaint) removed sources, and they exist only in
+            // the host problem. Its valid centres go up, and the pyramid is rebuilt from them.
             const MaskView valid = problem_.valid_source.view();
             copy_2d(levels_[0].valid, valid.data, valid.pitch, 1, cudaMemcpyHostToDevice);
             lacuna::detail::count_upload(static_cast<std::uint64_t>(problem_.image.width()) *

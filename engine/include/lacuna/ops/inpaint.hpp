@@ -63,6 +63,13 @@ struct InpaintParams {
     double line_angle = 3.0;
     /// ...and each edge's end lies within this many pixels of the other's line.
     double line_offset = 2.0;
+    /// PatchMatch: a source prior by colour (restrict_sources, inpaint_sources.hpp). Source
+    /// patches that hold colours found nowhere within 16 px of the hole (look-alike objects
+    /// elsewhere in the picture) are not sources, unless their colour region reaches to within
+    /// 32 px of the hole (structure that continues into it). Applied by prepare_inpaint, so every
+    /// backend and the measurement fill take the same sources; it reads the whole image on the
+    /// host (about 75 ms at 1080p on two cores), so it is an option (docs/notes/patchmatch.md).
+    bool source_colours = false;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).
