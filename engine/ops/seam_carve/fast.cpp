@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <condition_variable>
 #include <cstring>
@@ -142,10 +143,12 @@ class BlockRows {
     std::vector<int> meta_;
 };
 
-/// The first and last index of a span whose cost changed (first > last: none).
+/// The first and last index of a span whose cost changed (first > last: none), and how many
+/// cells changed (the work any exact update must do, against the cells recomputed).
 struct Changes {
     int first = INT_MAX;
     int last = -1;
+    int count = 0;
 };
 
 // One row of the cumulative-cost update for n contiguous cells away from the borders, 32-bit
@@ -174,6 +177,7 @@ Changes cost_span_scalar(const std::int32_t* above, const std::int16_t* in,
         if (v != out[x]) {
             changes.first = std::min(changes.first, x);
             changes.last = x;
+            ++changes.count;
         }
         out[x] = v;
     }
@@ -195,11 +199,11 @@ __attribute__((target("avx2"))) inline __m256i load32(const std::int32_t* p) {
 // The same eight cells at a time. min(a + up + dl, b + up, c + up + dr) is up + min(a + dl, b,
 // c + dr): the same integers (no sum comes near 2^31, seam_energy.h).
 template <bool kForward>
-__attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above,
-                                                       const std::int16_t* in,
-                                                       const std::int16_t* in_above,
-                                                       const std::int16_t* own, std::int32_t* out,
-                                                       const int n) {
+__attribute__((target("avx2,popcnt"))) Changes cost_span_avx2(const std::int32_t* above,
+                                                              const std::int16_t* in,
+                                                              const std::int16_t* in_above,
+                                                              const std::int16_t* own,
+                                                              std::int32_t* out, const int n) {
     Changes changes;
     int x = 0;
     for (; x + 8 <= n; x += 8) {
@@ -224,6 +228,7 @@ __attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above
         if (differ != 0) {
             if (changes.first == INT_MAX) changes.first = x + __builtin_ctz(differ);
             changes.last = x + 31 - __builtin_clz(differ);
+            changes.count += __builtin_popcount(differ);
         }
     }
     if (x < n) {
@@ -232,6 +237,7 @@ __attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above
         if (tail.first <= tail.last) {
             if (changes.first == INT_MAX) changes.first = x + tail.first;
             changes.last = x + tail.last;
+            changes.count += tail.count;
         }
     }
     return changes;
@@ -343,6 +349,12 @@ class FastVerticalCarver {
         }
         for (int y = 0; y < h_; ++y) (void)update_row(y, 0, w_ - 1);
     }
+
+    /// The incremental updates' work so far (the first full map is not counted).
+    struct Work {
+        std::int64_t updates = 0, recomputed = 0, changed = 0;
+    };
+    [[nodiscard]] const Work& work() const { return work_; }
 
     /// A video wave (seam_orders_fast_chained): `wait(k)` returns once the previous frame's seam
     /// k is published in the paths this carver follows; `publish(k, crossings)` hands this
@@ -531,14 +543,15 @@ class FastVerticalCarver {
         if (v != cost_[c.k]) {
             changes.first = std::min(changes.first, x);
             changes.last = std::max(changes.last, x);
+            ++changes.count;
         }
         cost_[c.k] = v;
     }
 
-    // Recomputes costs of columns lo..hi in row y; returns the interval of columns whose cost
-    // changed (empty: first > second). Cells whose neighbours all lie in their runs (in this row
+    // Recomputes costs of columns lo..hi in row y; returns the columns whose cost changed (the
+    // first and last, and how many). Cells whose neighbours all lie in their runs (in this row
     // and the row above) go through the span loop, the others one by one.
-    std::pair<int, int> update_row(const int y, const int lo, const int hi) {
+    Changes update_row(const int y, const int lo, const int hi) {
         Changes changes;
         Run here = rows_.run(y, lo);
         Run above = y > 0 ? rows_.run(y - 1, lo) : Run{};
@@ -555,8 +568,7 @@ class FastVerticalCarver {
                 ++x;
             }
         }
-        if (changes.first > changes.last) return {1, 0};
-        return {changes.first, changes.last};
+        return changes;
     }
 
     /// Cells [x0, x1) of row y, inside `here` and `above` with their neighbours.
@@ -575,6 +587,7 @@ class FastVerticalCarver {
                 if (span.first <= span.last) {
                     changes.first = std::min(changes.first, x0 + span.first);
                     changes.last = std::max(changes.last, x0 + span.last);
+                    changes.count += span.count;
                 }
                 return;
             }
@@ -739,16 +752,19 @@ class FastVerticalCarver {
             if (temporal_seams_) update_seam_levels(y, next);
         }
         // Costs: the dirty columns plus the neighbours of last row's changes.
-        int changed_lo = 1, changed_hi = 0;
+        Changes changed;
         for (int y = 0; y < h_; ++y) {
             int lo = dirty_[y].first, hi = dirty_[y].second;
-            if (changed_lo <= changed_hi) {
-                lo = std::min(lo, std::max(0, changed_lo - 1));
-                hi = std::max(hi, std::min(w_ - 1, changed_hi + 1));
+            if (changed.first <= changed.last) {
+                lo = std::min(lo, std::max(0, changed.first - 1));
+                hi = std::max(hi, std::min(w_ - 1, changed.last + 1));
             }
             if (y + kPrefetchRows < h_) prefetch_row(y + kPrefetchRows, lo, hi);
-            std::tie(changed_lo, changed_hi) = update_row(y, lo, hi);
+            changed = update_row(y, lo, hi);
+            work_.recomputed += hi - lo + 1;
+            work_.changed += changed.count;
         }
+        ++work_.updates;
     }
 
     int W_, h_, w_;
@@ -776,23 +792,59 @@ class FastVerticalCarver {
     std::function<void(int)> wait_for_previous_;
     std::function<void(int, std::vector<int>&)> publish_;
     std::vector<int> crossings_;  ///< the seam just found, in original columns (publish_)
+    Work work_;
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<Run> seam_run_;               ///< per row: the run holding the seam just found
 };
 
 }  // namespace
 
-SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction, const int seams,
-                          const CarveProgress& progress) {
+namespace {
+SeamOrder fast_carve(const CarveInput& input, const SeamDirection direction, const int seams,
+                     const CarveProgress& progress, CarveProfile* profile) {
     detail::check_carve_input(input, direction, seams);
     const CarveInput levels = detail::importance_as_levels(input);
-    return detail::in_direction(levels, direction, seams, [&](const CarveInput& in, const int n) {
-        // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
-        // traffic. A small level map alone (importance) folds into the energies and keeps it.
-        if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
-            return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
-        return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
-    });
+    const auto started = std::chrono::steady_clock::now();
+    SeamOrder order =
+        detail::in_direction(levels, direction, seams, [&](const CarveInput& in, const int n) {
+            const auto carve = [&](auto&& carver, const int bits) {
+                SeamOrder o = carver.run(n, progress);
+                if (profile != nullptr) {
+                    const auto& work = carver.work();
+                    const double updates =
+                        static_cast<double>(std::max<std::int64_t>(work.updates, 1));
+                    profile->cells_per_seam = static_cast<double>(work.recomputed) / updates;
+                    profile->changed_cells_per_seam = static_cast<double>(work.changed) / updates;
+                    profile->cost_bits = bits;
+                    profile->folded_levels = bits == 32 && detail::has_pixel_terms(in);
+                }
+                return o;
+            };
+            // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
+            // traffic. A small level map alone (importance) folds into the energies and keeps it.
+            if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
+                return carve(FastVerticalCarver<Rgba8, std::int64_t>(in), 64);
+            return carve(FastVerticalCarver<Rgba8, std::int32_t>(in), 32);
+        });
+    if (profile != nullptr) {
+        profile->seams = seams;
+        profile->total_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+    }
+    return order;
+}
+}  // namespace
+
+SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction, const int seams,
+                          const CarveProgress& progress) {
+    return fast_carve(input, direction, seams, progress, nullptr);
+}
+
+SeamOrder seam_order_fast_profiled(const CarveInput& input, const SeamDirection direction,
+                                   const int seams, CarveProfile& profile) {
+    profile = CarveProfile{};
+    return fast_carve(input, direction, seams, {}, &profile);
 }
 
 namespace {
