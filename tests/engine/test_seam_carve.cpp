@@ -533,6 +533,12 @@ class TestSeamCarve : public QObject {
                 CarveProfile profile;
                 const SeamOrder order =
                     seam_order_fast_profiled(in, SeamDirection::Vertical, seams, profile);
+                // Rows 120 wide: the spans take the vectorised row update (with levels, forward
+                // energy's are packed above the intensities), which the block tests' short spans
+                // do not reach.
+                const QString diff =
+                    compare(seam_order_reference(in, SeamDirection::Vertical, seams), order);
+                QVERIFY2(diff.isEmpty(), qPrintable(diff));
                 QVERIFY(
                     compare(seam_order_fast(in, SeamDirection::Vertical, seams), order).isEmpty());
                 std::int64_t changed = 0;
