@@ -180,8 +180,10 @@ Changes cost_span_scalar(const std::int32_t* above, const std::uint16_t* in,
         if constexpr (kKind == SpanKind::Gradient) {
             term = own[x];
         } else {
-            const int left = in[x - 1] & kIntensityMask, right = in[x + 1] & kIntensityMask;
-            const int up_value = in_above[x] & kIntensityMask;
+            // Without levels the top bits are 0: no mask needed.
+            constexpr int kMask = kKind == SpanKind::ForwardLevels ? kIntensityMask : 0xffff;
+            const int left = in[x - 1] & kMask, right = in[x + 1] & kMask;
+            const int up_value = in_above[x] & kMask;
             const int up = right > left ? right - left : left - right;
             const int dl = up_value > left ? up_value - left : left - up_value;
             const int dr = up_value > right ? up_value - right : right - up_value;
@@ -235,9 +237,13 @@ __attribute__((target("avx2,popcnt"))) Changes cost_span_avx2(
         if constexpr (kKind == SpanKind::Gradient) {
             term = load16(own + x);
         } else {
-            const __m256i left = _mm256_and_si256(load16u(in + x - 1), mask);
-            const __m256i right = _mm256_and_si256(load16u(in + x + 1), mask);
-            const __m256i up_value = _mm256_and_si256(load16u(in_above + x), mask);
+            __m256i left = load16u(in + x - 1), right = load16u(in + x + 1);
+            __m256i up_value = load16u(in_above + x);
+            if constexpr (kKind == SpanKind::ForwardLevels) {
+                left = _mm256_and_si256(left, mask);
+                right = _mm256_and_si256(right, mask);
+                up_value = _mm256_and_si256(up_value, mask);
+            }
             term = _mm256_abs_epi32(_mm256_sub_epi32(right, left));  // up
             a = _mm256_add_epi32(a, _mm256_abs_epi32(_mm256_sub_epi32(up_value, left)));
             c = _mm256_add_epi32(c, _mm256_abs_epi32(_mm256_sub_epi32(up_value, right)));
@@ -326,10 +332,10 @@ class FastVerticalCarver {
         // 32-bit costs with a level map (levels_fold_into_energy): level × unit per pixel, added
         // to the energy (gradient energies) or passed as the energy (forward energy's is 0).
         if constexpr (!kMasks) folded_levels_ = in.temporal != nullptr && temporal_unit_ > 0;
-        // Forward energy packs the level above the intensity; gradient energies keep level × unit
-        // to add where an energy is recomputed.
+        // Forward energy packs the level above the intensity; gradient energies carry it in the
+        // colour copy's alpha byte, which no energy reads (as CUDA does), and add level × unit
+        // where an energy is computed.
         packed_levels_ = folded_levels_ && forward_;
-        if (folded_levels_ && !forward_) level_term_.resize(n);
         column_.resize(n);
         cost_.resize(n);
         seam_run_.resize(static_cast<std::size_t>(h_));
@@ -355,9 +361,8 @@ class FastVerticalCarver {
                         int{src[x].r} + int{src[x].g} + int{src[x].b} +
                         (packed_levels_ ? in.temporal->at(x, y) << kIntensityBits : 0));
                 column_[base + x] = static_cast<std::uint16_t>(x);
-                if (folded_levels_ && !forward_)
-                    level_term_[base + x] =
-                        static_cast<Level>(temporal_term(in.temporal->at(x, y), temporal_unit_));
+                if constexpr (!kDeep)
+                    if (folded_levels_ && !forward_) img_[base + x].a = in.temporal->at(x, y);
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
@@ -459,7 +464,6 @@ class FastVerticalCarver {
         drop(column_);
         drop(energy_);
         drop(cost_);
-        drop(level_term_);
         drop(protect_);
         drop(remove_);
         drop(temporal_);
@@ -510,8 +514,10 @@ class FastVerticalCarver {
 
     template <class Pixels>
     void set_energy(const std::size_t k, const Pixels& pixels, const int x, const int y) {
-        energy_[k] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) +
-                                        (folded_levels_ ? level_term_[k] : 0));
+        std::int64_t level_term = 0;
+        if constexpr (!kDeep)
+            if (folded_levels_) level_term = temporal_term(img_[k].a, temporal_unit_);
+        energy_[k] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) + level_term);
     }
 
     /// Copies logical columns [lo, hi] of row y of `v` to `out`.
@@ -715,7 +721,6 @@ class FastVerticalCarver {
             prefetch(intensity_, k, n);
         else
             prefetch(energy_, k, n);
-        if (!level_term_.empty()) prefetch(level_term_, k, n);
     }
 
     template <class T>
@@ -736,7 +741,6 @@ class FastVerticalCarver {
                 }
                 apply(column_, m);
                 apply(cost_, m);
-                if (!level_term_.empty()) apply(level_term_, m);
                 if constexpr (kMasks) {
                     apply(protect_, m);
                     apply(remove_, m);
@@ -828,12 +832,12 @@ class FastVerticalCarver {
     /// memory of a linear index, which at 8K was 133 MB of the carver's peak.
     std::vector<std::uint16_t> column_;
     static_assert(kMaxImageSide <= 65536, "a column must fit 16 bits");
-    std::vector<Level> energy_;   ///< per-pixel energy
-    std::vector<Cost> cost_;      ///< cumulative cost
-    std::vector<Pixel> band_;     ///< rows y − 1 .. y + 1 around a gradient energy's columns
-    bool folded_levels_ = false;  ///< a level map folded into the energies (32-bit costs)
-    /// Gradient energies with a folded level map: per pixel level × unit, shifted with the pixels.
-    std::vector<Level> level_term_;
+    std::vector<Level> energy_;  ///< per-pixel energy
+    std::vector<Cost> cost_;     ///< cumulative cost
+    std::vector<Pixel> band_;    ///< rows y − 1 .. y + 1 around a gradient energy's columns
+    /// A level map folded into the energies (32-bit costs): forward energy's level in the top bits
+    /// of its intensities (packed_levels_), a gradient energy's in the colour copy's alpha byte.
+    bool folded_levels_ = false;
     bool packed_levels_ = false;  ///< forward energy's levels above its intensities
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
