@@ -308,6 +308,8 @@ int bench_retarget(Context& ctx) {
     double default_order_ms = 0, default_share = 0;  // the default terms: faces only
     std::string importance_terms, importance_layout, importance_check;
     ops::CarveProfile importance_profile;  // CUDA: the importance map's layout and band
+    // The fast CPU carver's incremental update on each map: cells recomputed and changed.
+    ops::CarveProfile cpu_plain_work, cpu_default_work, cpu_importance_work;
     int approx_factor = 1, approx_count = 0;
     ops::OrderDistance approx_distance;
     if (th == h && tw < w) {
@@ -388,6 +390,15 @@ int bench_retarget(Context& ctx) {
             (void)ops::seam_order_cuda_profiled(with_importance, ops::SeamDirection::Vertical,
                                                 w - tw, importance_profile);
         }
+        // The work of the fast CPU carver's update on the three maps (counted, so a proxy for
+        // the device's work that a loaded machine does not blur): an importance landscape
+        // changes more cumulative costs per removal.
+        (void)ops::seam_order_fast_profiled(in, ops::SeamDirection::Vertical, w - tw,
+                                            cpu_plain_work);
+        (void)ops::seam_order_fast_profiled(with_default, ops::SeamDirection::Vertical, w - tw,
+                                            cpu_default_work);
+        (void)ops::seam_order_fast_profiled(with_importance, ops::SeamDirection::Vertical, w - tw,
+                                            cpu_importance_work);
         // A measurement document's map: the 16-bit decision image (here the exact ×257 copy,
         // which must give the same seams) with 32-bit energies and 64-bit costs.
         Image<Rgba16> deep(w, h);
@@ -531,6 +542,22 @@ int bench_retarget(Context& ctx) {
                       "(%.2fx the plain map)\n",
                       100.0 * default_share, default_order_ms,
                       plain_again_ms > 0 ? default_order_ms / plain_again_ms : 0.0);
+        ctx.out << line;
+        const auto cells_vs_plain = [&](const ops::CarveProfile& p) {
+            return cpu_plain_work.cells_per_seam > 0
+                       ? p.cells_per_seam / cpu_plain_work.cells_per_seam
+                       : 0.0;
+        };
+        std::snprintf(line, sizeof line,
+                      "  cpu fast update, cells recomputed per seam (of them changed): plain "
+                      "%.0f (%.0f); default terms %.0f (%.0f), %.2fx; importance field %.0f "
+                      "(%.0f), %.2fx; %d-bit costs%s\n",
+                      cpu_plain_work.cells_per_seam, cpu_plain_work.changed_cells_per_seam,
+                      cpu_default_work.cells_per_seam, cpu_default_work.changed_cells_per_seam,
+                      cells_vs_plain(cpu_default_work), cpu_importance_work.cells_per_seam,
+                      cpu_importance_work.changed_cells_per_seam,
+                      cells_vs_plain(cpu_importance_work), cpu_importance_work.cost_bits,
+                      cpu_importance_work.folded_levels ? ", levels folded" : "");
         ctx.out << line;
         if (importance_profile.seams > 0 && profile.seams > 0) {
             std::snprintf(line, sizeof line,

@@ -89,6 +89,54 @@ std::vector<int> seam_of(const SeamOrder& order, const int s) {
     return xs;
 }
 
+// The whole cumulative-cost map of `img` with the first k seams of `order` removed, computed
+// from scratch (the reference's recurrence, independent of any carver): per row and original
+// column, −1 where that pixel is gone.
+std::vector<std::int64_t> full_costs_after(const ImageRgba8& img, const Mask* levels,
+                                           const int unit, const SeamEnergy kind,
+                                           const SeamOrder& order, const int k) {
+    const int W = img.width(), h = img.height(), w = W - k;
+    ImageRgba8 left(w, h);
+    std::vector<int> column(static_cast<std::size_t>(w) * h);
+    for (int y = 0; y < h; ++y) {
+        int x = 0;
+        for (int c = 0; c < W; ++c) {
+            const std::int32_t s = order.order.at(c, y);
+            if (s != kNeverRemoved && s < k) continue;
+            left.at(x, y) = img.at(c, y);
+            column[static_cast<std::size_t>(y) * w + x] = c;
+            ++x;
+        }
+    }
+    const auto row = [&](const int y) { return left.row(y); };
+    const ClampedRgb<decltype(row)> pixels{row, w, h};
+    std::vector<std::int64_t> dp(static_cast<std::size_t>(w) * h),
+        out(static_cast<std::size_t>(W) * h, -1);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            const std::int64_t own = pixel_energy(pixels, kind, x, y) +
+                                     (levels ? temporal_term(levels->at(column[i], y), unit) : 0);
+            const bool forward = kind == SeamEnergy::Forward;
+            std::int64_t best = 0;
+            if (y == 0) {
+                best = forward ? forward_cost(pixels, x, 0, 0) : 0;
+            } else {
+                bool any = false;
+                for (int d = -1; d <= 1; ++d) {
+                    if (x + d < 0 || x + d >= w) continue;
+                    const std::int64_t c =
+                        dp[i - w + d] + (forward ? forward_cost(pixels, x, y, d) : 0);
+                    best = any ? std::min(best, c) : c;
+                    any = true;
+                }
+            }
+            dp[i] = best + own;
+            out[static_cast<std::size_t>(y) * W + column[i]] = dp[i];
+        }
+    return out;
+}
+
 const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
                                 SeamEnergy::Forward};
 
@@ -449,6 +497,79 @@ class TestSeamCarve : public QObject {
             }
         }
         QCOMPARE(compared, 4 * 4 * 4 * 2 * 3);
+    }
+
+    // seam_order_fast_profiled counts the incremental update's work (what `lacuna bench retarget`
+    // reports as a proxy for the device's): the cells whose cost changed equal, exactly, the
+    // cells where the from-scratch cost maps before and after each removal differ, with and
+    // without an importance plateau and a line (a landscape of levels that funnels the cheapest
+    // paths); and the band recomputed around them is tight (a few cells a row beyond them), so
+    // no cheaper bound of the changed band is left to find.
+    void fast_update_work_is_counted_and_tight() {
+        const ImageRgba8 photo =
+            io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) / "resources/sample/fruits.jpg")
+                .image;
+        const int W = 120, h = 70, seams = 30;
+        ImageRgba8 img(W, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < W; ++x) img.at(x, y) = photo.at(150 + 2 * x, 100 + 2 * y);
+        Mask levels(W, h, 0);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < W; ++x) {
+                const double dx = (x - 70) / 22.0, dy = (y - 30) / 18.0;
+                const double r = std::sqrt(dx * dx + dy * dy);
+                int level = r <= 1 ? 40 : std::max(0, static_cast<int>(40 * (1 - (r - 1) / 0.35)));
+                if (y >= 52 && y <= 54 && x >= 10 && x < 90) level = std::max(level, 32);
+                levels.at(x, y) = static_cast<std::uint8_t>(level);
+            }
+        const int unit = 48;
+        for (const SeamEnergy kind : {SeamEnergy::Forward, SeamEnergy::Sobel})
+            for (const bool with_levels : {false, true}) {
+                CarveInput in{img.view(), nullptr, nullptr, kind};
+                if (with_levels) {
+                    in.importance = &levels;
+                    in.importance_unit = unit;
+                }
+                CarveProfile profile;
+                const SeamOrder order =
+                    seam_order_fast_profiled(in, SeamDirection::Vertical, seams, profile);
+                // Rows 120 wide: the spans take the vectorised row update (with levels, forward
+                // energy's are packed above the intensities), which the block tests' short spans
+                // do not reach.
+                const QString diff =
+                    compare(seam_order_reference(in, SeamDirection::Vertical, seams), order);
+                QVERIFY2(diff.isEmpty(), qPrintable(diff));
+                QVERIFY(
+                    compare(seam_order_fast(in, SeamDirection::Vertical, seams), order).isEmpty());
+                std::int64_t changed = 0;
+                std::vector<std::int64_t> before =
+                    full_costs_after(img, in.importance, unit, kind, order, 0);
+                for (int k = 1; k < seams; ++k) {
+                    const std::vector<std::int64_t> after =
+                        full_costs_after(img, in.importance, unit, kind, order, k);
+                    for (std::size_t i = 0; i < after.size(); ++i)
+                        changed += after[i] >= 0 && after[i] != before[i];
+                    before = after;
+                }
+                const QString what = QString("%1 levels %2: cells %3 changed %4, from scratch %5")
+                                         .arg(QString::fromStdString(to_string(kind)))
+                                         .arg(with_levels)
+                                         .arg(profile.cells_per_seam)
+                                         .arg(profile.changed_cells_per_seam)
+                                         .arg(double(changed) / (seams - 1));
+                QVERIFY2(profile.changed_cells_per_seam == double(changed) / (seams - 1),
+                         qPrintable(what));
+                QVERIFY2(profile.cells_per_seam >= profile.changed_cells_per_seam,
+                         qPrintable(what));
+                // Beyond the changed cells: the seam's neighbourhood (its energies were
+                // recomputed) and one column either side of the row above's changes.
+                QVERIFY2(profile.cells_per_seam - profile.changed_cells_per_seam <= 3.0 * h,
+                         qPrintable(what));
+                QCOMPARE(profile.seams, seams);
+                QCOMPARE(profile.cost_bits, 32);
+                QCOMPARE(profile.folded_levels, with_levels);
+                qInfo("%s", qPrintable(what));
+            }
     }
 
     // The level term folded into 32-bit costs (kMaxFoldedLevelTerm, seam_energy.h) at its worst:

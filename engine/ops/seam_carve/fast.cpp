@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <condition_variable>
 #include <cstring>
@@ -142,38 +143,61 @@ class BlockRows {
     std::vector<int> meta_;
 };
 
-/// The first and last index of a span whose cost changed (first > last: none).
+/// The first and last index of a span whose cost changed (first > last: none), and how many
+/// cells changed (the work any exact update must do, against the cells recomputed).
 struct Changes {
     int first = INT_MAX;
     int last = -1;
+    int count = 0;
 };
+
+/// Forward energy's intensity (R + G + B, 0 .. 765) takes the low 10 bits of the 8-bit carver's
+/// 16-bit intensity; a folded level (0 .. 63) rides in the top 6 (as on CUDA), so the level term
+/// needs no array of its own: one stream less in the row update and in every removal.
+inline constexpr int kIntensityBits = 10;
+inline constexpr int kIntensityMask = (1 << kIntensityBits) - 1;
+static_assert(3 * 255 <= kIntensityMask && (kTemporalLevels - 1) << kIntensityBits <= 0xffff,
+              "an intensity and a level must share 16 bits");
+
+/// What a span's cells add: a gradient energy (the per-pixel term, level folded in), forward
+/// energy's transitions alone, or the transitions and the level packed above the intensities.
+enum class SpanKind { Gradient, Forward, ForwardLevels };
 
 // One row of the cumulative-cost update for n contiguous cells away from the borders, 32-bit
 // costs, no masks: the hot loop of unmasked carving. Pointers are at the span's first cell:
-// `above` the row above's costs (above[-1] .. above[n] are read), `own` the per-pixel term;
-// with forward energy `in` this row's intensities (in[-1] .. in[n]) and `in_above` the row
-// above's. Writes `out` in place and says which cells changed.
-template <bool kForward>
-Changes cost_span_scalar(const std::int32_t* above, const std::int16_t* in,
-                         const std::int16_t* in_above, const std::int16_t* own, std::int32_t* out,
-                         const int n) {
+// `above` the row above's costs (above[-1] .. above[n] are read); gradient energies: `own` the
+// per-pixel term; forward energy: `in` this row's intensities (in[-1] .. in[n]) and `in_above`
+// the row above's, with ForwardLevels each cell's level in the top bits of `in`, costing
+// `unit` a level. Writes `out` in place and says which cells changed.
+template <SpanKind kKind>
+Changes cost_span_scalar(const std::int32_t* above, const std::uint16_t* in,
+                         const std::uint16_t* in_above, const std::int16_t* own, const int unit,
+                         std::int32_t* out, const int n) {
     Changes changes;
     for (int x = 0; x < n; ++x) {
         std::int32_t a = above[x - 1], b = above[x], c = above[x + 1];
-        if constexpr (kForward) {
-            const int left = in[x - 1], right = in[x + 1], up_value = in_above[x];
+        std::int32_t term = 0;
+        if constexpr (kKind == SpanKind::Gradient) {
+            term = own[x];
+        } else {
+            // Without levels the top bits are 0: no mask needed.
+            constexpr int kMask = kKind == SpanKind::ForwardLevels ? kIntensityMask : 0xffff;
+            const int left = in[x - 1] & kMask, right = in[x + 1] & kMask;
+            const int up_value = in_above[x] & kMask;
             const int up = right > left ? right - left : left - right;
             const int dl = up_value > left ? up_value - left : left - up_value;
             const int dr = up_value > right ? up_value - right : right - up_value;
             a += up + dl;
             b += up;
             c += up + dr;
+            if constexpr (kKind == SpanKind::ForwardLevels) term = (in[x] >> kIntensityBits) * unit;
         }
         const std::int32_t m = a < b ? a : b;
-        const std::int32_t v = (m < c ? m : c) + own[x];
+        const std::int32_t v = (m < c ? m : c) + term;
         if (v != out[x]) {
             changes.first = std::min(changes.first, x);
             changes.last = x;
+            ++changes.count;
         }
         out[x] = v;
     }
@@ -188,34 +212,48 @@ bool cpu_has_avx2() {
 __attribute__((target("avx2"))) inline __m256i load16(const std::int16_t* p) {
     return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
+__attribute__((target("avx2"))) inline __m256i load16u(const std::uint16_t* p) {
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
 __attribute__((target("avx2"))) inline __m256i load32(const std::int32_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
 // The same eight cells at a time. min(a + up + dl, b + up, c + up + dr) is up + min(a + dl, b,
 // c + dr): the same integers (no sum comes near 2^31, seam_energy.h).
-template <bool kForward>
-__attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above,
-                                                       const std::int16_t* in,
-                                                       const std::int16_t* in_above,
-                                                       const std::int16_t* own, std::int32_t* out,
-                                                       const int n) {
+template <SpanKind kKind>
+__attribute__((target("avx2,popcnt"))) Changes cost_span_avx2(
+    const std::int32_t* above, const std::uint16_t* in, const std::uint16_t* in_above,
+    const std::int16_t* own, const int unit, std::int32_t* out, const int n) {
     Changes changes;
+    const __m256i mask = _mm256_set1_epi32(kIntensityMask);
+    const __m256i unit8 = _mm256_set1_epi32(unit);
     int x = 0;
     for (; x + 8 <= n; x += 8) {
         __m256i a = load32(above + x - 1);
         const __m256i b = load32(above + x);
         __m256i c = load32(above + x + 1);
-        __m256i up = _mm256_setzero_si256();
-        if constexpr (kForward) {
-            const __m256i left = load16(in + x - 1), right = load16(in + x + 1);
-            const __m256i up_value = load16(in_above + x);
-            up = _mm256_abs_epi32(_mm256_sub_epi32(right, left));
+        __m256i term;
+        if constexpr (kKind == SpanKind::Gradient) {
+            term = load16(own + x);
+        } else {
+            __m256i left = load16u(in + x - 1), right = load16u(in + x + 1);
+            __m256i up_value = load16u(in_above + x);
+            if constexpr (kKind == SpanKind::ForwardLevels) {
+                left = _mm256_and_si256(left, mask);
+                right = _mm256_and_si256(right, mask);
+                up_value = _mm256_and_si256(up_value, mask);
+            }
+            term = _mm256_abs_epi32(_mm256_sub_epi32(right, left));  // up
             a = _mm256_add_epi32(a, _mm256_abs_epi32(_mm256_sub_epi32(up_value, left)));
             c = _mm256_add_epi32(c, _mm256_abs_epi32(_mm256_sub_epi32(up_value, right)));
+            if constexpr (kKind == SpanKind::ForwardLevels)
+                term = _mm256_add_epi32(
+                    term,
+                    _mm256_mullo_epi32(_mm256_srli_epi32(load16u(in + x), kIntensityBits), unit8));
         }
         const __m256i m = _mm256_min_epi32(_mm256_min_epi32(a, b), c);
-        const __m256i v = _mm256_add_epi32(_mm256_add_epi32(m, up), load16(own + x));
+        const __m256i v = _mm256_add_epi32(m, term);
         const __m256i old = load32(out + x);
         const unsigned differ = ~static_cast<unsigned>(_mm256_movemask_ps(
                                     _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, old)))) &
@@ -224,14 +262,17 @@ __attribute__((target("avx2"))) Changes cost_span_avx2(const std::int32_t* above
         if (differ != 0) {
             if (changes.first == INT_MAX) changes.first = x + __builtin_ctz(differ);
             changes.last = x + 31 - __builtin_clz(differ);
+            changes.count += __builtin_popcount(differ);
         }
     }
     if (x < n) {
+        const auto at = [x](const auto* p) { return p != nullptr ? p + x : p; };
         const Changes tail =
-            cost_span_scalar<kForward>(above + x, in + x, in_above + x, own + x, out + x, n - x);
+            cost_span_scalar<kKind>(above + x, at(in), at(in_above), at(own), unit, out + x, n - x);
         if (tail.first <= tail.last) {
             if (changes.first == INT_MAX) changes.first = x + tail.first;
             changes.last = x + tail.last;
+            changes.count += tail.count;
         }
     }
     return changes;
@@ -242,17 +283,14 @@ bool cpu_has_avx2() {
 }
 #endif
 
-Changes cost_span(const bool forward, const std::int32_t* above, const std::int16_t* in,
-                  const std::int16_t* in_above, const std::int16_t* own, std::int32_t* out,
-                  const int n) {
+template <SpanKind kKind>
+Changes cost_span(const std::int32_t* above, const std::uint16_t* in, const std::uint16_t* in_above,
+                  const std::int16_t* own, const int unit, std::int32_t* out, const int n) {
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = cpu_has_avx2();
-    if (avx2)
-        return forward ? cost_span_avx2<true>(above, in, in_above, own, out, n)
-                       : cost_span_avx2<false>(above, in, in_above, own, out, n);
+    if (avx2) return cost_span_avx2<kKind>(above, in, in_above, own, unit, out, n);
 #endif
-    return forward ? cost_span_scalar<true>(above, in, in_above, own, out, n)
-                   : cost_span_scalar<false>(above, in, in_above, own, out, n);
+    return cost_span_scalar<kKind>(above, in, in_above, own, unit, out, n);
 }
 
 // Pixel: Rgba8 (16-bit intensities and energies, at most 765 and 6120) or Rgba16 (32-bit ones,
@@ -263,6 +301,9 @@ class FastVerticalCarver {
     static constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
     static_assert(!kDeep || kMasks, "16-bit decision images need 64-bit costs");
     using Level = std::conditional_t<kDeep, std::int32_t, std::int16_t>;
+    /// Forward energy's R + G + B; in the 8-bit carver with a folded level map, the level above
+    /// it (kIntensityBits).
+    using Intensity = std::conditional_t<kDeep, std::int32_t, std::uint16_t>;
     using Run = BlockRows::Run;
 
     /// Where the inputs of one cell's recurrence are (indices into the arrays), borders clamped
@@ -286,13 +327,15 @@ class FastVerticalCarver {
         if (!forward_) img_.resize(n);
         if (forward_) intensity_.resize(n);
         if (!forward_) energy_.resize(n);
-        zeros_.assign(static_cast<std::size_t>(W_), 0);
         temporal_unit_ = in.temporal || in.temporal_seams ? in.temporal_unit : 0;
         if (temporal_unit_ > 0) temporal_seams_ = in.temporal_seams;
         // 32-bit costs with a level map (levels_fold_into_energy): level × unit per pixel, added
         // to the energy (gradient energies) or passed as the energy (forward energy's is 0).
         if constexpr (!kMasks) folded_levels_ = in.temporal != nullptr && temporal_unit_ > 0;
-        if (folded_levels_) level_term_.resize(n);
+        // Forward energy packs the level above the intensity; gradient energies carry it in the
+        // colour copy's alpha byte, which no energy reads (as CUDA does), and add level × unit
+        // where an energy is computed.
+        packed_levels_ = folded_levels_ && forward_;
         column_.resize(n);
         cost_.resize(n);
         seam_run_.resize(static_cast<std::size_t>(h_));
@@ -314,12 +357,12 @@ class FastVerticalCarver {
                 std::memcpy(&img_[base], src, static_cast<std::size_t>(W_) * sizeof(Pixel));
             for (int x = 0; x < W_; ++x) {
                 if (forward_)
-                    intensity_[base + x] =
-                        static_cast<Level>(int{src[x].r} + int{src[x].g} + int{src[x].b});
+                    intensity_[base + x] = static_cast<Intensity>(
+                        int{src[x].r} + int{src[x].g} + int{src[x].b} +
+                        (packed_levels_ ? in.temporal->at(x, y) << kIntensityBits : 0));
                 column_[base + x] = static_cast<std::uint16_t>(x);
-                if (folded_levels_)
-                    level_term_[base + x] =
-                        static_cast<Level>(temporal_term(in.temporal->at(x, y), temporal_unit_));
+                if constexpr (!kDeep)
+                    if (folded_levels_ && !forward_) img_[base + x].a = in.temporal->at(x, y);
                 if constexpr (kMasks) {
                     if (in.protect) protect_[base + x] = in.protect->at(x, y);
                     if (in.remove) remove_[base + x] = in.remove->at(x, y);
@@ -343,6 +386,12 @@ class FastVerticalCarver {
         }
         for (int y = 0; y < h_; ++y) (void)update_row(y, 0, w_ - 1);
     }
+
+    /// The incremental updates' work so far (the first full map is not counted).
+    struct Work {
+        std::int64_t updates = 0, recomputed = 0, changed = 0;
+    };
+    [[nodiscard]] const Work& work() const { return work_; }
 
     /// A video wave (seam_orders_fast_chained): `wait(k)` returns once the previous frame's seam
     /// k is published in the paths this carver follows; `publish(k, crossings)` hands this
@@ -415,7 +464,6 @@ class FastVerticalCarver {
         drop(column_);
         drop(energy_);
         drop(cost_);
-        drop(level_term_);
         drop(protect_);
         drop(remove_);
         drop(temporal_);
@@ -456,10 +504,20 @@ class FastVerticalCarver {
         return {k, k - 1, k + 1, above, above - 1, above + 1};
     }
 
+    /// Forward energy's R + G + B at index k (a packed level stripped off).
+    [[nodiscard]] int intensity_of(const std::size_t k) const {
+        if constexpr (kDeep)
+            return intensity_[k];
+        else
+            return intensity_[k] & kIntensityMask;
+    }
+
     template <class Pixels>
     void set_energy(const std::size_t k, const Pixels& pixels, const int x, const int y) {
-        energy_[k] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) +
-                                        (folded_levels_ ? level_term_[k] : 0));
+        std::int64_t level_term = 0;
+        if constexpr (!kDeep)
+            if (folded_levels_) level_term = temporal_term(img_[k].a, temporal_unit_);
+        energy_[k] = static_cast<Level>(pixel_energy(pixels, energy_kind_, x, y) + level_term);
     }
 
     /// Copies logical columns [lo, hi] of row y of `v` to `out`.
@@ -502,18 +560,24 @@ class FastVerticalCarver {
 
     // The reference's recurrence, one cell, in full generality (borders, masks, row 0).
     [[nodiscard]] Cost cell_cost(const Cell& c, const int x, const int y) const {
-        std::int64_t own = forward_ ? (folded_levels_ ? level_term_[c.k] : 0) : energy_[c.k];
+        std::int64_t own =
+            forward_
+                ? (packed_levels_
+                       ? temporal_term(static_cast<std::uint8_t>(intensity_[c.k] >> kIntensityBits),
+                                       temporal_unit_)
+                       : 0)
+                : energy_[c.k];
         if constexpr (kMasks)
             own += mask_term(protect_[c.k], remove_[c.k]) +
                    temporal_term(temporal_[c.k], temporal_unit_) +
                    (importance_unit_ > 0 ? temporal_term(importance_[c.k], importance_unit_) : 0);
         int up = 0, from_left = 0, from_right = 0;
         if (forward_) {
-            const int left = intensity_[c.left];
-            const int right = intensity_[c.right];
+            const int left = intensity_of(c.left);
+            const int right = intensity_of(c.right);
             up = iabs(right - left);
             if (y > 0) {
-                const int above = intensity_[c.above];
+                const int above = intensity_of(c.above);
                 from_left = up + iabs(above - left);
                 from_right = up + iabs(above - right);
             }
@@ -531,14 +595,15 @@ class FastVerticalCarver {
         if (v != cost_[c.k]) {
             changes.first = std::min(changes.first, x);
             changes.last = std::max(changes.last, x);
+            ++changes.count;
         }
         cost_[c.k] = v;
     }
 
-    // Recomputes costs of columns lo..hi in row y; returns the interval of columns whose cost
-    // changed (empty: first > second). Cells whose neighbours all lie in their runs (in this row
+    // Recomputes costs of columns lo..hi in row y; returns the columns whose cost changed (the
+    // first and last, and how many). Cells whose neighbours all lie in their runs (in this row
     // and the row above) go through the span loop, the others one by one.
-    std::pair<int, int> update_row(const int y, const int lo, const int hi) {
+    Changes update_row(const int y, const int lo, const int hi) {
         Changes changes;
         Run here = rows_.run(y, lo);
         Run above = y > 0 ? rows_.run(y - 1, lo) : Run{};
@@ -555,8 +620,7 @@ class FastVerticalCarver {
                 ++x;
             }
         }
-        if (changes.first > changes.last) return {1, 0};
-        return {changes.first, changes.last};
+        return changes;
     }
 
     /// Cells [x0, x1) of row y, inside `here` and `above` with their neighbours.
@@ -566,15 +630,20 @@ class FastVerticalCarver {
         const std::size_t a = y > 0 ? above.at + static_cast<std::size_t>(x0 - above.begin) : 0;
         if constexpr (!kMasks) {
             if (y > 0) {
-                const Level* own =
-                    forward_ ? (folded_levels_ ? &level_term_[k] : zeros_.data()) : &energy_[k];
-                const Level* none = zeros_.data();
+                const int n = x1 - x0;
                 const Changes span =
-                    cost_span(forward_, &cost_[a], forward_ ? &intensity_[k] : none,
-                              forward_ ? &intensity_[a] : none, own, &cost_[k], x1 - x0);
+                    !forward_ ? cost_span<SpanKind::Gradient>(&cost_[a], nullptr, nullptr,
+                                                              &energy_[k], 0, &cost_[k], n)
+                    : packed_levels_
+                        ? cost_span<SpanKind::ForwardLevels>(&cost_[a], &intensity_[k],
+                                                             &intensity_[a], nullptr,
+                                                             temporal_unit_, &cost_[k], n)
+                        : cost_span<SpanKind::Forward>(&cost_[a], &intensity_[k], &intensity_[a],
+                                                       nullptr, 0, &cost_[k], n);
                 if (span.first <= span.last) {
                     changes.first = std::min(changes.first, x0 + span.first);
                     changes.last = std::max(changes.last, x0 + span.last);
+                    changes.count += span.count;
                 }
                 return;
             }
@@ -609,8 +678,8 @@ class FastVerticalCarver {
             const Cell c = cell_near(x, y, here, rows_.run(y - 1, x));
             int up = 0, from_left = 0, from_right = 0;
             if (forward_) {
-                const int left = intensity_[c.left], right = intensity_[c.right];
-                const int above = intensity_[c.above];
+                const int left = intensity_of(c.left), right = intensity_of(c.right);
+                const int above = intensity_of(c.above);
                 up = iabs(right - left);
                 from_left = up + iabs(above - left);
                 from_right = up + iabs(above - right);
@@ -652,7 +721,6 @@ class FastVerticalCarver {
             prefetch(intensity_, k, n);
         else
             prefetch(energy_, k, n);
-        if (folded_levels_) prefetch(level_term_, k, n);
     }
 
     template <class T>
@@ -673,7 +741,6 @@ class FastVerticalCarver {
                 }
                 apply(column_, m);
                 apply(cost_, m);
-                if (folded_levels_) apply(level_term_, m);
                 if constexpr (kMasks) {
                     apply(protect_, m);
                     apply(remove_, m);
@@ -739,16 +806,19 @@ class FastVerticalCarver {
             if (temporal_seams_) update_seam_levels(y, next);
         }
         // Costs: the dirty columns plus the neighbours of last row's changes.
-        int changed_lo = 1, changed_hi = 0;
+        Changes changed;
         for (int y = 0; y < h_; ++y) {
             int lo = dirty_[y].first, hi = dirty_[y].second;
-            if (changed_lo <= changed_hi) {
-                lo = std::min(lo, std::max(0, changed_lo - 1));
-                hi = std::max(hi, std::min(w_ - 1, changed_hi + 1));
+            if (changed.first <= changed.last) {
+                lo = std::min(lo, std::max(0, changed.first - 1));
+                hi = std::max(hi, std::min(w_ - 1, changed.last + 1));
             }
             if (y + kPrefetchRows < h_) prefetch_row(y + kPrefetchRows, lo, hi);
-            std::tie(changed_lo, changed_hi) = update_row(y, lo, hi);
+            changed = update_row(y, lo, hi);
+            work_.recomputed += hi - lo + 1;
+            work_.changed += changed.count;
         }
+        ++work_.updates;
     }
 
     int W_, h_, w_;
@@ -756,18 +826,19 @@ class FastVerticalCarver {
     bool forward_;
     BlockRows rows_;  ///< where each row's remaining pixels are, for every array below
     std::vector<Pixel> img_;
-    std::vector<Level> intensity_;  ///< R + G + B, for forward energy
+    std::vector<Intensity> intensity_;  ///< R + G + B, for forward energy (+ level, packed)
     /// Original column of each remaining pixel: a vertical seam moves pixels only within their
     /// row, so the row is known and 16 bits hold any column (kMaxImageSide is 32768). Half the
     /// memory of a linear index, which at 8K was 133 MB of the carver's peak.
     std::vector<std::uint16_t> column_;
     static_assert(kMaxImageSide <= 65536, "a column must fit 16 bits");
-    std::vector<Level> energy_;      ///< per-pixel energy
-    std::vector<Cost> cost_;         ///< cumulative cost
-    std::vector<Level> zeros_;       ///< stands in for the unused inputs of cost_span
-    std::vector<Pixel> band_;        ///< rows y − 1 .. y + 1 around a gradient energy's columns
-    bool folded_levels_ = false;     ///< a level map folded into the energies (32-bit costs)
-    std::vector<Level> level_term_;  ///< per pixel: level × unit, shifted with the pixels
+    std::vector<Level> energy_;  ///< per-pixel energy
+    std::vector<Cost> cost_;     ///< cumulative cost
+    std::vector<Pixel> band_;    ///< rows y − 1 .. y + 1 around a gradient energy's columns
+    /// A level map folded into the energies (32-bit costs): forward energy's level in the top bits
+    /// of its intensities (packed_levels_), a gradient energy's in the colour copy's alpha byte.
+    bool folded_levels_ = false;
+    bool packed_levels_ = false;  ///< forward energy's levels above its intensities
     std::vector<std::uint8_t> protect_, remove_, temporal_;
     int temporal_unit_ = 0;
     std::vector<std::uint8_t> importance_;  ///< importance beside a temporal term (64-bit costs)
@@ -776,23 +847,59 @@ class FastVerticalCarver {
     std::function<void(int)> wait_for_previous_;
     std::function<void(int, std::vector<int>&)> publish_;
     std::vector<int> crossings_;  ///< the seam just found, in original columns (publish_)
+    Work work_;
     std::vector<std::pair<int, int>> dirty_;  ///< per row: columns whose energy was recomputed
     std::vector<Run> seam_run_;               ///< per row: the run holding the seam just found
 };
 
 }  // namespace
 
-SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction, const int seams,
-                          const CarveProgress& progress) {
+namespace {
+SeamOrder fast_carve(const CarveInput& input, const SeamDirection direction, const int seams,
+                     const CarveProgress& progress, CarveProfile* profile) {
     detail::check_carve_input(input, direction, seams);
     const CarveInput levels = detail::importance_as_levels(input);
-    return detail::in_direction(levels, direction, seams, [&](const CarveInput& in, const int n) {
-        // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
-        // traffic. A small level map alone (importance) folds into the energies and keeps it.
-        if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
-            return FastVerticalCarver<Rgba8, std::int64_t>(in).run(n, progress);
-        return FastVerticalCarver<Rgba8, std::int32_t>(in).run(n, progress);
-    });
+    const auto started = std::chrono::steady_clock::now();
+    SeamOrder order =
+        detail::in_direction(levels, direction, seams, [&](const CarveInput& in, const int n) {
+            const auto carve = [&](auto&& carver, const int bits) {
+                SeamOrder o = carver.run(n, progress);
+                if (profile != nullptr) {
+                    const auto& work = carver.work();
+                    const double updates =
+                        static_cast<double>(std::max<std::int64_t>(work.updates, 1));
+                    profile->cells_per_seam = static_cast<double>(work.recomputed) / updates;
+                    profile->changed_cells_per_seam = static_cast<double>(work.changed) / updates;
+                    profile->cost_bits = bits;
+                    profile->folded_levels = bits == 32 && detail::has_pixel_terms(in);
+                }
+                return o;
+            };
+            // Without masks every cost fits 32 bits (32768 rows × 7650 at most): half the memory
+            // traffic. A small level map alone (importance) folds into the energies and keeps it.
+            if (detail::has_pixel_terms(in) && !detail::levels_fold_into_energy(in))
+                return carve(FastVerticalCarver<Rgba8, std::int64_t>(in), 64);
+            return carve(FastVerticalCarver<Rgba8, std::int32_t>(in), 32);
+        });
+    if (profile != nullptr) {
+        profile->seams = seams;
+        profile->total_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+    }
+    return order;
+}
+}  // namespace
+
+SeamOrder seam_order_fast(const CarveInput& input, const SeamDirection direction, const int seams,
+                          const CarveProgress& progress) {
+    return fast_carve(input, direction, seams, progress, nullptr);
+}
+
+SeamOrder seam_order_fast_profiled(const CarveInput& input, const SeamDirection direction,
+                                   const int seams, CarveProfile& profile) {
+    profile = CarveProfile{};
+    return fast_carve(input, direction, seams, {}, &profile);
 }
 
 namespace {

@@ -108,6 +108,8 @@ SeamOrder seam_order_cuda(const CarveInput& input, SeamDirection direction, int 
 /// Where the CUDA carver's time goes, per seam on average (device time from CUDA events and the
 /// device's global timer; the profiled run serialises the stages, so it is slower than a plain
 /// run). Cells: cost cells recomputed per seam, to compare with width × height.
+/// seam_order_fast_profiled fills seams, total_ms (wall), the cells, changed_cells_per_seam and
+/// the layout; the stage times stay 0.
 struct CarveProfile {
     int seams = 0;
     double total_ms = 0;             ///< the whole profiled carve, events around everything
@@ -116,6 +118,9 @@ struct CarveProfile {
     double walk_ms_per_seam = 0;     ///< argmin of the last row and the walk back
     double removal_ms_per_seam = 0;  ///< in-place removal (+ gradient energies next to it)
     double cells_per_seam = 0;
+    /// Fast CPU carver only: of the cells recomputed, those whose cost changed. Any exact
+    /// incremental update must recompute at least these; the difference is the band's slack.
+    double changed_cells_per_seam = 0;
     /// Inside the update: compute warps waiting at batch boundaries, computing rows (of which in
     /// the register strips); the stager warps staging the next batch.
     double batch_wait_ms_per_seam = 0, rows_ms_per_seam = 0;
@@ -128,6 +133,10 @@ struct CarveProfile {
     int cost_bits = 0;
     bool folded_levels = false;
 };
+/// The fast CPU carve with its incremental update's work counted (for `lacuna bench retarget`:
+/// cells recomputed and changed per seam, the layout taken). Same result as seam_order_fast.
+SeamOrder seam_order_fast_profiled(const CarveInput& input, SeamDirection direction, int seams,
+                                   CarveProfile& profile);
 /// The CUDA carve with per-stage timing (for `lacuna bench retarget`). Same result.
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,
                                    CarveProfile& profile);
