@@ -782,6 +782,9 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
                             const int centre = (guess - skip) / f;
                             lo = std::max(0, centre - kBdsGuideRadius);
                             hi = std::min(w_to - 1, centre + kBdsGuideRadius);
+                            // Never an empty window (a match beyond the columns this phase
+                            // holds): its nearest column then.
+                            if (lo > hi) lo = hi = std::clamp(centre, 0, w_to - 1);
                         }
                         for (int d = -1; d <= 1; ++d) {
                             const int yt = y + d;
