@@ -411,7 +411,7 @@ class TestRetargetMix : public QObject {
         // on copies about 64 pixels long alone, the distance found little wrong with squeezing
         // and chose 32 seams and scaling 480 → 384 columns (0.80: every fruit 20 % narrower;
         // ARS 0.971). With the copy twice as fine beside it a squeezed fruit's edges no longer
-        // match the original's: 64 seams through the gaps between the fruits, then 448 → 384
+        // match the original's: 64 seams, then 448 → 384
         // (0.857; ARS 0.980).
         const ImageRgba8 image = photo("fruits.jpg");
         QCOMPARE(image.width(), 512);
