@@ -398,6 +398,10 @@ struct RetargetResult {
 /// squared RGB difference of each patch of `a` to its nearest in `b` (completeness, weighted by
 /// 1 + level / 16 of `a_importance` when given) plus each patch of `b` to its nearest in `a`
 /// (coherence). Rows correspond, so a patch's match is looked for within one row of its own.
+/// Two scales, averaged (Simakov et al.'s measure is multi-scale): copies about `side` long,
+/// searched along the whole rows, and copies about 2 × `side` long (when that is a smaller
+/// factor), where each patch's nearest is searched within 3 reduced columns of where its
+/// coarse patch found its own (coarse to fine).
 double bidirectional_dissimilarity(ImageView<const Rgba8> a, ImageView<const Rgba8> b,
                                    const Mask* a_importance = nullptr, int side = 64);
 
