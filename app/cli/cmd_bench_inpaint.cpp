@@ -20,6 +20,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -38,6 +39,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -402,6 +404,11 @@ int bench_inpaint(Context& ctx) {
         if (!ops::parse_inpaint_search(*s, params))
             throw UsageError("--search must be 'full', 'window' or 'window:A'");
     const bool with_reference = ctx.args.has("reference");
+    // --choice N: also fill with seeds +1 .. +N-1 and choose per hole region (--choice-crim adds
+    // Criminisi's fill to the candidates; --choice-margin the foreign-share margin).
+    const int choice_candidates = parse_int("choice", ctx.args.get("choice").value_or("0"));
+    const bool choice_crim = ctx.args.has("choice-crim");
+    const double choice_margin = std::stod(ctx.args.get("choice-margin").value_or("0.02"));
     const int repeats = std::max(1, parse_int("repeats", ctx.args.get("repeats").value_or("3")));
     // --dump DIR (or the older --save DIR): every output, the truth, the mask, and a sheet of
     // the crops around the hole side by side.
@@ -570,6 +577,65 @@ int bench_inpaint(Context& ctx) {
             const std::string same = pm_check(*pm_fast);
             return same == "-" ? blend_note(*pm_fast) : same;
         });
+        if (choice_candidates > 0) {
+            // Issue 31's per-region choice, measured: more candidates, each scored without the
+            // truth (SCORE lines: the truth's low-pass PSNR beside the criteria).
+            std::vector<std::unique_ptr<ops::Inpainter>> extra(4);
+            for (int k = 1; k < choice_candidates; ++k) {
+                ops::InpaintParams other = patchmatch;
+                other.seed = static_cast<std::uint32_t>(pm_seed + k);
+                ours_row("PM s+" + std::to_string(k), other, ops::InpaintImplementation::Fast,
+                         extra[static_cast<std::size_t>(k)], {});
+            }
+            // Pointers taken once every row is in (methods grows above).
+            std::vector<const ImageRgba8*> candidates;
+            std::vector<std::string> names;
+            double ms = 0;
+            for (const Method& m : methods)
+                if (m.name == "PM CPU" && m.image) {
+                    candidates.push_back(&*m.image);
+                    names.push_back(m.name);
+                    ms += m.ms;
+                }
+            for (const Method& m : methods)
+                if ((m.name.rfind("PM s+", 0) == 0 || (choice_crim && m.name == "Crim CPU")) &&
+                    m.image) {
+                    candidates.push_back(&*m.image);
+                    names.push_back(m.name);
+                    ms += m.ms;
+                }
+            if (!candidates.empty()) {
+                const auto start = Clock::now();
+                const ops::HoleRegions regions = ops::hole_regions(mask);
+                const std::vector<int> chosen =
+                    ops::choose_fills(candidates, regions, choice_margin);
+                Method m;
+                m.name = "PM choice";
+                m.image = ops::compose_fills(candidates, regions, chosen);
+                const double choose_ms = ms_since(start);
+                m.ms = ms + choose_ms;
+                std::string picks;
+                for (const int k : chosen) picks += (picks.empty() ? "" : ",") + names[k];
+                char text[160];
+                std::snprintf(text, sizeof text, "chose %s (choice %.1f ms)", picks.c_str(),
+                              choose_ms);
+                m.note = text;
+                if (c.has_truth)
+                    for (std::size_t k = 0; k < candidates.size(); ++k)
+                        for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+                            const ops::FillScore s =
+                                ops::score_fill(candidates[k]->view(), regions, static_cast<int>(r));
+                            std::snprintf(line, sizeof line,
+                                          "SCORE\t%s\t%zu\t%s\t%.3f\t%.4f\t%.3f\t%.3f\n",
+                                          c.name.c_str(), r, names[k].c_str(),
+                                          ops::lowpass_psnr(candidates[k]->view(), truth.view(),
+                                                            mask),
+                                          s.foreign, s.tone, s.detail);
+                            std::cerr << line;
+                        }
+                methods.push_back(std::move(m));
+            }
+        }
         if (cuda)
             ours_row("PM CUDA", patchmatch, ops::InpaintImplementation::Cuda, pm_device,
                      [&]() -> std::string {
