@@ -608,11 +608,11 @@ Command bench_command() {
            "inpaint: OpenCV's sample photos (default: opencv-doc's, "
            "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
-          {"choice", "N",
-           "inpaint: also fill with PatchMatch seeds +1 .. +N-1 and choose per hole region (a\n"
-           "                            'PM choice' row; SCORE lines on stderr)"},
-          {"choice-crim", "", "inpaint: --choice also takes Criminisi's fill as a candidate"},
-          {"choice-margin", "M", "inpaint: --choice's foreign-share margin (default 0.02)"},
+          {"choose", "",
+           "inpaint: PatchMatch with the per-region choice (Criminisi on small holes)"},
+          {"no-choose", "", "inpaint: PatchMatch without the per-region choice"},
+          {"choice-scores", "",
+           "inpaint: the choice's scores per hole region on stderr (SCORE lines)"},
           {"lines", "", "inpaint: PatchMatch continues straight lines across the hole first"},
           {"no-lines", "", "inpaint: PatchMatch without the line continuation"},
           {"line-angle", "DEG", "inpaint: the line continuation's angle tolerance"},

@@ -102,6 +102,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 1,
          .help = "patchmatch on pictures: join straight edges that reach the hole from both sides "
                  "and fill a band along them first"}),
+    field<&InpaintParams::choose>(
+        {.name = "choose",
+         .label = "Choose per region",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.choose ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
+                 "keep, per connected region, the fill whose colours and tones agree clearly "
+                 "better with the hole's surroundings"}),
     field<&InpaintParams::line_angle>(
         {.name = "line-angle",
          .label = "Line angle tolerance",

@@ -15,9 +15,13 @@ SearchRect grown(const SearchRect& box, const int by, const int w, const int h) 
             std::min(h - 1, box.y1 + by)};
 }
 
-int quantised(const Rgba8 p) { return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3); }
+int quantised(const Rgba8 p) {
+    return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
+}
 
-double luma(const Rgba8 p) { return 0.299 * p.r + 0.587 * p.g + 0.114 * p.b; }
+double luma(const Rgba8 p) {
+    return 0.299 * p.r + 0.587 * p.g + 0.114 * p.b;
+}
 
 /// A crop's planes as doubles, row-major, `crop`'s size.
 struct Crop {
@@ -227,89 +231,145 @@ ImageRgba8 membrane_fill(const ImageView<const Rgba8> image, const HoleRegions& 
     return out;
 }
 
-FillScore score_fill(const ImageView<const Rgba8> filled, const HoleRegions& regions,
-                     const int region) {
-    if (filled.width != regions.width || filled.height != regions.height)
+namespace {
+
+/// What every candidate of one region is scored against: the ring's colours and mean gradient,
+/// and the membrane over the region, low-passed. All depend on known pixels only (candidates
+/// agree outside the hole), so they are computed once per region.
+struct RegionReference {
+    const HoleRegions* regions = nullptr;
+    int region = 0;
+    Crop ring_crop;
+    std::vector<std::uint8_t> in_ring;  ///< over ring_crop
+    std::vector<std::uint8_t> seen;     ///< 5-bit colours of the ring
+    double ring_gradient = 0;
+    Crop tone_crop;
+    std::vector<double> membrane[3];  ///< low-passed, over tone_crop
+};
+
+constexpr double kToneSigma = 3.0;
+
+[[nodiscard]] std::int32_t label_at(const HoleRegions& regions, const int x, const int y) {
+    return regions.label[static_cast<std::size_t>(y) * regions.width + x];
+}
+
+/// Mean luma gradient (central differences) over the pixels of `crop` where `take` holds,
+/// the image's outermost pixels left out.
+template <class Take>
+double mean_gradient(const ImageView<const Rgba8> image, const Crop& c, const Take& take) {
+    double sum = 0;
+    std::int64_t n = 0;
+    for (int y = std::max(c.rect.y0, 1); y <= std::min(c.rect.y1, image.height - 2); ++y)
+        for (int x = std::max(c.rect.x0, 1); x <= std::min(c.rect.x1, image.width - 2); ++x) {
+            if (!take(x, y)) continue;
+            const double gx = luma(image.row(y)[x + 1]) - luma(image.row(y)[x - 1]);
+            const double gy = luma(image.row(y + 1)[x]) - luma(image.row(y - 1)[x]);
+            sum += std::sqrt(gx * gx + gy * gy);
+            ++n;
+        }
+    return n > 0 ? sum / static_cast<double>(n) : 0.0;
+}
+
+RegionReference reference_of(const ImageView<const Rgba8> image, const HoleRegions& regions,
+                             const int region) {
+    if (image.width != regions.width || image.height != regions.height)
         throw Error(ErrorCode::InvalidArgument, "the image and the hole differ in size");
     const HoleRegions::Region& reg = regions.regions.at(static_cast<std::size_t>(region));
     const int w = regions.width, h = regions.height;
-    const auto label = [&](const int x, const int y) {
-        return regions.label[static_cast<std::size_t>(y) * w + x];
+    RegionReference ref;
+    ref.regions = &regions;
+    ref.region = region;
+    ref.ring_crop = crop_of(grown(reg.box, kChoiceRing, w, h));
+    const Crop& c = ref.ring_crop;
+    ref.in_ring = near_region(regions, region, c, kChoiceRing);
+    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
+        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
+            if (label_at(regions, x, y) >= 0) ref.in_ring[c.index(x, y)] = 0;
+    ref.seen.assign(1 << 15, 0);
+    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
+        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
+            if (ref.in_ring[c.index(x, y)] != 0)
+                ref.seen[static_cast<std::size_t>(quantised(image.row(y)[x]))] = 1;
+    ref.ring_gradient = mean_gradient(
+        image, c, [&](const int x, const int y) { return ref.in_ring[c.index(x, y)] != 0; });
+    // The low-pass reaches 3σ (9 px) past the region: the crop covers it.
+    ref.tone_crop = crop_of(grown(reg.box, 10, w, h));
+    for (int ch = 0; ch < 3; ++ch) {
+        std::vector<double>& plane = ref.membrane[ch];
+        plane = channel(image, ref.tone_crop, ch);
+        solve_membrane(plane, regions, region, ref.tone_crop);
+        gaussian(plane, ref.tone_crop, kToneSigma);
+    }
+    return ref;
+}
+
+FillScore score_against(const ImageView<const Rgba8> filled, const RegionReference& ref) {
+    const HoleRegions& regions = *ref.regions;
+    const HoleRegions::Region& reg = regions.regions.at(static_cast<std::size_t>(ref.region));
+    const auto in_region = [&](const int x, const int y) {
+        return label_at(regions, x, y) == ref.region;
     };
     FillScore score;
-    // Foreign colours against the ring.
-    {
-        const Crop c = crop_of(grown(reg.box, kChoiceRing, w, h));
-        const std::vector<std::uint8_t> near = near_region(regions, region, c, kChoiceRing);
-        std::vector<std::uint8_t> seen(1 << 15, 0);
-        double ring_grad = 0, hole_grad = 0;
-        std::int64_t ring_n = 0, hole_n = 0, foreign = 0;
-        for (int y = c.rect.y0; y <= c.rect.y1; ++y)
-            for (int x = c.rect.x0; x <= c.rect.x1; ++x)
-                if (label(x, y) < 0 && near[c.index(x, y)] != 0)
-                    seen[static_cast<std::size_t>(quantised(filled.row(y)[x]))] = 1;
-        for (int y = c.rect.y0; y <= c.rect.y1; ++y)
-            for (int x = c.rect.x0; x <= c.rect.x1; ++x) {
-                const bool in_region = label(x, y) == region;
-                const bool in_ring = label(x, y) < 0 && near[c.index(x, y)] != 0;
-                if (in_region)
-                    foreign += seen[static_cast<std::size_t>(quantised(filled.row(y)[x]))] == 0;
-                if (!in_region && !in_ring) continue;
-                if (x == 0 || y == 0 || x == w - 1 || y == h - 1) continue;
-                // Central differences of the luma: a cheap gradient for the detail ratio.
-                const double gx = luma(filled.row(y)[x + 1]) - luma(filled.row(y)[x - 1]);
-                const double gy = luma(filled.row(y + 1)[x]) - luma(filled.row(y - 1)[x]);
-                const double g = std::sqrt(gx * gx + gy * gy);
-                if (in_region) {
-                    hole_grad += g;
-                    ++hole_n;
-                } else {
-                    ring_grad += g;
-                    ++ring_n;
+    std::int64_t foreign = 0;
+    const SearchRect& box = reg.box;
+    for (int y = box.y0; y <= box.y1; ++y)
+        for (int x = box.x0; x <= box.x1; ++x)
+            if (in_region(x, y))
+                foreign += ref.seen[static_cast<std::size_t>(quantised(filled.row(y)[x]))] == 0;
+    score.foreign = static_cast<double>(foreign) / static_cast<double>(reg.pixels);
+    const double hole_gradient = mean_gradient(filled, ref.ring_crop, in_region);
+    score.detail = std::abs(std::log2((hole_gradient + 1.0) / (ref.ring_gradient + 1.0)));
+    const Crop& c = ref.tone_crop;
+    double sum = 0;
+    for (int ch = 0; ch < 3; ++ch) {
+        std::vector<double> a = channel(filled, c, ch);
+        gaussian(a, c, kToneSigma);
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (in_region(x, y)) {
+                    const double d = a[c.index(x, y)] - ref.membrane[ch][c.index(x, y)];
+                    sum += d * d;
                 }
-            }
-        score.foreign = static_cast<double>(foreign) / static_cast<double>(reg.pixels);
-        const double hg = hole_n > 0 ? hole_grad / static_cast<double>(hole_n) : 0.0;
-        const double rg = ring_n > 0 ? ring_grad / static_cast<double>(ring_n) : 0.0;
-        score.detail = std::abs(std::log2((hg + 1.0) / (rg + 1.0)));
     }
-    // Tones against the membrane, both low-passed.
-    {
-        constexpr double kSigma = 3.0;
-        const Crop c = crop_of(grown(reg.box, 10, w, h));
-        double sum = 0;
-        for (int ch = 0; ch < 3; ++ch) {
-            std::vector<double> a = channel(filled, c, ch);
-            std::vector<double> b = a;
-            solve_membrane(b, regions, region, c);
-            gaussian(a, c, kSigma);
-            gaussian(b, c, kSigma);
-            for (int y = c.rect.y0; y <= c.rect.y1; ++y)
-                for (int x = c.rect.x0; x <= c.rect.x1; ++x)
-                    if (label(x, y) == region) {
-                        const double d = a[c.index(x, y)] - b[c.index(x, y)];
-                        sum += d * d;
-                    }
-        }
-        score.tone = std::sqrt(sum / (3.0 * static_cast<double>(reg.pixels)));
-    }
+    score.tone = std::sqrt(sum / (3.0 * static_cast<double>(reg.pixels)));
     return score;
 }
 
-std::vector<int> choose_fills(const std::vector<const ImageRgba8*>& candidates,
-                              const HoleRegions& regions, const double margin) {
-    std::vector<int> choice(regions.regions.size(), 0);
-    if (candidates.size() < 2) return choice;
+}  // namespace
+
+double FillScore::total() const {
+    return tone + kChoiceForeignWeight * foreign;
+}
+
+FillScore score_fill(const ImageView<const Rgba8> filled, const HoleRegions& regions,
+                     const int region) {
+    return score_against(filled, reference_of(filled, regions, region));
+}
+
+std::vector<std::vector<FillScore>> score_fills(const std::vector<const ImageRgba8*>& candidates,
+                                                const HoleRegions& regions) {
+    std::vector<std::vector<FillScore>> out(regions.regions.size());
+    if (candidates.empty()) return out;
     for (std::size_t r = 0; r < regions.regions.size(); ++r) {
-        const FillScore base = score_fill(candidates[0]->view(), regions, static_cast<int>(r));
-        double best = base.foreign;
-        for (std::size_t k = 1; k < candidates.size(); ++k) {
-            const FillScore s = score_fill(candidates[k]->view(), regions, static_cast<int>(r));
-            if (s.foreign + margin < best && s.foreign <= 0.5 * base.foreign) {
-                best = s.foreign;
+        const RegionReference ref =
+            reference_of(candidates[0]->view(), regions, static_cast<int>(r));
+        for (const ImageRgba8* candidate : candidates)
+            out[r].push_back(score_against(candidate->view(), ref));
+    }
+    return out;
+}
+
+std::vector<int> choose_fills(const std::vector<std::vector<FillScore>>& scores,
+                              const double margin) {
+    std::vector<int> choice(scores.size(), 0);
+    for (std::size_t r = 0; r < scores.size(); ++r) {
+        if (scores[r].empty()) continue;
+        double best = scores[r][0].total() - margin;
+        for (std::size_t k = 1; k < scores[r].size(); ++k)
+            if (scores[r][k].total() < best) {
+                best = scores[r][k].total();
                 choice[r] = static_cast<int>(k);
             }
-        }
     }
     return choice;
 }
@@ -330,6 +390,33 @@ ImageRgba8 compose_fills(const std::vector<const ImageRgba8*>& candidates,
                     out.at(x, y) = from.at(x, y);
     }
     return out;
+}
+
+}  // namespace lacuna::ops
+
+namespace lacuna::ops {
+
+ImageRgba8 choose_fill(const ImageView<const Rgba8> image, const Mask& mask,
+                       const InpaintParams& params, const InpaintImplementation implementation,
+                       ImageRgba8 filled, std::vector<int>* chosen) {
+    if (chosen != nullptr) chosen->clear();
+    if (!params.choose || params.method != InpaintMethod::PatchMatch) return filled;
+    const HoleRegions regions = hole_regions(mask);
+    std::int64_t pixels = 0;
+    for (const HoleRegions::Region& r : regions.regions) pixels += r.pixels;
+    if (pixels == 0 || pixels > kChoiceMaxPixels) return filled;
+    // Criminisi on the same hole, same patch, window and never-sample area: the same problem.
+    InpaintParams criminisi = params;
+    criminisi.method = InpaintMethod::Criminisi;
+    const std::unique_ptr<Inpainter> other = make_inpainter(image, mask, criminisi, implementation);
+    while (!other->progress().done()) other->advance(1 << 20);
+    const ImageRgba8 alternative = other->image();
+    const std::vector<const ImageRgba8*> candidates{&filled, &alternative};
+    const std::vector<int> choice = choose_fills(score_fills(candidates, regions));
+    if (chosen != nullptr) *chosen = choice;
+    if (std::all_of(choice.begin(), choice.end(), [](const int k) { return k == 0; }))
+        return filled;
+    return compose_fills(candidates, regions, choice);
 }
 
 }  // namespace lacuna::ops

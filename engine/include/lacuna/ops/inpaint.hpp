@@ -63,6 +63,10 @@ struct InpaintParams {
     double line_angle = 3.0;
     /// ...and each edge's end lies within this many pixels of the other's line.
     double line_offset = 2.0;
+    /// PatchMatch on pictures: on a hole of at most kChoiceMaxPixels pixels, Criminisi fills it
+    /// too and each connected region of the hole keeps whichever fill scores clearly better by a
+    /// criterion that needs no truth (choose_fill, inpaint_choice.hpp).
+    bool choose = true;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).

@@ -31,34 +31,58 @@ struct HoleRegions {
 };
 HoleRegions hole_regions(const Mask& hole);
 
-/// What a candidate scores on one region (lower is better for both).
+/// What a candidate scores on one region (lower is better for each).
 struct FillScore {
     /// Share of the region's pixels whose 5-bit colour occurs nowhere in the known ring of
-    /// kChoiceRing px (chessboard) around the region.
+    /// kChoiceRing px (chessboard) around the region (the bench's foreign content).
     double foreign = 0;
     /// RMS difference (levels) over the region between the candidate after a Gaussian low-pass
-    /// (σ 3) and the membrane interpolation of the ring after the same low-pass.
+    /// (σ 3) and the membrane interpolation of the ring after the same low-pass: a fill whose
+    /// tones stray from what the border suggests (an object pasted in, a block of another
+    /// brightness) scores high.
     double tone = 0;
-    /// |log2| of the region's mean luma gradient over the ring's.
+    /// |log2| of the region's mean luma gradient over the ring's (reported, not used: it did
+    /// not predict the better fill).
     double detail = 0;
+    /// What the choice compares: tone + kChoiceForeignWeight × foreign.
+    [[nodiscard]] double total() const;
 };
 inline constexpr int kChoiceRing = 16;
+/// One per cent of foreign pixels weighs as one level of tone error.
+inline constexpr double kChoiceForeignWeight = 100.0;
+/// Another candidate replaces the default only when its total is lower by more than this.
+inline constexpr double kChoiceMargin = 4.0;
+/// The choice runs only on holes of at most this many pixels (the extra Criminisi fill and
+/// the membrane cost their hole: see docs/notes/patchmatch.md).
+inline constexpr std::int64_t kChoiceMaxPixels = 16384;
 
 FillScore score_fill(ImageView<const Rgba8> filled, const HoleRegions& regions, int region);
+/// Every candidate on every region: scores[region][candidate]. The ring and the membrane are
+/// read from candidates[0] (all candidates equal it outside the hole).
+std::vector<std::vector<FillScore>> score_fills(const std::vector<const ImageRgba8*>& candidates,
+                                                const HoleRegions& regions);
 
 /// The membrane interpolation of `image` over the region (used by score_fill): hole pixels of
 /// the region solved for a zero Laplacian with the ring as boundary; other pixels as they are.
 /// Exposed for tests.
 ImageRgba8 membrane_fill(ImageView<const Rgba8> image, const HoleRegions& regions, int region);
 
-/// Per region, which candidate wins: candidate 0 (the default fill) unless another one's foreign
-/// share is lower by more than `margin` (and at most half of candidate 0's). Returns one index
-/// per region.
-std::vector<int> choose_fills(const std::vector<const ImageRgba8*>& candidates,
-                              const HoleRegions& regions, double margin);
+/// Per region, which candidate wins: 0 (the default fill) unless another's total is lower than
+/// candidate 0's by more than `margin`; then the lowest.
+std::vector<int> choose_fills(const std::vector<std::vector<FillScore>>& scores,
+                              double margin = kChoiceMargin);
 
 /// The composed image: each region's pixels from its chosen candidate, the rest candidate 0's.
 ImageRgba8 compose_fills(const std::vector<const ImageRgba8*>& candidates,
                          const HoleRegions& regions, const std::vector<int>& choice);
+
+/// The stage after a finished PatchMatch fill (`filled`, of `image` with `mask`): when
+/// params.choose and the hole has at most kChoiceMaxPixels pixels, Criminisi fills the same
+/// hole with `implementation` too, and each region keeps the fill choose_fills picks. Otherwise
+/// `filled` unchanged. `chosen`, when given, receives the choice per region (0 PatchMatch,
+/// 1 Criminisi; empty when the stage did not run).
+ImageRgba8 choose_fill(ImageView<const Rgba8> image, const Mask& mask, const InpaintParams& params,
+                       InpaintImplementation implementation, ImageRgba8 filled,
+                       std::vector<int>* chosen = nullptr);
 
 }  // namespace lacuna::ops
