@@ -592,7 +592,7 @@ int bench_inpaint(Context& ctx) {
             const ImageRgba8 crim_image = fast->image();
             const std::vector<const ImageRgba8*> candidates{&pm_image, &crim_image};
             const ops::HoleRegions regions = ops::hole_regions(mask);
-            const auto scores = ops::score_fills(candidates, regions);
+            const auto scores = ops::score_fills(candidates, regions, true);
             const char* const names[2] = {"PM CPU", "Crim CPU"};
             for (std::size_t k = 0; k < candidates.size(); ++k)
                 for (std::size_t r = 0; r < regions.regions.size(); ++r) {

@@ -111,8 +111,8 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .max = 1,
          .step = 1,
          .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
-                 "keep, per connected region, the fill whose colours and tones agree clearly "
-                 "better with the hole's surroundings"}),
+                 "keep, per connected region, criminisi's fill where patchmatch's brings many "
+                 "colours the surroundings lack and criminisi's almost none"}),
     field<&InpaintParams::line_angle>(
         {.name = "line-angle",
          .label = "Line angle tolerance",

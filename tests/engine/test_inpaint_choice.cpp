@@ -189,12 +189,14 @@ class TestInpaintChoice : public QObject {
         QCOMPARE(choice, (std::vector<int>{1, 0}));
         const ImageRgba8 composed = compose_fills(candidates, regions, choice);
         QVERIFY(same_in(composed, image, hole));
-        // A candidate within the margin of the default does not replace it.
-        const std::vector<std::vector<FillScore>> close{
-            {FillScore{0, 5.0, 0}, FillScore{0, 2.0, 0}}};
-        QCOMPARE(choose_fills(close), std::vector<int>{0});
-        const std::vector<std::vector<FillScore>> far{{FillScore{0, 9.0, 0}, FillScore{0, 2.0, 0}}};
-        QCOMPARE(choose_fills(far), std::vector<int>{1});
+        // Only a clear win replaces the default: its foreign share at least 0.05 and the
+        // other's at most a quarter of it.
+        const auto pick = [](const double base, const double other) {
+            return choose_fills({{FillScore{base, 0, 0}, FillScore{other, 0, 0}}})[0];
+        };
+        QCOMPARE(pick(0.04, 0.0), 0);
+        QCOMPARE(pick(0.10, 0.03), 0);
+        QCOMPARE(pick(0.10, 0.02), 1);
     }
 
     void a_large_hole_is_left_to_patchmatch() {

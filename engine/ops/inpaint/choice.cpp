@@ -243,6 +243,7 @@ struct RegionReference {
     std::vector<std::uint8_t> in_ring;  ///< over ring_crop
     std::vector<std::uint8_t> seen;     ///< 5-bit colours of the ring
     double ring_gradient = 0;
+    bool with_tone = false;
     Crop tone_crop;
     std::vector<double> membrane[3];  ///< low-passed, over tone_crop
 };
@@ -271,7 +272,7 @@ double mean_gradient(const ImageView<const Rgba8> image, const Crop& c, const Ta
 }
 
 RegionReference reference_of(const ImageView<const Rgba8> image, const HoleRegions& regions,
-                             const int region) {
+                             const int region, const bool tone) {
     if (image.width != regions.width || image.height != regions.height)
         throw Error(ErrorCode::InvalidArgument, "the image and the hole differ in size");
     const HoleRegions::Region& reg = regions.regions.at(static_cast<std::size_t>(region));
@@ -292,6 +293,8 @@ RegionReference reference_of(const ImageView<const Rgba8> image, const HoleRegio
                 ref.seen[static_cast<std::size_t>(quantised(image.row(y)[x]))] = 1;
     ref.ring_gradient = mean_gradient(
         image, c, [&](const int x, const int y) { return ref.in_ring[c.index(x, y)] != 0; });
+    if (!tone) return ref;
+    ref.with_tone = true;
     // The low-pass reaches 3σ (9 px) past the region: the crop covers it.
     ref.tone_crop = crop_of(grown(reg.box, 10, w, h));
     for (int ch = 0; ch < 3; ++ch) {
@@ -319,6 +322,7 @@ FillScore score_against(const ImageView<const Rgba8> filled, const RegionReferen
     score.foreign = static_cast<double>(foreign) / static_cast<double>(reg.pixels);
     const double hole_gradient = mean_gradient(filled, ref.ring_crop, in_region);
     score.detail = std::abs(std::log2((hole_gradient + 1.0) / (ref.ring_gradient + 1.0)));
+    if (!ref.with_tone) return score;
     const Crop& c = ref.tone_crop;
     double sum = 0;
     for (int ch = 0; ch < 3; ++ch) {
@@ -337,37 +341,32 @@ FillScore score_against(const ImageView<const Rgba8> filled, const RegionReferen
 
 }  // namespace
 
-double FillScore::total() const {
-    return tone + kChoiceForeignWeight * foreign;
-}
-
 FillScore score_fill(const ImageView<const Rgba8> filled, const HoleRegions& regions,
                      const int region) {
-    return score_against(filled, reference_of(filled, regions, region));
+    return score_against(filled, reference_of(filled, regions, region, true));
 }
 
 std::vector<std::vector<FillScore>> score_fills(const std::vector<const ImageRgba8*>& candidates,
-                                                const HoleRegions& regions) {
+                                                const HoleRegions& regions, const bool tone) {
     std::vector<std::vector<FillScore>> out(regions.regions.size());
     if (candidates.empty()) return out;
     for (std::size_t r = 0; r < regions.regions.size(); ++r) {
         const RegionReference ref =
-            reference_of(candidates[0]->view(), regions, static_cast<int>(r));
+            reference_of(candidates[0]->view(), regions, static_cast<int>(r), tone);
         for (const ImageRgba8* candidate : candidates)
             out[r].push_back(score_against(candidate->view(), ref));
     }
     return out;
 }
 
-std::vector<int> choose_fills(const std::vector<std::vector<FillScore>>& scores,
-                              const double margin) {
+std::vector<int> choose_fills(const std::vector<std::vector<FillScore>>& scores) {
     std::vector<int> choice(scores.size(), 0);
     for (std::size_t r = 0; r < scores.size(); ++r) {
-        if (scores[r].empty()) continue;
-        double best = scores[r][0].total() - margin;
+        if (scores[r].empty() || scores[r][0].foreign < kChoiceMinForeign) continue;
+        double best = kChoiceForeignRatio * scores[r][0].foreign;
         for (std::size_t k = 1; k < scores[r].size(); ++k)
-            if (scores[r][k].total() < best) {
-                best = scores[r][k].total();
+            if (scores[r][k].foreign <= best) {
+                best = scores[r][k].foreign;
                 choice[r] = static_cast<int>(k);
             }
     }

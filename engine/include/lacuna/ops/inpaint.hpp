@@ -64,8 +64,9 @@ struct InpaintParams {
     /// ...and each edge's end lies within this many pixels of the other's line.
     double line_offset = 2.0;
     /// PatchMatch on pictures: on a hole of at most kChoiceMaxPixels pixels, Criminisi fills it
-    /// too and each connected region of the hole keeps whichever fill scores clearly better by a
-    /// criterion that needs no truth (choose_fill, inpaint_choice.hpp).
+    /// too and each connected region of the hole keeps Criminisi's fill where PatchMatch's
+    /// clearly brings colours the surroundings lack and Criminisi's does not (choose_fill,
+    /// inpaint_choice.hpp).
     bool choose = true;
 };
 
