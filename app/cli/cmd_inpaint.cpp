@@ -165,6 +165,7 @@ int run_inpaint(Context& ctx) {
                        .add("coherence", params.coherence)
                        .add("grow", grow)
                        .add("lines", params.lines)
+                       .add("choose", params.choose)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -203,6 +204,8 @@ Command inpaint_command() {
              {"no-lines", "", "do not continue lines (the default)"},
              param_option(ops::param(specs, "line-angle"), "DEG"),
              param_option(ops::param(specs, "line-offset"), "PX"),
+             {"choose", "", param_help(ops::param(specs, "choose"))},
+             {"no-choose", "", "keep patchmatch's fill everywhere (no choice per region)"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},

@@ -102,17 +102,6 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 1,
          .help = "patchmatch on pictures: join straight edges that reach the hole from both sides "
                  "and fill a band along them first"}),
-    field<&InpaintParams::choose>(
-        {.name = "choose",
-         .label = "Choose per region",
-         .kind = ParamKind::Bool,
-         .default_value = kInpaintDefaults.choose ? 1.0 : 0.0,
-         .min = 0,
-         .max = 1,
-         .step = 1,
-         .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
-                 "keep, per connected region, criminisi's fill where patchmatch's brings many "
-                 "colours the surroundings lack and criminisi's almost none"}),
     field<&InpaintParams::line_angle>(
         {.name = "line-angle",
          .label = "Line angle tolerance",
@@ -133,6 +122,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 0.5,
          .unit = "pixels",
          .help = "two edges are one line when each one's end lies this close to the other's line"}),
+    field<&InpaintParams::choose>(
+        {.name = "choose",
+         .label = "Choose per region",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.choose ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
+                 "keep, per connected region, criminisi's fill where patchmatch's brings many "
+                 "colours the surroundings lack and criminisi's almost none"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 
