@@ -400,10 +400,14 @@ ImageRgba8 choose_fill(const ImageView<const Rgba8> image, const Mask& mask,
                        ImageRgba8 filled, std::vector<int>* chosen) {
     if (chosen != nullptr) chosen->clear();
     if (!params.choose || params.method != InpaintMethod::PatchMatch) return filled;
-    const HoleRegions regions = hole_regions(mask);
+    // Count first: a large hole (the 1080p case) costs one pass over the mask, not a labelling.
     std::int64_t pixels = 0;
-    for (const HoleRegions::Region& r : regions.regions) pixels += r.pixels;
+    for (int y = 0; y < mask.height() && pixels <= kChoiceMaxPixels; ++y) {
+        const std::uint8_t* row = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
+    }
     if (pixels == 0 || pixels > kChoiceMaxPixels) return filled;
+    const HoleRegions regions = hole_regions(mask);
     // Criminisi on the same hole, same patch, window and never-sample area: the same problem.
     InpaintParams criminisi = params;
     criminisi.method = InpaintMethod::Criminisi;
