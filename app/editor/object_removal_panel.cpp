@@ -191,6 +191,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     lines_->setChecked(lines.default_value != 0);
     lines_->setToolTip(text(lines.help));
     fill_form->addRow(lines_);
+    const ops::ParamSpec& choose = ops::param(ops::inpaint_param_specs(), "choose");
+    choose_ = new QCheckBox(text(choose.label));
+    choose_->setObjectName("fill_choose");
+    choose_->setChecked(choose.default_value != 0);
+    choose_->setToolTip(text(choose.help));
+    fill_form->addRow(choose_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -233,6 +239,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     connect(patch_, &QSpinBox::valueChanged, this, [this] { save_settings(); });
     connect(search_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(lines_, &QCheckBox::toggled, this, [this] { save_settings(); });
+    connect(choose_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -394,6 +401,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     params.method = static_cast<ops::InpaintMethod>(method_->currentData().toInt());
     params.patch = patch_->value() | 1;
     params.lines = lines_->isChecked();
+    params.choose = choose_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -499,6 +507,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
     }
     search_->setCurrentIndex(best);
     lines_->setChecked(fill.lines);
+    choose_->setChecked(fill.choose);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

@@ -124,7 +124,8 @@ class ObjectRemovalPanel : public QWidget {
     QComboBox* target_ = nullptr;
     QPushButton* again_ = nullptr;
     QComboBox* search_ = nullptr;
-    QCheckBox* lines_ = nullptr;  ///< PatchMatch's line continuation (the "lines" parameter)
+    QCheckBox* lines_ = nullptr;   ///< PatchMatch's line continuation (the "lines" parameter)
+    QCheckBox* choose_ = nullptr;  ///< the per-region choice (the "choose" parameter)
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;
