@@ -635,6 +635,11 @@ Command bench_command() {
            "inpaint: OpenCV's sample photos (default: opencv-doc's, "
            "/usr/share/doc/opencv-doc/examples/data)"},
           {"seed", "N", "inpaint: PatchMatch's seed (default 1)"},
+          {"choose", "",
+           "inpaint: PatchMatch with the per-region choice (Criminisi on small holes)"},
+          {"no-choose", "", "inpaint: PatchMatch without the per-region choice"},
+          {"choice-scores", "",
+           "inpaint: the choice's scores per hole region on stderr (SCORE lines)"},
           {"lines", "",
            "inpaint: PatchMatch continues straight lines across the hole first;\n"
            "                            video: the line term over time (as --saliency)"},

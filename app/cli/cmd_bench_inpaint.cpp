@@ -20,6 +20,7 @@
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -38,6 +39,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -402,6 +404,9 @@ int bench_inpaint(Context& ctx) {
         if (!ops::parse_inpaint_search(*s, params))
             throw UsageError("--search must be 'full', 'window' or 'window:A'");
     const bool with_reference = ctx.args.has("reference");
+    // --choice-scores: SCORE lines on stderr (per hole region: PatchMatch's and Criminisi's
+    // fills, the truth's low-pass PSNR beside the choice's truth-free scores).
+    const bool choice_scores = ctx.args.has("choice-scores");
     const int repeats = std::max(1, parse_int("repeats", ctx.args.get("repeats").value_or("3")));
     // --dump DIR (or the older --save DIR): every output, the truth, the mask, and a sheet of
     // the crops around the hole side by side.
@@ -416,6 +421,9 @@ int bench_inpaint(Context& ctx) {
     // --source-colours: PatchMatch's source prior by colour.
     if (ctx.args.has("source-colours")) pm_lines.source_colours = true;
     if (ctx.args.has("no-source-colours")) pm_lines.source_colours = false;
+    // --choose / --no-choose: the per-region choice between PatchMatch and Criminisi.
+    if (ctx.args.has("choose")) pm_lines.choose = true;
+    if (ctx.args.has("no-choose")) pm_lines.choose = false;
     if (const auto a = ctx.args.get("line-angle"))
         pm_lines.line_angle =
             parse_param("line-angle", *a, ops::param(ops::inpaint_param_specs(), "line-angle"));
@@ -513,6 +521,9 @@ int bench_inpaint(Context& ctx) {
         patchmatch.line_angle = pm_lines.line_angle;
         patchmatch.line_offset = pm_lines.line_offset;
         patchmatch.source_colours = pm_lines.source_colours;
+        patchmatch.choose = pm_lines.choose;
+        std::optional<ImageRgba8> final_image;
+        std::vector<int> final_choice;
         const auto run = [&](const ops::InpaintParams& p,
                              const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {
@@ -520,8 +531,10 @@ int bench_inpaint(Context& ctx) {
             return median_ms(runs, [&] {
                 filler = ops::make_inpainter(input.view(), mask, p, implementation);
                 while (!filler->progress().done()) filler->advance(1 << 20);
-                // What ops::inpaint returns: PatchMatch blended in the gradient domain.
-                (void)ops::finished_image(*filler);
+                // What ops::inpaint returns: PatchMatch blended in the gradient domain, then
+                // the per-region choice (choose_fill).
+                final_image = ops::choose_fill(input.view(), mask, p, implementation,
+                                               ops::finished_image(*filler), &final_choice);
             });
         };
         std::vector<Method> methods;
@@ -535,8 +548,12 @@ int bench_inpaint(Context& ctx) {
             m.name = name;
             try {
                 m.ms = run(p, implementation, filler);
-                m.image = ops::finished_image(*filler);
+                m.image = std::move(final_image);
                 m.note = check ? check() : "-";
+                const auto taken = std::count(final_choice.begin(), final_choice.end(), 1);
+                if (taken > 0)
+                    m.note += "; Criminisi in " + std::to_string(taken) + "/" +
+                              std::to_string(final_choice.size()) + " regions";
             } catch (const std::exception& e) {
                 filler.reset();
                 m.ms = -1;
@@ -574,16 +591,37 @@ int bench_inpaint(Context& ctx) {
             const std::string same = pm_check(*pm_fast);
             return same == "-" ? blend_note(*pm_fast) : same;
         });
+        if (choice_scores && c.has_truth && pm_fast && fast) {
+            const ImageRgba8 pm_image = ops::finished_image(std::as_const(*pm_fast));
+            const ImageRgba8 crim_image = fast->image();
+            const std::vector<const ImageRgba8*> candidates{&pm_image, &crim_image};
+            const ops::HoleRegions regions = ops::hole_regions(mask);
+            const auto scores = ops::score_fills(candidates, regions, true);
+            const char* const names[2] = {"PM CPU", "Crim CPU"};
+            for (std::size_t k = 0; k < candidates.size(); ++k)
+                for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+                    const ops::FillScore& f = scores[r][k];
+                    std::snprintf(line, sizeof line, "SCORE\t%s\t%zu\t%s\t%.3f\t%.4f\t%.3f\t%.3f\n",
+                                  c.name.c_str(), r, names[k],
+                                  ops::lowpass_psnr(candidates[k]->view(), truth.view(), mask),
+                                  f.foreign, f.tone, f.detail);
+                    std::cerr << line;
+                }
+        }
         if (cuda)
             ours_row("PM CUDA", patchmatch, ops::InpaintImplementation::Cuda, pm_device,
                      [&]() -> std::string {
                          const std::string same = pm_check(*pm_device);
                          if (same != "-" || !pm_fast) return same;
                          // Fill and blend both: the same bytes as the CPU's.
-                         const ImageRgba8 a = pm_device->image();
-                         const ImageRgba8 b = ops::finished_image(std::as_const(*pm_fast));
-                         return equal_pixels(a.view(), b.view()) ? "identical to PM CPU"
-                                                                 : "differs from PM CPU";
+                         // (with the choice: the final images)
+                         const ImageRgba8& a = *final_image;
+                         const Method* cpu = nullptr;
+                         for (const Method& m : methods)
+                             if (m.name == "PM CPU" && m.image) cpu = &m;
+                         if (cpu == nullptr) return "-";
+                         return equal_pixels(a.view(), cpu->image->view()) ? "identical to PM CPU"
+                                                                           : "differs from PM CPU";
                      });
         if (gmic) {
             const std::string in = (tmp / "in.png").string(), mk = (tmp / "mask.png").string(),

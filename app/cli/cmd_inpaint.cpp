@@ -166,6 +166,7 @@ int run_inpaint(Context& ctx) {
                        .add("grow", grow)
                        .add("lines", params.lines)
                        .add("source_colours", params.source_colours)
+                       .add("choose", params.choose)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -206,6 +207,8 @@ Command inpaint_command() {
              {"no-source-colours", "", "copy patches of any colour (the default)"},
              param_option(ops::param(specs, "line-angle"), "DEG"),
              param_option(ops::param(specs, "line-offset"), "PX"),
+             {"choose", "", param_help(ops::param(specs, "choose"))},
+             {"no-choose", "", "keep patchmatch's fill everywhere (no choice per region)"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},

@@ -197,6 +197,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     source_colours_->setChecked(colours.default_value != 0);
     source_colours_->setToolTip(text(colours.help));
     fill_form->addRow(source_colours_);
+    const ops::ParamSpec& choose = ops::param(ops::inpaint_param_specs(), "choose");
+    choose_ = new QCheckBox(text(choose.label));
+    choose_->setObjectName("fill_choose");
+    choose_->setChecked(choose.default_value != 0);
+    choose_->setToolTip(text(choose.help));
+    fill_form->addRow(choose_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -240,6 +246,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     connect(search_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(lines_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(source_colours_, &QCheckBox::toggled, this, [this] { save_settings(); });
+    connect(choose_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -402,6 +409,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     params.patch = patch_->value() | 1;
     params.lines = lines_->isChecked();
     params.source_colours = source_colours_->isChecked();
+    params.choose = choose_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -508,6 +516,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
     search_->setCurrentIndex(best);
     lines_->setChecked(fill.lines);
     source_colours_->setChecked(fill.source_colours);
+    choose_->setChecked(fill.choose);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

@@ -126,6 +126,7 @@ class ObjectRemovalPanel : public QWidget {
     QComboBox* search_ = nullptr;
     QCheckBox* lines_ = nullptr;  ///< PatchMatch's line continuation (the "lines" parameter)
     QCheckBox* source_colours_ = nullptr;  ///< the colour prior ("source-colours")
+    QCheckBox* choose_ = nullptr;          ///< the per-region choice (the "choose" parameter)
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -1,5 +1,6 @@
 #include "remove_object_tool.hpp"
 
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -370,6 +371,11 @@ bool RemoveObjectTool::start_fill() {
     params.never_sample = document.mask_painted(MaskLayer::NeverSample)
                               ? &document.mask(MaskLayer::NeverSample)
                               : nullptr;
+    choice_hole_.reset();
+    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
+        params.choose && !skip_choice_ && covered.pixels <= ops::kChoiceMaxPixels)
+        choice_hole_ = clone(hole.view());
+    skip_choice_ = false;
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
         ops::InpaintProblem problem =
@@ -525,6 +531,27 @@ void RemoveObjectTool::restore_before() {
     session_.frame_changed();
 }
 
+// The per-region choice after the blend, as ops::inpaint makes it: the picture before the fill
+// is the document with the box's old pixels put back; Criminisi fills it on the CPU (its CUDA
+// fill is the same bytes) and the regions it wins are written into the box.
+void RemoveObjectTool::choose_between_fills() {
+    Document& document = session_.document();
+    const Mask hole = std::move(*choice_hole_);
+    choice_hole_.reset();
+    ImageRgba8 before = clone(document.pixels().view());
+    paste_region(before, fill_rect_, before_pixels_);
+    ops::InpaintParams params = fill_params_;
+    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
+                              ? &document.mask(MaskLayer::NeverSample)
+                              : nullptr;
+    std::vector<int> chosen;
+    const ImageRgba8 result =
+        ops::choose_fill(before.view(), hole, params, ops::InpaintImplementation::Fast,
+                         clone(document.pixels().view()), &chosen);
+    if (std::find(chosen.begin(), chosen.end(), 1) != chosen.end())
+        document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+}
+
 void RemoveObjectTool::finish() {
     Document& document = session_.document();
     const ops::InpaintProgress progress = filler_->progress();
@@ -566,6 +593,7 @@ void RemoveObjectTool::finish() {
                 [&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); }))
             return;
     }
+    if (choice_hole_ && !session_.guarded([&] { choose_between_fills(); })) return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
@@ -651,6 +679,7 @@ bool RemoveObjectTool::fill_again() {
     if (!session_.undo()) return false;
     last_fill_index_ = 0;
     ++fill_params_.seed;
+    skip_choice_ = true;
     return start_fill();
 }
 

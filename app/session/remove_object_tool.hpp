@@ -164,6 +164,8 @@ class RemoveObjectTool final : public Tool {
     std::vector<ScribblePoint> scribble_;  ///< the strokes being scribbled (scribble mode)
     /// Adds a GrabCut proposal to the painted mask as one edit labelled `label`.
     void add_proposal(Mask proposal, const std::string& label);
+    /// finish()'s last step for a small 8-bit PatchMatch fill (ops::choose_fill).
+    void choose_between_fills();
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device
@@ -174,6 +176,13 @@ class RemoveObjectTool final : public Tool {
     // Measurement documents: the hole and patch radius the fill ran with (its final vote's
     // sources are recomputed from them), and the stored samples of the box before.
     Mask hole_;
+    // An 8-bit PatchMatch fill of a hole small enough for the per-region choice
+    // (ops::choose_fill): the whole hole, so finish() compares with Criminisi as ops::inpaint
+    // does; empty otherwise.
+    std::optional<Mask> choice_hole_;
+    // Set by fill_again for its fill: the user asks for another PatchMatch result, which the
+    // choice (Criminisi's fill does not depend on the seed) could otherwise hide.
+    bool skip_choice_ = false;
     int radius_ = 4;
     std::optional<NativeImage> before_samples_;
     int iterations_per_batch_ = 8;

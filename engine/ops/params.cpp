@@ -132,6 +132,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 1,
          .help = "patchmatch: do not copy patches with colours found nowhere around the hole "
                  "(look-alike objects elsewhere), unless they reach to near the hole"}),
+    field<&InpaintParams::choose>(
+        {.name = "choose",
+         .label = "Choose per region",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.choose ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
+                 "keep, per connected region, criminisi's fill where patchmatch's brings many "
+                 "colours the surroundings lack and criminisi's almost none"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

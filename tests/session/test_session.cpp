@@ -17,6 +17,7 @@
 #include <lacuna/ops/bilateral.hpp>
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -661,8 +662,11 @@ class TestSession : public QObject {
         while (s.remove_object().fill_running()) s.remove_object().advance(64);
         reference->advance(1 << 20);
         // The end: PatchMatch's fill blended in the gradient domain, as ops::inpaint gives it.
-        const ImageRgba8 finished = ops::finished_image(*reference);
-        QVERIFY(!equal_pixels<Rgba8>(finished.view(), reference->image().view()));
+        const ImageRgba8 blended = ops::finished_image(*reference);
+        QVERIFY(!equal_pixels<Rgba8>(blended.view(), reference->image().view()));
+        // ...and, as ops::inpaint, the per-region choice after the blend.
+        const ImageRgba8 finished = ops::choose_fill(photo_.view(), hole, params,
+                                                     ops::InpaintImplementation::Fast, blended);
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), finished.view()));
         QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
         QCOMPARE(s.history().count(), 2);
@@ -862,6 +866,7 @@ class TestSession : public QObject {
         QVERIFY(tool.fill_again());
         while (tool.fill_running()) tool.advance(64);
         params.seed = 8;
+        params.choose = false;  // Fill again asks for another PatchMatch result: no choice
         const ops::InpaintResult eight =
             ops::inpaint(photo_.view(), hole, params, ops::InpaintImplementation::Fast);
         QVERIFY(!equal_pixels<Rgba8>(seven.image.view(), eight.image.view()));

@@ -5,6 +5,7 @@
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_sources.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
@@ -255,8 +256,17 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
         if (progress && !progress(state))
             throw Error(ErrorCode::Cancelled, "inpainting was cancelled");
     }
-    // PatchMatch's result is blended in the gradient domain (see blend_fill).
-    return {finished_image(*filler), state, filler->problem().notes};
+    // PatchMatch's result is blended in the gradient domain (see blend_fill), then, on a small
+    // hole, compared per region with Criminisi's fill (choose_fill).
+    ImageRgba8 finished = finished_image(*filler);
+    std::vector<std::string> notes = filler->problem().notes;
+    std::vector<int> chosen;
+    finished = choose_fill(image, mask, params, implementation, std::move(finished), &chosen);
+    const auto taken = std::count(chosen.begin(), chosen.end(), 1);
+    if (taken > 0)
+        notes.push_back(std::to_string(taken) + " of " + std::to_string(chosen.size()) +
+                        " hole regions filled by Criminisi (it scored clearly better there)");
+    return {std::move(finished), state, std::move(notes)};
 }
 
 LineContinuationOptions line_options(const InpaintParams& params) {
