@@ -548,8 +548,10 @@ int bench_inpaint(Context& ctx) {
             m.name = name;
             try {
                 m.ms = run(p, implementation, filler);
-                m.image = std::move(final_image);
+                // The check reads this row's final image (PM CUDA against PM CPU): before it
+                // moves into the row.
                 m.note = check ? check() : "-";
+                m.image = std::move(final_image);
                 const auto taken = std::count(final_choice.begin(), final_choice.end(), 1);
                 if (taken > 0)
                     m.note += "; Criminisi in " + std::to_string(taken) + "/" +
