@@ -548,8 +548,9 @@ void RemoveObjectTool::choose_between_fills() {
     const ImageRgba8 result =
         ops::choose_fill(before.view(), hole, params, ops::InpaintImplementation::Fast,
                          clone(document.pixels().view()), &chosen);
-    if (std::find(chosen.begin(), chosen.end(), 1) != chosen.end())
-        document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+    criminisi_regions_ = static_cast<int>(std::count(chosen.begin(), chosen.end(), 1));
+    choice_regions_ = static_cast<int>(chosen.size());
+    if (criminisi_regions_ > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
 }
 
 void RemoveObjectTool::finish() {
@@ -593,6 +594,7 @@ void RemoveObjectTool::finish() {
                 [&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); }))
             return;
     }
+    criminisi_regions_ = choice_regions_ = 0;
     if (choice_hole_ && !session_.guarded([&] { choose_between_fills(); })) return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
@@ -627,7 +629,12 @@ void RemoveObjectTool::finish() {
     if (fill_params_.method == ops::InpaintMethod::PatchMatch)
         text << " by PatchMatch (seed " << fill_params_.seed << ", " << progress.iterations
              << " refinement passes)";
-    else
+    if (criminisi_regions_ > 0)
+        // Say so: where PatchMatch brought colours found nowhere around the hole, the user sees
+        // Criminisi's pixels.
+        text << ", Criminisi in " << criminisi_regions_ << " of " << choice_regions_
+             << (choice_regions_ == 1 ? " region" : " regions");
+    else if (fill_params_.method != ops::InpaintMethod::PatchMatch)
         text << " by Criminisi (" << progress.iterations << " patches)";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     if (!document.measurement()) text << " Hold \\ to see the picture before.";

@@ -180,6 +180,9 @@ class RemoveObjectTool final : public Tool {
     // (ops::choose_fill): the whole hole, so finish() compares with Criminisi as ops::inpaint
     // does; empty otherwise.
     std::optional<Mask> choice_hole_;
+    // What the last choice did, for the fill's message: regions that took Criminisi's fill, of all.
+    int criminisi_regions_ = 0;
+    int choice_regions_ = 0;
     // Set by fill_again for its fill: the user asks for another PatchMatch result, which the
     // choice (Criminisi's fill does not depend on the seed) could otherwise hide.
     bool skip_choice_ = false;

@@ -665,9 +665,18 @@ class TestSession : public QObject {
         const ImageRgba8 blended = ops::finished_image(*reference);
         QVERIFY(!equal_pixels<Rgba8>(blended.view(), reference->image().view()));
         // ...and, as ops::inpaint, the per-region choice after the blend.
-        const ImageRgba8 finished = ops::choose_fill(photo_.view(), hole, params,
-                                                     ops::InpaintImplementation::Fast, blended);
+        std::vector<int> chosen;
+        const ImageRgba8 finished = ops::choose_fill(
+            photo_.view(), hole, params, ops::InpaintImplementation::Fast, blended, &chosen);
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), finished.view()));
+        // The message says when regions took Criminisi's fill, and only then.
+        const auto taken = std::count(chosen.begin(), chosen.end(), 1);
+        const std::string said = s.remove_object().message();
+        QCOMPARE(said.find("Criminisi in") != std::string::npos, taken > 0);
+        if (taken > 0)
+            QVERIFY2(said.find("Criminisi in " + std::to_string(taken) + " of " +
+                               std::to_string(chosen.size())) != std::string::npos,
+                     said.c_str());
         QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
         QCOMPARE(s.history().count(), 2);
         QVERIFY(s.undo());
@@ -681,6 +690,35 @@ class TestSession : public QObject {
         QVERIFY(!s.remove_object().start_fill());
         QVERIFY(s.remove_object().message().find("Nothing to fill") != std::string::npos);
         QCOMPARE(s.history().count(), 2);
+    }
+
+    // Where the per-region choice takes Criminisi's fill (the circuit board of the bench, where
+    // PatchMatch pastes pins into the chip's corner), the editor's fill ends as ops::inpaint's
+    // and its message says which fill the region took.
+    void fill_message_says_when_criminisi_was_chosen() {
+        const std::filesystem::path board = "/usr/share/doc/opencv-doc/examples/data/board.jpg";
+        if (!std::filesystem::exists(board))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const ImageRgba8 picture = io::read_image(board).image;
+        session::Session s(false);
+        s.open(clone(picture.view()));
+        s.select(session::ToolKind::RemoveObject);
+        // The hole of the bench's case, near enough: an ellipse over the chip's corner.
+        Mask hole(picture.width(), picture.height(), 0);
+        for (int y = 0; y < hole.height(); ++y)
+            for (int x = 0; x < hole.width(); ++x) {
+                const double dx = (x - 450) / 42.0, dy = (y - 350) / 38.0;
+                hole.at(x, y) = dx * dx + dy * dy <= 1 ? 255 : 0;
+            }
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        const std::string said = s.remove_object().message();
+        QVERIFY2(said.find("Criminisi in 1 of 1 region") != std::string::npos, said.c_str());
+        // ...and the picture is ops::inpaint's, Criminisi's in the hole.
+        const ops::InpaintResult engine = ops::inpaint(picture.view(), hole, ops::InpaintParams{},
+                                                       ops::InpaintImplementation::Fast);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), engine.image.view()));
     }
 
     // A small stroke in a large picture: the tool reads the coverage once and prepares the fill
