@@ -3,6 +3,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 
+#include "colour_bins.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,10 +15,6 @@ namespace {
 SearchRect grown(const SearchRect& box, const int by, const int w, const int h) {
     return {std::max(0, box.x0 - by), std::max(0, box.y0 - by), std::min(w - 1, box.x1 + by),
             std::min(h - 1, box.y1 + by)};
-}
-
-int quantised(const Rgba8 p) {
-    return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
 }
 
 double luma(const Rgba8 p) {
@@ -286,11 +284,11 @@ RegionReference reference_of(const ImageView<const Rgba8> image, const HoleRegio
     for (int y = c.rect.y0; y <= c.rect.y1; ++y)
         for (int x = c.rect.x0; x <= c.rect.x1; ++x)
             if (label_at(regions, x, y) >= 0) ref.in_ring[c.index(x, y)] = 0;
-    ref.seen.assign(1 << 15, 0);
+    ref.seen.assign(detail::kColourBins, 0);
     for (int y = c.rect.y0; y <= c.rect.y1; ++y)
         for (int x = c.rect.x0; x <= c.rect.x1; ++x)
             if (ref.in_ring[c.index(x, y)] != 0)
-                ref.seen[static_cast<std::size_t>(quantised(image.row(y)[x]))] = 1;
+                ref.seen[static_cast<std::size_t>(detail::colour_bin(image.row(y)[x]))] = 1;
     ref.ring_gradient = mean_gradient(
         image, c, [&](const int x, const int y) { return ref.in_ring[c.index(x, y)] != 0; });
     if (!tone) return ref;
@@ -318,7 +316,8 @@ FillScore score_against(const ImageView<const Rgba8> filled, const RegionReferen
     for (int y = box.y0; y <= box.y1; ++y)
         for (int x = box.x0; x <= box.x1; ++x)
             if (in_region(x, y))
-                foreign += ref.seen[static_cast<std::size_t>(quantised(filled.row(y)[x]))] == 0;
+                foreign +=
+                    ref.seen[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] == 0;
     score.foreign = static_cast<double>(foreign) / static_cast<double>(reg.pixels);
     const double hole_gradient = mean_gradient(filled, ref.ring_crop, in_region);
     score.detail = std::abs(std::log2((hole_gradient + 1.0) / (ref.ring_gradient + 1.0)));

@@ -1,6 +1,8 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 
+#include "colour_bins.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -231,27 +233,23 @@ Plane sobel_magnitude(const Plane& l, const int w, const int h) {
     return g;
 }
 
-int quantised_colour(const Rgba8 p) {
-    return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
-}
-
 }  // namespace
 
 double foreign_content(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
     const int w = image.width, h = image.height;
     check_mask_size(mask.view(), w, h, "the mask");
     const std::vector<std::uint8_t> near = dilate(mask, ring, 1);
-    std::vector<std::uint8_t> seen(1 << 15, 0);
+    std::vector<std::uint8_t> seen(detail::kColourBins, 0);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
             if (mask.at(x, y) == 0 && near[static_cast<std::size_t>(y) * w + x] != 0)
-                seen[quantised_colour(image.row(y)[x])] = 1;
+                seen[detail::colour_bin(image.row(y)[x])] = 1;
     std::int64_t n = 0, foreign = 0;
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
             if (mask.at(x, y) != 0) {
                 ++n;
-                foreign += seen[quantised_colour(image.row(y)[x])] == 0;
+                foreign += seen[detail::colour_bin(image.row(y)[x])] == 0;
             }
     return n > 0 ? static_cast<double>(foreign) / static_cast<double>(n)
                  : std::numeric_limits<double>::quiet_NaN();

@@ -2,6 +2,8 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_sources.hpp>
 
+#include "colour_bins.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -9,10 +11,6 @@
 
 namespace lacuna::ops {
 namespace {
-
-int colour_bin(const Rgba8 p) {
-    return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
-}
 
 /// Chessboard distance transform (two passes) of `seed` inside a w × h grid, capped at `cap`.
 /// Capped (at most 255), so one byte a pixel: a 4K picture's map is 16 MB.
@@ -53,7 +51,7 @@ std::vector<std::uint8_t> chessboard_distance(const std::vector<std::uint8_t>& s
 std::vector<std::uint8_t> allowed_colours(const std::vector<std::uint16_t>& bins,
                                           const std::vector<std::uint8_t>& in_ring,
                                           const int tolerance) {
-    std::vector<std::uint8_t> seen(1 << 15, 0);
+    std::vector<std::uint8_t> seen(detail::kColourBins, 0);
     for (std::size_t i = 0; i < bins.size(); ++i)
         if (in_ring[i] != 0) seen[static_cast<std::size_t>(bins[i])] = 1;
     if (tolerance <= 0) return seen;
@@ -61,7 +59,7 @@ std::vector<std::uint8_t> allowed_colours(const std::vector<std::uint16_t>& bins
     std::vector<std::uint8_t> out = seen;
     for (const int shift : {0, 5, 10}) {
         std::vector<std::uint8_t> next(out.size(), 0);
-        for (int bin = 0; bin < (1 << 15); ++bin) {
+        for (int bin = 0; bin < detail::kColourBins; ++bin) {
             if (out[static_cast<std::size_t>(bin)] == 0) continue;
             const int c = (bin >> shift) & 31;
             for (int v = std::max(0, c - tolerance); v <= std::min(31, c + tolerance); ++v)
@@ -95,7 +93,7 @@ SourcePriorResult restrict_sources(const ImageView<const Rgba8> image, const Mas
         const std::uint8_t* hr = hole.row(y);
         for (int x = x0; x <= x1; ++x) {
             in_hole[idx(x, y)] = hr[x] != 0 ? 1 : 0;
-            bins[idx(x, y)] = static_cast<std::uint16_t>(colour_bin(row[x]));
+            bins[idx(x, y)] = static_cast<std::uint16_t>(detail::colour_bin(row[x]));
         }
     }
     // The ring: known pixels within `ring` of the hole (holes outside the region are ignored:
