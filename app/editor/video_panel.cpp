@@ -148,7 +148,8 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     faces_->setToolTip(
         tr("Find faces over each shot and carve them last, at the Retarget panel's face weight "
            "(its saliency, lines and skin switches always apply). The detector runs on every "
-           "other frame first: slower"));
+           "other frame first: slower. The Retarget panel's preview of a frame follows this "
+           "switch, so it shows what the export writes"));
     form->addRow(tr("Faces"), faces_);
     layout->addLayout(form);
 
@@ -311,6 +312,13 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     removal_timer_->setInterval(100);
     connect(removal_timer_, &QTimer::timeout, this, &VideoPanel::poll_removal);
     connect(removal_mode_, &QCheckBox::toggled, this, &VideoPanel::set_removal_mode);
+    // The Retarget panel's preview of a frame tracks faces as the export will (the session
+    // recomputes the frame's map when this changes).
+    faces_->setChecked(session_.video_faces());
+    connect(faces_, &QCheckBox::toggled, this, [this](const bool on) {
+        session_.set_video_faces(on);
+        emit frame_shown();
+    });
     connect(still_, &QCheckBox::toggled, this, [this](const bool on) {
         if (session::VideoRemoval* r = session_.video_removal()) {
             r->set_still(on);

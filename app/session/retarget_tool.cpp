@@ -62,29 +62,59 @@ Image<T> transposed(const ImageView<const T> src) {
 }  // namespace
 
 /// The importance map of one document revision and set of terms, computed once, on the first
-/// carve's background thread that needs it, from the host snapshot taken when the maps started.
+/// carve's background thread that needs it, from the host snapshot taken when the maps started
+/// — or, for an unedited frame of a video, the map the export gives that frame (ClipImportance:
+/// tracked faces, the other terms smoothed over the shot), so the preview shows what is written.
 struct RetargetTool::Importance {
     ops::ImportanceParams params;
     std::uint64_t revision = 0;
     ImageRgba8 source;
+    std::shared_ptr<ClipImportance> clip;  ///< set for a video frame
+    int frame = 0;
     std::mutex mutex;
     std::optional<ops::ImportanceMap> map;
     std::string error;
     std::atomic<bool> ready{false};
+    /// While the clip's maps are computed: 1 the face pass, 2 the shot's frames (0: neither).
+    std::atomic<int> phase{0}, done{0}, total{0};
 
-    /// The map, computed on the first call; null (with `error`) when detection failed.
-    const ops::ImportanceMap* get() {
+    /// The map, computed on the first call; null (with `error`) when detection failed. A
+    /// cancelled clip map (`control` cancelled) throws Error(Cancelled) and stays to compute.
+    const ops::ImportanceMap* get(const JobControl* control = nullptr) {
         const std::lock_guard lock(mutex);
         if (!ready.load()) {
             try {
-                map = ops::importance_map(source.view(), params);
+                if (clip) {
+                    map = *clip->map(frame,
+                                     [&](const ClipImportance::Phase p, const int d, const int t) {
+                                         phase.store(p == ClipImportance::Phase::Faces ? 1 : 2);
+                                         done.store(d);
+                                         total.store(t);
+                                         return !(control && control->cancelled());
+                                     });
+                } else {
+                    map = ops::importance_map(source.view(), params);
+                }
+            } catch (const Error& e) {
+                phase.store(0);
+                if (e.code() == ErrorCode::Cancelled) throw;
+                error = e.what();
             } catch (const std::exception& e) {
                 error = e.what();
             }
+            phase.store(0);
             source = ImageRgba8();
             ready.store(true);
         }
         return map ? &*map : nullptr;
+    }
+    /// A video frame whose map the clip has already: ready at once (stepping back).
+    void take_cached() {
+        if (!clip) return;
+        if (const auto hit = clip->cached(frame)) {
+            map = *hit;
+            ready.store(true);
+        }
     }
     /// The levels the carvers take: null while not computed or when every level is 0.
     [[nodiscard]] const Mask* levels() const {
@@ -197,7 +227,7 @@ struct RetargetTool::Job {
     /// The importance levels this carve takes (computing the document's map if needed).
     void resolve_levels() {
         if (importance) {
-            importance->get();
+            importance->get(control);
             levels_in = importance->levels();
         } else if (!levels.empty()) {
             levels_in = &levels;
@@ -342,7 +372,8 @@ void RetargetTool::document_opened() {
 }
 
 void RetargetTool::document_changed(const DocumentChange change) {
-    if (change != DocumentChange::Edit) return;
+    // Another frame of a video replaces the pixels as an edit does (the target stays).
+    if (change != DocumentChange::Edit && change != DocumentChange::VideoFrame) return;
     // Maps and the importance map cost a snapshot of the document and seconds of background work
     // (a 4K undo took 69 ms with them restarted): while another tool edits, they are only set
     // aside, and start again when retargeting is asked for.
@@ -476,6 +507,16 @@ bool RetargetTool::horizontal_ready_for(const int width) const {
            horizontal_vseams_ == vertical_seams(width, amount_w_);
 }
 
+void RetargetTool::importance_inputs_changed() {
+    importance_.reset();
+    if (in_use()) {
+        restart();
+    } else {
+        drop_maps();
+        source_revision_ = ~0ull;  // refresh() starts over when retargeting is asked for
+    }
+}
+
 void RetargetTool::refresh() {
     if (stale()) restart();
 }
@@ -485,14 +526,27 @@ void RetargetTool::restart() {
     source_revision_ = document.pixels_revision();
     protect_revision_ = document.mask_revision(MaskLayer::Protect);
     remove_revision_ = document.mask_revision(MaskLayer::CarveRemove);
-    // The importance map belongs to the pixels and the terms: mask edits keep it.
-    if (document.empty() || document.measurement() || !ops::any_importance(mix_.importance)) {
+    // The importance map belongs to the pixels and the terms: mask edits keep it. A video's
+    // unedited frame takes the export's map of that frame (its terms: the faces as the Video
+    // dock's switch sets them for the export).
+    const std::shared_ptr<ClipImportance> clip =
+        document.empty() ? nullptr : session_.shown_clip_importance();
+    const bool any = clip ? ops::any_importance(clip->settings().importance)
+                          : ops::any_importance(mix_.importance);
+    if (document.empty() || document.measurement() || !any) {
         importance_.reset();
-    } else if (!importance_ || importance_->revision != source_revision_) {
+    } else if (!importance_ || importance_->revision != source_revision_ ||
+               importance_->clip != clip) {
         importance_ = std::make_shared<Importance>();
         importance_->params = mix_.importance;
         importance_->revision = source_revision_;
-        importance_->source = clone(document.pixels().view());
+        if (clip) {
+            importance_->clip = clip;
+            importance_->frame = session_.video()->current();
+            importance_->take_cached();
+        } else {
+            importance_->source = clone(document.pixels().view());
+        }
     }
     drop_maps();
     notice_.clear();
@@ -1094,6 +1148,10 @@ std::string RetargetTool::status() const {
         text += (text.empty() ? "" : "\n") + part;
     };
     add(status_);
+    if (session_.video() && mix_.importance.faces && mix_.importance.face_weight > 0 &&
+        !session_.video_faces())
+        add("Video: faces are tracked (and protected) only with the Video dock's Faces switch, as "
+            "the export does.");
     if (previewing_ && preview_approximate_) {
         // The exact map being computed for what is shown: vertical first, then horizontal.
         const Job* exact = nullptr;
@@ -1119,6 +1177,16 @@ RetargetTool::Progress RetargetTool::progress() const {
         p.total = job.work.total() > 0 ? job.work.total() : job.seams / job.factor;
         return p;
     };
+    if (importance_ && importance_->phase.load() != 0) {
+        // A video frame's map: the export's face pass over the clip, then the shot's frames
+        // up to this one through the smoother (cached: later frames cost one step each).
+        Progress p;
+        p.what = importance_->phase.load() == 1 ? "Faces over the clip (as the export tracks them)"
+                                                : "Importance over the shot up to this frame";
+        p.done = importance_->done.load();
+        p.total = std::max(1, importance_->total.load());
+        return p;
+    }
     if (vertical_job_ && vertical_job_->work.running())
         return phase(*vertical_job_, "Vertical seams", "Vertical seams (quick preview)");
     if (horizontal_job_ && horizontal_job_->work.running())

@@ -17,6 +17,7 @@
 // here: each crop would need its own seam map).
 #pragma once
 
+#include "clip_importance.hpp"
 #include "mask_stroke.hpp"
 #include "tool.hpp"
 
@@ -98,6 +99,9 @@ class RetargetTool final : public Tool {
 
     /// Starts over from the document's pixels and carving masks.
     void restart();
+    /// What a video frame's importance is made from changed (the Video dock's face switch):
+    /// the map is computed again — at once while retargeting, else when next asked for.
+    void importance_inputs_changed();
     /// Restarts only when the pixels or the carving masks changed since the maps were started.
     void refresh();
     /// Publishes finished maps and updates the preview; true while work is running.

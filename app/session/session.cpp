@@ -75,6 +75,11 @@ bool Session::document_held() const {
 }
 
 void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
+    open_document(std::move(pixels), std::move(metadata), nullptr);
+}
+
+void Session::open_document(ImageRgba8 pixels, io::Metadata metadata,
+                            std::unique_ptr<VideoClip> clip) {
     if (pixels.empty()) throw Error(ErrorCode::EmptyImage, "the image is empty");
     for (const auto& tool : tools_) tool->document_closing();
     const bool device =
@@ -92,8 +97,16 @@ void Session::open(ImageRgba8 pixels, io::Metadata metadata) {
     metadata_ = std::move(metadata);
     pages_.clear();
     page_ = 0;
-    video_.reset();
+    // The clip is there before the tools hear of the document: the retarget tool's maps of
+    // its first frame take the clip's importance at once.
     video_removal_.reset();
+    clip_importance_.reset();
+    if (clip)
+        video_removal_ = std::make_unique<VideoRemoval>(clip->path(), clip->frame_count(),
+                                                        clip->current_frame().width(),
+                                                        clip->current_frame().height());
+    video_ = std::move(clip);
+    video_frame_revision_ = document_.pixels_revision();
     after_open();
 }
 
@@ -111,10 +124,27 @@ std::vector<std::string> Session::save(const std::filesystem::path& path,
 
 void Session::open_video(const std::filesystem::path& path) {
     auto clip = std::make_unique<VideoClip>(path);
-    open(clone(clip->current_frame().view()));
-    video_removal_ = std::make_unique<VideoRemoval>(
-        path, clip->frame_count(), clip->current_frame().width(), clip->current_frame().height());
-    video_ = std::move(clip);
+    ImageRgba8 first = clone(clip->current_frame().view());
+    open_document(std::move(first), {}, std::move(clip));
+}
+
+void Session::set_video_faces(const bool on) {
+    if (on == video_faces_) return;
+    video_faces_ = on;
+    if (video_) retarget().importance_inputs_changed();
+}
+
+std::shared_ptr<ClipImportance> Session::shown_clip_importance() {
+    if (!video_ || document_.empty() || document_.measurement() ||
+        document_.pixels_revision() != video_frame_revision_)
+        return nullptr;
+    // The export's own settings for the importance (prepare_video_export), so the preview
+    // cannot drift from what is written.
+    const ClipImportanceSettings settings = clip_importance_settings(
+        prepare_video_export({}, 0.0, 1, ops::TemporalTerm::PerSeam, video_faces_).options);
+    if (!clip_importance_ || !clip_importance_->settings().same(settings))
+        clip_importance_ = std::make_shared<ClipImportance>(settings);
+    return clip_importance_;
 }
 
 Mask Session::shown_removal_mask() const {
@@ -191,6 +221,7 @@ void Session::show_video_frame(const int index) {
             clone(document_.mask(static_cast<MaskLayer>(i)).view());
     // A device failure moves the session to the host; the frame is then replaced there.
     if (!guarded([&] { document_.replace(frame, masks); })) document_.replace(frame, masks);
+    video_frame_revision_ = document_.pixels_revision();
     history_.clear();
     // A temporal smoothing preview follows the frame; the line's histogram is measured again.
     for (const auto& tool : tools_) tool->document_changed(DocumentChange::VideoFrame);
@@ -303,6 +334,7 @@ void Session::open_measurement(std::vector<NativeImage> pages, Calibration calib
     page_ = 0;
     video_.reset();
     video_removal_.reset();
+    clip_importance_.reset();
     if (window) {
         display_.window = *window;
     } else {

@@ -5,6 +5,7 @@
 // notice saying why.
 #pragma once
 
+#include "clip_importance.hpp"
 #include "document.hpp"
 #include "history.hpp"
 #include "tool.hpp"
@@ -133,6 +134,16 @@ class Session {
     [[nodiscard]] VideoExport prepare_video_export(
         const std::filesystem::path& output, double temporal, int approximate = 1,
         ops::TemporalTerm term = ops::TemporalTerm::PerSeam, bool faces = false) const;
+    /// Whether Export Video tracks faces (the Video dock's switch; export_video's `faces`).
+    /// The Retarget panel's preview of a video frame follows it, so it shows what the export
+    /// writes; changing it makes the retarget tool compute that frame's map again.
+    void set_video_faces(bool on);
+    [[nodiscard]] bool video_faces() const { return video_faces_; }
+    /// The importance the export gives the shown frame (faces tracked over the clip, saliency,
+    /// lines and skin smoothed over the shot: ClipImportance, shared and cached per clip and
+    /// terms, with video_faces()) — or null when the document is not an unedited frame of the
+    /// open clip (a photo, or a frame painted on: then the frame's own detections apply).
+    [[nodiscard]] std::shared_ptr<ClipImportance> shown_clip_importance();
     /// Shows page `index` of a stack (0-based, clamped); the line histogram follows.
     void show_page(int index);
     /// The time between a stack's pages as its file states it (LoadedNative::frame_interval;
@@ -265,6 +276,8 @@ class Session {
     std::function<void()> on_document_changed;
 
   private:
+    /// open() for a photo (`clip` null) or a clip's first frame.
+    void open_document(ImageRgba8 pixels, io::Metadata metadata, std::unique_ptr<VideoClip> clip);
     void after_open();
     /// The first preview frame a tool offers for the active tool (tools() order), its serial
     /// tagged with the tool's place.
@@ -289,6 +302,10 @@ class Session {
     std::unique_ptr<VideoClip> video_;             // the open clip (video documents only)
     std::unique_ptr<VideoRemoval> video_removal_;  // its object removal
     bool video_fill_on_ = false, video_fill_compare_ = false;
+    bool video_faces_ = false;
+    /// The document's pixels revision when the clip's frame was put there (edits change it).
+    std::uint64_t video_frame_revision_ = ~0ull;
+    std::shared_ptr<ClipImportance> clip_importance_;
     std::uint64_t video_fill_mask_revision_ = 0;  // the fill mask as the model put it
     Display display_;
     bool samples_from_host_noted_ = false;

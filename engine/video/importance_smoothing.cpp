@@ -183,14 +183,20 @@ Mask ImportanceSmoother::smooth(const ImageView<const Rgba8> frame, const Mask& 
 }
 
 Mask ImportanceSmoother::next(const ImageView<const Rgba8> frame,
-                              const std::vector<ops::FaceBox>& faces) {
+                              const std::vector<ops::FaceBox>& faces,
+                              std::vector<ops::LineSegment>* lines) {
     ops::ImportanceParams untracked = importance_;
     untracked.faces = false;
     const bool any_untracked = ops::any_importance(untracked);
     // Nothing to smooth (off, or faces alone, which are tracked): the still's map.
-    if (params_.window <= 1 || !any_untracked)
-        return ops::importance_map(frame, importance_, faces).levels;
-    const Mask smoothed = smooth(frame, ops::importance_map(frame, untracked).levels);
+    if (params_.window <= 1 || !any_untracked) {
+        ops::ImportanceMap map = ops::importance_map(frame, importance_, faces);
+        if (lines) *lines = std::move(map.lines);
+        return std::move(map.levels);
+    }
+    ops::ImportanceMap terms = ops::importance_map(frame, untracked);
+    if (lines) *lines = std::move(terms.lines);
+    const Mask smoothed = smooth(frame, terms.levels);
     if (!(importance_.faces && importance_.face_weight > 0) || faces.empty()) return smoothed;
     ops::ImportanceParams faces_only;
     faces_only.faces = true;

@@ -177,14 +177,20 @@ class FacePass {
 VideoFaceTracks video_face_tracks(const std::filesystem::path& input, const int every,
                                   const int detect_max_side, const double cut_threshold,
                                   const ops::FaceTrackParams& tracks, const int max_frames,
-                                  const bool allow_truncated) {
+                                  const bool allow_truncated,
+                                  const std::function<bool(int, int)>& progress) {
     const auto start = Clock::now();
     FacePass pass(every, detect_max_side, cut_threshold);
     io::VideoReader reader(input);
+    const int total = max_frames > 0 && reader.info().frame_count > 0
+                          ? std::min(max_frames, reader.info().frame_count)
+                          : std::max(max_frames, reader.info().frame_count);
     for (int n = 0; max_frames <= 0 || n < max_frames; ++n) {
         const std::optional<ImageRgba8> frame = reader.next();
         if (!frame) break;
         pass.add(frame->view());
+        if (progress && !progress(n + 1, total))
+            throw Error(ErrorCode::Cancelled, "the face pass was cancelled");
     }
     if (reader.ended_early() && !allow_truncated)
         throw Error(ErrorCode::Corrupt,

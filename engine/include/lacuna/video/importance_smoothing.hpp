@@ -52,8 +52,10 @@ class ImportanceSmoother {
 
     /// The next frame's importance levels: its untracked terms smoothed over the shot, plus its
     /// tracked `faces` (where the face term is on). With window 1, exactly
-    /// ops::importance_map(frame, importance, faces).levels.
-    Mask next(ImageView<const Rgba8> frame, const std::vector<ops::FaceBox>& faces);
+    /// ops::importance_map(frame, importance, faces).levels. `lines` (optional): the straight
+    /// lines found on this frame, for an overlay (the editor's preview of a video frame).
+    Mask next(ImageView<const Rgba8> frame, const std::vector<ops::FaceBox>& faces,
+              std::vector<ops::LineSegment>* lines = nullptr);
     /// The filter alone: `terms` (levels 0..63, the frame's size) is this frame's map of the
     /// untracked terms; returns it smoothed (the frame gives the motion and the cuts).
     Mask smooth(ImageView<const Rgba8> frame, const Mask& terms);

@@ -61,10 +61,13 @@ struct VideoFaceTracks {
     double track_seconds = 0;        ///< associating and smoothing (track_faces)
     std::vector<std::string> notes;  ///< e.g. the cascades are not installed
 };
+/// `progress` (optional) hears the frames read and the clip's announced count (0: unknown)
+/// after each frame; returning false stops the pass with Error(Cancelled).
 VideoFaceTracks video_face_tracks(const std::filesystem::path& input, int every,
                                   int detect_max_side, double cut_threshold,
                                   const ops::FaceTrackParams& tracks, int max_frames = 0,
-                                  bool allow_truncated = false);
+                                  bool allow_truncated = false,
+                                  const std::function<bool(int done, int total)>& progress = {});
 /// The same on frames in memory.
 VideoFaceTracks video_face_tracks(const std::vector<ImageView<const Rgba8>>& frames, int every,
                                   int detect_max_side, double cut_threshold,

@@ -1,0 +1,282 @@
+// The Retarget panel's preview of a video frame carves with the importance the export gives that
+// frame (app/session/clip_importance.*): saliency and skin smoothed over the shot along the motion,
+// faces tracked over the clip — not the frame's own detections. On a generated clip with a cut,
+// the preview's map of frame t equals the export pipeline's smoother fed frames 0..t, and the
+// preview's picture equals the exported frame t (temporal weight 0: the export's seams of frame t
+// then depend on that frame's map alone), stepping forward, across the cut and back.
+#include <clip_importance.hpp>
+#include <retarget_tool.hpp>
+#include <session.hpp>
+
+#include <lacuna/core/error.hpp>
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/io/video_io.hpp>
+#include <lacuna/ops/importance.hpp>
+#include <lacuna/ops/video_retarget.hpp>
+#include <lacuna/video/importance_smoothing.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+using namespace lacuna;
+
+namespace {
+
+constexpr int kW = 128, kH = 80, kFrames = 12, kCut = 8;
+
+std::uint8_t noise(const int x, const int y, const int seed) {
+    std::uint32_t v = static_cast<std::uint32_t>(x) * 73856093u ^
+                      static_cast<std::uint32_t>(y) * 19349663u ^
+                      static_cast<std::uint32_t>(seed) * 83492791u;
+    v ^= v >> 13;
+    v *= 0x5bd1e995u;
+    v ^= v >> 15;
+    return static_cast<std::uint8_t>(v & 0xff);
+}
+
+std::uint8_t clamp8(const double v) {
+    return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+}
+
+/// Frame f: a textured background panning 1 px a frame, a skin-coloured disc moving 2 px a
+/// frame whose size and tone jitter from frame to frame (the detectors' per-frame noise), and
+/// fresh noise everywhere. From kCut on another scene (a cut): other colours, the disc elsewhere.
+ImageRgba8 frame_at(const int f) {
+    ImageRgba8 img(kW, kH);
+    const bool second = f >= kCut;
+    const int cx = second ? 90 - 2 * (f - kCut) : 30 + 2 * f;
+    const int cy = second ? 30 : 42;
+    const double r = 13 + 3 * ((f * 5) % 3) - (second ? 2 : 0);
+    const double tone = (f % 2 == 0) ? 1.0 : 0.9;
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+            const int u = x + f;
+            const double wave = 45 * std::sin(u * 0.23) * std::cos(y * 0.19) +
+                                (u % 17 < 2 ? 50 : 0) + noise(x, y, f) / 10.0;
+            Rgba8 p =
+                second
+                    ? Rgba8{clamp8(30 + wave / 2), clamp8(40 + wave / 2), clamp8(120 + wave), 255}
+                    : Rgba8{clamp8(110 + wave), clamp8(120 + wave), clamp8(90 + wave / 2), 255};
+            if (std::hypot(x - cx, y - cy) < r) {
+                const double n = noise(x, y, 100 + f) / 16.0;
+                p = Rgba8{clamp8((224 + n) * tone), clamp8((168 + n) * tone),
+                          clamp8((136 + n) * tone), 255};
+            }
+            img.at(x, y) = p;
+        }
+    return img;
+}
+
+bool equal(const Mask& a, const Mask& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        if (!std::equal(a.row(y), a.row(y) + a.width(), b.row(y))) return false;
+    return true;
+}
+
+bool equal(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const Rgba8 p = a.at(x, y), q = b.at(x, y);
+            if (p.r != q.r || p.g != q.g || p.b != q.b) return false;
+        }
+    return true;
+}
+
+int differing(const Mask& a, const Mask& b) {
+    int n = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) n += a.at(x, y) != b.at(x, y);
+    return n;
+}
+
+}  // namespace
+
+class TestVideoRetargetPreview : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::filesystem::path clip_;
+    std::vector<ImageRgba8> frames_;
+
+    /// The mix the tests use: saliency and skin (fast, no cascades), faces off in the panel.
+    static ops::RetargetMix mix() {
+        ops::RetargetMix m;
+        m.importance.faces = false;
+        m.importance.saliency = true;
+        m.importance.skin = true;
+        return m;
+    }
+
+    /// What the export's pipeline gives its carver for every frame (retarget_video's smoother,
+    /// fed in frame order with the export's options).
+    static std::vector<Mask> export_maps(const video::RetargetVideoOptions& o,
+                                         const std::vector<ImageRgba8>& frames) {
+        video::ImportanceSmoothingParams sp;
+        sp.window = o.params.importance_window;
+        sp.cut_threshold = o.params.cut_threshold;
+        video::ImportanceSmoother smoother(o.importance, sp);
+        std::vector<Mask> maps;
+        for (const ImageRgba8& f : frames) maps.push_back(smoother.next(f.view(), {}));
+        return maps;
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const std::filesystem::path folder = dir_.filePath("in").toStdString();
+        std::filesystem::create_directories(folder);
+        clip_ = folder / "%03d.png";
+        for (int f = 0; f < kFrames; ++f) {
+            frames_.push_back(frame_at(f));
+            (void)io::write_image(io::sequence_frame_path(clip_, f), frames_.back().view());
+        }
+    }
+
+    void preview_of_a_frame_is_the_exports_frame() {
+        session::Session s(false);
+        s.open_video(clip_);
+        QCOMPARE(s.video()->frame_count(), kFrames);
+        s.select(session::ToolKind::Retarget);
+        s.retarget().set_mix(mix());
+        s.retarget().set_target(96, kH);
+        s.retarget().wait();
+
+        const session::Session::VideoExport job = s.prepare_video_export({}, 0.0);
+        const std::vector<Mask> expected = export_maps(job.options, frames_);
+        // The export, seams only and no temporal term: frame t's seams are its map's alone.
+        const std::filesystem::path out = std::filesystem::path(dir_.filePath("out").toStdString());
+        std::filesystem::create_directories(out);
+        const video::RetargetVideoResult r = s.export_video(out / "%03d.png", 0.0, {});
+        QCOMPARE(r.frames, kFrames);
+        QCOMPARE(r.cuts, 1);
+        io::VideoReader exported(out / "%03d.png");
+        std::vector<ImageRgba8> written;
+        while (auto f = exported.next()) written.push_back(std::move(*f));
+        QCOMPARE(static_cast<int>(written.size()), kFrames);
+
+        int seams_differ = 0;
+        for (const int t : {0, 5, 6, 9, 10, 2, 11, 8}) {
+            s.show_video_frame(t);
+            s.retarget().wait();
+            QCOMPARE(s.video()->current(), t);
+            const ops::ImportanceMap* map = s.retarget().importance();
+            QVERIFY2(map != nullptr, qPrintable(QString("frame %1").arg(t)));
+            QVERIFY2(equal(map->levels, expected[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1: the preview's map is not the export's").arg(t)));
+            QVERIFY(s.retarget().previewing());
+            const ImageRgba8 shown = s.shown_image();
+            QVERIFY2(equal(shown, written[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1: the preview is not the exported frame").arg(t)));
+            // The frame's own detections (the still path) are another map, and within the shot
+            // (not its first frame) they carve other seams on some frames.
+            const Mask own = ops::importance_map(frames_[static_cast<std::size_t>(t)].view(),
+                                                 job.options.importance)
+                                 .levels;
+            if (t != 0 && t != kCut) {
+                QVERIFY2(differing(own, map->levels) > kW * kH / 20,
+                         qPrintable(QString("frame %1").arg(t)));
+                ops::VideoRetargetParams p;
+                p.width = 96;
+                p.height = kH;
+                p.temporal = 0;
+                p.energy = s.retarget().energy();
+                p.importance_unit = ops::importance_unit(p.energy);
+                ops::VideoRetargeter alone(kW, kH, p, ops::CarveImplementation::Fast);
+                seams_differ +=
+                    !equal(alone.process(frames_[static_cast<std::size_t>(t)].view(), &own), shown);
+            }
+        }
+        QVERIFY2(seams_differ >= 2, qPrintable(QString::number(seams_differ)));
+    }
+
+    void cache_restarts_at_the_shot_start() {
+        // A cache of one map: frames behind the smoother start a fresh one at their shot's
+        // first frame (the export's smoother restarts there too), and the maps stay the export's.
+        session::Session s(false);
+        s.open_video(clip_);
+        s.retarget().set_mix(mix());
+        const session::Session::VideoExport job = s.prepare_video_export({}, 0.0);
+        const std::vector<Mask> expected = export_maps(job.options, frames_);
+        session::ClipImportance clip(session::clip_importance_settings(job.options), 1);
+        for (const int t : {9, 3, 10, 9, 8, 11, 0}) {
+            const auto map = clip.map(t);
+            QVERIFY2(equal(map->levels, expected[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1").arg(t)));
+        }
+        // 9: from 0; 3: from 0 again; 10: onwards (4..10); 9: from the cut (8, 9); 8: from the
+        // cut; 11: onwards; 0: from 0.
+        QCOMPARE(clip.restarts(), 5);
+        QCOMPARE(clip.frames_computed(), 10 + 4 + 7 + 2 + 1 + 3 + 1);
+        // A cancelled walk keeps what it computed; the next call goes on from there.
+        session::ClipImportance cancelled(session::clip_importance_settings(job.options));
+        bool threw = false;
+        try {
+            (void)cancelled.map(6, [](auto, const int done, int) { return done < 3; });
+        } catch (const Error& e) {
+            threw = e.code() == ErrorCode::Cancelled;
+        }
+        QVERIFY(threw);
+        QVERIFY(cancelled.cached(2) != nullptr);
+        QVERIFY(cancelled.cached(3) == nullptr);
+        QVERIFY(equal(cancelled.map(6)->levels, expected[6]));
+        QCOMPARE(cancelled.restarts(), 1);
+        QCOMPARE(cancelled.frames_computed(), 7);
+        // Beyond the clip: a clear error.
+        threw = false;
+        try {
+            (void)cancelled.map(kFrames);
+        } catch (const Error& e) {
+            threw = e.code() == ErrorCode::InvalidArgument;
+        }
+        QVERIFY(threw);
+    }
+
+    void faces_follow_the_exports_switch() {
+        session::Session s(false);
+        s.open_video(clip_);
+        s.select(session::ToolKind::Retarget);
+        s.retarget().set_mix(mix());
+        s.retarget().set_target(96, kH);
+        s.retarget().wait();
+        QVERIFY(!s.shown_clip_importance()->settings().faces());
+        // The panel's face switch is on by default; the export tracks faces only with the Video
+        // dock's switch, and so does the preview.
+        ops::RetargetMix with_faces = mix();
+        with_faces.importance.faces = true;
+        s.retarget().set_mix(with_faces);
+        QVERIFY(!s.shown_clip_importance()->settings().faces());
+        s.set_video_faces(true);
+        QVERIFY(s.shown_clip_importance()->settings().faces());
+        QVERIFY(s.prepare_video_export({}, 0.0, 1, ops::TemporalTerm::PerSeam, s.video_faces())
+                    .options.importance.faces);
+        s.retarget().wait();  // the face pass over the clip (no faces in it), then the map
+        QVERIFY(s.retarget().importance() != nullptr);
+        QVERIFY(s.retarget().importance()->faces.empty());
+        QVERIFY(s.shown_clip_importance()->cached(0) != nullptr);
+        // An edited frame is not the clip's: its own detections apply.
+        Mask all(kW, kH, 255);
+        s.document().write_mask(session::MaskLayer::Fill, {0, 0, kW - 1, kH - 1}, all);
+        QVERIFY(s.shown_clip_importance() != nullptr);  // a mask is not an edit of the pixels
+        ImageRgba8 edited = clone(s.document().pixels().view());
+        edited.at(0, 0) = Rgba8{0, 0, 0, 255};
+        std::array<Mask, session::kMaskLayers> masks;
+        for (int i = 0; i < session::kMaskLayers; ++i)
+            masks[static_cast<std::size_t>(i)] =
+                clone(s.document().mask(static_cast<session::MaskLayer>(i)).view());
+        s.document().replace(edited, masks);
+        QVERIFY(s.shown_clip_importance() == nullptr);
+        s.show_video_frame(1);
+        QVERIFY(s.shown_clip_importance() != nullptr);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVideoRetargetPreview)
+#include "test_video_retarget_preview.moc"
