@@ -3,6 +3,8 @@
 // framebuffer, glFinish), on the device path and the host path side by side.
 //
 //   lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N]
+//   lacuna-bench-editor --video CLIP [--saliency] [--lines] [--skin] [--faces] [--repeats N]
+//     (the Retarget preview of a video's frames with the export's importance: run_video)
 //
 // Default: the bundled sample photo scaled to 3840 × 2160. Prints a table (median and 95th
 // percentile per interaction) and the host<->device bytes each interaction moved.
@@ -18,6 +20,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/regions.hpp>
@@ -119,6 +122,14 @@ struct Options {
     int height = 2160;
     int repeats = 100;
     bool measurement = false;  ///< a float measurement document instead of a photo
+    /// --video: the Retarget preview of a clip's frames (host path, the tool's work only).
+    std::string video;
+    ops::ImportanceParams terms = [] {
+        ops::ImportanceParams p;
+        p.faces = false;
+        return p;
+    }();
+    bool video_faces = false;
 };
 
 /// Bilinear resize, so any photo becomes the benchmark's size.
@@ -510,6 +521,59 @@ std::map<std::string, Timing> run_measurement(const bool device, const int w, co
     return out;
 }
 
+/// The Retarget preview of a video's frames with the export's importance (ClipImportance): the
+/// first frame's map and seams from cold, a step forward, a step back to a cached frame, a jump
+/// ahead (the smoother walks the frames between), and a slider frame once the maps are ready.
+/// Wall time of the tool's work to a ready preview (wait()), host path, no presenting.
+int run_video(const Options& o) {
+    session::Session s(false);
+    s.open_video(o.video);
+    const int frames = s.video()->frame_count();
+    const int w = s.document().width(), h = s.document().height();
+    s.set_video_faces(o.video_faces);
+    ops::RetargetMix mix;
+    mix.importance = o.terms;
+    mix.importance.faces = mix.importance.faces || o.video_faces;
+    s.select(session::ToolKind::Retarget);
+    s.retarget().set_mix(mix);
+    const int target = std::max(2, w * 6 / 10);
+    const auto timed = [&](const std::function<void()>& interaction) {
+        const auto start = Clock::now();
+        interaction();
+        s.retarget().wait();
+        return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    };
+    std::map<std::string, std::vector<double>> out;
+    out["first frame: map + seams (cold)"].push_back(
+        timed([&] { s.retarget().set_target(target, h); }));
+    const int steps = std::min(o.repeats, frames - 1);
+    for (int f = 1; f <= steps; ++f)
+        out["step forward one frame"].push_back(timed([&] { s.show_video_frame(f); }));
+    for (int f = steps - 1; f >= std::max(0, steps - o.repeats); --f)
+        out["step back (map cached)"].push_back(timed([&] { s.show_video_frame(f); }));
+    if (frames > steps + 2) {
+        const int far = std::min(frames - 1, steps + 30);
+        out["jump " + std::to_string(far - steps) + " frames ahead"].push_back(
+            timed([&] { s.show_video_frame(far); }));
+    }
+    for (int i = 0; i < o.repeats; ++i)
+        out["slider frame (maps ready)"].push_back(
+            timed([&] { s.retarget().set_target(target - 1 - (i % 7), h); }));
+    std::printf(
+        "Retarget preview of %s (%dx%d, %d frames) to %d px wide, host path, terms:%s%s%s%s\n",
+        o.video.c_str(), w, h, frames, target, mix.importance.saliency ? " saliency" : "",
+        mix.importance.lines ? " lines" : "", mix.importance.skin ? " skin" : "",
+        o.video_faces ? " faces (tracked)" : "");
+    std::printf("%-36s | %8s %8s %8s %4s\n", "interaction", "median", "min", "max", "n");
+    for (auto& [label, ms] : out) {
+        std::sort(ms.begin(), ms.end());
+        std::printf("%-36s | %8.1f %8.1f %8.1f %4zu\n", label.c_str(), ms[ms.size() / 2],
+                    ms.front(), ms.back(), ms.size());
+    }
+    for (const std::string& n : s.take_notices()) std::cerr << "  notice: " << n << "\n";
+    return 0;
+}
+
 bool parse(int argc, char** argv, Options& o) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -522,6 +586,16 @@ bool parse(int argc, char** argv, Options& o) {
             o.measurement = true;
         } else if (a == "--repeats") {
             o.repeats = std::atoi(next().c_str());
+        } else if (a == "--video") {
+            o.video = next();
+        } else if (a == "--saliency") {
+            o.terms.saliency = true;
+        } else if (a == "--lines") {
+            o.terms.lines = true;
+        } else if (a == "--skin") {
+            o.terms.skin = true;
+        } else if (a == "--faces") {
+            o.video_faces = true;
         } else {
             return false;
         }
@@ -535,10 +609,13 @@ int main(int argc, char** argv) {
     Options options;
     if (!parse(argc, argv, options)) {
         std::cerr << "usage: lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N] "
-                     "[--measurement]\n";
+                     "[--measurement]\n"
+                     "       lacuna-bench-editor --video CLIP [--saliency] [--lines] [--skin] "
+                     "[--faces] [--repeats N]\n";
         return 2;
     }
     try {
+        if (!options.video.empty()) return run_video(options);
         const render::EglContext egl;
         if (!egl.ok()) {
             std::cerr << "lacuna-bench-editor: no headless EGL context: " << egl.error() << "\n";

@@ -4,8 +4,10 @@
 #include <lacuna/io/video_io.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iterator>
+#include <thread>
 
 namespace lacuna::session {
 
@@ -79,18 +81,42 @@ void ClipImportance::store(const int index, std::shared_ptr<const ops::Importanc
     }
 }
 
-void ClipImportance::ensure_tracks(const Progress& progress) {
-    if (tracks_ || !settings_.faces()) return;
-    const auto report = [&](const int done, const int total) {
-        return !progress || progress(Phase::Faces, done, total);
-    };
-    // The export's first pass over the whole clip (tracks need the frames after a frame);
-    // a truncated file gives the frames that decode, as the clip shows them.
-    video::VideoFaceTracks pass = video::video_face_tracks(
-        settings_.input, settings_.face_every, settings_.importance.detect_max_side,
-        settings_.smoothing.cut_threshold, settings_.tracks, 0, true, report);
-    notes_ = std::move(pass.notes);
-    tracks_ = std::move(pass.tracks);
+void ClipImportance::wait_for_tracks(const Progress& progress) {
+    for (;;) {
+        int done = 0, total = 0;
+        {
+            const std::lock_guard lock(tracks_mutex_);
+            if (tracks_) return;
+            if (!face_error_.empty()) throw Error(ErrorCode::InvalidArgument, face_error_);
+            if (!face_job_.started()) {
+                ++face_passes_;
+                // The export's first pass over the whole clip (tracks need the frames after a
+                // frame); a truncated file gives the frames that decode, as the clip shows them.
+                face_job_.start([s = settings_](JobControl& control) {
+                    return video::video_face_tracks(
+                        s.input, s.face_every, s.importance.detect_max_side,
+                        s.smoothing.cut_threshold, s.tracks, 0, true,
+                        [&control](const int d, const int t) { return control.report(d, t); });
+                });
+            } else if (face_job_.finished()) {
+                std::optional<JobOutcome<video::VideoFaceTracks>> outcome = face_job_.take();
+                if (outcome && outcome->ok()) {
+                    notes_ = std::move(outcome->value->notes);
+                    tracks_ = std::move(outcome->value->tracks);
+                    return;
+                }
+                face_error_ = outcome && !outcome->error.empty()
+                                  ? "faces over the clip: " + outcome->error
+                                  : "faces over the clip: the pass stopped";
+                throw Error(ErrorCode::InvalidArgument, face_error_);
+            }
+            done = face_job_.done();
+            total = face_job_.total();
+        }
+        if (progress && !progress(Phase::Faces, done, total))
+            throw Error(ErrorCode::Cancelled, "the importance of the clip was cancelled");
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
 }
 
 void ClipImportance::restart_at(const int first) {
@@ -106,9 +132,9 @@ std::shared_ptr<const ops::ImportanceMap> ClipImportance::map(const int index,
                                                               const Progress& progress) {
     if (index < 0) throw Error(ErrorCode::InvalidArgument, "a frame index is 0 or more");
     if (auto hit = cached(index)) return hit;
+    if (settings_.faces()) wait_for_tracks(progress);
     const std::lock_guard lock(compute_);
     if (auto hit = cached(index)) return hit;  // computed while this call waited
-    ensure_tracks(progress);
     const bool alone = stateless();
     if (!reader_ || next_frame_ > index || (!alone && fed_from_ > index)) {
         // Behind the smoother (or first use): a fresh one at the frame's shot start, which the

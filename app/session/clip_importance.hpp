@@ -14,6 +14,8 @@
 // Retarget sliders costs nothing here (the map of a frame does not depend on the target).
 #pragma once
 
+#include "background_job.hpp"
+
 #include <lacuna/ops/face_tracks.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/video/importance_smoothing.hpp>
@@ -82,9 +84,12 @@ class ClipImportance {
     /// Counters for tests: frames whose maps were computed, smoothers started.
     [[nodiscard]] int frames_computed() const { return frames_computed_; }
     [[nodiscard]] int restarts() const { return restarts_; }
+    [[nodiscard]] int face_passes() const { return face_passes_; }
 
   private:
-    void ensure_tracks(const Progress& progress);
+    /// Waits for the face tracks, starting the face pass on its own thread on first need: a
+    /// cancelled caller (the user stepped on) leaves it running, so no detection is wasted.
+    void wait_for_tracks(const Progress& progress);
     void restart_at(int first);
     void store(int index, std::shared_ptr<const ops::ImportanceMap> map);
     [[nodiscard]] bool stateless() const;
@@ -102,7 +107,11 @@ class ClipImportance {
     int fed_from_ = 0;    ///< the first frame the smoother was given
     std::unique_ptr<video::ImportanceSmoother> smoother_;
     std::set<int> shot_starts_{0};  ///< frames known to start a shot (cuts seen so far)
-    std::atomic<int> frames_computed_{0}, restarts_{0};
+    std::atomic<int> frames_computed_{0}, restarts_{0}, face_passes_{0};
+    std::mutex tracks_mutex_;  ///< guards tracks_, notes_, face_error_ and face_job_
+    std::string face_error_;   ///< the face pass failed: every map() says why
+    /// Last, so it is cancelled and joined before the members it writes go.
+    BackgroundJob<video::VideoFaceTracks> face_job_;
 };
 
 }  // namespace lacuna::session

@@ -258,9 +258,25 @@ class TestVideoRetargetPreview : public QObject {
         QVERIFY(s.prepare_video_export({}, 0.0, 1, ops::TemporalTerm::PerSeam, s.video_faces())
                     .options.importance.faces);
         s.retarget().wait();  // the face pass over the clip (no faces in it), then the map
+        QCOMPARE(s.shown_clip_importance()->face_passes(), 1);
         QVERIFY(s.retarget().importance() != nullptr);
         QVERIFY(s.retarget().importance()->faces.empty());
         QVERIFY(s.shown_clip_importance()->cached(0) != nullptr);
+        // A caller that gives up while the face pass runs leaves it running: the next one
+        // waits for the same pass (stepping frames during the pass loses no detection).
+        session::ClipImportance faces(s.shown_clip_importance()->settings());
+        bool threw = false;
+        try {
+            (void)faces.map(3, [](auto phase, int, int) {
+                return phase != session::ClipImportance::Phase::Faces;
+            });
+        } catch (const Error& e) {
+            threw = e.code() == ErrorCode::Cancelled;
+        }
+        QVERIFY(threw);
+        QVERIFY(faces.cached(3) == nullptr);
+        QVERIFY(faces.map(3) != nullptr);
+        QCOMPARE(faces.face_passes(), 1);
         // An edited frame is not the clip's: its own detections apply.
         Mask all(kW, kH, 255);
         s.document().write_mask(session::MaskLayer::Fill, {0, 0, kW - 1, kH - 1}, all);
