@@ -268,7 +268,8 @@ bool RetargetPanel::apply() {
 
 void RetargetPanel::poll() {
     const session::RetargetTool::Progress progress = session_.retarget().progress();
-    show_progress(QString::fromStdString(progress.what), progress.done, progress.total);
+    show_progress(QString::fromStdString(progress.what), progress.done, progress.total,
+                  QString::fromStdString(progress.unit));
     show_tool_status();
 }
 
@@ -512,7 +513,8 @@ void RetargetPanel::sync_from_spins() {
     emit target_changed(width_spin_->value(), height_spin_->value());
 }
 
-void RetargetPanel::show_progress(const QString& what, const int done, const int total) {
+void RetargetPanel::show_progress(const QString& what, const int done, const int total,
+                                  const QString& unit) {
     if (total == 0) {  // nothing to count: the phase says it all
         progress_->setValue(0);
         progress_->setFormat(what);
@@ -520,7 +522,9 @@ void RetargetPanel::show_progress(const QString& what, const int done, const int
     }
     progress_->setValue(total > 0 ? static_cast<int>(1000LL * done / total) : 1000);
     progress_->setFormat(done >= total ? tr("%1: ready").arg(what)
-                                       : tr("%1: %2 of %3 seams").arg(what).arg(done).arg(total));
+                         : unit.isEmpty()
+                             ? tr("%1: %2 of %3 seams").arg(what).arg(done).arg(total)
+                             : tr("%1: %2 of %3 %4").arg(what).arg(done).arg(total).arg(unit));
 }
 
 void RetargetPanel::show_status(const QString& text) {

@@ -66,8 +66,9 @@ class RetargetPanel : public QWidget {
     /// its preview.
     void dock_visibility_changed(bool visible);
 
-    /// Progress of the background seam computation (done == total: ready).
-    void show_progress(const QString& what, int done, int total);
+    /// Progress of the background seam computation (done == total: ready), counted in `unit`
+    /// (empty: seams; a video frame's importance counts frames).
+    void show_progress(const QString& what, int done, int total, const QString& unit = {});
     void show_status(const QString& text);
 
     /// Checks the panel's Pan button (the retarget tool without a mask brush).

@@ -1148,6 +1148,11 @@ std::string RetargetTool::status() const {
         text += (text.empty() ? "" : "\n") + part;
     };
     add(status_);
+    if (const int phase = importance_ ? importance_->phase.load() : 0; phase != 0)
+        add(phase == 1 ? "Tracking faces over the whole clip, as the export does (once per clip "
+                         "and terms); the preview follows."
+                       : "Smoothing saliency, lines and skin over the shot up to this frame, as "
+                         "the export does (later frames are a step each); the preview follows.");
     if (session_.video() && mix_.importance.faces && mix_.importance.face_weight > 0 &&
         !session_.video_faces())
         add("Video: faces are tracked (and protected) only with the Video dock's Faces switch, as "
@@ -1183,6 +1188,7 @@ RetargetTool::Progress RetargetTool::progress() const {
         Progress p;
         p.what = importance_->phase.load() == 1 ? "Faces over the clip (as the export tracks them)"
                                                 : "Importance over the shot up to this frame";
+        p.unit = "frames";
         p.done = importance_->done.load();
         p.total = std::max(1, importance_->total.load());
         return p;

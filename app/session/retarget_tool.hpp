@@ -133,6 +133,7 @@ class RetargetTool final : public Tool {
         std::string what;
         int done = 1;
         int total = 1;
+        std::string unit;  ///< what done and total count: empty for seams, or "frames"
     };
     [[nodiscard]] Progress progress() const;
     /// Changes whenever the preview frame changes (the presenter re-uploads only then).
