@@ -773,6 +773,7 @@ void MainWindow::poll() {
     session_->poll();
     removal_panel_->poll_fill();
     retarget_panel_->poll();
+    show_retarget_progress();
     show_notices();
     recovery_->poll();
     if (session_->regions().revision() != regions_revision_) {
@@ -785,6 +786,25 @@ void MainWindow::poll() {
         painted_revision_ = session_->frame_revision();
         canvas_->document_changed();
     }
+}
+
+void MainWindow::show_retarget_progress() {
+    // Stepping a video's frames on the Video tab hides the Retarget panel and its progress bar
+    // while the canvas waits for the frame's preview (the first frames wait for the face pass
+    // or the shot's importance): the status bar says what it waits for.
+    const session::RetargetTool& tool = session_->retarget();
+    if (retarget_panel_->isVisible() || session_->video() == nullptr ||
+        session_->active_kind() != session::ToolKind::Retarget || !tool.busy())
+        return;
+    const session::RetargetTool::Progress p = tool.progress();
+    if (p.total <= 0 || p.done >= p.total) return;
+    statusBar()->showMessage(
+        tr("Retarget preview of this frame — %1: %2 of %3 %4")
+            .arg(QString::fromStdString(p.what))
+            .arg(p.done)
+            .arg(p.total)
+            .arg(p.unit.empty() ? tr("seams") : QString::fromStdString(p.unit)),
+        1000);
 }
 
 void MainWindow::show_notices() {

@@ -184,6 +184,9 @@ class MainWindow : public QMainWindow, private DocumentActions::Host, private Re
     void poll();
     /// After every edit, undo and redo: title, undo actions, size, panels.
     void document_changed();
+    /// The retarget tool's progress in the status bar while its panel is hidden (stepping a
+    /// video's frames on the Video tab).
+    void show_retarget_progress();
     void show_notices();
     void restore_panels(const session::ToolState& tools);
 

@@ -249,6 +249,9 @@ void RetargetPanel::activate_tool() {
 }
 
 void RetargetPanel::dock_visibility_changed(const bool visible) {
+    // Maps set aside while the document changed under another tab (an edit, a video frame
+    // step) start again for what is shown now: the tab shows that frame's progress.
+    if (visible) session_.retarget().refresh();
     const session::ToolKind active = session_.active_kind();
     if (visible && session_.retarget().previewing() && active != session::ToolKind::Pan &&
         active != session::ToolKind::Retarget)

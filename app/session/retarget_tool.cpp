@@ -374,6 +374,8 @@ void RetargetTool::document_opened() {
 void RetargetTool::document_changed(const DocumentChange change) {
     // Another frame of a video replaces the pixels as an edit does (the target stays).
     if (change != DocumentChange::Edit && change != DocumentChange::VideoFrame) return;
+    if (change == DocumentChange::VideoFrame && previewing_ && !show_seams_ && in_use())
+        preview_held_ = true;
     // Maps and the importance map cost a snapshot of the document and seconds of background work
     // (a 4K undo took 69 ms with them restarted): while another tool edits, they are only set
     // aside, and start again when retargeting is asked for.
@@ -563,7 +565,9 @@ void RetargetTool::restart() {
 }
 
 void RetargetTool::drop_maps() {
-    clear_preview();
+    // A video frame step keeps the previous frame's picture up until this frame's is ready
+    // (the canvas would otherwise flash the uncarved frame at every step).
+    if (!preview_held_) clear_preview();
     if (vertical_job_) vertical_job_->work.cancel();
     vertical_job_.reset();
     vertical_.reset();
@@ -857,6 +861,7 @@ int RetargetTool::vertical_change(const int width) const {
 }
 
 void RetargetTool::clear_preview() {
+    preview_held_ = false;
     if (!previewing_) return;
     previewing_ = false;
     frame_w_ = frame_h_ = 0;
@@ -1112,6 +1117,7 @@ void RetargetTool::update_preview() {
         return;
     }
     previewing_ = true;
+    preview_held_ = false;
     ++preview_serial_;
     if (show_seams_) {
         status_ = "Red: seams removed; green: seams duplicated.";
@@ -1148,6 +1154,7 @@ std::string RetargetTool::status() const {
         text += (text.empty() ? "" : "\n") + part;
     };
     add(status_);
+    if (preview_held_) add("Showing the previous frame's preview until this frame's is ready.");
     if (const int phase = importance_ ? importance_->phase.load() : 0; phase != 0)
         add(phase == 1 ? "Tracking faces over the whole clip, as the export does (once per clip "
                          "and terms); the preview follows."
@@ -1230,6 +1237,10 @@ bool RetargetTool::apply() {
     // picture into the new one, and record that for undo.
     if (session_.remove_object().fill_running()) {
         status_ = "Wait for the fill to finish (or cancel it) before applying.";
+        return false;
+    }
+    if (preview_held_) {
+        status_ = "The preview is still the previous frame's: wait for this frame's seams.";
         return false;
     }
     if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {

@@ -111,6 +111,9 @@ class RetargetTool final : public Tool {
 
     /// A frame other than the document is shown (the target differs from the source).
     [[nodiscard]] bool previewing() const { return previewing_; }
+    /// What is shown is the previous video frame's preview, kept while this frame's maps are
+    /// computed (a frame step); apply() refuses it.
+    [[nodiscard]] bool preview_held() const { return preview_held_; }
     /// The preview frame: device path (on the document's stream) / host path.
     [[nodiscard]] const DeviceImage<Rgba8>* device_frame() const;
     [[nodiscard]] const ImageRgba8* host_frame() const;
@@ -225,6 +228,9 @@ class RetargetTool final : public Tool {
     int horizontal_vseams_ = 0;  ///< the vertical seams the horizontal map's image had
 
     bool previewing_ = false;
+    /// The preview is the previous video frame's, shown until this frame's maps are up (not
+    /// applied, no overlay on it).
+    bool preview_held_ = false;
     std::uint64_t preview_serial_ = 0;
     bool preview_approximate_ = false;
     std::string notice_, status_;

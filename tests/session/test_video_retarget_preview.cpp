@@ -164,8 +164,17 @@ class TestVideoRetargetPreview : public QObject {
 
         int seams_differ = 0;
         for (const int t : {0, 5, 6, 9, 10, 2, 11, 8}) {
+            const bool stepped = t != s.video()->current();
             s.show_video_frame(t);
+            if (stepped) {
+                // Until this frame's maps are up the previous frame's preview stays (no flash
+                // of the uncarved frame), and it cannot be applied to this frame.
+                QVERIFY(s.retarget().previewing());
+                QVERIFY(s.retarget().preview_held());
+                QVERIFY(!s.retarget().apply());
+            }
             s.retarget().wait();
+            QVERIFY(!s.retarget().preview_held());
             QCOMPARE(s.video()->current(), t);
             const ops::ImportanceMap* map = s.retarget().importance();
             QVERIFY2(map != nullptr, qPrintable(QString("frame %1").arg(t)));
