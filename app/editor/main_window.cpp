@@ -794,7 +794,9 @@ void MainWindow::show_retarget_progress() {
     // or the shot's importance): the status bar says what it waits for.
     const session::RetargetTool& tool = session_->retarget();
     if (retarget_panel_->isVisible() || session_->video() == nullptr ||
-        session_->active_kind() != session::ToolKind::Retarget || !tool.busy())
+        (session_->active_kind() != session::ToolKind::Retarget &&
+         session_->active_kind() != session::ToolKind::Pan) ||
+        !tool.busy())
         return;
     const session::RetargetTool::Progress p = tool.progress();
     if (p.total <= 0 || p.done >= p.total) return;

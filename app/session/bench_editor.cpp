@@ -560,7 +560,8 @@ int run_video(const Options& o) {
         out["slider frame (maps ready)"].push_back(
             timed([&] { s.retarget().set_target(target - 1 - (i % 7), h); }));
     std::printf(
-        "Retarget preview of %s (%dx%d, %d frames) to %d px wide, host path, terms:%s%s%s%s\n",
+        "Retarget preview of %s (%dx%d, %d frames announced) to %d px wide, host path, "
+        "terms:%s%s%s%s\n",
         o.video.c_str(), w, h, frames, target, mix.importance.saliency ? " saliency" : "",
         mix.importance.lines ? " lines" : "", mix.importance.skin ? " skin" : "",
         o.video_faces ? " faces (tracked)" : "");
