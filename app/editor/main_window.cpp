@@ -793,7 +793,8 @@ void MainWindow::show_retarget_progress() {
     // while the canvas waits for the frame's preview (the first frames wait for the face pass
     // or the shot's importance): the status bar says what it waits for.
     const session::RetargetTool& tool = session_->retarget();
-    if (retarget_panel_->isVisible() || session_->video() == nullptr ||
+    // (A tabified dock behind another stays "visible" to Qt; its visible region is empty.)
+    if (!retarget_panel_->visibleRegion().isEmpty() || session_->video() == nullptr ||
         (session_->active_kind() != session::ToolKind::Retarget &&
          session_->active_kind() != session::ToolKind::Pan) ||
         !tool.busy())
