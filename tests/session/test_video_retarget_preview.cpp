@@ -301,6 +301,63 @@ class TestVideoRetargetPreview : public QObject {
         s.show_video_frame(1);
         QVERIFY(s.shown_clip_importance() != nullptr);
     }
+
+    /// README sheet: runs only when LACUNA_SCREENSHOT_DIR names a folder to write into. Four
+    /// consecutive frames of tests/data/video/tree.avi narrowed to 60 % with saliency and lines:
+    /// the frame's own map and its carve (what the preview did before), the export's map of the
+    /// frame and the preview now.
+    void sheet() {
+        const QString folder = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR");
+        if (folder.isEmpty()) QSKIP("set LACUNA_SCREENSHOT_DIR to write the README sheet");
+        session::Session s(false);
+        s.open_video(std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/video/tree.avi");
+        ops::RetargetMix m;
+        m.importance.faces = false;
+        m.importance.saliency = true;
+        m.importance.lines = true;
+        s.select(session::ToolKind::Retarget);
+        s.retarget().set_mix(m);
+        const int w = s.document().width(), h = s.document().height(), target = w * 6 / 10;
+        s.retarget().set_target(target, h);
+        const auto grey = [](const Mask& levels) {
+            ImageRgba8 out(levels.width(), levels.height());
+            for (int y = 0; y < levels.height(); ++y)
+                for (int x = 0; x < levels.width(); ++x) {
+                    const auto v = static_cast<std::uint8_t>(levels.at(x, y) * 4);
+                    out.at(x, y) = Rgba8{v, v, v, 255};
+                }
+            return out;
+        };
+        const int first = 30, rows = 4, gap = 4;
+        const int sheet_w = 2 * w + 2 * target + 3 * gap;
+        ImageRgba8 sheet(sheet_w, rows * h + (rows - 1) * gap);
+        for (int y = 0; y < sheet.height(); ++y)
+            for (int x = 0; x < sheet.width(); ++x) sheet.at(x, y) = Rgba8{255, 255, 255, 255};
+        const auto paste = [&](const ImageRgba8& img, const int x0, const int y0) {
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x) sheet.at(x0 + x, y0 + y) = img.at(x, y);
+        };
+        for (int r = 0; r < rows; ++r) {
+            s.show_video_frame(first + r);
+            s.retarget().wait();
+            const ImageRgba8 frame = clone(s.document().pixels().view());
+            const ops::ImportanceParams terms = s.prepare_video_export({}, 0.0).options.importance;
+            const Mask own = ops::importance_map(frame.view(), terms).levels;
+            ops::VideoRetargetParams p;
+            p.width = target;
+            p.height = h;
+            p.temporal = 0;
+            p.energy = s.retarget().energy();
+            p.importance_unit = ops::importance_unit(p.energy);
+            ops::VideoRetargeter alone(w, h, p, ops::CarveImplementation::Fast);
+            const int y0 = r * (h + gap);
+            paste(grey(own), 0, y0);
+            paste(alone.process(frame.view(), &own), w + gap, y0);
+            paste(grey(s.retarget().importance()->levels), w + target + 2 * gap, y0);
+            paste(s.shown_image(), 2 * w + target + 3 * gap, y0);
+        }
+        (void)io::write_image((folder + "/video-retarget-preview.png").toStdString(), sheet.view());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestVideoRetargetPreview)
