@@ -299,6 +299,25 @@ ImageRgba8 stacked(const ImageRgba8& top, const ImageRgba8& bottom, const int ga
 }  // namespace
 
 int bench_retarget_quality(Context& ctx) {
+    /// Scored and averaged beside the five methods: the same carvers with saliency or lines on
+    /// as well (what the defaults of those terms are chosen by), and our seams with L1 energy.
+    std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines", "seams+lines",
+                                         "seams+l1"};
+    if (const auto only = ctx.args.get("variants")) {
+        const std::vector<std::string> known = variants;
+        variants.clear();
+        for (const std::string& v : split_list(*only)) {
+            if (v.empty() || v == "none") continue;
+            if (std::find(known.begin(), known.end(), v) == known.end())
+                throw UsageError(
+                    "--variants: unknown variant '" + v +
+                    "' (auto+sal, seams+sal, auto+lines, seams+lines, seams+l1, none)");
+            variants.push_back(v);
+        }
+    }
+    const auto wanted = [&](const std::string& v) {
+        return std::find(variants.begin(), variants.end(), v) != variants.end();
+    };
     const fs::path repo_dir = ctx.args.get("data").value_or(LACUNA_BENCH_DATA_DIR);
     std::vector<std::string> missing;
     std::vector<Photo> photos = load_photos(repo_dir, missing);
@@ -321,25 +340,6 @@ int bench_retarget_quality(Context& ctx) {
         backend == Backend::Cuda ? ops::CarveImplementation::Cuda : ops::CarveImplementation::Fast;
 
     const std::vector<std::string> methods = {"auto", "seams", "liblqr", "scale", "crop"};
-    /// Scored and averaged, but not in the best / worst counts: the same carvers with saliency
-    /// or lines on as well (what the defaults of those terms are chosen by).
-    std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines", "seams+lines",
-                                         "seams+l1"};
-    if (const auto only = ctx.args.get("variants")) {
-        const std::vector<std::string> known = variants;
-        variants.clear();
-        for (const std::string& v : split_list(*only)) {
-            if (v.empty() || v == "none") continue;
-            if (std::find(known.begin(), known.end(), v) == known.end())
-                throw UsageError(
-                    "--variants: unknown variant '" + v +
-                    "' (auto+sal, seams+sal, auto+lines, seams+lines, seams+l1, none)");
-            variants.push_back(v);
-        }
-    }
-    const auto wanted = [&](const std::string& v) {
-        return std::find(variants.begin(), variants.end(), v) != variants.end();
-    };
     struct Row {
         std::string photo;
         int percent;
@@ -617,6 +617,11 @@ int bench_retarget_quality(Context& ctx) {
                   "time (%s, all photos and widths): auto %.0f ms, seams %.0f ms\n",
                   std::string(to_string(backend)).c_str(), auto_ms, seams_ms);
     ctx.out << line;
+    if (ctx.args.has("case")) {
+        ctx.out << "(--case: the importance speed rows are skipped)\n";
+        if (save) ctx.out << "images: " << save->string() << "\n";
+        return kExitOk;
+    }
     // Speed of the importance terms: maps at 4K, detection reported apart,
     // and what the soft term costs the exact carve (it rides on the carvers' per-pixel level
     // term, which selects their 64-bit masked layout).
