@@ -625,7 +625,8 @@ Command bench_command() {
            "                            tests/data/photos; retarget-quality adds opencv-doc's)"},
           {"case", "TEXT",
            "inpaint: only the cases whose name contains TEXT; retarget-quality: only\n"
-           "                            the photos whose name contains TEXT"},
+           "                            the photos whose name contains TEXT (no importance speed "
+           "rows)"},
           {"variants", "LIST",
            "retarget-quality: only these rows beside the five methods (auto+sal,\n"
            "                            seams+sal, auto+lines, seams+lines, seams+l1, none; "
