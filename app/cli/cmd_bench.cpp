@@ -623,7 +623,14 @@ Command bench_command() {
           {"data", "DIR",
            "inpaint, scale, retarget-quality: folder with the photos (default:\n"
            "                            tests/data/photos; retarget-quality adds opencv-doc's)"},
-          {"case", "TEXT", "inpaint: only the cases whose name contains TEXT"},
+          {"case", "TEXT",
+           "inpaint: only the cases whose name contains TEXT; retarget-quality: only\n"
+           "                            the photos whose name contains TEXT (no importance speed "
+           "rows)"},
+          {"variants", "LIST",
+           "retarget-quality: only these rows beside the five methods (auto+sal,\n"
+           "                            seams+sal, auto+lines, seams+lines, seams+l1, none; "
+           "default all)"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"no-peers", "",
            "inpaint: only our fillers (no G'MIC, no Telea, no FSR); video-inpaint: no "

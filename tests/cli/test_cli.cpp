@@ -1501,6 +1501,28 @@ class TestCli : public QObject {
         QCOMPARE(run_cli({"bench", "startup", "--repeats", "0"}).status, 2);
     }
 
+    // The retargeting quality benchmark on one photo: ARS weighted by the fine-grained saliency
+    // (the counted score, a map no carver uses) and by the spectral residual beside it, the
+    // best / worst counts per automatic row, and an unknown row refused in one line.
+    void bench_retarget_quality_one_photo() {
+        const Result r =
+            run_cli({"bench", "retarget-quality", "--case", "home", "--variants", "auto+sal"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains("1 photos"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("fine-grained saliency"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("mean ARSsr:"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("by ARS   with auto+sal"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("by ARSsr with auto "), qPrintable(r.out));
+        // One row per width, each with its scores and the automatic rows' mixes.
+        QCOMPARE(r.out.count("home.jpg "), 2);
+        QVERIFY2(r.out.contains("auto+sal: crop"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("seams+l1"));
+        const Result bad = run_cli({"bench", "retarget-quality", "--variants", "auto+skin"});
+        QCOMPARE(bad.status, 2);
+        QVERIFY2(bad.err.contains("--variants: unknown variant 'auto+skin'"), qPrintable(bad.err));
+        QCOMPARE(bad.err.trimmed().count('\n'), 0);
+    }
+
     void bench_inpaint_compares_with_telea() {
         // --set holes: only the hole cut in fabric, not the pasted-object cases named alike.
         const Result r =

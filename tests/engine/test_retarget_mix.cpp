@@ -446,6 +446,49 @@ class TestRetargetMix : public QObject {
         QCOMPARE(int(wide.at(7, 0).r), 50);
     }
 
+    void fine_grained_saliency_for_measuring() {
+        // A bright square on a flat grey ground: Montabone & Soto's centre-surround contrast is
+        // high on and around the square and nothing on the flat ground far from it; the map is
+        // normalised to 0 .. 1 and has the image's size.
+        ImageRgba8 image(160, 120, Rgba8{100, 100, 100, 255});
+        for (int y = 50; y < 70; ++y)
+            for (int x = 70; x < 90; ++x) image.at(x, y) = Rgba8{250, 250, 250, 255};
+        const Image<float> fg = fine_grained_saliency_map(image.view(), 640);
+        QCOMPARE(fg.width(), 160);
+        QCOMPARE(fg.height(), 120);
+        float lo = 1, hi = 0, square = 0;
+        for (int y = 0; y < 120; ++y)
+            for (int x = 0; x < 160; ++x) {
+                lo = std::min(lo, fg.at(x, y));
+                hi = std::max(hi, fg.at(x, y));
+                if (x >= 65 && x < 95 && y >= 45 && y < 75) square = std::max(square, fg.at(x, y));
+            }
+        QCOMPARE(lo, 0.0f);
+        QCOMPARE(hi, 1.0f);
+        QCOMPARE(square, 1.0f);
+        QVERIFY2(fg.at(5, 5) < 0.05f, std::to_string(fg.at(5, 5)).c_str());
+        // On a photo it is another map than the spectral residual the saliency term protects
+        // with (the point of scoring with it): the two correlate weakly.
+        const ImageRgba8 fruits = photo("fruits.jpg");
+        const Image<float> a = fine_grained_saliency_map(fruits.view(), 640);
+        const Image<float> b = saliency_map(fruits.view(), 640);
+        double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+        const double n = static_cast<double>(fruits.width()) * fruits.height();
+        for (int y = 0; y < fruits.height(); ++y)
+            for (int x = 0; x < fruits.width(); ++x) {
+                const double u = a.at(x, y), v = b.at(x, y);
+                sa += u;
+                sb += v;
+                saa += u * u;
+                sbb += v * v;
+                sab += u * v;
+            }
+        const double r = (sab / n - sa / n * sb / n) /
+                         std::sqrt((saa / n - sa * sa / n / n) * (sbb / n - sb * sb / n / n));
+        qInfo("fine-grained against spectral residual on fruits.jpg: r = %.3f", r);
+        QVERIFY2(r < 0.5, std::to_string(r).c_str());
+    }
+
     void bidirectional_dissimilarity_orders_distortion() {
         const ImageRgba8 image = crop(photo("fruits.jpg"), 100, 100, 160, 100);
         QCOMPARE(bidirectional_dissimilarity(image.view(), image.view()), 0.0);

@@ -272,6 +272,33 @@ Image<float> saliency_map(const ImageView<const Rgba8> image, const int detect_m
     return out;
 }
 
+Image<float> fine_grained_saliency_map(const ImageView<const Rgba8> image,
+                                       const int detect_max_side) {
+    check_image_size(image.width, image.height);
+#if LACUNA_HAVE_SALIENCY
+    const Small small = downscaled(image, detect_max_side);
+    cv::Ptr<cv::saliency::StaticSaliencyFineGrained> fg =
+        cv::saliency::StaticSaliencyFineGrained::create();
+    cv::Mat raw;
+    if (!fg->computeSaliency(small.rgb, raw)) missing_contrib("saliency");
+    // The model's own output (centre-surround contrast of intensity at several scales, 0 .. 255),
+    // only normalised to 0 .. 1: no blur and no threshold of ours, so that a measure weighing
+    // by it does not inherit the carvers' choices (see the header).
+    raw.convertTo(raw, CV_32F);
+    double lo = 0, hi = 0;
+    cv::minMaxLoc(raw, &lo, &hi);
+    if (hi > lo) raw = (raw - lo) / (hi - lo);
+    cv::Mat full;
+    cv::resize(raw, full, {image.width, image.height}, 0, 0, cv::INTER_LINEAR);
+    Image<float> out(image.width, image.height);
+    for (int y = 0; y < image.height; ++y) std::copy_n(full.ptr<float>(y), image.width, out.row(y));
+    return out;
+#else
+    (void)detect_max_side;
+    missing_contrib("saliency");
+#endif
+}
+
 namespace {
 ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const ImportanceParams& p,
                                   const std::vector<FaceBox>* given_faces) {

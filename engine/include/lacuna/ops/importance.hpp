@@ -86,6 +86,15 @@ std::vector<FaceBox> detect_faces(ImageView<const Rgba8> image, int detect_max_s
 /// without OpenCV contrib's saliency module).
 Image<float> saliency_map(ImageView<const Rgba8> image, int detect_max_side);
 
+/// Montabone & Soto's fine-grained saliency (Image and Vision Computing 2010, "Human detection
+/// using a mobile platform and novel features derived from a visual saliency mechanism"; OpenCV
+/// contrib's StaticSaliencyFineGrained), 0 .. 1 per pixel, the image's size. For measuring only:
+/// no carver, importance term or automatic mix uses it, so a quality score weighted by it (the
+/// retarget-quality bench's ARS) is not computed from the map the automatic mode may protect
+/// with (saliency_map). Throws an Error naming the package without OpenCV contrib's saliency
+/// module.
+Image<float> fine_grained_saliency_map(ImageView<const Rgba8> image, int detect_max_side);
+
 /// Where Debian's opencv-data puts the Haar cascades (LACUNA_HAARCASCADES overrides it).
 std::string haar_cascade_dir();
 
