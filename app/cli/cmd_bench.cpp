@@ -638,8 +638,6 @@ Command bench_command() {
           {"choose", "",
            "inpaint: PatchMatch with the per-region choice (Criminisi on small holes)"},
           {"no-choose", "", "inpaint: PatchMatch without the per-region choice"},
-          {"cut-off-edge", "LEVELS",
-           "inpaint: fill regions cut off by steps this strong keep their copied colours (0: off)"},
           {"choice-scores", "",
            "inpaint: the choice's scores per hole region on stderr (SCORE lines)"},
           {"lines", "",

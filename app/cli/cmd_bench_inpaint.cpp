@@ -441,10 +441,6 @@ int bench_inpaint(Context& ctx) {
     if (const auto o = ctx.args.get("line-offset"))
         pm_lines.line_offset =
             parse_param("line-offset", *o, ops::param(ops::inpaint_param_specs(), "line-offset"));
-    // --cut-off-edge: the blend's correction out of cut-off regions (0: off).
-    if (const auto c = ctx.args.get("cut-off-edge"))
-        pm_lines.cut_off_levels =
-            parse_param("cut-off-edge", *c, ops::param(ops::inpaint_param_specs(), "cut-off-edge"));
     const std::string set = ctx.args.get("set").value_or("all");
     if (set != "all" && set != "holes" && set != "objects")
         throw UsageError("--set must be 'all', 'holes' or 'objects'");
@@ -537,7 +533,6 @@ int bench_inpaint(Context& ctx) {
         patchmatch.line_offset = pm_lines.line_offset;
         patchmatch.source_colours = pm_lines.source_colours;
         patchmatch.choose = pm_lines.choose;
-        patchmatch.cut_off_levels = pm_lines.cut_off_levels;
         std::optional<ImageRgba8> final_image;
         std::vector<int> final_choice;
         const auto run = [&](const ops::InpaintParams& p,

@@ -143,18 +143,6 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
                  "keep, per connected region, criminisi's fill where patchmatch's brings many "
                  "colours the surroundings lack and criminisi's almost none"}),
-    field<&InpaintParams::cut_off_levels>(
-        {.name = "cut-off-edge",
-         .label = "Cut-off region edge",
-         .kind = ParamKind::Real,
-         .default_value = kInpaintDefaults.cut_off_levels,
-         .min = 0,
-         .max = 255,
-         .step = 1,
-         .unit = "levels",
-         .help = "patchmatch on pictures: a part of the fill enclosed by steps this strong that "
-                 "touches no known pixel keeps its copied colours instead of the blend's tone "
-                 "shift (0: off)"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -243,64 +243,6 @@ class TestPatchMatch : public QObject {
         QVERIFY2(plain_bright >= 5, qPrintable(QString::number(plain_bright)));
     }
 
-    // A region that strong edges cut off from the known pixels keeps its copied colours (issue
-    // 31's foreign colours on the generated façade): a dark window in a white frame lies inside
-    // the hole, and the fill copies it, exactly, from a place where the wall around it is 20
-    // levels brighter. The blend corrects the wall, and the frame and the glass, coupled to it
-    // only across their strong edges, still take the wall's whole shift (colours the picture
-    // lacks); keep_cut_off_regions gives them their copy back and leaves the wall blended.
-    void cut_off_regions_keep_their_copied_colours() {
-        const int w = 96, h = 96;
-        const auto window = [](const int x, const int y) {
-            const bool glass = x >= 40 && x <= 49 && (y % 48) >= 20 && (y % 48) <= 29;
-            const bool frame = x >= 38 && x <= 51 && (y % 48) >= 18 && (y % 48) <= 31;
-            return glass ? 50 : frame ? 230 : -1;
-        };
-        ImageRgba8 truth(w, h);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                const int v = window(x, y) >= 0 ? window(x, y) : (y < 48 ? 120 : 140) + x / 8;
-                const auto c = static_cast<std::uint8_t>(v);
-                truth.at(x, y) = Rgba8{c, c, static_cast<std::uint8_t>(255 - v), 255};
-            }
-        const Mask hole = box_mask(w, h, 30, 10, 30, 30);  // x 30..59, y 10..39
-        FillSources sources{w, h, {30, 10, 59, 39}, {}};
-        ImageRgba8 filled = truth;
-        for (int y = 10; y < 40; ++y)
-            for (int x = 30; x < 60; ++x) {
-                sources.index.push_back((y + 48) * w + x);
-                filled.at(x, y) = truth.at(x, y + 48);
-            }
-        // The largest difference from the truth on the window (frame and glass) and on the wall.
-        const auto worst = [&](const ImageRgba8& image) {
-            int on_window = 0, on_wall = 0;
-            for (int y = 10; y < 40; ++y)
-                for (int x = 30; x < 60; ++x) {
-                    int& off = window(x, y) >= 0 ? on_window : on_wall;
-                    const Rgba8 a = image.at(x, y), b = truth.at(x, y);
-                    off = std::max(
-                        {off, std::abs(a.r - b.r), std::abs(a.g - b.g), std::abs(a.b - b.b)});
-                }
-            return std::pair{on_window, on_wall};
-        };
-        QCOMPARE(worst(filled), (std::pair{0, 20}));
-        const ImageRgba8 blended = blend_fill(filled, hole, sources);
-        const auto [blended_window, blended_wall] = worst(blended);
-        QVERIFY2(blended_window >= 10, qPrintable(QString::number(blended_window)));
-        QVERIFY2(blended_wall <= 3, qPrintable(QString::number(blended_wall)));
-        const ImageRgba8 kept = keep_cut_off_regions(filled, blended, hole);
-        QCOMPARE(worst(kept), (std::pair{0, blended_wall}));
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                if (window(x, y) < 0 || !hole.at(x, y)) QVERIFY(kept.at(x, y) == blended.at(x, y));
-        // Off: the blend as it was.
-        CutOffOptions off;
-        off.edge_levels = 0;
-        QCOMPARE(compare_images(keep_cut_off_regions(filled, blended, hole, off), blended),
-                 QString());
-        QVERIFY_THROWS_EXCEPTION(Error, keep_cut_off_regions(filled, ImageRgba8(w, h + 1), hole));
-    }
-
     // A measurement's samples blend in their own values: a float ramp (3 units a pixel, around
     // 1000) and its 16-bit copy, filled from 25 px to the right (+75), come back to the ramp;
     // a NaN beside the hole leaves the moved samples as they are.

@@ -321,38 +321,16 @@ NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
     return out;
 }
 
-namespace {
-
-/// finished_image's last stage: the blend's correction out of cut-off regions, when the
-/// problem asks for it.
-ImageRgba8 without_cut_off_shift(const InpaintProblem& problem, const ImageRgba8& copied,
-                                 ImageRgba8 blended) {
-    if (problem.cut_off_levels <= 0) return blended;
-    CutOffOptions options;
-    options.edge_levels = problem.cut_off_levels;
-    return keep_cut_off_regions(copied, blended, problem.hole, options);
-}
-
-}  // namespace
-
 ImageRgba8 finished_image(const Inpainter& filler) {
     const std::optional<PatchMatchField> field = patchmatch_field(filler);
     if (!field || field->level != 0 || !filler.progress().done()) return filler.image();
     const InpaintProblem& problem = filler.problem();
-    const ImageRgba8 copied = filler.image();
-    return without_cut_off_shift(
-        problem, copied,
-        blend_fill(copied, problem.hole, patchmatch_sources(*field, problem.hole, problem.radius)));
+    return blend_fill(filler.image(), problem.hole,
+                      patchmatch_sources(*field, problem.hole, problem.radius));
 }
 
 ImageRgba8 finished_image(Inpainter& filler) {
-    if (!filler.progress().done()) return filler.image();
-    // The copy before the blend, only where the last stage reads it (a device's read-back).
-    std::optional<ImageRgba8> copied;
-    if (filler.problem().cut_off_levels > 0) copied = filler.image();
-    if (filler.blend_in_place(BlendOptions{}))
-        return copied ? without_cut_off_shift(filler.problem(), *copied, filler.image())
-                      : filler.image();
+    if (filler.progress().done() && filler.blend_in_place(BlendOptions{})) return filler.image();
     return finished_image(std::as_const(filler));
 }
 

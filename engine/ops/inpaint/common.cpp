@@ -171,7 +171,6 @@ InpaintProblem prepare_inpaint(const ImageView<const Rgba8> image, const Mask& m
     problem.coherence = params.coherence;
     problem.method = params.method;
     problem.seed = params.seed;
-    problem.cut_off_levels = params.cut_off_levels;
     problem.hole = Mask(image.width, image.height);
     // The hole as 0/1, its pixel count and its box: rows split between threads (a 4K measurement
     // has 16 million of them), each thread's count and box combined after.

@@ -75,10 +75,6 @@ struct InpaintParams {
     /// clearly brings colours the surroundings lack and Criminisi's does not (choose_fill,
     /// inpaint_choice.hpp).
     bool choose = true;
-    /// PatchMatch on pictures: after the gradient-domain blend, a region of the hole enclosed by
-    /// steps of at least this many levels in the copied fill that nowhere touches the known
-    /// pixels keeps its copied colours (keep_cut_off_regions, patchmatch.hpp); 0: off.
-    double cut_off_levels = 12;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).
@@ -120,7 +116,6 @@ struct InpaintProblem {
     InpaintMethod method = InpaintMethod::Criminisi;
     std::uint32_t seed = 1;
     std::int64_t hole_pixels = 0;
-    double cut_off_levels = 0;  ///< InpaintParams::cut_off_levels, read by finished_image
     std::vector<std::string> notes;  ///< e.g. the window had no source and full search was used
 };
 

@@ -165,26 +165,9 @@ NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
                                  const FillSources& sources, std::pair<double, double> range,
                                  const PixelRect& rect, const BlendOptions& options = {});
 
-/// The blend's tone correction taken back out of cut-off regions: the hole's pixels are split
-/// into 4-connected regions, two neighbours joined when `copied` (the fill before the blend)
-/// steps between them by less than `edge_levels` in every channel (where the blend's edge weight
-/// is small, its coupling weak); a region of at least `min_pixels` that has no 4-neighbour
-/// outside the hole gets `copied`'s pixels back, every other pixel keeps `blended`'s. Such a
-/// region (window glass inside its frame) has no anchor of its own in the blend, so it takes its
-/// surroundings' whole correction, which moves its colours to ones the picture lacks; its copy is
-/// an exact piece of the picture. `edge_levels` ≤ 0: `blended` unchanged. Throws InvalidArgument
-/// when the sizes differ.
-struct CutOffOptions {
-    double edge_levels = 12;
-    int min_pixels = 16;
-};
-ImageRgba8 keep_cut_off_regions(const ImageRgba8& copied, const ImageRgba8& blended,
-                                const Mask& hole, const CutOffOptions& options = {});
-
 /// What a finished fill shows, blended: for a PatchMatch inpainter (CPU or CUDA) that is done,
 /// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,
-/// image(). Then, where the problem's cut_off_levels > 0, keep_cut_off_regions with it.
-/// ops::inpaint returns this.
+/// image(). ops::inpaint returns this.
 ImageRgba8 finished_image(const Inpainter& filler);
 /// The same bytes, but an inpainter that blends itself (the CUDA filler:
 /// Inpainter::blend_in_place) does so where its pixels are, and only the result comes back.
