@@ -658,10 +658,13 @@ Command bench_command() {
           {"line-offset", "PX", "inpaint: the line continuation's offset tolerance"},
           {"search", "S", "inpaint: window[:A] or full for our fillers (default window:0.5)"},
           {"save", "DIR",
-           "inpaint, retarget-quality: write every method's output there (inpaint: also the masks\n"
-           "                            and a side-by-side sheet per case; video-inpaint: a sheet "
-           "per clip,\n                            with --end-to-end the clips, masks and "
-           "outputs)"},
+           "inpaint, retarget-quality: write every method's output there (inpaint: also the "
+           "masks,\n"
+           "                            a side-by-side sheet per case and, per output and the "
+           "truth, "
+           "*_foreign.png:\n                            its foreign pixels in magenta; "
+           "video-inpaint: a sheet per clip,\n                            with --end-to-end the "
+           "clips, masks and outputs)"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},
           {"frames", "N",
            "video: frames to generate and to carve in memory (default 60); kymograph: frames "

@@ -360,6 +360,17 @@ cv::Rect hole_box(const Mask& mask, const int margin) {
 
 /// The crops around the hole side by side, two to four per row, each labelled, with the
 /// hole's outline dotted on the truth: for looking at the fills next to each other.
+/// `image` with the hole pixels whose 5-bit colour the ring lacks (ops::foreign_pixels, what the
+/// foreign column counts) painted magenta: where a fill's new colours are, to look at.
+void write_foreign_map(const fs::path& path, const ImageRgba8& image, const Mask& mask) {
+    const Mask foreign = ops::foreign_pixels(image.view(), mask);
+    ImageRgba8 map = image;
+    for (int y = 0; y < map.height(); ++y)
+        for (int x = 0; x < map.width(); ++x)
+            if (foreign.at(x, y) != 0) map.at(x, y) = Rgba8{255, 0, 255, 255};
+    io::write_image(path, map.view());
+}
+
 cv::Mat compare_sheet(const std::vector<std::pair<std::string, const ImageRgba8*>>& images,
                       const Mask& mask) {
     const cv::Rect box = hole_box(mask, 48);
@@ -699,7 +710,10 @@ int bench_inpaint(Context& ctx) {
         std::vector<std::pair<std::string, const ImageRgba8*>> sheet;
         if (save) {
             io::write_image(fs::path(*save) / (stem + "_mask.png"), mask_as_image(mask).view());
-            if (c.has_truth) io::write_image(fs::path(*save) / (stem + "_truth.png"), truth.view());
+            if (c.has_truth) {
+                io::write_image(fs::path(*save) / (stem + "_truth.png"), truth.view());
+                write_foreign_map(fs::path(*save) / (stem + "_truth_foreign.png"), truth, mask);
+            }
             if (c.object >= 0) {
                 io::write_image(fs::path(*save) / (stem + "_input.png"), input.view());
                 sheet.emplace_back("input", &input);
@@ -781,6 +795,9 @@ int bench_inpaint(Context& ctx) {
             if (save && m.image) {
                 io::write_image(fs::path(*save) / (stem + "_" + file_stem(m.name) + ".png"),
                                 m.image->view());
+                write_foreign_map(
+                    fs::path(*save) / (stem + "_" + file_stem(m.name) + "_foreign.png"), *m.image,
+                    mask);
                 sheet.emplace_back(m.name, &*m.image);
             }
         }

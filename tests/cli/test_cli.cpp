@@ -7,7 +7,9 @@
 #include <lacuna/core/backend.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/io/video_io.hpp>
+#include <lacuna/core/mask.hpp>
 #include <lacuna/ops/bilateral.hpp>
+#include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/scale.hpp>
 
 #include <opencv2/core.hpp>
@@ -1555,9 +1557,23 @@ class TestCli : public QObject {
         QVERIFY2(r.out.contains("Summary over the cases with a truth"), qPrintable(r.out));
         QVERIFY2(r.out.contains("blend"), qPrintable(r.out));
         QVERIFY(!r.out.contains("obj plain table"));
-        for (const char* file : {"obj-sky-overcast_compare.png", "obj-sky-overcast_input.png",
-                                 "obj-sky-overcast_truth.png", "obj-sky-overcast_PM-CPU.png"})
+        for (const char* file :
+             {"obj-sky-overcast_compare.png", "obj-sky-overcast_input.png",
+              "obj-sky-overcast_truth.png", "obj-sky-overcast_PM-CPU.png",
+              "obj-sky-overcast_PM-CPU_foreign.png", "obj-sky-overcast_truth_foreign.png"})
             QVERIFY2(QFile::exists(dir + "/" + file), file);
+        // The foreign map is the fill with its foreign pixels (ops::foreign_pixels) in magenta.
+        const ImageRgba8 fill =
+            io::read_image((dir + "/obj-sky-overcast_PM-CPU.png").toStdString()).image;
+        const ImageRgba8 map =
+            io::read_image((dir + "/obj-sky-overcast_PM-CPU_foreign.png").toStdString()).image;
+        const Mask hole = mask_from_image(
+            io::read_image((dir + "/obj-sky-overcast_mask.png").toStdString()).image.view());
+        const Mask foreign = ops::foreign_pixels(fill.view(), hole);
+        for (int y = 0; y < fill.height(); ++y)
+            for (int x = 0; x < fill.width(); ++x)
+                QVERIFY(map.at(x, y) ==
+                        (foreign.at(x, y) ? Rgba8{255, 0, 255, 255} : fill.at(x, y)));
         // Line continuation: the cable's hole crosses one of the truth's straight lines (the
         // roof's edge), which the truth's row counts (1/1) and the fill's row judges (n/1).
         const Result lines = run_cli({"bench", "inpaint", "--set", "objects", "--case",

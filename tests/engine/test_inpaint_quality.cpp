@@ -277,6 +277,30 @@ class TestInpaintQuality : public QObject {
         QCOMPARE(foreign_content(far.view(), mask), 0.0);
     }
 
+    // The map `lacuna bench inpaint --save` draws (*_foreign.png): exactly the hole pixels whose
+    // colour the ring lacks, none outside the hole, and its share is foreign_content.
+    void foreign_pixels_marks_what_foreign_content_counts() {
+        const int w = 64, h = 48;
+        const Mask mask = rect_mask(w, h, 24, 16, 40, 32);  // 16 × 16
+        ImageRgba8 image(w, h, grey(100));
+        for (int y = 16; y < 32; ++y)
+            for (int x = 24; x < 30; ++x) image.at(x, y) = Rgba8{200, 30, 30, 255};
+        image.at(3, 3) = Rgba8{10, 200, 10, 255};  // outside the hole and its ring: not marked
+        image.at(33, 20) = grey(104);              // another bin, in the hole: marked
+        const Mask foreign = foreign_pixels(image.view(), mask);
+        int marked = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const bool red = x >= 24 && x < 30 && y >= 16 && y < 32;
+                const bool expect = red || (x == 33 && y == 20);
+                QVERIFY2((foreign.at(x, y) != 0) == expect,
+                         qPrintable(QString("(%1, %2): %3").arg(x).arg(y).arg(foreign.at(x, y))));
+                marked += foreign.at(x, y) != 0;
+            }
+        QCOMPARE(marked, 6 * 16 + 1);
+        QCOMPARE(foreign_content(image.view(), mask), (6.0 * 16 + 1) / 256.0);
+    }
+
     // Low-pass PSNR forgives fine noise that plain PSNR punishes, but not a wrong tone; detail is
     // 1 for the truth itself and near 0 for a flat fill of a textured hole.
     void lowpass_psnr_and_detail() {

@@ -235,7 +235,7 @@ Plane sobel_magnitude(const Plane& l, const int w, const int h) {
 
 }  // namespace
 
-double foreign_content(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
+Mask foreign_pixels(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
     const int w = image.width, h = image.height;
     check_mask_size(mask.view(), w, h, "the mask");
     const std::vector<std::uint8_t> near = dilate(mask, ring, 1);
@@ -244,14 +244,24 @@ double foreign_content(const ImageView<const Rgba8> image, const Mask& mask, con
         for (int x = 0; x < w; ++x)
             if (mask.at(x, y) == 0 && near[static_cast<std::size_t>(y) * w + x] != 0)
                 seen[detail::colour_bin(image.row(y)[x])] = 1;
-    std::int64_t n = 0, foreign = 0;
+    Mask out(w, h, 0);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
+            if (mask.at(x, y) != 0 && seen[detail::colour_bin(image.row(y)[x])] == 0)
+                out.at(x, y) = 255;
+    return out;
+}
+
+double foreign_content(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
+    const Mask foreign = foreign_pixels(image, mask, ring);
+    std::int64_t n = 0, marked = 0;
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x)
             if (mask.at(x, y) != 0) {
                 ++n;
-                foreign += seen[detail::colour_bin(image.row(y)[x])] == 0;
+                marked += foreign.at(x, y) != 0;
             }
-    return n > 0 ? static_cast<double>(foreign) / static_cast<double>(n)
+    return n > 0 ? static_cast<double>(marked) / static_cast<double>(n)
                  : std::numeric_limits<double>::quiet_NaN();
 }
 

@@ -125,6 +125,10 @@ inline constexpr int kForeignRing = 16;
 /// The foreign-content share of `image`'s hole pixels (see FillQuality::foreign); NaN for an
 /// empty hole.
 double foreign_content(ImageView<const Rgba8> image, const Mask& mask, int ring = kForeignRing);
+/// The hole pixels foreign_content counts: 255 where a hole pixel's 5-bit colour occurs nowhere
+/// in the ring of `ring` px around the hole, 0 elsewhere (what `lacuna bench inpaint --save`
+/// draws on its *_foreign.png maps).
+Mask foreign_pixels(ImageView<const Rgba8> image, const Mask& mask, int ring = kForeignRing);
 /// PSNR of the hole pixels after a separable Gaussian low-pass of `sigma` (radius ⌈3σ⌉, border
 /// replicated) on both images; +inf when equal, NaN for an empty hole.
 double lowpass_psnr(ImageView<const Rgba8> result, ImageView<const Rgba8> truth, const Mask& mask,
