@@ -541,8 +541,8 @@ int bench_inpaint(Context& ctx) {
                 // the per-region choice (choose_fill).
                 final_image = ops::choose_fill(input.view(), mask, p, implementation,
                                                ops::finished_image(*filler), &final_choice);
-                final_image = ops::refill_foreign(mask, p, implementation,
-                                                  std::move(*final_image), &final_refill);
+                final_image = ops::refill_foreign(mask, p, implementation, std::move(*final_image),
+                                                  &final_refill);
             });
         };
         std::vector<Method> methods;

@@ -570,9 +570,8 @@ void RemoveObjectTool::refill_foreign_blobs() {
                               ? &document.mask(MaskLayer::NeverSample)
                               : nullptr;
     ops::RefillReport report;
-    const ImageRgba8 result =
-        ops::refill_foreign(hole, params, ops::InpaintImplementation::Fast,
-                            clone(document.pixels().view()), &report);
+    const ImageRgba8 result = ops::refill_foreign(hole, params, ops::InpaintImplementation::Fast,
+                                                  clone(document.pixels().view()), &report);
     refilled_blobs_ = report.kept;
     if (report.kept > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
 }
@@ -663,8 +662,8 @@ void RemoveObjectTool::finish() {
     else if (fill_params_.method != ops::InpaintMethod::PatchMatch)
         text << " by Criminisi (" << progress.iterations << " patches)";
     if (refilled_blobs_ > 0)
-        text << ", " << refilled_blobs_
-             << (refilled_blobs_ == 1 ? " blob" : " blobs") << " of foreign colours filled again";
+        text << ", " << refilled_blobs_ << (refilled_blobs_ == 1 ? " blob" : " blobs")
+             << " of foreign colours filled again";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     if (!document.measurement()) text << " Hold \\ to see the picture before.";
     message_ = text.str();

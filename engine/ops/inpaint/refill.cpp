@@ -9,19 +9,9 @@
 #include "colour_bins.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
 
 namespace lacuna::ops {
 namespace {
-
-// Tuning switches for the measurements (removed once the constants are chosen).
-int tune(const char* name, const int fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr ? std::atoi(v) : fallback;
-}
 
 SearchRect grown(const SearchRect& box, const int by, const int w, const int h) {
     return {std::max(0, box.x0 - by), std::max(0, box.y0 - by), std::min(w - 1, box.x1 + by),
@@ -74,18 +64,6 @@ std::vector<std::uint8_t> ring_colours(const ImageView<const Rgba8> filled,
     return seen;
 }
 
-/// Sets every bin within one bin a channel of `bin` in `set`.
-void widen_into(std::vector<std::uint8_t>& set, const int bin, const int by) {
-    const int r = bin >> 10, g = (bin >> 5) & 31, b = bin & 31;
-    for (int dr = -by; dr <= by; ++dr)
-        for (int dg = -by; dg <= by; ++dg)
-            for (int db = -by; db <= by; ++db) {
-                const int rr = r + dr, gg = g + dg, bb = b + db;
-                if (rr < 0 || gg < 0 || bb < 0 || rr > 31 || gg > 31 || bb > 31) continue;
-                set[static_cast<std::size_t>((rr << 10) | (gg << 5) | bb)] = 1;
-            }
-}
-
 /// Foreign pixels of `image` in the components of `blobs`, counted against each hole pixel's
 /// region's ring colours.
 std::vector<std::int64_t> count_foreign(const ImageView<const Rgba8> image,
@@ -106,24 +84,15 @@ std::vector<std::int64_t> count_foreign(const ImageView<const Rgba8> image,
     return out;
 }
 
-double luma(const Rgba8 p) {
-    return 0.299 * p.r + 0.587 * p.g + 0.114 * p.b;
-}
-
-/// Mean luma gradient magnitude (central differences) over blob `b`'s pixels.
-double blob_gradient(const ImageView<const Rgba8> image, const HoleRegions& blobs, const int b) {
-    const SearchRect& box = blobs.regions[static_cast<std::size_t>(b)].box;
-    double sum = 0;
-    std::int64_t n = 0;
-    for (int y = std::max(box.y0, 1); y <= std::min(box.y1, image.height - 2); ++y)
-        for (int x = std::max(box.x0, 1); x <= std::min(box.x1, image.width - 2); ++x) {
-            if (blobs.label[static_cast<std::size_t>(y) * blobs.width + x] != b) continue;
-            const double gx = luma(image.row(y)[x + 1]) - luma(image.row(y)[x - 1]);
-            const double gy = luma(image.row(y + 1)[x]) - luma(image.row(y - 1)[x]);
-            sum += std::sqrt(gx * gx + gy * gy);
-            ++n;
+/// The hole region that component `c` of `parts` (a labelling of a subset of the hole) lies in.
+std::int32_t region_of(const HoleRegions& parts, const int c, const HoleRegions& holes) {
+    const SearchRect& box = parts.regions[static_cast<std::size_t>(c)].box;
+    for (int y = box.y0; y <= box.y1; ++y)
+        for (int x = box.x0; x <= box.x1; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * parts.width + x;
+            if (parts.label[i] == c) return holes.label[i];
         }
-    return n > 0 ? sum / static_cast<double>(n) : 0.0;
+    return 0;
 }
 
 struct Detection {
@@ -136,16 +105,11 @@ struct Detection {
 Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
     const int w = filled.width, h = filled.height;
     check_mask_size(hole.view(), w, h, "the mask");
-    const int ring = tune("LACUNA_RF_RING", kRefillRing);
-    const int join = tune("LACUNA_RF_JOIN", kRefillJoin);
-    const int min_foreign = tune("LACUNA_RF_MIN", kRefillMinForeign);
-    const int grow = tune("LACUNA_RF_GROW", kRefillGrow);
-    const int widen = tune("LACUNA_RF_WIDEN", 1);
+    const int ring = kRefillRing, join = kRefillJoin, grow = kRefillGrow;
     Detection d;
     d.holes = hole_regions(hole);
     d.blobs.foreign = Mask(w, h, std::uint8_t{0});
     d.blobs.refill = Mask(w, h, std::uint8_t{0});
-    d.blobs.excluded_bins.assign(detail::kColourBins, 0);
     Mask& foreign = d.blobs.foreign;
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
         d.seen.push_back(ring_colours(filled, d.holes, static_cast<int>(r), ring));
@@ -181,43 +145,21 @@ Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
                 n += candidates.label[static_cast<std::size_t>(y) * w + x] ==
                          static_cast<std::int32_t>(c) &&
                      foreign.at(x, y) != 0;
-        if (n < min_foreign) continue;
-        {
-            const std::size_t first =
-                static_cast<std::size_t>(box.y0) * w + box.x0;  // any pixel of the candidate
-            (void)first;
-        }
-        const std::int32_t region = [&] {
-            for (int y = box.y0; y <= box.y1; ++y)
-                for (int x = box.x0; x <= box.x1; ++x)
-                    if (candidates.label[static_cast<std::size_t>(y) * w + x] ==
-                        static_cast<std::int32_t>(c))
-                        return d.holes.label[static_cast<std::size_t>(y) * w + x];
-            return std::int32_t{0};
-        }();
-        const double share =
-            static_cast<double>(candidates.regions[c].pixels) /
-            static_cast<double>(d.holes.regions[static_cast<std::size_t>(region)].pixels);
-        if (std::getenv("LACUNA_RF_DEBUG"))
-            std::fprintf(stderr, "RF cand foreign %lld px %lld share %.3f\n", (long long)n,
-                         (long long)candidates.regions[c].pixels, share);
-        if (share * 100.0 > tune("LACUNA_RF_MAXSHARE", 100)) continue;
+        // A clump of foreign pixels, and a piece of the region rather than most of it (a
+        // larger one is a structure whose shades the ring lacks, a window grid's ledge).
+        const std::int32_t region = region_of(candidates, static_cast<int>(c), d.holes);
+        const auto pixels = static_cast<double>(candidates.regions[c].pixels);
+        if (n < kRefillMinForeign ||
+            pixels >
+                kRefillMaxShare *
+                    static_cast<double>(d.holes.regions[static_cast<std::size_t>(region)].pixels))
+            continue;
         for (int y = box.y0; y <= box.y1; ++y)
-            for (int x = box.x0; x <= box.x1; ++x) {
-                const std::size_t i = static_cast<std::size_t>(y) * w + x;
-                if (candidates.label[i] != static_cast<std::int32_t>(c)) continue;
-                kept.at(x, y) = 1;
-                if (foreign.at(x, y) == 0) continue;
-                // The blob's foreign colour and its look-alikes, less the ring's own colours.
-                widen_into(d.blobs.excluded_bins, detail::colour_bin(filled.row(y)[x]), widen);
-            }
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (candidates.label[static_cast<std::size_t>(y) * w + x] ==
+                    static_cast<std::int32_t>(c))
+                    kept.at(x, y) = 1;
     }
-    // Ring colours are never excluded: structure next to the hole stays a source.
-    std::vector<std::uint8_t> any_ring(detail::kColourBins, 0);
-    for (const auto& s : d.seen)
-        for (std::size_t b = 0; b < s.size(); ++b) any_ring[b] |= s[b];
-    for (std::size_t b = 0; b < any_ring.size(); ++b)
-        if (any_ring[b] != 0) d.blobs.excluded_bins[b] = 0;
     // The refill hole: the kept blobs grown by `grow`, within the hole.
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
         const SearchRect& box = d.holes.regions[r].box;
@@ -246,6 +188,13 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
                           RefillReport* report) {
     if (report != nullptr) *report = {};
     if (!params.refill_foreign || params.method != InpaintMethod::PatchMatch) return filled;
+    // Count first: a large hole (the 1080p case) costs one pass over the mask.
+    std::int64_t pixels = 0;
+    for (int y = 0; y < mask.height() && pixels <= kRefillMaxPixels; ++y) {
+        const std::uint8_t* row = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
+    }
+    if (pixels == 0 || pixels > kRefillMaxPixels) return filled;
     const Detection d = detect(filled.view(), mask);
     const std::size_t blobs = d.components.regions.size();
     if (report != nullptr) {
@@ -255,25 +204,23 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
     }
     if (blobs == 0) return filled;
     const int w = filled.width(), h = filled.height();
-    // Never sampled: the whole original hole (its pixels are a fill, not the picture), what the
-    // caller never samples, and every known pixel of an excluded colour.
+    // Never sampled: the whole original hole (its pixels are a fill, not the picture: a source
+    // there could copy the blob's neighbour, or the blob itself) and what the caller never
+    // samples. The blob's surroundings in the fill are known, so the new patches must agree
+    // with them.
     Mask never(w, h, std::uint8_t{0});
     for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const bool user = params.never_sample != nullptr && params.never_sample->at(x, y) != 0;
-            never.at(x, y) = (mask.at(x, y) != 0 || user ||
-                              d.blobs.excluded_bins[static_cast<std::size_t>(
-                                  detail::colour_bin(filled.at(x, y)))] != 0)
+        for (int x = 0; x < w; ++x)
+            never.at(x, y) = mask.at(x, y) != 0 || (params.never_sample != nullptr &&
+                                                    params.never_sample->at(x, y) != 0)
                                  ? 1
                                  : 0;
-        }
     InpaintParams again = params;
     again.never_sample = &never;
     again.lines = false;
     again.choose = false;
     again.refill_foreign = false;
     again.source_colours = false;
-    if (tune("LACUNA_RF_CRIM", 0) != 0) again.method = InpaintMethod::Criminisi;
     ImageRgba8 refilled;
     try {
         const std::unique_ptr<Inpainter> filler =
@@ -281,25 +228,17 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
         while (!filler->progress().done()) filler->advance(1 << 20);
         refilled = finished_image(*filler);
     } catch (const Error& e) {
-        // Too few sources left once the foreign colours are out: the fill stays as it was.
-        if (std::getenv("LACUNA_RF_DEBUG"))
-            std::fprintf(stderr, "RF refill failed: %s\n", e.what());
+        // No complete source patch left (a hole that covers nearly the whole picture): the
+        // fill stays as it was.
         if (e.code() == ErrorCode::InvalidArgument) return filled;
         throw;
     }
     const std::vector<std::int64_t> after =
         count_foreign(refilled.view(), d.holes, d.seen, d.components);
-    const double keep_ratio = tune("LACUNA_RF_KEEP", 50) / 100.0;
     for (std::size_t b = 0; b < blobs; ++b) {
         const std::int64_t before = d.blobs.foreign_in_blob[b];
-        const double g0 = blob_gradient(filled.view(), d.components, static_cast<int>(b));
-        const double g1 = blob_gradient(refilled.view(), d.components, static_cast<int>(b));
-        if (std::getenv("LACUNA_RF_DEBUG"))
-            std::fprintf(stderr, "RF blob %zu px %lld foreign %lld -> %lld grad %.2f -> %.2f\n", b,
-                         (long long)d.components.regions[b].pixels, (long long)before,
-                         (long long)after[b], g0, g1);
-        if (static_cast<double>(after[b]) > keep_ratio * static_cast<double>(before)) continue;
-        if (g1 * 100.0 < tune("LACUNA_RF_GRAD", 0) * g0) continue;
+        if (static_cast<double>(after[b]) > kRefillKeepRatio * static_cast<double>(before))
+            continue;
         if (report != nullptr) {
             ++report->kept;
             report->foreign_after -= before - after[b];

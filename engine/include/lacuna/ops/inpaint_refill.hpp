@@ -1,9 +1,12 @@
 // A post-fill pass against foreign blobs (issue 31: "no foreign content"): in a finished fill,
 // clumps of pixels whose colour (5 bits a channel, colour_bins.hpp) occurs nowhere in the known
 // ring around their hole region are a piece of another object pasted in (a letter's orange, a
-// lamp's shell) or a blend across an edge. Each such blob is filled again as a smaller hole,
-// with every known pixel of the blob's foreign colours (and their one-bin look-alikes) never
-// sampled, and the new fill is kept only where it brings clearly fewer foreign colours.
+// lamp) or a blend across an edge. Each such blob is filled again by PatchMatch as a smaller
+// hole, the rest of the fill around it known (so the new patches must agree with it) and the
+// whole original hole never sampled, and the new fill is kept only where it brings clearly
+// fewer foreign colours. (Never sampling the picture's pixels of the blob's foreign colours too
+// was measured and lost: those shades are often a structure's beyond the ring, a façade's
+// ledges, a fabric's pattern; docs/notes/patchmatch.md.)
 //
 // It reads the finished image only (a separate stage after the fill and the per-region choice,
 // like choose_fill), so CPU and CUDA fillers, whose finished images are the same bytes, make the
@@ -30,6 +33,12 @@ inline constexpr int kRefillMinForeign = 24;
 /// The refilled hole: the blob's pixels grown by this much (chessboard), within the hole, so the
 /// blend's transition around a pasted piece goes too.
 inline constexpr int kRefillGrow = 2;
+/// ...and at most this share of its hole region's pixels (a larger one is a structure whose
+/// shades the ring lacks, not a pasted piece).
+inline constexpr double kRefillMaxShare = 0.2;
+/// The stage runs on holes of at most this many pixels, as the per-region choice does
+/// (kChoiceMaxPixels): on the 1080p 300 × 200 hole it costs one count of the mask.
+inline constexpr std::int64_t kRefillMaxPixels = 16384;
 /// A refilled blob is kept when its foreign pixels drop to at most this share of before.
 inline constexpr double kRefillKeepRatio = 0.5;
 
@@ -40,9 +49,6 @@ struct ForeignBlobs {
     Mask foreign;  ///< image-sized; 1 = a hole pixel of a colour its region's ring lacks
     Mask refill;   ///< image-sized; 1 = to be filled again
     std::vector<std::int64_t> foreign_in_blob;  ///< per component of `refill`, in scan order
-    /// The 5-bit colours (colour_bin) no source may hold: the blobs' foreign colours widened by
-    /// one bin a channel, less every colour of the rings of the blobs' regions.
-    std::vector<std::uint8_t> excluded_bins;
 };
 ForeignBlobs find_foreign_blobs(ImageView<const Rgba8> filled, const Mask& hole);
 
@@ -54,12 +60,12 @@ struct RefillReport {
     std::int64_t foreign_after = 0;   ///< ... after (refills not kept count as before)
 };
 
-/// The stage: when params.refill_foreign and params.method is PatchMatch, finds the foreign
-/// blobs of `filled` (a finished fill of the hole `mask`) and fills them again with
-/// PatchMatch (`implementation`), the blobs the hole, every known pixel of an excluded colour,
-/// the whole original hole and params.never_sample never sampled; each blob keeps its refill
-/// when its foreign pixels drop to at most kRefillKeepRatio of before. Otherwise `filled`
-/// unchanged. Pixels outside the mask are never written.
+/// The stage: when params.refill_foreign, params.method is PatchMatch and the hole has at most
+/// kRefillMaxPixels pixels, finds the foreign blobs of `filled` (a finished fill of the hole
+/// `mask`) and fills them again with PatchMatch (`implementation`, blended as any finished
+/// fill), the blobs the hole, the whole original hole and params.never_sample never sampled;
+/// each blob keeps its refill when its foreign pixels drop to at most kRefillKeepRatio of
+/// before. Otherwise `filled` unchanged. Pixels outside the mask are never written.
 ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
                           InpaintImplementation implementation, ImageRgba8 filled,
                           RefillReport* report = nullptr);
