@@ -151,8 +151,9 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .min = 0,
          .max = 1,
          .step = 1,
-         .help = "patchmatch on pictures: fill again the clumps of colours found nowhere around "
-                 "the hole, never copying those colours, and keep that where it brings fewer"}),
+         .help = "patchmatch on pictures, holes up to 16384 pixels: fill again, as a smaller "
+                 "hole, each clump of colours found nowhere around the hole, and keep that "
+                 "where it brings far fewer of them"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -18,6 +18,7 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -666,8 +667,11 @@ class TestSession : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(blended.view(), reference->image().view()));
         // ...and, as ops::inpaint, the per-region choice after the blend.
         std::vector<int> chosen;
-        const ImageRgba8 finished = ops::choose_fill(
+        const ImageRgba8 chosen_fill = ops::choose_fill(
             photo_.view(), hole, params, ops::InpaintImplementation::Fast, blended, &chosen);
+        // ...and the foreign-blob refill after the choice.
+        const ImageRgba8 finished = ops::refill_foreign(
+            hole, params, ops::InpaintImplementation::Fast, clone(chosen_fill.view()));
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), finished.view()));
         // The message says when regions took Criminisi's fill, and only then.
         const auto taken = std::count(chosen.begin(), chosen.end(), 1);
