@@ -1,6 +1,6 @@
 // The post-fill pass against foreign blobs (inpaint_refill.hpp). Short and single-threaded: it
-// is its own reference. Every loop runs over a region's box grown by the ring, so a small hole
-// in a large picture costs its box (plus one labelling pass over the mask).
+// is its own reference. The detection's loops run over each hole region's box grown by the
+// ring; the labelling, the masks and the never-sample mask of a refill are image-sized passes.
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
@@ -18,8 +18,8 @@ SearchRect grown(const SearchRect& box, const int by, const int w, const int h) 
             std::min(h - 1, box.y1 + by)};
 }
 
-/// Pixels of `rect` within `reach` (chessboard) of a pixel where `is(x, y)` holds: a separable
-/// running count over the rect grown by reach. Returned over `rect`, row-major.
+/// Pixels of `rect` within `reach` (chessboard) of a pixel where `is(x, y)` holds: a row pass
+/// over the rect grown by reach, then a column pass. Returned over `rect`, row-major.
 template <class Is>
 std::vector<std::uint8_t> near(const SearchRect& rect, const int reach, const int w, const int h,
                                const Is& is) {
@@ -204,6 +204,8 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
     }
     if (blobs == 0) return filled;
     const int w = filled.width(), h = filled.height();
+    if (params.never_sample != nullptr)
+        check_mask_size(params.never_sample->view(), w, h, "the never-sample mask");
     // Never sampled: the whole original hole (its pixels are a fill, not the picture: a source
     // there could copy the blob's neighbour, or the blob itself) and what the caller never
     // samples. The blob's surroundings in the fill are known, so the new patches must agree
