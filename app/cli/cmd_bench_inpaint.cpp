@@ -21,6 +21,7 @@
 #include <lacuna/io/opencv_plugin.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/params.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -435,6 +436,9 @@ int bench_inpaint(Context& ctx) {
     // --choose / --no-choose: the per-region choice between PatchMatch and Criminisi.
     if (ctx.args.has("choose")) pm_lines.choose = true;
     if (ctx.args.has("no-choose")) pm_lines.choose = false;
+    // --refill-foreign / --no-refill-foreign: the post-fill pass against foreign blobs.
+    if (ctx.args.has("refill-foreign")) pm_lines.refill_foreign = true;
+    if (ctx.args.has("no-refill-foreign")) pm_lines.refill_foreign = false;
     if (const auto a = ctx.args.get("line-angle"))
         pm_lines.line_angle =
             parse_param("line-angle", *a, ops::param(ops::inpaint_param_specs(), "line-angle"));
@@ -533,8 +537,10 @@ int bench_inpaint(Context& ctx) {
         patchmatch.line_offset = pm_lines.line_offset;
         patchmatch.source_colours = pm_lines.source_colours;
         patchmatch.choose = pm_lines.choose;
+        patchmatch.refill_foreign = pm_lines.refill_foreign;
         std::optional<ImageRgba8> final_image;
         std::vector<int> final_choice;
+        ops::RefillReport final_refill;
         const auto run = [&](const ops::InpaintParams& p,
                              const ops::InpaintImplementation implementation,
                              std::unique_ptr<ops::Inpainter>& filler) {
@@ -546,6 +552,8 @@ int bench_inpaint(Context& ctx) {
                 // the per-region choice (choose_fill).
                 final_image = ops::choose_fill(input.view(), mask, p, implementation,
                                                ops::finished_image(*filler), &final_choice);
+                final_image = ops::refill_foreign(mask, p, implementation, std::move(*final_image),
+                                                  &final_refill);
             });
         };
         std::vector<Method> methods;
@@ -567,6 +575,11 @@ int bench_inpaint(Context& ctx) {
                 if (taken > 0)
                     m.note += "; Criminisi in " + std::to_string(taken) + "/" +
                               std::to_string(final_choice.size()) + " regions";
+                if (final_refill.blobs > 0)
+                    m.note += "; refilled " + std::to_string(final_refill.kept) + "/" +
+                              std::to_string(final_refill.blobs) + " foreign blobs (" +
+                              std::to_string(final_refill.foreign_before) + " -> " +
+                              std::to_string(final_refill.foreign_after) + " px)";
             } catch (const std::exception& e) {
                 filler.reset();
                 m.ms = -1;

@@ -167,6 +167,7 @@ int run_inpaint(Context& ctx) {
                        .add("lines", params.lines)
                        .add("source_colours", params.source_colours)
                        .add("choose", params.choose)
+                       .add("refill_foreign", params.refill_foreign)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -209,6 +210,8 @@ Command inpaint_command() {
              param_option(ops::param(specs, "line-offset"), "PX"),
              {"choose", "", param_help(ops::param(specs, "choose"))},
              {"no-choose", "", "keep patchmatch's fill everywhere (no choice per region)"},
+             {"refill-foreign", "", param_help(ops::param(specs, "refill-foreign"))},
+             {"no-refill-foreign", "", "leave blobs of foreign colours as the fill made them"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},

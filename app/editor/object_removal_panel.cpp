@@ -203,6 +203,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     choose_->setChecked(choose.default_value != 0);
     choose_->setToolTip(text(choose.help));
     fill_form->addRow(choose_);
+    const ops::ParamSpec& refill = ops::param(ops::inpaint_param_specs(), "refill-foreign");
+    refill_foreign_ = new QCheckBox(text(refill.label));
+    refill_foreign_->setObjectName("fill_refill_foreign");
+    refill_foreign_->setChecked(refill.default_value != 0);
+    refill_foreign_->setToolTip(text(refill.help));
+    fill_form->addRow(refill_foreign_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -247,6 +253,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     connect(lines_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(source_colours_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(choose_, &QCheckBox::toggled, this, [this] { save_settings(); });
+    connect(refill_foreign_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -410,6 +417,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     params.lines = lines_->isChecked();
     params.source_colours = source_colours_->isChecked();
     params.choose = choose_->isChecked();
+    params.refill_foreign = refill_foreign_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -517,6 +525,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
     lines_->setChecked(fill.lines);
     source_colours_->setChecked(fill.source_colours);
     choose_->setChecked(fill.choose);
+    refill_foreign_->setChecked(fill.refill_foreign);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

@@ -127,6 +127,7 @@ class ObjectRemovalPanel : public QWidget {
     QCheckBox* lines_ = nullptr;  ///< PatchMatch's line continuation (the "lines" parameter)
     QCheckBox* source_colours_ = nullptr;  ///< the colour prior ("source-colours")
     QCheckBox* choose_ = nullptr;          ///< the per-region choice (the "choose" parameter)
+    QCheckBox* refill_foreign_ = nullptr;  ///< the foreign-blob refill ("refill-foreign")
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -1,6 +1,7 @@
 #include "remove_object_tool.hpp"
 
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -375,6 +376,10 @@ bool RemoveObjectTool::start_fill() {
     if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
         params.choose && !skip_choice_ && covered.pixels <= ops::kChoiceMaxPixels)
         choice_hole_ = clone(hole.view());
+    refill_hole_.reset();
+    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
+        params.refill_foreign)
+        refill_hole_ = clone(hole.view());
     skip_choice_ = false;
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
@@ -553,6 +558,24 @@ void RemoveObjectTool::choose_between_fills() {
     if (criminisi_regions_ > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
 }
 
+// The foreign-blob refill after the choice, as ops::inpaint makes it: on the finished pixels,
+// with PatchMatch on the CPU (its CUDA fill is the same bytes); the blobs it keeps are written
+// into the box.
+void RemoveObjectTool::refill_foreign_blobs() {
+    Document& document = session_.document();
+    const Mask hole = std::move(*refill_hole_);
+    refill_hole_.reset();
+    ops::InpaintParams params = fill_params_;
+    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
+                              ? &document.mask(MaskLayer::NeverSample)
+                              : nullptr;
+    ops::RefillReport report;
+    const ImageRgba8 result = ops::refill_foreign(hole, params, ops::InpaintImplementation::Fast,
+                                                  clone(document.pixels().view()), &report);
+    refilled_blobs_ = report.kept;
+    if (report.kept > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+}
+
 void RemoveObjectTool::finish() {
     Document& document = session_.document();
     const ops::InpaintProgress progress = filler_->progress();
@@ -596,6 +619,8 @@ void RemoveObjectTool::finish() {
     }
     criminisi_regions_ = choice_regions_ = 0;
     if (choice_hole_ && !session_.guarded([&] { choose_between_fills(); })) return;
+    refilled_blobs_ = 0;
+    if (refill_hole_ && !session_.guarded([&] { refill_foreign_blobs(); })) return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
@@ -636,6 +661,9 @@ void RemoveObjectTool::finish() {
              << (choice_regions_ == 1 ? " region" : " regions");
     else if (fill_params_.method != ops::InpaintMethod::PatchMatch)
         text << " by Criminisi (" << progress.iterations << " patches)";
+    if (refilled_blobs_ > 0)
+        text << ", " << refilled_blobs_ << (refilled_blobs_ == 1 ? " blob" : " blobs")
+             << " of foreign colours filled again";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     if (!document.measurement()) text << " Hold \\ to see the picture before.";
     message_ = text.str();

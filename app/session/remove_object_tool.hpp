@@ -166,6 +166,9 @@ class RemoveObjectTool final : public Tool {
     void add_proposal(Mask proposal, const std::string& label);
     /// finish()'s last step for a small 8-bit PatchMatch fill (ops::choose_fill).
     void choose_between_fills();
+    /// finish()'s step after the choice when the refill-foreign parameter is on
+    /// (ops::refill_foreign).
+    void refill_foreign_blobs();
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device
@@ -186,6 +189,10 @@ class RemoveObjectTool final : public Tool {
     // Set by fill_again for its fill: the user asks for another PatchMatch result, which the
     // choice (Criminisi's fill does not depend on the seed) could otherwise hide.
     bool skip_choice_ = false;
+    // An 8-bit PatchMatch fill with the foreign-blob refill on: the whole hole, for
+    // ops::refill_foreign after the choice; empty otherwise. And how many blobs it refilled.
+    std::optional<Mask> refill_hole_;
+    int refilled_blobs_ = 0;
     int radius_ = 4;
     std::optional<NativeImage> before_samples_;
     int iterations_per_batch_ = 8;

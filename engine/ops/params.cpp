@@ -143,6 +143,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
                  "keep, per connected region, criminisi's fill where patchmatch's brings many "
                  "colours the surroundings lack and criminisi's almost none"}),
+    field<&InpaintParams::refill_foreign>(
+        {.name = "refill-foreign",
+         .label = "Refill foreign blobs",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.refill_foreign ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures, holes up to 16384 pixels: fill again, as a smaller "
+                 "hole, each clump of colours found nowhere around the hole, and keep that "
+                 "where it brings far fewer of them"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

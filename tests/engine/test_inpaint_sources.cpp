@@ -88,8 +88,10 @@ InpaintParams params(const bool colours, const std::uint32_t seed = 1) {
     p.seed = seed;
     p.source_colours = colours;
     // The per-region choice (inpaint_choice.hpp) would hand this small hole to Criminisi and hide
-    // what the sources alone do: these tests are about PatchMatch's sources.
+    // what the sources alone do, and so would the foreign-blob refill (inpaint_refill.hpp): these
+    // tests are about PatchMatch's sources.
     p.choose = false;
+    p.refill_foreign = false;
     return p;
 }
 

@@ -18,6 +18,7 @@
 #include <lacuna/ops/brush.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/line_histogram.hpp>
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -666,8 +667,11 @@ class TestSession : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(blended.view(), reference->image().view()));
         // ...and, as ops::inpaint, the per-region choice after the blend.
         std::vector<int> chosen;
-        const ImageRgba8 finished = ops::choose_fill(
+        const ImageRgba8 chosen_fill = ops::choose_fill(
             photo_.view(), hole, params, ops::InpaintImplementation::Fast, blended, &chosen);
+        // ...and the foreign-blob refill after the choice.
+        const ImageRgba8 finished = ops::refill_foreign(
+            hole, params, ops::InpaintImplementation::Fast, clone(chosen_fill.view()));
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), finished.view()));
         // The message says when regions took Criminisi's fill, and only then.
         const auto taken = std::count(chosen.begin(), chosen.end(), 1);
@@ -719,6 +723,51 @@ class TestSession : public QObject {
         const ops::InpaintResult engine = ops::inpaint(picture.view(), hole, ops::InpaintParams{},
                                                        ops::InpaintImplementation::Fast);
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), engine.image.view()));
+    }
+
+    // With the foreign-blob refill on (the "refill-foreign" parameter), the editor's fill ends as
+    // ops::inpaint's with the same parameters, and its message says how many blobs were filled
+    // again. The bench's "pole on cobbles": a thin hole up opencv-doc's leuvenA.jpg (640 px
+    // wide), where PatchMatch brings a patch of more saturated brick into the wall's part of it.
+    void fill_with_the_refill_ends_as_the_engine() {
+        const std::filesystem::path leuven = "/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg";
+        if (!std::filesystem::exists(leuven))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const ImageRgba8 full = io::read_image(leuven).image;
+        const ImageRgba8 picture = ops::scale(full.view(), 640, 480, ops::ScaleMethod::Bicubic,
+                                              ops::ScaleImplementation::Fast);
+        Mask pole(picture.width(), picture.height(), 0);
+        for (int y = 0; y < pole.height(); ++y)
+            for (int x = 0; x < pole.width(); ++x) {
+                // An 8 px wide pole from (300, 479) up to (296, 300), grown by 3 px as the bench's.
+                const double t = std::clamp((y - 479.0) / (300.0 - 479.0), 0.0, 1.0);
+                const double dx = x - (300.0 - 4.0 * t), dy = y - (479.0 - 179.0 * t);
+                pole.at(x, y) = dx * dx + dy * dy <= 4.0 * 4.0 ? 255 : 0;
+            }
+        const Mask hole = grow_mask(pole.view(), 3);
+        session::Session s(false);
+        s.open(clone(picture.view()));
+        s.select(session::ToolKind::RemoveObject);
+        ops::InpaintParams params = s.remove_object().fill_params();
+        params.refill_foreign = true;
+        s.remove_object().set_fill_params(params);
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().advance(64);
+        const ops::InpaintResult engine =
+            ops::inpaint(picture.view(), hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), engine.image.view()));
+        bool noted = false;
+        for (const std::string& n : engine.notes)
+            noted |= n.find("filled again") != std::string::npos;
+        QVERIFY(noted);
+        const std::string said = s.remove_object().message();
+        QVERIFY2(said.find("of foreign colours filled again") != std::string::npos, said.c_str());
+        // Without the refill the picture differs in the hole: the stage did something.
+        params.refill_foreign = false;
+        const ops::InpaintResult plain =
+            ops::inpaint(picture.view(), hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(!equal_pixels<Rgba8>(plain.image.view(), engine.image.view()));
     }
 
     // A small stroke in a large picture: the tool reads the coverage once and prepares the fill

@@ -6,6 +6,7 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_sources.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
@@ -262,6 +263,11 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     std::vector<std::string> notes = filler->problem().notes;
     std::vector<int> chosen;
     finished = choose_fill(image, mask, params, implementation, std::move(finished), &chosen);
+    RefillReport refilled;
+    finished = refill_foreign(mask, params, implementation, std::move(finished), &refilled);
+    if (refilled.kept > 0)
+        notes.push_back(std::to_string(refilled.kept) + " of " + std::to_string(refilled.blobs) +
+                        " blobs of colours foreign to the surroundings filled again");
     const auto taken = std::count(chosen.begin(), chosen.end(), 1);
     if (taken > 0)
         notes.push_back(std::to_string(taken) + " of " + std::to_string(chosen.size()) +

@@ -75,6 +75,11 @@ struct InpaintParams {
     /// clearly brings colours the surroundings lack and Criminisi's does not (choose_fill,
     /// inpaint_choice.hpp).
     bool choose = true;
+    /// PatchMatch on pictures: after the fill (and the choice), clumps of pixels whose colour
+    /// the ring around their hole region lacks are filled again as a smaller hole, with known
+    /// pixels of those colours never sampled, and kept where they bring clearly fewer such
+    /// colours (refill_foreign, inpaint_refill.hpp).
+    bool refill_foreign = false;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).

@@ -1,0 +1,258 @@
+// The post-fill pass against foreign blobs (inpaint_refill.hpp). Short and single-threaded: it
+// is its own reference. The detection's loops run over each hole region's box grown by the
+// ring; the labelling, the masks and the never-sample mask of a refill are image-sized passes.
+#include <lacuna/core/error.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+
+#include "colour_bins.hpp"
+
+#include <algorithm>
+
+namespace lacuna::ops {
+namespace {
+
+SearchRect grown(const SearchRect& box, const int by, const int w, const int h) {
+    return {std::max(0, box.x0 - by), std::max(0, box.y0 - by), std::min(w - 1, box.x1 + by),
+            std::min(h - 1, box.y1 + by)};
+}
+
+/// Pixels of `rect` within `reach` (chessboard) of a pixel where `is(x, y)` holds: a row pass
+/// over the rect grown by reach, then a column pass. Returned over `rect`, row-major.
+template <class Is>
+std::vector<std::uint8_t> near(const SearchRect& rect, const int reach, const int w, const int h,
+                               const Is& is) {
+    const int cw = rect.x1 - rect.x0 + 1, ch = rect.y1 - rect.y0 + 1;
+    // Rows first, over the rect's rows grown by reach (clipped to the image).
+    const int ry0 = std::max(0, rect.y0 - reach), ry1 = std::min(h - 1, rect.y1 + reach);
+    std::vector<std::uint8_t> rows(static_cast<std::size_t>(ry1 - ry0 + 1) * cw, 0);
+    for (int y = ry0; y <= ry1; ++y)
+        for (int x = rect.x0; x <= rect.x1; ++x) {
+            bool hit = false;
+            for (int xx = std::max(0, x - reach); xx <= std::min(w - 1, x + reach) && !hit; ++xx)
+                hit = is(xx, y);
+            rows[static_cast<std::size_t>(y - ry0) * cw + (x - rect.x0)] = hit ? 1 : 0;
+        }
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(cw) * ch, 0);
+    for (int y = rect.y0; y <= rect.y1; ++y)
+        for (int x = rect.x0; x <= rect.x1; ++x) {
+            bool hit = false;
+            for (int yy = std::max(ry0, y - reach); yy <= std::min(ry1, y + reach) && !hit; ++yy)
+                hit = rows[static_cast<std::size_t>(yy - ry0) * cw + (x - rect.x0)] != 0;
+            out[static_cast<std::size_t>(y - rect.y0) * cw + (x - rect.x0)] = hit ? 1 : 0;
+        }
+    return out;
+}
+
+/// The 5-bit colours of the known pixels within kRefillRing of region `r`.
+std::vector<std::uint8_t> ring_colours(const ImageView<const Rgba8> filled,
+                                       const HoleRegions& regions, const int r, const int ring) {
+    const int w = regions.width, h = regions.height;
+    const SearchRect box = grown(regions.regions[static_cast<std::size_t>(r)].box, ring, w, h);
+    const auto label = [&](const int x, const int y) {
+        return regions.label[static_cast<std::size_t>(y) * w + x];
+    };
+    const std::vector<std::uint8_t> close =
+        near(box, ring, w, h, [&](const int x, const int y) { return label(x, y) == r; });
+    std::vector<std::uint8_t> seen(detail::kColourBins, 0);
+    const int cw = box.x1 - box.x0 + 1;
+    for (int y = box.y0; y <= box.y1; ++y)
+        for (int x = box.x0; x <= box.x1; ++x)
+            if (label(x, y) < 0 && close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)])
+                seen[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] = 1;
+    return seen;
+}
+
+/// Foreign pixels of `image` in the components of `blobs`, counted against each hole pixel's
+/// region's ring colours.
+std::vector<std::int64_t> count_foreign(const ImageView<const Rgba8> image,
+                                        const HoleRegions& holes,
+                                        const std::vector<std::vector<std::uint8_t>>& seen,
+                                        const HoleRegions& blobs) {
+    std::vector<std::int64_t> out(blobs.regions.size(), 0);
+    for (std::size_t b = 0; b < blobs.regions.size(); ++b) {
+        const SearchRect& box = blobs.regions[b].box;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * blobs.width + x;
+                if (blobs.label[i] != static_cast<std::int32_t>(b)) continue;
+                const std::vector<std::uint8_t>& s = seen[static_cast<std::size_t>(holes.label[i])];
+                out[b] += s[static_cast<std::size_t>(detail::colour_bin(image.row(y)[x]))] == 0;
+            }
+    }
+    return out;
+}
+
+/// The hole region that component `c` of `parts` (a labelling of a subset of the hole) lies in.
+std::int32_t region_of(const HoleRegions& parts, const int c, const HoleRegions& holes) {
+    const SearchRect& box = parts.regions[static_cast<std::size_t>(c)].box;
+    for (int y = box.y0; y <= box.y1; ++y)
+        for (int x = box.x0; x <= box.x1; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * parts.width + x;
+            if (parts.label[i] == c) return holes.label[i];
+        }
+    return 0;
+}
+
+struct Detection {
+    ForeignBlobs blobs;
+    HoleRegions holes;                            ///< the hole's regions
+    std::vector<std::vector<std::uint8_t>> seen;  ///< per hole region, its ring's colours
+    HoleRegions components;                       ///< of blobs.refill
+};
+
+Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
+    const int w = filled.width, h = filled.height;
+    check_mask_size(hole.view(), w, h, "the mask");
+    const int ring = kRefillRing, join = kRefillJoin, grow = kRefillGrow;
+    Detection d;
+    d.holes = hole_regions(hole);
+    d.blobs.foreign = Mask(w, h, std::uint8_t{0});
+    d.blobs.refill = Mask(w, h, std::uint8_t{0});
+    Mask& foreign = d.blobs.foreign;
+    for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
+        d.seen.push_back(ring_colours(filled, d.holes, static_cast<int>(r), ring));
+        const SearchRect& box = d.holes.regions[r].box;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (d.holes.label[static_cast<std::size_t>(y) * w + x] ==
+                        static_cast<std::int32_t>(r) &&
+                    d.seen.back()[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] ==
+                        0)
+                    foreign.at(x, y) = 1;
+    }
+    // Candidate blobs: the foreign pixels joined across gaps of `join`, within the hole.
+    Mask joined(w, h, std::uint8_t{0});
+    for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
+        const SearchRect& box = d.holes.regions[r].box;
+        const std::vector<std::uint8_t> close =
+            near(box, join, w, h, [&](const int x, const int y) { return foreign.at(x, y) != 0; });
+        const int cw = box.x1 - box.x0 + 1;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (hole.at(x, y) != 0 &&
+                    close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)] != 0)
+                    joined.at(x, y) = 1;
+    }
+    const HoleRegions candidates = hole_regions(joined);
+    Mask kept(w, h, std::uint8_t{0});
+    for (std::size_t c = 0; c < candidates.regions.size(); ++c) {
+        const SearchRect& box = candidates.regions[c].box;
+        std::int64_t n = 0;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                n += candidates.label[static_cast<std::size_t>(y) * w + x] ==
+                         static_cast<std::int32_t>(c) &&
+                     foreign.at(x, y) != 0;
+        // A clump of foreign pixels, and a piece of the region rather than most of it (a
+        // larger one is a structure whose shades the ring lacks, a window grid's ledge).
+        const std::int32_t region = region_of(candidates, static_cast<int>(c), d.holes);
+        const auto pixels = static_cast<double>(candidates.regions[c].pixels);
+        if (n < kRefillMinForeign ||
+            pixels >
+                kRefillMaxShare *
+                    static_cast<double>(d.holes.regions[static_cast<std::size_t>(region)].pixels))
+            continue;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (candidates.label[static_cast<std::size_t>(y) * w + x] ==
+                    static_cast<std::int32_t>(c))
+                    kept.at(x, y) = 1;
+    }
+    // The refill hole: the kept blobs grown by `grow`, within the hole.
+    for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
+        const SearchRect& box = d.holes.regions[r].box;
+        const std::vector<std::uint8_t> close =
+            near(box, grow, w, h, [&](const int x, const int y) { return kept.at(x, y) != 0; });
+        const int cw = box.x1 - box.x0 + 1;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (hole.at(x, y) != 0 &&
+                    close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)] != 0)
+                    d.blobs.refill.at(x, y) = 1;
+    }
+    d.components = hole_regions(d.blobs.refill);
+    d.blobs.foreign_in_blob = count_foreign(filled, d.holes, d.seen, d.components);
+    return d;
+}
+
+}  // namespace
+
+ForeignBlobs find_foreign_blobs(const ImageView<const Rgba8> filled, const Mask& hole) {
+    return std::move(detect(filled, hole).blobs);
+}
+
+ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
+                          const InpaintImplementation implementation, ImageRgba8 filled,
+                          RefillReport* report) {
+    if (report != nullptr) *report = {};
+    if (!params.refill_foreign || params.method != InpaintMethod::PatchMatch) return filled;
+    // Count first: a large hole (the 1080p case) costs one pass over the mask.
+    std::int64_t pixels = 0;
+    for (int y = 0; y < mask.height() && pixels <= kRefillMaxPixels; ++y) {
+        const std::uint8_t* row = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
+    }
+    if (pixels == 0 || pixels > kRefillMaxPixels) return filled;
+    const Detection d = detect(filled.view(), mask);
+    const std::size_t blobs = d.components.regions.size();
+    if (report != nullptr) {
+        report->blobs = static_cast<int>(blobs);
+        for (const std::int64_t n : d.blobs.foreign_in_blob) report->foreign_before += n;
+        report->foreign_after = report->foreign_before;
+    }
+    if (blobs == 0) return filled;
+    const int w = filled.width(), h = filled.height();
+    if (params.never_sample != nullptr)
+        check_mask_size(params.never_sample->view(), w, h, "the never-sample mask");
+    // Never sampled: the whole original hole (its pixels are a fill, not the picture: a source
+    // there could copy the blob's neighbour, or the blob itself) and what the caller never
+    // samples. The blob's surroundings in the fill are known, so the new patches must agree
+    // with them.
+    Mask never(w, h, std::uint8_t{0});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            never.at(x, y) = mask.at(x, y) != 0 || (params.never_sample != nullptr &&
+                                                    params.never_sample->at(x, y) != 0)
+                                 ? 1
+                                 : 0;
+    InpaintParams again = params;
+    again.never_sample = &never;
+    again.lines = false;
+    again.choose = false;
+    again.refill_foreign = false;
+    again.source_colours = false;
+    ImageRgba8 refilled;
+    try {
+        const std::unique_ptr<Inpainter> filler =
+            make_inpainter(filled.view(), d.blobs.refill, again, implementation);
+        while (!filler->progress().done()) filler->advance(1 << 20);
+        refilled = finished_image(*filler);
+    } catch (const Error& e) {
+        // No complete source patch left (a hole that covers nearly the whole picture): the
+        // fill stays as it was.
+        if (e.code() == ErrorCode::InvalidArgument) return filled;
+        throw;
+    }
+    const std::vector<std::int64_t> after =
+        count_foreign(refilled.view(), d.holes, d.seen, d.components);
+    for (std::size_t b = 0; b < blobs; ++b) {
+        const std::int64_t before = d.blobs.foreign_in_blob[b];
+        if (static_cast<double>(after[b]) > kRefillKeepRatio * static_cast<double>(before))
+            continue;
+        if (report != nullptr) {
+            ++report->kept;
+            report->foreign_after -= before - after[b];
+        }
+        const SearchRect& box = d.components.regions[b].box;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (d.components.label[static_cast<std::size_t>(y) * w + x] ==
+                    static_cast<std::int32_t>(b))
+                    filled.at(x, y) = refilled.at(x, y);
+    }
+    return filled;
+}
+
+}  // namespace lacuna::ops

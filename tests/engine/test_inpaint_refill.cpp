@@ -1,0 +1,188 @@
+// The foreign-blob refill (inpaint_refill.hpp) on real photos with the truth known (the hole is
+// cut where nothing was: the photo is the truth). A piece of an orange (fruits.jpg's pixels)
+// pasted into PatchMatch's fill of a sky is found as one blob of colours the sky's ring lacks,
+// filled again and gone; a clean fill is left byte for byte; a speck is not a blob; pixels
+// outside the hole are never written.
+#include <lacuna/io/image_io.hpp>
+#include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_quality.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+
+using namespace lacuna;
+using namespace lacuna::ops;
+
+namespace {
+
+/// The bench's blob outline (app/cli/inpaint_object_cases.cpp), rasterised by an even-odd test
+/// of pixel centres, then grown by `grow` px as the bench grows its holes.
+Mask blob(const int w, const int h, const int cx, const int cy, const int rx, const int ry,
+          const int grow) {
+    std::vector<std::pair<double, double>> outline;
+    for (int i = 0; i < 72; ++i) {
+        const double a = 2 * std::numbers::pi * i / 72;
+        const double k = 1 + 0.18 * std::sin(3 * a + cx * 0.1) + 0.08 * std::sin(5 * a);
+        outline.emplace_back(std::round(cx + k * rx * std::cos(a)),
+                             std::round(cy + k * ry * std::sin(a)));
+    }
+    Mask m(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            bool inside = false;
+            for (std::size_t i = 0, j = outline.size() - 1; i < outline.size(); j = i++) {
+                const auto [xi, yi] = outline[i];
+                const auto [xj, yj] = outline[j];
+                if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
+                    inside = !inside;
+            }
+            m.at(x, y) = inside ? 1 : 0;
+        }
+    return grow_mask(m.view(), grow);
+}
+
+std::filesystem::path photo(const char* name) {
+    return std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name;
+}
+
+bool same(const ImageRgba8& a, const ImageRgba8& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return false;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (!(a.at(x, y) == b.at(x, y))) return false;
+    return true;
+}
+
+bool same_outside(const ImageRgba8& a, const ImageRgba8& b, const Mask& hole) {
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            if (hole.at(x, y) == 0 && !(a.at(x, y) == b.at(x, y))) return false;
+    return true;
+}
+
+/// The bench's "obj sky blue clouds": home.jpg's sky with its blob hole, and PatchMatch's fill
+/// (the default, without the refill).
+struct Sky {
+    ImageRgba8 truth = io::read_image(photo("home.jpg")).image;
+    Mask hole = blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
+    ImageRgba8 fill = [this] {
+        InpaintParams p;
+        p.refill_foreign = false;
+        return inpaint(truth.view(), hole, p, InpaintImplementation::Fast).image;
+    }();
+};
+
+/// `fill` with a 14 × 12 piece of fruits.jpg's orange slice (at 180, 150 there) pasted at (x, y):
+/// what PatchMatch does when it copies a look-alike object into a hole.
+ImageRgba8 with_piece(const ImageRgba8& fill, const int x, const int y) {
+    const ImageRgba8 fruits = io::read_image(photo("fruits.jpg")).image;
+    ImageRgba8 out = clone(fill.view());
+    for (int j = 0; j < 12; ++j)
+        for (int i = 0; i < 14; ++i) out.at(x + i, y + j) = fruits.at(180 + i, 150 + j);
+    return out;
+}
+
+InpaintParams with_refill() {
+    InpaintParams p;
+    p.refill_foreign = true;
+    return p;
+}
+
+}  // namespace
+
+class TestInpaintRefill : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void a_pasted_piece_is_filled_again() {
+        const Sky sky;
+        const ImageRgba8 bad = with_piece(sky.fill, 170, 90);
+        const double bad_foreign = foreign_content(bad.view(), sky.hole);
+        const double bad_db = lowpass_psnr(bad.view(), sky.truth.view(), sky.hole);
+        QVERIFY2(bad_foreign > 0.03, qPrintable(QString::number(bad_foreign)));
+        RefillReport report;
+        const ImageRgba8 out =
+            refill_foreign(sky.hole, with_refill(), InpaintImplementation::Fast, bad, &report);
+        QCOMPARE(report.blobs, 1);
+        QCOMPARE(report.kept, 1);
+        QVERIFY(report.foreign_before >= 14 * 12 / 2);
+        QVERIFY(report.foreign_after * 10 <= report.foreign_before);
+        QVERIFY(same_outside(out, bad, sky.hole));
+        const double out_foreign = foreign_content(out.view(), sky.hole);
+        const double out_db = lowpass_psnr(out.view(), sky.truth.view(), sky.hole);
+        const double fill_db = lowpass_psnr(sky.fill.view(), sky.truth.view(), sky.hole);
+        qInfo("foreign %.3f -> %.3f; low-pass PSNR %.2f -> %.2f dB (PatchMatch alone %.2f)",
+              bad_foreign, out_foreign, bad_db, out_db, fill_db);
+        QVERIFY(out_foreign <= 0.005);
+        // The sky is back: within a dB of PatchMatch's own fill, far above the pasted one.
+        QVERIFY2(out_db > bad_db + 8.0, qPrintable(QString::number(out_db - bad_db)));
+        QVERIFY2(out_db > fill_db - 1.0, qPrintable(QString::number(out_db - fill_db)));
+    }
+
+    void the_piece_is_one_blob_within_the_hole() {
+        const Sky sky;
+        const ImageRgba8 bad = with_piece(sky.fill, 170, 90);
+        const ForeignBlobs found = find_foreign_blobs(bad.view(), sky.hole);
+        QCOMPARE(static_cast<int>(found.foreign_in_blob.size()), 1);
+        // Most of the piece's pixels have colours the sky's ring lacks; the sky's do not.
+        int foreign_in_piece = 0;
+        for (int j = 0; j < 12; ++j)
+            for (int i = 0; i < 14; ++i) foreign_in_piece += found.foreign.at(170 + i, 90 + j) != 0;
+        QVERIFY(foreign_in_piece >= 14 * 12 / 2);
+        QVERIFY(found.foreign_in_blob[0] >= foreign_in_piece);
+        QVERIFY(found.foreign_in_blob[0] <= foreign_in_piece + 10);
+        // The refilled blob covers the piece and a margin around it, and stays in the hole.
+        int piece_covered = 0, margin_covered = 0, outside = 0;
+        for (int y = 0; y < bad.height(); ++y)
+            for (int x = 0; x < bad.width(); ++x) {
+                if (found.refill.at(x, y) == 0) continue;
+                outside += sky.hole.at(x, y) == 0;
+                const bool in_piece = x >= 170 && x < 184 && y >= 90 && y < 102;
+                piece_covered += in_piece;
+                margin_covered += !in_piece && x >= 170 - kRefillGrow && x < 184 + kRefillGrow &&
+                                  y >= 90 - kRefillGrow && y < 102 + kRefillGrow;
+            }
+        QCOMPARE(piece_covered, 14 * 12);
+        QVERIFY(margin_covered > 0);
+        QCOMPARE(outside, 0);
+        // A clump smaller than kRefillMinForeign foreign pixels is noise, not a blob.
+        ImageRgba8 speck = clone(sky.fill.view());
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) speck.at(170 + i, 90 + j) = Rgba8{230, 120, 20, 255};
+        QVERIFY(find_foreign_blobs(speck.view(), sky.hole).foreign_in_blob.empty());
+    }
+
+    void a_clean_fill_is_left_alone() {
+        const Sky sky;
+        RefillReport report;
+        const ImageRgba8 out =
+            refill_foreign(sky.hole, with_refill(), InpaintImplementation::Fast, sky.fill, &report);
+        QCOMPARE(report.kept, 0);
+        QVERIFY(same(out, sky.fill));
+        // And through ops::inpaint: the option changes nothing here.
+        const InpaintResult full =
+            inpaint(sky.truth.view(), sky.hole, with_refill(), InpaintImplementation::Fast);
+        QVERIFY(same(full.image, sky.fill));
+    }
+
+    void off_or_criminisi_leaves_the_fill() {
+        const Sky sky;
+        const ImageRgba8 bad = with_piece(sky.fill, 170, 90);
+        InpaintParams off;
+        off.refill_foreign = false;
+        RefillReport report;
+        QVERIFY(
+            same(refill_foreign(sky.hole, off, InpaintImplementation::Fast, bad, &report), bad));
+        QCOMPARE(report.blobs, 0);
+        InpaintParams criminisi = with_refill();
+        criminisi.method = InpaintMethod::Criminisi;
+        QVERIFY(same(refill_foreign(sky.hole, criminisi, InpaintImplementation::Fast, bad), bad));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInpaintRefill)
+#include "test_inpaint_refill.moc"
