@@ -303,6 +303,11 @@ class TestInpaintChoice : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, apply_choice(grey, all, before, taken));
         NativeImage small = copy_region(before, {0, 0, 9, 9});
         QVERIFY_THROWS_EXCEPTION(Error, apply_choice(small, {0, 0, 9, 9}, before, taken));
+        // A rectangle that holds only part of the hole: refused, nothing written.
+        const PixelRect part{0, 0, 179, image.height() - 1};
+        NativeImage left = copy_region(before, part);
+        QVERIFY_THROWS_EXCEPTION(Error, apply_choice(left, part, before, taken));
+        QVERIFY(left == copy_region(before, part));
         // Applied: the region's samples are its sources'.
         apply_choice(samples, all, before, taken);
         QCOMPARE(not_from_sources(samples, before, taken.criminisi_sources, hole), std::int64_t{0});

@@ -513,31 +513,51 @@ void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage&
                     "the filled samples do not match the rectangle and the samples");
     const FillSources& from = choice.criminisi_sources;
     const HoleRegions& regions = choice.regions;
-    if (from.width != samples.width() || from.height != samples.height() ||
-        regions.width != samples.width() || regions.height != samples.height())
-        throw Error(ErrorCode::InvalidArgument, "the choice is for another size");
-    const std::size_t bpp = samples.format().bytes_per_pixel();
     const int w = samples.width();
-    const int bw = from.box.x1 - from.box.x0 + 1;
+    if (from.width != w || from.height != samples.height() || regions.width != w ||
+        regions.height != samples.height() || choice.choice.size() != regions.regions.size())
+        throw Error(ErrorCode::InvalidArgument, "the choice is for another size");
+    const SearchRect& fb = from.box;
+    const int bw = fb.x1 - fb.x0 + 1;
+    const auto within = [](const SearchRect& box, const int x0, const int y0, const int x1,
+                           const int y1) {
+        return box.x0 >= x0 && box.y0 >= y0 && box.x1 <= x1 && box.y1 <= y1;
+    };
+    // Every pixel of a region lies in its box: checked box by box before anything is written,
+    // so `filled` is left as it was on bad input.
     for (std::size_t r = 0; r < regions.regions.size(); ++r) {
-        if (choice.choice.at(r) != 1) continue;
+        if (choice.choice[r] != 1) continue;
         const SearchRect& box = regions.regions[r].box;
-        for (int y = box.y0; y <= box.y1; ++y)
-            for (int x = box.x0; x <= box.x1; ++x) {
-                if (regions.label[static_cast<std::size_t>(y) * w + x] !=
-                    static_cast<std::int32_t>(r))
-                    continue;
-                if (x < rect.x0 || x > rect.x1 || y < rect.y0 || y > rect.y1)
-                    throw Error(ErrorCode::InvalidArgument,
-                                "the rectangle does not hold the fill's hole");
-                // Every hole pixel lies in the sources' box and Criminisi filled it.
-                const std::int32_t s = from.index.at(
-                    static_cast<std::size_t>(y - from.box.y0) * bw + (x - from.box.x0));
-                if (s < 0) throw Error(ErrorCode::InvalidArgument, "a hole pixel has no source");
-                std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
-                            samples.row(s / w) + bpp * (s % w), bpp);
-            }
+        if (!within(box, rect.x0, rect.y0, rect.x1, rect.y1))
+            throw Error(ErrorCode::InvalidArgument, "the rectangle does not hold the fill's hole");
+        if (!within(box, fb.x0, fb.y0, fb.x1, fb.y1) ||
+            from.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
+            throw Error(ErrorCode::InvalidArgument, "Criminisi's sources do not cover the hole");
     }
+    const auto source_of = [&](const int x, const int y) {
+        return from.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
+    };
+    const auto each_chosen = [&](const auto& visit) {
+        for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+            if (choice.choice[r] != 1) continue;
+            const SearchRect& box = regions.regions[r].box;
+            for (int y = box.y0; y <= box.y1; ++y)
+                for (int x = box.x0; x <= box.x1; ++x)
+                    if (regions.label[static_cast<std::size_t>(y) * w + x] ==
+                        static_cast<std::int32_t>(r))
+                        visit(x, y, source_of(x, y));
+        }
+    };
+    const std::int64_t n = static_cast<std::int64_t>(w) * samples.height();
+    each_chosen([&](int, int, const std::int32_t s) {
+        if (s < 0 || s >= n)
+            throw Error(ErrorCode::InvalidArgument, "a hole pixel of the choice has no source");
+    });
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    each_chosen([&](const int x, const int y, const std::int32_t s) {
+        std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
+                    samples.row(s / w) + bpp * (s % w), bpp);
+    });
 }
 
 std::string choice_note(const FillChoice& choice) {
