@@ -16,8 +16,10 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
         throw Error(ErrorCode::InvalidArgument,
                     "this image holds " + describe(samples.format()) +
                         " samples: they are filled by PatchMatch, which decides on every bit of "
-                        "them and moves them from its sources; Criminisi blends patches at 8 bits "
-                        "(use --method patchmatch, or convert to an 8-bit photo first)");
+                        "them and moves them from its sources; Criminisi alone would choose its "
+                        "patches on the 8-bit view (use --method patchmatch, which still takes "
+                        "Criminisi's fill per region where it wins, or convert to an 8-bit photo "
+                        "first)");
     // The hole, the valid sources and the coarse levels come from the 8-bit proxy; every
     // distance and vote from the 16-bit decision image of the same range.
     const CarvingProxy proxy = carving_proxy(samples);
