@@ -321,9 +321,10 @@ void Document::replace_from_device(const DeviceImage<Rgba8>& pixels) {
 
 std::string measurement_refusal(const Document& document) {
     return "This document holds " + describe(document.format()) +
-           " samples: object removal fills them by PatchMatch, whose fill takes every pixel from "
-           "one source pixel, so the stored values can follow. Choose PatchMatch, or Image ▸ "
-           "Convert to 8-bit Photo to fill a copy by Criminisi.";
+           " samples: object removal fills them by PatchMatch, which decides on every bit of "
+           "them (Criminisi alone would decide on the 8-bit view; PatchMatch's fill still takes "
+           "Criminisi's per region where it wins). Choose PatchMatch, or Image ▸ Convert to "
+           "8-bit Photo to fill a copy by Criminisi.";
 }
 
 }  // namespace lacuna::session

@@ -373,8 +373,8 @@ bool RemoveObjectTool::start_fill() {
                               ? &document.mask(MaskLayer::NeverSample)
                               : nullptr;
     choice_hole_.reset();
-    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
-        params.choose && !skip_choice_ && covered.pixels <= ops::kChoiceMaxPixels)
+    if (params.method == ops::InpaintMethod::PatchMatch && params.choose && !skip_choice_ &&
+        covered.pixels <= ops::kChoiceMaxPixels)
         choice_hole_ = clone(hole.view());
     refill_hole_.reset();
     if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
@@ -536,22 +536,28 @@ void RemoveObjectTool::restore_before() {
     session_.frame_changed();
 }
 
-// The per-region choice after the blend, as ops::inpaint makes it: the picture before the fill
-// is the document with the box's old pixels put back; Criminisi fills it on the CPU (its CUDA
-// fill is the same bytes) and the regions it wins are written into the box.
+// The picture before the fill is the document with the box's old pixels put back (for a
+// measurement, its proxy: what the fill was prepared on).
+RemoveObjectTool::ChoiceInput RemoveObjectTool::take_choice_input() {
+    Document& document = session_.document();
+    ChoiceInput in{clone(document.pixels().view()), fill_params_, std::move(*choice_hole_)};
+    choice_hole_.reset();
+    paste_region(in.before, fill_rect_, before_pixels_);
+    in.params.never_sample = document.mask_painted(MaskLayer::NeverSample)
+                                 ? &document.mask(MaskLayer::NeverSample)
+                                 : nullptr;
+    return in;
+}
+
+// The per-region choice after the blend, as ops::inpaint makes it: Criminisi fills the picture
+// before the fill on the CPU (its CUDA fill is the same bytes) and the regions it wins are
+// written into the box.
 void RemoveObjectTool::choose_between_fills() {
     Document& document = session_.document();
-    const Mask hole = std::move(*choice_hole_);
-    choice_hole_.reset();
-    ImageRgba8 before = clone(document.pixels().view());
-    paste_region(before, fill_rect_, before_pixels_);
-    ops::InpaintParams params = fill_params_;
-    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
-                              ? &document.mask(MaskLayer::NeverSample)
-                              : nullptr;
+    const ChoiceInput in = take_choice_input();
     std::vector<int> chosen;
     const ImageRgba8 result =
-        ops::choose_fill(before.view(), hole, params, ops::InpaintImplementation::Fast,
+        ops::choose_fill(in.before.view(), in.hole, in.params, ops::InpaintImplementation::Fast,
                          clone(document.pixels().view()), &chosen);
     criminisi_regions_ = static_cast<int>(std::count(chosen.begin(), chosen.end(), 1));
     choice_regions_ = static_cast<int>(chosen.size());
@@ -574,6 +580,20 @@ void RemoveObjectTool::refill_foreign_blobs() {
                                                   clone(document.pixels().view()), &report);
     refilled_blobs_ = report.kept;
     if (report.kept > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+}
+
+// A measurement's choice, as ops::inpaint of samples makes it: decided on the proxy from the
+// sources that moved the samples, and the regions Criminisi wins take the samples of its
+// sources (the document's samples are still those before the fill).
+void RemoveObjectTool::choose_between_sources(const ops::FillSources& sources,
+                                              NativeImage& filled) {
+    Document& document = session_.document();
+    const ChoiceInput in = take_choice_input();
+    const ops::FillChoice choice = ops::choose_sources(in.before.view(), in.hole, in.params,
+                                                       ops::InpaintImplementation::Fast, sources);
+    ops::apply_choice(filled, fill_rect_, document.samples(), choice);
+    criminisi_regions_ = choice.criminisi_regions();
+    choice_regions_ = static_cast<int>(choice.choice.size());
 }
 
 void RemoveObjectTool::finish() {
@@ -618,16 +638,20 @@ void RemoveObjectTool::finish() {
             return;
     }
     criminisi_regions_ = choice_regions_ = 0;
-    if (choice_hole_ && !session_.guarded([&] { choose_between_fills(); })) return;
+    if (choice_hole_ && !sources && !session_.guarded([&] { choose_between_fills(); })) return;
     refilled_blobs_ = 0;
     if (refill_hole_ && !session_.guarded([&] { refill_foreign_blobs(); })) return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
         // of the whole samples, 64 MB each for a 4096² float field, were made here before).
-        document.write_samples(fill_rect_,
-                               ops::blend_samples_region(document.samples(), hole_, *sources,
-                                                         document.proxy_range(), fill_rect_));
+        NativeImage filled = ops::blend_samples_region(document.samples(), hole_, *sources,
+                                                       document.proxy_range(), fill_rect_);
+        // Then the per-region choice, before the samples are written (it reads them as they
+        // were).
+        if (choice_hole_ && !session_.guarded([&] { choose_between_sources(*sources, filled); }))
+            return;
+        document.write_samples(fill_rect_, filled);
     }
     document.clear_mask(MaskLayer::Fill, fill_rect_);
     Edit edit;

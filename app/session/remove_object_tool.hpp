@@ -8,6 +8,7 @@
 #include "tool.hpp"
 
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -169,6 +170,18 @@ class RemoveObjectTool final : public Tool {
     /// finish()'s step after the choice when the refill-foreign parameter is on
     /// (ops::refill_foreign).
     void refill_foreign_blobs();
+    /// The same for a measurement, before its samples are written: the choice made on the
+    /// proxy (ops::choose_sources) from the fill's `sources`, applied to `filled` (the fill's
+    /// rectangle of samples, moved and blended) as ops::inpaint of samples applies it.
+    void choose_between_sources(const ops::FillSources& sources, NativeImage& filled);
+    /// What the choice compares with: the picture (the proxy, for a measurement) before the
+    /// fill, the fill's parameters with the document's never-sample area, and the whole hole.
+    struct ChoiceInput {
+        ImageRgba8 before;
+        ops::InpaintParams params;
+        Mask hole;
+    };
+    ChoiceInput take_choice_input();
 
     std::unique_ptr<ops::Inpainter> filler_;
     ops::DeviceInpainter* device_filler_ = nullptr;  ///< filler_ when it works on the device
@@ -179,9 +192,9 @@ class RemoveObjectTool final : public Tool {
     // Measurement documents: the hole and patch radius the fill ran with (its final vote's
     // sources are recomputed from them), and the stored samples of the box before.
     Mask hole_;
-    // An 8-bit PatchMatch fill of a hole small enough for the per-region choice
-    // (ops::choose_fill): the whole hole, so finish() compares with Criminisi as ops::inpaint
-    // does; empty otherwise.
+    // A PatchMatch fill of a hole small enough for the per-region choice (ops::choose_fill;
+    // ops::choose_sources for a measurement): the whole hole, so finish() compares with
+    // Criminisi as ops::inpaint does; empty otherwise.
     std::optional<Mask> choice_hole_;
     // What the last choice did, for the fill's message: regions that took Criminisi's fill, of all.
     int criminisi_regions_ = 0;

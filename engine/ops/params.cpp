@@ -140,9 +140,10 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .min = 0,
          .max = 1,
          .step = 1,
-         .help = "patchmatch on pictures, holes up to 16384 pixels: fill with criminisi too and "
-                 "keep, per connected region, criminisi's fill where patchmatch's brings many "
-                 "colours the surroundings lack and criminisi's almost none"}),
+         .help = "patchmatch, holes up to 16384 pixels: fill with criminisi too and keep, per "
+                 "connected region, criminisi's fill where patchmatch's brings many colours the "
+                 "surroundings lack and criminisi's almost none (measurements: decided on the "
+                 "8-bit proxy, criminisi's sources' samples kept)"}),
     field<&InpaintParams::refill_foreign>(
         {.name = "refill-foreign",
          .label = "Refill foreign blobs",

@@ -8,6 +8,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/transfer_stats.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 
 #include "../engine/inpaint_test_util.hpp"
 #include "../engine/ppm.hpp"
@@ -65,6 +66,11 @@ void expect_same_fill(const ImageRgba8& image, const Mask& mask, const InpaintPa
     QCOMPARE(cuda->progress().filled, fast->progress().filled);
     QCOMPARE(compare_histories(fast->history(), cuda->history()), QString());
     QCOMPARE(compare_images(fast->image(), cuda->image()), QString());
+    // The source map (what the measurement fill's choice moves samples by) is the same, and
+    // applied to the input it is the CUDA filler's image.
+    const FillSources sources = criminisi_sources(*cuda);
+    QVERIFY(sources == criminisi_sources(*fast));
+    QCOMPARE(compare_images(fill_from_sources(image.view(), sources), cuda->image()), QString());
 }
 
 /// What the editor holds for a fill: a painted coverage (0..255; the hole is coverage >= 128)

@@ -1,11 +1,12 @@
 // Exemplar-based inpainting on the CPU: the reference's decisions checked independently (the
 // target is the front pixel of highest priority, the source has the least SSD), structure and
 // periodic texture reconstructed exactly, the exact composite, the fast filler against the
-// reference on real photos at odd sizes, the step API, and bad input.
+// reference on real photos at odd sizes, the fill as a source map, the step API, and bad input.
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/kernels/inpaint_terms.h>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 
 #include "inpaint_test_util.hpp"
 
@@ -314,6 +315,7 @@ class TestInpaint : public QObject {
         while (!fast->progress().done()) fast->advance(7);
         QCOMPARE(compare_histories(reference->history(), fast->history()), QString());
         QCOMPARE(compare_images(reference->image(), fast->image()), QString());
+        QVERIFY(criminisi_sources(*reference) == criminisi_sources(*fast));
         QCOMPARE(changed_outside(input, fast->image(), mask), std::int64_t{0});
         if (never) {
             // No source pixel came from the never-sample area.
@@ -324,6 +326,61 @@ class TestInpaint : public QObject {
                         QCOMPARE(never_mask.at(c.source % w + dx, c.source / w + dy),
                                  std::uint8_t{0});
         }
+    }
+
+    // Criminisi copies whole pixels, so its fill is a source map (criminisi_sources): applied
+    // to the input it gives the filler's image exactly, part way and at the end; every hole
+    // pixel has a source, a known pixel outside the never-sample area; nothing else has one.
+    void sources_reproduce_the_fill_data() { fast_matches_reference_data(); }
+    void sources_reproduce_the_fill() {
+        QFETCH(QString, image);
+        QFETCH(int, x0);
+        QFETCH(int, y0);
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, patch);
+        QFETCH(QString, search);
+        QFETCH(bool, coherence);
+        QFETCH(bool, never);
+        const ImageRgba8 input = crop(photo(image.toUtf8().constData()), x0, y0, w, h);
+        const Mask mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
+        const Mask never_mask = never_sample_spot(w, h);
+        InpaintParams params = criminisi_params();
+        params.patch = patch;
+        params.coherence = coherence;
+        params.never_sample = never ? &never_mask : nullptr;
+        QVERIFY(parse_inpaint_search(search.toStdString(), params));
+        const auto fast = make_inpainter(input.view(), mask, params, InpaintImplementation::Fast);
+        const auto count = [](const FillSources& s) {
+            return std::count_if(s.index.begin(), s.index.end(), [](auto i) { return i >= 0; });
+        };
+        fast->advance(5);
+        const FillSources partial = criminisi_sources(*fast);
+        QCOMPARE(count(partial), fast->progress().filled);
+        QCOMPARE(compare_images(fill_from_sources(input.view(), partial), fast->image()),
+                 QString());
+        while (!fast->progress().done()) fast->advance(1 << 20);
+        const FillSources sources = criminisi_sources(*fast);
+        QCOMPARE(compare_images(fill_from_sources(input.view(), sources), fast->image()),
+                 QString());
+        QVERIFY(sources.box == fast->problem().hole_box);
+        QCOMPARE(static_cast<std::int64_t>(count(sources)), count_selected(mask.view()));
+        const int bw = sources.box.x1 - sources.box.x0 + 1;
+        for (int y = sources.box.y0; y <= sources.box.y1; ++y)
+            for (int x = sources.box.x0; x <= sources.box.x1; ++x) {
+                const std::int32_t s =
+                    sources.index[std::size_t((y - sources.box.y0) * bw + x - sources.box.x0)];
+                QCOMPARE(s >= 0, mask.at(x, y) != 0);
+                if (s < 0) continue;
+                QCOMPARE(mask.at(s % w, s / w), std::uint8_t{0});
+                if (never) QCOMPARE(never_mask.at(s % w, s / w), std::uint8_t{0});
+            }
+        // Only a Criminisi fill is a source map; sources of another size are refused.
+        const auto patchmatch =
+            make_inpainter(input.view(), mask, InpaintParams{}, InpaintImplementation::Fast);
+        QVERIFY_THROWS_EXCEPTION(Error, (void)criminisi_sources(*patchmatch));
+        const ImageRgba8 small = crop(input, 0, 0, w - 1, h);
+        QVERIFY_THROWS_EXCEPTION(Error, (void)fill_from_sources(small.view(), sources));
     }
 
     void step_api_reports_progress_and_cancels() {

@@ -6,12 +6,16 @@
 // fifth of the hole), with it the hole gets the wall's own colours. The prior never
 // takes away a source patch that lies in the hole's surroundings, nor one of a foreign region
 // that reaches the hole (structure continuing into it), and every backend sees the same
-// sources because prepare_inpaint applies it (the 16-bit measurement fill included).
+// sources because prepare_inpaint applies it (the 16-bit measurement fill included). Without the
+// prior, the per-region choice takes Criminisi for this hole, in the 16-bit fill as in the
+// picture's.
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/inpaint_sources.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QtTest>
 
@@ -136,6 +140,50 @@ class TestInpaintSources : public QObject {
             QVERIFY(after < 0.01);
             QVERIFY(foreign_after < 0.02);
         }
+    }
+
+    // The look-alike PatchMatch pastes is foreign colour to the per-region choice (on by
+    // default; off in the other tests): the picture's fill and the 16-bit measurement's (the
+    // scene's levels as 1000 + 200 × level) both take Criminisi for the hole, and the
+    // measurement's hole then holds exactly the samples of Criminisi's sources on its proxy.
+    void measurement_choice_takes_criminisi_over_the_look_alike() {
+        const ImageRgba8 image = scene();
+        const Mask hole = hole_mask();
+        NativeImage samples(kW, kH, PixelFormat{SampleType::U16, 3});
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                const Rgba8 p = image.at(x, y);
+                samples.set_sample(x, y, 0, 1000.0 + 200.0 * p.r);
+                samples.set_sample(x, y, 1, 1000.0 + 200.0 * p.g);
+                samples.set_sample(x, y, 2, 1000.0 + 200.0 * p.b);
+            }
+        InpaintParams p = params(false);
+        p.choose = true;
+        const auto noted = [](const std::vector<std::string>& notes) {
+            return std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+                return n.find("1 of 1 hole regions filled by Criminisi") != std::string::npos;
+            });
+        };
+        QVERIFY(noted(inpaint(image.view(), hole, p, InpaintImplementation::Fast).notes));
+        const NativeInpaintResult chosen = inpaint(samples, hole, p, InpaintImplementation::Fast);
+        QVERIFY(noted(chosen.notes));
+        const CarvingProxy proxy = carving_proxy(samples);
+        InpaintParams criminisi = p;
+        criminisi.method = InpaintMethod::Criminisi;
+        const auto filler =
+            make_inpainter(proxy.image.view(), hole, criminisi, InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(1 << 20);
+        QVERIFY(fill_from_sources(samples, criminisi_sources(*filler)) == chosen.samples);
+        // The look-alike is gone from the hole (it was a fifth of it without the choice).
+        const auto share = [&](const NativeImage& filled) {
+            return object_share(carving_proxy(filled, proxy.raw_lo, proxy.raw_hi).image, hole);
+        };
+        const double before =
+            share(inpaint(samples, hole, params(false), InpaintImplementation::Fast).samples);
+        const double after = share(chosen.samples);
+        qInfo("16-bit, the choice: look-alike's colours in the hole %.3f -> %.3f", before, after);
+        QVERIFY(before > 0.15);
+        QVERIFY(after < 0.01);
     }
 
     void measurement_fill_takes_the_same_sources() {

@@ -770,6 +770,47 @@ class TestSession : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(plain.image.view(), engine.image.view()));
     }
 
+    // The same board as a 16-bit measurement whose samples all need more than 8 bits (1000 +
+    // 200 × level): the editor's fill, run batch by batch, makes the same choice on the proxy,
+    // ends with ops::inpaint's samples (Criminisi's sources' samples in the hole, unblended) and
+    // says so; undo puts the samples back.
+    void measurement_fill_message_says_when_criminisi_was_chosen() {
+        const std::filesystem::path board = "/usr/share/doc/opencv-doc/examples/data/board.jpg";
+        if (!std::filesystem::exists(board))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const ImageRgba8 picture = io::read_image(board).image;
+        NativeImage samples(picture.width(), picture.height(), {SampleType::U16, 3});
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = 0; x < picture.width(); ++x) {
+                const Rgba8 p = picture.at(x, y);
+                samples.set_sample(x, y, 0, 1000 + 200 * p.r);
+                samples.set_sample(x, y, 1, 1000 + 200 * p.g);
+                samples.set_sample(x, y, 2, 1000 + 200 * p.b);
+            }
+        session::Session s(false);
+        s.open_measurement({samples}, {});
+        s.select(session::ToolKind::RemoveObject);
+        Mask hole(picture.width(), picture.height(), 0);
+        for (int y = 0; y < hole.height(); ++y)
+            for (int x = 0; x < hole.width(); ++x) {
+                const double dx = (x - 450) / 42.0, dy = (y - 350) / 38.0;
+                hole.at(x, y) = dx * dx + dy * dy <= 1 ? 255 : 0;
+            }
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const std::string said = s.remove_object().message();
+        QVERIFY2(said.find("Criminisi in 1 of 1 region") != std::string::npos, said.c_str());
+        const ops::NativeInpaintResult engine = ops::inpaint(
+            samples, hole, s.remove_object().fill_params(), ops::InpaintImplementation::Fast);
+        QVERIFY(std::any_of(engine.notes.begin(), engine.notes.end(), [](const std::string& n) {
+            return n.find("filled by Criminisi") != std::string::npos;
+        }));
+        QVERIFY(s.document().samples() == engine.samples);
+        QVERIFY(s.undo());
+        QVERIFY(s.document().samples() == samples);
+    }
+
     // A small stroke in a large picture: the tool reads the coverage once and prepares the fill
     // over the stroke's box only; the fill still ends exactly as the engine's on the whole
     // picture (photo: ops::inpaint's blended image; measurement: the sources moved and blended
@@ -1082,7 +1123,8 @@ class TestSession : public QObject {
         // PatchMatch decides on the 16-bit decision image; its final vote's sources move the
         // stored samples, which are then blended in the gradient domain in their own values. An
         // 8-bit measurement and its ×257 16-bit copy have the same decision image, so they take
-        // the same sources and blend alike (up to each type's rounding).
+        // the same sources and blend alike (up to each type's rounding). The per-region choice
+        // is left out here (it takes Criminisi on this hole: the next test).
         constexpr int w = 120, h = 90;
         NativeImage bytes(w, h, {SampleType::U8, 1});
         for (int y = 0; y < h; ++y)
@@ -1096,6 +1138,9 @@ class TestSession : public QObject {
             session::Session s(false);
             s.open_measurement({*samples}, {});
             s.select(session::ToolKind::RemoveObject);
+            ops::InpaintParams patchmatch;
+            patchmatch.choose = false;
+            s.remove_object().set_fill_params(patchmatch);
             s.remove_object().set_brush({14, 1.0, false});
             stroke(*s.active_tool(), {{50, 40}, {70, 48}});
             const Mask coverage = clone(s.document().mask(MaskLayer::Fill).view());
@@ -1134,6 +1179,54 @@ class TestSession : public QObject {
                 QVERIFY2(
                     std::abs(filled[1].sample(x, y, 0) - 257 * filled[0].sample(x, y, 0)) <= 128,
                     qPrintable(QString("%1,%2").arg(x).arg(y)));
+    }
+
+    // The same checkerboard hole with the per-region choice (the default): the blended
+    // PatchMatch fill brings greys the squares around it lack, so the region takes Criminisi,
+    // on the 8-bit measurement and its ×257 copy alike. The editor ends with ops::inpaint's
+    // samples, every hole sample that of its Criminisi source, and says so.
+    void measurement_fill_takes_criminisi_as_a_picture_would() {
+        constexpr int w = 120, h = 90;
+        NativeImage bytes(w, h, {SampleType::U8, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                bytes.set_sample(x, y, 0, 40 + ((x / 6 + y / 6) % 2) * 120 + (x * y) % 13);
+        NativeImage deep(w, h, {SampleType::U16, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
+        std::vector<NativeImage> filled;
+        for (const NativeImage* samples : {&bytes, &deep}) {
+            session::Session s(false);
+            s.open_measurement({*samples}, {});
+            s.select(session::ToolKind::RemoveObject);
+            s.remove_object().set_brush({14, 1.0, false});
+            stroke(*s.active_tool(), {{50, 40}, {70, 48}});
+            Mask hole(w, h, 0);
+            const Mask& coverage = s.document().mask(MaskLayer::Fill);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+            QVERIFY(s.remove_object().start_fill());
+            while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+            const std::string said = s.remove_object().message();
+            qInfo("%s", said.c_str());
+            QVERIFY2(said.find("Criminisi in 1 of 1 region") != std::string::npos, said.c_str());
+            const ops::NativeInpaintResult engine = ops::inpaint(
+                *samples, hole, s.remove_object().fill_params(), ops::InpaintImplementation::Fast);
+            QVERIFY(s.document().samples() == engine.samples);
+            // Criminisi's fill of the proxy, as sources: the hole's samples are theirs.
+            ops::InpaintParams criminisi;
+            criminisi.method = ops::InpaintMethod::Criminisi;
+            const auto filler = ops::make_inpainter(ops::carving_proxy(*samples).image.view(), hole,
+                                                    criminisi, ops::InpaintImplementation::Fast);
+            while (!filler->progress().done()) filler->advance(1 << 20);
+            const ops::FillSources sources = ops::criminisi_sources(*filler);
+            QVERIFY(ops::fill_from_sources(*samples, sources) == engine.samples);
+            filled.push_back(s.document().samples());
+        }
+        // Copies, not blends: the ×257 copy's samples are exactly 257 × the 8-bit ones.
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                QCOMPARE(filled[1].sample(x, y, 0), 257 * filled[0].sample(x, y, 0));
     }
 
     // Document::write_samples converts only the written rectangle when the finite range is

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace lacuna::ops {
@@ -394,31 +395,176 @@ ImageRgba8 compose_fills(const std::vector<const ImageRgba8*>& candidates,
 
 namespace lacuna::ops {
 
-ImageRgba8 choose_fill(const ImageView<const Rgba8> image, const Mask& mask,
-                       const InpaintParams& params, const InpaintImplementation implementation,
-                       ImageRgba8 filled, std::vector<int>* chosen) {
-    if (chosen != nullptr) chosen->clear();
-    if (!params.choose || params.method != InpaintMethod::PatchMatch) return filled;
+FillSources criminisi_sources(const Inpainter& criminisi) {
+    const InpaintProblem& problem = criminisi.problem();
+    if (problem.method != InpaintMethod::Criminisi)
+        throw Error(ErrorCode::InvalidArgument, "only a Criminisi fill copies whole patches");
+    const int w = problem.image.width(), h = problem.image.height();
+    const SearchRect& box = problem.hole_box;
+    FillSources out{w, h, box, {}};
+    if (problem.hole_pixels == 0) {
+        out.box = {w, h, -1, -1};
+        return out;
+    }
+    const int bw = box.x1 - box.x0 + 1;
+    out.index.assign(static_cast<std::size_t>(bw) * (box.y1 - box.y0 + 1), -1);
+    // FillState::fill's rule (the CUDA filler's is the same; their histories and bytes are
+    // tested equal): the source patch goes into the target patch's pixels that are neither
+    // known nor filled yet, each taking the pixel at the same offset from the source centre.
+    // Hole pixels are exactly the unknown ones, and all lie in the hole's box.
+    const int r = problem.radius;
+    for (const PatchChoice& c : criminisi.history()) {
+        const int tx = c.target % w, ty = c.target / w;
+        for (int dy = -r; dy <= r; ++dy)
+            for (int dx = -r; dx <= r; ++dx) {
+                const int x = tx + dx, y = ty + dy;
+                if (x < 0 || y < 0 || x >= w || y >= h || problem.hole.at(x, y) == 0) continue;
+                std::int32_t& s =
+                    out.index[static_cast<std::size_t>(y - box.y0) * bw + (x - box.x0)];
+                if (s < 0) s = c.source + dy * w + dx;
+            }
+    }
+    return out;
+}
+
+ImageRgba8 fill_from_sources(const ImageView<const Rgba8> image, const FillSources& sources) {
+    const SearchRect& b = sources.box;
+    const int bw = b.x1 - b.x0 + 1;
+    if (sources.width != image.width || sources.height != image.height ||
+        (b.x1 >= b.x0 &&
+         (b.x0 < 0 || b.y0 < 0 || b.x1 >= image.width || b.y1 >= image.height ||
+          sources.index.size() != static_cast<std::size_t>(bw) * (b.y1 - b.y0 + 1))))
+        throw Error(ErrorCode::InvalidArgument, "the sources do not match the image");
+    ImageRgba8 out = clone(image);
+    const auto n = static_cast<std::int64_t>(image.width) * image.height;
+    for (int y = b.y0; y <= b.y1; ++y)
+        for (int x = b.x0; x <= b.x1; ++x) {
+            const std::int32_t s =
+                sources.index[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)];
+            if (s < 0) continue;
+            if (s >= n) throw Error(ErrorCode::InvalidArgument, "a source lies outside the image");
+            out.at(x, y) = image.row(s / image.width)[s % image.width];
+        }
+    return out;
+}
+
+bool choice_runs(const Mask& mask, const InpaintParams& params) {
+    if (!params.choose || params.method != InpaintMethod::PatchMatch) return false;
     // Count first: a large hole (the 1080p case) costs one pass over the mask, not a labelling.
     std::int64_t pixels = 0;
     for (int y = 0; y < mask.height() && pixels <= kChoiceMaxPixels; ++y) {
         const std::uint8_t* row = mask.row(y);
         for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
     }
-    if (pixels == 0 || pixels > kChoiceMaxPixels) return filled;
-    const HoleRegions regions = hole_regions(mask);
+    return pixels > 0 && pixels <= kChoiceMaxPixels;
+}
+
+int FillChoice::criminisi_regions() const {
+    return static_cast<int>(std::count(choice.begin(), choice.end(), 1));
+}
+
+FillChoice choose_regions(const ImageView<const Rgba8> image, const Mask& mask,
+                          const InpaintParams& params, const InpaintImplementation implementation,
+                          const ImageRgba8& filled) {
+    FillChoice out;
+    if (!choice_runs(mask, params)) return out;
+    out.regions = hole_regions(mask);
     // Criminisi on the same hole, same patch, window and never-sample area: the same problem.
     InpaintParams criminisi = params;
     criminisi.method = InpaintMethod::Criminisi;
     const std::unique_ptr<Inpainter> other = make_inpainter(image, mask, criminisi, implementation);
     while (!other->progress().done()) other->advance(1 << 20);
-    const ImageRgba8 alternative = other->image();
-    const std::vector<const ImageRgba8*> candidates{&filled, &alternative};
-    const std::vector<int> choice = choose_fills(score_fills(candidates, regions));
-    if (chosen != nullptr) *chosen = choice;
-    if (std::all_of(choice.begin(), choice.end(), [](const int k) { return k == 0; }))
-        return filled;
-    return compose_fills(candidates, regions, choice);
+    out.criminisi = other->image();
+    out.criminisi_sources = criminisi_sources(*other);
+    const std::vector<const ImageRgba8*> candidates{&filled, &out.criminisi};
+    out.choice = choose_fills(score_fills(candidates, out.regions));
+    return out;
+}
+
+ImageRgba8 choose_fill(const ImageView<const Rgba8> image, const Mask& mask,
+                       const InpaintParams& params, const InpaintImplementation implementation,
+                       ImageRgba8 filled, std::vector<int>* chosen) {
+    const FillChoice choice = choose_regions(image, mask, params, implementation, filled);
+    if (chosen != nullptr) *chosen = choice.choice;
+    if (choice.criminisi_regions() == 0) return filled;
+    return compose_fills({&filled, &choice.criminisi}, choice.regions, choice.choice);
+}
+
+FillChoice choose_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
+                          const InpaintParams& params, const InpaintImplementation implementation,
+                          const FillSources& patchmatch) {
+    if (!choice_runs(mask, params)) return {};
+    // What ops::inpaint's PatchMatch shows for these sources: its final vote copies the
+    // proxy's pixels at them (patchmatch_sources reproduces it exactly), then finished_image
+    // blends with the same sources.
+    Mask hole(mask.width(), mask.height(), 0);
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x) hole.at(x, y) = mask.at(x, y) != 0 ? 1 : 0;
+    const ImageRgba8 filled = blend_fill(fill_from_sources(proxy, patchmatch), hole, patchmatch);
+    return choose_regions(proxy, mask, params, implementation, filled);
+}
+
+void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                  const FillChoice& choice) {
+    if (choice.criminisi_regions() == 0) return;
+    if (filled.width() != rect.width() || filled.height() != rect.height() ||
+        !(filled.format() == samples.format()))
+        throw Error(ErrorCode::InvalidArgument,
+                    "the filled samples do not match the rectangle and the samples");
+    const FillSources& from = choice.criminisi_sources;
+    const HoleRegions& regions = choice.regions;
+    const int w = samples.width();
+    if (from.width != w || from.height != samples.height() || regions.width != w ||
+        regions.height != samples.height() || choice.choice.size() != regions.regions.size())
+        throw Error(ErrorCode::InvalidArgument, "the choice is for another size");
+    const SearchRect& fb = from.box;
+    const int bw = fb.x1 - fb.x0 + 1;
+    const auto within = [](const SearchRect& box, const int x0, const int y0, const int x1,
+                           const int y1) {
+        return box.x0 >= x0 && box.y0 >= y0 && box.x1 <= x1 && box.y1 <= y1;
+    };
+    // Every pixel of a region lies in its box: checked box by box before anything is written,
+    // so `filled` is left as it was on bad input.
+    for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+        if (choice.choice[r] != 1) continue;
+        const SearchRect& box = regions.regions[r].box;
+        if (!within(box, rect.x0, rect.y0, rect.x1, rect.y1))
+            throw Error(ErrorCode::InvalidArgument, "the rectangle does not hold the fill's hole");
+        if (!within(box, fb.x0, fb.y0, fb.x1, fb.y1) ||
+            from.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
+            throw Error(ErrorCode::InvalidArgument, "Criminisi's sources do not cover the hole");
+    }
+    const auto source_of = [&](const int x, const int y) {
+        return from.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
+    };
+    const auto each_chosen = [&](const auto& visit) {
+        for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+            if (choice.choice[r] != 1) continue;
+            const SearchRect& box = regions.regions[r].box;
+            for (int y = box.y0; y <= box.y1; ++y)
+                for (int x = box.x0; x <= box.x1; ++x)
+                    if (regions.label[static_cast<std::size_t>(y) * w + x] ==
+                        static_cast<std::int32_t>(r))
+                        visit(x, y, source_of(x, y));
+        }
+    };
+    const std::int64_t n = static_cast<std::int64_t>(w) * samples.height();
+    each_chosen([&](int, int, const std::int32_t s) {
+        if (s < 0 || s >= n)
+            throw Error(ErrorCode::InvalidArgument, "a hole pixel of the choice has no source");
+    });
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    each_chosen([&](const int x, const int y, const std::int32_t s) {
+        std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
+                    samples.row(s / w) + bpp * (s % w), bpp);
+    });
+}
+
+std::string choice_note(const FillChoice& choice) {
+    const int taken = choice.criminisi_regions();
+    if (taken == 0) return {};
+    return std::to_string(taken) + " of " + std::to_string(choice.choice.size()) +
+           " hole regions filled by Criminisi (it scored clearly better there)";
 }
 
 }  // namespace lacuna::ops

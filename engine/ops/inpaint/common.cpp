@@ -261,17 +261,16 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     // hole, compared per region with Criminisi's fill (choose_fill).
     ImageRgba8 finished = finished_image(*filler);
     std::vector<std::string> notes = filler->problem().notes;
-    std::vector<int> chosen;
-    finished = choose_fill(image, mask, params, implementation, std::move(finished), &chosen);
+    const FillChoice choice = choose_regions(image, mask, params, implementation, finished);
+    if (choice.criminisi_regions() > 0) {
+        finished = compose_fills({&finished, &choice.criminisi}, choice.regions, choice.choice);
+        notes.push_back(choice_note(choice));
+    }
     RefillReport refilled;
     finished = refill_foreign(mask, params, implementation, std::move(finished), &refilled);
     if (refilled.kept > 0)
         notes.push_back(std::to_string(refilled.kept) + " of " + std::to_string(refilled.blobs) +
                         " blobs of colours foreign to the surroundings filled again");
-    const auto taken = std::count(chosen.begin(), chosen.end(), 1);
-    if (taken > 0)
-        notes.push_back(std::to_string(taken) + " of " + std::to_string(chosen.size()) +
-                        " hole regions filled by Criminisi (it scored clearly better there)");
     return {std::move(finished), state, std::move(notes)};
 }
 

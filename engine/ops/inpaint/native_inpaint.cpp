@@ -1,7 +1,9 @@
 // A measurement's fill from start to end (the command line's path; the editor's Remove Object
 // panel runs the same steps batch by batch): decided on every bit, stored samples moved, then
-// blended in their own values.
+// blended in their own values; on a small hole, each region then keeps Criminisi's sources where
+// the 8-bit path would keep Criminisi's pixels.
 #include <lacuna/core/error.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -14,8 +16,10 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
         throw Error(ErrorCode::InvalidArgument,
                     "this image holds " + describe(samples.format()) +
                         " samples: they are filled by PatchMatch, which decides on every bit of "
-                        "them and moves them from its sources; Criminisi blends patches at 8 bits "
-                        "(use --method patchmatch, or convert to an 8-bit photo first)");
+                        "them and moves them from its sources; Criminisi alone would choose its "
+                        "patches on the 8-bit view (use --method patchmatch, which still takes "
+                        "Criminisi's fill per region where it wins, or convert to an 8-bit photo "
+                        "first)");
     // The hole, the valid sources and the coarse levels come from the 8-bit proxy; every
     // distance and vote from the 16-bit decision image of the same range.
     const CarvingProxy proxy = carving_proxy(samples);
@@ -52,6 +56,16 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     const FillSources sources = patchmatch_sources(*field, hole, radius);
     result.samples = blend_samples(fill_from_sources(samples, sources), hole, sources,
                                    {proxy.raw_lo, proxy.raw_hi});
+    // The per-region choice, decided on the proxy as a picture's fill decides it (the same
+    // sources give the same PatchMatch pixels there); the regions that take Criminisi move the
+    // samples from its sources, unblended, as a picture keeps Criminisi's pixels unblended.
+    const FillChoice choice =
+        choose_sources(proxy.image.view(), mask, params, implementation, sources);
+    if (choice.criminisi_regions() > 0) {
+        apply_choice(result.samples, {0, 0, samples.width() - 1, samples.height() - 1}, samples,
+                     choice);
+        result.notes.push_back(choice_note(choice));
+    }
     return result;
 }
 

@@ -70,10 +70,11 @@ struct InpaintParams {
     /// backend and the measurement fill take the same sources; it reads the whole image on the
     /// host (about 75 ms at 1080p on two cores), so it is an option (docs/notes/patchmatch.md).
     bool source_colours = false;
-    /// PatchMatch on pictures: on a hole of at most kChoiceMaxPixels pixels, Criminisi fills it
-    /// too and each connected region of the hole keeps Criminisi's fill where PatchMatch's
-    /// clearly brings colours the surroundings lack and Criminisi's does not (choose_fill,
-    /// inpaint_choice.hpp).
+    /// PatchMatch: on a hole of at most kChoiceMaxPixels pixels, Criminisi fills it too and each
+    /// connected region of the hole keeps Criminisi's fill where PatchMatch's clearly brings
+    /// colours the surroundings lack and Criminisi's does not (choose_fill, inpaint_choice.hpp;
+    /// a measurement decides on its 8-bit proxy and keeps Criminisi's sources' samples:
+    /// choose_sources).
     bool choose = true;
     /// PatchMatch on pictures: after the fill (and the choice), clumps of pixels whose colour
     /// the ring around their hole region lacks are filled again as a smaller hole, with known

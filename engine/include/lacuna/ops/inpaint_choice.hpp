@@ -8,13 +8,21 @@
 // another object, or a blend across an edge, brings). The choice runs on the host after the
 // fillers, on their finished images, so every backend's fills go through the same choice and
 // the CPU and CUDA fillers' own decisions are untouched.
+//
+// A measurement (16-bit, float) is filled by moving its stored samples from sources, never by
+// converting 8-bit pixels: there the choice is made on its 8-bit proxy exactly as it is made on
+// a picture, and applied by moving the samples of the regions that chose Criminisi from
+// Criminisi's sources (choose_sources, apply_choice).
 #pragma once
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace lacuna::ops {
@@ -78,13 +86,72 @@ std::vector<int> choose_fills(const std::vector<std::vector<FillScore>>& scores)
 ImageRgba8 compose_fills(const std::vector<const ImageRgba8*>& candidates,
                          const HoleRegions& regions, const std::vector<int>& choice);
 
+/// Criminisi's fill as a source map: the known pixel whose value each hole pixel took. The
+/// filler copies whole pixels patch by patch, so this is its whole result: read from its
+/// history() with the copy rule of every Criminisi filler (a chosen source patch goes into the
+/// target patch's pixels not filled yet), so the Reference, Fast and CUDA fillers, whose
+/// histories are identical, give identical maps. A source always lies outside the hole and the
+/// never-sample area (it is a pixel of a complete source patch). Pixels not filled yet are -1.
+/// Throws InvalidArgument for a PatchMatch inpainter.
+FillSources criminisi_sources(const Inpainter& criminisi);
+/// The 8-bit counterpart of fill_from_sources (patchmatch.hpp): `image` with every pixel that
+/// `sources` gives a source for set to that source pixel. Throws InvalidArgument when the
+/// sources are for another size.
+ImageRgba8 fill_from_sources(ImageView<const Rgba8> image, const FillSources& sources);
+
+/// Whether the choice runs for a fill of `mask` with `params`: params.choose, PatchMatch, and a
+/// hole of 1 to kChoiceMaxPixels pixels (counted without labelling a large one).
+bool choice_runs(const Mask& mask, const InpaintParams& params);
+
+/// The choice for one fill: the hole's regions, which fill each takes, and Criminisi's fill it
+/// was chosen against (as pixels and as sources).
+struct FillChoice {
+    HoleRegions regions;
+    /// Per region: 0 PatchMatch, 1 Criminisi. Empty when the stage did not run.
+    std::vector<int> choice;
+    ImageRgba8 criminisi;           ///< Criminisi's finished fill (empty when not run)
+    FillSources criminisi_sources;  ///< the same fill as sources (criminisi_sources)
+    /// How many regions take Criminisi's fill.
+    [[nodiscard]] int criminisi_regions() const;
+};
+
+/// The decision of the stage after a finished PatchMatch fill (`filled`, of `image` with
+/// `mask`): where choice_runs, Criminisi fills the same hole (same patch, window and
+/// never-sample area) with `implementation`, and each region is scored on both fills and chosen
+/// by choose_fills. Otherwise an empty choice.
+FillChoice choose_regions(ImageView<const Rgba8> image, const Mask& mask,
+                          const InpaintParams& params, InpaintImplementation implementation,
+                          const ImageRgba8& filled);
+
 /// The stage after a finished PatchMatch fill (`filled`, of `image` with `mask`): when
 /// params.choose and the hole has at most kChoiceMaxPixels pixels, Criminisi fills the same
-/// hole with `implementation` too, and each region keeps the fill choose_fills picks. Otherwise
-/// `filled` unchanged. `chosen`, when given, receives the choice per region (0 PatchMatch,
-/// 1 Criminisi; empty when the stage did not run).
+/// hole with `implementation` too, and each region keeps the fill choose_fills picks (
+/// choose_regions, then compose_fills). Otherwise `filled` unchanged. `chosen`, when given,
+/// receives the choice per region (0 PatchMatch, 1 Criminisi; empty when the stage did not run).
 ImageRgba8 choose_fill(ImageView<const Rgba8> image, const Mask& mask, const InpaintParams& params,
                        InpaintImplementation implementation, ImageRgba8 filled,
                        std::vector<int>* chosen = nullptr);
+
+/// The choice for a measurement's fill, made on its 8-bit proxy (`proxy`, the image its fill was
+/// prepared on) exactly as choose_fill makes it on a picture: PatchMatch's fill is the proxy
+/// filled from `patchmatch` (the sources that move the samples) and blended with blend_fill,
+/// which is what a PatchMatch fill of the proxy with those sources shows after ops::inpaint's
+/// blend; Criminisi fills the proxy. So a measurement and its 8-bit picture, filled from the
+/// same sources, choose alike. Where choice_runs is false nothing is filled or blended.
+FillChoice choose_sources(ImageView<const Rgba8> proxy, const Mask& mask,
+                          const InpaintParams& params, InpaintImplementation implementation,
+                          const FillSources& patchmatch);
+
+/// Applies a measurement's choice: the pixels of `filled` (the samples of `rect`, filled from
+/// PatchMatch's sources and blended) in the regions that chose Criminisi take the samples of
+/// `samples` (the measurement before the fill) at Criminisi's sources, unconverted and
+/// unblended, as a picture takes Criminisi's pixels there. `filled` must have `rect`'s size and
+/// `samples`' format; InvalidArgument otherwise.
+void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                  const FillChoice& choice);
+
+/// The note a fill adds when regions took Criminisi ("2 of 3 hole regions filled by
+/// Criminisi ..."); empty when none did.
+std::string choice_note(const FillChoice& choice);
 
 }  // namespace lacuna::ops

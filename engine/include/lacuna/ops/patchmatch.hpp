@@ -113,10 +113,13 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
 /// A measurement filled as the editor fills it (the command line's path): the hole and the
 /// sources are prepared on the 8-bit proxy (carving_proxy), every patch is compared on the 16-bit
 /// decision image over the same range (make_deep_patchmatch_inpainter: an 8-bit image and its
-/// ×257 copy fill alike), and the finished fill's sources move the stored samples
-/// (fill_from_sources: never converted, never blended). Pixels outside the hole are unchanged.
-/// Error(InvalidArgument) for Criminisi, whose fill blends patches and so cannot keep the stored
-/// values, and as inpaint() does.
+/// ×257 copy fill alike), the finished fill's sources move the stored samples
+/// (fill_from_sources: never converted) and blend_samples blends them in their own values. On a
+/// small hole with params.choose, the per-region choice follows, made on the proxy as for a
+/// picture (choose_sources, inpaint_choice.hpp): regions that take Criminisi move the samples
+/// from Criminisi's sources instead, unblended, and a note says how many. Pixels outside the
+/// hole are unchanged. Error(InvalidArgument) for method Criminisi (its patches are chosen on
+/// the 8-bit proxy, not on every bit), and as inpaint() does.
 struct NativeInpaintResult {
     NativeImage samples;
     InpaintProgress progress;
