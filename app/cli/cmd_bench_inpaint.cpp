@@ -579,7 +579,12 @@ int bench_inpaint(Context& ctx) {
                     m.note += "; refilled " + std::to_string(final_refill.kept) + "/" +
                               std::to_string(final_refill.blobs) + " foreign blobs (" +
                               std::to_string(final_refill.foreign_before) + " -> " +
-                              std::to_string(final_refill.foreign_after) + " px)";
+                              std::to_string(final_refill.foreign_after) + " px" +
+                              (final_refill.structure_refused > 0
+                                   ? ", " + std::to_string(final_refill.structure_refused) +
+                                         " refused: a ring's edge erased"
+                                   : std::string()) +
+                              ")";
             } catch (const std::exception& e) {
                 filler.reset();
                 m.ms = -1;

@@ -154,7 +154,8 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .step = 1,
          .help = "patchmatch on pictures, holes up to 16384 pixels: fill again, as a smaller "
                  "hole, each clump of colours found nowhere around the hole, and keep that "
-                 "where it brings far fewer of them"}),
+                 "where it brings far fewer of them and erases no straight edge entering the "
+                 "hole"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -2,11 +2,13 @@
 // cut where nothing was: the photo is the truth). A piece of an orange (fruits.jpg's pixels)
 // pasted into PatchMatch's fill of a sky is found as one blob of colours the sky's ring lacks,
 // filled again and gone; a clean fill is left byte for byte; a speck is not a blob; pixels
-// outside the hole are never written.
+// outside the hole are never written; a blob on a ledge that enters the hole from the ring
+// keeps its fill when the refill would erase the ledge.
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
 
 #include <QtTest>
 
@@ -86,6 +88,32 @@ ImageRgba8 with_piece(const ImageRgba8& fill, const int x, const int y) {
     return out;
 }
 
+/// A generated façade: a light, noisy wall (200..231 grey) crossed by a dark ledge (rows 58..61,
+/// 30..37 grey) and a 40 × 30 hole over the ledge. The fill is the picture itself, except that
+/// the ledge's middle inside the hole has a greenish grey its ring lacks (90, 110, 80): shades
+/// of a structure that continues from the ring, as on the bench's façade "wall".
+struct Ledge {
+    static constexpr int w = 160, h = 120, ledge0 = 58, ledge1 = 61;
+    Mask hole{w, h, std::uint8_t{0}};
+    ImageRgba8 fill{w, h};
+    Mask never{w, h, std::uint8_t{0}};  ///< the ledge outside the hole: no source can repaint it
+    Ledge() {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const auto noise = static_cast<std::uint8_t>((x * 7919 + y * 104729) % 31 / 4);
+                const bool on_ledge = y >= ledge0 && y <= ledge1;
+                const std::uint8_t v = on_ledge ? 30 + noise : 200 + 4 * noise;
+                fill.at(x, y) = Rgba8{v, v, v, 255};
+                hole.at(x, y) = x >= 60 && x < 100 && y >= 45 && y < 75 ? 1 : 0;
+                never.at(x, y) = on_ledge && hole.at(x, y) == 0 ? 1 : 0;
+                if (on_ledge && x >= 68 && x < 92)
+                    fill.at(x, y) = Rgba8{static_cast<std::uint8_t>(90 + noise),
+                                          static_cast<std::uint8_t>(110 + noise),
+                                          static_cast<std::uint8_t>(80 + noise), 255};
+            }
+    }
+};
+
 InpaintParams with_refill() {
     InpaintParams p;
     p.refill_foreign = true;
@@ -109,6 +137,7 @@ class TestInpaintRefill : public QObject {
             refill_foreign(sky.hole, with_refill(), InpaintImplementation::Fast, bad, &report);
         QCOMPARE(report.blobs, 1);
         QCOMPARE(report.kept, 1);
+        QCOMPARE(report.structure_refused, 0);
         QVERIFY(report.foreign_before >= 14 * 12 / 2);
         QVERIFY(report.foreign_after * 10 <= report.foreign_before);
         QVERIFY(same_outside(out, bad, sky.hole));
@@ -167,6 +196,27 @@ class TestInpaintRefill : public QObject {
         const InpaintResult full =
             inpaint(sky.truth.view(), sky.hole, with_refill(), InpaintImplementation::Fast);
         QVERIFY(same(full.image, sky.fill));
+    }
+
+    void a_refill_that_erases_a_ledge_is_refused() {
+        // The blob is the ledge's middle; with the ledge never sampled the refill can only paint
+        // wall over it (and would be kept on its colours alone: no foreign pixel is left). The
+        // ledge enters the hole from the ring as a straight edge, so the refill is refused.
+        const Ledge ledge;
+        const ForeignBlobs found = find_foreign_blobs(ledge.fill.view(), ledge.hole);
+        QCOMPARE(static_cast<int>(found.foreign_in_blob.size()), 1);
+        QVERIFY(found.foreign_in_blob[0] >= 24 * 4 - 4);
+        QVERIFY(!edges_into_hole(ledge.fill.view(), ledge.hole, {}).empty());
+        InpaintParams p = with_refill();
+        p.never_sample = &ledge.never;
+        RefillReport report;
+        const ImageRgba8 out =
+            refill_foreign(ledge.hole, p, InpaintImplementation::Fast, ledge.fill, &report);
+        QCOMPARE(report.blobs, 1);
+        QCOMPARE(report.kept, 0);
+        QCOMPARE(report.structure_refused, 1);
+        QCOMPARE(report.foreign_after, report.foreign_before);
+        QVERIFY(same(out, ledge.fill));
     }
 
     void off_or_criminisi_leaves_the_fill() {

@@ -4,11 +4,14 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
 #include "colour_bins.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 namespace lacuna::ops {
 namespace {
@@ -93,6 +96,51 @@ std::int32_t region_of(const HoleRegions& parts, const int c, const HoleRegions&
             if (parts.label[i] == c) return holes.label[i];
         }
     return 0;
+}
+
+/// Sobel magnitude (|gx| + |gy|) of the luma at (x, y), neighbours clamped to the image.
+int edge_strength(const ImageView<const Rgba8> im, const int x, const int y) {
+    const auto luma = [&](const int xx, const int yy) {
+        const Rgba8 p = im.row(std::clamp(yy, 0, im.height - 1))[std::clamp(xx, 0, im.width - 1)];
+        return (77 * p.r + 150 * p.g + 29 * p.b) >> 8;
+    };
+    const int gx = luma(x + 1, y - 1) + 2 * luma(x + 1, y) + luma(x + 1, y + 1) -
+                   luma(x - 1, y - 1) - 2 * luma(x - 1, y) - luma(x - 1, y + 1);
+    const int gy = luma(x - 1, y + 1) + 2 * luma(x, y + 1) + luma(x + 1, y + 1) -
+                   luma(x - 1, y - 1) - 2 * luma(x, y - 1) - luma(x + 1, y - 1);
+    return std::abs(gx) + std::abs(gy);
+}
+
+/// Whether blob `b`'s refill erases a straight edge that enters the hole from the ring (a
+/// ledge whose shades the ring lacks): the blob's pixels within kRefillLineReach of one of
+/// `lines`' continuations into the hole, at least kRefillMinStructure of them, hold an edge in
+/// the fill (mean Sobel >= kRefillEdge) and the refill's Sobel sum over them is below
+/// kRefillStructureKeep of the fill's. A pasted piece (a lamp, a block beside an edge) does not
+/// lie on such a line, or the refill keeps the edge along it.
+bool erases_structure(const ImageView<const Rgba8> filled, const ImageView<const Rgba8> refilled,
+                      const std::vector<EdgeTrace>& lines, const HoleRegions& blobs, const int b) {
+    const SearchRect& box = blobs.regions[static_cast<std::size_t>(b)].box;
+    for (const EdgeTrace& line : lines) {
+        std::int64_t pixels = 0, before = 0, after = 0;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x) {
+                if (blobs.label[static_cast<std::size_t>(y) * blobs.width + x] !=
+                    static_cast<std::int32_t>(b))
+                    continue;
+                const double px = x - line.x, py = y - line.y;
+                // Ahead of the edge's hole-side end, and close to its line.
+                if (px * line.dx + py * line.dy <= 0 ||
+                    std::abs(px * line.dy - py * line.dx) > kRefillLineReach)
+                    continue;
+                ++pixels;
+                before += edge_strength(filled, x, y);
+                after += edge_strength(refilled, x, y);
+            }
+        if (pixels >= kRefillMinStructure && before >= kRefillEdge * pixels &&
+            static_cast<double>(after) < kRefillStructureKeep * static_cast<double>(before))
+            return true;
+    }
+    return false;
 }
 
 struct Detection {
@@ -237,10 +285,18 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
     }
     const std::vector<std::int64_t> after =
         count_foreign(refilled.view(), d.holes, d.seen, d.components);
+    // The straight edges that reach the hole from the ring (the line continuation's tracer,
+    // with its default tolerances), for the structure check.
+    const std::vector<EdgeTrace> lines = edges_into_hole(filled.view(), mask, {});
     for (std::size_t b = 0; b < blobs; ++b) {
         const std::int64_t before = d.blobs.foreign_in_blob[b];
         if (static_cast<double>(after[b]) > kRefillKeepRatio * static_cast<double>(before))
             continue;
+        if (erases_structure(filled.view(), refilled.view(), lines, d.components,
+                             static_cast<int>(b))) {
+            if (report != nullptr) ++report->structure_refused;
+            continue;
+        }
         if (report != nullptr) {
             ++report->kept;
             report->foreign_after -= before - after[b];

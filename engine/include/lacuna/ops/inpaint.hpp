@@ -77,10 +77,11 @@ struct InpaintParams {
     /// choose_sources).
     bool choose = true;
     /// PatchMatch on pictures: after the fill (and the choice), clumps of pixels whose colour
-    /// the ring around their hole region lacks are filled again as a smaller hole, with known
-    /// pixels of those colours never sampled, and kept where they bring clearly fewer such
-    /// colours (refill_foreign, inpaint_refill.hpp).
-    bool refill_foreign = false;
+    /// the ring around their hole region lacks are filled again as a smaller hole, the original
+    /// hole never sampled, and kept where they bring clearly fewer such colours and do not erase
+    /// a straight edge entering the hole (refill_foreign, inpaint_refill.hpp). On by default
+    /// since the structure check (docs/notes/patchmatch.md).
+    bool refill_foreign = true;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).

@@ -41,6 +41,18 @@ inline constexpr double kRefillMaxShare = 0.2;
 inline constexpr std::int64_t kRefillMaxPixels = 16384;
 /// A refilled blob is kept when its foreign pixels drop to at most this share of before.
 inline constexpr double kRefillKeepRatio = 0.5;
+/// Structure entering the hole: a straight edge traced from the ring to the hole's border
+/// (edges_into_hole, inpaint_structure.hpp). A blob's pixels within this many px of such an
+/// edge's line, ahead of its end, lie on its continuation...
+inline constexpr double kRefillLineReach = 2.0;
+/// ...and when at least this many of them...
+inline constexpr int kRefillMinStructure = 8;
+/// ...hold an edge in the fill (mean Sobel magnitude of the luma, |gx| + |gy| in 0..2040, at
+/// least this)...
+inline constexpr int kRefillEdge = 160;
+/// ...the refill is refused when its Sobel sum over them is below this share of the fill's: it
+/// would erase the edge's continuation rather than a pasted piece.
+inline constexpr double kRefillStructureKeep = 0.5;
 
 /// What the detection finds in a finished fill: per hole pixel, 1 where its colour is absent
 /// from its region's ring; the blobs to refill as one mask (grown, within the hole), and per
@@ -58,6 +70,7 @@ struct RefillReport {
     int kept = 0;                     ///< blobs whose refill was kept
     std::int64_t foreign_before = 0;  ///< foreign pixels in the found blobs
     std::int64_t foreign_after = 0;   ///< ... after (refills not kept count as before)
+    int structure_refused = 0;  ///< refills not kept: they erased a ring's edge's continuation
 };
 
 /// The stage: when params.refill_foreign, params.method is PatchMatch and the hole has at most
@@ -65,7 +78,9 @@ struct RefillReport {
 /// `mask`) and fills them again with PatchMatch (`implementation`, blended as any finished
 /// fill), the blobs the hole, the whole original hole and params.never_sample never sampled;
 /// each blob keeps its refill when its foreign pixels drop to at most kRefillKeepRatio of
-/// before. Otherwise `filled` unchanged. Pixels outside the mask are never written.
+/// before and the refill keeps the straight edges the blob continues from the ring
+/// (kRefillLineReach and below). Otherwise `filled` unchanged.
+/// Pixels outside the mask are never written.
 ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
                           InpaintImplementation implementation, ImageRgba8 filled,
                           RefillReport* report = nullptr);
