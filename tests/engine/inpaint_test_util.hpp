@@ -2,6 +2,7 @@
 // fills (every decision in order, and every pixel).
 #pragma once
 
+#include <lacuna/core/mask.hpp>
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/seam_carve.hpp>
@@ -9,9 +10,38 @@
 #include <QString>
 
 #include <cmath>
+#include <numbers>
+#include <utility>
 #include <vector>
 
 namespace lacuna::test {
+
+/// The bench's blob outline (app/cli/inpaint_object_cases.cpp: the radius wobbles with three and
+/// five lobes), rasterised by an even-odd test of pixel centres, then grown by `grow` px as the
+/// bench grows its holes.
+inline Mask bench_blob(const int w, const int h, const int cx, const int cy, const int rx,
+                       const int ry, const int grow) {
+    std::vector<std::pair<double, double>> outline;
+    for (int i = 0; i < 72; ++i) {
+        const double a = 2 * std::numbers::pi * i / 72;
+        const double k = 1 + 0.18 * std::sin(3 * a + cx * 0.1) + 0.08 * std::sin(5 * a);
+        outline.emplace_back(std::round(cx + k * rx * std::cos(a)),
+                             std::round(cy + k * ry * std::sin(a)));
+    }
+    Mask m(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            bool inside = false;
+            for (std::size_t i = 0, j = outline.size() - 1; i < outline.size(); j = i++) {
+                const auto [xi, yi] = outline[i];
+                const auto [xj, yj] = outline[j];
+                if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
+                    inside = !inside;
+            }
+            m.at(x, y) = inside ? 1 : 0;
+        }
+    return grow_mask(m.view(), grow);
+}
 
 /// A 16-bit grey measurement whose texture lives below 8 bits: vertical stripes 8 px wide and 96
 /// samples high (under half an 8-bit level of the range: the 8-bit proxy is flat there) right of

@@ -7,6 +7,8 @@
 // measurement of the same photos chooses as the picture does, on its 8-bit proxy, and the
 // regions that take Criminisi hold exactly the samples of Criminisi's sources.
 #include <lacuna/core/error.hpp>
+#include "inpaint_test_util.hpp"
+
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
@@ -24,33 +26,6 @@ using namespace lacuna;
 using namespace lacuna::ops;
 
 namespace {
-
-/// The bench's blob outline (app/cli/inpaint_object_cases.cpp: the radius wobbles with three and
-/// five lobes), rasterised by an even-odd test of pixel centres, then grown by `grow` px as the
-/// bench grows its holes.
-Mask blob(const int w, const int h, const int cx, const int cy, const int rx, const int ry,
-          const int grow) {
-    std::vector<std::pair<double, double>> outline;
-    for (int i = 0; i < 72; ++i) {
-        const double a = 2 * std::numbers::pi * i / 72;
-        const double k = 1 + 0.18 * std::sin(3 * a + cx * 0.1) + 0.08 * std::sin(5 * a);
-        outline.emplace_back(std::round(cx + k * rx * std::cos(a)),
-                             std::round(cy + k * ry * std::sin(a)));
-    }
-    Mask m(w, h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            bool inside = false;
-            for (std::size_t i = 0, j = outline.size() - 1; i < outline.size(); j = i++) {
-                const auto [xi, yi] = outline[i];
-                const auto [xj, yj] = outline[j];
-                if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
-                    inside = !inside;
-            }
-            m.at(x, y) = inside ? 1 : 0;
-        }
-    return grow_mask(m.view(), grow);
-}
 
 ImageRgba8 criminisi_fill(const ImageRgba8& image, const Mask& hole) {
     InpaintParams p;
@@ -122,7 +97,7 @@ class TestInpaintChoice : public QObject {
         const ImageRgba8 truth = io::read_image(kBoard).image;
         // The bench's "obj circuit board": a hole at the chip's top right corner, pins on two
         // of its sides.
-        const Mask hole = blob(truth.width(), truth.height(), 450, 350, 38, 34, 4);
+        const Mask hole = test::bench_blob(truth.width(), truth.height(), 450, 350, 38, 34, 4);
         InpaintParams params;  // the default: PatchMatch with the choice
         QVERIFY(params.choose);
         std::vector<int> chosen;
@@ -149,7 +124,7 @@ class TestInpaintChoice : public QObject {
     void keeps_patchmatch_on_a_sky() {
         // The bench's "obj sky blue clouds" (home.jpg, in the repository).
         const ImageRgba8 truth = sky();
-        const Mask hole = blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
+        const Mask hole = test::bench_blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
         InpaintParams params;
         std::vector<int> chosen;
         const ImageRgba8 pm = patchmatch_fill(truth, hole);
@@ -173,7 +148,7 @@ class TestInpaintChoice : public QObject {
         if (!std::filesystem::exists(kBoard))
             QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
         const ImageRgba8 truth = io::read_image(kBoard).image;
-        const Mask hole = blob(truth.width(), truth.height(), 450, 350, 38, 34, 4);
+        const Mask hole = test::bench_blob(truth.width(), truth.height(), 450, 350, 38, 34, 4);
         const NativeImage samples = deep_copy(truth);
         InpaintParams params;  // the default: PatchMatch with the choice
         const NativeInpaintResult result =
@@ -220,7 +195,7 @@ class TestInpaintChoice : public QObject {
     // the fill without the choice, sample for sample, and no note.
     void measurement_keeps_patchmatch_on_a_sky() {
         const ImageRgba8 truth = sky();
-        const Mask hole = blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
+        const Mask hole = test::bench_blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
         const NativeImage samples = deep_copy(truth);
         InpaintParams params;
         const NativeInpaintResult chosen =
@@ -244,11 +219,13 @@ class TestInpaintChoice : public QObject {
         std::vector<Case> cases;
         {
             const ImageRgba8 image = sky();
-            cases.push_back({image, blob(image.width(), image.height(), 175, 95, 34, 28, 4), 0});
+            cases.push_back(
+                {image, test::bench_blob(image.width(), image.height(), 175, 95, 34, 28, 4), 0});
         }
         if (std::filesystem::exists(kBoard)) {
             const ImageRgba8 image = io::read_image(kBoard).image;
-            cases.push_back({image, blob(image.width(), image.height(), 450, 350, 38, 34, 4), 1});
+            cases.push_back(
+                {image, test::bench_blob(image.width(), image.height(), 450, 350, 38, 34, 4), 1});
         } else {
             qInfo("opencv-doc is not installed: the board case is left out");
         }
@@ -277,7 +254,7 @@ class TestInpaintChoice : public QObject {
 
     void measurement_choice_checks_its_inputs() {
         const ImageRgba8 image = sky();
-        const Mask hole = blob(image.width(), image.height(), 175, 95, 20, 16, 0);
+        const Mask hole = test::bench_blob(image.width(), image.height(), 175, 95, 20, 16, 0);
         InpaintParams params;
         // Not run: nothing chosen, nothing applied.
         params.choose = false;

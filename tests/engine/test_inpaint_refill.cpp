@@ -4,6 +4,8 @@
 // filled again and gone; a clean fill is left byte for byte; a speck is not a blob; pixels
 // outside the hole are never written; a blob on a ledge that enters the hole from the ring
 // keeps its fill when the refill would erase the ledge.
+#include "inpaint_test_util.hpp"
+
 #include <lacuna/io/image_io.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
@@ -20,32 +22,6 @@ using namespace lacuna;
 using namespace lacuna::ops;
 
 namespace {
-
-/// The bench's blob outline (app/cli/inpaint_object_cases.cpp), rasterised by an even-odd test
-/// of pixel centres, then grown by `grow` px as the bench grows its holes.
-Mask blob(const int w, const int h, const int cx, const int cy, const int rx, const int ry,
-          const int grow) {
-    std::vector<std::pair<double, double>> outline;
-    for (int i = 0; i < 72; ++i) {
-        const double a = 2 * std::numbers::pi * i / 72;
-        const double k = 1 + 0.18 * std::sin(3 * a + cx * 0.1) + 0.08 * std::sin(5 * a);
-        outline.emplace_back(std::round(cx + k * rx * std::cos(a)),
-                             std::round(cy + k * ry * std::sin(a)));
-    }
-    Mask m(w, h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            bool inside = false;
-            for (std::size_t i = 0, j = outline.size() - 1; i < outline.size(); j = i++) {
-                const auto [xi, yi] = outline[i];
-                const auto [xj, yj] = outline[j];
-                if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
-                    inside = !inside;
-            }
-            m.at(x, y) = inside ? 1 : 0;
-        }
-    return grow_mask(m.view(), grow);
-}
 
 std::filesystem::path photo(const char* name) {
     return std::filesystem::path(LACUNA_SOURCE_DIR) / "tests/data/photos" / name;
@@ -70,7 +46,7 @@ bool same_outside(const ImageRgba8& a, const ImageRgba8& b, const Mask& hole) {
 /// (the default, without the refill).
 struct Sky {
     ImageRgba8 truth = io::read_image(photo("home.jpg")).image;
-    Mask hole = blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
+    Mask hole = test::bench_blob(truth.width(), truth.height(), 175, 95, 34, 28, 4);
     ImageRgba8 fill = [this] {
         InpaintParams p;
         p.refill_foreign = false;
