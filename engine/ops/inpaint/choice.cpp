@@ -67,6 +67,28 @@ std::vector<std::uint8_t> near_region(const HoleRegions& regions, const int r, c
     return out;
 }
 
+/// The known pixels of the crop within `reach` of region `r` (its ring).
+std::vector<std::uint8_t> known_ring(const HoleRegions& regions, const int r, const Crop& c,
+                                     const int reach) {
+    std::vector<std::uint8_t> ring = near_region(regions, r, c, reach);
+    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
+        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
+            if (regions.label[static_cast<std::size_t>(y) * regions.width + x] >= 0)
+                ring[c.index(x, y)] = 0;
+    return ring;
+}
+
+/// The 5-bit colours of the crop's pixels where `take` is set.
+std::vector<std::uint8_t> colours_in(const ImageView<const Rgba8> image, const Crop& c,
+                                     const std::vector<std::uint8_t>& take) {
+    std::vector<std::uint8_t> seen(detail::kColourBins, 0);
+    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
+        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
+            if (take[c.index(x, y)] != 0)
+                seen[static_cast<std::size_t>(detail::colour_bin(image.row(y)[x]))] = 1;
+    return seen;
+}
+
 /// Separable Gaussian of σ on three planes of the crop, border replicated.
 void gaussian(std::vector<double>& plane, const Crop& c, const double sigma) {
     const int radius = static_cast<int>(std::ceil(3.0 * sigma));
@@ -207,6 +229,16 @@ HoleRegions hole_regions(const Mask& hole) {
     return out;
 }
 
+std::vector<std::uint8_t> ring_colours(const ImageView<const Rgba8> image,
+                                       const HoleRegions& regions, const int region,
+                                       const int ring) {
+    if (image.width != regions.width || image.height != regions.height)
+        throw Error(ErrorCode::InvalidArgument, "the image and the hole differ in size");
+    const HoleRegions::Region& reg = regions.regions.at(static_cast<std::size_t>(region));
+    const Crop c = crop_of(grown(reg.box, ring, regions.width, regions.height));
+    return colours_in(image, c, known_ring(regions, region, c, ring));
+}
+
 ImageRgba8 membrane_fill(const ImageView<const Rgba8> image, const HoleRegions& regions,
                          const int region) {
     if (image.width != regions.width || image.height != regions.height)
@@ -281,15 +313,8 @@ RegionReference reference_of(const ImageView<const Rgba8> image, const HoleRegio
     ref.region = region;
     ref.ring_crop = crop_of(grown(reg.box, kChoiceRing, w, h));
     const Crop& c = ref.ring_crop;
-    ref.in_ring = near_region(regions, region, c, kChoiceRing);
-    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
-        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
-            if (label_at(regions, x, y) >= 0) ref.in_ring[c.index(x, y)] = 0;
-    ref.seen.assign(detail::kColourBins, 0);
-    for (int y = c.rect.y0; y <= c.rect.y1; ++y)
-        for (int x = c.rect.x0; x <= c.rect.x1; ++x)
-            if (ref.in_ring[c.index(x, y)] != 0)
-                ref.seen[static_cast<std::size_t>(detail::colour_bin(image.row(y)[x]))] = 1;
+    ref.in_ring = known_ring(regions, region, c, kChoiceRing);
+    ref.seen = colours_in(image, c, ref.in_ring);
     ref.ring_gradient = mean_gradient(
         image, c, [&](const int x, const int y) { return ref.in_ring[c.index(x, y)] != 0; });
     if (!tone) return ref;

@@ -16,11 +16,6 @@
 namespace lacuna::ops {
 namespace {
 
-SearchRect grown(const SearchRect& box, const int by, const int w, const int h) {
-    return {std::max(0, box.x0 - by), std::max(0, box.y0 - by), std::min(w - 1, box.x1 + by),
-            std::min(h - 1, box.y1 + by)};
-}
-
 /// Pixels of `rect` within `reach` (chessboard) of a pixel where `is(x, y)` holds: a row pass
 /// over the rect grown by reach, then a column pass. Returned over `rect`, row-major.
 template <class Is>
@@ -46,25 +41,6 @@ std::vector<std::uint8_t> near(const SearchRect& rect, const int reach, const in
             out[static_cast<std::size_t>(y - rect.y0) * cw + (x - rect.x0)] = hit ? 1 : 0;
         }
     return out;
-}
-
-/// The 5-bit colours of the known pixels within kRefillRing of region `r`.
-std::vector<std::uint8_t> ring_colours(const ImageView<const Rgba8> filled,
-                                       const HoleRegions& regions, const int r, const int ring) {
-    const int w = regions.width, h = regions.height;
-    const SearchRect box = grown(regions.regions[static_cast<std::size_t>(r)].box, ring, w, h);
-    const auto label = [&](const int x, const int y) {
-        return regions.label[static_cast<std::size_t>(y) * w + x];
-    };
-    const std::vector<std::uint8_t> close =
-        near(box, ring, w, h, [&](const int x, const int y) { return label(x, y) == r; });
-    std::vector<std::uint8_t> seen(detail::kColourBins, 0);
-    const int cw = box.x1 - box.x0 + 1;
-    for (int y = box.y0; y <= box.y1; ++y)
-        for (int x = box.x0; x <= box.x1; ++x)
-            if (label(x, y) < 0 && close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)])
-                seen[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] = 1;
-    return seen;
 }
 
 /// Foreign pixels of `image` in the components of `blobs`, counted against each hole pixel's

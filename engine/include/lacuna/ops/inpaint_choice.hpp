@@ -39,6 +39,10 @@ struct HoleRegions {
     std::vector<Region> regions;
 };
 HoleRegions hole_regions(const Mask& hole);
+/// The 5-bit colours (detail::colour_bin) of the known pixels within `ring` px (chessboard) of
+/// region `region`: what the choice, the refill and the bench call the surroundings' colours.
+std::vector<std::uint8_t> ring_colours(ImageView<const Rgba8> image, const HoleRegions& regions,
+                                       int region, int ring);
 
 /// What a candidate scores on one region (lower is better for each).
 struct FillScore {
