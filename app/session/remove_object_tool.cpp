@@ -377,8 +377,7 @@ bool RemoveObjectTool::start_fill() {
         covered.pixels <= ops::kChoiceMaxPixels)
         choice_hole_ = clone(hole.view());
     refill_hole_.reset();
-    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
-        params.refill_foreign)
+    if (params.method == ops::InpaintMethod::PatchMatch && params.refill_foreign)
         refill_hole_ = clone(hole.view());
     skip_choice_ = false;
     try {
@@ -538,14 +537,24 @@ void RemoveObjectTool::restore_before() {
 
 // The picture before the fill is the document with the box's old pixels put back (for a
 // measurement, its proxy: what the fill was prepared on).
+ImageRgba8 RemoveObjectTool::picture_before() const {
+    ImageRgba8 before = clone(session_.document().pixels().view());
+    paste_region(before, fill_rect_, before_pixels_);
+    return before;
+}
+
+ops::InpaintParams RemoveObjectTool::params_with_never_sample() const {
+    const Document& document = session_.document();
+    ops::InpaintParams params = fill_params_;
+    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
+                              ? &document.mask(MaskLayer::NeverSample)
+                              : nullptr;
+    return params;
+}
+
 RemoveObjectTool::ChoiceInput RemoveObjectTool::take_choice_input() {
-    Document& document = session_.document();
-    ChoiceInput in{clone(document.pixels().view()), fill_params_, std::move(*choice_hole_)};
+    ChoiceInput in{picture_before(), params_with_never_sample(), std::move(*choice_hole_)};
     choice_hole_.reset();
-    paste_region(in.before, fill_rect_, before_pixels_);
-    in.params.never_sample = document.mask_painted(MaskLayer::NeverSample)
-                                 ? &document.mask(MaskLayer::NeverSample)
-                                 : nullptr;
     return in;
 }
 
@@ -571,13 +580,10 @@ void RemoveObjectTool::refill_foreign_blobs() {
     Document& document = session_.document();
     const Mask hole = std::move(*refill_hole_);
     refill_hole_.reset();
-    ops::InpaintParams params = fill_params_;
-    params.never_sample = document.mask_painted(MaskLayer::NeverSample)
-                              ? &document.mask(MaskLayer::NeverSample)
-                              : nullptr;
     ops::RefillReport report;
-    const ImageRgba8 result = ops::refill_foreign(hole, params, ops::InpaintImplementation::Fast,
-                                                  clone(document.pixels().view()), &report);
+    const ImageRgba8 result =
+        ops::refill_foreign(hole, params_with_never_sample(), ops::InpaintImplementation::Fast,
+                            clone(document.pixels().view()), &report);
     refilled_blobs_ = report.kept;
     if (report.kept > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
 }
@@ -585,15 +591,32 @@ void RemoveObjectTool::refill_foreign_blobs() {
 // A measurement's choice, as ops::inpaint of samples makes it: decided on the proxy from the
 // sources that moved the samples, and the regions Criminisi wins take the samples of its
 // sources (the document's samples are still those before the fill).
-void RemoveObjectTool::choose_between_sources(const ops::FillSources& sources,
-                                              NativeImage& filled) {
+ops::FillChoice RemoveObjectTool::choose_between_sources(const ops::FillSources& sources,
+                                                         NativeImage& filled) {
     Document& document = session_.document();
     const ChoiceInput in = take_choice_input();
-    const ops::FillChoice choice = ops::choose_sources(in.before.view(), in.hole, in.params,
-                                                       ops::InpaintImplementation::Fast, sources);
+    ops::FillChoice choice = ops::choose_sources(in.before.view(), in.hole, in.params,
+                                                 ops::InpaintImplementation::Fast, sources);
     ops::apply_choice(filled, fill_rect_, document.samples(), choice);
     criminisi_regions_ = choice.criminisi_regions();
     choice_regions_ = static_cast<int>(choice.choice.size());
+    return choice;
+}
+
+// A measurement's refill, as ops::inpaint of samples makes it: decided on the proxy (the
+// picture the same sources and choice show there), and the blobs that keep their refill take
+// the samples at the refill's sources (the document's samples are still those before the fill;
+// the sources lie outside the hole).
+void RemoveObjectTool::refill_between_sources(const ops::FillSources& sources,
+                                              const ops::FillChoice& choice, NativeImage& filled) {
+    Document& document = session_.document();
+    const Mask hole = std::move(*refill_hole_);
+    refill_hole_.reset();
+    const ops::RefillChoice refill =
+        ops::refill_sources(picture_before().view(), hole, params_with_never_sample(),
+                            ops::InpaintImplementation::Fast, sources, choice);
+    ops::apply_refill(filled, fill_rect_, document.samples(), refill);
+    refilled_blobs_ = refill.report.kept;
 }
 
 void RemoveObjectTool::finish() {
@@ -640,7 +663,7 @@ void RemoveObjectTool::finish() {
     criminisi_regions_ = choice_regions_ = 0;
     if (choice_hole_ && !sources && !session_.guarded([&] { choose_between_fills(); })) return;
     refilled_blobs_ = 0;
-    if (refill_hole_ && !session_.guarded([&] { refill_foreign_blobs(); })) return;
+    if (refill_hole_ && !sources && !session_.guarded([&] { refill_foreign_blobs(); })) return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
@@ -649,7 +672,13 @@ void RemoveObjectTool::finish() {
                                                        document.proxy_range(), fill_rect_);
         // Then the per-region choice, before the samples are written (it reads them as they
         // were).
-        if (choice_hole_ && !session_.guarded([&] { choose_between_sources(*sources, filled); }))
+        ops::FillChoice choice;
+        if (choice_hole_ &&
+            !session_.guarded([&] { choice = choose_between_sources(*sources, filled); }))
+            return;
+        // And the refill after it, as for a picture.
+        if (refill_hole_ &&
+            !session_.guarded([&] { refill_between_sources(*sources, choice, filled); }))
             return;
         document.write_samples(fill_rect_, filled);
     }

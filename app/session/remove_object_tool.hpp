@@ -8,6 +8,7 @@
 #include "tool.hpp"
 
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
 #include <chrono>
@@ -173,7 +174,18 @@ class RemoveObjectTool final : public Tool {
     /// The same for a measurement, before its samples are written: the choice made on the
     /// proxy (ops::choose_sources) from the fill's `sources`, applied to `filled` (the fill's
     /// rectangle of samples, moved and blended) as ops::inpaint of samples applies it.
-    void choose_between_sources(const ops::FillSources& sources, NativeImage& filled);
+    /// Returns the choice (empty when it did not run), which the refill looks at after it.
+    ops::FillChoice choose_between_sources(const ops::FillSources& sources, NativeImage& filled);
+    /// The refill for a measurement, after its choice: decided on the proxy from the fill's
+    /// `sources` and `choice` (ops::refill_sources), the kept blobs' samples moved from the
+    /// refill's sources into `filled` as ops::inpaint of samples moves them.
+    void refill_between_sources(const ops::FillSources& sources, const ops::FillChoice& choice,
+                                NativeImage& filled);
+    /// The picture before the fill (the proxy, for a measurement): the document with the
+    /// fill's rectangle put back as it was.
+    ImageRgba8 picture_before() const;
+    /// The fill's parameters with the document's never-sample area.
+    ops::InpaintParams params_with_never_sample() const;
     /// What the choice compares with: the picture (the proxy, for a measurement) before the
     /// fill, the fill's parameters with the document's never-sample area, and the whole hole.
     struct ChoiceInput {
@@ -202,8 +214,9 @@ class RemoveObjectTool final : public Tool {
     // Set by fill_again for its fill: the user asks for another PatchMatch result, which the
     // choice (Criminisi's fill does not depend on the seed) could otherwise hide.
     bool skip_choice_ = false;
-    // An 8-bit PatchMatch fill with the foreign-blob refill on: the whole hole, for
-    // ops::refill_foreign after the choice; empty otherwise. And how many blobs it refilled.
+    // A PatchMatch fill with the foreign-blob refill on: the whole hole, for
+    // ops::refill_foreign after the choice (ops::refill_sources for a measurement); empty
+    // otherwise. And how many blobs it refilled.
     std::optional<Mask> refill_hole_;
     int refilled_blobs_ = 0;
     int radius_ = 4;

@@ -152,10 +152,11 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .min = 0,
          .max = 1,
          .step = 1,
-         .help = "patchmatch on pictures, holes up to 16384 pixels: fill again, as a smaller "
-                 "hole, each clump of colours found nowhere around the hole, and keep that "
-                 "where it brings far fewer of them and erases no straight edge entering the "
-                 "hole"}),
+         .help = "patchmatch, holes up to 16384 pixels: fill again, as a smaller hole, each "
+                 "clump of colours found nowhere around the hole, and keep that where it brings "
+                 "far fewer of them and erases no straight edge entering the hole "
+                 "(measurements: decided on the 8-bit proxy, the refill's sources' samples "
+                 "kept)"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -11,6 +11,8 @@
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
+#include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QtTest>
 
@@ -86,6 +88,40 @@ struct Ledge {
                     fill.at(x, y) = Rgba8{static_cast<std::uint8_t>(90 + noise),
                                           static_cast<std::uint8_t>(110 + noise),
                                           static_cast<std::uint8_t>(80 + noise), 255};
+            }
+    }
+};
+
+/// A 16-bit measurement whose samples need more than 8 bits: a noisy sky (each channel's noise
+/// spans about two 8-bit levels), an orange block far from the hole, and a 40 × 40 hole. Its
+/// fill is given as sources (what the measurement path moves samples by): the sky 45 px to the
+/// left of each hole pixel, except a 16 × 14 piece copied from the orange block's corner with
+/// two rows and columns of sky above and left of it (as PatchMatch copies a look-alike object
+/// with its edge, which the blend then keeps). So the proxy's fill holds an orange blob the
+/// sky's ring lacks.
+struct DeepSky {
+    static constexpr int w = 160, h = 120, hx0 = 50, hy0 = 40, hole_size = 40;
+    static constexpr int px0 = 58, py0 = 48, pw = 16, ph = 14;  ///< the copied piece...
+    static constexpr int bx0 = 60, by0 = 50, bw = 14, bh = 12;  ///< ...and its orange part
+    NativeImage samples{w, h, {SampleType::U16, 3}};
+    Mask hole{w, h, std::uint8_t{0}};
+    FillSources sources;
+    static bool orange(const int x, const int y) { return x >= 130 && x < 152 && y >= 8 && y < 32; }
+    DeepSky() {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const int n = (x * 7919 + y * 104729) % 601;
+                samples.set_sample(x, y, 0, orange(x, y) ? 60000 + n : 12000 + n);
+                samples.set_sample(x, y, 1, orange(x, y) ? 30000 + n : 26000 + (n * 7) % 601);
+                samples.set_sample(x, y, 2, orange(x, y) ? 5000 + n : 50000 + (n * 13) % 601);
+                hole.at(x, y) =
+                    x >= hx0 && x < hx0 + hole_size && y >= hy0 && y < hy0 + hole_size ? 1 : 0;
+            }
+        sources = {w, h, {hx0, hy0, hx0 + hole_size - 1, hy0 + hole_size - 1}, {}};
+        for (int y = hy0; y < hy0 + hole_size; ++y)
+            for (int x = hx0; x < hx0 + hole_size; ++x) {
+                const bool piece = x >= px0 && x < px0 + pw && y >= py0 && y < py0 + ph;
+                sources.index.push_back(piece ? (y - 42) * w + (x + 70) : y * w + (x - 45));
             }
     }
 };
@@ -193,6 +229,82 @@ class TestInpaintRefill : public QObject {
         QCOMPARE(report.structure_refused, 1);
         QCOMPARE(report.foreign_after, report.foreign_before);
         QVERIFY(same(out, ledge.fill));
+    }
+
+    // A measurement's refill (issue 31: "the 16-bit measurement fill gets the same
+    // improvements"): decided on the 8-bit proxy of the fill the sources give, and applied by
+    // moving the measurement's own samples from the refill's sources: every refilled sample is
+    // an exact copy of a known sample outside the hole, the orange piece is gone, and nothing
+    // outside the kept blob changes.
+    void a_measurement_refill_moves_known_samples() {
+        const DeepSky sky;
+        const ImageRgba8 proxy = carving_proxy(sky.samples).image;
+        InpaintParams params = with_refill();
+        params.choose = false;
+        const RefillChoice refill = refill_sources(proxy.view(), sky.hole, params,
+                                                   InpaintImplementation::Fast, sky.sources, {});
+        QCOMPARE(refill.report.blobs, 1);
+        QCOMPARE(refill.report.kept, 1);
+        QCOMPARE(refill.kept_blobs(), 1);
+        const NativeImage before = fill_from_sources(sky.samples, sky.sources);
+        NativeImage filled = before;
+        apply_refill(filled, {0, 0, DeepSky::w - 1, DeepSky::h - 1}, sky.samples, refill);
+        int moved = 0, piece_moved = 0;
+        Mask refilled(DeepSky::w, DeepSky::h, std::uint8_t{0});
+        const SearchRect& fb = refill.sources.box;
+        for (int y = 0; y < DeepSky::h; ++y)
+            for (int x = 0; x < DeepSky::w; ++x) {
+                const std::int32_t b =
+                    refill.blobs.label[static_cast<std::size_t>(y) * DeepSky::w + x];
+                if (b < 0 || refill.kept[static_cast<std::size_t>(b)] == 0) continue;
+                refilled.at(x, y) = 1;
+                const std::int32_t s =
+                    refill.sources.index[static_cast<std::size_t>(y - fb.y0) * (fb.x1 - fb.x0 + 1) +
+                                         (x - fb.x0)];
+                const int sx = s % DeepSky::w, sy = s / DeepSky::w;
+                // A known sample of the sky: outside the hole, not the orange block.
+                QCOMPARE(sky.hole.at(sx, sy), std::uint8_t{0});
+                QVERIFY(!DeepSky::orange(sx, sy));
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(filled.sample(x, y, c), sky.samples.sample(sx, sy, c));
+                ++moved;
+                piece_moved += x >= DeepSky::bx0 && x < DeepSky::bx0 + DeepSky::bw &&
+                               y >= DeepSky::by0 && y < DeepSky::by0 + DeepSky::bh;
+            }
+        QCOMPARE(piece_moved, DeepSky::bw * DeepSky::bh);
+        QVERIFY(moved > piece_moved);  // the 2-px margin around the piece goes too
+        for (int y = 0; y < DeepSky::h; ++y)
+            for (int x = 0; x < DeepSky::w; ++x) {
+                if (refilled.at(x, y) != 0) continue;
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(filled.sample(x, y, c), before.sample(x, y, c));
+            }
+        // No orange sample is left in the hole.
+        for (int y = 0; y < DeepSky::h; ++y)
+            for (int x = 0; x < DeepSky::w; ++x)
+                if (sky.hole.at(x, y) != 0) QVERIFY(filled.sample(x, y, 0) < 20000);
+        // A rectangle that does not hold the blob, or samples of another format: refused, and
+        // the samples are left as they were.
+        NativeImage small = copy_region(before, {0, 0, 59, 59});
+        QVERIFY_THROWS_EXCEPTION(Error, apply_refill(small, {0, 0, 59, 59}, sky.samples, refill));
+        QVERIFY(small == copy_region(before, {0, 0, 59, 59}));
+        NativeImage grey(DeepSky::w, DeepSky::h, {SampleType::U16, 1});
+        QVERIFY_THROWS_EXCEPTION(
+            Error, apply_refill(grey, {0, 0, DeepSky::w - 1, DeepSky::h - 1}, sky.samples, refill));
+        // The decision is the picture's: refill_foreign on the same proxy fill keeps the same
+        // blob.
+        const ImageRgba8 picture =
+            blend_fill(fill_from_sources(proxy.view(), sky.sources), sky.hole, sky.sources);
+        RefillReport report;
+        (void)refill_foreign(sky.hole, params, InpaintImplementation::Fast, picture, &report);
+        QCOMPARE(report.kept, refill.report.kept);
+        QCOMPARE(report.blobs, refill.report.blobs);
+        // Off: nothing is decided or moved.
+        params.refill_foreign = false;
+        QCOMPARE(refill_sources(proxy.view(), sky.hole, params, InpaintImplementation::Fast,
+                                sky.sources, {})
+                     .kept_blobs(),
+                 0);
     }
 
     void off_or_criminisi_leaves_the_fill() {

@@ -770,6 +770,68 @@ class TestSession : public QObject {
         QVERIFY(!equal_pixels<Rgba8>(plain.image.view(), engine.image.view()));
     }
 
+    // The bench's "plain table" (opencv-doc's stuff.jpg, its blob hole) as a 16-bit measurement
+    // (257 × level, what a 16-bit PNG of the photo holds), where the measurement's PatchMatch
+    // fill brings a blob of colours the table's ring lacks: the editor's fill, run batch by
+    // batch, refills it as ops::inpaint of samples does (decided on the proxy, the samples moved
+    // from the refill's sources), ends with the engine's samples and says so; without the
+    // refill the samples differ, and every sample the refill changed is one of the photo's own,
+    // unblended.
+    void measurement_fill_with_the_refill_ends_as_the_engine() {
+        const std::filesystem::path stuff = "/usr/share/doc/opencv-doc/examples/data/stuff.jpg";
+        if (!std::filesystem::exists(stuff))
+            QSKIP("opencv-doc is not installed (packaging/install-deps.sh installs it)");
+        const ImageRgba8 picture = io::read_image(stuff).image;
+        NativeImage samples(picture.width(), picture.height(), {SampleType::U16, 3});
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = 0; x < picture.width(); ++x) {
+                const Rgba8 p = picture.at(x, y);
+                samples.set_sample(x, y, 0, 257 * p.r);
+                samples.set_sample(x, y, 1, 257 * p.g);
+                samples.set_sample(x, y, 2, 257 * p.b);
+            }
+        const Mask hole = test::bench_blob(picture.width(), picture.height(), 510, 390, 48, 38, 4);
+        session::Session s(false);
+        s.open_measurement({samples}, {});
+        s.select(session::ToolKind::RemoveObject);
+        ops::InpaintParams params = s.remove_object().fill_params();
+        QVERIFY(params.refill_foreign);  // the default
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const ops::NativeInpaintResult engine =
+            ops::inpaint(samples, hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(std::any_of(engine.notes.begin(), engine.notes.end(), [](const std::string& n) {
+            return n.find("filled again") != std::string::npos;
+        }));
+        const std::string said = s.remove_object().message();
+        QVERIFY2(said.find("of foreign colours filled again") != std::string::npos, said.c_str());
+        QVERIFY(s.document().samples() == engine.samples);
+        params.refill_foreign = false;
+        const ops::NativeInpaintResult plain =
+            ops::inpaint(samples, hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(!(plain.samples == engine.samples));
+        // What the refill changed are copies of the photo's samples (257 × level in every
+        // channel), not blends (the blended fill around them is not); only hole pixels changed.
+        int changed = 0;
+        for (int y = 0; y < hole.height(); ++y)
+            for (int x = 0; x < hole.width(); ++x) {
+                bool differs = false;
+                for (int c = 0; c < 3; ++c)
+                    differs |= plain.samples.sample(x, y, c) != engine.samples.sample(x, y, c);
+                if (!differs) continue;
+                QVERIFY(hole.at(x, y) != 0);
+                ++changed;
+                for (int c = 0; c < 3; ++c) {
+                    const auto v = static_cast<int>(engine.samples.sample(x, y, c));
+                    QVERIFY2(v % 257 == 0, qPrintable(QString::number(v)));
+                }
+            }
+        QVERIFY(changed > 0);
+        QVERIFY(s.undo());
+        QVERIFY(s.document().samples() == samples);
+    }
+
     // The same board as a 16-bit measurement whose samples all need more than 8 bits (1000 +
     // 200 × level): the editor's fill, run batch by batch, makes the same choice on the proxy,
     // ends with ops::inpaint's samples (Criminisi's sources' samples in the hole, unblended) and

@@ -268,9 +268,7 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     }
     RefillReport refilled;
     finished = refill_foreign(mask, params, implementation, std::move(finished), &refilled);
-    if (refilled.kept > 0)
-        notes.push_back(std::to_string(refilled.kept) + " of " + std::to_string(refilled.blobs) +
-                        " blobs of colours foreign to the surroundings filled again");
+    if (const std::string note = refill_note(refilled); !note.empty()) notes.push_back(note);
     return {std::move(finished), state, std::move(notes)};
 }
 

@@ -1,9 +1,11 @@
 // A measurement's fill from start to end (the command line's path; the editor's Remove Object
 // panel runs the same steps batch by batch): decided on every bit, stored samples moved, then
 // blended in their own values; on a small hole, each region then keeps Criminisi's sources where
-// the 8-bit path would keep Criminisi's pixels.
+// the 8-bit path would keep Criminisi's pixels, and the blobs of foreign colours the 8-bit path
+// fills again take the refill's sources.
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -61,11 +63,19 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     // samples from its sources, unblended, as a picture keeps Criminisi's pixels unblended.
     const FillChoice choice =
         choose_sources(proxy.image.view(), mask, params, implementation, sources);
+    const PixelRect all{0, 0, samples.width() - 1, samples.height() - 1};
     if (choice.criminisi_regions() > 0) {
-        apply_choice(result.samples, {0, 0, samples.width() - 1, samples.height() - 1}, samples,
-                     choice);
+        apply_choice(result.samples, all, samples, choice);
         result.notes.push_back(choice_note(choice));
     }
+    // Then the foreign-blob refill, decided on the proxy as a picture's fill decides it (the
+    // same sources and choice give the same pixels there); the blobs that keep their refill
+    // move the samples from the refill's sources, which lie outside the hole.
+    const RefillChoice refill =
+        refill_sources(proxy.image.view(), mask, params, implementation, sources, choice);
+    apply_refill(result.samples, all, samples, refill);
+    if (const std::string note = refill_note(refill.report); !note.empty())
+        result.notes.push_back(note);
     return result;
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 namespace lacuna::ops {
 namespace {
@@ -126,6 +127,49 @@ struct Detection {
     HoleRegions components;                       ///< of blobs.refill
 };
 
+/// Marks in `kept` the clumps of the pixels of `foreign` (a subset of the hole's foreign
+/// pixels) joined across gaps of `join` (chessboard), within the hole: those of at least
+/// kRefillMinForeign foreign pixels that cover at most kRefillMaxShare of their hole region.
+void pick_clumps(const Detection& d, const Mask& hole, const Mask& foreign, const int join,
+                 Mask& kept) {
+    const int w = hole.width(), h = hole.height();
+    Mask joined(w, h, std::uint8_t{0});
+    for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
+        const SearchRect& box = d.holes.regions[r].box;
+        const std::vector<std::uint8_t> close =
+            near(box, join, w, h, [&](const int x, const int y) { return foreign.at(x, y) != 0; });
+        const int cw = box.x1 - box.x0 + 1;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (hole.at(x, y) != 0 &&
+                    close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)] != 0)
+                    joined.at(x, y) = 1;
+    }
+    const HoleRegions candidates = hole_regions(joined);
+    for (std::size_t c = 0; c < candidates.regions.size(); ++c) {
+        const SearchRect& box = candidates.regions[c].box;
+        const auto in_c = [&](const int x, const int y) {
+            return candidates.label[static_cast<std::size_t>(y) * w + x] ==
+                   static_cast<std::int32_t>(c);
+        };
+        std::int64_t n = 0;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x) n += in_c(x, y) && foreign.at(x, y) != 0;
+        if (n < kRefillMinForeign) continue;
+        // A clump of foreign pixels, and a piece of the region rather than most of it (a
+        // larger one is a structure whose shades the ring lacks, a window grid's ledge).
+        const std::int32_t region = region_of(candidates, static_cast<int>(c), d.holes);
+        const auto pixels = static_cast<double>(candidates.regions[c].pixels);
+        if (pixels >
+            kRefillMaxShare *
+                static_cast<double>(d.holes.regions[static_cast<std::size_t>(region)].pixels))
+            continue;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (in_c(x, y)) kept.at(x, y) = 1;
+    }
+}
+
 Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
     const int w = filled.width, h = filled.height;
     check_mask_size(hole.view(), w, h, "the mask");
@@ -146,44 +190,8 @@ Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
                         0)
                     foreign.at(x, y) = 1;
     }
-    // Candidate blobs: the foreign pixels joined across gaps of `join`, within the hole.
-    Mask joined(w, h, std::uint8_t{0});
-    for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
-        const SearchRect& box = d.holes.regions[r].box;
-        const std::vector<std::uint8_t> close =
-            near(box, join, w, h, [&](const int x, const int y) { return foreign.at(x, y) != 0; });
-        const int cw = box.x1 - box.x0 + 1;
-        for (int y = box.y0; y <= box.y1; ++y)
-            for (int x = box.x0; x <= box.x1; ++x)
-                if (hole.at(x, y) != 0 &&
-                    close[static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0)] != 0)
-                    joined.at(x, y) = 1;
-    }
-    const HoleRegions candidates = hole_regions(joined);
     Mask kept(w, h, std::uint8_t{0});
-    for (std::size_t c = 0; c < candidates.regions.size(); ++c) {
-        const SearchRect& box = candidates.regions[c].box;
-        std::int64_t n = 0;
-        for (int y = box.y0; y <= box.y1; ++y)
-            for (int x = box.x0; x <= box.x1; ++x)
-                n += candidates.label[static_cast<std::size_t>(y) * w + x] ==
-                         static_cast<std::int32_t>(c) &&
-                     foreign.at(x, y) != 0;
-        // A clump of foreign pixels, and a piece of the region rather than most of it (a
-        // larger one is a structure whose shades the ring lacks, a window grid's ledge).
-        const std::int32_t region = region_of(candidates, static_cast<int>(c), d.holes);
-        const auto pixels = static_cast<double>(candidates.regions[c].pixels);
-        if (n < kRefillMinForeign ||
-            pixels >
-                kRefillMaxShare *
-                    static_cast<double>(d.holes.regions[static_cast<std::size_t>(region)].pixels))
-            continue;
-        for (int y = box.y0; y <= box.y1; ++y)
-            for (int x = box.x0; x <= box.x1; ++x)
-                if (candidates.label[static_cast<std::size_t>(y) * w + x] ==
-                    static_cast<std::int32_t>(c))
-                    kept.at(x, y) = 1;
-    }
+    pick_clumps(d, hole, foreign, join, kept);
     // The refill hole: the kept blobs grown by `grow`, within the hole.
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
         const SearchRect& box = d.holes.regions[r].box;
@@ -197,6 +205,7 @@ Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
                     d.blobs.refill.at(x, y) = 1;
     }
     d.components = hole_regions(d.blobs.refill);
+
     d.blobs.foreign_in_blob = count_foreign(filled, d.holes, d.seen, d.components);
     return d;
 }
@@ -207,29 +216,21 @@ ForeignBlobs find_foreign_blobs(const ImageView<const Rgba8> filled, const Mask&
     return std::move(detect(filled, hole).blobs);
 }
 
-ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
-                          const InpaintImplementation implementation, ImageRgba8 filled,
-                          RefillReport* report) {
-    if (report != nullptr) *report = {};
-    if (!params.refill_foreign || params.method != InpaintMethod::PatchMatch) return filled;
-    // Count first: a large hole (the 1080p case) costs one pass over the mask.
-    std::int64_t pixels = 0;
-    for (int y = 0; y < mask.height() && pixels <= kRefillMaxPixels; ++y) {
-        const std::uint8_t* row = mask.row(y);
-        for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
-    }
-    if (pixels == 0 || pixels > kRefillMaxPixels) return filled;
-    const Detection d = detect(filled.view(), mask);
+namespace {
+
+/// The blobs of `filled`, refilled and judged. Empty when no blob is found or no complete source
+/// patch is left for the refill.
+RefillChoice refill_blobs(const Mask& mask, const InpaintParams& params,
+                          const InpaintImplementation implementation, const ImageRgba8& filled) {
+    RefillChoice out;
+    RefillReport& report = out.report;
+    Detection d = detect(filled.view(), mask);
     const std::size_t blobs = d.components.regions.size();
-    if (report != nullptr) {
-        report->blobs = static_cast<int>(blobs);
-        for (const std::int64_t n : d.blobs.foreign_in_blob) report->foreign_before += n;
-        report->foreign_after = report->foreign_before;
-    }
-    if (blobs == 0) return filled;
+    report.blobs = static_cast<int>(blobs);
+    for (const std::int64_t n : d.blobs.foreign_in_blob) report.foreign_before += n;
+    report.foreign_after = report.foreign_before;
+    if (blobs == 0) return out;
     const int w = filled.width(), h = filled.height();
-    if (params.never_sample != nullptr)
-        check_mask_size(params.never_sample->view(), w, h, "the never-sample mask");
     // Never sampled: the whole original hole (its pixels are a fill, not the picture: a source
     // there could copy the blob's neighbour, or the blob itself) and what the caller never
     // samples. The blob's surroundings in the fill are known, so the new patches must agree
@@ -247,44 +248,163 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
     again.choose = false;
     again.refill_foreign = false;
     again.source_colours = false;
-    ImageRgba8 refilled;
     try {
         const std::unique_ptr<Inpainter> filler =
             make_inpainter(filled.view(), d.blobs.refill, again, implementation);
         while (!filler->progress().done()) filler->advance(1 << 20);
-        refilled = finished_image(*filler);
+        out.refilled = finished_image(*filler);
+        const InpaintProblem& problem = filler->problem();
+        out.sources = patchmatch_sources(*patchmatch_field(*filler), problem.hole, problem.radius);
     } catch (const Error& e) {
         // No complete source patch left (a hole that covers nearly the whole picture): the
         // fill stays as it was.
-        if (e.code() == ErrorCode::InvalidArgument) return filled;
+        if (e.code() == ErrorCode::InvalidArgument) return {};
         throw;
     }
     const std::vector<std::int64_t> after =
-        count_foreign(refilled.view(), d.holes, d.seen, d.components);
+        count_foreign(out.refilled.view(), d.holes, d.seen, d.components);
     // The straight edges that reach the hole from the ring (the line continuation's tracer,
     // with its default tolerances), for the structure check.
     const std::vector<EdgeTrace> lines = edges_into_hole(filled.view(), mask, {});
+    out.kept.assign(blobs, 0);
     for (std::size_t b = 0; b < blobs; ++b) {
         const std::int64_t before = d.blobs.foreign_in_blob[b];
         if (static_cast<double>(after[b]) > kRefillKeepRatio * static_cast<double>(before))
             continue;
-        if (erases_structure(filled.view(), refilled.view(), lines, d.components,
+        if (erases_structure(filled.view(), out.refilled.view(), lines, d.components,
                              static_cast<int>(b))) {
-            if (report != nullptr) ++report->structure_refused;
+            ++report.structure_refused;
             continue;
         }
-        if (report != nullptr) {
-            ++report->kept;
-            report->foreign_after -= before - after[b];
-        }
-        const SearchRect& box = d.components.regions[b].box;
+        out.kept[b] = 1;
+        ++report.kept;
+        report.foreign_after -= before - after[b];
+    }
+    out.refill = std::move(d.blobs.refill);
+    out.blobs = std::move(d.components);
+    return out;
+}
+
+/// Calls visit(x, y, blob) for every pixel of a kept blob of `choice`.
+template <class Visit>
+void each_kept(const RefillChoice& choice, const Visit& visit) {
+    const HoleRegions& blobs = choice.blobs;
+    for (std::size_t b = 0; b < blobs.regions.size(); ++b) {
+        if (choice.kept[b] == 0) continue;
+        const SearchRect& box = blobs.regions[b].box;
         for (int y = box.y0; y <= box.y1; ++y)
             for (int x = box.x0; x <= box.x1; ++x)
-                if (d.components.label[static_cast<std::size_t>(y) * w + x] ==
+                if (blobs.label[static_cast<std::size_t>(y) * blobs.width + x] ==
                     static_cast<std::int32_t>(b))
-                    filled.at(x, y) = refilled.at(x, y);
+                    visit(x, y, b);
     }
+}
+
+}  // namespace
+
+bool refill_runs(const Mask& mask, const InpaintParams& params) {
+    if (!params.refill_foreign || params.method != InpaintMethod::PatchMatch) return false;
+    // Count first: a large hole (the 1080p case) costs one pass over the mask.
+    std::int64_t pixels = 0;
+    for (int y = 0; y < mask.height() && pixels <= kRefillMaxPixels; ++y) {
+        const std::uint8_t* row = mask.row(y);
+        for (int x = 0; x < mask.width(); ++x) pixels += row[x] != 0;
+    }
+    return pixels > 0 && pixels <= kRefillMaxPixels;
+}
+
+int RefillChoice::kept_blobs() const {
+    return static_cast<int>(std::count(kept.begin(), kept.end(), 1));
+}
+
+RefillChoice refill_regions(const Mask& mask, const InpaintParams& params,
+                            const InpaintImplementation implementation, const ImageRgba8& filled) {
+    if (!refill_runs(mask, params)) return {};
+    check_mask_size(mask.view(), filled.width(), filled.height(), "the mask");
+    if (params.never_sample != nullptr)
+        check_mask_size(params.never_sample->view(), filled.width(), filled.height(),
+                        "the never-sample mask");
+    return refill_blobs(mask, params, implementation, filled);
+}
+
+ImageRgba8 compose_refill(ImageRgba8 filled, const RefillChoice& choice) {
+    each_kept(choice, [&](const int x, const int y, std::size_t) {
+        filled.at(x, y) = choice.refilled.at(x, y);
+    });
     return filled;
+}
+
+ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
+                          const InpaintImplementation implementation, ImageRgba8 filled,
+                          RefillReport* report) {
+    const RefillChoice choice = refill_regions(mask, params, implementation, filled);
+    if (report != nullptr) *report = choice.report;
+    return compose_refill(std::move(filled), choice);
+}
+
+RefillChoice refill_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
+                            const InpaintParams& params, const InpaintImplementation implementation,
+                            const FillSources& patchmatch, const FillChoice& choice) {
+    if (!refill_runs(mask, params)) return {};
+    // What the picture shows for these sources before the refill (choose_sources' PatchMatch
+    // candidate), with the regions that took Criminisi composed in.
+    Mask hole(mask.width(), mask.height(), 0);
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x) hole.at(x, y) = mask.at(x, y) != 0 ? 1 : 0;
+    ImageRgba8 filled = blend_fill(fill_from_sources(proxy, patchmatch), hole, patchmatch);
+    if (choice.criminisi_regions() > 0)
+        filled = compose_fills({&filled, &choice.criminisi}, choice.regions, choice.choice);
+    return refill_regions(mask, params, implementation, filled);
+}
+
+void apply_refill(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                  const RefillChoice& choice) {
+    if (choice.kept_blobs() == 0) return;
+    if (filled.width() != rect.width() || filled.height() != rect.height() ||
+        !(filled.format() == samples.format()))
+        throw Error(ErrorCode::InvalidArgument,
+                    "the filled samples do not match the rectangle and the samples");
+    const int w = samples.width();
+    const std::int64_t n = static_cast<std::int64_t>(w) * samples.height();
+    const FillSources& from = choice.sources;
+    const SearchRect& fb = from.box;
+    const int bw = fb.x1 - fb.x0 + 1;
+    if (from.width != w || from.height != samples.height() || choice.blobs.width != w ||
+        choice.blobs.height != samples.height() ||
+        choice.kept.size() != choice.blobs.regions.size())
+        throw Error(ErrorCode::InvalidArgument, "the refill is for another size");
+    // Everything is checked before anything is written, so `filled` is left as it was on bad
+    // input.
+    for (std::size_t b = 0; b < choice.blobs.regions.size(); ++b) {
+        if (choice.kept[b] == 0) continue;
+        const SearchRect& box = choice.blobs.regions[b].box;
+        if (box.x0 < rect.x0 || box.y0 < rect.y0 || box.x1 > rect.x1 || box.y1 > rect.y1)
+            throw Error(ErrorCode::InvalidArgument,
+                        "the rectangle does not hold the refilled blobs");
+        if (box.x0 < fb.x0 || box.y0 < fb.y0 || box.x1 > fb.x1 || box.y1 > fb.y1 ||
+            from.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
+            throw Error(ErrorCode::InvalidArgument, "the refill's sources do not cover it");
+    }
+    const auto source_of = [&](const int x, const int y) {
+        return from.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
+    };
+    each_kept(choice, [&](const int x, const int y, std::size_t) {
+        const std::int32_t s = source_of(x, y);
+        if (s < 0 || s >= n)
+            throw Error(ErrorCode::InvalidArgument, "a refilled pixel has no source");
+    });
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    each_kept(choice, [&](const int x, const int y, std::size_t) {
+        const std::int32_t s = source_of(x, y);
+        std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
+                    samples.row(s / w) + bpp * (s % w), bpp);
+    });
+}
+
+std::string refill_note(const RefillReport& report) {
+    if (report.kept == 0) return {};
+    return std::to_string(report.kept) + " of " + std::to_string(report.blobs) +
+           " blobs of colours foreign to the surroundings filled again";
 }
 
 }  // namespace lacuna::ops

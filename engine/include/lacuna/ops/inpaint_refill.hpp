@@ -15,9 +15,13 @@
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace lacuna::ops {
@@ -72,6 +76,55 @@ struct RefillReport {
     std::int64_t foreign_after = 0;   ///< ... after (refills not kept count as before)
     int structure_refused = 0;  ///< refills not kept: they erased a ring's edge's continuation
 };
+
+/// The stage's decision on a finished 8-bit fill: the blobs found, the refill's finished
+/// (blended) fill of them, its sources, and which blobs keep it. Empty (no blob) when the stage
+/// does not run or finds none.
+struct RefillChoice {
+    Mask refill;            ///< image-sized; 1 = filled again (every blob found)
+    HoleRegions blobs;      ///< the components of `refill`, one per blob
+    std::vector<int> kept;  ///< per blob: 1 when it keeps the refill
+    ImageRgba8 refilled;    ///< the refill of the whole fill (blobs kept or not)
+    /// The refill's PatchMatch sources over `refill`: every one a pixel of the picture outside
+    /// the original hole and the never-sample area (the whole hole is never sampled), so a
+    /// measurement moves its own samples from them.
+    FillSources sources;
+    RefillReport report;
+    /// How many blobs keep the refill.
+    [[nodiscard]] int kept_blobs() const;
+};
+
+/// Whether the stage runs for a fill of `mask` with `params`: params.refill_foreign, PatchMatch,
+/// and a hole of 1 to kRefillMaxPixels pixels (counted without labelling a large one).
+bool refill_runs(const Mask& mask, const InpaintParams& params);
+
+/// The decision of the stage on `filled` (a finished fill of the hole `mask`), as refill_foreign
+/// makes it; refill_foreign is compose_refill of it.
+RefillChoice refill_regions(const Mask& mask, const InpaintParams& params,
+                            InpaintImplementation implementation, const ImageRgba8& filled);
+/// `filled` with every kept blob's refilled pixels.
+ImageRgba8 compose_refill(ImageRgba8 filled, const RefillChoice& choice);
+
+/// The decision for a measurement's fill, made on its 8-bit proxy (`proxy`, the image its fill
+/// was prepared on) as refill_foreign makes it on a picture: the fill it looks at is what the
+/// picture shows for the same sources (the proxy filled from `patchmatch` and blended with
+/// blend_fill, as choose_sources makes it) with the regions `choice` gave Criminisi composed
+/// in. Where refill_runs is false nothing is filled.
+RefillChoice refill_sources(ImageView<const Rgba8> proxy, const Mask& mask,
+                            const InpaintParams& params, InpaintImplementation implementation,
+                            const FillSources& patchmatch, const FillChoice& choice);
+
+/// Applies a measurement's refill: the pixels of `filled` (the samples of `rect`, filled and
+/// chosen) in the kept blobs take the samples of `samples` (the measurement before the fill) at
+/// the refill's sources, unconverted and unblended, as apply_choice moves Criminisi's. `filled`
+/// must have `rect`'s size and `samples`' format, `rect` must hold every kept blob; InvalidArgument
+/// otherwise (and `filled` is left as it was).
+void apply_refill(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                  const RefillChoice& choice);
+
+/// The note a fill adds when blobs were filled again ("2 of 3 blobs of colours foreign to the
+/// surroundings filled again"); empty when none was.
+std::string refill_note(const RefillReport& report);
 
 /// The stage: when params.refill_foreign, params.method is PatchMatch and the hole has at most
 /// kRefillMaxPixels pixels, finds the foreign blobs of `filled` (a finished fill of the hole

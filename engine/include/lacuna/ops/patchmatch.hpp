@@ -117,7 +117,10 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
 /// (fill_from_sources: never converted) and blend_samples blends them in their own values. On a
 /// small hole with params.choose, the per-region choice follows, made on the proxy as for a
 /// picture (choose_sources, inpaint_choice.hpp): regions that take Criminisi move the samples
-/// from Criminisi's sources instead, unblended, and a note says how many. Pixels outside the
+/// from Criminisi's sources instead, unblended, and a note says how many. With
+/// params.refill_foreign the foreign-blob refill follows, decided on the proxy as for a picture
+/// (refill_sources, inpaint_refill.hpp): the blobs that keep their refill move the samples from
+/// the refill's sources, unblended, and a note says how many. Pixels outside the
 /// hole are unchanged. Error(InvalidArgument) for method Criminisi (its patches are chosen on
 /// the 8-bit proxy, not on every bit), and as inpaint() does.
 struct NativeInpaintResult {
