@@ -194,6 +194,8 @@ std::string to_string(const SeamEnergy energy) {
             return "sobel";
         case SeamEnergy::Forward:
             return "forward";
+        case SeamEnergy::Transversal:
+            return "transversal";
     }
     return "?";
 }
@@ -203,6 +205,7 @@ std::optional<SeamEnergy> parse_seam_energy(const std::string& text) {
     if (text == "prewitt") return SeamEnergy::Prewitt;
     if (text == "sobel") return SeamEnergy::Sobel;
     if (text == "forward") return SeamEnergy::Forward;
+    if (text == "transversal") return SeamEnergy::Transversal;
     return std::nullopt;
 }
 
