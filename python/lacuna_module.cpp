@@ -630,7 +630,8 @@ py::array_t<std::uint8_t> retarget(const py::object& image, const std::optional<
     p.height = height.value_or(h);
     const auto e = ops::parse_seam_energy(energy);
     if (!e)
-        throw py::value_error("energy must be forward, l1, prewitt or sobel, not '" + energy + "'");
+        throw py::value_error("energy must be forward, l1, prewitt, sobel or transversal, not '" +
+                              energy + "'");
     p.energy = *e;
     p.amount = amount;
     std::optional<Mask> protect_mask, remove_mask;
@@ -687,7 +688,6 @@ py::array_t<std::uint8_t> inpaint(const py::object& image, const py::object& mas
     return rgba_to_numpy(result.image, photo.channels);
 }
 
-
 /// The profiles of a region list (`lacuna histogram IMG --regions FILE`): `regions` is the
 /// path of a regions file or a list of dicts in the file's form.
 py::list region_profiles(const py::object& image, const py::object& regions,
@@ -710,8 +710,9 @@ py::list region_profiles(const py::object& image, const py::object& regions,
     }
     const Input in = take_input(image, std::nullopt, "the image");
     if (in.on_device())
-        throw py::value_error("region_profiles reads host arrays: copy the device array to the "
-                              "host first (kymograph takes device frames)");
+        throw py::value_error(
+            "region_profiles reads host arrays: copy the device array to the "
+            "host first (kymograph takes device frames)");
     const std::unique_ptr<ops::HistogramSource> source = histogram_source(in.host);
     const ops::HistogramChannel picked = channel_for(source->is_measurement(), channel);
     if (picked == ops::HistogramChannel::Rgb)

@@ -791,7 +791,7 @@ Command batch_command() {
           {"grow", "N", "inpaint: grow (or, below 0, shrink) every mask by N pixels"},
           {"width", "W", "retarget: target width, pixels or %"},
           {"height", "H", "retarget: target height, pixels or %"},
-          {"energy", "E", "retarget: forward, l1, prewitt or sobel"},
+          {"energy", "E", "retarget: forward, l1, prewitt, sobel or transversal"},
           {"amount", "P", "retarget: percent of the change made by seams (rest: scaling)"},
           {"auto", "", "retarget: choose crop, seams and scaling per side"},
           {"no-faces", "", "retarget: do not protect detected faces"},

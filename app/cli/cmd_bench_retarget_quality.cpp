@@ -301,17 +301,17 @@ ImageRgba8 stacked(const ImageRgba8& top, const ImageRgba8& bottom, const int ga
 int bench_retarget_quality(Context& ctx) {
     /// Scored and averaged beside the five methods: the same carvers with saliency or lines on
     /// as well (what the defaults of those terms are chosen by), and our seams with L1 energy.
-    std::vector<std::string> variants = {"auto+sal", "seams+sal", "auto+lines", "seams+lines",
-                                         "seams+l1"};
+    std::vector<std::string> variants = {"auto+sal",    "seams+sal", "auto+lines",
+                                         "seams+lines", "seams+l1",  "seams+transversal"};
     if (const auto only = ctx.args.get("variants")) {
         const std::vector<std::string> known = variants;
         variants.clear();
         for (const std::string& v : split_list(*only)) {
             if (v.empty() || v == "none") continue;
             if (std::find(known.begin(), known.end(), v) == known.end())
-                throw UsageError(
-                    "--variants: unknown variant '" + v +
-                    "' (auto+sal, seams+sal, auto+lines, seams+lines, seams+l1, none)");
+                throw UsageError("--variants: unknown variant '" + v +
+                                 "' (auto+sal, seams+sal, auto+lines, seams+lines, seams+l1, "
+                                 "seams+transversal, none)");
             variants.push_back(v);
         }
     }
@@ -431,14 +431,17 @@ int bench_retarget_quality(Context& ctx) {
                     results[std::string("auto") + suffix] = std::move(r.image);
                 }
             }
-            // Our seams with the backward gradient energy (L1), beside liblqr's, whose default
-            // energy is a gradient norm: whether the energy is what separates the two carvers.
-            if (wanted("seams+l1")) {
+            // Our seams with the backward gradient energy (L1) and with liblqr's default energy
+            // (transversal: |dI/dx| of the brightness only), beside liblqr's own: whether the
+            // energy is what separates the two carvers.
+            for (const SeamEnergy e : {SeamEnergy::L1, SeamEnergy::Transversal}) {
+                const std::string name = "seams+" + ops::to_string(e);
+                if (!wanted(name)) continue;
                 ops::RetargetParams v = p;
                 v.automatic = false;
-                v.energy = SeamEnergy::L1;
+                v.energy = e;
                 v.importance_unit = ops::importance_unit(v.energy);
-                results["seams+l1"] = ops::retarget(image.view(), v, impl).image;
+                results[name] = ops::retarget(image.view(), v, impl).image;
             }
             if (!lqr_tool.empty()) {
                 const fs::path in = tmp / "in.png", out = tmp / "lqr.png";

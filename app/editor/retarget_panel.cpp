@@ -89,10 +89,11 @@ RetargetPanel::RetargetPanel(session::Session& session, QWidget* parent)
     for (const std::string_view name : energy.choices) {
         const std::optional<SeamEnergy> value = ops::parse_seam_energy(std::string(name));
         if (!value) continue;
-        const QString label = *value == SeamEnergy::Forward ? tr("Forward (structure)")
-                              : *value == SeamEnergy::L1    ? tr("Gradient (L1)")
-                              : *value == SeamEnergy::Sobel ? tr("Sobel")
-                                                            : tr("Prewitt");
+        const QString label = *value == SeamEnergy::Forward       ? tr("Forward (structure)")
+                              : *value == SeamEnergy::L1          ? tr("Gradient (L1)")
+                              : *value == SeamEnergy::Sobel       ? tr("Sobel")
+                              : *value == SeamEnergy::Transversal ? tr("Transversal (as liblqr)")
+                                                                  : tr("Prewitt");
         energy_->addItem(label, static_cast<int>(*value));
     }
     energy_->setCurrentIndex(static_cast<int>(energy.default_value));

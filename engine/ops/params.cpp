@@ -187,7 +187,7 @@ static_assert(kLineDefaults.bins == kDefaultHistogramBins &&
 
 // The names of to_string(SeamEnergy) / parse_seam_energy (tests/engine/test_params.cpp checks
 // that they round-trip); the default first.
-constexpr std::string_view kEnergyNames[] = {"forward", "l1", "prewitt", "sobel"};
+constexpr std::string_view kEnergyNames[] = {"forward", "l1", "prewitt", "sobel", "transversal"};
 constexpr int kDefaultEnergy = 0;
 static_assert(RetargetParams{}.energy == SeamEnergy::Forward &&
                   CarveInput{}.energy == SeamEnergy::Forward &&
@@ -195,7 +195,7 @@ static_assert(RetargetParams{}.energy == SeamEnergy::Forward &&
               "the energy default is RetargetParams{}.energy");
 // The choices are listed default first, not in SeamEnergy's order: the field maps between them.
 constexpr SeamEnergy kEnergyByChoice[] = {SeamEnergy::Forward, SeamEnergy::L1, SeamEnergy::Prewitt,
-                                          SeamEnergy::Sobel};
+                                          SeamEnergy::Sobel, SeamEnergy::Transversal};
 constexpr double energy_choice(const SeamEnergy e) {
     for (std::size_t i = 0; i < std::size(kEnergyByChoice); ++i)
         if (kEnergyByChoice[i] == e) return static_cast<double>(i);

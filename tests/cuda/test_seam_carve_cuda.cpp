@@ -193,8 +193,8 @@ class TestSeamCarveCuda : public QObject {
         int compared = 0;
         for (const Case& c : cases) {
             const ImageRgba8 img = test_image(c.w, c.h, c.levels, rng_);
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal}) {
                 for (const SeamDirection dir :
                      {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                     const int extent = dir == SeamDirection::Vertical ? c.w : c.h;
@@ -239,8 +239,8 @@ class TestSeamCarveCuda : public QObject {
         int compared = 0;
         for (const Case& c : cases) {
             const Image<Rgba16> img = test::random_deep_image(c.w, c.h, c.levels, rng_);
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal}) {
                 for (const SeamDirection dir :
                      {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                     const int extent = dir == SeamDirection::Vertical ? c.w : c.h;
@@ -265,7 +265,7 @@ class TestSeamCarveCuda : public QObject {
                 }
             }
         }
-        QCOMPARE(compared, 6 * 4 * 2 * 2);
+        QCOMPARE(compared, 6 * 5 * 2 * 2);
     }
 
     // Video's temporal term (distance levels in the mask byte's upper bits on the device): the
@@ -401,8 +401,8 @@ class TestSeamCarveCuda : public QObject {
             const OwnedStream inputs;
             const DeviceImage<Rgba8> device_image(view, inputs.get());
             const DeviceImage<std::uint8_t> device_importance(importance.view(), inputs.get());
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal})
                 for (const SeamDirection dir :
                      {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                     CarveInput in{view, nullptr, nullptr, kind};
@@ -448,7 +448,7 @@ class TestSeamCarveCuda : public QObject {
                 }
             }
         }
-        QCOMPARE(compared, 9 * 4 * 2);
+        QCOMPARE(compared, 9 * 5 * 2);
     }
 
     // An importance map with every level 0 (the default terms on a photo without a face) adds
@@ -480,8 +480,8 @@ class TestSeamCarveCuda : public QObject {
         const int unit = kMaxFoldedLevelTerm / (kTemporalLevels - 1);
         const test::ExtremeLevels tall = test::extreme_levels(4, kMaxImageSide, rng);
         const test::ExtremeLevels wide = test::extreme_levels(kMaxImageSide, 4, rng);
-        for (const SeamEnergy kind :
-             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+        for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                      SeamEnergy::Forward, SeamEnergy::Transversal})
             for (const int u : {unit, unit + 1, kTemporalMaxUnit})
                 for (const SeamDirection dir :
                      {SeamDirection::Vertical, SeamDirection::Horizontal}) {
@@ -567,8 +567,8 @@ class TestSeamCarveCuda : public QObject {
                         static_cast<std::uint8_t>(face ? 40 + level(rng_) % 24 : level(rng_) / 8);
                     distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
                 }
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal})
                 for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
                     for (const bool per_seam : {false, true})
                         for (const bool masks : {false, true}) {
@@ -602,7 +602,7 @@ class TestSeamCarveCuda : public QObject {
                             ++compared;
                         }
         }
-        QCOMPARE(compared, 4 * 4 * 2 * 2 * 2);
+        QCOMPARE(compared, 4 * 5 * 2 * 2 * 2);
     }
 
     // The wavefront and the video carver with a per-frame importance map: the CPU's frames.
@@ -818,8 +818,8 @@ class TestSeamCarveCuda : public QObject {
         const ImageRgba8 photo = test::read_ppm(LACUNA_SOURCE_DIR "/tests/data/fruits-crop.ppm");
         QCOMPARE(photo.width(), 160);
         const Mask protect = rect_mask(160, 120, 60, 30, 100, 90);
-        for (const SeamEnergy kind :
-             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+        for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                      SeamEnergy::Forward, SeamEnergy::Transversal}) {
             for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
                 for (const bool masks : {false, true}) {
                     const CarveInput in{photo.view(), masks ? &protect : nullptr, nullptr, kind};

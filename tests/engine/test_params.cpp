@@ -164,14 +164,14 @@ class TestParams : public QObject {
         QCOMPARE(refusal(hardness, 1.5), QString("hardness must be from 0 to 1, not 1.5"));
 
         const ParamSpec& e = energy();
-        QVERIFY(accepts(e, 0) && accepts(e, 3) && !accepts(e, 4) && !accepts(e, -1));
+        QVERIFY(accepts(e, 0) && accepts(e, 4) && !accepts(e, 5) && !accepts(e, -1));
     }
 
     void parse_choice_round_trips_every_energy() {
         const ParamSpec& e = energy();
-        QCOMPARE(e.choices.size(), std::size_t{4});
-        for (const SeamEnergy kind :
-             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+        QCOMPARE(e.choices.size(), std::size_t{5});
+        for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                      SeamEnergy::Forward, SeamEnergy::Transversal}) {
             const std::string name = ops::to_string(kind);
             const int index = ops::parse_choice(e, name);
             QCOMPARE(e.choices[index], std::string_view(name));
@@ -186,8 +186,9 @@ class TestParams : public QObject {
             QFAIL("parse_choice accepted 'magic'");
         } catch (const Error& error) {
             QCOMPARE(error.code(), ErrorCode::InvalidArgument);
-            QCOMPARE(QString(error.what()),
-                     QString("energy must be forward, l1, prewitt or sobel, not 'magic'"));
+            QCOMPARE(
+                QString(error.what()),
+                QString("energy must be forward, l1, prewitt, sobel or transversal, not 'magic'"));
         }
         QVERIFY_THROWS_EXCEPTION(Error, ops::parse_choice(e, "Forward"));
         QVERIFY_THROWS_EXCEPTION(Error, ops::parse_choice(inpaint("patch"), "9"));
@@ -202,7 +203,8 @@ class TestParams : public QObject {
         QCOMPARE(text(inpaint("coherence")), QString("on or off (default on)"));
         QCOMPARE(text(histogram("band")), QString("1..2048 samples (default 1)"));
         QCOMPARE(text(histogram("bins")), QString("1..65536 (default 256)"));
-        QCOMPARE(text(energy()), QString("forward, l1, prewitt or sobel (default forward)"));
+        QCOMPARE(text(energy()),
+                 QString("forward, l1, prewitt, sobel or transversal (default forward)"));
         QCOMPARE(text(brush("radius")), QString("1..500 pixels (default 20)"));
         QCOMPARE(text(brush("hardness")), QString("0..1 (default 0.8)"));
     }
@@ -289,8 +291,8 @@ class TestParams : public QObject {
         // The energy's choices are not in SeamEnergy's order: each name reaches its own energy.
         ops::RetargetParams r;
         const auto energy = ops::seam_param_fields();
-        for (const SeamEnergy kind :
-             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward}) {
+        for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                      SeamEnergy::Forward, SeamEnergy::Transversal}) {
             ops::set_field(energy, r, "energy",
                            ops::parse_choice(energy[0].spec, ops::to_string(kind)));
             QCOMPARE(r.energy, kind);

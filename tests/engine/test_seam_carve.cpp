@@ -138,7 +138,8 @@ std::vector<std::int64_t> full_costs_after(const ImageRgba8& img, const Mask* le
 }
 
 const SeamEnergy kEnergies[] = {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
-                                SeamEnergy::Forward};
+                                SeamEnergy::Forward, SeamEnergy::Transversal};
+constexpr int kEnergyCount = static_cast<int>(std::size(kEnergies));
 
 ErrorCode retarget_error(const ImageRgba8& img, const RetargetParams& p, QString* text = nullptr) {
     try {
@@ -293,7 +294,7 @@ class TestSeamCarve : public QObject {
                     }
                 }
         }
-        QCOMPARE(compared, 4 * 4 * 2 * 2);
+        QCOMPARE(compared, 4 * kEnergyCount * 2 * 2);
         // An 8-bit image and its ×257 copy: the same seams, every cost × 257 (the energies are
         // homogeneous), with 32-bit energies where the 8-bit carver keeps 16-bit ones.
         const ImageRgba8 bytes = random_image(29, 19, 256, rng_);
@@ -371,7 +372,7 @@ class TestSeamCarve : public QObject {
                 }
             }
         }
-        QCOMPARE(checked, 4 * 6 * 3);
+        QCOMPARE(checked, kEnergyCount * 6 * 3);
     }
 
     void protected_band_is_avoided_and_removal_taken_first() {
@@ -436,7 +437,7 @@ class TestSeamCarve : public QObject {
                 }
             }
         }
-        QCOMPARE(compared, 5 * 4 * 2 * 2);
+        QCOMPARE(compared, 5 * kEnergyCount * 2 * 2);
     }
 
     // The fast carver stores each row in blocks and a removal shifts only within its block (one
@@ -496,7 +497,7 @@ class TestSeamCarve : public QObject {
                         }
             }
         }
-        QCOMPARE(compared, 4 * 4 * 4 * 2 * 3);
+        QCOMPARE(compared, 4 * 4 * kEnergyCount * 2 * 3);
     }
 
     // seam_order_fast_profiled counts the incremental update's work (what `lacuna bench retarget`

@@ -136,6 +136,15 @@ class TestSeamEnergy : public QObject {
         // Sobel, bottom-right: R gx (20+40+20) - (10+20+10), G gy (40+80+40) - (20+40+20), and
         // B's 90 is now the top-left neighbour: gx -90, gy -90.
         QTest::newRow("sobel bottom-right") << sobel << 2 << 2 << 40 + 80 + 90 + 90;
+        // Transversal: |I(x + 1) - I(x - 1)| of the intensity R + G + B (I = 10 x + 20 y, plus
+        // B's 90 at the centre), nothing vertical. Centre: 40 - 20 (its own 90 is not a
+        // neighbour); left of the centre: |I(1,1) - I(0,1)| = 120 - 20 (the left neighbour
+        // clamps to the pixel itself); right: |I(2,1) - I(1,1)| = |40 - 120|.
+        const int transversal = int(SeamEnergy::Transversal);
+        QTest::newRow("transversal centre") << transversal << 1 << 1 << 20;
+        QTest::newRow("transversal left edge") << transversal << 0 << 1 << 100;
+        QTest::newRow("transversal right edge") << transversal << 2 << 1 << 80;
+        QTest::newRow("transversal top edge") << transversal << 1 << 0 << 20;
     }
     void backward_energies_by_hand() {
         QFETCH(int, kind);
@@ -182,6 +191,35 @@ class TestSeamEnergy : public QObject {
         }
     }
 
+    // Transversal energy, against OpenCV: the absolute horizontal central difference of the
+    // intensity with the border replicated (liblqr's default energy, in integer units), which
+    // is also forward energy's straight-step cost. Channels are summed before the difference,
+    // so a red rise beside a green fall of the same size costs nothing (L1 would count both).
+    void transversal_energy_matches_opencv() {
+        std::mt19937 rng(13);
+        for (const auto [w, h] :
+             std::array{std::pair{1, 1}, std::pair{1, 9}, std::pair{9, 1}, std::pair{2, 2},
+                        std::pair{17, 11}, std::pair{64, 48}}) {
+            const ImageRgba8 img = random_image(w, h, rng);
+            const cv::Mat intensity = plane(img, 0) + plane(img, 1) + plane(img, 2);
+            const cv::Mat gx =
+                abs_filter(intensity, (cv::Mat_<float>(3, 3) << 0, 0, 0, -1, 0, 1, 0, 0, 0));
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    QCOMPARE(energy_at(img, SeamEnergy::Transversal, x, y),
+                             int(gx.at<float>(y, x)));
+                    QCOMPARE(energy_at(img, SeamEnergy::Transversal, x, y),
+                             forward_at(img, x, y, 0));
+                }
+        }
+        ImageRgba8 swap(3, 1);
+        swap.at(0, 0) = Rgba8{0, 200, 0, 255};
+        swap.at(1, 0) = Rgba8{100, 100, 0, 255};
+        swap.at(2, 0) = Rgba8{200, 0, 0, 255};
+        QCOMPARE(energy_at(swap, SeamEnergy::Transversal, 1, 0), 0);
+        QCOMPARE(energy_at(swap, SeamEnergy::L1, 1, 0), 400);
+    }
+
     void forward_energy_matches_opencv() {
         std::mt19937 rng(11);
         for (const auto [w, h] : std::array{std::pair{1, 5}, std::pair{3, 3}, std::pair{40, 30}}) {
@@ -217,7 +255,8 @@ class TestSeamEnergy : public QObject {
                 deep.at(x, y) = Rgba16{std::uint16_t(p.r * 257), std::uint16_t(p.g * 257),
                                        std::uint16_t(p.b * 257), 65535};
             }
-        for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel})
+        for (const SeamEnergy kind :
+             {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Transversal})
             for (int y = 0; y < 9; ++y)
                 for (int x = 0; x < 13; ++x)
                     QCOMPARE(energy_at(deep, kind, x, y), 257 * energy_at(img, kind, x, y));

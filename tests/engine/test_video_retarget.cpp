@@ -102,8 +102,8 @@ class TestVideoRetarget : public QObject {
                     distances.at(x, y) = static_cast<std::uint8_t>(level(rng_));
                 }
             const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal})
                 for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
                     for (const int unit : {1, 40, kTemporalMaxUnit}) {
                         CarveInput in{img.view(), unit == 40 ? &protect : nullptr, nullptr, kind};
@@ -115,7 +115,7 @@ class TestVideoRetarget : public QObject {
                         ++compared;
                     }
         }
-        QCOMPARE(compared, 3 * 4 * 2 * 3);
+        QCOMPARE(compared, 3 * 5 * 2 * 3);
         // The term steers: a map that is 0 on column 5 and large elsewhere takes column 5 first.
         ImageRgba8 flat(12, 6, Rgba8{90, 90, 90, 255});
         Mask pull(12, 6, kTemporalLevels - 1);
@@ -177,7 +177,8 @@ class TestVideoRetarget : public QObject {
                     }
                 const Mask protect = rect_mask(w, h, w / 3, h / 3, w / 2, h / 2);
                 for (const SeamEnergy kind :
-                     {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+                     {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward,
+                      SeamEnergy::Transversal})
                     for (const SeamDirection dir :
                          {SeamDirection::Vertical, SeamDirection::Horizontal})
                         for (const int unit : {1, 40, kTemporalMaxUnit}) {
@@ -194,7 +195,7 @@ class TestVideoRetarget : public QObject {
                             ++compared;
                         }
             }
-        QCOMPARE(compared, 2 * 3 * 4 * 2 * 3);
+        QCOMPARE(compared, 2 * 3 * 5 * 2 * 3);
     }
 
     void per_seam_term_steers_each_seam() {
@@ -409,8 +410,8 @@ class TestVideoRetarget : public QObject {
                         static_cast<std::uint8_t>(blob ? 40 + level(rng_) % 24 : level(rng_) / 8);
                 }
             const Mask protect = rect_mask(w, h, w / 5, h / 3, w / 3, h / 2);
-            for (const SeamEnergy kind :
-                 {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel, SeamEnergy::Forward})
+            for (const SeamEnergy kind : {SeamEnergy::L1, SeamEnergy::Prewitt, SeamEnergy::Sobel,
+                                          SeamEnergy::Forward, SeamEnergy::Transversal})
                 for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal})
                     for (const bool per_seam : {false, true})
                         for (const int unit : {1, 40, kTemporalMaxUnit}) {
@@ -432,7 +433,7 @@ class TestVideoRetarget : public QObject {
                             ++compared;
                         }
         }
-        QCOMPARE(compared, 4 * 4 * 2 * 2 * 3);
+        QCOMPARE(compared, 4 * 5 * 2 * 2 * 3);
 
         // The sum: a temporal map of zeros adds nothing, so the pair carves as importance alone
         // (which the carvers fold into the energies: another layout, the same seams and costs).

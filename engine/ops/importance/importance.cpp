@@ -216,6 +216,8 @@ int importance_unit(const SeamEnergy energy) {
     switch (energy) {
         case SeamEnergy::Forward:
         case SeamEnergy::L1:
+        // Transversal is forward energy's straight-step cost |I(x + 1) − I(x − 1)|.
+        case SeamEnergy::Transversal:
             return 48;
         case SeamEnergy::Prewitt:
             return 96;

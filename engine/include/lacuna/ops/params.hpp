@@ -259,7 +259,7 @@ std::vector<std::string> read_settings(std::string_view text, std::span<const Pa
 std::span<const ParamSpec> inpaint_param_specs();
 /// band (Int: samples across the line), bins (Int).
 std::span<const ParamSpec> line_histogram_param_specs();
-/// energy (Choice: forward, l1, prewitt, sobel — the names of to_string(SeamEnergy)).
+/// energy (Choice: forward, l1, prewitt, sobel, transversal — the names of to_string(SeamEnergy)).
 std::span<const ParamSpec> seam_param_specs();
 /// Retargeting's mix and importance: amount (Real 0..100 %), auto (Bool), and per importance
 /// term a switch and a weight: faces / face-weight, saliency / saliency-weight, lines /

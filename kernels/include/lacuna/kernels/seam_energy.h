@@ -12,7 +12,11 @@
 
 namespace lacuna {
 
-enum class SeamEnergy { L1 = 0, Prewitt = 1, Sobel = 2, Forward = 3 };
+/// Transversal: |I(x + 1) − I(x − 1)| of the intensity (R + G + B) across the seam only, liblqr's
+/// default (LQR_EF_GRAD_XABS, what ImageMagick's -liquid-rescale carves with): a seam may run
+/// along or cross an edge parallel to the carved direction, which removes a pixel of the edge
+/// without breaking it.
+enum class SeamEnergy { L1 = 0, Prewitt = 1, Sobel = 2, Forward = 3, Transversal = 4 };
 
 /// Mask terms: a protected pixel costs this much more, a pixel marked for removal this much less.
 /// It exceeds the largest possible unmasked seam cost (32768 rows × 6120 for Rgba8, × 1 572 840
@@ -45,11 +49,14 @@ LACUNA_HD int iabs(const int v) {
 }
 
 /// Backward energy of pixel (x, y): L1 central differences, Prewitt or Sobel, |gx| + |gy| per
-/// channel, summed. Forward energy has no per-pixel term (returns 0).
+/// channel, summed; Transversal, |gx| of the intensity (at most 765). Forward energy has no
+/// per-pixel term (returns 0).
 template <class RowFn>
 LACUNA_HD int pixel_energy(const ClampedRgb<RowFn>& img, const SeamEnergy kind, const int x,
                            const int y) {
     if (kind == SeamEnergy::Forward) return 0;
+    if (kind == SeamEnergy::Transversal)
+        return iabs(img.intensity(x + 1, y) - img.intensity(x - 1, y));
     int total = 0;
     for (int c = 0; c < 3; ++c) {
         int gx = 0, gy = 0;
@@ -113,8 +120,8 @@ LACUNA_HD int64_t temporal_term(const uint8_t level, const int unit) {
 /// path's bound. So folded costs are the reference's 64-bit costs exactly, and the seams agree
 /// (test_seam_carve::folded_levels_at_the_extremes,
 /// test_seam_carve_cuda::importance_fold_at_the_extremes).
-/// The importance units (48 forward and L1, 96 Prewitt, 128 Sobel: at most 63 × 128 = 8064)
-/// all fold.
+/// The importance units (48 forward, L1 and transversal, 96 Prewitt, 128 Sobel: at most 63 × 128 =
+/// 8064) all fold.
 inline constexpr int kMaxFoldedLevelTerm = 32767 - 6120;
 /// Whether levels 0 .. kTemporalLevels − 1 at `unit` each fold into the 32-bit layout.
 LACUNA_HD constexpr bool level_unit_folds(const int unit) {
