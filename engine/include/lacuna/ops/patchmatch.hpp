@@ -175,8 +175,9 @@ ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSour
 /// what tells them it is pasted). Integer arithmetic on the finished images, on the host: every
 /// backend's fill ends alike.
 inline constexpr int kKeepColoursRing = 16;
-/// The blend's structure threshold (BlendOptions::structure_levels, κ): a step that far from
-/// its source's counts half in the blend; a correction beyond it is not a tone offset.
+/// Beyond the blend's structure threshold (BlendOptions::structure_levels, κ = 24: a step that
+/// far from its source's counts half in the blend) a correction is no tone offset. Measured: 24
+/// let the 512×384 tower case fail its foreign limit again, 40 did not (docs/notes/patchmatch.md).
 inline constexpr int kKeepColoursMaxCorrection = 40;
 ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, const Mask& hole,
                              ImageRgba8 result);
