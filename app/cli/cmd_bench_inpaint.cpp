@@ -439,6 +439,9 @@ int bench_inpaint(Context& ctx) {
     // --refill-foreign / --no-refill-foreign: the post-fill pass against foreign blobs.
     if (ctx.args.has("refill-foreign")) pm_lines.refill_foreign = true;
     if (ctx.args.has("no-refill-foreign")) pm_lines.refill_foreign = false;
+    // --keep-colours / --no-keep-colours: the blend kept to the ring's colours at the end.
+    if (ctx.args.has("keep-colours")) pm_lines.keep_colours = true;
+    if (ctx.args.has("no-keep-colours")) pm_lines.keep_colours = false;
     if (const auto a = ctx.args.get("line-angle"))
         pm_lines.line_angle =
             parse_param("line-angle", *a, ops::param(ops::inpaint_param_specs(), "line-angle"));
@@ -538,6 +541,7 @@ int bench_inpaint(Context& ctx) {
         patchmatch.source_colours = pm_lines.source_colours;
         patchmatch.choose = pm_lines.choose;
         patchmatch.refill_foreign = pm_lines.refill_foreign;
+        patchmatch.keep_colours = pm_lines.keep_colours;
         std::optional<ImageRgba8> final_image;
         std::vector<int> final_choice;
         ops::RefillReport final_refill;
@@ -549,11 +553,20 @@ int bench_inpaint(Context& ctx) {
                 filler = ops::make_inpainter(input.view(), mask, p, implementation);
                 while (!filler->progress().done()) filler->advance(1 << 20);
                 // What ops::inpaint returns: PatchMatch blended in the gradient domain, then
-                // the per-region choice (choose_fill).
+                // the per-region choice (choose_fill), the refill, and the blend's colours
+                // kept to the ring's (keep_ring_colours).
+                const bool keeps = p.keep_colours && p.method == ops::InpaintMethod::PatchMatch;
+                std::optional<ImageRgba8> copy;
+                if (keeps) copy = filler->image();
+                ImageRgba8 blended = ops::finished_image(*filler);
                 final_image = ops::choose_fill(input.view(), mask, p, implementation,
-                                               ops::finished_image(*filler), &final_choice);
+                                               keeps ? clone(blended.view()) : std::move(blended),
+                                               &final_choice);
                 final_image = ops::refill_foreign(mask, p, implementation, std::move(*final_image),
                                                   &final_refill);
+                if (keeps)
+                    final_image =
+                        ops::keep_ring_colours(*copy, blended, mask, std::move(*final_image));
             });
         };
         std::vector<Method> methods;

@@ -168,6 +168,7 @@ int run_inpaint(Context& ctx) {
                        .add("source_colours", params.source_colours)
                        .add("choose", params.choose)
                        .add("refill_foreign", params.refill_foreign)
+                       .add("keep_colours", params.keep_colours)
                        .add("implementation", implementation_name)
                        .add("backend_reason", backend_reason)
                        .add("load_ms", load_ms)
@@ -212,6 +213,8 @@ Command inpaint_command() {
              {"no-choose", "", "keep patchmatch's fill everywhere (no choice per region)"},
              {"refill-foreign", "", param_help(ops::param(specs, "refill-foreign"))},
              {"no-refill-foreign", "", "leave blobs of foreign colours as the fill made them"},
+             {"keep-colours", "", param_help(ops::param(specs, "keep-colours"))},
+             {"no-keep-colours", "", "let the blend's tone correction make any colour"},
              {"no-coherence", "",
               wrap_help("do not " + std::string(ops::param(specs, "coherence").help))},
              {"reference", "", "run the single-threaded CPU reference (slow; for checking)"},

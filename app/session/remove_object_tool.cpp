@@ -379,6 +379,10 @@ bool RemoveObjectTool::start_fill() {
     refill_hole_.reset();
     if (params.method == ops::InpaintMethod::PatchMatch && params.refill_foreign)
         refill_hole_ = clone(hole.view());
+    keep_hole_.reset();
+    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
+        params.keep_colours)
+        keep_hole_ = clone(hole.view());
     skip_choice_ = false;
     try {
         // Validated on the host mirror (current at rest): sizes, patch, sources.
@@ -633,6 +637,12 @@ void RemoveObjectTool::finish() {
     // other with ops::blend_fill on the host; the same bytes as the CLI on the same backend. (A
     // measurement's samples are moved by the sources instead, unblended.)
     const bool blends = !before_samples_ && fill_params_.method == ops::InpaintMethod::PatchMatch;
+    // The fill before the blend, for ops::keep_ring_colours at the end (as ops::inpaint keeps
+    // it); and the blended picture, which the choice and the refill may replace in places.
+    const std::optional<Mask> keep_hole = std::move(keep_hole_);
+    keep_hole_.reset();
+    std::optional<ImageRgba8> keep_copy, keep_blended;
+    if (blends && keep_hole && !session_.guarded([&] { keep_copy = filler_->image(); })) return;
     bool blended_on_device = false;
     if (blends && on_device && !session_.guarded([&] {
             if (filler_->blend_in_place(ops::BlendOptions{})) {
@@ -660,10 +670,17 @@ void RemoveObjectTool::finish() {
                 [&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); }))
             return;
     }
+    if (keep_copy) keep_blended = clone(document.pixels().view());
     criminisi_regions_ = choice_regions_ = 0;
     if (choice_hole_ && !sources && !session_.guarded([&] { choose_between_fills(); })) return;
     refilled_blobs_ = 0;
     if (refill_hole_ && !sources && !session_.guarded([&] { refill_foreign_blobs(); })) return;
+    if (keep_copy && !session_.guarded([&] {
+            const ImageRgba8 kept = ops::keep_ring_colours(*keep_copy, *keep_blended, *keep_hole,
+                                                           clone(document.pixels().view()));
+            document.write_pixels(fill_rect_, copy_region(kept, fill_rect_));
+        }))
+        return;
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies

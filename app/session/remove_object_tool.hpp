@@ -219,6 +219,9 @@ class RemoveObjectTool final : public Tool {
     // otherwise. And how many blobs it refilled.
     std::optional<Mask> refill_hole_;
     int refilled_blobs_ = 0;
+    // An 8-bit PatchMatch fill with keep-colours on: the whole hole, for ops::keep_ring_colours
+    // at the end of finish() (after the refill, as ops::inpaint); empty otherwise.
+    std::optional<Mask> keep_hole_;
     int radius_ = 4;
     std::optional<NativeImage> before_samples_;
     int iterations_per_batch_ = 8;

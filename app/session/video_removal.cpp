@@ -35,10 +35,11 @@ bool same_params(const video::VideoInpaintParams& a, const video::VideoInpaintPa
            f.coherence == g.coherence && f.never_sample == g.never_sample && f.method == g.method &&
            f.seed == g.seed && f.mask_grow == g.mask_grow && f.lines == g.lines &&
            f.source_colours == g.source_colours && f.choose == g.choose &&
-           f.refill_foreign == g.refill_foreign && f.line_angle == g.line_angle &&
-           f.line_offset == g.line_offset && a.implementation == b.implementation &&
-           a.propagate == b.propagate && a.cut_threshold == b.cut_threshold &&
-           a.consistency == b.consistency && a.flow_margin == b.flow_margin;
+           f.refill_foreign == g.refill_foreign && f.keep_colours == g.keep_colours &&
+           f.line_angle == g.line_angle && f.line_offset == g.line_offset &&
+           a.implementation == b.implementation && a.propagate == b.propagate &&
+           a.cut_threshold == b.cut_threshold && a.consistency == b.consistency &&
+           a.flow_margin == b.flow_margin;
 }
 
 /// Frames [first, end) of the clip (fewer when it ends before), reporting each decoded one;

@@ -157,6 +157,17 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
                  "far fewer of them and erases no straight edge entering the hole "
                  "(measurements: decided on the 8-bit proxy, the refill's sources' samples "
                  "kept)"}),
+    field<&InpaintParams::keep_colours>(
+        {.name = "keep-colours",
+         .label = "Keep the surroundings' colours",
+         .kind = ParamKind::Bool,
+         .default_value = kInpaintDefaults.keep_colours ? 1.0 : 0.0,
+         .min = 0,
+         .max = 1,
+         .step = 1,
+         .help = "patchmatch on pictures: where the blend's tone correction would give a "
+                 "pixel a colour (5 bits a channel) found nowhere within 16 px around the hole, "
+                 "keep only as much of the correction as stays in those colours"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -135,6 +135,31 @@ class TestPatchMatchCuda : public QObject {
         QVERIFY(gpu->progress().done());
     }
 
+    // ops::inpaint ends with keep_ring_colours on the host, from the filler's image before the
+    // blend and the blended image: the CUDA filler's (blended on the device) give the CPU's
+    // bytes, with the stage and without it.
+    void inpaint_keeps_colours_alike_data() { cuda_equals_cpu_data(); }
+    void inpaint_keeps_colours_alike() {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, patch);
+        QFETCH(bool, border);
+        const ImageRgba8 image = scene(w, h, unsigned(w * h));
+        const Mask mask = odd_hole(w, h, border);
+        InpaintParams params;
+        params.patch = patch;
+        params.seed = 7;
+        QVERIFY(params.keep_colours);
+        for (const bool keep : {true, false}) {
+            params.keep_colours = keep;
+            const InpaintResult cpu =
+                inpaint(image.view(), mask, params, InpaintImplementation::Fast);
+            const InpaintResult gpu =
+                inpaint(image.view(), mask, params, InpaintImplementation::Cuda);
+            QCOMPARE(compare_images(cpu.image, gpu.image), QString());
+        }
+    }
+
     // The blend runs blend_terms.h's per-node code in the same order on both sides: the device's
     // bytes are the host's.
     void device_blend_equals_host_data() { cuda_equals_cpu_data(); }

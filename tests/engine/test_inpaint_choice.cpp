@@ -33,9 +33,12 @@ ImageRgba8 criminisi_fill(const ImageRgba8& image, const Mask& hole) {
     return inpaint(image.view(), hole, p, InpaintImplementation::Fast).image;
 }
 
+/// PatchMatch's finished fill as the choice sees it in ops::inpaint: blended, before the
+/// blend's colours are kept to the ring's (keep_ring_colours runs after the choice).
 ImageRgba8 patchmatch_fill(const ImageRgba8& image, const Mask& hole) {
     InpaintParams p;
     p.choose = false;
+    p.keep_colours = false;
     return inpaint(image.view(), hole, p, InpaintImplementation::Fast).image;
 }
 

@@ -334,12 +334,13 @@ class TestParams : public QObject {
         p.source_colours = true;
         p.choose = false;
         p.refill_foreign = !ops::InpaintParams{}.refill_foreign;
+        p.keep_colours = false;
         const std::string text = ops::write_settings(p, ops::inpaint_param_fields());
         QCOMPARE(QString::fromStdString(text),
                  QString("version=1\npatch=15\nwindow=0.75\ncoherence=off\nmethod=criminisi\n"
                          "seed=77\ngrow=-3\nlines=on\nline-angle=4.5\nline-offset=2\n"
                          "source-colours=on\nchoose=off\nrefill-foreign=" +
-                         QString(p.refill_foreign ? "on" : "off") + "\n"));
+                         QString(p.refill_foreign ? "on" : "off") + "\nkeep-colours=off\n"));
         ops::InpaintParams back;
         QVERIFY(ops::read_settings(text, ops::inpaint_param_fields(), back).empty());
         QCOMPARE(back.patch, 15);
@@ -347,6 +348,7 @@ class TestParams : public QObject {
         QCOMPARE(back.coherence, false);
         QCOMPARE(back.choose, false);
         QCOMPARE(back.refill_foreign, p.refill_foreign);
+        QCOMPARE(back.keep_colours, false);
         QCOMPARE(back.method, ops::InpaintMethod::Criminisi);
         QCOMPARE(back.seed, 77u);
         QCOMPARE(back.mask_grow, -3);

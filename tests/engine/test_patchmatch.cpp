@@ -371,7 +371,8 @@ class TestPatchMatch : public QObject {
     }
 
     // What ops::inpaint returns for PatchMatch is the filler's image blended with its own
-    // sources; for Criminisi, the filler's image.
+    // sources, its colours kept to the ring's (keep_ring_colours; without keep-colours the
+    // blend as it is); for Criminisi, the filler's image.
     void inpaint_returns_the_blended_fill() {
         const ImageRgba8 truth = photo("home.jpg");
         const Mask mask =
@@ -388,8 +389,15 @@ class TestPatchMatch : public QObject {
         QVERIFY(equal_pixels(finished.view(), blended.view()));
         const InpaintResult result =
             inpaint(truth.view(), mask, params, InpaintImplementation::Fast);
-        QVERIFY(equal_pixels(result.image.view(), blended.view()));
+        const ImageRgba8 kept = keep_ring_colours(raw, blended, mask, blended);
+        QVERIFY(!equal_pixels(kept.view(), blended.view()));
+        QVERIFY(equal_pixels(result.image.view(), kept.view()));
         QCOMPARE(changed_outside(truth, result.image, hole), std::int64_t(0));
+        InpaintParams plain = params;
+        plain.keep_colours = false;
+        const ImageRgba8 unkept =
+            inpaint(truth.view(), mask, plain, InpaintImplementation::Fast).image;
+        QVERIFY(equal_pixels(unkept.view(), blended.view()));
         params.method = InpaintMethod::Criminisi;
         const auto crim = make_inpainter(truth.view(), mask, params, InpaintImplementation::Fast);
         while (!crim->progress().done()) crim->advance(1 << 20);

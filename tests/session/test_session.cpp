@@ -670,8 +670,11 @@ class TestSession : public QObject {
         const ImageRgba8 chosen_fill = ops::choose_fill(
             photo_.view(), hole, params, ops::InpaintImplementation::Fast, blended, &chosen);
         // ...and the foreign-blob refill after the choice.
-        const ImageRgba8 finished = ops::refill_foreign(
+        const ImageRgba8 refilled = ops::refill_foreign(
             hole, params, ops::InpaintImplementation::Fast, clone(chosen_fill.view()));
+        // ...and the blend's colours kept to the ring's at the end (keep_ring_colours).
+        const ImageRgba8 finished =
+            ops::keep_ring_colours(reference->image(), blended, hole, clone(refilled.view()));
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), finished.view()));
         // The message says when regions took Criminisi's fill, and only then.
         const auto taken = std::count(chosen.begin(), chosen.end(), 1);

@@ -6,9 +6,11 @@
 #include <lacuna/ops/patchmatch.hpp>
 
 #include "blend_grids.hpp"
+#include "colour_bins.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <optional>
 #include <initializer_list>
@@ -272,6 +274,96 @@ void solve_samples(const SamplePixels& pixels, const FillSources& sources,
 }
 
 }  // namespace
+
+namespace {
+
+/// One bit per 5-bit colour (detail::colour_bin).
+using ColourSet = std::vector<std::uint64_t>;
+
+bool has_colour(const ColourSet& set, const Rgba8 p) {
+    const int b = detail::colour_bin(p);
+    return ((set[static_cast<std::size_t>(b >> 6)] >> (b & 63)) & 1u) != 0;
+}
+
+/// The colours of the known pixels of `image` within r px (chessboard) of a hole pixel: column
+/// counts of hole pixels over rows y − r … y + r, summed along the row over x − r … x + r. Only
+/// the hole's box grown by 2r is read.
+ColourSet ring_colour_set(const ImageRgba8& image, const Mask& hole, const SearchRect& box,
+                          const int r) {
+    const int w = image.width(), h = image.height();
+    ColourSet seen(detail::kColourBins / 64, 0);
+    const int x0 = std::max(0, box.x0 - 2 * r), x1 = std::min(w - 1, box.x1 + 2 * r);
+    const int y0 = std::max(0, box.y0 - r), y1 = std::min(h - 1, box.y1 + r);
+    const int cw = x1 - x0 + 1;
+    std::vector<int> col(static_cast<std::size_t>(cw), 0);
+    const auto add_row = [&](const int y, const int sign) {
+        if (y < 0 || y >= h) return;
+        for (int x = x0; x <= x1; ++x)
+            col[static_cast<std::size_t>(x - x0)] += sign * (hole.at(x, y) != 0 ? 1 : 0);
+    };
+    for (int y = y0 - r; y < y0 + r; ++y) add_row(y, 1);
+    for (int y = y0; y <= y1; ++y) {
+        add_row(y + r, 1);
+        add_row(y - r - 1, -1);
+        int run = 0;
+        for (int x = x0; x < std::min(x0 + r, x1 + 1); ++x)
+            run += col[static_cast<std::size_t>(x - x0)];
+        for (int x = x0; x <= x1; ++x) {
+            if (x + r <= x1) run += col[static_cast<std::size_t>(x + r - x0)];
+            if (x - r - 1 >= x0) run -= col[static_cast<std::size_t>(x - r - 1 - x0)];
+            if (run == 0 || hole.at(x, y) != 0) continue;
+            const int b = detail::colour_bin(image.at(x, y));
+            seen[static_cast<std::size_t>(b >> 6)] |= std::uint64_t{1} << (b & 63);
+        }
+    }
+    return seen;
+}
+
+/// A blended pixel's colour kept to `seen` (keep_ring_colours' rule).
+Rgba8 kept_colour(const ColourSet& seen, const Rgba8 copy, const Rgba8 blended) {
+    if (has_colour(seen, blended) || !has_colour(seen, copy)) return blended;
+    // A correction larger than a tone offset is the blend easing a copy that does not fit
+    // (a pasted piece): pulling it back would only show the piece more sharply.
+    const int correction = std::max(
+        {std::abs(copy.r - blended.r), std::abs(copy.g - blended.g), std::abs(copy.b - blended.b)});
+    if (correction > kKeepColoursMaxCorrection) return blended;
+    const auto part = [](const int from, const int to, const int k) {
+        return static_cast<std::uint8_t>(from + k * (to - from) / 16);
+    };
+    for (int k = 15; k > 0; --k) {
+        const Rgba8 t{part(copy.r, blended.r, k), part(copy.g, blended.g, k),
+                      part(copy.b, blended.b, k), blended.a};
+        if (has_colour(seen, t)) return t;
+    }
+    return Rgba8{copy.r, copy.g, copy.b, blended.a};
+}
+
+}  // namespace
+
+ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, const Mask& hole,
+                             ImageRgba8 result) {
+    const int w = blended.width(), h = blended.height();
+    check_mask_size(hole.view(), w, h, "the hole");
+    if (copy.width() != w || copy.height() != h || result.width() != w || result.height() != h)
+        throw Error(ErrorCode::InvalidArgument, "the fills differ in size");
+    SearchRect box{w, h, -1, -1};
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            if (hole.at(x, y) != 0)
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    if (box.x1 < box.x0) return result;
+    const ColourSet seen = ring_colour_set(blended, hole, box, kKeepColoursRing);
+    for (int y = box.y0; y <= box.y1; ++y)
+        for (int x = box.x0; x <= box.x1; ++x) {
+            if (hole.at(x, y) == 0) continue;
+            Rgba8& out = result.at(x, y);
+            const Rgba8 b = blended.at(x, y);
+            if (out.r != b.r || out.g != b.g || out.b != b.b || out.a != b.a) continue;
+            out = kept_colour(seen, copy.at(x, y), b);
+        }
+    return result;
+}
 
 ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
                       const BlendOptions& options) {

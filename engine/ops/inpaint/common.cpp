@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 namespace lacuna::ops {
@@ -259,7 +260,13 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     }
     // PatchMatch's result is blended in the gradient domain (see blend_fill), then, on a small
     // hole, compared per region with Criminisi's fill (choose_fill).
+    // The fill before the blend, for keep_ring_colours at the end (only a PatchMatch fill of
+    // pictures is blended: finished_image).
+    std::optional<ImageRgba8> copy;
+    if (params.keep_colours && params.method == InpaintMethod::PatchMatch) copy = filler->image();
     ImageRgba8 finished = finished_image(*filler);
+    const std::optional<ImageRgba8> blended =
+        copy ? std::optional<ImageRgba8>(finished) : std::nullopt;
     std::vector<std::string> notes = filler->problem().notes;
     const FillChoice choice = choose_regions(image, mask, params, implementation, finished);
     if (choice.criminisi_regions() > 0) {
@@ -269,6 +276,7 @@ InpaintResult inpaint(const ImageView<const Rgba8> image, const Mask& mask,
     RefillReport refilled;
     finished = refill_foreign(mask, params, implementation, std::move(finished), &refilled);
     if (const std::string note = refill_note(refilled); !note.empty()) notes.push_back(note);
+    if (copy) finished = keep_ring_colours(*copy, *blended, mask, std::move(finished));
     return {std::move(finished), state, std::move(notes)};
 }
 

@@ -82,6 +82,12 @@ struct InpaintParams {
     /// a straight edge entering the hole (refill_foreign, inpaint_refill.hpp). On by default
     /// since the structure check (docs/notes/patchmatch.md).
     bool refill_foreign = true;
+    /// PatchMatch on pictures: the blend's tone correction may not make colours the
+    /// surroundings lack. At the end, each hole pixel that still holds PatchMatch's blended
+    /// colour and whose 5-bit colour the 16-px known ring lacks (while its copied colour is
+    /// the ring's) takes the largest part of its correction that keeps it to the ring's
+    /// colours (keep_ring_colours, patchmatch.hpp; docs/notes/patchmatch.md).
+    bool keep_colours = true;
 };
 
 /// The most a mask may be grown or shrunk by before a fill (the "grow" parameter; grow_mask).

@@ -156,6 +156,34 @@ struct BlendOptions {
 };
 ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,
                       const BlendOptions& options = {});
+
+/// The blend's colours kept to the surroundings' (issue 31; the keep-colours parameter). The
+/// blend corrects the copied pixels' tones by a few levels so that they meet the hole's border;
+/// in smooth noise (plaster, a pane's gradient, sky) such a correction moves copied colours into
+/// shades found nowhere around the hole: faint blotches of a tone the place does not have. So a
+/// blended pixel may keep a colour (5 bits a channel, the bins of foreign_content) that the known
+/// pixels within kKeepColoursRing px (chessboard) of the hole have; where its correction leaves
+/// that set, it takes copy + k/16 × (blended − copy) per channel (truncated toward the copy) for
+/// the largest k whose colour the ring has (k = 0, the copy itself, always qualifies). A copy
+/// whose own colour the ring lacks keeps its whole correction (the blend did not bring that
+/// colour; the sources did), and so does a pixel whose correction exceeds
+/// kKeepColoursMaxCorrection levels in a channel: that is no tone offset but the blend easing a
+/// copy that does not fit (a pasted piece, a broken stripe), and pulling it back would show the
+/// misfit more sharply (striped cloth, seed 2: -0.28 dB without this bound).
+///
+/// `copy`: PatchMatch's fill before the blend; `blended`: finished_image's (the input outside
+/// the hole); `result`: what the later stages made of `blended` (the per-region choice, the
+/// refill). Only the hole pixels of `result` that still equal `blended` change: the stages
+/// before it decide on the blend as it is (the colours the blend shows across a pasted piece are
+/// what tells them it is pasted). Integer arithmetic on the finished images, on the host: every
+/// backend's fill ends alike.
+inline constexpr int kKeepColoursRing = 16;
+/// Beyond the blend's structure threshold (BlendOptions::structure_levels, κ = 24: a step that
+/// far from its source's counts half in the blend) a correction is no tone offset. Measured: 24
+/// let the 512×384 tower case fail its foreign limit again, 40 did not (docs/notes/patchmatch.md).
+inline constexpr int kKeepColoursMaxCorrection = 40;
+ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, const Mask& hole,
+                             ImageRgba8 result);
 /// The same blend for a measurement filled by fill_from_sources: the hole's samples (up to three
 /// channels; a fourth, alpha, is kept) solved in the data's own values, with the structure
 /// threshold read on `range` (the display range lo … hi mapped to 0 … 255, as the decision image
