@@ -1,7 +1,6 @@
 // The line continuation before PatchMatch (inpaint_structure.hpp) on generated images: a slanted
 // dark bar crossing a hole is continued within a pixel of where it truly runs, edges that are
-// parallel but offset or that meet at an angle are not joined, a block's two edges that end in
-// the hole at its corner are continued up to the corner, an image without lines comes back
+// parallel but offset or that meet at an angle are not joined, an image without lines comes back
 // unchanged, and through make_inpainter the stage only shrinks the hole PatchMatch fills.
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
@@ -129,47 +128,6 @@ class TestInpaintStructure : public QObject {
         loose.angle_degrees = 12;
         loose.offset_pixels = 6;
         QVERIFY(!continue_lines(bent.view(), hole, nullptr, loose).lines.empty());
-    }
-
-    // A dark block (a window) whose top-right corner lies inside the hole: its top edge enters
-    // from the left and its right edge from below, and neither has a partner across the hole.
-    // Each is continued up to where the other's line meets it, and no farther.
-    void continues_two_edges_up_to_their_corner() {
-        constexpr double kCornerX = 100, kCornerY = 60;
-        const auto dark = [&](const double x, const double y) {
-            return x < kCornerX && y >= kCornerY;
-        };
-        const ImageRgba8 image = scene(dark);
-        const Mask hole = disc(kCornerX, kCornerY, 15);
-        const LineCompletion done = continue_lines(image.view(), hole, nullptr, {});
-        QCOMPARE(static_cast<int>(done.lines.size()), 2);
-        for (const ContinuedLine& line : done.lines) {
-            QVERIFY(line.corner && !line.to_border);
-            // Each band's axis ends at the corner.
-            QVERIFY2(std::hypot(line.x1 - kCornerX, line.y1 - (kCornerY - 0.5)) <= 1.5,
-                     qPrintable(QString("%1 %2").arg(line.x1).arg(line.y1)));
-        }
-        // Every band pixel more than 1.5 px from both of the block's edges has the block's or
-        // the wall's tone, as the truth there.
-        int checked = 0, wrong = 0;
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                if (hole.at(x, y) == 0 || done.hole.at(x, y) != 0) continue;
-                if (std::abs(x - (kCornerX - 0.5)) <= 1.5 || std::abs(y - (kCornerY - 0.5)) <= 1.5)
-                    continue;
-                ++checked;
-                const bool is_dark = done.image.at(x, y).r < 120;
-                if (is_dark != dark(x, y)) ++wrong;
-            }
-        QVERIFY2(checked > 100, qPrintable(QString::number(checked)));
-        QCOMPARE(wrong, 0);
-        // Beyond the corner, along either edge's line, the hole is left to PatchMatch.
-        QCOMPARE(done.hole.at(112, 60), std::uint8_t(1));
-        QCOMPARE(done.hole.at(100, 48), std::uint8_t(1));
-        // Known pixels are never written.
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x)
-                if (hole.at(x, y) == 0) QVERIFY(done.image.at(x, y) == image.at(x, y));
     }
 
     void without_lines_nothing_changes() {

@@ -372,51 +372,8 @@ struct Joined {
     Point a, b;  ///< the band's axis
     Side first, second;
     bool paired = true;
-    bool corner = false;  ///< continued up to where another edge's line meets it (b)
     double strength = 0;
 };
-
-/// The mean of a trace's profile on one side of its line: `side` +1 the entries k > 0 (along
-/// perp of its direction into the hole), -1 those with k < 0; -1 when nothing is known there.
-double side_mean(const std::vector<double>& profile, const int side) {
-    const int band = static_cast<int>(profile.size() / 2);
-    double sum = 0;
-    int n = 0;
-    for (int k = 1; k <= band; ++k) {
-        const double v = profile[static_cast<std::size_t>(band + side * k)];
-        if (v < 0) continue;
-        sum += v;
-        ++n;
-    }
-    return n > 0 ? sum / n : -1.0;
-}
-
-/// Two edges that end in the hole and whose lines meet inside it at 60-120 degrees, each
-/// reaching the meeting point through hole alone, no farther than twice its traced length, with
-/// the same tone inside the corner on both (and the same outside it): a corner (a window's, a
-/// lattice's gap). Returns the meeting point's distance along a's direction, or -1.
-double corner_with(const Mask& hole, const Trace& a, const Trace& b) {
-    const Point pa{a.edge.x, a.edge.y}, da{a.edge.dx, a.edge.dy};
-    const Point pb{b.edge.x, b.edge.y}, db{b.edge.dx, b.edge.dy};
-    const double c = cross(da, db);
-    if (std::abs(dot(da, db)) > 0.5 || std::abs(c) < 1e-9) return -1;
-    // pa + s da = pb + t db
-    const double s = cross(pb - pa, db) / c;
-    const double t = cross(pb - pa, da) / c;
-    if (s <= 0 || t <= 0 || s > 2.0 * a.edge.length || t > 2.0 * b.edge.length) return -1;
-    const Point q = pa + s * da;
-    if (!in_hole(hole, round_int(q.x), round_int(q.y))) return -1;
-    if (!one_hole_run(hole, pa, q) || !one_hole_run(hole, pb, q)) return -1;
-    // Inside the corner: the side of each line the other edge comes from.
-    const int side_a = dot(-1.0 * db, perp(da)) > 0 ? 1 : -1;
-    const int side_b = dot(-1.0 * da, perp(db)) > 0 ? 1 : -1;
-    const double in_a = side_mean(a.profile, side_a), out_a = side_mean(a.profile, -side_a);
-    const double in_b = side_mean(b.profile, side_b), out_b = side_mean(b.profile, -side_b);
-    if (in_a < 0 || out_a < 0 || in_b < 0 || out_b < 0) return -1;
-    if (std::abs(in_a - in_b) > kProfileLevels || std::abs(out_a - out_b) > kProfileLevels)
-        return -1;
-    return s;
-}
 
 }  // namespace
 
@@ -496,36 +453,6 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
             joined.push_back(line);
         }
     }
-    // Corners: an edge left without a partner is continued up to where the line of another
-    // such edge meets it inside the hole (the strongest first, each with its nearest corner).
-    for (std::size_t i = 0; i < traces.size(); ++i) {
-        if (used[i]) continue;
-        double best_s = 1e300, best_t = 0;
-        std::size_t best = traces.size();
-        for (std::size_t j = 0; j < traces.size(); ++j) {
-            if (j == i || used[j]) continue;
-            const double s = corner_with(original, traces[i], traces[j]);
-            if (s < 0 || s >= best_s) continue;
-            best_s = s;
-            best_t = corner_with(original, traces[j], traces[i]);
-            best = j;
-        }
-        if (best == traces.size() || best_t < 0) continue;
-        used[i] = used[best] = true;
-        for (const auto& [k, along] : {std::pair{i, best_s}, std::pair{best, best_t}}) {
-            const Trace& t = traces[k];
-            const Point p{t.edge.x, t.edge.y}, d{t.edge.dx, t.edge.dy};
-            Joined line;
-            line.a = p;
-            line.b = p + along * d;
-            line.first = {p, d, best_shift(image, original, t, options.band)};
-            line.second = line.first;
-            line.paired = false;
-            line.corner = true;
-            line.strength = t.hits;
-            joined.push_back(line);
-        }
-    }
     std::stable_sort(joined.begin(), joined.end(),
                      [](const Joined& x, const Joined& y) { return x.strength > y.strength; });
 
@@ -551,16 +478,14 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
         const int y1 =
             std::min(hole.height() - 1,
                      static_cast<int>(std::ceil(std::max(line.a.y, line.b.y))) + band + 1);
-        ContinuedLine continued{
-            line.a.x, line.a.y, line.b.x, line.b.y, !line.paired && !line.corner, line.corner, 0};
-        // A corner's band stops at the meeting point (the other edge's band goes on from there).
-        const double end = line.corner ? length : length + band;
+        ContinuedLine continued{line.a.x, line.a.y, line.b.x, line.b.y, !line.paired, 0};
         for (int y = y0; y <= y1; ++y)
             for (int x = x0; x <= x1; ++x) {
                 if (result.hole.row(y)[x] == 0) continue;
                 const Point p{static_cast<double>(x), static_cast<double>(y)};
                 const double t = dot(p - line.a, u);
-                if (t < -band || t > end || std::abs(cross(u, p - line.a)) > band + 0.5) continue;
+                if (t < -band || t > length + band || std::abs(cross(u, p - line.a)) > band + 0.5)
+                    continue;
                 const Side& side = (!line.paired || t <= length / 2) ? line.first : line.second;
                 for (int k = 1; k <= 64; ++k) {
                     const int sx = x - round_int(k * side.shift * side.d.x);
