@@ -669,6 +669,8 @@ Command bench_command() {
            "                            a side-by-side sheet per case and, per output and the "
            "truth, "
            "*_foreign.png:\n                            its foreign pixels in magenta; "
+           "*_PM-CPU_sources.png: "
+           "where\n                            PatchMatch took each hole pixel from; "
            "video-inpaint: a sheet per clip,\n                            with --end-to-end the "
            "clips, masks and outputs)"},
           {"input", "VIDEO", "video: the clip (default: a generated pan and zoom over a photo)"},

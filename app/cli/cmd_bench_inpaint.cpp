@@ -372,6 +372,45 @@ void write_foreign_map(const fs::path& path, const ImageRgba8& image, const Mask
     io::write_image(path, map.view());
 }
 
+/// Where PatchMatch's final vote took each hole pixel from (ops::patchmatch_sources of its
+/// level-0 field, before the per-region choice and the refill): the input at half brightness,
+/// the hole's pixels coloured by their row in the hole's box (yellow at its top to cyan at its
+/// bottom, green 255 throughout: no dimmed pixel has it) and each source pixel in its target's
+/// colour (the last target in scan order where several share one). Sources far from the hole, or
+/// parts of the hole fed from one distant patch, show at a glance.
+void write_source_map(const fs::path& path, const ImageRgba8& input, const Mask& mask,
+                      const ops::FillSources& sources) {
+    int y0 = mask.height(), y1 = -1;
+    for (int y = 0; y < mask.height(); ++y)
+        for (int x = 0; x < mask.width(); ++x)
+            if (mask.at(x, y) != 0) {
+                y0 = std::min(y0, y);
+                y1 = std::max(y1, y);
+            }
+    const auto colour = [&](const int y) {
+        const int v = y1 > y0 ? (255 * (y - y0)) / (y1 - y0) : 0;
+        return Rgba8{static_cast<std::uint8_t>(255 - v), 255, static_cast<std::uint8_t>(v), 255};
+    };
+    ImageRgba8 map = input;
+    for (int y = 0; y < map.height(); ++y)
+        for (int x = 0; x < map.width(); ++x) {
+            Rgba8& p = map.at(x, y);
+            p = mask.at(x, y) != 0
+                    ? colour(y)
+                    : Rgba8{static_cast<std::uint8_t>(p.r / 2), static_cast<std::uint8_t>(p.g / 2),
+                            static_cast<std::uint8_t>(p.b / 2), 255};
+        }
+    const int box_width = sources.box.x1 - sources.box.x0 + 1;
+    for (int y = sources.box.y0; y <= sources.box.y1; ++y)
+        for (int x = sources.box.x0; x <= sources.box.x1; ++x) {
+            const std::int32_t i =
+                sources.index[static_cast<std::size_t>(y - sources.box.y0) * box_width +
+                              (x - sources.box.x0)];
+            if (i >= 0) map.at(i % sources.width, i / sources.width) = colour(y);
+        }
+    io::write_image(path, map.view());
+}
+
 cv::Mat compare_sheet(const std::vector<std::pair<std::string, const ImageRgba8*>>& images,
                       const Mask& mask) {
     const cv::Rect box = hole_box(mask, 48);
@@ -635,6 +674,12 @@ int bench_inpaint(Context& ctx) {
             const std::string same = pm_check(*pm_fast);
             return same == "-" ? blend_note(*pm_fast) : same;
         });
+        // PatchMatch's sources for --save's map (the first fill's, before choice and refill).
+        std::optional<ops::FillSources> pm_sources;
+        if (save && pm_fast && pm_fast->progress().done())
+            if (const auto field = ops::patchmatch_field(*pm_fast); field && field->level == 0)
+                pm_sources = ops::patchmatch_sources(*field, pm_fast->problem().hole,
+                                                     pm_fast->problem().radius);
         if (choice_scores && c.has_truth && pm_fast && fast) {
             const ImageRgba8 pm_image = ops::finished_image(std::as_const(*pm_fast));
             const ImageRgba8 crim_image = fast->image();
@@ -829,6 +874,9 @@ int bench_inpaint(Context& ctx) {
                 write_foreign_map(
                     fs::path(*save) / (stem + "_" + file_stem(m.name) + "_foreign.png"), *m.image,
                     mask);
+                if (m.name == "PM CPU" && pm_sources)
+                    write_source_map(fs::path(*save) / (stem + "_PM-CPU_sources.png"), input, mask,
+                                     *pm_sources);
                 sheet.emplace_back(m.name, &*m.image);
             }
         }

@@ -1584,6 +1584,29 @@ class TestCli : public QObject {
             for (int x = 0; x < fill.width(); ++x)
                 QVERIFY(map.at(x, y) ==
                         (foreign.at(x, y) ? Rgba8{255, 0, 255, 255} : fill.at(x, y)));
+        // The source map: the input at half brightness, the hole's pixels and their sources in
+        // the colour of the hole's row (green 255, red + blue 255, which no dimmed pixel has).
+        QVERIFY(QFile::exists(dir + "/obj-sky-overcast_PM-CPU_sources.png"));
+        const ImageRgba8 input =
+            io::read_image((dir + "/obj-sky-overcast_input.png").toStdString()).image;
+        const ImageRgba8 sources =
+            io::read_image((dir + "/obj-sky-overcast_PM-CPU_sources.png").toStdString()).image;
+        const auto marked = [](const Rgba8 p) { return p.g == 255 && p.r + p.b == 255; };
+        int marked_outside = 0;
+        for (int y = 0; y < input.height(); ++y)
+            for (int x = 0; x < input.width(); ++x) {
+                const Rgba8 p = sources.at(x, y), in = input.at(x, y);
+                if (hole.at(x, y) != 0) {
+                    QVERIFY(marked(p));
+                } else if (marked(p)) {
+                    ++marked_outside;
+                } else {
+                    QVERIFY(p == (Rgba8{static_cast<std::uint8_t>(in.r / 2),
+                                        static_cast<std::uint8_t>(in.g / 2),
+                                        static_cast<std::uint8_t>(in.b / 2), 255}));
+                }
+            }
+        QVERIFY2(marked_outside > 0, "no source pixel is marked");
         // Line continuation: the cable's hole crosses one of the truth's straight lines (the
         // roof's edge), which the truth's row counts (1/1) and the fill's row judges (n/1).
         const Result lines = run_cli({"bench", "inpaint", "--set", "objects", "--case",
