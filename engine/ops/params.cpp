@@ -165,9 +165,10 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .min = 0,
          .max = 1,
          .step = 1,
-         .help = "patchmatch on pictures: where the blend's tone correction would give a "
-                 "pixel a colour (5 bits a channel) found nowhere within 16 px around the hole, "
-                 "keep only as much of the correction as stays in those colours"}),
+         .help = "patchmatch: where the blend's tone correction would give a pixel a colour "
+                 "(5 bits a channel) found nowhere within 16 px around the hole, keep only as "
+                 "much of the correction as stays in those colours (measurements: decided on "
+                 "the 8-bit proxy, the samples moved part way in their own type)"}),
 };
 constexpr auto kInpaintSpecs = specs_of(kInpaintFields);
 

@@ -8,10 +8,12 @@
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -74,6 +76,74 @@ void check_rule(const ImageRgba8& copy, const ImageRgba8& blended, const Mask& h
             if (in_ring(c) && correction <= kKeepColoursMaxCorrection)
                 QVERIFY2(in_ring(o), qPrintable(QString("at %1,%2").arg(x).arg(y)));
         }
+}
+
+/// A 16-bit wall (3 channels) whose proxy over 0 … 65535 is (90, 80, 100) left of x = 40 and
+/// (110, 100, 120) right of it, the samples off the ×257 grid (every bit counts); one black and
+/// one white pixel in far corners fix the proxy's range to the type's.
+NativeImage deep_wall(const int w, const int h, const SampleType type) {
+    NativeImage wall(w, h, {type, 3});
+    const double dark[3] = {90 * 257 + 37, 80 * 257 - 20, 100 * 257 + 11};
+    const double bright[3] = {110 * 257 - 50, 100 * 257 + 60, 120 * 257 - 5};
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c) wall.set_sample(x, y, c, x < 40 ? dark[c] : bright[c]);
+    for (int c = 0; c < 3; ++c) {
+        wall.set_sample(0, 0, c, 0);
+        wall.set_sample(w - 1, h - 1, c, 65535);
+    }
+    return wall;
+}
+
+/// A sample's proxy level over 0 … 65535, the obvious way.
+int level(const double v) {
+    return static_cast<int>(std::llround(std::clamp(v / 65535.0, 0.0, 1.0) * 255.0));
+}
+
+Rgba8 proxy_colour(const NativeImage& samples, const int x, const int y) {
+    return Rgba8{static_cast<std::uint8_t>(level(samples.sample(x, y, 0))),
+                 static_cast<std::uint8_t>(level(samples.sample(x, y, 1))),
+                 static_cast<std::uint8_t>(level(samples.sample(x, y, 2))), 255};
+}
+
+/// Hole pixels of `samples` whose proxy colour is not in `seen`.
+int foreign_proxy(const NativeImage& samples, const Mask& hole, const std::vector<bool>& seen) {
+    int n = 0;
+    for (int y = 0; y < hole.height(); ++y)
+        for (int x = 0; x < hole.width(); ++x)
+            n += hole.at(x, y) != 0 &&
+                 !seen[static_cast<std::size_t>(bin(proxy_colour(samples, x, y)))];
+    return n;
+}
+
+/// The measurement rule written out for one pixel: the largest k (15 … 0) whose part
+/// copy + k/16 × (blended − copy) (integers truncated toward the copy) has a proxy colour in
+/// `seen`, unless the blend's colour is in it, the copy's is not, or the correction exceeds
+/// kKeepColoursMaxCorrection proxy levels.
+std::vector<double> expected_kept(const std::vector<double>& copy, const std::vector<double>& blend,
+                                  const std::vector<bool>& seen, const bool integer) {
+    const auto colour = [](const std::vector<double>& v) {
+        return Rgba8{static_cast<std::uint8_t>(level(v[0])), static_cast<std::uint8_t>(level(v[1])),
+                     static_cast<std::uint8_t>(level(v[2])), 255};
+    };
+    const auto has = [&](const std::vector<double>& v) {
+        return seen[static_cast<std::size_t>(bin(colour(v)))];
+    };
+    const Rgba8 c = colour(copy), b = colour(blend);
+    const int correction =
+        std::max({std::abs(c.r - b.r), std::abs(c.g - b.g), std::abs(c.b - b.b)});
+    if (has(blend) || !has(copy) || correction > kKeepColoursMaxCorrection) return blend;
+    for (int k = 15; k > 0; --k) {
+        std::vector<double> part(3);
+        for (std::size_t ch = 0; ch < 3; ++ch) {
+            const double d = k * (blend[ch] - copy[ch]) / 16;
+            // Floats: the part in double, stored as float.
+            const float f = static_cast<float>(copy[ch] + d);
+            part[ch] = integer ? copy[ch] + std::trunc(d) : static_cast<double>(f);
+        }
+        if (has(part)) return part;
+    }
+    return copy;
 }
 
 Mask ellipse(const int w, const int h, const int cx, const int cy, const int rx, const int ry) {
@@ -174,6 +244,128 @@ class TestInpaintKeepColours : public QObject {
         for (int y = 0; y < hole.height(); ++y)
             for (int x = 0; x < hole.width(); ++x) QVERIFY(staged.at(x, y) == kept.at(x, y));
         check_rule(copy, blended, hole, plain, kept);
+    }
+
+    // The measurement fill's counterpart (issue 31 item 2): the 16-bit (and float) wall, a hole
+    // across the step copied wholly from the dark side, blended in the samples' own values by
+    // blend_samples: the blend's ramp gives proxy colours the ring lacks (the ring has the two
+    // sides' colours only). Kept, none is left; every hole sample is what the rule written out
+    // here gives (the largest sixteenth of its correction whose proxy colour the ring has), the
+    // samples outside the hole are unchanged, an editor's rectangle gives the same samples, and a
+    // sample another stage replaced is left as that stage made it.
+    void a_measurement_ramp_keeps_to_the_rings_proxy_colours() {
+        const int w = 96, h = 64;
+        for (const SampleType type : {SampleType::U16, SampleType::F32}) {
+            const NativeImage wall = deep_wall(w, h, type);
+            Mask hole(w, h, 0);
+            FillSources sources{w, h, {26, 20, 53, 43}, {}};
+            for (int y = 20; y <= 43; ++y)
+                for (int x = 26; x <= 53; ++x) {
+                    hole.at(x, y) = 1;
+                    sources.index.push_back(y * w + (x - 26 + 2));  // the dark side, x 2 … 29
+                }
+            const std::pair<double, double> range{0, 65535};
+            const ImageRgba8 proxy = carving_proxy(wall, range.first, range.second).image;
+            const std::vector<bool> seen = ring_set(proxy, hole);
+            const NativeImage copy = fill_from_sources(wall, sources);
+            const NativeImage blended = blend_samples(copy, hole, sources, range);
+            const int foreign_before = foreign_proxy(blended, hole, seen);
+            QVERIFY2(foreign_before > 100, qPrintable(QString::number(foreign_before)));
+            const PixelRect all{0, 0, w - 1, h - 1};
+            NativeImage kept = blended;
+            keep_ring_colours(kept, all, blended, wall, sources, proxy, hole, range);
+            QCOMPARE(foreign_proxy(kept, hole, seen), 0);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    for (int c = 0; c < 3 && hole.at(x, y) == 0; ++c)
+                        QCOMPARE(kept.sample(x, y, c), wall.sample(x, y, c));
+            int moved = 0;
+            for (int y = 20; y <= 43; ++y)
+                for (int x = 26; x <= 53; ++x) {
+                    std::vector<double> c(3), b(3);
+                    for (int ch = 0; ch < 3; ++ch) {
+                        c[static_cast<std::size_t>(ch)] = copy.sample(x, y, ch);
+                        b[static_cast<std::size_t>(ch)] = blended.sample(x, y, ch);
+                    }
+                    const std::vector<double> want =
+                        expected_kept(c, b, seen, type != SampleType::F32);
+                    for (int ch = 0; ch < 3; ++ch)
+                        QVERIFY2(
+                            kept.sample(x, y, ch) == want[static_cast<std::size_t>(ch)],
+                            qPrintable(QString("at %1,%2 channel %3: %4 against %5")
+                                           .arg(x)
+                                           .arg(y)
+                                           .arg(ch)
+                                           .arg(kept.sample(x, y, ch), 0, 'g', 12)
+                                           .arg(want[static_cast<std::size_t>(ch)], 0, 'g', 12)));
+                    moved += kept.sample(x, y, 0) != blended.sample(x, y, 0);
+                }
+            QVERIFY(moved > 100);
+            // An editor's rectangle (the hole's box grown a little) gives the same samples.
+            const PixelRect rect{20, 15, 60, 50};
+            NativeImage region = copy_region(blended, rect);
+            keep_ring_colours(region, rect, copy_region(blended, rect), wall, sources, proxy, hole,
+                              range);
+            QVERIFY(region == copy_region(kept, rect));
+            // Samples another stage replaced stay as it made them.
+            NativeImage chosen = blended;
+            for (int y = 20; y <= 31; ++y)
+                for (int x = 26; x <= 53; ++x)
+                    for (int c = 0; c < 3; ++c) chosen.set_sample(x, y, c, 1000);
+            NativeImage after = chosen;
+            keep_ring_colours(after, all, blended, wall, sources, proxy, hole, range);
+            for (int y = 20; y <= 43; ++y)
+                for (int x = 26; x <= 53; ++x)
+                    for (int c = 0; c < 3; ++c)
+                        QCOMPARE(after.sample(x, y, c), y <= 31 ? 1000.0 : kept.sample(x, y, c));
+            // Bad input: a clear error, the samples left as they were.
+            NativeImage untouched = blended;
+            QVERIFY_THROWS_EXCEPTION(Error, keep_ring_colours(untouched, rect, blended, wall,
+                                                              sources, proxy, hole, range));
+            QVERIFY(untouched == blended);
+        }
+    }
+
+    // End to end (ops::inpaint of a 16-bit measurement): the wall with the bright side marked
+    // never-sample, so that PatchMatch copies the dark side into the whole hole and the blend
+    // ramps it up to the bright border. Without the stage the result's proxy has colours the
+    // ring lacks; with it, none, and only hole samples differ from the input. (The choice and
+    // the refill are off here: either would replace the foreign ramp with unblended copies
+    // first, and the stage is what is looked at.)
+    void the_measurement_fill_keeps_to_the_rings_proxy_colours() {
+        const int w = 96, h = 64;
+        const NativeImage wall = deep_wall(w, h, SampleType::U16);
+        Mask hole(w, h, 0), never(w, h, 0);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                hole.at(x, y) = x >= 26 && x <= 53 && y >= 20 && y <= 43 ? 255 : 0;
+                never.at(x, y) = x >= 40 ? 255 : 0;
+            }
+        const std::vector<bool> seen = ring_set(carving_proxy(wall).image, hole);
+        InpaintParams params;
+        params.choose = false;
+        params.refill_foreign = false;
+        params.never_sample = &never;
+        InpaintParams off = params;
+        off.keep_colours = false;
+        const NativeInpaintResult plain = inpaint(wall, hole, off, InpaintImplementation::Fast);
+        const NativeInpaintResult kept = inpaint(wall, hole, params, InpaintImplementation::Fast);
+        const int foreign_plain = foreign_proxy(plain.samples, hole, seen);
+        const int foreign_kept = foreign_proxy(kept.samples, hole, seen);
+        qInfo() << "hole pixels with proxy colours the ring lacks" << foreign_plain << "->"
+                << foreign_kept << "of" << 28 * 24;
+        QVERIFY2(foreign_plain > 100, qPrintable(QString::number(foreign_plain)));
+        QCOMPARE(foreign_kept, 0);
+        int changed = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    if (hole.at(x, y) == 0)
+                        QCOMPARE(kept.samples.sample(x, y, c), wall.sample(x, y, c));
+                    else
+                        changed += kept.samples.sample(x, y, c) != plain.samples.sample(x, y, c);
+                }
+        QVERIFY(changed > 0);
     }
 };
 

@@ -4,6 +4,7 @@
 #include <lacuna/core/parallel.hpp>
 #include <lacuna/kernels/blend_terms.h>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include "blend_grids.hpp"
 #include "colour_bins.hpp"
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <optional>
 #include <initializer_list>
 #include <memory>
@@ -319,23 +322,68 @@ ColourSet ring_colour_set(const ImageRgba8& image, const Mask& hole, const Searc
     return seen;
 }
 
-/// A blended pixel's colour kept to `seen` (keep_ring_colours' rule).
-Rgba8 kept_colour(const ColourSet& seen, const Rgba8 copy, const Rgba8 blended) {
-    if (has_colour(seen, blended) || !has_colour(seen, copy)) return blended;
+/// keep_ring_colours' rule, the one decision for pictures and measurements: how many sixteenths
+/// k (0 … 16) of its correction a blended pixel keeps. `colour(k)` is the 5-bit-binned colour
+/// (8 bits a channel: a picture's own, a measurement's proxy) of copy + k/16 × (blended − copy);
+/// colour(0) is the copy's, colour(16) the blended pixel's. 16: the whole correction.
+template <class PartColour>
+int kept_part(const ColourSet& seen, const PartColour& colour) {
+    const Rgba8 copy = colour(0), blended = colour(16);
+    if (has_colour(seen, blended) || !has_colour(seen, copy)) return 16;
     // A correction larger than a tone offset is the blend easing a copy that does not fit
     // (a pasted piece): pulling it back would only show the piece more sharply.
     const int correction = std::max(
         {std::abs(copy.r - blended.r), std::abs(copy.g - blended.g), std::abs(copy.b - blended.b)});
-    if (correction > kKeepColoursMaxCorrection) return blended;
+    if (correction > kKeepColoursMaxCorrection) return 16;
+    for (int k = 15; k > 0; --k)
+        if (has_colour(seen, colour(k))) return k;
+    return 0;  // the copy itself, whose colour the ring has
+}
+
+/// A blended pixel's colour kept to `seen` (keep_ring_colours' rule on a picture's pixels:
+/// each part truncated toward the copy, alpha the blended pixel's).
+Rgba8 kept_colour(const ColourSet& seen, const Rgba8 copy, const Rgba8 blended) {
     const auto part = [](const int from, const int to, const int k) {
         return static_cast<std::uint8_t>(from + k * (to - from) / 16);
     };
-    for (int k = 15; k > 0; --k) {
-        const Rgba8 t{part(copy.r, blended.r, k), part(copy.g, blended.g, k),
-                      part(copy.b, blended.b, k), blended.a};
-        if (has_colour(seen, t)) return t;
+    const auto colour = [&](const int k) {
+        return Rgba8{part(copy.r, blended.r, k), part(copy.g, blended.g, k),
+                     part(copy.b, blended.b, k), blended.a};
+    };
+    return colour(kept_part(seen, colour));
+}
+
+/// The box of the hole's pixels (empty when it has none).
+SearchRect hole_box(const Mask& hole) {
+    SearchRect box{hole.width(), hole.height(), -1, -1};
+    for (int y = 0; y < hole.height(); ++y)
+        for (int x = 0; x < hole.width(); ++x)
+            if (hole.at(x, y) != 0)
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    return box;
+}
+
+/// copy + k/16 × (blended − copy) in a measurement's own type, channel by channel: the colour
+/// channels (up to three, as blend_samples solves them) truncated toward the copy (integers) or
+/// exact (floats); a fourth channel, alpha, the blended one's (the blend keeps it). k = 0 and
+/// k = 16 are the copy's and the blended sample's bytes.
+template <class S>
+void sample_part(const S* copy, const S* blended, const int channels, const int k, S* out) {
+    const int colours = std::min(channels, 3);
+    for (int c = 0; c < channels; ++c) {
+        if (c >= colours || k == 16) {
+            out[c] = blended[c];
+        } else if (k == 0) {
+            out[c] = copy[c];
+        } else if constexpr (std::is_floating_point_v<S>) {
+            out[c] = static_cast<S>(static_cast<double>(copy[c]) +
+                                    k * (static_cast<double>(blended[c]) - copy[c]) / 16);
+        } else {
+            const std::int64_t from = copy[c], to = blended[c];
+            out[c] = static_cast<S>(from + k * (to - from) / 16);
+        }
     }
-    return Rgba8{copy.r, copy.g, copy.b, blended.a};
 }
 
 }  // namespace
@@ -346,12 +394,7 @@ ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, 
     check_mask_size(hole.view(), w, h, "the hole");
     if (copy.width() != w || copy.height() != h || result.width() != w || result.height() != h)
         throw Error(ErrorCode::InvalidArgument, "the fills differ in size");
-    SearchRect box{w, h, -1, -1};
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            if (hole.at(x, y) != 0)
-                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
-                       std::max(box.y1, y)};
+    const SearchRect box = hole_box(hole);
     if (box.x1 < box.x0) return result;
     const ColourSet seen = ring_colour_set(blended, hole, box, kKeepColoursRing);
     for (int y = box.y0; y <= box.y1; ++y)
@@ -363,6 +406,79 @@ ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, 
             out = kept_colour(seen, copy.at(x, y), b);
         }
     return result;
+}
+
+void keep_ring_colours(NativeImage& result, const PixelRect& rect, const NativeImage& blended,
+                       const NativeImage& samples, const FillSources& sources,
+                       const ImageRgba8& proxy, const Mask& hole,
+                       const std::pair<double, double> range) {
+    const int w = samples.width(), h = samples.height();
+    check_mask_size(hole.view(), w, h, "the hole");
+    if (proxy.width() != w || proxy.height() != h || sources.width != w || sources.height != h)
+        throw Error(ErrorCode::InvalidArgument, "the proxy or the sources are for another size");
+    if (rect.empty() || rect.x0 < 0 || rect.y0 < 0 || rect.x1 >= w || rect.y1 >= h ||
+        result.width() != rect.width() || result.height() != rect.height() ||
+        blended.width() != rect.width() || blended.height() != rect.height() ||
+        !(result.format() == samples.format()) || !(blended.format() == samples.format()))
+        throw Error(ErrorCode::InvalidArgument,
+                    "the filled samples do not match the rectangle and the samples");
+    const SearchRect& sb = sources.box;
+    const int bw = sb.x1 - sb.x0 + 1;
+    if (sb.x1 >= sb.x0 &&
+        sources.index.size() != static_cast<std::size_t>(bw) * (sb.y1 - sb.y0 + 1))
+        throw Error(ErrorCode::InvalidArgument, "the sources do not cover their box");
+    const SearchRect box = hole_box(hole);
+    if (box.x1 < box.x0) return;
+    // The ring's colours from the proxy of the samples before the fill: outside the hole the
+    // blended samples are those, as a picture's ring is read from its blended image.
+    const ColourSet seen = ring_colour_set(proxy, hole, box, kKeepColoursRing);
+    const std::size_t bpp = samples.format().bytes_per_pixel();
+    // The hole pixels that still hold the blended sample (the choice and the refill did not move
+    // them) and have a source: (x, y, source index).
+    struct Candidate {
+        int x, y;
+        std::int32_t source;
+    };
+    std::vector<Candidate> candidates;
+    for (int y = std::max(box.y0, rect.y0); y <= std::min(box.y1, rect.y1); ++y)
+        for (int x = std::max(box.x0, rect.x0); x <= std::min(box.x1, rect.x1); ++x) {
+            if (hole.at(x, y) == 0 || x < sb.x0 || x > sb.x1 || y < sb.y0 || y > sb.y1) continue;
+            const std::int32_t s =
+                sources.index[static_cast<std::size_t>(y - sb.y0) * bw + (x - sb.x0)];
+            if (s < 0 || s >= w * h) continue;
+            const std::size_t at = bpp * static_cast<std::size_t>(x - rect.x0);
+            if (std::memcmp(result.row(y - rect.y0) + at, blended.row(y - rect.y0) + at, bpp) != 0)
+                continue;
+            candidates.push_back({x, y, s});
+        }
+    // Each candidate's 17 parts (k = 0 … 16) as one row of samples, so that their proxy colours
+    // are carving_proxy's of the same range (the mapping the proxy was made with); in chunks of
+    // rows, so that a large hole's parts stay a few MB.
+    constexpr int kParts = 17, kChunk = 4096;
+    const int channels = samples.channels();
+    for (std::size_t first = 0; first < candidates.size(); first += kChunk) {
+        const int n = static_cast<int>(std::min<std::size_t>(kChunk, candidates.size() - first));
+        NativeImage parts(kParts, n, samples.format());
+        visit_sample_type(samples.sample_type(), [&](auto zero) {
+            using S = decltype(zero);
+            for (int i = 0; i < n; ++i) {
+                const Candidate& c = candidates[first + static_cast<std::size_t>(i)];
+                const S* copy = samples.samples<S>(c.source / w) + (c.source % w) * channels;
+                const S* blend = blended.samples<S>(c.y - rect.y0) + (c.x - rect.x0) * channels;
+                S* row = parts.samples<S>(i);
+                for (int k = 0; k < kParts; ++k)
+                    sample_part(copy, blend, channels, k, row + k * channels);
+            }
+        });
+        const ImageRgba8 colours = carving_proxy(parts, range.first, range.second).image;
+        for (int i = 0; i < n; ++i) {
+            const int k = kept_part(seen, [&](const int part) { return colours.at(part, i); });
+            if (k == 16) continue;
+            const Candidate& c = candidates[first + static_cast<std::size_t>(i)];
+            std::memcpy(result.row(c.y - rect.y0) + bpp * static_cast<std::size_t>(c.x - rect.x0),
+                        parts.row(i) + bpp * static_cast<std::size_t>(k), bpp);
+        }
+    }
 }
 
 ImageRgba8 blend_fill(const ImageRgba8& filled, const Mask& hole, const FillSources& sources,

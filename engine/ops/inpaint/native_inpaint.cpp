@@ -2,12 +2,15 @@
 // panel runs the same steps batch by batch): decided on every bit, stored samples moved, then
 // blended in their own values; on a small hole, each region then keeps Criminisi's sources where
 // the 8-bit path would keep Criminisi's pixels, and the blobs of foreign colours the 8-bit path
-// fills again take the refill's sources.
+// fills again take the refill's sources; last, the blend's corrections are kept to the ring's
+// proxy colours (keep_ring_colours) in the samples the choice and the refill left blended.
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
+
+#include <optional>
 
 namespace lacuna::ops {
 
@@ -64,6 +67,10 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     const FillChoice choice =
         choose_sources(proxy.image.view(), mask, params, implementation, sources);
     const PixelRect all{0, 0, samples.width() - 1, samples.height() - 1};
+    // The blended samples, for keep_ring_colours at the end (the choice and the refill decide
+    // on the blend as it is, as a picture's do).
+    std::optional<NativeImage> blended;
+    if (params.keep_colours) blended = result.samples;
     if (choice.criminisi_regions() > 0) {
         apply_choice(result.samples, all, samples, choice);
         result.notes.push_back(choice_note(choice));
@@ -76,6 +83,9 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     apply_refill(result.samples, all, samples, refill);
     if (const std::string note = refill_note(refill.report); !note.empty())
         result.notes.push_back(note);
+    if (blended)
+        keep_ring_colours(result.samples, all, *blended, samples, sources, proxy.image, hole,
+                          {proxy.raw_lo, proxy.raw_hi});
     return result;
 }
 

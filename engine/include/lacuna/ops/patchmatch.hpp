@@ -120,7 +120,9 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
 /// from Criminisi's sources instead, unblended, and a note says how many. With
 /// params.refill_foreign the foreign-blob refill follows, decided on the proxy as for a picture
 /// (refill_sources, inpaint_refill.hpp): the blobs that keep their refill move the samples from
-/// the refill's sources, unblended, and a note says how many. Pixels outside the
+/// the refill's sources, unblended, and a note says how many. With params.keep_colours the
+/// blended samples left are kept to the ring's proxy colours last (keep_ring_colours of
+/// samples). Pixels outside the
 /// hole are unchanged. Error(InvalidArgument) for method Criminisi (its patches are chosen on
 /// the 8-bit proxy, not on every bit), and as inpaint() does.
 struct NativeInpaintResult {
@@ -184,6 +186,22 @@ inline constexpr int kKeepColoursRing = 16;
 inline constexpr int kKeepColoursMaxCorrection = 40;
 ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, const Mask& hole,
                              ImageRgba8 result);
+/// The same rule for a measurement's fill (issue 31 item 2), judged on the 8-bit proxy the fill
+/// was prepared on (carving_proxy over `range`, the display range) and applied to the samples in
+/// their own type: a hole sample of `result` that still equals `blended` (blend_samples' or
+/// blend_samples_region's, before the choice and the refill moved samples) and whose proxy
+/// colour the ring lacks while its copy's (the sample at its source in `sources`, from
+/// `samples`, the samples before the fill) has it, takes copy + k/16 × (blended − copy) in the
+/// colour channels (integers truncated toward the copy, floats exact; a fourth channel kept) for
+/// the largest k whose proxy colour the ring has; the correction bound is in proxy levels. The
+/// decision is keep_ring_colours' own (one function), the ring's colours read from `proxy`
+/// (carving_proxy(samples, range).image: outside the hole the blended samples are those).
+/// `result` and `blended` cover `rect` (an editor's fill rectangle, or the whole image) in
+/// `samples`' format; `hole`, `proxy` and `sources` the whole image. InvalidArgument otherwise,
+/// and `result` is left as it was.
+void keep_ring_colours(NativeImage& result, const PixelRect& rect, const NativeImage& blended,
+                       const NativeImage& samples, const FillSources& sources,
+                       const ImageRgba8& proxy, const Mask& hole, std::pair<double, double> range);
 /// The same blend for a measurement filled by fill_from_sources: the hole's samples (up to three
 /// channels; a fourth, alpha, is kept) solved in the data's own values, with the structure
 /// threshold read on `range` (the display range lo … hi mapped to 0 … 255, as the decision image
