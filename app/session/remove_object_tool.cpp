@@ -380,8 +380,7 @@ bool RemoveObjectTool::start_fill() {
     if (params.method == ops::InpaintMethod::PatchMatch && params.refill_foreign)
         refill_hole_ = clone(hole.view());
     keep_hole_.reset();
-    if (!document.measurement() && params.method == ops::InpaintMethod::PatchMatch &&
-        params.keep_colours)
+    if (params.method == ops::InpaintMethod::PatchMatch && params.keep_colours)
         keep_hole_ = clone(hole.view());
     skip_choice_ = false;
     try {
@@ -687,6 +686,10 @@ void RemoveObjectTool::finish() {
         // of the whole samples, 64 MB each for a 4096² float field, were made here before).
         NativeImage filled = ops::blend_samples_region(document.samples(), hole_, *sources,
                                                        document.proxy_range(), fill_rect_);
+        // The blended samples, for ops::keep_ring_colours at the end (as ops::inpaint of samples
+        // keeps them).
+        std::optional<NativeImage> blended_samples;
+        if (keep_hole) blended_samples = filled;
         // Then the per-region choice, before the samples are written (it reads them as they
         // were).
         ops::FillChoice choice;
@@ -696,6 +699,14 @@ void RemoveObjectTool::finish() {
         // And the refill after it, as for a picture.
         if (refill_hole_ &&
             !session_.guarded([&] { refill_between_sources(*sources, choice, filled); }))
+            return;
+        // Last, the blend's corrections kept to the ring's colours, judged on the proxy before
+        // the fill (what the fill was prepared on).
+        if (blended_samples && !session_.guarded([&] {
+                ops::keep_ring_colours(filled, fill_rect_, *blended_samples, document.samples(),
+                                       *sources, picture_before(), *keep_hole,
+                                       document.proxy_range());
+            }))
             return;
         document.write_samples(fill_rect_, filled);
     }

@@ -219,8 +219,9 @@ class RemoveObjectTool final : public Tool {
     // otherwise. And how many blobs it refilled.
     std::optional<Mask> refill_hole_;
     int refilled_blobs_ = 0;
-    // An 8-bit PatchMatch fill with keep-colours on: the whole hole, for ops::keep_ring_colours
-    // at the end of finish() (after the refill, as ops::inpaint); empty otherwise.
+    // A PatchMatch fill with keep-colours on: the whole hole, for ops::keep_ring_colours at the
+    // end of finish() (after the refill, as ops::inpaint; a measurement's on its samples, decided
+    // on the proxy); empty otherwise.
     std::optional<Mask> keep_hole_;
     int radius_ = 4;
     std::optional<NativeImage> before_samples_;

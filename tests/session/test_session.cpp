@@ -1294,6 +1294,92 @@ class TestSession : public QObject {
                 QCOMPARE(filled[1].sample(x, y, 0), 257 * filled[0].sample(x, y, 0));
     }
 
+    // keep-colours at the end of the editor's measurement fill, as ops::inpaint of samples
+    // keeps them (issue 31 item 2): a 16-bit wall of two tones, off the ×257 grid, its bright
+    // side painted never-sample, so that the fill copies the dark side into a hole across the
+    // step and the blend ramps it up to the bright border through proxy colours the 16-px ring
+    // lacks. The editor's samples equal the engine's, none of those colours is left, and without
+    // the stage the engine's fill has hundreds (the choice and the refill off: either would
+    // replace the ramp with unblended copies first).
+    void measurement_fill_keeps_the_rings_colours_as_the_engine() {
+        constexpr int w = 96, h = 64;
+        NativeImage wall(w, h, {SampleType::U16, 3});
+        const double dark[3] = {90 * 257 + 37, 80 * 257 - 20, 100 * 257 + 11};
+        const double bright[3] = {110 * 257 - 50, 100 * 257 + 60, 120 * 257 - 5};
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < 3; ++c) wall.set_sample(x, y, c, x < 40 ? dark[c] : bright[c]);
+        for (int c = 0; c < 3; ++c) {  // the proxy's range: the type's
+            wall.set_sample(0, 0, c, 0);
+            wall.set_sample(w - 1, h - 1, c, 65535);
+        }
+        session::Session s(false);
+        s.open_measurement({wall}, {});
+        s.select(session::ToolKind::RemoveObject);
+        session::RemoveObjectTool& tool = s.remove_object();
+        ops::InpaintParams params = tool.fill_params();
+        params.choose = false;
+        params.refill_foreign = false;
+        QVERIFY(params.keep_colours);
+        tool.set_fill_params(params);
+        tool.set_brush({12, 1.0, false});
+        stroke(tool, {{30, 32}, {50, 32}});
+        tool.set_layer(MaskLayer::NeverSample);
+        tool.set_brush({33, 1.0, false});
+        stroke(tool, {{72, -10}, {72, 74}});
+        tool.set_layer(MaskLayer::Fill);
+        const Mask never = clone(s.document().mask(MaskLayer::NeverSample).view());
+        Mask hole(w, h, 0);
+        const Mask& coverage = s.document().mask(MaskLayer::Fill);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) hole.at(x, y) = coverage.at(x, y) >= 128 ? 255 : 0;
+        QVERIFY(never.at(40, 32) != 0 && never.at(30, 0) == 0 && hole.at(40, 32) != 0);
+        QVERIFY(tool.start_fill());
+        while (tool.fill_running()) tool.step(30.0);
+        params.never_sample = &never;
+        const NativeImage engine =
+            ops::inpaint(wall, hole, params, ops::InpaintImplementation::Fast).samples;
+        QVERIFY(s.document().samples() == engine);
+        ops::InpaintParams off = params;
+        off.keep_colours = false;
+        const NativeImage plain =
+            ops::inpaint(wall, hole, off, ops::InpaintImplementation::Fast).samples;
+        // The 5-bit colours of the proxy's known pixels within 16 px of the hole, the slow way.
+        const ImageRgba8 proxy = ops::carving_proxy(wall).image;
+        const auto bin = [](const Rgba8 p) {
+            return ((p.r >> 3) << 10) | ((p.g >> 3) << 5) | (p.b >> 3);
+        };
+        std::vector<bool> seen(1 << 15, false);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                bool near = false;
+                for (int dy = -16; dy <= 16 && !near; ++dy)
+                    for (int dx = -16; dx <= 16 && !near; ++dx)
+                        near = x + dx >= 0 && y + dy >= 0 && x + dx < w && y + dy < h &&
+                               hole.at(x + dx, y + dy) != 0;
+                if (near && hole.at(x, y) == 0)
+                    seen[static_cast<std::size_t>(bin(proxy.at(x, y)))] = true;
+            }
+        const auto foreign = [&](const NativeImage& samples) {
+            const ImageRgba8 shown = ops::carving_proxy(samples, 0, 65535).image;
+            int n = 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    n += hole.at(x, y) != 0 && !seen[static_cast<std::size_t>(bin(shown.at(x, y)))];
+            return n;
+        };
+        const int foreign_plain = foreign(plain), foreign_kept = foreign(s.document().samples());
+        qInfo("hole pixels with proxy colours the ring lacks: %d without the stage, %d with",
+              foreign_plain, foreign_kept);
+        QVERIFY2(foreign_plain > 100, qPrintable(QString::number(foreign_plain)));
+        QCOMPARE(foreign_kept, 0);
+        // Only the hole's samples moved.
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < 3 && hole.at(x, y) == 0; ++c)
+                    QCOMPARE(s.document().samples().sample(x, y, c), wall.sample(x, y, c));
+    }
+
     // Document::write_samples converts only the written rectangle when the finite range is
     // known unchanged, and everything otherwise: after every kind of write (inside the range,
     // removing the only maximum, removing one of two minima, beyond the range, NaN, alpha beyond
