@@ -65,6 +65,15 @@ Mask expected_stroke(Mask mask, const std::vector<std::pair<double, double>>& po
     return mask;
 }
 
+/// How many samples of two images of the same format differ.
+int count_differing(const NativeImage& a, const NativeImage& b) {
+    int n = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            for (int c = 0; c < a.channels(); ++c) n += a.sample(x, y, c) != b.sample(x, y, c);
+    return n;
+}
+
 void stroke(session::Tool& tool, const std::vector<std::pair<double, double>>& points) {
     tool.press(Pointer{points[0].first, points[0].second});
     for (std::size_t i = 1; i < points.size(); ++i)
@@ -1226,8 +1235,14 @@ class TestSession : public QObject {
             const ops::FillSources sources =
                 ops::patchmatch_sources(*ops::patchmatch_field(*filler), hole, params.patch / 2);
             const NativeImage moved = ops::fill_from_sources(*samples, sources);
-            const NativeImage expected = ops::blend_samples(moved, hole, sources, {lo, hi});
-            QVERIFY(!(expected == moved));  // the blend changed something
+            const NativeImage blended = ops::blend_samples(moved, hole, sources, {lo, hi});
+            QVERIFY(!(blended == moved));  // the blend changed something
+            // ...and its corrections kept to the ring's proxy colours (keep-colours).
+            NativeImage expected = blended;
+            ops::keep_ring_colours(expected, {0, 0, w - 1, h - 1}, blended, *samples, sources,
+                                   ops::carving_proxy(*samples, lo, hi).image, hole, {lo, hi});
+            qInfo("keep-colours moved %d of the blended samples",
+                  count_differing(expected, blended));
             QVERIFY(s.document().samples() == expected);
             QVERIFY(!(s.document().samples() == *samples));
             filled.push_back(s.document().samples());
