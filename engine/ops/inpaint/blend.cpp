@@ -445,7 +445,7 @@ void keep_ring_colours(NativeImage& result, const PixelRect& rect, const NativeI
             if (hole.at(x, y) == 0 || x < sb.x0 || x > sb.x1 || y < sb.y0 || y > sb.y1) continue;
             const std::int32_t s =
                 sources.index[static_cast<std::size_t>(y - sb.y0) * bw + (x - sb.x0)];
-            if (s < 0 || s >= w * h) continue;
+            if (s < 0 || s >= static_cast<std::int64_t>(w) * h) continue;
             const std::size_t at = bpp * static_cast<std::size_t>(x - rect.x0);
             if (std::memcmp(result.row(y - rect.y0) + at, blended.row(y - rect.y0) + at, bpp) != 0)
                 continue;
