@@ -209,6 +209,12 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     refill_foreign_->setChecked(refill.default_value != 0);
     refill_foreign_->setToolTip(text(refill.help));
     fill_form->addRow(refill_foreign_);
+    const ops::ParamSpec& keep = ops::param(ops::inpaint_param_specs(), "keep-colours");
+    keep_colours_ = new QCheckBox(text(keep.label));
+    keep_colours_->setObjectName("fill_keep_colours");
+    keep_colours_->setChecked(keep.default_value != 0);
+    keep_colours_->setToolTip(text(keep.help));
+    fill_form->addRow(keep_colours_);
     fill_ = new QPushButton(tr("Fill"));
     fill_->setObjectName("fill_button");
     fill_->setDefault(true);
@@ -254,6 +260,7 @@ ObjectRemovalPanel::ObjectRemovalPanel(session::RemoveObjectTool& remove_object,
     connect(source_colours_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(choose_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(refill_foreign_, &QCheckBox::toggled, this, [this] { save_settings(); });
+    connect(keep_colours_, &QCheckBox::toggled, this, [this] { save_settings(); });
     connect(method_, &QComboBox::currentIndexChanged, this, [this] { save_settings(); });
     connect(target_, &QComboBox::currentIndexChanged, this, [this] {
         emit layer_changed(layer());
@@ -418,6 +425,7 @@ ops::InpaintParams ObjectRemovalPanel::fill_params() const {
     params.source_colours = source_colours_->isChecked();
     params.choose = choose_->isChecked();
     params.refill_foreign = refill_foreign_->isChecked();
+    params.keep_colours = keep_colours_->isChecked();
     const double alpha = search_->currentData().toDouble();
     if (alpha < 0) {
         params.search = ops::InpaintSearch::Full;
@@ -526,6 +534,7 @@ void ObjectRemovalPanel::show_settings(const ops::BrushSettings& brush,
     source_colours_->setChecked(fill.source_colours);
     choose_->setChecked(fill.choose);
     refill_foreign_->setChecked(fill.refill_foreign);
+    keep_colours_->setChecked(fill.keep_colours);
 }
 
 void ObjectRemovalPanel::show_message(const QString& message) {

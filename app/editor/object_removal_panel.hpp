@@ -128,6 +128,7 @@ class ObjectRemovalPanel : public QWidget {
     QCheckBox* source_colours_ = nullptr;  ///< the colour prior ("source-colours")
     QCheckBox* choose_ = nullptr;          ///< the per-region choice (the "choose" parameter)
     QCheckBox* refill_foreign_ = nullptr;  ///< the foreign-blob refill ("refill-foreign")
+    QCheckBox* keep_colours_ = nullptr;  ///< the blend kept to the ring's colours ("keep-colours")
     QPushButton* fill_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -6,6 +6,7 @@
 #include <remove_object_tool.hpp>
 #include <session.hpp>
 
+#include <QCheckBox>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -37,6 +38,28 @@ class TestPanelSettings : public QObject {
         const QString text = QSettings().value("remove_object/settings").toString();
         QVERIFY2(text.startsWith("version=1\n") && text.contains("\nfill.patch=9\n"),
                  qPrintable(text));
+    }
+
+    // The fill's switches are the declared parameters (keep-colours, the last stage of a
+    // PatchMatch fill: on by default): the box starts as declared, what the user sets is what the
+    // fill gets, and it is kept for the next start.
+    void keep_colours_box_reaches_the_fill_and_is_kept() {
+        {
+            ObjectRemovalPanel panel(session_.remove_object());
+            QVERIFY(ops::InpaintParams{}.keep_colours);
+            QCOMPARE(panel.fill_params().keep_colours, true);
+            auto* box = panel.findChild<QCheckBox*>("fill_keep_colours");
+            QVERIFY(box != nullptr);
+            box->setChecked(false);
+            QCOMPARE(panel.fill_params().keep_colours, false);
+        }
+        const QString text = QSettings().value("remove_object/settings").toString();
+        QVERIFY2(text.contains("\nfill.keep-colours=off\n") ||
+                     text.contains("\nfill.keep-colours=0\n") ||
+                     text.contains("\nfill.keep-colours=false\n"),
+                 qPrintable(text));
+        const ObjectRemovalPanel again(session_.remove_object());
+        QCOMPARE(again.fill_params().keep_colours, false);
     }
 
     void old_keys_are_converted() {
