@@ -116,6 +116,19 @@ bool same_mask(const Mask& a, const Mask& b) {
     return true;
 }
 
+/// `image` as a 16-bit RGB measurement, each level mapped to offset + scale × level.
+NativeImage as_u16(const ImageRgba8& image, const double offset, const double scale) {
+    NativeImage samples(image.width(), image.height(), PixelFormat{SampleType::U16, 3});
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const Rgba8 p = image.at(x, y);
+            samples.set_sample(x, y, 0, offset + scale * p.r);
+            samples.set_sample(x, y, 1, offset + scale * p.g);
+            samples.set_sample(x, y, 2, offset + scale * p.b);
+        }
+    return samples;
+}
+
 }  // namespace
 
 class TestInpaintSources : public QObject {
@@ -149,14 +162,7 @@ class TestInpaintSources : public QObject {
     void measurement_choice_takes_criminisi_over_the_look_alike() {
         const ImageRgba8 image = scene();
         const Mask hole = hole_mask();
-        NativeImage samples(kW, kH, PixelFormat{SampleType::U16, 3});
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                const Rgba8 p = image.at(x, y);
-                samples.set_sample(x, y, 0, 1000.0 + 200.0 * p.r);
-                samples.set_sample(x, y, 1, 1000.0 + 200.0 * p.g);
-                samples.set_sample(x, y, 2, 1000.0 + 200.0 * p.b);
-            }
+        const NativeImage samples = as_u16(image, 1000.0, 200.0);
         InpaintParams p = params(false);
         p.choose = true;
         const auto noted = [](const std::vector<std::string>& notes) {
@@ -191,14 +197,7 @@ class TestInpaintSources : public QObject {
         // on the 8-bit proxy with the same prior, so the look-alike stays out there too.
         const ImageRgba8 image = scene();
         const Mask hole = hole_mask();
-        NativeImage samples(kW, kH, PixelFormat{SampleType::U16, 3});
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                const Rgba8 p = image.at(x, y);
-                samples.set_sample(x, y, 0, 257.0 * p.r);
-                samples.set_sample(x, y, 1, 257.0 * p.g);
-                samples.set_sample(x, y, 2, 257.0 * p.b);
-            }
+        const NativeImage samples = as_u16(image, 0.0, 257.0);
         const auto share = [&](const NativeImage& filled) {
             ImageRgba8 out(kW, kH);
             for (int y = 0; y < kH; ++y)

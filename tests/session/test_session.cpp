@@ -81,6 +81,20 @@ void stroke(session::Tool& tool, const std::vector<std::pair<double, double>>& p
     tool.release(Pointer{points.back().first, points.back().second});
 }
 
+/// The measurement fills' checkerboard (6-px squares of 40 and 160 with a little texture) as an
+/// 8-bit measurement and its ×257 16-bit copy: the same decision image, so the same sources.
+constexpr int kBoardW = 120, kBoardH = 90;
+std::pair<NativeImage, NativeImage> checkerboard_measurements() {
+    NativeImage bytes(kBoardW, kBoardH, {SampleType::U8, 1});
+    for (int y = 0; y < kBoardH; ++y)
+        for (int x = 0; x < kBoardW; ++x)
+            bytes.set_sample(x, y, 0, 40 + ((x / 6 + y / 6) % 2) * 120 + (x * y) % 13);
+    NativeImage deep(kBoardW, kBoardH, {SampleType::U16, 1});
+    for (int y = 0; y < kBoardH; ++y)
+        for (int x = 0; x < kBoardW; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
+    return {std::move(bytes), std::move(deep)};
+}
+
 }  // namespace
 
 class TestSession : public QObject {
@@ -1199,14 +1213,8 @@ class TestSession : public QObject {
         // 8-bit measurement and its ×257 16-bit copy have the same decision image, so they take
         // the same sources and blend alike (up to each type's rounding). The per-region choice
         // is left out here (it takes Criminisi on this hole: the next test).
-        constexpr int w = 120, h = 90;
-        NativeImage bytes(w, h, {SampleType::U8, 1});
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                bytes.set_sample(x, y, 0, 40 + ((x / 6 + y / 6) % 2) * 120 + (x * y) % 13);
-        NativeImage deep(w, h, {SampleType::U16, 1});
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
+        constexpr int w = kBoardW, h = kBoardH;
+        const auto [bytes, deep] = checkerboard_measurements();
         std::vector<NativeImage> filled;
         for (const NativeImage* samples : {&bytes, &deep}) {
             session::Session s(false);
@@ -1266,14 +1274,8 @@ class TestSession : public QObject {
     // on the 8-bit measurement and its ×257 copy alike. The editor ends with ops::inpaint's
     // samples, every hole sample that of its Criminisi source, and says so.
     void measurement_fill_takes_criminisi_as_a_picture_would() {
-        constexpr int w = 120, h = 90;
-        NativeImage bytes(w, h, {SampleType::U8, 1});
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                bytes.set_sample(x, y, 0, 40 + ((x / 6 + y / 6) % 2) * 120 + (x * y) % 13);
-        NativeImage deep(w, h, {SampleType::U16, 1});
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) deep.set_sample(x, y, 0, 257 * bytes.sample(x, y, 0));
+        constexpr int w = kBoardW, h = kBoardH;
+        const auto [bytes, deep] = checkerboard_measurements();
         std::vector<NativeImage> filled;
         for (const NativeImage* samples : {&bytes, &deep}) {
             session::Session s(false);

@@ -529,42 +529,39 @@ FillChoice choose_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
     return choose_regions(proxy, mask, params, implementation, filled);
 }
 
-void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
-                  const FillChoice& choice) {
-    if (choice.criminisi_regions() == 0) return;
+void move_selected_samples(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                           const HoleRegions& regions, const std::vector<int>& selected,
+                           const FillSources& sources) {
     if (filled.width() != rect.width() || filled.height() != rect.height() ||
         !(filled.format() == samples.format()))
         throw Error(ErrorCode::InvalidArgument,
                     "the filled samples do not match the rectangle and the samples");
-    const FillSources& from = choice.criminisi_sources;
-    const HoleRegions& regions = choice.regions;
     const int w = samples.width();
-    if (from.width != w || from.height != samples.height() || regions.width != w ||
-        regions.height != samples.height() || choice.choice.size() != regions.regions.size())
-        throw Error(ErrorCode::InvalidArgument, "the choice is for another size");
-    const SearchRect& fb = from.box;
+    if (sources.width != w || sources.height != samples.height() || regions.width != w ||
+        regions.height != samples.height() || selected.size() != regions.regions.size())
+        throw Error(ErrorCode::InvalidArgument, "the source map is for another size");
+    const SearchRect& fb = sources.box;
     const int bw = fb.x1 - fb.x0 + 1;
     const auto within = [](const SearchRect& box, const int x0, const int y0, const int x1,
                            const int y1) {
         return box.x0 >= x0 && box.y0 >= y0 && box.x1 <= x1 && box.y1 <= y1;
     };
-    // Every pixel of a region lies in its box: checked box by box before anything is written,
-    // so `filled` is left as it was on bad input.
+    // Every pixel of a region lies in its box: checked box by box before anything is written.
     for (std::size_t r = 0; r < regions.regions.size(); ++r) {
-        if (choice.choice[r] != 1) continue;
+        if (selected[r] != 1) continue;
         const SearchRect& box = regions.regions[r].box;
         if (!within(box, rect.x0, rect.y0, rect.x1, rect.y1))
             throw Error(ErrorCode::InvalidArgument, "the rectangle does not hold the fill's hole");
         if (!within(box, fb.x0, fb.y0, fb.x1, fb.y1) ||
-            from.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
-            throw Error(ErrorCode::InvalidArgument, "Criminisi's sources do not cover the hole");
+            sources.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
+            throw Error(ErrorCode::InvalidArgument, "the sources do not cover the hole");
     }
     const auto source_of = [&](const int x, const int y) {
-        return from.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
+        return sources.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
     };
-    const auto each_chosen = [&](const auto& visit) {
+    const auto each_selected = [&](const auto& visit) {
         for (std::size_t r = 0; r < regions.regions.size(); ++r) {
-            if (choice.choice[r] != 1) continue;
+            if (selected[r] != 1) continue;
             const SearchRect& box = regions.regions[r].box;
             for (int y = box.y0; y <= box.y1; ++y)
                 for (int x = box.x0; x <= box.x1; ++x)
@@ -574,15 +571,21 @@ void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage&
         }
     };
     const std::int64_t n = static_cast<std::int64_t>(w) * samples.height();
-    each_chosen([&](int, int, const std::int32_t s) {
-        if (s < 0 || s >= n)
-            throw Error(ErrorCode::InvalidArgument, "a hole pixel of the choice has no source");
+    each_selected([&](int, int, const std::int32_t s) {
+        if (s < 0 || s >= n) throw Error(ErrorCode::InvalidArgument, "a hole pixel has no source");
     });
     const std::size_t bpp = samples.format().bytes_per_pixel();
-    each_chosen([&](const int x, const int y, const std::int32_t s) {
+    each_selected([&](const int x, const int y, const std::int32_t s) {
         std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
                     samples.row(s / w) + bpp * (s % w), bpp);
     });
+}
+
+void apply_choice(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                  const FillChoice& choice) {
+    if (choice.criminisi_regions() == 0) return;
+    move_selected_samples(filled, rect, samples, choice.regions, choice.choice,
+                          choice.criminisi_sources);
 }
 
 std::string choice_note(const FillChoice& choice) {

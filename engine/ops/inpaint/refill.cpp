@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 
 namespace lacuna::ops {
 namespace {
@@ -360,45 +359,7 @@ RefillChoice refill_sources(const ImageView<const Rgba8> proxy, const Mask& mask
 void apply_refill(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
                   const RefillChoice& choice) {
     if (choice.kept_blobs() == 0) return;
-    if (filled.width() != rect.width() || filled.height() != rect.height() ||
-        !(filled.format() == samples.format()))
-        throw Error(ErrorCode::InvalidArgument,
-                    "the filled samples do not match the rectangle and the samples");
-    const int w = samples.width();
-    const std::int64_t n = static_cast<std::int64_t>(w) * samples.height();
-    const FillSources& from = choice.sources;
-    const SearchRect& fb = from.box;
-    const int bw = fb.x1 - fb.x0 + 1;
-    if (from.width != w || from.height != samples.height() || choice.blobs.width != w ||
-        choice.blobs.height != samples.height() ||
-        choice.kept.size() != choice.blobs.regions.size())
-        throw Error(ErrorCode::InvalidArgument, "the refill is for another size");
-    // Everything is checked before anything is written, so `filled` is left as it was on bad
-    // input.
-    for (std::size_t b = 0; b < choice.blobs.regions.size(); ++b) {
-        if (choice.kept[b] == 0) continue;
-        const SearchRect& box = choice.blobs.regions[b].box;
-        if (box.x0 < rect.x0 || box.y0 < rect.y0 || box.x1 > rect.x1 || box.y1 > rect.y1)
-            throw Error(ErrorCode::InvalidArgument,
-                        "the rectangle does not hold the refilled blobs");
-        if (box.x0 < fb.x0 || box.y0 < fb.y0 || box.x1 > fb.x1 || box.y1 > fb.y1 ||
-            from.index.size() != static_cast<std::size_t>(bw) * (fb.y1 - fb.y0 + 1))
-            throw Error(ErrorCode::InvalidArgument, "the refill's sources do not cover it");
-    }
-    const auto source_of = [&](const int x, const int y) {
-        return from.index[static_cast<std::size_t>(y - fb.y0) * bw + (x - fb.x0)];
-    };
-    each_kept(choice, [&](const int x, const int y, std::size_t) {
-        const std::int32_t s = source_of(x, y);
-        if (s < 0 || s >= n)
-            throw Error(ErrorCode::InvalidArgument, "a refilled pixel has no source");
-    });
-    const std::size_t bpp = samples.format().bytes_per_pixel();
-    each_kept(choice, [&](const int x, const int y, std::size_t) {
-        const std::int32_t s = source_of(x, y);
-        std::memcpy(filled.row(y - rect.y0) + bpp * (x - rect.x0),
-                    samples.row(s / w) + bpp * (s % w), bpp);
-    });
+    move_selected_samples(filled, rect, samples, choice.blobs, choice.kept, choice.sources);
 }
 
 std::string refill_note(const RefillReport& report) {

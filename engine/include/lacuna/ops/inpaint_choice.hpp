@@ -146,6 +146,16 @@ FillChoice choose_sources(ImageView<const Rgba8> proxy, const Mask& mask,
                           const InpaintParams& params, InpaintImplementation implementation,
                           const FillSources& patchmatch);
 
+/// Moves samples by a source map into the selected regions: every pixel of each region r of
+/// `regions` with selected[r] == 1 takes, in `filled` (the samples of `rect`), the sample of
+/// `samples` at its source in `sources`, unconverted. Everything is checked before anything is
+/// written (`filled` has `rect`'s size and `samples`' format, the maps are for `samples`' size,
+/// `rect` and `sources` cover every selected region, each of its pixels has a source):
+/// InvalidArgument otherwise, `filled` left as it was. What apply_choice and apply_refill share.
+void move_selected_samples(NativeImage& filled, const PixelRect& rect, const NativeImage& samples,
+                           const HoleRegions& regions, const std::vector<int>& selected,
+                           const FillSources& sources);
+
 /// Applies a measurement's choice: the pixels of `filled` (the samples of `rect`, filled from
 /// PatchMatch's sources and blended) in the regions that chose Criminisi take the samples of
 /// `samples` (the measurement before the fill) at Criminisi's sources, unconverted and
