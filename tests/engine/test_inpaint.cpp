@@ -73,6 +73,40 @@ std::uint32_t naive_ssd(const ImageRgba8& image, const Mask& known, const int px
     return sum;
 }
 
+/// A row of TestInpaint::fast_matches_reference_data: the cropped photo, its hole (an ellipse plus
+/// a thin bar; the "edge" rows touch the border), a never-sample spot and Criminisi's parameters.
+/// params.never_sample points at never_mask, so a row is neither copied nor moved.
+struct CriminisiRow {
+    ImageRgba8 input;
+    Mask mask;
+    Mask never_mask;
+    InpaintParams params = criminisi_params();
+    bool never = false;
+    bool search_parsed = false;
+
+    CriminisiRow() {
+        QFETCH(QString, image);
+        QFETCH(int, x0);
+        QFETCH(int, y0);
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, patch);
+        QFETCH(QString, search);
+        QFETCH(bool, coherence);
+        QFETCH(bool, never);
+        input = crop(photo(image.toUtf8().constData()), x0, y0, w, h);
+        mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
+        never_mask = never_sample_spot(w, h);
+        params.patch = patch;
+        params.coherence = coherence;
+        params.never_sample = never ? &never_mask : nullptr;
+        search_parsed = parse_inpaint_search(search.toStdString(), params);
+        this->never = never;
+    }
+    CriminisiRow(const CriminisiRow&) = delete;
+    CriminisiRow& operator=(const CriminisiRow&) = delete;
+};
+
 }  // namespace
 
 class TestInpaint : public QObject {
@@ -289,24 +323,14 @@ class TestInpaint : public QObject {
             << "messi5.jpg" << 0 << 0 << 63 << 91 << 7 << "window" << true << false;
     }
     void fast_matches_reference() {
-        QFETCH(QString, image);
-        QFETCH(int, x0);
-        QFETCH(int, y0);
-        QFETCH(int, w);
-        QFETCH(int, h);
-        QFETCH(int, patch);
-        QFETCH(QString, search);
-        QFETCH(bool, coherence);
-        QFETCH(bool, never);
-        const ImageRgba8 input = crop(photo(image.toUtf8().constData()), x0, y0, w, h);
-        // Holes of odd shapes: an ellipse plus a thin bar; the edge case touches the border.
-        const Mask mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
-        const Mask never_mask = never_sample_spot(w, h);
-        InpaintParams params = criminisi_params();
-        params.patch = patch;
-        params.coherence = coherence;
-        params.never_sample = never ? &never_mask : nullptr;
-        QVERIFY(parse_inpaint_search(search.toStdString(), params));
+        const CriminisiRow row;
+        QVERIFY(row.search_parsed);
+        const ImageRgba8& input = row.input;
+        const Mask& mask = row.mask;
+        const Mask& never_mask = row.never_mask;
+        const InpaintParams& params = row.params;
+        const int w = row.input.width(), patch = row.params.patch;
+        const bool never = row.never;
         const auto reference =
             make_inpainter(input.view(), mask, params, InpaintImplementation::Reference);
         const auto fast = make_inpainter(input.view(), mask, params, InpaintImplementation::Fast);
@@ -333,23 +357,14 @@ class TestInpaint : public QObject {
     // pixel has a source, a known pixel outside the never-sample area; nothing else has one.
     void sources_reproduce_the_fill_data() { fast_matches_reference_data(); }
     void sources_reproduce_the_fill() {
-        QFETCH(QString, image);
-        QFETCH(int, x0);
-        QFETCH(int, y0);
-        QFETCH(int, w);
-        QFETCH(int, h);
-        QFETCH(int, patch);
-        QFETCH(QString, search);
-        QFETCH(bool, coherence);
-        QFETCH(bool, never);
-        const ImageRgba8 input = crop(photo(image.toUtf8().constData()), x0, y0, w, h);
-        const Mask mask = odd_hole(w, h, QString(QTest::currentDataTag()).contains("edge"));
-        const Mask never_mask = never_sample_spot(w, h);
-        InpaintParams params = criminisi_params();
-        params.patch = patch;
-        params.coherence = coherence;
-        params.never_sample = never ? &never_mask : nullptr;
-        QVERIFY(parse_inpaint_search(search.toStdString(), params));
+        const CriminisiRow row;
+        QVERIFY(row.search_parsed);
+        const ImageRgba8& input = row.input;
+        const Mask& mask = row.mask;
+        const Mask& never_mask = row.never_mask;
+        const InpaintParams& params = row.params;
+        const int w = row.input.width(), h = row.input.height();
+        const bool never = row.never;
         const auto fast = make_inpainter(input.view(), mask, params, InpaintImplementation::Fast);
         const auto count = [](const FillSources& s) {
             return std::count_if(s.index.begin(), s.index.end(), [](auto i) { return i >= 0; });
