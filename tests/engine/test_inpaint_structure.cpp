@@ -1,15 +1,22 @@
 // The line continuation before PatchMatch (inpaint_structure.hpp) on generated images: a slanted
 // dark bar crossing a hole is continued within a pixel of where it truly runs, edges that are
 // parallel but offset or that meet at an angle are not joined, an image without lines comes back
-// unchanged, and through make_inpainter the stage only shrinks the hole PatchMatch fills.
+// unchanged, and through make_inpainter the stage only shrinks the hole PatchMatch fills. Every
+// band pixel records the known pixel it copies, and a 16-bit measurement's fill moves its stored
+// samples by the bands decided on its 8-bit proxy.
+#include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
+#include <lacuna/ops/seam_carve.hpp>
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 #include <random>
 
 using namespace lacuna;
@@ -62,6 +69,34 @@ bool same_image(const ImageRgba8& a, const ImageRgba8& b) {
     return true;
 }
 
+/// `image` as a 16-bit RGB measurement, 1000 + 200 × level plus a fine per-pixel part below one
+/// proxy level, so that only the sample's own position reproduces it.
+NativeImage as_u16(const ImageRgba8& image) {
+    NativeImage samples(image.width(), image.height(), PixelFormat{SampleType::U16, 3});
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const Rgba8 p = image.at(x, y);
+            const double fine = (7 * x + 13 * y) % 199;
+            samples.set_sample(x, y, 0, 1000 + 200.0 * p.r + fine);
+            samples.set_sample(x, y, 1, 1000 + 200.0 * p.g + fine);
+            samples.set_sample(x, y, 2, 1000 + 200.0 * p.b + fine);
+        }
+    return samples;
+}
+
+/// Calls visit(x, y, source index) for every pixel a source map gives a source.
+template <class Visit>
+void each_source(const FillSources& sources, const Visit& visit) {
+    const SearchRect& b = sources.box;
+    const int bw = b.x1 - b.x0 + 1;
+    for (int y = b.y0; y <= b.y1; ++y)
+        for (int x = b.x0; x <= b.x1; ++x)
+            if (const std::int32_t s =
+                    sources.index[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)];
+                s >= 0)
+                visit(x, y, s);
+}
+
 }  // namespace
 
 class TestInpaintStructure : public QObject {
@@ -99,6 +134,118 @@ class TestInpaintStructure : public QObject {
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
                 if (hole.at(x, y) == 0) QVERIFY(done.image.at(x, y) == truth.at(x, y));
+    }
+
+    void records_the_source_of_every_band_pixel() {
+        const ImageRgba8 truth = scene(in_bar);
+        const Mask hole = disc(100, 0.25 * 100 + 54, 22);
+        const LineCompletion done = continue_lines(truth.view(), hole, nullptr, {});
+        QVERIFY(done.filled > 0);
+        // One source per band pixel (a hole pixel the stage took out of the hole), each a known
+        // pixel; copying them reproduces the stage's image.
+        std::int64_t recorded = 0;
+        each_source(done.sources, [&](const int x, const int y, const std::int32_t s) {
+            ++recorded;
+            QVERIFY(hole.at(x, y) != 0 && done.hole.at(x, y) == 0);
+            QVERIFY(hole.at(s % kW, s / kW) == 0);
+        });
+        QCOMPARE(recorded, done.filled);
+        QVERIFY(same_image(fill_from_sources(truth.view(), done.sources), done.image));
+        // No line: an empty map.
+        const ImageRgba8 plain = scene([](double, double) { return false; });
+        const LineCompletion none = continue_lines(plain.view(), hole, nullptr, {});
+        QVERIFY(none.sources.box.x1 < none.sources.box.x0);
+    }
+
+    // A 16-bit measurement of the bar: the bands are decided on its proxy as a picture's are
+    // (the same pixels: the note's count), every band pixel holds exactly the 16-bit samples of
+    // its recorded source, and the bar runs through the filled hole. The choice and the refill
+    // are off here: a region or blob they take would move band pixels too, as for a picture.
+    void measurement_moves_its_samples_along_the_bands() {
+        // The object to remove: a flat mid-tone over the hole, so nothing of the bar is left
+        // there.
+        const Mask hole = disc(100, 0.25 * 100 + 54, 22);
+        NativeImage samples = as_u16(scene(in_bar));
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (hole.at(x, y) != 0)
+                    for (int c = 0; c < 3; ++c) samples.set_sample(x, y, c, 30000);
+        InpaintParams params;
+        params.lines = true;
+        params.choose = false;
+        params.refill_foreign = false;
+        const CarvingProxy proxy = carving_proxy(samples);
+        const LineCompletion picture =
+            continue_lines(proxy.image.view(), hole, nullptr, line_options(params));
+        QCOMPARE(static_cast<int>(picture.lines.size()), 2);
+        const NativeInpaintResult filled =
+            inpaint(samples, hole, params, InpaintImplementation::Fast);
+        const std::string note = "continued 2 straight lines across the hole (" +
+                                 std::to_string(picture.filled) +
+                                 " pixels filled along them first)";
+        QVERIFY2(std::find(filled.notes.begin(), filled.notes.end(), note) != filled.notes.end(),
+                 qPrintable(QString::fromStdString(filled.notes.empty() ? "" : filled.notes[0])));
+        int moved = 0;
+        each_source(picture.sources, [&](const int x, const int y, const std::int32_t s) {
+            for (int c = 0; c < 3; ++c)
+                if (filled.samples.sample(x, y, c) != samples.sample(s % kW, s / kW, c)) return;
+            ++moved;
+        });
+        QCOMPARE(static_cast<std::int64_t>(moved), picture.filled);
+        // The bar leaves the hole where it entered: seen on the result's proxy, every hole pixel
+        // more than 1.5 px from its edges has the bar's or the wall's tone.
+        const ImageRgba8 out = carving_proxy(filled.samples, proxy.raw_lo, proxy.raw_hi).image;
+        int wrong = 0;
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                if (hole.at(x, y) == 0) continue;
+                if (std::min(std::abs(distance_below(x, y, kTop)),
+                             std::abs(distance_below(x, y, kBottom))) <= 1.5)
+                    continue;
+                if ((out.at(x, y).r < 120) != in_bar(x, y)) ++wrong;
+            }
+        QVERIFY2(wrong <= 10, qPrintable(QString::number(wrong)));
+        // Outside the hole nothing changes.
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (hole.at(x, y) == 0)
+                    for (int c = 0; c < 3; ++c)
+                        QCOMPARE(filled.samples.sample(x, y, c), samples.sample(x, y, c));
+    }
+
+    // PatchMatch around the bands decides on a decision image that holds the bands' samples
+    // (made from the measurement with the bands moved in), with the bands out of its hole; its
+    // sources then move the samples of the rest, which alone is blended. Exact, with nothing
+    // after the blend (the choice, the refill and the kept colours off).
+    void measurement_fills_the_rest_deciding_on_the_bands_samples() {
+        const Mask hole = disc(100, 0.25 * 100 + 54, 22);
+        NativeImage samples = as_u16(scene(in_bar));
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (hole.at(x, y) != 0)
+                    for (int c = 0; c < 3; ++c) samples.set_sample(x, y, c, 30000);
+        InpaintParams params;
+        params.lines = true;
+        params.choose = false;
+        params.refill_foreign = false;
+        params.keep_colours = false;
+        const CarvingProxy proxy = carving_proxy(samples);
+        InpaintProblem problem = prepare_inpaint(proxy.image.view(), hole, params);
+        const FillSources bands = continue_lines(problem, nullptr, line_options(params));
+        QVERIFY(bands.box.x1 >= bands.box.x0);
+        const NativeImage banded = fill_from_sources(samples, bands);
+        const Mask rest = clone(problem.hole.view());
+        const int radius = problem.radius;
+        const auto filler = make_deep_patchmatch_inpainter(
+            std::move(problem), deep_carving_proxy(banded, proxy.raw_lo, proxy.raw_hi).image,
+            InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(1 << 20);
+        const FillSources around = patchmatch_sources(*patchmatch_field(*filler), rest, radius);
+        const NativeImage expected = blend_samples(fill_from_sources(banded, around), rest, around,
+                                                   {proxy.raw_lo, proxy.raw_hi});
+        const NativeInpaintResult filled =
+            inpaint(samples, hole, params, InpaintImplementation::Fast);
+        QVERIFY(filled.samples == expected);
     }
 
     void joins_neither_offset_nor_bent_edges() {

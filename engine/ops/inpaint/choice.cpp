@@ -515,17 +515,34 @@ ImageRgba8 choose_fill(const ImageView<const Rgba8> image, const Mask& mask,
     return compose_fills({&filled, &choice.criminisi}, choice.regions, choice.choice);
 }
 
-FillChoice choose_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
-                          const InpaintParams& params, const InpaintImplementation implementation,
-                          const FillSources& patchmatch) {
-    if (!choice_runs(mask, params)) return {};
-    // What ops::inpaint's PatchMatch shows for these sources: its final vote copies the
-    // proxy's pixels at them (patchmatch_sources reproduces it exactly), then finished_image
-    // blends with the same sources.
+ImageRgba8 sources_picture(const ImageView<const Rgba8> proxy, const Mask& mask,
+                           const FillSources& patchmatch, const FillSources* bands) {
+    // What ops::inpaint's PatchMatch shows for these sources: the line stage copied the bands
+    // into the problem's image and took them out of its hole; the final vote copies the
+    // proxy's pixels at the sources (patchmatch_sources reproduces it exactly), then
+    // finished_image blends the problem's hole with the same sources.
+    const bool banded = bands != nullptr && bands->box.x1 >= bands->box.x0;
+    const ImageRgba8 start = banded ? fill_from_sources(proxy, *bands) : ImageRgba8();
+    const ImageView<const Rgba8> before = banded ? start.view() : proxy;
     Mask hole(mask.width(), mask.height(), 0);
     for (int y = 0; y < mask.height(); ++y)
         for (int x = 0; x < mask.width(); ++x) hole.at(x, y) = mask.at(x, y) != 0 ? 1 : 0;
-    const ImageRgba8 filled = blend_fill(fill_from_sources(proxy, patchmatch), hole, patchmatch);
+    if (banded) {
+        const SearchRect& b = bands->box;
+        const int bw = b.x1 - b.x0 + 1;
+        for (int y = b.y0; y <= b.y1; ++y)
+            for (int x = b.x0; x <= b.x1; ++x)
+                if (bands->index[static_cast<std::size_t>(y - b.y0) * bw + (x - b.x0)] >= 0)
+                    hole.at(x, y) = 0;
+    }
+    return blend_fill(fill_from_sources(before, patchmatch), hole, patchmatch);
+}
+
+FillChoice choose_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
+                          const InpaintParams& params, const InpaintImplementation implementation,
+                          const FillSources& patchmatch, const FillSources* bands) {
+    if (!choice_runs(mask, params)) return {};
+    const ImageRgba8 filled = sources_picture(proxy, mask, patchmatch, bands);
     return choose_regions(proxy, mask, params, implementation, filled);
 }
 

@@ -7,6 +7,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -31,15 +32,19 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     InpaintProblem problem = prepare_inpaint(proxy.image.view(), mask, params);
     const Mask hole = clone(problem.hole.view());
     const int radius = problem.radius;
+    // The line stage decides its bands on the proxy, as a picture's fill decides them (same
+    // traces, pairs and copies); the same copies then move the stored samples, so the deep
+    // decision image and every stage after see the bands' samples. PatchMatch fills the rest.
+    const FillSources none{
+        samples.width(), samples.height(), {samples.width(), samples.height(), -1, -1}, {}};
+    const FillSources bands =
+        params.lines ? continue_lines(problem, params.never_sample, line_options(params)) : none;
+    const bool banded = bands.box.x1 >= bands.box.x0;
+    const NativeImage start = banded ? fill_from_sources(samples, bands) : NativeImage();
+    const NativeImage& before = banded ? start : samples;
     std::vector<std::string> notes = problem.notes;
-    // The bands would have to move the stored samples too (not built): said, not silently
-    // skipped.
-    if (params.lines)
-        notes.emplace_back(
-            "lines are not continued in a measurement's fill (8-bit pictures only): filled "
-            "without them");
     const auto filler = make_deep_patchmatch_inpainter(
-        std::move(problem), deep_carving_proxy(samples, proxy.raw_lo, proxy.raw_hi).image,
+        std::move(problem), deep_carving_proxy(before, proxy.raw_lo, proxy.raw_hi).image,
         implementation);
     constexpr int kIterationsPerStep = 64;  // as inpaint(): often enough for a progress bar
     InpaintProgress state = filler->progress();
@@ -53,19 +58,23 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     result.notes = std::move(notes);
     const std::optional<PatchMatchField> field = patchmatch_field(*filler);
     // An empty hole leaves nothing to move (and no field). The moved samples are blended in
-    // their own values, as the editor's fill does (blend_samples).
-    if (!field) {
+    // their own values, as the editor's fill does (blend_samples), over the hole PatchMatch
+    // filled (the bands stay copies, as a picture's do); bands that took the whole hole leave
+    // PatchMatch nothing to move.
+    if (!field && !banded) {
         result.samples = samples;
         return result;
     }
-    const FillSources sources = patchmatch_sources(*field, hole, radius);
-    result.samples = blend_samples(fill_from_sources(samples, sources), hole, sources,
+    const InpaintProblem& filled = filler->problem();
+    const FillSources sources =
+        field && filled.hole_pixels > 0 ? patchmatch_sources(*field, filled.hole, radius) : none;
+    result.samples = blend_samples(fill_from_sources(before, sources), filled.hole, sources,
                                    {proxy.raw_lo, proxy.raw_hi});
     // The per-region choice, decided on the proxy as a picture's fill decides it (the same
     // sources give the same PatchMatch pixels there); the regions that take Criminisi move the
     // samples from its sources, unblended, as a picture keeps Criminisi's pixels unblended.
     const FillChoice choice =
-        choose_sources(proxy.image.view(), mask, params, implementation, sources);
+        choose_sources(proxy.image.view(), mask, params, implementation, sources, &bands);
     const PixelRect all{0, 0, samples.width() - 1, samples.height() - 1};
     // The blended samples, for keep_ring_colours at the end (the choice and the refill decide
     // on the blend as it is, as a picture's do).
@@ -79,7 +88,7 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     // same sources and choice give the same pixels there); the blobs that keep their refill
     // move the samples from the refill's sources, which lie outside the hole.
     const RefillChoice refill =
-        refill_sources(proxy.image.view(), mask, params, implementation, sources, choice);
+        refill_sources(proxy.image.view(), mask, params, implementation, sources, choice, &bands);
     apply_refill(result.samples, all, samples, refill);
     if (const std::string note = refill_note(refill.report); !note.empty())
         result.notes.push_back(note);

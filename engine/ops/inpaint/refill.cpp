@@ -343,14 +343,12 @@ ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
 
 RefillChoice refill_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
                             const InpaintParams& params, const InpaintImplementation implementation,
-                            const FillSources& patchmatch, const FillChoice& choice) {
+                            const FillSources& patchmatch, const FillChoice& choice,
+                            const FillSources* bands) {
     if (!refill_runs(mask, params)) return {};
     // What the picture shows for these sources before the refill (choose_sources' PatchMatch
     // candidate), with the regions that took Criminisi composed in.
-    Mask hole(mask.width(), mask.height(), 0);
-    for (int y = 0; y < mask.height(); ++y)
-        for (int x = 0; x < mask.width(); ++x) hole.at(x, y) = mask.at(x, y) != 0 ? 1 : 0;
-    ImageRgba8 filled = blend_fill(fill_from_sources(proxy, patchmatch), hole, patchmatch);
+    ImageRgba8 filled = sources_picture(proxy, mask, patchmatch, bands);
     if (choice.criminisi_regions() > 0)
         filled = compose_fills({&filled, &choice.criminisi}, choice.regions, choice.choice);
     return refill_regions(mask, params, implementation, filled);

@@ -1,6 +1,7 @@
 // Straight lines continued across the hole before PatchMatch (see inpaint_structure.hpp). One
 // thread, plain loops: it looks only at a ring of a few dozen pixels around the hole.
 #include <lacuna/ops/inpaint.hpp>
+#include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 
 #include <algorithm>
@@ -368,6 +369,26 @@ int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace
     return best;
 }
 
+/// A band pixel and the pixel it copies.
+struct BandCopy {
+    int x = 0, y = 0;
+    std::int32_t source = 0;  ///< y · width + x of a known pixel
+};
+
+/// The copies as a source map over their box (an empty box when there are none).
+FillSources band_sources(const int width, const int height, const std::vector<BandCopy>& copies) {
+    FillSources out{width, height, {width, height, -1, -1}, {}};
+    for (const BandCopy& c : copies)
+        out.box = {std::min(out.box.x0, c.x), std::min(out.box.y0, c.y), std::max(out.box.x1, c.x),
+                   std::max(out.box.y1, c.y)};
+    if (copies.empty()) return out;
+    const int bw = out.box.x1 - out.box.x0 + 1;
+    out.index.assign(static_cast<std::size_t>(bw) * (out.box.y1 - out.box.y0 + 1), -1);
+    for (const BandCopy& c : copies)
+        out.index[static_cast<std::size_t>(c.y - out.box.y0) * bw + (c.x - out.box.x0)] = c.source;
+    return out;
+}
+
 struct Joined {
     Point a, b;  ///< the band's axis
     Side first, second;
@@ -388,7 +409,6 @@ std::vector<EdgeTrace> edges_into_hole(const ImageView<const Rgba8> image, const
 LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,
                               const Mask* never_sample, const LineContinuationOptions& options) {
     LineCompletion result;
-    result.image = clone(image);
     Mask original(hole.width(), hole.height(), 0);
     for (int y = 0; y < hole.height(); ++y)
         for (int x = 0; x < hole.width(); ++x) original.row(y)[x] = hole.row(y)[x] != 0 ? 1 : 0;
@@ -464,6 +484,7 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
                original.row(y)[x] == 0 && (never_sample == nullptr || never_sample->row(y)[x] == 0);
     };
     const int band = options.band;
+    std::vector<BandCopy> copies;
     for (const Joined& line : joined) {
         const Point axis = line.b - line.a;
         const double length = std::hypot(axis.x, axis.y);
@@ -491,7 +512,7 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
                     const int sx = x - round_int(k * side.shift * side.d.x);
                     const int sy = y - round_int(k * side.shift * side.d.y);
                     if (!source_ok(sx, sy)) continue;
-                    result.image.row(y)[x] = image.row(sy)[sx];
+                    copies.push_back({x, y, sy * image.width + sx});
                     result.hole.row(y)[x] = 0;
                     ++continued.pixels;
                     break;
@@ -500,14 +521,19 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
         result.filled += continued.pixels;
         if (continued.pixels > 0) result.lines.push_back(continued);
     }
+    // Each band pixel is copied once (the hole forgets it when its copy is recorded), so the map
+    // holds every decision; the picture and a measurement's samples are both moved by it.
+    result.sources = band_sources(image.width, image.height, copies);
+    result.image = fill_from_sources(image, result.sources);
     return result;
 }
 
-void continue_lines(InpaintProblem& problem, const Mask* never_sample,
-                    const LineContinuationOptions& options) {
-    if (problem.hole_pixels == 0) return;
+FillSources continue_lines(InpaintProblem& problem, const Mask* never_sample,
+                           const LineContinuationOptions& options) {
+    const int w = problem.image.width(), h = problem.image.height();
+    if (problem.hole_pixels == 0) return band_sources(w, h, {});
     LineCompletion done = continue_lines(problem.image.view(), problem.hole, never_sample, options);
-    if (done.filled == 0) return;
+    if (done.filled == 0) return band_sources(w, h, {});
     problem.image = std::move(done.image);
     problem.hole = std::move(done.hole);
     problem.hole_pixels -= done.filled;
@@ -522,6 +548,7 @@ void continue_lines(InpaintProblem& problem, const Mask* never_sample,
     if (done.lines.size() != 1) note += "s";
     note += " across the hole (" + std::to_string(done.filled) + " pixels filled along them first)";
     problem.notes.push_back(std::move(note));
+    return std::move(done.sources);
 }
 
 }  // namespace lacuna::ops

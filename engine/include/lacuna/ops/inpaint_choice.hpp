@@ -142,9 +142,19 @@ ImageRgba8 choose_fill(ImageView<const Rgba8> image, const Mask& mask, const Inp
 /// which is what a PatchMatch fill of the proxy with those sources shows after ops::inpaint's
 /// blend; Criminisi fills the proxy. So a measurement and its 8-bit picture, filled from the
 /// same sources, choose alike. Where choice_runs is false nothing is filled or blended.
+/// `bands`, when given and not empty, are the line stage's (continue_lines of the problem):
+/// their pixels are copied first and left unblended, `patchmatch` covers the rest of the hole and
+/// only the rest is blended, as a picture's fill with params.lines shows it (sources_picture).
 FillChoice choose_sources(ImageView<const Rgba8> proxy, const Mask& mask,
                           const InpaintParams& params, InpaintImplementation implementation,
-                          const FillSources& patchmatch);
+                          const FillSources& patchmatch, const FillSources* bands = nullptr);
+
+/// What a picture's PatchMatch fill shows for these sources after ops::inpaint's blend: `proxy`
+/// with the bands (may be null) copied in, then the rest of the hole (`mask` less the bands)
+/// filled from `patchmatch` and blended over that rest with blend_fill. What choose_sources and
+/// refill_sources judge.
+ImageRgba8 sources_picture(ImageView<const Rgba8> proxy, const Mask& mask,
+                           const FillSources& patchmatch, const FillSources* bands);
 
 /// Moves samples by a source map into the selected regions: every pixel of each region r of
 /// `regions` with selected[r] == 1 takes, in `filled` (the samples of `rect`), the sample of

@@ -109,10 +109,12 @@ ImageRgba8 compose_refill(ImageRgba8 filled, const RefillChoice& choice);
 /// was prepared on) as refill_foreign makes it on a picture: the fill it looks at is what the
 /// picture shows for the same sources (the proxy filled from `patchmatch` and blended with
 /// blend_fill, as choose_sources makes it) with the regions `choice` gave Criminisi composed
-/// in. Where refill_runs is false nothing is filled.
+/// in. Where refill_runs is false nothing is filled. `bands`: the line stage's, as for
+/// choose_sources (sources_picture).
 RefillChoice refill_sources(ImageView<const Rgba8> proxy, const Mask& mask,
                             const InpaintParams& params, InpaintImplementation implementation,
-                            const FillSources& patchmatch, const FillChoice& choice);
+                            const FillSources& patchmatch, const FillChoice& choice,
+                            const FillSources* bands = nullptr);
 
 /// Applies a measurement's refill: the pixels of `filled` (the samples of `rect`, filled and
 /// chosen) in the kept blobs take the samples of `samples` (the measurement before the fill) at

@@ -9,6 +9,7 @@
 
 #include <lacuna/core/image.hpp>
 #include <lacuna/core/mask.hpp>
+#include <lacuna/ops/patchmatch.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -50,6 +51,10 @@ struct ContinuedLine {
 struct LineCompletion {
     ImageRgba8 image;  ///< the input with the bands filled
     Mask hole;         ///< the hole less the bands (0/1)
+    /// Where each band pixel was copied from (a known pixel of the input, never one of the
+    /// hole): `image` is fill_from_sources(input, sources), and the same map moves a
+    /// measurement's stored samples (fill_from_sources of a NativeImage). Empty box: no band.
+    FillSources sources;
     std::vector<ContinuedLine> lines;
     std::int64_t filled = 0;  ///< hole pixels filled by the bands
 };
@@ -66,8 +71,10 @@ LineCompletion continue_lines(ImageView<const Rgba8> image, const Mask& hole,
 
 /// Applies continue_lines to a prepared PatchMatch problem: its image gets the bands, its hole
 /// (count and box) shrinks to the rest; the valid sources stay those of the whole hole (a band
-/// pixel is never a source), and a note says how many lines were continued.
-void continue_lines(InpaintProblem& problem, const Mask* never_sample,
-                    const LineContinuationOptions& options);
+/// pixel is never a source), and a note says how many lines were continued. Returns the bands'
+/// sources (LineCompletion::sources; an empty box when no line was continued), so a
+/// measurement's fill moves its samples by the same decisions.
+FillSources continue_lines(InpaintProblem& problem, const Mask* never_sample,
+                           const LineContinuationOptions& options);
 
 }  // namespace lacuna::ops
