@@ -248,6 +248,26 @@ class TestInpaintStructure : public QObject {
         QVERIFY(filled.samples == expected);
     }
 
+    // What a measurement's choice and refill judge (sources_picture) is what a picture's fill
+    // with lines shows after its blend: the bands copied and unblended, PatchMatch's sources
+    // around them, only the rest blended.
+    void sources_picture_is_the_pictures_fill_with_lines() {
+        const ImageRgba8 truth = scene(in_bar);
+        const Mask hole = disc(100, 0.25 * 100 + 54, 22);
+        InpaintParams params;
+        params.lines = true;
+        const auto filler = make_inpainter(truth.view(), hole, params, InpaintImplementation::Fast);
+        while (!filler->progress().done()) filler->advance(1 << 20);
+        const InpaintProblem& problem = filler->problem();
+        const FillSources around =
+            patchmatch_sources(*patchmatch_field(*filler), problem.hole, problem.radius);
+        const LineCompletion bands =
+            continue_lines(truth.view(), hole, nullptr, line_options(params));
+        QVERIFY(bands.filled > 0);
+        QVERIFY(same_image(sources_picture(truth.view(), hole, around, &bands.sources),
+                           finished_image(*filler)));
+    }
+
     void joins_neither_offset_nor_bent_edges() {
         const Mask hole = disc(100, 60, 20);
         // The same horizontal bar, 6 px lower right of the hole than left of it.
