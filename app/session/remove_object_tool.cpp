@@ -2,6 +2,7 @@
 
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_refill.hpp>
+#include <lacuna/ops/inpaint_structure.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
@@ -391,11 +392,13 @@ bool RemoveObjectTool::start_fill() {
         // The problem is handed over, not copied (a 4K image's is over 100 MB); should the
         // device fail, the session is on the host then and the fill starts over there.
         if (document.measurement()) {
+            // The line continuation decides its bands on the proxy as a picture's fill does;
+            // the same copies move the samples the deep fill decides on (ops::inpaint of
+            // samples), and PatchMatch fills the rest of the hole.
+            bands_ = params.lines ? ops::continue_lines(problem, params.never_sample,
+                                                        ops::line_options(params))
+                                  : ops::empty_sources(document.width(), document.height());
             if (!start_deep_fill(std::move(problem))) return start_fill();
-            // As the command line says it (ops::inpaint of samples): not silently skipped.
-            if (params.lines)
-                session_.notice(
-                    "Lines are not continued in a measurement's fill (8-bit pictures only).");
         } else if (document.on_device() && !params.lines) {
             const bool ok = session_.guarded([&] {
                 // The filler starts from the document as its stream leaves it.
@@ -430,8 +433,8 @@ bool RemoveObjectTool::start_fill() {
     before_samples_.reset();
     if (document.measurement()) {
         // The fill decides on the 16-bit decision image; its final vote's sources move the
-        // samples.
-        hole_ = std::move(hole);
+        // samples. Its hole is the brushed one less the line stage's bands.
+        hole_ = clone(filler_->problem().hole.view());
         radius_ = fill_params_.patch / 2;
         before_samples_ = copy_region(document.samples(), fill_rect_);
     }
@@ -449,6 +452,18 @@ bool RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
     // same image, hence the same fill), and the final vote's sources then move the samples.
     Document& document = session_.document();
     const auto [lo, hi] = document.proxy_range();
+    if (banded()) {
+        // The bands' samples must be in the decision image: it is made on the host from the
+        // samples with the bands moved in, and the fill runs on the CPU, as a picture's fill
+        // with lines does (show_step writes its rectangle to a device document).
+        filler_ = ops::make_deep_patchmatch_inpainter(
+            std::move(problem),
+            ops::deep_carving_proxy(ops::fill_from_sources(document.samples(), bands_), lo, hi)
+                .image,
+            ops::InpaintImplementation::Fast);
+        device_ = "CPU";
+        return true;
+    }
     if (document.on_device()) {
         const bool ok = session_.guarded([&] {
             // Made on the device from the stored samples there: nothing crosses the bus but
@@ -598,8 +613,8 @@ ops::FillChoice RemoveObjectTool::choose_between_sources(const ops::FillSources&
                                                          NativeImage& filled) {
     Document& document = session_.document();
     const ChoiceInput in = take_choice_input();
-    ops::FillChoice choice = ops::choose_sources(in.before.view(), in.hole, in.params,
-                                                 ops::InpaintImplementation::Fast, sources);
+    ops::FillChoice choice = ops::choose_sources(
+        in.before.view(), in.hole, in.params, ops::InpaintImplementation::Fast, sources, &bands_);
     ops::apply_choice(filled, fill_rect_, document.samples(), choice);
     criminisi_regions_ = choice.criminisi_regions();
     choice_regions_ = static_cast<int>(choice.choice.size());
@@ -617,7 +632,7 @@ void RemoveObjectTool::refill_between_sources(const ops::FillSources& sources,
     refill_hole_.reset();
     const ops::RefillChoice refill =
         ops::refill_sources(picture_before().view(), hole, params_with_never_sample(),
-                            ops::InpaintImplementation::Fast, sources, choice);
+                            ops::InpaintImplementation::Fast, sources, choice, &bands_);
     ops::apply_refill(filled, fill_rect_, document.samples(), refill);
     refilled_blobs_ = refill.report.kept;
 }
@@ -628,7 +643,11 @@ void RemoveObjectTool::finish() {
     const bool on_device = device_filler_ != nullptr;
     std::optional<ops::FillSources> sources;
     if (before_samples_ && !session_.guarded([&] {
-            sources = ops::patchmatch_sources(*ops::patchmatch_field(*filler_), hole_, radius_);
+            // Bands that took the whole hole leave PatchMatch nothing to move.
+            const std::optional<ops::PatchMatchField> field = ops::patchmatch_field(*filler_);
+            sources = field && filler_->problem().hole_pixels > 0
+                          ? ops::patchmatch_sources(*field, hole_, radius_)
+                          : ops::empty_sources(document.width(), document.height());
         }))
         return;
     // A PatchMatch fill of pixels ends blended in the gradient domain, as ops::inpaint's does:
@@ -684,8 +703,14 @@ void RemoveObjectTool::finish() {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
         // of the whole samples, 64 MB each for a 4096² float field, were made here before).
-        NativeImage filled = ops::blend_samples_region(document.samples(), hole_, *sources,
-                                                       document.proxy_range(), fill_rect_);
+        // With lines, the bands' samples are moved in first and stay unblended (they are
+        // outside hole_), as ops::inpaint of samples leaves them; one copy of the samples then.
+        const std::optional<NativeImage> with_bands =
+            banded() ? std::optional(ops::fill_from_sources(document.samples(), bands_))
+                     : std::nullopt;
+        NativeImage filled =
+            ops::blend_samples_region(with_bands ? *with_bands : document.samples(), hole_,
+                                      *sources, document.proxy_range(), fill_rect_);
         // The blended samples, for ops::keep_ring_colours at the end (as ops::inpaint of samples
         // keeps them).
         std::optional<NativeImage> blended_samples;

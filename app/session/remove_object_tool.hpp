@@ -204,6 +204,11 @@ class RemoveObjectTool final : public Tool {
     // Measurement documents: the hole and patch radius the fill ran with (its final vote's
     // sources are recomputed from them), and the stored samples of the box before.
     Mask hole_;
+    // Measurement documents with lines: the line stage's bands (ops::continue_lines of the
+    // problem, decided on the proxy), whose copies move the samples before the fill decides and
+    // at its end; an empty box when no line was continued.
+    ops::FillSources bands_;
+    [[nodiscard]] bool banded() const { return bands_.box.x1 >= bands_.box.x0; }
     // A PatchMatch fill of a hole small enough for the per-region choice (ops::choose_fill;
     // ops::choose_sources for a measurement): the whole hole, so finish() compares with
     // Criminisi as ops::inpaint does; empty otherwise.

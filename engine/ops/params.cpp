@@ -100,8 +100,8 @@ constexpr ParamField<InpaintParams> kInpaintFields[] = {
          .min = 0,
          .max = 1,
          .step = 1,
-         .help = "patchmatch on pictures: join straight edges that reach the hole from both sides "
-                 "and fill a band along them first"}),
+         .help = "patchmatch: join straight edges that reach the hole from both sides and fill a "
+                 "band along them first (a measurement's by moving its stored samples)"}),
     field<&InpaintParams::line_angle>(
         {.name = "line-angle",
          .label = "Line angle tolerance",

@@ -278,6 +278,48 @@ class TestCliMeasurement : public QObject {
         QVERIFY(changed > 20);
     }
 
+    // --lines on a 16-bit measurement: a dark bar (1000 + 200 × level, off the ×257 grid) across
+    // a hole is continued as for a picture (the note says how many lines), the samples outside
+    // the hole stay, and the bar's tone runs through the hole.
+    void inpaint_lines_on_a_measurement() {
+        constexpr int w = 120, h = 90;
+        const auto in_bar = [](const int x, const int y) {
+            const double d = y - 0.25 * x - 30;
+            return d >= 0 && d < 8;
+        };
+        NativeImage bar(w, h, {SampleType::U16, 3});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < 3; ++c)
+                    bar.set_sample(x, y, c,
+                                   1000 + 200 * ((in_bar(x, y) ? 50 : 190) + (7 * x + 3 * y) % 9));
+        write(tmp("bar16.png"), bar);
+        NativeImage mask(w, h, {SampleType::U8, 1});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (std::hypot(x - 60, y - 49) <= 14) mask.set_sample(x, y, 0, 255);
+        write(tmp("bar-mask.png"), mask);
+        const Result r = run_cli({"inpaint", tmp("bar16.png"), tmp("bar-mask.png"),
+                                  tmp("bar-out.png"), "--lines", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("continued 2 straight lines across the hole"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("not continued"), qPrintable(r.err));
+        const NativeImage out = read_page(tmp("bar-out.png"));
+        QCOMPARE(out.format(), (PixelFormat{SampleType::U16, 3}));
+        int wrong = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (mask.sample(x, y, 0) == 0) {
+                    for (int c = 0; c < 3; ++c) QCOMPARE(out.sample(x, y, c), bar.sample(x, y, c));
+                    continue;
+                }
+                const double d = y - 0.25 * x - 30;
+                if (std::abs(d) <= 1.5 || std::abs(d - 8) <= 1.5) continue;
+                wrong += (out.sample(x, y, 0) < 1000 + 200 * 120) != in_bar(x, y);
+            }
+        QVERIFY2(wrong <= 5, qPrintable(QString::number(wrong)));
+    }
+
     void criminisi_refuses_a_measurement() {
         write(tmp("c16.png"), times_257(textured_u8(24, 20)));
         NativeImage mask(24, 20, {SampleType::U8, 1});

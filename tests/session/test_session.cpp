@@ -1007,6 +1007,50 @@ class TestSession : public QObject {
         QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), engine.image.view()));
     }
 
+    // The same bar as a 16-bit measurement (1000 + 200 × level, plus a part finer than a proxy
+    // level): with lines on, the editor's fill, run batch by batch, continues the bar as
+    // ops::inpaint of samples does (the bands decided on the proxy, their samples moved before
+    // the deep fill decides around them) and ends with the engine's samples; without lines the
+    // samples differ.
+    void measurement_fill_with_lines_ends_as_the_engine() {
+        std::mt19937 rng(5);
+        std::uniform_int_distribution<int> noise(-5, 5);
+        NativeImage samples(kW, kH, {SampleType::U16, 3});
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                const double d = y - 0.25 * x - 60;
+                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+                const double fine = (7 * x + 13 * y) % 199;
+                for (int c = 0; c < 3; ++c)
+                    samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
+            }
+        Mask hole(kW, kH, 0);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
+        session::Session s(false);
+        s.open_measurement({samples}, {});
+        s.select(session::ToolKind::RemoveObject);
+        ops::InpaintParams params = s.remove_object().fill_params();
+        params.lines = true;
+        s.remove_object().set_fill_params(params);
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const ops::NativeInpaintResult engine =
+            ops::inpaint(samples, hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(std::any_of(engine.notes.begin(), engine.notes.end(), [](const std::string& n) {
+            return n.find("continued") != std::string::npos;
+        }));
+        QVERIFY(s.document().samples() == engine.samples);
+        params.lines = false;
+        const ops::NativeInpaintResult plain =
+            ops::inpaint(samples, hole, params, ops::InpaintImplementation::Fast);
+        QVERIFY(!(plain.samples == engine.samples));
+        QVERIFY(s.undo());
+        QVERIFY(s.document().samples() == samples);
+    }
+
     // Found by the monkey test: Apply while a fill was running replaced the picture under the
     // fill, whose next step, cancel or end then wrote its rectangle of the old picture into the
     // new one (and recorded it for undo). The fill owns the pixels until it ends, as for undo:

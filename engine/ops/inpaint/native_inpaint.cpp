@@ -35,8 +35,7 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     // The line stage decides its bands on the proxy, as a picture's fill decides them (same
     // traces, pairs and copies); the same copies then move the stored samples, so the deep
     // decision image and every stage after see the bands' samples. PatchMatch fills the rest.
-    const FillSources none{
-        samples.width(), samples.height(), {samples.width(), samples.height(), -1, -1}, {}};
+    const FillSources none = empty_sources(samples.width(), samples.height());
     const FillSources bands =
         params.lines ? continue_lines(problem, params.never_sample, line_options(params)) : none;
     const bool banded = bands.box.x1 >= bands.box.x0;

@@ -422,6 +422,10 @@ std::optional<PatchMatchStage> patchmatch_stage(const Inpainter& inpainter) {
     return source->stage();
 }
 
+FillSources empty_sources(const int width, const int height) {
+    return {width, height, {width, height, -1, -1}, {}};
+}
+
 FillSources patchmatch_sources(const PatchMatchField& field, const Mask& hole, const int radius) {
     if (field.level != 0)
         throw Error(ErrorCode::InvalidArgument, "the fill has not reached full size yet");

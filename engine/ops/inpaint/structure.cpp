@@ -377,7 +377,7 @@ struct BandCopy {
 
 /// The copies as a source map over their box (an empty box when there are none).
 FillSources band_sources(const int width, const int height, const std::vector<BandCopy>& copies) {
-    FillSources out{width, height, {width, height, -1, -1}, {}};
+    FillSources out = empty_sources(width, height);
     for (const BandCopy& c : copies)
         out.box = {std::min(out.box.x0, c.x), std::min(out.box.y0, c.y), std::max(out.box.x1, c.x),
                    std::max(out.box.y1, c.y)};
@@ -531,9 +531,9 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
 FillSources continue_lines(InpaintProblem& problem, const Mask* never_sample,
                            const LineContinuationOptions& options) {
     const int w = problem.image.width(), h = problem.image.height();
-    if (problem.hole_pixels == 0) return band_sources(w, h, {});
+    if (problem.hole_pixels == 0) return empty_sources(w, h);
     LineCompletion done = continue_lines(problem.image.view(), problem.hole, never_sample, options);
-    if (done.filled == 0) return band_sources(w, h, {});
+    if (done.filled == 0) return empty_sources(w, h);
     problem.image = std::move(done.image);
     problem.hole = std::move(done.hole);
     problem.hole_pixels -= done.filled;

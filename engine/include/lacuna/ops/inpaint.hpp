@@ -54,10 +54,11 @@ struct InpaintParams {
     /// brushed mask takes the object's soft edge and shadow too. The fill itself never reads it:
     /// it is here so that the setting is declared, saved and restored with the others.
     int mask_grow = 0;
-    /// PatchMatch on pictures: straight edges reaching the hole from both sides on one line
-    /// (or running into the image's border through it) are joined and a band along each is
-    /// filled first, by copying the band outside along the line (continue_lines,
-    /// inpaint_structure.hpp); PatchMatch fills the rest around the bands.
+    /// PatchMatch: straight edges reaching the hole from both sides on one line (or running
+    /// into the image's border through it) are joined and a band along each is filled first,
+    /// by copying the band outside along the line (continue_lines, inpaint_structure.hpp);
+    /// PatchMatch fills the rest around the bands. A measurement's bands are decided on its
+    /// 8-bit proxy and move its stored samples by the same copies (inpaint of NativeImage).
     bool lines = false;
     /// Joined only when the two edges' directions differ by at most this many degrees...
     double line_angle = 3.0;

@@ -98,6 +98,9 @@ struct FillSources {
     std::vector<std::int32_t> index;
     friend bool operator==(const FillSources&, const FillSources&) = default;
 };
+/// A map of a width × height image that gives no pixel a source (an empty box): no band of the
+/// line stage, nothing for PatchMatch to move.
+FillSources empty_sources(int width, int height);
 /// The sources of a finished fill's level-0 field, recomputed with the vote's own rule, so
 /// copying the filler's input at them reproduces its output exactly. Throws InvalidArgument for
 /// a field above level 0 or of another size than `hole`.
