@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Makes docs/screenshots/measurement-fill-lines.png and prints the numbers of the line
 continuation in a measurement's fill (issue 31 item 2): tests/data/photos/building.jpg as a 16-bit
-measurement whose samples all need more than 8 bits (1000 + 200 x level), two holes over straight
-edges (the canopy's slanted fascia, disc at 620,350 r 22; a pillar of the ground floor, disc at
-520,470 r 18), filled by `lacuna inpaint --backend cpu` without and with --lines, RUNS times each.
+measurement whose samples all need more than 8 bits (1000 + 200 x level), three holes (discs of
+radius 12) over straight edges the line stage joins: the building's left edge against the sky
+(153,250), the roof's edge (250,80) and the ground floor's ledge (330,430); filled by `lacuna
+inpaint --backend cpu` without and with --lines, RUNS times each.
 Per fill: the wall time of the fill (--json fill_ms; median), the notes, and the PSNR in each hole
 against the input on the 8-bit scale (level = (sample - 1000) / 200). Sheet (3x crops around the
 holes, one row per hole): input, hole (magenta), without --lines, with --lines. Needs numpy and
@@ -16,7 +17,7 @@ lacuna, OUT = sys.argv[1], os.path.abspath(sys.argv[2])
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 BUILDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'data',
                         'photos', 'building.jpg')
-HOLES = [(620, 350, 22), (520, 470, 18)]  # centre x, y, radius
+HOLES = [(153, 250, 12), (250, 80, 12), (330, 430, 12)]  # centre x, y, radius
 tmp = tempfile.mkdtemp()
 
 
@@ -79,7 +80,7 @@ def level(a):
 
 
 rows = []
-cw, ch, zoom, gap = 110, 80, 3, 6
+cw, ch, zoom, gap = 80, 56, 4, 6
 for cx, cy, r in HOLES:
     x0, y0 = cx - cw // 2, cy - ch // 2
     crop = np.s_[y0:y0 + ch, x0:x0 + cw]
