@@ -1,6 +1,7 @@
 // A measurement's fill from start to end (the command line's path; the editor's Remove Object
-// panel runs the same steps batch by batch): decided on every bit, stored samples moved, then
-// blended in their own values; on a small hole, each region then keeps Criminisi's sources where
+// panel runs the same steps batch by batch): with lines, bands decided on the proxy and their
+// copies' samples moved first; then decided on every bit, stored samples moved, then blended in
+// their own values; on a small hole, each region then keeps Criminisi's sources where
 // the 8-bit path would keep Criminisi's pixels, and the blobs of foreign colours the 8-bit path
 // fills again take the refill's sources; last, the blend's corrections are kept to the ring's
 // proxy colours (keep_ring_colours) in the samples the choice and the refill left blended.

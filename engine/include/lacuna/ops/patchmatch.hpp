@@ -114,10 +114,13 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
                                      const PixelRect& rect);
 
 /// A measurement filled as the editor fills it (the command line's path): the hole and the
-/// sources are prepared on the 8-bit proxy (carving_proxy), every patch is compared on the 16-bit
-/// decision image over the same range (make_deep_patchmatch_inpainter: an 8-bit image and its
-/// ×257 copy fill alike), the finished fill's sources move the stored samples
-/// (fill_from_sources: never converted) and blend_samples blends them in their own values. On a
+/// sources are prepared on the 8-bit proxy (carving_proxy); with params.lines the line stage
+/// decides its bands there as for a picture (continue_lines) and its recorded copies move the
+/// stored samples first; every patch is compared on the 16-bit decision image of the samples
+/// (with the bands) over the same range (make_deep_patchmatch_inpainter: an 8-bit image and its
+/// ×257 copy fill alike), the finished fill's sources move the stored samples of the rest of the
+/// hole (fill_from_sources: never converted) and blend_samples blends that rest in their own
+/// values (the bands stay copies, and the choice and the refill judge the bands too). On a
 /// small hole with params.choose, the per-region choice follows, made on the proxy as for a
 /// picture (choose_sources, inpaint_choice.hpp): regions that take Criminisi move the samples
 /// from Criminisi's sources instead, unblended, and a note says how many. With
