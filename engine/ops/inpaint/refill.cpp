@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace lacuna::ops {
@@ -333,12 +334,212 @@ ImageRgba8 compose_refill(ImageRgba8 filled, const RefillChoice& choice) {
     return filled;
 }
 
+namespace {
+
+// SCRATCH (fill-detail): a refill of too-smooth blobs, switched by LACUNA_REFILL_SMOOTH.
+double env_or(const char* name, const double fallback) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? std::atof(v) : fallback;
+}
+
+/// Sums of `v` over (2r+1)² windows, clipped to the image, via an integral image.
+struct BoxSums {
+    int w = 0, h = 0;
+    std::vector<std::int64_t> s;  // (w+1) x (h+1)
+    template <class V>
+    BoxSums(const int w_, const int h_, const V& v) : w(w_), h(h_), s((w_ + 1) * (h_ + 1), 0) {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                s[(y + 1) * (w + 1) + x + 1] = v(x, y) + s[y * (w + 1) + x + 1] +
+                                               s[(y + 1) * (w + 1) + x] - s[y * (w + 1) + x];
+    }
+    std::int64_t sum(const int x, const int y, const int r) const {
+        const int x0 = std::max(0, x - r), x1 = std::min(w - 1, x + r) + 1;
+        const int y0 = std::max(0, y - r), y1 = std::min(h - 1, y + r) + 1;
+        return s[y1 * (w + 1) + x1] - s[y0 * (w + 1) + x1] - s[y1 * (w + 1) + x0] +
+               s[y0 * (w + 1) + x0];
+    }
+};
+
+ImageRgba8 refill_smooth(const Mask& mask, const InpaintParams& params,
+                         const InpaintImplementation implementation, ImageRgba8 filled) {
+    const int w = filled.width(), h = filled.height();
+    const int rl = static_cast<int>(env_or("LACUNA_SMOOTH_LOCAL", 4));
+    const int rt = static_cast<int>(env_or("LACUNA_SMOOTH_TARGET", 24));
+    const double ratio = env_or("LACUNA_SMOOTH_RATIO", 0.5);
+    const double min_target = env_or("LACUNA_SMOOTH_MIN_TARGET", 60);
+    const int min_pixels = static_cast<int>(env_or("LACUNA_SMOOTH_MIN_PIXELS", 64));
+    const double source_ratio = env_or("LACUNA_SMOOTH_SOURCE", 0.75);
+    const double keep_ratio = env_or("LACUNA_SMOOTH_KEEP", 0.75);
+    const int verbose = static_cast<int>(env_or("LACUNA_SMOOTH_VERBOSE", 0));
+    std::vector<int> e(static_cast<std::size_t>(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) e[y * w + x] = edge_strength(filled.view(), x, y);
+    const auto known = [&](const int x, const int y) { return mask.at(x, y) == 0; };
+    const BoxSums all(w, h, [&](int x, int y) { return e[y * w + x]; });
+    const BoxSums known_e(w, h, [&](int x, int y) { return known(x, y) ? e[y * w + x] : 0; });
+    const BoxSums known_n(w, h, [&](int x, int y) { return known(x, y) ? 1 : 0; });
+    const auto local = [&](const int x, const int y) {
+        const int x0 = std::max(0, x - rl), x1 = std::min(w - 1, x + rl);
+        const int y0 = std::max(0, y - rl), y1 = std::min(h - 1, y + rl);
+        return static_cast<double>(all.sum(x, y, rl)) / ((x1 - x0 + 1) * (y1 - y0 + 1));
+    };
+    std::vector<double> target(static_cast<std::size_t>(w) * h, 0);
+    Mask smooth(w, h, std::uint8_t{0});
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (known(x, y)) continue;
+            const std::int64_t n = known_n.sum(x, y, rt);
+            if (n < 32) continue;
+            const double t = static_cast<double>(known_e.sum(x, y, rt)) / static_cast<double>(n);
+            target[y * w + x] = t;
+            if (t >= min_target && local(x, y) < ratio * t) smooth.at(x, y) = 1;
+        }
+    const HoleRegions parts = hole_regions(smooth);
+    Mask refill(w, h, std::uint8_t{0});
+    double lowest = 1e9;
+    int chosen = 0;
+    for (std::size_t c = 0; c < parts.regions.size(); ++c) {
+        if (parts.regions[c].pixels < min_pixels) continue;
+        ++chosen;
+        const SearchRect& box = parts.regions[c].box;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (parts.label[y * w + x] == static_cast<std::int32_t>(c)) {
+                    lowest = std::min(lowest, target[y * w + x]);
+                    for (int yy = std::max(0, y - kRefillGrow);
+                         yy <= std::min(h - 1, y + kRefillGrow); ++yy)
+                        for (int xx = std::max(0, x - kRefillGrow);
+                             xx <= std::min(w - 1, x + kRefillGrow); ++xx)
+                            if (!known(xx, yy)) refill.at(xx, yy) = 1;
+                }
+    }
+    if (verbose)
+        std::fprintf(stderr, "smooth: %d parts, %d chosen, lowest target %.1f\n",
+                     static_cast<int>(parts.regions.size()), chosen, lowest);
+    if (chosen == 0) return filled;
+    const bool per_blob = env_or("LACUNA_SMOOTH_PER_BLOB", 0) != 0;
+    const double tone_margin = env_or("LACUNA_SMOOTH_TONE", -1);
+    std::vector<double> local_all(static_cast<std::size_t>(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) local_all[y * w + x] = local(x, y);
+    const HoleRegions blobs = hole_regions(refill);
+    const HoleRegions holes = hole_regions(mask);
+    std::vector<std::vector<std::uint8_t>> seen;
+    for (std::size_t r = 0; r < holes.regions.size(); ++r)
+        seen.push_back(ring_colours(filled.view(), holes, static_cast<int>(r), kRefillRing));
+    const auto in_blob = [&](const std::size_t b, const int x, const int y) {
+        return blobs.label[y * w + x] == static_cast<std::int32_t>(b);
+    };
+    const auto blob_target = [&](const std::size_t b) {
+        double t = 0;
+        std::int64_t n = 0;
+        const SearchRect& box = blobs.regions[b].box;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (in_blob(b, x, y)) ++n, t += target[y * w + x];
+        return t / static_cast<double>(n);
+    };
+    // One refill of `hole_b` with sources at least `floor` textured.
+    const auto refill_with = [&](const Mask& hole_b, const double floor, ImageRgba8& out) -> bool {
+        Mask never(w, h, std::uint8_t{0});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                never.at(x, y) = !known(x, y) ||
+                                         (params.never_sample != nullptr &&
+                                          params.never_sample->at(x, y) != 0) ||
+                                         local_all[y * w + x] < floor
+                                     ? 1
+                                     : 0;
+        InpaintParams again = params;
+        again.never_sample = &never;
+        again.lines = false;
+        again.choose = false;
+        again.refill_foreign = false;
+        again.source_colours = false;
+        try {
+            const std::unique_ptr<Inpainter> filler =
+                make_inpainter(filled.view(), hole_b, again, implementation);
+            while (!filler->progress().done()) filler->advance(1 << 20);
+            out = finished_image(*filler);
+        } catch (const Error& e) {
+            if (e.code() == ErrorCode::InvalidArgument) return false;
+            throw;
+        }
+        return true;
+    };
+    std::vector<ImageRgba8> refills;
+    if (!per_blob) {
+        refills.emplace_back();
+        if (!refill_with(refill, source_ratio * lowest, refills.back())) return filled;
+    } else {
+        for (std::size_t b = 0; b < blobs.regions.size(); ++b) {
+            Mask hole_b(w, h, std::uint8_t{0});
+            const SearchRect& box = blobs.regions[b].box;
+            for (int y = box.y0; y <= box.y1; ++y)
+                for (int x = box.x0; x <= box.x1; ++x)
+                    if (in_blob(b, x, y)) hole_b.at(x, y) = 1;
+            refills.emplace_back();
+            if (!refill_with(hole_b, source_ratio * blob_target(b), refills.back()))
+                refills.back() = ImageRgba8{};
+        }
+    }
+    ImageRgba8 result = clone(filled.view());
+    for (std::size_t b = 0; b < blobs.regions.size(); ++b) {
+        const ImageRgba8& refilled = refills[per_blob ? b : 0];
+        if (refilled.width() == 0) continue;
+        const std::vector<std::int64_t> fb = count_foreign(filled.view(), holes, seen, blobs);
+        const std::vector<std::int64_t> fa = count_foreign(refilled.view(), holes, seen, blobs);
+        const SearchRect& box = blobs.regions[b].box;
+        double before = 0, after = 0;
+        std::int64_t n = 0;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (in_blob(b, x, y)) {
+                    ++n;
+                    before += edge_strength(filled.view(), x, y);
+                    after += edge_strength(refilled.view(), x, y);
+                }
+        const double t = blob_target(b), mb = before / n, ma = after / n;
+        bool keep = ma >= keep_ratio * t && ma > mb && fa[b] <= fb[b] + n / 100;
+        double tone_before = 0, tone_after = 0;
+        if (keep && tone_margin >= 0) {
+            ImageRgba8 candidate = clone(result.view());
+            for (int y = box.y0; y <= box.y1; ++y)
+                for (int x = box.x0; x <= box.x1; ++x)
+                    if (in_blob(b, x, y)) candidate.at(x, y) = refilled.at(x, y);
+            const int region = region_of(blobs, static_cast<int>(b), holes);
+            const auto scores = score_fills({&result, &candidate}, holes, true);
+            tone_before = scores[static_cast<std::size_t>(region)][0].tone;
+            tone_after = scores[static_cast<std::size_t>(region)][1].tone;
+            keep = tone_after <= tone_before + tone_margin;
+        }
+        if (verbose) std::fprintf(stderr, "  tone %.3f -> %.3f\n", tone_before, tone_after);
+        if (verbose)
+            std::fprintf(stderr,
+                         "smooth blob %zu: %lld px target %.1f before %.1f after %.1f foreign %lld "
+                         "-> %lld %s\n",
+                         b, static_cast<long long>(n), t, mb, ma, static_cast<long long>(fb[b]),
+                         static_cast<long long>(fa[b]), keep ? "kept" : "not kept");
+        if (!keep) continue;
+        for (int y = box.y0; y <= box.y1; ++y)
+            for (int x = box.x0; x <= box.x1; ++x)
+                if (in_blob(b, x, y)) result.at(x, y) = refilled.at(x, y);
+    }
+    return result;
+}
+
+}  // namespace
+
 ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
                           const InpaintImplementation implementation, ImageRgba8 filled,
                           RefillReport* report) {
     const RefillChoice choice = refill_regions(mask, params, implementation, filled);
     if (report != nullptr) *report = choice.report;
-    return compose_refill(std::move(filled), choice);
+    ImageRgba8 out = compose_refill(std::move(filled), choice);
+    if (refill_runs(mask, params) && env_or("LACUNA_REFILL_SMOOTH", 0) != 0)
+        out = refill_smooth(mask, params, implementation, std::move(out));
+    return out;
 }
 
 RefillChoice refill_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
