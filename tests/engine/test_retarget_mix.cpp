@@ -527,63 +527,6 @@ class TestRetargetMix : public QObject {
         const ImageRgba8 shorter = resample_area(image.view(), 160, 90);
         QVERIFY_THROWS_EXCEPTION(Error, bidirectional_dissimilarity(image.view(), shorter.view()));
     }
-
-    void bidirectional_warping_by_hand() {
-        // One grey row, short enough that nothing is reduced (f = 1, one phase, one scale): a
-        // 5 × 5 patch is the 5 clamped columns around a pixel, each repeated down 5 rows, in
-        // 3 channels. Two patches differing by 100 in one of the 5 columns differ by
-        // 15 · 100² / 75 = 2000 per element. BDS and BDW are both the mean of those per patch,
-        // `a` to `b` plus `b` to `a`.
-        const auto row = [](const std::vector<int>& values) {
-            ImageRgba8 out(static_cast<int>(values.size()), 1);
-            for (int x = 0; x < out.width(); ++x) {
-                const auto v = static_cast<std::uint8_t>(values[static_cast<std::size_t>(x)]);
-                out.at(x, 0) = Rgba8{v, v, v, 255};
-            }
-            return out;
-        };
-        const ImageRgba8 step = row({0, 0, 0, 0, 0, 0, 100, 100, 100, 100, 100, 100});
-        QCOMPARE(bidirectional_warping(step.view(), step.view()), 0.0);
-        // A crop of the two leftmost columns (a bright one and a black one): every patch of
-        // the crop is in the original, in order (coherence 0); the three leftmost original
-        // patches see 3, 2 and 1 bright columns (200 above black) where the crop's black start
-        // sees none: (3 + 2 + 1) · 15 · 200² / 75 over 12 patches = 4000.
-        const ImageRgba8 edged = row({200, 0, 0, 0, 0, 0, 100, 100, 100, 100, 100, 100});
-        const ImageRgba8 cropped = row({0, 0, 0, 0, 100, 100, 100, 100, 100, 100});
-        QCOMPARE(bidirectional_warping(edged.view(), cropped.view()), 4000.0);
-        // BDS lets the bright-edged patches match out of order: each of the first two is
-        // nearest to the crop's white end (5 columns 100 apart: 10000 per element), the third
-        // to black (8000): 28000 / 12.
-        QCOMPARE(bidirectional_dissimilarity(edged.view(), cropped.view()), 28000.0 / 12);
-        // The halves swapped. Every flat patch has its like in the other image, and each of the
-        // four patches across the step is 1, 2, 2, 1 columns from its nearest: BDS is
-        // (6 · 2000 / 12) both ways = 2000. A monotone alignment cannot send the black half
-        // behind the white one: the best maps cost 30 column differences each way (every
-        // patch to the white start, or every patch to the black end, or a mix of equal cost),
-        // 30 · 2000 / 12 = 5000 each way.
-        const ImageRgba8 swapped = row({100, 100, 100, 100, 100, 100, 0, 0, 0, 0, 0, 0});
-        QCOMPARE(bidirectional_dissimilarity(step.view(), swapped.view()), 2000.0);
-        QCOMPARE(bidirectional_warping(step.view(), swapped.view()), 10000.0);
-        const ImageRgba8 shorter = resample_area(step.view(), 12, 2);
-        QVERIFY_THROWS_EXCEPTION(Error, bidirectional_warping(step.view(), shorter.view()));
-    }
-
-    void bidirectional_warping_orders_distortion() {
-        const ImageRgba8 image = crop(photo("fruits.jpg"), 100, 100, 160, 100);
-        QCOMPARE(bidirectional_warping(image.view(), image.view()), 0.0);
-        const ImageRgba8 squeezed = resample_area(image.view(), 80, 100);
-        const ImageRgba8 slightly = resample_area(image.view(), 140, 100);
-        const double d_half = bidirectional_warping(image.view(), squeezed.view());
-        const double d_slight = bidirectional_warping(image.view(), slightly.view());
-        QVERIFY(d_slight > 0);
-        QVERIFY(d_half > d_slight);
-        // Order matters where BDS looks anywhere in the row: the picture's halves swapped.
-        ImageRgba8 halves(160, 100);
-        for (int y = 0; y < 100; ++y)
-            for (int x = 0; x < 160; ++x) halves.at(x, y) = image.at((x + 80) % 160, y);
-        QVERIFY(bidirectional_warping(image.view(), halves.view()) >
-                2 * bidirectional_dissimilarity(image.view(), halves.view()));
-    }
 };
 
 QTEST_GUILESS_MAIN(TestRetargetMix)

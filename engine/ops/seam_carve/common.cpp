@@ -9,8 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <tuple>
-#include <utility>
 
 namespace lacuna::ops {
 namespace {
@@ -700,67 +698,6 @@ constexpr int kBdsRadius = 2, kBdsSide = 2 * kBdsRadius + 1, kBdsLen = kBdsSide 
 /// A guided scale searches this many reduced columns either side of the coarser match.
 constexpr int kBdsGuideRadius = 3;
 
-/// An image reduced by the integer factor f over whole groups of f × f pixels, at min(f, 4)
-/// column phases (phase k drops the first k·f/phases columns first, so content shifted by part
-/// of f finds itself in some phase), and every reduced pixel's 5 × 5 RGB patch (borders clamped)
-/// as a vector: what both patch distances (BDS and BDW) compare.
-struct ReducedPatches {
-    int f = 1, h = 0;
-    std::vector<int> skip;                    ///< per phase: source columns dropped before it
-    std::vector<int> widths;                  ///< per phase: reduced columns
-    std::vector<std::vector<float>> patches;  ///< per phase: row-major, kBdsLen floats each
-};
-
-ReducedPatches reduce_to_patches(const ImageView<const Rgba8> img, const int f, const int h) {
-    ReducedPatches out;
-    out.f = f;
-    out.h = h;
-    const int phases = std::min(f, 4);
-    for (int k = 0; k < phases; ++k) {
-        const int skip = std::min(img.width - 1, (k * f + phases / 2) / phases);
-        const int w = std::max(1, (img.width - skip) / f);
-        const int used = std::min(img.width - skip, w * f);
-        Image<Rgba8> rows(used, std::min(img.height, h * f));
-        for (int y = 0; y < rows.height(); ++y) std::copy_n(img.row(y) + skip, used, rows.row(y));
-        const ImageRgba8 small = resample_area(rows.view(), w, h);
-        std::vector<float> v(static_cast<std::size_t>(w) * h * kBdsLen);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                float* p = &v[(static_cast<std::size_t>(y) * w + x) * kBdsLen];
-                for (int dy = -kBdsRadius; dy <= kBdsRadius; ++dy)
-                    for (int dx = -kBdsRadius; dx <= kBdsRadius; ++dx) {
-                        const Rgba8 px =
-                            small.at(std::clamp(x + dx, 0, w - 1), std::clamp(y + dy, 0, h - 1));
-                        *p++ = px.r;
-                        *p++ = px.g;
-                        *p++ = px.b;
-                    }
-            }
-        out.skip.push_back(skip);
-        out.widths.push_back(w);
-        out.patches.push_back(std::move(v));
-    }
-    return out;
-}
-
-/// The importance levels of the columns and rows phase 0 of an image reduced to w × h covers.
-Mask reduced_levels(const Mask& importance, const int width, const int height, const int w,
-                    const int h, const int f) {
-    Mask used(std::min(width, w * f), std::min(height, h * f));
-    for (int y = 0; y < used.height(); ++y)
-        std::copy_n(importance.view().row(y), used.width(), used.row(y));
-    return resample_discrete<std::uint8_t>(used.view(), w, h);
-}
-
-float patch_distance(const float* p, const float* q) {
-    float sum = 0;
-    for (int i = 0; i < kBdsLen; ++i) {
-        const float e = p[i] - q[i];
-        sum += e * e;
-    }
-    return sum;
-}
-
 /// `guide`: the coarser scale, or null for an exhaustive search along the rows.
 BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b,
                    const Mask* a_importance, const int f, const BdsScale* guide) {
@@ -768,21 +705,68 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
     out.f = f;
     const int h = std::max(1, a.height / f);
     out.h = h;
-    const ReducedPatches ra = reduce_to_patches(a, f, h), rb = reduce_to_patches(b, f, h);
-    const int wa = ra.widths[0], wb = rb.widths[0];
+    const int phases = std::min(f, 4);
+    const auto skip_of = [&](const ImageView<const Rgba8> img, const int phase) {
+        return std::min(img.width - 1, (phase * f + phases / 2) / phases);
+    };
+    const auto reduce = [&](const ImageView<const Rgba8> img, const int phase) {
+        const int skip = skip_of(img, phase);
+        const int w = std::max(1, (img.width - skip) / f);
+        const int used = std::min(img.width - skip, w * f);
+        Image<Rgba8> rows(used, std::min(img.height, h * f));
+        for (int y = 0; y < rows.height(); ++y) std::copy_n(img.row(y) + skip, used, rows.row(y));
+        return resample_area(rows.view(), w, h);
+    };
+    std::vector<ImageRgba8> sa, sb;
+    for (int k = 0; k < phases; ++k) {
+        sa.push_back(reduce(a, k));
+        sb.push_back(reduce(b, k));
+    }
+    const int wa = sa[0].width(), wb = sb[0].width();
     out.wa = wa;
     out.wb = wb;
     std::optional<Mask> level;
-    if (a_importance) level = reduced_levels(*a_importance, a.width, a.height, wa, h, f);
+    if (a_importance) {
+        // The levels of the columns and rows phase 0 of `a` covers.
+        Mask used(std::min(a.width, wa * f), std::min(a.height, h * f));
+        for (int y = 0; y < used.height(); ++y)
+            std::copy_n(a_importance->view().row(y), used.width(), used.row(y));
+        level = resample_discrete<std::uint8_t>(used.view(), wa, h);
+    }
+    // Every pixel's patch as a vector (borders clamped).
+    const auto patches = [&](const ImageRgba8& img) {
+        const int w = img.width();
+        std::vector<float> v(static_cast<std::size_t>(w) * h * kBdsLen);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                float* p = &v[(static_cast<std::size_t>(y) * w + x) * kBdsLen];
+                for (int dy = -kBdsRadius; dy <= kBdsRadius; ++dy)
+                    for (int dx = -kBdsRadius; dx <= kBdsRadius; ++dx) {
+                        const Rgba8 px =
+                            img.at(std::clamp(x + dx, 0, w - 1), std::clamp(y + dy, 0, h - 1));
+                        *p++ = px.r;
+                        *p++ = px.g;
+                        *p++ = px.b;
+                    }
+            }
+        return v;
+    };
+    std::vector<std::vector<float>> pa, pb;
+    for (int k = 0; k < phases; ++k) {
+        pa.push_back(patches(sa[static_cast<std::size_t>(k)]));
+        pb.push_back(patches(sb[static_cast<std::size_t>(k)]));
+    }
     // For every patch of phase 0 of `from`: the least squared difference to a patch of any
     // phase of `to`, in rows y − 1 .. y + 1 (rows correspond), and the source column of that
     // patch's centre. Guided: only the columns within kBdsGuideRadius of the coarser scale's
     // match (Simakov et al.'s coarse-to-fine search; exhaustive at the finer scale would cost
     // 8 × the coarse one). Parallel over rows of `from`.
     const auto nearest = [&](const std::vector<float>& from, const int w_from,
-                             const ReducedPatches& to, const std::vector<int>* coarse_match,
-                             const int coarse_w, const int coarse_h, const int coarse_f,
-                             std::vector<int>& match) {
+                             const ImageView<const Rgba8> to_source,
+                             const std::vector<ImageRgba8>& to_images,
+                             const std::vector<std::vector<float>>& to,
+                             const std::vector<int>* coarse_match, const int coarse_w,
+                             const int coarse_h, const int coarse_f, std::vector<int>& match) {
         std::vector<float> best(static_cast<std::size_t>(w_from) * h,
                                 std::numeric_limits<float>::max());
         match.assign(best.size(), 0);
@@ -798,9 +782,9 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
                         const int cy = std::min(coarse_h - 1, (y * f + f / 2) / coarse_f);
                         guess = (*coarse_match)[static_cast<std::size_t>(cy) * coarse_w + cx];
                     }
-                    for (std::size_t k = 0; k < to.patches.size(); ++k) {
-                        const int w_to = to.widths[k];
-                        const int skip = to.skip[k];
+                    for (std::size_t k = 0; k < to.size(); ++k) {
+                        const int w_to = to_images[k].width();
+                        const int skip = skip_of(to_source, static_cast<int>(k));
                         int lo = 0, hi = w_to - 1;
                         if (guess >= 0) {
                             const int centre = (guess - skip) / f;
@@ -814,9 +798,13 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
                             const int yt = y + d;
                             if (yt < 0 || yt >= h) continue;
                             for (int xt = lo; xt <= hi; ++xt) {
-                                const float sum = patch_distance(
-                                    p, &to.patches[k][(static_cast<std::size_t>(yt) * w_to + xt) *
-                                                      kBdsLen]);
+                                const float* q =
+                                    &to[k][(static_cast<std::size_t>(yt) * w_to + xt) * kBdsLen];
+                                float sum = 0;
+                                for (int i = 0; i < kBdsLen; ++i) {
+                                    const float e = p[i] - q[i];
+                                    sum += e * e;
+                                }
                                 if (sum < slot) {
                                     slot = sum;
                                     where = skip + xt * f + f / 2;
@@ -829,10 +817,10 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
         return best;
     };
     const std::vector<float> best_a =
-        nearest(ra.patches[0], wa, rb, guide ? &guide->a_match : nullptr, guide ? guide->wa : 0,
+        nearest(pa[0], wa, b, sb, pb, guide ? &guide->a_match : nullptr, guide ? guide->wa : 0,
                 guide ? guide->h : 0, guide ? guide->f : 1, out.a_match);
     const std::vector<float> best_b =
-        nearest(rb.patches[0], wb, ra, guide ? &guide->b_match : nullptr, guide ? guide->wb : 0,
+        nearest(pb[0], wb, a, sa, pa, guide ? &guide->b_match : nullptr, guide ? guide->wb : 0,
                 guide ? guide->h : 0, guide ? guide->f : 1, out.b_match);
     double complete = 0, weights = 0;
     for (int y = 0; y < h; ++y)
@@ -847,101 +835,7 @@ BdsScale bds_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> 
     return out;
 }
 
-/// The least sum, over the patches of phase 0 of `from` in row y (each weighted by `weight`),
-/// of the squared difference to the patch it is aligned with in the same row of `to`, under a
-/// monotone alignment: column x goes to an element m(x) of `to`'s columns of all phases in
-/// source order, m non-decreasing (elements of `to` may be skipped or used twice). Dynamic
-/// programming over (x, element) with a running minimum: O(columns × elements) per row.
-/// `order`: the elements of `to` as (phase, reduced column), by source column.
-template <class Weight>
-double aligned_row(const ReducedPatches& from, const ReducedPatches& to,
-                   const std::vector<std::pair<int, int>>& order, const int y,
-                   const Weight& weight) {
-    const int w_from = from.widths[0];
-    const std::size_t n = order.size();
-    std::vector<double> cost(n, 0.0), next(n);
-    for (int x = 0; x < w_from; ++x) {
-        const float* p = &from.patches[0][(static_cast<std::size_t>(y) * w_from + x) * kBdsLen];
-        const double wgt = weight(x);
-        double best_before = std::numeric_limits<double>::infinity();
-        for (std::size_t t = 0; t < n; ++t) {
-            const auto [k, j] = order[t];
-            const float* q = &to.patches[static_cast<std::size_t>(
-                k)][(static_cast<std::size_t>(y) * to.widths[static_cast<std::size_t>(k)] + j) *
-                    kBdsLen];
-            best_before = std::min(best_before, cost[t]);
-            next[t] = (x == 0 ? 0.0 : best_before) + wgt * patch_distance(p, q);
-        }
-        cost.swap(next);
-    }
-    return *std::min_element(cost.begin(), cost.end());
-}
-
-/// `to`'s columns of all phases as (phase, reduced column), ordered by the source column of
-/// their centres (phases interleave: a shift by part of f aligns with some phase's column).
-std::vector<std::pair<int, int>> source_order(const ReducedPatches& to) {
-    std::vector<std::tuple<int, int, int>> keyed;
-    for (std::size_t k = 0; k < to.widths.size(); ++k)
-        for (int j = 0; j < to.widths[k]; ++j)
-            keyed.emplace_back(to.skip[k] + j * to.f + to.f / 2, static_cast<int>(k), j);
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<std::pair<int, int>> order;
-    order.reserve(keyed.size());
-    for (const auto& [column, k, j] : keyed) order.emplace_back(k, j);
-    return order;
-}
-
-/// One scale of the bidirectional warping distance (the mean aligned patch difference both
-/// ways, per patch element).
-double bdw_scale(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b,
-                 const Mask* a_importance, const int f) {
-    const int h = std::max(1, a.height / f);
-    const ReducedPatches ra = reduce_to_patches(a, f, h), rb = reduce_to_patches(b, f, h);
-    const int wa = ra.widths[0], wb = rb.widths[0];
-    std::optional<Mask> level;
-    if (a_importance) level = reduced_levels(*a_importance, a.width, a.height, wa, h, f);
-    const std::vector<std::pair<int, int>> a_order = source_order(ra), b_order = source_order(rb);
-    std::vector<double> complete(static_cast<std::size_t>(h)), weights(complete.size()),
-        coherent(complete.size());
-    parallel_chunks(h, [&](const int y0, const int y1, int) {
-        for (int y = y0; y < y1; ++y) {
-            const auto level_weight = [&](const int x) {
-                return 1.0 + (level ? level->at(x, y) / 16.0 : 0.0);
-            };
-            const auto unit = [](int) { return 1.0; };
-            double sum = 0;
-            for (int x = 0; x < wa; ++x) sum += level_weight(x);
-            weights[static_cast<std::size_t>(y)] = sum;
-            complete[static_cast<std::size_t>(y)] = aligned_row(ra, rb, b_order, y, level_weight);
-            coherent[static_cast<std::size_t>(y)] = aligned_row(rb, ra, a_order, y, unit);
-        }
-    });
-    const auto total = [](const std::vector<double>& v) {
-        return std::accumulate(v.begin(), v.end(), 0.0);
-    };
-    return (total(complete) / total(weights) + total(coherent) / (static_cast<double>(wb) * h)) /
-           kBdsLen;
-}
-
 }  // namespace
-
-double bidirectional_warping(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b,
-                             const Mask* a_importance, const int side) {
-    check_image_size(a.width, a.height);
-    check_image_size(b.width, b.height);
-    if (a.height != b.height) invalid("bidirectional warping needs images of one height");
-    if (a_importance)
-        check_mask_size(a_importance->view(), a.width, a.height, "the importance map");
-    // The same reduction and the same two scales as the bidirectional dissimilarity below (one
-    // integer factor for both images, column phases), both scales exhaustive: the alignment
-    // is linear in each image's columns per row, where BDS's search is quadratic.
-    const int longest = std::max(a.width, a.height);
-    const int f = std::max(1, (longest + side - 1) / side);
-    const double coarse = bdw_scale(a, b, a_importance, f);
-    const int fine_f = std::max(1, (longest + 2 * side - 1) / (2 * side));
-    if (fine_f >= f) return coarse;
-    return (coarse + bdw_scale(a, b, a_importance, fine_f)) / 2;
-}
 
 double bidirectional_dissimilarity(const ImageView<const Rgba8> a, const ImageView<const Rgba8> b,
                                    const Mask* a_importance, const int side) {

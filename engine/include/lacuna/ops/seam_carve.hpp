@@ -405,18 +405,6 @@ struct RetargetResult {
 double bidirectional_dissimilarity(ImageView<const Rgba8> a, ImageView<const Rgba8> b,
                                    const Mask* a_importance = nullptr, int side = 64);
 
-/// Bidirectional warping (Rubinstein, Shamir & Avidan 2009, "Multi-operator media
-/// retargeting") of `a` and `b`, which have the same height and differ in width: reduced and cut
-/// into 5 × 5 patches exactly as bidirectional_dissimilarity does (one factor, column phases, the
-/// same two scales, averaged), but where BDS lets every patch match its nearest anywhere in its
-/// rows, BDW aligns each row's patches in order: every patch of `a` goes to a patch of the same
-/// row of `b` (of any phase) by a monotone map found by dynamic programming, the mean squared RGB
-/// difference along the best map (weighted by 1 + level / 16 of `a_importance` when given), plus
-/// the same from `b` to `a`. Content that moved out of order (a texture matched elsewhere) or
-/// changed shape (squeezed) costs; content kept in order (a crop, seams) does not.
-double bidirectional_warping(ImageView<const Rgba8> a, ImageView<const Rgba8> b,
-                             const Mask* a_importance = nullptr, int side = 64);
-
 /// Uniform resampling to `width` × `height`: area averaging where a side shrinks (exact
 /// fractional coverage), linear interpolation where it grows. The plain-scaling operator.
 ImageRgba8 resample_area(ImageView<const Rgba8> image, int width, int height);
