@@ -20,8 +20,10 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <functional>
 #include <memory>
+#include <random>
 
 using namespace lacuna;
 using session::MaskLayer;
@@ -345,6 +347,43 @@ class TestSessionDevice : public QObject {
             device_renderer.release();
             host_renderer.release();
         }
+    }
+
+    void measurement_fill_with_lines_ends_alike() {
+        // A 16-bit bar (1000 + 200 × level, plus a part finer than a proxy level) across a
+        // round hole: with lines on, the bands are decided on the proxy and their samples moved
+        // on the host, so a device document's fill runs on the host filler; it must still end
+        // with the host session's samples, and the document stays on the device.
+        std::mt19937 rng(5);
+        std::uniform_int_distribution<int> noise(-5, 5);
+        constexpr int w = 301, h = 197;
+        NativeImage samples(w, h, {SampleType::U16, 3});
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const double d = y - 0.25 * x - 60;
+                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+                const double fine = (7 * x + 13 * y) % 199;
+                for (int c = 0; c < 3; ++c)
+                    samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
+            }
+        Mask hole(w, h, 0);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
+        session::Session device(true), host(false);
+        for (session::Session* s : {&device, &host}) {
+            s->open_measurement({samples}, {});
+            s->select(session::ToolKind::RemoveObject);
+            ops::InpaintParams params = s->remove_object().fill_params();
+            params.lines = true;
+            s->remove_object().set_fill_params(params);
+            s->remove_object().replace_mask(hole, "hole");
+            QVERIFY2(s->remove_object().start_fill(), s->remove_object().message().c_str());
+            while (s->remove_object().fill_running()) s->remove_object().step(30.0);
+        }
+        QVERIFY(device.on_device());
+        QVERIFY(!(host.document().samples() == samples));
+        QVERIFY(device.document().samples() == host.document().samples());
     }
 
     void undo_and_redo_move_only_rectangles() {

@@ -118,19 +118,19 @@ NativeImage fill_region_from_sources(const NativeImage& samples, const FillSourc
 /// decides its bands there as for a picture (continue_lines) and its recorded copies move the
 /// stored samples first; every patch is compared on the 16-bit decision image of the samples
 /// (with the bands) over the same range (make_deep_patchmatch_inpainter: an 8-bit image and its
-/// ×257 copy fill alike), the finished fill's sources move the stored samples of the rest of the
-/// hole (fill_from_sources: never converted) and blend_samples blends that rest in their own
-/// values (the bands stay copies, and the choice and the refill judge the bands too). On a
-/// small hole with params.choose, the per-region choice follows, made on the proxy as for a
-/// picture (choose_sources, inpaint_choice.hpp): regions that take Criminisi move the samples
-/// from Criminisi's sources instead, unblended, and a note says how many. With
-/// params.refill_foreign the foreign-blob refill follows, decided on the proxy as for a picture
-/// (refill_sources, inpaint_refill.hpp): the blobs that keep their refill move the samples from
-/// the refill's sources, unblended, and a note says how many. With params.keep_colours the
-/// blended samples left are kept to the ring's proxy colours last (keep_ring_colours of
-/// samples). Pixels outside the
-/// hole are unchanged. Error(InvalidArgument) for method Criminisi (its patches are chosen on
-/// the 8-bit proxy, not on every bit), and as inpaint() does.
+/// ×257 copy fill alike as measurements; a picture's 8-bit fill decides on its own pixels), the
+/// finished fill's sources move the stored samples of the rest of the hole (fill_from_sources:
+/// never converted) and blend_samples blends that rest in their own values (the bands stay copies,
+/// and the choice and the refill judge the bands too). On a small hole with params.choose, the
+/// per-region choice follows, made on the proxy as for a picture (choose_sources,
+/// inpaint_choice.hpp): regions that take Criminisi move the samples from Criminisi's sources
+/// instead, unblended, and a note says how many. With params.refill_foreign the foreign-blob refill
+/// follows, decided on the proxy as for a picture (refill_sources, inpaint_refill.hpp): the blobs
+/// that keep their refill move the samples from the refill's sources, unblended, and a note says
+/// how many. With params.keep_colours the blended samples left are kept to the ring's proxy colours
+/// last (keep_ring_colours of samples). Pixels outside the hole are unchanged.
+/// Error(InvalidArgument) for method Criminisi (its patches are chosen on the 8-bit proxy, not on
+/// every bit), and as inpaint() does.
 struct NativeInpaintResult {
     NativeImage samples;
     InpaintProgress progress;
