@@ -28,6 +28,8 @@ packages=(
   appstream desktop-file-utils              # validating the desktop entry and AppStream metainfo
   python3-distributed                       # Dask: the batch-across-hosts recipe and its test
   python3-pydicom python3-astropy           # the real-file tier: their test files, read by both
+  python3-pil                               # pydicom's JPEG / JPEG 2000 decoder: without it the tier
+                                            # reads "cannot decode" where the baseline has the decoder's word
   clang libclang-rt-14-dev                  # the libFuzzer harnesses (fuzz/): clang, its fuzzer runtime
   opencv-doc                                # its sample photos: the object cases of `lacuna bench inpaint`
   gmic                                      # G'MIC: the fill's peers in `lacuna bench inpaint`
