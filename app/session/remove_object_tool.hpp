@@ -208,7 +208,7 @@ class RemoveObjectTool final : public Tool {
     // problem, decided on the proxy), whose copies move the samples before the fill decides and
     // at its end; an empty box when no line was continued.
     ops::FillSources bands_;
-    [[nodiscard]] bool banded() const { return bands_.box.x1 >= bands_.box.x0; }
+    [[nodiscard]] bool banded() const { return !bands_.empty(); }
     // A PatchMatch fill of a hole small enough for the per-region choice (ops::choose_fill;
     // ops::choose_sources for a measurement): the whole hole, so finish() compares with
     // Criminisi as ops::inpaint does; empty otherwise.
