@@ -823,6 +823,14 @@ class TestSession : public QObject {
         ops::InpaintParams params = s.remove_object().fill_params();
         QVERIFY(params.refill_foreign);  // the default
         s.remove_object().replace_mask(hole, "hole");
+        const ImageRgba8 proxy = clone(s.document().pixels().view());
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(1);
+        QVERIFY(s.remove_object().fill_running());
+        s.remove_object().cancel_fill();
+        QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1011,7 +1019,9 @@ class TestSession : public QObject {
     // level): with lines on, the editor's fill, run batch by batch, continues the bar as
     // ops::inpaint of samples does (the bands decided on the proxy, their samples moved before
     // the deep fill decides around them) and ends with the engine's samples; without lines the
-    // samples differ.
+    // samples differ. A fill cancelled after its first batch leaves the samples, the proxy and
+    // the brushed hole as they were (the bands' samples are moved only at the end); undo and
+    // redo move the whole fill, bands included.
     void measurement_fill_with_lines_ends_as_the_engine() {
         std::mt19937 rng(5);
         std::uniform_int_distribution<int> noise(-5, 5);
@@ -1035,6 +1045,14 @@ class TestSession : public QObject {
         params.lines = true;
         s.remove_object().set_fill_params(params);
         s.remove_object().replace_mask(hole, "hole");
+        const ImageRgba8 proxy = clone(s.document().pixels().view());
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(1);
+        QVERIFY(s.remove_object().fill_running());
+        s.remove_object().cancel_fill();
+        QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1049,6 +1067,9 @@ class TestSession : public QObject {
         QVERIFY(!(plain.samples == engine.samples));
         QVERIFY(s.undo());
         QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.redo());
+        QVERIFY(s.document().samples() == engine.samples);
     }
 
     // Found by the monkey test: Apply while a fill was running replaced the picture under the
