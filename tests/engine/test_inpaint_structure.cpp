@@ -157,6 +157,30 @@ class TestInpaintStructure : public QObject {
         QVERIFY(none.sources.empty());
     }
 
+    // A hole no wider than the two bands (the bar's cross-section and 3 px beyond each edge):
+    // the bands take every hole pixel and leave PatchMatch nothing, and the measurement's samples
+    // are the bands' copies exactly (nothing blended, chosen or refilled over them).
+    void measurement_whose_bands_take_the_whole_hole() {
+        Mask hole(kW, kH, 0);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 88; x <= 112; ++x)
+                if (const double d = distance_below(x, y, kTop); d >= -3 && d <= 11)
+                    hole.at(x, y) = 1;
+        const NativeImage samples = as_u16(scene(in_bar));
+        InpaintParams params;
+        params.lines = true;
+        const LineCompletion bands = continue_lines(carving_proxy(samples).image.view(), hole,
+                                                    nullptr, line_options(params));
+        std::int64_t pixels = 0;
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) pixels += hole.at(x, y);
+        QCOMPARE(static_cast<int>(bands.lines.size()), 2);
+        QCOMPARE(bands.filled, pixels);
+        const NativeInpaintResult filled =
+            inpaint(samples, hole, params, InpaintImplementation::Fast);
+        QVERIFY(filled.samples == fill_from_sources(samples, bands.sources));
+    }
+
     // A 16-bit measurement of the bar: the bands are decided on its proxy as a picture's are
     // (the same pixels: the note's count), every band pixel holds exactly the 16-bit samples of
     // its recorded source, and the bar runs through the filled hole. The choice and the refill
