@@ -437,6 +437,7 @@ bool RemoveObjectTool::start_fill() {
         return false;
     }
     fill_rect_ = covered.painted;
+    band_pixels_ = covered.pixels - filler_->problem().hole_pixels;
     before_pixels_ = copy_region(document.pixels(), fill_rect_);
     before_samples_.reset();
     if (document.measurement()) {
@@ -764,10 +765,11 @@ void RemoveObjectTool::finish() {
     last_fill_index_ = static_cast<std::size_t>(session_.history().index());
     session_.frame_changed();
     std::ostringstream text;
-    text << "Filled " << progress.total << " pixels";
+    text << "Filled " << progress.total + band_pixels_ << " pixels";
     if (fill_params_.method == ops::InpaintMethod::PatchMatch)
         text << " by PatchMatch (seed " << fill_params_.seed << ", " << progress.iterations
              << " refinement passes)";
+    if (band_pixels_ > 0) text << ", " << band_pixels_ << " of them along continued lines";
     if (criminisi_regions_ > 0)
         // Say so: where PatchMatch brought colours found nowhere around the hole, the user sees
         // Criminisi's pixels.

@@ -233,6 +233,9 @@ class RemoveObjectTool final : public Tool {
     int iterations_per_batch_ = 8;
     std::chrono::steady_clock::time_point started_;
     std::string device_;
+    // Hole pixels the line stage filled before the fill started: the fill's progress counts only
+    // the rest, so the end message adds them (a hole the bands took whole is not "0 pixels").
+    std::int64_t band_pixels_ = 0;
     std::string message_;
 };
 

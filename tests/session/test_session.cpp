@@ -1111,6 +1111,11 @@ class TestSession : public QObject {
         }));
         QVERIFY(!(engine.samples == samples));
         QVERIFY(s.document().samples() == engine.samples);
+        // The end message counts the bands' pixels (PatchMatch's progress has none).
+        const QString message = QString::fromStdString(s.remove_object().message());
+        QVERIFY2(message.startsWith(QString("Filled %1 pixels").arg(pixels)), qPrintable(message));
+        QVERIFY2(message.contains(QString("%1 of them along continued lines").arg(pixels)),
+                 qPrintable(message));
     }
 
     // Found by the monkey test: Apply while a fill was running replaced the picture under the
