@@ -6,7 +6,7 @@ radius 12) over straight edges the line stage joins: the building's left edge ag
 (153,250), the roof's edge (250,80) and the ground floor's ledge (330,430); filled by `lacuna
 inpaint --backend cpu` without and with --lines, RUNS times each.
 Per fill: the wall time of the fill (--json fill_ms; median), the notes, and the PSNR in each hole
-against the input on the 8-bit scale (level = (sample - 1000) / 200). Sheet (3x crops around the
+against the input on the 8-bit scale (level = (sample - 1000) / 200). Sheet (4x crops around the
 holes, one row per hole): input, hole (magenta), without --lines, with --lines. Needs numpy and
 ImageMagick's convert.
 Usage: make_measurement_lines_sheet.py LACUNA OUT.png [RUNS]"""

@@ -28,6 +28,14 @@ double ms_since(const Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+/// Where a host fill ran, as the end message says it: on a device document the user expects the
+/// GPU, so the message says why the CPU filled instead (the line stage's image and smaller hole
+/// are made on the host, and the device filler builds its hole from the document's coverage).
+std::string host_fill_device(const Document& document) {
+    return document.on_device() ? "CPU (lines are continued on the host, so the fill ran there)"
+                                : "CPU";
+}
+
 /// The pixels a fill removes: mask coverage of at least one half.
 Mask hole_from_coverage(const Mask& coverage) {
     Mask hole(coverage.width(), coverage.height(), 0);
@@ -420,7 +428,7 @@ bool RemoveObjectTool::start_fill() {
             // The problem prepared above over the stroke's box, not prepared again.
             filler_ =
                 ops::make_inpainter(std::move(problem), params, ops::InpaintImplementation::Fast);
-            device_ = "CPU";
+            device_ = host_fill_device(document);
         }
     } catch (const Error& e) {
         filler_.reset();
@@ -429,12 +437,13 @@ bool RemoveObjectTool::start_fill() {
         return false;
     }
     fill_rect_ = covered.painted;
+    band_pixels_ = covered.pixels - filler_->problem().hole_pixels;
     before_pixels_ = copy_region(document.pixels(), fill_rect_);
     before_samples_.reset();
     if (document.measurement()) {
         // The fill decides on the 16-bit decision image; its final vote's sources move the
         // samples. Its hole is the brushed one less the line stage's bands.
-        hole_ = clone(filler_->problem().hole.view());
+        hole_ = banded() ? clone(filler_->problem().hole.view()) : std::move(hole);
         radius_ = fill_params_.patch / 2;
         before_samples_ = copy_region(document.samples(), fill_rect_);
     }
@@ -461,7 +470,7 @@ bool RemoveObjectTool::start_deep_fill(ops::InpaintProblem problem) {
             ops::deep_carving_proxy(ops::fill_from_sources(document.samples(), bands_), lo, hi)
                 .image,
             ops::InpaintImplementation::Fast);
-        device_ = "CPU";
+        device_ = host_fill_device(document);
         return true;
     }
     if (document.on_device()) {
@@ -756,10 +765,11 @@ void RemoveObjectTool::finish() {
     last_fill_index_ = static_cast<std::size_t>(session_.history().index());
     session_.frame_changed();
     std::ostringstream text;
-    text << "Filled " << progress.total << " pixels";
+    text << "Filled " << progress.total + band_pixels_ << " pixels";
     if (fill_params_.method == ops::InpaintMethod::PatchMatch)
         text << " by PatchMatch (seed " << fill_params_.seed << ", " << progress.iterations
              << " refinement passes)";
+    if (band_pixels_ > 0) text << ", " << band_pixels_ << " of them along continued lines";
     if (criminisi_regions_ > 0)
         // Say so: where PatchMatch brought colours found nowhere around the hole, the user sees
         // Criminisi's pixels.

@@ -208,7 +208,7 @@ class RemoveObjectTool final : public Tool {
     // problem, decided on the proxy), whose copies move the samples before the fill decides and
     // at its end; an empty box when no line was continued.
     ops::FillSources bands_;
-    [[nodiscard]] bool banded() const { return bands_.box.x1 >= bands_.box.x0; }
+    [[nodiscard]] bool banded() const { return !bands_.empty(); }
     // A PatchMatch fill of a hole small enough for the per-region choice (ops::choose_fill;
     // ops::choose_sources for a measurement): the whole hole, so finish() compares with
     // Criminisi as ops::inpaint does; empty otherwise.
@@ -233,6 +233,9 @@ class RemoveObjectTool final : public Tool {
     int iterations_per_batch_ = 8;
     std::chrono::steady_clock::time_point started_;
     std::string device_;
+    // Hole pixels the line stage filled before the fill started: the fill's progress counts only
+    // the rest, so the end message adds them (a hole the bands took whole is not "0 pixels").
+    std::int64_t band_pixels_ = 0;
     std::string message_;
 };
 

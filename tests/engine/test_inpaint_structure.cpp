@@ -154,7 +154,31 @@ class TestInpaintStructure : public QObject {
         // No line: an empty map.
         const ImageRgba8 plain = scene([](double, double) { return false; });
         const LineCompletion none = continue_lines(plain.view(), hole, nullptr, {});
-        QVERIFY(none.sources.box.x1 < none.sources.box.x0);
+        QVERIFY(none.sources.empty());
+    }
+
+    // A hole no wider than the two bands (the bar's cross-section and 3 px beyond each edge):
+    // the bands take every hole pixel and leave PatchMatch nothing, and the measurement's samples
+    // are the bands' copies exactly (nothing blended, chosen or refilled over them).
+    void measurement_whose_bands_take_the_whole_hole() {
+        Mask hole(kW, kH, 0);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 88; x <= 112; ++x)
+                if (const double d = distance_below(x, y, kTop); d >= -3 && d <= 11)
+                    hole.at(x, y) = 1;
+        const NativeImage samples = as_u16(scene(in_bar));
+        InpaintParams params;
+        params.lines = true;
+        const LineCompletion bands = continue_lines(carving_proxy(samples).image.view(), hole,
+                                                    nullptr, line_options(params));
+        std::int64_t pixels = 0;
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) pixels += hole.at(x, y);
+        QCOMPARE(static_cast<int>(bands.lines.size()), 2);
+        QCOMPARE(bands.filled, pixels);
+        const NativeInpaintResult filled =
+            inpaint(samples, hole, params, InpaintImplementation::Fast);
+        QVERIFY(filled.samples == fill_from_sources(samples, bands.sources));
     }
 
     // A 16-bit measurement of the bar: the bands are decided on its proxy as a picture's are
@@ -232,7 +256,7 @@ class TestInpaintStructure : public QObject {
         const CarvingProxy proxy = carving_proxy(samples);
         InpaintProblem problem = prepare_inpaint(proxy.image.view(), hole, params);
         const FillSources bands = continue_lines(problem, nullptr, line_options(params));
-        QVERIFY(bands.box.x1 >= bands.box.x0);
+        QVERIFY(!bands.empty());
         const NativeImage banded = fill_from_sources(samples, bands);
         const Mask rest = clone(problem.hole.view());
         const int radius = problem.radius;

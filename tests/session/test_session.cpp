@@ -95,6 +95,26 @@ std::pair<NativeImage, NativeImage> checkerboard_measurements() {
     return {std::move(bytes), std::move(deep)};
 }
 
+/// A dark bar (y − 0.25 x − 60 in [0, 8)) across a noisy wall as a 16-bit measurement:
+/// 1000 + 200 × level plus a part finer than a proxy level.
+double bar_distance(const int x, const int y) {
+    return y - 0.25 * x - 60;
+}
+NativeImage bar_measurement() {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> noise(-5, 5);
+    NativeImage samples(kW, kH, {SampleType::U16, 3});
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+            const double d = bar_distance(x, y);
+            const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+            const double fine = (7 * x + 13 * y) % 199;
+            for (int c = 0; c < 3; ++c)
+                samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
+        }
+    return samples;
+}
+
 }  // namespace
 
 class TestSession : public QObject {
@@ -823,6 +843,14 @@ class TestSession : public QObject {
         ops::InpaintParams params = s.remove_object().fill_params();
         QVERIFY(params.refill_foreign);  // the default
         s.remove_object().replace_mask(hole, "hole");
+        const ImageRgba8 proxy = clone(s.document().pixels().view());
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(1);
+        QVERIFY(s.remove_object().fill_running());
+        s.remove_object().cancel_fill();
+        QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1011,19 +1039,11 @@ class TestSession : public QObject {
     // level): with lines on, the editor's fill, run batch by batch, continues the bar as
     // ops::inpaint of samples does (the bands decided on the proxy, their samples moved before
     // the deep fill decides around them) and ends with the engine's samples; without lines the
-    // samples differ.
+    // samples differ. A fill cancelled after its first batch leaves the samples, the proxy and
+    // the brushed hole as they were (the bands' samples are moved only at the end); undo and
+    // redo move the whole fill, bands included.
     void measurement_fill_with_lines_ends_as_the_engine() {
-        std::mt19937 rng(5);
-        std::uniform_int_distribution<int> noise(-5, 5);
-        NativeImage samples(kW, kH, {SampleType::U16, 3});
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                const double d = y - 0.25 * x - 60;
-                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
-                const double fine = (7 * x + 13 * y) % 199;
-                for (int c = 0; c < 3; ++c)
-                    samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
-            }
+        const NativeImage samples = bar_measurement();
         Mask hole(kW, kH, 0);
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
@@ -1035,6 +1055,14 @@ class TestSession : public QObject {
         params.lines = true;
         s.remove_object().set_fill_params(params);
         s.remove_object().replace_mask(hole, "hole");
+        const ImageRgba8 proxy = clone(s.document().pixels().view());
+        QVERIFY(s.remove_object().start_fill());
+        s.remove_object().advance(1);
+        QVERIFY(s.remove_object().fill_running());
+        s.remove_object().cancel_fill();
+        QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1049,6 +1077,45 @@ class TestSession : public QObject {
         QVERIFY(!(plain.samples == engine.samples));
         QVERIFY(s.undo());
         QVERIFY(s.document().samples() == samples);
+        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+        QVERIFY(s.redo());
+        QVERIFY(s.document().samples() == engine.samples);
+    }
+
+    // The editor's branch where the bands take every pixel of the hole (the bar's cross-section
+    // and 3 px beyond each edge): PatchMatch has nothing left to move, and the fill ends with
+    // ops::inpaint's samples, the bands' copies.
+    void measurement_fill_whose_bands_take_the_whole_hole() {
+        const NativeImage samples = bar_measurement();
+        Mask hole(kW, kH, 0);
+        for (int y = 0; y < kH; ++y)
+            for (int x = 140; x <= 160; ++x)
+                if (const double d = bar_distance(x, y); d >= -3 && d <= 11) hole.at(x, y) = 255;
+        session::Session s(false);
+        s.open_measurement({samples}, {});
+        s.select(session::ToolKind::RemoveObject);
+        ops::InpaintParams params = s.remove_object().fill_params();
+        params.lines = true;
+        s.remove_object().set_fill_params(params);
+        s.remove_object().replace_mask(hole, "hole");
+        QVERIFY(s.remove_object().start_fill());
+        while (s.remove_object().fill_running()) s.remove_object().step(30.0);
+        const ops::NativeInpaintResult engine =
+            ops::inpaint(samples, hole, params, ops::InpaintImplementation::Fast);
+        int pixels = 0;
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) pixels += hole.at(x, y) != 0 ? 1 : 0;
+        const QString all = QString("(%1 pixels filled along them first)").arg(pixels);
+        QVERIFY(std::any_of(engine.notes.begin(), engine.notes.end(), [&](const std::string& n) {
+            return QString::fromStdString(n).contains(all);
+        }));
+        QVERIFY(!(engine.samples == samples));
+        QVERIFY(s.document().samples() == engine.samples);
+        // The end message counts the bands' pixels (PatchMatch's progress has none).
+        const QString message = QString::fromStdString(s.remove_object().message());
+        QVERIFY2(message.startsWith(QString("Filled %1 pixels").arg(pixels)), qPrintable(message));
+        QVERIFY2(message.contains(QString("%1 of them along continued lines").arg(pixels)),
+                 qPrintable(message));
     }
 
     // Found by the monkey test: Apply while a fill was running replaced the picture under the

@@ -378,12 +378,36 @@ class TestSessionDevice : public QObject {
             params.lines = true;
             s->remove_object().set_fill_params(params);
             s->remove_object().replace_mask(hole, "hole");
+        }
+        QVERIFY(device.on_device());
+        // A cancel after one batch puts the device's proxy back (the samples move only at the
+        // end).
+        const ImageRgba8 proxy = clone(host.document().pixels().view());
+        QVERIFY(device.remove_object().start_fill());
+        device.remove_object().advance(1);
+        QVERIFY(device.remove_object().fill_running());
+        device.remove_object().cancel_fill();
+        QVERIFY(device.document().samples() == samples);
+        QVERIFY(
+            equal_pixels<Rgba8>(device.document().device_pixels().download().view(), proxy.view()));
+        for (session::Session* s : {&device, &host}) {
             QVERIFY2(s->remove_object().start_fill(), s->remove_object().message().c_str());
             while (s->remove_object().fill_running()) s->remove_object().step(30.0);
         }
         QVERIFY(device.on_device());
         QVERIFY(!(host.document().samples() == samples));
         QVERIFY(device.document().samples() == host.document().samples());
+        // The end message says why the device document's fill ran on the CPU; the device's proxy
+        // is the host's, and the undo puts both back.
+        QVERIFY2(device.remove_object().fill_device().find("lines") != std::string::npos,
+                 device.remove_object().message().c_str());
+        QCOMPARE(host.remove_object().fill_device(), std::string("CPU"));
+        QVERIFY(equal_pixels<Rgba8>(device.document().device_pixels().download().view(),
+                                    host.document().pixels().view()));
+        for (session::Session* s : {&device, &host}) QVERIFY(s->undo());
+        QVERIFY(device.document().samples() == samples);
+        QVERIFY(
+            equal_pixels<Rgba8>(device.document().device_pixels().download().view(), proxy.view()));
     }
 
     void undo_and_redo_move_only_rectangles() {

@@ -508,7 +508,7 @@ NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const Fil
     check_blend_inputs(filled.width(), filled.height(), hole, sources);
     NativeImage out = filled;
     const SamplePixels pixels = sample_pixels(filled, hole, range, options);
-    if (sources.box.x1 < sources.box.x0 || !finite_around(pixels, sources.box)) return out;
+    if (sources.empty() || !finite_around(pixels, sources.box)) return out;
     solve_samples(pixels, sources, options, out, 0, 0);
     return out;
 }

@@ -521,7 +521,7 @@ ImageRgba8 sources_picture(const ImageView<const Rgba8> proxy, const Mask& mask,
     // into the problem's image and took them out of its hole; the final vote copies the
     // proxy's pixels at the sources (patchmatch_sources reproduces it exactly), then
     // finished_image blends the problem's hole with the same sources.
-    const bool banded = bands != nullptr && bands->box.x1 >= bands->box.x0;
+    const bool banded = bands != nullptr && !bands->empty();
     const ImageRgba8 start = banded ? fill_from_sources(proxy, *bands) : ImageRgba8();
     const ImageView<const Rgba8> before = banded ? start.view() : proxy;
     Mask hole(mask.width(), mask.height(), 0);

@@ -39,7 +39,7 @@ NativeInpaintResult inpaint(const NativeImage& samples, const Mask& mask,
     const FillSources none = empty_sources(samples.width(), samples.height());
     const FillSources bands =
         params.lines ? continue_lines(problem, params.never_sample, line_options(params)) : none;
-    const bool banded = bands.box.x1 >= bands.box.x0;
+    const bool banded = !bands.empty();
     const NativeImage start = banded ? fill_from_sources(samples, bands) : NativeImage();
     const NativeImage& before = banded ? start : samples;
     std::vector<std::string> notes = problem.notes;

@@ -449,7 +449,7 @@ FillSources patchmatch_sources(const PatchMatchField& field, const Mask& hole, c
             if (hole.at(x, y) != 0)
                 out.box = {std::min(out.box.x0, x), std::min(out.box.y0, y),
                            std::max(out.box.x1, x), std::max(out.box.y1, y)};
-    if (out.box.x1 < out.box.x0) return out;
+    if (out.empty()) return out;
     const int bw = out.box.x1 - out.box.x0 + 1;
     out.index.assign(static_cast<std::size_t>(bw) * (out.box.y1 - out.box.y0 + 1), -1);
     // pm_vote_pixel's winner-take-all rule: the proposal of greatest weight, first in the scan

@@ -96,6 +96,9 @@ struct FillSources {
     /// Over the box, row by row: the source pixel index (y · width + x) whose value the vote
     /// copied into a hole pixel, -1 elsewhere.
     std::vector<std::int32_t> index;
+    /// No pixel has a source (the box is empty): no line was continued, or nothing was left
+    /// for PatchMatch to move.
+    [[nodiscard]] bool empty() const { return box.x1 < box.x0; }
     friend bool operator==(const FillSources&, const FillSources&) = default;
 };
 /// A map of a width × height image that gives no pixel a source (an empty box): no band of the
