@@ -597,7 +597,8 @@ void RemoveObjectTool::choose_between_fills() {
                          clone(document.pixels().view()), &chosen);
     criminisi_regions_ = static_cast<int>(std::count(chosen.begin(), chosen.end(), 1));
     choice_regions_ = static_cast<int>(chosen.size());
-    if (criminisi_regions_ > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+    if (criminisi_regions_ > 0)
+        write_at_end([&] { document.write_pixels(fill_rect_, copy_region(result, fill_rect_)); });
 }
 
 // The foreign-blob refill after the choice, as ops::inpaint makes it: on the finished pixels,
@@ -612,7 +613,8 @@ void RemoveObjectTool::refill_foreign_blobs() {
         ops::refill_foreign(hole, params_with_never_sample(), ops::InpaintImplementation::Fast,
                             clone(document.pixels().view()), &report);
     refilled_blobs_ = report.kept;
-    if (report.kept > 0) document.write_pixels(fill_rect_, copy_region(result, fill_rect_));
+    if (report.kept > 0)
+        write_at_end([&] { document.write_pixels(fill_rect_, copy_region(result, fill_rect_)); });
 }
 
 // A measurement's choice, as ops::inpaint of samples makes it: decided on the proxy from the
@@ -646,6 +648,14 @@ void RemoveObjectTool::refill_between_sources(const ops::FillSources& sources,
     refilled_blobs_ = refill.report.kept;
 }
 
+void RemoveObjectTool::write_at_end(const std::function<void()>& write) {
+    // A device failure leaves the session on the host with the document as it was (the host
+    // side written first); the same write then lands there, as FilterTool::apply does, and the
+    // fill ends with its result and its undo entry. Writes of whole rectangles: done twice they
+    // leave what done once does.
+    if (!session_.guarded(write)) write();
+}
+
 void RemoveObjectTool::finish() {
     Document& document = session_.document();
     const ops::InpaintProgress progress = filler_->progress();
@@ -666,10 +676,10 @@ void RemoveObjectTool::finish() {
     const bool blends = !before_samples_ && fill_params_.method == ops::InpaintMethod::PatchMatch;
     // The fill before the blend, for ops::keep_ring_colours at the end (as ops::inpaint keeps
     // it); and the blended picture, which the choice and the refill may replace in places.
-    const std::optional<Mask> keep_hole = std::move(keep_hole_);
-    keep_hole_.reset();
+    // (The holes are taken only once the filler is gone: a step that fails before that runs
+    // again, from the next step() or from the fill started over on the CPU.)
     std::optional<ImageRgba8> keep_copy, keep_blended;
-    if (blends && keep_hole && !session_.guarded([&] { keep_copy = filler_->image(); })) return;
+    if (blends && keep_hole_ && !session_.guarded([&] { keep_copy = filler_->image(); })) return;
     bool blended_on_device = false;
     if (blends && on_device && !session_.guarded([&] {
             if (filler_->blend_in_place(ops::BlendOptions{})) {
@@ -688,26 +698,32 @@ void RemoveObjectTool::finish() {
             }
         }))
         return;
+    // The device's fill comes to the host mirror while the device filler is still held: should
+    // the device fail here, device_lost() starts the fill over on the CPU (the mirror still
+    // holds the picture before it), as it does for a failure during the fill.
+    if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
+    // The notes the CLI prints (the problem's: lines continued, the window widened, …).
+    fill_notes_ = filler_->problem().notes;
     filler_.reset();
     device_filler_ = nullptr;
-    if (on_device && !session_.guarded([&] { document.pull_pixels(fill_rect_); })) return;
+    const std::optional<Mask> keep_hole = std::move(keep_hole_);
+    keep_hole_.reset();
+    // From here on every step runs on the host; only the writes reach a device document, and
+    // write_at_end() lands each of them even should the device fail there.
     if (blend) {
         const ImageRgba8 blended = ops::blend_fill(document.pixels(), blend_hole, *blend);
-        if (!session_.guarded(
-                [&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); }))
-            return;
+        write_at_end([&] { document.write_pixels(fill_rect_, copy_region(blended, fill_rect_)); });
     }
     if (keep_copy) keep_blended = clone(document.pixels().view());
     criminisi_regions_ = choice_regions_ = 0;
-    if (choice_hole_ && !sources && !session_.guarded([&] { choose_between_fills(); })) return;
+    if (choice_hole_ && !sources) choose_between_fills();
     refilled_blobs_ = 0;
-    if (refill_hole_ && !sources && !session_.guarded([&] { refill_foreign_blobs(); })) return;
-    if (keep_copy && !session_.guarded([&] {
-            const ImageRgba8 kept = ops::keep_ring_colours(*keep_copy, *keep_blended, *keep_hole,
-                                                           clone(document.pixels().view()));
-            document.write_pixels(fill_rect_, copy_region(kept, fill_rect_));
-        }))
-        return;
+    if (refill_hole_ && !sources) refill_foreign_blobs();
+    if (keep_copy) {
+        const ImageRgba8 kept = ops::keep_ring_colours(*keep_copy, *keep_blended, *keep_hole,
+                                                       clone(document.pixels().view()));
+        write_at_end([&] { document.write_pixels(fill_rect_, copy_region(kept, fill_rect_)); });
+    }
     if (sources) {
         // The sources' samples, blended in the data's own values (the display range sets what
         // counts as structure); only the fill's rectangle is made and written back (two copies
@@ -727,24 +743,17 @@ void RemoveObjectTool::finish() {
         // Then the per-region choice, before the samples are written (it reads them as they
         // were).
         ops::FillChoice choice;
-        if (choice_hole_ &&
-            !session_.guarded([&] { choice = choose_between_sources(*sources, filled); }))
-            return;
+        if (choice_hole_) choice = choose_between_sources(*sources, filled);
         // And the refill after it, as for a picture.
-        if (refill_hole_ &&
-            !session_.guarded([&] { refill_between_sources(*sources, choice, filled); }))
-            return;
+        if (refill_hole_) refill_between_sources(*sources, choice, filled);
         // Last, the blend's corrections kept to the ring's colours, judged on the proxy before
         // the fill (what the fill was prepared on).
-        if (blended_samples && !session_.guarded([&] {
-                ops::keep_ring_colours(filled, fill_rect_, *blended_samples, document.samples(),
-                                       *sources, picture_before(), *keep_hole,
-                                       document.proxy_range());
-            }))
-            return;
-        document.write_samples(fill_rect_, filled);
+        if (blended_samples)
+            ops::keep_ring_colours(filled, fill_rect_, *blended_samples, document.samples(),
+                                   *sources, picture_before(), *keep_hole, document.proxy_range());
+        write_at_end([&] { document.write_samples(fill_rect_, filled); });
     }
-    document.clear_mask(MaskLayer::Fill, fill_rect_);
+    write_at_end([&] { document.clear_mask(MaskLayer::Fill, fill_rect_); });
     Edit edit;
     edit.label = "Fill";
     edit.rect = fill_rect_;
@@ -782,6 +791,9 @@ void RemoveObjectTool::finish() {
              << " of foreign colours filled again";
     text << " in " << static_cast<long long>(ms_since(started_)) << " ms on the " << device_ << ".";
     if (!document.measurement()) text << " Hold \\ to see the picture before.";
+    // The choice and the refill are said above; the problem's notes follow as the CLI prints
+    // them, one line each.
+    for (const std::string& note : fill_notes_) text << "\nNote: " << note << ".";
     message_ = text.str();
 }
 

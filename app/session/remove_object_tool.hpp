@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -146,6 +147,9 @@ class RemoveObjectTool final : public Tool {
     bool start_deep_fill(ops::InpaintProblem problem);
     void show_step();
     void finish();
+    /// One write of the fill's result to the document at the end of finish(), landed on the host
+    /// should the device fail during it.
+    void write_at_end(const std::function<void()>& write);
     void restore_before();
 
     Session& session_;
@@ -236,6 +240,8 @@ class RemoveObjectTool final : public Tool {
     // Hole pixels the line stage filled before the fill started: the fill's progress counts only
     // the rest, so the end message adds them (a hole the bands took whole is not "0 pixels").
     std::int64_t band_pixels_ = 0;
+    // The fill problem's notes (lines continued, …), shown one a line in the end message.
+    std::vector<std::string> fill_notes_;
     std::string message_;
 };
 

@@ -491,8 +491,7 @@ bool Session::poll() {
 }
 
 bool Session::guarded(const std::function<void()>& work) {
-    if (inject_failure_ && on_device()) {
-        inject_failure_ = false;
+    if (inject_after_ >= 0 && on_device() && inject_after_-- == 0) {
         leave_device("simulated device failure");
         return false;
     }

@@ -266,8 +266,9 @@ class Session {
     /// Leaves the device for good, with the reason shown to the user. `gpu_still_usable`: the
     /// device works but cannot present (no interop), so the GPU may still carve seam maps.
     void leave_device(const std::string& reason, bool gpu_still_usable = false);
-    /// Testing: the next guarded device operation fails as a lost device would.
-    void inject_device_failure() { inject_failure_ = true; }
+    /// Testing: the guarded device operation after the next `passing` ones fails as a lost
+    /// device would (0: the next one), so a test can reach any step of a longer operation.
+    void inject_device_failure(const int passing = 0) { inject_after_ = passing; }
 
     /// Messages for the status bar (taken once each).
     [[nodiscard]] std::vector<std::string> take_notices();
@@ -311,7 +312,7 @@ class Session {
     bool samples_from_host_noted_ = false;
     History history_;
     bool use_device_;
-    bool inject_failure_ = false;
+    int inject_after_ = -1;  ///< guarded operations left before the injected failure (-1: none)
     std::vector<std::unique_ptr<Tool>> tools_;
     ToolKind active_ = ToolKind::Pan;
     std::vector<std::string> notices_;

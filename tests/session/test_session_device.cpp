@@ -20,6 +20,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -43,6 +44,42 @@ std::uint64_t result_bytes(const ops::LineHistogram& h) {
     for (const ops::ChannelHistogram& c : h.channels)
         bytes += c.counts.size() * 4 + (c.mean.size() * 4) * 4 + c.samples.size() * 4 * 3;
     return bytes;
+}
+
+/// A 16-bit bar (1000 + 200 × level, plus a part finer than a proxy level) across a noisy
+/// wall, and a round hole over its middle.
+constexpr int kBarW = 301, kBarH = 197;
+NativeImage bar_samples() {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> noise(-5, 5);
+    NativeImage samples(kBarW, kBarH, {SampleType::U16, 3});
+    for (int y = 0; y < kBarH; ++y)
+        for (int x = 0; x < kBarW; ++x) {
+            const double d = y - 0.25 * x - 60;
+            const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+            const double fine = (7 * x + 13 * y) % 199;
+            for (int c = 0; c < 3; ++c)
+                samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
+        }
+    return samples;
+}
+Mask round_hole() {
+    Mask hole(kBarW, kBarH, 0);
+    for (int y = 0; y < kBarH; ++y)
+        for (int x = 0; x < kBarW; ++x)
+            if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
+    return hole;
+}
+
+/// A session on the bar's measurement with the Remove Object tool, lines on or off, the hole
+/// brushed.
+void open_bar_fill(session::Session& s, const bool lines) {
+    s.open_measurement({bar_samples()}, {});
+    s.select(session::ToolKind::RemoveObject);
+    ops::InpaintParams params = s.remove_object().fill_params();
+    params.lines = lines;
+    s.remove_object().set_fill_params(params);
+    s.remove_object().replace_mask(round_hole(), "hole");
 }
 
 }  // namespace
@@ -354,31 +391,9 @@ class TestSessionDevice : public QObject {
         // round hole: with lines on, the bands are decided on the proxy and their samples moved
         // on the host, so a device document's fill runs on the host filler; it must still end
         // with the host session's samples, and the document stays on the device.
-        std::mt19937 rng(5);
-        std::uniform_int_distribution<int> noise(-5, 5);
-        constexpr int w = 301, h = 197;
-        NativeImage samples(w, h, {SampleType::U16, 3});
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                const double d = y - 0.25 * x - 60;
-                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
-                const double fine = (7 * x + 13 * y) % 199;
-                for (int c = 0; c < 3; ++c)
-                    samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
-            }
-        Mask hole(w, h, 0);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
+        const NativeImage samples = bar_samples();
         session::Session device(true), host(false);
-        for (session::Session* s : {&device, &host}) {
-            s->open_measurement({samples}, {});
-            s->select(session::ToolKind::RemoveObject);
-            ops::InpaintParams params = s->remove_object().fill_params();
-            params.lines = true;
-            s->remove_object().set_fill_params(params);
-            s->remove_object().replace_mask(hole, "hole");
-        }
+        for (session::Session* s : {&device, &host}) open_bar_fill(*s, true);
         QVERIFY(device.on_device());
         // A cancel after one batch puts the device's proxy back (the samples move only at the
         // end).
@@ -408,6 +423,59 @@ class TestSessionDevice : public QObject {
         QVERIFY(device.document().samples() == samples);
         QVERIFY(
             equal_pixels<Rgba8>(device.document().device_pixels().download().view(), proxy.view()));
+    }
+
+    void a_device_failure_anywhere_in_a_measurement_fill_keeps_it() {
+        // The device fails at the n-th guarded step of a measurement's fill, for every n the
+        // fill has (its start, its batches, the field's read-back, the proxy's pull, the writes
+        // of the samples and of the mask at its end), on the device filler and on the host
+        // filler a device document takes with lines on. Each time the session is on the host
+        // then with the host session's samples, proxy, message's count and history, the undo
+        // puts the samples back, and the user was told. (Before, a failure at the samples'
+        // write at the end escaped the fill; an injected one at a guarded host step there left
+        // the fill's proxy with the old samples and no undo entry.)
+        const NativeImage samples = bar_samples();
+        for (const bool lines : {false, true}) {
+            session::Session host(false);
+            open_bar_fill(host, lines);
+            QVERIFY(host.remove_object().start_fill());
+            while (host.remove_object().fill_running()) host.remove_object().step(30.0);
+            QVERIFY(!(host.document().samples() == samples));
+            const std::string count = host.remove_object().message().substr(0, 20);
+            bool survived = false;
+            for (int n = 0; n < 400 && !survived; ++n) {
+                const QString tag =
+                    QString("lines %1, failure at guarded step %2").arg(lines).arg(n);
+                session::Session device(true);
+                open_bar_fill(device, lines);
+                QVERIFY(device.on_device());
+                (void)device.take_notices();
+                device.inject_device_failure(n);
+                QVERIFY2(device.remove_object().start_fill(), qPrintable(tag));
+                while (device.remove_object().fill_running()) device.remove_object().step(30.0);
+                // Past the last guarded step the device was never lost: every step was tried.
+                survived = device.on_device();
+                QVERIFY2(device.document().samples() == host.document().samples(), qPrintable(tag));
+                QVERIFY2(equal_pixels<Rgba8>(device.document().pixels().view(),
+                                             host.document().pixels().view()),
+                         qPrintable(tag));
+                QVERIFY2(!device.document().mask_painted(MaskLayer::Fill), qPrintable(tag));
+                QCOMPARE(device.history().count(), host.history().count());
+                QVERIFY2(device.remove_object().message().substr(0, 20) == count,
+                         qPrintable(tag + ": " +
+                                    QString::fromStdString(device.remove_object().message())));
+                if (!survived) {
+                    const std::vector<std::string> notices = device.take_notices();
+                    const auto told = [](const std::string& n) {
+                        return n.find("simulated device failure") != std::string::npos;
+                    };
+                    QVERIFY2(std::any_of(notices.begin(), notices.end(), told), qPrintable(tag));
+                }
+                QVERIFY2(device.undo(), qPrintable(tag));
+                QVERIFY2(device.document().samples() == samples, qPrintable(tag));
+            }
+            QVERIFY(survived);
+        }
     }
 
     void undo_and_redo_move_only_rectangles() {
