@@ -321,7 +321,9 @@ void MainWindow::build_object_removal_dock() {
             });
     connect(removal_panel_, &ObjectRemovalPanel::fill_finished, this,
             [this](const QString& message) {
-                statusBar()->showMessage(message, 8000);
+                // The status bar is one line: the fill's notes follow the summary there (the
+                // panel shows them one a line).
+                statusBar()->showMessage(QString(message).replace('\n', ' '), 8000);
                 recovery_->request();
             });
     connect(removal_panel_, &ObjectRemovalPanel::error, this, &MainWindow::show_error);
