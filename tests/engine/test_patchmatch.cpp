@@ -370,6 +370,79 @@ class TestPatchMatch : public QObject {
             Error, blend_samples_region(samples, hole, sources, {0, 1}, PixelRect{6, 5, 8, 8}));
     }
 
+    // The editor's finish with continued lines: the blend read through the bands' map (no copy
+    // of the samples with the bands moved in) is exactly the region of blend_samples(
+    // fill_from_sources(fill_from_sources(samples, bands), sources)), where some sources are
+    // band pixels and band pixels lie next to the hole; with no bands it is the plain one.
+    void blend_samples_region_through_bands_equals_the_whole_blend() {
+        constexpr int w = 41, h = 33;
+        Mask hole(w, h, 0);
+        for (int y = 12; y <= 22; ++y)
+            for (int x = 12; x <= 28; ++x)
+                if ((x - 20) * (x - 20) + 2 * (y - 17) * (y - 17) <= 60) hole.at(x, y) = 255;
+        // The bands: two rows just outside the hole, copied from rows far above.
+        FillSources bands{w, h, {12, 9, 28, 25}, {}};
+        for (int y = 9; y <= 25; ++y)
+            for (int x = 12; x <= 28; ++x) {
+                const bool band = (y == 9 || y == 25) && x >= 14 && x <= 26;
+                bands.index.push_back(band ? (y == 9 ? 1 : 3) * w + x + 1 : -1);
+            }
+        FillSources sources{w, h, {w, h, -1, -1}, {}};
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (hole.at(x, y))
+                    sources.box = {std::min(sources.box.x0, x), std::min(sources.box.y0, y),
+                                   std::max(sources.box.x1, x), std::max(sources.box.y1, y)};
+        const SearchRect& b = sources.box;
+        std::uint32_t seed = 777;
+        int into_bands = 0;
+        for (int y = b.y0; y <= b.y1; ++y)
+            for (int x = b.x0; x <= b.x1; ++x) {
+                seed = seed * 1664525u + 1013904223u;
+                std::int32_t s = -1;
+                if (hole.at(x, y)) {
+                    // Every third one a band pixel, the others anywhere outside the hole.
+                    if ((seed >> 28) % 3 == 0) {
+                        s = ((seed >> 20) % 2 == 0 ? 9 : 25) * w + 14 + (seed >> 8) % 13;
+                        ++into_bands;
+                    } else {
+                        int sx = static_cast<int>((seed >> 8) % w);
+                        const int sy = static_cast<int>((seed >> 16) % h);
+                        while (hole.at(sx, sy)) sx = (sx + 5) % w;
+                        s = sy * w + sx;
+                    }
+                }
+                sources.index.push_back(s);
+            }
+        QVERIFY(into_bands > 10);
+        for (const SampleType type : {SampleType::U16, SampleType::F32})
+            for (const int channels : {1, 3}) {
+                NativeImage samples(w, h, {type, channels});
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x)
+                        for (int k = 0; k < channels; ++k)
+                            samples.set_sample(
+                                x, y, k,
+                                (y < 5 ? 200 : 0) + 7 * x + 3 * y + 11 * k + ((x * y) % 5));
+                const std::pair<double, double> range{0, 500};
+                const NativeImage whole =
+                    blend_samples(fill_from_sources(fill_from_sources(samples, bands), sources),
+                                  hole, sources, range);
+                for (const PixelRect rect :
+                     {PixelRect{12, 9, 28, 25}, PixelRect{0, 0, w - 1, h - 1}}) {
+                    const NativeImage region =
+                        blend_samples_region(samples, bands, hole, sources, range, rect);
+                    QVERIFY(region == copy_region(whole, rect));
+                    // The bands count: without them the blend reads other samples.
+                    QVERIFY(!(region == blend_samples_region(samples, hole, sources, range, rect)));
+                    // No bands: the plain blend.
+                    QVERIFY(blend_samples_region(samples, empty_sources(w, h), hole, sources, range,
+                                                 rect) ==
+                            blend_samples_region(samples, hole, sources, range, rect));
+                }
+            }
+    }
+
     // What ops::inpaint returns for PatchMatch is the filler's image blended with its own
     // sources, its colours kept to the ring's (keep_ring_colours; without keep-colours the
     // blend as it is); for Criminisi, the filler's image.

@@ -513,20 +513,79 @@ NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const Fil
     return out;
 }
 
-NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
-                                 const FillSources& sources, const std::pair<double, double> range,
-                                 const PixelRect& rect, const BlendOptions& options) {
+namespace {
+
+/// Whether `sources`' index covers its box (what reading it assumes).
+bool covers_its_box(const FillSources& sources) {
+    const SearchRect& b = sources.box;
+    return sources.empty() || sources.index.size() == static_cast<std::size_t>(b.x1 - b.x0 + 1) *
+                                                          static_cast<std::size_t>(b.y1 - b.y0 + 1);
+}
+
+/// One map that moves what `first` and then `then` move: fill_from_sources(samples, result)
+/// equals fill_from_sources(fill_from_sources(samples, first), then). A pixel `then` moves reads
+/// its source in the image `first` filled (so that source's own source when `first` moved it).
+FillSources composed_sources(const FillSources& first, const FillSources& then) {
+    if (first.width != then.width || first.height != then.height || !covers_its_box(first) ||
+        !covers_its_box(then))
+        throw Error(ErrorCode::InvalidArgument, "the sources do not match the image");
+    if (first.empty()) return then;
+    if (then.empty()) return first;
+    const auto source = [](const FillSources& map, const int x, const int y) -> std::int32_t {
+        const SearchRect& b = map.box;
+        if (x < b.x0 || x > b.x1 || y < b.y0 || y > b.y1) return -1;
+        return map.index[static_cast<std::size_t>(y - b.y0) * (b.x1 - b.x0 + 1) + (x - b.x0)];
+    };
+    FillSources out{first.width,
+                    first.height,
+                    {std::min(first.box.x0, then.box.x0), std::min(first.box.y0, then.box.y0),
+                     std::max(first.box.x1, then.box.x1), std::max(first.box.y1, then.box.y1)},
+                    {}};
+    const SearchRect& b = out.box;
+    out.index.reserve(static_cast<std::size_t>(b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1));
+    const int w = first.width;
+    for (int y = b.y0; y <= b.y1; ++y)
+        for (int x = b.x0; x <= b.x1; ++x) {
+            const std::int32_t s = source(then, x, y);
+            const std::int32_t moved = s >= 0 ? source(first, s % w, s / w) : -1;
+            out.index.push_back(s < 0 ? source(first, x, y) : moved >= 0 ? moved : s);
+        }
+    return out;
+}
+
+/// blend_samples_region of the samples `moved` fills (the sources themselves, or the sources
+/// after the bands): the blend solves over `sources`' box and reads every sample through `moved`.
+NativeImage blend_moved_region(const NativeImage& samples, const Mask& hole,
+                               const FillSources& sources, const FillSources& moved,
+                               const std::pair<double, double> range, const PixelRect& rect,
+                               const BlendOptions& options) {
     check_blend_inputs(samples.width(), samples.height(), hole, sources);
     const SearchRect& box = sources.box;
     if (box.x1 >= box.x0 &&
         (box.x0 < rect.x0 || box.y0 < rect.y0 || box.x1 > rect.x1 || box.y1 > rect.y1))
         throw Error(ErrorCode::InvalidArgument, "the rectangle does not hold the fill's hole");
-    NativeImage out = fill_region_from_sources(samples, sources, rect);
+    NativeImage out = fill_region_from_sources(samples, moved, rect);
     SamplePixels pixels = sample_pixels(samples, hole, range, options);
-    pixels.moved = &sources;
+    pixels.moved = &moved;
     if (box.x1 < box.x0 || !finite_around(pixels, box)) return out;
     solve_samples(pixels, sources, options, out, rect.x0, rect.y0);
     return out;
+}
+
+}  // namespace
+
+NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
+                                 const FillSources& sources, const std::pair<double, double> range,
+                                 const PixelRect& rect, const BlendOptions& options) {
+    return blend_moved_region(samples, hole, sources, sources, range, rect, options);
+}
+
+NativeImage blend_samples_region(const NativeImage& samples, const FillSources& bands,
+                                 const Mask& hole, const FillSources& sources,
+                                 const std::pair<double, double> range, const PixelRect& rect,
+                                 const BlendOptions& options) {
+    return blend_moved_region(samples, hole, sources, composed_sources(bands, sources), range, rect,
+                              options);
 }
 
 ImageRgba8 finished_image(const Inpainter& filler) {

@@ -225,6 +225,15 @@ NativeImage blend_samples(const NativeImage& filled, const Mask& hole, const Fil
 NativeImage blend_samples_region(const NativeImage& samples, const Mask& hole,
                                  const FillSources& sources, std::pair<double, double> range,
                                  const PixelRect& rect, const BlendOptions& options = {});
+/// The same where the samples were first filled from `bands` (the line stage's copies, outside
+/// `hole`; `sources` may point into them): copy_region(blend_samples(fill_from_sources(
+/// fill_from_sources(samples, bands), sources), hole, sources, range, options), rect) without
+/// the image-sized copy of the samples with the bands moved in (192 MiB for a 4096² float RGB
+/// measurement). `rect` must hold the sources' box; InvalidArgument otherwise.
+NativeImage blend_samples_region(const NativeImage& samples, const FillSources& bands,
+                                 const Mask& hole, const FillSources& sources,
+                                 std::pair<double, double> range, const PixelRect& rect,
+                                 const BlendOptions& options = {});
 
 /// What a finished fill shows, blended: for a PatchMatch inpainter (CPU or CUDA) that is done,
 /// blend_fill of its image() with its sources; for any other inpainter, or one not done yet,
