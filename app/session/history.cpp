@@ -49,8 +49,11 @@ void History::apply(Document& document, const Edit& edit, const bool forward) {
 
 bool History::undo(Document& document) {
     if (!can_undo()) return false;
+    // The index moves only once the edit is applied: a device failure part-way leaves the host
+    // side written and this edit still the next to undo, so the session undoes it again on the
+    // host (each part is a stored rectangle written whole: twice leaves what once does).
+    apply(document, edits_[index_ - 1], false);
     --index_;
-    apply(document, edits_[index_], false);
     return true;
 }
 

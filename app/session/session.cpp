@@ -469,7 +469,9 @@ void Session::push(Edit edit) {
 bool Session::undo() {
     if (document_held()) return false;  // a running fill owns the pixels until it ends
     bool done = false;
-    guarded([&] { done = history_.undo(document_); });
+    // After a device failure the session is on the host with the document intact: the same
+    // undo lands there (History applies an edit before it moves its index).
+    if (!guarded([&] { done = history_.undo(document_); })) done = history_.undo(document_);
     sync_pages();
     changed(DocumentChange::Edit);
     return done;
@@ -478,7 +480,9 @@ bool Session::undo() {
 bool Session::redo() {
     if (document_held()) return false;
     bool done = false;
-    guarded([&] { done = history_.redo(document_); });
+    // After a device failure the session is on the host with the document intact: the same
+    // redo lands there (History applies an edit before it moves its index).
+    if (!guarded([&] { done = history_.redo(document_); })) done = history_.redo(document_);
     sync_pages();
     changed(DocumentChange::Edit);
     return done;
