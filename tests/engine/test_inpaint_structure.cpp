@@ -70,9 +70,10 @@ bool same_image(const ImageRgba8& a, const ImageRgba8& b) {
 }
 
 /// `image` as a 16-bit RGB measurement, 1000 + 200 × level plus a fine per-pixel part below one
-/// proxy level, so that only the sample's own position reproduces it.
-NativeImage as_u16(const ImageRgba8& image) {
-    NativeImage samples(image.width(), image.height(), PixelFormat{SampleType::U16, 3});
+/// proxy level, so that only the sample's own position reproduces it (the same values as float
+/// samples with `type` F32).
+NativeImage as_u16(const ImageRgba8& image, const SampleType type = SampleType::U16) {
+    NativeImage samples(image.width(), image.height(), PixelFormat{type, 3});
     for (int y = 0; y < image.height(); ++y)
         for (int x = 0; x < image.width(); ++x) {
             const Rgba8 p = image.at(x, y);
@@ -185,11 +186,18 @@ class TestInpaintStructure : public QObject {
     // (the same pixels: the note's count), every band pixel holds exactly the 16-bit samples of
     // its recorded source, and the bar runs through the filled hole. The choice and the refill
     // are off here: a region or blob they take would move band pixels too, as for a picture.
+    void measurement_moves_its_samples_along_the_bands_data() {
+        QTest::addColumn<int>("type");
+        QTest::newRow("u16") << static_cast<int>(SampleType::U16);
+        QTest::newRow("f32") << static_cast<int>(SampleType::F32);
+    }
+
     void measurement_moves_its_samples_along_the_bands() {
+        QFETCH(int, type);
         // The object to remove: a flat mid-tone over the hole, so nothing of the bar is left
         // there.
         const Mask hole = disc(100, 0.25 * 100 + 54, 22);
-        NativeImage samples = as_u16(scene(in_bar));
+        NativeImage samples = as_u16(scene(in_bar), static_cast<SampleType>(type));
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
                 if (hole.at(x, y) != 0)
