@@ -13,6 +13,8 @@ Usage: make_measurement_keep_colours_sheet.py LACUNA OUT.png"""
 import os, subprocess, sys, tempfile
 import numpy as np
 
+from sheet_images import read
+
 lacuna, OUT = sys.argv[1], os.path.abspath(sys.argv[2])
 HOME = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'data', 'photos',
                     'home.jpg')
@@ -21,15 +23,6 @@ tmp = tempfile.mkdtemp()
 
 def run(*args):
     subprocess.run(args, check=True, capture_output=True)
-
-
-def read(path):
-    """An RGB image as float samples on 0 .. 65535 (8-bit files scaled by 257)."""
-    data = subprocess.run(['convert', path, '-depth', '16', 'ppm:-'], check=True,
-                          capture_output=True).stdout
-    magic, size, top, body = data.split(b'\n', 3)
-    w, h = map(int, size.split())
-    return np.frombuffer(body, dtype='>u2').reshape(h, w, 3).astype(np.float64)
 
 
 def write_ppm(path, rgb):

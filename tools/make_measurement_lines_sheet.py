@@ -13,21 +13,14 @@ Usage: make_measurement_lines_sheet.py LACUNA OUT.png [RUNS]"""
 import json, os, subprocess, sys, tempfile
 import numpy as np
 
+from sheet_images import read
+
 lacuna, OUT = sys.argv[1], os.path.abspath(sys.argv[2])
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 BUILDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'data',
                         'photos', 'building.jpg')
 HOLES = [(153, 250, 12), (250, 80, 12), (330, 430, 12)]  # centre x, y, radius
 tmp = tempfile.mkdtemp()
-
-
-def read(path):
-    """An RGB image as float samples on 0 .. 65535 (8-bit files scaled by 257)."""
-    data = subprocess.run(['convert', path, '-depth', '16', 'ppm:-'], check=True,
-                          capture_output=True).stdout
-    magic, size, top, body = data.split(b'\n', 3)
-    w, h = map(int, size.split())
-    return np.frombuffer(body, dtype='>u2').reshape(h, w, 3).astype(np.float64)
 
 
 def write_ppm(path, rgb, top=255):

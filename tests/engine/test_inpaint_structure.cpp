@@ -69,6 +69,21 @@ bool same_image(const ImageRgba8& a, const ImageRgba8& b) {
     return true;
 }
 
+/// Hole pixels more than 1.5 px from the bar's edges whose tone is not the bar's or the wall's
+/// as the scene has it there: 0 when the bar runs straight through the filled hole.
+int bar_misses(const ImageRgba8& out, const Mask& hole) {
+    int wrong = 0;
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+            if (hole.at(x, y) == 0) continue;
+            if (std::min(std::abs(distance_below(x, y, kTop)),
+                         std::abs(distance_below(x, y, kBottom))) <= 1.5)
+                continue;
+            if ((out.at(x, y).r < 120) != in_bar(x, y)) ++wrong;
+        }
+    return wrong;
+}
+
 /// `image` as a 16-bit RGB measurement, 1000 + 200 × level plus a fine per-pixel part below one
 /// proxy level, so that only the sample's own position reproduces it (the same values as float
 /// samples with `type` F32).
@@ -227,15 +242,7 @@ class TestInpaintStructure : public QObject {
         // The bar leaves the hole where it entered: seen on the result's proxy, every hole pixel
         // more than 1.5 px from its edges has the bar's or the wall's tone.
         const ImageRgba8 out = carving_proxy(filled.samples, proxy.raw_lo, proxy.raw_hi).image;
-        int wrong = 0;
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                if (hole.at(x, y) == 0) continue;
-                if (std::min(std::abs(distance_below(x, y, kTop)),
-                             std::abs(distance_below(x, y, kBottom))) <= 1.5)
-                    continue;
-                if ((out.at(x, y).r < 120) != in_bar(x, y)) ++wrong;
-            }
+        const int wrong = bar_misses(out, hole);
         QVERIFY2(wrong <= 10, qPrintable(QString::number(wrong)));
         // Outside the hole nothing changes.
         for (int y = 0; y < kH; ++y)
@@ -372,15 +379,7 @@ class TestInpaintStructure : public QObject {
         const ImageRgba8 out = finished_image(*filler);
         // The bar runs through the filled hole: every hole pixel more than 1.5 px from its edges
         // has the bar's or the wall's tone.
-        int wrong = 0;
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                if (hole.at(x, y) == 0) continue;
-                if (std::min(std::abs(distance_below(x, y, kTop)),
-                             std::abs(distance_below(x, y, kBottom))) <= 1.5)
-                    continue;
-                if ((out.at(x, y).r < 120) != in_bar(x, y)) ++wrong;
-            }
+        const int wrong = bar_misses(out, hole);
         QVERIFY2(wrong <= 10, qPrintable(QString::number(wrong)));
     }
 };

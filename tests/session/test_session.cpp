@@ -97,22 +97,23 @@ std::pair<NativeImage, NativeImage> checkerboard_measurements() {
 
 /// A dark bar (y − 0.25 x − 60 in [0, 8)) across a noisy wall as a 16-bit measurement:
 /// 1000 + 200 × level plus a part finer than a proxy level.
-double bar_distance(const int x, const int y) {
-    return y - 0.25 * x - 60;
-}
 NativeImage bar_measurement() {
-    std::mt19937 rng(5);
-    std::uniform_int_distribution<int> noise(-5, 5);
-    NativeImage samples(kW, kH, {SampleType::U16, 3});
-    for (int y = 0; y < kH; ++y)
-        for (int x = 0; x < kW; ++x) {
-            const double d = bar_distance(x, y);
-            const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
-            const double fine = (7 * x + 13 * y) % 199;
-            for (int c = 0; c < 3; ++c)
-                samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
-        }
-    return samples;
+    return test::bar_measurement(kW, kH);
+}
+
+/// Starts the fill brushed in `s`, cancels it after its first batch and checks that the
+/// measurement's samples (`samples`), its proxy (kept in `proxy`) and the brushed hole are as
+/// they were.
+void cancel_after_one_batch_keeps_the_document(session::Session& s, const NativeImage& samples,
+                                               ImageRgba8& proxy) {
+    proxy = clone(s.document().pixels().view());
+    QVERIFY(s.remove_object().start_fill());
+    s.remove_object().advance(1);
+    QVERIFY(s.remove_object().fill_running());
+    s.remove_object().cancel_fill();
+    QVERIFY(s.document().samples() == samples);
+    QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
+    QVERIFY(s.document().mask_painted(MaskLayer::Fill));
 }
 
 /// The end message's line for the engine's note on continued lines, as the CLI prints the note
@@ -852,14 +853,9 @@ class TestSession : public QObject {
         ops::InpaintParams params = s.remove_object().fill_params();
         QVERIFY(params.refill_foreign);  // the default
         s.remove_object().replace_mask(hole, "hole");
-        const ImageRgba8 proxy = clone(s.document().pixels().view());
-        QVERIFY(s.remove_object().start_fill());
-        s.remove_object().advance(1);
-        QVERIFY(s.remove_object().fill_running());
-        s.remove_object().cancel_fill();
-        QVERIFY(s.document().samples() == samples);
-        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
-        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
+        ImageRgba8 proxy;
+        cancel_after_one_batch_keeps_the_document(s, samples, proxy);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1055,10 +1051,7 @@ class TestSession : public QObject {
     // redo move the whole fill, bands included.
     void measurement_fill_with_lines_ends_as_the_engine() {
         const NativeImage samples = bar_measurement();
-        Mask hole(kW, kH, 0);
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x)
-                if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
+        const Mask hole = test::bar_hole(kW, kH);
         session::Session s(false);
         s.open_measurement({samples}, {});
         s.select(session::ToolKind::RemoveObject);
@@ -1066,14 +1059,9 @@ class TestSession : public QObject {
         params.lines = true;
         s.remove_object().set_fill_params(params);
         s.remove_object().replace_mask(hole, "hole");
-        const ImageRgba8 proxy = clone(s.document().pixels().view());
-        QVERIFY(s.remove_object().start_fill());
-        s.remove_object().advance(1);
-        QVERIFY(s.remove_object().fill_running());
-        s.remove_object().cancel_fill();
-        QVERIFY(s.document().samples() == samples);
-        QVERIFY(equal_pixels<Rgba8>(s.document().pixels().view(), proxy.view()));
-        QVERIFY(s.document().mask_painted(MaskLayer::Fill));
+        ImageRgba8 proxy;
+        cancel_after_one_batch_keeps_the_document(s, samples, proxy);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(s.remove_object().start_fill());
         while (s.remove_object().fill_running()) s.remove_object().step(30.0);
         const ops::NativeInpaintResult engine =
@@ -1103,7 +1091,8 @@ class TestSession : public QObject {
         Mask hole(kW, kH, 0);
         for (int y = 0; y < kH; ++y)
             for (int x = 140; x <= 160; ++x)
-                if (const double d = bar_distance(x, y); d >= -3 && d <= 11) hole.at(x, y) = 255;
+                if (const double d = test::bar_distance(x, y); d >= -3 && d <= 11)
+                    hole.at(x, y) = 255;
         session::Session s(false);
         s.open_measurement({samples}, {});
         s.select(session::ToolKind::RemoveObject);

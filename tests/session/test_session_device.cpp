@@ -46,29 +46,13 @@ std::uint64_t result_bytes(const ops::LineHistogram& h) {
     return bytes;
 }
 
-/// A 16-bit bar (1000 + 200 × level, plus a part finer than a proxy level) across a noisy
-/// wall, and a round hole over its middle.
+/// The bar's measurement and hole (session_scenario.hpp), at this file's size for it.
 constexpr int kBarW = 301, kBarH = 197;
 NativeImage bar_samples() {
-    std::mt19937 rng(5);
-    std::uniform_int_distribution<int> noise(-5, 5);
-    NativeImage samples(kBarW, kBarH, {SampleType::U16, 3});
-    for (int y = 0; y < kBarH; ++y)
-        for (int x = 0; x < kBarW; ++x) {
-            const double d = y - 0.25 * x - 60;
-            const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
-            const double fine = (7 * x + 13 * y) % 199;
-            for (int c = 0; c < 3; ++c)
-                samples.set_sample(x, y, c, 1000 + 200.0 * (v - 5 * c) + fine);
-        }
-    return samples;
+    return test::bar_measurement(kBarW, kBarH);
 }
 Mask round_hole() {
-    Mask hole(kBarW, kBarH, 0);
-    for (int y = 0; y < kBarH; ++y)
-        for (int x = 0; x < kBarW; ++x)
-            if (std::hypot(x - 150, y - 97) <= 20) hole.at(x, y) = 255;
-    return hole;
+    return test::bar_hole(kBarW, kBarH);
 }
 
 /// A session on the bar's measurement with the Remove Object tool, lines on or off, the hole
