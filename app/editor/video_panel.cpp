@@ -9,6 +9,8 @@
 
 #include <lacuna/core/error.hpp>
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -312,13 +314,27 @@ VideoPanel::VideoPanel(session::Session& session, QWidget* parent)
     removal_timer_->setInterval(100);
     connect(removal_timer_, &QTimer::timeout, this, &VideoPanel::poll_removal);
     connect(removal_mode_, &QCheckBox::toggled, this, &VideoPanel::set_removal_mode);
-    // The Retarget panel's preview of a frame tracks faces as the export will (the session
-    // recomputes the frame's map when this changes).
-    faces_->setChecked(session_.video_faces());
-    connect(faces_, &QCheckBox::toggled, this, [this](const bool on) {
-        session_.set_video_faces(on);
+    // The export's settings live in the session, which the Retarget panel's preview of a frame
+    // follows (faces: the frame's map is computed again; temporal weight, term and seams: the
+    // preview is matched to the exported frame again). The widgets show and set them.
+    const session::Session::VideoExportSettings& settings = session_.video_export_settings();
+    temporal_->setValue(settings.temporal);
+    term_->setCurrentIndex(term_->findData(static_cast<int>(settings.term)));
+    seams_->setCurrentIndex(std::max(0, seams_->findData(settings.approximate)));
+    faces_->setChecked(settings.faces);
+    const auto settings_changed = [this] {
+        session::Session::VideoExportSettings s;
+        s.temporal = temporal_->value();
+        s.approximate = seams_->currentData().toInt();
+        s.term = static_cast<ops::TemporalTerm>(term_->currentData().toInt());
+        s.faces = faces_->isChecked();
+        session_.set_video_export_settings(s);
         emit frame_shown();
-    });
+    };
+    connect(faces_, &QCheckBox::toggled, this, settings_changed);
+    connect(temporal_, &QDoubleSpinBox::valueChanged, this, settings_changed);
+    connect(term_, &QComboBox::currentIndexChanged, this, settings_changed);
+    connect(seams_, &QComboBox::currentIndexChanged, this, settings_changed);
     connect(still_, &QCheckBox::toggled, this, [this](const bool on) {
         if (session::VideoRemoval* r = session_.video_removal()) {
             r->set_still(on);
@@ -403,9 +419,7 @@ bool VideoPanel::export_to(const QString& path) {
     if (exporting() || removal_busy() || session_.video() == nullptr) return false;
     session::Session::VideoExport job;
     try {
-        job = session_.prepare_video_export(
-            path.toStdString(), temporal_->value(), seams_->currentData().toInt(),
-            static_cast<ops::TemporalTerm>(term_->currentData().toInt()), faces_->isChecked());
+        job = session_.prepare_video_export(path.toStdString());
     } catch (const Error& e) {
         status_->setText(QString::fromStdString(e.what()));
         return false;

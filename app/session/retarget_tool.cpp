@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace lacuna::session {
 namespace {
@@ -297,11 +298,24 @@ struct RetargetTool::Job {
     }
 };
 
+/// Matching the shown video frame's preview to the exported frame: the export's options taken
+/// when it started (they own the protect mask), the clip's maps, and the chain that carves.
+struct RetargetTool::ChainJob {
+    int frame = 0, width = 0, height = 0;
+    Session::VideoExport job;
+    std::shared_ptr<ClipImportance> maps;  ///< null when no importance term is on
+    std::shared_ptr<ExportChain> chain;
+    /// Last, so it is destroyed first: cancelling and waiting before the inputs go.
+    BackgroundJob<std::optional<ImageRgba8>> work;
+};
+
 RetargetTool::RetargetTool(Session& session) : session_(session) {}
 
 RetargetTool::~RetargetTool() {
     for (const auto& job : {vertical_job_, horizontal_job_})
         if (job) job->work.cancel();
+    cancel_match();
+    for (const auto& job : retired_) job->work.cancel();
 }
 
 std::span<const ops::ParamSpec> RetargetTool::params() const {
@@ -368,6 +382,9 @@ Overlay RetargetTool::overlay() const {
 
 void RetargetTool::document_opened() {
     if (session_.on_device()) set_carve_backend(Backend::Cuda);
+    // Another clip (or the same file opened again): the chain's frames and cuts are not its.
+    cancel_match();
+    chain_.reset();
     restart();
 }
 
@@ -500,8 +517,19 @@ void RetargetTool::set_show_seams(const bool on) {
 // ---- maps ----
 
 bool RetargetTool::busy() const {
-    const auto running = [](const std::shared_ptr<Job>& job) { return job && job->work.running(); };
-    return running(vertical_job_) || running(horizontal_job_) || pending_horizontal_width_ >= 0;
+    const auto running = [this](const std::shared_ptr<Job>& job) {
+        if (!job || job->handled) return false;
+        if (job->work.running()) return true;
+        // Finished but not collected yet: poll() publishes it next (a job that ends between
+        // poll()'s collect and this test is still work to do), unless it is held or belongs to
+        // maps that were replaced (collect() leaves those).
+        const bool held = hold_exact_ && !job->approximate();
+        const bool outdated =
+            job->direction == ops::SeamDirection::Horizontal && job->generation != generation_;
+        return job->work.finished() && !held && !outdated;
+    };
+    return running(vertical_job_) || running(horizontal_job_) || pending_horizontal_width_ >= 0 ||
+           matching_export();
 }
 
 bool RetargetTool::horizontal_ready_for(const int width) const {
@@ -517,6 +545,12 @@ void RetargetTool::importance_inputs_changed() {
         drop_maps();
         source_revision_ = ~0ull;  // refresh() starts over when retargeting is asked for
     }
+}
+
+void RetargetTool::export_settings_changed() {
+    cancel_match();
+    exported_.reset();
+    if (previewing_ && !preview_held_) update_preview();
 }
 
 void RetargetTool::refresh() {
@@ -568,6 +602,8 @@ void RetargetTool::drop_maps() {
     // A video frame step keeps the previous frame's picture up until this frame's is ready
     // (the canvas would otherwise flash the uncarved frame at every step).
     if (!preview_held_) clear_preview();
+    cancel_match();
+    exported_.reset();
     if (vertical_job_) vertical_job_->work.cancel();
     vertical_job_.reset();
     vertical_.reset();
@@ -763,7 +799,12 @@ void RetargetTool::launch(std::shared_ptr<Job> job, const bool vertical) {
 
 void RetargetTool::hold_exact_maps(const bool held) {
     hold_exact_ = held;
-    if (!held) poll();
+    if (held) {
+        cancel_match();
+        return;
+    }
+    poll();
+    if (previewing_ && !preview_held_ && !exported()) match_export();
 }
 
 void RetargetTool::add_notice(const std::string& text) {
@@ -839,6 +880,7 @@ void RetargetTool::publish(Job& job, const bool vertical) {
 bool RetargetTool::poll() {
     collect(vertical_job_, true);
     collect(horizontal_job_, false);
+    collect_match();
     if (pending_horizontal_width_ >= 0 && vertical_) {
         const int width = pending_horizontal_width_;
         pending_horizontal_width_ = -1;
@@ -1038,7 +1080,11 @@ void RetargetTool::update_preview() {
         if (!horizontal_exact_) preview_factor_ = std::max(preview_factor_, horizontal_factor_);
     }
     const bool shrink_h = height < source_h_;
-    if (use_device() && vertical_holder_->device && !mix) {
+    const Exported* settled = exported();
+    if (settled && settled->image) {
+        // The export's frame (its seams follow the shot's earlier frames): what Export writes.
+        if (!show_host_frame(clone(settled->image->view()))) return;
+    } else if (use_device() && vertical_holder_->device && !mix) {
         Document& doc = session_.document();
         const bool ok = session_.guarded([&] {
             if (!device_frame_) {
@@ -1099,20 +1145,7 @@ void RetargetTool::update_preview() {
                 narrowed = ops::resample_area(narrowed.view(), width, height);
             frame = std::move(narrowed);
         }
-        if (use_device()) {
-            Document& doc = session_.document();
-            const bool ok = session_.guarded([&] {
-                if (!device_frame_) {
-                    device_frame_ = std::make_unique<DeviceImage<Rgba8>>();
-                    device_narrowed_ = std::make_unique<DeviceImage<Rgba8>>();
-                }
-                *device_frame_ = DeviceImage<Rgba8>(frame.view(), doc.stream());
-            });
-            if (!ok) return;
-        }
-        host_frame_ = std::move(frame);
-        frame_w_ = host_frame_.width();
-        frame_h_ = host_frame_.height();
+        if (!show_host_frame(std::move(frame))) return;
     } else {
         return;
     }
@@ -1143,8 +1176,116 @@ void RetargetTool::update_preview() {
         side("height", height != source_h_, amount_h_);
         status_ = std::string(mix_.automatic ? "Automatic: " : "") + sides + "; the rest scaled.";
     }
+    if (!settled) match_export();
     session_.frame_changed();
     if (on_preview_changed) on_preview_changed();
+}
+
+bool RetargetTool::show_host_frame(ImageRgba8 frame) {
+    if (use_device()) {
+        Document& doc = session_.document();
+        const bool ok = session_.guarded([&] {
+            if (!device_frame_) {
+                device_frame_ = std::make_unique<DeviceImage<Rgba8>>();
+                device_narrowed_ = std::make_unique<DeviceImage<Rgba8>>();
+            }
+            *device_frame_ = DeviceImage<Rgba8>(frame.view(), doc.stream());
+        });
+        if (!ok) return false;
+    }
+    host_frame_ = std::move(frame);
+    frame_w_ = host_frame_.width();
+    frame_h_ = host_frame_.height();
+    return true;
+}
+
+// ---- matching the export (a video frame with a temporal term) ----
+
+const RetargetTool::Exported* RetargetTool::exported() const {
+    const VideoClip* clip = session_.video();
+    if (!exported_ || !clip || show_seams_ || brush_layer_ || mixing()) return nullptr;
+    if (exported_->frame != clip->current() || exported_->width != target_w_ ||
+        exported_->height != target_h_)
+        return nullptr;
+    return &*exported_;
+}
+
+bool RetargetTool::matching_export() const {
+    return chain_job_ != nullptr;
+}
+
+bool RetargetTool::matches_export() const {
+    const Exported* e = exported();
+    return e && !e->failed;
+}
+
+void RetargetTool::cancel_match() {
+    if (!chain_job_) return;
+    chain_job_->work.cancel();
+    retired_.push_back(std::move(chain_job_));
+}
+
+void RetargetTool::match_export() {
+    const VideoClip* clip = session_.video();
+    // The export carves seams only, to the whole target; the single-frame preview must be
+    // exact and complete first (the approximate-first slider frames stay as they are).
+    const bool exact = previewing_ && !preview_held_ && vertical_exact_ && frame_w_ == target_w_ &&
+                       frame_h_ == target_h_ && (target_h_ == source_h_ || horizontal_exact_);
+    const std::shared_ptr<ClipImportance> maps =
+        clip && exact && !show_seams_ && !brush_layer_ && !mixing() && !hold_exact_
+            ? session_.shown_clip_importance()
+            : nullptr;
+    // Null too for an edited frame: the export reads the file's frame, not the edit.
+    if (!maps) {
+        cancel_match();
+        return;
+    }
+    const int frame = clip->current();
+    if (chain_job_ && chain_job_->frame == frame && chain_job_->width == target_w_ &&
+        chain_job_->height == target_h_)
+        return;  // under way
+    cancel_match();
+    auto job = std::make_unique<ChainJob>();
+    job->job = session_.prepare_video_export({});
+    const video::RetargetVideoOptions& options = job->job.options;
+    if (!chain_ || chain_->input() != options.input)
+        chain_ = std::make_shared<ExportChain>(options.input);
+    if (!chain_->differs_from_single_frame(options, frame)) {
+        // No temporal term (or a shot's first frame): the exact preview is the export's frame.
+        exported_ = Exported{frame, target_w_, target_h_, std::nullopt};
+        return;
+    }
+    job->frame = frame;
+    job->width = target_w_;
+    job->height = target_h_;
+    if (ops::any_importance(options.importance)) job->maps = maps;
+    job->chain = chain_;
+    ChainJob* raw = job.get();
+    job->work.start([raw](JobControl& control) {
+        return raw->chain->frame(
+            raw->job.options, raw->maps.get(), raw->frame,
+            [&control](const int done, const int total) { return control.report(done, total); });
+    });
+    chain_job_ = std::move(job);
+}
+
+void RetargetTool::collect_match() {
+    std::erase_if(retired_,
+                  [](const std::unique_ptr<ChainJob>& job) { return job->work.finished(); });
+    if (!chain_job_ || !chain_job_->work.finished()) return;
+    const std::unique_ptr<ChainJob> job = std::move(chain_job_);
+    std::optional<JobOutcome<std::optional<ImageRgba8>>> outcome = job->work.take();
+    if (!outcome || outcome->cancelled) return;
+    Exported result{job->frame, job->width, job->height, std::nullopt};
+    if (outcome->ok()) {
+        result.image = std::move(*outcome->value);
+    } else {
+        // Not tried again for this frame and target; the single-frame preview stays.
+        result.failed = true;
+        add_notice("Matching the export failed: " + outcome->error);
+    }
+    exported_ = std::move(result);
+    update_preview();
 }
 
 std::string RetargetTool::status() const {
@@ -1155,6 +1296,16 @@ std::string RetargetTool::status() const {
     };
     add(status_);
     if (preview_held_) add("Showing the previous frame's preview until this frame's is ready.");
+    if (chain_job_) {
+        const int total = chain_job_->work.total();
+        add(total > 0 ? "Matching the export: frame " +
+                            std::to_string(std::min(total, chain_job_->work.done() + 1)) + " of " +
+                            std::to_string(total) +
+                            " of the shot (the temporal term follows the earlier frames' seams)."
+                      : "Matching the export: finding the shot's first frame…");
+    } else if (previewing_ && !preview_held_ && matches_export() && exported()->image) {
+        add("The exported frame: its seams follow the shot's earlier frames (temporal weight).");
+    }
     if (const int phase = importance_ ? importance_->phase.load() : 0; phase != 0)
         add(phase == 1 ? "Tracking faces over the whole clip, as the export does (once per clip "
                          "and terms); the preview follows."
@@ -1202,6 +1353,15 @@ RetargetTool::Progress RetargetTool::progress() const {
     }
     if (vertical_job_ && vertical_job_->work.running())
         return phase(*vertical_job_, "Vertical seams", "Vertical seams (quick preview)");
+    if (chain_job_) {
+        // The export's carver over the shot up to this frame (after the exact seams).
+        Progress p;
+        p.what = "Matching the export";
+        p.unit = "frames";
+        p.done = chain_job_->work.done();
+        p.total = chain_job_->work.total();
+        return p;
+    }
     if (horizontal_job_ && horizontal_job_->work.running())
         return phase(*horizontal_job_, "Horizontal seams", "Horizontal seams (quick preview)");
     // Set aside after an edit with another tool: nothing computed, nothing running.
@@ -1241,6 +1401,10 @@ bool RetargetTool::apply() {
     }
     if (preview_held_) {
         status_ = "The preview is still the previous frame's: wait for this frame's seams.";
+        return false;
+    }
+    if (matching_export()) {
+        status_ = "The preview is being matched to the exported frame: wait for it.";
         return false;
     }
     if (!previewing_ || show_seams_ || frame_w_ != target_w_ || frame_h_ != target_h_) {

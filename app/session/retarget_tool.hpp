@@ -15,9 +15,16 @@
 // resampling to the target); Automatic picks each side's amount among 0, 25 … 100 % by the
 // CLI's bidirectional dissimilarity (cropping, which the CLI's --auto also weighs, is not offered
 // here: each crop would need its own seam map).
+//
+// A video frame with the Video dock's temporal weight above 0: Export Video carves frame t with
+// a term from frame t − 1's seams, chained over the shot, so its seams can differ from those of
+// the frame alone. Once the exact preview of the frame is shown, a background job runs the
+// export's carver over the shot up to the frame (ExportChain) and the preview settles on the
+// exported frame; the live slider frame before it stays the single-frame preview.
 #pragma once
 
 #include "clip_importance.hpp"
+#include "export_chain.hpp"
 #include "mask_stroke.hpp"
 #include "tool.hpp"
 
@@ -30,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lacuna::session {
 
@@ -102,6 +110,17 @@ class RetargetTool final : public Tool {
     /// What a video frame's importance is made from changed (the Video dock's face switch):
     /// the map is computed again — at once while retargeting, else when next asked for.
     void importance_inputs_changed();
+    /// The Video dock's other export settings changed (temporal weight, term, seams): the
+    /// preview's match to the exported frame starts over.
+    void export_settings_changed();
+    /// A video frame's preview is being matched to the exported frame (the export's carver over
+    /// the shot up to it: its temporal term follows the earlier frames' seams).
+    [[nodiscard]] bool matching_export() const;
+    /// The preview shows the exported frame (or the frame starts its shot with exact seams, so
+    /// the single-frame preview is the exported frame).
+    [[nodiscard]] bool matches_export() const;
+    /// The chain that matches the export (for tests: its counters); null before the first match.
+    [[nodiscard]] const ExportChain* export_chain() const { return chain_.get(); }
     /// Restarts only when the pixels or the carving masks changed since the maps were started.
     void refresh();
     /// Publishes finished maps and updates the preview; true while work is running.
@@ -154,6 +173,24 @@ class RetargetTool final : public Tool {
     struct Job;
     struct Map;
     struct Importance;
+    struct ChainJob;
+    /// The exported frame of the shown video frame at a target (image: nullopt when the frame
+    /// alone is the export's: a shot's first frame with exact seams).
+    struct Exported {
+        int frame = -1, width = 0, height = 0;
+        std::optional<ImageRgba8> image;
+        bool failed = false;  ///< the match failed (the notice says why): not tried again
+    };
+    /// The exported frame for what is shown now, when it is known.
+    [[nodiscard]] const Exported* exported() const;
+    /// Starts matching the shown frame to the export when the exact single-frame preview is
+    /// up and the export's frame may differ from it.
+    void match_export();
+    void cancel_match();
+    void collect_match();
+    /// Shows `frame` (host) as the preview, uploaded on the device path; false when the device
+    /// failed (device_lost() restarted on the host).
+    bool show_host_frame(ImageRgba8 frame);
     void start_vertical(bool exact);
     void start_horizontal(int width, bool exact);
     void launch(std::shared_ptr<Job> job, bool vertical);
@@ -237,6 +274,13 @@ class RetargetTool final : public Tool {
     int frame_w_ = 0, frame_h_ = 0;
     std::unique_ptr<DeviceImage<Rgba8>> device_narrowed_, device_frame_;
     ImageRgba8 host_frame_;
+
+    std::shared_ptr<ExportChain> chain_;  ///< the open clip's (its state outlives jobs)
+    std::unique_ptr<ChainJob> chain_job_;
+    /// Cancelled matches still finishing their frame (the carver is not interruptible within
+    /// a frame): dropped once finished, so the GUI thread never waits for them.
+    std::vector<std::unique_ptr<ChainJob>> retired_;
+    std::optional<Exported> exported_;
 };
 
 }  // namespace lacuna::session

@@ -129,9 +129,27 @@ void Session::open_video(const std::filesystem::path& path) {
 }
 
 void Session::set_video_faces(const bool on) {
-    if (on == video_faces_) return;
-    video_faces_ = on;
-    if (video_) retarget().importance_inputs_changed();
+    VideoExportSettings settings = video_export_;
+    settings.faces = on;
+    set_video_export_settings(settings);
+}
+
+void Session::set_video_export_settings(const VideoExportSettings& settings) {
+    if (settings == video_export_) return;
+    const bool faces_changed = settings.faces != video_export_.faces;
+    video_export_ = settings;
+    if (!video_) return;
+    // The faces change the frame's map (and with it the seams); the rest only what the export
+    // carves with it.
+    if (faces_changed)
+        retarget().importance_inputs_changed();
+    else
+        retarget().export_settings_changed();
+}
+
+Session::VideoExport Session::prepare_video_export(const std::filesystem::path& output) const {
+    return prepare_video_export(output, video_export_.temporal, video_export_.approximate,
+                                video_export_.term, video_export_.faces);
 }
 
 std::shared_ptr<ClipImportance> Session::shown_clip_importance() {
@@ -140,8 +158,8 @@ std::shared_ptr<ClipImportance> Session::shown_clip_importance() {
         return nullptr;
     // The export's own settings for the importance (prepare_video_export), so the preview
     // cannot drift from what is written.
-    const ClipImportanceSettings settings = clip_importance_settings(
-        prepare_video_export({}, 0.0, 1, ops::TemporalTerm::PerSeam, video_faces_).options);
+    const ClipImportanceSettings settings =
+        clip_importance_settings(prepare_video_export({}).options);
     if (!clip_importance_ || !clip_importance_->settings().same(settings))
         clip_importance_ = std::make_shared<ClipImportance>(settings);
     return clip_importance_;

@@ -134,11 +134,25 @@ class Session {
     [[nodiscard]] VideoExport prepare_video_export(
         const std::filesystem::path& output, double temporal, int approximate = 1,
         ops::TemporalTerm term = ops::TemporalTerm::PerSeam, bool faces = false) const;
-    /// Whether Export Video tracks faces (the Video dock's switch; export_video's `faces`).
-    /// The Retarget panel's preview of a video frame follows it, so it shows what the export
-    /// writes; changing it makes the retarget tool compute that frame's map again.
+    /// The Video dock's export settings (its widgets set them when they change; the dock's
+    /// defaults). The Retarget panel's preview of a video frame follows them, so it shows what
+    /// the export writes.
+    struct VideoExportSettings {
+        double temporal = 1.0;  ///< the temporal weight (0: frames carved alone)
+        int approximate = 1;    ///< "Seams": 1 exact, 2 / 4 seams of a downscaled copy
+        ops::TemporalTerm term = ops::TemporalTerm::PerSeam;
+        bool faces = false;  ///< faces tracked over the clip
+        [[nodiscard]] bool operator==(const VideoExportSettings&) const = default;
+    };
+    /// Changing them makes the retarget tool match the shown frame's preview to the export
+    /// again (faces: the frame's map is computed again).
+    void set_video_export_settings(const VideoExportSettings& settings);
+    [[nodiscard]] const VideoExportSettings& video_export_settings() const { return video_export_; }
+    /// The export's inputs with the settings above (what the dock's Export Video runs).
+    [[nodiscard]] VideoExport prepare_video_export(const std::filesystem::path& output) const;
+    /// Whether Export Video tracks faces (the Video dock's switch: the settings' `faces`).
     void set_video_faces(bool on);
-    [[nodiscard]] bool video_faces() const { return video_faces_; }
+    [[nodiscard]] bool video_faces() const { return video_export_.faces; }
     /// The importance the export gives the shown frame (faces tracked over the clip, saliency,
     /// lines and skin smoothed over the shot: ClipImportance, shared and cached per clip and
     /// terms, with video_faces()) — or null when the document is not an unedited frame of the
@@ -303,7 +317,7 @@ class Session {
     std::unique_ptr<VideoClip> video_;             // the open clip (video documents only)
     std::unique_ptr<VideoRemoval> video_removal_;  // its object removal
     bool video_fill_on_ = false, video_fill_compare_ = false;
-    bool video_faces_ = false;
+    VideoExportSettings video_export_;
     /// The document's pixels revision when the clip's frame was put there (edits change it).
     std::uint64_t video_frame_revision_ = ~0ull;
     std::shared_ptr<ClipImportance> clip_importance_;

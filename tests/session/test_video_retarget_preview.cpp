@@ -140,10 +140,37 @@ class TestVideoRetargetPreview : public QObject {
         }
     }
 
+    /// The clip exported with `job` (a PNG sequence in `name`), every frame.
+    std::vector<ImageRgba8> exported(const session::Session::VideoExport& job,
+                                     const QString& name) {
+        const std::filesystem::path out = std::filesystem::path(dir_.filePath(name).toStdString());
+        std::filesystem::create_directories(out);
+        video::RetargetVideoOptions o = job.options;
+        o.output = out / "%03d.png";
+        const video::RetargetVideoResult r = video::retarget_video(o);
+        if (r.frames != kFrames || r.cuts != 1) return {};
+        io::VideoReader reader(o.output);
+        std::vector<ImageRgba8> written;
+        while (auto f = reader.next()) written.push_back(std::move(*f));
+        return written;
+    }
+
+    /// Polls until the exact single-frame preview is up and the match to the export runs
+    /// (true), or nothing runs any more (false).
+    static bool until_matching(session::Session& s) {
+        while (s.retarget().poll())
+            if (s.retarget().matching_export()) return true;
+        return false;
+    }
+
     void preview_of_a_frame_is_the_exports_frame() {
         session::Session s(false);
         s.open_video(clip_);
         QCOMPARE(s.video()->frame_count(), kFrames);
+        // Without a temporal term the exact single-frame preview is the export's frame.
+        session::Session::VideoExportSettings independent;
+        independent.temporal = 0;
+        s.set_video_export_settings(independent);
         s.select(session::ToolKind::Retarget);
         s.retarget().set_mix(mix());
         s.retarget().set_target(96, kH);
@@ -204,6 +231,114 @@ class TestVideoRetargetPreview : public QObject {
             }
         }
         QVERIFY2(seams_differ >= 2, qPrintable(QString::number(seams_differ)));
+    }
+
+    void settled_preview_is_the_exported_frame() {
+        // The dock's default temporal weight 1: the export's seams of frame t follow frame
+        // t − 1's over the shot. Once matched, the preview is the exported frame, pixel for pixel.
+        session::Session s(false);
+        s.open_video(clip_);
+        QCOMPARE(s.video_export_settings().temporal, 1.0);
+        s.select(session::ToolKind::Retarget);
+        s.retarget().set_mix(mix());
+        s.retarget().set_target(96, kH);
+        s.retarget().wait();
+        const std::vector<ImageRgba8> written = exported(s.prepare_video_export({}), "chain-96");
+        QCOMPARE(static_cast<int>(written.size()), kFrames);
+        const std::vector<Mask> maps = export_maps(s.prepare_video_export({}).options, frames_);
+        // The exact preview of frame t alone: the export's map, no temporal term.
+        const auto alone = [&](const int t, const int w, const int h) {
+            ops::VideoRetargetParams p;
+            p.width = w;
+            p.height = h;
+            p.temporal = 0;
+            p.energy = s.retarget().energy();
+            p.importance_unit = ops::importance_unit(p.energy);
+            ops::VideoRetargeter carver(kW, kH, p, ops::CarveImplementation::Fast);
+            return carver.process(frames_[static_cast<std::size_t>(t)].view(),
+                                  &maps[static_cast<std::size_t>(t)]);
+        };
+        QVERIFY(s.retarget().matches_export());  // frame 0 starts its shot
+        QVERIFY(equal(s.shown_image(), written[0]));
+        int chained_differ = 0;
+        for (const int t : {5, 6, 7, 9, 10, 2, 11, 8, 3}) {
+            const int carved = s.retarget().export_chain()->frames_carved();
+            const int from = s.video()->current();
+            s.show_video_frame(t);
+            const bool matching = until_matching(s);
+            // A shot's first frame is carved alone by the export too: nothing to match (frame 3
+            // was carved on the way to 5: cached, it may be collected at once).
+            if (t != 3)
+                QVERIFY2(matching == (t != kCut),
+                         qPrintable(QString("frame %1: %2")
+                                        .arg(t)
+                                        .arg(QString::fromStdString(s.retarget().status()))));
+            if (matching) {
+                // Before it settles the preview is the single-frame one (the live frame).
+                QVERIFY2(equal(s.shown_image(), alone(t, 96, kH)),
+                         qPrintable(QString("frame %1: the frame before matching").arg(t)));
+                QVERIFY(!s.retarget().matches_export());
+                QVERIFY(!s.retarget().apply());  // Apply waits for the exported frame
+            }
+            s.retarget().wait();
+            QVERIFY2(s.retarget().matches_export(), qPrintable(QString("frame %1").arg(t)));
+            const ImageRgba8 shown = s.shown_image();
+            QVERIFY2(equal(shown, written[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1: the preview is not the exported frame").arg(t)));
+            chained_differ += !equal(shown, alone(t, 96, kH));
+            // A step forward within the shot costs one frame (the chain's state is kept);
+            // frames carved before are cached.
+            const int cost = s.retarget().export_chain()->frames_carved() - carved;
+            if (t == from + 1 && t != kCut) QCOMPARE(cost, 1);
+            if (t == 3) QCOMPARE(cost, 0);  // carved on the way to 5, and cached
+        }
+        // The test means something: the chain carves other seams than the frame alone.
+        QVERIFY2(chained_differ >= 2, qPrintable(QString::number(chained_differ)));
+
+        // Another target (narrower and lower: both directions), stepping on from there.
+        const session::Session::VideoExport lower = [&] {
+            s.retarget().set_target(100, 66);
+            return s.prepare_video_export({});
+        }();
+        const std::vector<ImageRgba8> written_lower = exported(lower, "chain-100x66");
+        QCOMPARE(static_cast<int>(written_lower.size()), kFrames);
+        s.retarget().wait();
+        QVERIFY(s.retarget().matches_export());
+        QVERIFY(equal(s.shown_image(), written_lower[3]));
+        for (const int t : {4, 10, 9}) {
+            s.show_video_frame(t);
+            s.retarget().wait();
+            QVERIFY2(equal(s.shown_image(), written_lower[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1 at 100 × 66").arg(t)));
+        }
+
+        // A frame step while matching cancels it: the next frame's preview is its own export,
+        // never the cancelled frame's picture.
+        s.retarget().set_target(96, kH);
+        s.show_video_frame(5);
+        QVERIFY(until_matching(s));
+        s.show_video_frame(6);
+        QVERIFY(!s.retarget().matching_export());
+        QVERIFY(s.retarget().preview_held());
+        s.retarget().wait();
+        QVERIFY(s.retarget().matches_export());
+        QVERIFY(equal(s.shown_image(), written[6]));
+
+        // A setting of the export changes what is matched: with no temporal term the frame
+        // alone is the export's frame.
+        session::Session::VideoExportSettings independent;
+        independent.temporal = 0;
+        s.set_video_export_settings(independent);
+        s.retarget().wait();
+        QVERIFY(s.retarget().matches_export());
+        QVERIFY(equal(s.shown_image(), alone(6, 96, kH)));
+        s.set_video_export_settings({});
+        s.retarget().wait();
+        QVERIFY(equal(s.shown_image(), written[6]));
+
+        // Apply takes the exported frame.
+        QVERIFY(s.retarget().apply());
+        QVERIFY(equal(s.document().pixels(), written[6]));
     }
 
     void cache_restarts_at_the_shot_start() {
