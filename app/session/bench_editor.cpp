@@ -3,8 +3,10 @@
 // framebuffer, glFinish), on the device path and the host path side by side.
 //
 //   lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N]
-//   lacuna-bench-editor --video CLIP [--saliency] [--lines] [--skin] [--faces] [--repeats N]
-//     (the Retarget preview of a video's frames with the export's importance: run_video)
+//   lacuna-bench-editor --video CLIP [--saliency] [--lines] [--skin] [--faces] [--temporal W]
+//     [--repeats N]
+//     (the Retarget preview of a video's frames with the export's importance, and with the
+//     Video dock's temporal weight W (default 1) its match to the exported frame: run_video)
 //
 // Default: the bundled sample photo scaled to 3840 × 2160. Prints a table (median and 95th
 // percentile per interaction) and the host<->device bytes each interaction moved.
@@ -31,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -130,6 +133,7 @@ struct Options {
         return p;
     }();
     bool video_faces = false;
+    double temporal = 1.0;  ///< the Video dock's temporal weight (the export's)
 };
 
 /// Bilinear resize, so any photo becomes the benchmark's size.
@@ -530,45 +534,59 @@ int run_video(const Options& o) {
     s.open_video(o.video);
     const int frames = s.video()->frame_count();
     const int w = s.document().width(), h = s.document().height();
-    s.set_video_faces(o.video_faces);
+    session::Session::VideoExportSettings exporting;
+    exporting.temporal = o.temporal;
+    exporting.faces = o.video_faces;
+    s.set_video_export_settings(exporting);
     ops::RetargetMix mix;
     mix.importance = o.terms;
     mix.importance.faces = mix.importance.faces || o.video_faces;
     s.select(session::ToolKind::Retarget);
     s.retarget().set_mix(mix);
     const int target = std::max(2, w * 6 / 10);
-    const auto timed = [&](const std::function<void()>& interaction) {
-        const auto start = Clock::now();
-        interaction();
-        s.retarget().wait();
-        return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    };
     std::map<std::string, std::vector<double>> out;
-    out["first frame: map + seams (cold)"].push_back(
-        timed([&] { s.retarget().set_target(target, h); }));
+    // The single-frame preview (exact maps; what the live slider shows) under `label`, then, with
+    // a temporal term, the preview matched to the exported frame under "label: matched".
+    const auto timed = [&](const std::string& label, const std::function<void()>& interaction) {
+        const auto start = Clock::now();
+        const auto since = [&] {
+            return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        };
+        interaction();
+        s.retarget().refresh();
+        double exact = -1;
+        while (s.retarget().poll()) {
+            if (exact < 0 && s.retarget().matching_export()) exact = since();
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        const double settled = since();
+        out[label].push_back(exact < 0 ? settled : exact);
+        if (exact >= 0) out[label + ": matched"].push_back(settled);
+    };
+    timed("first frame: map + seams (cold)", [&] { s.retarget().set_target(target, h); });
     const int steps = std::min(o.repeats, frames - 1);
     for (int f = 1; f <= steps; ++f)
-        out["step forward one frame"].push_back(timed([&] { s.show_video_frame(f); }));
+        timed("step forward one frame", [&] { s.show_video_frame(f); });
     for (int f = steps - 1; f >= std::max(0, steps - o.repeats); --f)
-        out["step back (map cached)"].push_back(timed([&] { s.show_video_frame(f); }));
+        timed("step back (map cached)", [&] { s.show_video_frame(f); });
     if (frames > steps + 2) {
         const int far = std::min(frames - 1, steps + 30);
-        out["jump " + std::to_string(far - steps) + " frames ahead"].push_back(
-            timed([&] { s.show_video_frame(far); }));
+        timed("jump " + std::to_string(far - steps) + " frames ahead",
+              [&] { s.show_video_frame(far); });
     }
     for (int i = 0; i < o.repeats; ++i)
-        out["slider frame (maps ready)"].push_back(
-            timed([&] { s.retarget().set_target(target - 1 - (i % 7), h); }));
+        timed("slider frame (maps ready)",
+              [&] { s.retarget().set_target(target - 1 - (i % 7), h); });
     std::printf(
         "Retarget preview of %s (%dx%d, %d frames announced) to %d px wide, host path, "
-        "terms:%s%s%s%s\n",
-        o.video.c_str(), w, h, frames, target, mix.importance.saliency ? " saliency" : "",
-        mix.importance.lines ? " lines" : "", mix.importance.skin ? " skin" : "",
-        o.video_faces ? " faces (tracked)" : "");
-    std::printf("%-36s | %8s %8s %8s %4s\n", "interaction", "median", "min", "max", "n");
+        "temporal weight %g, terms:%s%s%s%s\n",
+        o.video.c_str(), w, h, frames, target, o.temporal,
+        mix.importance.saliency ? " saliency" : "", mix.importance.lines ? " lines" : "",
+        mix.importance.skin ? " skin" : "", o.video_faces ? " faces (tracked)" : "");
+    std::printf("%-48s | %8s %8s %8s %4s\n", "interaction", "median", "min", "max", "n");
     for (auto& [label, ms] : out) {
         std::sort(ms.begin(), ms.end());
-        std::printf("%-36s | %8.1f %8.1f %8.1f %4zu\n", label.c_str(), ms[ms.size() / 2],
+        std::printf("%-48s | %8.1f %8.1f %8.1f %4zu\n", label.c_str(), ms[ms.size() / 2],
                     ms.front(), ms.back(), ms.size());
     }
     for (const std::string& n : s.take_notices()) std::cerr << "  notice: " << n << "\n";
@@ -597,6 +615,8 @@ bool parse(int argc, char** argv, Options& o) {
             o.terms.skin = true;
         } else if (a == "--faces") {
             o.video_faces = true;
+        } else if (a == "--temporal") {
+            o.temporal = std::atof(next().c_str());
         } else {
             return false;
         }
@@ -612,7 +632,7 @@ int main(int argc, char** argv) {
         std::cerr << "usage: lacuna-bench-editor [--image PATH] [--size WxH] [--repeats N] "
                      "[--measurement]\n"
                      "       lacuna-bench-editor --video CLIP [--saliency] [--lines] [--skin] "
-                     "[--faces] [--repeats N]\n";
+                     "[--faces] [--temporal W] [--repeats N]\n";
         return 2;
     }
     try {

@@ -111,6 +111,9 @@ std::optional<ImageRgba8> ExportChain::frame(const video::RetargetVideoOptions& 
                                              const Progress& progress) {
     if (index < 0) throw Error(ErrorCode::InvalidArgument, "a frame index is 0 or more");
     const std::lock_guard lock(mutex_);
+    // Cancelled while it waited for the call before it (the user moved on): the chain's state
+    // stays that of the last target, which the user may come back to.
+    if (progress && !progress(0, 0)) cancelled();
     if (!key_ || !key_->same(options, maps)) {
         // Another target or setting: other seams for every frame.
         Key key;

@@ -1199,6 +1199,32 @@ class TestEditor : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 60000);
         window.retarget_session()->set_target(240, 240);
         QTRY_COMPARE_WITH_TIMEOUT(window.session().shown_width(), 240, 60000);
+        // The dock's temporal weight (1 by default) is the session's: the preview of frame 10
+        // settles on the exported frame (its seams follow those of frames 0 .. 8), and says so.
+        auto* temporal = window.video_panel()->findChild<QDoubleSpinBox*>("video_temporal");
+        QVERIFY(temporal != nullptr);
+        QCOMPARE(window.session().video_export_settings().temporal, temporal->value());
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->matches_export(), 120000);
+        const auto* retarget_status =
+            window.retarget_panel()->findChild<QLabel*>("retarget_status");
+        QTRY_VERIFY2(retarget_status->text().contains("The exported frame"),
+                     qPrintable(retarget_status->text()));
+        // Another weight in the dock: matched again, the panel's bar counting the frames.
+        temporal->setValue(2.0);
+        QCOMPARE(window.session().video_export_settings().temporal, 2.0);
+        const auto* retarget_progress =
+            window.retarget_panel()->findChild<QProgressBar*>("retarget_progress");
+        const bool counted = QTest::qWaitFor(
+            [&] { return retarget_progress->format().startsWith("Matching the export"); }, 20000);
+        const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR");
+        if (counted && !shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/video-retarget-matching.png", "PNG"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->matches_export(), 120000);
+        QTRY_VERIFY2(retarget_status->text().contains("The exported frame"),
+                     qPrintable(retarget_status->text()));
+        if (!shots.isEmpty())
+            QVERIFY(window.grab().save(shots + "/video-retarget-matched.png", "PNG"));
+        temporal->setValue(1.0);
         const QString out = dir.filePath("narrow.mp4");
         QVERIFY(window.video_panel()->export_to(out));
         QVERIFY(!window.video_panel()->export_to(out));  // one export at a time
