@@ -45,7 +45,8 @@ ExportChain::~ExportChain() = default;
 bool ExportChain::differs_from_single_frame(const video::RetargetVideoOptions& options,
                                             const int index) const {
     if (options.params.approximate > 1) return true;
-    if (ops::temporal_unit(options.params.temporal) == 0) return false;
+    // The clip's first frame starts a shot, whatever the cut threshold.
+    if (ops::temporal_unit(options.params.temporal) == 0 || index == 0) return false;
     const std::lock_guard lock(cuts_mutex_);
     // A shot's first frame has no temporal term: its seams are its map's alone.
     const bool known_start =

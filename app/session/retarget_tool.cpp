@@ -1262,9 +1262,13 @@ void RetargetTool::match_export() {
     job->chain = chain_;
     ChainJob* raw = job.get();
     job->work.start([raw](JobControl& control) {
-        return raw->chain->frame(
-            raw->job.options, raw->maps.get(), raw->frame,
-            [&control](const int done, const int total) { return control.report(done, total); });
+        return raw->chain->frame(raw->job.options, raw->maps.get(), raw->frame,
+                                 [&control](const int done, const int total) {
+                                     // (0, 0): reading the clip, nothing counted yet — only a
+                                     // chance to cancel.
+                                     return total > 0 ? control.report(done, total)
+                                                      : !control.cancelled();
+                                 });
     });
     chain_job_ = std::move(job);
 }
@@ -1302,7 +1306,7 @@ std::string RetargetTool::status() const {
                             std::to_string(std::min(total, chain_job_->work.done() + 1)) + " of " +
                             std::to_string(total) +
                             " of the shot (the temporal term follows the earlier frames' seams)."
-                      : "Matching the export: finding the shot's first frame…");
+                      : "Matching the export: reading the clip up to this frame…");
     } else if (previewing_ && !preview_held_ && matches_export() && exported()->image) {
         add("The exported frame: its seams follow the shot's earlier frames (temporal weight).");
     }

@@ -1215,7 +1215,7 @@ class TestEditor : public QObject {
         const auto* retarget_progress =
             window.retarget_panel()->findChild<QProgressBar*>("retarget_progress");
         const bool counted = QTest::qWaitFor(
-            [&] { return retarget_progress->format().startsWith("Matching the export"); }, 20000);
+            [&] { return retarget_progress->format().startsWith("Matching the export: "); }, 20000);
         const QString shots = qEnvironmentVariable("LACUNA_SCREENSHOT_DIR");
         if (counted && !shots.isEmpty())
             QVERIFY(window.grab().save(shots + "/video-retarget-matching.png", "PNG"));
