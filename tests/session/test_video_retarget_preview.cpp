@@ -293,6 +293,8 @@ class TestVideoRetargetPreview : public QObject {
             if (t == 3) QCOMPARE(cost, 0);  // carved on the way to 5, and cached
         }
         // The test means something: the chain carves other seams than the frame alone.
+        qInfo("frames whose exported picture differs from the frame carved alone: %d of 9",
+              chained_differ);
         QVERIFY2(chained_differ >= 2, qPrintable(QString::number(chained_differ)));
 
         // Another target (narrower and lower: both directions), stepping on from there.
