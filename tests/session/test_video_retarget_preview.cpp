@@ -338,6 +338,26 @@ class TestVideoRetargetPreview : public QObject {
         s.retarget().wait();
         QVERIFY(equal(s.shown_image(), written[6]));
 
+        // Fast seams (the dock's "Seams"): the export's approximate seams, on a shot's first
+        // frame too (the single-frame preview has exact ones).
+        session::Session::VideoExportSettings fast;
+        fast.approximate = 2;
+        s.set_video_export_settings(fast);
+        const std::vector<ImageRgba8> written_fast = exported(s.prepare_video_export({}), "fast");
+        QCOMPARE(static_cast<int>(written_fast.size()), kFrames);
+        for (const int t : {6, kCut, 9}) {
+            s.show_video_frame(t);
+            s.retarget().wait();
+            QVERIFY(s.retarget().matches_export());
+            QVERIFY2(equal(s.shown_image(), written_fast[static_cast<std::size_t>(t)]),
+                     qPrintable(QString("frame %1, fast seams").arg(t)));
+        }
+        QVERIFY(!equal(written_fast[kCut], written[kCut]));
+        s.set_video_export_settings({});
+        s.show_video_frame(6);
+        s.retarget().wait();
+        QVERIFY(equal(s.shown_image(), written[6]));
+
         // Apply takes the exported frame.
         QVERIFY(s.retarget().apply());
         QVERIFY(equal(s.document().pixels(), written[6]));
