@@ -1305,10 +1305,11 @@ std::string RetargetTool::status() const {
         add(total > 0 ? "Matching the export: frame " +
                             std::to_string(std::min(total, chain_job_->work.done() + 1)) + " of " +
                             std::to_string(total) +
-                            " of the shot (the temporal term follows the earlier frames' seams)."
+                            " (the export's seams follow those of the shot's earlier frames)."
                       : "Matching the export: reading the clip up to this frame…");
     } else if (previewing_ && !preview_held_ && matches_export() && exported()->image) {
-        add("The exported frame: its seams follow the shot's earlier frames (temporal weight).");
+        add("The exported frame: what Export Video writes for it (its seams follow the shot's "
+            "earlier frames).");
     }
     if (const int phase = importance_ ? importance_->phase.load() : 0; phase != 0)
         add(phase == 1 ? "Tracking faces over the whole clip, as the export does (once per clip "
