@@ -186,50 +186,6 @@ std::vector<std::uint32_t> smooth_axis(const std::vector<std::uint32_t>& in, con
     return out;
 }
 
-/// Known pixels around the hole (its box grown by kRingReach, every other row and column): where
-/// a shifted copy must agree with the image for the fill to continue it.
-constexpr int kRingReach = 16;
-
-/// The offset within ± scale of `o` (level 0) under which the known pixels around the hole agree
-/// best with the image shifted: the least mean colour SSD over the ring's pixels whose shifted
-/// pixel is known too (at least a quarter of them); the reduced search places a peak only to
-/// within a reduced pixel.
-PatchOffset refine_offset(const InpaintProblem& problem, const PatchOffset o, const int scale) {
-    const int w = problem.image.width(), h = problem.image.height();
-    const SearchRect& b = problem.hole_box;
-    const int x0 = std::max(0, b.x0 - kRingReach), x1 = std::min(w - 1, b.x1 + kRingReach);
-    const int y0 = std::max(0, b.y0 - kRingReach), y1 = std::min(h - 1, b.y1 + kRingReach);
-    const auto image = problem.image.view();
-    const auto hole = problem.hole.view();
-    long long ring = 0;
-    for (int y = y0; y <= y1; y += 2)
-        for (int x = x0; x <= x1; x += 2) ring += hole.row(y)[x] ? 0 : 1;
-    PatchOffset best = o;
-    unsigned long long best_sum = 0, best_n = 0;
-    for (int ddy = -scale; ddy <= scale; ++ddy)
-        for (int ddx = -scale; ddx <= scale; ++ddx) {
-            const int dx = o.dx + ddx, dy = o.dy + ddy;
-            unsigned long long sum = 0, n = 0;
-            for (int y = y0; y <= y1; y += 2) {
-                const int sy = y + dy;
-                if (sy < 0 || sy >= h) continue;
-                for (int x = x0; x <= x1; x += 2) {
-                    const int sx = x + dx;
-                    if (sx < 0 || sx >= w || hole.row(y)[x] || hole.row(sy)[sx]) continue;
-                    const Rgba8 a = image.row(y)[x], c = image.row(sy)[sx];
-                    const int er = a.r - c.r, eg = a.g - c.g, eb = a.b - c.b;
-                    sum += static_cast<unsigned long long>(er * er + eg * eg + eb * eb);
-                    ++n;
-                }
-            }
-            if (n == 0 || 4 * static_cast<long long>(n) < ring) continue;
-            // sum / n < best_sum / best_n, exactly.
-            if (best_n == 0 || sum * best_n < best_sum * n)
-                best = {dx, dy}, best_sum = sum, best_n = n;
-        }
-    return best;
-}
-
 }  // namespace
 
 std::vector<PatchOffset> dominant_offsets(const InpaintProblem& problem, const int count) {
@@ -286,8 +242,6 @@ std::vector<PatchOffset> dominant_offsets(const InpaintProblem& problem, const i
         if (d2 < static_cast<long long>(min_offset) * min_offset) continue;
         out.push_back({dx * r.scale, dy * r.scale});
     }
-    if (std::getenv("LACUNA_PM_OFFSETS_REFINE") != nullptr)  // TEMP
-        for (PatchOffset& o : out) o = refine_offset(problem, o, r.scale);
     return out;
 }
 
