@@ -12,7 +12,6 @@
 #include <lacuna/ops/seam_carve.hpp>
 
 #include "../../engine/ops/inpaint/factories.hpp"
-#include "../../engine/ops/inpaint/patch_offsets.hpp"
 #include "inpaint_test_util.hpp"
 
 #include <QtTest>
@@ -92,41 +91,6 @@ ImageRgba8 fill(const ImageRgba8& image, const Mask& mask, InpaintParams params,
     return inpaint(image.view(), mask, params, InpaintImplementation::Fast).image;
 }
 
-/// A façade: light windows with dark panes on a period of 28 × 32 px, on a brick-like background
-/// of 4-px courses of 14-px bricks with noise (so every patch differs a little).
-ImageRgba8 window_facade(const int w, const int h, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> noise(-5, 5);
-    ImageRgba8 image(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const int px = x % 28, py = y % 32;
-            int r = 150, g = 80, b = 60;  // brick
-            if ((y % 4) == 0 || ((x + (y / 4 % 2) * 7) % 14) == 0) r = 200, g = 190, b = 170;
-            if (px >= 6 && px < 22 && py >= 6 && py < 26) {
-                const bool frame = px < 8 || px >= 20 || py < 8 || py >= 24 || px == 14;
-                r = frame ? 230 : 30, g = frame ? 225 : 40, b = frame ? 210 : 60;
-            }
-            const int n = noise(rng);
-            image.at(x, y) = Rgba8{std::uint8_t(std::clamp(r + n, 0, 255)),
-                                   std::uint8_t(std::clamp(g + n, 0, 255)),
-                                   std::uint8_t(std::clamp(b + n, 0, 255)), 255};
-        }
-    return image;
-}
-
-/// The raw PatchMatch fill (no blend, no refill) of `mask`.
-ImageRgba8 raw_patchmatch(const ImageRgba8& image, const Mask& mask, const std::uint32_t seed) {
-    InpaintParams params;
-    params.patch = 9;
-    params.method = InpaintMethod::PatchMatch;
-    params.seed = seed;
-    const auto filler =
-        lacuna::ops::detail::make_patchmatch_inpainter(prepare_inpaint(image.view(), mask, params));
-    while (filler->progress().filled < filler->progress().total) filler->advance(1000);
-    return filler->image();
-}
-
 /// The message of the Error `fn` throws (empty if none).
 template <class Fn>
 QString error_of(Fn&& fn, ErrorCode* code = nullptr) {
@@ -145,33 +109,6 @@ class TestPatchMatch : public QObject {
     Q_OBJECT
 
   private slots:
-    void dominant_offsets_are_the_periods() {
-        const ImageRgba8 image = window_facade(224, 204, 3);
-        const Mask mask = box_mask(224, 204, 90, 70, 40, 46);
-        InpaintParams params;
-        params.patch = 9;
-        params.method = InpaintMethod::PatchMatch;
-        const InpaintProblem problem = prepare_inpaint(image.view(), mask, params);
-        const auto offsets = lacuna::ops::detail::dominant_offsets(problem, 8);
-        QString list;
-        for (const auto& o : offsets) list += QString(" (%1,%2)").arg(o.dx).arg(o.dy);
-        qInfo("offsets:%s", qPrintable(list));
-        QCOMPARE(offsets.size(), std::size_t{8});
-        // Every multiple of the period matches as well (the noise decides which), so the votes
-        // spread over the lattice: each peak is a lattice vector.
-        for (const auto& o : offsets) QVERIFY(o.dx % 28 == 0 && o.dy % 32 == 0);
-    }
-
-    void periodic_facade_is_filled_by_its_offsets() {
-        const ImageRgba8 image = window_facade(224, 204, 3);
-        // The hole takes a whole window and parts of its neighbours.
-        const Mask mask = box_mask(224, 204, 90, 70, 40, 46);
-        for (const std::uint32_t seed : {1U, 2U}) {
-            const double mae = hole_mae(image, raw_patchmatch(image, mask, seed), mask);
-            qInfo("seed %u: hole MAE %.2f levels", seed, mae);
-        }
-    }
-
     void sources_reproduce_the_fill_and_move_stored_samples() {
         // The final vote's sources, recomputed from the field, reproduce the filler's output
         // exactly; applied to an exact ×257 16-bit copy they give 257 × the 8-bit fill.

@@ -3,15 +3,11 @@
 // reads only source pixels, which are never hole pixels, and writes only hole pixels), so the
 // split and the thread count cannot change a byte, and the CUDA kernels run the same schedule.
 #include "factories.hpp"
-#include "patch_offsets.hpp"
 #include "patchmatch_driver.hpp"
 
 #include <lacuna/core/parallel.hpp>
 
 #include <atomic>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -274,19 +270,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             ++usable;
         }
         set_levels(usable);
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::vector<PatchOffset> offsets = dominant_offsets(problem_, patch_offset_count());
-        const double offsets_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        if (std::getenv("LACUNA_PM_OFFSETS_PRINT") != nullptr) {  // TEMP
-            std::fprintf(stderr, "OFFSETS %zu in %.1f ms:", offsets.size(), offsets_ms);
-            for (const PatchOffset& o : offsets) std::fprintf(stderr, " (%d,%d)", o.dx, o.dy);
-            std::fprintf(stderr, "\n");
-        }
-        offsets_.resize(static_cast<std::size_t>(usable));
-        for (int i = 0; i < usable; ++i)
-            offsets_[static_cast<std::size_t>(i)] = offsets_at_level(offsets, i);
     }
 
     void start_level(const int level) override {
@@ -328,12 +311,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             pass.seed = problem_.seed;
             pass.level = level;
             pass.iteration = iteration;
-            const std::vector<std::int32_t>& offsets = offsets_[static_cast<std::size_t>(level)];
-            pass.offsets = offsets.data();
-            pass.offset_count = static_cast<int>(offsets.size() / 2);
-            static const bool coarse_only = std::getenv("LACUNA_PM_OFFSETS_COARSE") != nullptr;
-            static const bool no_pass = std::getenv("LACUNA_PM_OFFSETS_NOPASS") != nullptr;
-            if (no_pass || (coarse_only && level != levels() - 1)) pass.offset_count = 0;  // TEMP
             for_box(l, [&](const int x, const int y) {
                 patchmatch_terms::pm_pass_pixel(l, pass, x, y);
             });
@@ -377,16 +354,12 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         const int layers =
             patchmatch_terms::pm_onion_layers(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
         int cur = 0;
-        static const bool use_onion = std::getenv("LACUNA_PM_OFFSETS_ONION") != nullptr;  // TEMP
-        const std::vector<std::int32_t> onion_offsets =
-            use_onion ? offsets_[static_cast<std::size_t>(level)] : std::vector<std::int32_t>{};
         for (int layer = 0; layer < layers; ++layer) {
             std::atomic<bool> filled{false};
             for_rect(box.x0, box.y0, box.x1, box.y1, [&](const int x, const int y) {
                 if (patchmatch_terms::pm_onion_pixel(l, known[cur].data(), known[1 - cur].data(),
                                                      problem_.radius, problem_.seed, level, layer,
-                                                     x, y, onion_offsets.data(),
-                                                     static_cast<int>(onion_offsets.size() / 2)))
+                                                     x, y))
                     filled.store(true, std::memory_order_relaxed);
             });
             cur = 1 - cur;
@@ -422,8 +395,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
     std::vector<LevelStore<D>> store_;
     std::vector<Level> levels_;
     std::vector<int> buffer_;  ///< per level: the field buffer holding the current field
-    /// Per level: the dominant offsets scaled to it (dx, dy pairs; offsets_at_level).
-    std::vector<std::vector<std::int32_t>> offsets_;
 };
 
 }  // namespace

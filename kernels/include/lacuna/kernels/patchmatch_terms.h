@@ -602,8 +602,7 @@ LACUNA_HD void pm_onion_finish(const BasicPmLevel<D>& l, const std::uint8_t* kno
 template <class D>
 LACUNA_HD bool pm_onion_pixel(const BasicPmLevel<D>& l, const std::uint8_t* known_in,
                               std::uint8_t* known_out, const int r, const std::uint32_t seed,
-                              const int level, const int layer, const int x, const int y,
-                              const std::int32_t* offsets = nullptr, const int offset_count = 0) {
+                              const int level, const int layer, const int x, const int y) {
     const long long p = static_cast<long long>(y) * l.width + x;
     const bool front = pm_onion_front(l, known_in, x, y);
     known_out[p] = known_in[p] || front ? 1 : 0;
@@ -614,9 +613,6 @@ LACUNA_HD bool pm_onion_pixel(const BasicPmLevel<D>& l, const std::uint8_t* know
         if (pm_onion_candidate(l, known_in, r, seed, level, layer, x, y, j, sx, sy))
             pm_onion_consider(l, known_in, r, x, y, sx, sy, j, b);
     }
-    for (int k = 0; k < offset_count; ++k)
-        pm_onion_consider(l, known_in, r, x, y, x + offsets[2 * k], y + offsets[2 * k + 1],
-                          kOnionFirstStage, b);
     pm_onion_finish(l, known_in, r, seed, level, layer, x, y, b);
     return true;
 }
@@ -684,17 +680,11 @@ struct PmPass {
     std::uint32_t seed = 1;
     int level = 0;
     int iteration = 0;  ///< within the level
-    /// The image's dominant offsets at this level (He & Sun 2012; dx, dy pairs, host or device
-    /// memory as the level's arrays): with `random`, source p + offset is tried for every target
-    /// p, after the propagation and before the random search.
-    const std::int32_t* offsets = nullptr;
-    int offset_count = 0;
 };
 
 /// One target pixel of a pass (Jacobi: reads buffer src only, writes dst). The candidates, in a
-/// fixed order: the current source; each neighbour's source shifted back by the jump; then (in the
-/// random pass) the dominant offsets and random centres in windows halving from the level's size
-/// around the best so far. Strictly better wins.
+/// fixed order: the current source; each neighbour's source shifted back by the jump; then random
+/// centres in windows halving from the level's size around the best so far. Strictly better wins.
 template <class D>
 LACUNA_HD void pm_pass_pixel(const BasicPmLevel<D>& l, const PmPass& pass, const int x,
                              const int y) {
@@ -726,16 +716,6 @@ LACUNA_HD void pm_pass_pixel(const BasicPmLevel<D>& l, const PmPass& pass, const
         if (d < bd) best = c, bd = d, bx = sx, by = sy;
     }
     if (pass.random) {
-        // The image's repetitions (a window spacing, a brick period): the copy of the image
-        // shifted by each dominant offset, in the list's order.
-        for (int k = 0; k < pass.offset_count; ++k) {
-            const int sx = x + pass.offsets[2 * k], sy = y + pass.offsets[2 * k + 1];
-            if (!pm_candidate_ok(l, sx, sy, r)) continue;
-            const std::int32_t c = sy * w + sx;
-            if (c == best) continue;
-            const Dist d = pm_distance(l, x, y, sx, sy, r, bd);
-            if (d < bd) best = c, bd = d, bx = sx, by = sy;
-        }
         int k = 0;
         for (int span = pass.span; span >= 1; span /= 2, ++k) {
             const int sx = pm_uniform(pm_hash(pass.seed, pass.level, pass.iteration, x, y, 2 * k),
