@@ -629,8 +629,8 @@ Command bench_command() {
            "rows)"},
           {"variants", "LIST",
            "retarget-quality: only these rows beside the five methods (auto+sal,\n"
-           "                            seams+sal, auto+lines, seams+lines, seams+l1, none; "
-           "default all)"},
+           "                            seams+sal, auto+lines, seams+lines, auto+sal+lines,\n"
+           "                            seams+l1, seams+transversal, none; default all)"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"no-peers", "",
            "inpaint: only our fillers (no G'MIC, no Telea, no FSR); video-inpaint: no "

@@ -301,8 +301,9 @@ ImageRgba8 stacked(const ImageRgba8& top, const ImageRgba8& bottom, const int ga
 int bench_retarget_quality(Context& ctx) {
     /// Scored and averaged beside the five methods: the same carvers with saliency or lines on
     /// as well (what the defaults of those terms are chosen by), and our seams with L1 energy.
-    std::vector<std::string> variants = {"auto+sal",    "seams+sal", "auto+lines",
-                                         "seams+lines", "seams+l1",  "seams+transversal"};
+    std::vector<std::string> variants = {"auto+sal",         "seams+sal",      "auto+lines",
+                                         "seams+lines",      "auto+sal+lines", "seams+l1",
+                                         "seams+transversal"};
     if (const auto only = ctx.args.get("variants")) {
         const std::vector<std::string> known = variants;
         variants.clear();
@@ -310,8 +311,8 @@ int bench_retarget_quality(Context& ctx) {
             if (v.empty() || v == "none") continue;
             if (std::find(known.begin(), known.end(), v) == known.end())
                 throw UsageError("--variants: unknown variant '" + v +
-                                 "' (auto+sal, seams+sal, auto+lines, seams+lines, seams+l1, "
-                                 "seams+transversal, none)");
+                                 "' (auto+sal, seams+sal, auto+lines, seams+lines, "
+                                 "auto+sal+lines, seams+l1, seams+transversal, none)");
             variants.push_back(v);
         }
     }
@@ -383,11 +384,15 @@ int bench_retarget_quality(Context& ctx) {
             }
         }
         const ops::ImportanceMap importance = ops::importance_map(image.view(), {});
-        ops::ImportanceParams with_saliency, with_lines;
+        ops::ImportanceParams with_saliency, with_lines, with_both;
         with_saliency.saliency = true;
         with_lines.lines = true;
+        with_both.saliency = with_both.lines = true;
         const ops::ImportanceMap salient_levels = ops::importance_map(image.view(), with_saliency);
         const ops::ImportanceMap line_levels = ops::importance_map(image.view(), with_lines);
+        const ops::ImportanceMap salient_line_levels =
+            wanted("auto+sal+lines") ? ops::importance_map(image.view(), with_both)
+                                     : ops::ImportanceMap{};
         ImageRgba8 first_row;
         for (const int percent : {50, 75}) {
             const int tw = static_cast<int>(std::lround(W * percent / 100.0));
@@ -417,7 +422,8 @@ int bench_retarget_quality(Context& ctx) {
             // The other importance terms, each beside the default (faces), to choose their
             // defaults by: the same seams and automatic mix with saliency or lines on.
             for (const auto& [suffix, map] :
-                 {std::pair{"+sal", &salient_levels}, std::pair{"+lines", &line_levels}}) {
+                 {std::pair{"+sal", &salient_levels}, std::pair{"+lines", &line_levels},
+                  std::pair{"+sal+lines", &salient_line_levels}}) {
                 ops::RetargetParams v = p;
                 v.automatic = false;
                 v.importance = map->empty() ? nullptr : &map->levels;

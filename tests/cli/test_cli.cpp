@@ -1505,7 +1505,8 @@ class TestCli : public QObject {
 
     // The retargeting quality benchmark on one photo: ARS weighted by the fine-grained saliency
     // (the counted score, a map no carver uses) and by the spectral residual beside it, the
-    // best / worst counts per automatic row, and an unknown row refused in one line.
+    // best / worst counts per automatic row (saliency and lines together too), and an unknown
+    // row refused in one line.
     void bench_retarget_quality_one_photo() {
         // home.jpg at 192 px wide in a folder of its own: the table's shape is what is checked,
         // and the full-size photo takes 40 s here (minutes under the sanitizers).
@@ -1518,7 +1519,7 @@ class TestCli : public QObject {
                                    ops::ScaleMethod::Bicubic, ops::ScaleImplementation::Fast)
                             .view());
         const Result r = run_cli({"bench", "retarget-quality", "--data", dir, "--case", "home",
-                                  "--variants", "auto+sal"});
+                                  "--variants", "auto+sal,auto+sal+lines"});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains("1 photos"), qPrintable(r.out));
         QVERIFY2(r.out.contains("fine-grained saliency"), qPrintable(r.out));
@@ -1528,6 +1529,9 @@ class TestCli : public QObject {
         // One row per width, each with its scores and the automatic rows' mixes.
         QCOMPARE(r.out.count("home.jpg "), 2);
         QVERIFY2(r.out.contains("auto+sal: crop"), qPrintable(r.out));
+        // Saliency and lines together, a candidate default set of its own.
+        QVERIFY2(r.out.contains("auto+sal+lines: crop"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("by ARS   with auto+sal+lines"), qPrintable(r.out));
         QVERIFY(!r.out.contains("seams+l1"));
         const Result bad = run_cli({"bench", "retarget-quality", "--variants", "auto+skin"});
         QCOMPARE(bad.status, 2);
