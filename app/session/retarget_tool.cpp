@@ -428,6 +428,23 @@ std::optional<PreviewFrame> RetargetTool::preview(const ToolKind active) const {
     return PreviewFrame{device_frame(), host_frame(), frame_w_, frame_h_, preview_serial_};
 }
 
+void RetargetTool::device_copy_ending() {
+    // Cancelled and joined before the copy goes: a carve of a device snapshot enqueues on the
+    // document's stream (event records, uploads), and a destroyed stream crashes the driver.
+    for (std::shared_ptr<Job>* job : {&vertical_job_, &horizontal_job_}) {
+        if (!*job) continue;
+        (*job)->work.cancel();
+        (void)(*job)->work.wait();
+        job->reset();
+        // Its map is lost with it: the next refresh() starts over.
+        source_revision_ = ~0ull;
+    }
+}
+
+void RetargetTool::document_closing() {
+    if (session_.on_device()) device_copy_ending();
+}
+
 void RetargetTool::device_lost(const bool gpu_still_usable) {
     set_carve_backend(gpu_still_usable ? Backend::Cuda : Backend::Cpu);
     device_lost();

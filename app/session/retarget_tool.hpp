@@ -64,6 +64,10 @@ class RetargetTool final : public Tool {
     /// Brings the maps up to date with the document.
     void activate() override;
     void device_lost(bool gpu_still_usable) override;
+    /// Joins the seam carves: they enqueue on the document's stream, which goes next.
+    void device_copy_ending() override;
+    /// The same before another document (or frame) replaces this one's device copy.
+    void document_closing() override;
     /// The preview while retargeting or panning (painting or drawing shows the document).
     [[nodiscard]] std::optional<PreviewFrame> preview(ToolKind active) const override;
     [[nodiscard]] bool wants_map_ahead(ToolKind active) const override {

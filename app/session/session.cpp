@@ -529,6 +529,7 @@ bool Session::guarded(const std::function<void()>& work) {
 
 void Session::leave_device(const std::string& reason, const bool gpu_still_usable) {
     if (!on_device()) return;
+    for (const auto& tool : tools_) tool->device_copy_ending();
     document_.leave_device();
     // Without interop no later document can be presented from the device either; after a
     // device error the next document tries again.

@@ -124,6 +124,9 @@ class Tool {
     /// The session left the device (the document is intact on the host). `gpu_still_usable`:
     /// the GPU works but cannot present (no interop), so it may still compute.
     virtual void device_lost(bool /*gpu_still_usable*/) {}
+    /// The document's device copy and its stream are about to be destroyed (the session leaves
+    /// the device; device_lost follows): stop and wait for background work that enqueues on them.
+    virtual void device_copy_ending() {}
 
     // ---- background work ----
     /// Advances the tool's work and collects finished jobs; true while any is still running.

@@ -462,6 +462,35 @@ class TestSessionDevice : public QObject {
         }
     }
 
+    void a_running_carve_is_stopped_before_the_device_copy_goes() {
+        // The retarget tool carves a device snapshot on the document's stream in the
+        // background; leaving the device, or opening another document, destroys that stream.
+        // Before, the carve went on enqueuing on it after it was gone (a SIGSEGV in
+        // cuEventRecord: 1 run in 39 of the measurement fill test above). Each time the carve
+        // is under way (a 4K picture's exact map) when the copy goes, and the maps come again.
+        const ImageRgba8 big = test::scenario_photo(3840, 2160);
+        const ImageRgba8 next = test::scenario_photo(kW, kH);
+        for (const bool leave : {true, false, true, false}) {
+            session::Session s(true);
+            s.open(clone(big.view()));
+            QVERIFY(s.on_device());
+            s.select(session::ToolKind::Retarget);
+            QVERIFY(s.retarget().busy());
+            if (leave) {
+                s.leave_device("a test leaves the device mid-carve");
+                QVERIFY(!s.on_device());
+            } else {
+                s.open(clone(next.view()));
+            }
+            s.retarget().wait();
+            QVERIFY(s.retarget().vertical_exact());
+            s.retarget().set_target(s.document().pixels().width() / 2,
+                                    s.document().pixels().height());
+            s.retarget().wait();
+            QVERIFY(s.retarget().previewing());
+        }
+    }
+
     void undo_and_redo_move_only_rectangles() {
         const PixelRect fill_rect = host_->remove_object().fill_rect();
         const std::uint64_t rect_bytes = std::uint64_t(fill_rect.width()) * fill_rect.height() * 5;
