@@ -92,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_menus();
     build_toolbar();
     build_status_bar();
+    // Undo and Redo act on the Regions list while that tool is active, on the document's
+    // history otherwise: whichever path selects a tool (menus, panels, tabs), they follow.
+    session_->on_tool_selected = [this] { update_undo_actions(); };
     connect(canvas_, &Canvas::files_dropped, this,
             [this](const QStringList& paths) { open_file(paths.front()); });
     connect(canvas_, &Canvas::tool_input, this, [this] {

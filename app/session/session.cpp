@@ -450,6 +450,7 @@ void Session::select(const ToolKind kind) {
     active_ = kind;
     if (Tool* tool = active_tool()) tool->activate();
     frame_changed();
+    if (on_tool_selected) on_tool_selected();
 }
 
 Tool* Session::active_tool() const {

@@ -289,6 +289,9 @@ class Session {
     void notice(std::string text);
     /// Called after every edit, undo and redo (the editor updates its title and undo actions).
     std::function<void()> on_document_changed;
+    /// Another tool became the active one (what Undo and Redo act on may change with it: the
+    /// Regions tool has its own list).
+    std::function<void()> on_tool_selected;
 
   private:
     /// open() for a photo (`clip` null) or a clip's first frame.

@@ -482,6 +482,32 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void undo_follows_the_tool_whichever_way_it_is_chosen() {
+        // Undo acts on the Regions list while the Regions tool is active (its own history,
+        // empty here) and on the document's history otherwise. Choosing a mask tool after
+        // Regions left Undo disabled (a retarget applied, Undo greyed out: the edit looked
+        // unrecoverable) until a tool chosen another way refreshed it.
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        QTRY_VERIFY_WITH_TIMEOUT(window.retarget_session()->vertical_ready(), 120000);
+        window.retarget_panel()->width_slider()->setValue(900);
+        QVERIFY(window.apply_retarget());
+        QAction* undo = action_starting_with(window, "&Undo");
+        QVERIFY(undo != nullptr);
+        QVERIFY(undo->isEnabled());
+        for (const QString& tool : {"&Scribble Select", "Bo&x Select", "&Brush (mask)",
+                                    "&Eraser (mask)", "&Line Histogram", "&Pan"}) {
+            action_starting_with(window, "&Regions (")->trigger();
+            QVERIFY2(!undo->isEnabled(), qPrintable(tool));  // the empty Regions list
+            action_starting_with(window, tool)->trigger();
+            QVERIFY2(undo->isEnabled(), qPrintable(tool));
+        }
+        action_starting_with(window, "&Regions (")->trigger();
+        window.session().select(session::ToolKind::Retarget);  // as the Retarget panel does
+        QVERIFY(undo->isEnabled());
+        window.session().history().set_clean();
+    }
+
     void retarget_mix_and_detections_from_the_panel() {
         // Importance in the panel: the Content controls are the mix table's fields; the Amount
         // slider gives the CLI's mixed result live; Automatic takes the Amount over; the detections
