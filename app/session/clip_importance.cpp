@@ -1,5 +1,7 @@
 #include "clip_importance.hpp"
 
+#include "frame_cache.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/video_io.hpp>
 
@@ -65,20 +67,10 @@ std::shared_ptr<const ops::ImportanceMap> ClipImportance::cached(const int index
 
 void ClipImportance::store(const int index, std::shared_ptr<const ops::ImportanceMap> map) {
     const std::lock_guard lock(cache_mutex_);
-    const auto bytes = [](const ops::ImportanceMap& m) {
-        return static_cast<std::size_t>(m.levels.width()) * m.levels.height() + 256;
-    };
-    cached_bytes_ += bytes(*map);
-    cache_[index] = std::move(map);
-    // Over budget: the frames farthest from this one go first (the user steps near it).
-    while (cached_bytes_ > cache_bytes_ && cache_.size() > 1) {
-        const auto first = cache_.begin();
-        const auto last = std::prev(cache_.end());
-        const auto victim =
-            std::abs(first->first - index) >= std::abs(last->first - index) ? first : last;
-        cached_bytes_ -= bytes(*victim->second);
-        cache_.erase(victim);
-    }
+    store_near(cache_, cached_bytes_, cache_bytes_, index, std::move(map),
+               [](const std::shared_ptr<const ops::ImportanceMap>& m) {
+                   return static_cast<std::size_t>(m->levels.width()) * m->levels.height() + 256;
+               });
 }
 
 void ClipImportance::wait_for_tracks(const Progress& progress) {

@@ -1,5 +1,7 @@
 #include "export_chain.hpp"
 
+#include "frame_cache.hpp"
+
 #include <lacuna/core/error.hpp>
 #include <lacuna/io/video_io.hpp>
 
@@ -87,24 +89,10 @@ int ExportChain::known_shot_start(const int index) const {
 }
 
 void ExportChain::store(const int index, ImageRgba8 frame) {
-    const auto bytes = [](const ImageRgba8& f) {
-        return static_cast<std::size_t>(f.width()) * f.height() * sizeof(Rgba8);
-    };
-    cached_bytes_ += bytes(frame);
-    if (const auto old = frames_.find(index); old != frames_.end()) {
-        cached_bytes_ -= bytes(old->second);
-        frames_.erase(old);
-    }
-    frames_.emplace(index, std::move(frame));
-    // Over budget: the frames farthest from this one go first (the user steps near it).
-    while (cached_bytes_ > cache_bytes_ && frames_.size() > 1) {
-        const auto first = frames_.begin();
-        const auto last = std::prev(frames_.end());
-        const auto victim =
-            std::abs(first->first - index) >= std::abs(last->first - index) ? first : last;
-        cached_bytes_ -= bytes(victim->second);
-        frames_.erase(victim);
-    }
+    store_near(frames_, cached_bytes_, cache_bytes_, index, std::move(frame),
+               [](const ImageRgba8& f) {
+                   return static_cast<std::size_t>(f.width()) * f.height() * sizeof(Rgba8);
+               });
 }
 
 std::optional<ImageRgba8> ExportChain::frame(const video::RetargetVideoOptions& options,

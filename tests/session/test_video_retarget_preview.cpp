@@ -97,6 +97,20 @@ int differing(const Mask& a, const Mask& b) {
     return n;
 }
 
+/// Frame `frame` carved to w × h from its map alone (no temporal term): the exact preview of
+/// one frame, and the export's frame where a shot starts.
+ImageRgba8 carve_alone(const ImageRgba8& frame, const Mask& map, const int w, const int h,
+                       const SeamEnergy energy) {
+    ops::VideoRetargetParams p;
+    p.width = w;
+    p.height = h;
+    p.temporal = 0;
+    p.energy = energy;
+    p.importance_unit = ops::importance_unit(p.energy);
+    ops::VideoRetargeter carver(frame.width(), frame.height(), p, ops::CarveImplementation::Fast);
+    return carver.process(frame.view(), &map);
+}
+
 }  // namespace
 
 class TestVideoRetargetPreview : public QObject {
@@ -248,15 +262,8 @@ class TestVideoRetargetPreview : public QObject {
         const std::vector<Mask> maps = export_maps(s.prepare_video_export({}).options, frames_);
         // The exact preview of frame t alone: the export's map, no temporal term.
         const auto alone = [&](const int t, const int w, const int h) {
-            ops::VideoRetargetParams p;
-            p.width = w;
-            p.height = h;
-            p.temporal = 0;
-            p.energy = s.retarget().energy();
-            p.importance_unit = ops::importance_unit(p.energy);
-            ops::VideoRetargeter carver(kW, kH, p, ops::CarveImplementation::Fast);
-            return carver.process(frames_[static_cast<std::size_t>(t)].view(),
-                                  &maps[static_cast<std::size_t>(t)]);
+            return carve_alone(frames_[static_cast<std::size_t>(t)],
+                               maps[static_cast<std::size_t>(t)], w, h, s.retarget().energy());
         };
         QVERIFY(s.retarget().matches_export());  // frame 0 starts its shot
         QVERIFY(equal(s.shown_image(), written[0]));
@@ -500,16 +507,9 @@ class TestVideoRetargetPreview : public QObject {
             const ImageRgba8 frame = clone(s.document().pixels().view());
             const ops::ImportanceParams terms = s.prepare_video_export({}, 0.0).options.importance;
             const Mask own = ops::importance_map(frame.view(), terms).levels;
-            ops::VideoRetargetParams p;
-            p.width = target;
-            p.height = h;
-            p.temporal = 0;
-            p.energy = s.retarget().energy();
-            p.importance_unit = ops::importance_unit(p.energy);
-            ops::VideoRetargeter alone(w, h, p, ops::CarveImplementation::Fast);
             const int y0 = r * (h + gap);
             paste(grey(own), 0, y0);
-            paste(alone.process(frame.view(), &own), w + gap, y0);
+            paste(carve_alone(frame, own, target, h, s.retarget().energy()), w + gap, y0);
             paste(grey(s.retarget().importance()->levels), w + target + 2 * gap, y0);
             paste(s.shown_image(), 2 * w + target + 3 * gap, y0);
         }
