@@ -15,6 +15,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -242,15 +243,29 @@ bool RemoveObjectTool::select_box(const PixelRect& rect) {
     const Document& document = session_.document();
     if (document.empty()) return false;
     brush_.finish(session_);
-    Mask proposal;
+    Mask object;
     try {
-        proposal =
-            lacuna::grow_mask(grabcut_mask(document.pixels().view(), rect).view(), kBoxMargin);
+        object = grabcut_mask(document.pixels().view(), rect);
     } catch (const Error& e) {
         message_ = e.what();
         return false;
     }
-    add_proposal(std::move(proposal), "Box Select");
+    const PixelRect box = clip(rect, document.width(), document.height());
+    // GrabCut can label the whole box background: a small object whose colours the box's own
+    // background shares (a grey tower in a box of sky and trees). Selecting nothing would look
+    // like a drag that did not register, so the box itself is proposed, as a marquee would be.
+    if (count_selected(object.view()) >= min_box_object_pixels(box)) {
+        add_proposal(lacuna::grow_mask(object.view(), kBoxMargin), "Box Select");
+        return true;
+    }
+    Mask whole_box(document.width(), document.height(), 0);
+    for (int y = box.y0; y <= box.y1; ++y)
+        std::fill(whole_box.row(y) + box.x0, whole_box.row(y) + box.x1 + 1, std::uint8_t{255});
+    add_proposal(std::move(whole_box), "Box Select");
+    message_ =
+        "Box selection: no object stood out from its surroundings, so the whole box is "
+        "selected; trim it with the eraser or draw the box closer around the object.";
+    session_.notice(message_);
     return true;
 }
 

@@ -11,7 +11,9 @@
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/patchmatch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -86,8 +88,15 @@ class RemoveObjectTool final : public Tool {
     /// the anti-aliased rim outside, which a fill would then copy back in as a ghost outline.
     static constexpr int kBoxMargin = 3;
     /// Adds GrabCut's object inside `rect`, grown by kBoxMargin, to the painted mask ("Box
-    /// Select"). False with message() when the box is too small or covers the whole image.
+    /// Select"). Where GrabCut finds less than min_box_object_pixels, the box itself is added
+    /// and message() says so. False with message() when the box is too small or covers the
+    /// whole image.
     bool select_box(const PixelRect& rect);
+    /// Fewer object pixels than this (1 % of the box, at least 1) count as no object found.
+    static std::int64_t min_box_object_pixels(const PixelRect& box) {
+        return std::max<std::int64_t>(1,
+                                      static_cast<std::int64_t>(box.width()) * box.height() / 100);
+    }
     /// Replaces the painted mask by the one in `path` (white = fill: any non-zero grey or alpha,
     /// as mask_from_image reads it) as one undoable edit. False with a one-line message() when
     /// the file cannot be read or its size differs from the picture's.

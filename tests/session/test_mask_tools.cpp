@@ -16,6 +16,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 using namespace lacuna;
 using session::MaskLayer;
@@ -344,6 +347,39 @@ class TestMaskTools : public QObject {
         tool.release(Pointer{40.5, 40.5});
         QCOMPARE(s.history().index(), 0);
         QVERIFY(tool.message().find("3 × 3") != std::string::npos);
+    }
+
+    void a_box_where_grabcut_finds_nothing_selects_the_box() {
+        // building.jpg's distant water tower: sky and trees inside the box and around it, so
+        // GrabCut labels the whole box background. The drag must not end in nothing.
+        const ImageRgba8 photo = io::read_image(std::filesystem::path(LACUNA_SOURCE_DIR) /
+                                                "tests/data/photos/building.jpg")
+                                     .image;
+        const PixelRect box{49, 320, 134, 393};
+        QCOMPARE(count_selected(session::grabcut_mask(photo.view(), box).view()), std::int64_t{0});
+        session::Session s(false);
+        s.open(clone(photo.view()));
+        s.select(session::ToolKind::RemoveObject);
+        session::RemoveObjectTool& tool = s.remove_object();
+        tool.set_box_mode(true);
+        (void)s.take_notices();
+        tool.press(Pointer{49.5, 320.5});
+        tool.move(Pointer{100, 350});
+        tool.release(Pointer{134.5, 393.5});
+        QCOMPARE(s.history().count(), 1);
+        QCOMPARE(s.history().undo_label(), std::string("Box Select"));
+        const Mask& selected = s.document().mask(MaskLayer::Fill);
+        QCOMPARE(count_selected(selected.view()),
+                 std::int64_t{box.width()} * std::int64_t{box.height()});
+        QCOMPARE(selected.at(box.x0, box.y0), std::uint8_t{255});
+        QCOMPARE(selected.at(box.x1, box.y1), std::uint8_t{255});
+        QCOMPARE(selected.at(box.x0 - 1, box.y0), std::uint8_t{0});
+        QCOMPARE(selected.at(box.x1 + 1, box.y1), std::uint8_t{0});
+        const std::vector<std::string> notices = s.take_notices();
+        QCOMPARE(notices.size(), std::size_t{1});
+        QVERIFY(notices.front().find("whole box is selected") != std::string::npos);
+        QVERIFY(s.undo());
+        QCOMPARE(count_selected(s.document().mask(MaskLayer::Fill).view()), std::int64_t{0});
     }
 
     void masks_save_and_load_as_white_on_black_png() {
