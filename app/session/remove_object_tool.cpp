@@ -262,9 +262,7 @@ bool RemoveObjectTool::select_box(const PixelRect& rect) {
     for (int y = box.y0; y <= box.y1; ++y)
         std::fill(whole_box.row(y) + box.x0, whole_box.row(y) + box.x1 + 1, std::uint8_t{255});
     add_proposal(std::move(whole_box), "Box Select");
-    message_ =
-        "Box selection: no object stood out from its surroundings, so the whole box is "
-        "selected; trim it with the eraser or draw the box closer around the object.";
+    message_ = "Box selection: no object stood out, so the whole box is selected.";
     session_.notice(message_);
     return true;
 }
