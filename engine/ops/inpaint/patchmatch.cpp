@@ -8,7 +8,6 @@
 #include <lacuna/core/parallel.hpp>
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -52,9 +51,8 @@ struct LevelStore {
     std::unique_ptr<std::uint8_t[]> hole, forbid, valid;
     std::unique_ptr<std::int32_t[]> nnf[2];
     std::unique_ptr<typename D::Dist[]> dist[2];
-    std::unique_ptr<typename D::Grad[]> grad_x, grad_y;
 
-    BasicPmLevel<D> allocate(const int w, const int h, const std::uint32_t grad_weight) {
+    BasicPmLevel<D> allocate(const int w, const int h) {
         size = static_cast<std::size_t>(w) * h;
         color = std::make_unique_for_overwrite<typename D::Color[]>(size);
         texture = std::make_unique_for_overwrite<typename D::Tex[]>(size);
@@ -76,17 +74,6 @@ struct LevelStore {
         for (int b = 0; b < 2; ++b) {
             l.nnf[b] = nnf[b].get();
             l.dist[b] = dist[b].get();
-        }
-        if (grad_weight != 0) {
-            grad_x = std::make_unique_for_overwrite<typename D::Grad[]>(size);
-            grad_y = std::make_unique_for_overwrite<typename D::Grad[]>(size);
-            l.grad_x = grad_x.get();
-            l.grad_y = grad_y.get();
-            l.grad_weight = grad_weight;
-            l.grad_vote = std::getenv("LACUNA_PM_GRADIENT_VOTE") != nullptr;
-            const char* dead = std::getenv("LACUNA_PM_GRADIENT_DEAD");
-            l.grad_dead =
-                dead == nullptr ? 0U : static_cast<std::uint32_t>(std::strtoul(dead, nullptr, 10));
         }
         return l;
     }
@@ -163,12 +150,6 @@ void compute_texture(const BasicPmLevel<D>& l, SetupScratch<D>& scratch) {
     });
 }
 
-/// SCRATCH (measurement only): the gradient channels' weight from LACUNA_PM_GRADIENT (4 λ).
-inline std::uint32_t scratch_gradient_weight() {
-    const char* v = std::getenv("LACUNA_PM_GRADIENT");
-    return v == nullptr ? 0U : static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10));
-}
-
 /// PatchMatch at depth D. At 8 bits it decides on the problem's image; at 16 bits on a decision
 /// image of the problem's size (a measurement's deep_carving_proxy), and image() shows the
 /// estimate in the hole at 8 bits (each channel / 257, rounded) over the problem's image.
@@ -231,13 +212,8 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         store_.resize(shapes.size());
         levels_.resize(shapes.size());
         buffer_.assign(shapes.size(), 0);
-        const std::uint32_t grad_weight = scratch_gradient_weight();
-        const char* min_level_env = std::getenv("LACUNA_PM_GRADIENT_MIN_LEVEL");
-        const std::size_t min_level =
-            min_level_env == nullptr ? 0 : std::strtoul(min_level_env, nullptr, 10);
         for (std::size_t i = 0; i < shapes.size(); ++i)
-            levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height,
-                                            i >= min_level ? grad_weight : 0U);
+            levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height);
 
         Level& l0 = levels_[0];
         // Level 0 from the decision image and the problem's masks, row by row straight into the
@@ -306,7 +282,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             for_box(l, [&](const int x, const int y) {
                 patchmatch_terms::pm_init_pixel(l, r, problem_.seed, level, x, y);
             });
-            refresh_gradients(l, 0, 0, l.width - 1, l.height - 1);
             return;
         }
         const Level& coarse = levels_[static_cast<std::size_t>(level) + 1];
@@ -315,7 +290,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level,
                                                 !patchmatch_terms::pm_votes_texture(level), x, y);
         });
-        refresh_gradients(l, 0, 0, l.width - 1, l.height - 1);
         vote(level, winner_take_all(level, 0));
     }
 
@@ -362,19 +336,6 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             patchmatch_terms::pm_vote_pixel(l, buf, problem_.radius, wta,
                                             patchmatch_terms::pm_votes_texture(level), x, y);
         });
-        // The vote changed the hole only: its gradients, and those of its 4-neighbours.
-        refresh_gradients(l, box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1, l.grad_vote);
-    }
-
-    /// The gradient channels over a rectangle (clipped to the level), where they are used.
-    static void refresh_gradients(const Level& l, const int x0, const int y0, const int x1,
-                                  const int y1, const bool keep_hole = false) {
-        if (l.grad_weight == 0) return;
-        for_rect(std::max(x0, 0), std::max(y0, 0), std::min(x1, l.width - 1),
-                 std::min(y1, l.height - 1), [&](const int x, const int y) {
-                     if (keep_hole && l.hole[static_cast<std::size_t>(y) * l.width + x]) return;
-                     patchmatch_terms::pm_gradient_xy_pixel(l, x, y);
-                 });
     }
 
     /// 1 where the level's pixel is known (not hole): the start of the onion peel and diffusion.
