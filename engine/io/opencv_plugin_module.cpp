@@ -9,7 +9,6 @@
 #if LACUNA_HAVE_XIMGPROC
 #include <opencv2/ximgproc/edge_filter.hpp>
 #include <opencv2/ximgproc/fast_line_detector.hpp>
-#include <opencv2/ximgproc/segmentation.hpp>
 #endif
 
 #include <stdexcept>
@@ -91,18 +90,6 @@ class Plugin final : public OpenCvPlugin {
         throw std::logic_error("fast_line_detector: the plugin has no ximgproc");
 #endif
         return found;
-    }
-    [[nodiscard]] cv::Mat graph_segmentation(const cv::Mat& image, const double sigma,
-                                             const float k, const int min_size) const override {
-        cv::Mat labels;
-#if LACUNA_HAVE_XIMGPROC
-        cv::ximgproc::segmentation::createGraphSegmentation(sigma, k, min_size)
-            ->processImage(image, labels);
-#else
-        (void)image, (void)sigma, (void)k, (void)min_size;
-        throw std::logic_error("graph_segmentation: the plugin has no ximgproc");
-#endif
-        return labels;
     }
     void joint_bilateral_filter(const cv::Mat& guide, const cv::Mat& src, cv::Mat& dst,
                                 const int diameter, const double sigma_colour,

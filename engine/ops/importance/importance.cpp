@@ -145,11 +145,6 @@ std::vector<FaceBox> faces_in(const Small& small, std::vector<std::string>* note
     return out;
 }
 
-int env_int(const char* name, const int fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::atoi(v) : fallback;
-}
-
 [[noreturn]] void missing_contrib(const char* module) {
     throw Error(ErrorCode::InvalidArgument,
                 std::string("this build has no OpenCV contrib ") + module +
@@ -178,103 +173,6 @@ cv::Mat saliency_small(const Small& small) {
     (void)small;
     missing_contrib("saliency");
 #endif
-}
-
-/// Objects as whole regions (measuring; a local switch): the image cut into segments
-/// (Felzenszwalb & Huttenlocher's graph segmentation, ximgproc), each segment's level its region
-/// contrast (Cheng et al. 2011: the Lab distance of its mean colour from every other segment's,
-/// weighted by their size and by exp(−d² / 0.4) of the distance of their centroids, the image's
-/// longer side 1), times a boundary-connectivity prior (Zhu et al. 2014: segments with much of
-/// their outline on the image's border are background, exp(−BndCon² / 2), BndCon = border pixels
-/// / √area). A smooth object on a textured background is one segment and gets one level whole.
-cv::Mat objects_small(const Small& small) {
-    const io::OpenCvPlugin& opencv = io::opencv_plugin();
-    if (!opencv.has_ximgproc()) missing_contrib("ximgproc");
-    // Segmented on a copy at most 256 long: fine texture averages out, and it is cheap.
-    cv::Mat rgb = small.rgb;
-    const int side = std::max(rgb.cols, rgb.rows);
-    const int seg_side = env_int("LACUNA_OBJ_SIDE", 256);
-    if (side > seg_side) {
-        const double f = static_cast<double>(seg_side) / side;
-        cv::resize(small.rgb, rgb,
-                   {std::max(1, static_cast<int>(std::lround(rgb.cols * f))),
-                    std::max(1, static_cast<int>(std::lround(rgb.rows * f)))},
-                   0, 0, cv::INTER_AREA);
-    }
-    const int min_size = std::max(16, rgb.cols * rgb.rows / env_int("LACUNA_OBJ_MINDIV", 400));
-    const cv::Mat labels = opencv.graph_segmentation(
-        rgb, 0.8, static_cast<float>(env_int("LACUNA_OBJ_K", 300)), min_size);
-    double max_label = 0;
-    cv::minMaxLoc(labels, nullptr, &max_label);
-    const int n = static_cast<int>(max_label) + 1;
-    cv::Mat lab;
-    rgb.convertTo(lab, CV_32FC3, 1.0 / 255);
-    cv::cvtColor(lab, lab, cv::COLOR_RGB2Lab);
-    struct Region {
-        double count = 0, border = 0, x = 0, y = 0;
-        cv::Vec3d colour{0, 0, 0};
-    };
-    std::vector<Region> regions(n);
-    const double scale = 1.0 / std::max(rgb.cols, rgb.rows);
-    for (int y = 0; y < rgb.rows; ++y)
-        for (int x = 0; x < rgb.cols; ++x) {
-            Region& r = regions[labels.at<int>(y, x)];
-            r.count += 1;
-            r.x += x * scale;
-            r.y += y * scale;
-            r.colour += cv::Vec3d(lab.at<cv::Vec3f>(y, x));
-            if (x == 0 || y == 0 || x == rgb.cols - 1 || y == rgb.rows - 1) r.border += 1;
-        }
-    const double total = static_cast<double>(rgb.cols) * rgb.rows;
-    for (Region& r : regions)
-        if (r.count > 0) {
-            r.x /= r.count;
-            r.y /= r.count;
-            r.colour /= r.count;
-        }
-    std::vector<double> level(n, 0.0);
-    for (int k = 0; k < n; ++k) {
-        const Region& a = regions[k];
-        if (a.count == 0) continue;
-        double contrast = 0;
-        for (int i = 0; i < n; ++i) {
-            const Region& b = regions[i];
-            if (i == k || b.count == 0) continue;
-            const double d2 = (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y);
-            contrast += b.count / total * std::exp(-d2 / 0.4) * cv::norm(a.colour - b.colour);
-        }
-        const double connectivity = a.border / std::sqrt(a.count);
-        level[k] = contrast * std::exp(-connectivity * connectivity / 2);
-    }
-    cv::Mat out(rgb.size(), CV_32F);
-    for (int y = 0; y < rgb.rows; ++y)
-        for (int x = 0; x < rgb.cols; ++x) out.at<float>(y, x) = static_cast<float>(level[labels.at<int>(y, x)]);
-    double lo = 0, hi = 0;
-    cv::minMaxLoc(out, &lo, &hi);
-    if (hi > 0) out /= hi;
-    // Below the mean is background, as for the spectral residual.
-    if (env_int("LACUNA_OBJ_MEAN", 1) != 0) {
-        const double mean = cv::mean(out)[0];
-        out = cv::max(out - mean, 0.0) / std::max(1e-6, 1.0 - mean);
-    }
-    cv::Mat full;
-    cv::resize(out, full, small.rgb.size(), 0, 0, cv::INTER_LINEAR);
-    return full;
-}
-
-/// Which saliency the term uses (measuring; a local switch): "sr" (spectral residual),
-/// "objects", or "max" (the larger of the two per pixel).
-cv::Mat saliency_term_small(const Small& small) {
-    const char* model = std::getenv("LACUNA_SAL_MODEL");
-    const std::string m = model ? model : "sr";
-    if (const char* dump = std::getenv("LACUNA_OBJ_DUMP"); dump && *dump) {
-        cv::Mat grey;
-        objects_small(small).convertTo(grey, CV_8U, 255);
-        io::opencv_plugin().imwrite(dump, grey, {});
-    }
-    if (m == "objects") return objects_small(small);
-    if (m == "max") return cv::max(saliency_small(small), objects_small(small));
-    return saliency_small(small);
 }
 
 std::vector<LineSegment> lines_in(const Small& small) {
@@ -404,28 +302,6 @@ Image<float> fine_grained_saliency_map(const ImageView<const Rgba8> image,
 }
 
 namespace {
-/// A segment whose level ramps from 0 at its ends to 1 over `taper` small pixels (measuring; a
-/// local switch): a seam is not drawn to where the protection stops short.
-void draw_tapered(cv::Mat& lines, const LineSegment& l, const double scale, const int taper) {
-    const double x0 = l.x0 / scale, y0 = l.y0 / scale, x1 = l.x1 / scale, y1 = l.y1 / scale;
-    const double length = std::hypot(x1 - x0, y1 - y0);
-    const int steps = std::max(1, static_cast<int>(std::ceil(length * 2)));
-    for (int i = 0; i <= steps; ++i) {
-        const double t = static_cast<double>(i) / steps;
-        const double from_end = std::min(t, 1 - t) * length;
-        const float v = static_cast<float>(std::min(1.0, (from_end + 0.5) / taper));
-        const double cx = x0 + t * (x1 - x0), cy = y0 + t * (y1 - y0);
-        for (int y = static_cast<int>(std::floor(cy - 1.5)); y <= static_cast<int>(std::ceil(cy + 1.5)); ++y)
-            for (int x = static_cast<int>(std::floor(cx - 1.5)); x <= static_cast<int>(std::ceil(cx + 1.5)); ++x) {
-                if (x < 0 || y < 0 || x >= lines.cols || y >= lines.rows) continue;
-                const double d = std::hypot(x + 0.5 - cx, y + 0.5 - cy);
-                if (d > 1.5) continue;
-                float& p = lines.at<float>(y, x);
-                p = std::max(p, v);
-            }
-    }
-}
-
 ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const ImportanceParams& p,
                                   const std::vector<FaceBox>* given_faces) {
     check_image_size(image.width, image.height);
@@ -447,21 +323,15 @@ ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const Impo
         for (const FaceBox& f : out.faces) add_face(faces, f, small.scale);
         sum += faces * p.face_weight;
     }
-    if (p.saliency && p.saliency_weight > 0) sum += saliency_term_small(small) * p.saliency_weight;
+    if (p.saliency && p.saliency_weight > 0) sum += saliency_small(small) * p.saliency_weight;
     if (p.skin && p.skin_weight > 0) sum += skin_small(small) * p.skin_weight;
     if (!out.lines.empty()) {
         cv::Mat lines(sum.size(), CV_32F, cv::Scalar(0));
-        const int taper = env_int("LACUNA_LINE_TAPER", 0);
-        for (const LineSegment& l : out.lines) {
-            if (taper > 0) {
-                draw_tapered(lines, l, small.scale, taper);
-                continue;
-            }
+        for (const LineSegment& l : out.lines)
             cv::line(lines,
                      {static_cast<int>(l.x0 / small.scale), static_cast<int>(l.y0 / small.scale)},
                      {static_cast<int>(l.x1 / small.scale), static_cast<int>(l.y1 / small.scale)},
                      cv::Scalar(1.0), 3, cv::LINE_AA);
-        }
         sum += cv::min(lines, 1.0) * p.line_weight;
     }
     cv::Mat full;

@@ -73,10 +73,6 @@ class OpenCvPlugin {
     [[nodiscard]] virtual std::vector<cv::Vec4f> fast_line_detector(
         const cv::Mat& grey, int length_threshold, float distance_threshold, double canny_low,
         double canny_high, int canny_aperture, bool merge) const = 0;
-    /// ximgproc's GraphSegmentation (Felzenszwalb & Huttenlocher 2004) on an 8-bit image: one
-    /// label per pixel (CV_32S, 0 .. regions − 1).
-    [[nodiscard]] virtual cv::Mat graph_segmentation(const cv::Mat& image, double sigma, float k,
-                                                     int min_size) const = 0;
     /// ximgproc's jointBilateralFilter.
     virtual void joint_bilateral_filter(const cv::Mat& guide, const cv::Mat& src, cv::Mat& dst,
                                         int diameter, double sigma_colour, double sigma_space,
