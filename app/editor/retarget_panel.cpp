@@ -250,13 +250,19 @@ void RetargetPanel::activate_tool() {
 }
 
 void RetargetPanel::dock_visibility_changed(const bool visible) {
+    // Hidden: nothing to do, and the session may be gone (the window's destructor hides it).
+    if (!visible) return;
     // Maps set aside while the document changed under another tab (an edit, a video frame
     // step) start again for what is shown now: the tab shows that frame's progress.
-    if (visible) session_.retarget().refresh();
+    session_.retarget().refresh();
+    // The Remove Object tool's brush, eraser, box or scribble left active behind this tab would
+    // paint a removal mask under a panel whose own mask buttons say Pan: the tab takes over.
     const session::ToolKind active = session_.active_kind();
-    if (visible && session_.retarget().previewing() && active != session::ToolKind::Pan &&
-        active != session::ToolKind::Retarget)
-        activate_tool();
+    const bool removal_mask_tool = active == session::ToolKind::RemoveObject;
+    const bool preview_hidden = session_.retarget().previewing() &&
+                                active != session::ToolKind::Pan &&
+                                active != session::ToolKind::Retarget;
+    if (removal_mask_tool || preview_hidden) activate_tool();
 }
 
 bool RetargetPanel::apply() {

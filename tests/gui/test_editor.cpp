@@ -508,6 +508,33 @@ class TestEditor : public QObject {
         window.session().history().set_clean();
     }
 
+    void the_retarget_tab_takes_over_from_a_removal_mask_tool() {
+        // The brush left active behind the Retarget tab painted a removal mask while the
+        // Retarget panel's own mask buttons said Pan. Raising the tab now selects its tool.
+        MainWindow window;
+        QVERIFY(show_at_one_to_one(window, kMessi));
+        for (const QString& tool :
+             {"&Brush (mask)", "&Eraser (mask)", "Bo&x Select", "&Scribble Select"}) {
+            action_starting_with(window, tool)->trigger();
+            QCOMPARE(window.session().active_kind(), session::ToolKind::RemoveObject);
+            window.findChild<QDockWidget*>("retarget_dock")->raise();
+            QTRY_COMPARE(window.session().active_kind(), session::ToolKind::Retarget);
+            QVERIFY2(window.canvas()->tool() == editor::CanvasTool::Pan, qPrintable(tool));
+            brush_over_ball(window.canvas());
+            QCOMPARE(
+                count_selected(window.session().document().mask(session::MaskLayer::Fill).view()),
+                std::int64_t{0});
+            QCOMPARE(window.session().history().index(), 0);
+        }
+        // The Line tool is left alone: drawing a line changes nothing in the document.
+        action_starting_with(window, "&Line Histogram")->trigger();
+        const session::ToolKind line = window.session().active_kind();
+        window.findChild<QDockWidget*>("remove_object_dock")->raise();
+        window.findChild<QDockWidget*>("retarget_dock")->raise();
+        QTest::qWait(50);
+        QCOMPARE(window.session().active_kind(), line);
+    }
+
     void retarget_mix_and_detections_from_the_panel() {
         // Importance in the panel: the Content controls are the mix table's fields; the Amount
         // slider gives the CLI's mixed result live; Automatic takes the Amount over; the detections
