@@ -27,11 +27,6 @@ std::vector<Rgba8> padded_copy(const ImageView<const Rgba8> view, const int radi
     return out;
 }
 
-struct Tap {
-    std::ptrdiff_t offset;  ///< in pixels of the padded rows
-    float space;
-};
-
 }  // namespace
 
 ImageRgba8 bilateral_fast(const ImageView<const Rgba8> src, const ImageView<const Rgba8> guide,
@@ -47,7 +42,7 @@ ImageRgba8 bilateral_fast(const ImageView<const Rgba8> src, const ImageView<cons
     const Rgba8* image = padded_src.data();
     const Rgba8* g = guided ? padded_guide.data() : image;
 
-    std::vector<Tap> taps;  // the kernel's order: rows of the circle top to bottom
+    std::vector<detail::BilateralTap> taps;  // the kernel's order: rows of the circle top to bottom
     for (int dy = -r; dy <= r; ++dy)
         for (int dx = -r; dx <= r; ++dx)
             if (dx * dx + dy * dy <= r * r)
@@ -64,7 +59,7 @@ ImageRgba8 bilateral_fast(const ImageView<const Rgba8> src, const ImageView<cons
                 const std::ptrdiff_t centre = row + x;
                 const Rgba8 gc = g[centre];
                 bilateral_math::Sums sums;
-                for (const Tap& tap : taps) {
+                for (const detail::BilateralTap& tap : taps) {
                     const std::ptrdiff_t q = centre + tap.offset;
                     bilateral_math::accumulate(sums, tap.space,
                                                range[bilateral_math::colour_distance(g[q], gc)],

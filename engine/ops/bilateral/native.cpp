@@ -3,6 +3,7 @@
 // distance is a real number in the guide's calibrated unit here, not a level 0..765, so the fast
 // path tabulates exp(-t²/2) over t = D/σr instead of over D.
 #include "../reference_border.hpp"
+#include "tables.hpp"
 
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/parallel.hpp>
@@ -116,11 +117,6 @@ std::vector<float> padded_values(const NativeImage& image, const int channels, c
     return out;
 }
 
-struct Tap {
-    std::ptrdiff_t offset;  ///< in pixels of the padded rows
-    float space;
-};
-
 template <class S>
 NativeImage fast_typed(const NativeImage& src, const NativeImage& g, const double slope,
                        const BilateralParams& params) {
@@ -136,7 +132,8 @@ NativeImage fast_typed(const NativeImage& src, const NativeImage& g, const doubl
     const float to_t = static_cast<float>(std::abs(slope) / params.sigma_range * kSteps);
     const float t_end = static_cast<float>(kSteps) * kReach;
 
-    std::vector<Tap> taps;  // the centre is not a tap: it starts every sum with weight 1
+    std::vector<detail::BilateralTap>
+        taps;  // the centre is not a tap: it starts every sum with weight 1
     const double space_coeff = -0.5 / (params.sigma_space * params.sigma_space);
     for (int dy = -r; dy <= r; ++dy)
         for (int dx = -r; dx <= r; ++dx)
@@ -155,7 +152,7 @@ NativeImage fast_typed(const NativeImage& src, const NativeImage& g, const doubl
                 // Sums of differences from the centre: values far from 0 (300 K, 30000
                 // counts) lose no precision to the float sums.
                 float sum[3] = {0, 0, 0}, weights[3] = {1, 1, 1};
-                for (const Tap& tap : taps) {
+                for (const detail::BilateralTap& tap : taps) {
                     const std::ptrdiff_t q = centre + tap.offset;
                     const float* gq = guide_values.data() + q * gc;
                     float d = 0;

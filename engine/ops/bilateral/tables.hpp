@@ -5,6 +5,7 @@
 #include <lacuna/kernels/bilateral_math.h>
 #include <lacuna/ops/bilateral.hpp>
 
+#include <cstddef>
 #include <vector>
 
 namespace lacuna::ops::detail {
@@ -18,5 +19,12 @@ struct BilateralTables {
 };
 
 BilateralTables make_bilateral_tables(const BilateralParams& params);
+
+/// One offset of the spatial kernel in a padded image, with its spatial weight (the fast filter
+/// on 8-bit images and the filter on a measurement's stored samples both walk a list of these).
+struct BilateralTap {
+    std::ptrdiff_t offset;  ///< in pixels of the padded rows
+    float space;
+};
 
 }  // namespace lacuna::ops::detail

@@ -4,7 +4,7 @@
 
 namespace lacuna::ops {
 namespace {
-[[noreturn]] void unavailable() {
+[[noreturn]] void conv3d_cuda_unavailable() {
     throw Error(ErrorCode::CudaUnavailable,
                 "the CUDA 3-D convolution needs a build with CUDA (this one is CPU-only)");
 }
@@ -12,23 +12,23 @@ namespace {
 
 struct CudaConv3d::Impl {};
 CudaConv3d::CudaConv3d(DeviceStream) {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 CudaConv3d::~CudaConv3d() = default;
 void CudaConv3d::upload(const Volume&, const Kernel3D&) {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 void CudaConv3d::run(Conv3dAlgorithm) {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 Volume CudaConv3d::download() const {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 double CudaConv3d::time_ms(Conv3dAlgorithm, int) {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 Volume conv3d_cuda(const Volume&, const Kernel3D&, Conv3dAlgorithm) {
-    unavailable();
+    conv3d_cuda_unavailable();
 }
 
 }  // namespace lacuna::ops

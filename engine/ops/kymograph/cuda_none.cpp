@@ -6,7 +6,7 @@
 namespace lacuna::ops {
 
 namespace {
-[[noreturn]] void unavailable() {
+[[noreturn]] void kymograph_cuda_unavailable() {
     throw Error(ErrorCode::CudaUnavailable,
                 "the CUDA kymograph needs a build with CUDA (this one is CPU-only)");
 }
@@ -15,56 +15,56 @@ namespace {
 struct CudaKymograph::Impl {};
 
 CudaKymograph::CudaKymograph(KymographPlan, DeviceStream) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 CudaKymograph::~CudaKymograph() = default;
 const KymographPlan& CudaKymograph::plan() const {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaKymograph::replan(KymographPlan) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaKymograph::rows(ImageView<const float>, int, ImageView<float>) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaKymograph::row(ImageView<const float>, float*) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 ImageF32 CudaKymograph::stack(const std::vector<ImageF32>&) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 
 struct CudaRegionProfiler::Impl {};
 
 CudaRegionProfiler::CudaRegionProfiler(DeviceStream) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 CudaRegionProfiler::~CudaRegionProfiler() = default;
 void CudaRegionProfiler::build_luminance(const DeviceImage<Rgba8>&) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaRegionProfiler::build_values(const DeviceImage<std::uint8_t>&, PixelFormat, int,
                                       const Calibration&) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaRegionProfiler::upload(ImageView<const float>) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 int CudaRegionProfiler::width() const {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 int CudaRegionProfiler::height() const {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 void CudaRegionProfiler::profile(const ProfileRegion&, RegionProfile&) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 double CudaRegionProfiler::time_profile(const ProfileRegion&, int) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 
 ImageF32 kymograph_cuda(const std::vector<ImageF32>&, const KymographParams&, DeviceStream) {
-    unavailable();
+    kymograph_cuda_unavailable();
 }
 
 }  // namespace lacuna::ops

@@ -5,7 +5,7 @@
 namespace lacuna::ops {
 
 namespace {
-[[noreturn]] void unavailable() {
+[[noreturn]] void scale_cuda_unavailable() {
     throw Error(ErrorCode::CudaUnavailable,
                 "the CUDA scaler needs a build with CUDA (this one is CPU-only)");
 }
@@ -14,14 +14,14 @@ namespace {
 struct CudaScaler::Impl {};
 
 CudaScaler::CudaScaler(DeviceStream) {
-    unavailable();
+    scale_cuda_unavailable();
 }
 CudaScaler::~CudaScaler() = default;
 void CudaScaler::run(ImageView<const Rgba8>, ImageView<Rgba8>, ScaleMethod) {
-    unavailable();
+    scale_cuda_unavailable();
 }
 void CudaScaler::run(const DeviceImage<Rgba8>&, DeviceImage<Rgba8>&, int, int, ScaleMethod) {
-    unavailable();
+    scale_cuda_unavailable();
 }
 
 }  // namespace lacuna::ops
