@@ -403,6 +403,7 @@ int bench_retarget_quality(Context& ctx) {
             if (!importance.empty()) {
                 p.importance = &importance.levels;
                 p.importance_unit = ops::importance_unit(p.energy);
+                p.crop_keep = &importance.crop_levels();
             }
             auto t = Clock::now();
             results["seams"] = ops::retarget(image.view(), p, impl).image;
@@ -427,6 +428,7 @@ int bench_retarget_quality(Context& ctx) {
                 ops::RetargetParams v = p;
                 v.automatic = false;
                 v.importance = map->empty() ? nullptr : &map->levels;
+                v.crop_keep = map->empty() ? nullptr : &map->crop_levels();
                 if (wanted(std::string("seams") + suffix))
                     results[std::string("seams") + suffix] =
                         ops::retarget(image.view(), v, impl).image;

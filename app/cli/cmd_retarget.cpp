@@ -265,6 +265,7 @@ int run_retarget(Context& ctx) {
     if (!importance.empty()) {
         p.importance = &importance.levels;
         p.importance_unit = ops::importance_unit(p.energy);
+        p.crop_keep = &importance.crop_levels();  // lines do not forbid --auto's crop
     }
     p.want_overlay = ctx.args.has("seams-overlay");
 

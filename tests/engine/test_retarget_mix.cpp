@@ -354,6 +354,69 @@ class TestRetargetMix : public QObject {
         QVERIFY2(found >= 0, "the picture between the margins was changed");
     }
 
+    void automatic_crops_a_margin_crossed_by_a_line() {
+        // The empty-margin picture with a black horizontal line (3 rows) across the whole width,
+        // margins included, found by the lines term. The line's level (32 at the default weight)
+        // reaches kCropKeepLevel in both margins, so reading the carvers' levels no crop was
+        // allowed (and the line made every margin column count as detail) and the mix carved
+        // seams instead — on messi5 a jagged break through the crowd. A crop only shortens a
+        // straight line, so the crop reads the levels without lines (crop_levels) and crops.
+        const ImageRgba8 inner = crop(photo("home.jpg"), 200, 0, 100, 100);
+        ImageRgba8 framed(220, 100, Rgba8{128, 128, 128, 255});
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 220; ++x) {
+                if (x >= 60 && x < 160) framed.at(x, y) = inner.at(x - 60, y);
+                if (y >= 80 && y < 83) framed.at(x, y) = Rgba8{0, 0, 0, 255};
+            }
+        ImportanceParams terms;
+        terms.faces = false;
+        terms.lines = true;
+        const ImportanceMap map = importance_map(framed.view(), terms);
+        // The line is found and rated at the keep level in both margins, not in crop_levels().
+        QVERIFY(!map.lines.empty());
+        for (const int x : {10, 210}) {
+            int top = 0;
+            for (int y = 75; y < 88; ++y) top = std::max(top, int(map.levels.at(x, y)));
+            QVERIFY2(top >= kCropKeepLevel, std::to_string(top).c_str());
+        }
+        QCOMPARE(map.levels_without_lines.width(), framed.width());
+        for (int y = 0; y < 100; ++y)
+            for (int x = 0; x < 220; ++x) QCOMPARE(int(map.crop_levels().at(x, y)), 0);
+        RetargetParams p;
+        p.width = 160;
+        p.height = 100;
+        p.automatic = true;
+        p.importance = &map.levels;
+        p.importance_unit = importance_unit(p.energy);
+        // Without crop_keep the crop reads the carvers' levels: the line forbids every crop.
+        const RetargetResult kept = retarget(framed.view(), p, CarveImplementation::Fast);
+        QCOMPARE(kept.width_mix.crop, 0);
+        p.crop_keep = &map.crop_levels();
+        const RetargetResult r = retarget(framed.view(), p, CarveImplementation::Fast);
+        QCOMPARE(r.image.width(), 160);
+        QVERIFY(r.width_mix.candidates > kept.width_mix.candidates);  // crops were compared
+        QVERIFY2(r.width_mix.crop > 0, std::to_string(r.width_mix.crop).c_str());
+        QCOMPARE(r.width_mix.scaled_from, r.width_mix.scaled_to);  // no scaling on top
+        // The picture's columns are somewhere in the result, unchanged, and the line is only
+        // shorter: straight across the whole result.
+        int found = -1;
+        for (int x0 = 0; x0 + 100 <= 160 && found < 0; ++x0) {
+            bool same = true;
+            for (int y = 0; y < 100 && same; ++y)
+                for (int x = 0; x < 100 && same; ++x)
+                    same = r.image.at(x0 + x, y) == framed.at(60 + x, y);
+            if (same) found = x0;
+        }
+        QVERIFY2(found >= 0, "the picture between the margins was changed");
+        for (int x = 0; x < 160; ++x) QVERIFY(r.image.at(x, 81) == (Rgba8{0, 0, 0, 255}));
+        // The seams (amount 100, no automatic) never read crop_keep.
+        p.automatic = false;
+        const RetargetResult seams = retarget(framed.view(), p, CarveImplementation::Fast);
+        p.crop_keep = nullptr;
+        QVERIFY(
+            same_pixels(seams.image, retarget(framed.view(), p, CarveImplementation::Fast).image));
+    }
+
     void automatic_keeps_a_face_at_the_edge() {
         // A flat grey picture with a detailed patch at columns 120..219 and a face-level
         // importance region (level 63 in an ellipse, as importance_map draws a face) at the

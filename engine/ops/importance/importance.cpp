@@ -302,6 +302,21 @@ Image<float> fine_grained_saliency_map(const ImageView<const Rgba8> image,
 }
 
 namespace {
+/// The small copy's summed levels resized to width × height, rounded and capped at the top level.
+Mask levels_at(const cv::Mat& sum, const int width, const int height) {
+    cv::Mat full;
+    cv::resize(sum, full, {width, height}, 0, 0, cv::INTER_LINEAR);
+    Mask levels(width, height, 0);
+    for (int y = 0; y < height; ++y) {
+        const float* src = full.ptr<float>(y);
+        std::uint8_t* dst = levels.row(y);
+        for (int x = 0; x < width; ++x)
+            dst[x] = static_cast<std::uint8_t>(
+                std::clamp(static_cast<int>(std::lround(src[x])), 0, kImportanceMaxLevel));
+    }
+    return levels;
+}
+
 ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const ImportanceParams& p,
                                   const std::vector<FaceBox>* given_faces) {
     check_image_size(image.width, image.height);
@@ -326,6 +341,7 @@ ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const Impo
     if (p.saliency && p.saliency_weight > 0) sum += saliency_small(small) * p.saliency_weight;
     if (p.skin && p.skin_weight > 0) sum += skin_small(small) * p.skin_weight;
     if (!out.lines.empty()) {
+        out.levels_without_lines = levels_at(sum, image.width, image.height);
         cv::Mat lines(sum.size(), CV_32F, cv::Scalar(0));
         for (const LineSegment& l : out.lines)
             cv::line(lines,
@@ -334,15 +350,7 @@ ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const Impo
                      cv::Scalar(1.0), 3, cv::LINE_AA);
         sum += cv::min(lines, 1.0) * p.line_weight;
     }
-    cv::Mat full;
-    cv::resize(sum, full, {image.width, image.height}, 0, 0, cv::INTER_LINEAR);
-    for (int y = 0; y < image.height; ++y) {
-        const float* src = full.ptr<float>(y);
-        std::uint8_t* dst = out.levels.row(y);
-        for (int x = 0; x < image.width; ++x)
-            dst[x] = static_cast<std::uint8_t>(
-                std::clamp(static_cast<int>(std::lround(src[x])), 0, kImportanceMaxLevel));
-    }
+    out.levels = levels_at(sum, image.width, image.height);
     out.maps_ms = ms_since(t);
     return out;
 }

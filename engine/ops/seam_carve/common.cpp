@@ -235,6 +235,7 @@ void detail::validate_retarget(const int width, const int height, const Retarget
         }
     }
     if (p.remove) check_mask_size(p.remove->view(), width, height, "the remove mask");
+    if (p.crop_keep) check_mask_size(p.crop_keep->view(), width, height, "the crop-keep map");
     if (p.importance) {
         check_mask_size(p.importance->view(), width, height, "the importance map");
         for (int y = 0; y < height; ++y)
@@ -399,14 +400,14 @@ Image<T> columns(const ImageView<const T> src, const int x0, const int width) {
 void transpose_working(Working& w) {
     w.image = detail::transpose<Rgba8>(w.image.view());
     if (w.index) w.index = detail::transpose<std::int32_t>(w.index->view());
-    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
+    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance, &w.crop_keep})
         if (*m) **m = detail::transpose<std::uint8_t>((*m)->view());
 }
 
 void crop_working(Working& w, const int x0, const int width) {
     w.image = columns<Rgba8>(w.image.view(), x0, width);
     if (w.index) w.index = columns<std::int32_t>(w.index->view(), x0, width);
-    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
+    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance, &w.crop_keep})
         if (*m) **m = columns<std::uint8_t>((*m)->view(), x0, width);
 }
 
@@ -415,18 +416,25 @@ void scale_working_width(Working& w, const int width) {
     const int h = w.image.height();
     w.image = resample_area(w.image.view(), width, h);
     if (w.index) w.index = resample_discrete<std::int32_t>(w.index->view(), width, h);
-    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance})
+    for (std::optional<Mask>* m : {&w.protect, &w.remove, &w.importance, &w.crop_keep})
         if (*m) **m = resample_discrete<std::uint8_t>((*m)->view(), width, h);
 }
 
-/// The columns a crop must keep: any protected pixel, or an importance level of
+/// The importance levels a crop reads: RetargetParams::crop_keep (the levels without lines: a
+/// straight line cut by a crop stays straight, only shorter) when given, else the carvers'.
+const std::optional<Mask>& crop_levels(const Working& w) {
+    return w.crop_keep ? w.crop_keep : w.importance;
+}
+
+/// The columns a crop must keep: any protected pixel, or a crop level (crop_levels) of
 /// kCropKeepLevel or more. Empty (first > last) when nothing is kept.
 std::pair<int, int> kept_columns(const Working& w) {
+    const std::optional<Mask>& levels = crop_levels(w);
     int first = w.image.width(), last = -1;
     for (int y = 0; y < w.image.height(); ++y)
         for (int x = 0; x < w.image.width(); ++x) {
             const bool keep = (w.protect && w.protect->at(x, y) != 0) ||
-                              (w.importance && w.importance->at(x, y) >= kCropKeepLevel);
+                              (levels && levels->at(x, y) >= kCropKeepLevel);
             if (keep) {
                 first = std::min(first, x);
                 last = std::max(last, x);
@@ -436,7 +444,7 @@ std::pair<int, int> kept_columns(const Working& w) {
 }
 
 /// Where a crop to `width` columns may go: only margins that carry little are cut — every cut
-/// column has less than kCropDetailShare of the mean column detail (gradient plus importance),
+/// column has less than kCropDetailShare of the mean column detail (gradient plus crop levels),
 /// and no kept column (kept_columns). Among the allowed windows, the one keeping the most detail;
 /// ties (within a thousandth) go to the most central. -1: no window is allowed.
 /// (Seen on the benchmark's photos: a crop chosen by detail alone cut a tail light off a car and
@@ -445,6 +453,7 @@ constexpr double kCropDetailShare = 0.5;
 int crop_offset(const Working& w, const int width) {
     const int W = w.image.width(), h = w.image.height();
     const auto [first, last] = kept_columns(w);
+    const std::optional<Mask>& levels = crop_levels(w);
     int lo = 0, hi = W - width;  // allowed offsets
     if (first <= last) {
         if (last - first + 1 > width) return -1;
@@ -458,9 +467,9 @@ int crop_offset(const Working& w, const int width) {
             const Rgba8 a = row[std::max(x - 1, 0)], b = row[std::min(x + 1, W - 1)];
             value[static_cast<std::size_t>(x)] +=
                 std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b);
-            if (w.importance)
+            if (levels)
                 value[static_cast<std::size_t>(x)] +=
-                    static_cast<double>(w.importance->at(x, y)) * std::max(1, w.importance_unit);
+                    static_cast<double>(levels->at(x, y)) * std::max(1, w.importance_unit);
         }
     }
     std::vector<double> prefix(static_cast<std::size_t>(W) + 1, 0.0);

@@ -26,6 +26,9 @@ struct RetargetWorking {
     std::optional<Mask> remove;
     std::optional<Mask> importance;  ///< levels carved, duplicated and scaled with the image
     int importance_unit = 0;
+    /// The automatic mix's crop-keep levels (RetargetParams::crop_keep), carried like the
+    /// importance; absent: the crop reads `importance`.
+    std::optional<Mask> crop_keep;
     /// Original linear index of each pixel, kept only for the overlay (the seams are painted at
     /// the original positions): at 8K it is as large as the RGBA image itself.
     std::optional<Image<std::int32_t>> index;
@@ -69,6 +72,7 @@ RetargetWorking<Sample> start_working(Sample image, const int width, const int h
         w.importance = *p.importance;
         w.importance_unit = p.importance_unit;
     }
+    if (p.automatic && p.crop_keep) w.crop_keep = *p.crop_keep;
     w.overlay = std::move(overlay);
     if (!w.overlay) return w;
     w.index = Image<std::int32_t>(width, height);
@@ -110,6 +114,7 @@ void remove_with_order(RetargetWorking<Sample>& w, const SeamOrder& order, const
     if (w.protect) w.protect = remove_seams<std::uint8_t>(w.protect->view(), order, count);
     if (w.remove) w.remove = remove_seams<std::uint8_t>(w.remove->view(), order, count);
     if (w.importance) w.importance = remove_seams<std::uint8_t>(w.importance->view(), order, count);
+    if (w.crop_keep) w.crop_keep = remove_seams<std::uint8_t>(w.crop_keep->view(), order, count);
 }
 
 /// `decide(w, direction, seams)`: the seam order of w's current image.
@@ -143,6 +148,8 @@ void enlarge_working(RetargetWorking<Sample>& w, const SeamDirection dir, const 
         if (w.remove) w.remove = insert_seams_nearest<std::uint8_t>(w.remove->view(), order, step);
         if (w.importance)
             w.importance = insert_seams_nearest<std::uint8_t>(w.importance->view(), order, step);
+        if (w.crop_keep)
+            w.crop_keep = insert_seams_nearest<std::uint8_t>(w.crop_keep->view(), order, step);
     }
 }
 

@@ -54,12 +54,20 @@ struct LineSegment {
 
 struct ImportanceMap {
     Mask levels;  ///< per pixel 0 .. kImportanceMaxLevel, the image's size
+    /// The levels without the lines term, only where lines were drawn (else empty: `levels` is
+    /// that map). A crop only shortens a straight line, so lines must not forbid one: the
+    /// automatic mix's crop keeps what crop_levels() rates at kCropKeepLevel or more.
+    Mask levels_without_lines;
     std::vector<FaceBox> faces;
     std::vector<LineSegment> lines;
     double detect_ms = 0;              ///< face cascades and line detection, on the downscaled copy
     double maps_ms = 0;                ///< saliency, skin, rasterising and combining the terms
     std::vector<std::string> notes;    ///< e.g. the cascades are not installed
     [[nodiscard]] bool empty() const;  ///< every level 0: the carvers need no term
+    /// What a crop must not cut into (RetargetParams::crop_keep): the levels without lines.
+    [[nodiscard]] const Mask& crop_levels() const {
+        return levels_without_lines.empty() ? levels : levels_without_lines;
+    }
 };
 
 /// True when at least one term is switched on with a weight above 0.

@@ -352,8 +352,14 @@ struct RetargetParams {
     /// Per side, choose crop, seams and scaling together: the candidate whose result is most
     /// like the original by bidirectional similarity (Simakov et al. 2008; Dong et al. 2009
     /// pick the seam count the same way). Cropping never cuts into a protected pixel or an
-    /// importance level of kCropKeepLevel or more. `amount` is then ignored.
+    /// importance level of kCropKeepLevel or more (of `crop_keep` when given). `amount` is then
+    /// ignored.
     bool automatic = false;
+    /// The levels the automatic mix's crop reads (what it keeps at kCropKeepLevel or more, and
+    /// the importance in a margin's detail), the image's size: ImportanceMap::crop_levels(), the
+    /// levels without the lines term (a straight line cut by a crop stays straight, only
+    /// shorter). Null: `importance`. The seams never see it.
+    const Mask* crop_keep = nullptr;
 };
 
 /// Importance levels from this one up (half a face's weight) are never cropped away.
