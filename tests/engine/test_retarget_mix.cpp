@@ -53,6 +53,18 @@ bool same_pixels(const ImageRgba8& a, const ImageRgba8& b) {
     return true;
 }
 
+/// The first column of `result` where `picture` stands unchanged, whole; -1 when nowhere.
+int columns_found_at(const ImageRgba8& result, const ImageRgba8& picture) {
+    for (int x0 = 0; x0 + picture.width() <= result.width(); ++x0) {
+        bool same = true;
+        for (int y = 0; y < picture.height() && same; ++y)
+            for (int x = 0; x < picture.width() && same; ++x)
+                same = result.at(x0 + x, y) == picture.at(x, y);
+        if (same) return x0;
+    }
+    return -1;
+}
+
 }  // namespace
 
 class TestRetargetMix : public QObject {
@@ -343,15 +355,8 @@ class TestRetargetMix : public QObject {
         QVERIFY(r.width_mix.crop > 0);
         QCOMPARE(r.width_mix.scaled_from, r.width_mix.scaled_to);  // no scaling on top
         // The picture's columns are somewhere in the result, unchanged.
-        int found = -1;
-        for (int x0 = 0; x0 + 100 <= 160 && found < 0; ++x0) {
-            bool same = true;
-            for (int y = 0; y < 100 && same; ++y)
-                for (int x = 0; x < 100 && same; ++x)
-                    same = r.image.at(x0 + x, y) == inner.at(x, y);
-            if (same) found = x0;
-        }
-        QVERIFY2(found >= 0, "the picture between the margins was changed");
+        QVERIFY2(columns_found_at(r.image, inner) >= 0,
+                 "the picture between the margins was changed");
     }
 
     void automatic_crops_a_margin_crossed_by_a_line() {
@@ -399,15 +404,8 @@ class TestRetargetMix : public QObject {
         QCOMPARE(r.width_mix.scaled_from, r.width_mix.scaled_to);  // no scaling on top
         // The picture's columns are somewhere in the result, unchanged, and the line is only
         // shorter: straight across the whole result.
-        int found = -1;
-        for (int x0 = 0; x0 + 100 <= 160 && found < 0; ++x0) {
-            bool same = true;
-            for (int y = 0; y < 100 && same; ++y)
-                for (int x = 0; x < 100 && same; ++x)
-                    same = r.image.at(x0 + x, y) == framed.at(60 + x, y);
-            if (same) found = x0;
-        }
-        QVERIFY2(found >= 0, "the picture between the margins was changed");
+        QVERIFY2(columns_found_at(r.image, crop(framed, 60, 0, 100, 100)) >= 0,
+                 "the picture between the margins was changed");
         for (int x = 0; x < 160; ++x) QVERIFY(r.image.at(x, 81) == (Rgba8{0, 0, 0, 255}));
         // The seams (amount 100, no automatic) never read crop_keep.
         p.automatic = false;
