@@ -464,8 +464,7 @@ int bench_retarget_quality(Context& ctx) {
             for (const auto& [method, m] : mixes)
                 row.mix[method] =
                     "crop " + std::to_string(m.crop) + ", seams " + std::to_string(m.seams) +
-                    (m.seams > 0 ? " " + ops::to_string(m.energy) : std::string()) +
-                    (m.seams > 0 && m.straight ? " straight" : "") + ", scale " +
+                    (m.seams > 0 ? " " + ops::to_string(m.energy) : std::string()) + ", scale " +
                     std::to_string(m.scaled_from) + "->" + std::to_string(m.scaled_to);
             for (const auto& [method, result] : results)
                 row.scores[method] = score(image, saliency_fg, saliency, objects, result);

@@ -67,7 +67,6 @@ JsonObject side_json(const ops::SideMix& m) {
         .add("crop_offset", m.crop_offset)
         .add("seams", m.seams)
         .add("seams_energy", ops::to_string(m.energy))
-        .add("seams_straight", m.straight)
         .add("scaled_from", m.scaled_from)
         .add("scaled_to", m.scaled_to)
         .add("candidates", m.candidates)

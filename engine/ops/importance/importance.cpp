@@ -343,15 +343,11 @@ ImportanceMap importance_map_with(const ImageView<const Rgba8> image, const Impo
     if (!out.lines.empty()) {
         out.levels_without_lines = levels_at(sum, image.width, image.height);
         cv::Mat lines(sum.size(), CV_32F, cv::Scalar(0));
-        const bool sine = std::getenv("LACUNA_LINE_SINE") != nullptr;  // measuring switch
-        for (const LineSegment& l : out.lines) {
-            const double len = std::hypot(l.x1 - l.x0, l.y1 - l.y0);
-            const double v = sine && len > 0 ? std::abs(l.y1 - l.y0) / len : 1.0;
+        for (const LineSegment& l : out.lines)
             cv::line(lines,
                      {static_cast<int>(l.x0 / small.scale), static_cast<int>(l.y0 / small.scale)},
                      {static_cast<int>(l.x1 / small.scale), static_cast<int>(l.y1 / small.scale)},
-                     cv::Scalar(v), 3, cv::LINE_AA);
-        }
+                     cv::Scalar(1.0), 3, cv::LINE_AA);
         sum += cv::min(lines, 1.0) * p.line_weight;
     }
     out.levels = levels_at(sum, image.width, image.height);

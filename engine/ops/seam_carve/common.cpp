@@ -6,15 +6,11 @@
 #include <lacuna/core/parallel.hpp>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <string_view>
 
 namespace lacuna::ops {
-SeamOrder seam_order_reference_rigid(const CarveInput& input, int seams, std::int64_t rigidity);
 namespace {
 
 using detail::invalid;
@@ -502,8 +498,7 @@ int crop_offset(const Working& w, const int width) {
 
 struct Candidate {
     int crop = 0, offset = 0, seams = 0;
-    SeamEnergy energy = SeamEnergy::Forward;  ///< of the seams (automatic compares three)
-    bool straight = false;                    ///< straight_seam_order's columns (automatic)
+    SeamEnergy energy = SeamEnergy::Forward;  ///< of the seams (automatic compares two)
 };
 
 /// Applies crop, seams (removed or duplicated) and scaling to a copy of w, vertically.
@@ -523,109 +518,6 @@ Working apply_vertical(const Working& w, const Candidate& c, const int target,
     return out;
 }
 
-constexpr std::int64_t kStiffRigidity = 5000;
-bool straight_candidates() {
-    return std::getenv("LACUNA_STIFF") != nullptr;  // rigid | columns
-}  // measuring
-
-/// Straight seams: whole columns, taken one at a time, each the column whose removal costs least
-/// now — the transversal energy across it, |I(right) − I(left)| of the intensity between its
-/// current neighbours (forward energy's cost of a straight step: for straight seams the two
-/// energies agree), plus its importance levels × unit and mask terms, summed down the column.
-/// The limit of an infinitely rigid seam. Why the automatic mix compares them: a seam recurrence
-/// lets seams drift through a smooth object between textured or protected regions (the aloe's pot
-/// before its patterned cloth: every count of ordinary seams shears it into a leaning wedge);
-/// straight seams narrow such an object and keep it upright, and BDS chooses between the two
-/// (docs/notes/retarget-quality.md, "Straight seams as candidates"). No carver is involved, so the
-/// CPU and CUDA seams are untouched.
-SeamOrder straight_seam_order(const Working& w, const int seams) {
-    const int W = w.image.width(), h = w.image.height();
-    const auto row = [&](const int y) { return w.image.row(y); };
-    const ClampedRgb<decltype(row)> pixels{row, W, h};
-    std::vector<int> columns(static_cast<std::size_t>(W));
-    std::iota(columns.begin(), columns.end(), 0);
-    // What a column costs wherever it stands: its levels and mask terms.
-    std::vector<std::int64_t> own(static_cast<std::size_t>(W), 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < W; ++x)
-            own[static_cast<std::size_t>(x)] +=
-                (w.importance ? temporal_term(w.importance->at(x, y), w.importance_unit) : 0) +
-                mask_term(w.protect ? w.protect->at(x, y) : 0, w.remove ? w.remove->at(x, y) : 0);
-    const auto cost_at = [&](const int j) {  // j: a position in `columns`
-        const int n = static_cast<int>(columns.size());
-        const int left = columns[static_cast<std::size_t>(std::max(j - 1, 0))];
-        const int right = columns[static_cast<std::size_t>(std::min(j + 1, n - 1))];
-        std::int64_t c = own[static_cast<std::size_t>(columns[static_cast<std::size_t>(j)])];
-        for (int y = 0; y < h; ++y)
-            c += iabs(pixels.intensity(right, y) - pixels.intensity(left, y));
-        return c;
-    };
-    std::vector<std::int64_t> cost(static_cast<std::size_t>(W));
-    for (int j = 0; j < W; ++j) cost[static_cast<std::size_t>(j)] = cost_at(j);
-    SeamOrder order;
-    order.direction = SeamDirection::Vertical;
-    order.width = W;
-    order.height = h;
-    order.seams = seams;
-    order.order = Image<std::int32_t>(W, h, kNeverRemoved);
-    for (int s = 0; s < seams; ++s) {
-        const auto cheapest = std::min_element(cost.begin(), cost.end());  // ties: leftmost
-        const auto j = static_cast<int>(cheapest - cost.begin());
-        const int x = columns[static_cast<std::size_t>(j)];
-        std::int32_t crossed_protect = 0, crossed_remove = 0;
-        for (int y = 0; y < h; ++y) {
-            order.order.at(x, y) = s;
-            crossed_protect += w.protect && w.protect->at(x, y) != 0;
-            crossed_remove += w.remove && w.remove->at(x, y) != 0;
-        }
-        order.costs.push_back(*cheapest);
-        order.protected_crossed.push_back(crossed_protect);
-        order.remove_crossed.push_back(crossed_remove);
-        columns.erase(columns.begin() + j);
-        cost.erase(cheapest);
-        // Only the new neighbours' costs change.
-        for (const int k : {j - 1, j})
-            if (k >= 0 && k < static_cast<int>(columns.size()))
-                cost[static_cast<std::size_t>(k)] = cost_at(k);
-    }
-    return order;
-}
-
-/// How much the first `k` seams of `order` shear the picture (measuring, local switch): for
-/// every pixel kept in its row and in the row `gap` below, the difference of the two rows'
-/// counts of removed pixels left of it, weighted by the pixel's horizontal gradient and by
-/// `select(x, y)`; mean over the weights. 0 for crops, scaling and straight seams.
-template <class Select>
-double seam_shear(const Working& w, const SeamOrder& order, const int k, Select select) {
-    const int W = w.image.width(), H = w.image.height();
-    const int gap = std::max(1, H / 32);
-    std::vector<int> left_a(static_cast<std::size_t>(W)), left_b(static_cast<std::size_t>(W));
-    const auto lefts = [&](const int y, std::vector<int>& out) {
-        int removed = 0;
-        for (int x = 0; x < W; ++x) {
-            out[static_cast<std::size_t>(x)] = removed;
-            if (order.order.at(x, y) < k) ++removed;
-        }
-    };
-    double sum = 0, weight = 0;
-    for (int y = 0; y + gap < H; ++y) {
-        lefts(y, left_a);
-        lefts(y + gap, left_b);
-        const Rgba8* row = w.image.row(y);
-        for (int x = 0; x < W; ++x) {
-            if (order.order.at(x, y) < k || order.order.at(x, y + gap) < k) continue;
-            const Rgba8 a = row[std::max(x - 1, 0)], b = row[std::min(x + 1, W - 1)];
-            const double g =
-                (std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b)) * select(x, y);
-            if (g <= 0) continue;
-            sum += g * std::abs(left_a[static_cast<std::size_t>(x)] -
-                                left_b[static_cast<std::size_t>(x)]);
-            weight += g;
-        }
-    }
-    return weight > 0 ? sum / weight / gap : 0.0;
-}
-
 /// One side, as vertical work on w: plans the mix (amount or automatic) and applies it.
 SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
                       const CarveImplementation impl, const CarveProgress& progress) {
@@ -641,9 +533,7 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     // Seams for a candidate are found once per crop: the first k of an order are the k-seam
     // carve.
     const auto order_for = [&](const Working& cropped, const int seams, const SeamEnergy e) {
-        return seam_order(
-            input_of(cropped, e), SeamDirection::Vertical, seams,
-            std::getenv("LACUNA_MIX_REFERENCE") ? CarveImplementation::Reference : impl, progress);
+        return seam_order(input_of(cropped, e), SeamDirection::Vertical, seams, impl, progress);
     };
     // Shrinking, the automatic mix also compares seams of the backward L1 gradient energy and
     // of the transversal energy (liblqr's default: |dI/dx| only, so seams may run along
@@ -680,18 +570,6 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
                         continue;
                     candidates.push_back({c, offset, k, e});
                 }
-            // Straight seams (whole columns) beside them, shrinking only.
-            if (shrinking && straight_candidates())
-                for (int step = 1; step <= 4; ++step) {
-                    const int k = rest * step / 4;
-                    if (k > 0 && candidates.back().seams != k)
-                        candidates.push_back(
-                            {c, offset, k,
-                             std::string_view(std::getenv("LACUNA_STIFF")) == "columns"
-                                 ? SeamEnergy::Transversal
-                                 : p.energy,
-                             true});
-                }
         }
     }
     const Working original = w;
@@ -701,22 +579,13 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     std::optional<SeamOrder> order;
     int order_crop = -1;
     SeamEnergy order_energy = p.energy;
-    bool order_straight = false;
     for (const Candidate& c : candidates) {
-        if (shrinking && c.seams > 0 &&
-            (order_crop != c.crop || order_energy != c.energy || order_straight != c.straight)) {
+        if (shrinking && c.seams > 0 && (order_crop != c.crop || order_energy != c.energy)) {
             Working cropped = original;
             if (c.crop > 0) crop_working(cropped, c.offset, W - c.crop);
-            if (!c.straight)
-                order = order_for(cropped, change - c.crop, c.energy);
-            else if (std::string_view(std::getenv("LACUNA_STIFF")) == "columns")
-                order = straight_seam_order(cropped, change - c.crop);
-            else  // measuring: the reference carver with a cost per sideways step
-                order = seam_order_reference_rigid(input_of(cropped, c.energy), change - c.crop,
-                                                   kStiffRigidity);
+            order = order_for(cropped, change - c.crop, c.energy);
             order_crop = c.crop;
             order_energy = c.energy;
-            order_straight = c.straight;
         }
         Working result = apply_vertical(original, c, target, order ? &*order : nullptr, c.energy,
                                         impl, progress);
@@ -724,29 +593,6 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
         if (p.automatic) {
             d = bidirectional_dissimilarity(original.image.view(), result.image.view(),
                                             original.importance ? &*original.importance : nullptr);
-        }
-        const char* shear_w_env = std::getenv("LACUNA_SHEAR_W");
-        if (p.automatic && (std::getenv("LACUNA_MIX_DEBUG") || shear_w_env)) {
-            double s_all = 0, s_imp = 0, s_keep = 0;
-            if (c.seams > 0 && shrinking) {
-                Working cropped = original;
-                if (c.crop > 0) crop_working(cropped, c.offset, W - c.crop);
-                const double scale = double(target) / (W - c.crop - c.seams);
-                const auto& imp = cropped.importance;
-                s_all = scale * seam_shear(cropped, *order, c.seams, [](int, int) { return 1.0; });
-                s_imp = scale * seam_shear(cropped, *order, c.seams, [&](int x, int y) {
-                            return imp && imp->at(x, y) > 0 ? 1.0 : 0.0;
-                        });
-                s_keep = scale * seam_shear(cropped, *order, c.seams, [&](int x, int y) {
-                             return imp && imp->at(x, y) >= kCropKeepLevel ? 1.0 : 0.0;
-                         });
-            }
-            std::fprintf(stderr,
-                         "cand W=%d H=%d T=%d st=%d crop=%d seams=%d e=%d d=%.2f shear all=%.4f "
-                         "imp=%.4f keep=%.4f\n",
-                         W, w.image.height(), target, int(c.straight), c.crop, c.seams,
-                         int(c.energy), d, s_all, s_imp, s_keep);
-            if (shear_w_env) d *= 1 + std::atof(shear_w_env) * s_all;
         }
         if (!best || d < best_distance) {
             best_distance = d;
@@ -759,7 +605,6 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
     mix.crop_offset = chosen.offset;
     mix.seams = chosen.seams;
     mix.energy = chosen.energy;
-    mix.straight = chosen.straight;
     mix.scaled_from = W - chosen.crop + (shrinking ? -chosen.seams : chosen.seams);
     mix.distance = p.automatic ? best_distance : 0;
     mix.candidates = static_cast<int>(candidates.size());

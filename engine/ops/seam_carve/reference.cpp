@@ -3,11 +3,9 @@
 #include "carve_state.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace lacuna::ops {
 namespace {
-thread_local std::int64_t g_rigidity = 0;  // measuring
 
 template <class Pixel>
 SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) {
@@ -42,11 +40,6 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
     std::vector<std::int8_t> parent(img.size());
     std::vector<int> seam(h);
     const bool forward = in.energy == SeamEnergy::Forward;
-    // Measuring switch (local): a cost per sideways step, liblqr's rigidity.
-    const char* rigid_env = std::getenv("LACUNA_RIGIDITY");
-    const std::int64_t rigidity = g_rigidity ? g_rigidity : rigid_env ? std::atoll(rigid_env) : 0;
-    const char* rigid_level_env = std::getenv("LACUNA_RIGIDITY_PER_LEVEL");
-    const std::int64_t rigidity_per_level = rigid_level_env ? std::atoll(rigid_level_env) : 0;
     for (int s = 0; s < seams; ++s) {
         const auto row = [&](const int y) { return img.data() + static_cast<std::size_t>(y) * W; };
         const ClampedRgb<decltype(row)> pixels{row, w, h};
@@ -74,10 +67,7 @@ SeamOrder vertical_reference(const BasicCarveInput<Pixel>& in, const int seams) 
                 for (int d = -1; d <= 1; ++d) {  // left first: ties go to the leftmost parent
                     if (x + d < 0 || x + d >= w) continue;
                     const std::int64_t c =
-                        cost[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0) +
-                        (d != 0 ? rigidity + rigidity_per_level *
-                                                 (temporal[at(x, y)] + importance[at(x, y)])
-                                : 0);
+                        cost[at(x + d, y - 1)] + (forward ? forward_cost(pixels, x, y, d) : 0);
                     if (best_d == 2 || c < best) {
                         best = c;
                         best_d = d;
@@ -129,14 +119,6 @@ SeamOrder seam_order_reference(const CarveInput& input, const SeamDirection dire
     detail::check_carve_input(input, direction, seams);
     return detail::in_direction(detail::importance_as_levels(input), direction, seams,
                                 vertical_reference<Rgba8>);
-}
-
-SeamOrder seam_order_reference_rigid(const CarveInput& input, const int seams,
-                                     const std::int64_t rigidity) {
-    g_rigidity = rigidity;
-    SeamOrder o = seam_order_reference(input, SeamDirection::Vertical, seams);
-    g_rigidity = 0;
-    return o;
 }
 
 SeamOrder seam_order_reference(const DeepCarveInput& input, const SeamDirection direction,

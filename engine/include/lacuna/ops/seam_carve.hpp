@@ -375,8 +375,6 @@ struct SideMix {
     int crop_offset = 0;
     int seams = 0;                            ///< removed when shrinking, duplicated when enlarging
     SeamEnergy energy = SeamEnergy::Forward;  ///< of those seams (automatic: forward or L1)
-    /// automatic: the seams are straight columns (their cost: the transversal energy)
-    bool straight = false;
     int scaled_from = 0;
     int scaled_to = 0;
     double distance = 0;  ///< automatic: the chosen candidate's bidirectional dissimilarity
