@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <cstdio>
 
 namespace lacuna::ops {
 namespace {
@@ -86,11 +85,9 @@ RingColours ring_of(const ImageView<const Rgba8> image, const HoleRegions& holes
 /// Whether the colour of hole pixel (x, y) is foreign to `ring`: absent from it (the global
 /// test), or its nearest ring pixel of that colour is more than kRefillLocalReach further than
 /// the nearest ring pixel at all (the local test).
-bool g_local = false;  // EXPERIMENT
 bool foreign_at(const RingColours& ring, const Rgba8 colour, const int x, const int y) {
     const int bin = detail::colour_bin(colour);
     if (ring.seen[static_cast<std::size_t>(bin)] == 0) return true;
-    if (!g_local) return false;
     const auto d2 = [&](const RingColours::At& q) {
         return static_cast<double>(q.x - x) * (q.x - x) + static_cast<double>(q.y - y) * (q.y - y);
     };
@@ -221,8 +218,7 @@ struct Detection {
 /// pixels) joined across gaps of `join` (chessboard), within the hole: those of at least
 /// kRefillMinForeign foreign pixels that cover at most kRefillMaxShare of their hole region.
 void pick_clumps(const Detection& d, const Mask& hole, const Mask& foreign, const int join,
-                 Mask& kept, const Mask* must = nullptr,
-                 const ImageView<const Rgba8>* image = nullptr) {
+                 Mask& kept) {
     const int w = hole.width(), h = hole.height();
     Mask joined(w, h, std::uint8_t{0});
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
@@ -247,35 +243,6 @@ void pick_clumps(const Detection& d, const Mask& hole, const Mask& foreign, cons
         for (int y = box.y0; y <= box.y1; ++y)
             for (int x = box.x0; x <= box.x1; ++x) n += in_c(x, y) && foreign.at(x, y) != 0;
         if (n < kRefillMinForeign) continue;
-        if (must != nullptr) {
-            std::int64_t m = 0;
-            for (int y = box.y0; y <= box.y1; ++y)
-                for (int x = box.x0; x <= box.x1; ++x) m += in_c(x, y) && must->at(x, y) != 0;
-            if (m < kRefillMinForeign) continue;
-            // EXPERIMENT: the ring nearest the clump's locally foreign pixels is smooth.
-            const std::int32_t reg = region_of(candidates, static_cast<int>(c), d.holes);
-            const RingColours& ring = d.rings[static_cast<std::size_t>(reg)];
-            double sum = 0;
-            std::int64_t k = 0;
-            for (int y = box.y0; y <= box.y1; ++y)
-                for (int x = box.x0; x <= box.x1; ++x) {
-                    if (!in_c(x, y) || must->at(x, y) == 0) continue;
-                    double best = 1e300;
-                    int bx = 0, by = 0;
-                    for (const RingColours::At& q : ring.border) {
-                        const double dd = double(q.x - x) * (q.x - x) + double(q.y - y) * (q.y - y);
-                        if (dd < best) best = dd, bx = q.x, by = q.y;
-                    }
-                    sum += edge_strength(*image, bx, by);
-                    ++k;
-                }
-            const double smooth = k > 0 ? sum / static_cast<double>(k) : 0.0;
-            static const double limit =
-                std::getenv("LACUNA_SMOOTH") ? std::atof(std::getenv("LACUNA_SMOOTH")) : 1e9;
-            std::fprintf(stderr, "local clump: %lld core, %lld local, ring sobel %.1f\n",
-                         static_cast<long long>(n), static_cast<long long>(m), smooth);
-            if (smooth > limit) continue;
-        }
         // A clump of foreign pixels, and a piece of the region rather than most of it (a
         // larger one is a structure whose shades the ring lacks, a window grid's ledge).
         const std::int32_t region = region_of(candidates, static_cast<int>(c), d.holes);
@@ -310,22 +277,7 @@ Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
                     foreign.at(x, y) = 1;
     }
     Mask kept(w, h, std::uint8_t{0});
-    if (g_local) {
-        Mask local_only(w, h, std::uint8_t{0});
-        for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
-            const SearchRect& box = d.holes.regions[r].box;
-            for (int y = box.y0; y <= box.y1; ++y)
-                for (int x = box.x0; x <= box.x1; ++x)
-                    if (d.holes.label[static_cast<std::size_t>(y) * w + x] ==
-                            static_cast<std::int32_t>(r) &&
-                        foreign.at(x, y) != 0 &&
-                        d.rings[r].seen[static_cast<std::size_t>(
-                            detail::colour_bin(filled.row(y)[x]))] != 0)
-                        local_only.at(x, y) = 1;
-        }
-        pick_clumps(d, hole, core_of(d.holes, foreign), join, kept, &local_only, &filled);
-    } else
-        pick_clumps(d, hole, foreign, join, kept);
+    pick_clumps(d, hole, core_of(d.holes, foreign), join, kept);
     // The refill hole: the kept blobs grown by `grow`, within the hole.
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
         const SearchRect& box = d.holes.regions[r].box;
@@ -376,7 +328,7 @@ RefillChoice refill_blobs(const Mask& mask, const InpaintParams& params,
                                                     params.never_sample->at(x, y) != 0)
                                  ? 1
                                  : 0;
-    if (g_local) never_sample_foreign_colours(filled.view(), mask, d.blobs, never);
+    never_sample_foreign_colours(filled.view(), mask, d.blobs, never);
     InpaintParams again = params;
     again.never_sample = &never;
     again.lines = false;
@@ -472,22 +424,9 @@ ImageRgba8 compose_refill(ImageRgba8 filled, const RefillChoice& choice) {
 ImageRgba8 refill_foreign(const Mask& mask, const InpaintParams& params,
                           const InpaintImplementation implementation, ImageRgba8 filled,
                           RefillReport* report) {
-    g_local = false;
     const RefillChoice choice = refill_regions(mask, params, implementation, filled);
-    ImageRgba8 once = compose_refill(std::move(filled), choice);
-    g_local = std::getenv("LACUNA_LOCAL_PASS") != nullptr;
-    const RefillChoice second =
-        g_local ? refill_regions(mask, params, implementation, once) : RefillChoice{};
-    g_local = false;
-    if (report != nullptr) {
-        *report = choice.report;
-        report->blobs += second.report.blobs;
-        report->kept += second.report.kept;
-        report->structure_refused += second.report.structure_refused;
-        report->foreign_before += second.report.foreign_before;
-        report->foreign_after += second.report.foreign_after;
-    }
-    return compose_refill(std::move(once), second);
+    if (report != nullptr) *report = choice.report;
+    return compose_refill(std::move(filled), choice);
 }
 
 RefillChoice refill_sources(const ImageView<const Rgba8> proxy, const Mask& mask,
