@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 namespace lacuna::ops {
 namespace {
@@ -44,67 +43,11 @@ std::vector<std::uint8_t> near(const SearchRect& rect, const int reach, const in
     return out;
 }
 
-/// Where a hole region's ring (its known pixels within kRefillRing, as ring_colours takes them)
-/// holds each colour, for the local test: a colour the ring holds only far from a hole pixel is
-/// foreign there too (a brown band on the sky side of a hole whose far side is a tree).
-struct RingColours {
-    std::vector<std::uint8_t> seen;  ///< per 5-bit colour, 1 = somewhere in the ring
-    struct At {
-        int bin, x, y;
-    };
-    std::vector<At> by_colour;  ///< the ring's pixels, sorted by colour
-    std::vector<At> border;     ///< the ring's pixels next to the region (8-neighbours)
-};
-
-RingColours ring_of(const ImageView<const Rgba8> image, const HoleRegions& holes, const int r) {
-    RingColours out;
-    out.seen = ring_colours(image, holes, r, kRefillRing);
-    const int w = holes.width, h = holes.height;
-    const SearchRect& b = holes.regions[static_cast<std::size_t>(r)].box;
-    const SearchRect box{std::max(0, b.x0 - kRefillRing), std::max(0, b.y0 - kRefillRing),
-                         std::min(w - 1, b.x1 + kRefillRing), std::min(h - 1, b.y1 + kRefillRing)};
-    const auto in_region = [&](const int x, const int y) {
-        return holes.label[static_cast<std::size_t>(y) * w + x] == r;
-    };
-    const std::vector<std::uint8_t> ring = near(box, kRefillRing, w, h, in_region);
-    const std::vector<std::uint8_t> next = near(box, 1, w, h, in_region);
-    const int cw = box.x1 - box.x0 + 1;
-    for (int y = box.y0; y <= box.y1; ++y)
-        for (int x = box.x0; x <= box.x1; ++x) {
-            const std::size_t i = static_cast<std::size_t>(y - box.y0) * cw + (x - box.x0);
-            if (ring[i] == 0 || holes.label[static_cast<std::size_t>(y) * w + x] >= 0) continue;
-            const RingColours::At at{detail::colour_bin(image.row(y)[x]), x, y};
-            out.by_colour.push_back(at);
-            if (next[i] != 0) out.border.push_back(at);
-        }
-    std::sort(out.by_colour.begin(), out.by_colour.end(),
-              [](const RingColours::At& a, const RingColours::At& b) { return a.bin < b.bin; });
-    return out;
-}
-
-/// Whether the colour of hole pixel (x, y) is foreign to `ring`: absent from it (the global
-/// test), or its nearest ring pixel of that colour is more than kRefillLocalReach further than
-/// the nearest ring pixel at all (the local test).
-bool foreign_at(const RingColours& ring, const Rgba8 colour, const int x, const int y) {
-    const int bin = detail::colour_bin(colour);
-    if (ring.seen[static_cast<std::size_t>(bin)] == 0) return true;
-    const auto d2 = [&](const RingColours::At& q) {
-        return static_cast<double>(q.x - x) * (q.x - x) + static_cast<double>(q.y - y) * (q.y - y);
-    };
-    double nearest = std::numeric_limits<double>::max();
-    for (const RingColours::At& q : ring.border) nearest = std::min(nearest, d2(q));
-    const double reach = std::sqrt(nearest) + kRefillLocalReach, limit = reach * reach;
-    const auto [first, last] = std::equal_range(
-        ring.by_colour.begin(), ring.by_colour.end(), RingColours::At{bin, 0, 0},
-        [](const RingColours::At& a, const RingColours::At& b) { return a.bin < b.bin; });
-    return std::none_of(first, last, [&](const RingColours::At& q) { return d2(q) <= limit; });
-}
-
 /// Foreign pixels of `image` in the components of `blobs`, counted against each hole pixel's
-/// region's ring.
+/// region's ring colours.
 std::vector<std::int64_t> count_foreign(const ImageView<const Rgba8> image,
                                         const HoleRegions& holes,
-                                        const std::vector<RingColours>& rings,
+                                        const std::vector<std::vector<std::uint8_t>>& seen,
                                         const HoleRegions& blobs) {
     std::vector<std::int64_t> out(blobs.regions.size(), 0);
     for (std::size_t b = 0; b < blobs.regions.size(); ++b) {
@@ -113,8 +56,8 @@ std::vector<std::int64_t> count_foreign(const ImageView<const Rgba8> image,
             for (int x = box.x0; x <= box.x1; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * blobs.width + x;
                 if (blobs.label[i] != static_cast<std::int32_t>(b)) continue;
-                const RingColours& ring = rings[static_cast<std::size_t>(holes.label[i])];
-                out[b] += foreign_at(ring, image.row(y)[x], x, y) ? 1 : 0;
+                const std::vector<std::uint8_t>& s = seen[static_cast<std::size_t>(holes.label[i])];
+                out[b] += s[static_cast<std::size_t>(detail::colour_bin(image.row(y)[x]))] == 0;
             }
     }
     return out;
@@ -176,42 +119,11 @@ bool erases_structure(const ImageView<const Rgba8> filled, const ImageView<const
     return false;
 }
 
-/// The foreign pixels of the hole whose 8 neighbours are all foreign: the cores of clumps.
-Mask core_of(const HoleRegions& holes, const Mask& foreign) {
-    const int w = foreign.width(), h = foreign.height();
-    Mask core(w, h, std::uint8_t{0});
-    for (const HoleRegions::Region& region : holes.regions)
-        for (int y = std::max(1, region.box.y0); y <= std::min(h - 2, region.box.y1); ++y)
-            for (int x = std::max(1, region.box.x0); x <= std::min(w - 2, region.box.x1); ++x) {
-                bool all = true;
-                for (int dy = -1; dy <= 1 && all; ++dy)
-                    for (int dx = -1; dx <= 1 && all; ++dx) all = foreign.at(x + dx, y + dy) != 0;
-                core.at(x, y) = all ? 1 : 0;
-            }
-    return core;
-}
-
-/// Marks in `never` the known pixels of `filled` whose colour is foreign in one of the blobs:
-/// where the blobs' colours came from (kRefillLocalReach's neighbours in the header say why).
-void never_sample_foreign_colours(const ImageView<const Rgba8> filled, const Mask& hole,
-                                  const ForeignBlobs& blobs, Mask& never) {
-    std::vector<std::uint8_t> foreign_colour(detail::kColourBins, 0);
-    for (int y = 0; y < hole.height(); ++y)
-        for (int x = 0; x < hole.width(); ++x)
-            if (blobs.refill.at(x, y) != 0 && blobs.foreign.at(x, y) != 0)
-                foreign_colour[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] = 1;
-    for (int y = 0; y < hole.height(); ++y)
-        for (int x = 0; x < hole.width(); ++x)
-            if (hole.at(x, y) == 0 &&
-                foreign_colour[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] != 0)
-                never.at(x, y) = 1;
-}
-
 struct Detection {
     ForeignBlobs blobs;
-    HoleRegions holes;               ///< the hole's regions
-    std::vector<RingColours> rings;  ///< per hole region
-    HoleRegions components;          ///< of blobs.refill
+    HoleRegions holes;                            ///< the hole's regions
+    std::vector<std::vector<std::uint8_t>> seen;  ///< per hole region, its ring's colours
+    HoleRegions components;                       ///< of blobs.refill
 };
 
 /// Marks in `kept` the clumps of the pixels of `foreign` (a subset of the hole's foreign
@@ -260,24 +172,25 @@ void pick_clumps(const Detection& d, const Mask& hole, const Mask& foreign, cons
 Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
     const int w = filled.width, h = filled.height;
     check_mask_size(hole.view(), w, h, "the mask");
-    const int join = kRefillJoin, grow = kRefillGrow;
+    const int ring = kRefillRing, join = kRefillJoin, grow = kRefillGrow;
     Detection d;
     d.holes = hole_regions(hole);
     d.blobs.foreign = Mask(w, h, std::uint8_t{0});
     d.blobs.refill = Mask(w, h, std::uint8_t{0});
     Mask& foreign = d.blobs.foreign;
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
-        d.rings.push_back(ring_of(filled, d.holes, static_cast<int>(r)));
+        d.seen.push_back(ring_colours(filled, d.holes, static_cast<int>(r), ring));
         const SearchRect& box = d.holes.regions[r].box;
         for (int y = box.y0; y <= box.y1; ++y)
             for (int x = box.x0; x <= box.x1; ++x)
                 if (d.holes.label[static_cast<std::size_t>(y) * w + x] ==
                         static_cast<std::int32_t>(r) &&
-                    foreign_at(d.rings.back(), filled.row(y)[x], x, y))
+                    d.seen.back()[static_cast<std::size_t>(detail::colour_bin(filled.row(y)[x]))] ==
+                        0)
                     foreign.at(x, y) = 1;
     }
     Mask kept(w, h, std::uint8_t{0});
-    pick_clumps(d, hole, core_of(d.holes, foreign), join, kept);
+    pick_clumps(d, hole, foreign, join, kept);
     // The refill hole: the kept blobs grown by `grow`, within the hole.
     for (std::size_t r = 0; r < d.holes.regions.size(); ++r) {
         const SearchRect& box = d.holes.regions[r].box;
@@ -292,7 +205,7 @@ Detection detect(const ImageView<const Rgba8> filled, const Mask& hole) {
     }
     d.components = hole_regions(d.blobs.refill);
 
-    d.blobs.foreign_in_blob = count_foreign(filled, d.holes, d.rings, d.components);
+    d.blobs.foreign_in_blob = count_foreign(filled, d.holes, d.seen, d.components);
     return d;
 }
 
@@ -328,7 +241,6 @@ RefillChoice refill_blobs(const Mask& mask, const InpaintParams& params,
                                                     params.never_sample->at(x, y) != 0)
                                  ? 1
                                  : 0;
-    never_sample_foreign_colours(filled.view(), mask, d.blobs, never);
     InpaintParams again = params;
     again.never_sample = &never;
     again.lines = false;
@@ -349,7 +261,7 @@ RefillChoice refill_blobs(const Mask& mask, const InpaintParams& params,
         throw;
     }
     const std::vector<std::int64_t> after =
-        count_foreign(out.refilled.view(), d.holes, d.rings, d.components);
+        count_foreign(out.refilled.view(), d.holes, d.seen, d.components);
     // The straight edges that reach the hole from the ring (the line continuation's tracer,
     // with its default tolerances), for the structure check.
     const std::vector<EdgeTrace> lines = edges_into_hole(filled.view(), mask, {});

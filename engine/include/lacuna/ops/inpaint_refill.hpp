@@ -29,12 +29,9 @@ namespace lacuna::ops {
 /// The ring (chessboard px) around each hole region whose colours count as the surroundings'
 /// (the bench's foreign-content measure and the per-region choice use the same 16).
 inline constexpr int kRefillRing = 16;
-/// A clump is made of the foreign pixels whose 8 neighbours are all foreign (its core: the
-/// scattered foreign pixels of a fill's texture have none, so a band next to a textured fill is
-/// not joined to the texture into one region-sized clump); cores within this many px
-/// (chessboard) of each other form one blob...
+/// Foreign pixels within this many px (chessboard) of each other form one blob...
 inline constexpr int kRefillJoin = 2;
-/// ...and a blob is refilled when its core holds at least this many pixels (a clump, not the
+/// ...and a blob is refilled when it holds at least this many foreign pixels (a clump, not the
 /// scattered single pixels that noise and fine texture score too).
 inline constexpr int kRefillMinForeign = 24;
 /// The refilled hole: the blob's pixels grown by this much (chessboard), within the hole, so the
@@ -43,16 +40,9 @@ inline constexpr int kRefillGrow = 2;
 /// ...and at most this share of its hole region's pixels (a larger one is a structure whose
 /// shades the ring lacks, not a pasted piece).
 inline constexpr double kRefillMaxShare = 0.2;
-/// A hole pixel whose colour the ring holds only far from it is foreign too (a sky-side band of
-/// the brown that a tree across the hole has): its colour's nearest ring pixel is more than this
-/// many px (Euclidean) further than its nearest ring pixel at all.
-inline constexpr double kRefillLocalReach = 16.0;
 /// The stage runs on holes of at most this many pixels, as the per-region choice does
 /// (kChoiceMaxPixels): on the 1080p 300 × 200 hole it costs one count of the mask.
 inline constexpr std::int64_t kRefillMaxPixels = 16384;
-/// The refill never samples the known pixels of a colour (5 bits a channel) that is foreign in
-/// one of the blobs: they are where the blob's colours came from (the tree tops that a sky-side
-/// band copies), and a refill from them would paint the band again.
 /// A refilled blob is kept when its foreign pixels drop to at most this share of before.
 inline constexpr double kRefillKeepRatio = 0.5;
 /// Structure entering the hole: a straight edge traced from the ring to the hole's border
@@ -69,11 +59,10 @@ inline constexpr int kRefillEdge = 160;
 inline constexpr double kRefillStructureKeep = 0.5;
 
 /// What the detection finds in a finished fill: per hole pixel, 1 where its colour is absent
-/// from its region's ring or present there only far from it (kRefillLocalReach); the blobs to
-/// refill as one mask (grown, within the hole), and per blob (8-connected component of that mask)
-/// its foreign pixel count.
+/// from its region's ring; the blobs to refill as one mask (grown, within the hole), and per
+/// blob (8-connected component of that mask) its foreign pixel count.
 struct ForeignBlobs {
-    Mask foreign;  ///< image-sized; 1 = a hole pixel of a colour its region's ring lacks near it
+    Mask foreign;  ///< image-sized; 1 = a hole pixel of a colour its region's ring lacks
     Mask refill;   ///< image-sized; 1 = to be filled again
     std::vector<std::int64_t> foreign_in_blob;  ///< per component of `refill`, in scan order
 };
