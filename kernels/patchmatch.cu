@@ -225,6 +225,13 @@ __global__ void vote_kernel(const BasicPmLevel<D> l, const int buf, const int ra
 }
 
 template <class D>
+__global__ void gradient_xy_kernel(const BasicPmLevel<D> l, const PmRect r) {
+    int x, y;
+    if (!pixel_of(r, x, y)) return;
+    pt::pm_gradient_xy_pixel(l, x, y);
+}
+
+template <class D>
 __global__ void compose_kernel(const BasicPmLevel<D> fine, const BasicPmLevel<D> coarse,
                                const int shift, const PmRect r) {
     int x, y;
@@ -261,6 +268,24 @@ __global__ void show8_kernel(const PmLevel16 l0, const ImageView<Rgba8> dst, con
 }
 
 const dim3 kBlock(kBlockX, kBlockY);
+
+/// The gradient channels over `r` clipped to the level, where the level uses them: the CPU
+/// filler's refresh_gradients, at the same steps (the whole level when it starts, the hole's box
+/// grown by 1 after every vote).
+template <class D>
+void refresh_gradients(const BasicPmLevel<D>& l, const PmRect r, const cudaStream_t stream) {
+    if (l.grad_weight == 0) return;
+    const PmRect c{r.x0 > 0 ? r.x0 : 0, r.y0 > 0 ? r.y0 : 0,
+                   r.x1 < l.width - 1 ? r.x1 : l.width - 1,
+                   r.y1 < l.height - 1 ? r.y1 : l.height - 1};
+    if (empty(c)) return;
+    gradient_xy_kernel<<<grid_for(c), kBlock, 0, stream>>>(l, c);
+}
+
+/// The hole's box grown by 1: the pixels whose central differences a vote can change.
+PmRect around(const PmRect& hole_box) {
+    return {hole_box.x0 - 1, hole_box.y0 - 1, hole_box.x1 + 1, hole_box.y1 + 1};
+}
 
 }  // namespace
 
@@ -333,8 +358,8 @@ template <class D>
 cudaError_t pm_launch_init(const BasicPmLevel<D>& l, const int radius, const std::uint32_t seed,
                            const int level, const cudaStream_t stream) {
     const PmRect r = target_box(l);
-    if (empty(r)) return cudaSuccess;
-    init_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, radius, seed, level, r);
+    if (!empty(r)) init_kernel<<<grid_for(r), kBlock, 0, stream>>>(l, radius, seed, level, r);
+    refresh_gradients(l, whole(l), stream);
     return cudaGetLastError();
 }
 
@@ -348,8 +373,10 @@ cudaError_t pm_launch_upsample_vote(const BasicPmLevel<D>& fine, const BasicPmLe
     if (empty(r)) return cudaSuccess;
     upsample_kernel<<<grid_for(r), kBlock, 0, stream>>>(fine, coarse, coarse_buf, radius, seed,
                                                         level, r);
+    refresh_gradients(fine, whole(fine), stream);
     vote_kernel<<<grid_for(hole_box), kBlock, 0, stream>>>(fine, 0, radius, winner_take_all,
                                                            pt::pm_votes_texture(level), hole_box);
+    refresh_gradients(fine, around(hole_box), stream);
     return cudaGetLastError();
 }
 
@@ -364,6 +391,7 @@ cudaError_t pm_launch_iteration(const BasicPmLevel<D>& l, const PmPass* passes, 
     vote_kernel<<<grid_for(hole_box), kBlock, 0, stream>>>(
         l, passes[count - 1].dst, passes[0].radius, winner_take_all,
         pt::pm_votes_texture(passes[0].level), hole_box);
+    refresh_gradients(l, around(hole_box), stream);
     return cudaGetLastError();
 }
 

@@ -9,12 +9,32 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
+#include <random>
 #include <utility>
 #include <vector>
 
 namespace lacuna::test {
+
+/// Fine grain without lines: a smooth colour ramp with independent noise of ±30 levels a pixel,
+/// so every patch is distinct and no straight edge reaches a hole (the PatchMatch fill takes its
+/// gradient channels there: gradient_weight_for).
+inline ImageRgba8 grain(const int w, const int h, const unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-30, 30);
+    ImageRgba8 image(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const auto c = [&](const int v) {
+                return static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0, 255));
+            };
+            image.at(x, y) = Rgba8{c(90 + x / 4), c(120 + y / 4), c(70), 255};
+        }
+    return image;
+}
 
 /// The bench's blob outline (app/cli/inpaint_object_cases.cpp: the radius wobbles with three and
 /// five lobes), rasterised by an even-odd test of pixel centres, then grown by `grow` px as the

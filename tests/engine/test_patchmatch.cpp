@@ -6,6 +6,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/io/image_io.hpp>
+#include <lacuna/kernels/patchmatch_terms.h>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 #include <lacuna/ops/patchmatch.hpp>
@@ -710,6 +711,59 @@ class TestPatchMatch : public QObject {
                                         .arg(q.texture_ratio)));
             }
         }
+    }
+
+    void gradient_channels_only_where_the_hole_lies_in_fine_texture() {
+        // Image Melding's gradient channels (the luma's signed central differences in the patch
+        // distance) on the coarse levels: on the bench they gain 1.4-2.8 dB on grass and up to
+        // 2 dB on cobblestones and knit, but lose on smooth holes (sky, -3.7 dB) and on holes
+        // that a straight edge reaches (a pole's line, a lattice's gap). So a fill takes them
+        // only where the ring around the hole is finely textured and no straight edge reaches
+        // the hole. The holes set's cases: foliage and grass take them; the shirt (its folds
+        // reach the hole as straight edges), the wall (the ledge) and the sky beside the tree
+        // (smooth) do not. Level 0 never does.
+        struct Case {
+            const char* name;
+            const char* photo;
+            double cx, cy, rx, ry;
+            bool on;
+        };
+        for (const Case& c : {Case{"foliage", "building.jpg", 120, 425, 28, 22, true},
+                              Case{"grass", "messi5.jpg", 150, 305, 40, 18, true},
+                              Case{"fabric", "messi5.jpg", 240, 190, 20, 16, false},
+                              Case{"wall", "building.jpg", 330, 250, 30, 22, false},
+                              Case{"sky next to a tree", "building.jpg", 75, 262, 26, 26, false}}) {
+            const ImageRgba8 image = photo(c.photo);
+            const Mask mask =
+                lacuna::test::ellipse_mask(image.width(), image.height(), c.cx, c.cy, c.rx, c.ry);
+            InpaintParams params;
+            params.patch = 9;
+            params.method = InpaintMethod::PatchMatch;
+            const auto filler =
+                make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
+            filler->advance(1);
+            const std::optional<PatchMatchField> coarsest = patchmatch_field(*filler);
+            QVERIFY(coarsest.has_value());
+            QVERIFY2(coarsest->level >= 1, c.name);
+            QVERIFY2(coarsest->gradient_weight ==
+                         (c.on ? patchmatch_terms::kGradientWeight : std::uint32_t{0}),
+                     qPrintable(QString("%1: gradient weight %2 at level %3")
+                                    .arg(c.name)
+                                    .arg(coarsest->gradient_weight)
+                                    .arg(coarsest->level)));
+            while (patchmatch_field(*filler)->level > 0) filler->advance(1);
+            QVERIFY2(patchmatch_field(*filler)->gradient_weight == 0, c.name);
+        }
+        // Generated grain (no line at all) takes them too: test_patchmatch_cuda's case.
+        const ImageRgba8 grain = lacuna::test::grain(160, 120, 5);
+        InpaintParams params;
+        params.patch = 9;
+        params.method = InpaintMethod::PatchMatch;
+        const auto filler = make_inpainter(grain.view(), box_mask(160, 120, 60, 40, 40, 30), params,
+                                           InpaintImplementation::Fast);
+        filler->advance(1);
+        QVERIFY(patchmatch_field(*filler)->level >= 1);
+        QCOMPARE(patchmatch_field(*filler)->gradient_weight, patchmatch_terms::kGradientWeight);
     }
 
     void bad_input_gets_the_same_errors() {

@@ -51,8 +51,9 @@ struct LevelStore {
     std::unique_ptr<std::uint8_t[]> hole, forbid, valid;
     std::unique_ptr<std::int32_t[]> nnf[2];
     std::unique_ptr<typename D::Dist[]> dist[2];
+    std::unique_ptr<typename D::Grad[]> grad_x, grad_y;
 
-    BasicPmLevel<D> allocate(const int w, const int h) {
+    BasicPmLevel<D> allocate(const int w, const int h, const std::uint32_t grad_weight) {
         size = static_cast<std::size_t>(w) * h;
         color = std::make_unique_for_overwrite<typename D::Color[]>(size);
         texture = std::make_unique_for_overwrite<typename D::Tex[]>(size);
@@ -75,6 +76,13 @@ struct LevelStore {
             l.nnf[b] = nnf[b].get();
             l.dist[b] = dist[b].get();
         }
+        if (grad_weight != 0) {
+            grad_x = std::make_unique_for_overwrite<typename D::Grad[]>(size);
+            grad_y = std::make_unique_for_overwrite<typename D::Grad[]>(size);
+            l.grad_x = grad_x.get();
+            l.grad_y = grad_y.get();
+            l.grad_weight = grad_weight;
+        }
         return l;
     }
 };
@@ -84,6 +92,7 @@ template <class D>
 PatchMatchField field_of(const BasicPmLevel<D>& l, const int level, const int b) {
     PatchMatchField f{level, l.width, l.height,       {l.box_x0, l.box_y0, l.box_x1, l.box_y1},
                       {},    {},      depth_bits<D>()};
+    f.gradient_weight = l.grad_weight;
     if (l.box_x1 < l.box_x0 || l.box_y1 < l.box_y0) return f;
     const int bw = f.box_width();
     f.nnf.resize(static_cast<std::size_t>(bw) * (l.box_y1 - l.box_y0 + 1));
@@ -212,8 +221,12 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
         store_.resize(shapes.size());
         levels_.resize(shapes.size());
         buffer_.assign(shapes.size(), 0);
+        // The gradient channels from kGradientMinLevel up, where the hole lies in fine texture.
+        const std::uint32_t grad_weight = gradient_weight_for(problem_);
         for (std::size_t i = 0; i < shapes.size(); ++i)
-            levels_[i] = store_[i].allocate(shapes[i].width, shapes[i].height);
+            levels_[i] = store_[i].allocate(
+                shapes[i].width, shapes[i].height,
+                static_cast<int>(i) >= patchmatch_terms::kGradientMinLevel ? grad_weight : 0U);
 
         Level& l0 = levels_[0];
         // Level 0 from the decision image and the problem's masks, row by row straight into the
@@ -282,6 +295,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             for_box(l, [&](const int x, const int y) {
                 patchmatch_terms::pm_init_pixel(l, r, problem_.seed, level, x, y);
             });
+            refresh_gradients(l, 0, 0, l.width - 1, l.height - 1);
             return;
         }
         const Level& coarse = levels_[static_cast<std::size_t>(level) + 1];
@@ -290,6 +304,7 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             patchmatch_terms::pm_upsample_pixel(l, coarse, coarse_buf, r, problem_.seed, level,
                                                 !patchmatch_terms::pm_votes_texture(level), x, y);
         });
+        refresh_gradients(l, 0, 0, l.width - 1, l.height - 1);
         vote(level, winner_take_all(level, 0));
     }
 
@@ -336,6 +351,17 @@ class CpuPatchMatch final : public PatchMatchDriver<Inpainter> {
             patchmatch_terms::pm_vote_pixel(l, buf, problem_.radius, wta,
                                             patchmatch_terms::pm_votes_texture(level), x, y);
         });
+        // The vote changed the hole only: its gradients, and those of its 4-neighbours.
+        refresh_gradients(l, box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1);
+    }
+
+    /// The gradient channels over a rectangle (clipped to the level), where they are used.
+    static void refresh_gradients(const Level& l, const int x0, const int y0, const int x1,
+                                  const int y1) {
+        if (l.grad_weight == 0) return;
+        for_rect(
+            std::max(x0, 0), std::max(y0, 0), std::min(x1, l.width - 1), std::min(y1, l.height - 1),
+            [&](const int x, const int y) { patchmatch_terms::pm_gradient_xy_pixel(l, x, y); });
     }
 
     /// 1 where the level's pixel is known (not hole): the start of the onion peel and diffusion.

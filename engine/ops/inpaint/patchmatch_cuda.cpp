@@ -314,6 +314,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const int b = buffer_[static_cast<std::size_t>(level)];
         PatchMatchField f{level, l.width, l.height,       {l.box_x0, l.box_y0, l.box_x1, l.box_y1},
                           {},    {},      depth_bits<D>()};
+        f.gradient_weight = l.grad_weight;
         if (l.box_x1 < l.box_x0 || l.box_y1 < l.box_y0) return f;
         // Only the target box: the field is defined nowhere else.
         const auto bw = static_cast<std::size_t>(f.box_width());
@@ -455,6 +456,7 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
         const int h = problem_.image.height();
         const std::vector<PmShape> shapes = pyramid_shapes(problem_);
         shapes_ = static_cast<int>(shapes.size());
+        const std::uint32_t grad_weight = gradient_weight_for(problem_);
         const auto layout = [&](Carver& c) {
             levels_.assign(shapes.size(), Level{});
             for (std::size_t i = 0; i < shapes.size(); ++i) {
@@ -470,6 +472,13 @@ class CudaPatchMatch final : public PatchMatchDriver<DeviceInpainter> {
                 for (int b = 0; b < 2; ++b) {
                     l.nnf[b] = c.take<std::int32_t>(n);
                     l.dist[b] = c.take<typename D::Dist>(n);
+                }
+                // The gradient channels, as the CPU filler takes them (gradient_weight_for).
+                if (grad_weight != 0 &&
+                    static_cast<int>(i) >= patchmatch_terms::kGradientMinLevel) {
+                    l.grad_x = c.take<typename D::Grad>(n);
+                    l.grad_y = c.take<typename D::Grad>(n);
+                    l.grad_weight = grad_weight;
                 }
             }
             const auto n0 = static_cast<std::size_t>(w) * h;

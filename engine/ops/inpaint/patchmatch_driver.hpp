@@ -68,6 +68,21 @@ inline SearchRect hole_box_at(const InpaintProblem& problem, const int level) {
     return {b.x0 >> level, b.y0 >> level, b.x1 >> level, b.y1 >> level};
 }
 
+/// The gradient channels' gate (docs/notes/patchmatch.md, "The gradient channels for fine
+/// texture only"): the ring of known pixels within kGateRing px (chessboard) of the hole...
+inline constexpr int kGateRing = 16;
+/// ...has a mean |∂x| + |∂y| of the luma (central differences, 4-neighbours known) of at least
+/// kGateTexture levels, and no straight edge (edges_into_hole, default tolerances) reaches the
+/// hole. Measured over the objects and holes sets, seeds 1-3: the grass, cobblestones and knit
+/// pass; sky, tables, orange peel (below 10) and every case with a line into the hole fail.
+inline constexpr int kGateTexture = 11;
+bool ring_is_fine_texture(const InpaintProblem& problem);
+
+/// The gradient channels' weight (BasicPmLevel::grad_weight) of a problem's levels from
+/// kGradientMinLevel up: kGradientWeight where ring_is_fine_texture, else 0. Host code read by
+/// both the CPU and the CUDA driver, so they fill with the same distance.
+std::uint32_t gradient_weight_for(const InpaintProblem& problem);
+
 /// Sets the level's target box: the hole box grown by the radius, clipped.
 template <class D>
 void set_target_box(patchmatch_terms::BasicPmLevel<D>& l, const SearchRect& hole_box, const int r) {

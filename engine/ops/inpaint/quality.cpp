@@ -1,6 +1,7 @@
 #include <lacuna/core/error.hpp>
 #include <lacuna/ops/inpaint_quality.hpp>
 
+#include "chessboard_near.hpp"
 #include "colour_bins.hpp"
 
 #include <algorithm>
@@ -93,34 +94,6 @@ double hole_psnr(const ImageView<const Rgba8> a, const ImageRgba8& b, const Mask
     if (n == 0) return std::numeric_limits<double>::quiet_NaN();
     if (sum == 0) return std::numeric_limits<double>::infinity();
     return 10.0 * std::log10(255.0 * 255.0 / (sum / static_cast<double>(n)));
-}
-
-/// 1 where a pixel with (mask != 0) == `value` lies within `reach` (chessboard distance): a
-/// separable running maximum, so rings of any width cost the same.
-std::vector<std::uint8_t> dilate(const Mask& mask, const int reach, const int value) {
-    const int w = mask.width(), h = mask.height();
-    std::vector<std::uint8_t> rows(static_cast<std::size_t>(w) * h), out(rows.size());
-    for (int y = 0; y < h; ++y) {
-        int last = -1000000;  // last x with the wanted value
-        std::vector<int> next(static_cast<std::size_t>(w) + 1, 1000000);
-        for (int x = w - 1; x >= 0; --x)
-            next[x] = ((mask.at(x, y) != 0) == (value != 0)) ? x : next[x + 1];
-        for (int x = 0; x < w; ++x) {
-            if ((mask.at(x, y) != 0) == (value != 0)) last = x;
-            rows[static_cast<std::size_t>(y) * w + x] = (x - last <= reach || next[x] - x <= reach);
-        }
-    }
-    for (int x = 0; x < w; ++x) {
-        int last = -1000000;
-        std::vector<int> next(static_cast<std::size_t>(h) + 1, 1000000);
-        for (int y = h - 1; y >= 0; --y)
-            next[y] = rows[static_cast<std::size_t>(y) * w + x] ? y : next[y + 1];
-        for (int y = 0; y < h; ++y) {
-            if (rows[static_cast<std::size_t>(y) * w + x]) last = y;
-            out[static_cast<std::size_t>(y) * w + x] = (y - last <= reach || next[y] - y <= reach);
-        }
-    }
-    return out;
 }
 
 Plane grad_plane(const ImageView<const Rgba8> image) {
@@ -238,7 +211,7 @@ Plane sobel_magnitude(const Plane& l, const int w, const int h) {
 Mask foreign_pixels(const ImageView<const Rgba8> image, const Mask& mask, const int ring) {
     const int w = image.width, h = image.height;
     check_mask_size(mask.view(), w, h, "the mask");
-    const std::vector<std::uint8_t> near = dilate(mask, ring, 1);
+    const std::vector<std::uint8_t> near = detail::chessboard_near(mask, ring, 1);
     std::vector<std::uint8_t> seen(detail::kColourBins, 0);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
@@ -374,8 +347,9 @@ EdgeMatch match_edges(const Mask& result_edges, const Mask& truth_edges, const M
     const int w = mask.width(), h = mask.height();
     check_mask_size(result_edges.view(), w, h, "the result's edges");
     check_mask_size(truth_edges.view(), w, h, "the truth's edges");
-    const std::vector<std::uint8_t> near_truth = dilate(truth_edges, tolerance, 1);
-    const std::vector<std::uint8_t> near_result = dilate(result_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_truth = detail::chessboard_near(truth_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_result =
+        detail::chessboard_near(result_edges, tolerance, 1);
     EdgeMatch out;
     std::int64_t matched_result = 0, matched_truth = 0;
     for (int y = 0; y < h; ++y)
@@ -404,8 +378,9 @@ LineContinuation match_lines(const Mask& result_edges, const Mask& truth_edges,
     const int w = mask.width(), h = mask.height();
     check_mask_size(result_edges.view(), w, h, "the result's edges");
     check_mask_size(truth_edges.view(), w, h, "the truth's edges");
-    const std::vector<std::uint8_t> near_truth = dilate(truth_edges, tolerance, 1);
-    const std::vector<std::uint8_t> near_result = dilate(result_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_truth = detail::chessboard_near(truth_edges, tolerance, 1);
+    const std::vector<std::uint8_t> near_result =
+        detail::chessboard_near(result_edges, tolerance, 1);
     const auto inside = [&](const int x, const int y) {
         return x >= 0 && y >= 0 && x < w && y < h;
     };
@@ -447,9 +422,9 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
     const auto in_mask = [&](const int x, const int y) {
         return x >= 0 && y >= 0 && x < w && y < h && mask.at(x, y) != 0;
     };
-    const std::vector<std::uint8_t> mask_near = dilate(mask, ring_width, 1);
-    const std::vector<std::uint8_t> mask_touching = dilate(mask, 1, 1);
-    const std::vector<std::uint8_t> outside_touching = dilate(mask, 1, 0);
+    const std::vector<std::uint8_t> mask_near = detail::chessboard_near(mask, ring_width, 1);
+    const std::vector<std::uint8_t> mask_touching = detail::chessboard_near(mask, 1, 1);
+    const std::vector<std::uint8_t> outside_touching = detail::chessboard_near(mask, 1, 0);
     const auto at = [&](const std::vector<std::uint8_t>& plane, const int x, const int y) {
         return plane[static_cast<std::size_t>(y) * w + x] != 0;
     };
@@ -491,5 +466,35 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
     q.foreign = foreign_content(result, mask);
     return q;
 }
+
+namespace detail {
+
+std::vector<std::uint8_t> chessboard_near(const Mask& mask, const int reach, const int value) {
+    const int w = mask.width(), h = mask.height();
+    std::vector<std::uint8_t> rows(static_cast<std::size_t>(w) * h), out(rows.size());
+    for (int y = 0; y < h; ++y) {
+        int last = -1000000;  // last x with the wanted value
+        std::vector<int> next(static_cast<std::size_t>(w) + 1, 1000000);
+        for (int x = w - 1; x >= 0; --x)
+            next[x] = ((mask.at(x, y) != 0) == (value != 0)) ? x : next[x + 1];
+        for (int x = 0; x < w; ++x) {
+            if ((mask.at(x, y) != 0) == (value != 0)) last = x;
+            rows[static_cast<std::size_t>(y) * w + x] = (x - last <= reach || next[x] - x <= reach);
+        }
+    }
+    for (int x = 0; x < w; ++x) {
+        int last = -1000000;
+        std::vector<int> next(static_cast<std::size_t>(h) + 1, 1000000);
+        for (int y = h - 1; y >= 0; --y)
+            next[y] = rows[static_cast<std::size_t>(y) * w + x] ? y : next[y + 1];
+        for (int y = 0; y < h; ++y) {
+            if (rows[static_cast<std::size_t>(y) * w + x]) last = y;
+            out[static_cast<std::size_t>(y) * w + x] = (y - last <= reach || next[y] - y <= reach);
+        }
+    }
+    return out;
+}
+
+}  // namespace detail
 
 }  // namespace lacuna::ops

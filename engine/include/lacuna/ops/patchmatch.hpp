@@ -43,6 +43,10 @@ struct PatchMatchField {
     std::vector<std::int32_t> nnf;
     std::vector<std::uint64_t> dist;  ///< the patch distance of each entry (0 where nnf is -1)
     int depth = 8;  ///< the bits a sample of the image decided on had (8, or 16 for a deep fill)
+    /// The weight of the gradient channels in this level's patch distance (sixteenths of a colour
+    /// channel's per squared luma difference; 0: not used): the fill takes them on the coarse
+    /// levels where the hole lies in fine texture (docs/notes/patchmatch.md).
+    std::uint32_t gradient_weight = 0;
 
     [[nodiscard]] int box_width() const { return box.x1 - box.x0 + 1; }
     /// The entry for centre (x, y) of the level: -1 outside the box.

@@ -43,6 +43,13 @@ inline constexpr int kOnionTries = 512;
 /// Random search below the coarsest level: windows from ± this (level pixels) down, around a
 /// match the coarser levels already searched globally.
 inline constexpr int kRefineSpan = 16;
+/// The gradient channels' weight (BasicPmLevel::grad_weight, 4 λ: a luma step counts four times a
+/// colour channel's) where a fill takes them, and the finest level that uses them: the coarse
+/// levels lay the texture's phase and orientation out, level 0 matches colour and texture as
+/// without them (and costs no more). Measured with the gate in patchmatch_driver.hpp
+/// (docs/notes/patchmatch.md, 2026-11-27).
+inline constexpr std::uint32_t kGradientWeight = 16;
+inline constexpr int kGradientMinLevel = 1;
 /// Jump-flooding steps of one EM iteration; the last pass also does the random search.
 inline constexpr int kJumpSteps[3] = {4, 2, 1};
 
@@ -56,6 +63,7 @@ struct PmDepth8 {
     using Tex = std::uint8_t;      ///< texture channel (a gradient magnitude of the luma)
     using RowSum = std::uint16_t;  ///< packed separable texture sums (see pm_texture_row)
     using Dist = std::uint32_t;    ///< patch distance: 31² pixels · 11 · 255² fits
+    using Grad = std::int16_t;     ///< a central difference of the luma: ±510
     static constexpr Tex kNoGradient = 255;
     /// Distances of the same content at this depth are kDistScale × those at 8 bits.
     static constexpr unsigned long long kDistScale = 1;
@@ -66,6 +74,7 @@ struct PmDepth16 {
     using Tex = std::uint16_t;
     using RowSum = std::uint32_t;  ///< 5 · 65534 · 32 + 5, summed over 5 rows, fits
     using Dist = std::uint64_t;    ///< 31² pixels · 11 · 65535² needs more than 32 bits
+    using Grad = std::int32_t;     ///< a central difference of the luma: ±131070
     static constexpr Tex kNoGradient = 65535;
     static constexpr unsigned long long kDistScale = 257ULL * 257ULL;
 };
@@ -88,6 +97,16 @@ struct BasicPmLevel {
     /// defined only inside it.
     int box_x0 = 0, box_y0 = 0, box_x1 = -1, box_y1 = -1;
     std::int32_t fallback = -1;  ///< the lowest valid centre index, for initial fields
+    /// Gradient channels (Image Melding, Darabi et al. 2012): the luma's central differences of
+    /// the current image, hole estimate included (pm_gradient_xy_pixel), recomputed over the
+    /// whole level when it starts and over the hole's box grown by 1 after every vote. Used by
+    /// the patch distance only where grad_weight is not 0 (then both are set).
+    typename D::Grad* grad_x = nullptr;
+    typename D::Grad* grad_y = nullptr;
+    /// The gradient channels' weight in the distance, in sixteenths of a colour channel's weight
+    /// per squared central difference: 4 λ, λ the weight of the half difference (a level step),
+    /// so 4 counts a step in the luma as much as a step in one colour channel. 0: off.
+    std::uint32_t grad_weight = 0;
 };
 using PmLevel = BasicPmLevel<PmDepth8>;
 using PmLevel16 = BasicPmLevel<PmDepth16>;
@@ -179,6 +198,22 @@ LACUNA_HD typename D::Tex pm_gradient(const BasicPmLevel<D>& l, const int x, con
     const int gy = pm_abs(pm_luma(l.color[static_cast<long long>(yd) * w + x]) -
                           pm_luma(l.color[static_cast<long long>(yu) * w + x]));
     return static_cast<typename D::Tex>(pm_min((gx + gy) / 2, D::kNoGradient - 1));
+}
+
+/// The gradient channels at (x, y): the luma's central differences over the current colour (the
+/// hole's estimate included, so a coarse level's edges reach into the hole as it fills), the
+/// border replicated. Integer, so every backend computes the same values.
+template <class D>
+LACUNA_HD void pm_gradient_xy_pixel(const BasicPmLevel<D>& l, const int x, const int y) {
+    const int w = l.width, h = l.height;
+    const int xl = pm_max(x - 1, 0), xr = pm_min(x + 1, w - 1);
+    const int yu = pm_max(y - 1, 0), yd = pm_min(y + 1, h - 1);
+    const long long row = static_cast<long long>(y) * w;
+    l.grad_x[row + x] =
+        static_cast<typename D::Grad>(pm_luma(l.color[row + xr]) - pm_luma(l.color[row + xl]));
+    l.grad_y[row + x] =
+        static_cast<typename D::Grad>(pm_luma(l.color[static_cast<long long>(yd) * w + x]) -
+                                      pm_luma(l.color[static_cast<long long>(yu) * w + x]));
 }
 
 /// Texture at (x, y): the rounded mean of the measurable gradients in the window, 0 if none.
@@ -390,6 +425,18 @@ LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const lon
     }
 }
 
+/// The gradient channels' term for pixels t and s: grad_weight / 16 × the squared differences of
+/// both central differences (rounded down per pixel, so the sum stays exact in any order).
+template <class D>
+LACUNA_HD typename D::Dist pm_gradient_distance(const BasicPmLevel<D>& l, const long long t,
+                                                const long long s) {
+    using Dist = typename D::Dist;
+    const long long gx = static_cast<long long>(l.grad_x[t]) - l.grad_x[s];
+    const long long gy = static_cast<long long>(l.grad_y[t]) - l.grad_y[s];
+    return static_cast<Dist>((static_cast<unsigned long long>(gx * gx + gy * gy) * l.grad_weight) >>
+                             4);
+}
+
 /// The source prior's weight: squared levels per patch pixel for a source one target-box size
 /// away from the box. Measured on `lacuna bench inpaint --set objects` (26 pasted objects, seeds
 /// 1-3, with the blend): 0 gives 29.13 dB low-pass PSNR on average, 2 gives 29.34, 4 gives
@@ -432,6 +479,8 @@ LACUNA_HD typename D::Dist pm_distance(const BasicPmLevel<D>& l, const int tx, c
         for (int dx = x0; dx <= x1; ++dx) {
             sum += pm_pixel_distance(l, trow + dx, srow + dx);
         }
+        if (l.grad_weight != 0)
+            for (int dx = x0; dx <= x1; ++dx) sum += pm_gradient_distance(l, trow + dx, srow + dx);
         if (sum >= bound) return sum;
     }
     return sum;
