@@ -15,7 +15,8 @@ else()
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    # CMake reads the CUDAARCHS environment variable only where no default is set here.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
       # Turing, Ampere (A100 and GA10x), Ada, Hopper as native code, plus PTX for newer GPUs.
       set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90" CACHE STRING "CUDA architectures")
     endif()

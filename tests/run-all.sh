@@ -8,4 +8,5 @@ packaging/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 export LIBGL_ALWAYS_SOFTWARE=1 LP_NUM_THREADS=2
-xvfb-run -a -s "-screen 0 1600x1000x24" ctest --test-dir build --output-on-failure
+# One test per core; the tests on the X server take it one at a time (RESOURCE_LOCK, tests/CMakeLists.txt).
+xvfb-run -a -s "-screen 0 1600x1000x24" ctest --test-dir build --output-on-failure -j "$(nproc)"

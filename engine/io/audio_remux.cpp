@@ -280,11 +280,15 @@ class Transcoder {
         const double rate = f.sample_rate > 0 ? f.sample_rate : dec_->sample_rate;
         const double t0 = ts == AV_NOPTS_VALUE ? next_in_ : seconds_of(ts, in_base_) - shift_;
         next_in_ = t0 + f.nb_samples / rate;
-        auto first = static_cast<std::int64_t>(std::ceil((from_ - t0) * rate - 1e-6));
-        auto last = to_ < 0 ? std::int64_t{f.nb_samples}
-                            : static_cast<std::int64_t>(std::ceil((to_ - t0) * rate - 1e-6));
-        first = std::clamp<std::int64_t>(first, 0, f.nb_samples);
-        last = std::clamp<std::int64_t>(last, first, f.nb_samples);
+        // The span's ends as samples of this frame, clamped while still doubles: an open start
+        // (from_ is -inf) has no integer value.
+        const auto sample_of = [&](const double t) {
+            return static_cast<std::int64_t>(
+                std::clamp(std::ceil((t - t0) * rate - 1e-6), 0.0, double(f.nb_samples)));
+        };
+        const std::int64_t first = sample_of(from_);
+        const std::int64_t last =
+            to_ < 0 ? std::int64_t{f.nb_samples} : std::max(sample_of(to_), first);
         if (last == first) return "";
         if (next_out_ == AV_NOPTS_VALUE)  // the first sample kept sets the stream's start
             next_out_ = std::max<std::int64_t>(

@@ -1,6 +1,7 @@
 // The lacuna tool as users run it: exit statuses, one-line errors on stderr, --help everywhere,
 // --json, and outputs that never replace the input.
 #include "cli_run.hpp"
+#include "../sanitizer_quick.hpp"
 #include "../engine/metadata_test_util.hpp"
 #include "../engine/scientific_test_files.hpp"
 
@@ -857,9 +858,9 @@ class TestCli : public QObject {
     }
 
     void retarget_mix_and_importance() {
-        // Importance and mixing from the command line: the amount mix, the automatic mix and the
-        // faces, all told in --json; bad values refused in the parameter table's words, nothing
-        // written.
+        // Importance and mixing from the command line: the amount mix and the faces, told in
+        // --json (the automatic mix: retarget_auto_on_a_photo); bad values refused in the
+        // parameter table's words, nothing written.
         const QString messi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
         Result r = run_cli({"retarget", messi, tmp("mix.png"), "--width", "50%", "--amount", "50",
                             "--importance-map", tmp("levels.png"), "--json", "--backend", "cpu"});
@@ -876,13 +877,6 @@ class TestCli : public QObject {
         QVERIFY(!o["faces"].toArray().isEmpty());
         QCOMPARE(io::read_image(tmp("mix.png").toStdString()).image.width(), 274);
         QCOMPARE(io::read_image(tmp("levels.png").toStdString()).image.width(), 548);
-        r = run_cli({"retarget", messi, tmp("auto.png"), "--width", "60%", "--auto", "--json",
-                     "--backend", "cpu"});
-        QVERIFY2(r.status == 0, qPrintable(r.err));
-        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
-        QCOMPARE(o["mode"].toString(), QString("auto"));
-        QVERIFY(o["width_mix"].toObject()["candidates"].toInt() >= 5);
-        QCOMPARE(io::read_image(tmp("auto.png").toStdString()).image.width(), 329);
         r = run_cli({"retarget", messi, tmp("plain.png"), "--width", "60%", "--no-faces", "--json",
                      "--backend", "cpu"});
         o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -901,6 +895,18 @@ class TestCli : public QObject {
         refused({"--amount", "40", "--auto"}, "not both");
         refused({"--face-weight", "64"}, "--face-weight must be");
         refused({"--skin-weight", "-1"}, "--skin-weight must be");
+    }
+
+    void retarget_auto_on_a_photo() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
+        const QString messi = QStringLiteral(LACUNA_SOURCE_DIR "/tests/data/photos/messi5.jpg");
+        const Result r = run_cli({"retarget", messi, tmp("auto.png"), "--width", "60%", "--auto",
+                                  "--json", "--backend", "cpu"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["mode"].toString(), QString("auto"));
+        QVERIFY(o["width_mix"].toObject()["candidates"].toInt() >= 5);
+        QCOMPARE(io::read_image(tmp("auto.png").toStdString()).image.width(), 329);
     }
 
     void retarget_bad_input() {
@@ -1508,6 +1514,7 @@ class TestCli : public QObject {
     // best / worst counts per automatic row (saliency and lines together too), and an unknown
     // row refused in one line.
     void bench_retarget_quality_one_photo() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // home.jpg at 192 px wide in a folder of its own: the table's shape is what is checked,
         // and the full-size photo takes 40 s here (minutes under the sanitizers).
         const QString dir = tmp("rq-photos");

@@ -483,8 +483,15 @@ class TestPatchMatch : public QObject {
         // Stripes 96 samples high (the 8-bit proxy is flat there) with a hole in them: the fill
         // on the 16-bit decision image continues them, in phase; the fill on the proxy cannot
         // see them and puts them back out of phase.
-        const auto [samples, proxy, mask, params, problem] =
+        // Named references, not a structured binding: clang 14 (CI's sanitizer build) cannot
+        // capture a binding in a lambda.
+        const lacuna::test::StripesProblem stripes =
             lacuna::test::stripes_problem(96, 64, 58, 32, 11, 9, 7);
+        const auto& samples = stripes.samples;
+        const auto& proxy = stripes.proxy;
+        const auto& mask = stripes.mask;
+        const auto& params = stripes.params;
+        const auto& problem = stripes.problem;
         const auto run = [&](std::unique_ptr<Inpainter> filler) {
             while (!filler->progress().done()) filler->advance(8);
             const PatchMatchField field = *patchmatch_field(*filler);
@@ -522,8 +529,15 @@ class TestPatchMatch : public QObject {
     }
 
     void deep_fill_refuses_a_decision_image_of_another_size() {
-        const auto [samples, proxy, mask, params, problem] =
+        // Named references, not a structured binding: clang 14 (CI's sanitizer build) cannot
+        // capture a binding in a lambda.
+        const lacuna::test::StripesProblem stripes =
             lacuna::test::stripes_problem(40, 30, 25, 15, 4, 4, 5);
+        const auto& samples = stripes.samples;
+        const auto& proxy = stripes.proxy;
+        const auto& mask = stripes.mask;
+        const auto& params = stripes.params;
+        const auto& problem = stripes.problem;
         const Image<Rgba16> small(39, 30);
         const QString error = error_of([&] {
             (void)make_deep_patchmatch_inpainter(problem, clone(small.view()),

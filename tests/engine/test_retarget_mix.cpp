@@ -8,6 +8,7 @@
 #include <lacuna/ops/importance.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "../sanitizer_quick.hpp"
 #include "seam_test_util.hpp"
 
 #include <QtTest>
@@ -295,6 +296,7 @@ class TestRetargetMix : public QObject {
     }
 
     void automatic_never_crops_protection() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // A photo with a protected stripe at each edge: whatever mix wins, both stripes (pure
         // red) are still in every row of the result.
         ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 180, 100);
@@ -339,6 +341,7 @@ class TestRetargetMix : public QObject {
     }
 
     void automatic_crops_an_empty_margin() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // A picture between two flat grey margins of 60 columns, narrowed by 60: cropping the
         // margins keeps the picture untouched, where seams or scaling would change it. The
         // mode must choose a crop, and the picture must come out pixel for pixel.
@@ -469,6 +472,7 @@ class TestRetargetMix : public QObject {
     }
 
     void automatic_squeezes_fruit_less() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // fruits.jpg (512 × 480, as the retarget-quality bench uses it) at 75 % width. Measured
         // on copies about 64 pixels long alone, the distance found little wrong with squeezing
         // and chose 32 seams and scaling 480 → 384 columns (0.80: every fruit 20 % narrower;
@@ -490,6 +494,7 @@ class TestRetargetMix : public QObject {
     }
 
     void automatic_takes_transversal_seams_on_a_car() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // OpenCV's licenseplate_motion.jpg (600 × 482, area-reduced to 512 wide as the
         // retarget-quality bench uses it) at 75 % width. With forward and L1 seams to choose
         // from, the mix took 96 forward seams and scaling 416 → 384 (ARS 0.932, below liblqr's
