@@ -60,7 +60,10 @@ bool ring_is_fine_texture(const InpaintProblem& problem) {
     if (count == 0 || sum < std::int64_t{kGateTexture} * count) return false;
     // Straight edges reaching the hole are structure that the gradient term loses (a pole's
     // line, a lattice's gap): only a hole that none reaches counts as texture.
-    return edges_into_hole(image, problem.hole, {}).empty();
+    const PixelRect near = clip({b.x0 - kGateTraceMargin, b.y0 - kGateTraceMargin,
+                                 b.x1 + kGateTraceMargin, b.y1 + kGateTraceMargin},
+                                image.width, image.height);
+    return !edge_reaches_hole(sub_view(image, near), copy_region(problem.hole, near), {});
 }
 
 std::uint32_t gradient_weight_for(const InpaintProblem& problem) {

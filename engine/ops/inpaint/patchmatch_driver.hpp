@@ -76,6 +76,11 @@ inline constexpr int kGateRing = 16;
 /// hole. Measured over the objects and holes sets, seeds 1-3: the grass, cobblestones and knit
 /// pass; sky, tables, orange peel (below 10) and every case with a line into the hole fail.
 inline constexpr int kGateTexture = 11;
+/// The straight edges are traced in the hole's box grown by this many pixels, not over the whole
+/// picture: an edge that reaches the hole is found there (it needs 16 px beside the hole), and
+/// the gradients of a whole 1080p picture cost the fill about 85 ms of host time (H100 machine,
+/// `lacuna bench inpaint --set holes --case 1920x1080`: PM CUDA 108.7 ms against 22-25 ms).
+inline constexpr int kGateTraceMargin = 64;
 bool ring_is_fine_texture(const InpaintProblem& problem);
 
 /// The gradient channels' weight (BasicPmLevel::grad_weight) of a problem's levels from

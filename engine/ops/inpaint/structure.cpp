@@ -4,6 +4,8 @@
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
 
+#include "chessboard_near.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -238,20 +240,20 @@ Trace trace_from(const Gradients& g, const Mask& hole, const int x, const int y,
     return trace;
 }
 
+/// `first_only`: stop at the first trace found (whether any edge reaches the hole).
 std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
-                                    const LineContinuationOptions& options) {
+                                    const LineContinuationOptions& options,
+                                    const bool first_only = false) {
+    // A seed lies within kSeedDistance (chessboard) of the hole: one pass for every pixel
+    // instead of a window searched at each strong gradient (most of the time on textured rings).
+    const std::vector<std::uint8_t> near_hole = detail::chessboard_near(hole, kSeedDistance, 1);
     std::vector<Trace> found;
     for (int y = 1; y + 1 < g.height; ++y)
         for (int x = 1; x + 1 < g.width; ++x) {
             const std::size_t i = g.at(x, y);
-            if (g.valid[i] == 0) continue;
+            if (g.valid[i] == 0 || near_hole[i] == 0) continue;
             const double mag = g.magnitude(i);
             if (mag < kEdgeLevels) continue;
-            bool near = false;
-            for (int dy = -kSeedDistance; dy <= kSeedDistance && !near; ++dy)
-                for (int dx = -kSeedDistance; dx <= kSeedDistance && !near; ++dx)
-                    near = in_hole(hole, x + dx, y + dy);
-            if (!near) continue;
             // Only the ridge of the step across the edge seeds a trace.
             const int sx = round_int(g.gx[i] / mag), sy = round_int(g.gy[i] / mag);
             const auto weaker = [&](const int xx, const int yy) {
@@ -261,6 +263,7 @@ std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
             if (!weaker(x + sx, y + sy) || !weaker(x - sx, y - sy)) continue;
             Trace t = trace_from(g, hole, x, y, options);
             if (t.hits > 0) found.push_back(std::move(t));
+            if (first_only && !found.empty()) return found;
         }
     // One trace per edge: the strongest first, then those that are the same line again (a
     // neighbouring seed on the same edge) dropped.
@@ -404,6 +407,11 @@ std::vector<EdgeTrace> edges_into_hole(const ImageView<const Rgba8> image, const
     for (const Trace& t : traces_into_hole(gradients(image, hole), hole, options))
         out.push_back(t.edge);
     return out;
+}
+
+bool edge_reaches_hole(const ImageView<const Rgba8> image, const Mask& hole,
+                       const LineContinuationOptions& options) {
+    return !traces_into_hole(gradients(image, hole), hole, options, true).empty();
 }
 
 LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,

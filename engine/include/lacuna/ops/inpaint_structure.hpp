@@ -62,6 +62,9 @@ struct LineCompletion {
 /// The straight edges (luma Sobel, traced over known pixels) that reach the hole's border.
 std::vector<EdgeTrace> edges_into_hole(ImageView<const Rgba8> image, const Mask& hole,
                                        const LineContinuationOptions& options);
+/// Whether edges_into_hole would find any: stops at the first.
+bool edge_reaches_hole(ImageView<const Rgba8> image, const Mask& hole,
+                       const LineContinuationOptions& options);
 
 /// Joins and fills (see above). `hole`: non-zero = to fill; pixels of `never_sample` (may be
 /// null) are never copied. Every band pixel is a copy of one known pixel; pixels outside the
