@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -19,21 +20,32 @@
 
 namespace lacuna::test {
 
+/// `base(x, y)` (r, g, b as ints) with independent uniform noise of ±`amplitude` levels on each
+/// channel, clamped: every patch distinct. Drawn in row order, r then g then b.
+template <class Base>
+ImageRgba8 noisy_image(const int w, const int h, const unsigned seed, const int amplitude,
+                       const Base base) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-amplitude, amplitude);
+    const auto c = [&](const int v) {
+        return static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0, 255));
+    };
+    ImageRgba8 image(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::array<int, 3> b = base(x, y);
+            image.at(x, y) = Rgba8{c(b[0]), c(b[1]), c(b[2]), 255};
+        }
+    return image;
+}
+
 /// Fine grain without lines: a smooth colour ramp with independent noise of ±30 levels a pixel,
 /// so every patch is distinct and no straight edge reaches a hole (the PatchMatch fill takes its
 /// gradient channels there: gradient_weight_for).
 inline ImageRgba8 grain(const int w, const int h, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> noise(-30, 30);
-    ImageRgba8 image(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const auto c = [&](const int v) {
-                return static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0, 255));
-            };
-            image.at(x, y) = Rgba8{c(90 + x / 4), c(120 + y / 4), c(70), 255};
-        }
-    return image;
+    return noisy_image(w, h, seed, 30, [](const int x, const int y) {
+        return std::array<int, 3>{90 + x / 4, 120 + y / 4, 70};
+    });
 }
 
 /// The bench's blob outline (app/cli/inpaint_object_cases.cpp: the radius wobbles with three and

@@ -31,17 +31,9 @@ namespace {
 
 /// Smooth gradients plus noise: every patch distinct, so nearest neighbours are unambiguous.
 ImageRgba8 noisy_scene(const int w, const int h, const unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> noise(-20, 20);
-    ImageRgba8 image(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const auto c = [&](const int v) {
-                return std::uint8_t(std::clamp(v + noise(rng), 0, 255));
-            };
-            image.at(x, y) = Rgba8{c(60 + 3 * x), c(200 - 4 * y), c(90 + 2 * (x + y)), 255};
-        }
-    return image;
+    return lacuna::test::noisy_image(w, h, seed, 20, [](const int x, const int y) {
+        return std::array<int, 3>{60 + 3 * x, 200 - 4 * y, 90 + 2 * (x + y)};
+    });
 }
 
 /// Diagonal stripes of period `period` with a little noise: any hole is filled well by a shifted
