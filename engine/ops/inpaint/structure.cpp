@@ -315,26 +315,6 @@ bool one_hole_run(const Mask& hole, const Point a, const Point b) {
     return inside > 0;
 }
 
-/// Whether another edge reaches the hole inside trace i's band at a slant (more than the join's
-/// angle tolerance, less than 45 degrees off its direction): the band is then no strip that stays
-/// the same along the line (a ledge whose shadow is a wedge, widening at each panel joint), and a
-/// copy along the line would draw that edge parallel to it, up to where the far side's copy meets
-/// it with the edge somewhere else.
-bool slanted_edge_in_band(const std::vector<Trace>& traces, const std::size_t i,
-                          const LineContinuationOptions& options) {
-    const Trace& t = traces[i];
-    const Point p{t.edge.x, t.edge.y}, d{t.edge.dx, t.edge.dy};
-    const double parallel_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
-    const double slant_cos = std::cos(45.0 * std::numbers::pi / 180.0);
-    return std::any_of(traces.begin(), traces.end(), [&](const Trace& c) {
-        const Point gap = Point{c.edge.x, c.edge.y} - p;
-        const double along = dot(Point{c.edge.dx, c.edge.dy}, d);
-        return &c != &t && along < parallel_cos && along >= slant_cos &&
-               std::abs(cross(d, gap)) <= options.band &&
-               std::abs(dot(d, gap)) <= kSeedDistance + 2;
-    });
-}
-
 /// The hole pixels along the ray from `a` along `d` until it leaves the image; -1 when a known
 /// pixel comes first (past the trace's start).
 int run_to_border(const Mask& hole, const Point a, const Point d) {
@@ -356,8 +336,13 @@ struct Side {
     int shift = 0;
 };
 
-/// The shift s (band + 2 .. the trace's length) whose copy of the band just outside the hole
-/// best matches what is there: periodic content (bricks, railings) keeps its phase.
+/// The shift s (band + 2 .. 1.5 × the trace's length) whose copy of the band just outside the
+/// hole (over half the trace, at least 2 · band + 2 px) best matches what is there: periodic
+/// content (bricks, railings, a façade's panels) keeps its phase. The repeat may be longer than
+/// the traced edge (a trace stops at kReach while the ledge goes on; a shift past its straight
+/// part only matches where the band does), and a window of a few pixels matches nearly any short
+/// shift where the band changes slowly along the line (a ledge's shadow widening over each panel),
+/// whose copy then draws that change as a strip and steps where the two sides' copies meet.
 int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace& trace,
                const int band) {
     const Point end{trace.edge.x, trace.edge.y};
@@ -368,11 +353,13 @@ int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace
     };
     double best_cost = 1e300;
     int best = std::min(trace.edge.length, band + 2);
-    for (int s = band + 2; s <= trace.edge.length; ++s) {
+    const int longest = trace.edge.length * 3 / 2;
+    const int window = std::max(2 * band + 1, trace.edge.length / 2);
+    for (int s = band + 2; s <= longest; ++s) {
         const int ox = round_int(s * d.x), oy = round_int(s * d.y);
         double cost = 0;
         int n = 0;
-        for (int t = 0; t <= 2 * band + 1; ++t)
+        for (int t = 0; t <= window; ++t)
             for (int k = -band; k <= band; ++k) {
                 const Point q = end - static_cast<double>(t) * d + static_cast<double>(k) * m;
                 const int x = round_int(q.x), y = round_int(q.y);
@@ -416,73 +403,8 @@ struct Joined {
     Point a, b;  ///< the band's axis
     Side first, second;
     bool paired = true;
-    bool corner = false;  ///< continued up to where another edge's line meets it (b)
     double strength = 0;
 };
-
-/// The mean of a trace's profile on one side of its line: `side` +1 the entries k > 0 (along
-/// perp of its direction into the hole), -1 those with k < 0; -1 when nothing is known there.
-double side_mean(const std::vector<double>& profile, const int side) {
-    const int band = static_cast<int>(profile.size() / 2);
-    double sum = 0;
-    int n = 0;
-    for (int k = 1; k <= band; ++k) {
-        const double v = profile[static_cast<std::size_t>(band + side * k)];
-        if (v < 0) continue;
-        sum += v;
-        ++n;
-    }
-    return n > 0 ? sum / n : -1.0;
-}
-
-/// Whether trace b's line goes on past point q: another edge faces it from the hole's far side,
-/// on its line (within the offset tolerance, measured across their mean direction, so that a
-/// small error in either fitted direction does not grow over the hole's width) and with its
-/// profile. Then b ends at q only where something crosses it (a T: a window's jamb standing on a
-/// ledge), not at a corner.
-bool line_goes_on(const std::vector<Trace>& traces, const Trace& b, const Point q,
-                  const LineContinuationOptions& options) {
-    const Point db{b.edge.dx, b.edge.dy};
-    const double angle_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
-    return std::any_of(traces.begin(), traces.end(), [&](const Trace& c) {
-        const Point pc{c.edge.x, c.edge.y}, dc{c.edge.dx, c.edge.dy};
-        if (&c == &b || -dot(db, dc) < angle_cos || dot(pc - q, db) <= 0) return false;
-        const Point mean = db - dc;
-        const Point u = (1.0 / std::hypot(mean.x, mean.y)) * mean;
-        return std::abs(cross(u, pc - Point{b.edge.x, b.edge.y})) <= options.offset_pixels &&
-               profile_difference(b.profile, c.profile) <= kProfileLevels;
-    });
-}
-
-/// Two edges that end in the hole and whose lines meet inside it at 60-120 degrees, each
-/// reaching the meeting point through hole alone, no farther than twice its traced length, with
-/// the same tone inside the corner on both (and the same outside it), and neither line going on
-/// past the meeting point: a corner (a window's frame). Returns the meeting point's distance
-/// along a's direction, or -1.
-double corner_with(const Mask& hole, const std::vector<Trace>& traces, const Trace& a,
-                   const Trace& b, const LineContinuationOptions& options) {
-    const Point pa{a.edge.x, a.edge.y}, da{a.edge.dx, a.edge.dy};
-    const Point pb{b.edge.x, b.edge.y}, db{b.edge.dx, b.edge.dy};
-    const double c = cross(da, db);
-    if (std::abs(dot(da, db)) > 0.5 || std::abs(c) < 1e-9) return -1;
-    // pa + s da = pb + t db
-    const double s = cross(pb - pa, db) / c;
-    const double t = cross(pb - pa, da) / c;
-    if (s <= 0 || t <= 0 || s > 2.0 * a.edge.length || t > 2.0 * b.edge.length) return -1;
-    const Point q = pa + s * da;
-    if (!in_hole(hole, round_int(q.x), round_int(q.y))) return -1;
-    if (!one_hole_run(hole, pa, q) || !one_hole_run(hole, pb, q)) return -1;
-    // Inside the corner: the side of each line the other edge comes from.
-    const int side_a = dot(-1.0 * db, perp(da)) > 0 ? 1 : -1;
-    const int side_b = dot(-1.0 * da, perp(db)) > 0 ? 1 : -1;
-    const double in_a = side_mean(a.profile, side_a), out_a = side_mean(a.profile, -side_a);
-    const double in_b = side_mean(b.profile, side_b), out_b = side_mean(b.profile, -side_b);
-    if (in_a < 0 || out_a < 0 || in_b < 0 || out_b < 0) return -1;
-    if (std::abs(in_a - in_b) > kProfileLevels || std::abs(out_a - out_b) > kProfileLevels)
-        return -1;
-    if (line_goes_on(traces, a, q, options) || line_goes_on(traces, b, q, options)) return -1;
-    return s;
-}
 
 }  // namespace
 
@@ -529,10 +451,6 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
             if (off_a > options.offset_pixels || off_b > options.offset_pixels) continue;
             const double profile = profile_difference(a.profile, b.profile);
             if (profile > kProfileLevels || !one_hole_run(original, pa, pb)) continue;
-            // A band whose content changes along the line (a wedge) is no line to copy.
-            if (slanted_edge_in_band(traces, i, options) ||
-                slanted_edge_in_band(traces, j, options))
-                continue;
             const double cost = std::acos(std::min(1.0, -dot(da, db))) /
                                     (options.angle_degrees * std::numbers::pi / 180.0 + 1e-9) +
                                 (off_a + off_b) / (2 * options.offset_pixels + 1e-9) +
@@ -570,36 +488,6 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
             joined.push_back(line);
         }
     }
-    // Corners: an edge left without a partner is continued up to where the line of another
-    // such edge meets it inside the hole (the strongest first, each with its nearest corner).
-    for (std::size_t i = 0; i < traces.size(); ++i) {
-        if (used[i]) continue;
-        double best_s = 1e300, best_t = 0;
-        std::size_t best = traces.size();
-        for (std::size_t j = 0; j < traces.size(); ++j) {
-            if (j == i || used[j]) continue;
-            const double s = corner_with(original, traces, traces[i], traces[j], options);
-            if (s < 0 || s >= best_s) continue;
-            best_s = s;
-            best_t = corner_with(original, traces, traces[j], traces[i], options);
-            best = j;
-        }
-        if (best == traces.size() || best_t < 0) continue;
-        used[i] = used[best] = true;
-        for (const auto& [k, along] : {std::pair{i, best_s}, std::pair{best, best_t}}) {
-            const Trace& t = traces[k];
-            const Point p{t.edge.x, t.edge.y}, d{t.edge.dx, t.edge.dy};
-            Joined line;
-            line.a = p;
-            line.b = p + along * d;
-            line.first = {p, d, best_shift(image, original, t, options.band)};
-            line.second = line.first;
-            line.paired = false;
-            line.corner = true;
-            line.strength = t.hits;
-            joined.push_back(line);
-        }
-    }
     std::stable_sort(joined.begin(), joined.end(),
                      [](const Joined& x, const Joined& y) { return x.strength > y.strength; });
 
@@ -626,16 +514,14 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
         const int y1 =
             std::min(hole.height() - 1,
                      static_cast<int>(std::ceil(std::max(line.a.y, line.b.y))) + band + 1);
-        ContinuedLine continued{
-            line.a.x, line.a.y, line.b.x, line.b.y, !line.paired && !line.corner, line.corner, 0};
-        // A corner's band stops at the meeting point (the other edge's band goes on from there).
-        const double end = line.corner ? length : length + band;
+        ContinuedLine continued{line.a.x, line.a.y, line.b.x, line.b.y, !line.paired, 0};
         for (int y = y0; y <= y1; ++y)
             for (int x = x0; x <= x1; ++x) {
                 if (result.hole.row(y)[x] == 0) continue;
                 const Point p{static_cast<double>(x), static_cast<double>(y)};
                 const double t = dot(p - line.a, u);
-                if (t < -band || t > end || std::abs(cross(u, p - line.a)) > band + 0.5) continue;
+                if (t < -band || t > length + band || std::abs(cross(u, p - line.a)) > band + 0.5)
+                    continue;
                 const Side& side = (!line.paired || t <= length / 2) ? line.first : line.second;
                 for (int k = 1; k <= 64; ++k) {
                     const int sx = x - round_int(k * side.shift * side.d.x);

@@ -1,14 +1,10 @@
 // Structure completion before a PatchMatch fill (after Sun, Yuan, Jia & Shum 2005, "Image
 // completion with structure propagation", reduced to straight lines): straight edges that reach
 // the hole from both sides on one line are joined across it, and a band along each joined line
-// is filled first by copying the band just outside the hole along the line. Two edges without a
-// partner whose lines meet inside the hole at 60-120° (a window frame's corner, neither line
-// going on past it) are each continued up to the meeting point. A line is not joined where
-// another edge runs into its band at a slant (a ledge whose shadow is a wedge): a copy along the
-// line would draw that edge as a strip. The bands are then known to PatchMatch, whose patches
-// next to them line up with them, and the rest of the hole is filled as before. The stage runs
-// once on the host before any filler starts, so the CPU and CUDA PatchMatch get the same problem
-// (image and smaller hole) and still decide alike.
+// is filled first by copying the band just outside the hole along the line. The band is then
+// known to PatchMatch, whose patches next to it line up with it, and the rest of the hole is
+// filled as before. The stage runs once on the host before any filler starts, so the CPU and
+// CUDA PatchMatch get the same problem (image and smaller hole) and still decide alike.
 #pragma once
 
 #include <lacuna/core/image.hpp>
@@ -49,7 +45,6 @@ struct EdgeTrace {
 struct ContinuedLine {
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool to_border = false;   ///< one edge continued to the image's border (no far side)
-    bool corner = false;      ///< one edge continued up to where another edge's line meets it
     std::int64_t pixels = 0;  ///< hole pixels of its band filled
 };
 
