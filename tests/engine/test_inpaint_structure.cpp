@@ -1,9 +1,10 @@
 // The line continuation before PatchMatch (inpaint_structure.hpp) on generated images: a slanted
 // dark bar crossing a hole is continued within a pixel of where it truly runs, edges that are
-// parallel but offset or that meet at an angle are not joined, an image without lines comes back
-// unchanged, and through make_inpainter the stage only shrinks the hole PatchMatch fills. Every
-// band pixel records the known pixel it copies, and a 16-bit measurement's fill moves its stored
-// samples by the bands decided on its 8-bit proxy.
+// parallel but offset or that meet at an angle are not joined, a ledge whose wedge-shaped shadow
+// steps at a panel joint inside the hole is continued with the step, an image without lines comes
+// back unchanged, and through make_inpainter the stage only shrinks the hole PatchMatch fills.
+// Every band pixel records the known pixel it copies, and a 16-bit measurement's fill moves its
+// stored samples by the bands decided on its 8-bit proxy.
 #include <lacuna/core/native_image.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
@@ -26,21 +27,27 @@ namespace {
 
 constexpr int kW = 200, kH = 150;
 
-/// A bright, slightly noisy wall (every patch distinct, as in a photo) and, where `dark` says,
-/// a dark bar.
-ImageRgba8 scene(const std::function<bool(double, double)>& dark, const unsigned seed = 7) {
+/// A slightly noisy picture (every patch distinct, as in a photo) whose red level is `level`
+/// at each pixel (green 10 and blue 20 below it).
+ImageRgba8 scene_levels(const std::function<int(double, double)>& level, const unsigned seed = 7) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> noise(-5, 5);
     ImageRgba8 image(kW, kH);
     for (int y = 0; y < kH; ++y)
         for (int x = 0; x < kW; ++x) {
-            const int base = dark(x, y) ? 50 : 190;
+            const int base = level(x, y);
             const auto c = [&](const int v) {
                 return static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0, 255));
             };
             image.at(x, y) = Rgba8{c(base), c(base - 10), c(base - 20), 255};
         }
     return image;
+}
+
+/// A bright wall (level 190) and, where `dark` says, a dark bar (50).
+ImageRgba8 scene(const std::function<bool(double, double)>& dark, const unsigned seed = 7) {
+    return scene_levels([&](const double x, const double y) { return dark(x, y) ? 50 : 190; },
+                        seed);
 }
 
 Mask disc(const double cx, const double cy, const double r) {
@@ -334,6 +341,49 @@ class TestInpaintStructure : public QObject {
         loose.angle_degrees = 12;
         loose.offset_pixels = 6;
         QVERIFY(!continue_lines(bent.view(), hole, nullptr, loose).lines.empty());
+    }
+
+    // A light ledge on a façade of 60 px panels: its lower edge runs straight on across the
+    // panels, but the shadow below it is a wedge on each panel, 2 px thick at the panel's left end
+    // and 10 px at its right, so the shadow's lower edge steps at every joint. The hole covers a
+    // joint. The ledge is joined, and its band, copied along the ledge by the panels' repeat,
+    // has the shadow where the truth has it, the step included (the "wall" case of the bench:
+    // copied by a few pixels, the wedge came out as a strip from each side, doubled where the
+    // two copies met).
+    void continues_a_ledge_whose_shadow_steps_inside_the_hole() {
+        constexpr double kLedge = 60, kPanel = 60, kJoint = 100;
+        const auto shadow_below = [&](const double x) {
+            return 2 + 8 * std::fmod(x - kJoint + 10 * kPanel, kPanel) / kPanel;
+        };
+        const auto level = [&](const double x, const double y) {
+            if (y < kLedge) return y >= kLedge - 8 ? 230 : 170;  // the ledge over the wall
+            return y < kLedge + shadow_below(x) ? 50 : 170;      // its shadow, the wall
+        };
+        const ImageRgba8 truth = scene_levels(level);
+        // The hole covers the joint at x = 100 and 10 px of the panel right of it.
+        const Mask hole = disc(kJoint - 5, kLedge + 2, 15);
+        const LineCompletion done = continue_lines(truth.view(), hole, nullptr, {});
+        QVERIFY(std::any_of(done.lines.begin(), done.lines.end(), [&](const ContinuedLine& l) {
+            return !l.to_border && std::abs(l.y0 - (kLedge - 0.5)) <= 1 &&
+                   std::abs(l.y1 - (kLedge - 0.5)) <= 1;
+        }));
+        // Every band pixel in the shadow's rows (more than 1.5 px from its edges) is dark
+        // exactly where the truth is.
+        int checked = 0, wrong = 0;
+        for (int y = 0; y < kH; ++y)
+            for (int x = 0; x < kW; ++x) {
+                if (hole.at(x, y) == 0 || done.hole.at(x, y) != 0 || y < kLedge + 1) continue;
+                const double below = y - (kLedge + shadow_below(x) - 0.5);
+                const bool near_joint =
+                    std::abs(std::fmod(x - kJoint + 10 * kPanel, kPanel)) <= 1.5 ||
+                    std::abs(std::fmod(x - kJoint + 10 * kPanel, kPanel) - kPanel) <= 1.5;
+                if (std::abs(below) <= 1.5 || near_joint) continue;
+                ++checked;
+                if ((done.image.at(x, y).r < 110) != (level(x, y) < 110)) ++wrong;
+            }
+        QVERIFY2(checked > 60, qPrintable(QString::number(checked)));
+        QVERIFY2(wrong == 0,
+                 qPrintable(QString("%1 of %2 band pixels wrong").arg(wrong).arg(checked)));
     }
 
     void without_lines_nothing_changes() {

@@ -336,8 +336,13 @@ struct Side {
     int shift = 0;
 };
 
-/// The shift s (band + 2 .. the trace's length) whose copy of the band just outside the hole
-/// best matches what is there: periodic content (bricks, railings) keeps its phase.
+/// The shift s (band + 2 .. 1.5 × the trace's length) whose copy of the band just outside the
+/// hole (over half the trace, at least 2 · band + 2 px) best matches what is there: periodic
+/// content (bricks, railings, a façade's panels) keeps its phase. The repeat may be longer than
+/// the traced edge (a trace stops at kReach while the ledge goes on; a shift past its straight
+/// part only matches where the band does), and a window of a few pixels matches nearly any short
+/// shift where the band changes slowly along the line (a ledge's shadow widening over each panel),
+/// whose copy then draws that change as a strip and steps where the two sides' copies meet.
 int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace& trace,
                const int band) {
     const Point end{trace.edge.x, trace.edge.y};
@@ -348,11 +353,13 @@ int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace
     };
     double best_cost = 1e300;
     int best = std::min(trace.edge.length, band + 2);
-    for (int s = band + 2; s <= trace.edge.length; ++s) {
+    const int longest = trace.edge.length * 3 / 2;
+    const int window = std::max(2 * band + 1, trace.edge.length / 2);
+    for (int s = band + 2; s <= longest; ++s) {
         const int ox = round_int(s * d.x), oy = round_int(s * d.y);
         double cost = 0;
         int n = 0;
-        for (int t = 0; t <= 2 * band + 1; ++t)
+        for (int t = 0; t <= window; ++t)
             for (int k = -band; k <= band; ++k) {
                 const Point q = end - static_cast<double>(t) * d + static_cast<double>(k) * m;
                 const int x = round_int(q.x), y = round_int(q.y);
