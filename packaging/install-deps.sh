@@ -31,6 +31,7 @@ packages=(
   python3-pil                               # pydicom's JPEG / JPEG 2000 decoder: without it the tier
                                             # reads "cannot decode" where the baseline has the decoder's word
   clang libclang-rt-14-dev                  # the libFuzzer harnesses (fuzz/): clang, its fuzzer runtime
+  lld                                       # a faster linker for the build (CMakeLists.txt, LACUNA_LLD)
   opencv-doc                                # its sample photos: the object cases of `lacuna bench inpaint`
   gmic                                      # G'MIC: the fill's peers in `lacuna bench inpaint`
   pybind11-dev python3-dev python3-numpy    # `import lacuna`: the Python module on numpy arrays
