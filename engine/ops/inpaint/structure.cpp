@@ -417,7 +417,7 @@ double edge_step(const Trace& trace) {
 /// best copy must differ from what it copies by less than a third of the edge's step. Beside a
 /// lattice's bar the band runs over crossing bars and gaps at no repeat the trace can reach
 /// (errors of 0.4-0.6 of the step), and the copy then draws a gap where the truth has wood and
-/// wood where it has the gap; a façade's ledge, a wall's ledge and a cable copy at 0.01-0.2.
+/// wood where it has the gap; a façade's ledge, a wall's ledge and a cable copy at 0.02-0.2.
 bool band_repeats(const Shift& shift, const Trace& trace) {
     return shift.error * kBandErrorPerStep <= edge_step(trace);
 }
