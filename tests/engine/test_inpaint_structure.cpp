@@ -434,6 +434,7 @@ class TestInpaintStructure : public QObject {
         // Through the filler: with and without the stage, the same problem and the same fill.
         InpaintParams on, off;
         on.lines = true;
+        off.lines = false;
         const auto a = make_inpainter(plain.view(), hole, on, InpaintImplementation::Fast);
         const auto b = make_inpainter(plain.view(), hole, off, InpaintImplementation::Fast);
         QCOMPARE(a->problem().hole_pixels, b->problem().hole_pixels);
