@@ -204,7 +204,7 @@ Command inpaint_command() {
              {"never-sample", "MASK",
               "image of the same size; never copy from its non-black pixels"},
              {"lines", "", param_help(ops::param(specs, "lines"))},
-             {"no-lines", "", "do not continue lines (the default)"},
+             {"no-lines", "", "do not continue lines"},
              {"source-colours", "", param_help(ops::param(specs, "source-colours"))},
              {"no-source-colours", "", "copy patches of any colour (the default)"},
              param_option(ops::param(specs, "line-angle"), "DEG"),

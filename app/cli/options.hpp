@@ -67,7 +67,7 @@ int parse_params(const ParsedArgs& args, std::span<const ops::ParamField<P>> fie
             if (args.has("no-" + name)) {
                 f.set(params, 0);
                 ++given;
-            } else if (args.has(name)) {  // a switch that is off by default (--lines)
+            } else if (args.has(name)) {  // a switch that is off by default (--source-colours)
                 f.set(params, 1);
                 ++given;
             }

@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <random>
+#include <vector>
 
 using namespace lacuna;
 using namespace lacuna::ops;
@@ -386,6 +387,41 @@ class TestInpaintStructure : public QObject {
                  qPrintable(QString("%1 of %2 band pixels wrong").arg(wrong).arg(checked)));
     }
 
+    // A bar whose lower side is a plain dark wall but whose upper side is a row of pieces darker
+    // and brighter than the bar at irregular widths (a lattice's crossing bars and gaps seen at no
+    // repeat the traces reach), mirrored about the hole's centre so that both sides' profiles
+    // agree. The bar's lower edge is joined; its upper edge is not: no shift copies the pieces
+    // beside the hole onto themselves (the copy is off by more than a third of the edge's step), so
+    // a band would draw pieces where the truth has none (the bench's "lattice": a gap's dark beside
+    // wood, its lower edge lost).
+    void leaves_a_band_that_does_not_repeat_to_the_fill() {
+        constexpr double kBarTop = 60, kBarBottom = 76, kCentre = 100;
+        std::vector<int> pieces;  // the upper side's level at each distance from the centre
+        std::mt19937 rng(11);
+        std::uniform_int_distribution<int> width(4, 14);
+        for (bool dark = true; pieces.size() < kW; dark = !dark)
+            pieces.insert(pieces.end(), static_cast<std::size_t>(width(rng)), dark ? 60 : 250);
+        const auto level = [&](const double x, const double y) {
+            if (y < kBarTop)
+                return pieces[static_cast<std::size_t>(std::abs(std::lround(x - kCentre)))];
+            return y < kBarBottom ? 160 : 40;
+        };
+        const ImageRgba8 truth = scene_levels(level);
+        const Mask hole = disc(kCentre, (kBarTop + kBarBottom) / 2, 22);
+        const LineCompletion done = continue_lines(truth.view(), hole, nullptr, {});
+        const auto joined_at = [&](const double y) {
+            return std::any_of(done.lines.begin(), done.lines.end(), [&](const ContinuedLine& l) {
+                return !l.to_border && std::abs(l.y0 - y) <= 1 && std::abs(l.y1 - y) <= 1;
+            });
+        };
+        QVERIFY(joined_at(kBarBottom - 0.5));
+        QVERIFY(!joined_at(kBarTop - 0.5));
+        // Nothing above the bar's middle is filled by a band.
+        for (int y = 0; y < kBarTop + 4; ++y)
+            for (int x = 0; x < kW; ++x)
+                if (hole.at(x, y) != 0) QCOMPARE(done.hole.at(x, y), std::uint8_t(1));
+    }
+
     void without_lines_nothing_changes() {
         const ImageRgba8 plain = scene([](double, double) { return false; });
         const Mask hole = disc(100, 75, 25);
@@ -398,6 +434,7 @@ class TestInpaintStructure : public QObject {
         // Through the filler: with and without the stage, the same problem and the same fill.
         InpaintParams on, off;
         on.lines = true;
+        off.lines = false;
         const auto a = make_inpainter(plain.view(), hole, on, InpaintImplementation::Fast);
         const auto b = make_inpainter(plain.view(), hole, off, InpaintImplementation::Fast);
         QCOMPARE(a->problem().hole_pixels, b->problem().hole_pixels);

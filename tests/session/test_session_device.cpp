@@ -202,8 +202,14 @@ class TestSessionDevice : public QObject {
     }
 
     void fill_steps_stay_on_the_device() {
-        for (session::Session* s : {device_.get(), host_.get()})
+        for (session::Session* s : {device_.get(), host_.get()}) {
             s->select(session::ToolKind::RemoveObject);
+            // The device filler takes the fill with lines off only (they are on by default; the
+            // bands are a host stage: fill_with_lines_ends_alike).
+            ops::InpaintParams params = s->remove_object().fill_params();
+            params.lines = false;
+            s->remove_object().set_fill_params(params);
+        }
         TransferStats start =
             both([&](session::Session& s) { QVERIFY(s.remove_object().start_fill()); });
         // Counters and scalars only: no image, no mask.

@@ -26,6 +26,8 @@ constexpr int kSeedDistance = 3;
 /// Two sides are the same edge when their luma profiles across it differ by at most this much
 /// on average (levels): a dark | bright edge does not continue a bright | dark one.
 constexpr double kProfileLevels = 20.0;
+/// A band is copied only where its copy's error is below 1/kBandErrorPerStep of the edge's step.
+constexpr double kBandErrorPerStep = 3.0;
 
 struct Point {
     double x = 0, y = 0;
@@ -336,6 +338,12 @@ struct Side {
     int shift = 0;
 };
 
+/// A side's shift and how far its copy is from the band it copies (RMS per channel, levels).
+struct Shift {
+    int shift = 0;
+    double error = 0;
+};
+
 /// The shift s (band + 2 .. 1.5 × the trace's length) whose copy of the band just outside the
 /// hole (over half the trace, at least 2 · band + 2 px) best matches what is there: periodic
 /// content (bricks, railings, a façade's panels) keeps its phase. The repeat may be longer than
@@ -343,40 +351,75 @@ struct Side {
 /// part only matches where the band does), and a window of a few pixels matches nearly any short
 /// shift where the band changes slowly along the line (a ledge's shadow widening over each panel),
 /// whose copy then draws that change as a strip and steps where the two sides' copies meet.
-int best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace& trace,
-               const int band) {
+Shift best_shift(const ImageView<const Rgba8> image, const Mask& hole, const Trace& trace,
+                 const int band) {
     const Point end{trace.edge.x, trace.edge.y};
     const Point d{trace.edge.dx, trace.edge.dy};
     const Point m = perp(d);
     const auto known = [&](const int x, const int y) {
         return x >= 0 && y >= 0 && x < hole.width() && y < hole.height() && hole.row(y)[x] == 0;
     };
-    double best_cost = 1e300;
-    int best = std::min(trace.edge.length, band + 2);
-    const int longest = trace.edge.length * 3 / 2;
     const int window = std::max(2 * band + 1, trace.edge.length / 2);
-    for (int s = band + 2; s <= longest; ++s) {
-        const int ox = round_int(s * d.x), oy = round_int(s * d.y);
-        double cost = 0;
-        int n = 0;
+    // The band beside the hole: visit(x, y) for its known pixels.
+    const auto each_window_pixel = [&](const auto& visit) {
         for (int t = 0; t <= window; ++t)
             for (int k = -band; k <= band; ++k) {
                 const Point q = end - static_cast<double>(t) * d + static_cast<double>(k) * m;
                 const int x = round_int(q.x), y = round_int(q.y);
-                if (!known(x, y) || !known(x - ox, y - oy)) continue;
-                const Rgba8 a = image.row(y)[x], b = image.row(y - oy)[x - ox];
-                const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
-                cost += dr * dr + dg * dg + db * db;
-                ++n;
+                if (known(x, y)) visit(x, y);
             }
-        if (n == 0) continue;
+    };
+    // A shift whose copy the image's border (or the hole) cuts to a few pixels of the window is
+    // not compared: its cost over a handful of pixels would beat a full window's by luck (a
+    // lattice's bar near the top of the picture matched on one pixel).
+    int window_pixels = 0;
+    each_window_pixel([&](int, int) { ++window_pixels; });
+    double best_cost = 1e300;
+    Shift best{std::min(trace.edge.length, band + 2), 1e9};
+    const int longest = trace.edge.length * 3 / 2;
+    for (int s = band + 2; s <= longest; ++s) {
+        const int ox = round_int(s * d.x), oy = round_int(s * d.y);
+        double cost = 0;
+        int n = 0;
+        each_window_pixel([&](const int x, const int y) {
+            if (!known(x - ox, y - oy)) return;
+            const Rgba8 a = image.row(y)[x], b = image.row(y - oy)[x - ox];
+            const int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+            cost += dr * dr + dg * dg + db * db;
+            ++n;
+        });
+        if (n == 0 || 2 * n < window_pixels) continue;
         cost /= n;
         if (cost <= best_cost) {  // ties: the longer shift (fewer repeats)
             best_cost = cost;
-            best = s;
+            best = {s, std::sqrt(cost / 3.0)};
         }
     }
     return best;
+}
+
+/// The step across a trace's edge: the mean luma of the profile's two halves apart.
+double edge_step(const Trace& trace) {
+    const std::size_t centre = trace.profile.size() / 2;
+    double sum[2] = {0, 0};
+    int count[2] = {0, 0};
+    for (std::size_t i = 0; i < trace.profile.size(); ++i) {
+        if (i == centre || trace.profile[i] < 0) continue;
+        const int side = i < centre ? 0 : 1;
+        sum[side] += trace.profile[i];
+        ++count[side];
+    }
+    if (count[0] == 0 || count[1] == 0) return 0;
+    return std::abs(sum[0] / count[0] - sum[1] / count[1]);
+}
+
+/// Whether a side's band repeats along its line well enough to be copied into the hole: its
+/// best copy must differ from what it copies by less than a third of the edge's step. Beside a
+/// lattice's bar the band runs over crossing bars and gaps at no repeat the trace can reach
+/// (errors of 0.4-0.6 of the step), and the copy then draws a gap where the truth has wood and
+/// wood where it has the gap; a façade's ledge, a wall's ledge and a cable copy at 0.02-0.2.
+bool band_repeats(const Shift& shift, const Trace& trace) {
+    return shift.error * kBandErrorPerStep <= edge_step(trace);
 }
 
 /// A band pixel and the pixel it copies.
@@ -462,13 +505,17 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
         }
         if (best < traces.size()) {
             const Trace& b = traces[best];
+            const Shift shift_a = best_shift(image, original, a, options.band);
+            const Shift shift_b = best_shift(image, original, b, options.band);
+            // A band that does not repeat is left to the fill (the pair is not joined, nor
+            // either trace continued alone).
             used[i] = used[best] = true;
+            if (!band_repeats(shift_a, a) || !band_repeats(shift_b, b)) continue;
             Joined line;
             line.a = pa;
             line.b = {b.edge.x, b.edge.y};
-            line.first = {pa, da, best_shift(image, original, a, options.band)};
-            line.second = {
-                line.b, {b.edge.dx, b.edge.dy}, best_shift(image, original, b, options.band)};
+            line.first = {pa, da, shift_a.shift};
+            line.second = {line.b, {b.edge.dx, b.edge.dy}, shift_b.shift};
             line.strength = a.hits + b.hits;
             joined.push_back(line);
             continue;
@@ -478,10 +525,12 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
         const int run = run_to_border(original, pa, da);
         if (run > 0 && run <= 2 * a.edge.length) {
             used[i] = true;
+            const Shift shift = best_shift(image, original, a, options.band);
+            if (!band_repeats(shift, a)) continue;
             Joined line;
             line.a = pa;
             line.b = pa + static_cast<double>(run) * da;
-            line.first = {pa, da, best_shift(image, original, a, options.band)};
+            line.first = {pa, da, shift.shift};
             line.second = line.first;
             line.paired = false;
             line.strength = a.hits;
