@@ -420,28 +420,36 @@ bool RemoveObjectTool::start_fill() {
                                                         ops::line_options(params))
                                   : ops::empty_sources(document.width(), document.height());
             if (!start_deep_fill(std::move(problem))) return start_fill();
-        } else if (document.on_device() && !params.lines) {
-            const bool ok = session_.guarded([&] {
-                // The filler starts from the document as its stream leaves it.
-                document.device_pixels().synchronize();
-                auto filler = ops::make_device_inpainter(document.device_pixels(),
-                                                         document.device_mask(MaskLayer::Fill),
-                                                         std::move(problem));
-                device_filler_ = filler.get();
-                filler_ = std::move(filler);
-            });
-            // The session is on the host now: the same fill, on the CPU.
-            if (!ok) return start_fill();
-            device_ = "GPU";
         } else {
-            // The line continuation (params.lines) is a host stage that gives the fill an image
-            // and a smaller hole the device filler cannot take from the document's coverage:
-            // such a fill runs on the CPU here, on a device document too (show_step then writes
+            // Lines first, on the host, as make_inpainter does for every backend. A stroke with
+            // no line to continue (most) keeps the device filler; one with bands gives the fill
+            // an image and a smaller hole that the device filler cannot take from the document's
+            // coverage, so it runs on the CPU, on a device document too (show_step then writes
             // the fill's rectangle to both sides).
-            // The problem prepared above over the stroke's box, not prepared again.
-            filler_ =
-                ops::make_inpainter(std::move(problem), params, ops::InpaintImplementation::Fast);
-            device_ = host_fill_device(document);
+            const bool with_bands =
+                params.lines &&
+                !ops::continue_lines(problem, params.never_sample, ops::line_options(params))
+                     .empty();
+            params.lines = false;  // applied above
+            if (document.on_device() && !with_bands) {
+                const bool ok = session_.guarded([&] {
+                    // The filler starts from the document as its stream leaves it.
+                    document.device_pixels().synchronize();
+                    auto filler = ops::make_device_inpainter(document.device_pixels(),
+                                                             document.device_mask(MaskLayer::Fill),
+                                                             std::move(problem));
+                    device_filler_ = filler.get();
+                    filler_ = std::move(filler);
+                });
+                // The session is on the host now: the same fill, on the CPU.
+                if (!ok) return start_fill();
+                device_ = "GPU";
+            } else {
+                // The problem prepared above over the stroke's box, not prepared again.
+                filler_ = ops::make_inpainter(std::move(problem), params,
+                                              ops::InpaintImplementation::Fast);
+                device_ = host_fill_device(document);
+            }
         }
     } catch (const Error& e) {
         filler_.reset();

@@ -40,6 +40,21 @@ inline double bar_distance(const int x, const int y) {
     return y - 0.25 * x - 60;
 }
 
+/// A picture of the same dark bar across a noisy wall (8-bit RGB, 190 ± 5 and 50 ± 5): straight
+/// edges the fill's line stage continues, and wall where no edge is.
+inline ImageRgba8 bar_picture(const int w, const int h) {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> noise(-5, 5);
+    ImageRgba8 wall(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double d = bar_distance(x, y);
+            const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
+            wall.at(x, y) = Rgba8{std::uint8_t(v), std::uint8_t(v - 5), std::uint8_t(v - 10), 255};
+        }
+    return wall;
+}
+
 /// A 16-bit RGB measurement of a dark bar across a noisy wall, 1000 + 200 × level plus a part
 /// finer than a proxy level (so that only a sample's own position reproduces it): the straight
 /// edges the fill's line stage continues.

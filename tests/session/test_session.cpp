@@ -1008,16 +1008,7 @@ class TestSession : public QObject {
         // A dark bar across a noisy wall and a hole brushed over its middle: with the line
         // continuation on, the session's fill ends as ops::inpaint's with it (the stage joined
         // the bar's edges: the problem's note says so).
-        std::mt19937 rng(5);
-        std::uniform_int_distribution<int> noise(-5, 5);
-        ImageRgba8 wall(kW, kH);
-        for (int y = 0; y < kH; ++y)
-            for (int x = 0; x < kW; ++x) {
-                const double d = y - 0.25 * x - 60;
-                const int v = (d >= 0 && d < 8 ? 50 : 190) + noise(rng);
-                wall.at(x, y) =
-                    Rgba8{std::uint8_t(v), std::uint8_t(v - 5), std::uint8_t(v - 10), 255};
-            }
+        const ImageRgba8 wall = test::bar_picture(kW, kH);
         session::Session s(false);
         s.open(clone(wall.view()));
         s.select(session::ToolKind::RemoveObject);

@@ -204,8 +204,9 @@ class TestSessionDevice : public QObject {
     void fill_steps_stay_on_the_device() {
         for (session::Session* s : {device_.get(), host_.get()}) {
             s->select(session::ToolKind::RemoveObject);
-            // The device filler takes the fill with lines off only (they are on by default; the
-            // bands are a host stage: fill_with_lines_ends_alike).
+            // Lines off: a stroke the line stage gives a band fills on the CPU (lines are on by
+            // default: default_fill_keeps_the_device_where_no_line_is_continued); this counts
+            // the device filler's transfers.
             ops::InpaintParams params = s->remove_object().fill_params();
             params.lines = false;
             s->remove_object().set_fill_params(params);
@@ -253,6 +254,51 @@ class TestSessionDevice : public QObject {
         compare_frames("filled with lines");
         for (session::Session* s : {device_.get(), host_.get()})
             s->remove_object().set_fill_params({});
+    }
+
+    void default_fill_keeps_the_device_where_no_line_is_continued() {
+        // Lines are on by default. A stroke that no straight edge reaches keeps the device
+        // filler; one over the bar gets its band on the host and fills there. Both end as the
+        // host session does.
+        const ImageRgba8 wall = test::bar_picture(301, 203);
+        session::Session device(true), host(false);
+        device.open(clone(wall.view()));
+        host.open(clone(wall.view()));
+        QVERIFY(device.on_device());
+        struct Stroke {
+            const char* where;
+            std::vector<std::pair<double, double>> points;
+            bool band;
+        };
+        const std::vector<Stroke> strokes = {
+            {"plain wall", {{60, 160}, {80, 170}}, false},
+            {"over the bar", {{140, 85}, {160, 100}, {150, 110}}, true}};
+        for (const Stroke& stroke : strokes) {
+            for (session::Session* s : {&device, &host}) {
+                s->select(session::ToolKind::RemoveObject);
+                s->remove_object().set_fill_params({});
+                s->remove_object().set_brush({20, 1.0, false});
+                const auto& p = stroke.points;
+                s->active_tool()->press({p.front().first, p.front().second});
+                for (std::size_t i = 1; i < p.size(); ++i)
+                    s->active_tool()->move({p[i].first, p[i].second});
+                s->active_tool()->release({p.back().first, p.back().second});
+                QVERIFY2(s->remove_object().start_fill(), stroke.where);
+            }
+            QVERIFY2((device.remove_object().fill_device() == "GPU") == !stroke.band,
+                     device.remove_object().fill_device().c_str());
+            while (host.remove_object().fill_running()) {
+                host.remove_object().advance(64);
+                device.remove_object().advance(64);
+            }
+            QVERIFY2(!device.remove_object().fill_running(), stroke.where);
+            QVERIFY2(equal_pixels<Rgba8>(device.document().pixels().view(),
+                                         host.document().pixels().view()),
+                     stroke.where);
+            const bool band_said =
+                host.remove_object().message().find("along continued lines") != std::string::npos;
+            QVERIFY2(band_said == stroke.band, host.remove_object().message().c_str());
+        }
     }
 
     void line_drags_stay_on_the_device() {
