@@ -54,40 +54,66 @@ int round_int(const double v) {
     return static_cast<int>(std::lround(v));
 }
 
-/// Luma and its Sobel gradient where the whole 3 × 3 stencil is known.
+/// Luma and its Sobel gradient where the whole 3 × 3 stencil is known, over a region of the
+/// image (x0, y0, width × height, in image coordinates): the hole's box grown by what a trace
+/// can read (gradient_region). Outside it nothing is read; a 1080p picture's whole gradient was
+/// most of the stage's time.
 struct Gradients {
-    int width = 0, height = 0;
+    int x0 = 0, y0 = 0, width = 0, height = 0;
     std::vector<float> luma, gx, gy;
     std::vector<std::uint8_t> valid;  ///< 1: gradient defined (stencil known and inside)
 
     [[nodiscard]] std::size_t at(const int x, const int y) const {
-        return static_cast<std::size_t>(y) * width + x;
+        return static_cast<std::size_t>(y - y0) * width + (x - x0);
     }
     [[nodiscard]] bool inside(const int x, const int y) const {
-        return x >= 0 && y >= 0 && x < width && y < height;
+        return x >= x0 && y >= y0 && x < x0 + width && y < y0 + height;
     }
     [[nodiscard]] double magnitude(const std::size_t i) const {
         return std::hypot(static_cast<double>(gx[i]), static_cast<double>(gy[i]));
     }
 };
 
-Gradients gradients(const ImageView<const Rgba8> image, const Mask& hole) {
+/// The hole's box grown by the farthest a trace reads from the hole (a seed within
+/// kSeedDistance, the line up to kReach beyond it, shifted across by a pixel, the profile
+/// `band` across it, and rounding), clipped to the image; empty when the hole is.
+SearchRect gradient_region(const Mask& hole, const int band) {
+    SearchRect box{hole.width(), hole.height(), -1, -1};
+    for (int y = 0; y < hole.height(); ++y) {
+        const std::uint8_t* row = hole.row(y);
+        for (int x = 0; x < hole.width(); ++x)
+            if (row[x] != 0)
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    }
+    if (box.x1 < box.x0) return box;
+    const int margin = kSeedDistance + kReach + std::max(band, 1) + 4;
+    return {std::max(0, box.x0 - margin), std::max(0, box.y0 - margin),
+            std::min(hole.width() - 1, box.x1 + margin),
+            std::min(hole.height() - 1, box.y1 + margin)};
+}
+
+Gradients gradients(const ImageView<const Rgba8> image, const Mask& hole, const int band) {
     Gradients g;
-    g.width = image.width;
-    g.height = image.height;
+    const SearchRect region = gradient_region(hole, band);
+    if (region.x1 < region.x0) return g;
+    g.x0 = region.x0;
+    g.y0 = region.y0;
+    g.width = region.x1 - region.x0 + 1;
+    g.height = region.y1 - region.y0 + 1;
     const std::size_t n = static_cast<std::size_t>(g.width) * g.height;
     g.luma.assign(n, 0.0f);
     g.gx.assign(n, 0.0f);
     g.gy.assign(n, 0.0f);
     g.valid.assign(n, 0);
-    for (int y = 0; y < g.height; ++y) {
+    for (int y = region.y0; y <= region.y1; ++y) {
         const Rgba8* row = image.row(y);
-        for (int x = 0; x < g.width; ++x)
+        for (int x = region.x0; x <= region.x1; ++x)
             g.luma[g.at(x, y)] =
                 static_cast<float>(54 * row[x].r + 183 * row[x].g + 19 * row[x].b) / 256.0f;
     }
-    for (int y = 1; y + 1 < g.height; ++y)
-        for (int x = 1; x + 1 < g.width; ++x) {
+    for (int y = region.y0 + 1; y < region.y1; ++y)
+        for (int x = region.x0 + 1; x < region.x1; ++x) {
             bool known = true;
             for (int dy = -1; dy <= 1 && known; ++dy)
                 for (int dx = -1; dx <= 1; ++dx)
@@ -100,6 +126,14 @@ Gradients gradients(const ImageView<const Rgba8> image, const Mask& hole) {
             g.valid[i] = 1;
         }
     return g;
+}
+
+/// The hole over the gradients' region (the same indices as Gradients::at).
+Mask hole_in_region(const Mask& hole, const Gradients& g) {
+    Mask local(g.width, g.height, 0);
+    for (int y = 0; y < g.height; ++y)
+        std::copy_n(hole.row(g.y0 + y) + g.x0, g.width, local.row(y));
+    return local;
 }
 
 bool in_hole(const Mask& hole, const int x, const int y) {
@@ -248,10 +282,11 @@ std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
                                     const bool first_only = false) {
     // A seed lies within kSeedDistance (chessboard) of the hole: one pass for every pixel
     // instead of a window searched at each strong gradient (most of the time on textured rings).
-    const std::vector<std::uint8_t> near_hole = detail::chessboard_near(hole, kSeedDistance, 1);
+    const std::vector<std::uint8_t> near_hole =
+        detail::chessboard_near(hole_in_region(hole, g), kSeedDistance, 1);
     std::vector<Trace> found;
-    for (int y = 1; y + 1 < g.height; ++y)
-        for (int x = 1; x + 1 < g.width; ++x) {
+    for (int y = g.y0; y < g.y0 + g.height; ++y)
+        for (int x = g.x0; x < g.x0 + g.width; ++x) {
             const std::size_t i = g.at(x, y);
             if (g.valid[i] == 0 || near_hole[i] == 0) continue;
             const double mag = g.magnitude(i);
@@ -454,14 +489,14 @@ struct Joined {
 std::vector<EdgeTrace> edges_into_hole(const ImageView<const Rgba8> image, const Mask& hole,
                                        const LineContinuationOptions& options) {
     std::vector<EdgeTrace> out;
-    for (const Trace& t : traces_into_hole(gradients(image, hole), hole, options))
+    for (const Trace& t : traces_into_hole(gradients(image, hole, options.band), hole, options))
         out.push_back(t.edge);
     return out;
 }
 
 bool edge_reaches_hole(const ImageView<const Rgba8> image, const Mask& hole,
                        const LineContinuationOptions& options) {
-    return !traces_into_hole(gradients(image, hole), hole, options, true).empty();
+    return !traces_into_hole(gradients(image, hole, options.band), hole, options, true).empty();
 }
 
 LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,
@@ -471,7 +506,7 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
     for (int y = 0; y < hole.height(); ++y)
         for (int x = 0; x < hole.width(); ++x) original.row(y)[x] = hole.row(y)[x] != 0 ? 1 : 0;
     result.hole = clone(original.view());
-    const Gradients g = gradients(image, original);
+    const Gradients g = gradients(image, original, options.band);
     const std::vector<Trace> traces = traces_into_hole(g, original, options);
     const double angle_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
 
