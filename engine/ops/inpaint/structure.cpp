@@ -1,5 +1,7 @@
-// Straight lines continued across the hole before PatchMatch (see inpaint_structure.hpp). One
-// thread, plain loops: it looks only at a ring of a few dozen pixels around the hole.
+// Straight lines continued across the hole before PatchMatch (see inpaint_structure.hpp). Plain
+// loops over the hole's box and a ring of a few dozen pixels around it; only the seeds' traces
+// run on several threads.
+#include <lacuna/core/parallel.hpp>
 #include <lacuna/ops/inpaint.hpp>
 #include <lacuna/ops/inpaint_choice.hpp>
 #include <lacuna/ops/inpaint_structure.hpp>
@@ -284,7 +286,7 @@ std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
     // instead of a window searched at each strong gradient (most of the time on textured rings).
     const std::vector<std::uint8_t> near_hole =
         detail::chessboard_near(hole_in_region(hole, g), kSeedDistance, 1);
-    std::vector<Trace> found;
+    std::vector<std::array<int, 2>> seeds;
     for (int y = g.y0; y < g.y0 + g.height; ++y)
         for (int x = g.x0; x < g.x0 + g.width; ++x) {
             const std::size_t i = g.at(x, y);
@@ -298,10 +300,25 @@ std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
                        g.magnitude(g.at(xx, yy)) <= mag;
             };
             if (!weaker(x + sx, y + sy) || !weaker(x - sx, y - sy)) continue;
-            Trace t = trace_from(g, hole, x, y, options);
-            if (t.hits > 0) found.push_back(std::move(t));
-            if (first_only && !found.empty()) return found;
+            if (first_only) {
+                Trace t = trace_from(g, hole, x, y, options);
+                if (t.hits > 0) return {std::move(t)};
+                continue;
+            }
+            seeds.push_back({x, y});
         }
+    // Each seed's trace tries 125 lines (most of the stage's time on a textured ring): traced in
+    // parallel, each into its own slot, and kept in the seeds' scan order as before.
+    std::vector<Trace> traced(seeds.size());
+    parallel_chunks(static_cast<int>(seeds.size()), [&](const int begin, const int end, int) {
+        for (int k = begin; k < end; ++k)
+            traced[static_cast<std::size_t>(k)] =
+                trace_from(g, hole, seeds[static_cast<std::size_t>(k)][0],
+                           seeds[static_cast<std::size_t>(k)][1], options);
+    });
+    std::vector<Trace> found;
+    for (Trace& t : traced)
+        if (t.hits > 0) found.push_back(std::move(t));
     // One trace per edge: the strongest first, then those that are the same line again (a
     // neighbouring seed on the same edge) dropped.
     std::stable_sort(found.begin(), found.end(),
@@ -499,8 +516,13 @@ bool edge_reaches_hole(const ImageView<const Rgba8> image, const Mask& hole,
     return !traces_into_hole(gradients(image, hole, options.band), hole, options, true).empty();
 }
 
-LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,
-                              const Mask* never_sample, const LineContinuationOptions& options) {
+namespace {
+
+/// continue_lines; without `with_image` the result's image is left empty when no band was
+/// filled (a prepared problem keeps its own image then: a copy of a 1080p picture saved).
+LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& hole,
+                              const Mask* never_sample, const LineContinuationOptions& options,
+                              const bool with_image) {
     LineCompletion result;
     Mask original(hole.width(), hole.height(), 0);
     for (int y = 0; y < hole.height(); ++y)
@@ -623,15 +645,23 @@ LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& ho
     // Each band pixel is copied once (the hole forgets it when its copy is recorded), so the map
     // holds every decision; the picture and a measurement's samples are both moved by it.
     result.sources = band_sources(image.width, image.height, copies);
-    result.image = fill_from_sources(image, result.sources);
+    if (with_image || result.filled > 0) result.image = fill_from_sources(image, result.sources);
     return result;
+}
+
+}  // namespace
+
+LineCompletion continue_lines(const ImageView<const Rgba8> image, const Mask& hole,
+                              const Mask* never_sample, const LineContinuationOptions& options) {
+    return complete_lines(image, hole, never_sample, options, true);
 }
 
 FillSources continue_lines(InpaintProblem& problem, const Mask* never_sample,
                            const LineContinuationOptions& options) {
     const int w = problem.image.width(), h = problem.image.height();
     if (problem.hole_pixels == 0) return empty_sources(w, h);
-    LineCompletion done = continue_lines(problem.image.view(), problem.hole, never_sample, options);
+    LineCompletion done =
+        complete_lines(problem.image.view(), problem.hole, never_sample, options, false);
     if (done.filled == 0) return empty_sources(w, h);
     problem.image = std::move(done.image);
     problem.hole = std::move(done.hole);
