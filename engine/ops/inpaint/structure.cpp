@@ -524,10 +524,11 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
                               const Mask* never_sample, const LineContinuationOptions& options,
                               const bool with_image) {
     LineCompletion result;
-    Mask original(hole.width(), hole.height(), 0);
-    for (int y = 0; y < hole.height(); ++y)
-        for (int x = 0; x < hole.width(); ++x) original.row(y)[x] = hole.row(y)[x] != 0 ? 1 : 0;
-    result.hole = clone(original.view());
+    // Everything before the bands reads only whether a pixel is in the hole (non-zero), so the
+    // caller's mask is read as it is; the 0/1 copy the result holds (and the bands mark) is made
+    // only where it is returned or a band is drawn: most strokes continue no line, and a
+    // full-size copy of a 1080p mask per fill is not free.
+    const Mask& original = hole;
     const Gradients g = gradients(image, original, options.band);
     const std::vector<Trace> traces = traces_into_hole(g, original, options);
     const double angle_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
@@ -596,6 +597,16 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
     }
     std::stable_sort(joined.begin(), joined.end(),
                      [](const Joined& x, const Joined& y) { return x.strength > y.strength; });
+    if (joined.empty() && !with_image) {
+        result.sources = empty_sources(image.width, image.height);
+        return result;
+    }
+    result.hole = Mask(hole.width(), hole.height(), 0);
+    for (int y = 0; y < hole.height(); ++y) {
+        const std::uint8_t* in = hole.row(y);
+        std::uint8_t* out = result.hole.row(y);
+        for (int x = 0; x < hole.width(); ++x) out[x] = in[x] != 0 ? 1 : 0;
+    }
 
     // The bands: each hole pixel within `band` of a joined line's axis copies the pixel k shifts
     // back along its side's own direction (the first k that lands on a known pixel), so the
