@@ -284,6 +284,7 @@ std::vector<Trace> traces_into_hole(const Gradients& g, const Mask& hole,
                                     const bool first_only = false) {
     // A seed lies within kSeedDistance (chessboard) of the hole: one pass for every pixel
     // instead of a window searched at each strong gradient (most of the time on textured rings).
+    if (g.width == 0) return {};  // no hole: no region
     const std::vector<std::uint8_t> near_hole =
         detail::chessboard_near(hole_in_region(hole, g), kSeedDistance, 1);
     std::vector<std::array<int, 2>> seeds;
