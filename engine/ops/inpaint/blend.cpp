@@ -6,6 +6,7 @@
 #include <lacuna/ops/patchmatch.hpp>
 #include <lacuna/ops/seam_carve.hpp>
 
+#include "chessboard_near.hpp"
 #include "blend_grids.hpp"
 #include "colour_bins.hpp"
 
@@ -353,17 +354,6 @@ Rgba8 kept_colour(const ColourSet& seen, const Rgba8 copy, const Rgba8 blended) 
     return colour(kept_part(seen, colour));
 }
 
-/// The box of the hole's pixels (empty when it has none).
-SearchRect hole_box(const Mask& hole) {
-    SearchRect box{hole.width(), hole.height(), -1, -1};
-    for (int y = 0; y < hole.height(); ++y)
-        for (int x = 0; x < hole.width(); ++x)
-            if (hole.at(x, y) != 0)
-                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
-                       std::max(box.y1, y)};
-    return box;
-}
-
 /// copy + k/16 × (blended − copy) in a measurement's own type, channel by channel: the colour
 /// channels (up to three, as blend_samples solves them) truncated toward the copy (integers) or
 /// exact (floats); a fourth channel, alpha, the blended one's (the blend keeps it). k = 0 and
@@ -394,7 +384,7 @@ ImageRgba8 keep_ring_colours(const ImageRgba8& copy, const ImageRgba8& blended, 
     check_mask_size(hole.view(), w, h, "the hole");
     if (copy.width() != w || copy.height() != h || result.width() != w || result.height() != h)
         throw Error(ErrorCode::InvalidArgument, "the fills differ in size");
-    const SearchRect box = hole_box(hole);
+    const SearchRect box = detail::hole_box(hole);
     if (box.x1 < box.x0) return result;
     const ColourSet seen = ring_colour_set(blended, hole, box, kKeepColoursRing);
     for (int y = box.y0; y <= box.y1; ++y)
@@ -427,7 +417,7 @@ void keep_ring_colours(NativeImage& result, const PixelRect& rect, const NativeI
     if (sb.x1 >= sb.x0 &&
         sources.index.size() != static_cast<std::size_t>(bw) * (sb.y1 - sb.y0 + 1))
         throw Error(ErrorCode::InvalidArgument, "the sources do not cover their box");
-    const SearchRect box = hole_box(hole);
+    const SearchRect box = detail::hole_box(hole);
     if (box.x1 < box.x0) return;
     // The ring's colours from the proxy of the samples before the fill: outside the hole the
     // blended samples are those, as a picture's ring is read from its blended image.

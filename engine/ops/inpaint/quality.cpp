@@ -469,6 +469,18 @@ FillQuality measure_fill(const ImageView<const Rgba8> result, const Mask& mask,
 
 namespace detail {
 
+SearchRect hole_box(const Mask& hole) {
+    SearchRect box{hole.width(), hole.height(), -1, -1};
+    for (int y = 0; y < hole.height(); ++y) {
+        const std::uint8_t* row = hole.row(y);
+        for (int x = 0; x < hole.width(); ++x)
+            if (row[x] != 0)
+                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
+                       std::max(box.y1, y)};
+    }
+    return box;
+}
+
 std::vector<std::uint8_t> chessboard_near(const Mask& mask, const int reach, const int value) {
     const int w = mask.width(), h = mask.height();
     std::vector<std::uint8_t> rows(static_cast<std::size_t>(w) * h), out(rows.size());

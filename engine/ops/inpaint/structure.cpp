@@ -80,14 +80,7 @@ struct Gradients {
 /// kSeedDistance, the line up to kReach beyond it, shifted across by a pixel, the profile
 /// `band` across it, and rounding), clipped to the image; empty when the hole is.
 SearchRect gradient_region(const Mask& hole, const int band) {
-    SearchRect box{hole.width(), hole.height(), -1, -1};
-    for (int y = 0; y < hole.height(); ++y) {
-        const std::uint8_t* row = hole.row(y);
-        for (int x = 0; x < hole.width(); ++x)
-            if (row[x] != 0)
-                box = {std::min(box.x0, x), std::min(box.y0, y), std::max(box.x1, x),
-                       std::max(box.y1, y)};
-    }
+    const SearchRect box = detail::hole_box(hole);
     if (box.x1 < box.x0) return box;
     const int margin = kSeedDistance + kReach + std::max(band, 1) + 4;
     return {std::max(0, box.x0 - margin), std::max(0, box.y0 - margin),
@@ -529,9 +522,8 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
     // caller's mask is read as it is; the 0/1 copy the result holds (and the bands mark) is made
     // only where it is returned or a band is drawn: most strokes continue no line, and a
     // full-size copy of a 1080p mask per fill is not free.
-    const Mask& original = hole;
-    const Gradients g = gradients(image, original, options.band);
-    const std::vector<Trace> traces = traces_into_hole(g, original, options);
+    const Gradients g = gradients(image, hole, options.band);
+    const std::vector<Trace> traces = traces_into_hole(g, hole, options);
     const double angle_cos = std::cos(options.angle_degrees * std::numbers::pi / 180.0);
 
     // Pairs: the strongest trace first takes the best partner facing it across the hole.
@@ -552,7 +544,7 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
             const double off_b = std::abs(cross(db, pa - pb));
             if (off_a > options.offset_pixels || off_b > options.offset_pixels) continue;
             const double profile = profile_difference(a.profile, b.profile);
-            if (profile > kProfileLevels || !one_hole_run(original, pa, pb)) continue;
+            if (profile > kProfileLevels || !one_hole_run(hole, pa, pb)) continue;
             const double cost = std::acos(std::min(1.0, -dot(da, db))) /
                                     (options.angle_degrees * std::numbers::pi / 180.0 + 1e-9) +
                                 (off_a + off_b) / (2 * options.offset_pixels + 1e-9) +
@@ -564,8 +556,8 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
         }
         if (best < traces.size()) {
             const Trace& b = traces[best];
-            const Shift shift_a = best_shift(image, original, a, options.band);
-            const Shift shift_b = best_shift(image, original, b, options.band);
+            const Shift shift_a = best_shift(image, hole, a, options.band);
+            const Shift shift_b = best_shift(image, hole, b, options.band);
             // A band that does not repeat is left to the fill (the pair is not joined, nor
             // either trace continued alone).
             used[i] = used[best] = true;
@@ -581,10 +573,10 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
         }
         // No partner: continued only to the image's border, when the hole reaches it along the
         // line and the edge outside is at least half as long as the way through the hole.
-        const int run = run_to_border(original, pa, da);
+        const int run = run_to_border(hole, pa, da);
         if (run > 0 && run <= 2 * a.edge.length) {
             used[i] = true;
-            const Shift shift = best_shift(image, original, a, options.band);
+            const Shift shift = best_shift(image, hole, a, options.band);
             if (!band_repeats(shift, a)) continue;
             Joined line;
             line.a = pa;
@@ -613,8 +605,8 @@ LineCompletion complete_lines(const ImageView<const Rgba8> image, const Mask& ho
     // back along its side's own direction (the first k that lands on a known pixel), so the
     // edge outside continues straight in. A pixel in two bands takes the stronger line's.
     const auto source_ok = [&](const int x, const int y) {
-        return x >= 0 && y >= 0 && x < original.width() && y < original.height() &&
-               original.row(y)[x] == 0 && (never_sample == nullptr || never_sample->row(y)[x] == 0);
+        return x >= 0 && y >= 0 && x < hole.width() && y < hole.height() && hole.row(y)[x] == 0 &&
+               (never_sample == nullptr || never_sample->row(y)[x] == 0);
     };
     const int band = options.band;
     std::vector<BandCopy> copies;
