@@ -1,24 +1,28 @@
 // Seam carving on the device, one seam at a time with no host round trip, exact and identical to
 // the CPU carvers (integer costs, the reference's tie-breaks).
 //
-// Per seam: one single-block kernel updates the cumulative-cost map and walks the seam back, then
-// a row-parallel kernel removes the seam in place. The cost map is a chain of dependent rows, so
-// what bounds it is the latency of each row, not bytes (docs/notes/gpu-seam-carving.md):
+// Per seam: one kernel (one block, or a thread-block cluster of 2 or 4 sharing each batch's
+// strips) updates the cumulative-cost map and walks the seam back, then a row-parallel kernel
+// removes the seam in place. The cost map is a chain of dependent rows, so what bounds it is the
+// latency of each row, not bytes (docs/notes/gpu-seam-carving.md):
 // - Only cells that can change are recomputed (the fast CPU carver's rule): the columns next to
 //   the removed seam plus whatever the previous rows' changes reach; the chain of rows thus
 //   touches a band a few hundred cells wide instead of the whole row.
-// - Rows go in batches of kCarveBatchRows. Stager warps copy the next batch's band (costs, energy
-//   terms, masks) into shared memory asynchronously while the compute warps work on the current
-//   one; the band's columns are bounded in advance (a change moves at most one column per row).
-//   Bands too wide for shared memory are computed on global memory instead.
+// - Rows go in batches of kCarveBatchRows. Stager warps copy the next batch's band (energy
+//   terms, masks, the two cost rows it reads) into shared memory asynchronously while the
+//   compute warps work on the current one; the band's columns are bounded in advance (a change
+//   moves at most one column per row). Bands too wide for shared memory are computed on global
+//   memory instead.
 // - A batch's rows run in register strips: neighbours by warp shuffles, no barrier per row.
 // - The walk back reads stored parent directions from windows of parents staged the same way
 //   (the seam moves at most one column per row), so its chain of dependent loads stays in shared
 //   memory.
 #include <lacuna/kernels/seam_kernels.h>
 
+#include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
+#include <atomic>
 #include <climits>
 #include <type_traits>
 
@@ -39,6 +43,60 @@ __host__ __device__ constexpr int round_up16(const int v) {
     return (v + 15) & ~15;
 }
 
+// A seam's finder can spread each batch's strips over the blocks of a thread-block cluster
+// (Hopper and later): the rows of a band are bound by instruction issue on one SM, so more SMs
+// take more strips at once. `Ranks` blocks work on every batch; they meet once per batch at a
+// cluster barrier and exchange the batch's last row and its changes through distributed shared
+// memory. Ranks == 1 is the single-block finder (plain __syncthreads, no cluster code).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define LACUNA_CARVE_CLUSTERS 1
+#endif
+
+template <int Ranks>
+__device__ __forceinline__ int block_rank_in_cluster() {
+    if constexpr (Ranks == 1) {
+        return 0;
+    } else {
+#ifdef LACUNA_CARVE_CLUSTERS
+        return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#else
+        __trap();  // the host launches Ranks > 1 only where the binary has cluster support
+        return 0;
+#endif
+    }
+}
+
+/// Every thread of every block of the cluster; orders shared (local and remote) and global
+/// memory: release before, acquire after.
+template <int Ranks>
+__device__ __forceinline__ void cluster_barrier() {
+    if constexpr (Ranks == 1) {
+        __syncthreads();
+    } else {
+#ifdef LACUNA_CARVE_CLUSTERS
+        cooperative_groups::this_cluster().sync();
+#else
+        __trap();
+#endif
+    }
+}
+
+/// The same shared variable in block `rank` of the cluster.
+template <int Ranks, class T>
+__device__ __forceinline__ T* in_block(T* local, const int rank) {
+    if constexpr (Ranks == 1) {
+        return local;
+    } else {
+#ifdef LACUNA_CARVE_CLUSTERS
+        return cooperative_groups::this_cluster().map_shared_rank(local,
+                                                                  static_cast<unsigned>(rank));
+#else
+        __trap();
+        return local;
+#endif
+    }
+}
+
 template <class Pixel>
 struct DeviceRows {
     const Pixel* base;
@@ -55,21 +113,31 @@ constexpr bool kMasks = std::is_same_v<Cost, std::int64_t>;
 template <class Cost>
 using AuxOf = std::conditional_t<kMasks<Cost>, std::int32_t, std::int16_t>;
 
-/// Byte layout of one staged batch: (kRows + 1) rows of `pitch` columns (row 0 is the row above
-/// the batch) for the costs, the aux terms and, with masks, the mask bits.
+/// Byte layout of one staged batch, rows of `pitch` columns: (kRows + 1) rows (row 0 is the row
+/// above the batch) of the aux terms and, with masks, the mask bits; of the costs only the two
+/// rows a batch reads, the row above it and its last row (whose old values say what changed).
+/// Staging no cost row in between leaves room for windows over twice as wide.
 // Guard elements before and after each staged array: register strips read up to kRows + 1
 // columns left of a window and a strip's width right of it.
 constexpr int kGuardFront = 16;
 constexpr int kGuardBack = 32 * 8;
+constexpr int kStagedCostRows = 2;
 template <class Cost>
 struct BatchLayout {
     int pitch;
-    __host__ __device__ std::size_t elements() const {
+    __host__ __device__ std::size_t term_elements() const {
         return static_cast<std::size_t>(kRows + 1) * pitch + kGuardFront + kGuardBack;
     }
-    __host__ __device__ std::size_t cost_bytes() const { return elements() * sizeof(Cost); }
-    __host__ __device__ std::size_t aux_bytes() const { return elements() * sizeof(AuxOf<Cost>); }
-    __host__ __device__ std::size_t mask_bytes() const { return kMasks<Cost> ? elements() : 0; }
+    __host__ __device__ std::size_t cost_elements() const {
+        return static_cast<std::size_t>(kStagedCostRows) * pitch + kGuardFront + kGuardBack;
+    }
+    __host__ __device__ std::size_t cost_bytes() const { return cost_elements() * sizeof(Cost); }
+    __host__ __device__ std::size_t aux_bytes() const {
+        return term_elements() * sizeof(AuxOf<Cost>);
+    }
+    __host__ __device__ std::size_t mask_bytes() const {
+        return kMasks<Cost> ? term_elements() : 0;
+    }
     __host__ __device__ std::size_t bytes() const {
         return cost_bytes() + aux_bytes() + mask_bytes();
     }
@@ -248,12 +316,17 @@ __device__ void stage_rows(T* dst, const int pitch, const T* src, const int stri
     }
 }
 
-/// The stager threads stage a batch's rows (and the row above) of costs, aux terms and masks.
+/// The stager threads stage a batch's rows (and the row above) of aux terms and masks, and its
+/// two cost rows (BatchLayout).
 template <class Cost>
 __device__ void stage_batch(const CarveState& s, const Batch<Cost>& b, const Window& w,
                             const int pitch, const int y0, const int lane) {
-    stage_rows(b.cost, pitch, static_cast<const Cost*>(s.cost), s.stride, y0 - 1, kRows + 1,
-               s.height, w.first_column, w.columns, lane, kStagers);
+    const Cost* cost = static_cast<const Cost*>(s.cost);
+    const int y_last = min(y0 + kRows, s.height) - 1;
+    stage_rows(b.cost, pitch, cost, s.stride, y0 - 1, 1, s.height, w.first_column, w.columns, lane,
+               kStagers);
+    stage_rows(b.cost + pitch, pitch, cost, s.stride, y_last, 1, s.height, w.first_column,
+               w.columns, lane, kStagers);
     stage_rows(b.aux, pitch, static_cast<const AuxOf<Cost>*>(s.aux), s.stride, y0 - 1, kRows + 1,
                s.height, w.first_column, w.columns, lane, kStagers);
     if constexpr (kMasks<Cost>) {
@@ -425,18 +498,19 @@ __device__ Cost cell_from(const Cost left, const Cost mid, const Cost right, con
     return best + own;
 }
 
-template <class Cost, bool Forward, bool Levels>
+template <class Cost, bool Forward, bool Levels, int Ranks>
 __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batch,
                                     const Window& window, const int pitch, const int y0,
                                     const int rows, const int region_lo, const int region_hi,
-                                    const int warp, const int lane, int& changed_lo,
+                                    const int warp, const int lane, const int rank, int& changed_lo,
                                     int& changed_hi) {
     constexpr int C = kCellsPerLane;
     const int w = s.width;
     const bool image_top = y0 == 0;
     Cost* cost = static_cast<Cost*>(s.cost);
     const int strips = (region_hi - region_lo + kStripValid) / kStripValid;
-    for (int strip = warp; strip < strips; strip += kComputeThreads / 32) {
+    // Strips alternate between the cluster's blocks, so a narrow band still reaches every SM.
+    for (int strip = warp * Ranks + rank; strip < strips; strip += Ranks * (kComputeThreads / 32)) {
         const int inner_lo = region_lo + strip * kStripValid;
         const int inner_hi = min(inner_lo + kStripValid - 1, region_hi);
         const int x0 = inner_lo - kRows + lane * C;  // this lane's first column
@@ -537,14 +611,23 @@ __device__ void strips_in_registers(const CarveState& s, const Batch<Cost>& batc
                 aux_above[c] = aux[c + 1];
             }
             if (r == rows) {  // the last row: gather its changes, keep it for the next batch
-                Cost* last = batch.cost + static_cast<std::size_t>(r) * pitch + at0;
+                Cost* last = batch.cost + pitch + at0;
 #pragma unroll
                 for (int c = 0; c < C; ++c) {
                     if (store[c] && last[c] != value[c]) {
                         changed_lo = min(changed_lo, x0 + c);
                         changed_hi = max(changed_hi, x0 + c);
                     }
-                    if (store[c]) last[c] = value[c];
+                }
+                // Every block of the cluster stages the same windows: the next batch of each
+                // takes its row above from its own copy of this row.
+#pragma unroll
+                for (int q = 0; q < Ranks; ++q) {
+                    Cost* copy = q == rank ? last : in_block<Ranks>(last, q);
+#pragma unroll
+                    for (int c = 0; c < C; ++c) {
+                        if (store[c]) copy[c] = value[c];
+                    }
                 }
             }
             out_cost += s.stride;
@@ -560,20 +643,23 @@ __device__ void compute_barrier() {
     asm volatile("bar.sync 1, %0;" ::"r"(kComputeThreads) : "memory");
 }
 
-template <class Cost, bool Forward, bool Levels>
+template <class Cost, bool Forward, bool Levels, int Ranks>
 __global__ void __launch_bounds__(kFindThreads, 1)
     find_seam_kernel(const CarveState s, const int seam_index, const bool full,
                      const int capacity) {
     extern __shared__ __align__(16) unsigned char shared[];
-    __shared__ int slot_lo[2], slot_hi[2];  // last-row changes of a batch, by batch parity
+    // Last-row changes of batch b gather in slot b % 3 of every block: it is read during batch
+    // b + 1 and cleared during batch b + 2, each after a cluster barrier.
+    __shared__ int slot_lo[3], slot_hi[3];
     __shared__ Window windows[2];
-    __shared__ int batch_changed_lo[2], batch_changed_hi[2];
     __shared__ long long clock_start;
     const int tid = static_cast<int>(threadIdx.x);
+    const int rank = block_rank_in_cluster<Ranks>();
     const bool stager_thread = tid >= kComputeThreads;
     const int lane = tid % 32;
     const int stager = tid - kComputeThreads;
-    if (tid == 0 && s.clocks != nullptr) clock_start = clock64();
+    const bool reporter = tid == 0 && rank == 0;
+    if (reporter && s.clocks != nullptr) clock_start = clock64();
     const int h = s.height, w = s.width;
     const int batches = (h + kRows - 1) / kRows;
     short2* hulls = reinterpret_cast<short2*>(shared);
@@ -584,15 +670,15 @@ __global__ void __launch_bounds__(kFindThreads, 1)
     if (!full) {
         for (int b = tid; b < batches; b += blockDim.x) hulls[b] = dirty_hull(s, b);
     }
-    if (tid < 2) {
+    if (tid < 3) {
         slot_lo[tid] = INT_MAX;
         slot_hi[tid] = -1;
     }
-    __syncthreads();
+    // Also: every block of the cluster has started before any touches another's shared memory.
+    cluster_barrier<Ranks>();
 
     Cost* cost = static_cast<Cost*>(s.cost);
     std::int64_t cells = 0, direct_rows = 0;
-    int changed_lo = INT_MAX, changed_hi = -1;  // of the row above the current one
     if (stager_thread) {
         const Window first = plan_window(s, hulls, 0, INT_MAX, -1, full, capacity);
         if (stager == 0) windows[0] = first;
@@ -605,8 +691,16 @@ __global__ void __launch_bounds__(kFindThreads, 1)
         const Batch<Cost>& previous = buffers[(b + 1) & 1];
         const long long t0 = clock64();
         __pipeline_wait_prior(0);
-        __syncthreads();  // batch b is staged; the rows of batch b − 1 are done
+        // Batch b is staged in every block; the rows of batch b − 1 are done and their changes
+        // gathered, in every block.
+        cluster_barrier<Ranks>();
         t_wait += clock64() - t0;
+        // The changed interval of the row above this batch (empty when lo > hi).
+        int changed_lo = INT_MAX, changed_hi = -1;
+        if (!full && b > 0) {
+            changed_lo = slot_lo[(b + 2) % 3];
+            changed_hi = slot_hi[(b + 2) % 3];
+        }
         const Window window = windows[b & 1];
         const Window previous_window = windows[(b + 1) & 1];
         // Row 0 of the window (the row above the batch) was copied before the previous batch
@@ -618,8 +712,7 @@ __global__ void __launch_bounds__(kFindThreads, 1)
                     current.cost[i] = cost[static_cast<std::size_t>(y0 - 1) * s.stride + x];
                 } else if (x >= previous_window.first_column &&
                            x < previous_window.first_column + previous_window.columns) {
-                    current.cost[i] = previous.cost[static_cast<std::size_t>(kRows) * capacity + x -
-                                                    previous_window.first_column];
+                    current.cost[i] = previous.cost[capacity + x - previous_window.first_column];
                 }
             }
             __syncthreads();
@@ -627,9 +720,9 @@ __global__ void __launch_bounds__(kFindThreads, 1)
         if (stager_thread) {
             const long long t2 = clock64();
             if (b + 1 < batches) {
-                const int lo = b > 0 ? batch_changed_lo[(b + 1) & 1] : INT_MAX;
-                const int hi = b > 0 ? batch_changed_hi[(b + 1) & 1] : -1;
-                const Window next = plan_window(s, hulls, b + 1, lo, hi, full, capacity);
+                // The next batch's window is planned from the changes known now (batch b − 1's).
+                const Window next =
+                    plan_window(s, hulls, b + 1, changed_lo, changed_hi, full, capacity);
                 if (stager == 0) windows[(b + 1) & 1] = next;
                 if (next.staged) stage_batch(s, previous, next, capacity, y0 + kRows, stager);
             }
@@ -652,18 +745,21 @@ __global__ void __launch_bounds__(kFindThreads, 1)
             region_hi = min(first_hi + kRows, w - 1);
         }
         if (tid == 0) {
-            slot_lo[(b + 1) & 1] = INT_MAX;
-            slot_hi[(b + 1) & 1] = -1;
+            slot_lo[(b + 1) % 3] = INT_MAX;
+            slot_hi[(b + 1) % 3] = -1;
+        }
+        if (reporter) {
             cells += static_cast<std::int64_t>(region_hi - region_lo + 1) * (y1 - y0);
             direct_rows += window.staged ? 0 : y1 - y0;
         }
         int my_lo = INT_MAX, my_hi = -1;
         const long long t4 = clock64();
         if (window.staged) {
-            strips_in_registers<Cost, Forward, Levels>(s, current, window, capacity, y0, y1 - y0,
-                                                       region_lo, region_hi, tid / 32, lane, my_lo,
-                                                       my_hi);
-        } else {
+            strips_in_registers<Cost, Forward, Levels, Ranks>(s, current, window, capacity, y0,
+                                                              y1 - y0, region_lo, region_hi,
+                                                              tid / 32, lane, rank, my_lo, my_hi);
+        } else if (rank == 0) {
+            // Rows on global memory need a barrier per row: one block of the cluster takes them.
             for (int y = y0; y < y1; ++y) {
                 const RowRefs<Cost> refs = global_row<Cost>(s, y);
                 const bool last_row = y + 1 == y1;
@@ -686,22 +782,16 @@ __global__ void __launch_bounds__(kFindThreads, 1)
             my_lo = warp_min(my_lo);
             my_hi = warp_max(my_hi);
             if (lane == 0 && my_hi >= 0) {
-                atomicMin(&slot_lo[b & 1], my_lo);
-                atomicMax(&slot_hi[b & 1], my_hi);
+#pragma unroll
+                for (int q = 0; q < Ranks; ++q) {
+                    atomicMin(in_block<Ranks>(&slot_lo[b % 3], q), my_lo);
+                    atomicMax(in_block<Ranks>(&slot_hi[b % 3], q), my_hi);
+                }
             }
-        }
-        compute_barrier();
-        if (!full) {
-            changed_lo = slot_lo[b & 1];
-            changed_hi = slot_hi[b & 1];
-        }
-        if (tid == 0) {
-            batch_changed_lo[b & 1] = changed_lo;
-            batch_changed_hi[b & 1] = changed_hi;
         }
         t_rows += clock64() - t3;
     }
-    if (s.clocks != nullptr) {
+    if (s.clocks != nullptr && rank == 0) {
         if (tid == 0) {
             s.clocks[2] = t_wait;
             s.clocks[3] = t_rows;
@@ -711,7 +801,10 @@ __global__ void __launch_bounds__(kFindThreads, 1)
             s.clocks[5] = t_stage;
         }
     }
-    __syncthreads();
+    // The last batch's rows are in global memory, from every block; no block touches another's
+    // shared memory after this.
+    cluster_barrier<Ranks>();
+    if (rank != 0) return;
     long long clock_walk = 0;
     if (tid == 0 && s.clocks != nullptr) clock_walk = clock64();
     std::int64_t best = 0;
@@ -986,14 +1079,90 @@ int window_capacity(const int height) {
     const std::size_t available = static_cast<std::size_t>(optin_shared_bytes());
     const std::size_t fixed = hull_bytes(height);
     if (available <= fixed) return 0;
-    // Two buffers; each column costs (kRows + 1) cells, each buffer its guard cells.
-    const std::size_t cell = BatchLayout<Cost>{0}.bytes() / BatchLayout<Cost>{0}.elements();
+    // Two buffers, each with its guard cells.
     const std::size_t guards = 2 * BatchLayout<Cost>{0}.bytes();
     if (available <= fixed + guards) return 0;
-    const std::size_t per_column = 2 * (kRows + 1) * cell;
+    const std::size_t per_column =
+        2 * (BatchLayout<Cost>{1}.bytes() - BatchLayout<Cost>{0}.bytes());
     const int capacity =
         static_cast<int>(((available - fixed - guards) / per_column) & ~std::size_t{15});
     return capacity >= 64 ? capacity : 0;
+}
+
+std::atomic<int> forced_finder_blocks{0};
+
+/// Largest finder cluster this instantiation may use: 4 where the device runs a binary of it
+/// with cluster support (compute capability 9.0 on), else 1; lowered if a launch is refused.
+template <class Cost, bool Forward, bool Levels>
+std::atomic<int>& finder_block_limit() {
+    static std::atomic<int> limit{[] {
+        cudaFuncAttributes attributes{};
+        const bool clusters =
+            cudaFuncGetAttributes(&attributes, find_seam_kernel<Cost, Forward, Levels, 2>) ==
+                cudaSuccess &&
+            attributes.binaryVersion >= 90;
+        cudaGetLastError();  // a failed query leaves the single-block finder, and no error
+        return clusters ? 4 : 1;
+    }()};
+    return limit;
+}
+
+/// Blocks for one seam's finder. Measured on an H200 (docs/notes/gpu-seam-carving.md, "Finder
+/// clusters"): a band of a few hundred columns a row (a plain map at 1080p) runs fastest on one
+/// SM, where a cluster's barrier would only add to every batch; the wider bands of a level map
+/// and of 4K images gain from two or four SMs.
+int chosen_finder_blocks(const CarveState& s) {
+    const int forced = forced_finder_blocks.load(std::memory_order_relaxed);
+    if (forced > 0) return forced;
+    constexpr long long kLargeMap = 3'000'000;  // cells: 4K and up, not 1080p
+    const bool levels = s.level_unit > 0 && !s.masks;
+    const bool large = static_cast<long long>(s.width) * s.height >= kLargeMap;
+    return (levels ? 2 : 1) * (large ? 2 : 1);
+}
+
+template <class Cost, bool Forward, bool Levels>
+int finder_blocks(const CarveState& s) {
+    const int wanted = chosen_finder_blocks(s);
+    const int limit = finder_block_limit<Cost, Forward, Levels>().load();
+    return wanted < limit ? wanted : limit;
+}
+
+template <class Cost, bool Forward, bool Levels, int Ranks>
+cudaError_t launch_finder(const CarveState& s, const int seam_index, const bool full,
+                          const int capacity, const std::size_t bytes, const cudaStream_t stream) {
+    static std::atomic<bool> configured{false};  // per instantiation
+    if (!configured.load()) {
+        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels, Ranks>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
+        configured = true;
+    }
+    if constexpr (Ranks == 1) {
+        find_seam_kernel<Cost, Forward, Levels, 1>
+            <<<1, kFindThreads, bytes, stream>>>(s, seam_index, full, capacity);
+    } else {
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(Ranks);
+        config.blockDim = dim3(kFindThreads);
+        config.dynamicSmemBytes = bytes;
+        config.stream = stream;
+        cudaLaunchAttribute cluster{};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = Ranks;
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        if (cudaLaunchKernelEx(&config, find_seam_kernel<Cost, Forward, Levels, Ranks>, s,
+                               seam_index, full, capacity) != cudaSuccess) {
+            // The device cannot place a cluster this size beside its shared memory (a launch
+            // error, not sticky): half the blocks, from now on.
+            cudaGetLastError();
+            finder_block_limit<Cost, Forward, Levels>() = Ranks / 2;
+            return launch_finder<Cost, Forward, Levels, Ranks / 2>(s, seam_index, full, capacity,
+                                                                   bytes, stream);
+        }
+    }
+    return cudaGetLastError();
 }
 
 template <class Cost, bool Forward, bool Levels>
@@ -1003,18 +1172,37 @@ cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full
     const std::size_t walk = 2 * static_cast<std::size_t>(kWalkRows) * kWalkPitch;
     const std::size_t batches = hull_bytes(s.height) + 2 * BatchLayout<Cost>{capacity}.bytes();
     const std::size_t bytes = batches > walk ? batches : walk;
-    static bool configured = false;  // per instantiation
-    if (!configured) {
-        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
-        configured = true;
+    switch (finder_blocks<Cost, Forward, Levels>(s)) {
+        case 2:
+            return launch_finder<Cost, Forward, Levels, 2>(s, seam_index, full, capacity, bytes,
+                                                           stream);
+        case 4:
+            return launch_finder<Cost, Forward, Levels, 4>(s, seam_index, full, capacity, bytes,
+                                                           stream);
+        default:
+            return launch_finder<Cost, Forward, Levels, 1>(s, seam_index, full, capacity, bytes,
+                                                           stream);
     }
-    find_seam_kernel<Cost, Forward, Levels>
-        <<<1, kFindThreads, bytes, stream>>>(s, seam_index, full, capacity);
-    return cudaGetLastError();
 }
 
 }  // namespace
+
+void set_carve_finder_blocks(const int blocks) {
+    forced_finder_blocks = blocks == 1 || blocks == 2 || blocks == 4 ? blocks : 0;
+}
+
+int carve_finder_blocks(const CarveState& s) {
+    const bool forward = s.energy == SeamEnergy::Forward;
+    if (s.masks) {
+        if (forward)
+            return s.level_unit > 0 ? finder_blocks<std::int64_t, true, true>(s)
+                                    : finder_blocks<std::int64_t, true, false>(s);
+        return finder_blocks<std::int64_t, false, false>(s);
+    }
+    if (!forward) return finder_blocks<std::int32_t, false, false>(s);
+    return s.level_unit > 0 ? finder_blocks<std::int32_t, true, true>(s)
+                            : finder_blocks<std::int32_t, true, false>(s);
+}
 
 int carve_window_capacity(const CarveState& s) {
     return s.masks ? window_capacity<std::int64_t>(s.height)

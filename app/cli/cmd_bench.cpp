@@ -507,9 +507,11 @@ int bench_retarget(Context& ctx) {
         ctx.out << line;
         std::snprintf(line, sizeof line,
                       "  inside the update: rows %.4f ms (register strips %.4f ms), batch "
-                      "barriers %.4f ms; stager warps %.4f ms; SM clock %.0f MHz\n",
+                      "barriers %.4f ms; stager warps %.4f ms; SM clock %.0f MHz; %d finder "
+                      "block(s)\n",
                       profile.rows_ms_per_seam, profile.strips_ms_per_seam,
-                      profile.batch_wait_ms_per_seam, profile.stager_ms_per_seam, profile.sm_mhz);
+                      profile.batch_wait_ms_per_seam, profile.stager_ms_per_seam, profile.sm_mhz,
+                      profile.finder_blocks);
         ctx.out << line;
     }
     if (frame_ms > 0) {
@@ -563,12 +565,13 @@ int bench_retarget(Context& ctx) {
             std::snprintf(line, sizeof line,
                           "  cuda with the importance field: %d-bit costs%s; cost-map update "
                           "%.4f ms/seam over %.0f cells (plain: %.4f ms over %.0f), %.1f %% of "
-                          "rows outside shared memory\n",
+                          "rows outside shared memory, %d finder block(s) (plain: %d)\n",
                           importance_profile.cost_bits,
                           importance_profile.folded_levels ? ", levels folded" : "",
                           importance_profile.update_ms_per_seam, importance_profile.cells_per_seam,
                           profile.update_ms_per_seam, profile.cells_per_seam,
-                          100.0 * importance_profile.direct_rows_share);
+                          100.0 * importance_profile.direct_rows_share,
+                          importance_profile.finder_blocks, profile.finder_blocks);
             ctx.out << line;
         }
         std::snprintf(line, sizeof line,

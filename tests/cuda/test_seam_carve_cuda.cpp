@@ -368,7 +368,7 @@ class TestSeamCarveCuda : public QObject {
     // added where energies are computed; forward energy: bits 10..15 of the intensity term, added
     // in the recurrence), moved with the pixels by removal, transposition and compaction. Every
     // energy, odd sizes, the image a sub-view of a larger one, bands beyond the shared-memory
-    // window (1500 wide) and rows from global memory (30000 wide), both directions, host and
+    // window (4500 wide) and rows from global memory (30000 wide), both directions, host and
     // device inputs, and a retarget on the device: the CPU's seams, costs and image; the profile
     // says the carve took the 32-bit layout.
     void importance_fold_equals_cpu() {
@@ -449,6 +449,99 @@ class TestSeamCarveCuda : public QObject {
             }
         }
         QCOMPARE(compared, 9 * 5 * 2);
+    }
+
+    // The finder spreads each batch's strips over a thread-block cluster of 1, 2 or 4 blocks
+    // (SMs) on devices with clusters; every count must give the CPU's seams and costs: plain and
+    // level maps (forward and gradient energies), 64-bit masks, bands that go back and forth
+    // between shared and global memory (4500 wide), both directions. The automatic choice: one
+    // block for a small plain map, four for a level map of 4K's size (where clusters exist).
+    void finder_clusters_equal_cpu() {
+        struct Case {
+            int w, h, seams;
+            SeamEnergy energy;
+            bool levels, masks;
+        };
+        const Case cases[] = {{641, 479, 120, SeamEnergy::Forward, false, false},
+                              {641, 479, 120, SeamEnergy::Forward, true, false},
+                              {533, 301, 90, SeamEnergy::L1, true, false},
+                              {421, 317, 80, SeamEnergy::Forward, false, true},
+                              {1500, 301, 40, SeamEnergy::Forward, true, false},
+                              {4500, 40, 4, SeamEnergy::Forward, true, false}};
+        const auto levels_for = [&](const int w, const int h) {
+            std::uniform_int_distribution<int> low(0, 20);
+            Mask levels(w, h, 0);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const double r =
+                        std::hypot((x - w / 2.0) / (w / 5.0 + 1), (y - h / 2.0) / (h / 4.0 + 1));
+                    const int face = static_cast<int>(
+                        std::lround(kTemporalLevels * std::clamp(1.5 - r, 0.0, 1.0)));
+                    levels.at(x, y) =
+                        static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng_)));
+                }
+            return levels;
+        };
+        struct Restore {
+            ~Restore() { set_cuda_finder_blocks(0); }
+        } restore;
+        int compared = 0;
+        for (const Case& c : cases) {
+            const ImageRgba8 img = scaled_photo(c.w, c.h);
+            const Mask levels = levels_for(c.w, c.h);
+            const Mask protect = rect_mask(c.w, c.h, c.w / 3, c.h / 3, c.w / 2, 2 * c.h / 3);
+            CarveInput in{img.view(), c.masks ? &protect : nullptr, nullptr, c.energy};
+            if (c.levels) {
+                in.importance = &levels;
+                in.importance_unit = 48;
+            }
+            for (const SeamDirection dir : {SeamDirection::Vertical, SeamDirection::Horizontal}) {
+                const int seams =
+                    std::min(c.seams, (dir == SeamDirection::Vertical ? c.w : c.h) - 1);
+                const SeamOrder gold = seam_order_fast(in, dir, seams);
+                for (const int blocks : {1, 2, 4}) {
+                    set_cuda_finder_blocks(blocks);
+                    CarveProfile profile;
+                    const QString diff =
+                        compare(gold, seam_order_cuda_profiled(in, dir, seams, profile));
+                    QVERIFY2(diff.isEmpty(),
+                             qPrintable(QString("%1x%2 %3 %4 blocks %5: %6")
+                                            .arg(c.w)
+                                            .arg(c.h)
+                                            .arg(QString::fromStdString(to_string(c.energy)))
+                                            .arg(dir == SeamDirection::Vertical ? "v" : "h")
+                                            .arg(blocks)
+                                            .arg(diff)));
+                    QVERIFY(profile.finder_blocks >= 1 && profile.finder_blocks <= blocks);
+                    ++compared;
+                }
+            }
+        }
+        QCOMPARE(compared, 6 * 2 * 3);
+
+        set_cuda_finder_blocks(0);
+        int device = 0;
+        cudaDeviceProp properties{};
+        QCOMPARE(cudaGetDevice(&device), cudaSuccess);
+        QCOMPARE(cudaGetDeviceProperties(&properties, device), cudaSuccess);
+        const bool clusters = properties.major >= 9;
+        const ImageRgba8 small = scaled_photo(641, 479);
+        CarveProfile profile;
+        (void)seam_order_cuda_profiled(
+            CarveInput{small.view(), nullptr, nullptr, SeamEnergy::Forward},
+            SeamDirection::Vertical, 3, profile);
+        QCOMPARE(profile.finder_blocks, 1);
+        const ImageRgba8 large = scaled_photo(2200, 1500);  // 3.3 million cells, as 4K's map
+        const Mask large_levels = levels_for(2200, 1500);
+        CarveInput with_levels{large.view(), nullptr, nullptr, SeamEnergy::Forward};
+        with_levels.importance = &large_levels;
+        with_levels.importance_unit = 48;
+        const SeamOrder order =
+            seam_order_cuda_profiled(with_levels, SeamDirection::Vertical, 3, profile);
+        QCOMPARE(profile.finder_blocks, clusters ? 4 : 1);
+        QVERIFY(compare(seam_order_fast(with_levels, SeamDirection::Vertical, 3), order).isEmpty());
+        qInfo("finder blocks on this device: %d for a 2200x1500 level map (compute %d.%d)",
+              profile.finder_blocks, properties.major, properties.minor);
     }
 
     // An importance map with every level 0 (the default terms on a photo without a face) adds

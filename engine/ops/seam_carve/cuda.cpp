@@ -429,7 +429,7 @@ class DeviceCarver {
     }
 
     /// The same carve with each stage timed (events around the launches, SM clocks inside the
-    /// single-block kernel).
+    /// finder kernel's first block).
     void run_profiled(CarveProfile& profile, const Event& begin) {
         Event setup_done, a, b, c;
         setup_done.record(stream_);
@@ -479,6 +479,9 @@ class DeviceCarver {
         profile.direct_rows_share = static_cast<double>(stats[1]) / rows;
         profile.cost_bits = s_.masks ? 64 : 32;
         profile.folded_levels = s_.level_unit > 0;
+        kernels::CarveState first_update = s_;
+        first_update.width = s_.width - std::min(1, seams_);
+        profile.finder_blocks = kernels::carve_finder_blocks(first_update);
         s_.clocks = nullptr;
     }
 
@@ -611,6 +614,10 @@ SeamOrder seam_order_cuda(const CarveInput& input, const SeamDirection direction
 SeamOrder seam_order_cuda(const DeepCarveInput& input, const SeamDirection direction,
                           const int seams, const CarveProgress& progress) {
     return carve_host_input(input, direction, seams, progress);
+}
+
+void set_cuda_finder_blocks(const int blocks) {
+    kernels::set_carve_finder_blocks(blocks);
 }
 
 SeamOrder seam_order_cuda_profiled(const CarveInput& given, const SeamDirection direction,

@@ -13,6 +13,7 @@ SeamOrder seam_order_cuda(const DeepCarveInput&, SeamDirection, int, const Carve
 SeamOrder seam_order_cuda_profiled(const CarveInput&, SeamDirection, int, CarveProfile&) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");
 }
+void set_cuda_finder_blocks(int) {}
 std::vector<SeamOrder> seam_orders_cuda_chained(const std::vector<CarveInput>&, SeamDirection, int,
                                                 const SeamPaths*, const std::vector<bool>&, int) {
     throw Error(ErrorCode::CudaUnavailable, "this build has no CUDA backend");

@@ -125,7 +125,10 @@ struct CarveProfile {
     /// the register strips); the stager warps staging the next batch.
     double batch_wait_ms_per_seam = 0, rows_ms_per_seam = 0;
     double strips_ms_per_seam = 0, stager_ms_per_seam = 0;
-    double sm_mhz = 0;  ///< the single-block kernel's clock, from its SM cycles over event time
+    double sm_mhz = 0;  ///< the finder's clock, from its SM cycles over event time
+    /// Blocks (SMs) that shared each seam's update: a thread-block cluster where the device has
+    /// them (set_cuda_finder_blocks); the first incremental seam's choice.
+    int finder_blocks = 0;
     double direct_rows_share = 0;  ///< rows whose band was too wide for shared memory
     /// The layout the carve took: 32-bit costs (no masks; a level map such as importance folded
     /// in when `folded_levels`) or 64-bit (protect/remove masks, per-seam levels, or levels at a
@@ -140,6 +143,11 @@ SeamOrder seam_order_fast_profiled(const CarveInput& input, SeamDirection direct
 /// The CUDA carve with per-stage timing (for `lacuna bench retarget`). Same result.
 SeamOrder seam_order_cuda_profiled(const CarveInput& input, SeamDirection direction, int seams,
                                    CarveProfile& profile);
+/// How many blocks (SMs) the CUDA carver's seam finder uses from now on, for every carve in the
+/// process: 1, 2 or 4 (within what the device allows), or 0 for the automatic choice by the map's
+/// size and levels. The seams do not depend on it; tests and measurements set it. No-op without
+/// CUDA.
+void set_cuda_finder_blocks(int blocks);
 
 /// Video on the device: the seams of a run of frames (same size), each frame with the per-seam
 /// temporal term of the frame before it where `follows[f]` (frame 0 follows `first_previous`,

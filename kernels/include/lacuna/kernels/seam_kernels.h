@@ -96,10 +96,19 @@ cudaError_t launch_carve_seam_levels(const CarveState& s, cudaStream_t stream);
 /// device cannot stage any (the kernel then reads global memory row by row).
 int carve_window_capacity(const CarveState& s);
 
+/// Blocks that work on one seam of this state (a thread-block cluster of 1, 2 or 4, chosen by
+/// the map's size and whether it carries folded levels; 1 where the device or the binary has no
+/// clusters).
+int carve_finder_blocks(const CarveState& s);
+/// Forces the number of finder blocks (1, 2 or 4, within what the device allows) for every later
+/// seam; 0 returns to the automatic choice. For tests and measurements.
+void set_carve_finder_blocks(int blocks);
+
 /// Cumulative costs and parents for seam `seam_index`, then its argmin and walk back into
 /// `s.seam`. `full`: compute every cell (the first seam); otherwise only the cells that can have
 /// changed since the previous seam (in `s.seam`) was removed, as the fast CPU carver does, with the
-/// rows in batches staged in shared memory. One block: the rows are a dependent chain.
+/// rows in batches staged in shared memory. The rows are a dependent chain: one block, or a
+/// cluster of blocks that share each batch's strips (carve_finder_blocks).
 cudaError_t launch_carve_find_seam(const CarveState& s, int seam_index, bool full,
                                    cudaStream_t stream);
 
