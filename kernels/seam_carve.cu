@@ -1109,15 +1109,15 @@ std::atomic<int>& finder_block_limit() {
 
 /// Blocks for one seam's finder. Measured on an H200 (docs/notes/gpu-seam-carving.md, "Finder
 /// clusters"): a band of a few hundred columns a row (a plain map at 1080p) runs fastest on one
-/// SM, where a cluster's barrier would only add to every batch; the wider bands of a level map
-/// and of 4K images gain from two or four SMs.
+/// SM, where a cluster's barrier would only add to every batch; the wider bands of level maps
+/// and of 4K images, and the heavier cells of the 64-bit (mask) layout, gain from two or four.
 int chosen_finder_blocks(const CarveState& s) {
     const int forced = forced_finder_blocks.load(std::memory_order_relaxed);
     if (forced > 0) return forced;
     constexpr long long kLargeMap = 3'000'000;  // cells: 4K and up, not 1080p
-    const bool levels = s.level_unit > 0 && !s.masks;
+    const bool heavy = s.level_unit > 0 || s.masks;
     const bool large = static_cast<long long>(s.width) * s.height >= kLargeMap;
-    return (levels ? 2 : 1) * (large ? 2 : 1);
+    return (heavy ? 2 : 1) * (large ? 2 : 1);
 }
 
 template <class Cost, bool Forward, bool Levels>

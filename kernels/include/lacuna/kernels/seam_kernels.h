@@ -97,8 +97,8 @@ cudaError_t launch_carve_seam_levels(const CarveState& s, cudaStream_t stream);
 int carve_window_capacity(const CarveState& s);
 
 /// Blocks that work on one seam of this state (a thread-block cluster of 1, 2 or 4, chosen by
-/// the map's size and whether it carries folded levels; 1 where the device or the binary has no
-/// clusters).
+/// the map's size and whether it carries levels or masks; 1 where the device or the binary has
+/// no clusters).
 int carve_finder_blocks(const CarveState& s);
 /// Forces the number of finder blocks (1, 2 or 4, within what the device allows) for every later
 /// seam; 0 returns to the automatic choice. For tests and measurements.
