@@ -1091,8 +1091,10 @@ int window_capacity(const int height) {
 
 std::atomic<int> forced_finder_blocks{0};
 
-/// Largest finder cluster this instantiation may use: 4 where the device runs a binary of it
-/// with cluster support (compute capability 9.0 on), else 1; lowered if a launch is refused.
+/// Largest finder cluster this instantiation may use: 4 where the device runs code of it built
+/// with cluster support, else 1; lowered if a launch is refused. Both versions matter: a kernel
+/// JIT-compiled for a Hopper device from older PTX reports binary 90 but was built without the
+/// cluster code (__CUDA_ARCH__ < 900), and would trap.
 template <class Cost, bool Forward, bool Levels>
 std::atomic<int>& finder_block_limit() {
     static std::atomic<int> limit{[] {
@@ -1100,7 +1102,7 @@ std::atomic<int>& finder_block_limit() {
         const bool clusters =
             cudaFuncGetAttributes(&attributes, find_seam_kernel<Cost, Forward, Levels, 2>) ==
                 cudaSuccess &&
-            attributes.binaryVersion >= 90;
+            attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90;
         cudaGetLastError();  // a failed query leaves the single-block finder, and no error
         return clusters ? 4 : 1;
     }()};
