@@ -702,10 +702,11 @@ __global__ void __launch_bounds__(kFindThreads, 1)
             changed_hi = slot_hi[(b + 2) % 3];
         }
         const Window window = windows[b & 1];
-        const Window previous_window = windows[(b + 1) & 1];
         // Row 0 of the window (the row above the batch) was copied before the previous batch
         // wrote it: take the new values from that batch's window, or from global memory.
         if (b > 0 && window.staged) {
+            // Read before the barrier below, after which stager 0 plans the next batch into it.
+            const Window previous_window = windows[(b + 1) & 1];
             for (int i = tid; i < window.columns; i += blockDim.x) {
                 const int x = window.first_column + i;
                 if (!previous_window.staged) {
@@ -1091,21 +1092,81 @@ int window_capacity(const int height) {
 
 std::atomic<int> forced_finder_blocks{0};
 
-/// Largest finder cluster this instantiation may use: 4 where the device runs code of it built
-/// with cluster support, else 1; lowered if a launch is refused. Both versions matter: a kernel
-/// JIT-compiled for a Hopper device from older PTX reports binary 90 but was built without the
-/// cluster code (__CUDA_ARCH__ < 900), and would trap.
+template <class Cost, bool Forward, bool Levels, int Ranks>
+void allow_finder_shared_memory() {
+    static std::atomic<bool> configured{false};  // per instantiation
+    if (!configured.load()) {
+        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels, Ranks>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
+        configured = true;
+    }
+}
+
+cudaLaunchConfig_t finder_cluster_config(const int ranks, const std::size_t bytes,
+                                         const cudaStream_t stream, cudaLaunchAttribute& cluster) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(ranks));
+    config.blockDim = dim3(kFindThreads);
+    config.dynamicSmemBytes = bytes;
+    config.stream = stream;
+    cluster = cudaLaunchAttribute{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = static_cast<unsigned>(ranks);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    return config;
+}
+
+/// Whether the current device can place a cluster of Ranks finder blocks, each with all the
+/// shared memory a block may take.
+template <class Cost, bool Forward, bool Levels, int Ranks>
+bool finder_cluster_fits() {
+    allow_finder_shared_memory<Cost, Forward, Levels, Ranks>();
+    cudaLaunchAttribute cluster{};
+    const cudaLaunchConfig_t config = finder_cluster_config(
+        Ranks, static_cast<std::size_t>(optin_shared_bytes()), nullptr, cluster);
+    int clusters = 0;
+    const bool fits =
+        cudaOccupancyMaxActiveClusters(&clusters, find_seam_kernel<Cost, Forward, Levels, Ranks>,
+                                       &config) == cudaSuccess &&
+        clusters > 0;
+    cudaGetLastError();  // a refused query leaves fewer blocks, and no error
+    return fits;
+}
+
+/// Largest finder cluster this instantiation may use on the current device: 4 or 2 where the
+/// device runs code of it built with cluster support and can place the cluster, else 1. Both
+/// versions matter: a kernel JIT-compiled for a Hopper device from older PTX reports binary 90
+/// but was built without the cluster code (__CUDA_ARCH__ < 900), and would trap. Per device, as
+/// a process may drive GPUs of different generations.
 template <class Cost, bool Forward, bool Levels>
-std::atomic<int>& finder_block_limit() {
-    static std::atomic<int> limit{[] {
+int finder_block_limit() {
+    constexpr int kDevices = 64;
+    static std::atomic<int> limits[kDevices] = {};  // 0: not yet asked
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) {
+        cudaGetLastError();
+        return 1;
+    }
+    int limit = limits[device].load();
+    if (limit == 0) {
         cudaFuncAttributes attributes{};
         const bool clusters =
             cudaFuncGetAttributes(&attributes, find_seam_kernel<Cost, Forward, Levels, 2>) ==
                 cudaSuccess &&
             attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90;
-        cudaGetLastError();  // a failed query leaves the single-block finder, and no error
-        return clusters ? 4 : 1;
-    }()};
+        cudaGetLastError();
+        limit = 1;
+        if (clusters) {
+            if (finder_cluster_fits<Cost, Forward, Levels, 4>())
+                limit = 4;
+            else if (finder_cluster_fits<Cost, Forward, Levels, 2>())
+                limit = 2;
+        }
+        limits[device] = limit;
+    }
     return limit;
 }
 
@@ -1125,46 +1186,24 @@ int chosen_finder_blocks(const CarveState& s) {
 template <class Cost, bool Forward, bool Levels>
 int finder_blocks(const CarveState& s) {
     const int wanted = chosen_finder_blocks(s);
-    const int limit = finder_block_limit<Cost, Forward, Levels>().load();
+    const int limit = finder_block_limit<Cost, Forward, Levels>();
     return wanted < limit ? wanted : limit;
 }
 
 template <class Cost, bool Forward, bool Levels, int Ranks>
 cudaError_t launch_finder(const CarveState& s, const int seam_index, const bool full,
                           const int capacity, const std::size_t bytes, const cudaStream_t stream) {
-    static std::atomic<bool> configured{false};  // per instantiation
-    if (!configured.load()) {
-        cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels, Ranks>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
-        configured = true;
-    }
+    allow_finder_shared_memory<Cost, Forward, Levels, Ranks>();
     if constexpr (Ranks == 1) {
         find_seam_kernel<Cost, Forward, Levels, 1>
             <<<1, kFindThreads, bytes, stream>>>(s, seam_index, full, capacity);
+        return cudaGetLastError();
     } else {
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(Ranks);
-        config.blockDim = dim3(kFindThreads);
-        config.dynamicSmemBytes = bytes;
-        config.stream = stream;
         cudaLaunchAttribute cluster{};
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = Ranks;
-        cluster.val.clusterDim.y = 1;
-        cluster.val.clusterDim.z = 1;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
-        if (cudaLaunchKernelEx(&config, find_seam_kernel<Cost, Forward, Levels, Ranks>, s,
-                               seam_index, full, capacity) != cudaSuccess) {
-            // The device cannot place a cluster this size beside its shared memory (a launch
-            // error, not sticky): half the blocks, from now on.
-            cudaGetLastError();
-            finder_block_limit<Cost, Forward, Levels>() = Ranks / 2;
-            return launch_finder<Cost, Forward, Levels, Ranks / 2>(s, seam_index, full, capacity,
-                                                                   bytes, stream);
-        }
+        const cudaLaunchConfig_t config = finder_cluster_config(Ranks, bytes, stream, cluster);
+        return cudaLaunchKernelEx(&config, find_seam_kernel<Cost, Forward, Levels, Ranks>, s,
+                                  seam_index, full, capacity);
     }
-    return cudaGetLastError();
 }
 
 template <class Cost, bool Forward, bool Levels>
