@@ -647,6 +647,14 @@ template <class Cost, bool Forward, bool Levels, int Ranks>
 __global__ void __launch_bounds__(kFindThreads, 1)
     find_seam_kernel(const CarveState s, const int seam_index, const bool full,
                      const int capacity) {
+#ifndef LACUNA_CARVE_CLUSTERS
+    if constexpr (Ranks > 1) {
+        // Never launched on an architecture without clusters (finder_block_limit): no body to
+        // compile for it.
+        __trap();
+        return;
+    }
+#endif
     extern __shared__ __align__(16) unsigned char shared[];
     // Last-row changes of batch b gather in slot b % 3 of every block: it is read during batch
     // b + 1 and cleared during batch b + 2, each after a cluster barrier.
