@@ -607,8 +607,10 @@ class TestPatchMatch : public QObject {
                                 const Rgba8 a = estimate.at(x, y);
                                 const Rgba8 b = estimate.at(sx + dx, sy + dy);
                                 const int dt = texture.at(x, y) - texture.at(sx + dx, sy + dy);
-                                d += (a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) +
-                                     (a.b - b.b) * (a.b - b.b) + 8 * dt * dt;
+                                // Known target pixels count twice (kKnownWeight).
+                                d += (mask.at(x, y) ? 1 : 2) *
+                                     ((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) +
+                                      (a.b - b.b) * (a.b - b.b) + 8 * dt * dt);
                             }
                         if (d < best_d) best_d = d, best = sy * w + sx;
                     }

@@ -227,7 +227,7 @@ def test_inpaint_equals_the_cli(tmp_path):
     photo = lacuna.read(PHOTO)["samples"][0]
     h, w, _ = photo.shape
     mask = np.zeros((h, w), bool)
-    mask[30:70, 50:100] = True  # large enough that PatchMatch's seed changes the fill
+    mask[25:75, 45:105] = True  # large enough that PatchMatch's seed changes the fill
     write_pgm(tmp_path / "mask.pgm", mask)
     for method in ("patchmatch", "criminisi"):
         out = lacuna.inpaint(photo, mask, method=method)

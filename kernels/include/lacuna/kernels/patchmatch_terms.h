@@ -62,7 +62,7 @@ struct PmDepth8 {
     using Channel = std::uint8_t;
     using Tex = std::uint8_t;      ///< texture channel (a gradient magnitude of the luma)
     using RowSum = std::uint16_t;  ///< packed separable texture sums (see pm_texture_row)
-    using Dist = std::uint32_t;    ///< patch distance: 31² pixels · 11 · 255² fits
+    using Dist = std::uint32_t;    ///< patch distance: fits (static_assert at kPriorCap)
     using Grad = std::int16_t;     ///< a central difference of the luma: ±510
     static constexpr Tex kNoGradient = 255;
     /// Distances of the same content at this depth are kDistScale × those at 8 bits.
@@ -425,6 +425,21 @@ LACUNA_HD typename D::Dist pm_pixel_distance(const BasicPmLevel<D>& l, const lon
     }
 }
 
+/// How much more a known pixel of a target patch counts than a hole pixel. A patch that overlaps
+/// the hole's border must continue what is really there: at 1, a patch of a copied region could
+/// outvote the few known pixels it covers, and a contour copied from elsewhere ran into the border
+/// at another height (a step the full-size image showed; docs/notes/patchmatch.md, "Known pixels
+/// count double"). 2 keeps the 8-bit distance of a 31-pixel patch within 32 bits (pm_prior's cap).
+inline constexpr std::uint32_t kKnownWeight = 2;
+
+/// pm_pixel_distance of target pixel t, kKnownWeight times over where t is known.
+template <class D>
+LACUNA_HD typename D::Dist pm_target_pixel_distance(const BasicPmLevel<D>& l, const long long t,
+                                                    const long long s) {
+    const typename D::Dist d = pm_pixel_distance(l, t, s);
+    return l.hole[t] ? d : d * kKnownWeight;
+}
+
 /// The gradient channels' term for pixels t and s: grad_weight / 16 × the squared differences of
 /// both central differences (rounded down per pixel, so the sum stays exact in any order).
 template <class D>
@@ -442,13 +457,24 @@ LACUNA_HD typename D::Dist pm_gradient_distance(const BasicPmLevel<D>& l, const 
 /// 1-3, with the blend): 0 gives 29.13 dB low-pass PSNR on average, 2 gives 29.34, 4 gives
 /// 29.38, 8 and 32 fall back (28.89 and 28.87 on seed 1, against 28.98 for 4).
 inline constexpr long long kPriorWeight = 4;
+/// pm_prior's most. Reached only by a source hundreds of box sizes away; low enough that an
+/// 8-bit patch distance of the largest patch fits its 32 bits with every term at its worst: per
+/// pixel the colour and texture (11 · 255², known pixels kKnownWeight times) and the gradients
+/// (2 · 1020² at kGradientWeight / 16).
+inline constexpr unsigned long long kPriorCap = 1ULL << 29;
+// 31: ops::kMaxPatch, the largest patch side.
+static_assert(
+    31ULL * 31ULL * (kKnownWeight * 11ULL * 255 * 255 + 2ULL * 1020 * 1020 * kGradientWeight / 16) +
+            kPriorCap <
+        (1ULL << 32),
+    "an 8-bit patch distance must fit PmDepth8::Dist");
 
 /// The source prior: sources far from the hole cost extra, so the fill continues what
 /// surrounds the hole instead of fetching a look-alike object from across the image. The
 /// distance from the source centre to the target box, in units of the box's longer side,
 /// squared, times kPriorWeight squared levels per patch pixel; 0 for sources next to the hole.
-/// Integer and the same at every level (the box scales with the level), capped at 2^30 · the
-/// depth's scale so no sum overflows.
+/// Integer and the same at every level (the box scales with the level), capped at 2^29 · the
+/// depth's scale so no sum overflows (kPriorCap).
 template <class D>
 LACUNA_HD typename D::Dist pm_prior(const BasicPmLevel<D>& l, const int sx, const int sy,
                                     const int r) {
@@ -458,7 +484,7 @@ LACUNA_HD typename D::Dist pm_prior(const BasicPmLevel<D>& l, const int sx, cons
     const long long area = (2 * r + 1) * (2 * r + 1);
     const unsigned long long p =
         static_cast<unsigned long long>(area * kPriorWeight * (dx * dx + dy * dy) / (ext * ext));
-    const unsigned long long cap = 1ULL << 30;
+    const unsigned long long cap = kPriorCap;
     return static_cast<typename D::Dist>((p < cap ? p : cap) * D::kDistScale);
 }
 
@@ -477,7 +503,7 @@ LACUNA_HD typename D::Dist pm_distance(const BasicPmLevel<D>& l, const int tx, c
         const long long trow = static_cast<long long>(ty + dy) * l.width + tx;
         const long long srow = static_cast<long long>(sy + dy) * l.width + sx;
         for (int dx = x0; dx <= x1; ++dx) {
-            sum += pm_pixel_distance(l, trow + dx, srow + dx);
+            sum += pm_target_pixel_distance(l, trow + dx, srow + dx);
         }
         if (l.grad_weight != 0)
             for (int dx = x0; dx <= x1; ++dx) sum += pm_gradient_distance(l, trow + dx, srow + dx);
