@@ -1635,6 +1635,48 @@ class TestCli : public QObject {
         verify_one_error_line(bad, "--set must be");
     }
 
+    // The generated sky over a tree line (the bench's "gen sky over tree line", seed 1): where
+    // the tree line leaves the hole, the fill's silhouette meets the known one. A contour copied
+    // from elsewhere used to run into the hole's right border 7 px higher than the tree line
+    // beyond it, a cliff the picture showed; since known pixels count double in the patch
+    // distance the largest step between neighbouring columns is 2 px (the truth's: 1).
+    void bench_inpaint_tree_line_meets_its_border() {
+        LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
+        const QString dir = tmp("bench-tree-line");
+        const Result r = run_cli({"bench", "inpaint", "--set", "holes", "--case", "gen sky over",
+                                  "--no-peers", "--repeats", "1", "--save", dir});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const auto read = [&](const char* file) {
+            return io::read_image((dir + "/gen-sky-over-tree-line_" + file).toStdString()).image;
+        };
+        const Mask hole = mask_from_image(read("mask.png").view());
+        int x0 = hole.width(), x1 = -1, y0 = hole.height(), y1 = -1;
+        for (int y = 0; y < hole.height(); ++y)
+            for (int x = 0; x < hole.width(); ++x)
+                if (hole.at(x, y)) {
+                    x0 = std::min(x0, x), x1 = std::max(x1, x);
+                    y0 = std::min(y0, y), y1 = std::max(y1, y);
+                }
+        QVERIFY(x1 >= x0);
+        // The silhouette's height in a column: its first foliage pixel (greener than blue) from
+        // above the hole down; the largest change between neighbouring columns across the hole.
+        const auto largest_step = [&](const ImageRgba8& image) {
+            int largest = 0, previous = -1;
+            for (int x = x0 - 6; x <= x1 + 6; ++x) {
+                int top = y0 - 40;
+                while (top <= y1 && image.at(x, top).g <= image.at(x, top).b) ++top;
+                if (previous >= 0) largest = std::max(largest, std::abs(top - previous));
+                previous = top;
+            }
+            return largest;
+        };
+        const int truth = largest_step(read("truth.png"));
+        const int fill = largest_step(read("PM-CPU.png"));
+        qInfo("largest step of the tree line: truth %d px, fill %d px", truth, fill);
+        QCOMPARE(truth, 1);
+        QVERIFY2(fill <= 3, qPrintable(QString::number(fill)));
+    }
+
     void backend_selection_reports_reason() {
         Result r = run_cli({"backend", "--backend", "cpu", "--json"});
         QCOMPARE(r.status, 0);
