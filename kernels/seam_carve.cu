@@ -1234,6 +1234,33 @@ cudaError_t find_seam(const CarveState& s, const int seam_index, const bool full
     }
 }
 
+/// The finder's instantiation for a state, as a tag: its cost type, forward energy, levels
+/// unpacked from the aux terms.
+template <class C, bool Forward, bool Levels>
+struct FinderLayout {
+    using Cost = C;
+    static constexpr bool kForward = Forward;
+    static constexpr bool kLevels = Levels;
+};
+
+/// Calls fn with the FinderLayout of state s. Masks take 64-bit costs; levels beside the mask
+/// bits (video's importance) are unpacked from forward energy's aux terms, while gradient
+/// energies carry them (folded, or beside the mask bits) inside their aux terms already, so they
+/// take the plain finder.
+template <class Fn>
+auto with_finder_layout(const CarveState& s, Fn&& fn) {
+    const bool forward = s.energy == SeamEnergy::Forward;
+    const bool levels = s.level_unit > 0;
+    if (s.masks) {
+        if (!forward) return fn(FinderLayout<std::int64_t, false, false>{});
+        return levels ? fn(FinderLayout<std::int64_t, true, true>{})
+                      : fn(FinderLayout<std::int64_t, true, false>{});
+    }
+    if (!forward) return fn(FinderLayout<std::int32_t, false, false>{});
+    return levels ? fn(FinderLayout<std::int32_t, true, true>{})
+                  : fn(FinderLayout<std::int32_t, true, false>{});
+}
+
 }  // namespace
 
 void set_carve_finder_blocks(const int blocks) {
@@ -1241,16 +1268,10 @@ void set_carve_finder_blocks(const int blocks) {
 }
 
 int carve_finder_blocks(const CarveState& s) {
-    const bool forward = s.energy == SeamEnergy::Forward;
-    if (s.masks) {
-        if (forward)
-            return s.level_unit > 0 ? finder_blocks<std::int64_t, true, true>(s)
-                                    : finder_blocks<std::int64_t, true, false>(s);
-        return finder_blocks<std::int64_t, false, false>(s);
-    }
-    if (!forward) return finder_blocks<std::int32_t, false, false>(s);
-    return s.level_unit > 0 ? finder_blocks<std::int32_t, true, true>(s)
-                            : finder_blocks<std::int32_t, true, false>(s);
+    return with_finder_layout(s, [&](const auto layout) {
+        using L = decltype(layout);
+        return finder_blocks<typename L::Cost, L::kForward, L::kLevels>(s);
+    });
 }
 
 int carve_window_capacity(const CarveState& s) {
@@ -1312,20 +1333,10 @@ cudaError_t launch_carve_seam_levels(const CarveState& s, const cudaStream_t str
 cudaError_t launch_carve_find_seam(const CarveState& s, const int seam_index, const bool full,
                                    const cudaStream_t stream) {
     if (!valid_layout(s)) return cudaErrorInvalidValue;
-    const bool forward = s.energy == SeamEnergy::Forward;
-    if (s.masks) {
-        // Levels beside the mask bits (video's importance): forward energy unpacks them from
-        // its aux terms; gradient energies have them inside their aux terms already.
-        if (forward)
-            return s.level_unit > 0
-                       ? find_seam<std::int64_t, true, true>(s, seam_index, full, stream)
-                       : find_seam<std::int64_t, true, false>(s, seam_index, full, stream);
-        return find_seam<std::int64_t, false, false>(s, seam_index, full, stream);
-    }
-    // Gradient energies carry folded levels inside their aux terms: the plain finder.
-    if (!forward) return find_seam<std::int32_t, false, false>(s, seam_index, full, stream);
-    return s.level_unit > 0 ? find_seam<std::int32_t, true, true>(s, seam_index, full, stream)
-                            : find_seam<std::int32_t, true, false>(s, seam_index, full, stream);
+    return with_finder_layout(s, [&](const auto layout) {
+        using L = decltype(layout);
+        return find_seam<typename L::Cost, L::kForward, L::kLevels>(s, seam_index, full, stream);
+    });
 }
 
 cudaError_t launch_carve_remove_seam(const CarveState& s, const int seam_index,
