@@ -168,6 +168,23 @@ double median_ms(const cudaStream_t stream, const int repeats, Launch&& launch) 
     return times[times.size() / 2];
 }
 
+/// Importance levels as the carvers take them: a soft ellipse up to kTemporalLevels (a face)
+/// over random low levels (saliency, skin).
+Mask face_over_low_levels(const int w, const int h, std::mt19937& rng) {
+    std::uniform_int_distribution<int> low(0, 20);
+    Mask levels(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double r =
+                std::hypot((x - w / 2.0) / (w / 5.0 + 1), (y - h / 2.0) / (h / 4.0 + 1));
+            const int face =
+                static_cast<int>(std::lround(kTemporalLevels * std::clamp(1.5 - r, 0.0, 1.0)));
+            levels.at(x, y) =
+                static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng)));
+        }
+    return levels;
+}
+
 }  // namespace
 
 class TestSeamCarveCuda : public QObject {
@@ -386,18 +403,7 @@ class TestSeamCarveCuda : public QObject {
             const ImageRgba8 larger = test_image(c.w + 7, c.h + 5, 16, rng_);
             const ImageView<const Rgba8> view =
                 sub_view(larger.view(), PixelRect{3, 2, 3 + c.w - 1, 2 + c.h - 1});
-            // A soft ellipse up to 63 (a face) over random low levels (saliency, skin).
-            std::uniform_int_distribution<int> low(0, 20);
-            Mask importance(c.w, c.h, 0);
-            for (int y = 0; y < c.h; ++y)
-                for (int x = 0; x < c.w; ++x) {
-                    const double r = std::hypot((x - c.w / 2.0) / (c.w / 5.0 + 1),
-                                                (y - c.h / 2.0) / (c.h / 4.0 + 1));
-                    const int face = static_cast<int>(
-                        std::lround(kTemporalLevels * std::clamp(1.5 - r, 0.0, 1.0)));
-                    importance.at(x, y) =
-                        static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng_)));
-                }
+            const Mask importance = face_over_low_levels(c.w, c.h, rng_);
             const OwnedStream inputs;
             const DeviceImage<Rgba8> device_image(view, inputs.get());
             const DeviceImage<std::uint8_t> device_importance(importance.view(), inputs.get());
@@ -468,27 +474,13 @@ class TestSeamCarveCuda : public QObject {
                               {421, 317, 80, SeamEnergy::Forward, false, true},
                               {1500, 301, 40, SeamEnergy::Forward, true, false},
                               {4500, 40, 4, SeamEnergy::Forward, true, false}};
-        const auto levels_for = [&](const int w, const int h) {
-            std::uniform_int_distribution<int> low(0, 20);
-            Mask levels(w, h, 0);
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x) {
-                    const double r =
-                        std::hypot((x - w / 2.0) / (w / 5.0 + 1), (y - h / 2.0) / (h / 4.0 + 1));
-                    const int face = static_cast<int>(
-                        std::lround(kTemporalLevels * std::clamp(1.5 - r, 0.0, 1.0)));
-                    levels.at(x, y) =
-                        static_cast<std::uint8_t>(std::min(kTemporalLevels - 1, face + low(rng_)));
-                }
-            return levels;
-        };
         struct Restore {
             ~Restore() { set_cuda_finder_blocks(0); }
         } restore;
         int compared = 0;
         for (const Case& c : cases) {
             const ImageRgba8 img = scaled_photo(c.w, c.h);
-            const Mask levels = levels_for(c.w, c.h);
+            const Mask levels = face_over_low_levels(c.w, c.h, rng_);
             const Mask protect = rect_mask(c.w, c.h, c.w / 3, c.h / 3, c.w / 2, 2 * c.h / 3);
             CarveInput in{img.view(), c.masks ? &protect : nullptr, nullptr, c.energy};
             if (c.levels) {
@@ -532,7 +524,7 @@ class TestSeamCarveCuda : public QObject {
             SeamDirection::Vertical, 3, profile);
         QCOMPARE(profile.finder_blocks, 1);
         const ImageRgba8 large = scaled_photo(2200, 1500);  // 3.3 million cells, as 4K's map
-        const Mask large_levels = levels_for(2200, 1500);
+        const Mask large_levels = face_over_low_levels(2200, 1500, rng_);
         CarveInput with_levels{large.view(), nullptr, nullptr, SeamEnergy::Forward};
         with_levels.importance = &large_levels;
         with_levels.importance_unit = 48;
