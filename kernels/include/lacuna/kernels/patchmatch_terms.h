@@ -488,8 +488,9 @@ LACUNA_HD typename D::Dist pm_prior(const BasicPmLevel<D>& l, const int sx, cons
     return static_cast<typename D::Dist>((p < cap ? p : cap) * D::kDistScale);
 }
 
-/// Sum of squared differences of colour (r, g, b) and texture (weighted) between the target patch
-/// at (tx, ty), clipped to the level, and the source patch at (sx, sy), which is interior. Stops
+/// Sum of squared differences of colour (r, g, b) and texture (weighted; known target pixels
+/// kKnownWeight times) between the target patch at (tx, ty), clipped to the level, and the source
+/// patch at (sx, sy), which is interior, plus the source prior and the gradient channels. Stops
 /// as soon as the sum reaches `bound` (returning a value >= bound): a candidate is accepted only
 /// when strictly better, so stopping early never changes a decision.
 template <class D>
