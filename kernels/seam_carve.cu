@@ -1072,15 +1072,33 @@ __global__ void compact_kernel(const T* src, const std::int32_t* order, const in
     }
 }
 
-int optin_shared_bytes() {
-    static int limit = -1;  // the device does not change under us
-    if (limit < 0) {
-        int device = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-        limit -= 2048;  // the kernels' static shared arrays
+constexpr int kMaxDevices = 64;
+
+/// `compute(device)` (never 0) once for each device, kept in `slots` (0: not yet computed), for
+/// the current device; `fallback` where the device cannot be read. Per device, as a process may
+/// drive GPUs of different generations.
+template <class Compute>
+int once_per_device(std::atomic<int> (&slots)[kMaxDevices], const int fallback, Compute&& compute) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+        cudaGetLastError();
+        return fallback;
     }
-    return limit;
+    int value = slots[device].load();
+    if (value == 0) {
+        value = compute(device);
+        slots[device] = value;
+    }
+    return value;
+}
+
+int optin_shared_bytes() {
+    static std::atomic<int> slots[kMaxDevices] = {};
+    return once_per_device(slots, 48 * 1024 - 2048, [](const int device) {
+        int limit = 0;
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        return limit - 2048;  // the kernels' static shared arrays
+    });
 }
 
 template <class Cost>
@@ -1102,12 +1120,12 @@ std::atomic<int> forced_finder_blocks{0};
 
 template <class Cost, bool Forward, bool Levels, int Ranks>
 void allow_finder_shared_memory() {
-    static std::atomic<bool> configured{false};  // per instantiation
-    if (!configured.load()) {
+    static std::atomic<int> slots[kMaxDevices] = {};  // per instantiation and device
+    once_per_device(slots, 1, [](int) {
         cudaFuncSetAttribute(find_seam_kernel<Cost, Forward, Levels, Ranks>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, optin_shared_bytes());
-        configured = true;
-    }
+        return 1;
+    });
 }
 
 cudaLaunchConfig_t finder_cluster_config(const int ranks, const std::size_t bytes,
@@ -1147,35 +1165,22 @@ bool finder_cluster_fits() {
 /// Largest finder cluster this instantiation may use on the current device: 4 or 2 where the
 /// device runs code of it built with cluster support and can place the cluster, else 1. Both
 /// versions matter: a kernel JIT-compiled for a Hopper device from older PTX reports binary 90
-/// but was built without the cluster code (__CUDA_ARCH__ < 900), and would trap. Per device, as
-/// a process may drive GPUs of different generations.
+/// but was built without the cluster code (__CUDA_ARCH__ < 900), and would trap.
 template <class Cost, bool Forward, bool Levels>
 int finder_block_limit() {
-    constexpr int kDevices = 64;
-    static std::atomic<int> limits[kDevices] = {};  // 0: not yet asked
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) {
-        cudaGetLastError();
-        return 1;
-    }
-    int limit = limits[device].load();
-    if (limit == 0) {
+    static std::atomic<int> slots[kMaxDevices] = {};
+    return once_per_device(slots, 1, [](int) {
         cudaFuncAttributes attributes{};
         const bool clusters =
             cudaFuncGetAttributes(&attributes, find_seam_kernel<Cost, Forward, Levels, 2>) ==
                 cudaSuccess &&
             attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90;
         cudaGetLastError();
-        limit = 1;
-        if (clusters) {
-            if (finder_cluster_fits<Cost, Forward, Levels, 4>())
-                limit = 4;
-            else if (finder_cluster_fits<Cost, Forward, Levels, 2>())
-                limit = 2;
-        }
-        limits[device] = limit;
-    }
-    return limit;
+        if (!clusters) return 1;
+        if (finder_cluster_fits<Cost, Forward, Levels, 4>()) return 4;
+        if (finder_cluster_fits<Cost, Forward, Levels, 2>()) return 2;
+        return 1;
+    });
 }
 
 /// Blocks for one seam's finder. Measured on an H200 (docs/notes/gpu-seam-carving.md, "Finder
