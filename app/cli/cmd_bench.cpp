@@ -634,6 +634,9 @@ Command bench_command() {
            "retarget-quality: only these rows beside the five methods (auto+sal,\n"
            "                            seams+sal, auto+lines, seams+lines, auto+sal+lines,\n"
            "                            seams+l1, seams+transversal, none; default all)"},
+          {"ars-pick", "",
+           "retarget-quality: also the automatic mix's candidates picked by ARS itself\n"
+           "                            (not a method: how much the candidates allow)"},
           {"patch", "P", "inpaint: patch size (default 9)"},
           {"no-peers", "",
            "inpaint: only our fillers (no G'MIC, no Telea, no FSR); video-inpaint: no "

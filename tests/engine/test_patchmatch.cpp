@@ -526,9 +526,6 @@ class TestPatchMatch : public QObject {
         const lacuna::test::StripesProblem stripes =
             lacuna::test::stripes_problem(40, 30, 25, 15, 4, 4, 5);
         const auto& samples = stripes.samples;
-        const auto& proxy = stripes.proxy;
-        const auto& mask = stripes.mask;
-        const auto& params = stripes.params;
         const auto& problem = stripes.problem;
         const Image<Rgba16> small(39, 30);
         const QString error = error_of([&] {

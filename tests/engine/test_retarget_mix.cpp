@@ -295,6 +295,40 @@ class TestRetargetMix : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, retarget(image.view(), p, CarveImplementation::Fast));
     }
 
+    void automatic_takes_the_callers_distance() {
+        // RetargetParams::mix_distance replaces the image distance of the automatic mix (the
+        // retarget-quality bench's --ars-pick row picks by ARS with it). Here it wants exactly
+        // the amount-50 image (35 forward seams, then 165 -> 130 by scaling), which the image
+        // distance does not choose on this picture.
+        const ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 200, 120);
+        RetargetParams p;
+        p.width = 130;
+        p.height = 120;
+        p.amount = 50;
+        const ImageRgba8 wanted = retarget(image.view(), p, CarveImplementation::Fast).image;
+        p.automatic = true;
+        const RetargetResult by_default = retarget(image.view(), p, CarveImplementation::Fast);
+        QVERIFY(!same_pixels(by_default.image, wanted));
+        int calls = 0, other_sizes = 0;
+        const MixDistance distance = [&](const ImageView<const Rgba8> original,
+                                         const ImageView<const Rgba8> candidate) {
+            ++calls;
+            other_sizes += original.width != 200 || candidate.width != 130;
+            return same_pixels(clone(candidate), wanted) ? 0.0 : 1.0;
+        };
+        p.mix_distance = &distance;
+        const RetargetResult r = retarget(image.view(), p, CarveImplementation::Fast);
+        QVERIFY(same_pixels(r.image, wanted));
+        QCOMPARE(r.width_mix.crop, 0);
+        QCOMPARE(r.width_mix.seams, 35);
+        QCOMPARE(r.width_mix.energy, SeamEnergy::Forward);
+        QCOMPARE(r.width_mix.distance, 0.0);
+        // Every candidate of the width side once; the height side has nothing to choose.
+        QCOMPARE(calls, r.width_mix.candidates);
+        QVERIFY(calls > 1);
+        QCOMPARE(other_sizes, 0);
+    }
+
     void automatic_never_crops_protection() {
         LACUNA_SKIP_LONG_CASE_UNDER_SANITIZERS();
         // A photo with a protected stripe at each edge: whatever mix wins, both stripes (pure

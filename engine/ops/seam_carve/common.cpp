@@ -591,8 +591,10 @@ SideMix retarget_side(Working& w, const int target, const RetargetParams& p,
                                         impl, progress);
         double d = 0;
         if (p.automatic) {
-            d = bidirectional_dissimilarity(original.image.view(), result.image.view(),
-                                            original.importance ? &*original.importance : nullptr);
+            d = p.mix_distance ? (*p.mix_distance)(original.image.view(), result.image.view())
+                               : bidirectional_dissimilarity(
+                                     original.image.view(), result.image.view(),
+                                     original.importance ? &*original.importance : nullptr);
         }
         if (!best || d < best_distance) {
             best_distance = d;

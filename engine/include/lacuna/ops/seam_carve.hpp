@@ -342,6 +342,10 @@ ImageRgba8 paint_seams(ImageView<const Rgba8> image, const SeamOrder& order, int
 void paint_seams(const DeviceImage<Rgba8>& image, const DeviceSeamOrder& order, int count,
                  Rgba8 colour, DeviceImage<Rgba8>& dst);
 
+/// A distance between the original and one candidate of the automatic mix (lower: chosen).
+using MixDistance =
+    std::function<double(ImageView<const Rgba8> original, ImageView<const Rgba8> candidate)>;
+
 struct RetargetParams {
     int width = 0;  ///< target size in pixels: 1 .. 2 × the original
     int height = 0;
@@ -368,6 +372,11 @@ struct RetargetParams {
     /// levels without the lines term (a straight line cut by a crop stays straight, only
     /// shorter). Null: `importance`. The seams never see it.
     const Mask* crop_keep = nullptr;
+    /// The automatic mix's distance in place of the bidirectional dissimilarity (null: that).
+    /// For measuring the choice apart from the candidates (`lacuna bench retarget-quality
+    /// --ars-pick` picks by the score itself, to show how much the candidates allow); called
+    /// on each side's vertical work (the height's on transposed images).
+    const MixDistance* mix_distance = nullptr;
 };
 
 /// Importance levels from this one up (half a face's weight) are never cropped away.
