@@ -33,6 +33,20 @@ ImageRgba8 crop(const ImageRgba8& src, const int x0, const int y0, const int w, 
     return out;
 }
 
+/// The mix tests' small case: home.jpg's top-left 200 × 120 (sky and a tower's edge), narrowed
+/// to 130 columns with `amount` % of the change made by seams.
+struct SmallMix {
+    ImageRgba8 image;
+    RetargetParams params;
+};
+SmallMix home_corner_to_130(const double amount) {
+    SmallMix m{crop(photo("home.jpg"), 0, 0, 200, 120), {}};
+    m.params.width = 130;
+    m.params.height = 120;
+    m.params.amount = amount;
+    return m;
+}
+
 /// A soft ellipse of importance: `level` inside radius (rx, ry), falling to 0 over 40 % more.
 Mask ellipse_levels(const int w, const int h, const double cx, const double cy, const double rx,
                     const double ry, const int level) {
@@ -257,11 +271,7 @@ class TestRetargetMix : public QObject {
     }
 
     void amount_ends_are_scaling_and_seams() {
-        const ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 200, 120);
-        RetargetParams p;
-        p.width = 130;
-        p.height = 120;
-        p.amount = 0;
+        auto [image, p] = home_corner_to_130(0);
         const RetargetResult scaled = retarget(image.view(), p, CarveImplementation::Fast);
         QVERIFY(scaled.mixed);
         QCOMPARE(scaled.width_mix.seams, 0);
@@ -300,11 +310,7 @@ class TestRetargetMix : public QObject {
         // retarget-quality bench's --ars-pick row picks by ARS with it). Here it wants exactly
         // the amount-50 image (35 forward seams, then 165 -> 130 by scaling), which the image
         // distance does not choose on this picture.
-        const ImageRgba8 image = crop(photo("home.jpg"), 0, 0, 200, 120);
-        RetargetParams p;
-        p.width = 130;
-        p.height = 120;
-        p.amount = 50;
+        auto [image, p] = home_corner_to_130(50);
         const ImageRgba8 wanted = retarget(image.view(), p, CarveImplementation::Fast).image;
         p.automatic = true;
         const RetargetResult by_default = retarget(image.view(), p, CarveImplementation::Fast);
