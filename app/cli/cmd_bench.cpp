@@ -633,7 +633,8 @@ Command bench_command() {
           {"variants", "LIST",
            "retarget-quality: only these rows beside the five methods (auto+sal,\n"
            "                            seams+sal, auto+lines, seams+lines, auto+sal+lines,\n"
-           "                            seams+l1, seams+transversal, none; default all)"},
+           "                            seams+sal+lines, seams+l1, seams+transversal, none;\n"
+           "                            default all)"},
           {"ars-pick", "",
            "retarget-quality: also the automatic mix's candidates picked by ARS itself\n"
            "                            (not a method: how much the candidates allow)"},

@@ -304,18 +304,19 @@ ImageRgba8 stacked(const ImageRgba8& top, const ImageRgba8& bottom, const int ga
 int bench_retarget_quality(Context& ctx) {
     /// Scored and averaged beside the five methods: the same carvers with saliency or lines on
     /// as well (what the defaults of those terms are chosen by), and our seams with L1 energy.
-    std::vector<std::string> variants = {"auto+sal",         "seams+sal",      "auto+lines",
-                                         "seams+lines",      "auto+sal+lines", "seams+l1",
-                                         "seams+transversal"};
+    std::vector<std::string> variants = {"auto+sal",    "seams+sal",        "auto+lines",
+                                         "seams+lines", "auto+sal+lines",   "seams+sal+lines",
+                                         "seams+l1",    "seams+transversal"};
     if (const auto only = ctx.args.get("variants")) {
         const std::vector<std::string> known = variants;
         variants.clear();
         for (const std::string& v : split_list(*only)) {
             if (v.empty() || v == "none") continue;
             if (std::find(known.begin(), known.end(), v) == known.end())
-                throw UsageError("--variants: unknown variant '" + v +
-                                 "' (auto+sal, seams+sal, auto+lines, seams+lines, "
-                                 "auto+sal+lines, seams+l1, seams+transversal, none)");
+                throw UsageError(
+                    "--variants: unknown variant '" + v +
+                    "' (auto+sal, seams+sal, auto+lines, seams+lines, "
+                    "auto+sal+lines, seams+sal+lines, seams+l1, seams+transversal, none)");
             variants.push_back(v);
         }
     }
@@ -395,8 +396,9 @@ int bench_retarget_quality(Context& ctx) {
         const ops::ImportanceMap salient_levels = ops::importance_map(image.view(), with_saliency);
         const ops::ImportanceMap line_levels = ops::importance_map(image.view(), with_lines);
         const ops::ImportanceMap salient_line_levels =
-            wanted("auto+sal+lines") ? ops::importance_map(image.view(), with_both)
-                                     : ops::ImportanceMap{};
+            wanted("auto+sal+lines") || wanted("seams+sal+lines")
+                ? ops::importance_map(image.view(), with_both)
+                : ops::ImportanceMap{};
         ImageRgba8 first_row;
         for (const int percent : {50, 75}) {
             const int tw = static_cast<int>(std::lround(W * percent / 100.0));

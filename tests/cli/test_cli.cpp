@@ -1521,7 +1521,7 @@ class TestCli : public QObject {
                                    ops::ScaleMethod::Bicubic, ops::ScaleImplementation::Fast)
                             .view());
         const Result r = run_cli({"bench", "retarget-quality", "--data", dir, "--case", "home",
-                                  "--variants", "auto+sal,auto+sal+lines"});
+                                  "--variants", "auto+sal,auto+sal+lines,seams+sal+lines"});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains("1 photos"), qPrintable(r.out));
         QVERIFY2(r.out.contains("fine-grained saliency"), qPrintable(r.out));
@@ -1534,6 +1534,8 @@ class TestCli : public QObject {
         // Saliency and lines together, a candidate default set of its own.
         QVERIFY2(r.out.contains("auto+sal+lines: crop"), qPrintable(r.out));
         QVERIFY2(r.out.contains("by ARS   with auto+sal+lines"), qPrintable(r.out));
+        // Seams only with both terms: the seams' default is chosen by the same measurements.
+        QVERIFY2(r.out.contains("seams+sal+lines mean ARS"), qPrintable(r.out));
         QVERIFY(!r.out.contains("seams+l1"));
         const Result bad = run_cli({"bench", "retarget-quality", "--variants", "auto+skin"});
         QCOMPARE(bad.status, 2);
