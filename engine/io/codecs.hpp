@@ -70,6 +70,11 @@ std::vector<cv::Mat> decode_gif(const std::vector<std::uint8_t>& bytes, std::str
 /// refused by name.
 cv::Mat decode_webp(const std::vector<std::uint8_t>& bytes, std::string_view name);
 
+/// A PFM (Debevec's portable float map): grey or B, G, R 32-bit floats, top row first, times
+/// 1 / |scale| as OpenCV read them. The header's tokens are separated by any whitespace, as
+/// header_probe.cpp reads them.
+cv::Mat decode_pfm(const std::vector<std::uint8_t>& bytes, std::string_view name);
+
 /// Encoders; each throws lacuna::Error(WriteFailed) when the library refuses.
 /// WebP: lossless, or lossy at quality 90; grey is written as colour (WebP has no grey).
 std::vector<std::uint8_t> encode_webp(const cv::Mat& pixels, bool lossless);

@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -176,6 +177,13 @@ ImageFormat check_header(const std::vector<std::uint8_t>& bytes, const std::stri
     return *probe.format;
 }
 
+// OpenCV's messages may end in or hold line breaks; errors are one line.
+std::string one_line(std::string text) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    return text;
+}
+
 // " (the decoder says \"...\")" when the codec printed something, else nothing.
 std::string decoder_says(const std::string& line) {
     return line.empty() ? std::string() : " (the decoder says \"" + line + "\")";
@@ -197,7 +205,7 @@ cv::Mat decode_with_opencv(const std::vector<std::uint8_t>& bytes, const int fla
         } catch (const cv::Exception& e) {
             said = codec_output.first_line();
             fail(ErrorCode::Corrupt, name,
-                 "the decoder failed (" + e.msg + ")" + decoder_says(said));
+                 "the decoder failed (" + one_line(e.err) + ")" + decoder_says(said));
         }
         said = codec_output.first_line();
     }
@@ -222,6 +230,8 @@ std::vector<detail::CodecPage> decode_pages(const std::vector<std::uint8_t>& byt
             return {{detail::decode_jpeg(bytes, name, notices)}};
         case ImageFormat::Webp:
             return {{detail::decode_webp(bytes, name)}};
+        case ImageFormat::Pfm:
+            return {{detail::decode_pfm(bytes, name)}};
         case ImageFormat::Tiff:
             return detail::decode_tiff(bytes, name, all_pages, notices);
         case ImageFormat::Gif: {

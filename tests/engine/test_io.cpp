@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -473,6 +474,91 @@ class TestIo : public QObject {
         const std::string pfm = "Pf\n8888888888888 8888888888888\n-1.0\n" + std::string(16, '\0');
         write_bytes(tmp("absurd.pfm"), {pfm.begin(), pfm.end()});
         QCOMPARE(read_error(tmp("absurd.pfm")), ErrorCode::TooLarge);
+    }
+
+    void pfm_reads_both_byte_orders_bottom_row_first_divided_by_scale() {
+        // A big-endian colour PFM (positive scale) with scale 2: every sample is its stored value
+        // / 2, the file's first row is the image's bottom row, and R, G, B stay in that order.
+        // Grey little-endian (negative scale) with tokens split by tabs and several spaces, as
+        // the header probe reads them.
+        const auto be32 = [](std::vector<std::uint8_t>& out, const float v) {
+            std::uint32_t w = 0;
+            std::memcpy(&w, &v, 4);
+            for (int shift = 24; shift >= 0; shift -= 8)
+                out.push_back(static_cast<std::uint8_t>(w >> shift));
+        };
+        const std::string head = "PF\n3 2\n2.0\n";
+        std::vector<std::uint8_t> colour(head.begin(), head.end());
+        for (int file_row = 0; file_row < 2; ++file_row)
+            for (int x = 0; x < 3; ++x)
+                for (int c = 0; c < 3; ++c) be32(colour, float(100 * c + 10 * file_row + x) + 0.5f);
+        write_bytes(tmp("be.pfm"), colour);
+        const io::LoadedNative n = io::read_native(tmp("be.pfm"));
+        const NativeImage& img = n.pages[0];
+        QVERIFY(img.format() == (PixelFormat{SampleType::F32, 3}));
+        for (int y = 0; y < 2; ++y)
+            for (int x = 0; x < 3; ++x)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(img.sample(x, y, c), (100.0 * c + 10.0 * (1 - y) + x + 0.5) / 2);
+
+        const std::string grey_head = "Pf\t2   1\n-1.0\n";
+        std::vector<std::uint8_t> grey(grey_head.begin(), grey_head.end());
+        for (const float v : {-3.25f, 7.5f}) {
+            const auto* b = reinterpret_cast<const std::uint8_t*>(&v);  // this machine: LE
+            grey.insert(grey.end(), b, b + 4);
+        }
+        write_bytes(tmp("le.pfm"), grey);
+        const io::LoadedNative g = io::read_native(tmp("le.pfm"));
+        QVERIFY(g.pages[0].format() == (PixelFormat{SampleType::F32, 1}));
+        QCOMPARE(g.pages[0].sample(0, 0, 0), -3.25);
+        QCOMPARE(g.pages[0].sample(1, 0, 0), 7.5);
+    }
+
+    void malformed_pfm_is_refused_in_one_line_and_leaves_no_temporary_file() {
+        // OpenCV's PFM reader cannot read from memory: imdecode copied the bytes to a file in
+        // OPENCV_TEMP_PATH (else /tmp) and left it there when the header it parsed gave a
+        // height of 0 ("1\f 5": OpenCV reads one separator, the probe any run of them), and its
+        // message ran over two lines. The CI's fuzz corpus left hundreds such files in /tmp.
+        const fs::path temp_dir = tmp("opencv-temp");
+        fs::create_directories(temp_dir);
+        const QByteArray saved = qgetenv("OPENCV_TEMP_PATH");
+        qputenv("OPENCV_TEMP_PATH", QByteArray::fromStdString(temp_dir.string()));
+        struct Cases {
+            const char* name;
+            std::string bytes;
+            std::optional<ErrorCode> code;  ///< none: the file reads
+        };
+        const std::vector<Cases> cases = {
+            {"feed.pfm", std::string("Pf\n1\f 5\n-1.0\n") + std::string(20, '\0'), std::nullopt},
+            {"scale.pfm",
+             std::string("Pf\n1 5\n\x10"
+                         "E\x80\xc0N1\n") +
+                 std::string(20, '\0'),
+             ErrorCode::Corrupt},
+            {"zero-scale.pfm", "Pf\n1 1\n0\n" + std::string(4, '\0'), ErrorCode::Corrupt},
+            {"short.pfm", "PF\n2 2\n-1\n" + std::string(40, '\0'), ErrorCode::Truncated},
+        };
+        for (const Cases& c : cases) {
+            write_bytes(tmp(c.name), {c.bytes.begin(), c.bytes.end()});
+            QString msg;
+            const ErrorCode code = read_error(tmp(c.name), &msg);
+            if (!c.code) {
+                QCOMPARE(code, ErrorCode::DeviceError);  // the sentinel: it was read
+            } else {
+                QCOMPARE(code, *c.code);
+                QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+                // Bytes of the file are not quoted into the message.
+                for (const QChar ch : msg) QVERIFY2(ch.isPrint(), qPrintable(msg));
+            }
+        }
+        const io::LoadedNative feed = io::read_native(tmp("feed.pfm"));
+        QCOMPARE(feed.pages[0].height(), 5);
+        qputenv("OPENCV_TEMP_PATH", saved);
+        if (saved.isEmpty()) qunsetenv("OPENCV_TEMP_PATH");
+        QString left;
+        for (const fs::directory_entry& e : fs::directory_iterator(temp_dir))
+            left += QString::fromStdString(e.path().filename().string()) + " ";
+        QVERIFY2(left.isEmpty(), qPrintable("left behind: " + left));
     }
 
     void malformed_pnm_headers_are_refused_before_decoding() {
