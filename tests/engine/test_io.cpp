@@ -518,7 +518,7 @@ class TestIo : public QObject {
         // OpenCV's PFM reader cannot read from memory: imdecode copied the bytes to a file in
         // OPENCV_TEMP_PATH (else /tmp) and left it there when the header it parsed gave a
         // height of 0 ("1\f 5": OpenCV reads one separator, the probe any run of them), and its
-        // message ran over two lines. The CI's fuzz corpus left hundreds such files in /tmp.
+        // message ran over two lines. CI's fuzzing (fuzz/run.sh) left hundreds of them in /tmp.
         const fs::path temp_dir = tmp("opencv-temp");
         fs::create_directories(temp_dir);
         const QByteArray saved = qgetenv("OPENCV_TEMP_PATH");
