@@ -8,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 namespace lacuna::cli {
 namespace {
@@ -36,6 +37,36 @@ bool keeps_samples(const io::ImageFormat format, const PixelFormat pixels) {
     }
 }
 
+// The samples write_native keeps, and the channels it writes: colour with alpha goes without
+// the alpha, at its depth, to a format that holds that depth as colour only (PPM, PFM).
+std::optional<PixelFormat> kept_as(const io::ImageFormat format, const PixelFormat pixels) {
+    if (keeps_samples(format, pixels)) return pixels;
+    const PixelFormat colour{pixels.sample, 3};
+    if (pixels.channels == 4 && keeps_samples(format, colour)) return colour;
+    return std::nullopt;
+}
+
+// Colour with alpha for a format that has no alpha but keeps the colour's samples, or their exact
+// widening (PPM, PFM): the alpha goes here, before widen_exactly, with the notice 8-bit images get
+// when it was not opaque (judged in its own type's range, which widening to float would lose).
+std::optional<NativeImage> without_alpha(const NativeImage& page, const io::ImageFormat format,
+                                         std::vector<std::string>& notices) {
+    if (page.channels() != 4 || keeps_samples(format, page.format())) return std::nullopt;
+    const PixelFormat colour{page.sample_type(), 3};
+    if (!keeps_samples(format, colour) && !keeps_samples(format, PixelFormat{SampleType::U16, 3}) &&
+        !keeps_samples(format, PixelFormat{SampleType::F32, 3}))
+        return std::nullopt;
+    const double opaque = type_range(page.sample_type()).second;
+    bool transparent = false;
+    for (int y = 0; y < page.height() && !transparent; ++y)
+        for (int x = 0; x < page.width() && !transparent; ++x)
+            transparent = !(page.sample(x, y, 3) >= opaque);
+    if (transparent)
+        notices.push_back("transparency dropped: " + std::string(io::to_string(format)) +
+                          " has no alpha channel");
+    return convert(page, colour);
+}
+
 double min_sample(const NativeImage& image) {
     double lo = 0;
     for (int y = 0; y < image.height(); ++y)
@@ -53,12 +84,12 @@ std::optional<NativeImage> widen_exactly(const NativeImage& image, const io::Ima
     const PixelFormat u16{SampleType::U16, image.channels()};
     const PixelFormat f32{SampleType::F32, image.channels()};
     const bool is_signed = image.sample_type() == SampleType::I16;
-    if (keeps_samples(format, image.format())) return std::nullopt;
-    if (is_signed && keeps_samples(format, u16) && min_sample(image) >= 0) {
+    if (kept_as(format, image.format())) return std::nullopt;
+    if (is_signed && kept_as(format, u16) && min_sample(image) >= 0) {
         notices.emplace_back("signed 16-bit samples (none negative) written as unsigned 16-bit");
         return convert(image, u16);
     }
-    if (image.sample_type() != SampleType::F32 && keeps_samples(format, f32)) {
+    if (image.sample_type() != SampleType::F32 && kept_as(format, f32)) {
         // The format may well have such samples (TIFF has signed 16-bit); Lacuna's writer
         // does not write them.
         notices.push_back("Lacuna writes no " + std::string(to_string(image.sample_type())) +
@@ -91,11 +122,15 @@ Written write_page(const std::string& out, const io::ImageFormat format, const N
         w.pixels = page.format();
         return w;
     }
-    const std::optional<NativeImage> widened = widen_exactly(page, format, w.notices);
-    const NativeImage& image = widened ? *widened : page;
+    const std::optional<NativeImage> colour = without_alpha(page, format, w.notices);
+    const NativeImage& opaque = colour ? *colour : page;
+    const std::optional<NativeImage> widened = widen_exactly(opaque, format, w.notices);
+    const NativeImage& image = widened ? *widened : opaque;
     for (std::string& n : io::write_native(out, image, options)) w.notices.push_back(std::move(n));
-    w.pixels = image.format();
-    if (!keeps_samples(format, w.pixels)) {
+    if (const std::optional<PixelFormat> kept = kept_as(format, image.format())) {
+        w.pixels = *kept;
+    } else {
+        w.pixels = image.format();
         w.pixels.sample = SampleType::U8;
         w.notices.push_back("to keep the " + std::string(to_string(page.sample_type())) +
                             " samples, write TIFF");

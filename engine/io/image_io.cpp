@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <cmath>
 #include <unistd.h>
@@ -928,6 +929,44 @@ bool format_keeps_calibration(const ImageFormat format) {
     return (format == ImageFormat::Fits && detail::fits_supported()) || format == ImageFormat::Tiff;
 }
 
+namespace {
+
+// The largest sample value of a depth: what an opaque alpha holds (1 for float).
+double alpha_max(const int depth) {
+    switch (depth) {
+        case CV_16U:
+            return 65535;
+        case CV_16S:
+            return 32767;
+        case CV_32F:
+            return 1;
+        default:
+            return 255;
+    }
+}
+
+// B, G, R, A samples deeper than 8 bits for a format that holds them as B, G, R but has no
+// alpha: the alpha is dropped (with the notice 8-bit images get when it was not opaque) and the
+// colour keeps its depth, where narrowing the whole picture to 8 bits lost precision for the
+// sake of a channel the file cannot keep anyway. Empty when that does not apply.
+std::optional<cv::Mat> deep_colour_without_alpha(const cv::Mat& bgra, const ImageFormat format,
+                                                 std::vector<std::string>& notices) {
+    if (bgra.channels() != 4 || bgra.depth() == CV_8U || !holds_natively(format, bgra.depth(), 3))
+        return std::nullopt;
+    cv::Mat alpha;
+    cv::extractChannel(bgra, alpha, 3);
+    double lowest = 0;
+    cv::minMaxLoc(alpha, &lowest);
+    if (lowest < alpha_max(bgra.depth()))
+        notices.push_back("transparency dropped: " + std::string(to_string(format)) +
+                          " has no alpha channel");
+    cv::Mat bgr;
+    cv::cvtColor(bgra, bgr, cv::COLOR_BGRA2BGR);
+    return bgr;
+}
+
+}  // namespace
+
 ConvertResult convert_image(const fs::path& in, const fs::path& out, const WriteOptions& options) {
     const ImageFormat out_format = format_for_path(out);
     const std::string name = in.string();
@@ -947,6 +986,17 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
                                        pixels.cols, pixels.rows, result.notices));
         result.bit_depth = describe(pixels, in_format, 0).bit_depth;
         return result;
+    }
+    {
+        std::vector<std::string> notices = decoded.notices;
+        if (const std::optional<cv::Mat> bgr =
+                deep_colour_without_alpha(pixels, out_format, notices)) {
+            result.notices = std::move(notices);
+            write_bytes(out, with_metadata(encode_mat(*bgr, out_format), out_format, with_source,
+                                           bgr->cols, bgr->rows, result.notices));
+            result.bit_depth = describe(*bgr, in_format, 0).bit_depth;
+            return result;
+        }
     }
     LoadedImage loaded = to_loaded(std::move(decoded), in_format, bytes.size());
     result.notices = std::move(loaded.notices);
@@ -1034,6 +1084,14 @@ std::vector<std::string> write_native(const fs::path& path, const NativeImage& i
         return notices;
     }
     std::vector<std::string> notices;
+    if (const std::optional<cv::Mat> bgr =
+            deep_colour_without_alpha(to_mat(image), format, notices)) {
+        write_bytes(path, with_calibration(
+                              with_metadata(encode_mat(*bgr, format, {}, options.spacing), format,
+                                            options, image.width(), image.height(), notices),
+                              format, options));
+        return notices;
+    }
     const ImageRgba8 narrowed = narrow_to_rgba8(image, format, notices);
     for (std::string& n : write_image(path, narrowed.view(), options))
         notices.push_back(std::move(n));

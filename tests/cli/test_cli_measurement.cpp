@@ -132,6 +132,31 @@ class TestCliMeasurement : public QObject {
   private slots:
     // The photo path (8-bit PNG) and the measurement path (its ×257 16-bit copy) carve the same
     // seams: the 16-bit result is exactly 257 × the 8-bit one, both orders of a W×H shrink.
+    void convert_keeps_deep_colour_when_only_the_alpha_is_dropped() {
+        // A 16-bit RGBA PNG to PPM (16-bit RGB) and to PFM (float RGB): the colour keeps every
+        // bit, only the alpha goes, and no "write TIFF" advice follows.
+        NativeImage rgba(6, 4, {SampleType::U16, 4});
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 6; ++x) {
+                for (int c = 0; c < 3; ++c) rgba.set_sample(x, y, c, 20011 * c + 977 * x + 53 * y);
+                rgba.set_sample(x, y, 3, 40000);
+            }
+        write(tmp("rgba16.png"), rgba);
+        for (const char* out : {"rgba16-out.ppm", "rgba16-out.pfm"}) {
+            const Result r = run_cli({"convert", tmp("rgba16.png"), tmp(out)});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            QVERIFY2(r.err.contains("transparency dropped"), qPrintable(r.err));
+            QVERIFY2(!r.err.contains("write TIFF") && !r.err.contains("8 bits"), qPrintable(r.err));
+            const NativeImage back = read_page(tmp(out));
+            QCOMPARE(back.channels(), 3);
+            QVERIFY(back.sample_type() != SampleType::U8);
+            for (int y = 0; y < 4; ++y)
+                for (int x = 0; x < 6; ++x)
+                    for (int c = 0; c < 3; ++c)
+                        QCOMPARE(back.sample(x, y, c), rgba.sample(x, y, c));
+        }
+    }
+
     void retarget_x257_copy_gives_the_same_seams() {
         const NativeImage small = textured_u8(48, 36);
         write(tmp("a8.png"), small);

@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -559,6 +560,44 @@ class TestIo : public QObject {
         for (const fs::directory_entry& e : fs::directory_iterator(temp_dir))
             left += QString::fromStdString(e.path().filename().string()) + " ";
         QVERIFY2(left.isEmpty(), qPrintable("left behind: " + left));
+    }
+
+    void deep_colour_with_alpha_keeps_its_depth_where_only_the_alpha_cannot_go() {
+        // 16-bit RGBA to PPM and float RGBA to PFM: both formats hold the colour at that depth
+        // but have no alpha. The alpha alone is dropped (with the notice 8-bit images get when
+        // it is not opaque); the colour used to be narrowed to 8 bits with it.
+        NativeImage u16(5, 3, {SampleType::U16, 4});
+        NativeImage f32(5, 3, {SampleType::F32, 4});
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 5; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    u16.set_sample(x, y, c, 10007 * c + 1301 * x + 97 * y);
+                    f32.set_sample(x, y, c, -2.5 + 0.125 * (c + 3 * x + 15 * y));
+                }
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 5; ++x) {
+                u16.set_sample(x, y, 3, x == 2 ? 30000 : 65535);  // one column half transparent
+                f32.set_sample(x, y, 3, 1.0);                     // opaque
+            }
+        const std::vector<std::string> u16_notices = io::write_native(tmp("deep.ppm"), u16);
+        const std::vector<std::string> f32_notices = io::write_native(tmp("deep.pfm"), f32);
+        const NativeImage ppm = io::read_native(tmp("deep.ppm")).pages[0];
+        const NativeImage pfm = io::read_native(tmp("deep.pfm")).pages[0];
+        QVERIFY(ppm.format() == (PixelFormat{SampleType::U16, 3}));
+        QVERIFY(pfm.format() == (PixelFormat{SampleType::F32, 3}));
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 5; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    QCOMPARE(ppm.sample(x, y, c), u16.sample(x, y, c));
+                    QCOMPARE(pfm.sample(x, y, c), f32.sample(x, y, c));
+                }
+        const auto says = [](const std::vector<std::string>& notices, const std::string& what) {
+            return std::any_of(notices.begin(), notices.end(),
+                               [&](const std::string& n) { return n.find(what) != n.npos; });
+        };
+        QVERIFY(says(u16_notices, "transparency dropped: PPM has no alpha channel"));
+        QVERIFY(!says(f32_notices, "transparency dropped"));
+        QVERIFY(!says(u16_notices, "8 bits") && !says(f32_notices, "8 bits"));
     }
 
     void malformed_pnm_headers_are_refused_before_decoding() {
