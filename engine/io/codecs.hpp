@@ -74,6 +74,9 @@ cv::Mat decode_webp(const std::vector<std::uint8_t>& bytes, std::string_view nam
 /// 1 / |scale| as OpenCV read them. The header's tokens are separated by any whitespace, as
 /// header_probe.cpp reads them.
 cv::Mat decode_pfm(const std::vector<std::uint8_t>& bytes, std::string_view name);
+/// Grey or B, G, R samples of any depth as a little-endian PFM (scale -1), the bytes OpenCV's
+/// encoder wrote. Other channel counts: Error(WriteFailed).
+std::vector<std::uint8_t> encode_pfm(const cv::Mat& pixels);
 
 /// Encoders; each throws lacuna::Error(WriteFailed) when the library refuses.
 /// WebP: lossless, or lossy at quality 90; grey is written as colour (WebP has no grey).

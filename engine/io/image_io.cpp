@@ -716,13 +716,14 @@ std::string encoder_extension(const ImageFormat f) {
     return ".png";
 }
 
-// PNG, TIFF, JPEG and WebP through their libraries (codecs.hpp); the rest through imencode, with
-// its failures (false or an exception) turned into WriteFailed.
+// PNG, TIFF, JPEG and WebP through their libraries, PFM by our own writer (codecs.hpp); the rest
+// through imencode, with its failures (false or an exception) turned into WriteFailed.
 std::vector<std::uint8_t> encode_mat(const cv::Mat& samples, const ImageFormat format,
                                      std::vector<int> params = {},
                                      const PixelSpacing* spacing = nullptr) {
     if (format == ImageFormat::Png) return detail::encode_png(samples);
     if (format == ImageFormat::Tiff) return detail::encode_tiff(samples, spacing);
+    if (format == ImageFormat::Pfm) return detail::encode_pfm(samples);
     if (format == ImageFormat::Jpeg) {
         int quality = 95;  // OpenCV's default, which callers without options had
         for (std::size_t i = 0; i + 1 < params.size(); i += 2)

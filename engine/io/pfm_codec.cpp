@@ -1,9 +1,11 @@
-// PFM read without OpenCV (codecs.hpp). OpenCV's PFM reader cannot read from memory, so
+// PFM read and written without OpenCV (codecs.hpp). OpenCV's PFM codec cannot use memory, so
 // imdecode copied every file to a temporary file in /tmp and left it there when the header's
 // size was refused (a height of 0 throws between the copy and its removal); its header parser
 // also read "1\f 5" as width 1, height 0 where header_probe.cpp reads 1 × 5. This reader takes
 // the header as the probe does and returns what OpenCV's returned for every file both accept:
-// B, G, R (or grey) 32-bit floats, top row first, times 1 / |scale|.
+// B, G, R (or grey) 32-bit floats, top row first, times 1 / |scale|. Its encoder went through a
+// temporary file too, so writing a PFM failed with an assertion's text when the temporary folder
+// was not writable; the writer below gives the same bytes from memory.
 #include "codecs.hpp"
 #include "io_messages.hpp"
 
@@ -110,6 +112,33 @@ cv::Mat decode_pfm(const std::vector<std::uint8_t>& bytes, const std::string_vie
         }
         if (h.channels == 3)  // stored R, G, B; OpenCV's order is B, G, R
             for (int x = 0; x < h.width; ++x) std::swap(dst[3 * x], dst[3 * x + 2]);
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> encode_pfm(const cv::Mat& pixels) {
+    if (pixels.channels() != 1 && pixels.channels() != 3)
+        throw Error(ErrorCode::WriteFailed, "cannot encode PFM: it holds grey or RGB, not " +
+                                                std::to_string(pixels.channels()) + " channels");
+    cv::Mat samples;
+    pixels.convertTo(samples, CV_MAKETYPE(CV_32F, pixels.channels()));
+    // The header OpenCV's encoder wrote, so files stay byte for byte as before: a negative scale
+    // for little-endian samples.
+    static_assert(std::endian::native == std::endian::little, "PFM is written little-endian");
+    const std::string header = std::string(pixels.channels() == 3 ? "PF" : "Pf") + "\n" +
+                               std::to_string(samples.cols) + " " + std::to_string(samples.rows) +
+                               "\n-1\n";
+    const std::size_t row_floats = static_cast<std::size_t>(samples.cols) * samples.channels();
+    std::vector<std::uint8_t> out(header.begin(), header.end());
+    out.reserve(out.size() + row_floats * sizeof(float) * static_cast<std::size_t>(samples.rows));
+    std::vector<float> row(row_floats);
+    for (int y = samples.rows - 1; y >= 0; --y) {  // bottom row first
+        const float* src = samples.ptr<float>(y);
+        std::copy(src, src + row_floats, row.begin());
+        if (samples.channels() == 3)  // OpenCV's B, G, R to the file's R, G, B
+            for (int x = 0; x < samples.cols; ++x) std::swap(row[3 * x], row[3 * x + 2]);
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(row.data());
+        out.insert(out.end(), bytes, bytes + row_floats * sizeof(float));
     }
     return out;
 }

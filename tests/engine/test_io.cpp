@@ -515,6 +515,50 @@ class TestIo : public QObject {
         QCOMPARE(g.pages[0].sample(1, 0, 0), 7.5);
     }
 
+    void pfm_is_written_from_memory_as_opencv_wrote_it() {
+        // OpenCV's PFM encoder went through a temporary file: with the temporary folder missing,
+        // writing failed with "(-215:Assertion failed) code in function 'imencode'". Lacuna's
+        // writer needs none and writes the bytes OpenCV's did (checked against cv::imencode,
+        // with a temporary folder that exists).
+        NativeImage grey(7, 3, {SampleType::F32, 1});
+        NativeImage colour(4, 5, {SampleType::F32, 3});
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 7; ++x) grey.set_sample(x, y, 0, -1.5 + 0.37 * x + 11.0 * y);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 4; ++x)
+                for (int c = 0; c < 3; ++c) colour.set_sample(x, y, c, 0.01 * (c + 3 * x + 12 * y));
+        std::vector<uchar> opencv_grey, opencv_colour;
+        cv::Mat g(3, 7, CV_32FC1), bgr(5, 4, CV_32FC3);
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 7; ++x) g.at<float>(y, x) = float(grey.sample(x, y, 0));
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 4; ++x)
+                for (int c = 0; c < 3; ++c)
+                    bgr.at<cv::Vec3f>(y, x)[2 - c] = float(colour.sample(x, y, c));
+        QVERIFY(cv::imencode(".pfm", g, opencv_grey));
+        QVERIFY(cv::imencode(".pfm", bgr, opencv_colour));
+
+        const QByteArray saved = qgetenv("OPENCV_TEMP_PATH");
+        qputenv("OPENCV_TEMP_PATH", QByteArray::fromStdString(tmp("no-such-folder").string()));
+        QVERIFY(!fs::exists(tmp("no-such-folder")));
+        (void)io::write_native(tmp("grey.pfm"), grey);
+        (void)io::write_native(tmp("colour.pfm"), colour);
+        qputenv("OPENCV_TEMP_PATH", saved);
+        if (saved.isEmpty()) qunsetenv("OPENCV_TEMP_PATH");
+        const std::vector<std::uint8_t> ours_grey = file_bytes(tmp("grey.pfm"));
+        const std::vector<std::uint8_t> ours_colour = file_bytes(tmp("colour.pfm"));
+        QVERIFY(
+            std::equal(ours_grey.begin(), ours_grey.end(), opencv_grey.begin(), opencv_grey.end()));
+        QVERIFY(std::equal(ours_colour.begin(), ours_colour.end(), opencv_colour.begin(),
+                           opencv_colour.end()));
+        // And they read back exactly.
+        const NativeImage back = io::read_native(tmp("colour.pfm")).pages[0];
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 4; ++x)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(back.sample(x, y, c), double(float(colour.sample(x, y, c))));
+    }
+
     void malformed_pfm_is_refused_in_one_line_and_leaves_no_temporary_file() {
         // OpenCV's PFM reader cannot read from memory: imdecode copied the bytes to a file in
         // OPENCV_TEMP_PATH (else /tmp) and left it there when the header it parsed gave a
