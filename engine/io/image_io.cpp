@@ -932,18 +932,11 @@ bool format_keeps_calibration(const ImageFormat format) {
 
 namespace {
 
-// The largest sample value of a depth: what an opaque alpha holds (1 for float).
-double alpha_max(const int depth) {
-    switch (depth) {
-        case CV_16U:
-            return 65535;
-        case CV_16S:
-            return 32767;
-        case CV_32F:
-            return 1;
-        default:
-            return 255;
-    }
+// What an opaque alpha holds at a depth: the top of its sample type's range (1 for float).
+double opaque_alpha(const int depth) {
+    for (const SampleType type : {SampleType::U16, SampleType::I16, SampleType::F32})
+        if (cv_depth(type) == depth) return type_range(type).second;
+    return type_range(SampleType::U8).second;
 }
 
 // B, G, R, A samples deeper than 8 bits for a format that holds them as B, G, R but has no
@@ -958,7 +951,7 @@ std::optional<cv::Mat> deep_colour_without_alpha(const cv::Mat& bgra, const Imag
     cv::extractChannel(bgra, alpha, 3);
     double lowest = 0;
     cv::minMaxLoc(alpha, &lowest);
-    if (lowest < alpha_max(bgra.depth()))
+    if (lowest < opaque_alpha(bgra.depth()))
         notices.push_back("transparency dropped: " + std::string(to_string(format)) +
                           " has no alpha channel");
     cv::Mat bgr;
@@ -988,16 +981,14 @@ ConvertResult convert_image(const fs::path& in, const fs::path& out, const Write
         result.bit_depth = describe(pixels, in_format, 0).bit_depth;
         return result;
     }
-    {
-        std::vector<std::string> notices = decoded.notices;
-        if (const std::optional<cv::Mat> bgr =
-                deep_colour_without_alpha(pixels, out_format, notices)) {
-            result.notices = std::move(notices);
-            write_bytes(out, with_metadata(encode_mat(*bgr, out_format), out_format, with_source,
-                                           bgr->cols, bgr->rows, result.notices));
-            result.bit_depth = describe(*bgr, in_format, 0).bit_depth;
-            return result;
-        }
+    // Deep colour with an alpha the format cannot keep; the decoder's notices are only added to.
+    if (const std::optional<cv::Mat> bgr =
+            deep_colour_without_alpha(pixels, out_format, decoded.notices)) {
+        result.notices = std::move(decoded.notices);
+        write_bytes(out, with_metadata(encode_mat(*bgr, out_format), out_format, with_source,
+                                       bgr->cols, bgr->rows, result.notices));
+        result.bit_depth = describe(*bgr, in_format, 0).bit_depth;
+        return result;
     }
     LoadedImage loaded = to_loaded(std::move(decoded), in_format, bytes.size());
     result.notices = std::move(loaded.notices);

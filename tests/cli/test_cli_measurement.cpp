@@ -130,8 +130,6 @@ class TestCliMeasurement : public QObject {
     QString tmp(const QString& name) const { return dir_.filePath(name); }
 
   private slots:
-    // The photo path (8-bit PNG) and the measurement path (its ×257 16-bit copy) carve the same
-    // seams: the 16-bit result is exactly 257 × the 8-bit one, both orders of a W×H shrink.
     void convert_keeps_deep_colour_when_only_the_alpha_is_dropped() {
         // A 16-bit RGBA PNG to PPM (16-bit RGB) and to PFM (float RGB): the colour keeps every
         // bit, only the alpha goes, and no "write TIFF" advice follows.
@@ -157,6 +155,8 @@ class TestCliMeasurement : public QObject {
         }
     }
 
+    // The photo path (8-bit PNG) and the measurement path (its ×257 16-bit copy) carve the same
+    // seams: the 16-bit result is exactly 257 × the 8-bit one, both orders of a W×H shrink.
     void retarget_x257_copy_gives_the_same_seams() {
         const NativeImage small = textured_u8(48, 36);
         write(tmp("a8.png"), small);
