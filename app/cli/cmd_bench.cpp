@@ -658,6 +658,8 @@ Command bench_command() {
           {"keep-colours", "",
            "inpaint: PatchMatch's blend keeps to colours the hole's surroundings have"},
           {"no-keep-colours", "", "inpaint: PatchMatch's blend may make any colour"},
+          {"peer-runs", "N",
+           "inpaint: runs of each G'MIC row, which gives their mean (default: --repeats)"},
           {"choice-scores", "",
            "inpaint: the choice's scores per hole region on stderr (SCORE lines)"},
           {"lines", "",

@@ -459,6 +459,12 @@ int bench_inpaint(Context& ctx) {
     // fills, the truth's low-pass PSNR beside the choice's truth-free scores).
     const bool choice_scores = ctx.args.has("choice-scores");
     const int repeats = std::max(1, parse_int("repeats", ctx.args.get("repeats").value_or("3")));
+    // --peer-runs N: runs of each randomised peer (G'MIC), whose quality is their mean; by
+    // default as many as --repeats. G'MIC's three-run means of one command differ by 1.2 dB on
+    // a case (docs/notes/patchmatch.md), so a comparison case by case takes more.
+    const std::optional<std::string> peer_runs_text = ctx.args.get("peer-runs");
+    const int peer_runs = peer_runs_text ? parse_int("peer-runs", *peer_runs_text) : repeats;
+    if (peer_runs < 1) throw UsageError("--peer-runs must be at least 1");
     // --dump DIR (or the older --save DIR): every output, the truth, the mask, and a sheet of
     // the crops around the hole side by side.
     const std::optional<std::string> save =
@@ -521,7 +527,7 @@ int bench_inpaint(Context& ctx) {
                "pixels whose\n"
             << "5-bit colour is nowhere in a 16-px ring (the truth row gives the truth's own). "
                "G'MIC rows:\n"
-            << "the mean over its " << repeats << " runs (it is randomised).\n"
+            << "the mean over its " << peer_runs << " runs (it is randomised).\n"
             << "Object cases (\"obj ...\"): objects pasted on photos from the repository and "
                "from\n"
             << opencv_data.string()
@@ -727,7 +733,7 @@ int bench_inpaint(Context& ctx) {
                 m.name = name;
                 std::vector<double> fills, totals;
                 fs::remove(out);
-                for (int r = 0; r < repeats; ++r) {
+                for (int r = 0; r < peer_runs; ++r) {
                     const auto start = Clock::now();
                     const std::string command = fill + " >" + seconds_file + " 2>/dev/null";
                     if (std::system(command.c_str()) != 0) break;

@@ -21,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 
 #include <algorithm>
 #include <cmath>
@@ -1557,6 +1558,22 @@ class TestCli : public QObject {
         // Both methods ran: the Criminisi rows are not the default (PatchMatch) in disguise.
         QVERIFY2(r.out.contains("PM CPU"), qPrintable(r.out));
         QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
+    }
+
+    // --peer-runs: G'MIC runs that many times, whatever --repeats says, and the header says
+    // over how many runs its rows are the mean; a count below one is refused in one line.
+    void bench_inpaint_peer_runs() {
+        const Result r = run_cli({"bench", "inpaint", "--set", "holes", "--case", "fabric",
+                                  "--repeats", "1", "--peer-runs", "2"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("G'MIC rows:\nthe mean over its 2 runs"), qPrintable(r.out));
+        const Result bad = run_cli({"bench", "inpaint", "--set", "holes", "--peer-runs", "0"});
+        QCOMPARE(bad.status, 2);
+        QVERIFY2(bad.err.contains("--peer-runs must be at least 1"), qPrintable(bad.err));
+        QCOMPARE(bad.err.trimmed().count('\n'), 0);
+        if (QStandardPaths::findExecutable("gmic").isEmpty())
+            QSKIP("gmic is not installed (packaging/install-deps.sh installs it)");
+        QVERIFY2(r.out.contains("G'MIC mp"), qPrintable(r.out));
     }
 
     // The inpainting quality benchmark: a pasted object on one of opencv-doc's photos, its truth
