@@ -718,28 +718,6 @@ class TestPatchMatch : public QObject {
         }
     }
 
-    void large_holes_reach_the_coarse_floor() {
-        // The pyramid stops while a hole's box spans 1.5 patches, except for a box of 256 px or
-        // more, which goes on while it spans one patch, down to the 32-px floor: there a 1080p
-        // tree line's silhouette across a 300-px hole is decided (docs/notes/patchmatch.md).
-        const ImageRgba8 image = noisy_scene(1920, 1080, 5);
-        InpaintParams params;
-        params.method = InpaintMethod::PatchMatch;
-        const auto levels = [&](const int hole_w, const int hole_h) {
-            const Mask mask = box_mask(1920, 1080, 800, 400, hole_w, hole_h);
-            const auto filler =
-                make_inpainter(image.view(), mask, params, InpaintImplementation::Fast);
-            filler->advance(1);
-            return patchmatch_stage(*filler)->levels;
-        };
-        // 300 px: 150, 75, 38, 19, 10 px at levels 1-5 (>= 9, one patch); 1080 / 64 = 17 < 32.
-        QCOMPARE(levels(300, 200), 6);
-        // 255 px: 128, 64, 32, 16 px at levels 1-4 (>= 13.5); 8 px at level 5 is below.
-        QCOMPARE(levels(255, 200), 5);
-        // 200 px: 100, 50, 25 px at levels 1-3; 12.5 at level 4 is below 1.5 patches.
-        QCOMPARE(levels(200, 120), 4);
-    }
-
     void gradient_channels_only_where_the_hole_lies_in_fine_texture() {
         // Image Melding's gradient channels (the luma's signed central differences in the patch
         // distance) on the coarse levels: on the bench they gain 1.4-2.8 dB on grass and up to

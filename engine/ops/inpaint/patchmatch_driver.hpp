@@ -37,23 +37,19 @@ struct PmShape {
 
 /// Level 0 is the image; each next level halves (rounding up) while its short side stays at least
 /// kMinCoarseSide and the hole's box (hole_w × hole_h at level 0), on its longer side, still
-/// spans at least kHoleSpanNum / kHoleSpanDen patches (kLargeHoleSpanNum / kHoleSpanDen for a
-/// box of kLargeHoleSpan pixels or more). Levels without a valid source are dropped later by the
-/// caller.
+/// spans at least kHoleSpanNum / kHoleSpanDen patches. Levels without a valid source are dropped
+/// later by the caller.
 inline std::vector<PmShape> pyramid_shapes(const int width, const int height, const int hole_w,
                                            const int hole_h, const int patch) {
     std::vector<PmShape> shapes{{width, height}};
     // The hole box at level L spans (x0 >> L) .. (x1 >> L): at least ceil(w / 2^L) pixels. The
     // bound is enough here; it decides the depth only.
     int span = std::max(hole_w, hole_h);
-    const int span_num = span >= patchmatch_terms::kLargeHoleSpan
-                             ? patchmatch_terms::kLargeHoleSpanNum
-                             : patchmatch_terms::kHoleSpanNum;
     for (;;) {
         const PmShape next{(shapes.back().width + 1) / 2, (shapes.back().height + 1) / 2};
         if (std::min(next.width, next.height) < patchmatch_terms::kMinCoarseSide) break;
         span = (span + 1) / 2;
-        if (patchmatch_terms::kHoleSpanDen * span < span_num * patch) break;
+        if (patchmatch_terms::kHoleSpanDen * span < patchmatch_terms::kHoleSpanNum * patch) break;
         shapes.push_back(next);
     }
     return shapes;

@@ -24,12 +24,6 @@ inline constexpr int kMinCoarseSide = 32;
 /// other colour. A large hole still reaches the 32-px floor, where its layout is decided.
 inline constexpr int kHoleSpanNum = 3;
 inline constexpr int kHoleSpanDen = 2;
-/// A hole whose box spans at least kLargeHoleSpan pixels on its longer side goes on while it
-/// spans one patch (kLargeHoleSpanNum / kHoleSpanDen): at 1.5 patches a 300-px hole in a 1080p
-/// picture stopped a level above the 32-px floor, where a tree line's silhouette or a façade's
-/// layout across it is decided (docs/notes/patchmatch.md, "Large holes reach the floor").
-inline constexpr int kLargeHoleSpan = 256;
-inline constexpr int kLargeHoleSpanNum = 2;
 /// Texture: the mean gradient magnitude over a (2 × 2 + 1)² window of known pixels.
 inline constexpr int kTextureRadius = 2;
 /// The texture channel counts as eight colour channels in the distance. Under the plain L2
