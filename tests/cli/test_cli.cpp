@@ -1560,8 +1560,9 @@ class TestCli : public QObject {
         QVERIFY2(!r.out.contains("SAME PIXELS"), qPrintable(r.out));
     }
 
-    // --peer-runs: G'MIC runs that many times, whatever --repeats says, and the header says
-    // over how many runs its rows are the mean; a count below one is refused in one line.
+    // --peer-runs: the header says over how many G'MIC runs its rows are the mean, whatever
+    // --repeats says (the same count bounds the run loop); a count below one is refused in one
+    // line.
     void bench_inpaint_peer_runs() {
         const Result r = run_cli({"bench", "inpaint", "--set", "holes", "--case", "fabric",
                                   "--repeats", "1", "--peer-runs", "2"});
